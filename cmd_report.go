@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/burnrate-dev/burnrate/config"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/report"
+)
+
+// analysisFlags are shared by every command that correlates logs.
+type analysisFlags struct {
+	configPath     string
+	prices         string
+	maxCallsPerJob int
+	jobDeadline    string
+}
+
+func (a *analysisFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
+	f.StringVar(&a.prices, "prices", "", "LiteLLM model_prices_and_context_window.json; wins over built-in prices")
+	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", -1, fmt.Sprintf("model calls per job above which hidden_retry_layer fires; 0 disables (default %d)", correlate.DefaultMaxCallsPerJob))
+	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
+}
+
+// load reads the config file and builds the correlation config.
+func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
+	file, err := config.Load(a.configPath)
+	if err != nil {
+		return nil, correlate.Config{}, err
+	}
+	over := config.Analysis{Prices: a.prices, MaxCallsPerJob: a.maxCallsPerJob}
+	if a.jobDeadline != "" {
+		d, err := config.ParseDuration(a.jobDeadline)
+		if err != nil {
+			return nil, correlate.Config{}, fmt.Errorf("--job-deadline: %w", err)
+		}
+		over.JobDeadline, over.DeadlineSet = d, true
+	}
+	cfg, err := file.Correlate(over)
+	return file, cfg, err
+}
+
+func newReportCmd() *cobra.Command {
+	var a analysisFlags
+	var format string
+	cmd := &cobra.Command{
+		Use:   "report [flags] FILE...",
+		Short: "Write a postmortem of finished logs (Markdown or JSON)",
+		Long: `Reads JSON-lines logs (plain or gzip; "-" is stdin), correlates every
+attempt and prints the postmortem. Exit code 0: clean; 1: a critical finding
+exists; 2: bad usage or unreadable input.`,
+		Example: "  burnrate report sample-logs/seed000-incident.jsonl\n  burnrate report --format json night.jsonl.gz > night.json",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "md" && format != "json" {
+				return fmt.Errorf("--format %q: use md or json", format)
+			}
+			_, cfg, err := a.load()
+			if err != nil {
+				return err
+			}
+			st, err := correlateFiles(cfg, args)
+			if err != nil {
+				return err
+			}
+			r := st.Report()
+			if format == "json" {
+				err = report.JSON(os.Stdout, r)
+			} else {
+				err = report.Markdown(os.Stdout, r)
+			}
+			if err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+			if r.HasCritical() {
+				return errCritical
+			}
+			return nil
+		},
+	}
+	a.register(cmd)
+	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
+	return cmd
+}
+
+// correlateFiles reads every file to the end, merged by event time, into a
+// new State.
+func correlateFiles(cfg correlate.Config, paths []string) (*correlate.State, error) {
+	if len(paths) > 1<<16-1 {
+		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
+	}
+	var iters []*ingest.FileIter
+	defer func() {
+		for _, it := range iters {
+			it.Close()
+		}
+	}()
+	var merged []ingest.EventIter
+	for i, p := range paths {
+		it, err := ingest.OpenFile(p, uint16(i))
+		if err != nil {
+			return nil, err
+		}
+		iters = append(iters, it)
+		merged = append(merged, it)
+	}
+	st := correlate.New(cfg)
+	ingest.Drain(ingest.Merge(merged...), st)
+	src := make([]correlate.SourceInfo, len(iters))
+	for i, it := range iters {
+		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats}
+		if it.Err != nil {
+			src[i].Err = it.Err.Error()
+		}
+	}
+	st.SetSources(src)
+	return st, nil
+}

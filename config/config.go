@@ -1,0 +1,227 @@
+// Package config reads burnrate.toml and turns it, with command-line
+// overrides, into the validated settings of each part.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+// DefaultPath is read when --config is not given and the file exists.
+const DefaultPath = "burnrate.toml"
+
+// Duration is a TOML string such as "300s" or "10m", or a number of seconds.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// UnmarshalTOML accepts plain numbers of seconds as well as strings.
+func (d *Duration) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		return d.UnmarshalText([]byte(x))
+	case int64:
+		d.Duration = time.Duration(x) * time.Second
+	case float64:
+		d.Duration = time.Duration(x * float64(time.Second))
+	default:
+		return fmt.Errorf("duration must be a string like \"300s\" or a number of seconds, not %T", v)
+	}
+	return nil
+}
+
+// ParseDuration accepts Go syntax ("1s", "250ms", "1h30m") or plain seconds ("2.5").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	if secs, err := strconv.ParseFloat(s, 64); err == nil && secs >= 0 && secs < 1e9 {
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("invalid duration %q: use Go syntax such as 300s, 250ms, 10m, or a number of seconds", s)
+}
+
+// File is the whole configuration file.
+type File struct {
+	// Prices is a LiteLLM model_prices_and_context_window.json to load.
+	Prices                 string    `toml:"prices"`
+	MaxCallsPerJob         *int      `toml:"max_calls_per_job"`
+	AmplificationThreshold *int      `toml:"amplification_threshold"`
+	JobDeadline            *Duration `toml:"job_deadline"`
+
+	Breaker  BreakerSection            `toml:"breaker"`
+	Findings map[string]string         `toml:"findings"`
+	JobTypes map[string]JobTypeSection `toml:"job_types"`
+	Budget   BudgetSection             `toml:"budget"`
+	Actions  ActionsSection            `toml:"actions"`
+	Journal  string                    `toml:"journal"`
+
+	// path is where the file was read from, for messages and defaults.
+	path string
+}
+
+// Path is the file the configuration was read from, or "".
+func (f *File) Path() string { return f.path }
+
+type BreakerSection struct {
+	Window   *int      `toml:"window"`
+	TripRate *float64  `toml:"trip_rate"`
+	Cooldown *Duration `toml:"cooldown"`
+}
+
+type JobTypeSection struct {
+	MaxCallsPerJob *int     `toml:"max_calls_per_job"`
+	CeilingUSD     *float64 `toml:"ceiling_usd"`
+	JobCeilingUSD  *float64 `toml:"job_ceiling_usd"`
+}
+
+// BudgetSection holds the spend limits the rules evaluate.
+type BudgetSection struct {
+	CeilingUSD          float64  `toml:"ceiling_usd"`
+	JobCeilingUSD       float64  `toml:"job_ceiling_usd"`
+	BurnRateUSDPerMin   float64  `toml:"burn_rate_usd_per_min"`
+	BurnRateWindow      Duration `toml:"burn_rate_window"`
+	ProjectedCeilingUSD float64  `toml:"projected_ceiling_usd"`
+}
+
+// ActionsSection configures what fires when a rule does.
+type ActionsSection struct {
+	KillWebhook    string   `toml:"kill_webhook"`
+	KillExec       string   `toml:"kill_exec"`
+	NotifyWebhook  string   `toml:"notify_webhook"`
+	SecretEnv      string   `toml:"secret_env"`
+	Timeout        Duration `toml:"timeout"`
+	Deadline       Duration `toml:"deadline"`
+	DryRun         bool     `toml:"dry_run"`
+	ReadOnly       bool     `toml:"readonly"`
+	KillOn         []string `toml:"kill_on"`
+	NotifySeverity string   `toml:"notify_min_severity"`
+}
+
+// Load reads path; with path "" it reads DefaultPath if that exists and
+// otherwise returns an empty File.
+func Load(path string) (*File, error) {
+	explicit := path != ""
+	if !explicit {
+		if _, err := os.Stat(DefaultPath); err != nil {
+			return &File{}, nil
+		}
+		path = DefaultPath
+	}
+	f := &File{path: path}
+	md, err := toml.DecodeFile(path, f)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w (see the Configuration section of README.md)", path, err)
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		keys := make([]string, len(undec))
+		for i, k := range undec {
+			keys[i] = k.String()
+		}
+		slices.Sort(keys)
+		return nil, fmt.Errorf("config %s: unknown key(s) %s: check the spelling against burnrate.example.toml", path, strings.Join(keys, ", "))
+	}
+	return f, nil
+}
+
+// Analysis is what the command line can override in the analysis.
+type Analysis struct {
+	Prices         string
+	MaxCallsPerJob int // -1: not given
+	JobDeadline    time.Duration
+	DeadlineSet    bool
+}
+
+// Correlate builds the correlation config: defaults, then the file, then flags.
+func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
+	cfg := correlate.DefaultConfig()
+	var errs []error
+	prices := f.Prices
+	if flags.Prices != "" {
+		prices = flags.Prices
+	}
+	if prices != "" {
+		t, err := correlate.LoadLiteLLMPrices(prices)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			cfg.Prices = t
+		}
+	}
+	if f.MaxCallsPerJob != nil {
+		cfg.MaxCallsPerJob = *f.MaxCallsPerJob
+	}
+	if flags.MaxCallsPerJob >= 0 {
+		cfg.MaxCallsPerJob = flags.MaxCallsPerJob
+	}
+	if f.AmplificationThreshold != nil {
+		cfg.AmplificationThreshold = *f.AmplificationThreshold
+	}
+	if f.JobDeadline != nil {
+		cfg.JobDeadline = f.JobDeadline.Duration
+	}
+	if flags.DeadlineSet {
+		cfg.JobDeadline = flags.JobDeadline
+	}
+	if f.Breaker.Window != nil {
+		cfg.Breaker.Window = *f.Breaker.Window
+	}
+	if f.Breaker.TripRate != nil {
+		cfg.Breaker.TripRate = *f.Breaker.TripRate
+	}
+	if f.Breaker.Cooldown != nil {
+		cfg.Breaker.Cooldown = f.Breaker.Cooldown.Duration
+	}
+	for name, sev := range f.Findings {
+		k, err := correlate.ParseFindingKind(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[findings]: %w", err))
+			continue
+		}
+		s, err := correlate.ParseSeverity(sev)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[findings] %s: %w", name, err))
+			continue
+		}
+		if cfg.Severity == nil {
+			cfg.Severity = map[correlate.FindingKind]correlate.Severity{}
+		}
+		cfg.Severity[k] = s
+	}
+	for jt, sec := range f.JobTypes {
+		if sec.MaxCallsPerJob != nil {
+			if cfg.MaxCallsPerJobType == nil {
+				cfg.MaxCallsPerJobType = map[string]int{}
+			}
+			cfg.MaxCallsPerJobType[jt] = *sec.MaxCallsPerJob
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		where := "settings"
+		if f.path != "" {
+			where = "config " + f.path
+		}
+		return cfg, fmt.Errorf("%s: %w", where, errors.Join(errs...))
+	}
+	return cfg, nil
+}

@@ -1,0 +1,115 @@
+package correlate
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults for the analysis; each can be changed by flag or config file.
+const (
+	DefaultMaxCallsPerJob         = 10
+	DefaultAmplificationThreshold = 10
+	DefaultJobDeadline            = 10 * time.Minute
+	DefaultBreakerWindow          = 20
+	DefaultBreakerTripRate        = 0.5
+	DefaultBreakerCooldown        = 300 * time.Second
+	DefaultSyncWindow             = 250 * time.Millisecond
+	DefaultSyncMinJobs            = 4
+	DefaultSyncMinBursts          = 3
+	DefaultRetryAfterMinSample    = 5
+	DefaultRetryAfterRehitShare   = 0.10
+	// MaxRetainedAttemptsPerJob bounds the attempts kept for the job detail
+	// view; counters and spend keep counting past it.
+	MaxRetainedAttemptsPerJob = 4096
+)
+
+// BreakerConfig mirrors seed 001's ToolBreaker.
+type BreakerConfig struct {
+	Window   int
+	TripRate float64
+	Cooldown time.Duration
+}
+
+// Config tunes the correlation and the findings.
+type Config struct {
+	Prices *PriceTable
+	// MaxCallsPerJob feeds hidden_retry_layer; 0 disables it.
+	MaxCallsPerJob int
+	// MaxCallsPerJobType overrides MaxCallsPerJob for a job type.
+	MaxCallsPerJobType     map[string]int
+	AmplificationThreshold int
+	// JobDeadline feeds deadline_exceeded; 0 disables it.
+	JobDeadline time.Duration
+	Breaker     BreakerConfig
+	SyncWindow  time.Duration
+	SyncMinJobs int
+	// SyncMinBursts is how many synchronized bursts make a finding.
+	SyncMinBursts        int
+	RetryAfterMinSample  int
+	RetryAfterRehitShare float64
+	// Severity overrides a finding kind's default severity; SeverityOff
+	// turns the kind off.
+	Severity map[FindingKind]Severity
+}
+
+// DefaultConfig returns the documented defaults with built-in prices.
+func DefaultConfig() Config {
+	return Config{
+		Prices:                 BuiltinPrices(),
+		MaxCallsPerJob:         DefaultMaxCallsPerJob,
+		AmplificationThreshold: DefaultAmplificationThreshold,
+		JobDeadline:            DefaultJobDeadline,
+		Breaker:                BreakerConfig{Window: DefaultBreakerWindow, TripRate: DefaultBreakerTripRate, Cooldown: DefaultBreakerCooldown},
+		SyncWindow:             DefaultSyncWindow,
+		SyncMinJobs:            DefaultSyncMinJobs,
+		SyncMinBursts:          DefaultSyncMinBursts,
+		RetryAfterMinSample:    DefaultRetryAfterMinSample,
+		RetryAfterRehitShare:   DefaultRetryAfterRehitShare,
+	}
+}
+
+// Validate reports the first setting that cannot work, saying how to fix it.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Prices == nil {
+		errs = append(errs, errors.New("no price table: use DefaultConfig or load one with --prices"))
+	}
+	if c.MaxCallsPerJob < 0 {
+		errs = append(errs, fmt.Errorf("max calls per job is %d: use 0 to disable or a positive count", c.MaxCallsPerJob))
+	}
+	for jt, n := range c.MaxCallsPerJobType {
+		if n < 0 {
+			errs = append(errs, fmt.Errorf("max calls per job for type %q is %d: use 0 to disable or a positive count", jt, n))
+		}
+	}
+	if c.AmplificationThreshold < 2 {
+		errs = append(errs, fmt.Errorf("amplification threshold is %d: it must be at least 2", c.AmplificationThreshold))
+	}
+	if c.JobDeadline < 0 {
+		errs = append(errs, fmt.Errorf("job deadline is %s: use 0 to disable or a positive duration", c.JobDeadline))
+	}
+	if c.Breaker.Window < 1 || c.Breaker.Window > 10000 {
+		errs = append(errs, fmt.Errorf("breaker window is %d: use 1..10000 outcomes", c.Breaker.Window))
+	}
+	if c.Breaker.TripRate <= 0 || c.Breaker.TripRate > 1 {
+		errs = append(errs, fmt.Errorf("breaker trip rate is %g: use a share in (0, 1]", c.Breaker.TripRate))
+	}
+	if c.Breaker.Cooldown <= 0 {
+		errs = append(errs, fmt.Errorf("breaker cooldown is %s: use a positive duration such as 300s", c.Breaker.Cooldown))
+	}
+	if c.SyncWindow <= 0 || c.SyncMinJobs < 2 || c.SyncMinBursts < 1 {
+		errs = append(errs, errors.New("synchronized-retry detection needs a positive window, at least 2 jobs and at least 1 burst"))
+	}
+	if c.RetryAfterMinSample < 1 || c.RetryAfterRehitShare <= 0 || c.RetryAfterRehitShare > 1 {
+		errs = append(errs, errors.New("retry_after_too_short needs a sample of at least 1 and a share in (0, 1]"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) maxCallsFor(jobType string) int {
+	if n, ok := c.MaxCallsPerJobType[jobType]; ok {
+		return n
+	}
+	return c.MaxCallsPerJob
+}

@@ -1,0 +1,172 @@
+package correlate
+
+// toolOp is a job's operation for attempts that carry no idempotency key.
+type toolOp struct {
+	tool string
+	op   *operation
+}
+
+// Outcome is where a job stands.
+type Outcome uint8
+
+const (
+	OutcomeRunning Outcome = iota
+	OutcomeQueued
+	OutcomeSucceeded
+	OutcomeFailed
+	OutcomeDeadLettered
+)
+
+var outcomeNames = [...]string{"running", "queued", "succeeded", "failed", "dead_lettered"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Finished reports whether the outcome is final.
+func (o Outcome) Finished() bool {
+	return o == OutcomeSucceeded || o == OutcomeFailed || o == OutcomeDeadLettered
+}
+
+// Attempt flags.
+const (
+	FlagTool uint8 = 1 << iota
+	FlagRetry
+	FlagDuplicate
+	FlagStreamDropped
+	FlagUnpriced
+	FlagRetryAfterIgnored
+	FlagTerminalRetried
+	FlagBreakerWouldBlock
+)
+
+// Attempt is the compact record kept per call attempt for the job detail
+// view (64 bytes). Names are indexes into the State's name table.
+type Attempt struct {
+	TS           int64
+	Cost         Pico
+	InputTokens  int32
+	OutputTokens int32
+	CacheRead    int32
+	CacheWrite   int32
+	RetryAfterMs int32 // -1: none given
+	LatencyMs    int32
+	WaitMs       int32 // since the previous attempt of the operation answered; -1: first
+	Name         uint32
+	ErrType      uint32
+	Status       int16
+	Num          int16 // the logging layer's attempt number, 0 unknown
+	Queue        uint16
+	Round        uint16
+	Flags        uint8
+}
+
+// Job is the state of one unit of business work.
+type Job struct {
+	ID   string
+	Type string
+	ops  []toolOp
+	// retained attempts live in the State's store (see State.Attempts).
+	firstChunk, lastChunk int32
+	retained              int32
+
+	Spend           Pico
+	spendNon2xx     Pico
+	spendDuplicates Pico
+
+	FirstTS, LastTS int64
+	FirstAttemptTS  int64
+	EnqueuedTS      int64
+	EndTS           int64 // time of the last final lifecycle event
+	DeadLetterTS    int64
+	KilledTS        int64 // set by the alerts layer's feedback, 0 if never
+
+	Calls         int32 // llm_call attempts
+	ToolCalls     int32
+	QueueAttempts int32
+	MaxRounds     int32
+	Duplicates    int32
+	Unpriced      int32
+	rounds        int32
+	MaxSDKAttempt int16
+	LastStatus    int16
+	Outcome       Outcome
+	lifecycle     bool
+	lastFailed    bool
+	findings      uint16 // bit per FindingKind
+	Seq           int32  // creation order
+}
+
+// Layers returns the job's retry layers outermost first: queue attempts,
+// wrapper rounds, SDK attempts. A job without model calls has none.
+func (j *Job) Layers() []int {
+	if j.Calls == 0 {
+		return []int{}
+	}
+	return []int{int(max(j.QueueAttempts, 1)), int(max(j.MaxRounds, 1)), int(max(j.MaxSDKAttempt, 1))}
+}
+
+// Amplification is the product of the layers.
+func (j *Job) Amplification() int {
+	if j.Calls == 0 {
+		return 0
+	}
+	return int(max(j.QueueAttempts, 1)) * int(max(j.MaxRounds, 1)) * int(max(j.MaxSDKAttempt, 1))
+}
+
+// Wasted is all spend of a job that ended failed or dead-lettered, else the
+// spend on its non-2xx attempts and its duplicate completions.
+func (j *Job) Wasted() Pico {
+	if j.Outcome == OutcomeFailed || j.Outcome == OutcomeDeadLettered {
+		return j.Spend
+	}
+	return j.spendNon2xx + j.spendDuplicates
+}
+
+// HasFinding reports whether the job is involved in a finding of kind k.
+func (j *Job) HasFinding(k FindingKind) bool { return j.findings&(1<<k) != 0 }
+
+// Findings lists the kinds the job is involved in.
+func (j *Job) Findings() []FindingKind {
+	var out []FindingKind
+	for k := FindingKind(0); k < NumFindingKinds; k++ {
+		if j.HasFinding(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// statusClass sorts HTTP statuses the way seed 001's allowlist does.
+type statusClass uint8
+
+const (
+	classUnknown statusClass = iota
+	classSuccess
+	classRetryable
+	classTerminal
+)
+
+func classify(status int16) statusClass {
+	switch {
+	case status < 0:
+		return classUnknown
+	case status >= 200 && status < 300:
+		return classSuccess
+	case status == 0, status == 408, status == 409, status == 429, status >= 500:
+		return classRetryable
+	case status >= 400:
+		return classTerminal
+	}
+	return classUnknown // 1xx and 3xx are not outcomes of a call
+}
+
+// IsTerminalStatus reports a status that retrying can never fix.
+func IsTerminalStatus(status int) bool { return classify(int16(status)) == classTerminal }
+
+// IsRetryableStatus reports a status on the retry allowlist (0 stands for a
+// connection error or timeout).
+func IsRetryableStatus(status int) bool { return classify(int16(status)) == classRetryable }

@@ -1,0 +1,582 @@
+package correlate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is the postmortem of everything applied so far. Its JSON keys are
+// a public contract: add keys freely, never rename one.
+type Report struct {
+	Source            ReportSource      `json:"source"`
+	Pricing           ReportPricing     `json:"pricing"`
+	Totals            ReportTotals      `json:"totals"`
+	CallsPerJob       Percentiles       `json:"calls_per_job"`
+	Duplicates        int64             `json:"duplicates"`
+	Status            map[string]int64  `json:"status"`
+	TimeToDeadLetterS DeadLetterTimes   `json:"time_to_dead_letter_s"`
+	RetryAfter        RetryAfterStats   `json:"retry_after"`
+	Recovery          Recovery          `json:"recovery"`
+	JobTypes          []JobTypeReport   `json:"job_types"`
+	Models            []ModelReport     `json:"models"`
+	Tools             []ToolReport      `json:"tools"`
+	Jobs              []JobReport       `json:"jobs"`
+	Breakers          []BreakerReport   `json:"breakers"`
+	Findings          []FindingReport   `json:"findings"`
+	Timeline          []TimelinePoint   `json:"timeline"`
+	Config            ReportConfigState `json:"config"`
+}
+
+type ReportSource struct {
+	Files           []string         `json:"files"`
+	Lines           int64            `json:"lines"`
+	Events          int64            `json:"events"`
+	Skipped         int64            `json:"skipped"`
+	SkippedByReason map[string]int64 `json:"skipped_by_reason"`
+	ReadErrors      []string         `json:"read_errors,omitempty"`
+	FirstTS         string           `json:"first_ts"`
+	LastTS          string           `json:"last_ts"`
+}
+
+type ReportPricing struct {
+	Table          string   `json:"table"`
+	File           string   `json:"file,omitempty"`
+	SHA256         string   `json:"sha256,omitempty"`
+	UnpricedModels []string `json:"unpriced_models"`
+}
+
+type ReportTotals struct {
+	Attempts         int64   `json:"attempts"`
+	ToolCalls        int64   `json:"tool_calls"`
+	Jobs             int     `json:"jobs"`
+	Operations       int     `json:"operations"`
+	SucceededJobs    int     `json:"succeeded_jobs"`
+	FailedJobs       int     `json:"failed_jobs"`
+	DeadLetteredJobs int     `json:"dead_lettered_jobs"`
+	RunningJobs      int     `json:"running_jobs"`
+	QueuedJobs       int     `json:"queued_jobs"`
+	SpendUSD         float64 `json:"spend_usd"`
+	WastedUSD        float64 `json:"wasted_usd"`
+	UnpricedAttempts int64   `json:"unpriced_attempts"`
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_creation_tokens"`
+}
+
+// Percentiles are nearest-rank.
+type Percentiles struct {
+	P50 int64 `json:"p50"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
+}
+
+type DeadLetterTimes struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	Max   float64 `json:"max"`
+}
+
+type RetryAfterStats struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_s"`
+	P95   float64 `json:"p95_s"`
+	// Honored counts retries that waited the full Retry-After; Rehit those
+	// of them that met another 429.
+	Honored int64 `json:"honored"`
+	Rehit   int64 `json:"rehit_429"`
+}
+
+type Recovery struct {
+	Operations   int     `json:"operations"`
+	FirstAttempt float64 `json:"first_attempt"`
+	Within3      float64 `json:"within_3"`
+	Within5      float64 `json:"within_5"`
+}
+
+type JobTypeReport struct {
+	JobType        string  `json:"job_type"`
+	Jobs           int     `json:"jobs"`
+	Attempts       int64   `json:"attempts"`
+	CallsPerJobP50 int64   `json:"calls_per_job_p50"`
+	CallsPerJobP99 int64   `json:"calls_per_job_p99"`
+	SpendUSD       float64 `json:"spend_usd"`
+	WastedUSD      float64 `json:"wasted_usd"`
+	Succeeded      int     `json:"succeeded"`
+	Failed         int     `json:"failed"`
+	DeadLettered   int     `json:"dead_lettered"`
+	// Layers is the most amplified layer stack seen in the type.
+	Layers []int `json:"layers"`
+}
+
+type ModelReport struct {
+	Model            string           `json:"model"`
+	Provider         string           `json:"provider,omitempty"`
+	Priced           bool             `json:"priced"`
+	Attempts         int64            `json:"attempts"`
+	SpendUSD         float64          `json:"spend_usd"`
+	Status           map[string]int64 `json:"status"`
+	InputTokens      int64            `json:"input_tokens"`
+	OutputTokens     int64            `json:"output_tokens"`
+	CacheReadTokens  int64            `json:"cache_read_tokens"`
+	CacheWriteTokens int64            `json:"cache_creation_tokens"`
+	UnpricedAttempts int64            `json:"unpriced_attempts"`
+}
+
+type ToolReport struct {
+	Tool     string           `json:"tool"`
+	Attempts int64            `json:"attempts"`
+	Status   map[string]int64 `json:"status"`
+}
+
+type JobReport struct {
+	JobID      string   `json:"job_id"`
+	JobType    string   `json:"job_type"`
+	Outcome    string   `json:"outcome"`
+	Attempts   int32    `json:"attempts"`
+	ToolCalls  int32    `json:"tool_calls"`
+	Layers     []int    `json:"layers"`
+	SpendUSD   float64  `json:"spend_usd"`
+	WastedUSD  float64  `json:"wasted_usd"`
+	Duplicates int32    `json:"duplicates"`
+	LastStatus int16    `json:"last_status"`
+	FirstTS    string   `json:"first_ts"`
+	LastTS     string   `json:"last_ts"`
+	Findings   []string `json:"findings"`
+}
+
+type BreakerReport struct {
+	Key          string  `json:"key"`
+	State        string  `json:"state"`
+	Trips        int32   `json:"trips"`
+	FailureRate  float64 `json:"failure_rate"`
+	WouldBlock   int64   `json:"would_block"`
+	WouldSaveUSD float64 `json:"would_save_usd"`
+	OpenUntil    string  `json:"open_until,omitempty"`
+}
+
+type FindingReport struct {
+	Kind      string   `json:"kind"`
+	Severity  string   `json:"severity"`
+	Count     int64    `json:"count"`
+	Jobs      []string `json:"jobs"`
+	JobsTotal int      `json:"jobs_total"`
+	WastedUSD float64  `json:"wasted_usd"`
+	Example   string   `json:"example"`
+	FirstAt   string   `json:"first_at"`
+	Advice    string   `json:"advice"`
+}
+
+type TimelinePoint struct {
+	Minute    string  `json:"minute"`
+	Calls     int64   `json:"calls"`
+	Success   int64   `json:"success"`
+	Retryable int64   `json:"retryable"`
+	Terminal  int64   `json:"terminal"`
+	ToolCalls int64   `json:"tool_calls"`
+	SpendUSD  float64 `json:"spend_usd"`
+}
+
+// ReportConfigState records the thresholds the findings used.
+type ReportConfigState struct {
+	MaxCallsPerJob         int     `json:"max_calls_per_job"`
+	AmplificationThreshold int     `json:"amplification_threshold"`
+	JobDeadlineS           float64 `json:"job_deadline_s"`
+	BreakerWindow          int     `json:"breaker_window"`
+	BreakerTripRate        float64 `json:"breaker_trip_rate"`
+	BreakerCooldownS       float64 `json:"breaker_cooldown_s"`
+}
+
+// HasCritical reports whether any finding is critical.
+func (r *Report) HasCritical() bool {
+	for _, f := range r.Findings {
+		if f.Severity == SeverityCritical.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// Report builds the postmortem. It reads the state and changes nothing.
+func (s *State) Report() *Report {
+	r := &Report{Status: map[string]int64{}}
+	s.reportSource(r)
+	r.Pricing = ReportPricing{Table: s.cfg.Prices.Describe(), UnpricedModels: []string{}}
+	if s.cfg.Prices.SHA256 != "" {
+		r.Pricing.File, r.Pricing.SHA256 = s.cfg.Prices.Source, s.cfg.Prices.SHA256
+	}
+	r.Config = ReportConfigState{MaxCallsPerJob: s.cfg.MaxCallsPerJob, AmplificationThreshold: s.cfg.AmplificationThreshold,
+		JobDeadlineS: s.cfg.JobDeadline.Seconds(), BreakerWindow: s.cfg.Breaker.Window, BreakerTripRate: s.cfg.Breaker.TripRate,
+		BreakerCooldownS: s.cfg.Breaker.Cooldown.Seconds()}
+
+	t := &r.Totals
+	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList), s.opCount
+	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
+	t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens = s.input, s.output, s.cacheRead, s.cacheWrite
+	r.Duplicates = s.duplicates
+	r.Status = s.statuses.byName()
+
+	var wasted Pico
+	var calls []int64
+	var deadLetter []float64
+	types := map[string]*jobTypeAcc{}
+	r.Jobs = make([]JobReport, 0, len(s.jobList))
+	for _, j := range s.jobList {
+		w := j.Wasted()
+		wasted += w
+		switch j.Outcome {
+		case OutcomeSucceeded:
+			t.SucceededJobs++
+		case OutcomeFailed:
+			t.FailedJobs++
+		case OutcomeDeadLettered:
+			t.DeadLetteredJobs++
+		case OutcomeQueued:
+			t.QueuedJobs++
+		default:
+			t.RunningJobs++
+		}
+		if j.Calls > 0 {
+			calls = append(calls, int64(j.Calls))
+		}
+		if j.DeadLetterTS != 0 {
+			start := j.EnqueuedTS
+			if start == 0 {
+				start = j.FirstAttemptTS
+			}
+			if start != 0 {
+				deadLetter = append(deadLetter, float64(j.DeadLetterTS-start)/1e9)
+			}
+		}
+		jt := jobTypeName(j.Type)
+		acc := types[jt]
+		if acc == nil {
+			acc = &jobTypeAcc{JobTypeReport: JobTypeReport{JobType: jt, Layers: []int{}}}
+			types[jt] = acc
+		}
+		acc.add(j, w)
+		r.Jobs = append(r.Jobs, s.jobReport(j, w))
+	}
+	t.WastedUSD = wasted.USD()
+	r.CallsPerJob = intPercentiles(calls)
+	slices.Sort(deadLetter)
+	r.TimeToDeadLetterS = DeadLetterTimes{Count: len(deadLetter)}
+	if len(deadLetter) > 0 {
+		r.TimeToDeadLetterS.P50 = nearestRank(deadLetter, 50)
+		r.TimeToDeadLetterS.Max = deadLetter[len(deadLetter)-1]
+	}
+	slices.SortStableFunc(r.Jobs, func(a, b JobReport) int {
+		return cmp.Or(cmp.Compare(b.SpendUSD, a.SpendUSD), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.JobID, b.JobID))
+	})
+
+	for _, acc := range types {
+		acc.finish()
+		r.JobTypes = append(r.JobTypes, acc.JobTypeReport)
+	}
+	slices.SortFunc(r.JobTypes, func(a, b JobTypeReport) int {
+		return cmp.Or(cmp.Compare(b.SpendUSD, a.SpendUSD), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.JobType, b.JobType))
+	})
+
+	s.reportRetryAfter(r)
+	s.reportRecovery(r)
+	s.reportModels(r)
+	s.reportBreakers(r)
+	s.reportFindings(r)
+	r.Timeline = s.reportTimeline()
+	return r
+}
+
+func (s *State) reportSource(r *Report) {
+	src := &r.Source
+	src.Files = []string{}
+	src.SkippedByReason = map[string]int64{}
+	for _, in := range s.sources {
+		src.Files = append(src.Files, in.Name)
+		src.Lines += in.Stats.Lines
+		src.Events += in.Stats.Events
+		src.Skipped += in.Stats.SkippedTotal()
+		for k, v := range in.Stats.SkippedByReason() {
+			src.SkippedByReason[k] += v
+		}
+		if in.Err != "" {
+			src.ReadErrors = append(src.ReadErrors, in.Err)
+		}
+	}
+	if len(s.sources) == 0 {
+		src.Events = s.events
+	}
+	src.FirstTS, src.LastTS = fmtTS(s.firstTS), fmtTS(s.lastTS)
+}
+
+func (s *State) jobReport(j *Job, wasted Pico) JobReport {
+	jr := JobReport{JobID: j.ID, JobType: j.Type, Outcome: j.Outcome.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
+		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: wasted.USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
+		FirstTS: fmtTS(j.FirstTS), LastTS: fmtTS(j.LastTS), Findings: []string{}}
+	for _, k := range j.Findings() {
+		jr.Findings = append(jr.Findings, k.String())
+	}
+	return jr
+}
+
+type jobTypeAcc struct {
+	JobTypeReport
+	calls  []int64
+	spend  Pico
+	wasted Pico
+	amp    int
+}
+
+func (a *jobTypeAcc) add(j *Job, wasted Pico) {
+	a.Jobs++
+	a.Attempts += int64(j.Calls)
+	a.spend += j.Spend
+	a.wasted += wasted
+	if j.Calls > 0 {
+		a.calls = append(a.calls, int64(j.Calls))
+	}
+	switch j.Outcome {
+	case OutcomeSucceeded:
+		a.Succeeded++
+	case OutcomeFailed:
+		a.Failed++
+	case OutcomeDeadLettered:
+		a.DeadLettered++
+	}
+	if amp := j.Amplification(); amp > a.amp {
+		a.amp, a.Layers = amp, j.Layers()
+	}
+}
+
+func (a *jobTypeAcc) finish() {
+	p := intPercentiles(a.calls)
+	a.CallsPerJobP50, a.CallsPerJobP99 = p.P50, p.P99
+	a.SpendUSD, a.WastedUSD = a.spend.USD(), a.wasted.USD()
+}
+
+func (s *State) reportRetryAfter(r *Report) {
+	keys := make([]int64, 0, len(s.retryAfter))
+	var n int64
+	for ms, c := range s.retryAfter {
+		keys = append(keys, ms)
+		n += c
+	}
+	slices.Sort(keys)
+	r.RetryAfter = RetryAfterStats{Count: n, Honored: s.raHonored, Rehit: s.raRehit}
+	if n == 0 {
+		return
+	}
+	rank := func(p float64) float64 {
+		want := int64(math.Ceil(p / 100 * float64(n)))
+		var seen int64
+		for _, k := range keys {
+			seen += s.retryAfter[k]
+			if seen >= want {
+				return float64(k) / 1000
+			}
+		}
+		return float64(keys[len(keys)-1]) / 1000
+	}
+	r.RetryAfter.P50, r.RetryAfter.P95 = rank(50), rank(95)
+}
+
+func (s *State) reportRecovery(r *Report) {
+	var ops, first, w3, w5 int
+	count := func(o *operation) {
+		ops++
+		switch n := o.firstSuccessAt; {
+		case n == 1:
+			first++
+			fallthrough
+		case n >= 1 && n <= 3:
+			w3++
+			fallthrough
+		case n >= 1 && n <= 5:
+			w5++
+		}
+	}
+	for _, o := range s.ops {
+		count(o)
+	}
+	for _, j := range s.jobList {
+		for _, to := range j.ops {
+			count(to.op)
+		}
+	}
+	r.Recovery = Recovery{Operations: ops}
+	if ops > 0 {
+		r.Recovery.FirstAttempt = round4(float64(first) / float64(ops))
+		r.Recovery.Within3 = round4(float64(w3) / float64(ops))
+		r.Recovery.Within5 = round4(float64(w5) / float64(ops))
+	}
+}
+
+func (s *State) reportModels(r *Report) {
+	r.Models = []ModelReport{}
+	for _, m := range s.modelLs {
+		mr := ModelReport{Model: m.Model, Provider: m.Provider, Priced: m.priced, Attempts: m.attempts, SpendUSD: m.spend.USD(),
+			Status: map[string]int64{}, InputTokens: m.input, OutputTokens: m.output, CacheReadTokens: m.cacheRead,
+			CacheWriteTokens: m.cacheWrite, UnpricedAttempts: m.unpriced}
+		if mr.Model == "" {
+			mr.Model = "(unknown model)"
+		}
+		mr.Status = m.statuses.byName()
+		if m.unpriced > 0 {
+			r.Pricing.UnpricedModels = append(r.Pricing.UnpricedModels, mr.Model)
+		}
+		r.Models = append(r.Models, mr)
+	}
+	slices.Sort(r.Pricing.UnpricedModels)
+	slices.SortFunc(r.Models, func(a, b ModelReport) int {
+		return cmp.Or(cmp.Compare(b.SpendUSD, a.SpendUSD), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Model, b.Model))
+	})
+	r.Tools = []ToolReport{}
+	for _, t := range s.toolLs {
+		tr := ToolReport{Tool: t.Tool, Attempts: t.attempts, Status: map[string]int64{}}
+		tr.Status = t.statuses.byName()
+		r.Tools = append(r.Tools, tr)
+	}
+	slices.SortFunc(r.Tools, func(a, b ToolReport) int {
+		return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Tool, b.Tool))
+	})
+}
+
+func (s *State) reportBreakers(r *Report) {
+	r.Breakers = []BreakerReport{}
+	for _, b := range s.breakerLs {
+		br := BreakerReport{Key: b.key, State: b.stateAt(s.lastTS).String(), Trips: b.trips, FailureRate: round4(b.failureRate()),
+			WouldBlock: b.blocked, WouldSaveUSD: b.blockedWaste.USD()}
+		if b.stateAt(s.lastTS) == BreakerStateOpen {
+			br.OpenUntil = fmtTS(b.openUntil)
+		}
+		r.Breakers = append(r.Breakers, br)
+	}
+	slices.SortFunc(r.Breakers, func(a, b BreakerReport) int { return cmp.Or(cmp.Compare(b.Trips, a.Trips), cmp.Compare(a.Key, b.Key)) })
+}
+
+// jobScoped kinds attribute to a finding the wasted spend of its jobs.
+var jobScoped = [NumFindingKinds]bool{TerminalErrorRetried: true, HiddenRetryLayer: true, RetryAmplification: true, DeadlineExceeded: true}
+
+func (s *State) reportFindings(r *Report) {
+	r.Findings = []FindingReport{}
+	var jobWasted [NumFindingKinds]Pico
+	for _, j := range s.jobList {
+		if j.findings == 0 {
+			continue
+		}
+		w := j.Wasted()
+		for k := range NumFindingKinds {
+			if jobScoped[k] && j.HasFinding(k) {
+				jobWasted[k] += w
+			}
+		}
+	}
+	for k := range NumFindingKinds {
+		f := s.findings[k]
+		count, example := f.count, f.example
+		if k == RetryAfterTooShort {
+			if s.raHonored < int64(s.cfg.RetryAfterMinSample) || float64(s.raRehit) < s.cfg.RetryAfterRehitShare*float64(s.raHonored) {
+				continue
+			}
+			example = fmt.Sprintf("%d of %d retries that waited the full Retry-After met another 429 (%.0f%%); e.g. %s",
+				s.raRehit, s.raHonored, 100*float64(s.raRehit)/float64(s.raHonored), example)
+		}
+		sev := s.cfg.severity(k)
+		if count == 0 || sev == SeverityOff {
+			continue
+		}
+		wasted := f.wasted
+		if jobScoped[k] {
+			wasted = jobWasted[k]
+		}
+		jobs := f.jobs
+		if jobs == nil {
+			jobs = []string{}
+		}
+		r.Findings = append(r.Findings, FindingReport{Kind: k.String(), Severity: sev.String(), Count: count, Jobs: jobs,
+			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), Example: example, FirstAt: fmtTS(f.firstTS), Advice: Advice[k]})
+	}
+	slices.SortStableFunc(r.Findings, func(a, b FindingReport) int {
+		sa, _ := ParseSeverity(a.Severity)
+		sb, _ := ParseSeverity(b.Severity)
+		return cmp.Or(cmp.Compare(sb, sa), cmp.Compare(b.WastedUSD, a.WastedUSD))
+	})
+}
+
+// Timeline returns the per-minute buckets in time order.
+func (s *State) Timeline() []Bucket {
+	out := make([]Bucket, 0, len(s.timeline))
+	for _, b := range s.timeline {
+		out = append(out, *b)
+	}
+	slices.SortFunc(out, func(a, b Bucket) int { return cmp.Compare(a.Minute, b.Minute) })
+	return out
+}
+
+func (s *State) reportTimeline() []TimelinePoint {
+	buckets := s.Timeline()
+	out := make([]TimelinePoint, 0, len(buckets))
+	for _, b := range buckets {
+		out = append(out, TimelinePoint{Minute: fmtTS(b.Minute * int64(time.Minute)), Calls: b.Calls, Success: b.Success,
+			Retryable: b.Retryable, Terminal: b.Terminal, ToolCalls: b.ToolCalls, SpendUSD: b.Spend.USD()})
+	}
+	return out
+}
+
+func jobTypeName(t string) string {
+	if t == "" {
+		return "(none)"
+	}
+	return t
+}
+
+func statusKey(st int16) string {
+	if st < 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(int(st))
+}
+
+func intPercentiles(v []int64) Percentiles {
+	if len(v) == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(v)
+	return Percentiles{P50: nearestRank(v, 50), P99: nearestRank(v, 99), Max: v[len(v)-1]}
+}
+
+// nearestRank is the nearest-rank percentile of sorted values.
+func nearestRank[T cmp.Ordered](sorted []T, p float64) T {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1]
+}
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// FormatLayers renders a layer stack as "7×3×3".
+func FormatLayers(l []int) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(l))
+	for i, n := range l {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, "×")
+}
+
+func fmtTS(ns int64) string {
+	if ns == 0 {
+		return ""
+	}
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
+
+func fmtDur(ns int64) string {
+	return time.Duration(ns).Round(time.Millisecond).String()
+}

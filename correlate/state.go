@@ -1,0 +1,692 @@
+// Package correlate holds burnrate's state: jobs, operations, attempts,
+// pricing, spend, breakers and findings. It is pure and deterministic: no
+// I/O and no clock of its own — time comes from events — so the same log
+// always gives the same numbers.
+package correlate
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// UnattributedJob collects attempts that carry no job, correlation or
+// idempotency key.
+const UnattributedJob = "(unattributed)"
+
+// State is the correlated view of everything applied so far. It is not
+// safe for concurrent use: one goroutine applies events and takes reports.
+type State struct {
+	cfg Config
+
+	jobs    map[string]*Job
+	jobList []*Job
+	// ops holds operations by idempotency key; attempts without one form
+	// per-job operations keyed by tool (see Job.ops).
+	ops     map[string]*operation
+	opCount int
+	opSlab  []operation
+	store   attemptStore
+	models  map[string]*modelStats
+	modelLs []*modelStats
+	tools   map[string]*toolStats
+	toolLs  []*toolStats
+	names   []string
+	nameIdx map[string]uint32
+
+	lastModel *modelStats
+	lastTool  *toolStats
+	lastJob   *Job
+	lastErr   string
+	lastErrIx uint32
+	lastMin   *Bucket
+
+	breakers  map[string]*breaker
+	breakerLs []*breaker
+	sync      *syncDetector
+	// syncPending holds jobs of bursts seen before the burst threshold.
+	syncPending []*Job
+	syncJoined  [1]*Job
+	findings    [NumFindingKinds]findingAcc
+	raHonored   int64 // retries that waited the full Retry-After
+	raRehit     int64 // ... and met another 429
+	raExample   string
+
+	statuses   statusCounts
+	retryAfter map[int64]int64 // ms → count
+	timeline   map[int64]*Bucket
+
+	events, attempts, toolCalls, duplicates, unpriced int64
+	input, output, cacheRead, cacheWrite              int64
+	spend                                             Pico
+	firstTS, lastTS                                   int64
+	// Source stats are owned by the sources; the State only stores the
+	// latest copy it was handed, for reports.
+	sources []SourceInfo
+}
+
+// SourceInfo describes one input, for the report's source section.
+type SourceInfo struct {
+	Name  string
+	Stats ingest.Stats
+	Err   string
+}
+
+type operation struct {
+	attempts        int32
+	successes       int32
+	firstSuccessAt  int32 // attempt count at the first success; 0 if none
+	lastEnd         int64
+	lastRetryAfter  int64
+	lastDroppedPaid Pico
+	lastStatus      int16
+	lastDropped     bool
+	terminal        bool
+}
+
+type modelStats struct {
+	Model, Provider string
+	price           Price
+	priced          bool
+	attempts        int64
+	statuses        statusCounts
+	spend           Pico
+	input, output   int64
+	cacheRead       int64
+	cacheWrite      int64
+	unpriced        int64
+	nameIdx         uint32
+	breaker         *breaker
+}
+
+type toolStats struct {
+	Tool     string
+	attempts int64
+	statuses statusCounts
+	nameIdx  uint32
+	breaker  *breaker
+}
+
+// Bucket is one minute of activity, for charts.
+type Bucket struct {
+	Minute    int64 // Unix minute
+	Calls     int64
+	Success   int64
+	Retryable int64
+	Terminal  int64
+	Unknown   int64
+	ToolCalls int64
+	Spend     Pico
+}
+
+// New returns an empty State. cfg must be valid (see Config.Validate).
+func New(cfg Config) *State {
+	if cfg.Prices == nil {
+		cfg.Prices = BuiltinPrices()
+	}
+	return &State{
+		cfg:      cfg,
+		jobs:     map[string]*Job{},
+		ops:      map[string]*operation{},
+		models:   map[string]*modelStats{},
+		tools:    map[string]*toolStats{},
+		nameIdx:  map[string]uint32{"": 0},
+		names:    []string{""},
+		breakers: map[string]*breaker{},
+		sync:     newSyncDetector(int64(cfg.SyncWindow), cfg.SyncMinJobs),
+
+		retryAfter: map[int64]int64{},
+		timeline:   map[int64]*Bucket{},
+	}
+}
+
+// Config returns the configuration the state was built with.
+func (s *State) Config() Config { return s.cfg }
+
+// Consume applies a batch; it satisfies ingest.Consumer.
+func (s *State) Consume(b ingest.Batch) {
+	for i := range b {
+		s.Apply(&b[i])
+	}
+}
+
+// SetSources records the inputs' counters for the report.
+func (s *State) SetSources(src []SourceInfo) { s.sources = slices.Clone(src) }
+
+// Name returns the string behind an Attempt's name index.
+func (s *State) Name(i uint32) string {
+	if int(i) < len(s.names) {
+		return s.names[i]
+	}
+	return ""
+}
+
+func (s *State) errName(v string) uint32 {
+	if v != s.lastErr {
+		s.lastErr, s.lastErrIx = v, s.name(v)
+	}
+	return s.lastErrIx
+}
+
+func (s *State) name(v string) uint32 {
+	if i, ok := s.nameIdx[v]; ok {
+		return i
+	}
+	i := uint32(len(s.names))
+	s.names = append(s.names, v)
+	s.nameIdx[v] = i
+	return i
+}
+
+// Job returns the job with the given ID, or nil.
+func (s *State) Job(id string) *Job { return s.jobs[id] }
+
+// Jobs returns all jobs in the order they were first seen. The slice is
+// the State's own: read it, do not keep it across Apply calls.
+func (s *State) Jobs() []*Job { return s.jobList }
+
+// Now is the log clock: the latest event time seen.
+func (s *State) Now() int64 { return s.lastTS }
+
+func (s *State) job(ev *ingest.Event) *Job {
+	id := ev.JobID
+	switch {
+	case id != "":
+	case ev.CorrelationID != "":
+		id = ev.CorrelationID
+	case ev.IdempotencyKey != "":
+		id = ev.IdempotencyKey
+	default:
+		id = UnattributedJob
+	}
+	if j := s.lastJob; j != nil && j.ID == id {
+		return j
+	}
+	if j, ok := s.jobs[id]; ok {
+		s.lastJob = j
+		return j
+	}
+	j := &Job{ID: id, Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown}
+	s.jobs[id] = j
+	s.jobList = append(s.jobList, j)
+	s.lastJob = j
+	return j
+}
+
+// Apply folds one event into the state and returns the job it touched.
+func (s *State) Apply(ev *ingest.Event) *Job {
+	s.events++
+	ts := ev.TS
+	if ts != 0 {
+		if s.firstTS == 0 || ts < s.firstTS {
+			s.firstTS = ts
+		}
+		s.lastTS = max(s.lastTS, ts)
+	}
+	job := s.job(ev)
+	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
+		job.FirstTS = ts
+	}
+	job.LastTS = max(job.LastTS, ts)
+	if job.Type == "" && ev.JobType != "" {
+		job.Type = ev.JobType
+	}
+	switch ev.Kind {
+	case ingest.KindJobEnqueued:
+		if job.EnqueuedTS == 0 {
+			job.EnqueuedTS = ts
+		}
+		if !job.lifecycle {
+			job.Outcome = OutcomeQueued
+		}
+		job.lifecycle = true
+	case ingest.KindJobStarted:
+		job.QueueAttempts++
+		job.rounds = 0
+		job.Outcome = OutcomeRunning
+		job.lifecycle = true
+	case ingest.KindJobSucceeded:
+		s.end(job, OutcomeSucceeded, ts)
+	case ingest.KindJobFailed:
+		job.lastFailed = true
+		s.end(job, OutcomeFailed, ts)
+	case ingest.KindJobDeadLettered:
+		if job.DeadLetterTS == 0 {
+			job.DeadLetterTS = ts
+		}
+		s.end(job, OutcomeDeadLettered, ts)
+	case ingest.KindLLMCall, ingest.KindToolCall:
+		s.attempt(job, ev)
+	}
+	if d := s.cfg.JobDeadline; d > 0 && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
+		s.flag(DeadlineExceeded, job, 1, 0, ts, func() string {
+			return fmt.Sprintf("job %s was still going %s after its first attempt (deadline %s)", job.ID, fmtDur(ts-job.FirstAttemptTS), d)
+		})
+	}
+	return job
+}
+
+func (s *State) end(job *Job, o Outcome, ts int64) {
+	job.Outcome = o
+	job.EndTS = ts
+	job.lifecycle = true
+}
+
+func (s *State) op(job *Job, ev *ingest.Event) *operation {
+	if ev.IdempotencyKey != "" {
+		if o, ok := s.ops[ev.IdempotencyKey]; ok {
+			return o
+		}
+		o := s.newOp()
+		s.ops[ev.IdempotencyKey] = o
+		return o
+	}
+	// Without a key, an operation is the job and tool; a job rarely has
+	// more than a few tools, so a short list beats a map.
+	for i := range job.ops {
+		if job.ops[i].tool == ev.Tool {
+			return job.ops[i].op
+		}
+	}
+	o := s.newOp()
+	job.ops = append(job.ops, toolOp{tool: ev.Tool, op: o})
+	return o
+}
+
+// newOp carves operations out of slabs: one allocation per thousand.
+func (s *State) newOp() *operation {
+	if len(s.opSlab) == 0 {
+		s.opSlab = make([]operation, 1024)
+	}
+	o := &s.opSlab[0]
+	s.opSlab = s.opSlab[1:]
+	o.lastRetryAfter = ingest.NoRetryAfter
+	s.opCount++
+	return o
+}
+
+// retain keeps a for the job detail view, up to MaxRetainedAttemptsPerJob.
+func (s *State) retain(job *Job, a Attempt) {
+	if job.retained < MaxRetainedAttemptsPerJob {
+		s.store.add(job, a)
+	}
+}
+
+func (s *State) attempt(job *Job, ev *ingest.Event) {
+	ts := ev.TS
+	isLLM := ev.Kind == ingest.KindLLMCall
+	class := classify(ev.Status)
+	failed := class != classSuccess
+	if job.FirstAttemptTS == 0 {
+		job.FirstAttemptTS = ts
+	}
+	cost, priced, ms := s.price(ev)
+	op := s.op(job, ev)
+	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
+		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),
+		CacheRead: clamp32(ev.CacheReadTokens), CacheWrite: clamp32(ev.CacheCreateTokens),
+		RetryAfterMs: int32(min(ev.RetryAfterMs, 1<<31-1)), WaitMs: -1,
+		ErrType: s.errName(ev.ErrorType), Queue: uint16(min(job.QueueAttempts, 1<<16-1))}
+	if isLLM {
+		a.Name = ms.nameIdx
+	} else {
+		a.Name = s.tool(ev.Tool, ev.Status).nameIdx
+		a.Flags |= FlagTool
+	}
+	if !priced {
+		a.Flags |= FlagUnpriced
+	}
+	if ev.StreamDropped {
+		a.Flags |= FlagStreamDropped
+	}
+
+	// Sequence within the operation: retries, waits, Retry-After.
+	if op.attempts > 0 {
+		wait := ts - op.lastEnd
+		a.WaitMs = int32(max(min(wait/1e6, 1<<31-1), -1<<31))
+		prevFailed := classify(op.lastStatus) != classSuccess
+		if prevFailed {
+			a.Flags |= FlagRetry
+		}
+		if prevFailed && op.lastRetryAfter >= 0 {
+			if wait < op.lastRetryAfter*1e6 {
+				a.Flags |= FlagRetryAfterIgnored
+				s.flag(RetryAfterIgnored, job, 1, cost, ts, func() string {
+					return fmt.Sprintf("job %s retried %s after a %d that asked for %s", job.ID, fmtDur(wait), op.lastStatus, fmtDur(op.lastRetryAfter*1e6))
+				})
+			} else {
+				s.raHonored++
+				if ev.Status == 429 {
+					s.raRehit++
+					s.flag(RetryAfterTooShort, job, 1, 0, ts, func() string {
+						return fmt.Sprintf("job %s waited %s for a Retry-After of %s and met another 429", job.ID, fmtDur(wait), fmtDur(op.lastRetryAfter*1e6))
+					})
+				}
+			}
+		}
+		if op.terminal {
+			a.Flags |= FlagTerminalRetried
+			s.flag(TerminalErrorRetried, job, 1, 0, ts, func() string {
+				what := ev.Tool
+				if isLLM {
+					what = ev.Model
+				}
+				return fmt.Sprintf("job %s: %s answered %d and was retried anyway", job.ID, what, op.lastStatus)
+			})
+		}
+		if op.lastDropped {
+			s.flag(StreamRepaid, job, 1, op.lastDroppedPaid, ts, func() string {
+				return fmt.Sprintf("job %s: a dropped stream was retried and its output paid again", job.ID)
+			})
+		}
+	}
+	if ev.Attempt > 1 || job.lastFailed {
+		a.Flags |= FlagRetry
+	}
+	if class == classTerminal {
+		op.terminal = true
+	}
+	op.attempts++
+	if class == classSuccess && isLLM {
+		op.successes++
+		if op.successes == 1 {
+			op.firstSuccessAt = op.attempts
+		} else {
+			a.Flags |= FlagDuplicate
+			job.Duplicates++
+			job.spendDuplicates += cost
+			s.duplicates++
+			s.flag(DuplicateCompletion, job, 1, cost, ts, func() string {
+				return fmt.Sprintf("job %s: a retried call succeeded again (success #%d under one key)", job.ID, op.successes)
+			})
+		}
+	}
+	op.lastEnd = ts + int64(ev.LatencyMs)*1e6
+	op.lastStatus = ev.Status
+	op.lastRetryAfter = ev.RetryAfterMs
+	op.lastDropped = ev.StreamDropped
+	if ev.StreamDropped && ms != nil {
+		op.lastDroppedPaid = Pico(ev.OutputTokens) * ms.price.Output
+	}
+
+	// Layers: a restart at attempt 1 after a failure is a new wrapper round;
+	// after a success it is just the job's next call.
+	if isLLM {
+		job.Calls++
+		s.attempts++
+		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed) {
+			job.rounds++
+			job.MaxRounds = max(job.MaxRounds, job.rounds)
+		}
+		job.MaxSDKAttempt = max(job.MaxSDKAttempt, max(ev.Attempt, 1))
+		a.Round = uint16(min(job.rounds, 1<<16-1))
+		s.statuses.add(ev.Status)
+		if ev.RetryAfterMs >= 0 {
+			s.retryAfter[ev.RetryAfterMs]++
+		}
+		if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(job.Calls) > lim && !job.HasFinding(HiddenRetryLayer) {
+			s.flag(HiddenRetryLayer, job, 1, 0, ts, func() string {
+				return fmt.Sprintf("job %s made more than %d model calls (limit %d): layers %s", job.ID, lim, lim, FormatLayers(job.Layers()))
+			})
+		}
+		if job.Amplification() >= s.cfg.AmplificationThreshold && !job.HasFinding(RetryAmplification) {
+			s.flag(RetryAmplification, job, 1, 0, ts, func() string {
+				return fmt.Sprintf("job %s: retry layers %s multiply to %d calls", job.ID, FormatLayers(job.Layers()), job.Amplification())
+			})
+		}
+	} else {
+		job.ToolCalls++
+		s.toolCalls++
+	}
+	if a.Flags&FlagRetry != 0 {
+		if started, joined := s.sync.add(ts, job); started != nil {
+			s.syncBurst(ts, true, started)
+		} else if joined {
+			s.syncJoined[0] = job
+			s.syncBurst(ts, false, s.syncJoined[:])
+		}
+	}
+	job.lastFailed = failed
+	job.LastStatus = ev.Status
+
+	// Spend.
+	job.Spend += cost
+	if failed {
+		job.spendNon2xx += cost
+	}
+	s.spend += cost
+	if !priced {
+		job.Unpriced++
+		s.unpriced++
+	}
+	s.input += ev.InputTokens
+	s.output += ev.OutputTokens
+	s.cacheRead += ev.CacheReadTokens
+	s.cacheWrite += ev.CacheCreateTokens
+	s.bucket(ts, class, isLLM, cost)
+
+	// Shadow breaker per model and per tool.
+	var br *breaker
+	if isLLM {
+		br = ms.breaker
+	} else {
+		br = s.lastTool.breaker
+	}
+	if class != classUnknown {
+		tripped, blocked := br.record(s.cfg.Breaker, ts, failed, cost)
+		if blocked {
+			a.Flags |= FlagBreakerWouldBlock
+			if failed {
+				s.findings[BreakerOpen].wasted += cost
+			}
+		}
+		if tripped {
+			s.flag(BreakerOpen, job, 1, 0, ts, func() string {
+				return fmt.Sprintf("breaker %s opened at %s: %.0f%% of the last %d calls failed", br.key, fmtTS(ts), s.cfg.Breaker.TripRate*100, s.cfg.Breaker.Window)
+			})
+		}
+	}
+	s.retain(job, a)
+}
+
+// syncBurst records the jobs of a synchronized burst: all of them when the
+// burst starts, then each job that joins it.
+func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job) {
+	slices.SortFunc(jobs, func(a, b *Job) int { return int(a.Seq - b.Seq) })
+	if s.sync.bursts < int64(s.cfg.SyncMinBursts) {
+		// Below the threshold a burst may be chance; remember who was in it.
+		if len(s.syncPending) < maxFindingJobs {
+			s.syncPending = append(s.syncPending, jobs...)
+		}
+		return
+	}
+	example := func() string {
+		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", len(jobs), s.cfg.SyncWindow, fmtTS(ts), s.sync.bursts)
+	}
+	if newBurst {
+		n := int64(1)
+		if s.sync.bursts == int64(s.cfg.SyncMinBursts) {
+			n = s.sync.bursts // the finding starts counting at its threshold
+			jobs = append(s.syncPending, jobs...)
+			s.syncPending = nil
+		}
+		s.flag(SynchronizedRetries, nil, n, 0, ts, example)
+	}
+	for _, j := range jobs {
+		s.flag(SynchronizedRetries, j, 0, 0, ts, example)
+	}
+}
+
+// price returns an attempt's cost, whether it was priced, and its model's
+// stats (nil for a tool call without a model).
+func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
+	if ev.Kind != ingest.KindLLMCall {
+		// Tools are not priced by token; a logged cost still counts.
+		return PicoFromUSD(ev.CostUSD), true, nil
+	}
+	ms := s.model(ev)
+	var cost Pico
+	priced := true
+	switch {
+	case ev.HasCost:
+		cost = PicoFromUSD(ev.CostUSD)
+	case ms.priced:
+		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	default:
+		// No price: report tokens as unpriced, never as $0. A failed call
+		// that used no tokens costs nothing whatever the price.
+		priced = ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
+	}
+	ms.attempts++
+	ms.statuses.add(ev.Status)
+	ms.spend += cost
+	ms.input += ev.InputTokens
+	ms.output += ev.OutputTokens
+	ms.cacheRead += ev.CacheReadTokens
+	ms.cacheWrite += ev.CacheCreateTokens
+	if !priced {
+		ms.unpriced++
+	}
+	return cost, priced, ms
+}
+
+func (s *State) model(ev *ingest.Event) *modelStats {
+	if ms := s.lastModel; ms != nil && ms.Model == ev.Model && (ev.Provider == "" || ms.Provider == ev.Provider) {
+		return ms
+	}
+	if ms, ok := s.models[ev.Model]; ok {
+		s.lastModel = ms
+		if ms.Provider == "" {
+			ms.Provider = ev.Provider
+		}
+		return ms
+	}
+	ms := &modelStats{Model: ev.Model, Provider: ev.Provider, nameIdx: s.name(ev.Model)}
+	ms.price, ms.priced = s.cfg.Prices.Lookup(ev.Model)
+	key := ev.Model
+	if key == "" {
+		key = "(unknown model)"
+	}
+	if ev.Provider != "" {
+		key = ev.Provider + "/" + key
+	}
+	ms.breaker = s.breakerFor(key)
+	s.models[ev.Model] = ms
+	s.modelLs = append(s.modelLs, ms)
+	s.lastModel = ms
+	return ms
+}
+
+func (s *State) tool(name string, status int16) *toolStats {
+	ts := s.lastTool
+	ok := ts != nil && ts.Tool == name
+	if !ok {
+		ts, ok = s.tools[name]
+	}
+	s.lastTool = ts
+	if !ok {
+		key := name
+		if key == "" {
+			key = "(unnamed)"
+		}
+		ts = &toolStats{Tool: name, nameIdx: s.name(name), breaker: s.breakerFor("tool:" + key)}
+		s.tools[name] = ts
+		s.toolLs = append(s.toolLs, ts)
+		s.lastTool = ts
+	}
+	ts.attempts++
+	ts.statuses.add(status)
+	return ts
+}
+
+func (s *State) breakerFor(key string) *breaker {
+	if b, ok := s.breakers[key]; ok {
+		return b
+	}
+	b := newBreaker(key, s.cfg.Breaker.Window)
+	s.breakers[key] = b
+	s.breakerLs = append(s.breakerLs, b)
+	return b
+}
+
+func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
+	minute := ts / int64(time.Minute)
+	b := s.lastMin
+	if b == nil || b.Minute != minute {
+		var ok bool
+		if b, ok = s.timeline[minute]; !ok {
+			b = &Bucket{Minute: minute}
+			s.timeline[minute] = b
+		}
+		s.lastMin = b
+	}
+	b.Spend += cost
+	if !isLLM {
+		b.ToolCalls++
+		return
+	}
+	b.Calls++
+	switch class {
+	case classSuccess:
+		b.Success++
+	case classRetryable:
+		b.Retryable++
+	case classTerminal:
+		b.Terminal++
+	default:
+		b.Unknown++
+	}
+}
+
+// flag records n occurrences of a finding for job (nil for none).
+func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string) {
+	if s.cfg.severity(k) == SeverityOff {
+		return
+	}
+	f := &s.findings[k]
+	if f.count == 0 && f.example == "" {
+		f.example = example()
+		f.firstTS = ts
+	}
+	f.count += n
+	f.wasted += wasted
+	if job != nil && job.findings&(1<<k) == 0 {
+		job.findings |= 1 << k
+		f.jobsTotal++
+		if len(f.jobs) < maxFindingJobs {
+			f.jobs = append(f.jobs, job.ID)
+		}
+	}
+}
+
+func clamp32(v int64) int32 { return int32(min(max(v, 0), 1<<31-1)) }
+
+// statusCounts counts attempts by HTTP status. A call sees few distinct
+// statuses, so a short list beats a map.
+type statusCounts []statusCount
+
+type statusCount struct {
+	status int16
+	n      int64
+}
+
+func (c *statusCounts) add(status int16) {
+	for i := range *c {
+		if (*c)[i].status == status {
+			(*c)[i].n++
+			return
+		}
+	}
+	*c = append(*c, statusCount{status, 1})
+}
+
+// byName returns the counts keyed by status text ("429", "unknown").
+func (c statusCounts) byName() map[string]int64 {
+	m := make(map[string]int64, len(c))
+	for _, sc := range c {
+		m[statusKey(sc.status)] += sc.n
+	}
+	return m
+}

@@ -1,0 +1,104 @@
+// Package ingest turns bytes from log files, stdin and OTLP into one
+// normalized Event type. Nothing here knows about spend or jobs' state.
+package ingest
+
+// Kind is what a normalized event stands for.
+type Kind uint8
+
+const (
+	KindUnknown Kind = iota
+	// KindLLMCall is one billable model API attempt.
+	KindLLMCall
+	// KindToolCall is one non-model attempt, e.g. an internal API.
+	KindToolCall
+	KindJobEnqueued
+	KindJobStarted
+	KindJobSucceeded
+	// KindJobFailed is one queue attempt that failed; the queue may retry.
+	KindJobFailed
+	KindJobDeadLettered
+)
+
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// ParseKind maps a canonical event name to its Kind; unknown names give KindUnknown.
+func ParseKind(s string) Kind {
+	for i, n := range kindNames {
+		if n == s {
+			return Kind(i)
+		}
+	}
+	return KindUnknown
+}
+
+// Sentinel values for numeric fields a line did not carry.
+const (
+	StatusUnknown = -1 // no HTTP status was reported
+	NoRetryAfter  = -1 // no Retry-After was given
+	NoValue       = -1 // generic "absent" for counters such as rate-limit headers
+)
+
+// Event is one normalized log record. It is the hot path: keep it small and
+// free of pointers other than strings.
+//
+// TS is Unix nanoseconds of the event, or of the start of the attempt.
+// Attempt is the 1-based attempt number of the layer that logged the line,
+// 0 when unknown. Token counts follow Anthropic's meaning: InputTokens
+// excludes cache reads and cache writes.
+type Event struct {
+	TS             int64
+	JobID          string
+	JobType        string
+	CorrelationID  string
+	IdempotencyKey string
+	Provider       string
+	Model          string
+	ErrorType      string
+	Tool           string
+
+	CostUSD           float64
+	InputTokens       int64
+	OutputTokens      int64
+	CacheReadTokens   int64
+	CacheCreateTokens int64
+	RetryAfterMs      int64 // NoRetryAfter when absent
+	RateLimitTokens   int64 // remaining tokens, NoValue when absent
+	RateLimitRequests int64 // remaining requests, NoValue when absent
+	LatencyMs         int32
+	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
+	Attempt           int16
+	Kind              Kind
+	HasCost           bool
+	StreamDropped     bool
+	// Source is the index of the input (file) that produced the event.
+	Source uint16
+}
+
+// Reset clears e for reuse, with every "absent" sentinel in place.
+func (e *Event) Reset() {
+	*e = Event{Status: StatusUnknown, RetryAfterMs: NoRetryAfter, RateLimitTokens: NoValue, RateLimitRequests: NoValue}
+}
+
+// Batch is the hand-off from a source to its consumer.
+type Batch []Event
+
+// Consumer receives batches of events from a source.
+//
+// Ownership: the consumer must not retain the slice after Consume returns —
+// the source reuses it — but it may keep any string inside an Event, since
+// strings are immutable. Consume is called from one goroutine per source.
+type Consumer interface {
+	Consume(Batch)
+}
+
+// ConsumerFunc adapts a function to Consumer.
+type ConsumerFunc func(Batch)
+
+func (f ConsumerFunc) Consume(b Batch) { f(b) }

@@ -1,0 +1,101 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// LineReader splits a stream into lines without ever holding more than
+// MaxLineBytes of one line: longer lines are drained and reported.
+type LineReader struct {
+	r    *bufio.Reader
+	long []byte
+}
+
+// NewLineReader reads lines from r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Next returns the next line without its newline. The slice is valid until
+// the next call. tooLong reports a line over MaxLineBytes (its bytes are
+// not returned); final reports a last line that had no newline, which is
+// how a truncated write looks. err is io.EOF at the end.
+func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
+	lr.long = lr.long[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			if len(lr.long) == 0 && !tooLong {
+				return chunk[:len(chunk)-1], false, false, nil
+			}
+			if tooLong {
+				return nil, true, false, nil
+			}
+			lr.long = append(lr.long, chunk[:len(chunk)-1]...)
+			if len(lr.long) > MaxLineBytes {
+				return nil, true, false, nil
+			}
+			return lr.long, false, false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if !tooLong {
+				lr.long = append(lr.long, chunk...)
+				if len(lr.long) > MaxLineBytes {
+					tooLong = true
+					lr.long = lr.long[:0]
+				}
+			}
+		default: // EOF or a read error: whatever is buffered is the last line
+			if tooLong {
+				return nil, true, true, nil
+			}
+			if len(lr.long) == 0 && len(chunk) == 0 {
+				return nil, false, false, err
+			}
+			lr.long = append(lr.long, chunk...)
+			if len(lr.long) > MaxLineBytes {
+				return nil, true, true, nil
+			}
+			return lr.long, false, true, nil
+		}
+	}
+}
+
+// Open opens a log for reading: "-" is stdin, and gzip content is detected
+// by its magic bytes, whatever the file is called.
+func Open(path string) (io.ReadCloser, error) {
+	var f io.ReadCloser
+	if path == "-" {
+		f = io.NopCloser(os.Stdin)
+	} else {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w (check the path and that you can read it)", path, err)
+		}
+		f = file
+	}
+	br := bufio.NewReaderSize(f, 256<<10)
+	magic, _ := br.Peek(2)
+	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open %s: looks gzip-compressed but is not readable: %w", path, err)
+		}
+		return readCloser{zr, f}, nil
+	}
+	return readCloser{br, f}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }

@@ -1,0 +1,260 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func parse(t *testing.T, line string) (Event, SkipReason) {
+	t.Helper()
+	var ev Event
+	r := NewParser().ParseLine([]byte(line), &ev)
+	return ev, r
+}
+
+func TestParseCanonical(t *testing.T) {
+	ev, r := parse(t, `{"ts":"2026-03-10T01:00:00.250Z","event":"llm_call","job_id":"j1","job_type":"report","correlation_id":"c1","idempotency_key":"k1","attempt":2,"provider":"anthropic","model":"claude-sonnet-4-6","status":529,"error_type":"overloaded_error","retry_after_s":1.5,"ratelimit_remaining_tokens":900,"ratelimit_remaining_requests":3,"input_tokens":10,"output_tokens":20,"cache_read_tokens":30,"cache_creation_tokens":40,"cost_usd":0.5,"latency_ms":250,"stream_dropped":true,"unknown_field":{"x":[1,2]}}`)
+	if r != Accepted {
+		t.Fatalf("skipped: %v", r)
+	}
+	want := Event{TS: 1773104400250000000, Kind: KindLLMCall, JobID: "j1", JobType: "report", CorrelationID: "c1", IdempotencyKey: "k1",
+		Attempt: 2, Provider: "anthropic", Model: "claude-sonnet-4-6", Status: 529, ErrorType: "overloaded_error", RetryAfterMs: 1500,
+		RateLimitTokens: 900, RateLimitRequests: 3, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreateTokens: 40,
+		CostUSD: 0.5, HasCost: true, LatencyMs: 250, StreamDropped: true}
+	if ev != want {
+		t.Errorf("got  %+v\nwant %+v", ev, want)
+	}
+}
+
+func TestEpochUnitsByMagnitude(t *testing.T) {
+	const want = int64(1773104400250000000) // 2026-03-10T01:00:00.25Z
+	for _, ts := range []string{`1773104400.25`, `1773104400250`, `1773104400250000`, `1773104400250000000`, `"1773104400.25"`, `"2026-03-10T02:00:00.25+01:00"`, `"2026-03-10 01:00:00.25"`} {
+		ev, r := parse(t, `{"ts":`+ts+`,"event":"job_started","job_id":"j"}`)
+		if r != Accepted || ev.TS != want {
+			t.Errorf("ts %s: got %d (%v), want %d", ts, ev.TS, r, want)
+		}
+	}
+}
+
+func TestStatusInferredFromErrorType(t *testing.T) {
+	for errType, status := range map[string]int16{"overloaded_error": 529, "rate_limit_error": 429, "invalid_request_error": 400, "timeout": 0} {
+		ev, _ := parse(t, `{"event":"llm_call","model":"m","error_type":"`+errType+`"}`)
+		if ev.Status != status {
+			t.Errorf("%s: status %d, want %d", errType, ev.Status, status)
+		}
+	}
+	ev, _ := parse(t, `{"event":"llm_call","model":"m"}`)
+	if ev.Status != StatusUnknown {
+		t.Errorf("no status, no tokens: %d, want unknown — never a success", ev.Status)
+	}
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	ev, r := parse(t, `{"ts":"2015-10-21T07:28:00Z","model":"m","status":429,"headers":{"Retry-After":"Wed, 21 Oct 2015 07:28:30 GMT"}}`)
+	if r != Accepted || ev.RetryAfterMs != 30000 {
+		t.Errorf("retry-after %d (%v), want 30000", ev.RetryAfterMs, r)
+	}
+}
+
+// TestBadLines: every kind of bad line is skipped with its own reason.
+func TestBadLines(t *testing.T) {
+	cases := map[string]SkipReason{
+		``:                                     SkipBlank,
+		`   `:                                  SkipBlank,
+		`{"ts":1,"event":"llm_ca`:              SkipInvalidJSON,
+		`not json at all`:                      SkipInvalidJSON,
+		"{\"model\":\"m\x00\"}":                SkipBinary,
+		`[1,2,3]`:                              SkipNotObject,
+		`"a string"`:                           SkipNotObject,
+		`{"model":"m","status":"abc"}`:         SkipWrongType,
+		`{"model":"m","status":{}}`:            SkipWrongType,
+		`{"model":"m","status":70000}`:         SkipWrongType,
+		`{"model":"m","ts":true}`:              SkipWrongType,
+		`{"model":"m","input_tokens":-5}`:      SkipWrongType,
+		`{"model":"m","cost_usd":"x"}`:         SkipWrongType,
+		`{"model":["m"]}`:                      SkipWrongType,
+		`{"model":"m","usage":"lots"}`:         SkipWrongType,
+		`{"model":"m","stream_dropped":"yes"}`: SkipWrongType,
+		`{"event":"teleport","model":"m"}`:     SkipUnknownEvent,
+		`{"msg":"hello","level":"info"}`:       SkipNoEvent,
+		`{"type":"message","msg":"hi"}`:        SkipNoEvent,
+	}
+	for line, want := range cases {
+		if _, got := parse(t, line); got != want {
+			t.Errorf("%q: %v, want %v", line, got, want)
+		}
+	}
+}
+
+// TestSanitize: escape sequences in log content never survive parsing.
+func TestSanitize(t *testing.T) {
+	ev, r := parse(t, `{"model":"m\u001b[2J\u001b]0;pwned\u0007","job_id":"a\u009bb\nc","tool":"\xff\xfe"}`)
+	if r != Accepted {
+		t.Fatal(r)
+	}
+	for _, s := range []string{ev.Model, ev.JobID, ev.Tool} {
+		for _, c := range s {
+			if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+				t.Errorf("control character %U survived in %q", c, s)
+			}
+		}
+		if !utf8.ValidString(s) {
+			t.Errorf("invalid UTF-8 survived: %q", s)
+		}
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", MaxLineBytes+10)
+	input := "a\n" + long + "\nb\n" + strings.Repeat("y", 300_000) + "\ntail"
+	lr := NewLineReader(strings.NewReader(input))
+	type got struct {
+		line          string
+		tooLong, last bool
+	}
+	var out []got
+	for {
+		line, tooLong, final, err := lr.Next()
+		if err != nil {
+			break
+		}
+		out = append(out, got{string(line), tooLong, final})
+	}
+	want := []got{{"a", false, false}, {"", true, false}, {"b", false, false}, {strings.Repeat("y", 300_000), false, false}, {"tail", false, true}}
+	if len(out) != len(want) {
+		t.Fatalf("got %d lines, want %d", len(out), len(want))
+	}
+	for i := range want {
+		if out[i] != want[i] {
+			t.Errorf("line %d: got len %d tooLong %v final %v", i, len(out[i].line), out[i].tooLong, out[i].last)
+		}
+	}
+}
+
+// TestFileIterCountsAndKeepsGoodLines: bad lines are counted by reason and
+// the good lines around them are all kept, including a gzip'd file whose
+// last line was cut mid-write.
+func TestFileIterCountsAndKeepsGoodLines(t *testing.T) {
+	good := `{"ts":1773104400,"event":"llm_call","job_id":"j","model":"m","status":200}`
+	content := good + "\n" + "garbage\n" + strings.Repeat("z", MaxLineBytes+1) + "\n\n" + good + "\n" + `[1]` + "\n" + good + "\n" + `{"ts":1773104400,"event":"llm_c`
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.log")
+	os.WriteFile(plain, []byte(content), 0o644)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte(content))
+	zw.Close()
+	zipped := filepath.Join(dir, "b.log") // no .gz suffix: detected by magic
+	os.WriteFile(zipped, zb.Bytes(), 0o644)
+	for _, p := range []string{plain, zipped} {
+		it, err := OpenFile(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev Event
+		n := 0
+		for it.Next(&ev) {
+			n++
+		}
+		it.Close()
+		if n != 3 || it.Stats.Events != 3 {
+			t.Errorf("%s: %d events, want 3", p, n)
+		}
+		want := map[string]int64{"invalid_json": 1, "too_long": 1, "not_object": 1, "truncated": 1}
+		got := it.Stats.SkippedByReason()
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: skipped %v, want %v", p, got, want)
+				break
+			}
+		}
+		if it.Stats.SkippedTotal() != 4 || it.Err != nil {
+			t.Errorf("%s: skipped %d err %v", p, it.Stats.SkippedTotal(), it.Err)
+		}
+	}
+}
+
+func TestTruncatedGzipKeepsLinesBeforeTheCut(t *testing.T) {
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	for range 2000 {
+		io.WriteString(zw, `{"ts":1773104400,"event":"llm_call","job_id":"j","model":"m","status":200}`+"\n")
+	}
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "cut.gz")
+	os.WriteFile(path, zb.Bytes()[:zb.Len()/2], 0o644)
+	it, err := OpenFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev Event
+	n := 0
+	for it.Next(&ev) {
+		n++
+	}
+	if n == 0 || it.Err == nil {
+		t.Errorf("got %d events and err %v: want the lines before the cut and a read error", n, it.Err)
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{
+		`{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j","model":"m","status":529,"headers":{"retry-after":"2"}}`,
+		`{"time":1773104400123,"type":"tool_call","tool":"/x","status_code":"400","usage":{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":4}}}`,
+		`{"job":{"id":1,"type":"t"},"error":{"type":"error","error":{"type":"x"}},"headers":{"Retry-After":"Wed, 21 Oct 2015 07:28:00 GMT"}}`,
+		`{"ts":1e300,"model":"m"}`, `[`, `{"a":`, "\x00", `{"model":"\u001b[31m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var ev Event
+		r := p.ParseLine(line, &ev)
+		if r >= numSkipReasons {
+			t.Fatalf("reason %d out of range", r)
+		}
+		if r != Accepted {
+			return
+		}
+		for _, s := range []string{ev.JobID, ev.JobType, ev.CorrelationID, ev.IdempotencyKey, ev.Provider, ev.Model, ev.ErrorType, ev.Tool} {
+			if !utf8.ValidString(s) || len(s) > maxFieldBytes+3*maxFieldBytes {
+				t.Fatalf("unsafe field %q", s)
+			}
+			for _, c := range s {
+				if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+					t.Fatalf("control character in %q", s)
+				}
+			}
+		}
+		if ev.InputTokens < 0 || ev.OutputTokens < 0 || ev.CostUSD < 0 || ev.LatencyMs < 0 {
+			t.Fatalf("negative counter in %+v", ev)
+		}
+	})
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\n"), uint16(3))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		lr := NewLineReader(bytes.NewReader(data))
+		total := 0
+		for {
+			line, tooLong, _, err := lr.Next()
+			if err != nil {
+				break
+			}
+			if tooLong || len(line) > MaxLineBytes {
+				t.Fatal("short input cannot be too long")
+			}
+			total += len(line) + 1
+		}
+		if total < len(data) {
+			t.Fatalf("lost bytes: read %d of %d", total, len(data))
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package ingest
+
+// SkipReason says why a line produced no event. The zero value means the line
+// was accepted.
+type SkipReason uint8
+
+const (
+	Accepted SkipReason = iota
+	// SkipBlank is an empty or whitespace-only line. It is counted apart
+	// from the other reasons: it is not an error.
+	SkipBlank
+	SkipInvalidJSON
+	SkipTruncated
+	SkipTooLong
+	SkipBinary
+	SkipNotObject
+	SkipWrongType
+	SkipUnknownEvent
+	SkipNoEvent
+	numSkipReasons
+)
+
+var skipNames = [numSkipReasons]string{
+	"", "blank", "invalid_json", "truncated", "too_long", "binary",
+	"not_object", "wrong_type", "unknown_event", "no_event",
+}
+
+func (r SkipReason) String() string {
+	if r < numSkipReasons {
+		return skipNames[r]
+	}
+	return "unknown"
+}
+
+// Stats counts what a source read. All counters only grow.
+type Stats struct {
+	Lines   int64
+	Events  int64
+	Skipped [numSkipReasons]int64
+}
+
+// Count records the outcome of one line.
+func (s *Stats) Count(r SkipReason) {
+	s.Lines++
+	if r == Accepted {
+		s.Events++
+		return
+	}
+	s.Skipped[r]++
+}
+
+// SkippedTotal is the number of lines dropped for an error (blank lines are
+// not errors and are not included).
+func (s *Stats) SkippedTotal() int64 {
+	var n int64
+	for r := SkipInvalidJSON; r < numSkipReasons; r++ {
+		n += s.Skipped[r]
+	}
+	return n
+}
+
+// SkippedByReason returns the non-zero error counters by name.
+func (s *Stats) SkippedByReason() map[string]int64 {
+	m := map[string]int64{}
+	for r := SkipInvalidJSON; r < numSkipReasons; r++ {
+		if s.Skipped[r] > 0 {
+			m[r.String()] = s.Skipped[r]
+		}
+	}
+	return m
+}
+
+// Add folds o into s.
+func (s *Stats) Add(o Stats) {
+	s.Lines += o.Lines
+	s.Events += o.Events
+	for i := range s.Skipped {
+		s.Skipped[i] += o.Skipped[i]
+	}
+}

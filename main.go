@@ -1,0 +1,51 @@
+// Command burnrate watches LLM API spend and retries: it correlates every
+// call attempt in JSON-lines logs and OTLP into per-job call counts, spend
+// against a ceiling, breaker state and retry findings.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: scripts gate on them.
+const (
+	exitOK       = 0
+	exitCritical = 1 // a critical finding exists
+	exitUsage    = 2 // bad usage or unreadable input
+)
+
+// errCritical makes a command exit 1 without printing an error.
+var errCritical = errors.New("critical finding")
+
+func main() {
+	root := newRootCmd()
+	err := root.Execute()
+	switch {
+	case err == nil:
+		os.Exit(exitOK)
+	case errors.Is(err, errCritical):
+		os.Exit(exitCritical)
+	default:
+		fmt.Fprintln(os.Stderr, "burnrate:", err)
+		os.Exit(exitUsage)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "burnrate",
+		Short: "Watch LLM API spend and retries live, and write postmortems",
+		Long: `burnrate reads the JSON-lines logs and OTLP your stack already emits and
+correlates every call attempt by idempotency key, correlation ID and job into
+per-job call counts, spend against a ceiling, circuit-breaker state and retry
+findings.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newReportCmd())
+	return root
+}

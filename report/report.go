@@ -1,0 +1,246 @@
+// Package report renders a correlate.Report for people (Markdown) and for
+// machines (JSON). It computes nothing: every number comes from correlate.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+// JSON writes the report as one indented JSON object.
+func JSON(w io.Writer, r *correlate.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// costliestJobs is how many jobs the Markdown report lists.
+const costliestJobs = 10
+
+// Markdown writes the human postmortem.
+func Markdown(w io.Writer, r *correlate.Report) error {
+	var b strings.Builder
+	t := r.Totals
+	fmt.Fprintf(&b, "# burnrate postmortem\n\n")
+	fmt.Fprintf(&b, "Log: %s, %s → %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
+		cell(strings.Join(r.Source.Files, ", ")), r.Source.FirstTS, r.Source.LastTS,
+		Count(r.Source.Lines), Count(r.Source.Events), Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
+	for _, e := range r.Source.ReadErrors {
+		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
+	}
+
+	b.WriteString("## Headline\n\n| Metric | Value |\n|---|---:|\n")
+	row(&b, "Total API calls (model attempts)", Count(t.Attempts))
+	row(&b, "Tool calls", Count(t.ToolCalls))
+	row(&b, "Jobs (succeeded / failed / dead-lettered / unfinished)", fmt.Sprintf("%s (%d / %d / %d / %d)",
+		Count(int64(t.Jobs)), t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs, t.RunningJobs+t.QueuedJobs))
+	row(&b, "Calls per job p50 / p99 / max", fmt.Sprintf("%d / %d / %d", r.CallsPerJob.P50, r.CallsPerJob.P99, r.CallsPerJob.Max))
+	if r.TimeToDeadLetterS.Count > 0 {
+		row(&b, "Enqueue to dead letter p50 / max", fmt.Sprintf("%s / %s", Seconds(r.TimeToDeadLetterS.P50), Seconds(r.TimeToDeadLetterS.Max)))
+	} else {
+		row(&b, "Enqueue to dead letter", "none dead-lettered")
+	}
+	row(&b, "Duplicate completions", Count(r.Duplicates))
+	row(&b, "Spend", USD(t.SpendUSD))
+	row(&b, "Wasted spend", fmt.Sprintf("%s (%s)", USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD)))
+	row(&b, "Recovered on 1st / within 3 / within 5 attempts", fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", r.Recovery.FirstAttempt*100, r.Recovery.Within3*100, r.Recovery.Within5*100))
+	if r.RetryAfter.Count > 0 {
+		row(&b, "Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count))
+	}
+	row(&b, "Status of model calls", statusLine(r.Status))
+	if t.UnpricedAttempts > 0 {
+		row(&b, "Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", "))))
+	}
+	row(&b, "Tokens in / out / cache read / cache write", fmt.Sprintf("%s / %s / %s / %s", Count(t.InputTokens), Count(t.OutputTokens), Count(t.CacheReadTokens), Count(t.CacheWriteTokens)))
+	b.WriteString("\n")
+
+	b.WriteString("## Findings\n\n")
+	if len(r.Findings) == 0 {
+		b.WriteString("None: no retry mistakes found.\n\n")
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "### %s — %s\n\n", f.Kind, f.Severity)
+		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s), %s wasted. First at %s.\n\n", Count(f.Count), Count(int64(f.JobsTotal)), USD(f.WastedUSD), f.FirstAt)
+		fmt.Fprintf(&b, "- Example: %s\n", cell(f.Example))
+		if len(f.Jobs) > 0 {
+			more := ""
+			if f.JobsTotal > len(f.Jobs) {
+				more = fmt.Sprintf(" and %d more", f.JobsTotal-len(f.Jobs))
+			}
+			fmt.Fprintf(&b, "- Jobs: %s%s\n", cell(strings.Join(f.Jobs, ", ")), more)
+		}
+		fmt.Fprintf(&b, "- What to do: %s\n\n", f.Advice)
+	}
+
+	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
+	for _, jt := range r.JobTypes {
+		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, Count(jt.Attempts),
+			jt.CallsPerJobP50, jt.CallsPerJobP99, correlate.FormatLayers(jt.Layers), USD(jt.SpendUSD), USD(jt.WastedUSD), jt.Succeeded, jt.Failed, jt.DeadLettered)
+	}
+	b.WriteString("\n## Models\n\n| Model | Calls | Spend | Status |\n|---|---:|---:|---|\n")
+	for _, m := range r.Models {
+		spend := USD(m.SpendUSD)
+		if !m.Priced && m.UnpricedAttempts > 0 {
+			spend = fmt.Sprintf("unpriced (%s in / %s out tokens)", Count(m.InputTokens), Count(m.OutputTokens))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(m.Model), Count(m.Attempts), spend, statusLine(m.Status))
+	}
+	if len(r.Tools) > 0 {
+		b.WriteString("\n## Tools\n\n| Tool | Calls | Status |\n|---|---:|---|\n")
+		for _, tl := range r.Tools {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(tl.Tool), Count(tl.Attempts), statusLine(tl.Status))
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Costliest jobs\n\n| Job | Type | Outcome | Calls | Layers | Spend | Wasted | Dups |\n|---|---|---|---:|---|---:|---:|---:|\n")
+	for i, j := range r.Jobs {
+		if i == costliestJobs {
+			break
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), j.Outcome, j.Attempts,
+			correlate.FormatLayers(j.Layers), USD(j.SpendUSD), USD(j.WastedUSD), j.Duplicates)
+	}
+
+	var tripped []correlate.BreakerReport
+	for _, br := range r.Breakers {
+		if br.Trips > 0 {
+			tripped = append(tripped, br)
+		}
+	}
+	if len(tripped) > 0 {
+		b.WriteString("\n## Circuit breakers (shadow)\n\nWhat a breaker would have done; nothing was blocked.\n\n| Key | State at end | Trips | Calls it would have refused | Failed spend it would have saved |\n|---|---|---:|---:|---:|\n")
+		for _, br := range tripped {
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", cell(br.Key), br.State, br.Trips, Count(br.WouldBlock), USD(br.WouldSaveUSD))
+		}
+	}
+
+	if len(r.Timeline) > 1 {
+		b.WriteString("\n## Over time\n\n")
+		calls, spend, span := Series(r.Timeline, 72)
+		fmt.Fprintf(&b, "Model calls per minute (%s per column):\n\n```\n%s\n```\n\n", span, asciigraph.Plot(calls, asciigraph.Height(8), asciigraph.Precision(0)))
+		fmt.Fprintf(&b, "Cumulative spend, USD:\n\n```\n%s\n```\n", asciigraph.Plot(spend, asciigraph.Height(8), asciigraph.Precision(2)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Series folds the per-minute timeline into at most width columns: calls
+// per minute (averaged over a column) and cumulative spend at its end.
+func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64, perColumn string) {
+	if len(tl) == 0 {
+		return []float64{0}, []float64{0}, "1m"
+	}
+	first, _ := time.Parse(time.RFC3339Nano, tl[0].Minute)
+	last, _ := time.Parse(time.RFC3339Nano, tl[len(tl)-1].Minute)
+	minutes := int(last.Sub(first).Minutes()) + 1
+	step := max(1, (minutes+width-1)/width)
+	cols := (minutes + step - 1) / step
+	calls = make([]float64, cols)
+	cumSpend = make([]float64, cols)
+	for _, p := range tl {
+		at, _ := time.Parse(time.RFC3339Nano, p.Minute)
+		c := min(int(at.Sub(first).Minutes())/step, cols-1)
+		calls[c] += float64(p.Calls) / float64(step)
+		cumSpend[c] += p.SpendUSD
+	}
+	for i := 1; i < cols; i++ {
+		cumSpend[i] += cumSpend[i-1]
+	}
+	return calls, cumSpend, (time.Duration(step) * time.Minute).String()
+}
+
+func row(b *strings.Builder, k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
+
+// cell keeps log-derived text from breaking a Markdown table.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+func skipReasons(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func statusLine(m map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s×%s", k, Count(m[k])))
+	}
+	return strings.Join(parts, " ")
+}
+
+// USD formats dollars: cents for whole amounts, more digits below a dollar.
+func USD(v float64) string {
+	switch {
+	case v == 0:
+		return "$0"
+	case math.Abs(v) < 0.01:
+		return fmt.Sprintf("$%.6f", v)
+	case math.Abs(v) < 1:
+		return fmt.Sprintf("$%.4f", v)
+	}
+	whole := Count(int64(v))
+	return fmt.Sprintf("$%s.%02d", whole, int64(math.Round((v-math.Trunc(v))*100))%100)
+}
+
+// Percent is part of whole as a percentage.
+func Percent(part, whole float64) string {
+	if whole == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*part/whole)
+}
+
+// Count formats an integer with thousands separators.
+func Count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Seconds formats a duration in seconds as "11m 40s".
+func Seconds(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", s)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
