@@ -46,6 +46,16 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReportCmd())
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd())
+	// `burnrate FILE...` is `burnrate watch FILE...`.
+	watch := newWatchCmd()
+	root.Args = cobra.ArbitraryArgs
+	root.Flags().AddFlagSet(watch.Flags())
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return watch.RunE(cmd, args)
+	}
 	return root
 }

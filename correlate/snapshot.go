@@ -1,0 +1,209 @@
+package correlate
+
+import (
+	"time"
+)
+
+// Snapshot is a self-contained copy of the state for a renderer: nothing in
+// it is shared with the State, so it may be read from another goroutine
+// while the State moves on.
+type Snapshot struct {
+	Now            int64 // log clock, Unix ns
+	Events         int64
+	Attempts       int64
+	ToolCalls      int64
+	Spend          Pico
+	Wasted         Pico
+	CeilingUSD     float64
+	BurnPerMin1    float64 // USD/min over the last minute of log time
+	BurnPerMin5    float64
+	ProjectedUSD   float64 // spent + unfinished jobs × trailing mean cost of finished jobs of their type
+	MinutesToCeil  float64 // at the 1-minute burn rate; -1 when not burning or no ceiling
+	AttemptsPerSec float64 // over the last minute
+	ErrorShare     float64 // non-2xx share of model calls over the last 5 minutes
+	Jobs           []JobRow
+	Timeline       []Bucket // the last SnapshotMinutes minutes
+	Breakers       []BreakerReport
+	Findings       []FindingReport
+	Detail         *JobDetail // the job asked for, if any
+}
+
+// SnapshotMinutes is how much timeline a snapshot carries for charts.
+const SnapshotMinutes = 120
+
+// JobRow is one job as the jobs table shows it.
+type JobRow struct {
+	ID, Type   string
+	Outcome    Outcome
+	Calls      int32
+	ToolCalls  int32
+	Layers     [3]int32
+	Amp        int
+	Spend      Pico
+	Wasted     Pico
+	Duplicates int32
+	LastStatus int16
+	FirstTS    int64
+	LastTS     int64
+	Findings   uint16
+	Seq        int32
+}
+
+// LayersText renders the row's layer stack as "7×3×3".
+func (r JobRow) LayersText() string {
+	if r.Calls == 0 {
+		return "-"
+	}
+	return FormatLayers([]int{int(r.Layers[0]), int(r.Layers[1]), int(r.Layers[2])})
+}
+
+// HasFinding reports whether the job is involved in a finding of kind k.
+func (r JobRow) HasFinding(k FindingKind) bool { return r.Findings&(1<<k) != 0 }
+
+// JobDetail is everything the job detail pane shows.
+type JobDetail struct {
+	Row      JobRow
+	Attempts []AttemptView
+	Findings []FindingKind
+	// CallsPerMinute is the job's model calls per minute from its first
+	// attempt, for the mini chart.
+	CallsPerMinute []float64
+}
+
+// AttemptView is an Attempt with its names resolved.
+type AttemptView struct {
+	Attempt
+	Name    string
+	ErrType string
+}
+
+// SnapshotOptions say what a renderer wants in a snapshot.
+type SnapshotOptions struct {
+	CeilingUSD float64
+	DetailJob  string
+}
+
+func (s *State) row(j *Job) JobRow {
+	r := JobRow{ID: j.ID, Type: j.Type, Outcome: j.Outcome, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
+		Spend: j.Spend, Wasted: j.Wasted(), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
+		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq}
+	if j.Calls > 0 {
+		r.Layers = [3]int32{max(j.QueueAttempts, 1), max(j.MaxRounds, 1), int32(max(j.MaxSDKAttempt, 1))}
+	}
+	return r
+}
+
+// Snapshot copies what a dashboard shows. Its cost grows with the number of
+// jobs (one small row each); callers take it on a tick, not per event.
+func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
+	snap := &Snapshot{Now: s.lastTS, Events: s.events, Attempts: s.attempts, ToolCalls: s.toolCalls, Spend: s.spend,
+		CeilingUSD: opt.CeilingUSD, MinutesToCeil: -1}
+	snap.Jobs = make([]JobRow, len(s.jobList))
+	for i, j := range s.jobList {
+		snap.Jobs[i] = s.row(j)
+		snap.Wasted += snap.Jobs[i].Wasted
+	}
+	nowMin := s.lastTS / int64(time.Minute)
+	var calls5, failed5 int64
+	var spend1, spend5 Pico
+	var calls1 int64
+	for m := nowMin - SnapshotMinutes + 1; m <= nowMin; m++ {
+		b, ok := s.timeline[m]
+		if !ok {
+			continue
+		}
+		snap.Timeline = append(snap.Timeline, *b)
+		if m > nowMin-5 {
+			calls5 += b.Calls
+			failed5 += b.Calls - b.Success
+			spend5 += b.Spend
+		}
+		if m > nowMin-2 {
+			spend1 += b.Spend
+			calls1 += b.Calls + b.ToolCalls
+		}
+	}
+	// The current minute is partial: divide by the time it covers.
+	part := float64(s.lastTS%int64(time.Minute)) / float64(time.Minute)
+	snap.BurnPerMin1 = spend1.USD() / (1 + part)
+	snap.BurnPerMin5 = spend5.USD() / (4 + part)
+	snap.AttemptsPerSec = float64(calls1) / ((1 + part) * 60)
+	if calls5 > 0 {
+		snap.ErrorShare = float64(failed5) / float64(calls5)
+	}
+	snap.ProjectedUSD = s.Projected().USD()
+	if opt.CeilingUSD > 0 && snap.BurnPerMin1 > 0 {
+		snap.MinutesToCeil = max(0, (opt.CeilingUSD-snap.Spend.USD())/snap.BurnPerMin1)
+	}
+	r := &Report{}
+	s.reportBreakers(r)
+	s.reportFindings(r)
+	snap.Breakers, snap.Findings = r.Breakers, r.Findings
+	if j := s.jobs[opt.DetailJob]; j != nil && opt.DetailJob != "" {
+		snap.Detail = s.detail(j)
+	}
+	return snap
+}
+
+// Projected is the run's projected total: spend so far plus, for each job
+// enqueued or running but not finished, the trailing mean cost of finished
+// jobs of its type (of all finished jobs when its type has none yet).
+func (s *State) Projected() Pico {
+	type acc struct {
+		spend    Pico
+		finished int64
+		open     int64
+	}
+	byType := map[string]*acc{}
+	var all acc
+	for _, j := range s.jobList {
+		a := byType[j.Type]
+		if a == nil {
+			a = &acc{}
+			byType[j.Type] = a
+		}
+		if j.Outcome.Finished() {
+			a.spend += j.Spend
+			a.finished++
+			all.spend += j.Spend
+			all.finished++
+		} else {
+			a.open++
+		}
+	}
+	total := s.spend
+	for _, a := range byType {
+		switch {
+		case a.open == 0:
+		case a.finished > 0:
+			total += Pico(int64(a.spend) / a.finished * a.open)
+		case all.finished > 0:
+			total += Pico(int64(all.spend) / all.finished * a.open)
+		}
+	}
+	return total
+}
+
+func (s *State) detail(j *Job) *JobDetail {
+	d := &JobDetail{Row: s.row(j), Findings: j.Findings()}
+	atts := s.Attempts(j)
+	d.Attempts = make([]AttemptView, len(atts))
+	var first int64
+	for i, a := range atts {
+		d.Attempts[i] = AttemptView{Attempt: a, Name: s.Name(a.Name), ErrType: s.Name(a.ErrType)}
+		if a.Flags&FlagTool != 0 {
+			continue
+		}
+		if first == 0 {
+			first = a.TS
+		}
+		m := int((a.TS - first) / int64(time.Minute))
+		if m >= 0 && m < 24*60 {
+			for len(d.CallsPerMinute) <= m {
+				d.CallsPerMinute = append(d.CallsPerMinute, 0)
+			}
+			d.CallsPerMinute[m]++
+		}
+	}
+	return d
+}

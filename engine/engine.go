@@ -1,0 +1,237 @@
+// Package engine runs the live pipeline: sources feed batches of events to
+// one goroutine that owns the correlate.State, hands each event to the
+// rules, and publishes a Frame for the dashboard on a tick. It exists so
+// that watch, replay, demo and headless mode share one loop, and so that
+// neither ingest nor the UI ever touches the State.
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// DefaultTick is how often a frame is published when something changed:
+// the dashboard redraws at most this often, however fast lines arrive.
+const DefaultTick = 100 * time.Millisecond
+
+// DefaultQueue is how many batches may wait for the engine. A full queue
+// blocks file sources (they resume where they were, losing nothing).
+const DefaultQueue = 256
+
+// Frame is one published view: a snapshot of the state plus the status of
+// the sources. Frames are immutable once published.
+type Frame struct {
+	Snap    *correlate.Snapshot
+	Sources []SourceStatus
+	Replay  *ReplayStatus
+	Alerts  []AlertLine
+	// Final is set on the last frame, after every source finished.
+	Final bool
+}
+
+// AlertLine is an alert or action result for the alerts pane.
+type AlertLine struct {
+	At       int64 // log time
+	Severity string
+	Text     string
+}
+
+// SourceStatus describes one input.
+type SourceStatus struct {
+	Name    string
+	Stats   ingest.Stats
+	Err     string
+	Active  bool
+	Missing bool // the file does not exist yet; it is waited for
+}
+
+// Source is anything that feeds the engine. Run sends batches on out until
+// the source is exhausted or ctx is done; the engine owns each batch once
+// sent (a source must not reuse it).
+type Source interface {
+	Run(ctx context.Context, out chan<- ingest.Batch) error
+	Status() []SourceStatus
+}
+
+// Observer sees every event right after the State applied it, on the
+// engine goroutine: the alert rules hang here. It must not block.
+type Observer interface {
+	Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event)
+	// Lines returns alert lines for the dashboard; called on each tick.
+	Lines() []AlertLine
+}
+
+// Engine is the live pipeline. Create it with New, start it with Run.
+type Engine struct {
+	st       *correlate.State
+	in       chan ingest.Batch
+	frames   chan *Frame
+	sources  []Source
+	observer Observer
+	ceiling  float64
+	tick     time.Duration
+	detail   atomic.Pointer[string]
+	replay   *Replay
+	done     chan struct{}
+	mu       sync.Mutex // guards st after Run returns, for Report
+}
+
+// Options configure an Engine.
+type Options struct {
+	Config     correlate.Config
+	CeilingUSD float64
+	Tick       time.Duration
+	Queue      int
+	Observer   Observer
+}
+
+// New builds an engine over the given sources.
+func New(opt Options, sources ...Source) *Engine {
+	if opt.Tick <= 0 {
+		opt.Tick = DefaultTick
+	}
+	if opt.Queue <= 0 {
+		opt.Queue = DefaultQueue
+	}
+	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
+		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, tick: opt.Tick, done: make(chan struct{})}
+	for _, s := range sources {
+		if r, ok := s.(*Replay); ok {
+			e.replay = r
+		}
+	}
+	return e
+}
+
+// Frames delivers the newest frame; an unread frame is replaced, never
+// queued, so a slow renderer cannot make the engine fall behind.
+func (e *Engine) Frames() <-chan *Frame { return e.frames }
+
+// ShowDetail asks for the job's attempts in the following frames ("" for none).
+func (e *Engine) ShowDetail(jobID string) { e.detail.Store(&jobID) }
+
+// Replay returns the replay source's controls, or nil when live.
+func (e *Engine) Replay() *Replay { return e.replay }
+
+// Done is closed when Run has returned.
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// Run starts the sources and applies their batches until they all finish
+// or ctx is done, then publishes a final frame. It owns the State.
+func (e *Engine) Run(ctx context.Context) {
+	defer close(e.done)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	srcCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range e.sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Run(srcCtx, e.in) // errors are reported through Status
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	ticker := time.NewTicker(e.tick)
+	defer ticker.Stop()
+	dirty := true
+	lastDetail := ""
+	for {
+		select {
+		case b := <-e.in:
+			e.apply(b)
+			dirty = true
+		case <-ticker.C:
+			if d := e.detailJob(); d != lastDetail {
+				lastDetail, dirty = d, true
+			}
+			if dirty {
+				e.publish(false)
+				dirty = false
+			}
+		case <-finished:
+			e.drain()
+			e.publish(true)
+			return
+		case <-ctx.Done():
+			cancel()
+			<-finished
+			e.drain()
+			e.publish(true)
+			return
+		}
+	}
+}
+
+func (e *Engine) drain() {
+	for {
+		select {
+		case b := <-e.in:
+			e.apply(b)
+		default:
+			return
+		}
+	}
+}
+
+func (e *Engine) apply(b ingest.Batch) {
+	for i := range b {
+		job := e.st.Apply(&b[i])
+		if e.observer != nil {
+			e.observer.Observe(e.st, job, &b[i])
+		}
+	}
+}
+
+func (e *Engine) detailJob() string {
+	if p := e.detail.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (e *Engine) publish(final bool) {
+	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, DetailJob: e.detailJob()}), Final: final}
+	for _, s := range e.sources {
+		f.Sources = append(f.Sources, s.Status()...)
+	}
+	if e.replay != nil {
+		st := e.replay.Progress()
+		f.Replay = &st
+	}
+	if e.observer != nil {
+		f.Alerts = e.observer.Lines()
+	}
+	select {
+	case e.frames <- f:
+	default:
+		select { // replace the unread frame with this newer one
+		case <-e.frames:
+		default:
+		}
+		e.frames <- f
+	}
+}
+
+// Report builds the postmortem of everything applied; call it after Run
+// has returned.
+func (e *Engine) Report() *correlate.Report {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var src []correlate.SourceInfo
+	for _, s := range e.sources {
+		for _, st := range s.Status() {
+			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err})
+		}
+	}
+	e.st.SetSources(src)
+	return e.st.Report()
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nxadm/tail"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// flushEvery bounds how long a parsed event waits in a partial batch.
+const flushEvery = 50 * time.Millisecond
+
+// globEvery is how often glob patterns are expanded again to pick up
+// files created after start.
+const globEvery = 2 * time.Second
+
+// Tail follows files with github.com/nxadm/tail: from their start by
+// default (to rebuild state), through rename-and-create and copytruncate
+// rotation, waiting for files that do not exist yet. Patterns may be globs.
+type Tail struct {
+	patterns []string
+	fromEnd  bool
+
+	mu    sync.Mutex
+	files map[string]*followed
+	order []string
+}
+
+type followed struct {
+	status    SourceStatus
+	rotations int
+}
+
+// NewTail follows the given paths and glob patterns.
+func NewTail(patterns []string, fromEnd bool) *Tail {
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}}
+}
+
+// Status reports every file followed so far.
+func (t *Tail) Status() []SourceStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]SourceStatus, 0, len(t.order))
+	for _, name := range t.order {
+		f := t.files[name]
+		st := f.status
+		if _, err := os.Stat(name); err != nil {
+			st.Missing = true
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (t *Tail) expand() []string {
+	var paths []string
+	for _, p := range t.patterns {
+		if strings.ContainsAny(p, "*?[") {
+			m, _ := filepath.Glob(p)
+			paths = append(paths, m...)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}
+
+// Run follows every file until ctx is done.
+func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ticker := time.NewTicker(globEvery)
+	defer ticker.Stop()
+	for {
+		for _, path := range t.expand() {
+			t.mu.Lock()
+			_, known := t.files[path]
+			if !known {
+				t.files[path] = &followed{status: SourceStatus{Name: path, Active: true}}
+				t.order = append(t.order, path)
+			}
+			t.mu.Unlock()
+			if !known {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					t.follow(ctx, path, out)
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// rotationLog turns the tail library's log lines into status, so that
+// nothing is written to the terminal and nothing is silently lost.
+type rotationLog struct {
+	t    *Tail
+	path string
+}
+
+func (r rotationLog) Write(p []byte) (int, error) {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	f := r.t.files[r.path]
+	msg := strings.TrimSpace(string(p))
+	if strings.Contains(msg, "Re-opening") || strings.Contains(msg, "truncated") {
+		f.rotations++
+		return len(p), nil
+	}
+	f.status.Err = msg
+	return len(p), nil
+}
+
+func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch) {
+	cfg := tail.Config{Follow: true, ReOpen: true, MustExist: false, CompleteLines: true,
+		MaxLineSize: ingest.MaxLineBytes + 1, Logger: log.New(rotationLog{t, path}, "", 0)}
+	if t.fromEnd {
+		cfg.Location = &tail.SeekInfo{Offset: 0, Whence: io.SeekEnd}
+	}
+	tf, err := tail.TailFile(path, cfg)
+	if err != nil {
+		t.setErr(path, err.Error())
+		return
+	}
+	defer tf.Cleanup()
+	defer tf.Stop()
+	parser := ingest.NewParser()
+	var stats ingest.Stats
+	batch := make(ingest.Batch, 0, ingest.BatchSize)
+	flush := time.NewTicker(flushEvery)
+	defer flush.Stop()
+	send := func() bool {
+		t.mu.Lock()
+		t.files[path].status.Stats = stats
+		t.mu.Unlock()
+		if len(batch) == 0 {
+			return true
+		}
+		select {
+		case out <- batch: // the engine owns it now
+			batch = make(ingest.Batch, 0, ingest.BatchSize)
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-flush.C:
+			if !send() {
+				return
+			}
+		case line, ok := <-tf.Lines:
+			if !ok {
+				send()
+				return
+			}
+			if line.Err != nil {
+				t.setErr(path, line.Err.Error())
+				continue
+			}
+			var r ingest.SkipReason
+			if len(line.Text) > ingest.MaxLineBytes {
+				r = ingest.SkipTooLong
+			} else {
+				batch = append(batch, ingest.Event{})
+				r = parser.ParseLine([]byte(line.Text), &batch[len(batch)-1])
+				if r != ingest.Accepted {
+					batch = batch[:len(batch)-1]
+				}
+			}
+			if r != ingest.SkipBlank {
+				stats.Count(r)
+			}
+			if len(batch) == cap(batch) && !send() {
+				return
+			}
+		}
+	}
+}
+
+func (t *Tail) setErr(path, msg string) {
+	t.mu.Lock()
+	t.files[path].status.Err = msg
+	t.mu.Unlock()
+}

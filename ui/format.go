@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// sanitize strips control characters and escape sequences: log content is
+// cleaned at ingest, and again here, before it can reach the terminal.
+func sanitize(s string) string { return ingest.SanitizeString(s) }
+
+// truncate cuts s to w cells, marking the cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// pad truncates or right-pads plain text to exactly w cells.
+func pad(s string, w int) string {
+	s = truncate(s, w)
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// padLeft right-aligns plain text in w cells.
+func padLeft(s string, w int) string {
+	s = truncate(s, w)
+	if n := ansi.StringWidth(s); n < w {
+		s = strings.Repeat(" ", w-n) + s
+	}
+	return s
+}
+
+// clip cuts a rendered block to w×h so a resize never wraps lines.
+func clip(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func usd(v float64) string {
+	switch {
+	case v == 0:
+		return "$0"
+	case math.Abs(v) < 1:
+		return fmt.Sprintf("$%.4f", v)
+	case math.Abs(v) < 1000:
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return fmt.Sprintf("$%.0f", v)
+}
+
+func clock(ns int64) string {
+	if ns == 0 {
+		return "--:--:--"
+	}
+	return time.Unix(0, ns).UTC().Format("15:04:05")
+}
+
+func age(now, then int64) string {
+	if then == 0 || now < then {
+		return "-"
+	}
+	d := time.Duration(now - then)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%dh", int(d.Hours()))
+}
+
+func status(s int16) string {
+	if s < 0 {
+		return "?"
+	}
+	if s == 0 {
+		return "conn"
+	}
+	return fmt.Sprint(s)
+}
+
+// bar draws a w-cell gauge of frac (0..1).
+func bar(frac float64, w int, st *styles) string {
+	frac = math.Max(0, math.Min(frac, 1))
+	full := int(math.Round(frac * float64(w)))
+	style := st.BarFull
+	switch {
+	case frac >= 0.9:
+		style = st.Bad
+	case frac >= 0.7:
+		style = st.Warn
+	}
+	return style.Render(strings.Repeat("█", full)) + st.BarEmpty.Render(strings.Repeat("░", w-full))
+}

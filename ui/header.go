@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/engine"
+)
+
+// headerPane is the at-a-glance line set: spend against the ceiling, burn,
+// projection, rates, log clock and source status.
+type headerPane struct {
+	st    *styles
+	title string
+	width int
+	f     *engine.Frame
+	cache string
+	dirty bool
+}
+
+func (h *headerPane) setFrame(f *engine.Frame) { h.f, h.dirty = f, true }
+func (h *headerPane) setSize(w int)            { h.width, h.dirty = w, true }
+
+func (h *headerPane) heightFor(int) int { return 4 }
+
+func (h *headerPane) view() string {
+	if !h.dirty && h.cache != "" {
+		return h.cache
+	}
+	h.dirty = false
+	st := h.st
+	if h.f == nil {
+		h.cache = clip(st.Title.Render("burnrate")+"  waiting for events…\n\n\n", h.width, 4)
+		return h.cache
+	}
+	s := h.f.Snap
+	mode := "LIVE"
+	if h.f.Replay != nil {
+		mode = "REPLAY"
+		if h.f.Replay.Paused {
+			mode = "PAUSED"
+		}
+	}
+	if h.f.Final && h.f.Replay != nil {
+		mode = "END"
+	}
+	var files, skipped int64
+	var missing []string
+	for _, src := range h.f.Sources {
+		files++
+		skipped += src.Stats.SkippedTotal()
+		if src.Missing {
+			missing = append(missing, src.Name)
+		}
+	}
+	line1 := fmt.Sprintf("%s %s  %s  log clock %s   sources %d, %d lines skipped",
+		st.Title.Render("burnrate"), st.Dim.Render(h.title), st.Tag.Render("● "+mode), clock(s.Now), files, skipped)
+	if len(missing) > 0 {
+		line1 += st.Warn.Render("  waiting for " + sanitize(strings.Join(missing, ", ")))
+	}
+
+	spend := s.Spend.USD()
+	var line2 string
+	if s.CeilingUSD > 0 {
+		frac := spend / s.CeilingUSD
+		line2 = fmt.Sprintf("spend %s / %s %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100)
+		if s.MinutesToCeil >= 0 {
+			line2 += fmt.Sprintf("  ceiling in %s", minutes(s.MinutesToCeil))
+		}
+	} else {
+		line2 = fmt.Sprintf("spend %s %s", st.Bold.Render(usd(spend)), st.Dim.Render("(no ceiling: --ceiling USD)"))
+	}
+	line2 += fmt.Sprintf("  wasted %s", st.Bad.Render(usd(s.Wasted.USD())))
+	line3 := fmt.Sprintf("burn %s/min (1m)  %s/min (5m)   projected run %s   %.1f attempts/s   errors %s   calls %d   jobs %d",
+		usd(s.BurnPerMin1), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, errShare(s.ErrorShare, st), s.Attempts, len(s.Jobs))
+	line4 := ""
+	if r := h.f.Replay; r != nil && r.Total > 0 {
+		speed := "max"
+		if r.Speed > 0 {
+			speed = fmt.Sprintf("%gx", r.Speed)
+		}
+		line4 = fmt.Sprintf("replay %s %3.0f%%  %d/%d events  speed %s", bar(float64(r.Pos)/float64(r.Total), 30, st), 100*float64(r.Pos)/float64(r.Total), r.Pos, r.Total, speed)
+	}
+	h.cache = clip(strings.Join([]string{line1, line2, line3, line4}, "\n"), h.width, 4)
+	return h.cache
+}
+
+func errShare(v float64, st *styles) string {
+	txt := fmt.Sprintf("%.0f%%", v*100)
+	switch {
+	case v >= 0.5:
+		return st.Bad.Render(txt)
+	case v >= 0.1:
+		return st.Warn.Render(txt)
+	}
+	return st.Good.Render(txt)
+}
+
+func minutes(m float64) string {
+	if m >= 120 {
+		return fmt.Sprintf("%.1fh", m/60)
+	}
+	return fmt.Sprintf("%.0fm", m)
+}

@@ -1,0 +1,57 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every binding; help is generated from it.
+type keyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Tab, Enter, Back                        key.Binding
+	Filter, Sort, TypeFilter, StateFilter   key.Binding
+	Pause, Step, Faster, Slower, End        key.Binding
+	Kill, Confirm, Cancel                   key.Binding
+	Charts, Help, Quit                      key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		Tab:         key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "job detail")),
+		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter jobs")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort: spend/calls/amplification/recent")),
+		TypeFilter:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "cycle job type filter")),
+		StateFilter: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "cycle state filter")),
+		Pause:       key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p/space", "pause replay")),
+		Step:        key.NewBinding(key.WithKeys("."), key.WithHelp(".", "step one event")),
+		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+		End:         key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "jump to end of replay")),
+		Kill:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "kill job…")),
+		Confirm:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "confirm kill")),
+		Cancel:      key.NewBinding(key.WithKeys("n", "esc", "enter"), key.WithHelp("n/esc/enter", "cancel")),
+		Charts:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "toggle charts")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the footer line.
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Enter, k.Filter, k.Sort, k.Kill, k.Pause, k.Help, k.Quit}
+}
+
+// FullHelp is the help screen, one column per group.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Tab},
+		{k.Enter, k.Back, k.Filter, k.Sort, k.TypeFilter, k.StateFilter, k.Charts},
+		{k.Pause, k.Step, k.Faster, k.Slower, k.End},
+		{k.Kill, k.Confirm, k.Cancel, k.Help, k.Quit},
+	}
+}

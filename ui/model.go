@@ -1,0 +1,418 @@
+// Package ui is burnrate's terminal dashboard (bubbletea). It renders the
+// frames the engine publishes; it never computes spend. Only this package
+// imports bubbletea and lipgloss.
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/burnrate-dev/burnrate/engine"
+)
+
+// Feed is where frames come from: the engine.
+type Feed interface {
+	Frames() <-chan *engine.Frame
+	ShowDetail(jobID string)
+}
+
+// ReplayControls steer a replay; nil when the dashboard is live.
+type ReplayControls interface {
+	TogglePause()
+	Step()
+	Faster()
+	Slower()
+	JumpToEnd()
+}
+
+// Killer fires the kill action for a job. Describe says, before anything
+// happens, which hook would be called; Kill must not block (it queues).
+type Killer interface {
+	Describe(jobID, jobType string) string
+	Kill(jobID, jobType string) error
+}
+
+// Options configure the dashboard.
+type Options struct {
+	Title         string // "watch", "replay", "demo"
+	Replay        ReplayControls
+	Killer        Killer // nil: no kill hook configured
+	JobCeilingUSD float64
+}
+
+type mode int
+
+const (
+	modeNormal mode = iota
+	modeFilter
+	modeDetail
+	modeConfirmKill
+	modeHelp
+)
+
+type paneID int
+
+const (
+	paneJobs paneID = iota
+	paneFindings
+	paneBreakers
+	numPanes
+)
+
+// frameMsg carries a new frame from the engine.
+type frameMsg struct{ f *engine.Frame }
+
+// killResultMsg reports what the kill action said.
+type killResultMsg struct {
+	job string
+	err error
+}
+
+// Model is the root of the dashboard. Child panes get their sizes from it.
+type Model struct {
+	opt    Options
+	feed   Feed
+	keys   keyMap
+	st     styles
+	help   help.Model
+	filter textinput.Model
+
+	frame  *engine.Frame
+	width  int
+	height int
+	mode   mode
+	focus  paneID
+	charts bool
+	status string
+
+	header  headerPane
+	jobs    jobsPane
+	detail  detailPane
+	side    sidePane
+	chart   chartsPane
+	killJob struct{ id, typ string }
+}
+
+// New builds the dashboard model over a feed.
+func New(feed Feed, opt Options) *Model {
+	st := newStyles(defaultTheme)
+	fi := textinput.New()
+	fi.Prompt = "/"
+	fi.CharLimit = 128
+	h := help.New()
+	h.ShowAll = true
+	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
+	m.header = headerPane{st: &m.st, title: opt.Title}
+	m.jobs = newJobsPane(&m.st, opt.JobCeilingUSD)
+	m.detail = detailPane{st: &m.st}
+	m.side = sidePane{st: &m.st}
+	m.chart = chartsPane{st: &m.st}
+	return m
+}
+
+// Init starts waiting for frames.
+func (m *Model) Init() tea.Cmd { return waitForFrame(m.feed.Frames()) }
+
+// waitForFrame captures the channel, not the model: the Cmd runs on
+// another goroutine.
+func waitForFrame(ch <-chan *engine.Frame) tea.Cmd {
+	return func() tea.Msg {
+		f, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return frameMsg{f}
+	}
+}
+
+func fireKill(k Killer, id, typ string) tea.Cmd {
+	return func() tea.Msg { return killResultMsg{job: id, err: k.Kill(id, typ)} }
+}
+
+// Update routes messages: data and sizes to their owners, keys to the
+// focused pane according to the mode.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case frameMsg:
+		m.setFrame(msg.f)
+		return m, waitForFrame(m.feed.Frames())
+	case killResultMsg:
+		if msg.err != nil {
+			m.status = fmt.Sprintf("kill %s: %v", sanitize(msg.job), msg.err)
+		} else {
+			m.status = fmt.Sprintf("kill requested for %s", sanitize(msg.job))
+		}
+		return m, nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) setFrame(f *engine.Frame) {
+	m.frame = f
+	m.header.setFrame(f)
+	m.jobs.setFrame(f.Snap)
+	m.side.setFrame(f)
+	m.chart.setFrame(f.Snap)
+	if m.mode == modeDetail {
+		m.detail.setDetail(f.Snap.Detail, f.Snap.Now)
+	}
+}
+
+func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch m.mode {
+	case modeFilter:
+		switch msg.Type {
+		case tea.KeyEnter, tea.KeyEsc:
+			if msg.Type == tea.KeyEsc {
+				m.filter.SetValue("")
+				m.jobs.setText("")
+			}
+			m.filter.Blur()
+			m.mode = modeNormal
+			m.layout()
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		m.jobs.setText(m.filter.Value())
+		return m, cmd
+	case modeConfirmKill:
+		switch {
+		case key.Matches(msg, k.Confirm):
+			m.mode = modeNormal
+			m.status = "kill: sending…"
+			return m, fireKill(m.opt.Killer, m.killJob.id, m.killJob.typ)
+		case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
+			m.mode = modeNormal
+			m.status = "kill cancelled"
+		}
+		return m, nil
+	case modeHelp:
+		if key.Matches(msg, k.Help) || key.Matches(msg, k.Back) || key.Matches(msg, k.Quit) {
+			m.mode = modeNormal
+		}
+		return m, nil
+	}
+
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+		return m, nil
+	case key.Matches(msg, k.Pause) && m.opt.Replay != nil:
+		m.opt.Replay.TogglePause()
+	case key.Matches(msg, k.Step) && m.opt.Replay != nil:
+		m.opt.Replay.Step()
+	case key.Matches(msg, k.Faster) && m.opt.Replay != nil:
+		m.opt.Replay.Faster()
+	case key.Matches(msg, k.Slower) && m.opt.Replay != nil:
+		m.opt.Replay.Slower()
+	case key.Matches(msg, k.End) && m.opt.Replay != nil:
+		m.opt.Replay.JumpToEnd()
+	case key.Matches(msg, k.Charts):
+		m.charts = !m.charts
+		m.layout()
+	case key.Matches(msg, k.Kill):
+		m.startKill()
+	case m.mode == modeDetail:
+		switch {
+		case key.Matches(msg, k.Back):
+			m.mode = modeNormal
+			m.feed.ShowDetail("")
+		case key.Matches(msg, k.Up):
+			m.detail.scroll(-1)
+		case key.Matches(msg, k.Down):
+			m.detail.scroll(1)
+		case key.Matches(msg, k.PageUp):
+			m.detail.scroll(-m.detail.height)
+		case key.Matches(msg, k.PageDown):
+			m.detail.scroll(m.detail.height)
+		}
+	case key.Matches(msg, k.Tab):
+		m.focus = (m.focus + 1) % numPanes
+		m.side.focus = m.focus
+		m.jobs.focused = m.focus == paneJobs
+		m.jobs.dirty, m.side.dirty = true, true
+	case key.Matches(msg, k.Filter):
+		m.mode = modeFilter
+		m.filter.Focus()
+		m.layout()
+		return m, textinput.Blink
+	case key.Matches(msg, k.Sort):
+		m.jobs.nextSort()
+	case key.Matches(msg, k.TypeFilter):
+		m.jobs.cycleType()
+	case key.Matches(msg, k.StateFilter):
+		m.jobs.cycleState()
+	case key.Matches(msg, k.Enter) && m.focus == paneJobs:
+		if row, ok := m.jobs.selected(); ok {
+			m.mode = modeDetail
+			m.detail.open(row.ID)
+			m.feed.ShowDetail(row.ID)
+			if m.frame != nil && m.frame.Snap.Detail != nil && m.frame.Snap.Detail.Row.ID == row.ID {
+				m.detail.setDetail(m.frame.Snap.Detail, m.frame.Snap.Now)
+			}
+		}
+	default:
+		m.moveCursor(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) moveCursor(msg tea.KeyMsg) {
+	k := m.keys
+	delta := 0
+	switch {
+	case key.Matches(msg, k.Up):
+		delta = -1
+	case key.Matches(msg, k.Down):
+		delta = 1
+	case key.Matches(msg, k.PageUp):
+		delta = -max(1, m.jobs.height-1)
+	case key.Matches(msg, k.PageDown):
+		delta = max(1, m.jobs.height-1)
+	case key.Matches(msg, k.Top):
+		delta = -1 << 30
+	case key.Matches(msg, k.Bottom):
+		delta = 1 << 30
+	default:
+		return
+	}
+	if m.focus == paneJobs {
+		m.jobs.move(delta)
+	} else {
+		m.side.scroll(delta)
+	}
+}
+
+func (m *Model) startKill() {
+	row, ok := m.jobs.selected()
+	if m.mode == modeDetail {
+		row, ok = m.detail.row()
+	}
+	if !ok {
+		m.status = "kill: no job selected"
+		return
+	}
+	if m.opt.Killer == nil {
+		m.status = "kill: no kill hook is configured (start with --kill-webhook URL or --kill-exec CMD)"
+		return
+	}
+	m.killJob.id, m.killJob.typ = row.ID, row.Type
+	m.mode = modeConfirmKill
+}
+
+// layout does the size arithmetic and pushes sizes down; panes never
+// measure the terminal themselves.
+func (m *Model) layout() {
+	w, h := m.width, m.height
+	headerH := m.header.heightFor(w)
+	footerH := 1
+	if m.mode == modeFilter {
+		footerH = 2
+	}
+	body := max(h-headerH-footerH, 3)
+	chartH := 0
+	if m.charts && body >= 22 {
+		chartH = min(12, body/3)
+	}
+	body -= chartH
+	sideW := 0
+	if w >= 110 {
+		sideW = min(w*2/5, 64)
+	}
+	mainW := w - sideW
+	sideH := body
+	mainH := body
+	if sideW == 0 {
+		// Narrow: findings go under the table.
+		sideH = max(body/3, 4)
+		mainH = body - sideH
+	}
+	m.header.setSize(w)
+	m.jobs.setSize(mainW, mainH)
+	m.detail.setSize(mainW, mainH)
+	if sideW == 0 {
+		m.side.setSize(w, sideH)
+	} else {
+		m.side.setSize(sideW, sideH)
+	}
+	m.chart.setSize(w, chartH)
+}
+
+// View composes the cached pane renders.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return "starting…"
+	}
+	if m.mode == modeHelp {
+		return m.helpView()
+	}
+	main := m.jobs.view()
+	if m.mode == modeDetail {
+		main = m.detail.view()
+	}
+	var body string
+	if m.side.width == m.width {
+		body = lipgloss.JoinVertical(lipgloss.Left, main, m.side.view())
+	} else {
+		body = lipgloss.JoinHorizontal(lipgloss.Top, main, m.side.view())
+	}
+	parts := []string{m.header.view(), body}
+	if m.chart.height > 0 {
+		parts = append(parts, m.chart.view())
+	}
+	parts = append(parts, m.footer())
+	screen := lipgloss.JoinVertical(lipgloss.Left, parts...)
+	if m.mode == modeConfirmKill {
+		return m.confirmView()
+	}
+	return clip(screen, m.width, m.height)
+}
+
+func (m *Model) footer() string {
+	var b strings.Builder
+	if m.mode == modeFilter {
+		b.WriteString(m.filter.View())
+		b.WriteString("\n")
+	}
+	if m.status != "" {
+		b.WriteString(m.st.Warn.Render(truncate(m.status, m.width)))
+		return b.String()
+	}
+	short := help.New()
+	short.Width = m.width
+	b.WriteString(short.ShortHelpView(m.keys.ShortHelp()))
+	return b.String()
+}
+
+func (m *Model) helpView() string {
+	m.help.Width = m.width
+	title := m.st.Title.Render("burnrate — keys") + "\n\n"
+	notes := "\n\nThe jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their\n" +
+		"job ceiling; amber rows multiply retries 10× or more. Replay keys work in replay and demo."
+	return clip(title+m.help.View(m.keys)+m.st.Dim.Render(notes), m.width, m.height)
+}
+
+func (m *Model) confirmView() string {
+	what := m.opt.Killer.Describe(m.killJob.id, m.killJob.typ)
+	text := m.st.Bad.Render("Kill this job?") + "\n\n" +
+		fmt.Sprintf("job:  %s\ntype: %s\n\n%s\n\n", sanitize(m.killJob.id), sanitize(m.killJob.typ), sanitize(what)) +
+		m.st.Selected.Render(" Cancel (n/esc/enter) ") + "   " + m.st.Dim.Render(" Kill (y) ")
+	box := m.st.Dialog.Width(min(70, max(m.width-4, 20))).Render(text)
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
+}

@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
+)
+
+// sidePane shows the breakers, then findings and alerts, newest first.
+type sidePane struct {
+	st     *styles
+	f      *engine.Frame
+	focus  paneID
+	offset int
+	width  int
+	height int
+	cache  string
+	dirty  bool
+}
+
+func (p *sidePane) setFrame(f *engine.Frame) { p.f, p.dirty = f, true }
+func (p *sidePane) setSize(w, h int)         { p.width, p.height, p.dirty = w, h, true }
+func (p *sidePane) scroll(d int)             { p.offset = max(0, p.offset+d); p.dirty = true }
+
+func (p *sidePane) view() string {
+	if !p.dirty && p.cache != "" {
+		return p.cache
+	}
+	p.dirty = false
+	var lines []string
+	title := func(s string, id paneID) string {
+		if p.focus == id {
+			return p.st.Title.Render(s)
+		}
+		return p.st.Bold.Render(s)
+	}
+	w := max(p.width-2, 10)
+	lines = append(lines, title("Breakers", paneBreakers))
+	if p.f != nil {
+		brs := p.f.Snap.Breakers
+		if len(brs) == 0 {
+			lines = append(lines, p.st.Dim.Render("  no calls yet"))
+		}
+		for _, b := range brs {
+			st := p.st.Good
+			switch b.State {
+			case "open":
+				st = p.st.Bad
+			case "half_open":
+				st = p.st.Warn
+			}
+			lines = append(lines, truncate(fmt.Sprintf(" %s %-9s fail %3.0f%% trips %d  %s", st.Render("●"), b.State, b.FailureRate*100, b.Trips, sanitize(b.Key)), w))
+		}
+	}
+	lines = append(lines, "", title("Findings & alerts", paneFindings))
+	if p.f != nil {
+		type item struct {
+			at   string
+			text string
+		}
+		var items []item
+		for _, a := range p.f.Alerts {
+			items = append(items, item{clock(a.At), fmt.Sprintf("%s %s", p.sev(a.Severity), sanitize(a.Text))})
+		}
+		fs := slices.Clone(p.f.Snap.Findings)
+		slices.SortStableFunc(fs, func(a, b correlate.FindingReport) int { return strings.Compare(b.FirstAt, a.FirstAt) })
+		for _, f := range fs {
+			k, _ := correlate.ParseFindingKind(f.Kind)
+			items = append(items, item{f.FirstAt, fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
+				usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
+		}
+		if len(items) == 0 {
+			lines = append(lines, p.st.Dim.Render("  none yet"))
+		}
+		for _, it := range items {
+			lines = append(lines, strings.Split(it.text, "\n")...)
+		}
+	}
+	start := min(p.offset, max(len(lines)-1, 0))
+	p.cache = fill(clip(strings.Join(lines[start:], "\n"), p.width, p.height), p.width, p.height)
+	return p.cache
+}
+
+func (p *sidePane) sev(s string) string {
+	switch s {
+	case "critical":
+		return p.st.Bad.Render("[CRIT]")
+	case "warning":
+		return p.st.Warn.Render("[WARN]")
+	}
+	return p.st.Dim.Render("[info]")
+}
