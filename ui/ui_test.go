@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/sample-logs/scenario"
+)
+
+// updating reports -update, the flag teatest registers for its goldens.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// fakeFeed hands the model frames built from a fixed log.
+type fakeFeed struct {
+	ch     chan *engine.Frame
+	mu     sync.Mutex
+	detail []string
+	st     *correlate.State
+}
+
+func (f *fakeFeed) Frames() <-chan *engine.Frame { return f.ch }
+func (f *fakeFeed) ShowDetail(id string) {
+	f.mu.Lock()
+	f.detail = append(f.detail, id)
+	f.mu.Unlock()
+}
+
+// frame builds a frame of seed 000's incident, with detail for job.
+func (f *fakeFeed) frame(job string) *engine.Frame {
+	snap := f.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: 2, DetailJob: job})
+	return &engine.Frame{Snap: snap, Sources: []engine.SourceStatus{{Name: "seed000-incident.jsonl"}}, Final: true}
+}
+
+func newFeed(t testing.TB) *fakeFeed {
+	var buf bytes.Buffer
+	if err := scenario.Write(&buf, scenario.Samples["seed000-incident.jsonl"]()); err != nil {
+		t.Fatal(err)
+	}
+	st := correlate.New(correlate.DefaultConfig())
+	ingest.Drain(ingest.NewIter(&buf, "seed000", 0), st)
+	return &fakeFeed{ch: make(chan *engine.Frame, 1), st: st}
+}
+
+type fakeKiller struct{ killed []string }
+
+func (k *fakeKiller) Describe(id, typ string) string { return "POST https://ops.example/kill for " + id }
+func (k *fakeKiller) Kill(id, typ string) error       { k.killed = append(k.killed, id); return nil }
+
+func newModel(t testing.TB, w, h int, opt Options) (*Model, *fakeFeed) {
+	t.Setenv("NO_COLOR", "1") // golden screens are plain text
+	feed := newFeed(t)
+	if opt.Title == "" {
+		opt.Title = "replay"
+	}
+	m := New(feed, opt)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(frameMsg{feed.frame("")})
+	return m, feed
+}
+
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "tab":
+			msg = tea.KeyMsg{Type: tea.KeyTab}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		m.Update(msg)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := "testdata/" + name + ".golden"
+	if updating() {
+		os.WriteFile(path, []byte(got), 0o644)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s changed; run go test ./ui -update if intended.\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+func checkSize(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) > h {
+		t.Errorf("screen has %d lines, terminal has %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := lipglossWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide, terminal has %d: %q", i, n, w, l)
+		}
+	}
+}
+
+func TestGoldenScreens(t *testing.T) {
+	t.Run("main_140x45", func(t *testing.T) {
+		m, _ := newModel(t, 140, 45, Options{})
+		checkSize(t, m.View(), 140, 45)
+		golden(t, "main_140x45", m.View())
+	})
+	t.Run("narrow_80x24", func(t *testing.T) {
+		m, _ := newModel(t, 80, 24, Options{})
+		checkSize(t, m.View(), 80, 24)
+		golden(t, "narrow_80x24", m.View())
+	})
+	t.Run("detail", func(t *testing.T) {
+		m, feed := newModel(t, 140, 45, Options{})
+		press(m, "s", "s") // sort by amplification: the 7×3×3 jobs first
+		press(m, "enter")
+		row, _ := m.jobs.selected()
+		m.Update(frameMsg{feed.frame(row.ID)})
+		screen := m.View()
+		if !strings.Contains(screen, "wrapper round 2") || !strings.Contains(screen, "overloaded_error") {
+			t.Errorf("detail should show the attempts by layer:\n%s", screen)
+		}
+		golden(t, "detail_140x45", screen)
+	})
+	t.Run("help", func(t *testing.T) {
+		m, _ := newModel(t, 100, 30, Options{})
+		press(m, "?")
+		golden(t, "help_100x30", m.View())
+	})
+	t.Run("kill_confirm", func(t *testing.T) {
+		m, _ := newModel(t, 100, 30, Options{Killer: &fakeKiller{}})
+		press(m, "x")
+		screen := m.View()
+		if !strings.Contains(screen, "POST https://ops.example/kill") {
+			t.Errorf("the dialog must say which hook will fire:\n%s", screen)
+		}
+		golden(t, "kill_confirm_100x30", screen)
+	})
+}
+
+func TestSortAndFilter(t *testing.T) {
+	m, _ := newModel(t, 140, 45, Options{})
+	first := func() correlate.JobRow { r, _ := m.jobs.selected(); return r }
+	press(m, "s") // calls
+	if r := first(); r.Calls != 63 {
+		t.Errorf("sorted by calls, first row has %d calls", r.Calls)
+	}
+	press(m, "s", "s", "s") // back to spend
+	if r := first(); r.Duplicates != 2 {
+		t.Errorf("sorted by spend, the first job should be a 2-duplicate one, got %+v", r)
+	}
+	press(m, "/", "4", "1", "0", "7", "enter")
+	if len(m.jobs.idx) != 1 || first().ID != "report:sess-4107" {
+		t.Errorf("filter /4107 kept %d rows", len(m.jobs.idx))
+	}
+	press(m, "/", "esc")
+	press(m, "f", "f", "f", "f", "f") // dead_lettered
+	if len(m.jobs.idx) != 15 {
+		t.Errorf("state filter dead_lettered kept %d rows, want 15", len(m.jobs.idx))
+	}
+}
+
+func TestEnterOpensDetailAndEscCloses(t *testing.T) {
+	m, feed := newModel(t, 140, 45, Options{})
+	press(m, "down", "enter")
+	if m.mode != modeDetail || len(feed.detail) != 1 || feed.detail[0] == "" {
+		t.Fatalf("enter: mode %v, detail requests %v", m.mode, feed.detail)
+	}
+	press(m, "esc")
+	if m.mode != modeNormal || feed.detail[len(feed.detail)-1] != "" {
+		t.Errorf("esc: mode %v, last detail request %q", m.mode, feed.detail[len(feed.detail)-1])
+	}
+}
+
+func TestKillWithoutHookSaysSo(t *testing.T) {
+	m, _ := newModel(t, 100, 30, Options{})
+	press(m, "x")
+	if m.mode != modeNormal || !strings.Contains(m.View(), "no kill hook is configured") {
+		t.Errorf("x without a hook must say so:\n%s", m.View())
+	}
+}
+
+func TestKillConfirmDefaultsToCancel(t *testing.T) {
+	k := &fakeKiller{}
+	m, _ := newModel(t, 100, 30, Options{Killer: k})
+	press(m, "x", "enter") // enter is the default button: Cancel
+	if m.mode != modeNormal || len(k.killed) != 0 {
+		t.Fatalf("enter must cancel: killed %v", k.killed)
+	}
+	press(m, "x", "y")
+	_, cmd := m.Update(nil)
+	_ = cmd
+	if m.status != "kill: sending…" {
+		t.Errorf("status %q", m.status)
+	}
+}
+
+// TestRaceEngineToUI hammers the hand-off: the engine replays a log at
+// full speed, publishing frames, while the model updates and renders each
+// frame as bubbletea would. Run under -race in CI.
+func TestRaceEngineToUI(t *testing.T) {
+	var buf bytes.Buffer
+	scenario.Write(&buf, scenario.Demo())
+	r := engine.NewReplay(ingest.NewIter(&buf, "demo", 0), nil, 1500) // 25 log minutes in about a second
+	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Tick: time.Millisecond, CeilingUSD: 5}, r)
+	t.Setenv("NO_COLOR", "1")
+	m := New(eng, Options{Title: "race", Replay: r})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go eng.Run(ctx)
+	frames := 0
+	for {
+		select {
+		case f := <-eng.Frames():
+			frames++
+			m.Update(frameMsg{f})
+			press(m, "down", "enter")
+			_ = m.View()
+			press(m, "esc")
+			_ = m.View()
+			if f.Final {
+				if frames < 5 || f.Snap.Attempts == 0 {
+					t.Errorf("frames %d attempts %d", frames, f.Snap.Attempts)
+				}
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("engine did not finish")
+		}
+	}
+}
+
+// TestTeatestFlow drives the real program end to end: frames arrive, the
+// operator sorts, opens a job and quits.
+func TestTeatestFlow(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	feed := newFeed(t)
+	m := New(feed, Options{Title: "replay"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	feed.ch <- feed.frame("")
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("report:sess-")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	feed.ch <- feed.frame("report:sess-4107")
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("queue attempt")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := tm.FinalModel(t).(*Model)
+	if final.mode != modeDetail {
+		t.Errorf("mode %v, want detail", final.mode)
+	}
+}
+
+// BenchmarkView100kJobs: one View after a cursor move (so the table must
+// re-render) with 100,000 jobs. Target: under 10 ms.
+func BenchmarkView100kJobs(b *testing.B) {
+	b.Setenv("NO_COLOR", "1")
+	snap := &correlate.Snapshot{Now: time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC).UnixNano()}
+	for i := range 100_000 {
+		snap.Jobs = append(snap.Jobs, correlate.JobRow{ID: "job-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Type: "report",
+			Calls: int32(i % 63), Layers: [3]int32{7, 3, 3}, Amp: 63, Spend: correlate.Pico(i) * 1e6, LastStatus: 529, Seq: int32(i), LastTS: snap.Now})
+	}
+	feed := &fakeFeed{ch: make(chan *engine.Frame)}
+	m := New(feed, Options{Title: "bench"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	m.Update(frameMsg{&engine.Frame{Snap: snap}})
+	down := tea.KeyMsg{Type: tea.KeyDown}
+	b.ResetTimer()
+	for b.Loop() {
+		m.Update(down)
+		_ = m.View()
+	}
+}
