@@ -58,8 +58,10 @@ func newFeed(t testing.TB) *fakeFeed {
 
 type fakeKiller struct{ killed []string }
 
-func (k *fakeKiller) Describe(id, typ string) string { return "POST https://ops.example/kill for " + id }
-func (k *fakeKiller) Kill(id, typ string) error       { k.killed = append(k.killed, id); return nil }
+func (k *fakeKiller) Describe(id, typ string) string {
+	return "POST https://ops.example/kill for " + id
+}
+func (k *fakeKiller) Kill(id, typ string) error { k.killed = append(k.killed, id); return nil }
 
 func newModel(t testing.TB, w, h int, opt Options) (*Model, *fakeFeed) {
 	t.Setenv("NO_COLOR", "1") // golden screens are plain text
