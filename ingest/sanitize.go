@@ -31,29 +31,40 @@ func SanitizeString(s string) string {
 	return string(Sanitize([]byte(s)))
 }
 
-// interner deduplicates the strings of repeated fields (models, job IDs
-// repeated on every retry) so a line costs no allocation once its values
-// have been seen. It is bounded: when full it starts over.
+// interner deduplicates the strings of repeated fields (job IDs repeated
+// on every retry, models) so a line costs no allocation once its values
+// have been seen. It is a direct-mapped cache: a fixed table indexed by a
+// hash of the bytes, where a collision simply replaces the slot. That
+// bounds its memory and never pays for map growth or clearing, which
+// profiling showed cost more than the allocations it saved.
 type interner struct {
-	m   map[string]string
-	cap int
+	slots []string
+	mask  uint64
 }
 
-func newInterner(capacity int) interner {
-	return interner{m: make(map[string]string, 1024), cap: capacity}
+func newInterner(size int) interner {
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	return interner{slots: make([]string, n), mask: uint64(n - 1)}
 }
 
 func (in *interner) get(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	// FNV-1a: short keys, and good enough spread for a cache.
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
 	}
-	if len(in.m) >= in.cap {
-		clear(in.m)
+	slot := &in.slots[h&in.mask]
+	if *slot == string(b) {
+		return *slot
 	}
 	s := string(b)
-	in.m[s] = s
+	*slot = s
 	return s
 }
