@@ -3,15 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -23,19 +29,27 @@ import (
 // liveFlags are shared by watch, replay and demo.
 type liveFlags struct {
 	analysisFlags
-	ceiling    float64
-	jobCeiling float64
-	headless   bool
-	reportOut  string
+	act         config.ActionFlags
+	headless    bool
+	reportOut   string
+	metricsAddr string
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
 	l.analysisFlags.register(cmd)
 	f := cmd.Flags()
-	f.Float64Var(&l.ceiling, "ceiling", 0, "run spend ceiling in USD, drawn in the header and charts")
-	f.Float64Var(&l.jobCeiling, "job-ceiling", 0, "per-job spend ceiling in USD; jobs over it are highlighted")
-	f.BoolVar(&l.headless, "headless", false, "no dashboard: run until the input ends or SIGINT/SIGTERM")
+	f.Float64Var(&l.act.Ceiling, "ceiling", 0, "run spend ceiling in USD (rule run_ceiling; drawn in the header)")
+	f.Float64Var(&l.act.JobCeiling, "job-ceiling", 0, "per-job spend ceiling in USD (rule job_ceiling)")
+	f.Float64Var(&l.act.BurnRate, "burn-rate", 0, "burn-rate limit in USD/min over the burn window (rule burn_rate)")
+	f.Float64Var(&l.act.Projected, "projected-ceiling", 0, "projected run total limit in USD (rule projected_ceiling)")
+	f.StringVar(&l.act.KillWebhook, "kill-webhook", "", "POST a kill request here when a kill rule fires")
+	f.StringVar(&l.act.KillExec, "kill-exec", "", "run this command (no shell) when a kill rule fires; {job_id} {job_type} {scope} {rule}")
+	f.StringVar(&l.act.NotifyWebhook, "notify-webhook", "", "POST non-kill alerts here as {\"text\": ...} (Slack-compatible)")
+	f.BoolVar(&l.act.DryRun, "dry-run", false, "evaluate and journal everything as \"would fire\"; send nothing")
+	f.BoolVar(&l.act.ReadOnly, "readonly", false, "disable every kill, from keys and rules alike")
+	f.BoolVar(&l.headless, "headless", false, "no dashboard: alerts as JSON lines on stdout, a status line on stderr every minute")
 	f.StringVar(&l.reportOut, "report-out", "", "write the report JSON to this file on exit")
+	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464")
 }
 
 func newWatchCmd() *cobra.Command {
@@ -107,11 +121,11 @@ poisoned record whose 400 is retried 75 times.`,
 			it := ingest.NewIter(&buf, "demo (built-in)", 0)
 			r := engine.NewReplay(it, nil, sp)
 			r.SetSources([]engine.SourceStatus{{Name: it.Path, Stats: it.Stats}})
-			if l.ceiling == 0 {
-				l.ceiling = 5
+			if l.act.Ceiling == 0 {
+				l.act.Ceiling = 5
 			}
-			if l.jobCeiling == 0 {
-				l.jobCeiling = 0.5
+			if l.act.JobCeiling == 0 {
+				l.act.JobCeiling = 0.25
 			}
 			return runLive(cmd.Context(), l, "demo", r)
 		},
@@ -157,10 +171,14 @@ func loadReplay(paths []string, speed float64) (*engine.Replay, error) {
 	return r, nil
 }
 
-// runLive wires a source through the engine into the dashboard, or runs
-// headless until the source ends or a signal arrives.
+// runLive wires a source through the engine, the rules and the actions
+// into the dashboard, or runs headless until the source ends or a signal.
 func runLive(parent context.Context, l liveFlags, title string, src engine.Source) error {
-	_, cfg, err := l.load()
+	file, cfg, err := l.load()
+	if err != nil {
+		return err
+	}
+	acts, err := file.Alerts(l.act)
 	if err != nil {
 		return err
 	}
@@ -169,15 +187,56 @@ func runLive(parent context.Context, l liveFlags, title string, src engine.Sourc
 	}
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: l.ceiling}, src)
+
+	journal, err := alerts.OpenJournal(acts.Journal)
+	if err != nil {
+		return err
+	}
+	out := &lineWriter{w: os.Stdout}
+	var rules *alerts.Rules
+	report := func(r alerts.Result) {
+		rules.Result(r)
+		if l.headless {
+			out.json(map[string]any{"type": "action", "action": r.Action, "state": r.State, "detail": r.Detail,
+				"rule": r.Alert.Rule, "scope": r.Alert.Scope, "job_id": r.Alert.JobID, "job_type": r.Alert.JobType})
+		}
+	}
+	disp := alerts.NewDispatcher(acts.Hooks, acts.Poster, journal, report)
+	var emit func(alerts.Alert)
+	if l.headless {
+		emit = func(a alerts.Alert) {
+			out.json(map[string]any{"type": "alert", "at": fmtLogTime(a.At), "rule": a.Rule, "severity": a.Severity, "scope": a.Scope,
+				"job_id": a.JobID, "job_type": a.JobType, "reason": a.Reason, "spend_usd": a.SpendUSD, "ceiling_usd": a.CeilingUSD,
+				"attempts": a.Attempts, "kill": a.Kill})
+		}
+	}
+	rules = alerts.NewRules(acts.Rules, disp, emit)
+	disp.Start(ctx)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		disp.Shutdown(sctx) // flushes the journal
+	}()
+
+	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, Observer: rules}, src)
+	if l.metricsAddr != "" {
+		srv, err := serveMetrics(l.metricsAddr, eng, rules)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
 	go eng.Run(ctx)
 
 	if l.headless {
-		<-eng.Done()
+		headlessStatus(ctx, eng)
 	} else {
-		opt := ui.Options{Title: title, JobCeilingUSD: l.jobCeiling}
+		opt := ui.Options{Title: title, JobCeilingUSD: acts.Rules.JobCeilingUSD}
 		if r := eng.Replay(); r != nil {
 			opt.Replay = r
+		}
+		if acts.Hooks.KillWebhook != "" || acts.Hooks.KillExec != nil {
+			opt.Killer = alerts.NewManual(disp)
 		}
 		p := tea.NewProgram(ui.New(eng, opt), tea.WithAltScreen(), tea.WithContext(ctx))
 		if _, err := p.Run(); err != nil && ctx.Err() == nil {
@@ -190,6 +249,48 @@ func runLive(parent context.Context, l liveFlags, title string, src engine.Sourc
 		return writeReport(l.reportOut, eng.Report())
 	}
 	return nil
+}
+
+// headlessStatus waits for the engine, printing a status line to stderr
+// every minute.
+func headlessStatus(ctx context.Context, eng *engine.Engine) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	var last *engine.Frame
+	for {
+		select {
+		case f := <-eng.Frames():
+			last = f
+		case <-t.C:
+			if last != nil {
+				s := last.Snap
+				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend $%.2f, burn $%.2f/min\n",
+					fmtLogTime(s.Now), s.Events, s.Attempts, len(s.Jobs), s.Spend.USD(), s.BurnPerMin1)
+			}
+		case <-eng.Done():
+			return
+		}
+	}
+}
+
+// lineWriter writes JSON lines from several goroutines without mixing them.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) json(v any) {
+	b, _ := json.Marshal(v)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(append(b, '\n'))
+}
+
+func fmtLogTime(ns int64) string {
+	if ns == 0 {
+		return ""
+	}
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
 func writeReport(path string, r *correlate.Report) error {

@@ -70,8 +70,10 @@ type File struct {
 	Findings map[string]string         `toml:"findings"`
 	JobTypes map[string]JobTypeSection `toml:"job_types"`
 	Budget   BudgetSection             `toml:"budget"`
-	Actions  ActionsSection            `toml:"actions"`
-	Journal  string                    `toml:"journal"`
+	// AlertOn maps finding kinds to the severity of their alert ("off" silences one).
+	AlertOn map[string]string `toml:"alerts"`
+	Actions ActionsSection    `toml:"actions"`
+	Journal string            `toml:"journal"`
 
 	// path is where the file was read from, for messages and defaults.
 	path string
@@ -86,10 +88,13 @@ type BreakerSection struct {
 	Cooldown *Duration `toml:"cooldown"`
 }
 
+// JobTypeSection overrides settings for one job type.
 type JobTypeSection struct {
-	MaxCallsPerJob *int     `toml:"max_calls_per_job"`
-	CeilingUSD     *float64 `toml:"ceiling_usd"`
-	JobCeilingUSD  *float64 `toml:"job_ceiling_usd"`
+	MaxCallsPerJob *int `toml:"max_calls_per_job"`
+	// CeilingUSD caps the total spend of all jobs of the type.
+	CeilingUSD *float64 `toml:"ceiling_usd"`
+	// JobCeilingUSD caps each job of the type.
+	JobCeilingUSD *float64 `toml:"job_ceiling_usd"`
 }
 
 // BudgetSection holds the spend limits the rules evaluate.
@@ -103,16 +108,17 @@ type BudgetSection struct {
 
 // ActionsSection configures what fires when a rule does.
 type ActionsSection struct {
-	KillWebhook    string   `toml:"kill_webhook"`
-	KillExec       string   `toml:"kill_exec"`
-	NotifyWebhook  string   `toml:"notify_webhook"`
-	SecretEnv      string   `toml:"secret_env"`
-	Timeout        Duration `toml:"timeout"`
-	Deadline       Duration `toml:"deadline"`
-	DryRun         bool     `toml:"dry_run"`
-	ReadOnly       bool     `toml:"readonly"`
-	KillOn         []string `toml:"kill_on"`
-	NotifySeverity string   `toml:"notify_min_severity"`
+	KillWebhook   string `toml:"kill_webhook"`
+	KillExec      string `toml:"kill_exec"`
+	NotifyWebhook string `toml:"notify_webhook"`
+	// SecretEnv names the environment variable holding the HMAC secret.
+	SecretEnv   string   `toml:"secret_env"`
+	Timeout     Duration `toml:"timeout"`
+	Deadline    Duration `toml:"deadline"`
+	ExecTimeout Duration `toml:"exec_timeout"`
+	DryRun      bool     `toml:"dry_run"`
+	ReadOnly    bool     `toml:"readonly"`
+	KillOn      []string `toml:"kill_on"`
 }
 
 // Load reads path; with path "" it reads DefaultPath if that exists and

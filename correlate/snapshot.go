@@ -25,7 +25,9 @@ type Snapshot struct {
 	Timeline       []Bucket // the last SnapshotMinutes minutes
 	Breakers       []BreakerReport
 	Findings       []FindingReport
-	Detail         *JobDetail // the job asked for, if any
+	Models         []ModelReport
+	Status         map[string]int64 // model-call attempts by status
+	Detail         *JobDetail       // the job asked for, if any
 }
 
 // SnapshotMinutes is how much timeline a snapshot carries for charts.
@@ -138,7 +140,9 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	r := &Report{}
 	s.reportBreakers(r)
 	s.reportFindings(r)
-	snap.Breakers, snap.Findings = r.Breakers, r.Findings
+	s.reportModels(r)
+	snap.Breakers, snap.Findings, snap.Models = r.Breakers, r.Findings, r.Models
+	snap.Status = s.statuses.byName()
 	if j := s.jobs[opt.DetailJob]; j != nil && opt.DetailJob != "" {
 		snap.Detail = s.detail(j)
 	}

@@ -58,6 +58,7 @@ type State struct {
 	retryAfter map[int64]int64 // ms → count
 	timeline   map[int64]*Bucket
 
+	lastCost                                          Pico
 	events, attempts, toolCalls, duplicates, unpriced int64
 	input, output, cacheRead, cacheWrite              int64
 	spend                                             Pico
@@ -187,6 +188,16 @@ func (s *State) Job(id string) *Job { return s.jobs[id] }
 // the State's own: read it, do not keep it across Apply calls.
 func (s *State) Jobs() []*Job { return s.jobList }
 
+// Spend is the run's total spend so far.
+func (s *State) Spend() Pico { return s.spend }
+
+// AttemptCount is the number of model-call attempts so far.
+func (s *State) AttemptCount() int64 { return s.attempts }
+
+// LastAttemptCost is the cost of the attempt most recently applied (0 when
+// the last event was not an attempt): rules add it up without a map.
+func (s *State) LastAttemptCost() Pico { return s.lastCost }
+
 // Now is the log clock: the latest event time seen.
 func (s *State) Now() int64 { return s.lastTS }
 
@@ -218,6 +229,7 @@ func (s *State) job(ev *ingest.Event) *Job {
 // Apply folds one event into the state and returns the job it touched.
 func (s *State) Apply(ev *ingest.Event) *Job {
 	s.events++
+	s.lastCost = 0
 	ts := ev.TS
 	if ts != 0 {
 		if s.firstTS == 0 || ts < s.firstTS {
@@ -452,6 +464,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 	job.LastStatus = ev.Status
 
 	// Spend.
+	s.lastCost = cost
 	job.Spend += cost
 	if failed {
 		job.spendNon2xx += cost

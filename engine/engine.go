@@ -30,6 +30,9 @@ type Frame struct {
 	Sources []SourceStatus
 	Replay  *ReplayStatus
 	Alerts  []AlertLine
+	// Kills is each killed job's action state (requested, sent,
+	// acknowledged, failed…), when the observer tracks kills.
+	Kills map[string]string
 	// Final is set on the last frame, after every source finished.
 	Final bool
 }
@@ -77,6 +80,7 @@ type Engine struct {
 	tick     time.Duration
 	detail   atomic.Pointer[string]
 	replay   *Replay
+	latest   atomic.Pointer[Frame]
 	done     chan struct{}
 	mu       sync.Mutex // guards st after Run returns, for Report
 }
@@ -114,6 +118,10 @@ func (e *Engine) Frames() <-chan *Frame { return e.frames }
 
 // ShowDetail asks for the job's attempts in the following frames ("" for none).
 func (e *Engine) ShowDetail(jobID string) { e.detail.Store(&jobID) }
+
+// Latest returns the newest published frame (nil before the first); safe
+// from any goroutine, for readers such as the metrics endpoint.
+func (e *Engine) Latest() *Frame { return e.latest.Load() }
 
 // Replay returns the replay source's controls, or nil when live.
 func (e *Engine) Replay() *Replay { return e.replay }
@@ -209,7 +217,11 @@ func (e *Engine) publish(final bool) {
 	}
 	if e.observer != nil {
 		f.Alerts = e.observer.Lines()
+		if k, ok := e.observer.(interface{ KillStates() map[string]string }); ok {
+			f.Kills = k.KillStates()
+		}
 	}
+	e.latest.Store(f)
 	select {
 	case e.frames <- f:
 	default:

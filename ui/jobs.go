@@ -30,6 +30,7 @@ type jobsPane struct {
 	st         *styles
 	jobCeiling correlate.Pico
 	rows       []correlate.JobRow
+	kills      map[string]string
 	now        int64
 	idx        []int32
 	cursor     int
@@ -53,8 +54,8 @@ func newJobsPane(st *styles, jobCeilingUSD float64) jobsPane {
 
 func (p *jobsPane) setSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.clampScroll() }
 
-func (p *jobsPane) setFrame(s *correlate.Snapshot) {
-	p.rows, p.now = s.Jobs, s.Now
+func (p *jobsPane) setFrame(s *correlate.Snapshot, kills map[string]string) {
+	p.rows, p.now, p.kills = s.Jobs, s.Now, kills
 	p.refresh()
 }
 
@@ -176,7 +177,12 @@ func (p *jobsPane) columns() []column {
 	cols := []column{
 		{"JOB", 0, false, func(r *correlate.JobRow) string { return sanitize(r.ID) }},
 		{"TYPE", 10, false, func(r *correlate.JobRow) string { return sanitize(r.Type) }},
-		{"STATE", 9, false, func(r *correlate.JobRow) string { return shortOutcome(r.Outcome) }},
+		{"STATE", 9, false, func(r *correlate.JobRow) string {
+			if k, ok := p.kills[r.ID]; ok {
+				return "kill:" + k
+			}
+			return shortOutcome(r.Outcome)
+		}},
 		{"CALLS", 6, true, func(r *correlate.JobRow) string { return fmt.Sprint(r.Calls) }},
 		{"LAYERS", 8, false, func(r *correlate.JobRow) string { return r.LayersText() }},
 		{"SPEND", 9, true, func(r *correlate.JobRow) string { return usd(r.Spend.USD()) }},

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 )
 
@@ -35,7 +36,7 @@ type ReplayControls interface {
 // happens, which hook would be called; Kill must not block (it queues).
 type Killer interface {
 	Describe(jobID, jobType string) string
-	Kill(jobID, jobType string) error
+	Kill(jobID, jobType string, spendUSD float64, attempts, at int64) error
 }
 
 // Options configure the dashboard.
@@ -96,7 +97,7 @@ type Model struct {
 	detail  detailPane
 	side    sidePane
 	chart   chartsPane
-	killJob struct{ id, typ string }
+	killJob correlate.JobRow
 }
 
 // New builds the dashboard model over a feed.
@@ -131,8 +132,11 @@ func waitForFrame(ch <-chan *engine.Frame) tea.Cmd {
 	}
 }
 
-func fireKill(k Killer, id, typ string) tea.Cmd {
-	return func() tea.Msg { return killResultMsg{job: id, err: k.Kill(id, typ)} }
+// fireKill captures the job's values: the Cmd runs on another goroutine.
+func fireKill(k Killer, row correlate.JobRow, at int64) tea.Cmd {
+	return func() tea.Msg {
+		return killResultMsg{job: row.ID, err: k.Kill(row.ID, row.Type, row.Spend.USD(), int64(row.Calls+row.ToolCalls), at)}
+	}
 }
 
 // Update routes messages: data and sizes to their owners, keys to the
@@ -162,7 +166,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) setFrame(f *engine.Frame) {
 	m.frame = f
 	m.header.setFrame(f)
-	m.jobs.setFrame(f.Snap)
+	m.jobs.setFrame(f.Snap, f.Kills)
 	m.side.setFrame(f)
 	m.chart.setFrame(f.Snap)
 	if m.mode == modeDetail {
@@ -194,7 +198,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Confirm):
 			m.mode = modeNormal
 			m.status = "kill: sending…"
-			return m, fireKill(m.opt.Killer, m.killJob.id, m.killJob.typ)
+			var at int64
+			if m.frame != nil {
+				at = m.frame.Snap.Now
+			}
+			return m, fireKill(m.opt.Killer, m.killJob, at)
 		case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
 			m.mode = modeNormal
 			m.status = "kill cancelled"
@@ -312,7 +320,7 @@ func (m *Model) startKill() {
 		m.status = "kill: no kill hook is configured (start with --kill-webhook URL or --kill-exec CMD)"
 		return
 	}
-	m.killJob.id, m.killJob.typ = row.ID, row.Type
+	m.killJob = row
 	m.mode = modeConfirmKill
 }
 
@@ -409,9 +417,9 @@ func (m *Model) helpView() string {
 }
 
 func (m *Model) confirmView() string {
-	what := m.opt.Killer.Describe(m.killJob.id, m.killJob.typ)
+	what := m.opt.Killer.Describe(m.killJob.ID, m.killJob.Type)
 	text := m.st.Bad.Render("Kill this job?") + "\n\n" +
-		fmt.Sprintf("job:  %s\ntype: %s\n\n%s\n\n", sanitize(m.killJob.id), sanitize(m.killJob.typ), sanitize(what)) +
+		fmt.Sprintf("job:  %s\ntype: %s\nspend: %s over %d calls\n\n%s\n\n", sanitize(m.killJob.ID), sanitize(m.killJob.Type), usd(m.killJob.Spend.USD()), m.killJob.Calls, sanitize(what)) +
 		m.st.Selected.Render(" Cancel (n/esc/enter) ") + "   " + m.st.Dim.Render(" Kill (y) ")
 	box := m.st.Dialog.Width(min(70, max(m.width-4, 20))).Render(text)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)

@@ -61,7 +61,10 @@ type fakeKiller struct{ killed []string }
 func (k *fakeKiller) Describe(id, typ string) string {
 	return "POST https://ops.example/kill for " + id
 }
-func (k *fakeKiller) Kill(id, typ string) error { k.killed = append(k.killed, id); return nil }
+func (k *fakeKiller) Kill(id, typ string, spend float64, attempts, at int64) error {
+	k.killed = append(k.killed, id)
+	return nil
+}
 
 func newModel(t testing.TB, w, h int, opt Options) (*Model, *fakeFeed) {
 	t.Setenv("NO_COLOR", "1") // golden screens are plain text

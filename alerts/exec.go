@@ -1,0 +1,148 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultExecTimeout bounds a kill command.
+const DefaultExecTimeout = 30 * time.Second
+
+// plainToken is what a value must look like before it is put into a
+// command's argv: log-derived text is untrusted.
+var plainToken = regexp.MustCompile(`^[A-Za-z0-9._:/@-]+$`)
+
+// ErrRefused marks an action that was not run because a value was unsafe.
+var ErrRefused = errors.New("refused")
+
+// ExecTemplate is a kill command split into argv once, at start-up. Fields
+// are substituted inside single arguments; no shell ever sees them.
+type ExecTemplate struct {
+	argv    []string
+	Timeout time.Duration
+}
+
+// ParseExec splits a template such as `kubectl delete job {job_id}` into
+// argv, honouring single and double quotes (nothing else: no variables,
+// no globs, no backslash escapes outside double quotes).
+func ParseExec(tmpl string, timeout time.Duration) (*ExecTemplate, error) {
+	var argv []string
+	var cur strings.Builder
+	inArg := false
+	var quote rune
+	for _, r := range tmpl {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inArg = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inArg {
+				argv = append(argv, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("--kill-exec %q: unterminated %c quote", tmpl, quote)
+	}
+	if inArg {
+		argv = append(argv, cur.String())
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("--kill-exec is empty: give a command such as 'kubectl delete job {job_id}'")
+	}
+	for _, a := range argv {
+		for _, f := range []string{"{job_id}", "{job_type}", "{scope}", "{rule}"} {
+			a = strings.ReplaceAll(a, f, "")
+		}
+		if strings.ContainsAny(a, "{}") {
+			return nil, fmt.Errorf("--kill-exec %q: unknown placeholder in %q; use {job_id}, {job_type}, {scope}, {rule}", tmpl, a)
+		}
+	}
+	if timeout <= 0 {
+		timeout = DefaultExecTimeout
+	}
+	return &ExecTemplate{argv: argv, Timeout: timeout}, nil
+}
+
+// Argv substitutes the fields, refusing any value that is not a plain token.
+func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
+	fields := map[string]string{"{job_id}": a.JobID, "{job_type}": a.JobType, "{scope}": a.Scope, "{rule}": a.Rule}
+	out := make([]string, len(t.argv))
+	for i, arg := range t.argv {
+		for f, v := range fields {
+			if !strings.Contains(arg, f) {
+				continue
+			}
+			if !plainToken.MatchString(v) {
+				return nil, fmt.Errorf("%w: %s %q is not a plain token (letters, digits, -_.:/@); the command was not run", ErrRefused, strings.Trim(f, "{}"), v)
+			}
+			arg = strings.ReplaceAll(arg, f, v)
+		}
+		out[i] = arg
+	}
+	return out, nil
+}
+
+// ExecResult records what a command did.
+type ExecResult struct {
+	Argv     []string
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+// Run executes the command for an alert directly (never through a shell).
+func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
+	argv, err := t.Argv(a)
+	if err != nil {
+		return ExecResult{ExitCode: -1, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{b: &stderr, max: 4096}
+	err = cmd.Run()
+	res := ExecResult{Argv: argv, Stderr: strings.TrimSpace(stderr.String())}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	} else {
+		res.ExitCode = -1
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		res.Err = fmt.Errorf("timed out after %s", t.Timeout)
+	case err != nil:
+		res.Err = fmt.Errorf("%s: %w", argv[0], err)
+	}
+	return res
+}
+
+// limitedBuffer keeps the first max bytes of a stream and drops the rest.
+type limitedBuffer struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,324 @@
+// Package alerts evaluates rules over correlate's state on every event, at
+// the event's own time, and fires actions — a kill webhook, a kill
+// command, a notify webhook — with a durable journal.
+package alerts
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Rule names, as they appear in alerts, the journal and the webhook body.
+const (
+	RuleJobCeiling       = "job_ceiling"
+	RuleJobTypeCeiling   = "job_type_ceiling"
+	RuleRunCeiling       = "run_ceiling"
+	RuleBurnRate         = "burn_rate"
+	RuleProjectedCeiling = "projected_ceiling"
+	RuleManual           = "manual"
+	findingPrefix        = "finding:"
+)
+
+// DefaultBurnWindow is the burn-rate rule's window.
+const DefaultBurnWindow = 5 * time.Minute
+
+// projectedEvery bounds how often (in log time) the projected-spend rule,
+// which walks every job, is evaluated; it also runs on lifecycle events.
+const projectedEvery = time.Second
+
+// burnRearm is the share of the limit the burn rate must fall below before
+// the burn-rate rule can fire again.
+const burnRearm = 0.8
+
+// Config holds the limits and what they do.
+type Config struct {
+	RunCeilingUSD float64
+	JobCeilingUSD float64
+	// JobTypeJobCeilingUSD overrides JobCeilingUSD per job type.
+	JobTypeJobCeilingUSD map[string]float64
+	// JobTypeCeilingUSD caps the total spend of all jobs of a type.
+	JobTypeCeilingUSD   map[string]float64
+	BurnRateUSDPerMin   float64
+	BurnWindow          time.Duration
+	ProjectedCeilingUSD float64
+	// FindingAlerts is the severity each finding kind's alert carries;
+	// SeverityOff (the zero value) means the kind does not alert. A kind
+	// alerts once per run, on its first occurrence.
+	FindingAlerts [correlate.NumFindingKinds]correlate.Severity
+	// KillOn lists the rules whose alerts fire the kill action.
+	KillOn []string
+}
+
+// DefaultKillOn are the rules that kill when a kill hook is configured.
+var DefaultKillOn = []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	for name, v := range map[string]float64{"ceiling": c.RunCeilingUSD, "job ceiling": c.JobCeilingUSD, "burn rate limit": c.BurnRateUSDPerMin, "projected ceiling": c.ProjectedCeilingUSD} {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("%s is %g: use 0 to disable or a positive USD amount", name, v))
+		}
+	}
+	for jt, v := range c.JobTypeCeilingUSD {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("job type %q ceiling is %g: use a positive USD amount", jt, v))
+		}
+	}
+	known := []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling, RuleBurnRate, RuleProjectedCeiling}
+	for _, r := range c.KillOn {
+		if !slices.Contains(known, r) {
+			errs = append(errs, fmt.Errorf("kill_on %q: use one of %v", r, known))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) jobCeiling(jobType string) float64 {
+	if v, ok := c.JobTypeJobCeilingUSD[jobType]; ok {
+		return v
+	}
+	return c.JobCeilingUSD
+}
+
+// Alert is one rule firing.
+type Alert struct {
+	Rule       string  `json:"rule"`
+	Severity   string  `json:"severity"`
+	Scope      string  `json:"scope"` // job, job_type, run
+	JobID      string  `json:"job_id"`
+	JobType    string  `json:"job_type"`
+	Reason     string  `json:"reason"`
+	SpendUSD   float64 `json:"spend_usd"`
+	CeilingUSD float64 `json:"ceiling_usd"`
+	Attempts   int64   `json:"attempts"`
+	At         int64   `json:"-"` // log time, ns
+	Kill       bool    `json:"kill"`
+}
+
+// Rules is the engine's observer: it evaluates every rule after each event.
+type Rules struct {
+	cfg  Config
+	disp *Dispatcher
+	emit func(Alert)
+
+	fired     map[string]bool
+	burnFired bool
+	typeSpend map[string]correlate.Pico
+	burn      []burnSample
+	burnHead  int
+	burnSum   correlate.Pico
+	lastProj  int64
+
+	killedAt map[string]int64 // job ID → log time of its kill alert
+	still    map[string]bool  // killed jobs still logging attempts
+
+	mu      sync.Mutex // guards lines and counters: results arrive from action workers
+	lines   []engine.AlertLine
+	alerts  map[string]int64    // by rule
+	actions map[[2]string]int64 // by action and state
+}
+
+type burnSample struct {
+	ts   int64
+	cost correlate.Pico
+}
+
+// maxLines bounds the alerts kept for the dashboard.
+const maxLines = 200
+
+// NewRules builds the rules. emit, if not nil, receives each alert on the
+// engine goroutine (headless mode prints them as JSON lines).
+func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
+	if cfg.BurnWindow <= 0 {
+		cfg.BurnWindow = DefaultBurnWindow
+	}
+	return &Rules{cfg: cfg, disp: disp, emit: emit, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{},
+		killedAt: map[string]int64{}, still: map[string]bool{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
+}
+
+// Observe evaluates the rules after the State applied ev to job.
+func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event) {
+	ts := ev.TS
+	isAttempt := ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall
+	if isAttempt {
+		if at, ok := r.killedAt[job.ID]; ok && ts > at && !r.still[job.ID] {
+			r.still[job.ID] = true
+			r.line(ts, "warning", fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
+		}
+		cost := st.LastAttemptCost()
+		r.typeSpend[job.Type] += cost
+		r.burnAdd(ts, cost)
+		r.ceilings(st, job, ts)
+		r.findings(job, ts)
+	}
+	if r.cfg.ProjectedCeilingUSD > 0 && (ts-r.lastProj >= int64(projectedEvery) || !isAttempt) {
+		r.lastProj = ts
+		if p := st.Projected().USD(); p >= r.cfg.ProjectedCeilingUSD {
+			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,
+				Attempts: st.AttemptCount(), At: ts, Reason: fmt.Sprintf("projected run total %s reaches the projected ceiling %s (spent %s)", usd(p), usd(r.cfg.ProjectedCeilingUSD), usd(st.Spend().USD()))})
+		}
+	}
+}
+
+func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
+	if c := r.cfg.jobCeiling(job.Type); c > 0 && job.Spend.USD() >= c {
+		r.fire(Alert{Rule: RuleJobCeiling, Severity: "critical", Scope: "job", JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
+			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
+			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d calls", job.ID, usd(job.Spend.USD()), usd(c), job.Calls)})
+	}
+	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.typeSpend[job.Type].USD() >= c {
+		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: "critical", Scope: "job_type", JobType: job.Type, SpendUSD: r.typeSpend[job.Type].USD(),
+			CeilingUSD: c, At: ts, Reason: fmt.Sprintf("job type %s spent %s, over its ceiling of %s", job.Type, usd(r.typeSpend[job.Type].USD()), usd(c))})
+	}
+	if c := r.cfg.RunCeilingUSD; c > 0 && st.Spend().USD() >= c {
+		r.fire(Alert{Rule: RuleRunCeiling, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: c, Attempts: st.AttemptCount(),
+			At: ts, Reason: fmt.Sprintf("run spent %s, over its ceiling of %s", usd(st.Spend().USD()), usd(c))})
+	}
+	if lim := r.cfg.BurnRateUSDPerMin; lim > 0 {
+		rate := r.burnSum.USD() / r.cfg.BurnWindow.Minutes()
+		switch {
+		case rate >= lim && !r.burnFired:
+			r.burnFired = true
+			r.fire(Alert{Rule: RuleBurnRate, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: lim, At: ts,
+				Reason: fmt.Sprintf("burning %s/min over the last %s, over the limit of %s/min", usd(rate), r.cfg.BurnWindow, usd(lim))})
+		case rate < lim*burnRearm && r.burnFired:
+			r.burnFired = false // re-armed: the rate fell well below the limit
+			delete(r.fired, RuleBurnRate+"|run||")
+		}
+	}
+}
+
+func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
+	if cost > 0 {
+		r.burn = append(r.burn, burnSample{ts, cost})
+		r.burnSum += cost
+	}
+	for r.burnHead < len(r.burn) && r.burn[r.burnHead].ts <= ts-int64(r.cfg.BurnWindow) {
+		r.burnSum -= r.burn[r.burnHead].cost
+		r.burnHead++
+	}
+	if r.burnHead > 4096 && r.burnHead*2 > len(r.burn) {
+		r.burn = append(r.burn[:0], r.burn[r.burnHead:]...)
+		r.burnHead = 0
+	}
+}
+
+func (r *Rules) findings(job *correlate.Job, ts int64) {
+	for k := range correlate.NumFindingKinds {
+		sev := r.cfg.FindingAlerts[k]
+		if sev == correlate.SeverityOff || !job.HasFinding(k) {
+			continue
+		}
+		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev.String(), Scope: "run", JobID: job.ID, JobType: job.Type,
+			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
+			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})
+	}
+}
+
+// fire records an alert once per rule and subject and runs its action.
+func (r *Rules) fire(a Alert) {
+	key := a.Rule + "|" + a.Scope + "|" + a.JobType + "|" + a.JobID
+	if a.Scope == "run" {
+		key = a.Rule + "|run||"
+	}
+	if a.Scope == "job" {
+		key = a.Rule + "|job||" + a.JobID
+	}
+	if r.fired[key] {
+		return
+	}
+	r.fired[key] = true
+	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule)
+	r.mu.Lock()
+	r.alerts[a.Rule]++
+	r.mu.Unlock()
+	r.line(a.At, a.Severity, a.Reason)
+	if r.emit != nil {
+		r.emit(a)
+	}
+	if r.disp == nil {
+		return
+	}
+	if a.Kill {
+		if a.JobID != "" {
+			r.killedAt[a.JobID] = a.At
+		}
+		r.disp.Kill(a)
+	} else {
+		r.disp.Notify(a)
+	}
+}
+
+func (r *Rules) line(at int64, sev, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, engine.AlertLine{At: at, Severity: sev, Text: text})
+	if len(r.lines) > maxLines {
+		r.lines = slices.Delete(r.lines, 0, len(r.lines)-maxLines)
+	}
+}
+
+// Result records an action's result as an alert line; pass it to
+// NewDispatcher as its report function.
+func (r *Rules) Result(res Result) {
+	sev := "info"
+	if res.State == StateFailed || res.State == StateRefused {
+		sev = "warning"
+	}
+	r.mu.Lock()
+	r.actions[[2]string{res.Action, res.State}]++
+	r.mu.Unlock()
+	subject := res.Alert.JobID
+	if subject == "" {
+		subject = res.Alert.Scope
+	}
+	r.line(res.Alert.At, sev, fmt.Sprintf("%s %s for %s: %s", res.Action, res.State, subject, res.Detail))
+}
+
+// Lines returns the alerts and results, newest first.
+func (r *Rules) Lines() []engine.AlertLine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.lines)
+	slices.Reverse(out)
+	return out
+}
+
+// KillStates reports each job's kill state for the dashboard.
+func (r *Rules) KillStates() map[string]string {
+	if r.disp == nil {
+		return nil
+	}
+	ks := r.disp.KillStates()
+	for id := range r.still {
+		if st, ok := ks[id]; ok {
+			ks[id] = st + ", still logging"
+		}
+	}
+	return ks
+}
+
+func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }
+
+// Counts returns alerts by rule and action results by action and state.
+func (r *Rules) Counts() (alerts map[string]int64, actions map[[2]string]int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	alerts = make(map[string]int64, len(r.alerts))
+	for k, v := range r.alerts {
+		alerts[k] = v
+	}
+	actions = make(map[[2]string]int64, len(r.actions))
+	for k, v := range r.actions {
+		actions[k] = v
+	}
+	return alerts, actions
+}

@@ -1,0 +1,160 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Webhook delivery defaults. They practise what the seeds preach: a
+// timeout per call, retries only on retryable errors, full jitter, server
+// guidance (Retry-After) wins, and an absolute deadline over everything.
+const (
+	DefaultCallTimeout = 5 * time.Second
+	DefaultDeadline    = 60 * time.Second
+	backoffBase        = 500 * time.Millisecond
+	backoffCap         = 10 * time.Second
+)
+
+// ErrPermanent marks a delivery that must not be retried (a 4xx other
+// than 408 and 429): the receiver understood and refused the request.
+var ErrPermanent = errors.New("permanent failure")
+
+// Delivery is the outcome of posting one webhook.
+type Delivery struct {
+	Attempts int
+	Status   int // last HTTP status, 0 when no response arrived
+	Err      error
+}
+
+// Poster posts JSON bodies with the retry policy above.
+type Poster struct {
+	Client      *http.Client
+	CallTimeout time.Duration
+	Deadline    time.Duration
+	Secret      []byte // HMAC-SHA256 key for X-Burnrate-Signature; nil for none
+	// sleep waits between attempts; tests replace it.
+	sleep func(context.Context, time.Duration) error
+}
+
+// NewPoster returns a poster with the defaults filled in.
+func NewPoster(callTimeout, deadline time.Duration, secret []byte) *Poster {
+	if callTimeout <= 0 {
+		callTimeout = DefaultCallTimeout
+	}
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	return &Poster{Client: &http.Client{}, CallTimeout: callTimeout, Deadline: deadline, Secret: secret, sleep: sleepCtx}
+}
+
+// Sign returns the X-Burnrate-Signature value for body.
+func Sign(secret, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// Post delivers body to url with the same Idempotency-Key on every attempt,
+// so a receiver can drop the duplicates that retries produce.
+func (p *Poster) Post(ctx context.Context, url, idempotencyKey string, body []byte) Delivery {
+	ctx, cancel := context.WithTimeout(ctx, p.Deadline)
+	defer cancel()
+	var d Delivery
+	for attempt := 0; ; attempt++ {
+		d.Attempts++
+		status, retryAfter, err := p.once(ctx, url, idempotencyKey, body)
+		d.Status, d.Err = status, err
+		if err == nil {
+			return d
+		}
+		if errors.Is(err, ErrPermanent) || ctx.Err() != nil {
+			if ctx.Err() != nil && !errors.Is(err, ErrPermanent) {
+				d.Err = fmt.Errorf("deadline of %s reached after %d attempts: %w", p.Deadline, d.Attempts, err)
+			}
+			return d
+		}
+		wait := fullJitter(attempt)
+		if retryAfter > 0 {
+			wait = retryAfter // the server said how long; honour it
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			d.Err = fmt.Errorf("deadline of %s would pass before the next attempt (%d made): %w", p.Deadline, d.Attempts, err)
+			return d
+		}
+		if err := p.sleep(ctx, wait); err != nil {
+			d.Err = fmt.Errorf("deadline of %s reached after %d attempts: %w", p.Deadline, d.Attempts, d.Err)
+			return d
+		}
+	}
+}
+
+// once makes one attempt; it returns the status, any Retry-After, and an
+// error that wraps ErrPermanent when retrying cannot help.
+func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, time.Duration, error) {
+	callCtx, cancel := context.WithTimeout(ctx, p.CallTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: bad webhook URL: %v", ErrPermanent, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "burnrate")
+	req.Header.Set("Idempotency-Key", key)
+	if p.Secret != nil {
+		req.Header.Set("X-Burnrate-Signature", Sign(p.Secret, body))
+	}
+	resp, err := p.Client.Do(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("connection: %w", err) // retryable
+	}
+	defer resp.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	switch s := resp.StatusCode; {
+	case s >= 200 && s < 300:
+		return s, 0, nil
+	case s == 408 || s == 429 || s >= 500:
+		return s, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("HTTP %d: %s", s, bytes.TrimSpace(snippet))
+	default:
+		return s, 0, fmt.Errorf("%w: HTTP %d: %s", ErrPermanent, s, bytes.TrimSpace(snippet))
+	}
+}
+
+// fullJitter is AWS's "full jitter": uniform in [0, min(cap, base·2^n)].
+func fullJitter(attempt int) time.Duration {
+	ceil := min(backoffCap, backoffBase<<min(attempt, 20))
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
+}
+
+func retryAfter(h string) time.Duration {
+	if h == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(h, 64); err == nil && s >= 0 {
+		return time.Duration(min(s, 3600) * float64(time.Second))
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/engine"
+)
+
+// callsPerJobBuckets fit retry stacks: 3 is one SDK, 63 is seed 000.
+var callsPerJobBuckets = []float64{1, 2, 3, 5, 10, 20, 63, 100, 250}
+
+var (
+	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job (seed 000's must-have metric): above your configured attempt count means a hidden retry layer.", []string{"job_type"}, nil)
+	descSpendType   = prometheus.NewDesc("burnrate_spend_usd_by_job_type", "Spend so far by job type, USD.", []string{"job_type"}, nil)
+	descSpendModel  = prometheus.NewDesc("burnrate_spend_usd_by_model", "Spend so far by model, USD.", []string{"model"}, nil)
+	descAttempts    = prometheus.NewDesc("burnrate_attempts", "Model-call attempts so far by HTTP status.", []string{"status"}, nil)
+	descWasted      = prometheus.NewDesc("burnrate_wasted_usd", "Wasted spend so far, USD.", nil, nil)
+	descBreaker     = prometheus.NewDesc("burnrate_breaker_state", "Shadow breaker state: 0 closed, 1 half-open, 2 open.", []string{"key"}, nil)
+	descTrips       = prometheus.NewDesc("burnrate_breaker_trips", "Times the shadow breaker opened.", []string{"key"}, nil)
+	descAlerts      = prometheus.NewDesc("burnrate_alerts", "Alerts fired by rule.", []string{"rule"}, nil)
+	descActions     = prometheus.NewDesc("burnrate_actions", "Action results by action and state.", []string{"action", "result"}, nil)
+)
+
+// metrics reads the engine's newest frame at scrape time: nothing is
+// computed twice and nothing slows the engine.
+type metrics struct {
+	eng   *engine.Engine
+	rules *alerts.Rules
+}
+
+func (m metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions} {
+		ch <- d
+	}
+}
+
+func (m metrics) Collect(ch chan<- prometheus.Metric) {
+	f := m.eng.Latest()
+	if f != nil {
+		s := f.Snap
+		type hist struct {
+			count   uint64
+			sum     float64
+			buckets map[float64]uint64
+		}
+		byType := map[string]*hist{}
+		spend := map[string]float64{}
+		for _, j := range s.Jobs {
+			spend[j.Type] += j.Spend.USD()
+			if j.Calls == 0 {
+				continue
+			}
+			h := byType[j.Type]
+			if h == nil {
+				h = &hist{buckets: map[float64]uint64{}}
+				byType[j.Type] = h
+			}
+			h.count++
+			h.sum += float64(j.Calls)
+			for _, b := range callsPerJobBuckets {
+				if float64(j.Calls) <= b {
+					h.buckets[b]++
+				}
+			}
+		}
+		for t, h := range byType {
+			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t)
+		}
+		for t, v := range spend {
+			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v, t)
+		}
+		for _, md := range s.Models {
+			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model)
+		}
+		for st, n := range s.Status {
+			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(n), st)
+		}
+		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
+		for _, b := range s.Breakers {
+			v := map[string]float64{"closed": 0, "half_open": 1, "open": 2}[b.State]
+			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key)
+			ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(b.Trips), b.Key)
+		}
+	}
+	al, ac := m.rules.Counts()
+	for rule, n := range al {
+		ch <- prometheus.MustNewConstMetric(descAlerts, prometheus.CounterValue, float64(n), rule)
+	}
+	for k, n := range ac {
+		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1])
+	}
+}
+
+// serveMetrics listens on addr and serves /metrics until the server closes.
+func serveMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics{eng, rules})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "burnrate: metrics server stopped:", err)
+		}
+	}()
+	return srv, nil
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+// ActionFlags are the command-line equivalents of [budget] and [actions].
+type ActionFlags struct {
+	Ceiling, JobCeiling, BurnRate, Projected float64
+	KillWebhook, KillExec, NotifyWebhook     string
+	DryRun, ReadOnly                         bool
+}
+
+// Actions is everything the alerts layer needs, validated.
+type Actions struct {
+	Rules   alerts.Config
+	Hooks   alerts.Hooks
+	Poster  *alerts.Poster
+	Journal string
+}
+
+// Alerts builds the rules and hooks: defaults, then the file, then flags.
+func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
+	var errs []error
+	b := f.Budget
+	rc := alerts.Config{RunCeilingUSD: b.CeilingUSD, JobCeilingUSD: b.JobCeilingUSD, BurnRateUSDPerMin: b.BurnRateUSDPerMin,
+		BurnWindow: b.BurnRateWindow.Duration, ProjectedCeilingUSD: b.ProjectedCeilingUSD, KillOn: f.Actions.KillOn}
+	for dst, v := range map[*float64]float64{&rc.RunCeilingUSD: fl.Ceiling, &rc.JobCeilingUSD: fl.JobCeiling, &rc.BurnRateUSDPerMin: fl.BurnRate, &rc.ProjectedCeilingUSD: fl.Projected} {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	for jt, sec := range f.JobTypes {
+		if sec.CeilingUSD != nil {
+			if rc.JobTypeCeilingUSD == nil {
+				rc.JobTypeCeilingUSD = map[string]float64{}
+			}
+			rc.JobTypeCeilingUSD[jt] = *sec.CeilingUSD
+		}
+		if sec.JobCeilingUSD != nil {
+			if rc.JobTypeJobCeilingUSD == nil {
+				rc.JobTypeJobCeilingUSD = map[string]float64{}
+			}
+			rc.JobTypeJobCeilingUSD[jt] = *sec.JobCeilingUSD
+		}
+	}
+	if rc.KillOn == nil {
+		rc.KillOn = alerts.DefaultKillOn
+	}
+	// Warning and critical findings alert at their own severity unless
+	// [alerts] says otherwise; info findings stay in the report.
+	for k := range correlate.NumFindingKinds {
+		if sev := correlate.DefaultSeverity[k]; sev >= correlate.SeverityWarning {
+			rc.FindingAlerts[k] = sev
+		}
+	}
+	for name, sev := range f.AlertOn {
+		k, err := correlate.ParseFindingKind(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[alerts]: %w", err))
+			continue
+		}
+		s, err := correlate.ParseSeverity(sev)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[alerts] %s: %w", name, err))
+			continue
+		}
+		rc.FindingAlerts[k] = s
+	}
+	if err := rc.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+
+	a := f.Actions
+	h := alerts.Hooks{KillWebhook: a.KillWebhook, NotifyWebhook: a.NotifyWebhook, DryRun: a.DryRun || fl.DryRun, ReadOnly: a.ReadOnly || fl.ReadOnly}
+	if fl.KillWebhook != "" {
+		h.KillWebhook = fl.KillWebhook
+	}
+	if fl.NotifyWebhook != "" {
+		h.NotifyWebhook = fl.NotifyWebhook
+	}
+	for name, u := range map[string]string{"kill webhook": h.KillWebhook, "notify webhook": h.NotifyWebhook} {
+		if u == "" {
+			continue
+		}
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			errs = append(errs, fmt.Errorf("%s %q: use an http:// or https:// URL", name, u))
+		}
+	}
+	execTmpl := a.KillExec
+	if fl.KillExec != "" {
+		execTmpl = fl.KillExec
+	}
+	if execTmpl != "" {
+		t, err := alerts.ParseExec(execTmpl, a.ExecTimeout.Duration)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		h.KillExec = t
+	}
+	var secret []byte
+	if a.SecretEnv != "" {
+		v, ok := os.LookupEnv(a.SecretEnv)
+		if !ok || v == "" {
+			errs = append(errs, fmt.Errorf("[actions] secret_env = %q but that environment variable is empty: export it, or remove secret_env", a.SecretEnv))
+		}
+		secret = []byte(v)
+	}
+	journal := f.Journal
+	if journal == "" {
+		journal = alerts.DefaultJournalPath(f.path)
+	}
+	if len(errs) > 0 {
+		where := "settings"
+		if f.path != "" {
+			where = "config " + f.path
+		}
+		return nil, fmt.Errorf("%s: %w", where, errors.Join(errs...))
+	}
+	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal}, nil
+}
