@@ -126,6 +126,7 @@ type ModelReport struct {
 	CacheReadTokens  int64            `json:"cache_read_tokens"`
 	CacheWriteTokens int64            `json:"cache_creation_tokens"`
 	UnpricedAttempts int64            `json:"unpriced_attempts"`
+	MeanLatencyMs    float64          `json:"mean_latency_ms"`
 }
 
 type ToolReport struct {
@@ -423,6 +424,9 @@ func (s *State) reportModels(r *Report) {
 			CacheWriteTokens: m.cacheWrite, UnpricedAttempts: m.unpriced}
 		if mr.Model == "" {
 			mr.Model = "(unknown model)"
+		}
+		if m.latencyN > 0 {
+			mr.MeanLatencyMs = math.Round(float64(m.latencySum)/float64(m.latencyN)*10) / 10
 		}
 		mr.Status = m.statuses.byName()
 		if m.unpriced > 0 {

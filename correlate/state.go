@@ -98,6 +98,8 @@ type modelStats struct {
 	cacheRead       int64
 	cacheWrite      int64
 	unpriced        int64
+	latencySum      int64 // ms, over attempts that reported one
+	latencyN        int64
 	nameIdx         uint32
 	breaker         *breaker
 }
@@ -561,6 +563,10 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 	ms.cacheWrite += ev.CacheCreateTokens
 	if !priced {
 		ms.unpriced++
+	}
+	if ev.LatencyMs > 0 {
+		ms.latencySum += int64(ev.LatencyMs)
+		ms.latencyN++
 	}
 	return cost, priced, ms
 }

@@ -1,0 +1,201 @@
+// Package budget is the retry-budget calculator: seed 003's layer stack
+// (multiply the attempts, fold the wall clock from the inside out) and
+// seed 004's probability model (success odds, expected and worst-case
+// time, deadline risk, and their inversions). Pure functions only.
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BackoffKind names a backoff schedule.
+type BackoffKind string
+
+const (
+	BackoffNone   BackoffKind = "none"
+	BackoffFixed  BackoffKind = "fixed"  // D before every retry
+	BackoffExp    BackoffKind = "exp"    // D·2^i before the i-th retry
+	BackoffLinear BackoffKind = "linear" // D + S·i
+)
+
+// Backoff is the wait before the i-th retry (i from 0).
+type Backoff struct {
+	Kind  BackoffKind
+	Base  time.Duration
+	Step  time.Duration // linear only
+	Label string        // as written
+}
+
+// Delay is the wait before retry i.
+func (b Backoff) Delay(i int) time.Duration {
+	switch b.Kind {
+	case BackoffFixed:
+		return b.Base
+	case BackoffExp:
+		return b.Base << min(i, 40)
+	case BackoffLinear:
+		return b.Base + time.Duration(i)*b.Step
+	}
+	return 0
+}
+
+// ParseBackoff reads "none", "fixed:D", "exp:D" or "linear:D+S"; durations
+// are Go syntax or plain seconds.
+func ParseBackoff(s string) (Backoff, error) {
+	kind, arg, _ := strings.Cut(strings.TrimSpace(s), ":")
+	b := Backoff{Kind: BackoffKind(kind), Label: s}
+	var err error
+	switch b.Kind {
+	case BackoffNone:
+		if arg != "" {
+			return b, fmt.Errorf("backoff %q: none takes no value", s)
+		}
+	case BackoffFixed, BackoffExp:
+		b.Base, err = ParseSeconds(arg)
+	case BackoffLinear:
+		d, st, ok := strings.Cut(arg, "+")
+		if !ok {
+			return b, fmt.Errorf("backoff %q: linear needs D+S, e.g. linear:1s+1s", s)
+		}
+		if b.Base, err = ParseSeconds(d); err == nil {
+			b.Step, err = ParseSeconds(st)
+		}
+	default:
+		return b, fmt.Errorf("backoff %q: use none, fixed:D, exp:D or linear:D+S", s)
+	}
+	if err != nil {
+		return b, fmt.Errorf("backoff %q: %w", s, err)
+	}
+	return b, nil
+}
+
+// ParseSeconds accepts Go syntax ("1s", "250ms") or plain seconds ("2.5").
+func ParseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return d, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f < 1e9 {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("invalid duration %q: use 1s, 250ms, 2m or plain seconds", s)
+}
+
+// Layer is one retry layer: attempts including the first, how long one
+// attempt may take, and the wait between attempts.
+type Layer struct {
+	Name     string
+	Attempts int
+	Timeout  time.Duration
+	Backoff  Backoff
+}
+
+// ParseLayer reads "sdk:attempts=3,timeout=120s,backoff=linear:1s+1s".
+func ParseLayer(s string) (Layer, error) {
+	name, spec, ok := strings.Cut(s, ":")
+	l := Layer{Name: strings.TrimSpace(name), Backoff: Backoff{Kind: BackoffNone, Label: "none"}}
+	if !ok || l.Name == "" {
+		return l, fmt.Errorf("layer %q: use NAME:attempts=N,timeout=D,backoff=B", s)
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return l, fmt.Errorf("layer %q: %q is not key=value", s, kv)
+		}
+		var err error
+		switch strings.TrimSpace(k) {
+		case "attempts":
+			l.Attempts, err = strconv.Atoi(strings.TrimSpace(v))
+		case "timeout":
+			l.Timeout, err = ParseSeconds(v)
+		case "backoff":
+			l.Backoff, err = ParseBackoff(v)
+		default:
+			err = fmt.Errorf("unknown key %q (use attempts, timeout, backoff)", k)
+		}
+		if err != nil {
+			return l, fmt.Errorf("layer %q: %w", s, err)
+		}
+	}
+	return l, l.Validate()
+}
+
+// Validate reports a layer that cannot be computed.
+func (l Layer) Validate() error {
+	switch {
+	case l.Attempts < 1 || l.Attempts > 1000:
+		return fmt.Errorf("layer %s: attempts %d: use 1..1000 (attempts include the first)", l.Name, l.Attempts)
+	case l.Timeout <= 0:
+		return fmt.Errorf("layer %s: needs a positive per-attempt timeout", l.Name)
+	}
+	return nil
+}
+
+// Stack is a list of layers, outermost first.
+type Stack []Layer
+
+// WorstCaseAttempts is the product of the layers' attempts: retry layers
+// multiply, they don't add.
+func (s Stack) WorstCaseAttempts() int {
+	n := 1
+	for _, l := range s {
+		n *= l.Attempts
+	}
+	return n
+}
+
+// WorstCaseWallClock folds from the inside out exactly as seed 003's
+// worstCaseWallClockSec does: one outer attempt costs min(inner total,
+// its own timeout), plus the backoffs between its attempts.
+func (s Stack) WorstCaseWallClock() time.Duration {
+	var inner time.Duration
+	for i := len(s) - 1; i >= 0; i-- {
+		l := s[i]
+		per := l.Timeout
+		if inner > 0 {
+			per = min(inner, l.Timeout)
+		}
+		var total time.Duration
+		for a := range l.Attempts {
+			total += per
+			if a < l.Attempts-1 {
+				total += l.Backoff.Delay(a)
+			}
+		}
+		inner = total
+	}
+	return inner
+}
+
+// Silence returns the layers to set to one attempt so that only one layer
+// owns retries: seed 003 keeps the outermost layer that retries (it can
+// hold an idempotency key for the unit of business work).
+func (s Stack) Silence() (owner string, silence []string) {
+	for _, l := range s {
+		if l.Attempts <= 1 {
+			continue
+		}
+		if owner == "" {
+			owner = l.Name
+			continue
+		}
+		silence = append(silence, l.Name)
+	}
+	return owner, silence
+}
+
+// Validate checks every layer.
+func (s Stack) Validate() error {
+	if len(s) == 0 {
+		return errors.New("no layers: give --layer NAME:attempts=N,timeout=D,backoff=B (outermost first) or --file stack.toml")
+	}
+	var errs []error
+	for _, l := range s {
+		errs = append(errs, l.Validate())
+	}
+	return errors.Join(errs...)
+}

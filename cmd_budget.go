@@ -1,0 +1,398 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/BurntSushi/toml"
+	"github.com/guptarohit/asciigraph"
+	"github.com/spf13/cobra"
+
+	"github.com/burnrate-dev/burnrate/budget"
+)
+
+// stackFlags read a layer stack from --layer flags or a TOML file.
+type stackFlags struct {
+	layers []string
+	file   string
+}
+
+func (s *stackFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&s.layers, "layer", nil, "a retry layer, outermost first: NAME:attempts=N,timeout=D,backoff=none|fixed:D|exp:D|linear:D+S (repeat)")
+	cmd.Flags().StringVar(&s.file, "file", "", "TOML file with [[layer]] tables: name, attempts, timeout, backoff")
+}
+
+type layerFile struct {
+	Layer []struct {
+		Name     string `toml:"name"`
+		Attempts int    `toml:"attempts"`
+		Timeout  string `toml:"timeout"`
+		Backoff  string `toml:"backoff"`
+	} `toml:"layer"`
+}
+
+func (s *stackFlags) stack() (budget.Stack, error) {
+	var st budget.Stack
+	if s.file != "" {
+		var f layerFile
+		md, err := toml.DecodeFile(s.file, &f)
+		if err != nil {
+			return nil, fmt.Errorf("--file %s: %w", s.file, err)
+		}
+		if u := md.Undecoded(); len(u) > 0 {
+			return nil, fmt.Errorf("--file %s: unknown key %s: each [[layer]] has name, attempts, timeout, backoff", s.file, u[0])
+		}
+		for _, l := range f.Layer {
+			b := l.Backoff
+			if b == "" {
+				b = "none"
+			}
+			layer, err := budget.ParseLayer(fmt.Sprintf("%s:attempts=%d,timeout=%s,backoff=%s", l.Name, l.Attempts, l.Timeout, b))
+			if err != nil {
+				return nil, fmt.Errorf("--file %s: %w", s.file, err)
+			}
+			st = append(st, layer)
+		}
+	}
+	for _, spec := range s.layers {
+		l, err := budget.ParseLayer(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--layer: %w", err)
+		}
+		st = append(st, l)
+	}
+	return st, nil
+}
+
+func newBudgetCmd() *cobra.Command {
+	var fromLog []string
+	var sf stackFlags
+	var format string
+	var a analysisFlags
+	cmd := &cobra.Command{
+		Use:   "budget",
+		Short: "Retry-budget calculator: layer stacks, the probability model, and what the logs show",
+		Long: `Seeds 003 and 004: list every layer that can retry, multiply, and look at the
+number before tonight's run; a retry policy is a probability model, not a vibe.
+
+  burnrate budget layers --layer queue:attempts=7,timeout=600s,backoff=exp:2s ...
+  burnrate budget model --p 0.3 --retries 4 --base 1s --cap 30s --jitter full --deadline 90s --target 0.999
+  burnrate budget --from-log night.jsonl [--layer ... to compare]`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(fromLog) == 0 {
+				return cmd.Help()
+			}
+			_, cfg, err := a.load()
+			if err != nil {
+				return err
+			}
+			var st budget.Stack
+			if len(sf.layers) > 0 || sf.file != "" {
+				if st, err = sf.stack(); err != nil {
+					return err
+				}
+			}
+			state, err := correlateFiles(cfg, fromLog)
+			if err != nil {
+				return err
+			}
+			m := budget.Measure(state.Report(), st)
+			if format == "json" {
+				return writeJSON(os.Stdout, m)
+			}
+			printMeasured(os.Stdout, m)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&fromLog, "from-log", nil, "measure p, latency and layer stacks from these logs (repeat)")
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	sf.register(cmd)
+	a.register(cmd)
+	cmd.AddCommand(newBudgetLayersCmd(), newBudgetModelCmd())
+	return cmd
+}
+
+func newBudgetLayersCmd() *cobra.Command {
+	var sf stackFlags
+	var format, emit string
+	var threshold int
+	cmd := &cobra.Command{
+		Use:   "layers",
+		Short: "Worst-case attempts and wall clock of a retry layer stack (seed 003)",
+		Example: `  burnrate budget layers --layer scheduler:attempts=2,timeout=3600s,backoff=fixed:300s \
+    --layer watchdog:attempts=2,timeout=900s --layer wrapper:attempts=3,timeout=300s,backoff=exp:10s \
+    --layer sdk:attempts=3,timeout=120s,backoff=linear:1s+1s`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := sf.stack()
+			if err != nil {
+				return err
+			}
+			if err := st.Validate(); err != nil {
+				return err
+			}
+			attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
+			owner, silence := st.Silence()
+			switch emit {
+			case "":
+			case "env", "toml", "json":
+				return emitConfig(os.Stdout, emit, emitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: attempts, DeadlineS: wall.Seconds()})
+			default:
+				return fmt.Errorf("--emit %q: use env, toml or json", emit)
+			}
+			if format == "json" {
+				type layerJSON struct {
+					Name     string  `json:"name"`
+					Attempts int     `json:"attempts"`
+					TimeoutS float64 `json:"timeout_s"`
+					Backoff  string  `json:"backoff"`
+				}
+				out := struct {
+					Attempts int         `json:"worst_case_attempts"`
+					WallS    float64     `json:"worst_case_wall_clock_s"`
+					Layers   []layerJSON `json:"layers"`
+					Over     bool        `json:"over_threshold"`
+					Owner    string      `json:"retry_owner"`
+					Silence  []string    `json:"silence"`
+				}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > threshold, Owner: owner, Silence: silence}
+				for _, l := range st {
+					out.Layers = append(out.Layers, layerJSON{l.Name, l.Attempts, l.Timeout.Seconds(), l.Backoff.Label})
+				}
+				return writeJSON(os.Stdout, out)
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(w, "LAYER\tATTEMPTS\tTIMEOUT\tBACKOFF\tCALLS SO FAR")
+			running := 1
+			for _, l := range st {
+				running *= l.Attempts
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", l.Name, l.Attempts, l.Timeout, l.Backoff.Label, running)
+			}
+			w.Flush()
+			fmt.Printf("\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
+			fmt.Printf("worst-case wall clock: %.0f s (%.1f min), folded from the inside out as seed 003's code does\n", wall.Seconds(), wall.Minutes())
+			if attempts > threshold {
+				fmt.Printf("\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
+					attempts, threshold, owner, strings.Join(silence, ", "))
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	cmd.Flags().IntVar(&threshold, "threshold", 10, "flag stacks whose worst-case attempts exceed this")
+	cmd.Flags().StringVar(&emit, "emit", "", "print ready-to-paste settings instead: env, toml or json")
+	return cmd
+}
+
+func newBudgetModelCmd() *cobra.Command {
+	var m budget.Model
+	var retries int
+	var base, capS, latency, deadline, retryAfter, format, emit, jitter string
+	var costPerCall float64
+	cmd := &cobra.Command{
+		Use:     "model",
+		Short:   "Seed 004's probability model: success odds, time, deadline risk and their inversions",
+		Example: "  burnrate budget model --p 0.3 --retries 4 --base 1s --multiplier 2 --cap 30s --jitter full --latency 8s --deadline 90s --target 0.999",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m.Retries, m.Jitter = retries, budget.Jitter(jitter)
+			for _, d := range []struct {
+				flag string
+				in   string
+				out  *float64
+			}{{"--base", base, &m.Base}, {"--cap", capS, &m.Cap}, {"--latency", latency, &m.Latency}, {"--deadline", deadline, &m.Deadline}, {"--retry-after", retryAfter, &m.RetryAfter}} {
+				if d.in == "" {
+					continue
+				}
+				v, err := budget.ParseSeconds(d.in)
+				if err != nil {
+					return fmt.Errorf("%s: %w", d.flag, err)
+				}
+				*d.out = v.Seconds()
+			}
+			if err := m.Validate(); err != nil {
+				return err
+			}
+			r := m.Evaluate()
+			switch emit {
+			case "":
+			case "env", "toml", "json":
+				n := m.Retries
+				if r.Recommended != nil {
+					n = *r.Recommended
+				}
+				ev := emitValues{MaxRetries: n, TimeoutS: m.Latency * 2, MaxCalls: n + 1, DeadlineS: m.Deadline}
+				if m.Deadline > 0 {
+					ev.TimeoutS = math.Max(m.Latency, (m.Deadline-(r.WorstTime-float64(m.Retries+1)*m.Latency))/float64(n+1))
+				}
+				if costPerCall > 0 {
+					ev.JobCeilingUSD = costPerCall * float64(n+1)
+				}
+				return emitConfig(os.Stdout, emit, ev)
+			default:
+				return fmt.Errorf("--emit %q: use env, toml or json", emit)
+			}
+			if format == "json" {
+				out := struct {
+					budget.Result
+					CDF [][2]float64 `json:"cdf"`
+				}{Result: r}
+				ts, c := r.CDF(m.P, 40)
+				for i := range ts {
+					out.CDF = append(out.CDF, [2]float64{ts[i], c[i]})
+				}
+				return writeJSON(os.Stdout, out)
+			}
+			printModel(os.Stdout, m, r)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&m.P, "p", 0.3, "per-attempt failure probability (429, 529, 500, dropped stream)")
+	f.IntVar(&retries, "retries", 2, "n: retries after the first attempt (the SDK default is 2)")
+	f.StringVar(&base, "base", "1s", "b: base delay")
+	f.Float64Var(&m.Multiplier, "multiplier", 2, "m: delay multiplier")
+	f.StringVar(&capS, "cap", "", "delay cap (none by default)")
+	f.StringVar(&jitter, "jitter", "full", "none, full, equal or decorrelated")
+	f.StringVar(&latency, "latency", "1s", "L: latency of one attempt")
+	f.StringVar(&deadline, "deadline", "", "D: hard deadline for the whole call")
+	f.Float64Var(&m.Target, "target", 0, "S: target success probability, e.g. 0.999")
+	f.StringVar(&retryAfter, "retry-after", "", "an honoured Retry-After, which replaces the schedule")
+	f.Float64Var(&costPerCall, "cost-per-call", 0, "USD per attempt, to emit a per-job ceiling")
+	f.StringVar(&format, "format", "text", "text or json")
+	f.StringVar(&emit, "emit", "", "print ready-to-paste settings instead: env, toml or json")
+	return cmd
+}
+
+func printModel(w io.Writer, m budget.Model, r budget.Result) {
+	fmt.Fprintf(w, "p=%g  n=%d  b=%gs  m=%g  cap=%s  jitter=%s  L=%gs  D=%s  S=%s  retry-after=%s\n\n",
+		m.P, m.Retries, m.Base, m.Multiplier, orNone(m.Cap, "s"), m.Jitter, m.Latency, orNone(m.Deadline, "s"), orNone(m.Target, ""), orNone(m.RetryAfter, "s"))
+	fmt.Fprintf(w, "P(success within %d retries) = 1 − p^(n+1) = %.6f\n", m.Retries, r.PSuccess)
+	fmt.Fprintf(w, "expected attempts            = %.4f\n", r.ExpectedAttempts)
+	fmt.Fprintf(w, "expected time                = %.2f s\n", r.ExpectedTime)
+	fmt.Fprintf(w, "worst-case time              = %.2f s  (size timeouts against this)\n", r.WorstTime)
+	if r.PDeadline != nil {
+		at := "never: the whole schedule fits"
+		if r.DeadlineAttempt != nil {
+			at = fmt.Sprintf("attempt %d", *r.DeadlineAttempt)
+		}
+		fmt.Fprintf(w, "deadline crossed at          = %s\nP(deadline exceeded)         = %.6f\n", at, *r.PDeadline)
+		switch {
+		case r.MaxSafeCap == nil:
+			fmt.Fprintln(w, "largest safe cap             = none helps: (n+1)·L already exceeds D; cut retries or latency")
+		case !r.CapRequired:
+			fmt.Fprintf(w, "largest safe cap             = no cap required (the uncapped worst case fits)\n")
+		default:
+			fmt.Fprintf(w, "largest safe cap             = %.3f s (worst case fits in D)\n", *r.MaxSafeCap)
+		}
+	}
+	if r.Recommended != nil {
+		fmt.Fprintf(w, "minimum retries for the target = %d (S = %g)\n", *r.Recommended, m.Target)
+	} else if m.Target > 0 {
+		fmt.Fprintln(w, "minimum retries for S        = none: with p = 1 no retry count reaches the target")
+	}
+	fmt.Fprintln(w, "\nAttempts are assumed independent; during an incident they are not, so read P(success) as an optimistic upper bound and lean on the worst case.")
+	if len(r.Schedule) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "RETRY\tNOMINAL s\tEXPECTED s\tWORST s\tFINISHES (expected) s\tP(happens)")
+		for _, s := range r.Schedule {
+			fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.2f\t%.6f\n", s.Retry, s.Nominal, s.Expected, s.Worst, s.FinishExpected, s.PReach)
+		}
+		tw.Flush()
+	}
+	ts, cdf := r.CDF(m.P, 60)
+	fmt.Fprintf(w, "\nCDF of completion time (expected timeline, 0 → %.1f s):\n%s\n", ts[len(ts)-1],
+		asciigraph.Plot(cdf, asciigraph.Height(8), asciigraph.Precision(2), asciigraph.LowerBound(0), asciigraph.UpperBound(1)))
+}
+
+func orNone(v float64, unit string) string {
+	if v == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%g%s", v, unit)
+}
+
+func printMeasured(w io.Writer, m budget.Measured) {
+	fmt.Fprintf(w, "Measured from the log: p = %.4f overall, mean latency %.2f s\n\n", m.P, m.LatencyS)
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tATTEMPTS\tp\tLATENCY ms\t429\t5xx/529\tterminal 4xx\tconnection")
+	for _, md := range m.Models {
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.0f\t%.4f\t%.4f\t%.4f\t%.4f\n", md.Model, md.Attempts, md.P, md.LatencyMs,
+			md.ByClass["rate_limit"], md.ByClass["overloaded_5xx"], md.ByClass["terminal_4xx"], md.ByClass["connection"])
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB TYPE\tOBSERVED LAYERS\tOBSERVED WORST CASE\tp99 CALLS/JOB\tCONFIGURED WORST CASE")
+	for _, jt := range m.JobTypes {
+		conf := "-"
+		if jt.ConfiguredWorst > 0 {
+			conf = fmt.Sprint(jt.ConfiguredWorst)
+			if jt.OverConfigured {
+				conf += "  ← p99 above it: a retry layer you did not configure"
+			}
+		}
+		layers := make([]string, len(jt.Layers))
+		for i, l := range jt.Layers {
+			layers[i] = fmt.Sprint(l)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", jt.JobType, strings.Join(layers, "×"), jt.ObservedWorstCase, jt.CallsPerJobP99, conf)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nRecovery within k attempts, observed vs 1 − p^k:  k=1 %.3f vs %.3f   k=3 %.3f vs %.3f   k=5 %.3f vs %.3f\n",
+		m.Recovery.Observed["1"], m.Recovery.Modelled["1"], m.Recovery.Observed["3"], m.Recovery.Modelled["3"], m.Recovery.Observed["5"], m.Recovery.Modelled["5"])
+	if m.Clustered {
+		fmt.Fprintf(w, "\nFailures cluster in time (dispersion %.1f per minute; 1 means independent). Seed 004's warning applies: attempts during an incident are correlated, so the model's P(success) is an optimistic upper bound — size against the worst case.\n", m.Dispersion)
+	}
+}
+
+type emitValues struct {
+	MaxRetries    int
+	TimeoutS      float64
+	MaxCalls      int
+	DeadlineS     float64
+	JobCeilingUSD float64
+}
+
+// emitConfig prints ready-to-paste settings.
+func emitConfig(w io.Writer, format string, v emitValues) error {
+	timeoutMs := int64(math.Round(v.TimeoutS * 1000))
+	switch format {
+	case "env":
+		fmt.Fprintf(w, "MAX_RETRIES=%d\nAPI_TIMEOUT_MS=%d\n", v.MaxRetries, timeoutMs)
+	case "toml":
+		fmt.Fprintf(w, "# burnrate.toml lines that follow from this budget\nmax_calls_per_job = %d\n", v.MaxCalls)
+		if v.DeadlineS > 0 {
+			fmt.Fprintf(w, "job_deadline = \"%gs\"\n", math.Ceil(v.DeadlineS))
+		}
+		if v.JobCeilingUSD > 0 {
+			fmt.Fprintf(w, "\n[budget]\njob_ceiling_usd = %.4f\n", v.JobCeilingUSD)
+		}
+	case "json":
+		out := map[string]any{"MAX_RETRIES": v.MaxRetries, "API_TIMEOUT_MS": timeoutMs, "max_calls_per_job": v.MaxCalls}
+		if v.DeadlineS > 0 {
+			out["job_deadline_s"] = v.DeadlineS
+		}
+		if v.JobCeilingUSD > 0 {
+			out["job_ceiling_usd"] = v.JobCeilingUSD
+		}
+		return writeJSON(w, out)
+	default:
+		return errors.New("unknown emit format")
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
