@@ -13,7 +13,6 @@ require (
 	github.com/nxadm/tail v1.4.11
 	github.com/prometheus/client_golang v1.23.2
 	github.com/spf13/cobra v1.10.2
-	github.com/valyala/fastjson v1.6.10
 )
 
 require (

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/valyala/fastjson"
 )
 
 // MaxLineBytes is the longest line accepted; longer lines are skipped whole.
@@ -21,7 +19,7 @@ const maxFieldBytes = 512
 // Parser turns one JSON line into an Event. It is not safe for concurrent
 // use: each source owns one.
 type Parser struct {
-	json   fastjson.Parser
+	sc     scanner
 	intern interner
 	// lastTS carries the previous line's time to a line that has none, so a
 	// billable call without a timestamp is kept rather than dropped.
@@ -39,7 +37,10 @@ type Parser struct {
 	respModel, reqModel string
 	inputIncludesCache  bool
 	httpDate            []byte
-	numBuf              []byte
+	lower               [48]byte
+	errType, errInner   string
+	hasEv, hasType      bool
+	hasDate             bool
 }
 
 const (
@@ -69,20 +70,30 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 	if bytes.IndexByte(line, 0) >= 0 {
 		return SkipBinary
 	}
-	v, err := p.json.ParseBytes(line)
-	if err != nil {
-		return SkipInvalidJSON
-	}
-	obj, err := v.Object()
-	if err != nil {
-		return SkipNotObject
-	}
 	ev.Reset()
 	p.ev, p.bad = ev, false
-	p.evName, p.typeName, p.respModel, p.reqModel = nil, nil, "", ""
-	p.inputIncludesCache, p.httpDate = false, nil
-	obj.Visit(p.visitTop)
+	p.evName, p.typeName, p.respModel, p.reqModel = p.evName[:0], p.typeName[:0], "", ""
+	p.hasEv, p.hasType = false, false
+	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
+	p.hasDate = false
+	sc := &p.sc
+	sc.reset(line)
+	sc.ws()
+	if sc.peek() != '{' {
+		sc.skip()
+		sc.ws()
+		p.ev = nil
+		if sc.err || sc.i != len(sc.b) {
+			return SkipInvalidJSON
+		}
+		return SkipNotObject
+	}
+	sc.object(p.topField)
+	sc.ws()
 	p.ev = nil
+	if sc.err || sc.i != len(sc.b) {
+		return SkipInvalidJSON
+	}
 	if p.bad {
 		return SkipWrongType
 	}
@@ -91,12 +102,12 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 
 func (p *Parser) finish(ev *Event) SkipReason {
 	switch {
-	case p.evName != nil:
+	case p.hasEv:
 		ev.Kind = ParseKind(string(p.evName))
 		if ev.Kind == KindUnknown {
 			return SkipUnknownEvent
 		}
-	case p.typeName != nil && ParseKind(string(p.typeName)) != KindUnknown:
+	case p.hasType && ParseKind(string(p.typeName)) != KindUnknown:
 		// "type" is a common field for other things, so only a known value counts.
 		ev.Kind = ParseKind(string(p.typeName))
 	}
@@ -122,7 +133,7 @@ func (p *Parser) finish(ev *Event) SkipReason {
 	} else {
 		p.lastTS = ev.TS
 	}
-	if p.httpDate != nil && ev.RetryAfterMs == NoRetryAfter {
+	if p.hasDate && ev.RetryAfterMs == NoRetryAfter {
 		if t, err := http.ParseTime(string(p.httpDate)); err == nil && ev.TS != 0 {
 			ev.RetryAfterMs = max(0, (t.UnixNano()-ev.TS)/1e6)
 		}
@@ -169,254 +180,359 @@ func statusFromError(errType string, producedOutput bool) int16 {
 	return StatusUnknown
 }
 
-func (p *Parser) visitTop(key []byte, v *fastjson.Value) {
-	if p.bad {
-		return
+// Value kinds the field readers see at the scanner's position.
+func (p *Parser) kind() byte {
+	switch c := p.sc.peek(); {
+	case c == '"':
+		return 's'
+	case c == '-' || ('0' <= c && c <= '9'):
+		return '0'
+	case c == 'n':
+		return 'n'
+	default:
+		return c // '{', '[', 't', 'f', or garbage
 	}
+}
+
+// topField reads one top-level field; the scanner is at its value.
+func (p *Parser) topField(key []byte) {
 	ev := p.ev
 	switch string(key) {
 	case "ts", "time", "timestamp", "@timestamp":
-		ev.TS = p.timestamp(v)
+		ev.TS = p.timestamp()
 	case "event":
-		p.evName = p.rawString(v)
+		if p.kind() == 's' {
+			p.evName, p.hasEv = append(p.evName[:0], p.sc.str()...), true
+		} else {
+			p.wrong()
+		}
 	case "type":
-		if v.Type() == fastjson.TypeString {
-			p.typeName, _ = v.StringBytes()
+		if p.kind() == 's' {
+			p.typeName, p.hasType = append(p.typeName[:0], p.sc.str()...), true
+		} else {
+			p.sc.skip() // "type" means other things in other loggers
 		}
 	case "job_id", "jobId", "job.id":
-		ev.JobID = p.str(v)
+		ev.JobID = p.str()
 	case "job_type", "jobType", "job.type", "job_name":
-		ev.JobType = p.strRecent(v, recentJobType)
+		ev.JobType = p.strRecent(recentJobType)
 	case "job":
-		p.visitJob(v)
+		p.job()
 	case "correlation_id", "correlationId", "trace_id", "x-correlation-id":
-		ev.CorrelationID = p.str(v)
+		ev.CorrelationID = p.str()
 	case "idempotency_key", "idempotencyKey", "idempotency-key", "x-idempotency-key":
-		ev.IdempotencyKey = p.str(v)
+		ev.IdempotencyKey = p.str()
 	case "attempt", "attempt_number":
-		ev.Attempt = p.attempt(v, 0)
+		ev.Attempt = p.attempt(0)
 	case "retry_count", "http.request.resend_count":
-		ev.Attempt = p.attempt(v, 1)
-	case "provider", "gen_ai.provider.name", "gen_ai.system":
-		if ev.Provider == "" || string(key) == "provider" {
-			ev.Provider = p.strRecent(v, recentProvider)
+		ev.Attempt = p.attempt(1)
+	case "provider":
+		ev.Provider = p.strRecent(recentProvider)
+	case "gen_ai.provider.name", "gen_ai.system":
+		v := p.strRecent(recentProvider)
+		if ev.Provider == "" {
+			ev.Provider = v
 		}
 	case "model":
-		ev.Model = p.strRecent(v, recentModel)
+		ev.Model = p.strRecent(recentModel)
 	case "gen_ai.response.model":
-		p.respModel = p.str(v)
+		p.respModel = p.strRecent(recentModel)
 	case "gen_ai.request.model":
-		p.reqModel = p.str(v)
+		p.reqModel = p.str()
 	case "status", "status_code", "http.response.status_code":
-		ev.Status = p.status(v)
+		ev.Status = p.status()
 	case "error_type", "error.type":
-		ev.ErrorType = p.strRecent(v, recentErrorType)
+		ev.ErrorType = p.strRecent(recentErrorType)
 	case "error":
-		p.visitError(v)
+		p.errorField()
 	case "retry_after_s", "retry_after":
-		ev.RetryAfterMs = p.seconds(v)
+		ev.RetryAfterMs = p.seconds()
 	case "ratelimit_remaining_tokens":
-		ev.RateLimitTokens = p.count(v)
+		ev.RateLimitTokens = p.count()
 	case "ratelimit_remaining_requests":
-		ev.RateLimitRequests = p.count(v)
+		ev.RateLimitRequests = p.count()
 	case "headers":
-		p.visitHeaders(v)
+		p.headers()
 	case "usage":
-		p.visitUsage(v)
+		p.usage()
 	case "input_tokens":
-		ev.InputTokens = p.count(v)
-	case "prompt_tokens":
-		ev.InputTokens = p.count(v)
-		p.inputIncludesCache = true
-	case "gen_ai.usage.input_tokens":
-		ev.InputTokens = p.count(v)
+		ev.InputTokens = p.count()
+	case "prompt_tokens", "gen_ai.usage.input_tokens":
+		ev.InputTokens = p.count()
 		p.inputIncludesCache = true
 	case "output_tokens", "completion_tokens", "gen_ai.usage.output_tokens":
-		ev.OutputTokens = p.count(v)
+		ev.OutputTokens = p.count()
 	case "cache_read_tokens", "gen_ai.usage.cache_read.input_tokens":
-		ev.CacheReadTokens = p.count(v)
+		ev.CacheReadTokens = p.count()
 	case "cache_creation_tokens", "gen_ai.usage.cache_creation.input_tokens":
-		ev.CacheCreateTokens = p.count(v)
+		ev.CacheCreateTokens = p.count()
 	case "cost_usd", "response_cost":
-		if f, ok := p.number(v); ok {
-			if f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		if f, ok := p.number(); ok {
+			if f < 0 {
 				p.bad = true
 				return
 			}
 			ev.CostUSD, ev.HasCost = f, true
 		}
 	case "latency_ms", "duration_ms":
-		if f, ok := p.number(v); ok {
+		if f, ok := p.number(); ok {
 			ev.LatencyMs = int32(clamp(f, 0, math.MaxInt32))
 		}
 	case "tool", "endpoint":
-		ev.Tool = p.strRecent(v, recentTool)
+		ev.Tool = p.strRecent(recentTool)
 	case "stream_dropped":
-		switch v.Type() {
-		case fastjson.TypeTrue:
+		switch p.sc.peek() {
+		case 't':
+			p.sc.lit("true")
 			ev.StreamDropped = true
-		case fastjson.TypeFalse, fastjson.TypeNull:
+		case 'f':
+			p.sc.lit("false")
+		case 'n':
+			p.sc.lit("null")
 		default:
-			p.bad = true
+			p.wrong()
 		}
+	default:
+		p.sc.skip()
 	}
 }
 
-func (p *Parser) visitJob(v *fastjson.Value) {
-	o, err := v.Object()
-	if err != nil {
-		// A plain "job" string is a job ID in some loggers.
-		if v.Type() == fastjson.TypeString {
-			p.ev.JobID = p.str(v)
-		}
-		return
-	}
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		switch string(k) {
-		case "id":
-			p.ev.JobID = p.str(v)
-		case "type", "name":
-			if p.ev.JobType == "" || string(k) == "type" {
-				p.ev.JobType = p.str(v)
-			}
-		}
-	})
+// wrong consumes a value of the wrong type and marks the line.
+func (p *Parser) wrong() {
+	p.sc.skip()
+	p.bad = true
 }
 
-// visitError reads "error" as a string, an object with a "type", or
+func (p *Parser) job() {
+	switch p.kind() {
+	case 's':
+		p.ev.JobID = p.str() // a plain "job" string is a job ID in some loggers
+	case '{':
+		p.sc.object(p.jobField)
+	default:
+		p.sc.skip()
+	}
+}
+
+func (p *Parser) jobField(key []byte) {
+	switch string(key) {
+	case "id":
+		p.ev.JobID = p.str()
+	case "type":
+		p.ev.JobType = p.strRecent(recentJobType)
+	case "name":
+		if v := p.strRecent(recentJobType); p.ev.JobType == "" {
+			p.ev.JobType = v
+		}
+	default:
+		p.sc.skip()
+	}
+}
+
+// errorField reads "error" as a string, an object with a "type", or
 // Anthropic's envelope {"type":"error","error":{"type":...}}.
-func (p *Parser) visitError(v *fastjson.Value) {
-	switch v.Type() {
-	case fastjson.TypeString:
-		p.ev.ErrorType = p.str(v)
-	case fastjson.TypeObject:
-		if inner := v.Get("error"); inner != nil && inner.Type() == fastjson.TypeObject {
-			v = inner
+func (p *Parser) errorField() {
+	switch p.kind() {
+	case 's':
+		p.ev.ErrorType = p.strRecent(recentErrorType)
+	case '{':
+		p.errType, p.errInner = "", ""
+		p.sc.object(p.errorObjField)
+		if p.errInner != "" {
+			p.ev.ErrorType = p.errInner
+		} else if p.errType != "" {
+			p.ev.ErrorType = p.errType
 		}
-		if t := v.Get("type"); t != nil {
-			p.ev.ErrorType = p.str(t)
-		}
-	case fastjson.TypeNull:
+	default:
+		p.sc.skip()
 	}
 }
 
-func (p *Parser) visitUsage(v *fastjson.Value) {
-	o, err := v.Object()
-	if err != nil {
-		if v.Type() != fastjson.TypeNull {
-			p.bad = true
+func (p *Parser) errorObjField(key []byte) {
+	switch string(key) {
+	case "type":
+		if p.kind() == 's' {
+			p.errType = p.strRecent(recentErrorType)
+		} else {
+			p.sc.skip()
 		}
+	case "error":
+		if p.kind() == '{' {
+			p.sc.object(p.errorInnerField)
+		} else {
+			p.sc.skip()
+		}
+	default:
+		p.sc.skip()
+	}
+}
+
+func (p *Parser) errorInnerField(key []byte) {
+	if string(key) == "type" && p.kind() == 's' {
+		p.errInner = p.strRecent(recentErrorType)
 		return
 	}
-	ev := p.ev
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		switch string(k) {
-		case "input_tokens":
-			ev.InputTokens = p.count(v)
-		case "prompt_tokens":
-			ev.InputTokens = p.count(v)
-			p.inputIncludesCache = true
-		case "output_tokens", "completion_tokens":
-			ev.OutputTokens = p.count(v)
-		case "cache_read_input_tokens":
-			ev.CacheReadTokens = p.count(v)
-		case "cache_creation_input_tokens":
-			ev.CacheCreateTokens = p.count(v)
-		case "prompt_tokens_details":
-			if c := v.Get("cached_tokens"); c != nil {
-				ev.CacheReadTokens = p.count(c)
-			}
-		}
-	})
+	p.sc.skip()
 }
 
-// visitHeaders reads captured HTTP headers; names are case-insensitive and
+func (p *Parser) usage() {
+	switch p.kind() {
+	case '{':
+		p.sc.object(p.usageField)
+	case 'n':
+		p.sc.lit("null")
+	default:
+		p.wrong()
+	}
+}
+
+func (p *Parser) usageField(key []byte) {
+	ev := p.ev
+	switch string(key) {
+	case "input_tokens":
+		ev.InputTokens = p.count()
+	case "prompt_tokens":
+		ev.InputTokens = p.count()
+		p.inputIncludesCache = true
+	case "output_tokens", "completion_tokens":
+		ev.OutputTokens = p.count()
+	case "cache_read_input_tokens":
+		ev.CacheReadTokens = p.count()
+	case "cache_creation_input_tokens":
+		ev.CacheCreateTokens = p.count()
+	case "prompt_tokens_details":
+		if p.kind() == '{' {
+			p.sc.object(p.cachedField)
+		} else {
+			p.sc.skip()
+		}
+	default:
+		p.sc.skip()
+	}
+}
+
+func (p *Parser) cachedField(key []byte) {
+	if string(key) == "cached_tokens" {
+		p.ev.CacheReadTokens = p.count()
+		return
+	}
+	p.sc.skip()
+}
+
+// headers reads captured HTTP headers; names are case-insensitive and
 // values are often strings.
-func (p *Parser) visitHeaders(v *fastjson.Value) {
-	o, err := v.Object()
-	if err != nil {
+func (p *Parser) headers() {
+	if p.kind() != '{' {
+		p.sc.skip()
 		return
 	}
+	p.sc.object(p.headerField)
+}
+
+func (p *Parser) headerField(k []byte) {
 	ev := p.ev
-	var lower [48]byte
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		if len(k) > len(lower) {
+	if len(k) > len(p.lower) {
+		p.sc.skip()
+		return
+	}
+	name := p.lower[:len(k)]
+	for i, c := range k {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		name[i] = c
+	}
+	switch string(name) {
+	case "x-stainless-retry-count", "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
+		if a := p.attempt(1); ev.Attempt == 0 {
+			ev.Attempt = a
+		}
+	case "retry-after":
+		if p.kind() == 's' {
+			b := p.sc.str()
+			if f, err := strconv.ParseFloat(string(b), 64); err == nil && f >= 0 {
+				if ev.RetryAfterMs == NoRetryAfter {
+					ev.RetryAfterMs = int64(clamp(f*1000, 0, 1e12))
+				}
+			} else {
+				p.httpDate, p.hasDate = append(p.httpDate[:0], b...), true // resolved against the event time
+			}
 			return
 		}
-		name := lower[:len(k)]
-		for i, c := range k {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			name[i] = c
+		if v := p.seconds(); ev.RetryAfterMs == NoRetryAfter {
+			ev.RetryAfterMs = v
 		}
-		switch string(name) {
-		case "x-stainless-retry-count", "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
-			if ev.Attempt == 0 {
-				ev.Attempt = p.attempt(v, 1)
-			}
-		case "retry-after":
-			if v.Type() == fastjson.TypeString {
-				b, _ := v.StringBytes()
-				if _, err := strconv.ParseFloat(string(b), 64); err != nil {
-					p.httpDate = b // an HTTP-date, resolved against the event time
-					return
-				}
-			}
-			if ev.RetryAfterMs == NoRetryAfter {
-				ev.RetryAfterMs = p.seconds(v)
-			}
-		case "retry-after-ms":
-			if f, ok := p.number(v); ok {
-				ev.RetryAfterMs = int64(clamp(f, 0, math.MaxInt64/2))
-			}
-		case "anthropic-ratelimit-tokens-remaining", "x-ratelimit-remaining-tokens":
-			ev.RateLimitTokens = p.count(v)
-		case "anthropic-ratelimit-requests-remaining", "x-ratelimit-remaining-requests":
-			ev.RateLimitRequests = p.count(v)
-		case "idempotency-key", "x-idempotency-key":
-			if ev.IdempotencyKey == "" {
-				ev.IdempotencyKey = p.str(v)
-			}
-		case "x-correlation-id":
-			if ev.CorrelationID == "" {
-				ev.CorrelationID = p.str(v)
-			}
+	case "retry-after-ms":
+		if f, ok := p.number(); ok {
+			ev.RetryAfterMs = int64(clamp(f, 0, math.MaxInt64/2))
 		}
-	})
+	case "anthropic-ratelimit-tokens-remaining", "x-ratelimit-remaining-tokens":
+		ev.RateLimitTokens = p.count()
+	case "anthropic-ratelimit-requests-remaining", "x-ratelimit-remaining-requests":
+		ev.RateLimitRequests = p.count()
+	case "idempotency-key", "x-idempotency-key":
+		if v := p.str(); ev.IdempotencyKey == "" {
+			ev.IdempotencyKey = v
+		}
+	case "x-correlation-id":
+		if v := p.str(); ev.CorrelationID == "" {
+			ev.CorrelationID = v
+		}
+	default:
+		p.sc.skip()
+	}
 }
 
 // number reads a JSON number or a numeric string. Null is "absent";
 // anything else marks the line as having a wrong type.
-func (p *Parser) number(v *fastjson.Value) (float64, bool) {
-	switch v.Type() {
-	case fastjson.TypeNumber:
-		f, err := v.Float64()
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			p.bad = true
-			return 0, false
-		}
-		return f, true
-	case fastjson.TypeString:
-		b, _ := v.StringBytes()
+func (p *Parser) number() (float64, bool) {
+	var b []byte
+	switch p.kind() {
+	case '0':
+		b = p.sc.num()
+	case 's':
+		b = p.sc.str()
 		if len(b) == 0 {
 			return 0, false
 		}
-		f, err := strconv.ParseFloat(string(b), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			p.bad = true
-			return 0, false
-		}
-		return f, true
-	case fastjson.TypeNull:
+	case 'n':
+		p.sc.lit("null")
+		return 0, false
+	default:
+		p.wrong()
 		return 0, false
 	}
-	p.bad = true
-	return 0, false
+	if p.sc.err {
+		return 0, false
+	}
+	if n, ok := smallInt(b); ok {
+		return float64(n), true
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		p.bad = true
+		return 0, false
+	}
+	return f, true
 }
 
-func (p *Parser) count(v *fastjson.Value) int64 {
-	f, ok := p.number(v)
+// smallInt is the fast path for the plain integers most fields hold.
+func smallInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func (p *Parser) count() int64 {
+	f, ok := p.number()
 	if !ok {
 		return 0
 	}
@@ -427,8 +543,8 @@ func (p *Parser) count(v *fastjson.Value) int64 {
 	return int64(clamp(f, 0, 1e15))
 }
 
-func (p *Parser) status(v *fastjson.Value) int16 {
-	f, ok := p.number(v)
+func (p *Parser) status() int16 {
+	f, ok := p.number()
 	if !ok {
 		return StatusUnknown
 	}
@@ -440,8 +556,8 @@ func (p *Parser) status(v *fastjson.Value) int16 {
 }
 
 // attempt reads an attempt number; base is 1 for 0-based retry counts.
-func (p *Parser) attempt(v *fastjson.Value, base int64) int16 {
-	f, ok := p.number(v)
+func (p *Parser) attempt(base int64) int16 {
+	f, ok := p.number()
 	if !ok {
 		return 0
 	}
@@ -454,8 +570,8 @@ func (p *Parser) attempt(v *fastjson.Value, base int64) int16 {
 }
 
 // seconds reads a duration in seconds and returns milliseconds.
-func (p *Parser) seconds(v *fastjson.Value) int64 {
-	f, ok := p.number(v)
+func (p *Parser) seconds() int64 {
+	f, ok := p.number()
 	if !ok {
 		return NoRetryAfter
 	}
@@ -468,23 +584,25 @@ func (p *Parser) seconds(v *fastjson.Value) int64 {
 
 // timestamp reads RFC 3339 text or a Unix epoch number whose unit (s, ms,
 // µs, ns) is told apart by magnitude.
-func (p *Parser) timestamp(v *fastjson.Value) int64 {
-	switch v.Type() {
-	case fastjson.TypeString:
-		b, _ := v.StringBytes()
+func (p *Parser) timestamp() int64 {
+	switch p.kind() {
+	case 's':
+		b := p.sc.str()
 		if ts, ok := parseTimeText(b); ok {
 			return ts
 		}
 		if ts, ok := parseEpoch(b); ok {
 			return ts
 		}
-	case fastjson.TypeNumber:
-		p.numBuf = v.MarshalTo(p.numBuf[:0])
-		if ts, ok := parseEpoch(p.numBuf); ok {
+	case '0':
+		if ts, ok := parseEpoch(p.sc.num()); ok {
 			return ts
 		}
-	case fastjson.TypeNull:
+	case 'n':
+		p.sc.lit("null")
 		return 0
+	default:
+		p.sc.skip()
 	}
 	p.bad = true
 	return 0
@@ -542,6 +660,9 @@ func epochToNanos(f float64) (int64, bool) {
 }
 
 func parseTimeText(b []byte) (int64, bool) {
+	if ts, ok := fastRFC3339(b); ok {
+		return ts, true
+	}
 	s := string(b)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UnixNano(), true
@@ -553,30 +674,69 @@ func parseTimeText(b []byte) (int64, bool) {
 	return 0, false
 }
 
-// rawString returns a string field's bytes without interning; only for
-// values compared on the spot.
-func (p *Parser) rawString(v *fastjson.Value) []byte {
-	b, err := v.StringBytes()
-	if err != nil {
-		p.bad = true
-		return nil
+// fastRFC3339 handles the overwhelmingly common "2026-03-10T01:00:00.250Z"
+// shape (UTC, optional fraction) without time.Parse.
+func fastRFC3339(b []byte) (int64, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
 	}
-	return b
+	num := func(lo, hi int) (int, bool) {
+		n := 0
+		for _, c := range b[lo:hi] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	h, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	var ns int64
+	if rest := b[19 : len(b)-1]; len(rest) > 0 {
+		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+			return 0, false
+		}
+		scale := int64(1e8)
+		for _, c := range rest[1:] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			ns += int64(c-'0') * scale
+			scale /= 10
+		}
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d { // 2026-02-31 and the like
+		return 0, false
+	}
+	return t.UnixNano() + ns, true
 }
 
 // str reads a string (or a number, which some loggers use for IDs) and
 // returns it sanitized and interned.
-func (p *Parser) str(v *fastjson.Value) string {
+func (p *Parser) str() string {
 	var b []byte
-	switch v.Type() {
-	case fastjson.TypeString:
-		b, _ = v.StringBytes()
-	case fastjson.TypeNumber:
-		b = v.MarshalTo(nil)
-	case fastjson.TypeNull:
+	switch p.kind() {
+	case 's':
+		b = p.sc.str()
+	case '0':
+		b = p.sc.num()
+	case 'n':
+		p.sc.lit("null")
 		return ""
 	default:
-		p.bad = true
+		p.wrong()
+		return ""
+	}
+	if p.sc.err {
 		return ""
 	}
 	if len(b) > maxFieldBytes {
@@ -589,14 +749,16 @@ func (p *Parser) str(v *fastjson.Value) string {
 }
 
 // strRecent is str for a field that usually repeats the previous line's value.
-func (p *Parser) strRecent(v *fastjson.Value, slot int) string {
-	if v.Type() == fastjson.TypeString {
-		b, _ := v.StringBytes()
-		if last := p.recent[slot]; last != "" && string(b) == last {
+func (p *Parser) strRecent(slot int) string {
+	if p.kind() == 's' {
+		save := p.sc.i
+		b := p.sc.str()
+		if last := p.recent[slot]; last != "" && string(b) == last && !p.sc.err {
 			return last
 		}
+		p.sc.i = save
 	}
-	s := p.str(v)
+	s := p.str()
 	p.recent[slot] = s
 	return s
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestBadLines(t *testing.T) {
 
 // TestSanitize: escape sequences in log content never survive parsing.
 func TestSanitize(t *testing.T) {
-	ev, r := parse(t, `{"model":"m\u001b[2J\u001b]0;pwned\u0007","job_id":"a\u009bb\nc","tool":"\xff\xfe"}`)
+	ev, r := parse(t, `{"model":"m\u001b[2J\u001b]0;pwned\u0007","job_id":"a\u009bb\nc","tool":"`+"\xff\xfe\u00c2\u009b"+`"}`)
 	if r != Accepted {
 		t.Fatal(r)
 	}
@@ -257,4 +258,34 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("lost bytes: read %d of %d", total, len(data))
 		}
 	})
+}
+
+// FuzzScannerMatchesEncodingJSON holds the single-pass scanner to
+// encoding/json's idea of valid JSON: a line is invalid_json exactly when
+// json.Valid rejects it.
+func FuzzScannerMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":-0.5e+3,"b":[1,{"c":null}],"d":"\u00e9\ud83d\ude00"}`, `{"a":01}`, `{"a":"\x"}`,
+		`{"a" 1}`, `{"a":1,}`, `[1,2]`, `{"ts":"2026-03-10T01:00:00Z","model":"m","status":"429"}`, `{"a":tru}`, `{"a":1}x`, `"\ud800"`, `{"a":"\ud800\u0041"}`} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	f.Fuzz(func(t *testing.T, line []byte) {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || bytes.IndexByte(trimmed, 0) >= 0 || len(trimmed) > MaxLineBytes || bytes.Count(trimmed, []byte("[")) > 400 || bytes.Count(trimmed, []byte("{")) > 400 {
+			return
+		}
+		var ev Event
+		r := p.ParseLine(line, &ev)
+		if got, want := r == SkipInvalidJSON, !json.Valid(trimmed); got != want {
+			t.Fatalf("%q: scanner says invalid=%v, encoding/json says invalid=%v (reason %v)", line, got, want, r)
+		}
+	})
+}
+
+// TestEscapesDecoded: escaped keys and values read as encoding/json reads them.
+func TestEscapesDecoded(t *testing.T) {
+	ev, r := parse(t, `{"mod\u0065l":"claude\u002dsonnet\/4","job_id":"caf\u00e9 \ud83d\ude00","status":2.0e2}`)
+	if r != Accepted || ev.Model != "claude-sonnet/4" || ev.JobID != "café 😀" || ev.Status != 200 {
+		t.Errorf("%v %+v", r, ev)
+	}
 }

@@ -1,0 +1,312 @@
+package ingest
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads one JSON value in a single pass, validating as strictly as
+// encoding/json does, so the parser can pick the fields it knows without
+// first building a tree. FuzzScannerMatchesEncodingJSON holds it to that.
+type scanner struct {
+	b       []byte
+	i       int
+	err     bool
+	depth   int
+	scratch []byte // unescaped string values; valid until the next string
+}
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 512
+
+func (s *scanner) reset(b []byte) { s.b, s.i, s.err, s.depth = b, 0, false, 0 }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) fail() { s.err = true; s.i = len(s.b) }
+
+// str reads a string at s.i; the result aliases the input when it has no
+// escapes, else the scratch buffer.
+func (s *scanner) str() []byte {
+	if s.peek() != '"' {
+		s.fail()
+		return nil
+	}
+	s.i++
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			out := s.b[start:s.i]
+			s.i++
+			return out
+		case c == '\\':
+			return s.strEscaped(start)
+		case c < 0x20:
+			s.fail()
+			return nil
+		}
+		s.i++
+	}
+	s.fail()
+	return nil
+}
+
+func (s *scanner) strEscaped(start int) []byte {
+	s.scratch = append(s.scratch[:0], s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return s.scratch
+		case c < 0x20:
+			s.fail()
+			return nil
+		case c != '\\':
+			s.scratch = append(s.scratch, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			s.fail()
+			return nil
+		}
+		e := s.b[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			s.scratch = append(s.scratch, e)
+		case 'b':
+			s.scratch = append(s.scratch, '\b')
+		case 'f':
+			s.scratch = append(s.scratch, '\f')
+		case 'n':
+			s.scratch = append(s.scratch, '\n')
+		case 'r':
+			s.scratch = append(s.scratch, '\r')
+		case 't':
+			s.scratch = append(s.scratch, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				s.fail()
+				return nil
+			}
+			if utf16.IsSurrogate(r) {
+				// A high surrogate may pair with a following \u low one.
+				if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+					save := s.i
+					s.i += 2
+					if r2, ok := s.hex4(); ok {
+						if p := utf16.DecodeRune(r, r2); p != utf8.RuneError {
+							s.scratch = utf8.AppendRune(s.scratch, p)
+							continue
+						}
+					} else {
+						s.fail()
+						return nil
+					}
+					s.i = save
+				}
+				r = utf8.RuneError
+			}
+			s.scratch = utf8.AppendRune(s.scratch, r)
+		default:
+			s.fail()
+			return nil
+		}
+	}
+	s.fail()
+	return nil
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.i+4 > len(s.b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.b[s.i : s.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	s.i += 4
+	return r, true
+}
+
+// num reads a number with JSON's exact grammar and returns its text.
+func (s *scanner) num() []byte {
+	start := s.i
+	if s.peek() == '-' {
+		s.i++
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case '1' <= c && c <= '9':
+		s.digits()
+	default:
+		s.fail()
+		return nil
+	}
+	if s.peek() == '.' {
+		s.i++
+		if !s.digits() {
+			s.fail()
+			return nil
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if !s.digits() {
+			s.fail()
+			return nil
+		}
+	}
+	return s.b[start:s.i]
+}
+
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+func (s *scanner) lit(word string) {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		s.fail()
+		return
+	}
+	s.i += len(word)
+}
+
+// skip reads and discards any value.
+func (s *scanner) skip() {
+	switch c := s.peek(); {
+	case c == '"':
+		s.str()
+	case c == '{':
+		s.object(func([]byte) { s.skip() })
+	case c == '[':
+		s.array()
+	case c == 't':
+		s.lit("true")
+	case c == 'f':
+		s.lit("false")
+	case c == 'n':
+		s.lit("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		s.num()
+	default:
+		s.fail()
+	}
+}
+
+func (s *scanner) array() {
+	s.i++ // '['
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+		return
+	}
+	s.ws()
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return
+	}
+	for !s.err {
+		s.ws()
+		s.skip()
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// object reads an object, calling field with each key; field must consume
+// the value (s.i is at its first byte). The key slice is valid only until
+// the field reads a string.
+func (s *scanner) object(field func(key []byte)) {
+	if s.peek() != '{' {
+		s.fail()
+		return
+	}
+	s.i++
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+		return
+	}
+	s.ws()
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return
+	}
+	for !s.err {
+		s.ws()
+		key := s.str()
+		if s.err {
+			return
+		}
+		s.ws()
+		if s.peek() != ':' {
+			s.fail()
+			return
+		}
+		s.i++
+		s.ws()
+		field(key)
+		if s.err {
+			return
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
+		}
+	}
+}
