@@ -21,6 +21,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/otlp"
 	"github.com/burnrate-dev/burnrate/report"
 	"github.com/burnrate-dev/burnrate/sample-logs/scenario"
 	"github.com/burnrate-dev/burnrate/ui"
@@ -55,6 +56,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 func newWatchCmd() *cobra.Command {
 	var l liveFlags
 	var fromEnd bool
+	var oc otlp.Config
 	cmd := &cobra.Command{
 		Use:   "watch [flags] FILE...",
 		Short: "Follow logs live in the dashboard (survives rotation; globs allowed)",
@@ -62,13 +64,32 @@ func newWatchCmd() *cobra.Command {
 file by default, to rebuild state, then live. Survives rename-and-create and
 copytruncate rotation, waits for files that do not exist yet, and picks up new
 files matching a glob (quote it: 'logs/*.jsonl').`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLive(cmd.Context(), l, "watch", engine.NewTail(args, fromEnd))
+			var sources []engine.Source
+			if len(args) > 0 {
+				sources = append(sources, engine.NewTail(args, fromEnd))
+			}
+			if oc.GRPCAddr != "" || oc.HTTPAddr != "" {
+				if err := oc.Validate(); err != nil {
+					return err
+				}
+				sources = append(sources, &engine.OTLP{R: otlp.New(oc)})
+			}
+			if len(sources) == 0 {
+				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
+			}
+			return runLive(cmd.Context(), l, "watch", sources...)
 		},
 	}
 	l.register(cmd)
-	cmd.Flags().BoolVar(&fromEnd, "from-end", false, "skip history: start at the end of each file")
+	f := cmd.Flags()
+	f.BoolVar(&fromEnd, "from-end", false, "skip history: start at the end of each file")
+	f.StringVar(&oc.GRPCAddr, "otlp-grpc", "", "receive OTLP/gRPC traces and logs on this address, e.g. "+otlp.DefaultGRPCAddr)
+	f.StringVar(&oc.HTTPAddr, "otlp-http", "", "receive OTLP/HTTP (/v1/traces, /v1/logs) on this address, e.g. "+otlp.DefaultHTTPAddr)
+	f.StringVar(&oc.Token, "otlp-token", "", "require \"Authorization: Bearer TOKEN\" on both OTLP transports")
+	f.Int64Var(&oc.MaxBytes, "otlp-max-bytes", otlp.DefaultMaxBytes, "largest OTLP request accepted, in bytes (after decompression)")
+	f.BoolVar(&oc.InsecureListen, "insecure-listen", false, "allow a non-loopback OTLP address without --otlp-token")
 	return cmd
 }
 
@@ -173,7 +194,7 @@ func loadReplay(paths []string, speed float64) (*engine.Replay, error) {
 
 // runLive wires a source through the engine, the rules and the actions
 // into the dashboard, or runs headless until the source ends or a signal.
-func runLive(parent context.Context, l liveFlags, title string, src engine.Source) error {
+func runLive(parent context.Context, l liveFlags, title string, sources ...engine.Source) error {
 	file, cfg, err := l.load()
 	if err != nil {
 		return err
@@ -218,7 +239,7 @@ func runLive(parent context.Context, l liveFlags, title string, src engine.Sourc
 		disp.Shutdown(sctx) // flushes the journal
 	}()
 
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, Observer: rules}, src)
+	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, Observer: rules}, sources...)
 	if l.metricsAddr != "" {
 		srv, err := serveMetrics(l.metricsAddr, eng, rules)
 		if err != nil {

@@ -50,7 +50,8 @@ type SourceStatus struct {
 	Stats   ingest.Stats
 	Err     string
 	Active  bool
-	Missing bool // the file does not exist yet; it is waited for
+	Missing bool   // the file does not exist yet; it is waited for
+	Detail  string // source-specific counters, e.g. OTLP requests
 }
 
 // Source is anything that feeds the engine. Run sends batches on out until

@@ -144,14 +144,14 @@ func (p *Parser) finish(ev *Event) SkipReason {
 		ev.InputTokens = max(0, ev.InputTokens-ev.CacheReadTokens-ev.CacheCreateTokens)
 	}
 	if ev.Status == StatusUnknown && (ev.Kind == KindLLMCall || ev.Kind == KindToolCall) {
-		ev.Status = statusFromError(ev.ErrorType, ev.OutputTokens > 0)
+		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0)
 	}
 	return Accepted
 }
 
-// statusFromError infers an HTTP status for attempts that logged only an
+// StatusFromError infers an HTTP status for attempts that logged only an
 // error type (Anthropic's names, plus the common transport ones).
-func statusFromError(errType string, producedOutput bool) int16 {
+func StatusFromError(errType string, producedOutput bool) int16 {
 	switch errType {
 	case "":
 		if producedOutput {

@@ -68,3 +68,12 @@ func (in *interner) get(b []byte) string {
 	*slot = s
 	return s
 }
+
+// CleanField applies the ingest rules for untrusted text from any source:
+// capped at 512 bytes and stripped of control characters.
+func CleanField(s string) string {
+	if len(s) > maxFieldBytes {
+		s = s[:maxFieldBytes]
+	}
+	return SanitizeString(s)
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/otlp"
+)
+
+// OTLP adapts the OTLP receiver to a Source.
+type OTLP struct {
+	R   *otlp.Receiver
+	mu  sync.Mutex
+	err string
+}
+
+// Run serves until ctx is done.
+func (o *OTLP) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	err := o.R.Run(ctx, out)
+	if err != nil {
+		o.mu.Lock()
+		o.err = err.Error()
+		o.mu.Unlock()
+	}
+	return err
+}
+
+// Status reports the receiver's counters as one source.
+func (o *OTLP) Status() []SourceStatus {
+	g, h := o.R.Addrs()
+	var names []string
+	if g != "" {
+		names = append(names, "grpc "+g)
+	}
+	if h != "" {
+		names = append(names, "http "+h)
+	}
+	s := o.R.Stats()
+	st := SourceStatus{Name: "otlp " + strings.Join(names, ", "), Active: true,
+		Stats: ingest.Stats{Lines: s.Requests, Events: s.Events},
+		Detail: fmt.Sprintf("%d requests, %d spans, %d log records, %d rejected, %d bad, %d refused (429)",
+			s.Requests, s.Spans, s.LogRecords, s.Rejected, s.BadRequests, s.Refused)}
+	o.mu.Lock()
+	st.Err = o.err
+	o.mu.Unlock()
+	return []SourceStatus{st}
+}

@@ -1,0 +1,497 @@
+// Package otlp receives OTLP traces and logs over gRPC and HTTP (decoded
+// with go.opentelemetry.io/collector/pdata) and maps GenAI spans and log
+// records onto the same normalized events as the JSON-lines ingest.
+package otlp
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// StatusUnknownRetried marks attempts a span says happened (its
+// http.request.resend_count) but whose status it did not report.
+const StatusUnknownRetried = "status unknown (retried)"
+
+type spanRef struct {
+	span ptrace.Span
+	res  pcommon.Map
+	// model: the span carries gen_ai / OpenInference model attributes.
+	model bool
+	// shadowed: a model-call child exists, so this span's usage is the
+	// child's counted again (the Vercel AI SDK's ai.generateText).
+	shadowed bool
+}
+
+type spanKey struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+// maxRemembered bounds the mapper's memory of traces and call groups; past
+// it the memory starts over (a call split across that boundary may count a
+// synthesized attempt twice).
+const maxRemembered = 100_000
+
+// Mapper maps OTLP payloads to events. It remembers, across requests, the
+// job each trace belongs to and how many attempts each call has shown, since
+// exporters split one trace over several requests (children usually end,
+// and are exported, before the root that carries job.id). Safe for
+// concurrent use.
+type Mapper struct {
+	mu     sync.Mutex
+	groups map[[3]string]*group
+	jobs   map[pcommon.TraceID][2]string // job ID, job type
+}
+
+type group struct {
+	spans int64 // attempt spans seen
+	synth int64 // attempts synthesized from resend_count
+}
+
+// NewMapper returns a mapper with empty memory.
+func NewMapper() *Mapper {
+	return &Mapper{groups: map[[3]string]*group{}, jobs: map[pcommon.TraceID][2]string{}}
+}
+
+// MapTraces turns model-call and client HTTP spans into events. rejected
+// counts spans that looked like calls but could not be read.
+func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected int64, reason string) {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	if len(mp.groups) > maxRemembered {
+		clear(mp.groups)
+	}
+	if len(mp.jobs) > maxRemembered {
+		clear(mp.jobs)
+	}
+	var refs []spanRef
+	index := map[spanKey]int{}
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		rs := rss.At(i)
+		res := rs.Resource().Attributes()
+		sss := rs.ScopeSpans()
+		for j := range sss.Len() {
+			spans := sss.At(j).Spans()
+			for k := range spans.Len() {
+				sp := spans.At(k)
+				index[spanKey{sp.TraceID(), sp.SpanID()}] = len(refs)
+				refs = append(refs, spanRef{span: sp, res: res, model: isModelCall(sp.Attributes())})
+			}
+		}
+	}
+	parent := func(r *spanRef) *spanRef {
+		if r.span.ParentSpanID().IsEmpty() {
+			return nil
+		}
+		if i, ok := index[spanKey{r.span.TraceID(), r.span.ParentSpanID()}]; ok {
+			return &refs[i]
+		}
+		return nil
+	}
+	// Count usage on the innermost model-call span only.
+	for i := range refs {
+		if refs[i].model {
+			for p := parent(&refs[i]); p != nil; p = parent(p) {
+				if p.model {
+					p.shadowed = true
+					break
+				}
+			}
+		}
+	}
+	// Learn each trace's job from any span that names it.
+	for i := range refs {
+		a := refs[i].span.Attributes()
+		id, typ := firstStr(a, "job.id", "job_id"), firstStr(a, "job.type", "job_type")
+		if id == "" && typ == "" {
+			continue
+		}
+		known := mp.jobs[refs[i].span.TraceID()]
+		if known[0] == "" {
+			known[0] = id
+		}
+		if known[1] == "" {
+			known[1] = typ
+		}
+		mp.jobs[refs[i].span.TraceID()] = known
+	}
+	for i := range refs {
+		r := &refs[i]
+		attrs := r.span.Attributes()
+		job, jobType := resolveJob(r, parent, mp.jobs[r.span.TraceID()])
+		var ev ingest.Event
+		ev.Reset()
+		ev.TS = int64(r.span.StartTimestamp())
+		if end := int64(r.span.EndTimestamp()); end > ev.TS {
+			ev.LatencyMs = int32(min((end-ev.TS)/1e6, 1<<31-1))
+		}
+		ev.CorrelationID = clean(r.span.TraceID().String())
+		ev.JobID, ev.JobType = job, jobType
+		ev.IdempotencyKey = clean(header(attrs, "http.request.header.idempotency-key", "http.request.header.x-idempotency-key"))
+		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
+		switch {
+		case r.model && !r.shadowed:
+			ev.Kind = ingest.KindLLMCall
+			if !readModelCall(&ev, attrs) {
+				rejected++
+				reason = "a model-call span has a non-numeric token count"
+				continue
+			}
+			ev.Status = spanStatus(r.span, attrs)
+			// One call may be several attempts: one span per attempt
+			// (resend_count 0, 1, 2) or one span for all (its final
+			// resend_count). Sibling spans of one name are one call, with
+			// max(spans, highest resend + 1) attempts; the ones no span
+			// recorded are added with an unknown status.
+			key := [3]string{r.span.TraceID().String(), r.span.ParentSpanID().String(), r.span.Name()}
+			g := mp.groups[key]
+			if g == nil {
+				g = &group{}
+				mp.groups[key] = g
+			}
+			g.spans++
+			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
+				ev.Attempt = int16(min(n+1, 1<<15-1))
+				if missing := n + 1 - g.spans - g.synth; missing > 0 {
+					for k := range missing {
+						unk := ev
+						unk.Attempt = int16(min(n+1-missing+k, 1<<15-1))
+						unk.Status, unk.ErrorType = ingest.StatusUnknown, StatusUnknownRetried
+						unk.InputTokens, unk.OutputTokens, unk.CacheReadTokens, unk.CacheCreateTokens = 0, 0, 0, 0
+						unk.HasCost, unk.CostUSD, unk.LatencyMs, unk.RetryAfterMs = false, 0, 0, ingest.NoRetryAfter
+						events = append(events, unk)
+					}
+					g.synth += missing
+				}
+			}
+		case r.span.Kind() == ptrace.SpanKindClient && has(attrs, "http.response.status_code"):
+			ev.Kind = ingest.KindToolCall
+			ev.Tool = clean(firstStr(attrs, "url.template", "http.route", "url.path", "server.address"))
+			if ev.Tool == "" {
+				ev.Tool = clean(r.span.Name())
+			}
+			ev.Status = spanStatus(r.span, attrs)
+			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
+				ev.Attempt = int16(min(n+1, 1<<15-1))
+			}
+		default:
+			continue
+		}
+		events = append(events, ev)
+	}
+	return events, rejected, reason
+}
+
+// isModelCall: GenAI semantic conventions, older spellings, OpenInference.
+func isModelCall(m pcommon.Map) bool {
+	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || has(m, "gen_ai.operation.name") ||
+		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens")
+}
+
+// readModelCall fills model, provider, tokens and cost. OTel's input
+// count includes cache reads and writes: subtract them so the event has
+// Anthropic's meaning and cached tokens are not billed twice. Both the
+// current and the older spellings may be present: the current one wins,
+// they are never added.
+func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
+	ev.Model = clean(firstStr(m, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name"))
+	ev.Provider = clean(firstStr(m, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"))
+	ok := true
+	get := func(keys ...string) int64 {
+		for _, k := range keys {
+			if !has(m, k) {
+				continue
+			}
+			v, good := num(m, k)
+			if !good || v < 0 {
+				ok = false
+				return 0
+			}
+			return v
+		}
+		return 0
+	}
+	in := get("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+	ev.OutputTokens = get("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
+	ev.CacheReadTokens = get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read")
+	ev.CacheCreateTokens = get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write")
+	ev.InputTokens = max(0, in-ev.CacheReadTokens-ev.CacheCreateTokens)
+	for _, k := range []string{"gen_ai.usage.cost", "llm.cost.total"} {
+		if v, found := m.Get(k); found {
+			if f, good := float(v); good && f >= 0 {
+				ev.CostUSD, ev.HasCost = f, true
+			}
+			break
+		}
+	}
+	return ok
+}
+
+// spanStatus: http.response.status_code, else error.type, else the span
+// status (an error without a code is unknown; an unset or OK model span
+// finished).
+func spanStatus(sp ptrace.Span, m pcommon.Map) int16 {
+	if n, ok := num(m, "http.response.status_code"); ok && n >= 0 && n < 1000 {
+		return int16(n)
+	}
+	if et := firstStr(m, "error.type"); et != "" {
+		if n, err := strconv.Atoi(et); err == nil && n >= 0 && n < 1000 {
+			return int16(n)
+		}
+		return ingest.StatusFromError(et, false)
+	}
+	if sp.Status().Code() == ptrace.StatusCodeError {
+		return ingest.StatusUnknown
+	}
+	return 200
+}
+
+// resolveJob finds job.id / job_id on the span, then its ancestors, then
+// the resource, else uses the trace ID; the type comes from job.type /
+// job_type the same way, else the trace's root span name, else
+// service.name.
+func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (string, string) {
+	var id, typ, rootName string
+	for p := r; p != nil; p = parent(p) {
+		a := p.span.Attributes()
+		if id == "" {
+			id = firstStr(a, "job.id", "job_id")
+		}
+		if typ == "" {
+			typ = firstStr(a, "job.type", "job_type")
+		}
+		if p.span.ParentSpanID().IsEmpty() {
+			rootName = p.span.Name()
+		}
+	}
+	if id == "" {
+		id = learned[0]
+	}
+	if typ == "" {
+		typ = learned[1]
+	}
+	if id == "" {
+		id = firstStr(r.res, "job.id", "job_id")
+	}
+	if typ == "" {
+		typ = firstStr(r.res, "job.type", "job_type")
+	}
+	if id == "" {
+		id = r.span.TraceID().String()
+	}
+	if typ == "" {
+		typ = rootName
+	}
+	if typ == "" {
+		typ = firstStr(r.res, "service.name")
+	}
+	return clean(id), clean(typ)
+}
+
+// MapLogs turns GenAI log records and Claude Code's api_request /
+// api_error events into events.
+func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, reason string) {
+	rls := ld.ResourceLogs()
+	for i := range rls.Len() {
+		rl := rls.At(i)
+		res := rl.Resource().Attributes()
+		sls := rl.ScopeLogs()
+		for j := range sls.Len() {
+			recs := sls.At(j).LogRecords()
+			for k := range recs.Len() {
+				lr := recs.At(k)
+				a := lr.Attributes()
+				var ev ingest.Event
+				ev.Reset()
+				ev.TS = int64(lr.Timestamp())
+				if ev.TS == 0 {
+					ev.TS = int64(lr.ObservedTimestamp())
+				}
+				if !lr.TraceID().IsEmpty() {
+					ev.CorrelationID = lr.TraceID().String()
+				}
+				name := lr.EventName()
+				if name == "" {
+					name = firstStr(a, "event.name")
+				}
+				if name == "" && lr.Body().Type() == pcommon.ValueTypeStr {
+					name = lr.Body().Str()
+				}
+				switch {
+				case name == "claude_code.api_request" || name == "claude_code.api_error" || (strings.HasPrefix(firstStr(res, "service.name"), "claude-code") && (name == "api_request" || name == "api_error")):
+					if !mapClaudeCode(&ev, a, res, strings.HasSuffix(name, "api_error")) {
+						rejected++
+						reason = "a Claude Code event has a non-numeric field"
+						continue
+					}
+				case isModelCall(a):
+					ev.Kind = ingest.KindLLMCall
+					if !readModelCall(&ev, a) {
+						rejected++
+						reason = "a GenAI log record has a non-numeric token count"
+						continue
+					}
+					ev.Status = 200
+					if n, ok := num(a, "http.response.status_code"); ok && n >= 0 && n < 1000 {
+						ev.Status = int16(n)
+					} else if et := firstStr(a, "error.type"); et != "" {
+						ev.Status = ingest.StatusFromError(et, false)
+					}
+					ev.JobID = clean(firstStr(a, "job.id", "job_id"))
+					if ev.JobID == "" {
+						ev.JobID = clean(firstStr(res, "job.id", "job_id"))
+					}
+					if ev.JobID == "" {
+						ev.JobID = ev.CorrelationID
+					}
+					ev.JobType = clean(firstStr(a, "job.type", "job_type"))
+					if ev.JobType == "" {
+						ev.JobType = clean(firstStr(res, "job.type", "job_type", "service.name"))
+					}
+				default:
+					continue
+				}
+				events = append(events, ev)
+			}
+		}
+	}
+	return events, rejected, reason
+}
+
+// mapClaudeCode reads Claude Code's OTLP events: api_request carries cost,
+// tokens (Anthropic's meaning) and model; api_error carries status_code and
+// attempt. The session is the job.
+func mapClaudeCode(ev *ingest.Event, a, res pcommon.Map, isError bool) bool {
+	ev.Kind = ingest.KindLLMCall
+	ev.JobID = clean(firstStr(a, "session.id"))
+	if ev.JobID == "" {
+		ev.JobID = clean(firstStr(res, "session.id"))
+	}
+	ev.JobType = clean(firstStr(res, "service.name"))
+	if ev.JobType == "" {
+		ev.JobType = "claude-code"
+	}
+	ev.Model = clean(firstStr(a, "model"))
+	ev.Provider = "anthropic"
+	ok := true
+	n := func(k string) int64 {
+		if !has(a, k) {
+			return 0
+		}
+		v, good := num(a, k)
+		if !good || v < 0 {
+			ok = false
+		}
+		return max(v, 0)
+	}
+	if d, good := num(a, "duration_ms"); good && d > 0 {
+		ev.LatencyMs = int32(min(d, 1<<31-1))
+	}
+	if isError {
+		ev.Status = ingest.StatusUnknown
+		if s, good := num(a, "status_code"); good && s >= 0 && s < 1000 {
+			ev.Status = int16(s)
+		}
+		ev.ErrorType = clean(firstStr(a, "error"))
+		if at, good := num(a, "attempt"); good && at > 0 {
+			ev.Attempt = int16(min(at, 1<<15-1))
+		}
+		if ev.Status == ingest.StatusUnknown {
+			ev.Status = ingest.StatusFromError(ev.ErrorType, false)
+		}
+		return ok
+	}
+	ev.Status = 200
+	ev.InputTokens, ev.OutputTokens = n("input_tokens"), n("output_tokens")
+	ev.CacheReadTokens, ev.CacheCreateTokens = n("cache_read_tokens"), n("cache_creation_tokens")
+	if v, found := a.Get("cost_usd"); found {
+		if f, good := float(v); good && f >= 0 {
+			ev.CostUSD, ev.HasCost = f, true
+		} else {
+			ok = false
+		}
+	}
+	return ok
+}
+
+func has(m pcommon.Map, k string) bool { _, ok := m.Get(k); return ok }
+
+// firstStr returns the first attribute present, as text.
+func firstStr(m pcommon.Map, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := m.Get(k); ok {
+			switch v.Type() {
+			case pcommon.ValueTypeStr:
+				return v.Str()
+			case pcommon.ValueTypeSlice:
+				if v.Slice().Len() > 0 {
+					return v.Slice().At(0).AsString()
+				}
+			default:
+				return v.AsString()
+			}
+		}
+	}
+	return ""
+}
+
+// header reads a captured HTTP header: a string array per the HTTP
+// semantic conventions, or a plain string.
+func header(m pcommon.Map, keys ...string) string { return firstStr(m, keys...) }
+
+// num reads an integer attribute that may arrive as int, double or string.
+func num(m pcommon.Map, k string) (int64, bool) {
+	v, ok := m.Get(k)
+	if !ok {
+		return 0, false
+	}
+	f, ok := float(v)
+	if !ok {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func float(v pcommon.Value) (float64, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		return float64(v.Int()), true
+	case pcommon.ValueTypeDouble:
+		return v.Double(), true
+	case pcommon.ValueTypeStr:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.Str()), 64)
+		return f, err == nil
+	case pcommon.ValueTypeSlice:
+		if v.Slice().Len() > 0 {
+			return float(v.Slice().At(0))
+		}
+	}
+	return 0, false
+}
+
+// retryAfter reads seconds or an HTTP-date relative to the event time.
+func retryAfter(h string, ts int64) int64 {
+	if h == "" {
+		return ingest.NoRetryAfter
+	}
+	if f, err := strconv.ParseFloat(strings.TrimSpace(h), 64); err == nil && f >= 0 {
+		return int64(min(f, 1e9) * 1000)
+	}
+	if t, err := http.ParseTime(h); err == nil && ts > 0 {
+		return max(0, (t.UnixNano()-ts)/1e6)
+	}
+	return ingest.NoRetryAfter
+}
+
+// clean applies the ingest rules for untrusted text: capped and stripped
+// of control characters.
+func clean(s string) string { return ingest.CleanField(s) }

@@ -1,0 +1,526 @@
+package otlp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otellog "go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// call is one model-call attempt, written both as OTel telemetry and as a
+// canonical JSON line; the two must give the same report.
+type call struct {
+	job, key           string
+	attempt, status    int
+	in, cacheRead, out int // in excludes the cache (canonical meaning)
+	retryAfter         string
+	startMs, durMs     int64
+}
+
+var base = time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC)
+
+var calls = []call{
+	{job: "job-1", key: "k1", attempt: 1, status: 529, startMs: 0, durMs: 250},
+	{job: "job-1", key: "k1", attempt: 2, status: 200, in: 1000, cacheRead: 500, out: 200, startMs: 800, durMs: 4000},
+	{job: "job-2", key: "k2", attempt: 1, status: 200, in: 3000, out: 700, startMs: 1000, durMs: 5000},
+	{job: "job-3", key: "k3", attempt: 1, status: 429, retryAfter: "2", startMs: 2000, durMs: 100},
+	{job: "job-3", key: "k3", attempt: 2, status: 200, in: 800, out: 100, startMs: 4200, durMs: 3000},
+	{job: "job-4", key: "k4", attempt: 1, status: 400, startMs: 3000, durMs: 90},
+	{job: "job-4", key: "k4", attempt: 2, status: 400, startMs: 3500, durMs: 90},
+}
+
+func jsonLines() string {
+	var b strings.Builder
+	for _, c := range calls {
+		ra := ""
+		if c.retryAfter != "" {
+			ra = `,"retry_after_s":` + c.retryAfter
+		}
+		fmt.Fprintf(&b, `{"ts":"%s","event":"llm_call","job_id":"%s","job_type":"report","idempotency_key":"%s","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-6","status":%d,"input_tokens":%d,"cache_read_tokens":%d,"output_tokens":%d,"latency_ms":%d%s}`+"\n",
+			base.Add(time.Duration(c.startMs)*time.Millisecond).Format(time.RFC3339Nano), c.job, c.key, c.attempt, c.status, c.in, c.cacheRead, c.out, c.durMs, ra)
+	}
+	return b.String()
+}
+
+// summary is the part of a report both inputs must agree on.
+func summary(r *correlate.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "totals %+v\nstatus %v\ncalls/job %+v dups %d retry_after %+v recovery %+v\n", r.Totals, r.Status, r.CallsPerJob, r.Duplicates, r.RetryAfter, r.Recovery)
+	for _, j := range r.Jobs {
+		fmt.Fprintf(&b, "job %s %s %s calls %d layers %v spend %v wasted %v findings %v\n", j.JobID, j.JobType, j.Outcome, j.Attempts, j.Layers, j.SpendUSD, j.WastedUSD, j.Findings)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "finding %s %d %v\n", f.Kind, f.Count, f.Jobs)
+	}
+	return b.String()
+}
+
+func reportOfEvents(evs []ingest.Event) *correlate.Report {
+	st := correlate.New(correlate.DefaultConfig())
+	for i := range evs {
+		st.Apply(&evs[i])
+	}
+	r := st.Report()
+	r.Totals.Operations = 0 // keyed differently: trace IDs are not in the JSON lines
+	return r
+}
+
+func canonical(t *testing.T) *correlate.Report {
+	it := ingest.NewIter(strings.NewReader(jsonLines()), "canonical", 0)
+	var evs []ingest.Event
+	var ev ingest.Event
+	for it.Next(&ev) {
+		evs = append(evs, ev)
+	}
+	if len(evs) != len(calls) {
+		t.Fatalf("canonical log parsed to %d events", len(evs))
+	}
+	return reportOfEvents(evs)
+}
+
+// receiver starts a receiver on free loopback ports and collects events.
+type testReceiver struct {
+	r      *Receiver
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	events []ingest.Event
+}
+
+func startReceiver(t *testing.T, cfg Config, queue int) *testReceiver {
+	if cfg.GRPCAddr == "" {
+		cfg.GRPCAddr = "127.0.0.1:0"
+	}
+	if cfg.HTTPAddr == "" {
+		cfg.HTTPAddr = "127.0.0.1:0"
+	}
+	tr := &testReceiver{r: New(cfg), done: make(chan struct{})}
+	out := make(chan ingest.Batch, queue)
+	ctx, cancel := context.WithCancel(context.Background())
+	tr.cancel = cancel
+	go func() {
+		tr.r.Run(ctx, out)
+		close(out)
+	}()
+	go func() {
+		defer close(tr.done)
+		for b := range out {
+			tr.mu.Lock()
+			tr.events = append(tr.events, b...)
+			tr.mu.Unlock()
+		}
+	}()
+	<-tr.r.Ready()
+	t.Cleanup(tr.stop)
+	return tr
+}
+
+func (tr *testReceiver) stop() { tr.cancel(); <-tr.done }
+
+// emitSpans writes the calls as a tracer would: a root job span and one
+// client span per attempt, with the GenAI conventions (input tokens
+// include the cache) and captured HTTP headers.
+func emitSpans(ctx context.Context, tp *sdktrace.TracerProvider) {
+	tr := tp.Tracer("test")
+	byJob := map[string][]call{}
+	var order []string
+	for _, c := range calls {
+		if _, ok := byJob[c.job]; !ok {
+			order = append(order, c.job)
+		}
+		byJob[c.job] = append(byJob[c.job], c)
+	}
+	for _, job := range order {
+		cs := byJob[job]
+		start := base.Add(time.Duration(cs[0].startMs) * time.Millisecond)
+		jctx, root := tr.Start(ctx, "report", trace.WithTimestamp(start), trace.WithAttributes(attribute.String("job.id", job)))
+		var end time.Time
+		for _, c := range cs {
+			s := base.Add(time.Duration(c.startMs) * time.Millisecond)
+			end = s.Add(time.Duration(c.durMs) * time.Millisecond)
+			attrs := []attribute.KeyValue{
+				attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", "anthropic"),
+				attribute.String("gen_ai.request.model", "claude-sonnet-4-6"), attribute.Int("http.response.status_code", c.status),
+				attribute.Int("http.request.resend_count", c.attempt-1), attribute.StringSlice("http.request.header.idempotency-key", []string{c.key}),
+			}
+			if c.status == 200 {
+				attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", c.in+c.cacheRead), attribute.Int("gen_ai.usage.output_tokens", c.out),
+					attribute.Int("gen_ai.usage.cache_read.input_tokens", c.cacheRead))
+			}
+			if c.retryAfter != "" {
+				attrs = append(attrs, attribute.StringSlice("http.response.header.retry-after", []string{c.retryAfter}))
+			}
+			_, sp := tr.Start(jctx, "anthropic.messages.create", trace.WithTimestamp(s), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+			sp.End(trace.WithTimestamp(end))
+		}
+		root.End(trace.WithTimestamp(end))
+	}
+}
+
+func emitLogs(ctx context.Context, lp *sdklog.LoggerProvider) {
+	lg := lp.Logger("test")
+	for _, c := range calls {
+		var rec otellog.Record
+		rec.SetTimestamp(base.Add(time.Duration(c.startMs) * time.Millisecond))
+		rec.SetEventName("gen_ai.client.inference.operation.details")
+		rec.AddAttributes(attribute.String("job.id", c.job), attribute.String("job.type", "report"), attribute.String("gen_ai.provider.name", "anthropic"),
+			attribute.String("gen_ai.request.model", "claude-sonnet-4-6"), attribute.Int("http.response.status_code", c.status))
+		if c.status == 200 {
+			rec.AddAttributes(attribute.Int("gen_ai.usage.input_tokens", c.in+c.cacheRead), attribute.Int("gen_ai.usage.output_tokens", c.out),
+				attribute.Int("gen_ai.usage.cache_read.input_tokens", c.cacheRead))
+		}
+		lg.Emit(ctx, rec)
+	}
+}
+
+// TestSDKExportersMatchJSONLines: the real OpenTelemetry Go SDK exporters,
+// over gRPC and HTTP, for traces and for logs, give the same report as the
+// same calls written as JSON lines.
+func TestSDKExportersMatchJSONLines(t *testing.T) {
+	want := summary(canonical(t))
+	ctx := context.Background()
+	auth := map[string]string{"Authorization": "Bearer t0ken"}
+	for _, tc := range []struct {
+		name string
+		emit func(t *testing.T, grpcAddr, httpAddr string)
+	}{
+		{"traces over gRPC", func(t *testing.T, g, h string) {
+			exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(g), otlptracegrpc.WithInsecure(), otlptracegrpc.WithHeaders(auth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp)) // the SDK default: a trace travels together
+			emitSpans(ctx, tp)
+			if err := tp.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"traces over HTTP, gzip", func(t *testing.T, g, h string) {
+			exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(h), otlptracehttp.WithInsecure(), otlptracehttp.WithHeaders(auth), otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp)) // the SDK default: a trace travels together
+			emitSpans(ctx, tp)
+			if err := tp.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"logs over gRPC", func(t *testing.T, g, h string) {
+			exp, err := otlploggrpc.New(ctx, otlploggrpc.WithEndpoint(g), otlploggrpc.WithInsecure(), otlploggrpc.WithHeaders(auth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)))
+			emitLogs(ctx, lp)
+			if err := lp.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"logs over HTTP", func(t *testing.T, g, h string) {
+			exp, err := otlploghttp.New(ctx, otlploghttp.WithEndpoint(h), otlploghttp.WithInsecure(), otlploghttp.WithHeaders(auth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)))
+			emitLogs(ctx, lp)
+			if err := lp.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := startReceiver(t, Config{Token: "t0ken"}, 64)
+			g, h := tr.r.Addrs()
+			tc.emit(t, g, h)
+			tr.stop()
+			got := reportOfEvents(tr.events)
+			if strings.HasPrefix(tc.name, "logs") {
+				// Log records carry no latency or idempotency key; compare what they carry.
+				if got.Totals.Attempts != int64(len(calls)) || got.Totals.SpendUSD != canonical(t).Totals.SpendUSD || got.Totals.CacheReadTokens != 500 {
+					t.Errorf("logs: %+v", got.Totals)
+				}
+				return
+			}
+			if s := summary(got); s != want {
+				t.Errorf("OTLP report differs from the JSON-lines one:\n--- JSON lines\n%s--- OTLP\n%s", want, s)
+			}
+		})
+	}
+}
+
+// TestOneSpanManyAttempts: the Anthropic TypeScript SDK's single span after
+// 529 → 429 → 200 carries resend_count=2: three attempts, the first two of
+// unknown status, never successes.
+func TestOneSpanManyAttempts(t *testing.T) {
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{1})
+	sp.SetSpanID(pcommon.SpanID{1})
+	sp.SetName("anthropic.messages.create")
+	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(base))
+	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(base.Add(time.Second)))
+	a := sp.Attributes()
+	a.PutStr("gen_ai.request.model", "claude-sonnet-4-6")
+	a.PutInt("http.request.resend_count", 2)
+	a.PutInt("http.response.status_code", 200)
+	a.PutInt("gen_ai.usage.input_tokens", 100)
+	a.PutInt("gen_ai.usage.output_tokens", 10)
+	evs, _, _ := NewMapper().MapTraces(td)
+	if len(evs) != 3 {
+		t.Fatalf("%d attempts, want 3", len(evs))
+	}
+	for i, ev := range evs[:2] {
+		if ev.Status != ingest.StatusUnknown || ev.ErrorType != StatusUnknownRetried || ev.OutputTokens != 0 || ev.Attempt != int16(i+1) {
+			t.Errorf("attempt %d: %+v", i+1, ev)
+		}
+	}
+	if evs[2].Status != 200 || evs[2].Attempt != 3 || evs[2].OutputTokens != 10 {
+		t.Errorf("final attempt %+v", evs[2])
+	}
+}
+
+// TestInnermostModelSpanOnly: the Vercel AI SDK puts usage on
+// ai.generateText and its child ai.generateText.doGenerate; one call.
+func TestInnermostModelSpanOnly(t *testing.T) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	outer := spans.AppendEmpty()
+	outer.SetTraceID(pcommon.TraceID{2})
+	outer.SetSpanID(pcommon.SpanID{1})
+	outer.SetName("ai.generateText")
+	inner := spans.AppendEmpty()
+	inner.SetTraceID(pcommon.TraceID{2})
+	inner.SetSpanID(pcommon.SpanID{2})
+	inner.SetParentSpanID(pcommon.SpanID{1})
+	inner.SetName("ai.generateText.doGenerate")
+	for _, s := range []ptrace.Span{outer, inner} {
+		s.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		s.Attributes().PutInt("gen_ai.usage.input_tokens", 500)
+		s.Attributes().PutInt("gen_ai.usage.prompt_tokens", 500) // older spelling on the same span: not added
+		s.Attributes().PutInt("gen_ai.usage.output_tokens", 50)
+	}
+	evs, _, _ := NewMapper().MapTraces(td)
+	if len(evs) != 1 || evs[0].InputTokens != 500 || evs[0].JobType != "ai.generateText" {
+		t.Errorf("%+v", evs)
+	}
+}
+
+func TestClaudeCodeEvents(t *testing.T) {
+	tr := startReceiver(t, Config{}, 8)
+	_, h := tr.r.Addrs()
+	body := `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"claude-code"}}]},"scopeLogs":[{"logRecords":[
+{"observedTimeUnixNano":"1773104400000000000","body":{"stringValue":"claude_code.api_error"},"attributes":[{"key":"session.id","value":{"stringValue":"sess-1"}},{"key":"model","value":{"stringValue":"claude-sonnet-4-6"}},{"key":"status_code","value":{"stringValue":"529"}},{"key":"attempt","value":{"intValue":"1"}},{"key":"error","value":{"stringValue":"overloaded_error"}}]},
+{"timeUnixNano":"1773104402000000000","body":{"stringValue":"claude_code.api_request"},"attributes":[{"key":"session.id","value":{"stringValue":"sess-1"}},{"key":"model","value":{"stringValue":"claude-sonnet-4-6"}},{"key":"cost_usd","value":{"stringValue":"0.0123"}},{"key":"input_tokens","value":{"intValue":"100"}},{"key":"output_tokens","value":{"intValue":"50"}},{"key":"cache_read_tokens","value":{"intValue":"1000"}},{"key":"duration_ms","value":{"intValue":"2100"}}]}]}]}]}`
+	resp, err := http.Post("http://"+h+"/v1/logs", "application/json", strings.NewReader(body))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	tr.stop()
+	if len(tr.events) != 2 {
+		t.Fatalf("%d events", len(tr.events))
+	}
+	e0, e1 := tr.events[0], tr.events[1]
+	if e0.JobID != "sess-1" || e0.Status != 529 || e0.Attempt != 1 || e0.TS != 1773104400000000000 {
+		t.Errorf("api_error %+v (observedTimeUnixNano alone must do)", e0)
+	}
+	if e1.Status != 200 || !e1.HasCost || e1.CostUSD != 0.0123 || e1.CacheReadTokens != 1000 || e1.LatencyMs != 2100 {
+		t.Errorf("api_request %+v", e1)
+	}
+}
+
+func post(t *testing.T, url, ctype, enc, token string, body []byte) *http.Response {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	if enc != "" {
+		req.Header.Set("Content-Encoding", enc)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func exampleTrace(t *testing.T) []byte {
+	b, err := os.ReadFile("../../../shared/otlp-examples/trace.json")
+	if err != nil {
+		t.Skip("shared OTLP examples not present:", err)
+	}
+	return b
+}
+
+func TestHTTPRefusals(t *testing.T) {
+	tr := startReceiver(t, Config{Token: "secret", MaxBytes: 4096}, 8)
+	_, h := tr.r.Addrs()
+	url := "http://" + h + "/v1/traces"
+	ex := exampleTrace(t)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(ex)
+	zw.Close()
+	bomb := bytes.Repeat([]byte(" "), 1<<20)
+	var gzBomb bytes.Buffer
+	zw = gzip.NewWriter(&gzBomb)
+	zw.Write(bomb)
+	zw.Close()
+	badID := bytes.Replace(ex, []byte("5B8EFFF798038103D269B633813FC60C"), []byte("5B8EFFF798038103D269B633813FC6"), 1)
+	for _, c := range []struct {
+		name, ctype, enc, token string
+		body                    []byte
+		want                    int
+	}{
+		{"good JSON", "application/json", "", "secret", ex, 200},
+		{"gzip body", "application/json", "gzip", "secret", gz.Bytes(), 200},
+		{"wrong token", "application/json", "", "guess", ex, 401},
+		{"no token", "application/json", "", "", ex, 401},
+		{"oversized", "application/json", "", "secret", bytes.Repeat([]byte("x"), 5000), 413},
+		{"gzip bomb", "application/json", "gzip", "secret", gzBomb.Bytes(), 413},
+		{"garbage protobuf", "application/x-protobuf", "", "secret", []byte{0xff, 0xff, 0xff, 0x01, 0x02}, 400},
+		{"invalid JSON", "application/json", "", "secret", []byte(`{"resourceSpans": [`), 400},
+		{"15-byte trace ID", "application/json", "", "secret", badID, 400},
+		{"bad gzip", "application/json", "gzip", "secret", []byte("not gzip"), 400},
+		{"wrong type", "text/plain", "", "secret", ex, 415},
+	} {
+		if resp := post(t, url, c.ctype, c.enc, c.token, c.body); resp.StatusCode != c.want {
+			t.Errorf("%s: HTTP %d, want %d", c.name, resp.StatusCode, c.want)
+		}
+	}
+	if st := tr.r.Stats(); st.BadRequests != 9 {
+		t.Errorf("bad requests counted %d, want 9", st.BadRequests)
+	}
+}
+
+func TestGRPCRefusals(t *testing.T) {
+	tr := startReceiver(t, Config{Token: "secret"}, 8)
+	g, _ := tr.r.Addrs()
+	cc, err := grpc.NewClient(g, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	client := ptraceotlp.NewGRPCClient(cc)
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalJSON(exampleTrace(t)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.Export(context.Background(), req)
+	if status.Code(err) != codes.Unauthenticated {
+		t.Errorf("no token: %v", err)
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer secret")
+	if _, err := client.Export(ctx, req); err != nil {
+		t.Errorf("with token: %v", err)
+	}
+}
+
+// TestSlowConsumerIsRefusedNotQueued: when the engine is behind, requests
+// get 429 / RESOURCE_EXHAUSTED with a retry delay instead of growing memory.
+func TestSlowConsumerIsRefusedNotQueued(t *testing.T) {
+	r := New(Config{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
+	out := make(chan ingest.Batch) // nobody reads: saturated
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx, out)
+	<-r.Ready()
+	g, h := r.Addrs()
+	body := exampleModelTrace()
+	resp := post(t, "http://"+h+"/v1/traces", "application/x-protobuf", "", "", body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("HTTP %d Retry-After %q, want 429 with a delay", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	cc, _ := grpc.NewClient(g, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	defer cc.Close()
+	req := ptraceotlp.NewExportRequest()
+	req.UnmarshalProto(body)
+	_, err := ptraceotlp.NewGRPCClient(cc).Export(context.Background(), req)
+	st, _ := status.FromError(err)
+	if st.Code() != codes.ResourceExhausted || len(st.Details()) == 0 {
+		t.Errorf("gRPC: %v, want RESOURCE_EXHAUSTED with RetryInfo", err)
+	}
+	if r.Stats().Refused != 2 {
+		t.Errorf("refused %d", r.Stats().Refused)
+	}
+}
+
+func exampleModelTrace() []byte {
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{9})
+	sp.SetSpanID(pcommon.SpanID{9})
+	sp.Attributes().PutStr("gen_ai.request.model", "claude-haiku-4-5")
+	b, _ := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	return b
+}
+
+// TestShutdownDrainsAcceptedData: everything acknowledged before shutdown
+// reaches the consumer.
+func TestShutdownDrainsAcceptedData(t *testing.T) {
+	tr := startReceiver(t, Config{}, 1024)
+	_, h := tr.r.Addrs()
+	body := exampleModelTrace()
+	var wg sync.WaitGroup
+	var ok sync.Map
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if post(t, "http://"+h+"/v1/traces", "application/x-protobuf", "", "", body).StatusCode == 200 {
+				ok.Store(i, true)
+			}
+		}()
+	}
+	wg.Wait()
+	tr.stop()
+	n := 0
+	ok.Range(func(any, any) bool { n++; return true })
+	if n != 50 || len(tr.events) != n {
+		t.Errorf("%d requests acknowledged, %d events delivered", n, len(tr.events))
+	}
+}
+
+func TestValidateRefusesOpenListenerWithoutToken(t *testing.T) {
+	if err := (Config{GRPCAddr: "0.0.0.0:4317"}).Validate(); err == nil {
+		t.Error("0.0.0.0 without a token must be refused")
+	}
+	if err := (Config{GRPCAddr: "0.0.0.0:4317", Token: "x"}).Validate(); err != nil {
+		t.Error(err)
+	}
+	if err := (Config{HTTPAddr: "0.0.0.0:4318", InsecureListen: true}).Validate(); err != nil {
+		t.Error(err)
+	}
+	if err := (Config{HTTPAddr: "[::1]:4318"}).Validate(); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,454 @@
+package otlp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed gRPC requests
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Defaults safe for an ops box.
+const (
+	DefaultGRPCAddr = "127.0.0.1:4317"
+	DefaultHTTPAddr = "127.0.0.1:4318"
+	DefaultMaxBytes = 16 << 20
+	// RetryAfter is what a saturated receiver tells clients to wait.
+	RetryAfter = time.Second
+	// enqueueWait is how long a request may wait for room in the queue
+	// before it is refused: long enough to ride out a render, short
+	// enough that memory never grows.
+	enqueueWait = 50 * time.Millisecond
+)
+
+// Config configures the receivers; an empty address disables one.
+type Config struct {
+	GRPCAddr       string
+	HTTPAddr       string
+	Token          string // required as "Authorization: Bearer TOKEN" when set
+	MaxBytes       int64
+	InsecureListen bool // allow a non-loopback address without a token
+}
+
+// Validate refuses settings that would expose spend data by accident.
+func (c Config) Validate() error {
+	var errs []error
+	for _, a := range []string{c.GRPCAddr, c.HTTPAddr} {
+		if a == "" {
+			continue
+		}
+		host, _, err := net.SplitHostPort(a)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("OTLP address %q: %v (use HOST:PORT, e.g. 127.0.0.1:4317)", a, err))
+			continue
+		}
+		if !isLoopback(host) && c.Token == "" && !c.InsecureListen {
+			errs = append(errs, fmt.Errorf("OTLP address %q is not loopback: set --otlp-token so only your exporters can send, or pass --insecure-listen", a))
+		}
+	}
+	if c.MaxBytes < 0 {
+		errs = append(errs, errors.New("OTLP request size limit must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Stats counts what the receiver did.
+type Stats struct {
+	Requests, Spans, LogRecords, Events int64
+	Rejected                            int64 // items refused in partial-success responses
+	BadRequests                         int64 // malformed, unauthorized or oversized
+	Refused                             int64 // 429 / RESOURCE_EXHAUSTED: the engine was behind
+}
+
+// Receiver serves OTLP/gRPC and OTLP/HTTP. Run starts it; it stops, after
+// draining in-flight requests, when the context ends.
+type Receiver struct {
+	cfg    Config
+	mapper *Mapper
+
+	out chan<- ingest.Batch
+
+	requests, spans, logRecords, events, rejected, bad, refused atomic.Int64
+
+	mu       sync.Mutex
+	grpcAddr net.Addr
+	httpAddr net.Addr
+	ready    chan struct{}
+}
+
+// New returns a receiver; call Run to start it.
+func New(cfg Config) *Receiver {
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	return &Receiver{cfg: cfg, mapper: NewMapper(), ready: make(chan struct{})}
+}
+
+// Ready is closed once both listeners are bound.
+func (r *Receiver) Ready() <-chan struct{} { return r.ready }
+
+// Addrs returns the bound addresses (useful with port 0).
+func (r *Receiver) Addrs() (grpcAddr, httpAddr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.grpcAddr != nil {
+		grpcAddr = r.grpcAddr.String()
+	}
+	if r.httpAddr != nil {
+		httpAddr = r.httpAddr.String()
+	}
+	return
+}
+
+// Stats returns the counters.
+func (r *Receiver) Stats() Stats {
+	return Stats{Requests: r.requests.Load(), Spans: r.spans.Load(), LogRecords: r.logRecords.Load(), Events: r.events.Load(),
+		Rejected: r.rejected.Load(), BadRequests: r.bad.Load(), Refused: r.refused.Load()}
+}
+
+var errSaturated = errors.New("burnrate is behind: the event queue is full; retry after the Retry-After delay")
+
+// deliver hands one request's events to the engine as a single batch, so
+// a request is accepted whole or refused whole (never half-counted).
+func (r *Receiver) deliver(ctx context.Context, evs []ingest.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	t := time.NewTimer(enqueueWait)
+	defer t.Stop()
+	select {
+	case r.out <- ingest.Batch(evs):
+		r.events.Add(int64(len(evs)))
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	r.refused.Add(1)
+	return errSaturated
+}
+
+// Run binds the listeners and serves until ctx is done, then stops
+// accepting and waits for in-flight requests, whose events are delivered.
+func (r *Receiver) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	if err := r.cfg.Validate(); err != nil {
+		close(r.ready)
+		return err
+	}
+	r.out = out
+	var gs *grpc.Server
+	var hs *http.Server
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	if r.cfg.GRPCAddr != "" {
+		ln, err := net.Listen("tcp", r.cfg.GRPCAddr)
+		if err != nil {
+			close(r.ready)
+			return fmt.Errorf("OTLP/gRPC listen %s: %w", r.cfg.GRPCAddr, err)
+		}
+		r.mu.Lock()
+		r.grpcAddr = ln.Addr()
+		r.mu.Unlock()
+		gs = grpc.NewServer(grpc.MaxRecvMsgSize(int(r.cfg.MaxBytes)), grpc.UnaryInterceptor(r.authGRPC))
+		ptraceotlp.RegisterGRPCServer(gs, &traceServer{r: r})
+		plogotlp.RegisterGRPCServer(gs, &logServer{r: r})
+		wg.Add(1)
+		go func() { defer wg.Done(); errc <- gs.Serve(ln) }()
+	}
+	if r.cfg.HTTPAddr != "" {
+		ln, err := net.Listen("tcp", r.cfg.HTTPAddr)
+		if err != nil {
+			if gs != nil {
+				gs.Stop()
+			}
+			close(r.ready)
+			return fmt.Errorf("OTLP/HTTP listen %s: %w", r.cfg.HTTPAddr, err)
+		}
+		r.mu.Lock()
+		r.httpAddr = ln.Addr()
+		r.mu.Unlock()
+		mux := http.NewServeMux()
+		mux.HandleFunc("/v1/traces", r.handleHTTP(true))
+		mux.HandleFunc("/v1/logs", r.handleHTTP(false))
+		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		wg.Add(1)
+		go func() { defer wg.Done(); errc <- hs.Serve(ln) }()
+	}
+	close(r.ready)
+	<-ctx.Done()
+	if gs != nil {
+		gs.GracefulStop()
+	}
+	if hs != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		hs.Shutdown(sctx)
+		cancel()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (r *Receiver) authorized(auth string) bool {
+	if r.cfg.Token == "" {
+		return true
+	}
+	want := "Bearer " + r.cfg.Token
+	return subtle.ConstantTimeCompare([]byte(auth), []byte(want)) == 1
+}
+
+func (r *Receiver) authGRPC(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	var auth string
+	if v := md.Get("authorization"); len(v) > 0 {
+		auth = v[0]
+	}
+	if !r.authorized(auth) {
+		r.bad.Add(1)
+		return nil, status.Error(codes.Unauthenticated, "missing or wrong bearer token: set the exporter's Authorization header to \"Bearer <--otlp-token>\"")
+	}
+	return handler(ctx, req)
+}
+
+func saturatedGRPC() error {
+	st, err := status.New(codes.ResourceExhausted, errSaturated.Error()).WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryAfter)})
+	if err != nil {
+		return status.Error(codes.ResourceExhausted, errSaturated.Error())
+	}
+	return st.Err()
+}
+
+type traceServer struct {
+	ptraceotlp.UnimplementedGRPCServer
+	r *Receiver
+}
+
+func (s *traceServer) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	resp, err := s.r.traces(ctx, req)
+	if errors.Is(err, errSaturated) {
+		return resp, saturatedGRPC()
+	}
+	return resp, err
+}
+
+type logServer struct {
+	plogotlp.UnimplementedGRPCServer
+	r *Receiver
+}
+
+func (s *logServer) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	resp, err := s.r.logs(ctx, req)
+	if errors.Is(err, errSaturated) {
+		return resp, saturatedGRPC()
+	}
+	return resp, err
+}
+
+func (r *Receiver) traces(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	r.requests.Add(1)
+	td := req.Traces()
+	r.spans.Add(int64(td.SpanCount()))
+	evs, rejected, reason := r.mapper.MapTraces(td)
+	resp := ptraceotlp.NewExportResponse()
+	if err := r.deliver(ctx, evs); err != nil {
+		return resp, err
+	}
+	if rejected > 0 {
+		r.rejected.Add(rejected)
+		resp.PartialSuccess().SetRejectedSpans(rejected)
+		resp.PartialSuccess().SetErrorMessage(reason)
+	}
+	return resp, nil
+}
+
+func (r *Receiver) logs(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	r.requests.Add(1)
+	ld := req.Logs()
+	r.logRecords.Add(int64(ld.LogRecordCount()))
+	evs, rejected, reason := r.mapper.MapLogs(ld)
+	resp := plogotlp.NewExportResponse()
+	if err := r.deliver(ctx, evs); err != nil {
+		return resp, err
+	}
+	if rejected > 0 {
+		r.rejected.Add(rejected)
+		resp.PartialSuccess().SetRejectedLogRecords(rejected)
+		resp.PartialSuccess().SetErrorMessage(reason)
+	}
+	return resp, nil
+}
+
+// handleHTTP serves /v1/traces or /v1/logs: protobuf or JSON, optionally
+// gzip'd, chunked or not, within the size limit.
+func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		isJSON := strings.HasPrefix(req.Header.Get("Content-Type"), "application/json")
+		fail := func(code int, msg string) {
+			if code != http.StatusTooManyRequests {
+				r.bad.Add(1)
+			}
+			writeStatus(w, isJSON, code, msg)
+		}
+		if req.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			fail(http.StatusMethodNotAllowed, "use POST")
+			return
+		}
+		if !r.authorized(req.Header.Get("Authorization")) {
+			fail(http.StatusUnauthorized, "missing or wrong bearer token: send \"Authorization: Bearer <--otlp-token>\"")
+			return
+		}
+		ct := req.Header.Get("Content-Type")
+		if !isJSON && !strings.HasPrefix(ct, "application/x-protobuf") && !strings.HasPrefix(ct, "application/protobuf") {
+			fail(http.StatusUnsupportedMediaType, fmt.Sprintf("unsupported Content-Type %q: use application/x-protobuf or application/json", ct))
+			return
+		}
+		var body io.Reader = http.MaxBytesReader(w, req.Body, r.cfg.MaxBytes)
+		switch enc := req.Header.Get("Content-Encoding"); enc {
+		case "", "identity":
+		case "gzip":
+			zr, err := gzip.NewReader(body)
+			if err != nil {
+				fail(http.StatusBadRequest, "Content-Encoding is gzip but the body is not: "+err.Error())
+				return
+			}
+			defer zr.Close()
+			body = zr
+		default:
+			fail(http.StatusUnsupportedMediaType, fmt.Sprintf("unsupported Content-Encoding %q: use gzip or none", enc))
+			return
+		}
+		// Bound the decompressed size too, or a small gzip bomb grows memory.
+		data, err := io.ReadAll(io.LimitReader(body, r.cfg.MaxBytes+1))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig) || int64(len(data)) > r.cfg.MaxBytes:
+			fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the %d-byte limit: send smaller batches", r.cfg.MaxBytes))
+			return
+		case err != nil:
+			fail(http.StatusBadRequest, "reading the body: "+err.Error())
+			return
+		}
+		var respBytes []byte
+		if traces {
+			ereq := ptraceotlp.NewExportRequest()
+			if err := unmarshal(ereq, isJSON, data); err != nil {
+				fail(http.StatusBadRequest, "malformed OTLP traces: "+err.Error())
+				return
+			}
+			resp, err := r.traces(req.Context(), ereq)
+			if err != nil {
+				w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
+				fail(http.StatusTooManyRequests, err.Error())
+				return
+			}
+			respBytes, err = marshal(resp, isJSON)
+		} else {
+			ereq := plogotlp.NewExportRequest()
+			if err := unmarshal(ereq, isJSON, data); err != nil {
+				fail(http.StatusBadRequest, "malformed OTLP logs: "+err.Error())
+				return
+			}
+			resp, err := r.logs(req.Context(), ereq)
+			if err != nil {
+				w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
+				fail(http.StatusTooManyRequests, err.Error())
+				return
+			}
+			respBytes, err = marshal(resp, isJSON)
+		}
+		if isJSON {
+			w.Header().Set("Content-Type", "application/json")
+		} else {
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}
+		w.Write(respBytes)
+	}
+}
+
+type protoJSON interface {
+	UnmarshalProto([]byte) error
+	UnmarshalJSON([]byte) error
+}
+
+// unmarshal decodes with pdata, turning a panic on hostile input into an
+// error: a malformed payload is a 400, never a crash.
+func unmarshal(m protoJSON, isJSON bool, data []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("undecodable payload (%v)", p)
+		}
+	}()
+	if isJSON {
+		if !json.Valid(data) {
+			return errors.New("not valid JSON")
+		}
+		return m.UnmarshalJSON(data)
+	}
+	return m.UnmarshalProto(data)
+}
+
+type protoJSONOut interface {
+	MarshalProto() ([]byte, error)
+	MarshalJSON() ([]byte, error)
+}
+
+func marshal(m protoJSONOut, isJSON bool) ([]byte, error) {
+	if isJSON {
+		return m.MarshalJSON()
+	}
+	return m.MarshalProto()
+}
+
+// writeStatus writes an OTLP error: a google.rpc.Status in the request's
+// encoding (JSON here for both, which every exporter logs as text).
+func writeStatus(w http.ResponseWriter, isJSON bool, code int, msg string) {
+	body, _ := json.Marshal(map[string]any{"code": grpcCodeFor(code), "message": msg})
+	if isJSON {
+		w.Header().Set("Content-Type", "application/json")
+	} else {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		body = bytes.TrimSpace([]byte(msg))
+	}
+	w.WriteHeader(code)
+	w.Write(body)
+}
+
+func grpcCodeFor(httpCode int) codes.Code {
+	switch httpCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return codes.InvalidArgument
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	}
+	return codes.Unknown
+}
