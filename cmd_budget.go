@@ -99,7 +99,7 @@ number before tonight's run; a retry policy is a probability model, not a vibe.
 					return err
 				}
 			}
-			state, err := correlateFiles(cfg, fromLog)
+			state, err := correlateFiles(cfg, fromLog, a.input)
 			if err != nil {
 				return err
 			}

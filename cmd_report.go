@@ -18,6 +18,9 @@ type analysisFlags struct {
 	prices         string
 	maxCallsPerJob int
 	jobDeadline    string
+	format         string
+	maps           []string
+	input          ingest.Options // resolved by load
 }
 
 func (a *analysisFlags) register(cmd *cobra.Command) {
@@ -25,6 +28,8 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "LiteLLM model_prices_and_context_window.json; wins over built-in prices")
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", -1, fmt.Sprintf("model calls per job above which hidden_retry_layer fires; 0 disables (default %d)", correlate.DefaultMaxCallsPerJob))
+	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch (burnrate formats)")
+	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
 }
 
@@ -43,6 +48,10 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		over.JobDeadline, over.DeadlineSet = d, true
 	}
 	cfg, err := file.Correlate(over)
+	if err != nil {
+		return file, cfg, err
+	}
+	a.input, err = file.Input(a.format, a.maps)
 	return file, cfg, err
 }
 
@@ -65,11 +74,14 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
-			st, err := correlateFiles(cfg, args)
+			st, err := correlateFiles(cfg, args, a.input)
 			if err != nil {
 				return err
 			}
 			r := st.Report()
+			for _, h := range r.Source.Hints {
+				fmt.Fprintln(os.Stderr, "burnrate:", h)
+			}
 			if format == "json" {
 				err = report.JSON(os.Stdout, r)
 			} else {
@@ -91,7 +103,7 @@ exists; 2: bad usage or unreadable input.`,
 
 // correlateFiles reads every file to the end, merged by event time, into a
 // new State.
-func correlateFiles(cfg correlate.Config, paths []string) (*correlate.State, error) {
+func correlateFiles(cfg correlate.Config, paths []string, opts ingest.Options) (*correlate.State, error) {
 	if len(paths) > 1<<16-1 {
 		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
 	}
@@ -103,7 +115,7 @@ func correlateFiles(cfg correlate.Config, paths []string) (*correlate.State, err
 	}()
 	var merged []ingest.EventIter
 	for i, p := range paths {
-		it, err := ingest.OpenFile(p, uint16(i))
+		it, err := ingest.OpenFile(p, uint16(i), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +126,7 @@ func correlateFiles(cfg correlate.Config, paths []string) (*correlate.State, err
 	ingest.Drain(ingest.Merge(merged...), st)
 	src := make([]correlate.SourceInfo, len(iters))
 	for i, it := range iters {
-		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats}
+		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint()}
 		if it.Err != nil {
 			src[i].Err = it.Err.Error()
 		}

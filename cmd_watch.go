@@ -66,9 +66,12 @@ copytruncate rotation, waits for files that do not exist yet, and picks up new
 files matching a glob (quote it: 'logs/*.jsonl').`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, _, err := l.load(); err != nil {
+				return err
+			}
 			var sources []engine.Source
 			if len(args) > 0 {
-				sources = append(sources, engine.NewTail(args, fromEnd))
+				sources = append(sources, engine.NewTail(args, fromEnd, l.input))
 			}
 			if oc.GRPCAddr != "" || oc.HTTPAddr != "" {
 				if err := oc.Validate(); err != nil {
@@ -108,7 +111,10 @@ E jump to the end.`,
 			if err != nil {
 				return err
 			}
-			r, err := loadReplay(args, sp)
+			if _, _, err := l.load(); err != nil {
+				return err
+			}
+			r, err := loadReplay(args, sp, l.input)
 			if err != nil {
 				return err
 			}
@@ -167,11 +173,11 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-func loadReplay(paths []string, speed float64) (*engine.Replay, error) {
+func loadReplay(paths []string, speed float64, opts ingest.Options) (*engine.Replay, error) {
 	var iters []ingest.EventIter
 	var files []*ingest.FileIter
 	for i, p := range paths {
-		it, err := ingest.OpenFile(p, uint16(i))
+		it, err := ingest.OpenFile(p, uint16(i), opts)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // DefaultPath is read when --config is not given and the file exists.
@@ -70,6 +71,10 @@ type File struct {
 	Findings map[string]string         `toml:"findings"`
 	JobTypes map[string]JobTypeSection `toml:"job_types"`
 	Budget   BudgetSection             `toml:"budget"`
+	// Format forces the input format ("" or "auto" detects per file).
+	Format string `toml:"format"`
+	// Map maps canonical fields to dotted paths in nested JSON (--map).
+	Map map[string]string `toml:"map"`
 	// AlertOn maps finding kinds to the severity of their alert ("off" silences one).
 	AlertOn map[string]string `toml:"alerts"`
 	Actions ActionsSection    `toml:"actions"`
@@ -145,6 +150,35 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("config %s: unknown key(s) %s: check the spelling against burnrate.example.toml", path, strings.Join(keys, ", "))
 	}
 	return f, nil
+}
+
+// Input builds the decoder options: the file's [map] and format, then flags.
+func (f *File) Input(format string, maps []string) (ingest.Options, error) {
+	var o ingest.Options
+	if format == "" {
+		format = f.Format
+	}
+	fm, err := ingest.ParseFormat(format)
+	if err != nil {
+		return o, err
+	}
+	o.Format = fm
+	keys := make([]string, 0, len(f.Map))
+	for k := range f.Map {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		maps = append([]string{k + "=" + f.Map[k]}, maps...)
+	}
+	for _, m := range maps {
+		fmap, err := ingest.ParseFieldMap(m)
+		if err != nil {
+			return o, err
+		}
+		o.Maps = append(o.Maps, fmap)
+	}
+	return o, nil
 }
 
 // Analysis is what the command line can override in the analysis.

@@ -47,6 +47,22 @@ func (p Price) Cost(input, output, cacheRead, cacheWrite int64) Pico {
 	return Pico(input)*p.Input + Pico(output)*p.Output + Pico(cacheRead)*p.CacheRead + Pico(cacheWrite)*p.CacheWrite
 }
 
+// BatchCost prices a batch-API call: the table's batch rates where it has
+// them, else half the synchronous rate (the providers' batch discount).
+func (p Price) BatchCost(input, output, cacheRead, cacheWrite int64) Pico {
+	in, out := p.BatchInput, p.BatchOutput
+	if in == 0 {
+		in = p.Input / 2
+	}
+	if out == 0 {
+		out = p.Output / 2
+	}
+	return Pico(input)*in + Pico(output)*out + Pico(cacheRead)*(p.CacheRead/2) + Pico(cacheWrite)*(p.CacheWrite/2)
+}
+
+// BatchPricingNote says how batch calls were priced.
+const BatchPricingNote = "batch calls are priced at the price file's input/output_cost_per_token_batches where present, else at half the synchronous rate"
+
 // perMillion converts "USD per million tokens" to picodollars per token.
 func perMillion(usd float64) Pico { return Pico(math.Round(usd * 1e6)) }
 

@@ -33,14 +33,16 @@ type Report struct {
 }
 
 type ReportSource struct {
-	Files           []string         `json:"files"`
-	Lines           int64            `json:"lines"`
-	Events          int64            `json:"events"`
-	Skipped         int64            `json:"skipped"`
-	SkippedByReason map[string]int64 `json:"skipped_by_reason"`
-	ReadErrors      []string         `json:"read_errors,omitempty"`
-	FirstTS         string           `json:"first_ts"`
-	LastTS          string           `json:"last_ts"`
+	Files           []string          `json:"files"`
+	Lines           int64             `json:"lines"`
+	Events          int64             `json:"events"`
+	Skipped         int64             `json:"skipped"`
+	SkippedByReason map[string]int64  `json:"skipped_by_reason"`
+	ReadErrors      []string          `json:"read_errors,omitempty"`
+	Formats         map[string]string `json:"formats,omitempty"` // file → format read as
+	Hints           []string          `json:"hints,omitempty"`
+	FirstTS         string            `json:"first_ts"`
+	LastTS          string            `json:"last_ts"`
 }
 
 type ReportPricing struct {
@@ -48,6 +50,7 @@ type ReportPricing struct {
 	File           string   `json:"file,omitempty"`
 	SHA256         string   `json:"sha256,omitempty"`
 	UnpricedModels []string `json:"unpriced_models"`
+	BatchNote      string   `json:"batch_note,omitempty"`
 }
 
 type ReportTotals struct {
@@ -67,6 +70,11 @@ type ReportTotals struct {
 	OutputTokens     int64   `json:"output_tokens"`
 	CacheReadTokens  int64   `json:"cache_read_tokens"`
 	CacheWriteTokens int64   `json:"cache_creation_tokens"`
+	// Batch and synchronous spend side by side (seed 002 moved jobs to
+	// batch to halve cost and cut 429s).
+	BatchCalls    int64   `json:"batch_calls"`
+	BatchSpendUSD float64 `json:"batch_spend_usd"`
+	SyncSpendUSD  float64 `json:"sync_spend_usd"`
 }
 
 // Percentiles are nearest-rank.
@@ -90,6 +98,8 @@ type RetryAfterStats struct {
 	// of them that met another 429.
 	Honored int64 `json:"honored"`
 	Rehit   int64 `json:"rehit_429"`
+	// NoHint counts 429s that came without a Retry-After.
+	NoHint int64 `json:"no_hint_429"`
 }
 
 type Recovery struct {
@@ -218,6 +228,10 @@ func (s *State) Report() *Report {
 	t := &r.Totals
 	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList), s.opCount
 	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
+	t.BatchCalls, t.BatchSpendUSD, t.SyncSpendUSD = s.batchCalls, s.batchSpend.USD(), (s.spend - s.batchSpend).USD()
+	if s.batchCalls > 0 {
+		r.Pricing.BatchNote = BatchPricingNote
+	}
 	t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens = s.input, s.output, s.cacheRead, s.cacheWrite
 	r.Duplicates = s.duplicates
 	r.Status = s.statuses.byName()
@@ -307,6 +321,15 @@ func (s *State) reportSource(r *Report) {
 		if in.Err != "" {
 			src.ReadErrors = append(src.ReadErrors, in.Err)
 		}
+		if in.Format != "" {
+			if src.Formats == nil {
+				src.Formats = map[string]string{}
+			}
+			src.Formats[in.Name] = in.Format
+		}
+		if in.Hint != "" {
+			src.Hints = append(src.Hints, in.Name+": "+in.Hint)
+		}
 	}
 	if len(s.sources) == 0 {
 		src.Events = s.events
@@ -367,7 +390,7 @@ func (s *State) reportRetryAfter(r *Report) {
 		n += c
 	}
 	slices.Sort(keys)
-	r.RetryAfter = RetryAfterStats{Count: n, Honored: s.raHonored, Rehit: s.raRehit}
+	r.RetryAfter = RetryAfterStats{Count: n, Honored: s.raHonored, Rehit: s.raRehit, NoHint: s.noHint429}
 	if n == 0 {
 		return
 	}

@@ -59,6 +59,8 @@ type State struct {
 	timeline   map[int64]*Bucket
 
 	lastCost                                          Pico
+	batchSpend                                        Pico
+	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
 	input, output, cacheRead, cacheWrite              int64
 	spend                                             Pico
@@ -70,9 +72,11 @@ type State struct {
 
 // SourceInfo describes one input, for the report's source section.
 type SourceInfo struct {
-	Name  string
-	Stats ingest.Stats
-	Err   string
+	Name   string
+	Stats  ingest.Stats
+	Err    string
+	Format string
+	Hint   string
 }
 
 type operation struct {
@@ -364,7 +368,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		if prevFailed {
 			a.Flags |= FlagRetry
 		}
-		if prevFailed && op.lastRetryAfter >= 0 {
+		if prevFailed && op.lastRetryAfter >= 0 && classify(op.lastStatus) != classSuccess {
 			if wait < op.lastRetryAfter*1e6 {
 				a.Flags |= FlagRetryAfterIgnored
 				s.flag(RetryAfterIgnored, job, 1, cost, ts, func() string {
@@ -437,8 +441,12 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		job.MaxSDKAttempt = max(job.MaxSDKAttempt, max(ev.Attempt, 1))
 		a.Round = uint16(min(job.rounds, 1<<16-1))
 		s.statuses.add(ev.Status)
-		if ev.RetryAfterMs >= 0 {
+		// Retry-After on a 2xx is not a rate-limit signal.
+		if ev.RetryAfterMs >= 0 && class != classSuccess {
 			s.retryAfter[ev.RetryAfterMs]++
+		}
+		if ev.Status == 429 && ev.RetryAfterMs < 0 {
+			s.noHint429++
 		}
 		if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(job.Calls) > lim && !job.HasFinding(HiddenRetryLayer) {
 			s.flag(HiddenRetryLayer, job, 1, 0, ts, func() string {
@@ -547,6 +555,8 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 	switch {
 	case ev.HasCost:
 		cost = PicoFromUSD(ev.CostUSD)
+	case ms.priced && ev.Batch:
+		cost = ms.price.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	case ms.priced:
 		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	default:
@@ -557,6 +567,10 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 	ms.attempts++
 	ms.statuses.add(ev.Status)
 	ms.spend += cost
+	if ev.Batch {
+		s.batchSpend += cost
+		s.batchCalls++
+	}
 	ms.input += ev.InputTokens
 	ms.output += ev.OutputTokens
 	ms.cacheRead += ev.CacheReadTokens

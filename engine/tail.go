@@ -29,6 +29,7 @@ const globEvery = 2 * time.Second
 type Tail struct {
 	patterns []string
 	fromEnd  bool
+	opts     ingest.Options
 
 	mu    sync.Mutex
 	files map[string]*followed
@@ -40,9 +41,14 @@ type followed struct {
 	rotations int
 }
 
-// NewTail follows the given paths and glob patterns.
-func NewTail(patterns []string, fromEnd bool) *Tail {
-	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}}
+// NewTail follows the given paths and glob patterns; opts may force a
+// format or add --map rules.
+func NewTail(patterns []string, fromEnd bool, opts ...ingest.Options) *Tail {
+	t := &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}}
+	if len(opts) > 0 {
+		t.opts = opts[0]
+	}
+	return t
 }
 
 // Status reports every file followed so far.
@@ -139,7 +145,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 	}
 	defer tf.Cleanup()
 	defer tf.Stop()
-	parser := ingest.NewParser()
+	dec := ingest.NewStreamDecoder(t.opts)
 	var stats ingest.Stats
 	batch := make(ingest.Batch, 0, ingest.BatchSize)
 	flush := time.NewTicker(flushEvery)
@@ -177,17 +183,20 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 				continue
 			}
 			var r ingest.SkipReason
+			n := 0
 			if len(line.Text) > ingest.MaxLineBytes {
 				r = ingest.SkipTooLong
 			} else {
-				batch = append(batch, ingest.Event{})
-				r = parser.ParseLine([]byte(line.Text), &batch[len(batch)-1])
-				if r != ingest.Accepted {
-					batch = batch[:len(batch)-1]
-				}
+				r = dec.Decode([]byte(line.Text), func(e *ingest.Event) {
+					batch = append(batch, *e)
+					n++
+				})
 			}
-			if r != ingest.SkipBlank {
+			if r != ingest.SkipBlank && r != ingest.SkipInfo {
 				stats.Count(r)
+				if r == ingest.Accepted && n > 1 {
+					stats.Events += int64(n - 1)
+				}
 			}
 			if len(batch) == cap(batch) && !send() {
 				return

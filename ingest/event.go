@@ -77,6 +77,8 @@ type Event struct {
 	Kind              Kind
 	HasCost           bool
 	StreamDropped     bool
+	// Batch marks a call made through a batch API, priced at batch rates.
+	Batch bool
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
 }

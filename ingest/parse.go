@@ -41,6 +41,7 @@ type Parser struct {
 	errType, errInner   string
 	hasEv, hasType      bool
 	hasDate             bool
+	resetMs, resetAt    int64 // rate-limit reset hints: a duration, an instant
 }
 
 const (
@@ -76,6 +77,7 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 	p.hasEv, p.hasType = false, false
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
 	p.hasDate = false
+	p.resetMs, p.resetAt = -1, 0
 	sc := &p.sc
 	sc.reset(line)
 	sc.ws()
@@ -136,6 +138,16 @@ func (p *Parser) finish(ev *Event) SkipReason {
 	if p.hasDate && ev.RetryAfterMs == NoRetryAfter {
 		if t, err := http.ParseTime(string(p.httpDate)); err == nil && ev.TS != 0 {
 			ev.RetryAfterMs = max(0, (t.UnixNano()-ev.TS)/1e6)
+		}
+	}
+	// A 429 without Retry-After may still say when the limit resets; that
+	// is the server's hint. (A reset on a 2xx is not a rate-limit signal.)
+	if ev.RetryAfterMs == NoRetryAfter && ev.Status == 429 {
+		switch {
+		case p.resetMs >= 0:
+			ev.RetryAfterMs = p.resetMs
+		case p.resetAt > 0 && ev.TS > 0:
+			ev.RetryAfterMs = max(0, (p.resetAt-ev.TS)/1e6)
 		}
 	}
 	if p.inputIncludesCache {
@@ -462,6 +474,25 @@ func (p *Parser) headerField(k []byte) {
 		if v := p.seconds(); ev.RetryAfterMs == NoRetryAfter {
 			ev.RetryAfterMs = v
 		}
+	case "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens":
+		// OpenAI: Go-style durations ("8.64s", "6ms", "1m30s").
+		if p.kind() == 's' {
+			if d, err := time.ParseDuration(string(p.sc.str())); err == nil && d >= 0 {
+				p.resetMs = max(p.resetMs, d.Milliseconds())
+			}
+			return
+		}
+		p.sc.skip()
+	case "anthropic-ratelimit-requests-reset", "anthropic-ratelimit-tokens-reset",
+		"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-output-tokens-reset":
+		// Anthropic: RFC 3339 times, resolved against the event time.
+		if p.kind() == 's' {
+			if ts, ok := parseTimeText(p.sc.str()); ok {
+				p.resetAt = max(p.resetAt, ts)
+			}
+			return
+		}
+		p.sc.skip()
 	case "retry-after-ms":
 		if f, ok := p.number(); ok {
 			ev.RetryAfterMs = int64(clamp(f, 0, math.MaxInt64/2))

@@ -289,3 +289,25 @@ func TestEscapesDecoded(t *testing.T) {
 		t.Errorf("%v %+v", r, ev)
 	}
 }
+
+// TestRateLimitResetHints: a 429 without Retry-After takes OpenAI's
+// Go-style reset durations or Anthropic's RFC 3339 reset times as its hint;
+// on a 2xx they mean nothing.
+func TestRateLimitResetHints(t *testing.T) {
+	ev, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"gpt-4o","status":429,"headers":{"x-ratelimit-reset-requests":"120ms","x-ratelimit-reset-tokens":"8.64s"}}`)
+	if ev.RetryAfterMs != 8640 {
+		t.Errorf("openai reset: %d, want 8640", ev.RetryAfterMs)
+	}
+	ev, _ = parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"claude-haiku-4-5","status":429,"headers":{"anthropic-ratelimit-tokens-reset":"2026-03-10T01:00:03Z"}}`)
+	if ev.RetryAfterMs != 3000 {
+		t.Errorf("anthropic reset: %d, want 3000", ev.RetryAfterMs)
+	}
+	ev, _ = parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"gpt-4o","status":200,"headers":{"x-ratelimit-reset-tokens":"8.64s"}}`)
+	if ev.RetryAfterMs != NoRetryAfter {
+		t.Errorf("a reset on a 2xx is not a hint: %d", ev.RetryAfterMs)
+	}
+	ev, _ = parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"gpt-4o","status":429,"headers":{"retry-after":"2","x-ratelimit-reset-tokens":"8.64s"}}`)
+	if ev.RetryAfterMs != 2000 {
+		t.Errorf("Retry-After wins over a reset: %d", ev.RetryAfterMs)
+	}
+}

@@ -9,6 +9,9 @@ const (
 	// SkipBlank is an empty or whitespace-only line. It is counted apart
 	// from the other reasons: it is not an error.
 	SkipBlank
+	// SkipInfo is a recognized line that describes no attempt by itself
+	// (an SDK's "Retrying request…"): not an error either.
+	SkipInfo
 	SkipInvalidJSON
 	SkipTruncated
 	SkipTooLong
@@ -21,7 +24,7 @@ const (
 )
 
 var skipNames = [numSkipReasons]string{
-	"", "blank", "invalid_json", "truncated", "too_long", "binary",
+	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
 	"not_object", "wrong_type", "unknown_event", "no_event",
 }
 

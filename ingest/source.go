@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -8,64 +9,153 @@ import (
 )
 
 // FileIter yields the events of one log in file order, skipping and
-// counting bad lines.
+// counting bad lines. Its format is detected from the first lines unless
+// forced.
 type FileIter struct {
 	Path  string
 	Stats Stats
 	// Err is the read error that ended the file early, if any (a truncated
 	// gzip stream, an I/O error). Lines before it are kept.
 	Err error
+	// Detected is the format the file was read as.
+	Detected Detection
 
-	idx    uint16
-	rc     io.ReadCloser
-	lines  *LineReader
-	parser *Parser
+	idx     uint16
+	rc      io.ReadCloser
+	lines   *LineReader
+	opts    Options
+	dec     Decoder
+	head    []bufLine // the first lines, read for detection, not yet decoded
+	pending []Event   // events of a line that gave more than one
+	// emitFn is it.emit bound once: a closure per line would allocate.
+	emitFn func(*Event)
+	cur    *Event
+	n      int
+}
+
+func (it *FileIter) emit(e *Event) {
+	e.Source = it.idx
+	if it.n == 0 {
+		*it.cur = *e
+	} else {
+		it.pending = append(it.pending, *e)
+	}
+	it.n++
+}
+
+type bufLine struct {
+	b              []byte
+	tooLong, final bool
 }
 
 // OpenFile opens path ("-" for stdin) as source number idx.
-func OpenFile(path string, idx uint16) (*FileIter, error) {
+func OpenFile(path string, idx uint16, opts ...Options) (*FileIter, error) {
 	rc, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &FileIter{Path: path, idx: idx, rc: rc, lines: NewLineReader(rc), parser: NewParser()}, nil
+	it := NewIter(rc, path, idx, opts...)
+	it.rc = rc
+	return it, nil
 }
 
 // NewIter reads events from an already open stream, named name in errors.
-func NewIter(r io.Reader, name string, idx uint16) *FileIter {
-	return &FileIter{Path: name, idx: idx, lines: NewLineReader(r), parser: NewParser()}
+func NewIter(r io.Reader, name string, idx uint16, opts ...Options) *FileIter {
+	it := &FileIter{Path: name, idx: idx, lines: NewLineReader(r)}
+	if len(opts) > 0 {
+		it.opts = opts[0]
+	}
+	return it
 }
 
-// Next fills ev with the next good event and reports whether there was one.
-func (it *FileIter) Next(ev *Event) bool {
-	if it.lines == nil {
-		return false
+// Hint explains, once the file is read, why it gave no events, if the
+// decoder can tell (JSON that maps to nothing: try --map).
+func (it *FileIter) Hint() string {
+	if h, ok := it.dec.(Hinter); ok {
+		return h.Hint(it.Stats.Events)
 	}
-	for {
+	return ""
+}
+
+// start reads the first lines and chooses the decoder.
+func (it *FileIter) start() {
+	for len(it.head) < detectLines {
 		line, tooLong, final, err := it.lines.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
 			}
-			it.lines = nil
-			return false
+			break
 		}
-		var r SkipReason
-		switch {
-		case tooLong:
-			r = SkipTooLong
-		default:
-			r = it.parser.ParseLine(line, ev)
-			if final && r == SkipInvalidJSON {
-				r = SkipTruncated
+		it.head = append(it.head, bufLine{bytes.Clone(line), tooLong, final})
+	}
+	f := it.opts.Format
+	if f == FormatAuto {
+		sample := make([][]byte, 0, len(it.head))
+		for _, l := range it.head {
+			if !l.tooLong {
+				sample = append(sample, l.b)
 			}
 		}
-		if r == SkipBlank {
+		it.Detected = Detect(sample)
+		f = it.Detected.Format
+	} else {
+		it.Detected = Detection{Format: f}
+	}
+	it.dec = NewDecoder(f, it.opts.Maps)
+	it.emitFn = it.emit
+}
+
+// Next fills ev with the next good event and reports whether there was one.
+func (it *FileIter) Next(ev *Event) bool {
+	if it.dec == nil {
+		if it.lines == nil {
+			return false
+		}
+		it.start()
+	}
+	for {
+		if len(it.pending) > 0 {
+			*ev = it.pending[0]
+			it.pending = it.pending[1:]
+			return true
+		}
+		var line []byte
+		var tooLong, final bool
+		switch {
+		case len(it.head) > 0:
+			l := it.head[0]
+			it.head = it.head[1:]
+			line, tooLong, final = l.b, l.tooLong, l.final
+		case it.lines == nil || it.Err != nil:
+			return false
+		default:
+			var err error
+			line, tooLong, final, err = it.lines.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
+				}
+				it.lines = nil
+				return false
+			}
+		}
+		if tooLong {
+			it.Stats.Count(SkipTooLong)
+			continue
+		}
+		it.cur, it.n = ev, 0
+		r := it.dec.Decode(line, it.emitFn)
+		n := it.n
+		if final && r == SkipInvalidJSON {
+			r = SkipTruncated
+		}
+		if r == SkipBlank || r == SkipInfo {
 			continue
 		}
 		it.Stats.Count(r)
-		if r == Accepted {
-			ev.Source = it.idx
+		if r == Accepted && n > 0 {
+			it.Stats.Events += int64(n - 1)
 			return true
 		}
 	}

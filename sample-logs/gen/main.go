@@ -36,6 +36,15 @@ func writeAll(dir string) error {
 			return err
 		}
 	}
+	// Fixtures of the other formats burnrate reads.
+	if err := os.MkdirAll(filepath.Join(dir, "formats"), 0o755); err != nil {
+		return err
+	}
+	for name, gen := range scenario.FormatFixtures {
+		if err := os.WriteFile(filepath.Join(dir, "formats", name), []byte(gen()), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -37,3 +37,15 @@ func TestCommittedSamplesMatchGenerator(t *testing.T) {
 		}
 	}
 }
+
+func TestCommittedFormatFixturesMatchGenerator(t *testing.T) {
+	for name, gen := range FormatFixtures {
+		got, err := os.ReadFile("../formats/" + name)
+		if err != nil || string(got) != gen() {
+			t.Errorf("sample-logs/formats/%s is stale (%v): run go run ./sample-logs/gen -out sample-logs", name, err)
+		}
+		if n := strings.Count(gen(), "\n"); n < 50 {
+			t.Errorf("%s has %d lines; fixtures need at least 50", name, n)
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Format names a log format burnrate reads.
+type Format string
+
+const (
+	FormatAuto           Format = ""
+	FormatJSONL          Format = "jsonl"           // canonical JSON lines (and every alias)
+	FormatSDKText        Format = "sdk-text"        // SDK retry lines, interleaved with JSON lines
+	FormatLiteLLM        Format = "litellm"         // StandardLoggingPayload and SpendLogs rows
+	FormatOpenAIBatch    Format = "openai-batch"    // OpenAI Batch output JSONL
+	FormatAnthropicBatch Format = "anthropic-batch" // Anthropic Message Batches results
+)
+
+// Formats lists every format with a one-line example, for `burnrate formats`.
+var Formats = []struct {
+	Name    Format
+	Summary string
+	Example string
+}{
+	{FormatJSONL, "canonical JSON lines, with the aliases of common loggers", `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j1","model":"claude-sonnet-4-6","status":529,"attempt":2}`},
+	{FormatSDKText, "Python (Stainless) and Node SDK retry lines, mixed with JSON lines", `[2026-03-10 01:00:00 - anthropic._base_client:818 - INFO] Retrying request to /v1/messages in 0.412345 seconds`},
+	{FormatLiteLLM, "LiteLLM StandardLoggingPayload and SpendLogs rows", `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`},
+	{FormatOpenAIBatch, "OpenAI Batch API output file", `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`},
+	{FormatAnthropicBatch, "Anthropic Message Batches results", `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`},
+}
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	if s == "" || s == "auto" {
+		return FormatAuto, nil
+	}
+	for _, f := range Formats {
+		if string(f.Name) == s {
+			return f.Name, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f.Name)
+	}
+	return "", fmt.Errorf("unknown format %q: use auto or one of %s (burnrate formats lists them)", s, strings.Join(names, ", "))
+}
+
+// Decoder turns one line into zero or more events. Decoders keep state
+// across lines (SDK retry chains, the job a text line belongs to), so
+// each source owns one.
+type Decoder interface {
+	// Decode calls emit for each event in line and returns Accepted or
+	// why the line gave none. emit must copy what it keeps.
+	Decode(line []byte, emit func(*Event)) SkipReason
+}
+
+// Options choose and tune a decoder.
+type Options struct {
+	Format Format
+	// Maps are --map canonical=dotted.path rules for any JSON logger.
+	Maps []FieldMap
+}
+
+// NewDecoder returns the decoder for a format (auto is decided by Detect).
+func NewDecoder(f Format, maps []FieldMap) Decoder {
+	p := NewParser()
+	switch f {
+	case FormatLiteLLM:
+		return &liteLLMDecoder{p: p}
+	case FormatOpenAIBatch:
+		return &openAIBatchDecoder{p: p}
+	case FormatAnthropicBatch:
+		return &anthropicBatchDecoder{p: p}
+	}
+	d := &jsonlDecoder{p: p, text: newSDKText(p)}
+	if len(maps) > 0 {
+		d.maps = maps
+	}
+	return d
+}
+
+// jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
+// second look as SDK retry lines. That second look costs nothing on the
+// JSON hot path.
+type jsonlDecoder struct {
+	p    *Parser
+	text *sdkText
+	maps []FieldMap
+	ev   Event
+	// hint bookkeeping for --map: JSON objects that mapped to nothing.
+	jsonNoEvent int
+	keys        map[string]bool
+}
+
+func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+	src := line
+	if d.maps != nil {
+		var ok bool
+		if src, ok = applyMaps(line, d.maps); !ok {
+			src = line
+		}
+	}
+	r := d.p.ParseLine(src, &d.ev)
+	switch r {
+	case Accepted:
+		d.text.noteJSON(&d.ev)
+		emit(&d.ev)
+	case SkipInvalidJSON:
+		switch n := d.text.decode(line, emit); {
+		case n > 0:
+			return Accepted
+		case n < 0:
+			return SkipInfo
+		}
+	case SkipNoEvent, SkipUnknownEvent:
+		d.jsonNoEvent++
+		if d.keys == nil {
+			d.keys = map[string]bool{}
+		}
+		if len(d.keys) < 64 {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(line, &m) == nil {
+				for k := range m {
+					d.keys[k] = true
+				}
+			}
+		}
+	}
+	return r
+}
+
+// Hint explains a file of JSON whose lines map to no call.
+func (d *jsonlDecoder) Hint(events int64) string {
+	if events > 0 || d.jsonNoEvent == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(d.keys))
+	for k := range d.keys {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; top-level keys seen: %s. Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode",
+		d.jsonNoEvent, strings.Join(keys, ", "))
+}
+
+// Hinter is implemented by decoders that can explain an empty result.
+type Hinter interface {
+	Hint(events int64) string
+}
+
+// FieldMap maps a canonical field to a dotted path in nested JSON.
+type FieldMap struct {
+	Field string
+	Path  []string
+}
+
+// ParseFieldMap reads "job_id=ctx.job.id".
+func ParseFieldMap(s string) (FieldMap, error) {
+	field, path, ok := strings.Cut(s, "=")
+	field, path = strings.TrimSpace(field), strings.TrimSpace(path)
+	if !ok || field == "" || path == "" {
+		return FieldMap{}, fmt.Errorf("--map %q: use CANONICAL=dotted.path, e.g. job_id=ctx.job.id", s)
+	}
+	return FieldMap{Field: field, Path: strings.Split(path, ".")}, nil
+}
+
+// applyMaps copies mapped nested values to canonical top-level keys.
+func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if dec.Decode(&obj) != nil {
+		return nil, false
+	}
+	changed := false
+	for _, m := range maps {
+		var cur any = obj
+		for _, k := range m.Path {
+			o, ok := cur.(map[string]any)
+			if !ok {
+				cur = nil
+				break
+			}
+			cur = o[k]
+		}
+		if cur != nil {
+			obj[m.Field] = cur
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	b, err := json.Marshal(obj)
+	return b, err == nil
+}
+
+// Detection looks at the start of a file.
+const detectLines = 200
+
+// Detection counts how many of the first lines each format's rule matched.
+type Detection struct {
+	Format Format
+	Counts map[Format]int
+	Lines  int
+}
+
+// Detect decides a file's format from its first lines: the batch and
+// LiteLLM shapes by their own keys, SDK retry lines by their text, and
+// canonical JSON lines otherwise.
+func Detect(lines [][]byte) Detection {
+	det := Detection{Counts: map[Format]int{}}
+	p := NewParser()
+	var ev Event
+	for _, l := range lines {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		det.Lines++
+		if l[0] != '{' {
+			if sdkLineKind(l) != 0 {
+				det.Counts[FormatSDKText]++
+			}
+			continue
+		}
+		switch {
+		case jsonHasKeys(l, "custom_id", "result"):
+			det.Counts[FormatAnthropicBatch]++
+		case jsonHasKeys(l, "custom_id", "response") || jsonHasKeys(l, "custom_id", "error"):
+			det.Counts[FormatOpenAIBatch]++
+		case jsonHasKeys(l, "response_cost", "custom_llm_provider") || jsonHasKeys(l, "request_id", "spend") || jsonHasKeys(l, "response_cost", "startTime"):
+			det.Counts[FormatLiteLLM]++
+		default:
+			if p.ParseLine(l, &ev) == Accepted {
+				det.Counts[FormatJSONL]++
+			}
+		}
+	}
+	best, bestN := FormatJSONL, 0
+	for _, f := range []Format{FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
+		if n := det.Counts[f]; n > bestN && n >= det.Counts[FormatJSONL] {
+			best, bestN = f, n
+		}
+	}
+	if bestN == 0 && det.Counts[FormatSDKText] > 0 {
+		best = FormatSDKText
+	}
+	det.Format = best
+	return det
+}
+
+// jsonHasKeys reports whether a JSON object has all the top-level keys.
+func jsonHasKeys(line []byte, keys ...string) bool {
+	var sc scanner
+	sc.reset(line)
+	found := 0
+	sc.object(func(k []byte) {
+		if slices.Contains(keys, string(k)) {
+			found++
+		}
+		sc.skip()
+	})
+	return !sc.err && found == len(keys)
+}
+
+func atoi16(s string) (int16, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > 999 {
+		return 0, false
+	}
+	return int16(n), true
+}
+
+// NewStreamDecoder returns a decoder for a followed file: a forced format
+// at once, else the format of the first non-blank line.
+func NewStreamDecoder(opts Options) Decoder {
+	if opts.Format != FormatAuto {
+		return NewDecoder(opts.Format, opts.Maps)
+	}
+	return &streamDecoder{opts: opts}
+}
+
+type streamDecoder struct {
+	opts  Options
+	inner Decoder
+}
+
+func (d *streamDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+	if d.inner == nil {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return SkipBlank
+		}
+		d.inner = NewDecoder(Detect([][]byte{line}).Format, d.opts.Maps)
+	}
+	return d.inner.Decode(line, emit)
+}
+
+func (d *streamDecoder) Hint(events int64) string {
+	if h, ok := d.inner.(Hinter); ok {
+		return h.Hint(events)
+	}
+	return ""
+}
