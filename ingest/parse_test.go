@@ -311,3 +311,39 @@ func TestRateLimitResetHints(t *testing.T) {
 		t.Errorf("Retry-After wins over a reset: %d", ev.RetryAfterMs)
 	}
 }
+
+// FuzzDecoders: no format's decoder panics or emits unsafe text on any line.
+func FuzzDecoders(f *testing.F) {
+	for _, s := range []string{
+		`{"custom_id":"a","result":{"type":"errored","error":{"type":"error","error":{"type":"x"}}}}`,
+		`{"custom_id":"a","response":{"status_code":200,"body":{"usage":{"prompt_tokens":-1}}}}`,
+		`{"request_id":"r","spend":0.1,"metadata":"{\"attempted_retries\":99999999}","startTime":"2025-01-24 09:20:46.847371"}`,
+		`[log_1, retryOf: log_0] post https://x/v1 succeeded with status 200 in 99999999999ms`,
+		`2026-13-45 99:99:99 HTTP Request: POST https://api.openai.com/v1/x "HTTP/1.1 999 X"`,
+		`Retrying request in 1e309 seconds`,
+		"HTTP Request: POST https://api.anthropic.com/v1/\x1b[2Jx \"HTTP/1.1 429 Too Many Requests\"",
+	} {
+		f.Add([]byte(s))
+	}
+	decs := []Decoder{NewDecoder(FormatJSONL, nil), NewDecoder(FormatLiteLLM, nil), NewDecoder(FormatOpenAIBatch, nil),
+		NewDecoder(FormatAnthropicBatch, nil), NewDecoder(FormatJSONL, []FieldMap{{Field: "model", Path: []string{"a", "b"}}})}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, d := range decs {
+			n := 0
+			d.Decode(line, func(ev *Event) {
+				n++
+				for _, s := range []string{ev.JobID, ev.Model, ev.IdempotencyKey, ev.ErrorType, ev.Provider, ev.JobType} {
+					if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
+						t.Fatalf("unsafe text %q", s)
+					}
+				}
+				if ev.InputTokens < 0 || ev.OutputTokens < 0 || ev.LatencyMs < 0 {
+					t.Fatalf("negative counter %+v", ev)
+				}
+			})
+			if n > 1001 {
+				t.Fatalf("one line gave %d events", n)
+			}
+		}
+	})
+}

@@ -137,7 +137,7 @@ func (t *sdkText) decode(line []byte, emit func(*Event)) int {
 		if p := providerOf(string(m[2])); p != "" && ev.Provider == "" {
 			ev.Provider = p
 		}
-		ev.IdempotencyKey = t.p.intern.get([]byte("sdk:" + ev.JobID + ":" + path + ":" + strconv.Itoa(t.pyOp[path])))
+		ev.IdempotencyKey = CleanField("sdk:" + ev.JobID + ":" + path + ":" + strconv.Itoa(t.pyOp[path])) // the path is raw log text
 		emit(ev)
 		return 1
 	}
