@@ -102,11 +102,17 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 
 // serveMetrics listens on addr and serves /metrics until the server closes.
 func serveMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, error) {
+	srv, _, err := listenMetrics(addr, eng, rules)
+	return srv, err
+}
+
+// listenMetrics is serveMetrics returning the bound address.
+func listenMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, string, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics{eng, rules})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return nil, "", fmt.Errorf("--metrics-addr %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -116,5 +122,5 @@ func serveMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.S
 			fmt.Fprintln(os.Stderr, "burnrate: metrics server stopped:", err)
 		}
 	}()
-	return srv, nil
+	return srv, ln.Addr().String(), nil
 }

@@ -2,12 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // run executes the CLI in-process and captures stdout.
@@ -92,5 +99,97 @@ func TestBudgetModelJSONAndEmit(t *testing.T) {
 	out, err = run(t, "budget", "model", "--p", "0.2", "--retries", "0", "--target", "0.999", "--emit", "env")
 	if err != nil || !strings.Contains(out, "MAX_RETRIES=4\n") {
 		t.Errorf("emit env: %q %v", out, err)
+	}
+}
+
+// TestHeadlessReplay runs the headless path end to end: alerts as JSON lines
+// on stdout, a dry-run kill journaled, the report written on exit.
+func TestHeadlessReplay(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := dir + "/burnrate.toml"
+	os.WriteFile(cfgPath, []byte("journal = \""+dir+"/journal.jsonl\"\n"), 0o644)
+	var l liveFlags
+	l.configPath, l.maxCallsPerJob = cfgPath, -1
+	l.headless, l.reportOut = true, dir+"/report.json"
+	l.act.JobCeiling, l.act.DryRun, l.act.KillWebhook = 0.30, true, "http://127.0.0.1:9/never-called"
+	r, err := loadReplay([]string{"sample-logs/seed001-poisoned-400.jsonl.gz"}, 0, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, w, _ := os.Pipe()
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(rd); done <- b }()
+	err = runLive(context.Background(), l, "replay", r)
+	w.Close()
+	os.Stdout = old
+	out := <-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kills, wouldFire int
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) != nil {
+			t.Fatalf("stdout line is not JSON: %q", line)
+		}
+		if m["type"] == "alert" && m["rule"] == "job_ceiling" && m["kill"] == true {
+			kills++
+		}
+		if m["type"] == "action" && m["state"] == "would_fire" {
+			wouldFire++
+		}
+	}
+	// 550 poisoned records each spend $0.36, crossing $0.30 on the 13th call.
+	if kills != 550 || wouldFire != 550 {
+		t.Errorf("%d kill alerts and %d would-fire results, want 550 each", kills, wouldFire)
+	}
+	b, err := os.ReadFile(l.reportOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Totals struct{ Attempts int } `json:"totals"`
+	}
+	if json.Unmarshal(b, &rep) != nil || rep.Totals.Attempts != 9075 {
+		t.Errorf("--report-out: %d attempts, want 9,075", rep.Totals.Attempts)
+	}
+	j, _ := os.ReadFile(dir + "/journal.jsonl")
+	if c := bytes.Count(j, []byte(`"state":"would_fire"`)); c != 550 {
+		t.Errorf("journal has %d would_fire records", c)
+	}
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	r, err := loadReplay([]string{"sample-logs/seed000-incident.jsonl"}, 0, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
+	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
+	eng.Run(context.Background())
+	srv, addr, err := listenMetrics("127.0.0.1:0", eng, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`burnrate_api_calls_per_job_bucket{job_type="report",le="63"} 22`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",le="20"} 7`,
+		`burnrate_api_calls_per_job_count{job_type="report"} 22`,
+		`burnrate_attempts{status="529"} 1027`,
+		`burnrate_breaker_state{key="anthropic/claude-sonnet-4-6"} 2`,
+		`burnrate_alerts{rule="job_ceiling"} 2`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
 	}
 }
