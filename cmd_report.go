@@ -104,32 +104,16 @@ exists; 2: bad usage or unreadable input.`,
 // correlateFiles reads every file to the end, merged by event time, into a
 // new State.
 func correlateFiles(cfg correlate.Config, paths []string, opts ingest.Options) (*correlate.State, error) {
-	if len(paths) > 1<<16-1 {
-		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
+	fs, err := ingest.OpenFiles(paths, opts)
+	if err != nil {
+		return nil, err
 	}
-	var iters []*ingest.FileIter
-	defer func() {
-		for _, it := range iters {
-			it.Close()
-		}
-	}()
-	var merged []ingest.EventIter
-	for i, p := range paths {
-		it, err := ingest.OpenFile(p, uint16(i), opts)
-		if err != nil {
-			return nil, err
-		}
-		iters = append(iters, it)
-		merged = append(merged, it)
-	}
+	defer fs.Close()
 	st := correlate.New(cfg)
-	ingest.Drain(ingest.Merge(merged...), st)
-	src := make([]correlate.SourceInfo, len(iters))
-	for i, it := range iters {
-		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint()}
-		if it.Err != nil {
-			src[i].Err = it.Err.Error()
-		}
+	ingest.Drain(fs.Events(), st)
+	src := make([]correlate.SourceInfo, len(fs.Files))
+	for i, it := range fs.Files {
+		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint(), Err: it.ErrText()}
 	}
 	st.SetSources(src)
 	return st, nil

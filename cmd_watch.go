@@ -174,25 +174,15 @@ func parseSpeed(s string) (float64, error) {
 }
 
 func loadReplay(paths []string, speed float64, opts ingest.Options) (*engine.Replay, error) {
-	var iters []ingest.EventIter
-	var files []*ingest.FileIter
-	for i, p := range paths {
-		it, err := ingest.OpenFile(p, uint16(i), opts)
-		if err != nil {
-			return nil, err
-		}
-		defer it.Close()
-		iters = append(iters, it)
-		files = append(files, it)
+	fs, err := ingest.OpenFiles(paths, opts)
+	if err != nil {
+		return nil, err
 	}
-	r := engine.NewReplay(ingest.Merge(iters...), nil, speed)
+	defer fs.Close()
+	r := engine.NewReplay(fs.Events(), nil, speed)
 	var st []engine.SourceStatus
-	for _, f := range files {
-		s := engine.SourceStatus{Name: f.Path, Stats: f.Stats}
-		if f.Err != nil {
-			s.Err = f.Err.Error()
-		}
-		st = append(st, s)
+	for _, f := range fs.Files {
+		st = append(st, engine.SourceStatus{Name: f.Path, Stats: f.Stats, Err: f.ErrText()})
 	}
 	r.SetSources(st)
 	return r, nil

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -116,12 +115,8 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	if journal == "" {
 		journal = alerts.DefaultJournalPath(f.path)
 	}
-	if len(errs) > 0 {
-		where := "settings"
-		if f.path != "" {
-			where = "config " + f.path
-		}
-		return nil, fmt.Errorf("%s: %w", where, errors.Join(errs...))
+	if err := f.wrap(errs); err != nil {
+		return nil, err
 	}
 	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal}, nil
 }

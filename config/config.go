@@ -256,12 +256,17 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
+	return cfg, f.wrap(errs)
+}
+
+// wrap joins errors under the file's name, or nil when there are none.
+func (f *File) wrap(errs []error) error {
+	if err := errors.Join(errs...); err != nil {
 		where := "settings"
 		if f.path != "" {
 			where = "config " + f.path
 		}
-		return cfg, fmt.Errorf("%s: %w", where, errors.Join(errs...))
+		return fmt.Errorf("%s: %w", where, err)
 	}
-	return cfg, nil
+	return nil
 }

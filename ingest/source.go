@@ -250,3 +250,50 @@ func Drain(it EventIter, c Consumer) {
 		c.Consume(batch[:n])
 	}
 }
+
+// FileSet is several logs read together, merged by event time.
+type FileSet struct {
+	Files []*FileIter
+}
+
+// OpenFiles opens every path (see OpenFile); on an error it closes what it
+// opened.
+func OpenFiles(paths []string, opts Options) (*FileSet, error) {
+	if len(paths) > 1<<16-1 {
+		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
+	}
+	fs := &FileSet{}
+	for i, p := range paths {
+		it, err := OpenFile(p, uint16(i), opts)
+		if err != nil {
+			fs.Close()
+			return nil, err
+		}
+		fs.Files = append(fs.Files, it)
+	}
+	return fs, nil
+}
+
+// Events merges the files by event time.
+func (fs *FileSet) Events() EventIter {
+	iters := make([]EventIter, len(fs.Files))
+	for i, f := range fs.Files {
+		iters[i] = f
+	}
+	return Merge(iters...)
+}
+
+// Close closes every file.
+func (fs *FileSet) Close() {
+	for _, f := range fs.Files {
+		f.Close()
+	}
+}
+
+// ErrText is the read error that ended the file early, or "".
+func (it *FileIter) ErrText() string {
+	if it.Err == nil {
+		return ""
+	}
+	return it.Err.Error()
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/report"
 )
 
 // sanitize strips control characters and escape sequences: log content is
@@ -55,17 +56,8 @@ func clip(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func usd(v float64) string {
-	switch {
-	case v == 0:
-		return "$0"
-	case math.Abs(v) < 1:
-		return fmt.Sprintf("$%.4f", v)
-	case math.Abs(v) < 1000:
-		return fmt.Sprintf("$%.2f", v)
-	}
-	return fmt.Sprintf("$%.0f", v)
-}
+// usd formats dollars as the report does.
+func usd(v float64) string { return report.USD(v) }
 
 func clock(ns int64) string {
 	if ns == 0 {
