@@ -373,12 +373,52 @@ func post(t *testing.T, url, ctype, enc, token string, body []byte) *http.Respon
 	return resp
 }
 
+// exampleTrace is a small OTLP/JSON trace built with pdata, with the
+// trace ID of the official example so tests can corrupt it.
 func exampleTrace(t *testing.T) []byte {
-	b, err := os.ReadFile("../../../shared/otlp-examples/trace.json")
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	var tid pcommon.TraceID
+	copy(tid[:], []byte{0x5B, 0x8E, 0xFF, 0xF7, 0x98, 0x03, 0x81, 0x03, 0xD2, 0x69, 0xB6, 0x33, 0x81, 0x3F, 0xC6, 0x0C})
+	sp.SetTraceID(tid)
+	sp.SetSpanID(pcommon.SpanID{0xEE, 0xE1, 0x9B, 0x7E, 0xC3, 0xC1, 0xB1, 0x74})
+	sp.SetName("I'm a server span")
+	b, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
 	if err != nil {
-		t.Skip("shared OTLP examples not present:", err)
+		t.Fatal(err)
 	}
-	return b
+	return bytes.ReplaceAll(b, []byte("5b8efff798038103d269b633813fc60c"), []byte("5B8EFFF798038103D269B633813FC60C"))
+}
+
+// TestOfficialExamples posts the OpenTelemetry project's example payloads
+// from ../shared: current and older revisions are accepted, the malformed
+// one (kvlistValue as a bare array) is a 400.
+func TestOfficialExamples(t *testing.T) {
+	dir := "../../../shared/otlp-examples/"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the shared OTLP examples are not beside this checkout")
+	}
+	tr := startReceiver(t, Config{}, 64)
+	_, h := tr.r.Addrs()
+	for _, c := range []struct {
+		file, path, ctype string
+		want              int
+	}{
+		{"trace.json", "traces", "application/json", 200},
+		{"trace.protobuf-bin", "traces", "application/x-protobuf", 200},
+		{"logs.json", "logs", "application/json", 200},
+		{"logs.old-36ea555.json", "logs", "application/json", 200},
+		{"events.json", "logs", "application/json", 200},
+		{"events.old-80bfb32.json", "logs", "application/json", 400},
+	} {
+		body, err := os.ReadFile(dir + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp := post(t, "http://"+h+"/v1/"+c.path, c.ctype, "", "", body); resp.StatusCode != c.want {
+			t.Errorf("%s: HTTP %d, want %d", c.file, resp.StatusCode, c.want)
+		}
+	}
 }
 
 func TestHTTPRefusals(t *testing.T) {
