@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -562,5 +563,56 @@ func TestValidateRefusesOpenListenerWithoutToken(t *testing.T) {
 	}
 	if err := (Config{HTTPAddr: "[::1]:4318"}).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestChunkedBody: the JavaScript exporter sends bodies with no
+// Content-Length.
+func TestChunkedBody(t *testing.T) {
+	tr := startReceiver(t, Config{}, 8)
+	_, h := tr.r.Addrs()
+	body := exampleModelTrace()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+h+"/v1/traces", io.MultiReader(bytes.NewReader(body[:3]), bytes.NewReader(body[3:])))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	if req.ContentLength != 0 {
+		t.Fatal("the request must be chunked")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	tr.stop()
+	if len(tr.events) != 1 {
+		t.Errorf("%d events", len(tr.events))
+	}
+}
+
+// TestPartialSuccess: a model-call span that cannot be read is reported
+// as rejected; the rest of the request is accepted.
+func TestPartialSuccess(t *testing.T) {
+	tr := startReceiver(t, Config{}, 8)
+	g, _ := tr.r.Addrs()
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for i, tokens := range []string{"120", "lots"} {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{7})
+		sp.SetSpanID(pcommon.SpanID{byte(i + 1)})
+		sp.SetName(fmt.Sprintf("call-%d", i))
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutStr("gen_ai.usage.input_tokens", tokens)
+	}
+	cc, _ := grpc.NewClient(g, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	defer cc.Close()
+	resp, err := ptraceotlp.NewGRPCClient(cc).Export(context.Background(), ptraceotlp.NewExportRequestFromTraces(td))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.PartialSuccess().RejectedSpans() != 1 || resp.PartialSuccess().ErrorMessage() == "" {
+		t.Errorf("partial success %d %q", resp.PartialSuccess().RejectedSpans(), resp.PartialSuccess().ErrorMessage())
+	}
+	tr.stop()
+	if len(tr.events) != 1 || tr.events[0].InputTokens != 120 {
+		t.Errorf("events %+v", tr.events)
 	}
 }
