@@ -1,0 +1,99 @@
+package correlate
+
+import (
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+func apply(t *testing.T, cfg Config, lines ...string) *Report {
+	t.Helper()
+	st := New(cfg)
+	p := ingest.NewParser()
+	for _, l := range lines {
+		var ev ingest.Event
+		if r := p.ParseLine([]byte(l), &ev); r != ingest.Accepted {
+			t.Fatalf("%s: %v", l, r)
+		}
+		st.Apply(&ev)
+	}
+	return st.Report()
+}
+
+func findingOf(r *Report, kind string) *FindingReport {
+	for i := range r.Findings {
+		if r.Findings[i].Kind == kind {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+func TestRetryAfterIgnored(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":"2026-03-10T01:00:00Z","job_id":"j","idempotency_key":"k","model":"claude-haiku-4-5","status":429,"retry_after_s":5,"latency_ms":100}`,
+		// 1.9 s after the 429 answered: 3.1 s too early.
+		`{"ts":"2026-03-10T01:00:02Z","job_id":"j","idempotency_key":"k","attempt":2,"model":"claude-haiku-4-5","status":429,"retry_after_s":5,"latency_ms":100}`,
+		// 6 s later: honoured.
+		`{"ts":"2026-03-10T01:00:08.1Z","job_id":"j","idempotency_key":"k","attempt":3,"model":"claude-haiku-4-5","status":200,"input_tokens":10}`)
+	f := findingOf(r, "retry_after_ignored")
+	if f == nil || f.Count != 1 || f.Jobs[0] != "j" {
+		t.Fatalf("retry_after_ignored = %+v", f)
+	}
+	if r.RetryAfter.Honored != 1 {
+		t.Errorf("honoured %d, want 1", r.RetryAfter.Honored)
+	}
+}
+
+func TestRetryAfterOn2xxIsNoSignal(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":"2026-03-10T01:00:00Z","job_id":"j","idempotency_key":"k","model":"m","status":200,"retry_after_s":30}`,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","idempotency_key":"k","model":"m","status":200}`)
+	if findingOf(r, "retry_after_ignored") != nil || r.RetryAfter.Count != 0 {
+		t.Errorf("a Retry-After on a 2xx is not a rate-limit signal: %+v", r.RetryAfter)
+	}
+}
+
+// TestStreamRepaid: a retry after a dropped stream pays the output again.
+func TestStreamRepaid(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":"2026-03-10T01:00:00Z","job_id":"j","idempotency_key":"k","model":"claude-sonnet-4-6","status":200,"output_tokens":3000,"stream_dropped":true}`,
+		`{"ts":"2026-03-10T01:01:00Z","job_id":"j","idempotency_key":"k","attempt":2,"model":"claude-sonnet-4-6","status":200,"output_tokens":3000}`)
+	f := findingOf(r, "stream_repaid")
+	// 3,000 output tokens at $15 per million, paid twice.
+	if f == nil || f.Count != 1 || f.WastedUSD != 0.045 {
+		t.Fatalf("stream_repaid = %+v", f)
+	}
+}
+
+func TestSeverityOverridesAndPerTypeLimits(t *testing.T) {
+	lines := []string{}
+	for i := range 12 {
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","job_type":"agent","model":"m","status":200}`)
+	}
+	cfg := DefaultConfig()
+	if f := findingOf(apply(t, cfg, lines...), "hidden_retry_layer"); f == nil {
+		t.Fatal("12 calls over the default 10 must flag hidden_retry_layer")
+	}
+	cfg.MaxCallsPerJobType = map[string]int{"agent": 20}
+	if f := findingOf(apply(t, cfg, lines...), "hidden_retry_layer"); f != nil {
+		t.Error("the job type's own limit of 20 must win")
+	}
+	cfg = DefaultConfig()
+	cfg.Severity = map[FindingKind]Severity{HiddenRetryLayer: SeverityOff}
+	if f := findingOf(apply(t, cfg, lines...), "hidden_retry_layer"); f != nil {
+		t.Error("severity off must silence the kind")
+	}
+	cfg.Severity = map[FindingKind]Severity{HiddenRetryLayer: SeverityCritical}
+	if r := apply(t, cfg, lines...); !r.HasCritical() {
+		t.Error("raising the kind to critical must make the report critical")
+	}
+}
+
+func itoa(i int) string {
+	b := []byte{}
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
