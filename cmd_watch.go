@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/alerts"
@@ -255,9 +254,8 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...engin
 		if acts.Hooks.KillWebhook != "" || acts.Hooks.KillExec != nil {
 			opt.Killer = alerts.NewManual(disp)
 		}
-		p := tea.NewProgram(ui.New(eng, opt), tea.WithAltScreen(), tea.WithContext(ctx))
-		if _, err := p.Run(); err != nil && ctx.Err() == nil {
-			return fmt.Errorf("dashboard: %w", err)
+		if err := ui.Run(ctx, eng, opt); err != nil {
+			return err
 		}
 		stop()
 		<-eng.Done()

@@ -4,6 +4,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -423,4 +424,14 @@ func (m *Model) confirmView() string {
 		m.st.Selected.Render(" Cancel (n/esc/enter) ") + "   " + m.st.Dim.Render(" Kill (y) ")
 	box := m.st.Dialog.Width(min(70, max(m.width-4, 20))).Render(text)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
+}
+
+// Run shows the dashboard in the terminal's alternate screen until the
+// operator quits or ctx ends.
+func Run(ctx context.Context, feed Feed, opt Options) error {
+	p := tea.NewProgram(New(feed, opt), tea.WithAltScreen(), tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
 }
