@@ -356,34 +356,17 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 			fail(http.StatusBadRequest, "reading the body: "+err.Error())
 			return
 		}
-		var respBytes []byte
-		if traces {
-			ereq := ptraceotlp.NewExportRequest()
-			if err := unmarshal(ereq, isJSON, data); err != nil {
-				fail(http.StatusBadRequest, "malformed OTLP traces: "+err.Error())
-				return
-			}
-			resp, err := r.traces(req.Context(), ereq)
-			if err != nil {
-				w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
-				fail(http.StatusTooManyRequests, err.Error())
-				return
-			}
-			respBytes, err = marshal(resp, isJSON)
-		} else {
-			ereq := plogotlp.NewExportRequest()
-			if err := unmarshal(ereq, isJSON, data); err != nil {
-				fail(http.StatusBadRequest, "malformed OTLP logs: "+err.Error())
-				return
-			}
-			resp, err := r.logs(req.Context(), ereq)
-			if err != nil {
-				w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
-				fail(http.StatusTooManyRequests, err.Error())
-				return
-			}
-			respBytes, err = marshal(resp, isJSON)
+		resp, decodeErr, exportErr := r.export(req.Context(), traces, isJSON, data)
+		switch {
+		case decodeErr != nil:
+			fail(http.StatusBadRequest, "malformed OTLP "+signalName(traces)+": "+decodeErr.Error())
+			return
+		case exportErr != nil:
+			w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
+			fail(http.StatusTooManyRequests, exportErr.Error())
+			return
 		}
+		respBytes, _ := marshal(resp, isJSON)
 		if isJSON {
 			w.Header().Set("Content-Type", "application/json")
 		} else {
@@ -391,6 +374,31 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 		}
 		w.Write(respBytes)
 	}
+}
+
+func signalName(traces bool) string {
+	if traces {
+		return "traces"
+	}
+	return "logs"
+}
+
+// export decodes one OTLP/HTTP body and hands it to the traces or logs path.
+func (r *Receiver) export(ctx context.Context, traces, isJSON bool, data []byte) (resp protoJSONOut, decodeErr, exportErr error) {
+	if traces {
+		req := ptraceotlp.NewExportRequest()
+		if err := unmarshal(req, isJSON, data); err != nil {
+			return nil, err, nil
+		}
+		out, err := r.traces(ctx, req)
+		return out, nil, err
+	}
+	req := plogotlp.NewExportRequest()
+	if err := unmarshal(req, isJSON, data); err != nil {
+		return nil, err, nil
+	}
+	out, err := r.logs(ctx, req)
+	return out, nil, err
 }
 
 type protoJSON interface {
