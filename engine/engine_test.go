@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 func line(i int) string {
@@ -129,4 +131,42 @@ func BenchmarkTailAbsorb(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+func TestTailRefusesGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.jsonl.gz")
+	os.WriteFile(path, []byte{0x1f, 0x8b, 8, 0, 0, 0}, 0o644)
+	tl := NewTail([]string{path}, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	tl.Run(ctx, make(chan ingest.Batch, 1))
+	if st := tl.Status(); len(st) != 1 || !strings.Contains(st[0].Err, "replay") {
+		t.Errorf("status %+v: a gzip file must be refused with a pointer to replay/report", st)
+	}
+}
+
+// TestWatchStdinEndsWithThePipe: `… | burnrate watch -` reads the pipe and
+// the source ends when it closes.
+func TestWatchStdinEndsWithThePipe(t *testing.T) {
+	r, w, _ := os.Pipe()
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	go func() {
+		for i := range 50 {
+			w.WriteString(line(i))
+		}
+		w.Close()
+	}()
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, NewTail([]string{"-"}, false))
+	done := make(chan struct{})
+	go func() { e.Run(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watch - did not end when the pipe closed")
+	}
+	if rep := e.Report(); rep.Totals.Attempts != 50 {
+		t.Errorf("%d attempts from the pipe, want 50", rep.Totals.Attempts)
+	}
 }

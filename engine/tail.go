@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"os"
@@ -59,7 +60,7 @@ func (t *Tail) Status() []SourceStatus {
 	for _, name := range t.order {
 		f := t.files[name]
 		st := f.status
-		if _, err := os.Stat(name); err != nil {
+		if _, err := os.Stat(name); err != nil && name != "-" {
 			st.Missing = true
 		}
 		out = append(out, st)
@@ -81,8 +82,17 @@ func (t *Tail) expand() []string {
 	return slices.Compact(paths)
 }
 
-// Run follows every file until ctx is done.
+// Run follows every file until ctx is done. A pipe alone ("-") ends when
+// it closes.
 func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	if len(t.patterns) == 1 && t.patterns[0] == "-" {
+		t.mu.Lock()
+		t.files["-"] = &followed{status: SourceStatus{Name: "stdin", Active: true}}
+		t.order = append(t.order, "-")
+		t.mu.Unlock()
+		t.followStdin(ctx, out)
+		return nil
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ticker := time.NewTicker(globEvery)
@@ -133,6 +143,19 @@ func (r rotationLog) Write(p []byte) (int, error) {
 }
 
 func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch) {
+	if path == "-" {
+		t.followStdin(ctx, out)
+		return
+	}
+	if f, err := os.Open(path); err == nil {
+		magic := make([]byte, 2)
+		n, _ := f.Read(magic)
+		f.Close()
+		if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+			t.setErr(path, "gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
+			return
+		}
+	}
 	cfg := tail.Config{Follow: true, ReOpen: true, MustExist: false, CompleteLines: true,
 		MaxLineSize: ingest.MaxLineBytes + 1, Logger: log.New(rotationLog{t, path}, "", 0)}
 	if t.fromEnd {
@@ -209,4 +232,58 @@ func (t *Tail) setErr(path, msg string) {
 	t.mu.Lock()
 	t.files[path].status.Err = msg
 	t.mu.Unlock()
+}
+
+// followStdin reads a pipe (`kubectl logs -f … | burnrate watch -`) until
+// it closes.
+func (t *Tail) followStdin(ctx context.Context, out chan<- ingest.Batch) {
+	dec := ingest.NewStreamDecoder(t.opts)
+	lines := ingest.NewLineReader(os.Stdin)
+	var stats ingest.Stats
+	batch := make(ingest.Batch, 0, ingest.BatchSize)
+	emit := func(e *ingest.Event) { batch = append(batch, *e) }
+	flush := func() bool {
+		t.mu.Lock()
+		t.files["-"].status.Stats = stats
+		t.mu.Unlock()
+		if len(batch) == 0 {
+			return true
+		}
+		select {
+		case out <- batch:
+			batch = make(ingest.Batch, 0, ingest.BatchSize)
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	last := time.Now()
+	for ctx.Err() == nil {
+		line, tooLong, _, err := lines.Next()
+		if err != nil {
+			flush()
+			if !errors.Is(err, io.EOF) {
+				t.setErr("-", err.Error())
+			}
+			return
+		}
+		r := ingest.SkipTooLong
+		before := len(batch)
+		if !tooLong {
+			r = dec.Decode(line, emit)
+		}
+		if r != ingest.SkipBlank && r != ingest.SkipInfo {
+			stats.Count(r)
+			if n := len(batch) - before; r == ingest.Accepted && n > 1 {
+				stats.Events += int64(n - 1)
+			}
+		}
+		// A pipe blocks between lines: hand over what we have often.
+		if len(batch) >= ingest.BatchSize || time.Since(last) > flushEvery {
+			if !flush() {
+				return
+			}
+			last = time.Now()
+		}
+	}
 }
