@@ -433,3 +433,37 @@ func TestBurnRateRearms(t *testing.T) {
 		t.Errorf("burn rate fired %d times, want 2 (re-armed after the rate fell)", len(fired))
 	}
 }
+
+// TestProjectedCeilingFiresBeforeTheMoneyIsGone: with finished jobs of a
+// type costing $0.06, ten more enqueued project the run over $0.50 while
+// only $0.12 is spent.
+func TestProjectedCeilingFiresBeforeTheMoneyIsGone(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{ProjectedCeilingUSD: 0.5}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	p := ingest.NewParser()
+	feed := func(l string) {
+		var ev ingest.Event
+		if p.ParseLine([]byte(l), &ev) != ingest.Accepted {
+			t.Fatal(l)
+		}
+		r.Observe(st, st.Apply(&ev), &ev)
+	}
+	ms := int64(0)
+	for i := range 2 {
+		job := fmt.Sprintf("done-%d", i)
+		feed(fmt.Sprintf(`{"ts":%d,"event":"job_started","job_id":"%s","job_type":"batch"}`, 1773104400000+ms, job))
+		for range 2 {
+			ms += 10
+			feed(fmt.Sprintf(`{"ts":%d,"event":"llm_call","job_id":"%s","job_type":"batch","model":"claude-sonnet-4-6","status":200,"input_tokens":10000}`, 1773104400000+ms, job))
+		}
+		feed(fmt.Sprintf(`{"ts":%d,"event":"job_succeeded","job_id":"%s","job_type":"batch"}`, 1773104400000+ms, job))
+	}
+	for i := range 10 {
+		ms += 1000
+		feed(fmt.Sprintf(`{"ts":%d,"event":"job_enqueued","job_id":"queued-%d","job_type":"batch"}`, 1773104400000+ms, i))
+	}
+	if len(fired) != 1 || fired[0].Rule != RuleProjectedCeiling || fired[0].SpendUSD > 0.13 {
+		t.Errorf("fired %+v", fired)
+	}
+}

@@ -30,7 +30,7 @@ const (
 const DefaultBurnWindow = 5 * time.Minute
 
 // projectedEvery bounds how often (in log time) the projected-spend rule,
-// which walks every job, is evaluated; it also runs on lifecycle events.
+// which walks every job, is evaluated: per event it would be quadratic.
 const projectedEvery = time.Second
 
 // burnRearm is the share of the limit the burn rate must fall below before
@@ -159,7 +159,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		r.ceilings(st, job, ts)
 		r.findings(job, ts)
 	}
-	if r.cfg.ProjectedCeilingUSD > 0 && (ts-r.lastProj >= int64(projectedEvery) || !isAttempt) {
+	if r.cfg.ProjectedCeilingUSD > 0 && ts-r.lastProj >= int64(projectedEvery) {
 		r.lastProj = ts
 		if p := st.Projected().USD(); p >= r.cfg.ProjectedCeilingUSD {
 			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,

@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 )
-
-func lipglossWidth(s string) int { return ansi.StringWidth(s) }
 
 // detailPane explains one job: its attempts grouped by layer, findings and
 // a mini chart of its calls over time.

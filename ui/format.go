@@ -16,6 +16,9 @@ import (
 // cleaned at ingest, and again here, before it can reach the terminal.
 func sanitize(s string) string { return ingest.SanitizeString(s) }
 
+// lipglossWidth is the number of terminal cells s takes.
+func lipglossWidth(s string) int { return ansi.StringWidth(s) }
+
 // truncate cuts s to w cells, marking the cut.
 func truncate(s string, w int) string {
 	if w <= 0 {
