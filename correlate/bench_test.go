@@ -51,3 +51,17 @@ func BenchmarkParseCorrelate(b *testing.B) {
 	runtime.ReadMemStats(&m)
 	b.ReportMetric(float64(m.HeapAlloc)/float64(len(st.Jobs())), "heap-bytes/job")
 }
+
+// BenchmarkSnapshot100kJobs: the engine takes one snapshot per frame (at
+// most 10 a second) on its own goroutine.
+func BenchmarkSnapshot100kJobs(b *testing.B) {
+	st := correlate.New(correlate.DefaultConfig())
+	ingest.Drain(ingest.NewIter(bytes.NewReader(benchLog(1_200_000)), "bench", 0), st)
+	if n := len(st.Jobs()); n < 100_000 {
+		b.Fatalf("%d jobs", n)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st.Snapshot(correlate.SnapshotOptions{CeilingUSD: 100})
+	}
+}

@@ -179,7 +179,7 @@ func (p *jobsPane) columns() []column {
 		{"TYPE", 10, false, func(r *correlate.JobRow) string { return sanitize(r.Type) }},
 		{"STATE", 9, false, func(r *correlate.JobRow) string {
 			if k, ok := p.kills[r.ID]; ok {
-				return "kill:" + k
+				return killLabel(k)
 			}
 			return shortOutcome(r.Outcome)
 		}},
@@ -288,4 +288,19 @@ func fill(s string, w, h int) string {
 		lines[i] = l + strings.Repeat(" ", max(0, w-lipglossWidth(l)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// killLabel fits a kill's state in the STATE column; "!" marks a killed
+// job that is still logging attempts.
+func killLabel(state string) string {
+	base, still := strings.CutSuffix(state, ", still logging")
+	label := map[string]string{"requested": "kill:req", "sent": "kill:sent", "acknowledged": "killed",
+		"failed": "kill:fail", "refused": "kill:refd", "would_fire": "kill:dry"}[base]
+	if label == "" {
+		label = "kill:" + base
+	}
+	if still {
+		label += "!"
+	}
+	return label
 }

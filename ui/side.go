@@ -63,7 +63,7 @@ func (p *sidePane) view() string {
 		}
 		var items []item
 		for _, a := range p.f.Alerts {
-			items = append(items, item{clock(a.At), fmt.Sprintf("%s %s", p.sev(a.Severity), sanitize(a.Text))})
+			items = append(items, item{clock(a.At), truncate(fmt.Sprintf("%s %s %s", p.sev(a.Severity), clock(a.At), sanitize(a.Text)), w)})
 		}
 		fs := slices.Clone(p.f.Snap.Findings)
 		slices.SortStableFunc(fs, func(a, b correlate.FindingReport) int { return strings.Compare(b.FirstAt, a.FirstAt) })

@@ -301,3 +301,16 @@ func BenchmarkView100kJobs(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestKillStateShows: a killed job's action state replaces its outcome.
+func TestKillStateShows(t *testing.T) {
+	m, feed := newModel(t, 140, 45, Options{})
+	f := feed.frame("")
+	f.Kills = map[string]string{"report:sess-4105": "acknowledged, still logging"}
+	f.Alerts = []engine.AlertLine{{At: f.Snap.Now, Severity: "critical", Text: "job report:sess-4105 spent $0.24, over its ceiling of $0.20"}}
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if !strings.Contains(screen, "killed!") || !strings.Contains(screen, "01:11:40 job report:sess-4105 spent $0.24") {
+		t.Errorf("kill state or alert missing:\n%s", screen)
+	}
+}
