@@ -79,7 +79,7 @@ exists; 2: bad usage or unreadable input.`,
 				return err
 			}
 			r := st.Report()
-			for _, h := range r.Source.Hints {
+			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", h)
 			}
 			if format == "json" {

@@ -47,6 +47,9 @@ func TestReportExitCodes(t *testing.T) {
 	if _, err := run(t, "report", "no/such/file.jsonl"); err == nil || !strings.Contains(err.Error(), "no/such/file.jsonl") {
 		t.Errorf("missing file: %v", err)
 	}
+	if _, err := run(t, "report", "sample-logs"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v, want a usage error", err)
+	}
 }
 
 func TestReportJSONFromStdin(t *testing.T) {

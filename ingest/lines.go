@@ -78,6 +78,10 @@ func Open(path string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w (check the path and that you can read it)", path, err)
 		}
+		if st, err := file.Stat(); err == nil && st.IsDir() {
+			file.Close()
+			return nil, fmt.Errorf("open %s: is a directory (give the log files in it, e.g. %s/*.jsonl)", path, path)
+		}
 		f = file
 	}
 	br := bufio.NewReaderSize(f, 256<<10)
