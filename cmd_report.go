@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -57,7 +58,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
-	var format string
+	var format, baseline string
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
 		Short: "Write a postmortem of finished logs (Markdown or JSON)",
@@ -82,10 +83,16 @@ exists; 2: bad usage or unreadable input.`,
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", h)
 			}
+			var base *correlate.Report
+			if baseline != "" {
+				if base, err = readBaseline(baseline); err != nil {
+					return err
+				}
+			}
 			if format == "json" {
 				err = report.JSON(os.Stdout, r)
 			} else {
-				err = report.Markdown(os.Stdout, r)
+				err = report.MarkdownCompared(os.Stdout, r, base)
 			}
 			if err != nil {
 				return fmt.Errorf("write report: %w", err)
@@ -98,6 +105,7 @@ exists; 2: bad usage or unreadable input.`,
 	}
 	a.register(cmd)
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous `report --format json` output: the Markdown headline gets a Baseline column (seed 000's Before/After)")
 	return cmd
 }
 
@@ -117,4 +125,17 @@ func correlateFiles(cfg correlate.Config, paths []string, opts ingest.Options) (
 	}
 	st.SetSources(src)
 	return st, nil
+}
+
+// readBaseline reads a report JSON written earlier.
+func readBaseline(path string) (*correlate.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline: %w", err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal(b, &r); err != nil || r.Source.Files == nil {
+		return nil, fmt.Errorf("--baseline %s: not a burnrate report JSON (write one with burnrate report --format json)", path)
+	}
+	return &r, nil
 }

@@ -196,3 +196,27 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestReportBaseline: seed 000's Before/After table from the two logs.
+func TestReportBaseline(t *testing.T) {
+	before, err := run(t, "report", "--format", "json", "sample-logs/seed000-incident.jsonl")
+	if !errors.Is(err, errCritical) {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/before.json"
+	os.WriteFile(path, []byte(before), 0o644)
+	out, err := run(t, "report", "--baseline", path, "sample-logs/seed000-after-fix.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| Metric | Baseline | This run |", "| Total API calls (model attempts) | 1,043 | 31 |",
+		"| Calls per job p50 / p99 / max | 63 / 63 / 63 | 1 / 3 / 3 |", "| Enqueue to dead letter p50 / max | 11m 40s / 11m 40s | 38.0s / 38.0s |",
+		"| Duplicate completions | 9 | 0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if _, err := run(t, "report", "--baseline", "go.mod", "sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "not a burnrate report") {
+		t.Errorf("a non-report baseline: %v", err)
+	}
+}

@@ -27,9 +27,44 @@ func JSON(w io.Writer, r *correlate.Report) error {
 const costliestJobs = 10
 
 // Markdown writes the human postmortem.
-func Markdown(w io.Writer, r *correlate.Report) error {
-	var b strings.Builder
+func Markdown(w io.Writer, r *correlate.Report) error { return MarkdownCompared(w, r, nil) }
+
+// headline is the seed-000-style summary: label and value, in order.
+func headline(r *correlate.Report) [][2]string {
 	t := r.Totals
+	rows := [][2]string{
+		{"Total API calls (model attempts)", Count(t.Attempts)},
+		{"Tool calls", Count(t.ToolCalls)},
+		{"Jobs (succeeded / failed / dead-lettered / unfinished)", fmt.Sprintf("%s (%d / %d / %d / %d)",
+			Count(int64(t.Jobs)), t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs, t.RunningJobs+t.QueuedJobs)},
+		{"Calls per job p50 / p99 / max", fmt.Sprintf("%d / %d / %d", r.CallsPerJob.P50, r.CallsPerJob.P99, r.CallsPerJob.Max)},
+	}
+	dl := "none dead-lettered"
+	if r.TimeToDeadLetterS.Count > 0 {
+		dl = fmt.Sprintf("%s / %s", Seconds(r.TimeToDeadLetterS.P50), Seconds(r.TimeToDeadLetterS.Max))
+	}
+	rows = append(rows, [2]string{"Enqueue to dead letter p50 / max", dl},
+		[2]string{"Duplicate completions", Count(r.Duplicates)},
+		[2]string{"Spend", USD(t.SpendUSD)},
+		[2]string{"Wasted spend", fmt.Sprintf("%s (%s)", USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD))},
+		[2]string{"Recovered on 1st / within 3 / within 5 attempts", fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", r.Recovery.FirstAttempt*100, r.Recovery.Within3*100, r.Recovery.Within5*100)})
+	if r.RetryAfter.Count > 0 {
+		rows = append(rows, [2]string{"Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count)})
+	}
+	rows = append(rows, [2]string{"Status of model calls", statusLine(r.Status)})
+	if t.UnpricedAttempts > 0 {
+		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
+	}
+	if t.BatchCalls > 0 {
+		rows = append(rows, [2]string{"Batch / synchronous spend", fmt.Sprintf("%s / %s (%s batch calls)", USD(t.BatchSpendUSD), USD(t.SyncSpendUSD), Count(t.BatchCalls))})
+	}
+	return append(rows, [2]string{"Tokens in / out / cache read / cache write", fmt.Sprintf("%s / %s / %s / %s", Count(t.InputTokens), Count(t.OutputTokens), Count(t.CacheReadTokens), Count(t.CacheWriteTokens))})
+}
+
+// MarkdownCompared writes the postmortem with a baseline column in the
+// headline (seed 000's Before/After), when base is not nil.
+func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
+	var b strings.Builder
 	fmt.Fprintf(&b, "# burnrate postmortem\n\n")
 	fmt.Fprintf(&b, "Log: %s, %s → %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
 		cell(strings.Join(r.Source.Files, ", ")), r.Source.FirstTS, r.Source.LastTS,
@@ -37,30 +72,34 @@ func Markdown(w io.Writer, r *correlate.Report) error {
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}
+	if base != nil {
+		fmt.Fprintf(&b, "Baseline: %s, %s → %s.\n\n", cell(strings.Join(base.Source.Files, ", ")), base.Source.FirstTS, base.Source.LastTS)
+	}
 
-	b.WriteString("## Headline\n\n| Metric | Value |\n|---|---:|\n")
-	row(&b, "Total API calls (model attempts)", Count(t.Attempts))
-	row(&b, "Tool calls", Count(t.ToolCalls))
-	row(&b, "Jobs (succeeded / failed / dead-lettered / unfinished)", fmt.Sprintf("%s (%d / %d / %d / %d)",
-		Count(int64(t.Jobs)), t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs, t.RunningJobs+t.QueuedJobs))
-	row(&b, "Calls per job p50 / p99 / max", fmt.Sprintf("%d / %d / %d", r.CallsPerJob.P50, r.CallsPerJob.P99, r.CallsPerJob.Max))
-	if r.TimeToDeadLetterS.Count > 0 {
-		row(&b, "Enqueue to dead letter p50 / max", fmt.Sprintf("%s / %s", Seconds(r.TimeToDeadLetterS.P50), Seconds(r.TimeToDeadLetterS.Max)))
+	if base == nil {
+		b.WriteString("## Headline\n\n| Metric | Value |\n|---|---:|\n")
 	} else {
-		row(&b, "Enqueue to dead letter", "none dead-lettered")
+		b.WriteString("## Headline\n\n| Metric | Baseline | This run |\n|---|---:|---:|\n")
 	}
-	row(&b, "Duplicate completions", Count(r.Duplicates))
-	row(&b, "Spend", USD(t.SpendUSD))
-	row(&b, "Wasted spend", fmt.Sprintf("%s (%s)", USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD)))
-	row(&b, "Recovered on 1st / within 3 / within 5 attempts", fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", r.Recovery.FirstAttempt*100, r.Recovery.Within3*100, r.Recovery.Within5*100))
-	if r.RetryAfter.Count > 0 {
-		row(&b, "Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count))
+	rows := headline(r)
+	var baseRows map[string]string
+	if base != nil {
+		baseRows = map[string]string{}
+		for _, kv := range headline(base) {
+			baseRows[kv[0]] = kv[1]
+		}
 	}
-	row(&b, "Status of model calls", statusLine(r.Status))
-	if t.UnpricedAttempts > 0 {
-		row(&b, "Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", "))))
+	for _, kv := range rows {
+		if base == nil {
+			fmt.Fprintf(&b, "| %s | %s |\n", kv[0], kv[1])
+			continue
+		}
+		before, ok := baseRows[kv[0]]
+		if !ok {
+			before = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", kv[0], before, kv[1])
 	}
-	row(&b, "Tokens in / out / cache read / cache write", fmt.Sprintf("%s / %s / %s / %s", Count(t.InputTokens), Count(t.OutputTokens), Count(t.CacheReadTokens), Count(t.CacheWriteTokens)))
 	b.WriteString("\n")
 
 	b.WriteString("## Findings\n\n")
@@ -157,8 +196,6 @@ func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64,
 	}
 	return calls, cumSpend, (time.Duration(step) * time.Minute).String()
 }
-
-func row(b *strings.Builder, k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
 
 // cell keeps log-derived text from breaking a Markdown table.
 func cell(s string) string {
