@@ -177,6 +177,7 @@ func (m *Model) setFrame(f *engine.Frame) {
 
 func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
+	m.status = "" // a message lasts until the next key
 	switch m.mode {
 	case modeFilter:
 		switch msg.Type {

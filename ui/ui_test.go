@@ -205,6 +205,10 @@ func TestKillWithoutHookSaysSo(t *testing.T) {
 	if m.mode != modeNormal || !strings.Contains(m.View(), "no kill hook is configured") {
 		t.Errorf("x without a hook must say so:\n%s", m.View())
 	}
+	press(m, "down")
+	if strings.Contains(m.View(), "no kill hook is configured") || !strings.Contains(m.View(), "quit") {
+		t.Error("the message must give way to the key help on the next key")
+	}
 }
 
 func TestKillConfirmDefaultsToCancel(t *testing.T) {
