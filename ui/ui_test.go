@@ -206,7 +206,7 @@ func TestKillWithoutHookSaysSo(t *testing.T) {
 		t.Errorf("x without a hook must say so:\n%s", m.View())
 	}
 	press(m, "down")
-	if strings.Contains(m.View(), "no kill hook is configured") || !strings.Contains(m.View(), "quit") {
+	if strings.Contains(m.View(), "no kill hook is configured") || !strings.Contains(m.View(), "enter job detail") {
 		t.Error("the message must give way to the key help on the next key")
 	}
 }
