@@ -15,6 +15,9 @@ import (
 type LineReader struct {
 	r    *bufio.Reader
 	long []byte
+	// Consumed counts the bytes of complete (newline-terminated) lines
+	// returned so far: where a follower can resume.
+	Consumed int64
 }
 
 // NewLineReader reads lines from r.
@@ -28,10 +31,12 @@ func NewLineReader(r io.Reader) *LineReader {
 // how a truncated write looks. err is io.EOF at the end.
 func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 	lr.long = lr.long[:0]
+	var pending int64 // bytes of this line read so far; counted once it ends
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		switch {
 		case err == nil:
+			lr.Consumed += pending + int64(len(chunk))
 			if len(lr.long) == 0 && !tooLong {
 				return chunk[:len(chunk)-1], false, false, nil
 			}
@@ -44,6 +49,7 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 			}
 			return lr.long, false, false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			pending += int64(len(chunk))
 			if !tooLong {
 				lr.long = append(lr.long, chunk...)
 				if len(lr.long) > MaxLineBytes {
