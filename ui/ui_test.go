@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -316,5 +317,23 @@ func TestKillStateShows(t *testing.T) {
 	screen := m.View()
 	if !strings.Contains(screen, "killed!") || !strings.Contains(screen, "01:11:40 job report:sess-4105 spent $0.24") {
 		t.Errorf("kill state or alert missing:\n%s", screen)
+	}
+}
+
+// BenchmarkFrame100kJobs: taking a new frame of 100,000 jobs in Update
+// (re-filter and re-sort, done once per frame, never in View).
+func BenchmarkFrame100kJobs(b *testing.B) {
+	b.Setenv("NO_COLOR", "1")
+	snap := &correlate.Snapshot{Now: time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC).UnixNano()}
+	for i := range 100_000 {
+		snap.Jobs = append(snap.Jobs, correlate.JobRow{ID: fmt.Sprintf("job-%06d", i), Type: "report", Calls: int32(i % 63),
+			Amp: i % 63, Spend: correlate.Pico((i * 7919) % 100_000 * 1e6), Seq: int32(i), LastTS: snap.Now})
+	}
+	m := New(&fakeFeed{ch: make(chan *engine.Frame)}, Options{Title: "bench"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	f := &engine.Frame{Snap: snap}
+	for b.Loop() {
+		m.Update(frameMsg{f})
+		_ = m.View()
 	}
 }
