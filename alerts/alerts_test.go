@@ -467,3 +467,25 @@ func TestProjectedCeilingFiresBeforeTheMoneyIsGone(t *testing.T) {
 		t.Errorf("fired %+v", fired)
 	}
 }
+
+// TestKillDuringShutdownDoesNotPanic pins a race: enqueue checked
+// "stopped" but sent after releasing the lock, so Shutdown could close the
+// queue in between.
+func TestKillDuringShutdownDoesNotPanic(t *testing.T) {
+	for range 50 {
+		d := NewDispatcher(Hooks{KillWebhook: "http://127.0.0.1:9/kill"}, NewPoster(10*time.Millisecond, 20*time.Millisecond, nil), nil, nil)
+		d.Start(context.Background())
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range 20 {
+					d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", JobID: fmt.Sprintf("j-%d-%d", i, j)})
+				}
+			}()
+		}
+		d.Shutdown(context.Background())
+		wg.Wait()
+	}
+}

@@ -117,11 +117,13 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	}
 	d.stopped = true
 	started := d.started
+	if started {
+		close(d.queue) // under the lock: enqueue checks stopped under it too
+	}
 	d.mu.Unlock()
 	if !started {
 		return d.journal.Close()
 	}
-	close(d.queue)
 	done := make(chan struct{})
 	go func() { d.wg.Wait(); close(done) }()
 	select {
@@ -220,24 +222,33 @@ func (d *Dispatcher) enqueue(t task) {
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateWouldFire, Detail: "dry run: nothing sent"})
 		return
 	}
-	d.mu.Lock()
-	stopped, started := d.stopped, d.started
-	d.mu.Unlock()
-	if stopped || !started {
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateFailed, Detail: "dispatcher not running"})
-		return
-	}
-	d.record(t, StateRequested, Record{})
 	if kill {
 		d.setState(t.alert, StateRequested)
 	}
-	d.inflight.Add(1)
-	select {
-	case d.queue <- t:
+	d.record(t, StateRequested, Record{})
+	// Check and send under the lock Shutdown takes to close the queue, so
+	// a send can never meet a closed channel. The send does not block.
+	d.mu.Lock()
+	var state, detail string
+	switch {
+	case d.stopped || !d.started:
+		state, detail = StateFailed, "dispatcher not running"
 	default:
-		d.inflight.Done()
-		d.record(t, StateFailed, Record{Error: "action queue full"})
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateFailed, Detail: "action queue full: not sent"})
+		d.inflight.Add(1)
+		select {
+		case d.queue <- t:
+		default:
+			d.inflight.Done()
+			state, detail = StateFailed, "action queue full: not sent"
+		}
+	}
+	d.mu.Unlock()
+	if state != "" {
+		d.record(t, state, Record{Error: detail})
+		if kill {
+			d.setState(t.alert, state)
+		}
+		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
 	}
 }
 
