@@ -133,7 +133,7 @@ func newDemoCmd() *cobra.Command {
 		Short: "Run the dashboard on a built-in simulated overnight batch (no files, no network)",
 		Long: `Replays a built-in 25-minute overnight batch at 60x: healthy at first, then a
 provider overload with SDK × wrapper × queue retries, synchronized bursts, and a
-poisoned record whose 400 is retried 75 times.`,
+poisoned record whose 400 is tried 75 times.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sp, err := parseSpeed(speed)
