@@ -32,7 +32,7 @@ type layerFile struct {
 	Layer []struct {
 		Name     string `toml:"name"`
 		Attempts int    `toml:"attempts"`
-		Timeout  string `toml:"timeout"`
+		Timeout  any    `toml:"timeout"` // "120s" or plain seconds
 		Backoff  string `toml:"backoff"`
 	} `toml:"layer"`
 }
@@ -53,7 +53,7 @@ func (s *stackFlags) stack() (budget.Stack, error) {
 			if b == "" {
 				b = "none"
 			}
-			layer, err := budget.ParseLayer(fmt.Sprintf("%s:attempts=%d,timeout=%s,backoff=%s", l.Name, l.Attempts, l.Timeout, b))
+			layer, err := budget.ParseLayer(fmt.Sprintf("%s:attempts=%d,timeout=%v,backoff=%s", l.Name, l.Attempts, l.Timeout, b))
 			if err != nil {
 				return nil, fmt.Errorf("--file %s: %w", s.file, err)
 			}

@@ -220,3 +220,79 @@ func TestReportBaseline(t *testing.T) {
 		t.Errorf("a non-report baseline: %v", err)
 	}
 }
+
+func TestBudgetLayersFromTOML(t *testing.T) {
+	path := t.TempDir() + "/stack.toml"
+	os.WriteFile(path, []byte(`
+[[layer]]
+name = "scheduler"
+attempts = 2
+timeout = "3600s"
+backoff = "fixed:300s"
+
+[[layer]]
+name = "watchdog"
+attempts = 2
+timeout = "900s"
+
+[[layer]]
+name = "wrapper"
+attempts = 3
+timeout = "300s"
+backoff = "exp:10s"
+
+[[layer]]
+name = "sdk"
+attempts = 3
+timeout = 120
+backoff = "linear:1s+1s"
+`), 0o644)
+	out, err := run(t, "budget", "layers", "--file", path)
+	if err != nil || !strings.Contains(out, "worst-case attempts: 36") || !strings.Contains(out, "3900 s (65.0 min)") || !strings.Contains(out, "keep retries in scheduler") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	os.WriteFile(path, []byte("[[layer]]\nname = \"x\"\nattempts = 2\ntimeout = \"1s\"\nretries = 3\n"), 0o644)
+	if _, err := run(t, "budget", "layers", "--file", path); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		t.Errorf("an unknown key must be named: %v", err)
+	}
+}
+
+func TestFormatsCommand(t *testing.T) {
+	out, err := run(t, "formats")
+	if err != nil || !strings.Contains(out, "litellm") || !strings.Contains(out, "anthropic-batch") || !strings.Contains(out, "--map") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	out, err = run(t, "formats", "--detect", "sample-logs/formats/node-sdk.log", "--detect", "sample-logs/formats/openai-batch.jsonl")
+	if err != nil || !strings.Contains(out, "node-sdk.log: sdk-text") || !strings.Contains(out, "openai-batch.jsonl: openai-batch") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// TestConfigMapAndFormat: [map] and format in the config file act like
+// --map and --input-format.
+func TestConfigMapAndFormat(t *testing.T) {
+	cfg := t.TempDir() + "/burnrate.toml"
+	os.WriteFile(cfg, []byte(`format = "auto"
+[map]
+job_id = "ctx.job.id"
+job_type = "ctx.job.kind"
+model = "llm.model"
+input_tokens = "llm.usage.in"
+output_tokens = "llm.usage.out"
+status = "res.statusCode"
+`), 0o644)
+	out, err := run(t, "report", "--format", "json", "--config", cfg, "sample-logs/formats/pino-nested.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Totals struct{ Attempts, Jobs int } `json:"totals"`
+	}
+	if json.Unmarshal([]byte(out), &r) != nil || r.Totals.Attempts != 60 || r.Totals.Jobs != 30 {
+		t.Errorf("config [map]: %+v", r.Totals)
+	}
+	os.WriteFile(cfg, []byte(`format = "csv"`), 0o644)
+	if _, err := run(t, "report", "--config", cfg, "sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown format") {
+		t.Errorf("a bad format must be named: %v", err)
+	}
+}

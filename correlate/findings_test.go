@@ -97,3 +97,20 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// TestNoKeyNoDuplicate pins a bug: without an idempotency key, a job's
+// second successful call was counted as a duplicate completion.
+func TestNoKeyNoDuplicate(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":1773104400,"job_id":"j","model":"m","status":200}`,
+		`{"ts":1773104401,"job_id":"j","model":"m","status":200}`)
+	if r.Duplicates != 0 || findingOf(r, "duplicate_completion") != nil {
+		t.Errorf("two calls of one job without keys are not duplicates: %d", r.Duplicates)
+	}
+	r = apply(t, DefaultConfig(),
+		`{"ts":1773104400,"job_id":"j","idempotency_key":"k","model":"m","status":200}`,
+		`{"ts":1773104401,"job_id":"j","idempotency_key":"k","model":"m","status":200}`)
+	if r.Duplicates != 1 {
+		t.Errorf("two successes under one key are a duplicate: %d", r.Duplicates)
+	}
+}

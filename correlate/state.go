@@ -411,7 +411,9 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		op.successes++
 		if op.successes == 1 {
 			op.firstSuccessAt = op.attempts
-		} else {
+		} else if ev.IdempotencyKey != "" {
+			// Only a key says two successes were the same request; without
+			// one, a job's next call is just its next call.
 			a.Flags |= FlagDuplicate
 			job.Duplicates++
 			job.spendDuplicates += cost
