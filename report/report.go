@@ -231,8 +231,12 @@ func USD(v float64) string {
 	case math.Abs(v) < 1:
 		return fmt.Sprintf("$%.4f", v)
 	}
-	whole := Count(int64(v))
-	return fmt.Sprintf("$%s.%02d", whole, int64(math.Round((v-math.Trunc(v))*100))%100)
+	cents := int64(math.Round(math.Abs(v) * 100)) // round once, so $3.999 carries to $4.00
+	sign := ""
+	if v < 0 {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s$%s.%02d", sign, Count(cents/100), cents%100)
 }
 
 // Percent is part of whole as a percentage.

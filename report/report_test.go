@@ -3,7 +3,8 @@ package report
 import "testing"
 
 func TestFormatting(t *testing.T) {
-	for v, want := range map[float64]string{0: "$0", 0.000225: "$0.000225", 0.729: "$0.7290", 1.296: "$1.30", 198: "$198.00", 217.8: "$217.80", 1234567.891: "$1,234,567.89"} {
+	for v, want := range map[float64]string{0: "$0", 0.000225: "$0.000225", 0.729: "$0.7290", 1.296: "$1.30", 198: "$198.00", 217.8: "$217.80", 1234567.891: "$1,234,567.89",
+		3.999: "$4.00", 19.995001: "$20.00", -2.5: "-$2.50"} {
 		if got := USD(v); got != want {
 			t.Errorf("USD(%v) = %s, want %s", v, got, want)
 		}
