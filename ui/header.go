@@ -71,8 +71,9 @@ func (h *headerPane) view() string {
 		line2 = fmt.Sprintf("spend %s %s", st.Bold.Render(usd(spend)), st.Dim.Render("(no ceiling: --ceiling USD)"))
 	}
 	line2 += fmt.Sprintf("  wasted %s", st.Bad.Render(usd(s.Wasted.USD())))
-	line3 := fmt.Sprintf("burn %s/min (1m)  %s/min (5m)   projected run %s   %.1f attempts/s   errors %s   calls %d   jobs %d",
-		usd(s.BurnPerMin1), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, errShare(s.ErrorShare, st), s.Attempts, len(s.Jobs))
+	// Most urgent first: a narrow terminal cuts the end of the line.
+	line3 := fmt.Sprintf("burn %s/min (1m)  errors %s  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
+		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, len(s.Jobs))
 	line4 := ""
 	if r := h.f.Replay; r != nil && r.Total > 0 {
 		speed := "max"

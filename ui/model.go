@@ -356,6 +356,7 @@ func (m *Model) layout() {
 	m.header.setSize(w)
 	m.jobs.setSize(mainW, mainH)
 	m.detail.setSize(mainW, mainH)
+	m.side.narrow = sideW == 0
 	if sideW == 0 {
 		m.side.setSize(w, sideH)
 	} else {

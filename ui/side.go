@@ -14,6 +14,7 @@ type sidePane struct {
 	st     *styles
 	f      *engine.Frame
 	focus  paneID
+	narrow bool // under the jobs table rather than beside it
 	offset int
 	width  int
 	height int
@@ -38,11 +39,12 @@ func (p *sidePane) view() string {
 		return p.st.Bold.Render(s)
 	}
 	w := max(p.width-2, 10)
-	lines = append(lines, title("Breakers", paneBreakers))
+	var breakers, findings []string
+	breakers = append(breakers, title("Breakers", paneBreakers))
 	if p.f != nil {
 		brs := p.f.Snap.Breakers
 		if len(brs) == 0 {
-			lines = append(lines, p.st.Dim.Render("  no calls yet"))
+			breakers = append(breakers, p.st.Dim.Render("  no calls yet"))
 		}
 		for _, b := range brs {
 			st := p.st.Good
@@ -52,10 +54,10 @@ func (p *sidePane) view() string {
 			case "half_open":
 				st = p.st.Warn
 			}
-			lines = append(lines, truncate(fmt.Sprintf(" %s %-9s fail %3.0f%% trips %d  %s", st.Render("●"), b.State, b.FailureRate*100, b.Trips, sanitize(b.Key)), w))
+			breakers = append(breakers, truncate(fmt.Sprintf(" %s %-9s fail %3.0f%% trips %d  %s", st.Render("●"), b.State, b.FailureRate*100, b.Trips, sanitize(b.Key)), w))
 		}
 	}
-	lines = append(lines, "", title("Findings & alerts", paneFindings))
+	findings = append(findings, title("Findings & alerts", paneFindings))
 	if p.f != nil {
 		type item struct {
 			at   string
@@ -73,11 +75,18 @@ func (p *sidePane) view() string {
 				usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 		}
 		if len(items) == 0 {
-			lines = append(lines, p.st.Dim.Render("  none yet"))
+			findings = append(findings, p.st.Dim.Render("  none yet"))
 		}
 		for _, it := range items {
-			lines = append(lines, strings.Split(it.text, "\n")...)
+			findings = append(findings, strings.Split(it.text, "\n")...)
 		}
+	}
+	// Beside the table there is room for both; under it (a narrow
+	// terminal) findings come first: they say what to do.
+	if p.narrow {
+		lines = append(append(findings, ""), breakers...)
+	} else {
+		lines = append(append(breakers, ""), findings...)
 	}
 	start := min(p.offset, max(len(lines)-1, 0))
 	p.cache = fill(clip(strings.Join(lines[start:], "\n"), p.width, p.height), p.width, p.height)
