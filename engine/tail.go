@@ -156,7 +156,11 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 			return
 		}
 	}
-	cfg := tail.Config{Follow: true, ReOpen: true, MustExist: false, CompleteLines: true,
+	// Poll, not inotify: a write that lands after the follower's first read
+	// to EOF but before its inotify watch exists raises no event, and the
+	// last lines of a log would wait for a next write that may never come.
+	// Polling (every 250 ms) has no such window.
+	cfg := tail.Config{Follow: true, ReOpen: true, MustExist: false, CompleteLines: true, Poll: true,
 		MaxLineSize: ingest.MaxLineBytes + 1, Logger: log.New(rotationLog{t, path}, "", 0)}
 	dec := ingest.NewStreamDecoder(t.opts)
 	var stats ingest.Stats
@@ -242,55 +246,8 @@ func (t *Tail) setErr(path, msg string) {
 // followStdin reads a pipe (`kubectl logs -f … | burnrate watch -`) until
 // it closes.
 func (t *Tail) followStdin(ctx context.Context, out chan<- ingest.Batch) {
-	dec := ingest.NewStreamDecoder(t.opts)
-	lines := ingest.NewLineReader(os.Stdin)
 	var stats ingest.Stats
-	batch := make(ingest.Batch, 0, ingest.BatchSize)
-	emit := func(e *ingest.Event) { batch = append(batch, *e) }
-	flush := func() bool {
-		t.mu.Lock()
-		t.files["-"].status.Stats = stats
-		t.mu.Unlock()
-		if len(batch) == 0 {
-			return true
-		}
-		select {
-		case out <- batch:
-			batch = make(ingest.Batch, 0, ingest.BatchSize)
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	last := time.Now()
-	for ctx.Err() == nil {
-		line, tooLong, _, err := lines.Next()
-		if err != nil {
-			flush()
-			if !errors.Is(err, io.EOF) {
-				t.setErr("-", err.Error())
-			}
-			return
-		}
-		r := ingest.SkipTooLong
-		before := len(batch)
-		if !tooLong {
-			r = dec.Decode(line, emit)
-		}
-		if r != ingest.SkipBlank && r != ingest.SkipInfo {
-			stats.Count(r)
-			if n := len(batch) - before; r == ingest.Accepted && n > 1 {
-				stats.Events += int64(n - 1)
-			}
-		}
-		// A pipe blocks between lines: hand over what we have often.
-		if len(batch) >= ingest.BatchSize || time.Since(last) > flushEvery {
-			if !flush() {
-				return
-			}
-			last = time.Now()
-		}
-	}
+	t.drainLines(ctx, "-", ingest.NewLineReader(os.Stdin), ingest.NewStreamDecoder(t.opts), &stats, out, true)
 }
 
 // catchUp reads what the file already holds with the report's reader,
@@ -303,7 +260,15 @@ func (t *Tail) catchUp(ctx context.Context, path string, dec ingest.Decoder, sta
 		return 0, false
 	}
 	defer f.Close()
-	lines := ingest.NewLineReader(f)
+	return t.drainLines(ctx, path, ingest.NewLineReader(f), dec, stats, out, false)
+}
+
+// drainLines decodes lines into batches until the input ends. A file's
+// last line without its newline is still being written, so catch-up stops
+// before it (the follower reads it once complete); a pipe's is taken as
+// is, and a pipe hands over what it has every flushEvery, since it blocks
+// between lines. It returns the offset past the last line it read.
+func (t *Tail) drainLines(ctx context.Context, path string, lines *ingest.LineReader, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch, pipe bool) (offset int64, ok bool) {
 	batch := make(ingest.Batch, 0, ingest.BatchSize)
 	emit := func(e *ingest.Event) { batch = append(batch, *e) }
 	send := func() bool {
@@ -314,19 +279,21 @@ func (t *Tail) catchUp(ctx context.Context, path string, dec ingest.Decoder, sta
 			return true
 		}
 		select {
-		case out <- batch:
+		case out <- batch: // the engine owns it now
 			batch = make(ingest.Batch, 0, ingest.BatchSize)
 			return true
 		case <-ctx.Done():
 			return false
 		}
 	}
+	last := time.Now()
 	for {
 		before := lines.Consumed
 		line, tooLong, final, err := lines.Next()
-		if err != nil || final {
-			// A last line without its newline is still being written: the
-			// follower reads it once it is complete.
+		if err != nil || (final && !pipe) {
+			if err != nil && !errors.Is(err, io.EOF) {
+				t.setErr(path, err.Error())
+			}
 			return before, send()
 		}
 		r := ingest.SkipTooLong
@@ -340,8 +307,11 @@ func (t *Tail) catchUp(ctx context.Context, path string, dec ingest.Decoder, sta
 				stats.Events += int64(len(batch) - n - 1)
 			}
 		}
-		if len(batch) >= ingest.BatchSize && !send() {
-			return 0, false
+		if len(batch) >= ingest.BatchSize || (pipe && time.Since(last) > flushEvery) {
+			if !send() {
+				return 0, false
+			}
+			last = time.Now()
 		}
 	}
 }
