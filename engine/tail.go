@@ -164,7 +164,6 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 		MaxLineSize: ingest.MaxLineBytes + 1, Logger: log.New(rotationLog{t, path}, "", 0)}
 	dec := ingest.NewStreamDecoder(t.opts)
 	var stats ingest.Stats
-	batch := make(ingest.Batch, 0, ingest.BatchSize)
 	if t.fromEnd {
 		cfg.Location = &tail.SeekInfo{Offset: 0, Whence: io.SeekEnd}
 	} else if offset, ok := t.catchUp(ctx, path, dec, &stats, out); ok {
@@ -182,58 +181,84 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 	defer tf.Stop()
 	flush := time.NewTicker(flushEvery)
 	defer flush.Stop()
-	send := func() bool {
-		t.mu.Lock()
-		t.files[path].status.Stats = stats
-		t.mu.Unlock()
-		if len(batch) == 0 {
-			return true
-		}
-		select {
-		case out <- batch: // the engine owns it now
-			batch = make(ingest.Batch, 0, ingest.BatchSize)
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
+	sink := t.newSink(path, dec, &stats, out)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-flush.C:
-			if !send() {
+			if !sink.send(ctx) {
 				return
 			}
 		case line, ok := <-tf.Lines:
 			if !ok {
-				send()
+				sink.send(ctx)
 				return
 			}
 			if line.Err != nil {
 				t.setErr(path, line.Err.Error())
 				continue
 			}
-			var r ingest.SkipReason
-			n := 0
-			if len(line.Text) > ingest.MaxLineBytes {
-				r = ingest.SkipTooLong
-			} else {
-				r = dec.Decode([]byte(line.Text), func(e *ingest.Event) {
-					batch = append(batch, *e)
-					n++
-				})
-			}
-			if r != ingest.SkipBlank && r != ingest.SkipInfo {
-				stats.Count(r)
-				if r == ingest.Accepted && n > 1 {
-					stats.Events += int64(n - 1)
-				}
-			}
-			if len(batch) == cap(batch) && !send() {
+			sink.add([]byte(line.Text), len(line.Text) > ingest.MaxLineBytes)
+			if sink.full() && !sink.send(ctx) {
 				return
 			}
 		}
+	}
+}
+
+// sink decodes lines into batches for one followed input, counts them in
+// its status, and hands full batches to the engine.
+type sink struct {
+	t      *Tail
+	path   string
+	dec    ingest.Decoder
+	stats  *ingest.Stats
+	out    chan<- ingest.Batch
+	batch  ingest.Batch
+	emitFn func(*ingest.Event) // s.emit bound once: a closure per line would allocate
+}
+
+func (t *Tail) newSink(path string, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch) *sink {
+	s := &sink{t: t, path: path, dec: dec, stats: stats, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	s.emitFn = s.emit
+	return s
+}
+
+func (s *sink) emit(e *ingest.Event) { s.batch = append(s.batch, *e) }
+
+func (s *sink) full() bool { return len(s.batch) >= ingest.BatchSize }
+
+// add decodes one line; tooLong lines are counted, not decoded.
+func (s *sink) add(line []byte, tooLong bool) {
+	r := ingest.SkipTooLong
+	n := len(s.batch)
+	if !tooLong {
+		r = s.dec.Decode(line, s.emitFn)
+	}
+	if r != ingest.SkipBlank && r != ingest.SkipInfo {
+		s.stats.Count(r)
+		if r == ingest.Accepted && len(s.batch)-n > 1 {
+			s.stats.Events += int64(len(s.batch) - n - 1)
+		}
+	}
+}
+
+// send publishes the counters and hands the batch over (the engine owns it
+// then); false when ctx ended first.
+func (s *sink) send(ctx context.Context) bool {
+	s.t.mu.Lock()
+	s.t.files[s.path].status.Stats = *s.stats
+	s.t.mu.Unlock()
+	if len(s.batch) == 0 {
+		return true
+	}
+	select {
+	case s.out <- s.batch:
+		s.batch = make(ingest.Batch, 0, ingest.BatchSize)
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -269,23 +294,7 @@ func (t *Tail) catchUp(ctx context.Context, path string, dec ingest.Decoder, sta
 // is, and a pipe hands over what it has every flushEvery, since it blocks
 // between lines. It returns the offset past the last line it read.
 func (t *Tail) drainLines(ctx context.Context, path string, lines *ingest.LineReader, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch, pipe bool) (offset int64, ok bool) {
-	batch := make(ingest.Batch, 0, ingest.BatchSize)
-	emit := func(e *ingest.Event) { batch = append(batch, *e) }
-	send := func() bool {
-		t.mu.Lock()
-		t.files[path].status.Stats = *stats
-		t.mu.Unlock()
-		if len(batch) == 0 {
-			return true
-		}
-		select {
-		case out <- batch: // the engine owns it now
-			batch = make(ingest.Batch, 0, ingest.BatchSize)
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
+	sk := t.newSink(path, dec, stats, out)
 	last := time.Now()
 	for {
 		before := lines.Consumed
@@ -294,21 +303,11 @@ func (t *Tail) drainLines(ctx context.Context, path string, lines *ingest.LineRe
 			if err != nil && !errors.Is(err, io.EOF) {
 				t.setErr(path, err.Error())
 			}
-			return before, send()
+			return before, sk.send(ctx)
 		}
-		r := ingest.SkipTooLong
-		n := len(batch)
-		if !tooLong {
-			r = dec.Decode(line, emit)
-		}
-		if r != ingest.SkipBlank && r != ingest.SkipInfo {
-			stats.Count(r)
-			if r == ingest.Accepted && len(batch)-n > 1 {
-				stats.Events += int64(len(batch) - n - 1)
-			}
-		}
-		if len(batch) >= ingest.BatchSize || (pipe && time.Since(last) > flushEvery) {
-			if !send() {
+		sk.add(line, tooLong)
+		if sk.full() || (pipe && time.Since(last) > flushEvery) {
+			if !sk.send(ctx) {
 				return 0, false
 			}
 			last = time.Now()
