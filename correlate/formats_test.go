@@ -135,8 +135,13 @@ func TestPythonMixed(t *testing.T) {
 	if st.Name(atts[0].Name) != "claude-sonnet-4-6" {
 		t.Errorf("model %q: take it from the app's line", st.Name(atts[0].Name))
 	}
-	if f := st.Report().Findings; len(f) == 0 {
-		t.Error("the 400 retried? no — but the 529 wall should open the shadow breaker")
+	r := st.Report()
+	if r.Totals.Attempts != 21 || r.Status["529"] != 6 || r.Status["400"] != 3 {
+		t.Errorf("attempts %d status %v, want the SDK's 21 attempts", r.Totals.Attempts, r.Status)
+	}
+	// The 400s were not retried; only the 529s' breaker trips.
+	if finding(r, "terminal_error_retried") != nil || finding(r, "breaker_open") == nil {
+		t.Errorf("findings %v", kinds(r))
 	}
 }
 

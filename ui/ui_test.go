@@ -219,11 +219,15 @@ func TestKillConfirmDefaultsToCancel(t *testing.T) {
 	if m.mode != modeNormal || len(k.killed) != 0 {
 		t.Fatalf("enter must cancel: killed %v", k.killed)
 	}
-	press(m, "x", "y")
-	_, cmd := m.Update(nil)
-	_ = cmd
-	if m.status != "kill: sending…" {
-		t.Errorf("status %q", m.status)
+	press(m, "x")
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	if cmd == nil || m.status != "kill: sending…" {
+		t.Fatalf("y must fire the kill: status %q", m.status)
+	}
+	m.Update(cmd()) // the Cmd runs off the UI goroutine in bubbletea
+	row, _ := m.jobs.selected()
+	if len(k.killed) != 1 || k.killed[0] != row.ID || !strings.Contains(m.status, "kill requested for "+row.ID) {
+		t.Errorf("killed %v, status %q", k.killed, m.status)
 	}
 }
 
