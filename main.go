@@ -4,58 +4,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
-	"github.com/spf13/cobra"
+	"github.com/burnrate-dev/burnrate/cli"
 )
 
-// Exit codes: scripts gate on them.
-const (
-	exitOK       = 0
-	exitCritical = 1 // a critical finding exists
-	exitUsage    = 2 // bad usage or unreadable input
-)
-
-// errCritical makes a command exit 1 without printing an error.
-var errCritical = errors.New("critical finding")
-
-func main() {
-	root := newRootCmd()
-	err := root.Execute()
-	switch {
-	case err == nil:
-		os.Exit(exitOK)
-	case errors.Is(err, errCritical):
-		os.Exit(exitCritical)
-	default:
-		fmt.Fprintln(os.Stderr, "burnrate:", err)
-		os.Exit(exitUsage)
-	}
-}
-
-func newRootCmd() *cobra.Command {
-	root := &cobra.Command{
-		Use:   "burnrate",
-		Short: "Watch LLM API spend and retries live, and write postmortems",
-		Long: `burnrate reads the JSON-lines logs and OTLP your stack already emits and
-correlates every call attempt by idempotency key, correlation ID and job into
-per-job call counts, spend against a ceiling, circuit-breaker state and retry
-findings.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd())
-	// `burnrate FILE...` is `burnrate watch FILE...`.
-	watch := newWatchCmd()
-	root.Args = cobra.ArbitraryArgs
-	root.Flags().AddFlagSet(watch.Flags())
-	root.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return cmd.Help()
-		}
-		return watch.RunE(cmd, args)
-	}
-	return root
-}
+func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/follow"
 )
 
 // killServer records kill requests and verifies their signature.
@@ -78,14 +78,17 @@ func appendLine(t *testing.T, path, line string) time.Time {
 	return time.Now()
 }
 
+// pipeline is the engine's loop reduced to what the rules need: alerts
+// must not import engine, so its tests feed the rules themselves.
 type pipeline struct {
-	eng    *engine.Engine
-	disp   *Dispatcher
-	rules  *Rules
-	cancel context.CancelFunc
+	disp     *Dispatcher
+	rules    *Rules
+	cancel   context.CancelFunc
+	done     chan struct{}
+	attempts atomic.Int64
 }
 
-func startPipeline(t *testing.T, src engine.Source, rc Config, h Hooks, p *Poster, journalPath string) *pipeline {
+func startPipeline(t *testing.T, src ingest.Source, rc Config, h Hooks, p *Poster, journalPath string) *pipeline {
 	j, err := OpenJournal(journalPath)
 	if err != nil {
 		t.Fatal(err)
@@ -95,16 +98,27 @@ func startPipeline(t *testing.T, src engine.Source, rc Config, h Hooks, p *Poste
 	rules = NewRules(rc, disp, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	disp.Start(ctx)
-	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules, Tick: 10 * time.Millisecond}, src)
-	go eng.Run(ctx)
-	pl := &pipeline{eng: eng, disp: disp, rules: rules, cancel: cancel}
+	pl := &pipeline{disp: disp, rules: rules, cancel: cancel, done: make(chan struct{})}
+	in := make(chan ingest.Batch, 16)
+	go func() { src.Run(ctx, in); close(in) }()
+	go func() {
+		defer close(pl.done)
+		st := correlate.New(correlate.DefaultConfig())
+		for b := range in {
+			for i := range b {
+				job := st.Apply(&b[i])
+				rules.Observe(st, job, &b[i])
+			}
+			pl.attempts.Store(st.AttemptCount())
+		}
+	}()
 	t.Cleanup(pl.stop)
 	return pl
 }
 
 func (pl *pipeline) stop() {
 	pl.cancel()
-	<-pl.eng.Done()
+	<-pl.done
 	sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
 	defer c()
 	pl.disp.Shutdown(sctx)
@@ -130,7 +144,7 @@ func TestFleetKillsOnlyJobsOverCeilingOnceWithinASecond(t *testing.T) {
 	ks := newKillServer(t, secret)
 	path := filepath.Join(t.TempDir(), "fleet.jsonl")
 	appendLine(t, path, "")
-	pl := startPipeline(t, engine.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.10, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.10, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, secret), filepath.Join(t.TempDir(), "j.jsonl"))
 	_ = pl
 	time.Sleep(100 * time.Millisecond)
@@ -179,11 +193,10 @@ func TestRestartDoesNotKillTwice(t *testing.T) {
 		appendLine(t, path, call("job-a", int64(i)))
 	}
 	run := func() {
-		pl := startPipeline(t, engine.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
+		pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
 			Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, nil), journal)
 		waitFor(t, "the log to be read", 5*time.Second, func() bool {
-			f := pl.eng.Latest()
-			return f != nil && f.Snap.Attempts == 5
+			return pl.attempts.Load() == 5
 		})
 		pl.disp.Wait()
 		pl.stop()
@@ -268,16 +281,15 @@ func TestHangingWebhookDoesNotStallIngest(t *testing.T) {
 	defer func() { close(release); srv.Close() }()
 	path := filepath.Join(t.TempDir(), "log.jsonl")
 	appendLine(t, path, "")
-	pl := startPipeline(t, engine.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: srv.URL}, NewPoster(10*time.Second, 30*time.Second, nil), filepath.Join(t.TempDir(), "j"))
 	appendLine(t, path, call("hung", 1))
-	waitFor(t, "the kill to be sent", 5*time.Second, func() bool { return pl.disp.KillStates()["hung"] == StateSent })
+	waitFor(t, "the kill to be sent", 5*time.Second, func() bool { return pl.disp.KillStates()["hung"].State == StateSent })
 	for i := range 200 {
 		appendLine(t, path, call(fmt.Sprintf("other-%d", i), int64(i+2)))
 	}
 	waitFor(t, "ingest to go on", 5*time.Second, func() bool {
-		f := pl.eng.Latest()
-		return f != nil && f.Snap.Attempts == 201
+		return pl.attempts.Load() == 201
 	})
 }
 
@@ -339,7 +351,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	for i := range 5 {
 		appendLine(t, path, call("job-a", int64(i)))
 	}
-	pl := startPipeline(t, engine.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: ks.URL, DryRun: true}, NewPoster(time.Second, 5*time.Second, nil), journal)
 	waitFor(t, "the would-fire record", 5*time.Second, func() bool {
 		b, _ := os.ReadFile(journal)

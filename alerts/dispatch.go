@@ -8,7 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
 )
 
 // actionQueue bounds the actions waiting for a worker. When it is full an
@@ -60,7 +61,7 @@ type Dispatcher struct {
 	report  func(Result)
 
 	mu       sync.Mutex
-	states   map[string]string // job ID → kill state
+	states   map[string]ActionState // job ID → kill state
 	started  bool
 	stopped  bool
 	wg       sync.WaitGroup
@@ -72,7 +73,7 @@ type Dispatcher struct {
 type Result struct {
 	Alert  Alert
 	Action string
-	State  string
+	State  ActionState
 	Detail string
 }
 
@@ -82,7 +83,7 @@ func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatc
 	if report == nil {
 		report = func(Result) {}
 	}
-	return &Dispatcher{hooks: h, poster: p, journal: j, queue: make(chan task, actionQueue), report: report, states: map[string]string{}}
+	return &Dispatcher{hooks: h, poster: p, journal: j, queue: make(chan task, actionQueue), report: report, states: map[string]ActionState{}}
 }
 
 // Start launches the workers and returns at once.
@@ -141,17 +142,17 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 func (d *Dispatcher) Wait() { d.inflight.Wait() }
 
 // KillStates returns a copy of each job's kill state.
-func (d *Dispatcher) KillStates() map[string]string {
+func (d *Dispatcher) KillStates() map[string]KillState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make(map[string]string, len(d.states))
+	out := make(map[string]KillState, len(d.states))
 	for k, v := range d.states {
-		out[k] = v
+		out[k] = KillState{State: v}
 	}
 	return out
 }
 
-func (d *Dispatcher) setState(a Alert, s string) {
+func (d *Dispatcher) setState(a Alert, s ActionState) {
 	if a.JobID == "" {
 		return
 	}
@@ -175,7 +176,7 @@ func (d *Dispatcher) Kill(a Alert) {
 	}
 	if d.hooks.KillWebhook != "" {
 		body, _ := json.Marshal(KillBody{Action: "kill", Scope: a.Scope, JobID: a.JobID, JobType: a.JobType, Rule: a.Rule,
-			Reason: a.Reason, SpendUSD: a.SpendUSD, CeilingUSD: a.CeilingUSD, Attempts: a.Attempts, At: fmtTS(a.At)})
+			Reason: a.Reason, SpendUSD: a.SpendUSD, CeilingUSD: a.CeilingUSD, Attempts: a.Attempts, At: correlate.FormatTime(a.At)})
 		d.enqueue(task{action: "kill_webhook", alert: a, body: body})
 	}
 	if d.hooks.KillExec != nil {
@@ -190,12 +191,12 @@ func (d *Dispatcher) Notify(a Alert) {
 	}
 	text := fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason)
 	body, _ := json.Marshal(map[string]any{"text": text, "rule": a.Rule, "scope": a.Scope, "job_id": a.JobID,
-		"job_type": a.JobType, "spend_usd": a.SpendUSD, "at": fmtTS(a.At)})
+		"job_type": a.JobType, "spend_usd": a.SpendUSD, "at": correlate.FormatTime(a.At)})
 	d.enqueue(task{action: "notify", alert: a, body: body})
 }
 
-func (d *Dispatcher) record(t task, state string, r Record) {
-	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = fmtTS(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
+func (d *Dispatcher) record(t task, state ActionState, r Record) {
+	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
 	r.JobID, r.JobType, r.State = t.alert.JobID, t.alert.JobType, state
 	if err := d.journal.Append(r); err != nil {
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateFailed, Detail: "journal: " + err.Error()})
@@ -209,7 +210,7 @@ func (d *Dispatcher) enqueue(t task) {
 		if kill {
 			d.setState(t.alert, state)
 		}
-		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: "already " + state + " before a restart: not sent again"})
+		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: "already " + string(state) + " before a restart: not sent again"})
 		return
 	}
 	switch {
@@ -229,7 +230,8 @@ func (d *Dispatcher) enqueue(t task) {
 	// Check and send under the lock Shutdown takes to close the queue, so
 	// a send can never meet a closed channel. The send does not block.
 	d.mu.Lock()
-	var state, detail string
+	var state ActionState
+	var detail string
 	switch {
 	case d.stopped || !d.started:
 		state, detail = StateFailed, "dispatcher not running"
@@ -290,11 +292,4 @@ func (d *Dispatcher) run(ctx context.Context, t task) {
 		d.setState(t.alert, state)
 		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
 	}
-}
-
-func fmtTS(ns int64) string {
-	if ns == 0 {
-		return ""
-	}
-	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }

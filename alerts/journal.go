@@ -9,34 +9,54 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
 )
+
+// ActionState is where an action is on its way; the journal, headless
+// JSON and the webhook's receiver all see these names.
+type ActionState string
 
 // Action states, in the order a kill moves through them.
 const (
-	StateRequested    = "requested"
-	StateSent         = "sent"
-	StateAcknowledged = "acknowledged"
-	StateFailed       = "failed"
-	StateRefused      = "refused"
-	StateWouldFire    = "would_fire" // --dry-run
+	StateRequested    ActionState = "requested"
+	StateSent         ActionState = "sent"
+	StateAcknowledged ActionState = "acknowledged"
+	StateFailed       ActionState = "failed"
+	StateRefused      ActionState = "refused"
+	StateWouldFire    ActionState = "would_fire" // --dry-run
 )
+
+// KillState is a job's kill as the dashboard shows it.
+type KillState struct {
+	State ActionState
+	// StillLogging is set when the job logged attempts after its kill.
+	StillLogging bool
+}
+
+// Line is an alert or an action result, for the dashboard's alerts pane.
+type Line struct {
+	At       int64 // log time
+	Severity correlate.Severity
+	Text     string
+}
 
 // Record is one line of the journal.
 type Record struct {
-	Time     string `json:"time"`   // wall clock when written
-	LogAt    string `json:"log_at"` // log time of the alert
-	Key      string `json:"key"`    // the Idempotency-Key
-	Action   string `json:"action"` // kill_webhook, kill_exec, notify
-	Rule     string `json:"rule"`
-	Scope    string `json:"scope"`
-	JobID    string `json:"job_id"`
-	JobType  string `json:"job_type"`
-	State    string `json:"state"`
-	Attempts int    `json:"attempts,omitempty"`
-	Status   int    `json:"status,omitempty"`
-	ExitCode *int   `json:"exit_code,omitempty"`
-	Stderr   string `json:"stderr,omitempty"`
-	Error    string `json:"error,omitempty"`
+	Time     string      `json:"time"`   // wall clock when written
+	LogAt    string      `json:"log_at"` // log time of the alert
+	Key      string      `json:"key"`    // the Idempotency-Key
+	Action   string      `json:"action"` // kill_webhook, kill_exec, notify
+	Rule     string      `json:"rule"`
+	Scope    string      `json:"scope"`
+	JobID    string      `json:"job_id"`
+	JobType  string      `json:"job_type"`
+	State    ActionState `json:"state"`
+	Attempts int         `json:"attempts,omitempty"`
+	Status   int         `json:"status,omitempty"`
+	ExitCode *int        `json:"exit_code,omitempty"`
+	Stderr   string      `json:"stderr,omitempty"`
+	Error    string      `json:"error,omitempty"`
 }
 
 // Journal is an append-only, fsync'd record of every action attempt and
@@ -46,12 +66,12 @@ type Journal struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
-	done map[string]string // key → final state seen
+	done map[string]ActionState // key → final state seen
 }
 
 // final states end an action; an action that was only requested when the
 // process stopped is sent again (its Idempotency-Key makes that safe).
-func final(state string) bool {
+func final(state ActionState) bool {
 	return state == StateAcknowledged || state == StateFailed || state == StateRefused
 }
 
@@ -65,7 +85,7 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config to put it elsewhere)", path, err)
 	}
-	j := &Journal{f: f, path: path, done: map[string]string{}}
+	j := &Journal{f: f, path: path, done: map[string]ActionState{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -89,7 +109,7 @@ func DefaultJournalPath(configPath string) string {
 }
 
 // Done returns the final state of an action recorded before, if any.
-func (j *Journal) Done(key string) (string, bool) {
+func (j *Journal) Done(key string) (ActionState, bool) {
 	if j == nil {
 		return "", false
 	}

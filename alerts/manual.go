@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/burnrate-dev/burnrate/correlate"
 )
 
 // Manual is the kill action behind the dashboard's x key: the same hooks,
@@ -44,7 +46,7 @@ func (m *Manual) Kill(jobID, jobType string, spendUSD float64, attempts, at int6
 	if m.hooks.ReadOnly {
 		return errors.New("read-only mode: kills are disabled")
 	}
-	m.disp.Kill(Alert{Rule: RuleManual, Severity: "critical", Scope: "job", JobID: jobID, JobType: jobType,
+	m.disp.Kill(Alert{Rule: RuleManual, Severity: correlate.SeverityCritical, Scope: "job", JobID: jobID, JobType: jobType,
 		Reason: "killed from the dashboard by the operator", SpendUSD: spendUSD, Attempts: attempts, At: at, Kill: true})
 	return nil
 }

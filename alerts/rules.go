@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
@@ -81,33 +80,40 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c Config) jobCeiling(jobType string) float64 {
-	if v, ok := c.JobTypeJobCeilingUSD[jobType]; ok {
-		return v
+// JobCeilings is the job ceiling policy in picodollars, shared with the
+// dashboard through the snapshot.
+func (c Config) JobCeilings() correlate.JobCeilings {
+	jc := correlate.JobCeilings{Default: correlate.PicoFromUSD(c.JobCeilingUSD)}
+	if len(c.JobTypeJobCeilingUSD) > 0 {
+		jc.ByType = make(map[string]correlate.Pico, len(c.JobTypeJobCeilingUSD))
+		for t, v := range c.JobTypeJobCeilingUSD {
+			jc.ByType[t] = correlate.PicoFromUSD(v)
+		}
 	}
-	return c.JobCeilingUSD
+	return jc
 }
 
 // Alert is one rule firing.
 type Alert struct {
-	Rule       string  `json:"rule"`
-	Severity   string  `json:"severity"`
-	Scope      string  `json:"scope"` // job, job_type, run
-	JobID      string  `json:"job_id"`
-	JobType    string  `json:"job_type"`
-	Reason     string  `json:"reason"`
-	SpendUSD   float64 `json:"spend_usd"`
-	CeilingUSD float64 `json:"ceiling_usd"`
-	Attempts   int64   `json:"attempts"`
-	At         int64   `json:"-"` // log time, ns
-	Kill       bool    `json:"kill"`
+	Rule       string             `json:"rule"`
+	Severity   correlate.Severity `json:"severity"`
+	Scope      string             `json:"scope"` // job, job_type, run
+	JobID      string             `json:"job_id"`
+	JobType    string             `json:"job_type"`
+	Reason     string             `json:"reason"`
+	SpendUSD   float64            `json:"spend_usd"`
+	CeilingUSD float64            `json:"ceiling_usd"`
+	Attempts   int64              `json:"attempts"`
+	At         int64              `json:"-"` // log time, ns
+	Kill       bool               `json:"kill"`
 }
 
 // Rules is the engine's observer: it evaluates every rule after each event.
 type Rules struct {
-	cfg  Config
-	disp *Dispatcher
-	emit func(Alert)
+	cfg         Config
+	jobCeilings correlate.JobCeilings
+	disp        *Dispatcher
+	emit        func(Alert)
 
 	fired     map[string]bool
 	burnFired bool
@@ -121,7 +127,7 @@ type Rules struct {
 	still    map[string]bool  // killed jobs still logging attempts
 
 	mu      sync.Mutex // guards lines and counters: results arrive from action workers
-	lines   []engine.AlertLine
+	lines   []Line
 	alerts  map[string]int64    // by rule
 	actions map[[2]string]int64 // by action and state
 }
@@ -140,7 +146,7 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 	if cfg.BurnWindow <= 0 {
 		cfg.BurnWindow = DefaultBurnWindow
 	}
-	return &Rules{cfg: cfg, disp: disp, emit: emit, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{},
+	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{},
 		killedAt: map[string]int64{}, still: map[string]bool{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
 }
 
@@ -151,7 +157,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if isAttempt {
 		if at, ok := r.killedAt[job.ID]; ok && ts > at && !r.still[job.ID] {
 			r.still[job.ID] = true
-			r.line(ts, "warning", fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
+			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
 		}
 		cost := st.LastAttemptCost()
 		r.typeSpend[job.Type] += cost
@@ -162,33 +168,34 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if r.cfg.ProjectedCeilingUSD > 0 && ts-r.lastProj >= int64(projectedEvery) {
 		r.lastProj = ts
 		if p := st.Projected().USD(); p >= r.cfg.ProjectedCeilingUSD {
-			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,
-				Attempts: st.AttemptCount(), At: ts, Reason: fmt.Sprintf("projected run total %s reaches the projected ceiling %s (spent %s)", usd(p), usd(r.cfg.ProjectedCeilingUSD), usd(st.Spend().USD()))})
+			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,
+				Attempts: st.AttemptCount(), At: ts, Reason: fmt.Sprintf("projected run total %s reaches the projected ceiling %s (spent %s)", correlate.USD(p), correlate.USD(r.cfg.ProjectedCeilingUSD), correlate.USD(st.Spend().USD()))})
 		}
 	}
 }
 
 func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
-	if c := r.cfg.jobCeiling(job.Type); c > 0 && job.Spend.USD() >= c {
-		r.fire(Alert{Rule: RuleJobCeiling, Severity: "critical", Scope: "job", JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
+	if r.jobCeilings.Over(job.Type, job.Spend) {
+		c := r.jobCeilings.For(job.Type).USD()
+		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d calls", job.ID, usd(job.Spend.USD()), usd(c), job.Calls)})
+			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls)})
 	}
 	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.typeSpend[job.Type].USD() >= c {
-		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: "critical", Scope: "job_type", JobType: job.Type, SpendUSD: r.typeSpend[job.Type].USD(),
-			CeilingUSD: c, At: ts, Reason: fmt.Sprintf("job type %s spent %s, over its ceiling of %s", job.Type, usd(r.typeSpend[job.Type].USD()), usd(c))})
+		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.typeSpend[job.Type].USD(),
+			CeilingUSD: c, At: ts, Reason: fmt.Sprintf("job type %s spent %s, over its ceiling of %s", job.Type, correlate.USD(r.typeSpend[job.Type].USD()), correlate.USD(c))})
 	}
 	if c := r.cfg.RunCeilingUSD; c > 0 && st.Spend().USD() >= c {
-		r.fire(Alert{Rule: RuleRunCeiling, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: c, Attempts: st.AttemptCount(),
-			At: ts, Reason: fmt.Sprintf("run spent %s, over its ceiling of %s", usd(st.Spend().USD()), usd(c))})
+		r.fire(Alert{Rule: RuleRunCeiling, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: c, Attempts: st.AttemptCount(),
+			At: ts, Reason: fmt.Sprintf("run spent %s, over its ceiling of %s", correlate.USD(st.Spend().USD()), correlate.USD(c))})
 	}
 	if lim := r.cfg.BurnRateUSDPerMin; lim > 0 {
 		rate := r.burnSum.USD() / r.cfg.BurnWindow.Minutes()
 		switch {
 		case rate >= lim && !r.burnFired:
 			r.burnFired = true
-			r.fire(Alert{Rule: RuleBurnRate, Severity: "critical", Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: lim, At: ts,
-				Reason: fmt.Sprintf("burning %s/min over the last %s, over the limit of %s/min", usd(rate), r.cfg.BurnWindow, usd(lim))})
+			r.fire(Alert{Rule: RuleBurnRate, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: lim, At: ts,
+				Reason: fmt.Sprintf("burning %s/min over the last %s, over the limit of %s/min", correlate.USD(rate), r.cfg.BurnWindow, correlate.USD(lim))})
 		case rate < lim*burnRearm && r.burnFired:
 			r.burnFired = false // re-armed: the rate fell well below the limit
 			delete(r.fired, RuleBurnRate+"|run||")
@@ -217,7 +224,7 @@ func (r *Rules) findings(job *correlate.Job, ts int64) {
 		if sev == correlate.SeverityOff || !job.HasFinding(k) {
 			continue
 		}
-		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev.String(), Scope: "run", JobID: job.ID, JobType: job.Type,
+		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", JobID: job.ID, JobType: job.Type,
 			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})
 	}
@@ -257,10 +264,10 @@ func (r *Rules) fire(a Alert) {
 	}
 }
 
-func (r *Rules) line(at int64, sev, text string) {
+func (r *Rules) line(at int64, sev correlate.Severity, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lines = append(r.lines, engine.AlertLine{At: at, Severity: sev, Text: text})
+	r.lines = append(r.lines, Line{At: at, Severity: sev, Text: text})
 	if len(r.lines) > maxLines {
 		r.lines = slices.Delete(r.lines, 0, len(r.lines)-maxLines)
 	}
@@ -269,12 +276,12 @@ func (r *Rules) line(at int64, sev, text string) {
 // Result records an action's result as an alert line; pass it to
 // NewDispatcher as its report function.
 func (r *Rules) Result(res Result) {
-	sev := "info"
+	sev := correlate.SeverityInfo
 	if res.State == StateFailed || res.State == StateRefused {
-		sev = "warning"
+		sev = correlate.SeverityWarning
 	}
 	r.mu.Lock()
-	r.actions[[2]string{res.Action, res.State}]++
+	r.actions[[2]string{res.Action, string(res.State)}]++
 	r.mu.Unlock()
 	subject := res.Alert.JobID
 	if subject == "" {
@@ -284,7 +291,7 @@ func (r *Rules) Result(res Result) {
 }
 
 // Lines returns the alerts and results, newest first.
-func (r *Rules) Lines() []engine.AlertLine {
+func (r *Rules) Lines() []Line {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := slices.Clone(r.lines)
@@ -293,20 +300,19 @@ func (r *Rules) Lines() []engine.AlertLine {
 }
 
 // KillStates reports each job's kill state for the dashboard.
-func (r *Rules) KillStates() map[string]string {
+func (r *Rules) KillStates() map[string]KillState {
 	if r.disp == nil {
 		return nil
 	}
 	ks := r.disp.KillStates()
 	for id := range r.still {
 		if st, ok := ks[id]; ok {
-			ks[id] = st + ", still logging"
+			st.StillLogging = true
+			ks[id] = st
 		}
 	}
 	return ks
 }
-
-func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }
 
 // Counts returns alerts by rule and action results by action and state.
 func (r *Rules) Counts() (alerts map[string]int64, actions map[[2]string]int64) {

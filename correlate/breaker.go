@@ -1,5 +1,7 @@
 package correlate
 
+import "fmt"
+
 // BreakerState is a circuit breaker's position.
 type BreakerState uint8
 
@@ -11,7 +13,26 @@ const (
 
 var breakerNames = [...]string{"closed", "open", "half_open"}
 
-func (s BreakerState) String() string { return breakerNames[s] }
+func (s BreakerState) String() string {
+	if int(s) < len(breakerNames) {
+		return breakerNames[s]
+	}
+	return "unknown"
+}
+
+// MarshalText writes the state's name, so JSON carries "half_open".
+func (s BreakerState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name back (a previous report).
+func (s *BreakerState) UnmarshalText(b []byte) error {
+	for i, n := range breakerNames {
+		if n == string(b) {
+			*s = BreakerState(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown breaker state %q: use closed, open or half_open", b)
+}
 
 // breaker is a shadow of seed 001's ToolBreaker: it computes what a
 // breaker would have done, on event time, and blocks nothing.

@@ -88,6 +88,16 @@ func ParseSeverity(s string) (Severity, error) {
 	return 0, fmt.Errorf("unknown severity %q: use off, info, warning or critical", s)
 }
 
+// MarshalText writes the severity's name, so JSON carries "critical".
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity's name (a previous report, a config).
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
 // DefaultSeverity is each kind's severity unless configured otherwise.
 var DefaultSeverity = [NumFindingKinds]Severity{
 	TerminalErrorRetried: SeverityCritical,

@@ -87,7 +87,7 @@ func TestSeed000Incident(t *testing.T) {
 			t.Errorf("missing finding %s; have %v", k, kinds(r))
 		}
 	}
-	if f := finding(r, "duplicate_completion"); f != nil && (f.Count != 9 || f.Severity != "critical") {
+	if f := finding(r, "duplicate_completion"); f != nil && (f.Count != 9 || f.Severity != correlate.SeverityCritical) {
 		t.Errorf("duplicate_completion %+v", f)
 	}
 	if !r.HasCritical() {
@@ -125,7 +125,7 @@ func TestSeed001Poisoned(t *testing.T) {
 		t.Errorf("wasted $%v, want $198", r.Totals.WastedUSD)
 	}
 	f := finding(r, "terminal_error_retried")
-	if f == nil || f.Severity != "critical" || f.JobsTotal != 550 || f.WastedUSD != 198 {
+	if f == nil || f.Severity != correlate.SeverityCritical || f.JobsTotal != 550 || f.WastedUSD != 198 {
 		t.Fatalf("terminal_error_retried = %+v", f)
 	}
 	// 75 tool attempts per record, the first is not a retry.

@@ -162,18 +162,18 @@ type JobReport struct {
 }
 
 type BreakerReport struct {
-	Key          string  `json:"key"`
-	State        string  `json:"state"`
-	Trips        int32   `json:"trips"`
-	FailureRate  float64 `json:"failure_rate"`
-	WouldBlock   int64   `json:"would_block"`
-	WouldSaveUSD float64 `json:"would_save_usd"`
-	OpenUntil    string  `json:"open_until,omitempty"`
+	Key          string       `json:"key"`
+	State        BreakerState `json:"state"`
+	Trips        int32        `json:"trips"`
+	FailureRate  float64      `json:"failure_rate"`
+	WouldBlock   int64        `json:"would_block"`
+	WouldSaveUSD float64      `json:"would_save_usd"`
+	OpenUntil    string       `json:"open_until,omitempty"`
 }
 
 type FindingReport struct {
 	Kind      string   `json:"kind"`
-	Severity  string   `json:"severity"`
+	Severity  Severity `json:"severity"`
 	Count     int64    `json:"count"`
 	Jobs      []string `json:"jobs"`
 	JobsTotal int      `json:"jobs_total"`
@@ -206,7 +206,7 @@ type ReportConfigState struct {
 // HasCritical reports whether any finding is critical.
 func (r *Report) HasCritical() bool {
 	for _, f := range r.Findings {
-		if f.Severity == SeverityCritical.String() {
+		if f.Severity == SeverityCritical {
 			return true
 		}
 	}
@@ -334,13 +334,13 @@ func (s *State) reportSource(r *Report) {
 	if len(s.sources) == 0 {
 		src.Events = s.events
 	}
-	src.FirstTS, src.LastTS = fmtTS(s.firstTS), fmtTS(s.lastTS)
+	src.FirstTS, src.LastTS = FormatTime(s.firstTS), FormatTime(s.lastTS)
 }
 
 func (s *State) jobReport(j *Job, wasted Pico) JobReport {
 	jr := JobReport{JobID: j.ID, JobType: j.Type, Outcome: j.Outcome.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: wasted.USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
-		FirstTS: fmtTS(j.FirstTS), LastTS: fmtTS(j.LastTS), Findings: []string{}}
+		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: []string{}}
 	for _, k := range j.Findings() {
 		jr.Findings = append(jr.Findings, k.String())
 	}
@@ -475,10 +475,10 @@ func (s *State) reportModels(r *Report) {
 func (s *State) reportBreakers(r *Report) {
 	r.Breakers = []BreakerReport{}
 	for _, b := range s.breakerLs {
-		br := BreakerReport{Key: b.key, State: b.stateAt(s.lastTS).String(), Trips: b.trips, FailureRate: round4(b.failureRate()),
+		br := BreakerReport{Key: b.key, State: b.stateAt(s.lastTS), Trips: b.trips, FailureRate: round4(b.failureRate()),
 			WouldBlock: b.blocked, WouldSaveUSD: b.blockedWaste.USD()}
 		if b.stateAt(s.lastTS) == BreakerStateOpen {
-			br.OpenUntil = fmtTS(b.openUntil)
+			br.OpenUntil = FormatTime(b.openUntil)
 		}
 		r.Breakers = append(r.Breakers, br)
 	}
@@ -524,13 +524,11 @@ func (s *State) reportFindings(r *Report) {
 		if jobs == nil {
 			jobs = []string{}
 		}
-		r.Findings = append(r.Findings, FindingReport{Kind: k.String(), Severity: sev.String(), Count: count, Jobs: jobs,
-			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), Example: example, FirstAt: fmtTS(f.firstTS), Advice: Advice[k]})
+		r.Findings = append(r.Findings, FindingReport{Kind: k.String(), Severity: sev, Count: count, Jobs: jobs,
+			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), Example: example, FirstAt: FormatTime(f.firstTS), Advice: Advice[k]})
 	}
 	slices.SortStableFunc(r.Findings, func(a, b FindingReport) int {
-		sa, _ := ParseSeverity(a.Severity)
-		sb, _ := ParseSeverity(b.Severity)
-		return cmp.Or(cmp.Compare(sb, sa), cmp.Compare(b.WastedUSD, a.WastedUSD))
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD))
 	})
 }
 
@@ -548,7 +546,7 @@ func (s *State) reportTimeline() []TimelinePoint {
 	buckets := s.Timeline()
 	out := make([]TimelinePoint, 0, len(buckets))
 	for _, b := range buckets {
-		out = append(out, TimelinePoint{Minute: fmtTS(b.Minute * int64(time.Minute)), Calls: b.Calls, Success: b.Success,
+		out = append(out, TimelinePoint{Minute: FormatTime(b.Minute * int64(time.Minute)), Calls: b.Calls, Success: b.Success,
 			Retryable: b.Retryable, Terminal: b.Terminal, ToolCalls: b.ToolCalls, SpendUSD: b.Spend.USD()})
 	}
 	return out
@@ -595,13 +593,6 @@ func FormatLayers(l []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, "×")
-}
-
-func fmtTS(ns int64) string {
-	if ns == 0 {
-		return ""
-	}
-	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
 func fmtDur(ns int64) string {

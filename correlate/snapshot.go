@@ -49,6 +49,9 @@ type JobRow struct {
 	LastTS     int64
 	Findings   uint16
 	Seq        int32
+	// OverCeiling is set when the job is at or over its job ceiling, by
+	// the same JobCeilings.Over the job_ceiling rule uses.
+	OverCeiling bool
 }
 
 // LayersText renders the row's layer stack as "7×3×3".
@@ -81,8 +84,9 @@ type AttemptView struct {
 
 // SnapshotOptions say what a renderer wants in a snapshot.
 type SnapshotOptions struct {
-	CeilingUSD float64
-	DetailJob  string
+	CeilingUSD  float64
+	JobCeilings JobCeilings
+	DetailJob   string
 }
 
 func (s *State) row(j *Job) JobRow {
@@ -103,6 +107,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	snap.Jobs = make([]JobRow, len(s.jobList))
 	for i, j := range s.jobList {
 		snap.Jobs[i] = s.row(j)
+		snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
 		snap.Wasted += snap.Jobs[i].Wasted
 	}
 	nowMin := s.lastTS / int64(time.Minute)

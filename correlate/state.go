@@ -509,7 +509,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		}
 		if tripped {
 			s.flag(BreakerOpen, job, 1, 0, ts, func() string {
-				return fmt.Sprintf("breaker %s opened at %s: %.0f%% of the last %d calls failed", br.key, fmtTS(ts), s.cfg.Breaker.TripRate*100, s.cfg.Breaker.Window)
+				return fmt.Sprintf("breaker %s opened at %s: %.0f%% of the last %d calls failed", br.key, FormatTime(ts), s.cfg.Breaker.TripRate*100, s.cfg.Breaker.Window)
 			})
 		}
 	}
@@ -528,7 +528,7 @@ func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job) {
 		return
 	}
 	example := func() string {
-		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", len(jobs), s.cfg.SyncWindow, fmtTS(ts), s.sync.bursts)
+		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", len(jobs), s.cfg.SyncWindow, FormatTime(ts), s.sync.bursts)
 	}
 	if newBurst {
 		n := int64(1)

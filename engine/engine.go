@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -27,39 +28,13 @@ const DefaultQueue = 256
 // the sources. Frames are immutable once published.
 type Frame struct {
 	Snap    *correlate.Snapshot
-	Sources []SourceStatus
-	Replay  *ReplayStatus
-	Alerts  []AlertLine
-	// Kills is each killed job's action state (requested, sent,
-	// acknowledged, failed…), when the observer tracks kills.
-	Kills map[string]string
+	Sources []ingest.Status
+	Replay  *ingest.ReplayStatus
+	Alerts  []alerts.Line
+	// Kills is each killed job's kill state, when the observer tracks kills.
+	Kills map[string]alerts.KillState
 	// Final is set on the last frame, after every source finished.
 	Final bool
-}
-
-// AlertLine is an alert or action result for the alerts pane.
-type AlertLine struct {
-	At       int64 // log time
-	Severity string
-	Text     string
-}
-
-// SourceStatus describes one input.
-type SourceStatus struct {
-	Name    string
-	Stats   ingest.Stats
-	Err     string
-	Active  bool
-	Missing bool   // the file does not exist yet; it is waited for
-	Detail  string // source-specific counters, e.g. OTLP requests
-}
-
-// Source is anything that feeds the engine. Run sends batches on out until
-// the source is exhausted or ctx is done; the engine owns each batch once
-// sent (a source must not reuse it).
-type Source interface {
-	Run(ctx context.Context, out chan<- ingest.Batch) error
-	Status() []SourceStatus
 }
 
 // Observer sees every event right after the State applied it, on the
@@ -67,7 +42,9 @@ type Source interface {
 type Observer interface {
 	Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event)
 	// Lines returns alert lines for the dashboard; called on each tick.
-	Lines() []AlertLine
+	Lines() []alerts.Line
+	// KillStates returns each killed job's state; called on each tick.
+	KillStates() map[string]alerts.KillState
 }
 
 // Engine is the live pipeline. Create it with New, start it with Run.
@@ -75,12 +52,13 @@ type Engine struct {
 	st       *correlate.State
 	in       chan ingest.Batch
 	frames   chan *Frame
-	sources  []Source
+	sources  []ingest.Source
 	observer Observer
 	ceiling  float64
+	jobCeil  correlate.JobCeilings
 	tick     time.Duration
 	detail   atomic.Pointer[string]
-	replay   *Replay
+	replay   *ingest.Replay
 	latest   atomic.Pointer[Frame]
 	done     chan struct{}
 	mu       sync.Mutex // guards st after Run returns, for Report
@@ -90,13 +68,15 @@ type Engine struct {
 type Options struct {
 	Config     correlate.Config
 	CeilingUSD float64
-	Tick       time.Duration
-	Queue      int
-	Observer   Observer
+	// JobCeilings marks rows over their ceiling; pass the rules' policy.
+	JobCeilings correlate.JobCeilings
+	Tick        time.Duration
+	Queue       int
+	Observer    Observer
 }
 
 // New builds an engine over the given sources.
-func New(opt Options, sources ...Source) *Engine {
+func New(opt Options, sources ...ingest.Source) *Engine {
 	if opt.Tick <= 0 {
 		opt.Tick = DefaultTick
 	}
@@ -104,9 +84,9 @@ func New(opt Options, sources ...Source) *Engine {
 		opt.Queue = DefaultQueue
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
-		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, tick: opt.Tick, done: make(chan struct{})}
+		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, tick: opt.Tick, done: make(chan struct{})}
 	for _, s := range sources {
-		if r, ok := s.(*Replay); ok {
+		if r, ok := s.(*ingest.Replay); ok {
 			e.replay = r
 		}
 	}
@@ -125,7 +105,7 @@ func (e *Engine) ShowDetail(jobID string) { e.detail.Store(&jobID) }
 func (e *Engine) Latest() *Frame { return e.latest.Load() }
 
 // Replay returns the replay source's controls, or nil when live.
-func (e *Engine) Replay() *Replay { return e.replay }
+func (e *Engine) Replay() *ingest.Replay { return e.replay }
 
 // Done is closed when Run has returned.
 func (e *Engine) Done() <-chan struct{} { return e.done }
@@ -214,7 +194,7 @@ func (e *Engine) detailJob() string {
 }
 
 func (e *Engine) publish(final bool) {
-	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, DetailJob: e.detailJob()}), Final: final}
+	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob()}), Final: final}
 	for _, s := range e.sources {
 		f.Sources = append(f.Sources, s.Status()...)
 	}
@@ -224,9 +204,7 @@ func (e *Engine) publish(final bool) {
 	}
 	if e.observer != nil {
 		f.Alerts = e.observer.Lines()
-		if k, ok := e.observer.(interface{ KillStates() map[string]string }); ok {
-			f.Kills = k.KillStates()
-		}
+		f.Kills = e.observer.KillStates()
 	}
 	e.latest.Store(f)
 	select {

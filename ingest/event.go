@@ -89,13 +89,15 @@ func (e *Event) Reset() {
 }
 
 // Batch is the hand-off from a source to its consumer.
+//
+// Ownership, the one rule for every hand-off in burnrate: a Batch belongs
+// to whoever receives it — sent on a channel or passed to Consume. The
+// sender never reads or writes it again and allocates a fresh one; the
+// receiver may keep it, and any string inside, for as long as it likes.
 type Batch []Event
 
-// Consumer receives batches of events from a source.
-//
-// Ownership: the consumer must not retain the slice after Consume returns —
-// the source reuses it — but it may keep any string inside an Event, since
-// strings are immutable. Consume is called from one goroutine per source.
+// Consumer receives batches of events from a source, from one goroutine
+// per source. It owns each batch it is given (see Batch).
 type Consumer interface {
 	Consume(Batch)
 }

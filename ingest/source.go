@@ -235,7 +235,8 @@ func (h *mergeHeap) Next(ev *Event) bool {
 // BatchSize is how many events a source hands over at once.
 const BatchSize = 512
 
-// Drain reads it to the end, handing events to c in batches.
+// Drain reads it to the end, handing events to c in batches; c owns each
+// batch it is given.
 func Drain(it EventIter, c Consumer) {
 	batch := make(Batch, BatchSize)
 	n := 0
@@ -243,7 +244,7 @@ func Drain(it EventIter, c Consumer) {
 		n++
 		if n == len(batch) {
 			c.Consume(batch)
-			n = 0
+			batch, n = make(Batch, BatchSize), 0
 		}
 	}
 	if n > 0 {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -33,10 +32,10 @@ func Markdown(w io.Writer, r *correlate.Report) error { return MarkdownCompared(
 func headline(r *correlate.Report) [][2]string {
 	t := r.Totals
 	rows := [][2]string{
-		{"Total API calls (model attempts)", Count(t.Attempts)},
-		{"Tool calls", Count(t.ToolCalls)},
+		{"Total API calls (model attempts)", correlate.Count(t.Attempts)},
+		{"Tool calls", correlate.Count(t.ToolCalls)},
 		{"Jobs (succeeded / failed / dead-lettered / unfinished)", fmt.Sprintf("%s (%d / %d / %d / %d)",
-			Count(int64(t.Jobs)), t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs, t.RunningJobs+t.QueuedJobs)},
+			correlate.Count(int64(t.Jobs)), t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs, t.RunningJobs+t.QueuedJobs)},
 		{"Calls per job p50 / p99 / max", fmt.Sprintf("%d / %d / %d", r.CallsPerJob.P50, r.CallsPerJob.P99, r.CallsPerJob.Max)},
 	}
 	dl := "none dead-lettered"
@@ -44,21 +43,21 @@ func headline(r *correlate.Report) [][2]string {
 		dl = fmt.Sprintf("%s / %s", Seconds(r.TimeToDeadLetterS.P50), Seconds(r.TimeToDeadLetterS.Max))
 	}
 	rows = append(rows, [2]string{"Enqueue to dead letter p50 / max", dl},
-		[2]string{"Duplicate completions", Count(r.Duplicates)},
-		[2]string{"Spend", USD(t.SpendUSD)},
-		[2]string{"Wasted spend", fmt.Sprintf("%s (%s)", USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD))},
+		[2]string{"Duplicate completions", correlate.Count(r.Duplicates)},
+		[2]string{"Spend", correlate.USD(t.SpendUSD)},
+		[2]string{"Wasted spend", fmt.Sprintf("%s (%s)", correlate.USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD))},
 		[2]string{"Recovered on 1st / within 3 / within 5 attempts", fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", r.Recovery.FirstAttempt*100, r.Recovery.Within3*100, r.Recovery.Within5*100)})
 	if r.RetryAfter.Count > 0 {
 		rows = append(rows, [2]string{"Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count)})
 	}
 	rows = append(rows, [2]string{"Status of model calls", statusLine(r.Status)})
 	if t.UnpricedAttempts > 0 {
-		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
+		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", correlate.Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
 	}
 	if t.BatchCalls > 0 {
-		rows = append(rows, [2]string{"Batch / synchronous spend", fmt.Sprintf("%s / %s (%s batch calls)", USD(t.BatchSpendUSD), USD(t.SyncSpendUSD), Count(t.BatchCalls))})
+		rows = append(rows, [2]string{"Batch / synchronous spend", fmt.Sprintf("%s / %s (%s batch calls)", correlate.USD(t.BatchSpendUSD), correlate.USD(t.SyncSpendUSD), correlate.Count(t.BatchCalls))})
 	}
-	return append(rows, [2]string{"Tokens in / out / cache read / cache write", fmt.Sprintf("%s / %s / %s / %s", Count(t.InputTokens), Count(t.OutputTokens), Count(t.CacheReadTokens), Count(t.CacheWriteTokens))})
+	return append(rows, [2]string{"Tokens in / out / cache read / cache write", fmt.Sprintf("%s / %s / %s / %s", correlate.Count(t.InputTokens), correlate.Count(t.OutputTokens), correlate.Count(t.CacheReadTokens), correlate.Count(t.CacheWriteTokens))})
 }
 
 // MarkdownCompared writes the postmortem with a baseline column in the
@@ -68,7 +67,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	fmt.Fprintf(&b, "# burnrate postmortem\n\n")
 	fmt.Fprintf(&b, "Log: %s, %s → %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
 		cell(strings.Join(r.Source.Files, ", ")), r.Source.FirstTS, r.Source.LastTS,
-		Count(r.Source.Lines), Count(r.Source.Events), Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
+		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}
@@ -108,7 +107,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "### %s — %s\n\n", f.Kind, f.Severity)
-		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s), %s wasted. First at %s.\n\n", Count(f.Count), Count(int64(f.JobsTotal)), USD(f.WastedUSD), f.FirstAt)
+		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s), %s wasted. First at %s.\n\n", correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), f.FirstAt)
 		fmt.Fprintf(&b, "- Example: %s\n", cell(f.Example))
 		if len(f.Jobs) > 0 {
 			more := ""
@@ -122,21 +121,21 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
 	for _, jt := range r.JobTypes {
-		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, Count(jt.Attempts),
-			jt.CallsPerJobP50, jt.CallsPerJobP99, correlate.FormatLayers(jt.Layers), USD(jt.SpendUSD), USD(jt.WastedUSD), jt.Succeeded, jt.Failed, jt.DeadLettered)
+		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, correlate.Count(jt.Attempts),
+			jt.CallsPerJobP50, jt.CallsPerJobP99, correlate.FormatLayers(jt.Layers), correlate.USD(jt.SpendUSD), correlate.USD(jt.WastedUSD), jt.Succeeded, jt.Failed, jt.DeadLettered)
 	}
 	b.WriteString("\n## Models\n\n| Model | Calls | Spend | Status |\n|---|---:|---:|---|\n")
 	for _, m := range r.Models {
-		spend := USD(m.SpendUSD)
+		spend := correlate.USD(m.SpendUSD)
 		if !m.Priced && m.UnpricedAttempts > 0 {
-			spend = fmt.Sprintf("unpriced (%s in / %s out tokens)", Count(m.InputTokens), Count(m.OutputTokens))
+			spend = fmt.Sprintf("unpriced (%s in / %s out tokens)", correlate.Count(m.InputTokens), correlate.Count(m.OutputTokens))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(m.Model), Count(m.Attempts), spend, statusLine(m.Status))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(m.Model), correlate.Count(m.Attempts), spend, statusLine(m.Status))
 	}
 	if len(r.Tools) > 0 {
 		b.WriteString("\n## Tools\n\n| Tool | Calls | Status |\n|---|---:|---|\n")
 		for _, tl := range r.Tools {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(tl.Tool), Count(tl.Attempts), statusLine(tl.Status))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(tl.Tool), correlate.Count(tl.Attempts), statusLine(tl.Status))
 		}
 	}
 
@@ -146,7 +145,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			break
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), j.Outcome, j.Attempts,
-			correlate.FormatLayers(j.Layers), USD(j.SpendUSD), USD(j.WastedUSD), j.Duplicates)
+			correlate.FormatLayers(j.Layers), correlate.USD(j.SpendUSD), correlate.USD(j.WastedUSD), j.Duplicates)
 	}
 
 	var tripped []correlate.BreakerReport
@@ -158,7 +157,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	if len(tripped) > 0 {
 		b.WriteString("\n## Circuit breakers (shadow)\n\nWhat a breaker would have done; nothing was blocked.\n\n| Key | State at end | Trips | Calls it would have refused | Failed spend it would have saved |\n|---|---|---:|---:|---:|\n")
 		for _, br := range tripped {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", cell(br.Key), br.State, br.Trips, Count(br.WouldBlock), USD(br.WouldSaveUSD))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", cell(br.Key), br.State, br.Trips, correlate.Count(br.WouldBlock), correlate.USD(br.WouldSaveUSD))
 		}
 	}
 
@@ -216,27 +215,9 @@ func skipReasons(m map[string]int64) string {
 func statusLine(m map[string]int64) string {
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s×%s", k, Count(m[k])))
+		parts = append(parts, fmt.Sprintf("%s×%s", k, correlate.Count(m[k])))
 	}
 	return strings.Join(parts, " ")
-}
-
-// USD formats dollars: cents for whole amounts, more digits below a dollar.
-func USD(v float64) string {
-	switch {
-	case v == 0:
-		return "$0"
-	case math.Abs(v) < 0.01:
-		return fmt.Sprintf("$%.6f", v)
-	case math.Abs(v) < 1:
-		return fmt.Sprintf("$%.4f", v)
-	}
-	cents := int64(math.Round(math.Abs(v) * 100)) // round once, so $3.999 carries to $4.00
-	sign := ""
-	if v < 0 {
-		sign = "-"
-	}
-	return fmt.Sprintf("%s$%s.%02d", sign, Count(cents/100), cents%100)
 }
 
 // Percent is part of whole as a percentage.
@@ -245,24 +226,6 @@ func Percent(part, whole float64) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%.0f%%", 100*part/whole)
-}
-
-// Count formats an integer with thousands separators.
-func Count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // Seconds formats a duration in seconds as "11m 40s".

@@ -1,17 +1,21 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
 
 func TestFormatting(t *testing.T) {
 	for v, want := range map[float64]string{0: "$0", 0.000225: "$0.000225", 0.729: "$0.7290", 1.296: "$1.30", 198: "$198.00", 217.8: "$217.80", 1234567.891: "$1,234,567.89",
 		3.999: "$4.00", 19.995001: "$20.00", -2.5: "-$2.50"} {
-		if got := USD(v); got != want {
-			t.Errorf("USD(%v) = %s, want %s", v, got, want)
+		if got := correlate.USD(v); got != want {
+			t.Errorf("correlate.USD(%v) = %s, want %s", v, got, want)
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1043: "1,043", 42075: "42,075", -1234567: "-1,234,567"} {
-		if got := Count(n); got != want {
-			t.Errorf("Count(%d) = %s, want %s", n, got, want)
+		if got := correlate.Count(n); got != want {
+			t.Errorf("correlate.Count(%d) = %s, want %s", n, got, want)
 		}
 	}
 	for s, want := range map[float64]string{38: "38.0s", 700: "11m 40s", 3900: "1h 05m"} {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
-	"github.com/burnrate-dev/burnrate/report"
 )
 
 // sanitize strips control characters and escape sequences: log content is
@@ -60,7 +60,7 @@ func clip(s string, w, h int) string {
 }
 
 // usd formats dollars as the report does.
-func usd(v float64) string { return report.USD(v) }
+func usd(v float64) string { return correlate.USD(v) }
 
 func clock(ns int64) string {
 	if ns == 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
 )
 
@@ -28,9 +29,8 @@ var stateFilters = []string{"", "running", "queued", "succeeded", "failed", "dea
 // so 100,000 jobs cost the same to draw as 20.
 type jobsPane struct {
 	st         *styles
-	jobCeiling correlate.Pico
 	rows       []correlate.JobRow
-	kills      map[string]string
+	kills      map[string]alerts.KillState
 	now        int64
 	idx        []int32
 	cursor     int
@@ -48,13 +48,13 @@ type jobsPane struct {
 	dirty      bool
 }
 
-func newJobsPane(st *styles, jobCeilingUSD float64) jobsPane {
-	return jobsPane{st: st, jobCeiling: correlate.PicoFromUSD(jobCeilingUSD), focused: true, dirty: true}
+func newJobsPane(st *styles) jobsPane {
+	return jobsPane{st: st, focused: true, dirty: true}
 }
 
 func (p *jobsPane) setSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.clampScroll() }
 
-func (p *jobsPane) setFrame(s *correlate.Snapshot, kills map[string]string) {
+func (p *jobsPane) setFrame(s *correlate.Snapshot, kills map[string]alerts.KillState) {
 	p.rows, p.now, p.kills = s.Jobs, s.Now, kills
 	p.refresh()
 }
@@ -262,7 +262,7 @@ func (p *jobsPane) view() string {
 		switch {
 		case i == p.cursor && p.focused:
 			line = p.st.Selected.Render(line)
-		case p.jobCeiling > 0 && r.Spend >= p.jobCeiling, r.Outcome == correlate.OutcomeDeadLettered:
+		case r.OverCeiling, r.Outcome == correlate.OutcomeDeadLettered:
 			line = p.st.Bad.Render(line)
 		case r.Amp >= 10 || r.Duplicates > 0:
 			line = p.st.Warn.Render(line)
@@ -292,14 +292,25 @@ func fill(s string, w, h int) string {
 
 // killLabel fits a kill's state in the STATE column; "!" marks a killed
 // job that is still logging attempts.
-func killLabel(state string) string {
-	base, still := strings.CutSuffix(state, ", still logging")
-	label := map[string]string{"requested": "kill:req", "sent": "kill:sent", "acknowledged": "killed",
-		"failed": "kill:fail", "refused": "kill:refd", "would_fire": "kill:dry"}[base]
-	if label == "" {
-		label = "kill:" + base
+func killLabel(k alerts.KillState) string {
+	var label string
+	switch k.State {
+	case alerts.StateRequested:
+		label = "kill:req"
+	case alerts.StateSent:
+		label = "kill:sent"
+	case alerts.StateAcknowledged:
+		label = "killed"
+	case alerts.StateFailed:
+		label = "kill:fail"
+	case alerts.StateRefused:
+		label = "kill:refd"
+	case alerts.StateWouldFire:
+		label = "kill:dry"
+	default:
+		label = "kill:" + string(k.State)
 	}
-	if still {
+	if k.StillLogging {
 		label += "!"
 	}
 	return label

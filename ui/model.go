@@ -42,10 +42,9 @@ type Killer interface {
 
 // Options configure the dashboard.
 type Options struct {
-	Title         string // "watch", "replay", "demo"
-	Replay        ReplayControls
-	Killer        Killer // nil: no kill hook configured
-	JobCeilingUSD float64
+	Title  string // "watch", "replay", "demo"
+	Replay ReplayControls
+	Killer Killer // nil: no kill hook configured
 }
 
 type mode int
@@ -111,7 +110,7 @@ func New(feed Feed, opt Options) *Model {
 	h.ShowAll = true
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
 	m.header = headerPane{st: &m.st, title: opt.Title}
-	m.jobs = newJobsPane(&m.st, opt.JobCeilingUSD)
+	m.jobs = newJobsPane(&m.st)
 	m.detail = detailPane{st: &m.st}
 	m.side = sidePane{st: &m.st}
 	m.chart = chartsPane{st: &m.st}

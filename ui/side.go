@@ -49,9 +49,9 @@ func (p *sidePane) view() string {
 		for _, b := range brs {
 			st := p.st.Good
 			switch b.State {
-			case "open":
+			case correlate.BreakerStateOpen:
 				st = p.st.Bad
-			case "half_open":
+			case correlate.BreakerStateHalfOpen:
 				st = p.st.Warn
 			}
 			breakers = append(breakers, truncate(fmt.Sprintf(" %s %-9s fail %3.0f%% trips %d  %s", st.Render("●"), b.State, b.FailureRate*100, b.Trips, sanitize(b.Key)), w))
@@ -93,11 +93,11 @@ func (p *sidePane) view() string {
 	return p.cache
 }
 
-func (p *sidePane) sev(s string) string {
+func (p *sidePane) sev(s correlate.Severity) string {
 	switch s {
-	case "critical":
+	case correlate.SeverityCritical:
 		return p.st.Bad.Render("[CRIT]")
-	case "warning":
+	case correlate.SeverityWarning:
 		return p.st.Warn.Render("[WARN]")
 	}
 	return p.st.Dim.Render("[info]")

@@ -14,10 +14,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
-	"github.com/burnrate-dev/burnrate/sample-logs/scenario"
+	"github.com/burnrate-dev/burnrate/scenario"
 )
 
 // updating reports -update, the flag teatest registers for its goldens.
@@ -44,7 +45,7 @@ func (f *fakeFeed) ShowDetail(id string) {
 // frame builds a frame of seed 000's incident, with detail for job.
 func (f *fakeFeed) frame(job string) *engine.Frame {
 	snap := f.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: 2, DetailJob: job})
-	return &engine.Frame{Snap: snap, Sources: []engine.SourceStatus{{Name: "seed000-incident.jsonl"}}, Final: true}
+	return &engine.Frame{Snap: snap, Sources: []ingest.Status{{Name: "seed000-incident.jsonl"}}, Final: true}
 }
 
 func newFeed(t testing.TB) *fakeFeed {
@@ -237,7 +238,7 @@ func TestKillConfirmDefaultsToCancel(t *testing.T) {
 func TestRaceEngineToUI(t *testing.T) {
 	var buf bytes.Buffer
 	scenario.Write(&buf, scenario.Demo())
-	r := engine.NewReplay(ingest.NewIter(&buf, "demo", 0), nil, 1500) // 25 log minutes in about a second
+	r := ingest.NewReplay(ingest.NewIter(&buf, "demo", 0), nil, 1500) // 25 log minutes in about a second
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Tick: time.Millisecond, CeilingUSD: 5}, r)
 	t.Setenv("NO_COLOR", "1")
 	m := New(eng, Options{Title: "race", Replay: r})
@@ -315,8 +316,8 @@ func BenchmarkView100kJobs(b *testing.B) {
 func TestKillStateShows(t *testing.T) {
 	m, feed := newModel(t, 140, 45, Options{})
 	f := feed.frame("")
-	f.Kills = map[string]string{"report:sess-4105": "acknowledged, still logging"}
-	f.Alerts = []engine.AlertLine{{At: f.Snap.Now, Severity: "critical", Text: "job report:sess-4105 spent $0.24, over its ceiling of $0.20"}}
+	f.Kills = map[string]alerts.KillState{"report:sess-4105": {State: alerts.StateAcknowledged, StillLogging: true}}
+	f.Alerts = []alerts.Line{{At: f.Snap.Now, Severity: correlate.SeverityCritical, Text: "job report:sess-4105 spent $0.24, over its ceiling of $0.20"}}
 	m.Update(frameMsg{f})
 	screen := m.View()
 	if !strings.Contains(screen, "killed!") || !strings.Contains(screen, "01:11:40 job report:sess-4105 spent $0.24") {

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/burnrate-dev/burnrate/sample-logs/scenario"
+	"github.com/burnrate-dev/burnrate/scenario"
 )
 
 func main() {

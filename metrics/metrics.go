@@ -1,4 +1,6 @@
-package main
+// Package metrics serves burnrate's state to Prometheus. It reads the
+// engine's newest frame at scrape time and never computes spend itself.
+package metrics
 
 import (
 	"errors"
@@ -12,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 )
 
@@ -86,7 +89,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
 		for _, b := range s.Breakers {
-			v := map[string]float64{"closed": 0, "half_open": 1, "open": 2}[b.State]
+			v := map[correlate.BreakerState]float64{correlate.BreakerStateClosed: 0, correlate.BreakerStateHalfOpen: 1, correlate.BreakerStateOpen: 2}[b.State]
 			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key)
 			ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(b.Trips), b.Key)
 		}
@@ -100,14 +103,9 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// serveMetrics listens on addr and serves /metrics until the server closes.
-func serveMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, error) {
-	srv, _, err := listenMetrics(addr, eng, rules)
-	return srv, err
-}
-
-// listenMetrics is serveMetrics returning the bound address.
-func listenMetrics(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, string, error) {
+// Listen serves /metrics on addr until the server closes, and returns the
+// bound address (addr may name port 0).
+func Listen(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, string, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics{eng, rules})
 	ln, err := net.Listen("tcp", addr)

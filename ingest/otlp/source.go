@@ -1,4 +1,4 @@
-package engine
+package otlp
 
 import (
 	"context"
@@ -7,18 +7,17 @@ import (
 	"sync"
 
 	"github.com/burnrate-dev/burnrate/ingest"
-	"github.com/burnrate-dev/burnrate/ingest/otlp"
 )
 
-// OTLP adapts the OTLP receiver to a Source.
-type OTLP struct {
-	R   *otlp.Receiver
+// Source adapts a Receiver to ingest.Source, keeping the error Run ended with.
+type Source struct {
+	R   *Receiver
 	mu  sync.Mutex
 	err string
 }
 
 // Run serves until ctx is done.
-func (o *OTLP) Run(ctx context.Context, out chan<- ingest.Batch) error {
+func (o *Source) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	err := o.R.Run(ctx, out)
 	if err != nil {
 		o.mu.Lock()
@@ -29,7 +28,7 @@ func (o *OTLP) Run(ctx context.Context, out chan<- ingest.Batch) error {
 }
 
 // Status reports the receiver's counters as one source.
-func (o *OTLP) Status() []SourceStatus {
+func (o *Source) Status() []ingest.Status {
 	g, h := o.R.Addrs()
 	var names []string
 	if g != "" {
@@ -39,12 +38,12 @@ func (o *OTLP) Status() []SourceStatus {
 		names = append(names, "http "+h)
 	}
 	s := o.R.Stats()
-	st := SourceStatus{Name: "otlp " + strings.Join(names, ", "), Active: true,
+	st := ingest.Status{Name: "otlp " + strings.Join(names, ", "), Active: true,
 		Stats: ingest.Stats{Lines: s.Requests, Events: s.Events},
 		Detail: fmt.Sprintf("%d requests, %d spans, %d log records, %d rejected, %d bad, %d refused (429)",
 			s.Requests, s.Spans, s.LogRecords, s.Rejected, s.BadRequests, s.Refused)}
 	o.mu.Lock()
 	st.Err = o.err
 	o.mu.Unlock()
-	return []SourceStatus{st}
+	return []ingest.Status{st}
 }

@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,9 +19,11 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/follow"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
+	"github.com/burnrate-dev/burnrate/metrics"
 	"github.com/burnrate-dev/burnrate/report"
-	"github.com/burnrate-dev/burnrate/sample-logs/scenario"
+	"github.com/burnrate-dev/burnrate/scenario"
 	"github.com/burnrate-dev/burnrate/ui"
 )
 
@@ -68,15 +69,15 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			if _, _, err := l.load(); err != nil {
 				return err
 			}
-			var sources []engine.Source
+			var sources []ingest.Source
 			if len(args) > 0 {
-				sources = append(sources, engine.NewTail(args, fromEnd, l.input))
+				sources = append(sources, follow.NewTail(args, fromEnd, l.input))
 			}
 			if oc.GRPCAddr != "" || oc.HTTPAddr != "" {
 				if err := oc.Validate(); err != nil {
 					return err
 				}
-				sources = append(sources, &engine.OTLP{R: otlp.New(oc)})
+				sources = append(sources, &otlp.Source{R: otlp.New(oc)})
 			}
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
@@ -145,8 +146,8 @@ poisoned record whose 400 is tried 75 times.`,
 				return err
 			}
 			it := ingest.NewIter(&buf, "demo (built-in)", 0)
-			r := engine.NewReplay(it, nil, sp)
-			r.SetSources([]engine.SourceStatus{{Name: it.Path, Stats: it.Stats}})
+			r := ingest.NewReplay(it, nil, sp)
+			r.SetSources([]ingest.Status{{Name: it.Path, Stats: it.Stats}})
 			if l.act.Ceiling == 0 {
 				l.act.Ceiling = 5
 			}
@@ -172,16 +173,16 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-func loadReplay(paths []string, speed float64, opts ingest.Options) (*engine.Replay, error) {
+func loadReplay(paths []string, speed float64, opts ingest.Options) (*ingest.Replay, error) {
 	fs, err := ingest.OpenFiles(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
-	r := engine.NewReplay(fs.Events(), nil, speed)
-	var st []engine.SourceStatus
+	r := ingest.NewReplay(fs.Events(), nil, speed)
+	var st []ingest.Status
 	for _, f := range fs.Files {
-		st = append(st, engine.SourceStatus{Name: f.Path, Stats: f.Stats, Err: f.ErrText()})
+		st = append(st, ingest.Status{Name: f.Path, Stats: f.Stats, Err: f.ErrText()})
 	}
 	r.SetSources(st)
 	return r, nil
@@ -189,7 +190,7 @@ func loadReplay(paths []string, speed float64, opts ingest.Options) (*engine.Rep
 
 // runLive wires a source through the engine, the rules and the actions
 // into the dashboard, or runs headless until the source ends or a signal.
-func runLive(parent context.Context, l liveFlags, title string, sources ...engine.Source) error {
+func runLive(parent context.Context, l liveFlags, title string, sources ...ingest.Source) error {
 	file, cfg, err := l.load()
 	if err != nil {
 		return err
@@ -213,18 +214,13 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...engin
 	report := func(r alerts.Result) {
 		rules.Result(r)
 		if l.headless {
-			out.json(map[string]any{"type": "action", "action": r.Action, "state": r.State, "detail": r.Detail,
-				"rule": r.Alert.Rule, "scope": r.Alert.Scope, "job_id": r.Alert.JobID, "job_type": r.Alert.JobType})
+			out.line(r.JSON())
 		}
 	}
 	disp := alerts.NewDispatcher(acts.Hooks, acts.Poster, journal, report)
 	var emit func(alerts.Alert)
 	if l.headless {
-		emit = func(a alerts.Alert) {
-			out.json(map[string]any{"type": "alert", "at": fmtLogTime(a.At), "rule": a.Rule, "severity": a.Severity, "scope": a.Scope,
-				"job_id": a.JobID, "job_type": a.JobType, "reason": a.Reason, "spend_usd": a.SpendUSD, "ceiling_usd": a.CeilingUSD,
-				"attempts": a.Attempts, "kill": a.Kill})
-		}
+		emit = func(a alerts.Alert) { out.line(a.JSON()) }
 	}
 	rules = alerts.NewRules(acts.Rules, disp, emit)
 	disp.Start(ctx)
@@ -234,9 +230,9 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...engin
 		disp.Shutdown(sctx) // flushes the journal
 	}()
 
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, Observer: rules}, sources...)
+	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules}, sources...)
 	if l.metricsAddr != "" {
-		srv, err := serveMetrics(l.metricsAddr, eng, rules)
+		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules)
 		if err != nil {
 			return err
 		}
@@ -247,7 +243,7 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...engin
 	if l.headless {
 		headlessStatus(ctx, eng)
 	} else {
-		opt := ui.Options{Title: title, JobCeilingUSD: acts.Rules.JobCeilingUSD}
+		opt := ui.Options{Title: title}
 		if r := eng.Replay(); r != nil {
 			opt.Replay = r
 		}
@@ -280,7 +276,7 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) {
 			if last != nil {
 				s := last.Snap
 				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend $%.2f, burn $%.2f/min\n",
-					fmtLogTime(s.Now), s.Events, s.Attempts, len(s.Jobs), s.Spend.USD(), s.BurnPerMin1)
+					correlate.FormatTime(s.Now), s.Events, s.Attempts, len(s.Jobs), s.Spend.USD(), s.BurnPerMin1)
 			}
 		case <-eng.Done():
 			return
@@ -294,18 +290,10 @@ type lineWriter struct {
 	w  io.Writer
 }
 
-func (l *lineWriter) json(v any) {
-	b, _ := json.Marshal(v)
+func (l *lineWriter) line(b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.w.Write(append(b, '\n'))
-}
-
-func fmtLogTime(ns int64) string {
-	if ns == 0 {
-		return ""
-	}
-	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
 func writeReport(path string, r *correlate.Report) error {

@@ -1,18 +1,16 @@
-package engine
+package ingest
 
 import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Replay plays a finished log through the engine on the log's own clock,
 // Speed times faster. Its controls are safe to call from the UI goroutine.
 type Replay struct {
-	events  []ingest.Event
-	sources []SourceStatus
+	events  []Event
+	sources []Status
 
 	mu      sync.Mutex
 	speed   float64 // 0 means as fast as possible
@@ -34,9 +32,9 @@ type ReplayStatus struct {
 
 // NewReplay reads every iterator to the end into memory and returns a
 // replay of the merged events. status describes the inputs.
-func NewReplay(it ingest.EventIter, status []SourceStatus, speed float64) *Replay {
+func NewReplay(it EventIter, status []Status, speed float64) *Replay {
 	r := &Replay{sources: status, speed: speed, wake: make(chan struct{}, 1)}
-	var ev ingest.Event
+	var ev Event
 	for it.Next(&ev) {
 		r.events = append(r.events, ev)
 	}
@@ -44,10 +42,10 @@ func NewReplay(it ingest.EventIter, status []SourceStatus, speed float64) *Repla
 }
 
 // SetSources records the inputs' status once they have been read.
-func (r *Replay) SetSources(st []SourceStatus) { r.sources = st }
+func (r *Replay) SetSources(st []Status) { r.sources = st }
 
 // Status reports the inputs that were read.
-func (r *Replay) Status() []SourceStatus { return r.sources }
+func (r *Replay) Status() []Status { return r.sources }
 
 // Progress is the current position.
 func (r *Replay) Progress() ReplayStatus {
@@ -107,7 +105,7 @@ func (r *Replay) Slower() {
 func (r *Replay) JumpToEnd() { r.mu.Lock(); r.toEnd, r.paused = true, false; r.mu.Unlock(); r.poke() }
 
 // Run plays the events. Between events it sleeps in log time ÷ speed.
-func (r *Replay) Run(ctx context.Context, out chan<- ingest.Batch) error {
+func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 	var wallBase time.Time
 	var logBase int64
 	for {
@@ -131,7 +129,7 @@ func (r *Replay) Run(ctx context.Context, out chan<- ingest.Batch) error {
 		}
 		end := r.pos
 		var wait time.Duration
-		for end < len(r.events) && end-r.pos < ingest.BatchSize {
+		for end < len(r.events) && end-r.pos < BatchSize {
 			if r.steps > 0 {
 				end++
 				r.steps--
@@ -149,7 +147,7 @@ func (r *Replay) Run(ctx context.Context, out chan<- ingest.Batch) error {
 			}
 			end++
 		}
-		batch := make(ingest.Batch, end-r.pos)
+		batch := make(Batch, end-r.pos)
 		copy(batch, r.events[r.pos:end])
 		r.pos = end
 		r.mu.Unlock()

@@ -1,4 +1,6 @@
-package engine
+// Package follow reads logs that are still being written: files (through
+// rotation, by glob) and stdin.
+package follow
 
 import (
 	"context"
@@ -38,7 +40,7 @@ type Tail struct {
 }
 
 type followed struct {
-	status    SourceStatus
+	status    ingest.Status
 	rotations int
 }
 
@@ -52,11 +54,11 @@ func NewTail(patterns []string, fromEnd bool, opts ...ingest.Options) *Tail {
 	return t
 }
 
-// Status reports every file followed so far.
-func (t *Tail) Status() []SourceStatus {
+// ingest.Status reports every file followed so far.
+func (t *Tail) Status() []ingest.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]SourceStatus, 0, len(t.order))
+	out := make([]ingest.Status, 0, len(t.order))
 	for _, name := range t.order {
 		f := t.files[name]
 		st := f.status
@@ -87,7 +89,7 @@ func (t *Tail) expand() []string {
 func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	if len(t.patterns) == 1 && t.patterns[0] == "-" {
 		t.mu.Lock()
-		t.files["-"] = &followed{status: SourceStatus{Name: "stdin", Active: true}}
+		t.files["-"] = &followed{status: ingest.Status{Name: "stdin", Active: true}}
 		t.order = append(t.order, "-")
 		t.mu.Unlock()
 		t.followStdin(ctx, out)
@@ -102,7 +104,7 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 			t.mu.Lock()
 			_, known := t.files[path]
 			if !known {
-				t.files[path] = &followed{status: SourceStatus{Name: path, Active: true}}
+				t.files[path] = &followed{status: ingest.Status{Name: path, Active: true}}
 				t.order = append(t.order, path)
 			}
 			t.mu.Unlock()

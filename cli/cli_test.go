@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/metrics"
 )
 
 // run executes the CLI in-process and captures stdout.
@@ -35,25 +36,25 @@ func run(t *testing.T, args ...string) (string, error) {
 }
 
 func TestReportExitCodes(t *testing.T) {
-	if _, err := run(t, "report", "sample-logs/healthy-night.jsonl"); err != nil {
+	if _, err := run(t, "report", "../sample-logs/healthy-night.jsonl"); err != nil {
 		t.Errorf("healthy night: %v, want exit 0", err)
 	}
-	if _, err := run(t, "report", "sample-logs/seed000-incident.jsonl"); !errors.Is(err, errCritical) {
+	if _, err := run(t, "report", "../sample-logs/seed000-incident.jsonl"); !errors.Is(err, errCritical) {
 		t.Errorf("seed 000: %v, want the critical exit", err)
 	}
-	if _, err := run(t, "report", "--format", "yaml", "sample-logs/healthy-night.jsonl"); err == nil || errors.Is(err, errCritical) {
+	if _, err := run(t, "report", "--format", "yaml", "../sample-logs/healthy-night.jsonl"); err == nil || errors.Is(err, errCritical) {
 		t.Errorf("bad format: %v, want a usage error", err)
 	}
 	if _, err := run(t, "report", "no/such/file.jsonl"); err == nil || !strings.Contains(err.Error(), "no/such/file.jsonl") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := run(t, "report", "sample-logs"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := run(t, "report", "../sample-logs"); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory: %v, want a usage error", err)
 	}
 }
 
 func TestReportJSONFromStdin(t *testing.T) {
-	f, _ := os.Open("sample-logs/seed000-after-fix.jsonl")
+	f, _ := os.Open("../sample-logs/seed000-after-fix.jsonl")
 	defer f.Close()
 	old := os.Stdin
 	os.Stdin = f
@@ -115,7 +116,7 @@ func TestHeadlessReplay(t *testing.T) {
 	l.configPath, l.maxCallsPerJob = cfgPath, -1
 	l.headless, l.reportOut = true, dir+"/report.json"
 	l.act.JobCeiling, l.act.DryRun, l.act.KillWebhook = 0.30, true, "http://127.0.0.1:9/never-called"
-	r, err := loadReplay([]string{"sample-logs/seed001-poisoned-400.jsonl.gz"}, 0, ingest.Options{})
+	r, err := loadReplay([]string{"../sample-logs/seed001-poisoned-400.jsonl.gz"}, 0, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,14 +166,14 @@ func TestHeadlessReplay(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
-	r, err := loadReplay([]string{"sample-logs/seed000-incident.jsonl"}, 0, ingest.Options{})
+	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
 	eng.Run(context.Background())
-	srv, addr, err := listenMetrics("127.0.0.1:0", eng, rules)
+	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,13 +200,13 @@ func TestMetricsEndpoint(t *testing.T) {
 
 // TestReportBaseline: seed 000's Before/After table from the two logs.
 func TestReportBaseline(t *testing.T) {
-	before, err := run(t, "report", "--format", "json", "sample-logs/seed000-incident.jsonl")
+	before, err := run(t, "report", "--format", "json", "../sample-logs/seed000-incident.jsonl")
 	if !errors.Is(err, errCritical) {
 		t.Fatal(err)
 	}
 	path := t.TempDir() + "/before.json"
 	os.WriteFile(path, []byte(before), 0o644)
-	out, err := run(t, "report", "--baseline", path, "sample-logs/seed000-after-fix.jsonl")
+	out, err := run(t, "report", "--baseline", path, "../sample-logs/seed000-after-fix.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestReportBaseline(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	if _, err := run(t, "report", "--baseline", "go.mod", "sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "not a burnrate report") {
+	if _, err := run(t, "report", "--baseline", "../go.mod", "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "not a burnrate report") {
 		t.Errorf("a non-report baseline: %v", err)
 	}
 }
@@ -262,7 +263,7 @@ func TestFormatsCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "litellm") || !strings.Contains(out, "anthropic-batch") || !strings.Contains(out, "--map") {
 		t.Errorf("%v\n%s", err, out)
 	}
-	out, err = run(t, "formats", "--detect", "sample-logs/formats/node-sdk.log", "--detect", "sample-logs/formats/openai-batch.jsonl")
+	out, err = run(t, "formats", "--detect", "../sample-logs/formats/node-sdk.log", "--detect", "../sample-logs/formats/openai-batch.jsonl")
 	if err != nil || !strings.Contains(out, "node-sdk.log: sdk-text") || !strings.Contains(out, "openai-batch.jsonl: openai-batch") {
 		t.Errorf("%v\n%s", err, out)
 	}
@@ -281,7 +282,7 @@ input_tokens = "llm.usage.in"
 output_tokens = "llm.usage.out"
 status = "res.statusCode"
 `), 0o644)
-	out, err := run(t, "report", "--format", "json", "--config", cfg, "sample-logs/formats/pino-nested.jsonl")
+	out, err := run(t, "report", "--format", "json", "--config", cfg, "../sample-logs/formats/pino-nested.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ status = "res.statusCode"
 		t.Errorf("config [map]: %+v", r.Totals)
 	}
 	os.WriteFile(cfg, []byte(`format = "csv"`), 0o644)
-	if _, err := run(t, "report", "--config", cfg, "sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown format") {
+	if _, err := run(t, "report", "--config", cfg, "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Errorf("a bad format must be named: %v", err)
 	}
 }

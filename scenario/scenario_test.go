@@ -17,7 +17,7 @@ func TestCommittedSamplesMatchGenerator(t *testing.T) {
 		if err := Write(&want, gen()); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open("../" + name)
+		f, err := os.Open("../sample-logs/" + name)
 		if err != nil {
 			t.Fatalf("%v: run go run ./sample-logs/gen -out sample-logs", err)
 		}
@@ -40,7 +40,7 @@ func TestCommittedSamplesMatchGenerator(t *testing.T) {
 
 func TestCommittedFormatFixturesMatchGenerator(t *testing.T) {
 	for name, gen := range FormatFixtures {
-		got, err := os.ReadFile("../formats/" + name)
+		got, err := os.ReadFile("../sample-logs/formats/" + name)
 		if err != nil || string(got) != gen() {
 			t.Errorf("sample-logs/formats/%s is stale (%v): run go run ./sample-logs/gen -out sample-logs", name, err)
 		}

@@ -1,0 +1,55 @@
+package correlate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// The formatters every output shares — report, alerts, headless lines and
+// the dashboard — so a number reads the same wherever it is shown.
+
+// USD formats dollars: cents for whole amounts, more digits below a dollar.
+func USD(v float64) string {
+	switch {
+	case v == 0:
+		return "$0"
+	case math.Abs(v) < 0.01:
+		return fmt.Sprintf("$%.6f", v)
+	case math.Abs(v) < 1:
+		return fmt.Sprintf("$%.4f", v)
+	}
+	cents := int64(math.Round(math.Abs(v) * 100)) // round once, so $3.999 carries to $4.00
+	sign := ""
+	if v < 0 {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s$%s.%02d", sign, Count(cents/100), cents%100)
+}
+
+// Count formats an integer with thousands separators.
+func Count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// FormatTime renders a log time (Unix ns) as RFC 3339 in UTC, "" for none.
+func FormatTime(ns int64) string {
+	if ns == 0 {
+		return ""
+	}
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
