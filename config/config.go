@@ -198,8 +198,7 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 		prices = flags.Prices
 	}
 	if prices != "" {
-		t, err := correlate.LoadLiteLLMPrices(prices)
-		if err != nil {
+		if t, err := loadPrices(prices); err != nil {
 			errs = append(errs, err)
 		} else {
 			cfg.Prices = t
@@ -269,4 +268,13 @@ func (f *File) wrap(errs []error) error {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	return nil
+}
+
+func loadPrices(path string) (*correlate.PriceTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("prices: %w (pass a LiteLLM model_prices_and_context_window.json)", err)
+	}
+	defer f.Close()
+	return correlate.LoadLiteLLMPrices(f, path)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -133,14 +132,11 @@ type liteLLMEntry struct {
 	BatchOutput *float64 `json:"output_cost_per_token_batches"`
 }
 
-// LoadLiteLLMPrices reads a LiteLLM price file; its entries win over the
-// built-in ones, which still price models the file does not list.
-func LoadLiteLLMPrices(path string) (*PriceTable, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("prices: %w (pass a LiteLLM model_prices_and_context_window.json)", err)
-	}
-	defer f.Close()
+// LoadLiteLLMPrices reads a LiteLLM price file (named path in errors and
+// in the report); its entries win over the built-in ones, which still
+// price models the file does not list. The caller opens and closes it:
+// correlate does no I/O of its own.
+func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 	h := sha256.New()
 	var raw map[string]json.RawMessage
 	if err := json.NewDecoder(io.TeeReader(io.LimitReader(f, 64<<20), h)).Decode(&raw); err != nil {

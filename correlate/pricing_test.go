@@ -1,8 +1,6 @@
 package correlate
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,14 +31,12 @@ func TestNormalizeModel(t *testing.T) {
 // is named with its SHA-256 in the report, and unknown models are reported
 // as unpriced with their tokens, never as $0.
 func TestLiteLLMPriceFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "prices.json")
-	os.WriteFile(path, []byte(`{
+	table, err := LoadLiteLLMPrices(strings.NewReader(`{
  "sample_spec": {"input_cost_per_token": "see docs"},
  "claude-sonnet-4-6": {"input_cost_per_token": 2e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 2e-07,
    "cache_creation_input_token_cost": 2.5e-06, "input_cost_per_token_batches": 1e-06, "output_cost_per_token_batches": 5e-06, "litellm_provider": "anthropic"},
  "bedrock/my-private-model": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}
-}`), 0o644)
-	table, err := LoadLiteLLMPrices(path)
+}`), "prices.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +64,13 @@ func TestLiteLLMPriceFile(t *testing.T) {
 	if r.Totals.UnpricedAttempts != 1 || len(r.Pricing.UnpricedModels) != 1 || r.Pricing.UnpricedModels[0] != "mystery-9" {
 		t.Errorf("unpriced %d %v", r.Totals.UnpricedAttempts, r.Pricing.UnpricedModels)
 	}
-	if len(r.Pricing.SHA256) != 64 || !strings.Contains(r.Pricing.Table, path) {
+	if len(r.Pricing.SHA256) != 64 || !strings.Contains(r.Pricing.Table, "prices.json") {
 		t.Errorf("pricing %+v", r.Pricing)
 	}
 	if price, _ := table.Lookup("claude-sonnet-4-6"); price.BatchCost(1_000_000, 0, 0, 0) != PicoFromUSD(1) {
 		t.Errorf("batch rate from the file: %v", price.BatchCost(1_000_000, 0, 0, 0).USD())
 	}
-	if _, err := LoadLiteLLMPrices(filepath.Join(t.TempDir(), "missing.json")); err == nil {
-		t.Error("a missing price file must be an error")
+	if _, err := LoadLiteLLMPrices(strings.NewReader(`["not", "an", "object"]`), "bad.json"); err == nil {
+		t.Error("a price file that is not an object of models must be an error")
 	}
 }

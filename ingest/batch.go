@@ -34,7 +34,8 @@ func (u *batchUsage) apply(ev *Event) bool {
 		if u.PromptTokensDetails != nil {
 			cached = u.PromptTokensDetails.CachedTokens
 		}
-		ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens = max(0, u.PromptTokens-cached), u.CompletionTokens, cached
+		ev.SetInclusiveInput(u.PromptTokens, cached, 0)
+		ev.OutputTokens = u.CompletionTokens
 		return true
 	}
 	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens

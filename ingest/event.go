@@ -83,6 +83,16 @@ type Event struct {
 	Source uint16
 }
 
+// SetInclusiveInput stores an input count that includes the cached tokens
+// (OpenAI's prompt_tokens, OTel's gen_ai.usage.input_tokens, LiteLLM's
+// prompt): InputTokens keeps only the fresh part, since billing the cached
+// tokens again at the input rate double-charges. The one place this rule
+// is written.
+func (e *Event) SetInclusiveInput(inclusive, cacheRead, cacheCreate int64) {
+	e.CacheReadTokens, e.CacheCreateTokens = cacheRead, cacheCreate
+	e.InputTokens = max(0, inclusive-cacheRead-cacheCreate)
+}
+
 // Reset clears e for reuse, with every "absent" sentinel in place.
 func (e *Event) Reset() {
 	*e = Event{Status: StatusUnknown, RetryAfterMs: NoRetryAfter, RateLimitTokens: NoValue, RateLimitRequests: NoValue}

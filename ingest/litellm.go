@@ -122,7 +122,7 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		ev.JobID = CleanField(l.SessionID)
 	}
 	// Tokens: OpenAI's meaning (prompt includes cached tokens).
-	var prompt, cached int64
+	var prompt, cached, created int64
 	if l.PromptTokens != nil {
 		prompt, _ = l.PromptTokens.Int64()
 	}
@@ -137,13 +137,12 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		if u.PromptTokensDetails != nil && cached == 0 {
 			cached = u.PromptTokensDetails.CachedTokens
 		}
-		ev.CacheCreateTokens = u.CacheCreationTokens
+		created = u.CacheCreationTokens
 	}
 	if prompt < 0 || ev.OutputTokens < 0 {
 		return SkipWrongType
 	}
-	ev.CacheReadTokens = cached
-	ev.InputTokens = max(0, prompt-cached-ev.CacheCreateTokens)
+	ev.SetInclusiveInput(prompt, cached, created)
 	switch l.Status {
 	case "success", "":
 		ev.Status = 200

@@ -151,9 +151,7 @@ func (p *Parser) finish(ev *Event) SkipReason {
 		}
 	}
 	if p.inputIncludesCache {
-		// OpenAI's prompt_tokens and OTel's input_tokens include cached
-		// tokens; billing them again at the input rate double-charges.
-		ev.InputTokens = max(0, ev.InputTokens-ev.CacheReadTokens-ev.CacheCreateTokens)
+		ev.SetInclusiveInput(ev.InputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	}
 	if ev.Status == StatusUnknown && (ev.Kind == KindLLMCall || ev.Kind == KindToolCall) {
 		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0)

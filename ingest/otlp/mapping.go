@@ -222,9 +222,9 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	}
 	in := get("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
 	ev.OutputTokens = get("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
-	ev.CacheReadTokens = get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read")
-	ev.CacheCreateTokens = get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write")
-	ev.InputTokens = max(0, in-ev.CacheReadTokens-ev.CacheCreateTokens)
+	ev.SetInclusiveInput(in,
+		get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read"),
+		get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write"))
 	for _, k := range []string{"gen_ai.usage.cost", "llm.cost.total"} {
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
