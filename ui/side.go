@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
@@ -60,20 +62,22 @@ func (p *sidePane) view() string {
 	findings = append(findings, title("Findings & alerts", paneFindings))
 	if p.f != nil {
 		type item struct {
-			at   string
+			at   int64 // log time, ns: the pane lists newest first
 			text string
 		}
 		var items []item
 		for _, a := range p.f.Alerts {
-			items = append(items, item{clock(a.At), truncate(fmt.Sprintf("%s %s %s", p.sev(a.Severity), clock(a.At), sanitize(a.Text)), w)})
+			items = append(items, item{a.At, truncate(fmt.Sprintf("%s %s %s", p.sev(a.Severity), clock(a.At), sanitize(a.Text)), w)})
 		}
 		fs := slices.Clone(p.f.Snap.Findings)
 		slices.SortStableFunc(fs, func(a, b correlate.FindingReport) int { return strings.Compare(b.FirstAt, a.FirstAt) })
 		for _, f := range fs {
 			k, _ := correlate.ParseFindingKind(f.Kind)
-			items = append(items, item{f.FirstAt, fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
+			first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
+			items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
 				usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 		}
+		slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
 		if len(items) == 0 {
 			findings = append(findings, p.st.Dim.Render("  none yet"))
 		}
