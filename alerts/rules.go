@@ -160,7 +160,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
 		}
 		cost := st.LastAttemptCost()
-		r.typeSpend[job.Type] += cost
+		r.typeSpend[job.Type] = r.typeSpend[job.Type].Add(cost)
 		r.burnAdd(ts, cost)
 		r.ceilings(st, job, ts)
 		r.findings(job, ts)
@@ -206,10 +206,10 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
 	if cost > 0 {
 		r.burn = append(r.burn, burnSample{ts, cost})
-		r.burnSum += cost
+		r.burnSum = r.burnSum.Add(cost)
 	}
 	for r.burnHead < len(r.burn) && r.burn[r.burnHead].ts <= ts-int64(r.cfg.BurnWindow) {
-		r.burnSum -= r.burn[r.burnHead].cost
+		r.burnSum = max(0, r.burnSum-r.burn[r.burnHead].cost)
 		r.burnHead++
 	}
 	if r.burnHead > 4096 && r.burnHead*2 > len(r.burn) {

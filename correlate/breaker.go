@@ -62,7 +62,7 @@ func (b *breaker) record(cfg BreakerConfig, ts int64, failed bool, cost Pico) (t
 		if ts < b.openUntil {
 			b.blocked++
 			if failed {
-				b.blockedWaste += cost
+				b.blockedWaste = b.blockedWaste.Add(cost)
 			}
 			return false, true
 		}

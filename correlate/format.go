@@ -53,3 +53,14 @@ func FormatTime(ns int64) string {
 	}
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
+
+// satAdd adds counters that must not wrap (token totals), saturating.
+func satAdd(a, b int64) int64 {
+	if b <= 0 {
+		return a
+	}
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,11 +15,40 @@ import (
 
 // Pico is an amount of US dollars in units of 1e-12. Spend is summed as
 // integers so the total does not depend on float rounding or on order, and
-// a cost logged as 0.00022500000000000002 sums exactly.
+// a cost logged as 0.00022500000000000002 sums exactly. Sums saturate at
+// MaxPico (about $9.2M) instead of wrapping: a hostile line can make spend
+// read "at least $9.2M", never negative, so a ceiling always still fires.
 type Pico int64
 
 // PicoPerUSD is one dollar.
 const PicoPerUSD = 1e12
+
+// MaxPico is the largest amount a Pico holds; sums stop there.
+const MaxPico = Pico(math.MaxInt64)
+
+// Add returns p+q, saturating at MaxPico. A negative q adds nothing:
+// spend never decreases when an event is added.
+func (p Pico) Add(q Pico) Pico {
+	if q <= 0 {
+		return p
+	}
+	if p > MaxPico-q {
+		return MaxPico
+	}
+	return p + q
+}
+
+// mulTokens prices n tokens at price each, saturating at MaxPico.
+func mulTokens(n int64, price Pico) Pico {
+	if n <= 0 || price <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(n), uint64(price))
+	if hi != 0 || lo > uint64(MaxPico) {
+		return MaxPico
+	}
+	return Pico(lo)
+}
 
 // USD converts to dollars for display and JSON.
 func (p Pico) USD() float64 { return float64(p) / PicoPerUSD }
@@ -43,7 +73,7 @@ type Price struct {
 
 // Cost prices a call's tokens; input excludes cache reads and writes.
 func (p Price) Cost(input, output, cacheRead, cacheWrite int64) Pico {
-	return Pico(input)*p.Input + Pico(output)*p.Output + Pico(cacheRead)*p.CacheRead + Pico(cacheWrite)*p.CacheWrite
+	return mulTokens(input, p.Input).Add(mulTokens(output, p.Output)).Add(mulTokens(cacheRead, p.CacheRead)).Add(mulTokens(cacheWrite, p.CacheWrite))
 }
 
 // BatchCost prices a batch-API call: the table's batch rates where it has
@@ -56,7 +86,7 @@ func (p Price) BatchCost(input, output, cacheRead, cacheWrite int64) Pico {
 	if out == 0 {
 		out = p.Output / 2
 	}
-	return Pico(input)*in + Pico(output)*out + Pico(cacheRead)*(p.CacheRead/2) + Pico(cacheWrite)*(p.CacheWrite/2)
+	return mulTokens(input, in).Add(mulTokens(output, out)).Add(mulTokens(cacheRead, p.CacheRead/2)).Add(mulTokens(cacheWrite, p.CacheWrite/2))
 }
 
 // BatchPricingNote says how batch calls were priced.

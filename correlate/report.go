@@ -243,7 +243,7 @@ func (s *State) Report() *Report {
 	r.Jobs = make([]JobReport, 0, len(s.jobList))
 	for _, j := range s.jobList {
 		w := j.Wasted()
-		wasted += w
+		wasted = wasted.Add(w)
 		switch j.Outcome {
 		case OutcomeSucceeded:
 			t.SucceededJobs++
@@ -358,8 +358,8 @@ type jobTypeAcc struct {
 func (a *jobTypeAcc) add(j *Job, wasted Pico) {
 	a.Jobs++
 	a.Attempts += int64(j.Calls)
-	a.spend += j.Spend
-	a.wasted += wasted
+	a.spend = a.spend.Add(j.Spend)
+	a.wasted = a.wasted.Add(wasted)
 	if j.Calls > 0 {
 		a.calls = append(a.calls, int64(j.Calls))
 	}
@@ -498,7 +498,7 @@ func (s *State) reportFindings(r *Report) {
 		w := j.Wasted()
 		for k := range NumFindingKinds {
 			if jobScoped[k] && j.HasFinding(k) {
-				jobWasted[k] += w
+				jobWasted[k] = jobWasted[k].Add(w)
 			}
 		}
 	}

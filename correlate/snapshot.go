@@ -108,7 +108,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	for i, j := range s.jobList {
 		snap.Jobs[i] = s.row(j)
 		snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
-		snap.Wasted += snap.Jobs[i].Wasted
+		snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
 	}
 	nowMin := s.lastTS / int64(time.Minute)
 	var calls5, failed5 int64
@@ -123,10 +123,10 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		if m > nowMin-5 {
 			calls5 += b.Calls
 			failed5 += b.Calls - b.Success
-			spend5 += b.Spend
+			spend5 = spend5.Add(b.Spend)
 		}
 		if m > nowMin-2 {
-			spend1 += b.Spend
+			spend1 = spend1.Add(b.Spend)
 			calls1 += b.Calls + b.ToolCalls
 		}
 	}
@@ -172,9 +172,9 @@ func (s *State) Projected() Pico {
 			byType[j.Type] = a
 		}
 		if j.Outcome.Finished() {
-			a.spend += j.Spend
+			a.spend = a.spend.Add(j.Spend)
 			a.finished++
-			all.spend += j.Spend
+			all.spend = all.spend.Add(j.Spend)
 			all.finished++
 		} else {
 			a.open++
@@ -185,9 +185,9 @@ func (s *State) Projected() Pico {
 		switch {
 		case a.open == 0:
 		case a.finished > 0:
-			total += Pico(int64(a.spend) / a.finished * a.open)
+			total = total.Add(mulTokens(a.open, a.spend/Pico(a.finished)))
 		case all.finished > 0:
-			total += Pico(int64(all.spend) / all.finished * a.open)
+			total = total.Add(mulTokens(a.open, all.spend/Pico(all.finished)))
 		}
 	}
 	return total

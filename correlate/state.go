@@ -416,7 +416,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 			// one, a job's next call is just its next call.
 			a.Flags |= FlagDuplicate
 			job.Duplicates++
-			job.spendDuplicates += cost
+			job.spendDuplicates = job.spendDuplicates.Add(cost)
 			s.duplicates++
 			s.flag(DuplicateCompletion, job, 1, cost, ts, func() string {
 				return fmt.Sprintf("job %s: a retried call succeeded again (success #%d under one key)", job.ID, op.successes)
@@ -477,19 +477,19 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 
 	// Spend.
 	s.lastCost = cost
-	job.Spend += cost
+	job.Spend = job.Spend.Add(cost)
 	if failed {
-		job.spendNon2xx += cost
+		job.spendNon2xx = job.spendNon2xx.Add(cost)
 	}
-	s.spend += cost
+	s.spend = s.spend.Add(cost)
 	if !priced {
 		job.Unpriced++
 		s.unpriced++
 	}
-	s.input += ev.InputTokens
-	s.output += ev.OutputTokens
-	s.cacheRead += ev.CacheReadTokens
-	s.cacheWrite += ev.CacheCreateTokens
+	s.input = satAdd(s.input, ev.InputTokens)
+	s.output = satAdd(s.output, ev.OutputTokens)
+	s.cacheRead = satAdd(s.cacheRead, ev.CacheReadTokens)
+	s.cacheWrite = satAdd(s.cacheWrite, ev.CacheCreateTokens)
 	s.bucket(ts, class, isLLM, cost)
 
 	// Shadow breaker per model and per tool.
@@ -504,7 +504,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		if blocked {
 			a.Flags |= FlagBreakerWouldBlock
 			if failed {
-				s.findings[BreakerOpen].wasted += cost
+				s.findings[BreakerOpen].wasted = s.findings[BreakerOpen].wasted.Add(cost)
 			}
 		}
 		if tripped {
@@ -568,15 +568,15 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 	}
 	ms.attempts++
 	ms.statuses.add(ev.Status)
-	ms.spend += cost
+	ms.spend = ms.spend.Add(cost)
 	if ev.Batch {
-		s.batchSpend += cost
+		s.batchSpend = s.batchSpend.Add(cost)
 		s.batchCalls++
 	}
-	ms.input += ev.InputTokens
-	ms.output += ev.OutputTokens
-	ms.cacheRead += ev.CacheReadTokens
-	ms.cacheWrite += ev.CacheCreateTokens
+	ms.input = satAdd(ms.input, ev.InputTokens)
+	ms.output = satAdd(ms.output, ev.OutputTokens)
+	ms.cacheRead = satAdd(ms.cacheRead, ev.CacheReadTokens)
+	ms.cacheWrite = satAdd(ms.cacheWrite, ev.CacheCreateTokens)
 	if !priced {
 		ms.unpriced++
 	}
@@ -657,7 +657,7 @@ func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
 		}
 		s.lastMin = b
 	}
-	b.Spend += cost
+	b.Spend = b.Spend.Add(cost)
 	if !isLLM {
 		b.ToolCalls++
 		return
@@ -686,7 +686,7 @@ func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, ex
 		f.firstTS = ts
 	}
 	f.count += n
-	f.wasted += wasted
+	f.wasted = f.wasted.Add(wasted)
 	if job != nil && job.findings&(1<<k) == 0 {
 		job.findings |= 1 << k
 		f.jobsTotal++

@@ -83,6 +83,35 @@ type Event struct {
 	Source uint16
 }
 
+// Plausibility bounds. No model reads or writes a billion tokens in one
+// call: the largest context windows offered in 2026 hold 10M tokens, so a
+// count over ten times that is corruption or hostility, and so is a single
+// call costing more than $100,000. MaxTS is 2200-01-01: later (or before
+// 1970) is a unit mix-up, never a real log time.
+const (
+	MaxTokensPerCall  = 100_000_000
+	MaxCostPerCallUSD = 100_000
+	MaxTS             = 7_258_118_400 * 1_000_000_000
+)
+
+// Check refuses an event no real call produced, so that one line can never
+// blind a ceiling (by wrapping a sum) or move the log clock to 1715.
+// Every decoder's events and every OTLP-mapped event pass through it.
+func (e *Event) Check() SkipReason {
+	if e.TS < 0 || e.TS >= MaxTS {
+		return SkipOutOfRange
+	}
+	for _, n := range [...]int64{e.InputTokens, e.OutputTokens, e.CacheReadTokens, e.CacheCreateTokens} {
+		if n < 0 || n > MaxTokensPerCall {
+			return SkipImplausible
+		}
+	}
+	if e.HasCost && !(e.CostUSD >= 0 && e.CostUSD <= MaxCostPerCallUSD) { // NaN fails both
+		return SkipImplausible
+	}
+	return Accepted
+}
+
 // SetInclusiveInput stores an input count that includes the cached tokens
 // (OpenAI's prompt_tokens, OTel's gen_ai.usage.input_tokens, LiteLLM's
 // prompt): InputTokens keeps only the fresh part, since billing the cached

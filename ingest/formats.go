@@ -68,21 +68,66 @@ type Options struct {
 }
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
+// Every event it emits has passed Event.Check.
 func NewDecoder(f Format, maps []FieldMap) Decoder {
 	p := NewParser()
 	switch f {
 	case FormatLiteLLM:
-		return &liteLLMDecoder{p: p}
+		return newChecked(&liteLLMDecoder{p: p})
 	case FormatOpenAIBatch:
-		return &openAIBatchDecoder{p: p}
+		return newChecked(&openAIBatchDecoder{p: p})
 	case FormatAnthropicBatch:
-		return &anthropicBatchDecoder{p: p}
+		return newChecked(&anthropicBatchDecoder{p: p})
 	}
 	d := &jsonlDecoder{p: p, text: newSDKText(p)}
 	if len(maps) > 0 {
 		d.maps = maps
 	}
-	return d
+	return newChecked(d)
+}
+
+// checked holds a decoder's events to Event.Check. A line whose every event
+// fails is skipped for the first failure's reason.
+type checked struct {
+	inner   Decoder
+	emit    func(*Event)
+	emitFn  func(*Event) // c.check bound once: a closure per line would allocate
+	passed  int
+	refused SkipReason
+}
+
+func newChecked(d Decoder) *checked {
+	c := &checked{inner: d}
+	c.emitFn = c.check
+	return c
+}
+
+func (c *checked) check(e *Event) {
+	if r := e.Check(); r != Accepted {
+		if c.refused == Accepted {
+			c.refused = r
+		}
+		return
+	}
+	c.passed++
+	c.emit(e)
+}
+
+func (c *checked) Decode(line []byte, emit func(*Event)) SkipReason {
+	c.emit, c.passed, c.refused = emit, 0, Accepted
+	r := c.inner.Decode(line, c.emitFn)
+	c.emit = nil
+	if r == Accepted && c.passed == 0 && c.refused != Accepted {
+		return c.refused
+	}
+	return r
+}
+
+func (c *checked) Hint(events int64) string {
+	if h, ok := c.inner.(Hinter); ok {
+		return h.Hint(events)
+	}
+	return ""
 }
 
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a

@@ -661,6 +661,9 @@ func parseEpoch(b []byte) (int64, bool) {
 	default:
 		return 0, false
 	}
+	if n > MaxTS/scale {
+		return MaxTS, true // out_of_range, refused by Event.Check; n*scale would wrap
+	}
 	ns := n * scale
 	for _, c := range frac {
 		if c < '0' || c > '9' {
@@ -676,7 +679,9 @@ func epochToNanos(f float64) (int64, bool) {
 	switch {
 	case math.IsNaN(f) || f <= 0:
 		return 0, false
-	case f < 1e11: // seconds (until year 5138)
+	case f*1e9 >= MaxTS && f < 1e11: // seconds past 2200: out_of_range
+		return MaxTS, true
+	case f < 1e11: // seconds
 		return int64(f * 1e9), true
 	case f < 1e14: // milliseconds
 		return int64(f * 1e6), true
@@ -694,13 +699,23 @@ func parseTimeText(b []byte) (int64, bool) {
 	}
 	s := string(b)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UnixNano(), true
+		return unixNanoInRange(t), true
 	}
 	// Python's default str(datetime): space separator, no zone; taken as UTC.
 	if t, err := time.Parse("2006-01-02 15:04:05.999999999", s); err == nil {
-		return t.UnixNano(), true
+		return unixNanoInRange(t), true
 	}
 	return 0, false
+}
+
+// unixNanoInRange is t in Unix ns, or MaxTS (which Event.Check refuses as
+// out_of_range) when t lies outside 1970–2200: UnixNano itself wraps past
+// 2262, and a wrapped time would be taken as real.
+func unixNanoInRange(t time.Time) int64 {
+	if y := t.Year(); y < 1970 || y >= 2200 {
+		return MaxTS
+	}
+	return t.UnixNano()
 }
 
 // fastRFC3339 handles the overwhelmingly common "2026-03-10T01:00:00.250Z"
@@ -746,7 +761,7 @@ func fastRFC3339(b []byte) (int64, bool) {
 	if t.Day() != d { // 2026-02-31 and the like
 		return 0, false
 	}
-	return t.UnixNano() + ns, true
+	return unixNanoInRange(t) + ns, true
 }
 
 // str reads a string (or a number, which some loggers use for IDs) and

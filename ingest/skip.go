@@ -20,12 +20,17 @@ const (
 	SkipWrongType
 	SkipUnknownEvent
 	SkipNoEvent
+	// SkipImplausible is an attempt whose token counts or cost no real
+	// call has (see MaxTokensPerCall, MaxCostPerCallUSD).
+	SkipImplausible
+	// SkipOutOfRange is a timestamp outside 1970–2200.
+	SkipOutOfRange
 	numSkipReasons
 )
 
 var skipNames = [numSkipReasons]string{
 	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
-	"not_object", "wrong_type", "unknown_event", "no_event",
+	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range",
 }
 
 func (r SkipReason) String() string {

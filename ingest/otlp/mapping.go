@@ -188,7 +188,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		events = append(events, ev)
 	}
-	return events, rejected, reason
+	return checkEvents(events, rejected, reason)
 }
 
 // isModelCall: GenAI semantic conventions, older spellings, OpenInference.
@@ -364,7 +364,7 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 			}
 		}
 	}
-	return events, rejected, reason
+	return checkEvents(events, rejected, reason)
 }
 
 // mapClaudeCode reads Claude Code's OTLP events: api_request carries cost,
@@ -495,3 +495,18 @@ func retryAfter(h string, ts int64) int64 {
 // clean applies the ingest rules for untrusted text: capped and stripped
 // of control characters.
 func clean(s string) string { return ingest.CleanField(s) }
+
+// checkEvents holds mapped events to ingest's plausibility rules, so an
+// OTLP span can no more wrap a sum or move the clock than a log line can.
+func checkEvents(events []ingest.Event, rejected int64, reason string) ([]ingest.Event, int64, string) {
+	kept := events[:0]
+	for i := range events {
+		if r := events[i].Check(); r != ingest.Accepted {
+			rejected++
+			reason = "an event with " + r.String() + " values (token counts, cost or time no real call has)"
+			continue
+		}
+		kept = append(kept, events[i])
+	}
+	return kept, rejected, reason
+}
