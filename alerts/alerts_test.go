@@ -372,7 +372,7 @@ func TestReadOnlyRefusesKills(t *testing.T) {
 	d.Start(context.Background())
 	defer d.Shutdown(context.Background())
 	d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", JobID: "j"})
-	if err := NewManual(d).Kill("j", "t", 1, 1, 1); err == nil {
+	if err := NewManual(NewRules(Config{}, d, nil)).Kill(correlate.JobRow{ID: "j", Type: "t"}, 1); err == nil {
 		t.Error("manual kill must be refused in read-only mode")
 	}
 	d.Wait()

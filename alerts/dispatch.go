@@ -8,18 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 )
 
-// actionQueue bounds the actions waiting for a worker. When it is full an
-// action is recorded as failed, never silently dropped, and ingest never
-// waits for it.
-const actionQueue = 1024
-
 // actionWorkers deliver actions concurrently, so one webhook that never
 // answers does not hold up the others.
 const actionWorkers = 4
+
+// DefaultDrainWindow is how long a clean stop (SIGINT, SIGTERM) waits for
+// deliveries under way. What is not acknowledged by then stays requested
+// in the journal, and the next start sends it under the same key.
+const DefaultDrainWindow = 10 * time.Second
 
 // Hooks say where actions go.
 type Hooks struct {
@@ -34,6 +35,7 @@ type Hooks struct {
 type KillBody struct {
 	Action     string  `json:"action"`
 	Scope      string  `json:"scope"`
+	RunID      string  `json:"run_id"`
 	JobID      string  `json:"job_id"`
 	JobType    string  `json:"job_type"`
 	Rule       string  `json:"rule"`
@@ -48,23 +50,38 @@ type task struct {
 	action string
 	key    string
 	alert  Alert
-	body   []byte
 }
 
+func (t task) kill() bool { return t.action != actionNotify }
+
+// Action names, as the journal and headless output write them.
+const (
+	actionKillWebhook = "kill_webhook"
+	actionKillExec    = "kill_exec"
+	actionNotify      = "notify"
+)
+
 // Dispatcher runs actions off the engine's goroutine, journals every step
-// and tracks each job's kill state.
+// and tracks each job's kill state. Its queue has no fixed capacity: every
+// alert fires at most once per subject, so the backlog is bounded by the
+// jobs correlate holds, and a burst of kills waits for a worker instead of
+// being dropped.
 type Dispatcher struct {
 	hooks   Hooks
 	poster  *Poster
 	journal *Journal
-	queue   chan task
 	report  func(Result)
 
 	mu       sync.Mutex
+	queue    []task
+	wake     chan struct{} // one token: work was queued or the dispatcher stops
+	busy     int           // workers delivering right now
+	known    map[string]bool
 	states   map[string]ActionState // job ID → kill state
 	started  bool
 	stopped  bool
 	wg       sync.WaitGroup
+	ctx      context.Context
 	cancel   context.CancelFunc
 	inflight sync.WaitGroup
 }
@@ -83,33 +100,105 @@ func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatc
 	if report == nil {
 		report = func(Result) {}
 	}
-	return &Dispatcher{hooks: h, poster: p, journal: j, queue: make(chan task, actionQueue), report: report, states: map[string]ActionState{}}
+	return &Dispatcher{hooks: h, poster: p, journal: j, report: report, wake: make(chan struct{}, 1),
+		known: map[string]bool{}, states: map[string]ActionState{}}
 }
 
-// Start launches the workers and returns at once.
+// Start launches the workers and returns at once. It first queues every
+// action the journal holds unfinished — requested before a stop or a
+// crash, or failed — under its original key, unless this process may not
+// act (read-only, dry run), in which case they wait for one that may.
+//
+// ctx is the parent of the workers' context; a clean stop goes through
+// Shutdown, not through ctx, so pass one that a signal does not cancel.
 func (d *Dispatcher) Start(ctx context.Context) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.started || d.stopped {
+		d.mu.Unlock()
 		return
 	}
 	d.started = true
-	ctx, d.cancel = context.WithCancel(ctx)
+	d.ctx, d.cancel = context.WithCancel(ctx)
 	for range actionWorkers {
 		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			for t := range d.queue {
-				d.run(ctx, t)
-				d.inflight.Done()
-			}
-		}()
+		go d.work()
+	}
+	d.mu.Unlock()
+	if d.hooks.ReadOnly || d.hooks.DryRun {
+		return
+	}
+	for _, r := range d.journal.Unfinished() {
+		a := *r.Alert
+		a.At = r.AtNS
+		if !d.hookFor(r.Action) {
+			continue // that hook is no longer configured
+		}
+		d.enqueue(task{action: r.Action, key: r.Key, alert: a}, "left unfinished by an earlier run: sent again under the same key")
 	}
 }
 
-// Shutdown lets queued actions finish until ctx is done, then abandons the
-// rest (their requested record stays in the journal, so a restart sends
-// them again). It is idempotent and safe without Start.
+func (d *Dispatcher) hookFor(action string) bool {
+	switch action {
+	case actionKillWebhook:
+		return d.hooks.KillWebhook != ""
+	case actionKillExec:
+		return d.hooks.KillExec != nil
+	case actionNotify:
+		return d.hooks.NotifyWebhook != ""
+	}
+	return false
+}
+
+func (d *Dispatcher) work() {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		for len(d.queue) == 0 && !d.stopped {
+			d.mu.Unlock()
+			select {
+			case <-d.wake:
+			case <-d.ctx.Done():
+			}
+			d.mu.Lock()
+			if d.ctx.Err() != nil {
+				break
+			}
+		}
+		if len(d.queue) == 0 || d.ctx.Err() != nil {
+			d.mu.Unlock()
+			d.poke() // pass the stop on to the next worker
+			return
+		}
+		t := d.queue[0]
+		d.queue[0] = task{}
+		d.queue = d.queue[1:]
+		d.busy++
+		more := len(d.queue) > 0
+		d.mu.Unlock()
+		if more {
+			d.poke() // the wake token holds one: hand the rest to another worker
+		}
+		d.run(d.ctx, t)
+		d.mu.Lock()
+		d.busy--
+		delete(d.known, t.key)
+		d.mu.Unlock()
+		d.inflight.Done()
+	}
+}
+
+func (d *Dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Shutdown stops taking new work and lets the queue drain until ctx is
+// done (the drain window), then interrupts what is still under way. Every
+// action not acknowledged by then stays requested in the journal, so the
+// next start sends it under the same key: a clean stop never loses a kill.
+// It is idempotent and safe without Start.
 func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.mu.Lock()
 	if d.stopped {
@@ -118,13 +207,11 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	}
 	d.stopped = true
 	started := d.started
-	if started {
-		close(d.queue) // under the lock: enqueue checks stopped under it too
-	}
 	d.mu.Unlock()
 	if !started {
 		return d.journal.Close()
 	}
+	d.poke()
 	done := make(chan struct{})
 	go func() { d.wg.Wait(); close(done) }()
 	select {
@@ -134,7 +221,24 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 		<-done
 	}
 	d.cancel()
+	d.mu.Lock()
+	left := d.queue
+	d.queue = nil
+	d.mu.Unlock()
+	for _, t := range left {
+		d.leave(t, "not sent before the drain window ended")
+		d.inflight.Done()
+	}
 	return d.journal.Close()
+}
+
+// leave reports an action left for the next start: its requested record is
+// already in the journal.
+func (d *Dispatcher) leave(t task, why string) {
+	if t.kill() {
+		d.setState(t.alert, StateRequested)
+	}
+	d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why + "; still requested in the journal: the next start sends it under the same key"})
 }
 
 // Wait blocks until every enqueued action has finished; for tests and
@@ -161,10 +265,11 @@ func (d *Dispatcher) setState(a Alert, s ActionState) {
 	d.mu.Unlock()
 }
 
-// IdempotencyKey is stable per rule and subject: the same kill always
-// carries the same key, across retries and restarts.
+// IdempotencyKey is stable per action, rule, subject and run: the same kill
+// always carries the same key, across retries, restarts and replicas
+// reading the same input, while another night's run gets another key.
 func IdempotencyKey(action string, a Alert) string {
-	h := sha256.Sum256([]byte(action + "\x00" + a.Rule + "\x00" + a.Scope + "\x00" + a.JobType + "\x00" + a.JobID))
+	h := sha256.Sum256([]byte(action + "\x00" + a.Rule + "\x00" + a.Scope + "\x00" + a.JobType + "\x00" + a.JobID + "\x00" + a.RunID))
 	return hex.EncodeToString(h[:16])
 }
 
@@ -175,12 +280,10 @@ func (d *Dispatcher) Kill(a Alert) {
 		return
 	}
 	if d.hooks.KillWebhook != "" {
-		body, _ := json.Marshal(KillBody{Action: "kill", Scope: a.Scope, JobID: a.JobID, JobType: a.JobType, Rule: a.Rule,
-			Reason: a.Reason, SpendUSD: a.SpendUSD, CeilingUSD: a.CeilingUSD, Attempts: a.Attempts, At: correlate.FormatTime(a.At)})
-		d.enqueue(task{action: "kill_webhook", alert: a, body: body})
+		d.request(task{action: actionKillWebhook, alert: a})
 	}
 	if d.hooks.KillExec != nil {
-		d.enqueue(task{action: "kill_exec", alert: a})
+		d.request(task{action: actionKillExec, alert: a})
 	}
 }
 
@@ -189,99 +292,135 @@ func (d *Dispatcher) Notify(a Alert) {
 	if d.hooks.NotifyWebhook == "" {
 		return
 	}
-	text := fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason)
-	body, _ := json.Marshal(map[string]any{"text": text, "rule": a.Rule, "scope": a.Scope, "job_id": a.JobID,
-		"job_type": a.JobType, "spend_usd": a.SpendUSD, "at": correlate.FormatTime(a.At)})
-	d.enqueue(task{action: "notify", alert: a, body: body})
+	d.request(task{action: actionNotify, alert: a})
+}
+
+func killBody(a Alert) []byte {
+	b, _ := json.Marshal(KillBody{Action: "kill", Scope: a.Scope, RunID: a.RunID, JobID: a.JobID, JobType: a.JobType, Rule: a.Rule,
+		Reason: a.Reason, SpendUSD: a.SpendUSD, CeilingUSD: a.CeilingUSD, Attempts: a.Attempts, At: correlate.FormatTime(a.At)})
+	return b
+}
+
+func notifyBody(a Alert) []byte {
+	b, _ := json.Marshal(map[string]any{"text": fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason), "rule": a.Rule, "scope": a.Scope,
+		"run_id": a.RunID, "job_id": a.JobID, "job_type": a.JobType, "spend_usd": a.SpendUSD, "at": correlate.FormatTime(a.At)})
+	return b
 }
 
 func (d *Dispatcher) record(t task, state ActionState, r Record) {
 	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
-	r.JobID, r.JobType, r.State = t.alert.JobID, t.alert.JobType, state
+	r.RunID, r.JobID, r.JobType, r.State = t.alert.RunID, t.alert.JobID, t.alert.JobType, state
 	if err := d.journal.Append(r); err != nil {
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateFailed, Detail: "journal: " + err.Error()})
 	}
 }
 
-func (d *Dispatcher) enqueue(t task) {
+// request journals a new action and queues it, unless the journal says it
+// is finished already or this process may not act.
+func (d *Dispatcher) request(t task) {
 	t.key = IdempotencyKey(t.action, t.alert)
-	kill := t.action != "notify"
-	if state, ok := d.journal.Done(t.key); ok {
-		if kill {
-			d.setState(t.alert, state)
+	if prev, ok := d.journal.Last(t.key); ok && prev.State.Blocks() {
+		if t.kill() {
+			d.setState(t.alert, prev.State)
 		}
-		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: "already " + string(state) + " before a restart: not sent again"})
+		d.report(Result{Alert: t.alert, Action: t.action, State: prev.State, Detail: "already " + string(prev.State) + " before a restart: not sent again"})
 		return
 	}
 	switch {
-	case d.hooks.ReadOnly && kill:
+	case d.hooks.ReadOnly && t.kill():
+		d.setState(t.alert, StateRefused)
 		d.record(t, StateRefused, Record{Error: "read-only mode"})
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateRefused, Detail: "read-only: kills are disabled"})
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRefused, Detail: "read-only: kills are disabled (a later run that may kill is not blocked)"})
 		return
 	case d.hooks.DryRun:
+		if t.kill() {
+			d.setState(t.alert, StateWouldFire)
+		}
 		d.record(t, StateWouldFire, Record{})
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateWouldFire, Detail: "dry run: nothing sent"})
 		return
 	}
-	if kill {
+	a := t.alert
+	d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At})
+	d.enqueue(t, "")
+}
+
+// enqueue hands a journaled action to the workers. A key already queued or
+// under way is not queued twice (a rule that fires again after a restart
+// while the journal's copy is being sent).
+func (d *Dispatcher) enqueue(t task, why string) {
+	d.mu.Lock()
+	if d.known[t.key] {
+		d.mu.Unlock()
+		return
+	}
+	if d.stopped || !d.started {
+		d.mu.Unlock()
+		d.leave(t, "burnrate is stopping")
+		return
+	}
+	d.known[t.key] = true
+	d.inflight.Add(1)
+	d.queue = append(d.queue, t)
+	waiting := len(d.queue) + d.busy - actionWorkers
+	d.mu.Unlock()
+	d.poke()
+	if t.kill() {
 		d.setState(t.alert, StateRequested)
 	}
-	d.record(t, StateRequested, Record{})
-	// Check and send under the lock Shutdown takes to close the queue, so
-	// a send can never meet a closed channel. The send does not block.
-	d.mu.Lock()
-	var state ActionState
-	var detail string
 	switch {
-	case d.stopped || !d.started:
-		state, detail = StateFailed, "dispatcher not running"
-	default:
-		d.inflight.Add(1)
-		select {
-		case d.queue <- t:
-		default:
-			d.inflight.Done()
-			state, detail = StateFailed, "action queue full: not sent"
-		}
-	}
-	d.mu.Unlock()
-	if state != "" {
-		d.record(t, state, Record{Error: detail})
-		if kill {
-			d.setState(t.alert, state)
-		}
-		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
+	case why != "":
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why})
+	case waiting > 0:
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested,
+			Detail: fmt.Sprintf("queued: every worker is busy, %d action(s) wait; delivered as soon as one frees (and after a restart if need be)", waiting)})
 	}
 }
 
+// interrupted is true when a delivery ended because Shutdown's drain
+// window closed, not because the receiver or the deadline said so.
+func (d *Dispatcher) interrupted(ctx context.Context) bool {
+	return ctx.Err() != nil
+}
+
 func (d *Dispatcher) run(ctx context.Context, t task) {
-	kill := t.action != "notify"
 	switch t.action {
-	case "kill_webhook", "notify":
-		url := d.hooks.KillWebhook
-		if t.action == "notify" {
-			url = d.hooks.NotifyWebhook
+	case actionKillWebhook, actionNotify:
+		url, body := d.hooks.KillWebhook, killBody(t.alert)
+		if t.action == actionNotify {
+			url, body = d.hooks.NotifyWebhook, notifyBody(t.alert)
 		}
-		if kill {
+		if t.kill() {
 			d.setState(t.alert, StateSent)
 		}
-		del := d.poster.Post(ctx, url, t.key, t.body)
+		del := d.poster.Post(ctx, url, t.key, body)
+		if del.Err != nil && d.interrupted(ctx) {
+			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", del.Attempts))
+			return
+		}
 		r := Record{Attempts: del.Attempts, Status: del.Status}
 		state := StateAcknowledged
 		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, del.Attempts)
-		if del.Err != nil {
-			state, r.Error, detail = StateFailed, del.Err.Error(), del.Err.Error()
+		switch {
+		case errors.Is(del.Err, ErrPermanent):
+			state, r.Error, detail = StateRejected, del.Err.Error(), del.Err.Error()+" (the receiver refused it: not sent again)"
+		case del.Err != nil:
+			state, r.Error, detail = StateFailed, del.Err.Error(), del.Err.Error()+" (the next start sends it again)"
 		}
 		d.record(t, state, r)
-		if kill {
+		if t.kill() {
 			d.setState(t.alert, state)
 		}
 		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
-	case "kill_exec":
+	case actionKillExec:
 		res := d.hooks.KillExec.Run(ctx, t.alert)
+		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
+			d.leave(t, "the command was interrupted by the stop")
+			return
+		}
 		code := res.ExitCode
 		r := Record{ExitCode: &code, Stderr: res.Stderr}
-		state, detail := StateAcknowledged, fmt.Sprintf("%v exited 0", res.Argv)
+		state, detail := StateAcknowledged, fmt.Sprintf("%q exited 0", res.Argv)
 		if res.Err != nil {
 			state, r.Error, detail = StateFailed, res.Err.Error(), res.Err.Error()
 			if errors.Is(res.Err, ErrRefused) {

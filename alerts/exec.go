@@ -18,6 +18,29 @@ const DefaultExecTimeout = 30 * time.Second
 // command's argv: log-derived text is untrusted.
 var plainToken = regexp.MustCompile(`^[A-Za-z0-9._:/@-]+$`)
 
+// SafeValue says why a log-derived value may not be substituted into a
+// command, or "" when it may: it must be a plain token, must not start
+// with "-" (it would become an option: a job ID "--all" turns
+// "kubectl delete job {job_id}" into "delete every job"), and must have no
+// "." or ".." path element (a job ID "../victim" walks out of
+// "/srv/jobs/{job_id}").
+func SafeValue(v string) string {
+	switch {
+	case v == "":
+		return "is empty"
+	case !plainToken.MatchString(v):
+		return "is not a plain token (letters, digits, -_.:/@)"
+	case v[0] == '-':
+		return "starts with \"-\" and would be read as an option"
+	}
+	for _, el := range strings.Split(v, "/") {
+		if el == ".." || el == "." {
+			return "has a \"" + el + "\" path element"
+		}
+	}
+	return ""
+}
+
 // ErrRefused marks an action that was not run because a value was unsafe.
 var ErrRefused = errors.New("refused")
 
@@ -89,8 +112,8 @@ func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
 			if !strings.Contains(arg, f) {
 				continue
 			}
-			if !plainToken.MatchString(v) {
-				return nil, fmt.Errorf("%w: %s %q is not a plain token (letters, digits, -_.:/@); the command was not run", ErrRefused, strings.Trim(f, "{}"), v)
+			if why := SafeValue(v); why != "" {
+				return nil, fmt.Errorf("%w: %s %q %s; the command was not run", ErrRefused, strings.Trim(f, "{}"), v, why)
 			}
 			arg = strings.ReplaceAll(arg, f, v)
 		}

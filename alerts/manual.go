@@ -9,14 +9,15 @@ import (
 )
 
 // Manual is the kill action behind the dashboard's x key: the same hooks,
-// journal and idempotency as the rules, for the job an operator chose.
+// journal, keys and still-logging tracking as the rules, for the job an
+// operator chose.
 type Manual struct {
-	disp  *Dispatcher
+	rules *Rules
 	hooks Hooks
 }
 
-// NewManual wraps a dispatcher for the dashboard.
-func NewManual(d *Dispatcher) *Manual { return &Manual{disp: d, hooks: d.hooks} }
+// NewManual wraps the rules (and through them the dispatcher) for the dashboard.
+func NewManual(r *Rules) *Manual { return &Manual{rules: r, hooks: r.disp.hooks} }
 
 // Describe says what y would do, before anything happens.
 func (m *Manual) Describe(jobID, jobType string) string {
@@ -41,12 +42,11 @@ func (m *Manual) Describe(jobID, jobType string) string {
 	return "will " + strings.Join(what, " and ")
 }
 
-// Kill queues the kill; it returns at once.
-func (m *Manual) Kill(jobID, jobType string, spendUSD float64, attempts, at int64) error {
+// Kill queues the kill of the job in row, at log time at; it returns at once.
+func (m *Manual) Kill(row correlate.JobRow, at int64) error {
 	if m.hooks.ReadOnly {
 		return errors.New("read-only mode: kills are disabled")
 	}
-	m.disp.Kill(Alert{Rule: RuleManual, Severity: correlate.SeverityCritical, Scope: "job", JobID: jobID, JobType: jobType,
-		Reason: "killed from the dashboard by the operator", SpendUSD: spendUSD, Attempts: attempts, At: at, Kill: true})
+	m.rules.KillManual(row.ID, row.Type, row.RunID, row.Spend.USD(), int64(row.Calls+row.ToolCalls), at)
 	return nil
 }

@@ -4,10 +4,13 @@
 package alerts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -53,6 +56,13 @@ type Config struct {
 	FindingAlerts [correlate.NumFindingKinds]correlate.Severity
 	// KillOn lists the rules whose alerts fire the kill action.
 	KillOn []string
+	// RunID names this run (--run-id, run_id in the config). Empty: the
+	// first event's run_id, else one derived from RunSources and the
+	// first event (see Rules.RunID).
+	RunID string
+	// RunSources names the inputs, for a derived run ID: base names of
+	// files, so replicas reading the same log elsewhere agree.
+	RunSources []string
 }
 
 // DefaultKillOn are the rules that kill when a kill hook is configured.
@@ -98,6 +108,7 @@ type Alert struct {
 	Rule       string             `json:"rule"`
 	Severity   correlate.Severity `json:"severity"`
 	Scope      string             `json:"scope"` // job, job_type, run
+	RunID      string             `json:"run_id"`
 	JobID      string             `json:"job_id"`
 	JobType    string             `json:"job_type"`
 	Reason     string             `json:"reason"`
@@ -125,6 +136,11 @@ type Rules struct {
 
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
+	runID    atomic.Pointer[string]
+	// manual holds kills from the dashboard (another goroutine) until
+	// Observe moves them into killedAt.
+	manual    map[string]int64
+	hasManual atomic.Bool
 
 	mu      sync.Mutex // guards lines and counters: results arrive from action workers
 	lines   []Line
@@ -147,12 +163,18 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 		cfg.BurnWindow = DefaultBurnWindow
 	}
 	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{},
-		killedAt: map[string]int64{}, still: map[string]bool{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
+		killedAt: map[string]int64{}, still: map[string]bool{}, manual: map[string]int64{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
 }
 
 // Observe evaluates the rules after the State applied ev to job.
 func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event) {
 	ts := ev.TS
+	if r.runID.Load() == nil {
+		r.settleRunID(ev)
+	}
+	if r.hasManual.Load() {
+		r.takeManual()
+	}
 	isAttempt := ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall
 	if isAttempt {
 		if at, ok := r.killedAt[job.ID]; ok && ts > at && !r.still[job.ID] {
@@ -177,7 +199,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 	if r.jobCeilings.Over(job.Type, job.Spend) {
 		c := r.jobCeilings.For(job.Type).USD()
-		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
+		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls)})
 	}
@@ -224,10 +246,74 @@ func (r *Rules) findings(job *correlate.Job, ts int64) {
 		if sev == correlate.SeverityOff || !job.HasFinding(k) {
 			continue
 		}
-		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", JobID: job.ID, JobType: job.Type,
+		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
 			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})
 	}
+}
+
+// RunID is the run every kill is keyed by, "" until the first event:
+// the configured one, else the first event's run_id, else one derived from
+// the inputs' names and the first event — so replaying the same log after
+// a restart is the same run, and another night's log is another.
+func (r *Rules) RunID() string {
+	if p := r.runID.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (r *Rules) settleRunID(first *ingest.Event) {
+	id := r.cfg.RunID
+	switch {
+	case id != "":
+	case first.RunID != "":
+		id = first.RunID
+	default:
+		srcs := slices.Clone(r.cfg.RunSources)
+		slices.Sort(srcs)
+		h := sha256.New()
+		for _, s := range srcs {
+			h.Write([]byte(s + "\x00"))
+		}
+		fmt.Fprintf(h, "%d\x00%s\x00%s", first.TS, first.JobID, first.Kind)
+		id = "derived-" + hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	r.runID.Store(&id)
+}
+
+// runOf is the run a job's kill belongs to: the one its events name, else
+// this process's.
+func (r *Rules) runOf(jobRunID string) string {
+	if jobRunID != "" {
+		return jobRunID
+	}
+	return r.RunID()
+}
+
+// KillManual is the dashboard's kill: the same hooks, journal, keys and
+// "still logging after kill" tracking as a rule's. Safe from any goroutine.
+func (r *Rules) KillManual(jobID, jobType, jobRunID string, spendUSD float64, attempts, at int64) {
+	r.mu.Lock()
+	r.manual[jobID] = at
+	r.mu.Unlock()
+	r.hasManual.Store(true)
+	r.disp.Kill(Alert{Rule: RuleManual, Severity: correlate.SeverityCritical, Scope: "job", RunID: r.runOf(jobRunID), JobID: jobID, JobType: jobType,
+		Reason: "killed from the dashboard by the operator", SpendUSD: spendUSD, Attempts: attempts, At: at, Kill: true})
+}
+
+// takeManual moves the dashboard's kills into killedAt, on the engine
+// goroutine that owns it.
+func (r *Rules) takeManual() {
+	r.mu.Lock()
+	for id, at := range r.manual {
+		if _, ok := r.killedAt[id]; !ok {
+			r.killedAt[id] = at
+		}
+	}
+	clear(r.manual)
+	r.hasManual.Store(false)
+	r.mu.Unlock()
 }
 
 // fire records an alert once per rule and subject and runs its action.
@@ -243,6 +329,7 @@ func (r *Rules) fire(a Alert) {
 		return
 	}
 	r.fired[key] = true
+	a.RunID = r.runOf(a.RunID)
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule)
 	r.mu.Lock()
 	r.alerts[a.Rule]++

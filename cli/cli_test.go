@@ -125,7 +125,7 @@ func TestHeadlessReplay(t *testing.T) {
 	os.Stdout = w
 	done := make(chan []byte)
 	go func() { b, _ := io.ReadAll(rd); done <- b }()
-	err = runLive(context.Background(), l, "replay", r)
+	err = runLive(context.Background(), l, "replay", nil, r)
 	w.Close()
 	os.Stdout = old
 	out := <-done

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,6 +51,9 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&l.act.ReadOnly, "readonly", false, "disable every kill, from keys and rules alike")
 	f.BoolVar(&l.headless, "headless", false, "no dashboard: alerts as JSON lines on stdout, a status line on stderr every minute")
 	f.StringVar(&l.reportOut, "report-out", "", "write the report JSON to this file on exit")
+	f.StringVar(&l.act.RunID, "run-id", "", "name this run: kills are keyed by it (default: the logs' run_id, else derived from the file names and first event)")
+	f.StringVar(&l.act.Journal, "journal", "", "action journal file (default $STATE_DIRECTORY/journal.jsonl, else ~/.local/state/burnrate/journal.jsonl)")
+	f.DurationVar(&l.act.DrainWindow, "drain-window", alerts.DefaultDrainWindow, "on SIGINT/SIGTERM, how long deliveries under way may finish; the rest are sent at the next start")
 	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464")
 }
 
@@ -82,7 +86,7 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
 			}
-			return runLive(cmd.Context(), l, "watch", sources...)
+			return runLive(cmd.Context(), l, "watch", runSourceNames(args, len(sources) > len(args)), sources...)
 		},
 	}
 	l.register(cmd)
@@ -118,7 +122,7 @@ E jump to the end.`,
 			if err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), l, "replay", r)
+			return runLive(cmd.Context(), l, "replay", runSourceNames(args, false), r)
 		},
 	}
 	l.register(cmd)
@@ -154,7 +158,12 @@ poisoned record whose 400 is tried 75 times.`,
 			if l.act.JobCeiling == 0 {
 				l.act.JobCeiling = 0.25
 			}
-			return runLive(cmd.Context(), l, "demo", r)
+			if l.act.RunID == "" {
+				// The demo is not a log: each showing is its own run, so a
+				// kill hook fires again on the next one.
+				l.act.RunID = fmt.Sprintf("demo-%d", time.Now().UnixNano())
+			}
+			return runLive(cmd.Context(), l, "demo", nil, r)
 		},
 	}
 	l.register(cmd)
@@ -190,7 +199,9 @@ func loadReplay(paths []string, speed float64, opts ingest.Options) (*ingest.Rep
 
 // runLive wires a source through the engine, the rules and the actions
 // into the dashboard, or runs headless until the source ends or a signal.
-func runLive(parent context.Context, l liveFlags, title string, sources ...ingest.Source) error {
+//
+// runSources name the inputs for a derived run ID (see alerts.Rules.RunID).
+func runLive(parent context.Context, l liveFlags, title string, runSources []string, sources ...ingest.Source) error {
 	file, cfg, err := l.load()
 	if err != nil {
 		return err
@@ -209,6 +220,10 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...inges
 	if err != nil {
 		return err
 	}
+	for _, w := range journal.Warnings() {
+		fmt.Fprintln(os.Stderr, "burnrate: warning:", w)
+	}
+	acts.Rules.RunSources = runSources
 	out := &lineWriter{w: os.Stdout}
 	var rules *alerts.Rules
 	report := func(r alerts.Result) {
@@ -223,11 +238,13 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...inges
 		emit = func(a alerts.Alert) { out.line(a.JSON()) }
 	}
 	rules = alerts.NewRules(acts.Rules, disp, emit)
-	disp.Start(ctx)
+	// The workers outlive the signal: a stop drains them for the drain
+	// window (Shutdown) instead of cutting every delivery off at once.
+	disp.Start(context.WithoutCancel(ctx))
 	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), acts.DrainWindow)
 		defer cancel()
-		disp.Shutdown(sctx) // flushes the journal
+		disp.Shutdown(sctx) // what is not delivered stays requested; flushes the journal
 	}()
 
 	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules}, sources...)
@@ -248,7 +265,7 @@ func runLive(parent context.Context, l liveFlags, title string, sources ...inges
 			opt.Replay = r
 		}
 		if acts.Hooks.KillWebhook != "" || acts.Hooks.KillExec != nil {
-			opt.Killer = alerts.NewManual(disp)
+			opt.Killer = alerts.NewManual(rules)
 		}
 		if err := ui.Run(ctx, eng, opt); err != nil {
 			return err
@@ -306,4 +323,17 @@ func writeReport(path string, r *correlate.Report) error {
 		return fmt.Errorf("--report-out %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// runSourceNames are the inputs' base names, so that two replicas reading
+// the same log from different mounts derive the same run ID.
+func runSourceNames(paths []string, otlp bool) []string {
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	if otlp {
+		names = append(names, "otlp")
+	}
+	return names
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -14,14 +15,17 @@ type ActionFlags struct {
 	Ceiling, JobCeiling, BurnRate, Projected float64
 	KillWebhook, KillExec, NotifyWebhook     string
 	DryRun, ReadOnly                         bool
+	RunID, Journal                           string
+	DrainWindow                              time.Duration
 }
 
 // Actions is everything the alerts layer needs, validated.
 type Actions struct {
-	Rules   alerts.Config
-	Hooks   alerts.Hooks
-	Poster  *alerts.Poster
-	Journal string
+	Rules       alerts.Config
+	Hooks       alerts.Hooks
+	Poster      *alerts.Poster
+	Journal     string
+	DrainWindow time.Duration
 }
 
 // Alerts builds the rules and hooks: defaults, then the file, then flags.
@@ -29,7 +33,10 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	var errs []error
 	b := f.Budget
 	rc := alerts.Config{RunCeilingUSD: b.CeilingUSD, JobCeilingUSD: b.JobCeilingUSD, BurnRateUSDPerMin: b.BurnRateUSDPerMin,
-		BurnWindow: b.BurnRateWindow.Duration, ProjectedCeilingUSD: b.ProjectedCeilingUSD, KillOn: f.Actions.KillOn}
+		BurnWindow: b.BurnRateWindow.Duration, ProjectedCeilingUSD: b.ProjectedCeilingUSD, KillOn: f.Actions.KillOn, RunID: f.RunID}
+	if fl.RunID != "" {
+		rc.RunID = fl.RunID
+	}
 	for dst, v := range map[*float64]float64{&rc.RunCeilingUSD: fl.Ceiling, &rc.JobCeilingUSD: fl.JobCeiling, &rc.BurnRateUSDPerMin: fl.BurnRate, &rc.ProjectedCeilingUSD: fl.Projected} {
 		if v != 0 {
 			*dst = v
@@ -112,11 +119,21 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 		secret = []byte(v)
 	}
 	journal := f.Journal
+	if fl.Journal != "" {
+		journal = fl.Journal
+	}
 	if journal == "" {
-		journal = alerts.DefaultJournalPath(f.path)
+		journal = alerts.DefaultJournalPath()
+	}
+	drain := a.DrainWindow.Duration
+	if fl.DrainWindow > 0 {
+		drain = fl.DrainWindow
+	}
+	if drain <= 0 {
+		drain = alerts.DefaultDrainWindow
 	}
 	if err := f.wrap(errs); err != nil {
 		return nil, err
 	}
-	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal}, nil
+	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain}, nil
 }

@@ -79,6 +79,8 @@ type File struct {
 	AlertOn map[string]string `toml:"alerts"`
 	Actions ActionsSection    `toml:"actions"`
 	Journal string            `toml:"journal"`
+	// RunID names the run kills are keyed by (--run-id).
+	RunID string `toml:"run_id"`
 
 	// path is where the file was read from, for messages and defaults.
 	path string
@@ -121,6 +123,8 @@ type ActionsSection struct {
 	Timeout     Duration `toml:"timeout"`
 	Deadline    Duration `toml:"deadline"`
 	ExecTimeout Duration `toml:"exec_timeout"`
+	// DrainWindow is how long a clean stop waits for deliveries under way.
+	DrainWindow Duration `toml:"drain_window"`
 	DryRun      bool     `toml:"dry_run"`
 	ReadOnly    bool     `toml:"readonly"`
 	KillOn      []string `toml:"kill_on"`

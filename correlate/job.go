@@ -68,7 +68,9 @@ type Attempt struct {
 type Job struct {
 	ID   string
 	Type string
-	ops  []toolOp
+	// RunID is the run its first event named, "" when the log names none.
+	RunID string
+	ops   []toolOp
 	// retained attempts live in the State's store (see State.Attempts).
 	firstChunk, lastChunk int32
 	retained              int32

@@ -36,6 +36,7 @@ const SnapshotMinutes = 120
 // JobRow is one job as the jobs table shows it.
 type JobRow struct {
 	ID, Type   string
+	RunID      string
 	Outcome    Outcome
 	Calls      int32
 	ToolCalls  int32
@@ -91,7 +92,7 @@ type SnapshotOptions struct {
 
 func (s *State) row(j *Job) JobRow {
 	r := JobRow{ID: j.ID, Type: j.Type, Outcome: j.Outcome, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
-		Spend: j.Spend, Wasted: j.Wasted(), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
+		RunID: j.RunID, Spend: j.Spend, Wasted: j.Wasted(), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
 		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq}
 	if j.Calls > 0 {
 		r.Layers = [3]int32{max(j.QueueAttempts, 1), max(j.MaxRounds, 1), int32(max(j.MaxSDKAttempt, 1))}

@@ -248,6 +248,9 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		job.FirstTS = ts
 	}
 	job.LastTS = max(job.LastTS, ts)
+	if job.RunID == "" && ev.RunID != "" {
+		job.RunID = ev.RunID
+	}
 	if job.Type == "" && ev.JobType != "" {
 		job.Type = ev.JobType
 	}

@@ -53,9 +53,12 @@ const (
 // 0 when unknown. Token counts follow Anthropic's meaning: InputTokens
 // excludes cache reads and cache writes.
 type Event struct {
-	TS             int64
-	JobID          string
-	JobType        string
+	TS      int64
+	JobID   string
+	JobType string
+	// RunID names the run (a night's batch) the event belongs to, when the
+	// log says (run_id, batch_id, run.id): kills are keyed by it.
+	RunID          string
 	CorrelationID  string
 	IdempotencyKey string
 	Provider       string

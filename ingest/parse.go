@@ -50,6 +50,7 @@ const (
 	recentModel
 	recentErrorType
 	recentTool
+	recentRunID
 	numRecent
 )
 
@@ -228,6 +229,8 @@ func (p *Parser) topField(key []byte) {
 		ev.JobType = p.strRecent(recentJobType)
 	case "job":
 		p.job()
+	case "run_id", "runId", "run.id", "batch_id", "batchId":
+		ev.RunID = p.strRecent(recentRunID)
 	case "correlation_id", "correlationId", "trace_id", "x-correlation-id":
 		ev.CorrelationID = p.str()
 	case "idempotency_key", "idempotencyKey", "idempotency-key", "x-idempotency-key":

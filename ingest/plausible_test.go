@@ -13,12 +13,12 @@ func TestImplausibleAndOutOfRangeAreCountedSkips(t *testing.T) {
 	good := `{"ts":"2026-03-10T01:00:00Z","job_id":"j","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":5}`
 	cases := map[string]SkipReason{
 		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"output_tokens":1000000000000}`: SkipImplausible,
-		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"input_tokens":100000001}`:     SkipImplausible,
-		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"cost_usd":9e6}`:               SkipImplausible,
-		`{"ts":"9999-12-31T23:59:59Z","job_id":"j","model":"m","status":200}`:                              SkipOutOfRange,
-		`{"ts":"2300-01-01T00:00:00+01:00","job_id":"j","model":"m","status":200}`:                         SkipOutOfRange,
-		`{"ts":10000000000,"job_id":"j","model":"m","status":200}`:                                         SkipOutOfRange, // year 2286 in seconds
-		`{"ts":"1960-01-01T00:00:00Z","job_id":"j","model":"m","status":200}`:                              SkipOutOfRange,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"input_tokens":100000001}`:      SkipImplausible,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"cost_usd":9e6}`:                SkipImplausible,
+		`{"ts":"9999-12-31T23:59:59Z","job_id":"j","model":"m","status":200}`:                               SkipOutOfRange,
+		`{"ts":"2300-01-01T00:00:00+01:00","job_id":"j","model":"m","status":200}`:                          SkipOutOfRange,
+		`{"ts":10000000000,"job_id":"j","model":"m","status":200}`:                                          SkipOutOfRange, // year 2286 in seconds
+		`{"ts":"1960-01-01T00:00:00Z","job_id":"j","model":"m","status":200}`:                               SkipOutOfRange,
 	}
 	for line, want := range cases {
 		it := NewIter(strings.NewReader(good+"\n"+line+"\n"+good+"\n"), "t", 0)

@@ -303,6 +303,8 @@ func killLabel(k alerts.KillState) string {
 		label = "killed"
 	case alerts.StateFailed:
 		label = "kill:fail"
+	case alerts.StateRejected:
+		label = "kill:rej"
 	case alerts.StateRefused:
 		label = "kill:refd"
 	case alerts.StateWouldFire:

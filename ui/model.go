@@ -37,7 +37,7 @@ type ReplayControls interface {
 // happens, which hook would be called; Kill must not block (it queues).
 type Killer interface {
 	Describe(jobID, jobType string) string
-	Kill(jobID, jobType string, spendUSD float64, attempts, at int64) error
+	Kill(job correlate.JobRow, at int64) error
 }
 
 // Options configure the dashboard.
@@ -135,7 +135,7 @@ func waitForFrame(ch <-chan *engine.Frame) tea.Cmd {
 // fireKill captures the job's values: the Cmd runs on another goroutine.
 func fireKill(k Killer, row correlate.JobRow, at int64) tea.Cmd {
 	return func() tea.Msg {
-		return killResultMsg{job: row.ID, err: k.Kill(row.ID, row.Type, row.Spend.USD(), int64(row.Calls+row.ToolCalls), at)}
+		return killResultMsg{job: row.ID, err: k.Kill(row, at)}
 	}
 }
 

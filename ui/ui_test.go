@@ -63,8 +63,8 @@ type fakeKiller struct{ killed []string }
 func (k *fakeKiller) Describe(id, typ string) string {
 	return "POST https://ops.example/kill for " + id
 }
-func (k *fakeKiller) Kill(id, typ string, spend float64, attempts, at int64) error {
-	k.killed = append(k.killed, id)
+func (k *fakeKiller) Kill(row correlate.JobRow, at int64) error {
+	k.killed = append(k.killed, row.ID)
 	return nil
 }
 
