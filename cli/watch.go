@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -18,6 +21,7 @@ import (
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
@@ -60,11 +64,12 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 func newWatchCmd() *cobra.Command {
 	var l liveFlags
 	var fromEnd bool
+	var poll time.Duration
 	var oc otlp.Config
 	cmd := &cobra.Command{
 		Use:   "watch [flags] FILE...",
 		Short: "Follow logs live in the dashboard (survives rotation; globs allowed)",
-		Long: `Follows JSON-lines logs with github.com/nxadm/tail: from the start of each
+		Long: `Follows JSON-lines logs: from the start of each
 file by default, to rebuild state, then live. Survives rename-and-create and
 copytruncate rotation, waits for files that do not exist yet, and picks up new
 files matching a glob (quote it: 'logs/*.jsonl').`,
@@ -74,14 +79,21 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				return err
 			}
 			var sources []ingest.Source
-			if len(args) > 0 {
-				sources = append(sources, follow.NewTail(args, fromEnd, l.input))
+			followable, refused := followableFiles(args)
+			if len(followable) > 0 {
+				tl := follow.NewTail(followable, fromEnd, l.input)
+				tl.SetPoll(poll)
+				sources = append(sources, tl)
 			}
 			if oc.GRPCAddr != "" || oc.HTTPAddr != "" {
 				if err := oc.Validate(); err != nil {
 					return err
 				}
+				limitMemoryForOTLP(oc)
 				sources = append(sources, &otlp.Source{R: otlp.New(oc)})
+			}
+			if len(sources) == 0 && refused != nil {
+				return fmt.Errorf("nothing can be followed: %w", refused)
 			}
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
@@ -92,10 +104,12 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	l.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&fromEnd, "from-end", false, "skip history: start at the end of each file")
+	f.DurationVar(&poll, "poll-interval", follow.DefaultPoll, "how often followed files are checked for new lines and rotation")
 	f.StringVar(&oc.GRPCAddr, "otlp-grpc", "", "receive OTLP/gRPC traces and logs on this address, e.g. "+otlp.DefaultGRPCAddr)
 	f.StringVar(&oc.HTTPAddr, "otlp-http", "", "receive OTLP/HTTP (/v1/traces, /v1/logs) on this address, e.g. "+otlp.DefaultHTTPAddr)
 	f.StringVar(&oc.Token, "otlp-token", "", "require \"Authorization: Bearer TOKEN\" on both OTLP transports")
 	f.Int64Var(&oc.MaxBytes, "otlp-max-bytes", otlp.DefaultMaxBytes, "largest OTLP request accepted, in bytes (after decompression)")
+	f.Int64Var(&oc.MaxInFlightBytes, "otlp-max-inflight-bytes", otlp.DefaultMaxInFlightBytes, "memory all OTLP requests in progress may take together; past it, 429 / RESOURCE_EXHAUSTED before the body is read")
 	f.BoolVar(&oc.InsecureListen, "insecure-listen", false, "allow a non-loopback OTLP address without --otlp-token")
 	return cmd
 }
@@ -258,7 +272,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	go eng.Run(ctx)
 
 	if l.headless {
-		headlessStatus(ctx, eng)
+		if err := headlessStatus(ctx, eng); err != nil {
+			return err
+		}
 	} else {
 		opt := ui.Options{Title: title}
 		if r := eng.Replay(); r != nil {
@@ -279,24 +295,66 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	return nil
 }
 
-// headlessStatus waits for the engine, printing a status line to stderr
-// every minute.
-func headlessStatus(ctx context.Context, eng *engine.Engine) {
+// followableFiles refuses, at once and on stderr, the paths that can never
+// be followed (a gzip file, a directory); refused is the first refusal.
+func followableFiles(args []string) (followable []string, refused error) {
+	for _, p := range args {
+		if p != "-" && !strings.ContainsAny(p, "*?[") {
+			if err := follow.Check(p); err != nil {
+				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
+				if refused == nil {
+					refused = err
+				}
+				continue
+			}
+		}
+		followable = append(followable, p)
+	}
+	return followable, refused
+}
+
+// errNoSource ends a headless run in which no source can be read.
+var errNoSource = errors.New("no source can be read (see the errors above)")
+
+// headlessStatus waits for the engine, printing a source's error or
+// possible loss to stderr as soon as it shows and a status line every
+// minute. It returns errNoSource when every source gave up.
+func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	var last *engine.Frame
+	said := map[string]bool{}
 	for {
 		select {
 		case f := <-eng.Frames():
 			last = f
+			failed := 0
+			for _, src := range f.Sources {
+				for _, msg := range []string{src.Err, src.Warn} {
+					if msg != "" && !said[src.Name+"\x00"+msg] {
+						said[src.Name+"\x00"+msg] = true
+						fmt.Fprintf(os.Stderr, "burnrate: %s: %s\n", display.Text(src.Name), display.Text(msg))
+					}
+				}
+				if src.Err != "" && !src.Active {
+					failed++
+				}
+			}
+			if len(f.Sources) > 0 && failed == len(f.Sources) && f.Replay == nil {
+				return errNoSource
+			}
 		case <-t.C:
 			if last != nil {
 				s := last.Snap
-				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend $%.2f, burn $%.2f/min\n",
-					correlate.FormatTime(s.Now), s.Events, s.Attempts, len(s.Jobs), s.Spend.USD(), s.BurnPerMin1)
+				if s.Events == 0 {
+					fmt.Fprintln(os.Stderr, "burnrate: no events yet")
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min\n",
+					correlate.FormatTime(s.Now), s.Events, s.Attempts, len(s.Jobs), correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
 			}
 		case <-eng.Done():
-			return
+			return nil
 		}
 	}
 }
@@ -336,4 +394,19 @@ func runSourceNames(paths []string, otlp bool) []string {
 		names = append(names, "otlp")
 	}
 	return names
+}
+
+// limitMemoryForOTLP sets a soft memory limit a little above what OTLP
+// requests in progress may take, unless GOMEMLIMIT says otherwise: the
+// garbage collector then returns memory before the heap doubles, which
+// keeps a flood of large requests within the documented bound.
+func limitMemoryForOTLP(oc otlp.Config) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	inflight := oc.MaxInFlightBytes
+	if inflight <= 0 {
+		inflight = otlp.DefaultMaxInFlightBytes
+	}
+	debug.SetMemoryLimit(inflight + 192<<20)
 }

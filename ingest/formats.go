@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // Format names a log format burnrate reads.
@@ -190,8 +192,8 @@ func (d *jsonlDecoder) Hint(events int64) string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; top-level keys seen: %s. Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode",
-		d.jsonNoEvent, strings.Join(keys, ", "))
+	return display.Text(fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; top-level keys seen: %s. Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode",
+		d.jsonNoEvent, strings.Join(keys, ", ")))
 }
 
 // Hinter is implemented by decoders that can explain an empty result.

@@ -13,8 +13,9 @@ import (
 // LineReader splits a stream into lines without ever holding more than
 // MaxLineBytes of one line: longer lines are drained and reported.
 type LineReader struct {
-	r    *bufio.Reader
-	long []byte
+	r       *bufio.Reader
+	long    []byte
+	started bool
 	// Consumed counts the bytes of complete (newline-terminated) lines
 	// returned so far: where a follower can resume.
 	Consumed int64
@@ -30,6 +31,13 @@ func NewLineReader(r io.Reader) *LineReader {
 // not returned); final reports a last line that had no newline, which is
 // how a truncated write looks. err is io.EOF at the end.
 func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
+	if !lr.started {
+		lr.started = true
+		if b, _ := lr.r.Peek(len(BOM)); bytes.Equal(b, BOM) {
+			lr.r.Discard(len(BOM))
+			lr.Consumed += int64(len(BOM))
+		}
+	}
 	lr.long = lr.long[:0]
 	var pending int64 // bytes of this line read so far; counted once it ends
 	for {
@@ -72,6 +80,10 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 		}
 	}
 }
+
+// BOM is the UTF-8 byte order mark some Windows tools write at the start
+// of a file; it is dropped there, so the first line parses.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Open opens a log for reading: "-" is stdin, and gzip content is detected
 // by its magic bytes, whatever the file is called.

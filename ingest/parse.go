@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // MaxLineBytes is the longest line accepted; longer lines are skipped whole.
@@ -86,6 +87,9 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 		sc.skip()
 		sc.ws()
 		p.ev = nil
+		if sc.tooDeep {
+			return SkipTooDeep
+		}
 		if sc.err || sc.i != len(sc.b) {
 			return SkipInvalidJSON
 		}
@@ -94,6 +98,9 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 	sc.object(p.topField)
 	sc.ws()
 	p.ev = nil
+	if sc.tooDeep {
+		return SkipTooDeep
+	}
 	if sc.err || sc.i != len(sc.b) {
 		return SkipInvalidJSON
 	}
@@ -810,28 +817,8 @@ func (p *Parser) strRecent(slot int) string {
 	return s
 }
 
-// isPlainText reports whether b is valid UTF-8 without control characters,
-// the common case that needs no copy.
-func isPlainText(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c == 0x7f || c >= 0x80 {
-			if c >= 0x80 {
-				return utf8.Valid(b) && !hasC1(b)
-			}
-			return false
-		}
-	}
-	return true
-}
-
-func hasC1(b []byte) bool {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == 0xC2 && b[i+1] >= 0x80 && b[i+1] <= 0x9F {
-			return true
-		}
-	}
-	return false
-}
+// isPlainText reports whether b needs no escaping (see Sanitize).
+func isPlainText(b []byte) bool { return display.Safe(b) }
 
 func clamp(f, lo, hi float64) float64 {
 	if f < lo {

@@ -1,35 +1,17 @@
 package ingest
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "github.com/burnrate-dev/burnrate/display"
 
-// Sanitize returns b as valid UTF-8 text with every control character —
-// C0, DEL, C1, and so the start of any terminal escape sequence — replaced
-// by U+FFFD. Log content passes through it before anything can print it.
-func Sanitize(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		b = b[size:]
-		if r == utf8.RuneError || unicode.IsControl(r) || r == 0x7f {
-			out = utf8.AppendRune(out, utf8.RuneError)
-			continue
-		}
-		out = utf8.AppendRune(out, r)
-	}
-	return out
-}
+// Sanitize returns b with every character that could change how it looks
+// escaped visibly (display.Text): control characters and so every
+// terminal escape, bidirectional and zero-width characters, and invalid
+// UTF-8 bytes (as \xNN, so distinct bad IDs stay distinct). Log content
+// passes through it before anything can print it.
+func Sanitize(b []byte) []byte { return []byte(display.Text(string(b))) }
 
 // SanitizeString is Sanitize for strings; it returns s unchanged (no copy)
-// when there is nothing to replace.
-func SanitizeString(s string) string {
-	if isPlainText([]byte(s)) {
-		return s
-	}
-	return string(Sanitize([]byte(s)))
-}
+// when there is nothing to escape.
+func SanitizeString(s string) string { return display.Text(s) }
 
 // interner deduplicates the strings of repeated fields (job IDs repeated
 // on every retry, models) so a line costs no allocation once its values

@@ -16,6 +16,7 @@ type scanner struct {
 	b       []byte
 	i       int
 	err     bool
+	tooDeep bool // err came from nesting past maxDepth, not bad syntax
 	depth   int
 	scratch []byte // unescaped string values; valid until the next string
 }
@@ -23,7 +24,7 @@ type scanner struct {
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxDepth = 512
 
-func (s *scanner) reset(b []byte) { s.b, s.i, s.err, s.depth = b, 0, false, 0 }
+func (s *scanner) reset(b []byte) { s.b, s.i, s.err, s.tooDeep, s.depth = b, 0, false, false, 0 }
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -239,6 +240,7 @@ func (s *scanner) skip() {
 func (s *scanner) array() {
 	s.i++ // '['
 	if s.depth++; s.depth > maxDepth {
+		s.tooDeep = true
 		s.fail()
 		return
 	}
@@ -275,6 +277,7 @@ func (s *scanner) object(field func(key []byte)) {
 	}
 	s.i++
 	if s.depth++; s.depth > maxDepth {
+		s.tooDeep = true
 		s.fail()
 		return
 	}

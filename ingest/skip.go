@@ -25,12 +25,15 @@ const (
 	SkipImplausible
 	// SkipOutOfRange is a timestamp outside 1970–2200.
 	SkipOutOfRange
+	// SkipTooDeep is JSON nested deeper than 512 levels: refused before it
+	// can exhaust a stack, but not called invalid.
+	SkipTooDeep
 	numSkipReasons
 )
 
 var skipNames = [numSkipReasons]string{
 	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
-	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range",
+	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep",
 }
 
 func (r SkipReason) String() string {

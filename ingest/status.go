@@ -5,12 +5,16 @@ import "context"
 // Status describes one input for the dashboard, headless output and the
 // report: what was read, what was skipped, and what went wrong.
 type Status struct {
-	Name    string
-	Stats   Stats
-	Err     string
-	Active  bool
-	Missing bool   // the file does not exist yet; it is waited for
-	Detail  string // source-specific counters, e.g. OTLP requests
+	Name  string
+	Stats Stats
+	Err   string
+	// Warn is a possible loss the source could not rule out, e.g. a file
+	// truncated with no rotated copy to finish from.
+	Warn        string
+	Truncations int64 // truncations with no copy found
+	Active      bool
+	Missing     bool   // the file does not exist yet; it is waited for
+	Detail      string // source-specific counters, e.g. OTLP requests
 }
 
 // Source is anything that feeds the live engine: a followed file, stdin, a

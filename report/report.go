@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/display"
+
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -196,10 +198,9 @@ func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64,
 	return calls, cumSpend, (time.Duration(step) * time.Minute).String()
 }
 
-// cell keeps log-derived text from breaking a Markdown table.
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
+// cell keeps log-derived text from breaking a Markdown table or becoming
+// live Markdown or HTML in it.
+func cell(s string) string { return display.MarkdownCell(s) }
 
 func skipReasons(m map[string]int64) string {
 	if len(m) == 0 {

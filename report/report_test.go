@@ -23,7 +23,7 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("Seconds(%v) = %s, want %s", s, got, want)
 		}
 	}
-	if cell("a|b\nc") != `a\|b c` {
-		t.Error("a log value must not break a Markdown table")
+	if got := cell("a|b\nc<img src=x onerror=alert(1)>[x](javascript:y)"); got != `a\|b\\u000ac&lt;img src=x onerror=alert(1)&gt;\[x\](javascript:y)` {
+		t.Errorf("a log value must not break a Markdown table or become live Markdown: %s", got)
 	}
 }

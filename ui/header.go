@@ -45,18 +45,27 @@ func (h *headerPane) view() string {
 		mode = "END"
 	}
 	var files, skipped int64
-	var missing []string
+	var missing, problems []string
 	for _, src := range h.f.Sources {
 		files++
 		skipped += src.Stats.SkippedTotal()
 		if src.Missing {
 			missing = append(missing, src.Name)
 		}
+		if src.Err != "" {
+			problems = append(problems, src.Name+": "+src.Err)
+		} else if src.Warn != "" {
+			problems = append(problems, src.Name+": "+src.Warn)
+		}
 	}
 	line1 := fmt.Sprintf("%s %s  %s  log clock %s   sources %d, %d lines skipped",
 		st.Title.Render("burnrate"), st.Dim.Render(h.title), st.Tag.Render("● "+mode), clock(s.Now), files, skipped)
 	if len(missing) > 0 {
 		line1 += st.Warn.Render("  waiting for " + sanitize(strings.Join(missing, ", ")))
+	}
+	if len(problems) > 0 {
+		// A source in trouble is the first thing to see: ahead of the rest.
+		line1 += st.Bad.Render(fmt.Sprintf("  ✗ %d source problem(s): %s", len(problems), sanitize(problems[0])))
 	}
 
 	spend := s.Spend.USD()

@@ -3,10 +3,10 @@
 package follow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,25 +14,31 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nxadm/tail"
-
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-// flushEvery bounds how long a parsed event waits in a partial batch.
+// DefaultPoll is how often a followed file is checked for new lines and
+// rotation. Polling, not inotify: a write that lands after a read to EOF
+// but before an inotify watch exists raises no event, and the last lines
+// of a log would wait for a next write that may never come.
+const DefaultPoll = 250 * time.Millisecond
+
+// flushEvery bounds how long a parsed event waits in a partial batch when
+// input trickles in (a pipe).
 const flushEvery = 50 * time.Millisecond
 
 // globEvery is how often glob patterns are expanded again to pick up
 // files created after start.
 const globEvery = 2 * time.Second
 
-// Tail follows files with github.com/nxadm/tail: from their start by
-// default (to rebuild state), through rename-and-create and copytruncate
-// rotation, waiting for files that do not exist yet. Patterns may be globs.
+// Tail follows files: from their start by default (to rebuild state),
+// through rename-and-create and copytruncate rotation without losing a
+// line, waiting for files that do not exist yet. Patterns may be globs.
 type Tail struct {
 	patterns []string
 	fromEnd  bool
 	opts     ingest.Options
+	poll     time.Duration
 
 	mu    sync.Mutex
 	files map[string]*followed
@@ -47,14 +53,21 @@ type followed struct {
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
 func NewTail(patterns []string, fromEnd bool, opts ...ingest.Options) *Tail {
-	t := &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}}
+	t := &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll}
 	if len(opts) > 0 {
 		t.opts = opts[0]
 	}
 	return t
 }
 
-// ingest.Status reports every file followed so far.
+// SetPoll sets how often files are checked; call it before Run.
+func (t *Tail) SetPoll(d time.Duration) {
+	if d > 0 {
+		t.poll = d
+	}
+}
+
+// Status reports every file followed so far.
 func (t *Tail) Status() []ingest.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -68,6 +81,16 @@ func (t *Tail) Status() []ingest.Status {
 		out = append(out, st)
 	}
 	return out
+}
+
+// Rotations is how many times path was rotated while followed.
+func (t *Tail) Rotations(path string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f := t.files[path]; f != nil {
+		return f.rotations
+	}
+	return 0
 }
 
 func (t *Tail) expand() []string {
@@ -88,10 +111,7 @@ func (t *Tail) expand() []string {
 // it closes.
 func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	if len(t.patterns) == 1 && t.patterns[0] == "-" {
-		t.mu.Lock()
-		t.files["-"] = &followed{status: ingest.Status{Name: "stdin", Active: true}}
-		t.order = append(t.order, "-")
-		t.mu.Unlock()
+		t.track("-", "stdin")
 		t.followStdin(ctx, out)
 		return nil
 	}
@@ -101,14 +121,7 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	defer ticker.Stop()
 	for {
 		for _, path := range t.expand() {
-			t.mu.Lock()
-			_, known := t.files[path]
-			if !known {
-				t.files[path] = &followed{status: ingest.Status{Name: path, Active: true}}
-				t.order = append(t.order, path)
-			}
-			t.mu.Unlock()
-			if !known {
+			if t.track(path, path) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -124,105 +137,61 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	}
 }
 
-// rotationLog turns the tail library's log lines into status, so that
-// nothing is written to the terminal and nothing is silently lost.
-type rotationLog struct {
-	t    *Tail
-	path string
+// track registers path; false when it was known.
+func (t *Tail) track(path, name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, known := t.files[path]; known {
+		return false
+	}
+	t.files[path] = &followed{status: ingest.Status{Name: name, Active: true}}
+	t.order = append(t.order, path)
+	return true
 }
 
-func (r rotationLog) Write(p []byte) (int, error) {
-	r.t.mu.Lock()
-	defer r.t.mu.Unlock()
-	f := r.t.files[r.path]
-	msg := strings.TrimSpace(string(p))
-	if strings.Contains(msg, "Re-opening") || strings.Contains(msg, "truncated") {
-		f.rotations++
-		return len(p), nil
-	}
-	f.status.Err = msg
-	return len(p), nil
+func (t *Tail) setErr(path, msg string) {
+	t.mu.Lock()
+	t.files[path].status.Err = msg
+	t.mu.Unlock()
 }
 
-func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch) {
-	if path == "-" {
-		t.followStdin(ctx, out)
-		return
-	}
-	if f, err := os.Open(path); err == nil {
-		magic := make([]byte, 2)
-		n, _ := f.Read(magic)
-		f.Close()
-		if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-			t.setErr(path, "gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
-			return
-		}
-	}
-	// Poll, not inotify: a write that lands after the follower's first read
-	// to EOF but before its inotify watch exists raises no event, and the
-	// last lines of a log would wait for a next write that may never come.
-	// Polling (every 250 ms) has no such window.
-	cfg := tail.Config{Follow: true, ReOpen: true, MustExist: false, CompleteLines: true, Poll: true,
-		MaxLineSize: ingest.MaxLineBytes + 1, Logger: log.New(rotationLog{t, path}, "", 0)}
-	dec := ingest.NewStreamDecoder(t.opts)
-	var stats ingest.Stats
-	if t.fromEnd {
-		cfg.Location = &tail.SeekInfo{Offset: 0, Whence: io.SeekEnd}
-	} else if offset, ok := t.catchUp(ctx, path, dec, &stats, out); ok {
-		// History was read at report speed; follow from where it ended.
-		cfg.Location = &tail.SeekInfo{Offset: offset, Whence: io.SeekStart}
-	} else if ctx.Err() != nil {
-		return
-	}
-	tf, err := tail.TailFile(path, cfg)
-	if err != nil {
-		t.setErr(path, err.Error())
-		return
-	}
-	defer tf.Cleanup()
-	defer tf.Stop()
-	flush := time.NewTicker(flushEvery)
-	defer flush.Stop()
-	sink := t.newSink(path, dec, &stats, out)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-flush.C:
-			if !sink.send(ctx) {
-				return
-			}
-		case line, ok := <-tf.Lines:
-			if !ok {
-				sink.send(ctx)
-				return
-			}
-			if line.Err != nil {
-				t.setErr(path, line.Err.Error())
-				continue
-			}
-			sink.add([]byte(line.Text), len(line.Text) > ingest.MaxLineBytes)
-			if sink.full() && !sink.send(ctx) {
-				return
-			}
-		}
-	}
+// giveUp records a permanent error: the file is not followed.
+func (t *Tail) giveUp(path, msg string) {
+	t.mu.Lock()
+	t.files[path].status.Err = msg
+	t.files[path].status.Active = false
+	t.mu.Unlock()
+}
+
+// warn records a possible loss; it stays on the source's status line.
+func (t *Tail) warn(path, msg string) {
+	t.mu.Lock()
+	t.files[path].status.Warn = msg
+	t.files[path].status.Truncations++
+	t.mu.Unlock()
+}
+
+func (t *Tail) rotated(path string) {
+	t.mu.Lock()
+	t.files[path].rotations++
+	t.mu.Unlock()
 }
 
 // sink decodes lines into batches for one followed input, counts them in
-// its status, and hands full batches to the engine.
+// its status, and hands full batches to the engine, which then owns them.
 type sink struct {
-	t      *Tail
-	path   string
-	dec    ingest.Decoder
-	stats  *ingest.Stats
-	out    chan<- ingest.Batch
-	batch  ingest.Batch
-	emitFn func(*ingest.Event) // s.emit bound once: a closure per line would allocate
+	t     *Tail
+	path  string
+	dec   ingest.Decoder
+	stats ingest.Stats
+	out   chan<- ingest.Batch
+	batch ingest.Batch
+	// emitFn is s.emit bound once: a closure per line would allocate.
+	emitFn func(*ingest.Event)
 }
 
-func (t *Tail) newSink(path string, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch) *sink {
-	s := &sink{t: t, path: path, dec: dec, stats: stats, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
+	s := &sink{t: t, path: path, dec: ingest.NewStreamDecoder(t.opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
 	s.emitFn = s.emit
 	return s
 }
@@ -231,26 +200,37 @@ func (s *sink) emit(e *ingest.Event) { s.batch = append(s.batch, *e) }
 
 func (s *sink) full() bool { return len(s.batch) >= ingest.BatchSize }
 
-// add decodes one line; tooLong lines are counted, not decoded.
-func (s *sink) add(line []byte, tooLong bool) {
-	r := ingest.SkipTooLong
-	n := len(s.batch)
-	if !tooLong {
-		r = s.dec.Decode(line, s.emitFn)
+// add decodes one complete line; a too-long line is counted, not decoded.
+func (s *sink) add(line []byte, tooLong bool) { s.decode(line, tooLong, false) }
+
+// addFinal decodes a last line that never got its newline: cut short, it
+// counts as truncated rather than as invalid JSON.
+func (s *sink) addFinal(line []byte, tooLong bool) { s.decode(line, tooLong, true) }
+
+func (s *sink) decode(line []byte, tooLong, final bool) {
+	if tooLong {
+		s.stats.Count(ingest.SkipTooLong)
+		return
 	}
-	if r != ingest.SkipBlank && r != ingest.SkipInfo {
-		s.stats.Count(r)
-		if r == ingest.Accepted && len(s.batch)-n > 1 {
-			s.stats.Events += int64(len(s.batch) - n - 1)
-		}
+	n := len(s.batch)
+	r := s.dec.Decode(line, s.emitFn)
+	if final && r == ingest.SkipInvalidJSON {
+		r = ingest.SkipTruncated
+	}
+	if r == ingest.SkipBlank {
+		return
+	}
+	s.stats.Count(r)
+	if r == ingest.Accepted && len(s.batch)-n > 1 {
+		s.stats.Events += int64(len(s.batch) - n - 1)
 	}
 }
 
-// send publishes the counters and hands the batch over (the engine owns it
-// then); false when ctx ended first.
+// send publishes the counters and hands the batch over; false when ctx
+// ended first.
 func (s *sink) send(ctx context.Context) bool {
 	s.t.mu.Lock()
-	s.t.files[s.path].status.Stats = *s.stats
+	s.t.files[s.path].status.Stats = s.stats
 	s.t.mu.Unlock()
 	if len(s.batch) == 0 {
 		return true
@@ -264,55 +244,62 @@ func (s *sink) send(ctx context.Context) bool {
 	}
 }
 
-func (t *Tail) setErr(path, msg string) {
-	t.mu.Lock()
-	t.files[path].status.Err = msg
-	t.mu.Unlock()
-}
-
 // followStdin reads a pipe (`kubectl logs -f … | burnrate watch -`) until
-// it closes.
+// it closes. Reads block, so they run on their own goroutine and partial
+// batches still go out every flushEvery.
 func (t *Tail) followStdin(ctx context.Context, out chan<- ingest.Batch) {
-	var stats ingest.Stats
-	t.drainLines(ctx, "-", ingest.NewLineReader(os.Stdin), ingest.NewStreamDecoder(t.opts), &stats, out, true)
+	t.readPipe(ctx, "-", os.Stdin, out)
 }
 
-// catchUp reads what the file already holds with the report's reader,
-// which is an order of magnitude faster than a follower's line channel,
-// and returns the offset just past the last complete line. ok is false
-// when the file does not exist yet or ctx ended.
-func (t *Tail) catchUp(ctx context.Context, path string, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch) (offset int64, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	return t.drainLines(ctx, path, ingest.NewLineReader(f), dec, stats, out, false)
-}
-
-// drainLines decodes lines into batches until the input ends. A file's
-// last line without its newline is still being written, so catch-up stops
-// before it (the follower reads it once complete); a pipe's is taken as
-// is, and a pipe hands over what it has every flushEvery, since it blocks
-// between lines. It returns the offset past the last line it read.
-func (t *Tail) drainLines(ctx context.Context, path string, lines *ingest.LineReader, dec ingest.Decoder, stats *ingest.Stats, out chan<- ingest.Batch, pipe bool) (offset int64, ok bool) {
-	sk := t.newSink(path, dec, stats, out)
-	last := time.Now()
-	for {
-		before := lines.Consumed
-		line, tooLong, final, err := lines.Next()
-		if err != nil || (final && !pipe) {
-			if err != nil && !errors.Is(err, io.EOF) {
-				t.setErr(path, err.Error())
+func (t *Tail) readPipe(ctx context.Context, path string, r io.Reader, out chan<- ingest.Batch) {
+	sk := t.newSink(path, out)
+	chunks := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			buf := make([]byte, 256<<10)
+			n, err := r.Read(buf)
+			if n > 0 {
+				select {
+				case chunks <- buf[:n]:
+				case <-ctx.Done():
+					return
+				}
 			}
-			return before, sk.send(ctx)
+			if err != nil {
+				readErr <- err
+				return
+			}
 		}
-		sk.add(line, tooLong)
-		if sk.full() || (pipe && time.Since(last) > flushEvery) {
-			if !sk.send(ctx) {
-				return 0, false
+	}()
+	var sp splitter
+	first := true
+	flush := time.NewTicker(flushEvery)
+	defer flush.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-chunks:
+			if first {
+				c, first = bytes.TrimPrefix(c, ingest.BOM), false
 			}
-			last = time.Now()
+			sp.feed(c, sk.add)
+			if sk.full() && !sk.send(ctx) {
+				return
+			}
+		case <-flush.C:
+			if !sk.send(ctx) {
+				return
+			}
+		case err := <-readErr:
+			// Take what is still in flight from the reader, then the last line.
+			if !errors.Is(err, io.EOF) {
+				t.setErr(path, "read stdin: "+err.Error())
+			}
+			sp.flush(sk.addFinal)
+			sk.send(ctx)
+			return
 		}
 	}
 }

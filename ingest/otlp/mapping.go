@@ -35,10 +35,15 @@ type spanKey struct {
 	span  pcommon.SpanID
 }
 
-// maxRemembered bounds the mapper's memory of traces and call groups; past
-// it the memory starts over (a call split across that boundary may count a
-// synthesized attempt twice).
-const maxRemembered = 100_000
+// maxRemembered and maxRememberedBytes bound the mapper's memory of traces
+// and call groups, in entries and in bytes; past either the memory starts
+// over (a call split across that boundary may count a synthesized attempt
+// twice). Every string kept is capped first (ingest.CleanField, 512 bytes),
+// so a client sending 2 MB job IDs fills the bound, never grows past it.
+const (
+	maxRemembered      = 100_000
+	maxRememberedBytes = 32 << 20
+)
 
 // Mapper maps OTLP payloads to events. It remembers, across requests, the
 // job each trace belongs to and how many attempts each call has shown, since
@@ -49,6 +54,7 @@ type Mapper struct {
 	mu     sync.Mutex
 	groups map[[3]string]*group
 	jobs   map[pcommon.TraceID][2]string // job ID, job type
+	bytes  int64                         // of the strings held by groups and jobs
 }
 
 type group struct {
@@ -66,11 +72,10 @@ func NewMapper() *Mapper {
 func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected int64, reason string) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
-	if len(mp.groups) > maxRemembered {
+	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
 		clear(mp.groups)
-	}
-	if len(mp.jobs) > maxRemembered {
 		clear(mp.jobs)
+		mp.bytes = 0
 	}
 	var refs []spanRef
 	index := map[spanKey]int{}
@@ -111,7 +116,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
 		a := refs[i].span.Attributes()
-		id, typ := firstStr(a, "job.id", "job_id"), firstStr(a, "job.type", "job_type")
+		id, typ := clean(firstStr(a, "job.id", "job_id")), clean(firstStr(a, "job.type", "job_type"))
 		if id == "" && typ == "" {
 			continue
 		}
@@ -121,6 +126,9 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		if known[1] == "" {
 			known[1] = typ
+		}
+		if _, had := mp.jobs[refs[i].span.TraceID()]; !had {
+			mp.bytes += int64(len(known[0]) + len(known[1]) + 64)
 		}
 		mp.jobs[refs[i].span.TraceID()] = known
 	}
@@ -152,11 +160,12 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 			// resend_count). Sibling spans of one name are one call, with
 			// max(spans, highest resend + 1) attempts; the ones no span
 			// recorded are added with an unknown status.
-			key := [3]string{r.span.TraceID().String(), r.span.ParentSpanID().String(), r.span.Name()}
+			key := [3]string{r.span.TraceID().String(), r.span.ParentSpanID().String(), clean(r.span.Name())}
 			g := mp.groups[key]
 			if g == nil {
 				g = &group{}
 				mp.groups[key] = g
+				mp.bytes += int64(len(key[0]) + len(key[1]) + len(key[2]) + 96)
 			}
 			g.spans++
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {

@@ -22,8 +22,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed gRPC requests
-	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -34,6 +35,15 @@ const (
 	DefaultGRPCAddr = "127.0.0.1:4317"
 	DefaultHTTPAddr = "127.0.0.1:4318"
 	DefaultMaxBytes = 16 << 20
+	// DefaultMaxInFlightBytes bounds the memory all requests being read,
+	// decompressed and decoded may take together. With decodeFactor that
+	// admits 4 maximal requests at once and keeps the whole process within
+	// a few hundred MiB however many clients send.
+	DefaultMaxInFlightBytes = 256 << 20
+	// decodeFactor is what a request costs in memory per byte of its
+	// body: the body, the decoded pdata tree and the events mapped from
+	// it, measured at about 3.4× for GenAI spans (see TestOTLPFloods).
+	decodeFactor = 4
 	// RetryAfter is what a saturated receiver tells clients to wait.
 	RetryAfter = time.Second
 	// enqueueWait is how long a request may wait for room in the queue
@@ -44,11 +54,15 @@ const (
 
 // Config configures the receivers; an empty address disables one.
 type Config struct {
-	GRPCAddr       string
-	HTTPAddr       string
-	Token          string // required as "Authorization: Bearer TOKEN" when set
-	MaxBytes       int64
-	InsecureListen bool // allow a non-loopback address without a token
+	GRPCAddr string
+	HTTPAddr string
+	Token    string // required as "Authorization: Bearer TOKEN" when set
+	MaxBytes int64
+	// MaxInFlightBytes bounds the memory of all requests in progress;
+	// past it a request is refused (429 / RESOURCE_EXHAUSTED with a retry
+	// delay) before its body is read.
+	MaxInFlightBytes int64
+	InsecureListen   bool // allow a non-loopback address without a token
 }
 
 // Validate refuses settings that would expose spend data by accident.
@@ -70,6 +84,9 @@ func (c Config) Validate() error {
 	if c.MaxBytes < 0 {
 		errs = append(errs, errors.New("OTLP request size limit must be positive"))
 	}
+	if c.MaxInFlightBytes < 0 || (c.MaxInFlightBytes > 0 && c.MaxInFlightBytes < c.MaxBytes*decodeFactor) {
+		errs = append(errs, fmt.Errorf("--otlp-max-inflight-bytes %d cannot admit one request of --otlp-max-bytes %d (it costs %d× in memory): raise it or lower --otlp-max-bytes", c.MaxInFlightBytes, c.MaxBytes, decodeFactor))
+	}
 	return errors.Join(errs...)
 }
 
@@ -86,7 +103,7 @@ type Stats struct {
 	Requests, Spans, LogRecords, Events int64
 	Rejected                            int64 // items refused in partial-success responses
 	BadRequests                         int64 // malformed, unauthorized or oversized
-	Refused                             int64 // 429 / RESOURCE_EXHAUSTED: the engine was behind
+	Refused                             int64 // 429 / RESOURCE_EXHAUSTED: the engine was behind or memory was full
 }
 
 // Receiver serves OTLP/gRPC and OTLP/HTTP. Run starts it; it stops, after
@@ -99,6 +116,9 @@ type Receiver struct {
 
 	requests, spans, logRecords, events, rejected, bad, refused atomic.Int64
 
+	budget    budget
+	deliverMu sync.Mutex // one request's batches enter the queue together
+
 	mu       sync.Mutex
 	grpcAddr net.Addr
 	httpAddr net.Addr
@@ -110,7 +130,12 @@ func New(cfg Config) *Receiver {
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	return &Receiver{cfg: cfg, mapper: NewMapper(), ready: make(chan struct{})}
+	if cfg.MaxInFlightBytes == 0 {
+		cfg.MaxInFlightBytes = max(DefaultMaxInFlightBytes, cfg.MaxBytes*decodeFactor)
+	}
+	r := &Receiver{cfg: cfg, mapper: NewMapper(), ready: make(chan struct{})}
+	r.budget.limit = cfg.MaxInFlightBytes
+	return r
 }
 
 // Ready is closed once both listeners are bound.
@@ -135,25 +160,83 @@ func (r *Receiver) Stats() Stats {
 		Rejected: r.rejected.Load(), BadRequests: r.bad.Load(), Refused: r.refused.Load()}
 }
 
-var errSaturated = errors.New("burnrate is behind: the event queue is full; retry after the Retry-After delay")
+var (
+	errSaturated = errors.New("burnrate is behind: the event queue is full; retry after the Retry-After delay")
+	errNoMemory  = errors.New("burnrate is at its memory limit for requests in progress (--otlp-max-inflight-bytes); retry after the Retry-After delay")
+)
 
-// deliver hands one request's events to the engine as a single batch, so
-// a request is accepted whole or refused whole (never half-counted).
+// budget is a non-blocking byte semaphore: a request takes what it may
+// cost before its body is read, and is refused at once when that would
+// pass the limit. Refusing, not queueing, is what keeps memory flat under
+// a flood.
+type budget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+func (b *budget) take(n int64) bool {
+	for {
+		u := b.used.Load()
+		if u+n > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+func (b *budget) give(n int64) { b.used.Add(-n) }
+
+// deliver hands one request's events to the engine in batches of
+// ingest.BatchSize, all or none: it waits (up to enqueueWait) until the
+// queue has room for every batch, so a request is never half-counted and
+// the queue — bounded in batches, hence in events — bounds memory too.
 func (r *Receiver) deliver(ctx context.Context, evs []ingest.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	t := time.NewTimer(enqueueWait)
-	defer t.Stop()
-	select {
-	case r.out <- ingest.Batch(evs):
-		r.events.Add(int64(len(evs)))
-		return nil
-	case <-t.C:
-	case <-ctx.Done():
+	n := (len(evs) + ingest.BatchSize - 1) / ingest.BatchSize
+	r.deliverMu.Lock()
+	defer r.deliverMu.Unlock()
+	deadline := time.Now().Add(enqueueWait)
+	for cap(r.out)-len(r.out) < min(n, cap(r.out)) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.refused.Add(1)
+			return errSaturated
+		}
+		time.Sleep(time.Millisecond)
 	}
-	r.refused.Add(1)
-	return errSaturated
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for sent := 0; len(evs) > 0; sent++ {
+		k := min(len(evs), ingest.BatchSize)
+		// Each batch is a window of evs, owned by the engine once sent;
+		// evs itself is not touched again. The room was checked above, so
+		// only an unbuffered queue or a file source racing for the same
+		// slots can make a send wait.
+		select {
+		case r.out <- ingest.Batch(evs[:k:k]):
+		case <-timer.C:
+			if sent == 0 {
+				r.refused.Add(1)
+				return errSaturated
+			}
+			// Part is in: the rest must follow, or the request is half-counted.
+			select {
+			case r.out <- ingest.Batch(evs[:k:k]):
+			case <-ctx.Done():
+				r.refused.Add(1)
+				return errSaturated
+			}
+		case <-ctx.Done():
+			r.refused.Add(1)
+			return errSaturated
+		}
+		r.events.Add(int64(k))
+		evs = evs[k:]
+	}
+	return nil
 }
 
 // Run binds the listeners and serves until ctx is done, then stops
@@ -177,9 +260,13 @@ func (r *Receiver) Run(ctx context.Context, out chan<- ingest.Batch) error {
 		r.mu.Lock()
 		r.grpcAddr = ln.Addr()
 		r.mu.Unlock()
-		gs = grpc.NewServer(grpc.MaxRecvMsgSize(int(r.cfg.MaxBytes)), grpc.UnaryInterceptor(r.authGRPC))
-		ptraceotlp.RegisterGRPCServer(gs, &traceServer{r: r})
-		plogotlp.RegisterGRPCServer(gs, &logServer{r: r})
+		// gRPC's own limit is twice ours: between the two, rawCodec marks
+		// the message and the handler answers INVALID_ARGUMENT (dropped by
+		// exporters); past it gRPC answers RESOURCE_EXHAUSTED without a
+		// retry delay, which OTLP exporters do not retry either.
+		gs = grpc.NewServer(grpc.MaxRecvMsgSize(int(2*r.cfg.MaxBytes)), grpc.InTapHandle(r.tapGRPC), grpc.ForceServerCodecV2(rawCodec{max: r.cfg.MaxBytes}))
+		gs.RegisterService(&traceServiceDesc, r)
+		gs.RegisterService(&logsServiceDesc, r)
 		wg.Add(1)
 		go func() { defer wg.Done(); errc <- gs.Serve(ln) }()
 	}
@@ -224,51 +311,113 @@ func (r *Receiver) authorized(auth string) bool {
 	return subtle.ConstantTimeCompare([]byte(auth), []byte(want)) == 1
 }
 
-func (r *Receiver) authGRPC(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
+// tapGRPC checks the bearer token when a stream opens, before any message
+// is received: an unauthenticated client costs no read and no decode.
+func (r *Receiver) tapGRPC(ctx context.Context, info *tap.Info) (context.Context, error) {
 	var auth string
-	if v := md.Get("authorization"); len(v) > 0 {
+	if v := info.Header.Get("authorization"); len(v) > 0 {
 		auth = v[0]
 	}
 	if !r.authorized(auth) {
 		r.bad.Add(1)
-		return nil, status.Error(codes.Unauthenticated, "missing or wrong bearer token: set the exporter's Authorization header to \"Bearer <--otlp-token>\"")
+		return ctx, status.Error(codes.Unauthenticated, "missing or wrong bearer token: set the exporter's Authorization header to \"Bearer <--otlp-token>\"")
 	}
-	return handler(ctx, req)
+	return ctx, nil
 }
 
-func saturatedGRPC() error {
-	st, err := status.New(codes.ResourceExhausted, errSaturated.Error()).WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryAfter)})
-	if err != nil {
-		return status.Error(codes.ResourceExhausted, errSaturated.Error())
+func retryLaterGRPC(err error) error {
+	st, serr := status.New(codes.ResourceExhausted, err.Error()).WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryAfter)})
+	if serr != nil {
+		return status.Error(codes.ResourceExhausted, err.Error())
 	}
 	return st.Err()
 }
 
-type traceServer struct {
-	ptraceotlp.UnimplementedGRPCServer
-	r *Receiver
-}
-
-func (s *traceServer) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
-	resp, err := s.r.traces(ctx, req)
-	if errors.Is(err, errSaturated) {
-		return resp, saturatedGRPC()
+// The OTLP services, registered by hand rather than through pdata's
+// generated ones, so that the handler runs before the message is read:
+// it takes the memory the request may cost, refusing with a retry delay
+// when there is none, and it turns gRPC's "message larger than max"
+// (RESOURCE_EXHAUSTED, which exporters retry) into INVALID_ARGUMENT, which
+// they drop. The body is then decoded by pdata, as on the HTTP path.
+var (
+	traceServiceDesc = grpc.ServiceDesc{
+		ServiceName: "opentelemetry.proto.collector.trace.v1.TraceService",
+		HandlerType: (*any)(nil),
+		Methods:     []grpc.MethodDesc{{MethodName: "Export", Handler: exportHandler(true)}},
+		Metadata:    "opentelemetry/proto/collector/trace/v1/trace_service.proto",
 	}
-	return resp, err
-}
-
-type logServer struct {
-	plogotlp.UnimplementedGRPCServer
-	r *Receiver
-}
-
-func (s *logServer) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
-	resp, err := s.r.logs(ctx, req)
-	if errors.Is(err, errSaturated) {
-		return resp, saturatedGRPC()
+	logsServiceDesc = grpc.ServiceDesc{
+		ServiceName: "opentelemetry.proto.collector.logs.v1.LogsService",
+		HandlerType: (*any)(nil),
+		Methods:     []grpc.MethodDesc{{MethodName: "Export", Handler: exportHandler(false)}},
+		Metadata:    "opentelemetry/proto/collector/logs/v1/logs_service.proto",
 	}
-	return resp, err
+)
+
+func exportHandler(traces bool) func(srv any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+	return func(srv any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+		r := srv.(*Receiver)
+		cost := r.cfg.MaxBytes * decodeFactor // the size is unknown until read
+		if !r.budget.take(cost) {
+			r.refused.Add(1)
+			return nil, retryLaterGRPC(errNoMemory)
+		}
+		defer r.budget.give(cost)
+		var msg rawMessage
+		if err := dec(&msg); err != nil {
+			return nil, err
+		}
+		if msg.oversize > 0 {
+			r.bad.Add(1)
+			return nil, status.Errorf(codes.InvalidArgument, "request of %d bytes is over the %d-byte limit (--otlp-max-bytes): send smaller batches", msg.oversize, r.cfg.MaxBytes)
+		}
+		resp, decodeErr, exportErr := r.export(ctx, traces, false, msg.b)
+		switch {
+		case decodeErr != nil:
+			r.bad.Add(1)
+			return nil, status.Errorf(codes.InvalidArgument, "malformed OTLP %s: %v", signalName(traces), decodeErr)
+		case exportErr != nil:
+			return nil, retryLaterGRPC(exportErr)
+		}
+		out, err := resp.MarshalProto()
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "encoding the response: %v", err)
+		}
+		return &rawMessage{b: out}, nil
+	}
+}
+
+// rawMessage is a message as bytes: rawCodec leaves decoding to pdata.
+type rawMessage struct {
+	b        []byte
+	oversize int // set instead of b when the message is over the limit
+}
+
+// rawCodec moves messages as bytes. It is forced on the server, which
+// serves nothing but the two OTLP services.
+type rawCodec struct{ max int64 }
+
+func (rawCodec) Name() string { return "proto" }
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(*rawMessage)
+	if !ok {
+		return nil, fmt.Errorf("rawCodec cannot marshal %T", v)
+	}
+	return mem.BufferSlice{mem.SliceBuffer(m.b)}, nil
+}
+
+func (c rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(*rawMessage)
+	if !ok {
+		return fmt.Errorf("rawCodec cannot unmarshal into %T", v)
+	}
+	if n := data.Len(); int64(n) > c.max {
+		m.oversize = n
+		return nil
+	}
+	m.b = data.Materialize() // a copy: data is freed when this returns
+	return nil
 }
 
 func (r *Receiver) traces(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
@@ -328,6 +477,23 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 		ct := req.Header.Get("Content-Type")
 		if !isJSON && !strings.HasPrefix(ct, "application/x-protobuf") && !strings.HasPrefix(ct, "application/protobuf") {
 			fail(http.StatusUnsupportedMediaType, fmt.Sprintf("unsupported Content-Type %q: use application/x-protobuf or application/json", ct))
+			return
+		}
+		// Take what the request may cost before reading a byte of it.
+		cost := r.cfg.MaxBytes
+		if cl := req.ContentLength; cl >= 0 && cl <= r.cfg.MaxBytes && req.Header.Get("Content-Encoding") != "gzip" {
+			cost = cl
+		}
+		cost *= decodeFactor
+		if !r.budget.take(cost) {
+			r.refused.Add(1)
+			w.Header().Set("Retry-After", fmt.Sprint(int(RetryAfter.Seconds())))
+			fail(http.StatusTooManyRequests, errNoMemory.Error())
+			return
+		}
+		defer r.budget.give(cost)
+		if req.ContentLength > r.cfg.MaxBytes {
+			fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the %d-byte limit: send smaller batches", r.cfg.MaxBytes))
 			return
 		}
 		var body io.Reader = http.MaxBytesReader(w, req.Body, r.cfg.MaxBytes)

@@ -1,0 +1,104 @@
+// Package display makes untrusted text safe to show a person: on a
+// terminal, in Markdown, on stderr. It is the one sanitizer every output
+// meant for people uses, and ingest applies it to every field it keeps.
+package display
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text returns s with everything that could change how it looks escaped
+// into visible text, so that what is shown is what was logged:
+//
+//   - control characters (C0, DEL, C1 — so every terminal escape) as \u001b;
+//   - bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E/F,
+//     U+061C) as \u202e: "job\u202eexe.txt" never displays as another ID;
+//   - zero-width and invisible characters (U+200B–U+200D, U+2060, U+FEFF,
+//     U+00AD, U+180E) the same way;
+//   - each byte of invalid UTF-8 as \xff, so two IDs that differ only in
+//     bad bytes stay distinct instead of both becoming U+FFFD.
+//
+// A backslash is kept as is: escaping it too would make "\u202e" typed by
+// the logger and an escaped U+202E look alike only in the rare case a log
+// contains both, which costs less than doubling every Windows path.
+func Text(s string) string {
+	if plain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Safe reports whether b needs no escaping (Text would return it as is);
+// it does not allocate.
+func Safe(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && size <= 1) || hidden(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// plain is the fast path: printable ASCII only.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hidden reports a rune that changes or hides how text around it looks.
+func hidden(r rune) bool {
+	switch {
+	case unicode.IsControl(r): // C0, DEL, C1
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	case r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF, r == 0x00AD, r == 0x180E:
+		return true
+	case r >= 0x2028 && r <= 0x2029: // line and paragraph separators
+		return true
+	}
+	return false
+}
+
+// markdownSpecial are the characters that can start live Markdown or HTML
+// inside a table cell: tags and entities, links and images (both need
+// brackets), emphasis with *, code spans, and the pipe that ends a cell.
+// An underscore is left alone: intraword it does nothing in CommonMark,
+// and job IDs are full of them.
+var markdownSpecial = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", `\[`, "]", `\]`, "*", `\*`, "`", "\\`",
+	"\n", " ", "\r", " ",
+)
+
+// MarkdownCell makes untrusted text inert in a Markdown table cell: shown
+// literally, never as a link, image, tag or column break.
+func MarkdownCell(s string) string { return markdownSpecial.Replace(Text(s)) }

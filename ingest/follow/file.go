@@ -1,0 +1,344 @@
+package follow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// fingerprintBytes is how much of a file's start identifies it (Vector's
+// file source does the same): a copy made by copytruncate starts with the
+// same bytes, a new file does not.
+const fingerprintBytes = 1024
+
+// readChunk is one read from a followed file.
+const readChunk = 1 << 20
+
+// file follows one path: by identity (device and inode) while the name
+// stays, draining the old file to its end when the name moves to a new
+// one, and finishing from the rotated copy when the file is truncated.
+type file struct {
+	t    *Tail
+	path string
+	sink *sink
+
+	f    *os.File
+	fi   os.FileInfo // identity of f
+	pos  int64       // bytes of f read so far
+	head []byte      // the file's first bytes, up to fingerprintBytes
+	sp   splitter
+	buf  []byte
+}
+
+// follow runs until ctx is done.
+func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch) {
+	fl := &file{t: t, path: path, buf: make([]byte, readChunk)}
+	fl.sink = t.newSink(path, out)
+	defer fl.close()
+	first := true
+	for {
+		if fl.f == nil {
+			if err := fl.open(first && t.fromEnd); err != nil {
+				if errors.Is(err, errGzip) || errors.Is(err, errDir) {
+					t.giveUp(path, err.Error())
+					return
+				}
+				if !errors.Is(err, os.ErrNotExist) {
+					t.setErr(path, err.Error())
+				}
+			} else {
+				first = false
+				t.setErr(path, "")
+			}
+		}
+		if fl.f != nil {
+			if !fl.drain(ctx) {
+				return
+			}
+			fl.checkRotation(ctx)
+		}
+		if !fl.sink.send(ctx) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(t.poll):
+		}
+	}
+}
+
+// Permanent refusals: the follower stops, and says so.
+var (
+	errGzip = errors.New("gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
+	errDir  = errors.New("is a directory: give the log files in it, e.g. 'DIR/*.jsonl'")
+)
+
+// Check says whether path can be followed at all: nil for a file that
+// does not exist yet (it is waited for), an error for a gzip file or a
+// directory. watch calls it before it starts, so that it can refuse at
+// once instead of waiting forever.
+func Check(path string) error {
+	fl := &file{path: path}
+	err := fl.open(false)
+	fl.close()
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+func (fl *file) open(fromEnd bool) error {
+	f, err := os.Open(fl.path)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if fi.IsDir() {
+		f.Close()
+		return errDir
+	}
+	magic := make([]byte, 2)
+	if n, _ := f.ReadAt(magic, 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		f.Close()
+		return errGzip
+	}
+	fl.f, fl.fi, fl.pos, fl.head = f, fi, 0, fl.head[:0]
+	fl.sp.reset()
+	fl.readHead()
+	if fromEnd {
+		fl.pos = fi.Size()
+		if _, err := f.Seek(fl.pos, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fl *file) close() {
+	if fl.f != nil {
+		fl.f.Close()
+		fl.f = nil
+	}
+}
+
+// readHead fills the fingerprint while the file is shorter than it.
+func (fl *file) readHead() {
+	if len(fl.head) >= fingerprintBytes {
+		return
+	}
+	b := make([]byte, fingerprintBytes)
+	n, _ := fl.f.ReadAt(b, 0)
+	if n > len(fl.head) {
+		fl.head = append(fl.head[:0], b[:n]...)
+	}
+}
+
+// drain reads what f holds beyond pos; false when ctx ended.
+func (fl *file) drain(ctx context.Context) bool {
+	for {
+		atStart := fl.pos == 0
+		n, err := fl.f.Read(fl.buf)
+		if n > 0 {
+			fl.pos += int64(n)
+			chunk := fl.buf[:n]
+			if atStart {
+				chunk = bytes.TrimPrefix(chunk, ingest.BOM)
+			}
+			fl.sp.feed(chunk, fl.sink.add)
+			if fl.sink.full() && !fl.sink.send(ctx) {
+				return false
+			}
+		}
+		if err != nil || n == 0 {
+			if err != nil && !errors.Is(err, io.EOF) {
+				fl.t.setErr(fl.path, fmt.Sprintf("read %s: %v", fl.path, err))
+			}
+			fl.readHead()
+			return ctx.Err() == nil
+		}
+	}
+}
+
+// checkRotation notices the two ways logs rotate. Rename and create: the
+// name now points at another file; the old one was read to its end by
+// drain, so its last line is complete and the new file is read from its
+// start. Copytruncate: the same file is shorter than what was read, or its
+// first bytes changed; the lines written since the last read are in the
+// copy beside it, found by its first bytes and read from where we were.
+func (fl *file) checkRotation(ctx context.Context) {
+	st, err := os.Stat(fl.path)
+	if err != nil {
+		return // moved away and not yet replaced: keep reading the open file
+	}
+	if !os.SameFile(st, fl.fi) {
+		fl.drain(ctx) // lines written between the last read and the rename
+		fl.sp.flush(fl.sink.addFinal)
+		fl.close()
+		fl.t.rotated(fl.path)
+		if err := fl.open(false); err == nil {
+			fl.drain(ctx)
+		}
+		return
+	}
+	truncated := st.Size() < fl.pos
+	if !truncated && len(fl.head) > 0 {
+		now := make([]byte, len(fl.head))
+		n, _ := fl.f.ReadAt(now, 0)
+		truncated = !bytes.Equal(now[:n], fl.head)
+	}
+	if !truncated {
+		return
+	}
+	offset := fl.pos
+	if copyPath, ok := fl.findCopy(); ok {
+		fl.readCopy(ctx, copyPath)
+	} else {
+		fl.t.warn(fl.path, fmt.Sprintf("truncated at offset %d with no rotated copy beside it that starts like it: lines written after that offset and before the truncation may be lost", offset))
+	}
+	fl.sp.flush(fl.sink.addFinal)
+	fl.t.rotated(fl.path)
+	fl.pos, fl.head = 0, fl.head[:0]
+	fl.sp.reset()
+	if _, err := fl.f.Seek(0, io.SeekStart); err == nil {
+		fl.readHead()
+		fl.drain(ctx)
+	}
+}
+
+// findCopy looks beside the file for logrotate's copies (FILE.1,
+// FILE-20261201, FILE.1.gz, …) and returns the one that starts with the
+// bytes the file started with and is at least as long as what was read.
+func (fl *file) findCopy() (string, bool) {
+	if len(fl.head) == 0 {
+		return "", false
+	}
+	var cands []string
+	for _, pat := range []string{fl.path + ".*", fl.path + "-*", strings.TrimSuffix(fl.path, filepath.Ext(fl.path)) + "-*" + filepath.Ext(fl.path)} {
+		m, _ := filepath.Glob(pat)
+		cands = append(cands, m...)
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	// Newest first: the copy of this truncation is the latest one.
+	slices.SortStableFunc(cands, func(a, b string) int {
+		ai, _ := os.Stat(a)
+		bi, _ := os.Stat(b)
+		if ai == nil || bi == nil {
+			return 0
+		}
+		return bi.ModTime().Compare(ai.ModTime())
+	})
+	for _, c := range cands {
+		if c == fl.path {
+			continue
+		}
+		rc, err := ingest.Open(c) // gzip by magic bytes: compress without delaycompress
+		if err != nil {
+			continue
+		}
+		head := make([]byte, len(fl.head))
+		n, _ := io.ReadFull(rc, head)
+		rc.Close()
+		if n == len(fl.head) && bytes.Equal(head, fl.head) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// readCopy reads the rotated copy from pos to its end.
+func (fl *file) readCopy(ctx context.Context, path string) {
+	rc, err := ingest.Open(path)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	if _, err := io.CopyN(io.Discard, rc, fl.pos); err != nil {
+		fl.t.warn(fl.path, fmt.Sprintf("truncated at offset %d; its copy %s is shorter: lines after %d may be lost", fl.pos, path, fl.pos))
+		return
+	}
+	for {
+		n, err := rc.Read(fl.buf)
+		if n > 0 {
+			fl.sp.feed(fl.buf[:n], fl.sink.add)
+			if fl.sink.full() && !fl.sink.send(ctx) {
+				return
+			}
+		}
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
+
+// splitter cuts a byte stream into lines without holding more than
+// MaxLineBytes of one: a longer line is read past and reported once, as
+// too long, and nothing of its middle or tail is ever parsed.
+type splitter struct {
+	partial []byte
+	long    bool
+}
+
+func (s *splitter) reset() { s.partial, s.long = s.partial[:0], false }
+
+// feed hands every complete line in chunk to line and keeps the rest.
+func (s *splitter) feed(chunk []byte, line func(b []byte, tooLong bool)) {
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			s.keep(chunk)
+			return
+		}
+		part := chunk[:i]
+		chunk = chunk[i+1:]
+		switch {
+		case s.long:
+			line(nil, true)
+		case len(s.partial) > 0:
+			s.keep(part)
+			if s.long {
+				line(nil, true)
+			} else {
+				line(s.partial, false)
+			}
+		case len(part) > ingest.MaxLineBytes:
+			line(nil, true)
+		default:
+			line(part, false)
+		}
+		s.partial, s.long = s.partial[:0], false
+	}
+}
+
+func (s *splitter) keep(b []byte) {
+	if s.long {
+		return
+	}
+	if len(s.partial)+len(b) > ingest.MaxLineBytes {
+		s.partial, s.long = s.partial[:0], true
+		return
+	}
+	s.partial = append(s.partial, b...)
+}
+
+// flush hands over a last line that never got its newline.
+func (s *splitter) flush(line func(b []byte, tooLong bool)) {
+	if s.long || len(s.partial) > 0 {
+		line(s.partial, s.long)
+	}
+	s.reset()
+}
