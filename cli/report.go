@@ -19,6 +19,7 @@ type analysisFlags struct {
 	prices         string
 	maxCallsPerJob int
 	jobDeadline    string
+	jobIdle        string
 	format         string
 	maps           []string
 	input          ingest.Options // resolved by load
@@ -31,6 +32,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", -1, fmt.Sprintf("model calls per job above which hidden_retry_layer fires; 0 disables (default %d)", correlate.DefaultMaxCallsPerJob))
 	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
+	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
 }
 
@@ -47,6 +49,13 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 			return nil, correlate.Config{}, fmt.Errorf("--job-deadline: %w", err)
 		}
 		over.JobDeadline, over.DeadlineSet = d, true
+	}
+	if a.jobIdle != "" {
+		d, err := config.ParseDuration(a.jobIdle)
+		if err != nil {
+			return nil, correlate.Config{}, fmt.Errorf("--job-idle: %w", err)
+		}
+		over.JobIdle, over.IdleSet = d, true
 	}
 	cfg, err := file.Correlate(over)
 	if err != nil {

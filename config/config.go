@@ -66,6 +66,9 @@ type File struct {
 	MaxCallsPerJob         *int      `toml:"max_calls_per_job"`
 	AmplificationThreshold *int      `toml:"amplification_threshold"`
 	JobDeadline            *Duration `toml:"job_deadline"`
+	// JobIdle ends a job without queue lifecycle events once it has logged
+	// nothing for this long (log time).
+	JobIdle *Duration `toml:"job_idle"`
 
 	Breaker  BreakerSection            `toml:"breaker"`
 	Findings map[string]string         `toml:"findings"`
@@ -191,6 +194,8 @@ type Analysis struct {
 	MaxCallsPerJob int // -1: not given
 	JobDeadline    time.Duration
 	DeadlineSet    bool
+	JobIdle        time.Duration
+	IdleSet        bool
 }
 
 // Correlate builds the correlation config: defaults, then the file, then flags.
@@ -222,6 +227,12 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	}
 	if flags.DeadlineSet {
 		cfg.JobDeadline = flags.JobDeadline
+	}
+	if f.JobIdle != nil {
+		cfg.IdleAfter = f.JobIdle.Duration
+	}
+	if flags.IdleSet {
+		cfg.IdleAfter = flags.JobIdle
 	}
 	if f.Breaker.Window != nil {
 		cfg.Breaker.Window = *f.Breaker.Window

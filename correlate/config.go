@@ -11,14 +11,20 @@ const (
 	DefaultMaxCallsPerJob         = 10
 	DefaultAmplificationThreshold = 10
 	DefaultJobDeadline            = 10 * time.Minute
-	DefaultBreakerWindow          = 20
-	DefaultBreakerTripRate        = 0.5
-	DefaultBreakerCooldown        = 300 * time.Second
-	DefaultSyncWindow             = 250 * time.Millisecond
-	DefaultSyncMinJobs            = 4
-	DefaultSyncMinBursts          = 3
-	DefaultRetryAfterMinSample    = 5
-	DefaultRetryAfterRehitShare   = 0.10
+	// DefaultIdleAfter is how long, in log time, a job without queue
+	// lifecycle events may log nothing before it takes its outcome live:
+	// longer than an SDK's longest backoff (openai-python and anthropic
+	// cap theirs at 8 s; queues at minutes), short enough that the
+	// dashboard and the projection settle during a night.
+	DefaultIdleAfter            = 5 * time.Minute
+	DefaultBreakerWindow        = 20
+	DefaultBreakerTripRate      = 0.5
+	DefaultBreakerCooldown      = 300 * time.Second
+	DefaultSyncWindow           = 250 * time.Millisecond
+	DefaultSyncMinJobs          = 4
+	DefaultSyncMinBursts        = 3
+	DefaultRetryAfterMinSample  = 5
+	DefaultRetryAfterRehitShare = 0.10
 	// MaxRetainedAttemptsPerJob bounds the attempts kept for the job detail
 	// view; counters and spend keep counting past it.
 	MaxRetainedAttemptsPerJob = 4096
@@ -41,6 +47,9 @@ type Config struct {
 	AmplificationThreshold int
 	// JobDeadline feeds deadline_exceeded; 0 disables it.
 	JobDeadline time.Duration
+	// IdleAfter ends a job without lifecycle events live (State.Outcome);
+	// 0: only at the end of input.
+	IdleAfter   time.Duration
 	Breaker     BreakerConfig
 	SyncWindow  time.Duration
 	SyncMinJobs int
@@ -60,6 +69,7 @@ func DefaultConfig() Config {
 		MaxCallsPerJob:         DefaultMaxCallsPerJob,
 		AmplificationThreshold: DefaultAmplificationThreshold,
 		JobDeadline:            DefaultJobDeadline,
+		IdleAfter:              DefaultIdleAfter,
 		Breaker:                BreakerConfig{Window: DefaultBreakerWindow, TripRate: DefaultBreakerTripRate, Cooldown: DefaultBreakerCooldown},
 		SyncWindow:             DefaultSyncWindow,
 		SyncMinJobs:            DefaultSyncMinJobs,

@@ -15,9 +15,12 @@ const (
 	OutcomeSucceeded
 	OutcomeFailed
 	OutcomeDeadLettered
+	// OutcomeActive is a job without queue lifecycle events whose calls
+	// are still coming (see State.Outcome).
+	OutcomeActive
 )
 
-var outcomeNames = [...]string{"running", "queued", "succeeded", "failed", "dead_lettered"}
+var outcomeNames = [...]string{"running", "queued", "succeeded", "failed", "dead_lettered", "active"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -121,8 +124,8 @@ func (j *Job) Amplification() int {
 
 // Wasted is all spend of a job that ended failed or dead-lettered, else the
 // spend on its non-2xx attempts and its duplicate completions.
-func (j *Job) Wasted() Pico {
-	if j.Outcome == OutcomeFailed || j.Outcome == OutcomeDeadLettered {
+func (j *Job) wasted(o Outcome) Pico {
+	if o == OutcomeFailed || o == OutcomeDeadLettered {
 		return j.Spend
 	}
 	return j.spendNon2xx + j.spendDuplicates

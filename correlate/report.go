@@ -242,9 +242,10 @@ func (s *State) Report() *Report {
 	types := map[string]*jobTypeAcc{}
 	r.Jobs = make([]JobReport, 0, len(s.jobList))
 	for _, j := range s.jobList {
-		w := j.Wasted()
+		o := s.Outcome(j, true)
+		w := j.wasted(o)
 		wasted = wasted.Add(w)
-		switch j.Outcome {
+		switch o {
 		case OutcomeSucceeded:
 			t.SucceededJobs++
 		case OutcomeFailed:
@@ -274,7 +275,7 @@ func (s *State) Report() *Report {
 			acc = &jobTypeAcc{JobTypeReport: JobTypeReport{JobType: jt, Layers: []int{}}}
 			types[jt] = acc
 		}
-		acc.add(j, w)
+		acc.add(j, o, w)
 		r.Jobs = append(r.Jobs, s.jobReport(j, w))
 	}
 	t.WastedUSD = wasted.USD()
@@ -338,7 +339,7 @@ func (s *State) reportSource(r *Report) {
 }
 
 func (s *State) jobReport(j *Job, wasted Pico) JobReport {
-	jr := JobReport{JobID: j.ID, JobType: j.Type, Outcome: j.Outcome.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
+	jr := JobReport{JobID: j.ID, JobType: j.Type, Outcome: s.Outcome(j, true).String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: wasted.USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
 		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: []string{}}
 	for _, k := range j.Findings() {
@@ -355,7 +356,7 @@ type jobTypeAcc struct {
 	amp    int
 }
 
-func (a *jobTypeAcc) add(j *Job, wasted Pico) {
+func (a *jobTypeAcc) add(j *Job, o Outcome, wasted Pico) {
 	a.Jobs++
 	a.Attempts += int64(j.Calls)
 	a.spend = a.spend.Add(j.Spend)
@@ -363,7 +364,7 @@ func (a *jobTypeAcc) add(j *Job, wasted Pico) {
 	if j.Calls > 0 {
 		a.calls = append(a.calls, int64(j.Calls))
 	}
-	switch j.Outcome {
+	switch o {
 	case OutcomeSucceeded:
 		a.Succeeded++
 	case OutcomeFailed:
@@ -495,7 +496,7 @@ func (s *State) reportFindings(r *Report) {
 		if j.findings == 0 {
 			continue
 		}
-		w := j.Wasted()
+		w := j.wasted(s.Outcome(j, true))
 		for k := range NumFindingKinds {
 			if jobScoped[k] && j.HasFinding(k) {
 				jobWasted[k] = jobWasted[k].Add(w)

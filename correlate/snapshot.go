@@ -91,8 +91,9 @@ type SnapshotOptions struct {
 }
 
 func (s *State) row(j *Job) JobRow {
-	r := JobRow{ID: j.ID, Type: j.Type, Outcome: j.Outcome, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
-		RunID: j.RunID, Spend: j.Spend, Wasted: j.Wasted(), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
+	o := s.Outcome(j, false)
+	r := JobRow{ID: j.ID, Type: j.Type, Outcome: o, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
+		RunID: j.RunID, Spend: j.Spend, Wasted: j.wasted(o), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
 		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq}
 	if j.Calls > 0 {
 		r.Layers = [3]int32{max(j.QueueAttempts, 1), max(j.MaxRounds, 1), int32(max(j.MaxSDKAttempt, 1))}
@@ -172,7 +173,7 @@ func (s *State) Projected() Pico {
 			a = &acc{}
 			byType[j.Type] = a
 		}
-		if j.Outcome.Finished() {
+		if s.Outcome(j, false).Finished() {
 			a.spend = a.spend.Add(j.Spend)
 			a.finished++
 			all.spend = all.spend.Add(j.Spend)

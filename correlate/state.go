@@ -289,6 +289,26 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 	return job
 }
 
+// Outcome is where job stands. A job with queue lifecycle events has the
+// outcome they gave. One without — every LiteLLM, batch, OTLP, SDK-text
+// and agent log — ends by its last attempt: succeeded when that was 2xx,
+// failed when it was an error (terminal, or the last of its retries).
+// Until then it is active: live, that is while it has logged something in
+// the last IdleAfter of log time; final (a report at the end of input)
+// classifies every job.
+func (s *State) Outcome(job *Job, final bool) Outcome {
+	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
+		return job.Outcome
+	}
+	if !final && (s.cfg.IdleAfter <= 0 || s.lastTS-job.LastTS < int64(s.cfg.IdleAfter)) {
+		return OutcomeActive
+	}
+	if job.lastFailed {
+		return OutcomeFailed
+	}
+	return OutcomeSucceeded
+}
+
 func (s *State) end(job *Job, o Outcome, ts int64) {
 	job.Outcome = o
 	job.EndTS = ts

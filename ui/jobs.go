@@ -22,7 +22,7 @@ const (
 
 var sortNames = [numSortKeys]string{"spend", "calls", "amplification", "recent"}
 
-var stateFilters = []string{"", "running", "queued", "succeeded", "failed", "dead_lettered", "findings"}
+var stateFilters = []string{"", "active", "running", "queued", "succeeded", "failed", "dead_lettered", "findings"}
 
 // jobsPane is the jobs table. It filters and sorts indexes when data or
 // settings change (in Update) and formats only the visible rows (in View),

@@ -183,7 +183,7 @@ func TestSortAndFilter(t *testing.T) {
 		t.Errorf("filter /4107 kept %d rows", len(m.jobs.idx))
 	}
 	press(m, "/", "esc")
-	press(m, "f", "f", "f", "f", "f") // dead_lettered
+	press(m, "f", "f", "f", "f", "f", "f") // all, active, running, queued, succeeded, failed, dead_lettered
 	if len(m.jobs.idx) != 15 {
 		t.Errorf("state filter dead_lettered kept %d rows, want 15", len(m.jobs.idx))
 	}
