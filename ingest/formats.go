@@ -82,6 +82,7 @@ func NewDecoder(f Format, maps []FieldMap) Decoder {
 		return newChecked(&anthropicBatchDecoder{p: p})
 	}
 	d := &jsonlDecoder{p: p, text: newSDKText(p)}
+	d.text.sawSDK = f == FormatSDKText // detected from SDK lines in the file's head
 	if len(maps) > 0 {
 		d.maps = maps
 	}
@@ -132,6 +133,11 @@ func (c *checked) Hint(events int64) string {
 	return ""
 }
 
+func looksLikeJSON(line []byte) bool {
+	b := bytes.TrimSpace(line)
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+}
+
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
 // second look as SDK retry lines. That second look costs nothing on the
 // JSON hot path.
@@ -165,7 +171,13 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		case n < 0:
 			return SkipInfo
 		}
+		if d.text.sawSDK && !looksLikeJSON(line) {
+			return SkipText // the application's own text between SDK lines
+		}
 	case SkipNoEvent, SkipUnknownEvent:
+		// Not an event, but it still sets the job and model for the SDK
+		// lines after it (an app's own "processing record 17" JSON line).
+		d.text.noteJSON(&d.ev)
 		d.jsonNoEvent++
 		if d.keys == nil {
 			d.keys = map[string]bool{}

@@ -45,3 +45,43 @@ func TestHostileTextEdges(t *testing.T) {
 		t.Errorf("the hint must show keys escaped: %q", h)
 	}
 }
+
+// TestEndpointLinksRelativeRetryPaths: issue 13 — openai-python logs
+// "Retrying request to /chat/completions" (relative to its base URL …/v1)
+// while httpx logs the full URL, so exact matching split one request
+// retried 3 times into 3 one-attempt jobs.
+func TestEndpointLinksRelativeRetryPaths(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"/v1/chat/completions", "/chat/completions"},
+		{"/api/v1/chat/completions", "/chat/completions"}, // OpenRouter
+		{"/v1/messages", "/v1/messages"},                  // Anthropic names the version in both
+		{"/openai/deployments/gpt4/chat/completions?api-version=2024-10-21", "/deployments/gpt4/chat/completions"}, // Azure
+		{"/v1beta/openai/chat/completions", "/chat/completions"},
+	} {
+		if a, b := endpoint(pair[0]), endpoint(pair[1]); a != b {
+			t.Errorf("%s → %q, %s → %q: one endpoint", pair[0], a, pair[1], b)
+		}
+	}
+	log := strings.Join([]string{
+		`{"job_id":"j1","msg":"start"}`,
+		`INFO:httpx:HTTP Request: POST https://api.together.xyz/v1/chat/completions "HTTP/1.1 429 Too Many Requests"`,
+		`INFO:openai._base_client:Retrying request to /chat/completions in 1.000000 seconds`,
+		`INFO:httpx:HTTP Request: POST https://api.together.xyz/v1/chat/completions "HTTP/1.1 429 Too Many Requests"`,
+		`INFO:openai._base_client:Retrying request to /chat/completions in 2.000000 seconds`,
+		`INFO:httpx:HTTP Request: POST https://api.together.xyz/v1/chat/completions "HTTP/1.1 200 OK"`,
+	}, "\n") + "\n"
+	it := NewIter(strings.NewReader(log), "py", 0)
+	keys := map[string]int{}
+	var ev Event
+	var attempts []int16
+	for it.Next(&ev) {
+		keys[ev.IdempotencyKey]++
+		attempts = append(attempts, ev.Attempt)
+	}
+	if len(keys) != 1 || len(attempts) != 3 || attempts[2] != 3 {
+		t.Errorf("one request retried twice: keys %v, attempts %v", keys, attempts)
+	}
+	if it.Stats.Lines != 6 || it.Stats.Skipped[SkipInfo] != 2 {
+		t.Errorf("retry lines must count as lines: %+v", it.Stats)
+	}
+}

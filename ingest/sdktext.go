@@ -11,10 +11,15 @@ import (
 // tokens, but they reveal the SDK retry layer people forget exists.
 var (
 	// Python (Stainless): "Retrying request to /v1/messages in 0.412345 seconds",
-	// newer openai-python: "Retrying request in 0.412345 seconds".
+	// newer openai-python: "Retrying request in 0.412345 seconds". The path
+	// is relative to the client's base URL: openai-python logs
+	// "/chat/completions" for POST https://api.openai.com/v1/chat/completions.
 	pyRetry = regexp.MustCompile(`Retrying request(?: to (\S+))? in ([0-9.]+) seconds`)
 	// httpx under the SDK: HTTP Request: POST https://… "HTTP/1.1 429 Too Many Requests"
-	pyHTTP = regexp.MustCompile(`HTTP Request: (?:POST|GET|PUT|DELETE|PATCH) (https?://([^/\s"]+)(/[^\s"]*)?) "HTTP/[0-9.]+ (\d{3})`)
+	pyHTTP = regexp.MustCompile(`HTTP Request: (POST|GET|PUT|DELETE|PATCH) (https?://([^/\s"]+)(/[^\s"]*)?) "HTTP/[0-9.]+ (\d{3})`)
+	// apiPrefix is the part of a URL path a client's base URL holds: up to
+	// a version segment (/v1, /v1beta, /api/v1) or Azure's /openai.
+	apiPrefix = regexp.MustCompile(`^(?:.*/(?:v\d+(?:alpha|beta)?\d*|openai))(?:/|$)`)
 	// Node: [log_c0cd86, request-id: "req_1"] post https://…/v1/messages failed with status 529 in 30ms - retrying, 2 attempts remaining
 	//       [log_44c751, retryOf: log_c0cd86, …] … succeeded with status 200 in 5ms
 	nodeLine    = regexp.MustCompile(`\[(log_[0-9a-zA-Z]+)((?:, [^\]]*)?)\]\s+(?:(?:post|get|put|delete|patch) (https?://([^/\s]+)(/\S*))?)?.*?(succeeded|failed) with status (\d{3}) in (\d+)ms`)
@@ -47,14 +52,19 @@ type sdkText struct {
 	ev      Event
 	lastJob Event // job, type, model, provider of the last JSON line
 	lastTS  int64
-	// Python: the attempt and operation number in flight per path, and a
-	// retry announced but not yet answered (path "" when unnamed).
-	pyAttempt    map[string]int16
-	pyOp         map[string]int
-	pySeq        int
-	retryPending bool
-	retryPath    string
-	node         map[string]nodeChain
+	// Python, per endpoint (the path relative to the base URL): the attempt
+	// and operation number in flight, failed responses not yet followed by
+	// their "Retrying" line, and retries announced but not yet answered.
+	pyAttempt map[string]int16
+	pyOp      map[string]int
+	pyFailed  map[string]int
+	pyPending map[string]int
+	pySeq     int
+	pyLast    string // endpoint of the last response line
+	// sawSDK: this file has SDK lines, so other text lines are its
+	// application's own text, not broken JSON.
+	sawSDK bool
+	node   map[string]nodeChain
 }
 
 // nodeChain is, for a chain's first log ID, the chain and its latest attempt.
@@ -64,7 +74,8 @@ type nodeChain struct {
 }
 
 func newSDKText(p *Parser) *sdkText {
-	return &sdkText{p: p, pyAttempt: map[string]int16{}, pyOp: map[string]int{}, node: map[string]nodeChain{}}
+	return &sdkText{p: p, pyAttempt: map[string]int16{}, pyOp: map[string]int{}, pyFailed: map[string]int{}, pyPending: map[string]int{},
+		node: map[string]nodeChain{}}
 }
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
@@ -101,6 +112,25 @@ func (t *sdkText) base(line []byte) *Event {
 	return ev
 }
 
+// endpoint is a request path relative to the client's base URL, without
+// its query: "/v1/chat/completions" and openai-python's retry line's
+// "/chat/completions" are one endpoint, and so are Anthropic's "/v1/messages"
+// in both lines. "" (a retry line that names no path) stays "".
+func endpoint(path string) string {
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	if loc := apiPrefix.FindStringIndex(path); loc != nil {
+		path = "/" + path[loc[1]:]
+	}
+	return strings.TrimSuffix(path, "/")
+}
+
+// pyKey names a Python operation: the job, the endpoint and its number.
+func (t *sdkText) pyKey(job, endpoint string) string {
+	return CleanField("sdk:" + job + ":" + endpoint + ":" + strconv.Itoa(t.pyOp[endpoint])) // the path is raw log text
+}
+
 func providerOf(host string) string {
 	switch {
 	case strings.Contains(host, "anthropic"):
@@ -115,33 +145,66 @@ func providerOf(host string) string {
 // line that describes no attempt by itself.
 func (t *sdkText) decode(line []byte, emit func(*Event)) int {
 	if m := pyRetry.FindSubmatch(line); m != nil {
-		// Announces the next attempt; the response line is the attempt.
-		t.retryPending, t.retryPath = true, string(m[1])
-		return -1
+		t.sawSDK = true
+		key := endpoint(string(m[1]))
+		if key == "" {
+			key = t.pyLast // "Retrying request in 0.4 seconds" names no path
+		}
+		if t.pyFailed[key] > 0 {
+			// Announces the retry of a failed response already counted.
+			t.pyFailed[key]--
+			t.pyPending[key]++
+			return -1
+		}
+		// No failed response came first: the attempt got none at all — a
+		// connection error or a timeout, which httpx does not log. It is
+		// the retry announced before, if one is unanswered, else the first
+		// attempt of a new request.
+		if t.pyPending[key] > 0 {
+			t.pyPending[key]--
+			t.pyAttempt[key]++
+		} else {
+			t.pySeq++
+			t.pyOp[key], t.pyAttempt[key] = t.pySeq, 1
+		}
+		t.pyPending[key]++
+		ev := t.base(line)
+		ev.Status, ev.Attempt, ev.ErrorType = 0, t.pyAttempt[key], "connection_error"
+		ev.IdempotencyKey = t.pyKey(ev.JobID, key)
+		emit(ev)
+		return 1
 	}
 	if m := pyHTTP.FindSubmatch(line); m != nil {
-		status, ok := atoi16(string(m[4]))
+		t.sawSDK = true
+		status, ok := atoi16(string(m[5]))
 		if !ok {
 			return 0
 		}
-		path := string(m[3])
-		if t.retryPending && (t.retryPath == "" || t.retryPath == path) {
-			t.pyAttempt[path]++
+		key := endpoint(string(m[4]))
+		t.pyLast = key
+		if t.pyPending[key] > 0 {
+			t.pyPending[key]--
+			t.pyAttempt[key]++
 		} else {
+			// A new request: failures of one the app gave up on (its
+			// retries exhausted, no "Retrying" line after the last) are over.
 			t.pySeq++
-			t.pyOp[path], t.pyAttempt[path] = t.pySeq, 1
+			t.pyOp[key], t.pyAttempt[key], t.pyFailed[key] = t.pySeq, 1, 0
 		}
-		t.retryPending = false
+		if status == 408 || status == 409 || status == 429 || status >= 500 {
+			t.pyFailed[key]++ // the SDK retries these; its "Retrying" line follows
+		}
 		ev := t.base(line)
-		ev.Status, ev.Attempt = status, max(t.pyAttempt[path], 1)
-		if p := providerOf(string(m[2])); p != "" && ev.Provider == "" {
+		ev.Status, ev.Attempt = status, max(t.pyAttempt[key], 1)
+		if p := providerOf(string(m[3])); p != "" && ev.Provider == "" {
 			ev.Provider = p
 		}
-		ev.IdempotencyKey = CleanField("sdk:" + ev.JobID + ":" + path + ":" + strconv.Itoa(t.pyOp[path])) // the path is raw log text
+		ev.IdempotencyKey = t.pyKey(ev.JobID, key)
 		emit(ev)
 		return 1
 	}
 	if m := nodeLine.FindSubmatch(line); m != nil {
+		t.sawSDK = true
 		id := string(m[1])
 		status, ok := atoi16(string(m[7]))
 		if !ok {

@@ -28,12 +28,15 @@ const (
 	// SkipTooDeep is JSON nested deeper than 512 levels: refused before it
 	// can exhaust a stack, but not called invalid.
 	SkipTooDeep
+	// SkipText is a plain text line in a file of SDK lines: the
+	// application's own logging, not broken JSON.
+	SkipText
 	numSkipReasons
 )
 
 var skipNames = [numSkipReasons]string{
 	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
-	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep",
+	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep", "text",
 }
 
 func (r SkipReason) String() string {

@@ -150,7 +150,7 @@ func (it *FileIter) Next(ev *Event) bool {
 		if final && r == SkipInvalidJSON {
 			r = SkipTruncated
 		}
-		if r == SkipBlank || r == SkipInfo {
+		if r == SkipBlank {
 			continue
 		}
 		it.Stats.Count(r)

@@ -15,6 +15,7 @@ var FormatFixtures = map[string]func() string{
 	"litellm-payload.jsonl":   liteLLMPayloads,
 	"litellm-spendlogs.jsonl": liteLLMSpendLogs,
 	"python-sdk-mixed.log":    pythonSDKMixed,
+	"openai-python.log":       openAIPython,
 	"node-sdk.log":            nodeSDK,
 	"openai-batch.jsonl":      openAIBatch,
 	"anthropic-batch.jsonl":   anthropicBatch,
@@ -145,6 +146,58 @@ func pythonSDKMixed() string {
 		}
 		jsonLine(&b, map[string]any{"ts": at.Format(time.RFC3339Nano), "event": outcome, "job_id": job, "job_type": "report"})
 		at = at.Add(5 * time.Second)
+	}
+	return b.String()
+}
+
+// openAIPython: an app using openai-python (logging.basicConfig with a
+// time prefix), as in public bug reports: httpx logs every response with
+// the full URL (POST https://api.openai.com/v1/chat/completions), while
+// openai._base_client logs its retries with the path relative to the base
+// URL (/chat/completions); a connection error or timeout gets a retry line
+// and no response line; the app writes plain text between them and one
+// JSON line per record with its job.
+func openAIPython() string {
+	var b strings.Builder
+	at := fixtureStart
+	ts := func() string { return at.Format("2006-01-02 15:04:05,000") }
+	httpx := func(status string) {
+		fmt.Fprintf(&b, "%s [INFO] httpx: HTTP Request: POST https://api.openai.com/v1/chat/completions \"HTTP/1.1 %s\"\n", ts(), status)
+	}
+	retry := func(wait float64) {
+		at = at.Add(2 * time.Millisecond)
+		fmt.Fprintf(&b, "%s [INFO] openai._base_client: Retrying request to /chat/completions in %f seconds\n", ts(), wait)
+		at = at.Add(time.Duration(wait * float64(time.Second)))
+	}
+	for i := range 10 {
+		job := fmt.Sprintf("enrich:%03d", i)
+		// The app's own JSON line names the job; nothing in these logs
+		// names the model, so the calls are priced as unknown.
+		jsonLine(&b, map[string]any{"ts": at.Format(time.RFC3339Nano), "level": "info", "msg": "record started", "job_id": job, "job_type": "enrich"})
+		fmt.Fprintf(&b, "%s [INFO] app: enriching record %d\n", ts(), i)
+		at = at.Add(800 * time.Millisecond)
+		switch i % 5 {
+		case 0, 3: // one clean call
+			httpx("200 OK")
+		case 1: // 429, 429, then 200: one request, three attempts
+			httpx("429 Too Many Requests")
+			retry(0.885814)
+			httpx("429 Too Many Requests")
+			retry(1.730203)
+			httpx("200 OK")
+		case 2: // a timeout (no response line), then 200
+			at = at.Add(10 * time.Second)
+			retry(0.432761)
+			httpx("200 OK")
+		case 4: // retries exhausted (max_retries=2): three 429s, then the app gives up
+			httpx("429 Too Many Requests")
+			retry(0.459660)
+			httpx("429 Too Many Requests")
+			retry(0.951187)
+			httpx("429 Too Many Requests")
+			fmt.Fprintf(&b, "%s [ERROR] app: record %d failed: Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o-mini', 'type': 'requests', 'code': 'rate_limit_exceeded'}}\n", ts(), i)
+		}
+		at = at.Add(3 * time.Second)
 	}
 	return b.String()
 }
