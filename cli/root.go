@@ -47,7 +47,7 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd())
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
 	root.Args = cobra.ArbitraryArgs

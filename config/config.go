@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,7 +63,9 @@ func ParseDuration(s string) (time.Duration, error) {
 // File is the whole configuration file.
 type File struct {
 	// Prices is a LiteLLM model_prices_and_context_window.json to load.
-	Prices                 string    `toml:"prices"`
+	Prices string `toml:"prices"`
+	// PricesURL is where `burnrate prices update` fetches a newer table.
+	PricesURL              string    `toml:"prices_url"`
 	MaxCallsPerJob         *int      `toml:"max_calls_per_job"`
 	AmplificationThreshold *int      `toml:"amplification_threshold"`
 	JobDeadline            *Duration `toml:"job_deadline"`
@@ -206,6 +209,13 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	if flags.Prices != "" {
 		prices = flags.Prices
 	}
+	if prices == "" {
+		if p := UpdatedPricesPath(); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				prices = p // fetched by `burnrate prices update`
+			}
+		}
+	}
 	if prices != "" {
 		if t, err := loadPrices(prices); err != nil {
 			errs = append(errs, err)
@@ -291,5 +301,23 @@ func loadPrices(path string) (*correlate.PriceTable, error) {
 		return nil, fmt.Errorf("prices: %w (pass a LiteLLM model_prices_and_context_window.json)", err)
 	}
 	defer f.Close()
-	return correlate.LoadLiteLLMPrices(f, path)
+	t, err := correlate.LoadLiteLLMPrices(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return t.WithBase(correlate.EmbeddedPrices()), nil
+}
+
+// DefaultPricesURL is LiteLLM's price table as its repository publishes it.
+const DefaultPricesURL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+
+// UpdatedPricesPath is where `burnrate prices update` keeps the table it
+// fetched (the user cache), "" when there is no cache directory. When the
+// file exists it prices every run that names no table of its own.
+func UpdatedPricesPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "burnrate", "model_prices_and_context_window.json")
 }

@@ -65,7 +65,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults with built-in prices.
 func DefaultConfig() Config {
 	return Config{
-		Prices:                 BuiltinPrices(),
+		Prices:                 EmbeddedPrices(),
 		MaxCallsPerJob:         DefaultMaxCallsPerJob,
 		AmplificationThreshold: DefaultAmplificationThreshold,
 		JobDeadline:            DefaultJobDeadline,

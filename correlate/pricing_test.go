@@ -1,29 +1,127 @@
 package correlate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-func TestNormalizeModel(t *testing.T) {
-	for in, want := range map[string]string{
-		"claude-sonnet-4-6":                                   "claude-sonnet-4-6",
-		"anthropic/claude-sonnet-4-6":                         "claude-sonnet-4-6",
-		"claude-sonnet-4-20250514":                            "claude-sonnet-4",
-		"claude-3-5-sonnet-latest":                            "claude-3-5-sonnet",
-		"bedrock/us.anthropic.claude-3-5-haiku-20241022-v1:0": "claude-3-5-haiku",
-		"openai/gpt-4o-2024-08-06":                            "gpt-4o",
-		"vertex_ai/claude-opus-4-1@20250805":                  "claude-opus-4-1",
-		"GPT-4.1-Mini":                                        "gpt-4.1-mini",
-	} {
-		if got := NormalizeModel(in); got != want {
-			t.Errorf("%s → %s, want %s", in, got, want)
+// TestEmbeddedTable holds the embedded table to its provenance.
+func TestEmbeddedTable(t *testing.T) {
+	sum := sha256.Sum256(embeddedPrices)
+	if hex.EncodeToString(sum[:]) != EmbeddedPricesSHA256 {
+		t.Errorf("embedded table SHA-256 %x, want %s (update pricedata/SOURCE.md and the constants together)", sum, EmbeddedPricesSHA256)
+	}
+	tb := EmbeddedPrices()
+	if tb.Date != EmbeddedPricesDate || tb.Models < 2400 || tb.SHA256 != EmbeddedPricesSHA256 {
+		t.Errorf("embedded table: date %q, %d models, sha %s", tb.Date, tb.Models, tb.SHA256)
+	}
+	if d := tb.Describe(); !strings.Contains(d, "LiteLLM") || !strings.Contains(d, EmbeddedPricesSHA256) || !strings.Contains(d, "2026-07-24") {
+		t.Errorf("a report must state the table: %s", d)
+	}
+}
+
+// TestRealModelIDsPriceFromTheTable: issue 13 — model IDs seen in real
+// data were unpriced or missed normalization. Each is priced from the
+// embedded LiteLLM table, and equals tokens × that entry's prices, read
+// here from the JSON independently of the code under test.
+func TestRealModelIDsPriceFromTheTable(t *testing.T) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(embeddedPrices, &entries); err != nil {
+		t.Fatal(err)
+	}
+	raw := map[string]map[string]any{}
+	for k, v := range entries {
+		var e map[string]any
+		if json.Unmarshal(v, &e) == nil {
+			raw[k] = e
 		}
 	}
-	if p, ok := BuiltinPrices().Lookup("claude-sonnet-4-6"); !ok || p.Input != perMillion(3) || p.Output != perMillion(15) || p.CacheRead != perMillion(0.30) || p.CacheWrite != perMillion(3.75) {
-		t.Errorf("claude-sonnet-4-6 must be $3 / $15 / $0.30 / $3.75 per million: %+v", p)
+	tb := EmbeddedPrices()
+	for model, key := range map[string]string{
+		"gpt-5-codex":                                         "gpt-5-codex",
+		"gpt-4-turbo":                                         "gpt-4-turbo",
+		"gpt-3.5-turbo-0125":                                  "gpt-3.5-turbo-0125",
+		"o3-mini-2025-01-31":                                  "o3-mini-2025-01-31",
+		"claude-3-opus-20240229":                              "claude-3-opus-20240229",
+		"text-embedding-3-small":                              "text-embedding-3-small",
+		"anthropic/claude-haiku-4.5":                          "claude-haiku-4-5",
+		"openrouter/anthropic/claude-sonnet-4.5":              "openrouter/anthropic/claude-sonnet-4.5",
+		"claude-opus-4-6[1m]":                                 "claude-opus-4-6",
+		"vertex_ai/claude-sonnet-4-5@20250929":                "vertex_ai/claude-sonnet-4-5@20250929",
+		"claude-sonnet-4-5@20250929":                          "claude-sonnet-4-5",
+		"us.anthropic.claude-sonnet-4-5-20250929-v1:0":        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+		"bedrock/eu.anthropic.claude-haiku-4-5-20251001-v1:0": "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+		"Claude-Sonnet-4-6":                                   "claude-sonnet-4-6",
+		"claude-sonnet-4-6":                                   "claude-sonnet-4-6",
+		"claude-opus-4-1":                                     "claude-opus-4-1",
+		"gpt-5":                                               "gpt-5",
+		"gpt-5.1":                                             "gpt-5.1",
+		"gpt-4.1-mini":                                        "gpt-4.1-mini",
+		"gpt-4o-2024-08-06":                                   "gpt-4o-2024-08-06",
+		"o3":                                                  "o3",
+		"gemini-2.5-pro":                                      "gemini-2.5-pro",
+		"gemini/gemini-2.5-flash":                             "gemini/gemini-2.5-flash",
+		"models/gemini-2.5-flash-lite":                        "gemini-2.5-flash-lite",
+		"deepseek-chat":                                       "deepseek-chat",
+		"deepseek/deepseek-reasoner":                          "deepseek/deepseek-reasoner",
+		"mistral-large-latest":                                "mistral/mistral-large-latest",
+		"mistral/mistral-small-latest":                        "mistral/mistral-small-latest",
+	} {
+		r := tb.Resolve(model)
+		if r.Key != key {
+			t.Errorf("%s resolved to %q, want %q", model, r.Key, key)
+			continue
+		}
+		e := raw[key]
+		if e == nil {
+			t.Errorf("%s: the test's key %q is not in the table", model, key)
+			continue
+		}
+		rate := func(field, fallback string) Pico {
+			if v, ok := e[field].(float64); ok {
+				return PicoFromUSD(v)
+			}
+			if fallback != "" {
+				if v, ok := e[fallback].(float64); ok {
+					return PicoFromUSD(v)
+				}
+			}
+			return 0
+		}
+		const in, out, cr, cw = 12_345, 6_789, 1_000, 500
+		want := Pico(in)*rate("input_cost_per_token", "") + Pico(out)*rate("output_cost_per_token", "") +
+			Pico(cr)*rate("cache_read_input_token_cost", "input_cost_per_token") + Pico(cw)*rate("cache_creation_input_token_cost", "input_cost_per_token")
+		if got := r.Price.Cost(in, out, cr, cw); got != want || want == 0 && !strings.HasPrefix(key, "text-embedding") {
+			t.Errorf("%s: cost %d, want %d (tokens × the %s entry)", model, got, want, key)
+		}
+	}
+	if r := tb.Resolve("gemini-2.5-flash-preview-05-20"); r.Key != "gemini-2.5-flash" || !r.Approximate {
+		t.Errorf("a retired preview is priced as its family, said to be approximate: %+v", r)
+	}
+	if _, ok := tb.Lookup("mystery-model-9"); ok {
+		t.Error("an unknown model must stay unpriced")
+	}
+}
+
+// TestLongContextTier: past 200k input tokens the _above_200k_tokens rates
+// price the whole call.
+func TestLongContextTier(t *testing.T) {
+	p, ok := EmbeddedPrices().Lookup("claude-sonnet-4-5")
+	if !ok || len(p.Tiers) == 0 {
+		t.Fatalf("claude-sonnet-4-5 has no long-context tier: %+v", p)
+	}
+	short := p.Cost(100_000, 1000, 0, 0)
+	long := p.Cost(150_000, 1000, 60_000, 0) // 210k in all
+	if short != 100_000*perMillion(3)+1000*perMillion(15) {
+		t.Errorf("under 200k: %d", short)
+	}
+	if long != 150_000*perMillion(6)+1000*perMillion(22.5)+60_000*perMillion(0.6) {
+		t.Errorf("over 200k: %d, want the above_200k rates", long)
 	}
 }
 
@@ -41,7 +139,7 @@ func TestLiteLLMPriceFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultConfig()
-	cfg.Prices = table
+	cfg.Prices = table.WithBase(EmbeddedPrices())
 	st := New(cfg)
 	p := ingest.NewParser()
 	for _, l := range []string{
@@ -57,7 +155,7 @@ func TestLiteLLMPriceFile(t *testing.T) {
 		st.Apply(&ev)
 	}
 	r := st.Report()
-	// $2 + $1 from the file, $1 for the file's private model, $2.50 built-in gpt-4o.
+	// $2 + $1 from the file, $1 for the file's private model, $2.50 for gpt-4o from the embedded table.
 	if r.Totals.SpendUSD != 2+1+1+2.5 {
 		t.Errorf("spend %v", r.Totals.SpendUSD)
 	}

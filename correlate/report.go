@@ -45,12 +45,19 @@ type ReportSource struct {
 	LastTS          string            `json:"last_ts"`
 }
 
+// UnknownModel names the calls that were clearly model calls (tokens, a
+// GenAI operation) but named no model: unpriced, never dropped.
+const UnknownModel = "(unknown)"
+
 type ReportPricing struct {
 	Table          string   `json:"table"`
 	File           string   `json:"file,omitempty"`
 	SHA256         string   `json:"sha256,omitempty"`
 	UnpricedModels []string `json:"unpriced_models"`
-	BatchNote      string   `json:"batch_note,omitempty"`
+	// ApproximatedModels maps a model ID priced as its family (a date or
+	// a preview tag dropped) to the entry that priced it.
+	ApproximatedModels map[string]string `json:"approximated_models,omitempty"`
+	BatchNote          string            `json:"batch_note,omitempty"`
 }
 
 type ReportTotals struct {
@@ -447,7 +454,13 @@ func (s *State) reportModels(r *Report) {
 			Status: map[string]int64{}, InputTokens: m.input, OutputTokens: m.output, CacheReadTokens: m.cacheRead,
 			CacheWriteTokens: m.cacheWrite, UnpricedAttempts: m.unpriced}
 		if mr.Model == "" {
-			mr.Model = "(unknown model)"
+			mr.Model = UnknownModel
+		}
+		if m.approximate {
+			if r.Pricing.ApproximatedModels == nil {
+				r.Pricing.ApproximatedModels = map[string]string{}
+			}
+			r.Pricing.ApproximatedModels[mr.Model] = m.priceKey
 		}
 		if m.latencyN > 0 {
 			mr.MeanLatencyMs = math.Round(float64(m.latencySum)/float64(m.latencyN)*10) / 10

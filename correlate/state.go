@@ -95,6 +95,8 @@ type modelStats struct {
 	Model, Provider string
 	price           Price
 	priced          bool
+	priceKey        string // the table entry that priced it
+	approximate     bool   // priced as its family (a date or preview tag dropped)
 	attempts        int64
 	statuses        statusCounts
 	spend           Pico
@@ -131,7 +133,7 @@ type Bucket struct {
 // New returns an empty State. cfg must be valid (see Config.Validate).
 func New(cfg Config) *State {
 	if cfg.Prices == nil {
-		cfg.Prices = BuiltinPrices()
+		cfg.Prices = EmbeddedPrices()
 	}
 	return &State{
 		cfg:      cfg,
@@ -622,7 +624,8 @@ func (s *State) model(ev *ingest.Event) *modelStats {
 		return ms
 	}
 	ms := &modelStats{Model: ev.Model, Provider: ev.Provider, nameIdx: s.name(ev.Model)}
-	ms.price, ms.priced = s.cfg.Prices.Lookup(ev.Model)
+	res := s.cfg.Prices.Resolve(ev.Model)
+	ms.price, ms.priced, ms.priceKey, ms.approximate = res.Price, res.Key != "", res.Key, res.Approximate
 	key := ev.Model
 	if key == "" {
 		key = "(unknown model)"

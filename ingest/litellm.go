@@ -80,7 +80,7 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 	ev := &d.ev
 	ev.Reset()
 	ev.Kind = KindLLMCall
-	ev.Model, ev.Provider = CleanField(l.Model), CleanField(l.Provider)
+	ev.Model, ev.Provider = CleanField(l.Model), LowerProvider(CleanField(l.Provider))
 	ev.CorrelationID = CleanField(l.TraceID)
 	ev.IdempotencyKey = CleanField(first(l.RequestID, l.ID))
 	// Spend: "spend" in SpendLogs, "response_cost" in the payload. Float

@@ -247,9 +247,9 @@ func (p *Parser) topField(key []byte) {
 	case "retry_count", "http.request.resend_count":
 		ev.Attempt = p.attempt(1)
 	case "provider":
-		ev.Provider = p.strRecent(recentProvider)
+		ev.Provider = LowerProvider(p.strRecent(recentProvider))
 	case "gen_ai.provider.name", "gen_ai.system":
-		v := p.strRecent(recentProvider)
+		v := LowerProvider(p.strRecent(recentProvider))
 		if ev.Provider == "" {
 			ev.Provider = v
 		}

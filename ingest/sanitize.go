@@ -1,6 +1,10 @@
 package ingest
 
-import "github.com/burnrate-dev/burnrate/display"
+import (
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/display"
+)
 
 // Sanitize returns b with every character that could change how it looks
 // escaped visibly (display.Text): control characters and so every
@@ -58,4 +62,15 @@ func CleanField(s string) string {
 		s = s[:maxFieldBytes]
 	}
 	return SanitizeString(s)
+}
+
+// LowerProvider lower-cases a provider name ("OpenAI" from gen_ai.system is
+// "openai"), without allocating when it is lower-case already.
+func LowerProvider(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }

@@ -213,7 +213,7 @@ func isModelCall(m pcommon.Map) bool {
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.Model = clean(firstStr(m, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name"))
-	ev.Provider = clean(firstStr(m, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"))
+	ev.Provider = ingest.LowerProvider(clean(firstStr(m, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")))
 	ok := true
 	get := func(keys ...string) int64 {
 		for _, k := range keys {

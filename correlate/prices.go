@@ -1,0 +1,431 @@
+package correlate
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The embedded table is LiteLLM's public price table: the one ccusage,
+// tokencost and Langfuse price from (provenance in pricedata/SOURCE.md).
+//
+//go:embed pricedata/model_prices_and_context_window.json
+var embeddedPrices []byte
+
+// Provenance of the embedded table; TestEmbeddedTable holds them to the file.
+const (
+	EmbeddedPricesSource = "LiteLLM model_prices_and_context_window.json"
+	EmbeddedPricesDate   = "2026-07-24T18:23:43.215560+00:00"
+	EmbeddedPricesSHA256 = "d367a97d5e53cdea0ea68853afba06c8429afa51cfc3fe834a9a1d8eb8e8d68f"
+)
+
+// Tier is a price that applies when a call's input (fresh, cache read and
+// cache write together) is above Above tokens: Anthropic's and Gemini's
+// long-context rates (_above_200k_tokens), OpenAI's _above_272k_tokens.
+type Tier struct {
+	Above                                int64
+	Input, Output, CacheRead, CacheWrite Pico
+}
+
+// Price is what one token costs, per kind of token, in picodollars.
+type Price struct {
+	Input, Output, CacheRead, CacheWrite Pico
+	// CacheWrite1h is Anthropic's one-hour cache write, 0 when unknown.
+	CacheWrite1h Pico
+	// BatchInput and BatchOutput are batch-API rates, zero when unknown.
+	BatchInput, BatchOutput Pico
+	// Tiers are the long-context rates, lowest threshold first.
+	Tiers []Tier
+}
+
+// at returns the rates for a call with this much input: the highest tier
+// it passes, with any rate the tier lacks taken from the base price.
+func (p Price) at(input, cacheRead, cacheWrite int64) Price {
+	total := satAdd(satAdd(max(input, 0), max(cacheRead, 0)), max(cacheWrite, 0))
+	for i := len(p.Tiers) - 1; i >= 0; i-- {
+		t := p.Tiers[i]
+		if total > t.Above {
+			q := p
+			q.Input, q.Output = cmp.Or(t.Input, p.Input), cmp.Or(t.Output, p.Output)
+			q.CacheRead, q.CacheWrite = cmp.Or(t.CacheRead, p.CacheRead), cmp.Or(t.CacheWrite, p.CacheWrite)
+			return q
+		}
+	}
+	return p
+}
+
+// Cost prices a call's tokens; input excludes cache reads and writes.
+func (p Price) Cost(input, output, cacheRead, cacheWrite int64) Pico {
+	q := p.at(input, cacheRead, cacheWrite)
+	return mulTokens(input, q.Input).Add(mulTokens(output, q.Output)).Add(mulTokens(cacheRead, q.CacheRead)).Add(mulTokens(cacheWrite, q.CacheWrite))
+}
+
+// BatchCost prices a batch-API call: the table's batch rates where it has
+// them, else half the synchronous rate (the providers' batch discount).
+func (p Price) BatchCost(input, output, cacheRead, cacheWrite int64) Pico {
+	q := p.at(input, cacheRead, cacheWrite)
+	in, out := p.BatchInput, p.BatchOutput
+	if in == 0 {
+		in = q.Input / 2
+	}
+	if out == 0 {
+		out = q.Output / 2
+	}
+	return mulTokens(input, in).Add(mulTokens(output, out)).Add(mulTokens(cacheRead, q.CacheRead/2)).Add(mulTokens(cacheWrite, q.CacheWrite/2))
+}
+
+// BatchPricingNote says how batch calls were priced.
+const BatchPricingNote = "batch calls are priced at the table's input/output_cost_per_token_batches where present, else at half the synchronous rate"
+
+// perMillion converts "USD per million tokens" to picodollars per token.
+func perMillion(usd float64) Pico { return Pico(math.Round(usd * 1e6)) }
+
+// overrides are hand-checked prices for model IDs the LiteLLM table lacks
+// or gets wrong, in USD per million tokens: input, output, cache read,
+// cache write. Each says why; remove one once LiteLLM has it right.
+var overrides = map[string][4]float64{
+	// Anthropic's moving aliases: LiteLLM lists only the dated IDs they
+	// point at (claude-sonnet-4-20250514 and so on), same prices.
+	"claude-sonnet-4-0":        {3, 15, 0.30, 3.75},
+	"claude-opus-4-0":          {15, 75, 1.50, 18.75},
+	"claude-3-7-sonnet-latest": {3, 15, 0.30, 3.75},
+	"claude-3-5-sonnet-latest": {3, 15, 0.30, 3.75},
+	"claude-3-5-haiku-latest":  {0.80, 4, 0.08, 1},
+}
+
+// PriceTable maps model IDs to prices.
+type PriceTable struct {
+	// Source names the table: the embedded LiteLLM table, or a file's path.
+	Source string
+	Date   string // the table's last_updated, when it says
+	SHA256 string // of the table's bytes
+	Models int    // entries priced per token
+
+	// Base prices what this table lacks (a user's file over the embedded
+	// table), nil for none.
+	Base *PriceTable
+
+	prices map[string]Price // exact keys, lower-cased
+	bare   map[string]string
+	mu     sync.Mutex
+	cache  map[string]Resolution
+}
+
+var (
+	embeddedOnce  sync.Once
+	embeddedTable *PriceTable
+)
+
+// EmbeddedPrices returns the table compiled into burnrate, parsed once.
+func EmbeddedPrices() *PriceTable {
+	embeddedOnce.Do(func() {
+		t, err := LoadLiteLLMPrices(bytes.NewReader(embeddedPrices), EmbeddedPricesSource)
+		if err != nil {
+			panic("the embedded price table does not parse: " + err.Error()) // a build defect, caught by go test
+		}
+		embeddedTable = t
+	})
+	return embeddedTable
+}
+
+// liteLLMEntry is the part of a LiteLLM entry that prices tokens.
+type liteLLMEntry struct {
+	Input       *float64 `json:"input_cost_per_token"`
+	Output      *float64 `json:"output_cost_per_token"`
+	CacheRead   *float64 `json:"cache_read_input_token_cost"`
+	CacheWrite  *float64 `json:"cache_creation_input_token_cost"`
+	CacheWrite1 *float64 `json:"cache_creation_input_token_cost_above_1hr"`
+	BatchInput  *float64 `json:"input_cost_per_token_batches"`
+	BatchOutput *float64 `json:"output_cost_per_token_batches"`
+}
+
+// tierKey reads "input_cost_per_token_above_200k_tokens" and friends.
+var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens$`)
+
+// LoadLiteLLMPrices reads a price table in LiteLLM's format (named path in
+// errors and in the report). The hand-checked overrides fill what it
+// lacks. The caller opens and closes it: correlate does no I/O of its own.
+func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
+	h := sha256.New()
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(io.TeeReader(io.LimitReader(f, 64<<20), h)).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("prices %s: not a JSON object of models: %w", path, err)
+	}
+	_, _ = io.Copy(h, f) // hash the whole file, even bytes the decoder did not need
+	t := &PriceTable{Source: path, SHA256: hex.EncodeToString(h.Sum(nil)), prices: make(map[string]Price, len(raw)), bare: map[string]string{},
+		cache: map[string]Resolution{}}
+	var updated string
+	if json.Unmarshal(raw["last_updated"], &updated) == nil {
+		t.Date = updated
+	}
+	for name, msg := range raw {
+		var e liteLLMEntry
+		if json.Unmarshal(msg, &e) != nil || e.Input == nil || e.Output == nil {
+			continue // sample_spec, last_updated, and entries not priced per token
+		}
+		p := Price{Input: perToken(e.Input), Output: perToken(e.Output), CacheRead: perToken(e.CacheRead), CacheWrite: perToken(e.CacheWrite),
+			CacheWrite1h: perToken(e.CacheWrite1), BatchInput: perToken(e.BatchInput), BatchOutput: perToken(e.BatchOutput)}
+		if e.CacheRead == nil {
+			p.CacheRead = p.Input // unknown: never price cached tokens as free
+		}
+		if e.CacheWrite == nil {
+			p.CacheWrite = p.Input
+		}
+		p.Tiers = tiers(msg)
+		t.prices[strings.ToLower(name)] = p
+		t.Models++
+	}
+	if t.Models == 0 {
+		return nil, fmt.Errorf("prices %s: no entry has input_cost_per_token and output_cost_per_token", path)
+	}
+	for name, usd := range overrides {
+		if _, ok := t.prices[name]; !ok {
+			t.prices[name] = Price{Input: perMillion(usd[0]), Output: perMillion(usd[1]), CacheRead: perMillion(usd[2]), CacheWrite: perMillion(usd[3])}
+		}
+	}
+	t.indexBare()
+	return t, nil
+}
+
+func tiers(msg json.RawMessage) []Tier {
+	var all map[string]json.RawMessage
+	if json.Unmarshal(msg, &all) != nil {
+		return nil
+	}
+	byAbove := map[int64]*Tier{}
+	for k, v := range all {
+		m := tierKey.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		var usd float64
+		if json.Unmarshal(v, &usd) != nil {
+			continue
+		}
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		tr := byAbove[n*1000]
+		if tr == nil {
+			tr = &Tier{Above: n * 1000}
+			byAbove[n*1000] = tr
+		}
+		switch m[1] {
+		case "input_cost_per_token":
+			tr.Input = PicoFromUSD(usd)
+		case "output_cost_per_token":
+			tr.Output = PicoFromUSD(usd)
+		case "cache_read_input_token_cost":
+			tr.CacheRead = PicoFromUSD(usd)
+		case "cache_creation_input_token_cost":
+			tr.CacheWrite = PicoFromUSD(usd)
+		}
+	}
+	var out []Tier
+	for _, tr := range byAbove {
+		out = append(out, *tr)
+	}
+	slices.SortFunc(out, func(a, b Tier) int { return cmp.Compare(a.Above, b.Above) })
+	return out
+}
+
+// providerPreference orders which provider's entry prices a bare model ID
+// that only appears with a prefix ("mistral-large-latest" is listed as
+// "mistral/mistral-large-latest"): the model's maker first, then the rest
+// in name order so the choice is stable.
+var providerPreference = []string{"anthropic", "openai", "gemini", "mistral", "deepseek", "xai", "groq", "vertex_ai", "bedrock", "azure"}
+
+func (t *PriceTable) indexBare() {
+	rank := func(prefix string) int {
+		for i, p := range providerPreference {
+			if prefix == p {
+				return i
+			}
+		}
+		return len(providerPreference)
+	}
+	best := map[string]string{}
+	for name := range t.prices {
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			continue
+		}
+		bare := name[i+1:]
+		if _, plain := t.prices[bare]; plain {
+			continue
+		}
+		prefix := name[:strings.IndexByte(name, '/')]
+		if cur, ok := best[bare]; !ok || rank(prefix) < rank(cur[:strings.IndexByte(cur, '/')]) ||
+			(rank(prefix) == rank(cur[:strings.IndexByte(cur, '/')]) && name < cur) {
+			best[bare] = name
+		}
+	}
+	t.bare = best
+}
+
+func perToken(usd *float64) Pico {
+	if usd == nil {
+		return 0
+	}
+	return PicoFromUSD(*usd)
+}
+
+// Resolution is how a logged model ID was priced.
+type Resolution struct {
+	Model string // as logged
+	Key   string // the table entry that priced it, "" when none did
+	// Approximate is set when the key drops part of the ID that may change
+	// the price (a date or a preview tag), so the report can say so.
+	Approximate bool
+	Price       Price
+}
+
+var (
+	bracketSuffix = regexp.MustCompile(`\[[^\]]*\]$`)                                  // Claude Code's claude-opus-4-6[1m]
+	atDate        = regexp.MustCompile(`@(?:\d{8}|\d{4}-\d{2}-\d{2}|latest|default)$`) // Vertex's claude-sonnet-4-5@20250929
+	regionPrefix  = regexp.MustCompile(`^(?:us|eu|apac|au|jp|ca|us-gov|global)\.`)     // Bedrock cross-region inference profiles
+	vendorPrefix  = regexp.MustCompile(`^(?:anthropic|openai|google|meta|amazon|mistral|cohere|deepseek|ai21|writer|qwen)\.`)
+	bedrockVer    = regexp.MustCompile(`-v\d+(?::\d+)?$`)
+	dateSuffix    = regexp.MustCompile(`-(?:20\d{2}-?\d{2}-?\d{2}|\d{4})$`) // -20250514, -2024-08-06, -0125
+	previewSuffix = regexp.MustCompile(`-preview(?:-\d{2}-\d{2}(?:-\d{4})?|-\d{2}-\d{4})?$`)
+	dottedVersion = regexp.MustCompile(`(\d)\.(\d)`)
+)
+
+// candidates lists the keys to try for a model ID, best first, each with
+// whether reaching it was lossy.
+func candidates(model string) []struct {
+	key   string
+	lossy bool
+} {
+	type cand = struct {
+		key   string
+		lossy bool
+	}
+	m := strings.ToLower(strings.TrimSpace(model))
+	m = bracketSuffix.ReplaceAllString(m, "")
+	var out []cand
+	seen := map[string]bool{}
+	add := func(k string, lossy bool) {
+		if k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, cand{k, lossy})
+		}
+	}
+	// Every provider prefix depth: openrouter/anthropic/claude-sonnet-4.5,
+	// anthropic/claude-sonnet-4.5, claude-sonnet-4.5.
+	var levels []string
+	for s := m; ; {
+		levels = append(levels, s)
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			break
+		}
+		s = s[i+1:]
+	}
+	exact := func(s string) []string {
+		forms := []string{s, atDate.ReplaceAllString(s, "")}
+		b := regionPrefix.ReplaceAllString(s, "")
+		forms = append(forms, b)
+		v := vendorPrefix.ReplaceAllString(b, "")
+		forms = append(forms, v, bedrockVer.ReplaceAllString(v, ""), strings.TrimSuffix(v, "-latest"))
+		var all []string
+		for _, f := range forms {
+			all = append(all, f, dottedVersion.ReplaceAllString(f, "$1-$2"))
+		}
+		return all
+	}
+	for _, l := range levels {
+		for _, f := range exact(l) {
+			add(f, false)
+		}
+	}
+	// Lossy: a dated or preview ID priced as its family.
+	for _, l := range levels {
+		for _, f := range exact(l) {
+			d := dateSuffix.ReplaceAllString(bedrockVer.ReplaceAllString(f, ""), "")
+			add(d, d != f)
+			p := previewSuffix.ReplaceAllString(d, "")
+			add(p, p != f)
+		}
+	}
+	return out
+}
+
+// Resolve says which entry prices a logged model ID, if any.
+func (t *PriceTable) Resolve(model string) Resolution {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.cache[model]; ok {
+		return r
+	}
+	r := t.resolve(model)
+	if r.Key == "" && t.Base != nil {
+		r = t.Base.Resolve(model)
+	}
+	if len(t.cache) < 100_000 {
+		t.cache[model] = r
+	}
+	return r
+}
+
+func (t *PriceTable) resolve(model string) Resolution {
+	r := Resolution{Model: model}
+	cands := candidates(model)
+	// Exact entries before a bare ID's prefixed entry, and both before a
+	// lossy form: "claude-haiku-4.5" is claude-haiku-4-5 itself before it
+	// is openrouter's listing of it.
+	for _, lossy := range []bool{false, true} {
+		for _, c := range cands {
+			if c.lossy == lossy {
+				if p, ok := t.prices[c.key]; ok {
+					r.Key, r.Approximate, r.Price = c.key, c.lossy, p
+					return r
+				}
+			}
+		}
+		for _, c := range cands {
+			if c.lossy == lossy {
+				if full, ok := t.bare[c.key]; ok {
+					r.Key, r.Approximate, r.Price = full, c.lossy, t.prices[full]
+					return r
+				}
+			}
+		}
+	}
+	return r
+}
+
+// WithBase layers t over base: t's entries win, base prices the rest.
+func (t *PriceTable) WithBase(base *PriceTable) *PriceTable {
+	t.Base = base
+	t.cache = map[string]Resolution{}
+	return t
+}
+
+// Lookup finds the price of a logged model ID.
+func (t *PriceTable) Lookup(model string) (Price, bool) {
+	r := t.Resolve(model)
+	return r.Price, r.Key != ""
+}
+
+// Describe says which table priced a run, for the report.
+func (t *PriceTable) Describe() string {
+	date := ""
+	if t.Date != "" {
+		date = ", updated " + t.Date
+	}
+	d := fmt.Sprintf("%s (%d models%s, sha256 %s)", t.Source, t.Models, date, t.SHA256)
+	if t.Base != nil {
+		d += ", over " + t.Base.Describe()
+	}
+	return d
+}
