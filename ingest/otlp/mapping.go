@@ -4,6 +4,7 @@
 package otlp
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -200,10 +201,16 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	return checkEvents(events, rejected, reason)
 }
 
-// isModelCall: GenAI semantic conventions, older spellings, OpenInference.
+// isModelCall: GenAI semantic conventions, older spellings, OpenInference
+// (by its span kind or token counts, with or without llm.model_name) and
+// the Vercel AI SDK's ai.* attributes. A span that is clearly a model call
+// is never dropped for a missing model: it becomes an unpriced call of
+// model "(unknown)" with its tokens.
 func isModelCall(m pcommon.Map) bool {
 	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || has(m, "gen_ai.operation.name") ||
-		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens")
+		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens") ||
+		firstStr(m, "openinference.span.kind") == "LLM" || has(m, "llm.token_count.prompt") || has(m, "llm.token_count.completion") ||
+		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens")))
 }
 
 // readModelCall fills model, provider, tokens and cost. OTel's input
@@ -212,8 +219,13 @@ func isModelCall(m pcommon.Map) bool {
 // current and the older spellings may be present: the current one wins,
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
-	ev.Model = clean(firstStr(m, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name"))
+	ev.Model = clean(firstStr(m, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.response.model", "ai.model.id"))
 	ev.Provider = ingest.LowerProvider(clean(firstStr(m, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")))
+	if ev.Provider == "" {
+		// Vercel: ai.model.provider is "anthropic.messages", "openai.chat".
+		p, _, _ := strings.Cut(firstStr(m, "ai.model.provider"), ".")
+		ev.Provider = ingest.LowerProvider(clean(p))
+	}
 	ok := true
 	get := func(keys ...string) int64 {
 		for _, k := range keys {
@@ -229,11 +241,19 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 		}
 		return 0
 	}
-	in := get("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
-	ev.OutputTokens = get("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
-	ev.SetInclusiveInput(in,
-		get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read"),
-		get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write"))
+	// Each count is read from the first spelling present, never summed
+	// across spellings: a Vercel doGenerate span carries the same input
+	// as gen_ai.usage.input_tokens and as ai.usage.inputTokens.
+	in := get("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens")
+	ev.OutputTokens = get("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.outputTokens", "ai.usage.completionTokens")
+	cacheRead := get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read",
+		"ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens")
+	cacheWrite := get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write",
+		"ai.usage.inputTokenDetails.cacheWriteTokens")
+	if cacheWrite == 0 {
+		cacheWrite = providerMetadataCacheWrite(m)
+	}
+	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
 	for _, k := range []string{"gen_ai.usage.cost", "llm.cost.total"} {
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
@@ -518,4 +538,24 @@ func checkEvents(events []ingest.Event, rejected int64, reason string) ([]ingest
 		kept = append(kept, events[i])
 	}
 	return kept, rejected, reason
+}
+
+// providerMetadataCacheWrite reads Anthropic's cache write from the Vercel
+// AI SDK's ai.response.providerMetadata, a JSON string such as
+// {"anthropic":{"cacheCreationInputTokens":1500}}, for SDK versions that
+// do not set ai.usage.inputTokenDetails.cacheWriteTokens.
+func providerMetadataCacheWrite(m pcommon.Map) int64 {
+	raw := firstStr(m, "ai.response.providerMetadata")
+	if raw == "" || len(raw) > 1<<16 {
+		return 0
+	}
+	var meta struct {
+		Anthropic struct {
+			CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
+		} `json:"anthropic"`
+	}
+	if json.Unmarshal([]byte(raw), &meta) != nil || meta.Anthropic.CacheCreationInputTokens < 0 {
+		return 0
+	}
+	return meta.Anthropic.CacheCreationInputTokens
 }

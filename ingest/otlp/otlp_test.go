@@ -334,6 +334,61 @@ func TestInnermostModelSpanOnly(t *testing.T) {
 	}
 }
 
+// TestVercelAISDKCacheTokens: issue 13 — a Vercel AI SDK span's cached
+// input was billed as fresh input (3.2× over): ai.usage.* and the
+// Anthropic cache write were not read. The inclusive input, minus cache
+// reads and writes, is counted once, from the first spelling present.
+func TestVercelAISDKCacheTokens(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		attrs map[string]any
+	}{
+		{"v5 with inputTokenDetails", map[string]any{
+			"ai.model.id": "claude-sonnet-4-5", "ai.model.provider": "anthropic.messages", "operation.name": "ai.generateText.doGenerate",
+			"ai.usage.inputTokens": 12000, "ai.usage.outputTokens": 300, "ai.usage.cachedInputTokens": 8000,
+			"ai.usage.inputTokenDetails.cacheReadTokens": 8000, "ai.usage.inputTokenDetails.cacheWriteTokens": 1500,
+			"gen_ai.system": "anthropic.messages", "gen_ai.request.model": "claude-sonnet-4-5",
+			"gen_ai.usage.input_tokens": 12000, "gen_ai.usage.output_tokens": 300}},
+		{"v4 with providerMetadata", map[string]any{
+			"ai.model.id": "claude-sonnet-4-5", "ai.model.provider": "anthropic.messages",
+			"ai.usage.promptTokens": 12000, "ai.usage.completionTokens": 300, "ai.usage.cachedInputTokens": 8000,
+			"ai.response.providerMetadata": `{"anthropic":{"cacheCreationInputTokens":1500,"cacheReadInputTokens":8000}}`}},
+	} {
+		td := ptrace.NewTraces()
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{9})
+		sp.SetSpanID(pcommon.SpanID{9})
+		sp.SetName("ai.generateText.doGenerate")
+		sp.Attributes().FromRaw(c.attrs)
+		evs, rejected, _ := NewMapper().MapTraces(td)
+		if len(evs) != 1 || rejected != 0 {
+			t.Fatalf("%s: %d events, %d rejected", c.name, len(evs), rejected)
+		}
+		ev := evs[0]
+		if ev.InputTokens != 2500 || ev.CacheReadTokens != 8000 || ev.CacheCreateTokens != 1500 || ev.OutputTokens != 300 ||
+			ev.Model != "claude-sonnet-4-5" || !strings.HasPrefix(ev.Provider, "anthropic") {
+			t.Errorf("%s: %+v; want 2,500 fresh + 8,000 read + 1,500 written, counted once", c.name, ev)
+		}
+	}
+}
+
+// TestModelCallWithoutModelIsKept: issue 13 — OpenInference LLM spans
+// without llm.model_name were dropped with no count: 50,000 tokens
+// vanished. They are calls of model "" — "(unknown)", unpriced, with
+// their tokens.
+func TestModelCallWithoutModelIsKept(t *testing.T) {
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{8})
+	sp.SetSpanID(pcommon.SpanID{8})
+	sp.SetName("ChatCompletion")
+	sp.Attributes().FromRaw(map[string]any{"openinference.span.kind": "LLM", "llm.token_count.prompt": 40000, "llm.token_count.completion": 10000})
+	evs, _, _ := NewMapper().MapTraces(td)
+	if len(evs) != 1 || evs[0].InputTokens != 40000 || evs[0].OutputTokens != 10000 || evs[0].Model != "" {
+		t.Errorf("%+v", evs)
+	}
+}
+
 func TestClaudeCodeEvents(t *testing.T) {
 	tr := startReceiver(t, Config{}, 8)
 	_, h := tr.r.Addrs()
@@ -395,10 +450,9 @@ func exampleTrace(t *testing.T) []byte {
 // from ../shared: current and older revisions are accepted, the malformed
 // one (kvlistValue as a bare array) is a 400.
 func TestOfficialExamples(t *testing.T) {
-	dir := "../../../shared/otlp-examples/"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("the shared OTLP examples are not beside this checkout")
-	}
+	// The official examples (opentelemetry-proto's examples/), copied in
+	// so the test runs in a clean clone.
+	dir := "testdata/otlp-examples/"
 	tr := startReceiver(t, Config{}, 64)
 	_, h := tr.r.Addrs()
 	for _, c := range []struct {
