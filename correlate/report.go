@@ -82,6 +82,9 @@ type ReportTotals struct {
 	BatchCalls    int64   `json:"batch_calls"`
 	BatchSpendUSD float64 `json:"batch_spend_usd"`
 	SyncSpendUSD  float64 `json:"sync_spend_usd"`
+	// Batch requests that never ran: not calls, but failed jobs.
+	BatchExpired  int64 `json:"batch_expired"`
+	BatchCanceled int64 `json:"batch_canceled"`
 }
 
 // Percentiles are nearest-rank.
@@ -236,6 +239,7 @@ func (s *State) Report() *Report {
 	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList), s.opCount
 	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
 	t.BatchCalls, t.BatchSpendUSD, t.SyncSpendUSD = s.batchCalls, s.batchSpend.USD(), (s.spend - s.batchSpend).USD()
+	t.BatchExpired, t.BatchCanceled = s.batchExpired, s.batchCanceled
 	if s.batchCalls > 0 {
 		r.Pricing.BatchNote = BatchPricingNote
 	}

@@ -64,6 +64,7 @@ type State struct {
 	events, attempts, toolCalls, duplicates, unpriced int64
 	input, output, cacheRead, cacheWrite              int64
 	spend                                             Pico
+	batchExpired, batchCanceled                       int64
 	firstTS, lastTS                                   int64
 	// Source stats are owned by the sources; the State only stores the
 	// latest copy it was handed, for reports.
@@ -282,6 +283,15 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
 		s.attempt(job, ev)
+	case ingest.KindRequestNotRun:
+		// Not a call: it cost nothing and was never tried, but the work
+		// was not done, so the job failed.
+		if ev.ErrorType == "canceled" {
+			s.batchCanceled++
+		} else {
+			s.batchExpired++
+		}
+		s.end(job, OutcomeFailed, ts)
 	}
 	if d := s.cfg.JobDeadline; d > 0 && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
 		s.flag(DeadlineExceeded, job, 1, 0, ts, func() string {

@@ -115,6 +115,8 @@ func (d *openAIBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 				ev.ErrorType = CleanField(first(b.Error.Type, b.Error.Code))
 			}
 		}
+	case l.Error != nil && notRun(l.Error.Code) != "":
+		ev.Kind, ev.ErrorType = KindRequestNotRun, notRun(l.Error.Code)
 	case l.Error != nil:
 		ev.ErrorType = CleanField(l.Error.Code)
 		ev.Status = StatusFromError(l.Error.Code, false)
@@ -185,12 +187,24 @@ func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReaso
 		}
 		ev.Status = StatusFromError(ev.ErrorType, false)
 	case "canceled", "expired":
-		ev.Status, ev.ErrorType = StatusUnknown, l.Result.Type
+		ev.Kind, ev.ErrorType = KindRequestNotRun, l.Result.Type
 	default:
 		return SkipUnknownEvent
 	}
 	emit(ev)
 	return Accepted
+}
+
+// notRun names an OpenAI batch error code for a request that never ran
+// ("expired", "canceled"), "" for one that did.
+func notRun(code string) string {
+	switch code {
+	case "batch_expired":
+		return "expired"
+	case "batch_cancelled", "batch_canceled":
+		return "canceled"
+	}
+	return ""
 }
 
 // retryAfterDate reads an HTTP-date Retry-After relative to ts (ms, or -1).

@@ -17,9 +17,13 @@ const (
 	// KindJobFailed is one queue attempt that failed; the queue may retry.
 	KindJobFailed
 	KindJobDeadLettered
+	// KindRequestNotRun is a batch request that never reached a model:
+	// expired before its completion window, or canceled with its batch.
+	// It is not an attempt; it fails its job. ErrorType says which.
+	KindRequestNotRun
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -56,6 +56,9 @@ func headline(r *correlate.Report) [][2]string {
 	if t.UnpricedAttempts > 0 {
 		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", correlate.Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
 	}
+	if t.BatchExpired+t.BatchCanceled > 0 {
+		rows = append(rows, [2]string{"Batch requests that never ran (expired / canceled)", fmt.Sprintf("%s / %s (not calls; their jobs failed)", correlate.Count(t.BatchExpired), correlate.Count(t.BatchCanceled))})
+	}
 	if t.BatchCalls > 0 {
 		rows = append(rows, [2]string{"Batch / synchronous spend", fmt.Sprintf("%s / %s (%s batch calls)", correlate.USD(t.BatchSpendUSD), correlate.USD(t.SyncSpendUSD), correlate.Count(t.BatchCalls))})
 	}
