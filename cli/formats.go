@@ -39,7 +39,11 @@ format's rule matched and which format the file will be read as.`,
 				it.Next(&ev) // reads the head and detects
 				it.Close()
 				d := it.Detected
-				fmt.Printf("%s: %s (rules matched on %d non-blank lines of the first 200:", path, d.Format, d.Lines)
+				doc := ""
+				if d.Document {
+					doc = ", a JSON document read record by record"
+				}
+				fmt.Printf("%s: %s%s (rules matched on %d non-blank lines of the first 200:", path, d.Format, doc, d.Lines)
 				for _, f := range ingest.Formats {
 					fmt.Printf(" %s %d", f.Name, d.Counts[f.Name])
 				}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,6 +106,10 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			if err != nil {
 				return fmt.Errorf("write report: %w", err)
+			}
+			if r.Source.Events == 0 {
+				// A postmortem of nothing is a usage error, not a clean night.
+				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", strings.Join(args, ", "))
 			}
 			if r.HasCritical() {
 				return errCritical

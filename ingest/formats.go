@@ -21,6 +21,8 @@ const (
 	FormatLiteLLM        Format = "litellm"         // StandardLoggingPayload and SpendLogs rows
 	FormatOpenAIBatch    Format = "openai-batch"    // OpenAI Batch output JSONL
 	FormatAnthropicBatch Format = "anthropic-batch" // Anthropic Message Batches results
+	FormatOTLPJSON       Format = "otlp-json"       // OTLP/JSON export requests: one per line, or pretty-printed
+	FormatJSONDocument   Format = "json-document"   // a JSON array of records, or pretty-printed objects
 )
 
 // Formats lists every format with a one-line example, for `burnrate formats`.
@@ -34,6 +36,8 @@ var Formats = []struct {
 	{FormatLiteLLM, "LiteLLM StandardLoggingPayload and SpendLogs rows", `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`},
 	{FormatOpenAIBatch, "OpenAI Batch API output file", `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`},
 	{FormatAnthropicBatch, "Anthropic Message Batches results", `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`},
+	{FormatOTLPJSON, "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
+	{FormatJSONDocument, "a JSON array of records, or pretty-printed objects (each record read as its own format)", `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
 }
 
 // ParseFormat checks a --format value.
@@ -133,6 +137,26 @@ func (c *checked) Hint(events int64) string {
 	return ""
 }
 
+// looksLike names what a line that is not JSON seems to be, for the hint.
+func looksLike(line []byte) string {
+	s := strings.TrimSpace(string(line))
+	switch {
+	case s == "":
+		return "blank lines"
+	case strings.HasPrefix(s, "---") || (strings.Contains(s, ": ") && !strings.ContainsAny(s[:strings.Index(s, ": ")], " {[\"")):
+		return "YAML"
+	case strings.Count(s, ",") >= 2 && !strings.ContainsAny(s, "{}"):
+		return "CSV (comma-separated values)"
+	case strings.Count(s, "\t") >= 2:
+		return "TSV (tab-separated values)"
+	case strings.HasPrefix(s, "<"):
+		return "XML or HTML"
+	case strings.HasPrefix(s, "{") || strings.HasPrefix(s, "["):
+		return "JSON cut off or broken (the first such line begins " + strconv.Quote(s[:min(len(s), 40)]) + ")"
+	}
+	return "plain text (the first such line begins " + strconv.Quote(s[:min(len(s), 40)]) + ")"
+}
+
 func looksLikeJSON(line []byte) bool {
 	b := bytes.TrimSpace(line)
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
@@ -149,6 +173,9 @@ type jsonlDecoder struct {
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
 	keys        map[string]bool
+	// and for files that are not JSON at all: the first such line.
+	notJSON  int
+	firstBad []byte
 }
 
 func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
@@ -174,6 +201,10 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		if d.text.sawSDK && !looksLikeJSON(line) {
 			return SkipText // the application's own text between SDK lines
 		}
+		d.notJSON++
+		if d.firstBad == nil {
+			d.firstBad = bytes.Clone(line[:min(len(line), 200)])
+		}
 	case SkipNoEvent, SkipUnknownEvent:
 		// Not an event, but it still sets the job and model for the SDK
 		// lines after it (an app's own "processing record 17" JSON line).
@@ -196,6 +227,10 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
+	if events == 0 && d.jsonNoEvent == 0 && d.notJSON > 0 {
+		return display.Text(fmt.Sprintf("%d lines are neither JSON nor an SDK log line; the file looks like %s. burnrate reads JSON lines, JSON documents (an array, pretty-printed objects), OTLP/JSON, LiteLLM and batch results, and SDK log text: see burnrate formats",
+			d.notJSON, looksLike(d.firstBad)))
+	}
 	if events > 0 || d.jsonNoEvent == 0 {
 		return ""
 	}
@@ -225,6 +260,9 @@ func ParseFieldMap(s string) (FieldMap, error) {
 	field, path = strings.TrimSpace(field), strings.TrimSpace(path)
 	if !ok || field == "" || path == "" {
 		return FieldMap{}, fmt.Errorf("--map %q: use CANONICAL=dotted.path, e.g. job_id=ctx.job.id", s)
+	}
+	if !slices.Contains(CanonicalFields, field) {
+		return FieldMap{}, fmt.Errorf("--map %q: %q is not a canonical field; use one of %s", s, field, strings.Join(CanonicalFields, ", "))
 	}
 	return FieldMap{Field: field, Path: strings.Split(path, ".")}, nil
 }
@@ -266,8 +304,11 @@ const detectLines = 200
 // Detection counts how many of the first lines each format's rule matched.
 type Detection struct {
 	Format Format
-	Counts map[Format]int
-	Lines  int
+	// Document is set when the file is a JSON document (an array, pretty
+	// objects, OTLP requests) read record by record, not line by line.
+	Document bool
+	Counts   map[Format]int
+	Lines    int
 }
 
 // Detect decides a file's format from its first lines: the batch and

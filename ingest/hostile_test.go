@@ -85,3 +85,23 @@ func TestEndpointLinksRelativeRetryPaths(t *testing.T) {
 		t.Errorf("retry lines must count as lines: %+v", it.Stats)
 	}
 }
+
+// TestMapTargetsAreValidated: issue 13 — --map nonsense_field=x.y and
+// [map] usage = … were accepted and did nothing.
+func TestMapTargetsAreValidated(t *testing.T) {
+	for _, bad := range []string{"nonsense_field=x.y", "usage=a.b", "Job_ID=a"} {
+		if _, err := ParseFieldMap(bad); err == nil || !strings.Contains(err.Error(), "job_id") {
+			t.Errorf("%s: %v (the error must list the valid names)", bad, err)
+		}
+	}
+	for _, f := range CanonicalFields {
+		if _, err := ParseFieldMap(f + "=a.b"); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		line := `{"a":{"b":` + map[bool]string{true: `"x"`, false: `1`}[f == "ts" || f == "event" || strings.HasSuffix(f, "_id") || f == "job_type" || f == "idempotency_key" || f == "provider" || f == "model" || f == "error_type" || f == "tool"] + `}}`
+		fm, _ := ParseFieldMap(f + "=a.b")
+		if out, ok := applyMaps([]byte(line), []FieldMap{fm}); !ok || !strings.Contains(string(out), `"`+f+`"`) {
+			t.Errorf("%s: mapping did not place the field: %s", f, out)
+		}
+	}
+}

@@ -212,6 +212,12 @@ func (p *Parser) kind() byte {
 	}
 }
 
+// CanonicalFields are the fields a --map rule may fill: the canonical
+// spelling of every scalar topField reads (the aliases are its business).
+var CanonicalFields = []string{"ts", "event", "run_id", "job_id", "job_type", "correlation_id", "idempotency_key", "attempt", "retry_count",
+	"provider", "model", "status", "error_type", "retry_after_s", "ratelimit_remaining_tokens", "ratelimit_remaining_requests",
+	"input_tokens", "prompt_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "cost_usd", "latency_ms", "tool", "stream_dropped"}
+
 // topField reads one top-level field; the scanner is at its value.
 func (p *Parser) topField(key []byte) {
 	ev := p.ev

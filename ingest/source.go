@@ -23,6 +23,7 @@ type FileIter struct {
 	idx     uint16
 	rc      io.ReadCloser
 	lines   *LineReader
+	doc     *documentReader // set for a JSON document (see document.go)
 	opts    Options
 	dec     Decoder
 	head    []bufLine // the first lines, read for detection, not yet decoded
@@ -77,19 +78,39 @@ func (it *FileIter) Hint() string {
 	return ""
 }
 
-// start reads the first lines and chooses the decoder.
+// start reads the first lines (or records) and chooses the decoder.
 func (it *FileIter) start() {
-	for len(it.head) < detectLines {
-		line, tooLong, final, err := it.lines.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
-			}
-			break
-		}
-		it.head = append(it.head, bufLine{bytes.Clone(line), tooLong, final})
+	peek, _ := it.lines.r.Peek(64 << 10)
+	kind, otlp := sniffDocument(peek)
+	forced := it.opts.Format
+	if (forced == FormatJSONDocument || forced == FormatOTLPJSON) && kind == lineRecords {
+		kind = jsonValues
 	}
-	f := it.opts.Format
+	if forced == FormatJSONDocument {
+		forced = FormatAuto // the records' own format is still detected
+	}
+	if kind != lineRecords && (forced == FormatAuto || forced == FormatOTLPJSON) {
+		if bytes.HasPrefix(peek, BOM) {
+			it.lines.r.Discard(len(BOM))
+		}
+		it.doc = newDocumentReader(it.lines.r, kind)
+		if otlp || forced == FormatOTLPJSON {
+			it.Detected = Detection{Format: FormatOTLPJSON, Document: true}
+			it.dec = newOTLPDocDecoder()
+			it.emitFn = it.emit
+			return
+		}
+		for len(it.head) < detectLines {
+			rec, tooLong, ok := it.doc.next()
+			if !ok {
+				break
+			}
+			it.head = append(it.head, bufLine{rec, tooLong, false})
+		}
+	} else {
+		it.readHead()
+	}
+	f := forced
 	if f == FormatAuto {
 		sample := make([][]byte, 0, len(it.head))
 		for _, l := range it.head {
@@ -102,8 +123,23 @@ func (it *FileIter) start() {
 	} else {
 		it.Detected = Detection{Format: f}
 	}
+	it.Detected.Document = it.doc != nil
 	it.dec = NewDecoder(f, it.opts.Maps)
 	it.emitFn = it.emit
+}
+
+// readHead reads the first lines for detection.
+func (it *FileIter) readHead() {
+	for len(it.head) < detectLines {
+		line, tooLong, final, err := it.lines.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
+			}
+			break
+		}
+		it.head = append(it.head, bufLine{bytes.Clone(line), tooLong, final})
+	}
 }
 
 // Next fills ev with the next good event and reports whether there was one.
@@ -129,6 +165,15 @@ func (it *FileIter) Next(ev *Event) bool {
 			line, tooLong, final = l.b, l.tooLong, l.final
 		case it.lines == nil || it.Err != nil:
 			return false
+		case it.doc != nil:
+			var ok bool
+			if line, tooLong, ok = it.doc.next(); !ok {
+				if it.doc.Err != nil {
+					it.Err = fmt.Errorf("read %s: %w", it.Path, it.doc.Err)
+				}
+				it.lines = nil
+				return false
+			}
 		default:
 			var err error
 			line, tooLong, final, err = it.lines.Next()

@@ -4,6 +4,7 @@
 package otlp
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -12,7 +13,9 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -558,4 +561,37 @@ func providerMetadataCacheWrite(m pcommon.Map) int64 {
 		return 0
 	}
 	return meta.Anthropic.CacheCreationInputTokens
+}
+
+func init() { ingest.SetOTLPDecoder(NewFileDecoder) }
+
+// NewFileDecoder maps OTLP/JSON export requests read from a file — the
+// Collector's file exporter writes one per line — through the same Mapper
+// as the receiver, so a file and a live export give the same events.
+func NewFileDecoder() ingest.OTLPDecoder {
+	mp := NewMapper()
+	return func(raw []byte, emit func(*ingest.Event)) (int64, error) {
+		var evs []ingest.Event
+		var rejected int64
+		switch {
+		case bytes.Contains(raw, []byte(`"resourceSpans"`)) || bytes.Contains(raw, []byte(`"resource_spans"`)):
+			req := ptraceotlp.NewExportRequest()
+			if err := unmarshal(req, true, raw); err != nil {
+				return 0, err
+			}
+			evs, rejected, _ = mp.MapTraces(req.Traces())
+		case bytes.Contains(raw, []byte(`"resourceLogs"`)) || bytes.Contains(raw, []byte(`"resource_logs"`)):
+			req := plogotlp.NewExportRequest()
+			if err := unmarshal(req, true, raw); err != nil {
+				return 0, err
+			}
+			evs, rejected, _ = mp.MapLogs(req.Logs())
+		default:
+			return 0, nil // a metrics request, or not OTLP: no calls in it
+		}
+		for i := range evs {
+			emit(&evs[i])
+		}
+		return rejected, nil
+	}
 }

@@ -1,0 +1,186 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// A JSON document is a file that is not one record per line: a JSON array
+// of records, one pretty-printed object (or several, one after another),
+// or OTLP export requests — one per line, as the Collector's file exporter
+// writes them, or pretty-printed. It is read record by record with a
+// streaming decoder, so a 1 GB array is never held whole; each record is
+// then decoded like a line of its format.
+
+// MaxRecordBytes bounds one record of a JSON document (an OTLP export
+// request can be large); a bigger one is skipped as too_long and reading
+// goes on after it when the stream allows, else stops with an error.
+const MaxRecordBytes = 64 << 20
+
+// OTLPDecoder maps one OTLP/JSON export request (traces or logs) to
+// events; rejected counts items that looked like calls but could not be
+// read. It keeps state across the requests of one file (the job each
+// trace belongs to), so each file gets its own from NewOTLPDecoder.
+type OTLPDecoder func(raw []byte, emit func(*Event)) (rejected int64, err error)
+
+// NewOTLPDecoder is installed by ingest/otlp (SetOTLPDecoder), so that
+// files go through the same mapping as the receiver while ingest itself
+// does not import pdata. Nil when that package is not linked in.
+var newOTLPDecoder func() OTLPDecoder
+
+// SetOTLPDecoder installs the OTLP/JSON mapping for files.
+func SetOTLPDecoder(f func() OTLPDecoder) { newOTLPDecoder = f }
+
+// documentKind is what the start of a file says it is.
+type documentKind uint8
+
+const (
+	lineRecords documentKind = iota // JSON lines, SDK text: line by line
+	jsonArray                       // [ {...}, {...} ]
+	jsonValues                      // pretty-printed objects, or OTLP requests
+)
+
+// sniffDocument decides, from the first bytes, whether a file is a JSON
+// document rather than lines. otlp reports OTLP export requests.
+func sniffDocument(head []byte) (kind documentKind, otlp bool) {
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, BOM), " \t\r\n")
+	if len(head) == 0 {
+		return lineRecords, false
+	}
+	first := head
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		first = head[:i]
+	}
+	otlp = bytes.Contains(first, []byte(`"resourceSpans"`)) || bytes.Contains(first, []byte(`"resourceLogs"`)) ||
+		bytes.Contains(first, []byte(`"resource_spans"`)) || bytes.Contains(first, []byte(`"resource_logs"`))
+	switch {
+	case head[0] == '[':
+		return jsonArray, otlp
+	case head[0] == '{' && (otlp || !json.Valid(bytes.TrimSpace(first))):
+		// One value per line that is OTLP (lines can be far over 1 MiB),
+		// or a value spread over many lines.
+		if !otlp {
+			otlp = bytes.Contains(head, []byte(`"resourceSpans"`)) || bytes.Contains(head, []byte(`"resourceLogs"`))
+		}
+		return jsonValues, otlp
+	}
+	return lineRecords, false
+}
+
+// documentReader yields the records of a JSON document.
+type documentReader struct {
+	lim     *recordLimiter
+	dec     *json.Decoder
+	inArray bool
+	started bool
+	done    bool
+	Err     error
+}
+
+func newDocumentReader(r *bufio.Reader, kind documentKind) *documentReader {
+	lim := &recordLimiter{r: r}
+	return &documentReader{lim: lim, dec: json.NewDecoder(lim), inArray: kind == jsonArray}
+}
+
+// recordLimiter fails a read once one record has taken MaxRecordBytes,
+// so a hostile document cannot grow the decoder's buffer without bound.
+type recordLimiter struct {
+	r        io.Reader
+	sinceRec int64
+}
+
+var errRecordTooLong = errors.New("record over the size limit")
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.sinceRec > MaxRecordBytes {
+		return 0, errRecordTooLong
+	}
+	n, err := l.r.Read(p)
+	l.sinceRec += int64(n)
+	return n, err
+}
+
+// next returns the next record (compact JSON), or ok false at the end.
+// tooLong reports a record skipped for its size.
+func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
+	if d.done {
+		return nil, false, false
+	}
+	if d.inArray && !d.started {
+		d.started = true
+		if t, err := d.dec.Token(); err != nil || t != json.Delim('[') {
+			d.fail(err, "not a JSON array")
+			return nil, false, false
+		}
+	}
+	if !d.dec.More() {
+		if d.inArray {
+			d.dec.Token() // the closing ]
+		}
+		d.done = true
+		return nil, false, false
+	}
+	var raw json.RawMessage
+	d.lim.sinceRec = 0
+	if err := d.dec.Decode(&raw); err != nil {
+		if errors.Is(err, errRecordTooLong) {
+			d.done = true // the decoder cannot resynchronize inside a value
+			d.Err = fmt.Errorf("a record over %d MiB: skipped, and the rest of the document with it", MaxRecordBytes>>20)
+			return nil, true, true
+		}
+		d.fail(err, "")
+		return nil, false, false
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw, false, true
+	}
+	return b.Bytes(), false, true
+}
+
+func (d *documentReader) fail(err error, what string) {
+	d.done = true
+	if err == nil || errors.Is(err, io.EOF) && what == "" {
+		return
+	}
+	if what != "" {
+		d.Err = fmt.Errorf("%s: %v", what, err)
+		return
+	}
+	d.Err = fmt.Errorf("the JSON document breaks off: %w (records before this point were kept)", err)
+}
+
+// otlpDocDecoder decodes records that are OTLP export requests through the
+// registered mapping.
+type otlpDocDecoder struct {
+	decode   OTLPDecoder
+	rejected int64
+}
+
+func newOTLPDocDecoder() *otlpDocDecoder {
+	d := &otlpDocDecoder{}
+	if newOTLPDecoder != nil {
+		d.decode = newOTLPDecoder()
+	}
+	return d
+}
+
+func (o *otlpDocDecoder) Decode(rec []byte, emit func(*Event)) SkipReason {
+	if o.decode == nil {
+		return SkipUnknownEvent
+	}
+	n := 0
+	rejected, err := o.decode(rec, func(e *Event) { n++; emit(e) })
+	o.rejected += rejected
+	switch {
+	case err != nil:
+		return SkipWrongType
+	case n == 0:
+		return SkipNoEvent
+	}
+	return Accepted
+}
