@@ -134,6 +134,10 @@ func (p *Parser) finish(ev *Event) SkipReason {
 			ev.Kind = KindLLMCall
 		case ev.Tool != "":
 			ev.Kind = KindToolCall
+		case ev.InputTokens > 0 || ev.OutputTokens > 0 || ev.CacheReadTokens > 0 || ev.CacheCreateTokens > 0:
+			// Token counts are a model call, whatever it forgot to name:
+			// kept as an unpriced call of model "(unknown)", never dropped.
+			ev.Kind = KindLLMCall
 		default:
 			return SkipNoEvent
 		}
