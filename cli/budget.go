@@ -74,8 +74,8 @@ func newBudgetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "budget",
 		Short: "Retry-budget calculator: layer stacks, the probability model, and what the logs show",
-		Long: `Seeds 003 and 004: list every layer that can retry, multiply, and look at the
-number before tonight's run; a retry policy is a probability model, not a vibe.
+		Long: `List every layer that can retry, multiply, and look at the number before tonight's
+run: retry layers multiply, and a retry policy is a probability model, not a vibe.
 
   burnrate budget layers --layer queue:attempts=7,timeout=600s,backoff=exp:2s ...
   burnrate budget model --p 0.3 --retries 4 --base 1s --cap 30s --jitter full --deadline 90s --target 0.999
@@ -121,7 +121,7 @@ func newBudgetLayersCmd() *cobra.Command {
 	var threshold int
 	cmd := &cobra.Command{
 		Use:   "layers",
-		Short: "Worst-case attempts and wall clock of a retry layer stack (seed 003)",
+		Short: "Worst-case attempts and wall clock of a stack of retry layers",
 		Example: `  burnrate budget layers --layer scheduler:attempts=2,timeout=3600s,backoff=fixed:300s \
     --layer watchdog:attempts=2,timeout=900s --layer wrapper:attempts=3,timeout=300s,backoff=exp:10s \
     --layer sdk:attempts=3,timeout=120s,backoff=linear:1s+1s`,
@@ -172,7 +172,7 @@ func newBudgetLayersCmd() *cobra.Command {
 			}
 			w.Flush()
 			fmt.Printf("\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
-			fmt.Printf("worst-case wall clock: %.0f s (%.1f min), folded from the inside out as seed 003's code does\n", wall.Seconds(), wall.Minutes())
+			fmt.Printf("worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
 			if attempts > threshold {
 				fmt.Printf("\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
 					attempts, threshold, owner, strings.Join(silence, ", "))
@@ -194,7 +194,7 @@ func newBudgetModelCmd() *cobra.Command {
 	var costPerCall float64
 	cmd := &cobra.Command{
 		Use:     "model",
-		Short:   "Seed 004's probability model: success odds, time, deadline risk and their inversions",
+		Short:   "The retry probability model: success odds, time, deadline risk and their inversions",
 		Example: "  burnrate budget model --p 0.3 --retries 4 --base 1s --multiplier 2 --cap 30s --jitter full --latency 8s --deadline 90s --target 0.999",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -19,6 +20,7 @@ type analysisFlags struct {
 	configPath     string
 	prices         string
 	maxCallsPerJob int
+	flags          *pflag.FlagSet // to tell a given flag from its default
 	jobDeadline    string
 	jobIdle        string
 	format         string
@@ -28,10 +30,11 @@ type analysisFlags struct {
 
 func (a *analysisFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
+	a.flags = f
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
-	f.StringVar(&a.prices, "prices", "", "LiteLLM model_prices_and_context_window.json; wins over built-in prices")
-	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", -1, fmt.Sprintf("model calls per job above which hidden_retry_layer fires; 0 disables (default %d)", correlate.DefaultMaxCallsPerJob))
-	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch (burnrate formats)")
+	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
+	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "model calls per job above which hidden_retry_layer fires; 0 disables")
+	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch, otlp-json, json-document (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -43,7 +46,10 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return nil, correlate.Config{}, err
 	}
-	over := config.Analysis{Prices: a.prices, MaxCallsPerJob: a.maxCallsPerJob}
+	over := config.Analysis{Prices: a.prices, MaxCallsPerJob: -1}
+	if a.flags != nil && a.flags.Changed("max-calls-per-job") {
+		over.MaxCallsPerJob = a.maxCallsPerJob // given: it beats the config file
+	}
 	if a.jobDeadline != "" {
 		d, err := config.ParseDuration(a.jobDeadline)
 		if err != nil {
@@ -119,7 +125,7 @@ exists; 2: bad usage or unreadable input.`,
 	}
 	a.register(cmd)
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous `report --format json` output: the Markdown headline gets a Baseline column (seed 000's Before/After)")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after")
 	return cmd
 }
 

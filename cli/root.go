@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -38,8 +40,13 @@ func Main(args []string) int {
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "burnrate",
-		Short: "Watch LLM API spend and retries live, and write postmortems",
+		Use: "burnrate [FILE|GLOB...]",
+		Example: `  burnrate demo                                  a simulated overnight batch, no files needed
+  burnrate night.jsonl                           the dashboard on a log (burnrate watch night.jsonl)
+  burnrate report night.jsonl                    a postmortem in Markdown
+  burnrate completion bash > /etc/bash_completion.d/burnrate`,
+		Version: Version(),
+		Short:   "Watch LLM API spend and retries live, and write postmortems",
 		Long: `burnrate reads the JSON-lines logs and OTLP your stack already emits and
 correlates every call attempt by idempotency key, correlation ID and job into
 per-job call counts, spend against a ceiling, circuit-breaker state and retry
@@ -51,12 +58,69 @@ findings.`,
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
 	root.Args = cobra.ArbitraryArgs
+	root.SuggestionsMinimumDistance = 2
 	root.Flags().AddFlagSet(watch.Flags())
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return cmd.Help()
 		}
+		if err := notACommand(root, args[0]); err != nil {
+			return err
+		}
 		return watch.RunE(cmd, args)
 	}
 	return root
+}
+
+// notACommand refuses a first argument that reads like a mistyped command
+// rather than a log: "burnrate reprot night.jsonl" must not open the
+// dashboard waiting for a file named reprot.
+func notACommand(root *cobra.Command, arg string) error {
+	if arg == "-" || strings.ContainsAny(arg, "/.*?[") {
+		return nil // a path, a glob or stdin
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return nil // a file that happens to have a plain name
+	}
+	msg := fmt.Sprintf("unknown command %q", arg)
+	if s := root.SuggestionsFor(arg); len(s) > 0 {
+		msg += fmt.Sprintf(" — did you mean %s?", strings.Join(s, " or "))
+	}
+	return fmt.Errorf("%s (to watch a file by that name, write ./%s; burnrate --help lists the commands)", msg, arg)
+}
+
+// Version is the module version and VCS revision the binary was built
+// from, as the Go toolchain recorded them.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information)"
+	}
+	v := bi.Main.Version
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " (" + rev
+		if dirty {
+			v += ", modified"
+		}
+		if at != "" {
+			v += ", " + at
+		}
+		v += ")"
+	}
+	return v + " " + bi.GoVersion
 }

@@ -181,6 +181,10 @@ poisoned record whose 400 is tried 75 times.`,
 		},
 	}
 	l.register(cmd)
+	// The demo's log is built in: the input flags mean nothing to it.
+	for _, name := range []string{"input-format", "map"} {
+		cmd.Flags().MarkHidden(name)
+	}
 	cmd.Flags().StringVar(&speed, "speed", "60", "replay speed: a factor such as 60, or max")
 	return cmd
 }
@@ -238,6 +242,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		fmt.Fprintln(os.Stderr, "burnrate: warning:", w)
 	}
 	acts.Rules.RunSources = runSources
+	fmt.Fprintln(os.Stderr, "burnrate: limits in force:", acts.Effective())
 	out := &lineWriter{w: os.Stdout}
 	var rules *alerts.Rules
 	report := func(r alerts.Result) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/alerts"
@@ -55,6 +57,12 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			}
 			rc.JobTypeJobCeilingUSD[jt] = *sec.JobCeilingUSD
 		}
+	}
+	// Precedence, as an operator expects at 3 a.m.: a flag beats the
+	// file's per-type settings, which beat its global ones. --job-ceiling
+	// is every job's ceiling, whatever [job_types] says.
+	if fl.JobCeiling != 0 {
+		rc.JobTypeJobCeilingUSD = nil
 	}
 	if rc.KillOn == nil {
 		rc.KillOn = alerts.DefaultKillOn
@@ -136,4 +144,49 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 		return nil, err
 	}
 	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain}, nil
+}
+
+// Effective describes the limits in force, for the start-up line: what an
+// operator needs to see before trusting a night to them.
+func (a *Actions) Effective() string {
+	var parts []string
+	money := func(v float64) string {
+		if v <= 0 {
+			return "none"
+		}
+		return correlate.USD(v)
+	}
+	parts = append(parts, "run ceiling "+money(a.Rules.RunCeilingUSD), "job ceiling "+money(a.Rules.JobCeilingUSD))
+	types := make([]string, 0, len(a.Rules.JobTypeJobCeilingUSD))
+	for t := range a.Rules.JobTypeJobCeilingUSD {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		parts = append(parts, fmt.Sprintf("job ceiling for %s %s", t, money(a.Rules.JobTypeJobCeilingUSD[t])))
+	}
+	types = types[:0]
+	for t := range a.Rules.JobTypeCeilingUSD {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		parts = append(parts, fmt.Sprintf("type ceiling for %s %s", t, money(a.Rules.JobTypeCeilingUSD[t])))
+	}
+	if a.Rules.BurnRateUSDPerMin > 0 {
+		parts = append(parts, "burn rate "+correlate.USD(a.Rules.BurnRateUSDPerMin)+"/min")
+	}
+	if a.Rules.ProjectedCeilingUSD > 0 {
+		parts = append(parts, "projected ceiling "+correlate.USD(a.Rules.ProjectedCeilingUSD))
+	}
+	kill := "no kill hook"
+	switch {
+	case a.Hooks.ReadOnly:
+		kill = "kills disabled (read-only)"
+	case a.Hooks.DryRun:
+		kill = "dry run: nothing is sent"
+	case a.Hooks.KillWebhook != "" || a.Hooks.KillExec != nil:
+		kill = "kills on " + strings.Join(a.Rules.KillOn, ", ")
+	}
+	return strings.Join(parts, ", ") + "; " + kill
 }

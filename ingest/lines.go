@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -94,6 +95,10 @@ func Open(path string) (io.ReadCloser, error) {
 	} else {
 		file, err := os.Open(path)
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // "open PATH:" is said once, here
+			}
 			return nil, fmt.Errorf("open %s: %w (check the path and that you can read it)", path, err)
 		}
 		if st, err := file.Stat(); err == nil && st.IsDir() {

@@ -22,7 +22,7 @@ import (
 var callsPerJobBuckets = []float64{1, 2, 3, 5, 10, 20, 63, 100, 250}
 
 var (
-	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job (seed 000's must-have metric): above your configured attempt count means a hidden retry layer.", []string{"job_type"}, nil)
+	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job: above your configured attempt count means a retry layer you do not know about.", []string{"job_type"}, nil)
 	descSpendType   = prometheus.NewDesc("burnrate_spend_usd_by_job_type", "Spend so far by job type, USD.", []string{"job_type"}, nil)
 	descSpendModel  = prometheus.NewDesc("burnrate_spend_usd_by_model", "Spend so far by model, USD.", []string{"model"}, nil)
 	descAttempts    = prometheus.NewDesc("burnrate_attempts", "Model-call attempts so far by HTTP status.", []string{"status"}, nil)
