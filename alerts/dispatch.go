@@ -54,6 +54,13 @@ type task struct {
 
 func (t task) kill() bool { return t.action != actionNotify }
 
+// KnownActions and KnownStates are every action and the states it ends
+// in, for metrics initialized at zero.
+var (
+	KnownActions = []string{actionKillWebhook, actionKillExec, actionNotify}
+	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateFailed, StateRefused, StateWouldFire}
+)
+
 // Action names, as the journal and headless output write them.
 const (
 	actionKillWebhook = "kill_webhook"

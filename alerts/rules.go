@@ -28,6 +28,10 @@ const (
 	findingPrefix        = "finding:"
 )
 
+// KnownRules are the rules that exist whatever fired, for metrics that
+// start at zero rather than appear when something happens.
+var KnownRules = []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling, RuleBurnRate, RuleProjectedCeiling, RuleManual}
+
 // DefaultBurnWindow is the burn-rate rule's window.
 const DefaultBurnWindow = 5 * time.Minute
 

@@ -16,6 +16,7 @@ import (
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/metrics"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 )
 
 // run executes the CLI in-process and captures stdout.
@@ -188,12 +189,34 @@ func TestMetricsEndpoint(t *testing.T) {
 		`burnrate_api_calls_per_job_bucket{job_type="report",le="63"} 22`,
 		`burnrate_api_calls_per_job_bucket{job_type="report",le="20"} 7`,
 		`burnrate_api_calls_per_job_count{job_type="report"} 22`,
-		`burnrate_attempts{status="529"} 1027`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",le="1"} 0`, // empty buckets are there too
+		`burnrate_api_calls_per_job_bucket{job_type="report",le="3"} 0`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",le="+Inf"} 22`,
+		`burnrate_attempts_total{status="529"} 1027`,
 		`burnrate_breaker_state{key="anthropic/claude-sonnet-4-6"} 2`,
-		`burnrate_alerts{rule="job_ceiling"} 2`,
+		`burnrate_alerts_total{rule="job_ceiling"} 2`,
+		`burnrate_alerts_total{rule="run_ceiling"} 0`,
+		`burnrate_actions_total{action="kill_webhook",result="acknowledged"} 0`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q", want)
+		}
+	}
+	// promtool's lint rules over the real scrape.
+	problems, err := promlint.New(bytes.NewReader(body)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+	// Spend converted once from picodollars: no float noise.
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "burnrate_spend_usd") {
+			v := line[strings.LastIndexByte(line, ' ')+1:]
+			if len(v) > 12 {
+				t.Errorf("spend gauge with float noise: %s", line)
+			}
 		}
 	}
 }

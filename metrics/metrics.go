@@ -25,12 +25,12 @@ var (
 	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job: above your configured attempt count means a retry layer you do not know about.", []string{"job_type"}, nil)
 	descSpendType   = prometheus.NewDesc("burnrate_spend_usd_by_job_type", "Spend so far by job type, USD.", []string{"job_type"}, nil)
 	descSpendModel  = prometheus.NewDesc("burnrate_spend_usd_by_model", "Spend so far by model, USD.", []string{"model"}, nil)
-	descAttempts    = prometheus.NewDesc("burnrate_attempts", "Model-call attempts so far by HTTP status.", []string{"status"}, nil)
+	descAttempts    = prometheus.NewDesc("burnrate_attempts_total", "Model-call attempts so far by HTTP status.", []string{"status"}, nil)
 	descWasted      = prometheus.NewDesc("burnrate_wasted_usd", "Wasted spend so far, USD.", nil, nil)
 	descBreaker     = prometheus.NewDesc("burnrate_breaker_state", "Shadow breaker state: 0 closed, 1 half-open, 2 open.", []string{"key"}, nil)
-	descTrips       = prometheus.NewDesc("burnrate_breaker_trips", "Times the shadow breaker opened.", []string{"key"}, nil)
-	descAlerts      = prometheus.NewDesc("burnrate_alerts", "Alerts fired by rule.", []string{"rule"}, nil)
-	descActions     = prometheus.NewDesc("burnrate_actions", "Action results by action and state.", []string{"action", "result"}, nil)
+	descTrips       = prometheus.NewDesc("burnrate_breaker_trips_total", "Times the shadow breaker opened.", []string{"key"}, nil)
+	descAlerts      = prometheus.NewDesc("burnrate_alerts_total", "Alerts fired by rule.", []string{"rule"}, nil)
+	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result"}, nil)
 )
 
 // metrics reads the engine's newest frame at scrape time: nothing is
@@ -56,15 +56,22 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			buckets map[float64]uint64
 		}
 		byType := map[string]*hist{}
-		spend := map[string]float64{}
+		// Spend is summed in picodollars and converted once, so a gauge
+		// reads 1.296, not 1.2959999999999998.
+		spend := map[string]correlate.Pico{}
 		for _, j := range s.Jobs {
-			spend[j.Type] += j.Spend.USD()
+			spend[j.Type] = spend[j.Type].Add(j.Spend)
 			if j.Calls == 0 {
 				continue
 			}
 			h := byType[j.Type]
 			if h == nil {
-				h = &hist{buckets: map[float64]uint64{}}
+				// Every bucket, empty ones too: a histogram that lacks
+				// le="3" cannot be compared across scrapes or job types.
+				h = &hist{buckets: make(map[float64]uint64, len(callsPerJobBuckets))}
+				for _, b := range callsPerJobBuckets {
+					h.buckets[b] = 0
+				}
 				byType[j.Type] = h
 			}
 			h.count++
@@ -79,7 +86,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t)
 		}
 		for t, v := range spend {
-			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v, t)
+			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v.USD(), t)
 		}
 		for _, md := range s.Models {
 			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model)
@@ -95,8 +102,20 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	al, ac := m.rules.Counts()
+	for _, rule := range alerts.KnownRules {
+		if _, ok := al[rule]; !ok {
+			al[rule] = 0
+		}
+	}
 	for rule, n := range al {
 		ch <- prometheus.MustNewConstMetric(descAlerts, prometheus.CounterValue, float64(n), rule)
+	}
+	for _, a := range alerts.KnownActions {
+		for _, st := range alerts.KnownStates {
+			if _, ok := ac[[2]string{a, string(st)}]; !ok {
+				ac[[2]string{a, string(st)}] = 0
+			}
+		}
 	}
 	for k, n := range ac {
 		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1])
