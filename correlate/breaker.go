@@ -44,6 +44,8 @@ type breaker struct {
 	state     BreakerState
 	openUntil int64
 	trips     int32
+	tripRate  float64 // the failure rate that last opened it
+	byProbe   bool    // last opened by a failed half-open probe
 	// blocked counts calls that arrived while the breaker was open: the
 	// calls a real breaker would have refused. blockedWaste is the spend of
 	// those of them that failed: what the breaker would have saved.
@@ -98,6 +100,12 @@ func (b *breaker) record(cfg BreakerConfig, ts int64, failed bool, cost Pico) (t
 }
 
 func (b *breaker) open(cfg BreakerConfig, ts int64) {
+	// The window resets below: keep what tripped it. A failed probe
+	// reopens with an empty window; say so rather than "0%".
+	b.byProbe = b.state == BreakerStateHalfOpen
+	if !b.byProbe {
+		b.tripRate = b.failureRate()
+	}
 	b.state = BreakerStateOpen
 	b.openUntil = ts + int64(cfg.Cooldown)
 	b.trips++

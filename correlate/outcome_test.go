@@ -50,3 +50,25 @@ func TestOutcomeWithoutLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestSpendCurveCoversTheRun: issue 14 — the spend chart covered only the
+// last 120 minutes: replaying seed 001 the header said $217.80 while the
+// chart topped out at $86.42. The curve covers the run; its last point
+// is the spend.
+func TestSpendCurveCoversTheRun(t *testing.T) {
+	st := New(DefaultConfig())
+	for i := range 600 { // ten hours, one call a minute
+		var ev ingest.Event
+		ev.Reset()
+		ev.TS, ev.Kind, ev.JobID, ev.Model, ev.Status = 1773104400_000000000+int64(i)*int64(time.Minute), ingest.KindLLMCall, "j", "m", 200
+		ev.CostUSD, ev.HasCost = 0.5, true
+		st.Apply(&ev)
+	}
+	snap := st.Snapshot(SnapshotOptions{})
+	if n := len(snap.SpendCurve); n == 0 || n > SpendCurvePoints || snap.SpendCurve[n-1] != snap.Spend || snap.Spend != PicoFromUSD(300) {
+		t.Errorf("curve of %d points ending at %v, spend %v", n, snap.SpendCurve[max(n-1, 0)].USD(), snap.Spend.USD())
+	}
+	if snap.SpendCurveStep*int64(len(snap.SpendCurve)) < 600 {
+		t.Errorf("%d points of %d minutes do not cover 600 minutes", len(snap.SpendCurve), snap.SpendCurveStep)
+	}
+}

@@ -179,6 +179,13 @@ type BreakerReport struct {
 	WouldBlock   int64        `json:"would_block"`
 	WouldSaveUSD float64      `json:"would_save_usd"`
 	OpenUntil    string       `json:"open_until,omitempty"`
+	// TripFailureRate is the failure rate that last opened it (the window
+	// starts over on a trip, so FailureRate alone reads 0% when open).
+	TripFailureRate float64 `json:"trip_failure_rate,omitempty"`
+	// ReopenedByProbe: the last opening was a failed half-open probe.
+	ReopenedByProbe bool `json:"reopened_by_probe,omitempty"`
+	// OpenUntilTS is OpenUntil in Unix ns, for the dashboard's countdown.
+	OpenUntilTS int64 `json:"-"`
 }
 
 type FindingReport struct {
@@ -494,9 +501,9 @@ func (s *State) reportBreakers(r *Report) {
 	r.Breakers = []BreakerReport{}
 	for _, b := range s.breakerLs {
 		br := BreakerReport{Key: b.key, State: b.stateAt(s.lastTS), Trips: b.trips, FailureRate: round4(b.failureRate()),
-			WouldBlock: b.blocked, WouldSaveUSD: b.blockedWaste.USD()}
+			WouldBlock: b.blocked, WouldSaveUSD: b.blockedWaste.USD(), TripFailureRate: round4(b.tripRate), ReopenedByProbe: b.byProbe}
 		if b.stateAt(s.lastTS) == BreakerStateOpen {
-			br.OpenUntil = FormatTime(b.openUntil)
+			br.OpenUntil, br.OpenUntilTS = FormatTime(b.openUntil), b.openUntil
 		}
 		r.Breakers = append(r.Breakers, br)
 	}

@@ -23,6 +23,13 @@ type Snapshot struct {
 	ErrorShare     float64 // non-2xx share of model calls over the last 5 minutes
 	Jobs           []JobRow
 	Timeline       []Bucket // the last SnapshotMinutes minutes
+	// SpendCurve is cumulative spend over the whole run, in at most
+	// SpendCurvePoints steps of SpendCurveStep minutes each.
+	SpendCurve     []Pico
+	SpendCurveStep int64
+	// ToolErrorShare is the share of tool calls that failed in the last
+	// five minutes; ErrorShare is the same for model calls.
+	ToolErrorShare float64
 	Breakers       []BreakerReport
 	Findings       []FindingReport
 	Models         []ModelReport
@@ -30,8 +37,13 @@ type Snapshot struct {
 	Detail         *JobDetail       // the job asked for, if any
 }
 
-// SnapshotMinutes is how much timeline a snapshot carries for charts.
+// SnapshotMinutes is how much timeline a snapshot carries for the calls
+// chart: rates are about now.
 const SnapshotMinutes = 120
+
+// SpendCurvePoints is how many points the spend curve has at most: the
+// whole run, downsampled, so the spend-vs-ceiling chart is the run's.
+const SpendCurvePoints = 240
 
 // JobRow is one job as the jobs table shows it.
 type JobRow struct {
@@ -113,7 +125,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
 	}
 	nowMin := s.lastTS / int64(time.Minute)
-	var calls5, failed5 int64
+	var calls5, failed5, tools5, toolFailed5 int64
 	var spend1, spend5 Pico
 	var calls1 int64
 	for m := nowMin - SnapshotMinutes + 1; m <= nowMin; m++ {
@@ -125,6 +137,8 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		if m > nowMin-5 {
 			calls5 += b.Calls
 			failed5 += b.Calls - b.Success
+			tools5 += b.ToolCalls
+			toolFailed5 += b.ToolFailed
 			spend5 = spend5.Add(b.Spend)
 		}
 		if m > nowMin-2 {
@@ -140,6 +154,10 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
 	}
+	if tools5 > 0 {
+		snap.ToolErrorShare = float64(toolFailed5) / float64(tools5)
+	}
+	snap.SpendCurve, snap.SpendCurveStep = s.spendCurve()
 	snap.ProjectedUSD = s.Projected().USD()
 	if opt.CeilingUSD > 0 && snap.BurnPerMin1 > 0 {
 		snap.MinutesToCeil = max(0, (opt.CeilingUSD-snap.Spend.USD())/snap.BurnPerMin1)
@@ -154,6 +172,26 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		snap.Detail = s.detail(j)
 	}
 	return snap
+}
+
+// spendCurve folds the whole run's minutes into at most SpendCurvePoints
+// steps of cumulative spend; the last point is the spend so far.
+func (s *State) spendCurve() ([]Pico, int64) {
+	buckets := s.Timeline()
+	if len(buckets) == 0 {
+		return nil, 1
+	}
+	first, last := buckets[0].Minute, buckets[len(buckets)-1].Minute
+	step := max(1, (last-first+SpendCurvePoints)/SpendCurvePoints)
+	curve := make([]Pico, (last-first)/step+1)
+	for _, b := range buckets {
+		i := (b.Minute - first) / step
+		curve[i] = curve[i].Add(b.Spend)
+	}
+	for i := 1; i < len(curve); i++ {
+		curve[i] = curve[i].Add(curve[i-1])
+	}
+	return curve, step
 }
 
 // Projected is the run's projected total: spend so far plus, for each job

@@ -128,7 +128,9 @@ type Bucket struct {
 	Terminal  int64
 	Unknown   int64
 	ToolCalls int64
-	Spend     Pico
+	// ToolFailed counts tool calls that did not succeed.
+	ToolFailed int64
+	Spend      Pico
 }
 
 // New returns an empty State. cfg must be valid (see Config.Validate).
@@ -696,6 +698,9 @@ func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
 	b.Spend = b.Spend.Add(cost)
 	if !isLLM {
 		b.ToolCalls++
+		if class != classSuccess {
+			b.ToolFailed++
+		}
 		return
 	}
 	b.Calls++

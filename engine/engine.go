@@ -133,6 +133,7 @@ func (e *Engine) Run(ctx context.Context) {
 	defer ticker.Stop()
 	dirty := true
 	lastDetail := ""
+	var lastReplay ingest.ReplayStatus
 	// A frame copies every job's row; with 100,000 jobs that takes tens of
 	// milliseconds. Frames may take at most a fifth of the engine's time,
 	// so a huge run redraws less often rather than falling behind.
@@ -145,6 +146,13 @@ func (e *Engine) Run(ctx context.Context) {
 		case <-ticker.C:
 			if d := e.detailJob(); d != lastDetail {
 				lastDetail, dirty = d, true
+			}
+			// A key pressed while paused changes nothing in the state, but
+			// the speed and pause shown must follow it.
+			if e.replay != nil {
+				if st := e.replay.Progress(); st.Speed != lastReplay.Speed || st.Paused != lastReplay.Paused {
+					lastReplay, dirty = st, true
+				}
 			}
 			if dirty && !time.Now().Before(notBefore) {
 				start := time.Now()

@@ -237,3 +237,34 @@ func BenchmarkWatchCatchUp(b *testing.B) {
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
+
+// TestSpeedChangeWhilePausedIsPublished: issue 14 — "+" pressed while
+// paused changed nothing on screen: no event arrived, so no frame went out.
+func TestSpeedChangeWhilePausedIsPublished(t *testing.T) {
+	var evs []string
+	for i := range 50 {
+		evs = append(evs, fmt.Sprintf(`{"ts":%d,"event":"llm_call","job_id":"j","model":"claude-sonnet-4-6","status":200}`, 1773104400000+int64(i)*60000))
+	}
+	r := ingest.NewReplay(ingest.NewIter(strings.NewReader(strings.Join(evs, "\n")+"\n"), "t", 0), nil, 1)
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, r)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	r.TogglePause()
+	deadline := time.After(3 * time.Second)
+	for f := e.Latest(); f == nil || f.Replay == nil || !f.Replay.Paused; f = e.Latest() {
+		select {
+		case <-deadline:
+			t.Fatal("no paused frame")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	r.Faster()
+	for f := e.Latest(); f.Replay.Speed != 2; f = e.Latest() {
+		select {
+		case <-deadline:
+			t.Fatalf("the new speed was never published: %+v", f.Replay)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

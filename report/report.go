@@ -52,7 +52,11 @@ func headline(r *correlate.Report) [][2]string {
 	if r.RetryAfter.Count > 0 {
 		rows = append(rows, [2]string{"Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count)})
 	}
-	rows = append(rows, [2]string{"Status of model calls", statusLine(r.Status)})
+	status := statusLine(r.Status)
+	if status == "" {
+		status = "none"
+	}
+	rows = append(rows, [2]string{"Status of model calls", status})
 	if t.UnpricedAttempts > 0 {
 		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", correlate.Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
 	}
@@ -70,14 +74,14 @@ func headline(r *correlate.Report) [][2]string {
 func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# burnrate postmortem\n\n")
-	fmt.Fprintf(&b, "Log: %s, %s → %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
-		cell(strings.Join(r.Source.Files, ", ")), r.Source.FirstTS, r.Source.LastTS,
+	fmt.Fprintf(&b, "Log: %s, %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
+		cell(strings.Join(r.Source.Files, ", ")), span(r.Source.FirstTS, r.Source.LastTS),
 		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}
 	if base != nil {
-		fmt.Fprintf(&b, "Baseline: %s, %s → %s.\n\n", cell(strings.Join(base.Source.Files, ", ")), base.Source.FirstTS, base.Source.LastTS)
+		fmt.Fprintf(&b, "Baseline: %s, %s.\n\n", cell(strings.Join(base.Source.Files, ", ")), span(base.Source.FirstTS, base.Source.LastTS))
 	}
 
 	if base == nil {
@@ -251,4 +255,12 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// span is a log's time range, or says there was none.
+func span(first, last string) string {
+	if first == "" && last == "" {
+		return "no timestamped events"
+	}
+	return first + " → " + last
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -29,22 +30,25 @@ func (p *chartsPane) plot() {
 	}
 	s := p.snap
 	n := len(s.Timeline)
-	spend := make([]float64, 0, max(n, 2))
 	ok, retry, term := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
-	var cum float64
 	prev := int64(0)
 	for i, b := range s.Timeline {
 		// Minutes with no calls are gaps in the map: plot them as zeros.
 		for prev != 0 && i > 0 && b.Minute > prev+1 && len(ok) < correlate.SnapshotMinutes {
-			spend, ok, retry, term = append(spend, cum), append(ok, 0), append(retry, 0), append(term, 0)
+			ok, retry, term = append(ok, 0), append(retry, 0), append(term, 0)
 			prev++
 		}
-		cum += b.Spend.USD()
-		spend = append(spend, cum)
 		ok, retry, term = append(ok, float64(b.Success)), append(retry, float64(b.Retryable)), append(term, float64(b.Terminal))
 		prev = b.Minute
 	}
-	if len(spend) < 2 {
+	// Spend against the ceiling covers the whole run (correlate folds it
+	// into at most SpendCurvePoints steps): the chart's last point is the
+	// header's spend, never a two-hour window of it.
+	spend := make([]float64, len(s.SpendCurve))
+	for i, v := range s.SpendCurve {
+		spend[i] = v.USD()
+	}
+	if len(spend) < 2 || len(ok) < 2 {
 		p.cache = p.st.Dim.Render("charts appear after two minutes of log time")
 		return
 	}
@@ -52,11 +56,11 @@ func (p *chartsPane) plot() {
 	h := max(p.height-2, 3)
 	// Pin the bounds so the axes do not jump between frames.
 	spendOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Width(half), asciigraph.Precision(2), asciigraph.LowerBound(0),
-		asciigraph.Caption("spend, USD (ceiling dashed)")}
+		asciigraph.Caption(fmt.Sprintf("spend over the run, USD (ceiling dashed; %s per column)", stepLabel(s.SpendCurveStep)))}
 	series := [][]float64{spend}
 	if s.CeilingUSD > 0 {
 		series = append(series, flat(s.CeilingUSD, len(spend)))
-		spendOpts = append(spendOpts, asciigraph.UpperBound(s.CeilingUSD*1.05))
+		spendOpts = append(spendOpts, asciigraph.UpperBound(max(s.CeilingUSD*1.05, spend[len(spend)-1])))
 	}
 	callOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Width(half), asciigraph.Precision(0), asciigraph.LowerBound(0),
 		asciigraph.Caption("calls/min: ok · retryable · terminal")}
@@ -67,6 +71,16 @@ func (p *chartsPane) plot() {
 	left := asciigraph.PlotMany(series, spendOpts...)
 	right := asciigraph.PlotMany([][]float64{ok, retry, term}, callOpts...)
 	p.cache = fill(clip(lipgloss.JoinHorizontal(lipgloss.Top, left, "  ", right), p.width, p.height), p.width, p.height)
+}
+
+func stepLabel(minutes int64) string {
+	if minutes <= 1 {
+		return "1 min"
+	}
+	if minutes%60 == 0 {
+		return fmt.Sprintf("%d h", minutes/60)
+	}
+	return fmt.Sprintf("%d min", minutes)
 }
 
 func flat(v float64, n int) []float64 {

@@ -73,7 +73,10 @@ func (h *headerPane) view() string {
 	if s.CeilingUSD > 0 {
 		frac := spend / s.CeilingUSD
 		line2 = fmt.Sprintf("spend %s / %s %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100)
-		if s.MinutesToCeil >= 0 {
+		switch {
+		case spend >= s.CeilingUSD:
+			line2 += st.Bad.Render("  over by " + usd(spend-s.CeilingUSD))
+		case s.MinutesToCeil >= 0:
 			line2 += fmt.Sprintf("  ceiling in %s", minutes(s.MinutesToCeil))
 		}
 	} else {
@@ -81,8 +84,10 @@ func (h *headerPane) view() string {
 	}
 	line2 += fmt.Sprintf("  wasted %s", st.Bad.Render(usd(s.Wasted.USD())))
 	// Most urgent first: a narrow terminal cuts the end of the line.
-	line3 := fmt.Sprintf("burn %s/min (1m)  errors %s  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
-		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, len(s.Jobs))
+	// Model and tool calls fail apart: 40,700 tool 400s under 0% model
+	// errors is the poisoned-record night, and must show.
+	line3 := fmt.Sprintf("burn %s/min (1m)  errors: model %s tool %s (5m)  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
+		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, len(s.Jobs))
 	line4 := ""
 	if r := h.f.Replay; r != nil && r.Total > 0 {
 		speed := "max"

@@ -41,17 +41,36 @@ func newKeyMap() keyMap {
 	}
 }
 
-// ShortHelp is the footer line.
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Enter, k.Filter, k.Sort, k.Kill, k.Pause, k.Help, k.Quit}
+// footer is the footer line: only keys that do something here — no
+// replay keys when live, no kill key without a kill hook.
+func (k keyMap) footer(replay, kill bool) []key.Binding {
+	b := []key.Binding{k.Enter, k.Filter, k.Sort}
+	if kill {
+		b = append(b, k.Kill)
+	}
+	if replay {
+		b = append(b, k.Pause)
+	}
+	return append(b, k.Help, k.Quit)
 }
 
-// FullHelp is the help screen, one column per group.
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Tab},
+// ShortHelp and FullHelp make keyMap a help.KeyMap; the model calls
+// footer and fullHelp with what applies.
+func (k keyMap) ShortHelp() []key.Binding  { return k.footer(true, true) }
+func (k keyMap) FullHelp() [][]key.Binding { return k.fullHelp(true, true) }
+
+// fullHelp is the help screen, one column per group; quitting and help
+// come first so no terminal width can hide them.
+func (k keyMap) fullHelp(replay, kill bool) [][]key.Binding {
+	groups := [][]key.Binding{
+		{k.Help, k.Quit, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Tab},
 		{k.Enter, k.Back, k.Filter, k.Sort, k.TypeFilter, k.StateFilter, k.Charts},
-		{k.Pause, k.Step, k.Faster, k.Slower, k.End},
-		{k.Kill, k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
+	if replay {
+		groups = append(groups, []key.Binding{k.Pause, k.Step, k.Faster, k.Slower, k.End})
+	}
+	if kill {
+		groups = append(groups, []key.Binding{k.Kill, k.Confirm, k.Cancel})
+	}
+	return groups
 }

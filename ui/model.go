@@ -6,6 +6,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -406,16 +407,30 @@ func (m *Model) footer() string {
 	}
 	short := help.New()
 	short.Width = m.width
-	b.WriteString(short.ShortHelpView(m.keys.ShortHelp()))
+	b.WriteString(short.ShortHelpView(m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)))
 	return b.String()
 }
 
 func (m *Model) helpView() string {
-	m.help.Width = m.width
+	m.help.Width = 0 // laid out here: groups wrap onto rows instead of being cut
 	title := m.st.Title.Render("burnrate — keys") + "\n\n"
+	groups := m.keys.fullHelp(m.opt.Replay != nil, m.opt.Killer != nil)
+	var rows []string
+	var row [][]key.Binding
+	for _, g := range groups {
+		next := append(slices.Clone(row), g)
+		if len(row) > 0 && lipgloss.Width(m.help.FullHelpView(next)) > m.width {
+			rows = append(rows, m.help.FullHelpView(row))
+			next = [][]key.Binding{g}
+		}
+		row = next
+	}
+	if len(row) > 0 {
+		rows = append(rows, m.help.FullHelpView(row))
+	}
 	notes := "\n\nThe jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their\n" +
-		"job ceiling; amber rows multiply retries 10× or more. Replay keys work in replay and demo."
-	return clip(title+m.help.View(m.keys)+m.st.Dim.Render(notes), m.width, m.height)
+		"job ceiling; amber rows multiply retries 10× or more."
+	return clip(title+strings.Join(rows, "\n\n")+m.st.Dim.Render(notes), m.width, m.height)
 }
 
 func (m *Model) confirmView() string {

@@ -56,7 +56,18 @@ func (p *sidePane) view() string {
 			case correlate.BreakerStateHalfOpen:
 				st = p.st.Warn
 			}
-			breakers = append(breakers, truncate(fmt.Sprintf(" %s %-9s fail %3.0f%% trips %d  %s", st.Render("●"), b.State, b.FailureRate*100, b.Trips, sanitize(b.Key)), w))
+			rate := fmt.Sprintf("fail %3.0f%%", b.FailureRate*100)
+			if b.State != correlate.BreakerStateClosed && (b.TripFailureRate > 0 || b.ReopenedByProbe) {
+				// Its window starts over on a trip: show what opened it.
+				rate = fmt.Sprintf("tripped at %3.0f%%", b.TripFailureRate*100)
+				if b.ReopenedByProbe {
+					rate = "probe failed"
+				}
+				if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Snap.Now {
+					rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Snap.Now))
+				}
+			}
+			breakers = append(breakers, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))
 		}
 	}
 	findings = append(findings, title("Findings & alerts", paneFindings))
@@ -105,4 +116,14 @@ func (p *sidePane) sev(s correlate.Severity) string {
 		return p.st.Warn.Render("[WARN]")
 	}
 	return p.st.Dim.Render("[info]")
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1fh", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
 }

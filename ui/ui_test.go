@@ -342,3 +342,45 @@ func BenchmarkFrame100kJobs(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestDashboardNumbersThatMisled: issue 14 — what the dashboard said wrong.
+func TestDashboardNumbersThatMisled(t *testing.T) {
+	m, feed := newModel(t, 140, 45, Options{})
+	// At 215% of the ceiling: "over by", not "ceiling in 0m".
+	f := feed.frame("")
+	f.Snap.CeilingUSD = f.Snap.Spend.USD() / 2.15
+	f.Snap.MinutesToCeil = 0
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if strings.Contains(screen, "ceiling in 0m") || !strings.Contains(screen, "over by $") {
+		t.Errorf("over the ceiling, the header must say by how much:\n%.600s", screen)
+	}
+	// Model and tool error shares, labelled.
+	if !strings.Contains(screen, "errors: model ") || !strings.Contains(screen, " tool ") {
+		t.Errorf("the header must show model and tool error shares:\n%.600s", screen)
+	}
+	// An open breaker shows what tripped it and when it half-opens, not "fail 0%".
+	if !strings.Contains(screen, "half-open in") || strings.Contains(screen, "open      fail   0%") {
+		t.Errorf("the open breaker line:\n%s", screen)
+	}
+	// The help screen at 120 columns cuts nothing and shows how to quit.
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(m, "?")
+	help := m.View()
+	if !strings.Contains(help, "quit") || strings.Contains(help, "…") {
+		t.Errorf("help at 120 columns:\n%s", help)
+	}
+}
+
+// TestFooterShowsOnlyKeysThatWork: no replay keys when live, no kill key
+// without a kill hook.
+func TestFooterShowsOnlyKeysThatWork(t *testing.T) {
+	m, _ := newModel(t, 140, 45, Options{})
+	if v := m.View(); strings.Contains(v, "pause replay") || strings.Contains(v, "kill job") {
+		t.Errorf("live and without a kill hook, the footer offers replay or kill keys:\n%s", v[len(v)-300:])
+	}
+	m2, _ := newModel(t, 140, 45, Options{Killer: &fakeKiller{}})
+	if v := m2.View(); !strings.Contains(v, "kill job") {
+		t.Error("with a kill hook the footer must offer x")
+	}
+}
