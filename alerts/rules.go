@@ -205,7 +205,7 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 		c := r.jobCeilings.For(job.Type).USD()
 		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls)})
+			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d model calls and %d tool calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls, job.ToolCalls)})
 	}
 	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.typeSpend[job.Type].USD() >= c {
 		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.typeSpend[job.Type].USD(),

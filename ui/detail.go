@@ -122,6 +122,6 @@ func (p *detailPane) view() string {
 	p.dirty = false
 	end := min(len(p.lines), p.offset+p.height)
 	start := min(p.offset, end)
-	p.cache = fill(clip(strings.Join(p.lines[start:end], "\n"), p.width, p.height), p.width, p.height)
+	p.cache = fill(clip(strings.Join(p.lines[start:end], "\n"), max(p.width-1, 1), p.height), p.width, p.height) // a column of gap before the side pane
 	return p.cache
 }
