@@ -49,8 +49,8 @@ func TestReportExitCodes(t *testing.T) {
 	if _, err := run(t, "report", "no/such/file.jsonl"); err == nil || !strings.Contains(err.Error(), "no/such/file.jsonl") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := run(t, "report", "../sample-logs"); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("a directory: %v, want a usage error", err)
+	if _, err := run(t, "report", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.jsonl files") {
+		t.Errorf("an empty directory: %v, want a usage error", err)
 	}
 }
 

@@ -105,8 +105,8 @@ const rssBound = 600 << 20
 // 3.5 GB; distinct 2 MB job.ids grew memory with no plateau. Bounded in
 // count and time, on loopback only.
 func TestOTLPFloods(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sends about 2 GB over loopback; run without -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("sends about 2 GB over loopback: runs in the plain pass, without -short or -race")
 	}
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read the receiver's peak RSS")

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,9 +25,29 @@ type analysisFlags struct {
 	flags          *pflag.FlagSet // to tell a given flag from its default
 	jobDeadline    string
 	jobIdle        string
+	claude         bool
+	costMode       string
 	format         string
 	maps           []string
 	input          ingest.Options // resolved by load
+}
+
+// inputs are the files to read: the arguments, Claude Code's projects
+// directories with --claude, and every *.jsonl in a directory (and
+// *.jsonl.gz when gz: finished logs, not followed ones).
+func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
+	paths := slices.Clone(args)
+	if a.claude {
+		dirs := ingest.ClaudeProjectDirs()
+		if len(dirs) == 0 {
+			return nil, fmt.Errorf("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects); set CLAUDE_CONFIG_DIR or give the directory")
+		}
+		paths = append(paths, dirs...)
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("no input: give log files or directories, or --claude")
+	}
+	return ingest.ExpandInputs(paths, gz)
 }
 
 func (a *analysisFlags) register(cmd *cobra.Command) {
@@ -36,6 +58,8 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "model calls per job above which hidden_retry_layer fires; 0 disables")
 	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch, otlp-json, json-document (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
+	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
+	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
 }
@@ -69,6 +93,10 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		return file, cfg, err
 	}
 	a.input, err = file.Input(a.format, a.maps)
+	if err != nil {
+		return file, cfg, err
+	}
+	a.input.CostMode, err = ingest.ParseCostMode(a.costMode)
 	return file, cfg, err
 }
 
@@ -81,8 +109,8 @@ func newReportCmd() *cobra.Command {
 		Long: `Reads JSON-lines logs (plain or gzip; "-" is stdin), correlates every
 attempt and prints the postmortem. Exit code 0: clean; 1: a critical finding
 exists; 2: bad usage or unreadable input.`,
-		Example: "  burnrate report sample-logs/seed000-incident.jsonl\n  burnrate report --format json night.jsonl.gz > night.json",
-		Args:    cobra.MinimumNArgs(1),
+		Example: "  burnrate report sample-logs/seed000-incident.jsonl\n  burnrate report --format json night.jsonl.gz > night.json\n  burnrate report --claude                 # every Claude Code session on this machine",
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "md" && format != "json" {
 				return fmt.Errorf("--format %q: use md or json", format)
@@ -91,7 +119,11 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
-			st, err := correlateFiles(cfg, args, a.input)
+			paths, err := a.inputs(args, true)
+			if err != nil {
+				return err
+			}
+			st, err := correlateFiles(cfg, paths, a.input)
 			if err != nil {
 				return err
 			}

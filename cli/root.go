@@ -54,7 +54,7 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd())
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
 	root.Args = cobra.ArbitraryArgs
@@ -123,4 +123,18 @@ func Version() string {
 		v += ")"
 	}
 	return v + " " + bi.GoVersion
+}
+
+// newClaudeCmd is watch --claude: the dashboard on every Claude Code
+// session on this machine, new ones included.
+func newClaudeCmd() *cobra.Command {
+	watch := newWatchCmd()
+	watch.Use = "claude [flags]"
+	watch.Short = "Watch Claude Code sessions live: ~/.claude/projects as jobs, with their retries and spend"
+	watch.Long = `The dashboard on Claude Code's transcripts (${CLAUDE_CONFIG_DIR:-~/.claude}/projects and
+~/.config/claude/projects): each session is a job, its project the job type, and
+Claude Code's own retries (api_error records) its failed attempts. Same flags as watch;
+burnrate report --claude writes the postmortem instead.`
+	watch.Flags().Set("claude", "true")
+	return watch
 }

@@ -79,6 +79,13 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				return err
 			}
 			var sources []ingest.Source
+			if l.claude {
+				dirs := ingest.ClaudeProjectDirs()
+				if len(dirs) == 0 {
+					return fmt.Errorf("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects)")
+				}
+				args = append(args, dirs...) // followed as directories: new sessions are picked up
+			}
 			followable, refused := followableFiles(args)
 			if len(followable) > 0 {
 				tl := follow.NewTail(followable, fromEnd, l.input)
@@ -123,7 +130,7 @@ func newReplayCmd() *cobra.Command {
 		Long: `Plays finished logs through the same dashboard, N times faster than they
 happened (default 60). Keys: p pause, . single-step, + faster, - slower,
 E jump to the end.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sp, err := parseSpeed(speed)
 			if err != nil {
@@ -132,11 +139,15 @@ E jump to the end.`,
 			if _, _, err := l.load(); err != nil {
 				return err
 			}
-			r, err := loadReplay(args, sp, l.input)
+			paths, err := l.inputs(args, true)
 			if err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), l, "replay", runSourceNames(args, false), r)
+			r, err := loadReplay(paths, sp, l.input)
+			if err != nil {
+				return err
+			}
+			return runLive(cmd.Context(), l, "replay", runSourceNames(paths, false), r)
 		},
 	}
 	l.register(cmd)
@@ -304,6 +315,10 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 // be followed (a gzip file, a directory); refused is the first refusal.
 func followableFiles(args []string) (followable []string, refused error) {
 	for _, p := range args {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			followable = append(followable, p) // every *.jsonl in it, new ones too
+			continue
+		}
 		if p != "-" && !strings.ContainsAny(p, "*?[") {
 			if err := follow.Check(p); err != nil {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))

@@ -78,9 +78,12 @@ type Job struct {
 	firstChunk, lastChunk int32
 	retained              int32
 
-	Spend           Pico
-	spendNon2xx     Pico
-	spendDuplicates Pico
+	Spend       Pico
+	spendNon2xx Pico
+	// Input tokens by kind, for the cache share (an agent session lives
+	// on its cache: 90% read is normal, 0% means the cache is broken).
+	tokensFresh, tokensCacheRead, tokensCacheWrite int64
+	spendDuplicates                                Pico
 
 	FirstTS, LastTS int64
 	FirstAttemptTS  int64

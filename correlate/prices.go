@@ -71,6 +71,16 @@ func (p Price) Cost(input, output, cacheRead, cacheWrite int64) Pico {
 	return mulTokens(input, q.Input).Add(mulTokens(output, q.Output)).Add(mulTokens(cacheRead, q.CacheRead)).Add(mulTokens(cacheWrite, q.CacheWrite))
 }
 
+// write1h is the one-hour cache write rate: the table's, else twice the
+// input rate (Anthropic's published multiplier), never less than the
+// five-minute rate.
+func (p Price) write1h() Pico {
+	if p.CacheWrite1h > 0 {
+		return p.CacheWrite1h
+	}
+	return max(2*p.Input, p.CacheWrite)
+}
+
 // BatchCost prices a batch-API call: the table's batch rates where it has
 // them, else half the synchronous rate (the providers' batch discount).
 func (p Price) BatchCost(input, output, cacheRead, cacheWrite int64) Pico {
@@ -116,7 +126,11 @@ type PriceTable struct {
 	// table), nil for none.
 	Base *PriceTable
 
-	prices map[string]Price // exact keys, lower-cased
+	// raw holds every entry priced per token, lower-cased, undecoded:
+	// entries are decoded on first use (a run meets a handful of models
+	// of 2,500), so start-up costs a scan of the table, not a parse.
+	raw    map[string]json.RawMessage
+	prices map[string]Price // decoded entries and the overrides
 	bare   map[string]string
 	mu     sync.Mutex
 	cache  map[string]Resolution
@@ -163,39 +177,97 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 		return nil, fmt.Errorf("prices %s: not a JSON object of models: %w", path, err)
 	}
 	_, _ = io.Copy(h, f) // hash the whole file, even bytes the decoder did not need
-	t := &PriceTable{Source: path, SHA256: hex.EncodeToString(h.Sum(nil)), prices: make(map[string]Price, len(raw)), bare: map[string]string{},
-		cache: map[string]Resolution{}}
+	t := &PriceTable{Source: path, SHA256: hex.EncodeToString(h.Sum(nil)), raw: make(map[string]json.RawMessage, len(raw)),
+		prices: map[string]Price{}, bare: map[string]string{}, cache: map[string]Resolution{}}
 	var updated string
 	if json.Unmarshal(raw["last_updated"], &updated) == nil {
 		t.Date = updated
 	}
 	for name, msg := range raw {
-		var e liteLLMEntry
-		if json.Unmarshal(msg, &e) != nil || e.Input == nil || e.Output == nil {
+		// Priced per token: both rates are numbers. Cheap to check without
+		// decoding; a malformed value is caught when the entry is decoded.
+		if len(msg) == 0 || msg[0] != '{' || !hasNumber(msg, `"input_cost_per_token"`) || !hasNumber(msg, `"output_cost_per_token"`) {
 			continue // sample_spec, last_updated, and entries not priced per token
 		}
-		p := Price{Input: perToken(e.Input), Output: perToken(e.Output), CacheRead: perToken(e.CacheRead), CacheWrite: perToken(e.CacheWrite),
-			CacheWrite1h: perToken(e.CacheWrite1), BatchInput: perToken(e.BatchInput), BatchOutput: perToken(e.BatchOutput)}
-		if e.CacheRead == nil {
-			p.CacheRead = p.Input // unknown: never price cached tokens as free
-		}
-		if e.CacheWrite == nil {
-			p.CacheWrite = p.Input
-		}
-		p.Tiers = tiers(msg)
-		t.prices[strings.ToLower(name)] = p
+		t.raw[strings.ToLower(name)] = msg
 		t.Models++
 	}
 	if t.Models == 0 {
 		return nil, fmt.Errorf("prices %s: no entry has input_cost_per_token and output_cost_per_token", path)
 	}
 	for name, usd := range overrides {
-		if _, ok := t.prices[name]; !ok {
+		if _, ok := t.raw[name]; !ok {
 			t.prices[name] = Price{Input: perMillion(usd[0]), Output: perMillion(usd[1]), CacheRead: perMillion(usd[2]), CacheWrite: perMillion(usd[3])}
 		}
 	}
 	t.indexBare()
 	return t, nil
+}
+
+// hasNumber reports whether the object text has the top-level key key
+// (quoted) with a number for its value: a scan of the bytes that tracks
+// depth and strings, so a rate nested in a sub-object does not count.
+func hasNumber(msg []byte, key string) bool {
+	depth, inStr, esc := 0, false, false
+	start := -1
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+				if depth == 1 && start >= 0 && string(msg[start:i+1]) == key {
+					rest := bytes.TrimLeft(msg[i+1:], " \t\r\n")
+					if len(rest) > 0 && rest[0] == ':' {
+						rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+						return len(rest) > 0 && (rest[0] == '-' || rest[0] >= '0' && rest[0] <= '9')
+					}
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr, start = true, i
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// price decodes an entry on first use; ok is false for none (or one whose
+// rates do not decode).
+func (t *PriceTable) price(key string) (Price, bool) {
+	if p, ok := t.prices[key]; ok {
+		return p, true
+	}
+	msg, ok := t.raw[key]
+	if !ok {
+		return Price{}, false
+	}
+	var e liteLLMEntry
+	if json.Unmarshal(msg, &e) != nil || e.Input == nil || e.Output == nil {
+		delete(t.raw, key)
+		return Price{}, false
+	}
+	p := Price{Input: perToken(e.Input), Output: perToken(e.Output), CacheRead: perToken(e.CacheRead), CacheWrite: perToken(e.CacheWrite),
+		CacheWrite1h: perToken(e.CacheWrite1), BatchInput: perToken(e.BatchInput), BatchOutput: perToken(e.BatchOutput)}
+	if e.CacheRead == nil {
+		p.CacheRead = p.Input // unknown: never price cached tokens as free
+	}
+	if e.CacheWrite == nil {
+		p.CacheWrite = p.Input
+	}
+	p.Tiers = tiers(msg)
+	t.prices[key] = p
+	return p, true
 }
 
 func tiers(msg json.RawMessage) []Tier {
@@ -254,12 +326,22 @@ func (t *PriceTable) indexBare() {
 		return len(providerPreference)
 	}
 	best := map[string]string{}
+	names := make([]string, 0, len(t.raw)+len(t.prices))
+	for name := range t.raw {
+		names = append(names, name)
+	}
 	for name := range t.prices {
+		names = append(names, name)
+	}
+	for _, name := range names {
 		i := strings.LastIndexByte(name, '/')
 		if i < 0 {
 			continue
 		}
 		bare := name[i+1:]
+		if _, plain := t.raw[bare]; plain {
+			continue
+		}
 		if _, plain := t.prices[bare]; plain {
 			continue
 		}
@@ -386,7 +468,7 @@ func (t *PriceTable) resolve(model string) Resolution {
 	for _, lossy := range []bool{false, true} {
 		for _, c := range cands {
 			if c.lossy == lossy {
-				if p, ok := t.prices[c.key]; ok {
+				if p, ok := t.price(c.key); ok {
 					r.Key, r.Approximate, r.Price = c.key, c.lossy, p
 					return r
 				}
@@ -395,8 +477,10 @@ func (t *PriceTable) resolve(model string) Resolution {
 		for _, c := range cands {
 			if c.lossy == lossy {
 				if full, ok := t.bare[c.key]; ok {
-					r.Key, r.Approximate, r.Price = full, c.lossy, t.prices[full]
-					return r
+					if p, ok := t.price(full); ok {
+						r.Key, r.Approximate, r.Price = full, c.lossy, p
+						return r
+					}
 				}
 			}
 		}

@@ -80,9 +80,12 @@ func (r JobRow) HasFinding(k FindingKind) bool { return r.Findings&(1<<k) != 0 }
 
 // JobDetail is everything the job detail pane shows.
 type JobDetail struct {
-	Row      JobRow
-	Attempts []AttemptView
-	Findings []FindingKind
+	Row JobRow
+	// CacheShare is the share of the job's input tokens read from the
+	// prompt cache, -1 when it read no input.
+	CacheShare float64
+	Attempts   []AttemptView
+	Findings   []FindingKind
 	// CallsPerMinute is the job's model calls per minute from its first
 	// attempt, for the mini chart.
 	CallsPerMinute []float64
@@ -234,7 +237,10 @@ func (s *State) Projected() Pico {
 }
 
 func (s *State) detail(j *Job) *JobDetail {
-	d := &JobDetail{Row: s.row(j), Findings: j.Findings()}
+	d := &JobDetail{Row: s.row(j), Findings: j.Findings(), CacheShare: -1}
+	if all := j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite; all > 0 {
+		d.CacheShare = float64(j.tokensCacheRead) / float64(all)
+	}
 	atts := s.Attempts(j)
 	d.Attempts = make([]AttemptView, len(atts))
 	var first int64

@@ -162,6 +162,7 @@ func (s *State) Consume(b ingest.Batch) {
 	for i := range b {
 		s.Apply(&b[i])
 	}
+	ingest.Recycle(b) // ours now, and done with: the strings inside live on
 }
 
 // SetSources records the inputs' counters for the report.
@@ -523,6 +524,9 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		job.Unpriced++
 		s.unpriced++
 	}
+	job.tokensFresh = satAdd(job.tokensFresh, ev.InputTokens)
+	job.tokensCacheRead = satAdd(job.tokensCacheRead, ev.CacheReadTokens)
+	job.tokensCacheWrite = satAdd(job.tokensCacheWrite, ev.CacheCreateTokens)
 	s.input = satAdd(s.input, ev.InputTokens)
 	s.output = satAdd(s.output, ev.OutputTokens)
 	s.cacheRead = satAdd(s.cacheRead, ev.CacheReadTokens)
@@ -596,6 +600,11 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 		cost = PicoFromUSD(ev.CostUSD)
 	case ms.priced && ev.Batch:
 		cost = ms.price.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	case ms.priced && ev.CacheCreate1hTokens > 0:
+		// The one-hour cache is written at its own rate (Anthropic: twice
+		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
+		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
+		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, ms.price.write1h()))
 	case ms.priced:
 		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	default:

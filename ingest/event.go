@@ -2,6 +2,8 @@
 // normalized Event type. Nothing here knows about spend or jobs' state.
 package ingest
 
+import "sync"
+
 // Kind is what a normalized event stands for.
 type Kind uint8
 
@@ -75,15 +77,18 @@ type Event struct {
 	OutputTokens      int64
 	CacheReadTokens   int64
 	CacheCreateTokens int64
-	RetryAfterMs      int64 // NoRetryAfter when absent
-	RateLimitTokens   int64 // remaining tokens, NoValue when absent
-	RateLimitRequests int64 // remaining requests, NoValue when absent
-	LatencyMs         int32
-	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
-	Attempt           int16
-	Kind              Kind
-	HasCost           bool
-	StreamDropped     bool
+	// CacheCreate1hTokens is the part of CacheCreateTokens written to the
+	// one-hour cache (Anthropic prices it higher than the 5-minute one).
+	CacheCreate1hTokens int64
+	RetryAfterMs        int64 // NoRetryAfter when absent
+	RateLimitTokens     int64 // remaining tokens, NoValue when absent
+	RateLimitRequests   int64 // remaining requests, NoValue when absent
+	LatencyMs           int32
+	Status              int16 // HTTP status, 0 connection error/timeout, StatusUnknown
+	Attempt             int16
+	Kind                Kind
+	HasCost             bool
+	StreamDropped       bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// Source is the index of the input (file) that produced the event.
@@ -141,6 +146,26 @@ func (e *Event) Reset() {
 // sender never reads or writes it again and allocates a fresh one; the
 // receiver may keep it, and any string inside, for as long as it likes.
 type Batch []Event
+
+// NewBatch returns an empty batch of BatchSize events, reusing one a
+// receiver gave back with Recycle.
+func NewBatch() Batch {
+	if b, ok := batchPool.Get().(*Batch); ok {
+		return (*b)[:BatchSize]
+	}
+	return make(Batch, BatchSize)
+}
+
+// Recycle gives a batch back for NewBatch to reuse. Only the batch's
+// owner — its receiver — may call it, and must not touch it after.
+func Recycle(b Batch) {
+	if cap(b) == BatchSize {
+		b = b[:0]
+		batchPool.Put(&b)
+	}
+}
+
+var batchPool sync.Pool
 
 // Consumer receives batches of events from a source, from one goroutine
 // per source. It owns each batch it is given (see Batch).

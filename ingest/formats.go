@@ -23,6 +23,7 @@ const (
 	FormatAnthropicBatch Format = "anthropic-batch" // Anthropic Message Batches results
 	FormatOTLPJSON       Format = "otlp-json"       // OTLP/JSON export requests: one per line, or pretty-printed
 	FormatJSONDocument   Format = "json-document"   // a JSON array of records, or pretty-printed objects
+	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
 )
 
 // Formats lists every format with a one-line example, for `burnrate formats`.
@@ -36,6 +37,7 @@ var Formats = []struct {
 	{FormatLiteLLM, "LiteLLM StandardLoggingPayload and SpendLogs rows", `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`},
 	{FormatOpenAIBatch, "OpenAI Batch API output file", `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`},
 	{FormatAnthropicBatch, "Anthropic Message Batches results", `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`},
+	{FormatClaudeCode, "Claude Code session transcripts: responses with usage, Claude Code's own retries (api_error) and give-ups", `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`},
 	{FormatOTLPJSON, "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{FormatJSONDocument, "a JSON array of records, or pretty-printed objects (each record read as its own format)", `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
 }
@@ -71,13 +73,21 @@ type Options struct {
 	Format Format
 	// Maps are --map canonical=dotted.path rules for any JSON logger.
 	Maps []FieldMap
+	// CostMode chooses costUSD or tokens × prices for Claude Code transcripts.
+	CostMode CostMode
 }
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
 // Every event it emits has passed Event.Check.
-func NewDecoder(f Format, maps []FieldMap) Decoder {
+func NewDecoder(f Format, maps []FieldMap, opts ...Options) Decoder {
 	p := NewParser()
 	switch f {
+	case FormatClaudeCode:
+		var mode CostMode
+		if len(opts) > 0 {
+			mode = opts[0].CostMode
+		}
+		return newChecked(newClaudeDecoder(p, mode))
 	case FormatLiteLLM:
 		return newChecked(&liteLLMDecoder{p: p})
 	case FormatOpenAIBatch:
@@ -312,39 +322,75 @@ type Detection struct {
 }
 
 // Detect decides a file's format from its first lines: the batch and
-// LiteLLM shapes by their own keys, SDK retry lines by their text, and
-// canonical JSON lines otherwise.
+// LiteLLM shapes by their own keys, Claude Code transcripts by theirs, SDK
+// retry lines by their text, and canonical JSON lines otherwise.
 func Detect(lines [][]byte) Detection {
-	det := Detection{Counts: map[Format]int{}}
-	p := NewParser()
-	var ev Event
+	d := newDetector()
 	for _, l := range lines {
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 {
-			continue
+		d.add(l)
+	}
+	return d.result()
+}
+
+// detector counts, line by line, which format's rule each line matches.
+type detector struct {
+	det Detection
+	p   *Parser
+	ev  Event
+}
+
+func newDetector() *detector {
+	return &detector{det: Detection{Counts: map[Format]int{}}, p: NewParser()}
+}
+
+func (d *detector) add(l []byte) {
+	det := &d.det
+	l = bytes.TrimSpace(l)
+	if len(l) == 0 {
+		return
+	}
+	det.Lines++
+	if l[0] != '{' {
+		if sdkLineKind(l) != 0 {
+			det.Counts[FormatSDKText]++
 		}
-		det.Lines++
-		if l[0] != '{' {
-			if sdkLineKind(l) != 0 {
-				det.Counts[FormatSDKText]++
-			}
-			continue
-		}
-		switch {
-		case jsonHasKeys(l, "custom_id", "result"):
-			det.Counts[FormatAnthropicBatch]++
-		case jsonHasKeys(l, "custom_id", "response") || jsonHasKeys(l, "custom_id", "error"):
-			det.Counts[FormatOpenAIBatch]++
-		case jsonHasKeys(l, "response_cost", "custom_llm_provider") || jsonHasKeys(l, "request_id", "spend") || jsonHasKeys(l, "response_cost", "startTime"):
-			det.Counts[FormatLiteLLM]++
-		default:
-			if p.ParseLine(l, &ev) == Accepted {
-				det.Counts[FormatJSONL]++
-			}
+		return
+	}
+	switch {
+	case jsonHasKeys(l, "type", "sessionId") || jsonHasKeys(l, "type", "leafUuid") || jsonHasKeys(l, "type", "messageId", "snapshot"):
+		det.Counts[FormatClaudeCode]++
+	case jsonHasKeys(l, "custom_id", "result"):
+		det.Counts[FormatAnthropicBatch]++
+	case jsonHasKeys(l, "custom_id", "response") || jsonHasKeys(l, "custom_id", "error"):
+		det.Counts[FormatOpenAIBatch]++
+	case jsonHasKeys(l, "response_cost", "custom_llm_provider") || jsonHasKeys(l, "request_id", "spend") || jsonHasKeys(l, "response_cost", "startTime"):
+		det.Counts[FormatLiteLLM]++
+	default:
+		if d.p.ParseLine(l, &d.ev) == Accepted {
+			det.Counts[FormatJSONL]++
 		}
 	}
+}
+
+// decided reports a verdict that more lines cannot change: 16 lines, every
+// one of a format with keys of its own. A projects directory of small
+// transcripts then costs one detection pass of 16 lines per file, not 200.
+func (d *detector) decided() bool {
+	if d.det.Lines < 16 {
+		return false
+	}
+	for _, f := range []Format{FormatClaudeCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
+		if d.det.Counts[f] == d.det.Lines {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *detector) result() Detection {
+	det := d.det
 	best, bestN := FormatJSONL, 0
-	for _, f := range []Format{FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
+	for _, f := range []Format{FormatClaudeCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
 		if n := det.Counts[f]; n > bestN && n >= det.Counts[FormatJSONL] {
 			best, bestN = f, n
 		}
@@ -382,7 +428,7 @@ func atoi16(s string) (int16, bool) {
 // at once, else the format of the first non-blank line.
 func NewStreamDecoder(opts Options) Decoder {
 	if opts.Format != FormatAuto {
-		return NewDecoder(opts.Format, opts.Maps)
+		return NewDecoder(opts.Format, opts.Maps, opts)
 	}
 	return &streamDecoder{opts: opts}
 }
@@ -397,7 +443,7 @@ func (d *streamDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return SkipBlank
 		}
-		d.inner = NewDecoder(Detect([][]byte{line}).Format, d.opts.Maps)
+		d.inner = NewDecoder(Detect([][]byte{line}).Format, d.opts.Maps, d.opts)
 	}
 	return d.inner.Decode(line, emit)
 }

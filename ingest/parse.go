@@ -57,7 +57,7 @@ const (
 
 // NewParser returns a parser with an empty intern table.
 func NewParser() *Parser {
-	return &Parser{intern: newInterner(1 << 16)}
+	return &Parser{intern: newInterner(minInternSlots)}
 }
 
 // ParseLine fills ev from line. It returns Accepted, or why the line was

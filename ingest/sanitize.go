@@ -19,14 +19,21 @@ func SanitizeString(s string) string { return display.Text(s) }
 
 // interner deduplicates the strings of repeated fields (job IDs repeated
 // on every retry, models) so a line costs no allocation once its values
-// have been seen. It is a direct-mapped cache: a fixed table indexed by a
-// hash of the bytes, where a collision simply replaces the slot. That
-// bounds its memory and never pays for map growth or clearing, which
-// profiling showed cost more than the allocations it saved.
+// have been seen. It is a direct-mapped cache: a table indexed by a hash
+// of the bytes, where a collision simply replaces the slot. That bounds
+// its memory and never pays for map growth or clearing. It starts small —
+// a report over 700 small transcripts has 700 parsers — and grows fourfold
+// when misses outnumber its slots, up to maxInternSlots.
 type interner struct {
-	slots []string
-	mask  uint64
+	slots  []string
+	mask   uint64
+	misses int
 }
+
+const (
+	minInternSlots = 1 << 10
+	maxInternSlots = 1 << 18
+)
 
 func newInterner(size int) interner {
 	n := 1
@@ -52,6 +59,11 @@ func (in *interner) get(b []byte) string {
 	}
 	s := string(b)
 	*slot = s
+	if in.misses++; in.misses > 2*len(in.slots) && len(in.slots) < maxInternSlots {
+		// Many distinct values: a bigger table (the old entries are
+		// dropped; they come back on their next use).
+		*in = newInterner(4 * len(in.slots))
+	}
 	return s
 }
 

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -56,6 +57,15 @@ func (s *scanner) str() []byte {
 	s.i++
 	start := s.i
 	for s.i < len(s.b) {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character: long strings (a transcript's message text)
+		// are most of what a line holds.
+		for s.i+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[s.i:])) {
+			s.i += 8
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -72,6 +82,15 @@ func (s *scanner) str() []byte {
 	}
 	s.fail()
 	return nil
+}
+
+// plain8 reports whether none of the eight bytes in w is '"', '\\' or
+// below 0x20 (the SWAR "has zero byte" and "has byte less than" tests).
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
+	less20 := (w - ones*0x20) & ^w & highs
+	return zero(w^(ones*'"'))|zero(w^(ones*'\\'))|less20 == 0
 }
 
 func (s *scanner) strEscaped(start int) []byte {

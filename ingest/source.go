@@ -6,6 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 )
 
 // FileIter yields the events of one log in file order, skipping and
@@ -20,14 +26,16 @@ type FileIter struct {
 	// Detected is the format the file was read as.
 	Detected Detection
 
-	idx     uint16
-	rc      io.ReadCloser
-	lines   *LineReader
-	doc     *documentReader // set for a JSON document (see document.go)
-	opts    Options
-	dec     Decoder
-	head    []bufLine // the first lines, read for detection, not yet decoded
-	pending []Event   // events of a line that gave more than one
+	idx      uint16
+	rc       io.ReadCloser
+	lines    *LineReader
+	doc      *documentReader // set for a JSON document (see document.go)
+	set      *FileSet        // the set it belongs to, for its read-ahead
+	detector *detector       // while the head is read
+	opts     Options
+	dec      Decoder
+	head     []bufLine // the first lines, read for detection, not yet decoded
+	pending  []Event   // events of a line that gave more than one
 	// emitFn is it.emit bound once: a closure per line would allocate.
 	emitFn func(*Event)
 	cur    *Event
@@ -108,29 +116,36 @@ func (it *FileIter) start() {
 			it.head = append(it.head, bufLine{rec, tooLong, false})
 		}
 	} else {
-		it.readHead()
+		it.readHead(forced == FormatAuto)
 	}
 	f := forced
 	if f == FormatAuto {
-		sample := make([][]byte, 0, len(it.head))
-		for _, l := range it.head {
-			if !l.tooLong {
-				sample = append(sample, l.b)
+		if it.detector == nil { // a document's records: detect them now
+			it.detector = newDetector()
+			for _, l := range it.head {
+				if !l.tooLong {
+					it.detector.add(l.b)
+				}
 			}
 		}
-		it.Detected = Detect(sample)
+		it.Detected = it.detector.result()
+		it.detector = nil
 		f = it.Detected.Format
 	} else {
 		it.Detected = Detection{Format: f}
 	}
 	it.Detected.Document = it.doc != nil
-	it.dec = NewDecoder(f, it.opts.Maps)
+	it.dec = NewDecoder(f, it.opts.Maps, it.opts)
 	it.emitFn = it.emit
 }
 
-// readHead reads the first lines for detection.
-func (it *FileIter) readHead() {
-	for len(it.head) < detectLines {
+// readHead reads the first lines, detecting the format as it goes (when
+// detect) and stopping as soon as the verdict is certain.
+func (it *FileIter) readHead(detect bool) {
+	if detect {
+		it.detector = newDetector()
+	}
+	for len(it.head) < detectLines && (it.detector == nil || !it.detector.decided()) {
 		line, tooLong, final, err := it.lines.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -139,6 +154,9 @@ func (it *FileIter) readHead() {
 			break
 		}
 		it.head = append(it.head, bufLine{bytes.Clone(line), tooLong, final})
+		if it.detector != nil && !tooLong {
+			it.detector.add(line)
+		}
 	}
 }
 
@@ -283,13 +301,13 @@ const BatchSize = 512
 // Drain reads it to the end, handing events to c in batches; c owns each
 // batch it is given.
 func Drain(it EventIter, c Consumer) {
-	batch := make(Batch, BatchSize)
+	batch := NewBatch()
 	n := 0
 	for it.Next(&batch[n]) {
 		n++
 		if n == len(batch) {
 			c.Consume(batch)
-			batch, n = make(Batch, BatchSize), 0
+			batch, n = NewBatch(), 0
 		}
 	}
 	if n > 0 {
@@ -300,6 +318,8 @@ func Drain(it EventIter, c Consumer) {
 // FileSet is several logs read together, merged by event time.
 type FileSet struct {
 	Files []*FileIter
+	stop  chan struct{}
+	wg    sync.WaitGroup
 }
 
 // OpenFiles opens every path (see OpenFile); on an error it closes what it
@@ -315,25 +335,102 @@ func OpenFiles(paths []string, opts Options) (*FileSet, error) {
 			fs.Close()
 			return nil, err
 		}
+		it.set = fs
 		fs.Files = append(fs.Files, it)
 	}
 	return fs, nil
 }
 
-// Events merges the files by event time.
+// Events merges the files by event time. Each file is read and parsed on
+// a goroutine of its own, a bounded window of events ahead, so parsing
+// runs beside the consumer (correlate) on another core — and beside the
+// other files. A file's Stats, Err and Hint are complete once its events
+// have all been taken.
 func (fs *FileSet) Events() EventIter {
 	iters := make([]EventIter, len(fs.Files))
+	// The window per file shrinks with the number of files, so 700
+	// transcripts read ahead about as much memory as one big log.
+	batch := min(max(65536/max(len(fs.Files), 1), 16), 512)
+	fs.stop = make(chan struct{})
 	for i, f := range fs.Files {
-		iters[i] = f
+		iters[i] = prefetch(f, batch, fs.stop)
 	}
 	return Merge(iters...)
 }
 
-// Close closes every file.
+// Close stops any read-ahead and closes every file.
 func (fs *FileSet) Close() {
+	if fs.stop != nil {
+		select {
+		case <-fs.stop:
+		default:
+			close(fs.stop)
+		}
+		fs.wg.Wait()
+	}
 	for _, f := range fs.Files {
 		f.Close()
 	}
+}
+
+// prefetcher reads an iterator ahead on its own goroutine.
+type prefetcher struct {
+	ch   chan []Event
+	free chan []Event
+	cur  []Event
+	i    int
+}
+
+func prefetch(it *FileIter, batch int, stop <-chan struct{}) EventIter {
+	p := &prefetcher{ch: make(chan []Event, 2), free: make(chan []Event, 3)}
+	it.set.wg.Add(1)
+	go func() {
+		defer it.set.wg.Done()
+		defer close(p.ch)
+		for {
+			var buf []Event
+			select {
+			case buf = <-p.free:
+			default:
+				buf = make([]Event, batch)
+			}
+			n := 0
+			for n < len(buf) && it.Next(&buf[n]) {
+				n++
+			}
+			if n > 0 {
+				select {
+				case p.ch <- buf[:n]:
+				case <-stop:
+					return
+				}
+			}
+			if n < len(buf) {
+				return // the file ended
+			}
+		}
+	}()
+	return p
+}
+
+func (p *prefetcher) Next(ev *Event) bool {
+	for p.i >= len(p.cur) {
+		if p.cur != nil {
+			select {
+			case p.free <- p.cur[:cap(p.cur)]: // a batch is reused once taken
+			default:
+			}
+		}
+		var ok bool
+		if p.cur, ok = <-p.ch; !ok {
+			p.cur = nil
+			return false
+		}
+		p.i = 0
+	}
+	*ev = p.cur[p.i]
+	p.i++
+	return true
 }
 
 // ErrText is the read error that ended the file early, or "".
@@ -342,4 +439,62 @@ func (it *FileIter) ErrText() string {
 		return ""
 	}
 	return it.Err.Error()
+}
+
+// ExpandInputs turns the command line's paths into files: a directory
+// stands for every *.jsonl beneath it (and *.jsonl.gz when gz), in name
+// order — a Claude Code projects directory, a folder of worker logs.
+// Other paths are kept as they are ("-", files, globs for the follower).
+func ExpandInputs(paths []string, gz bool) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if p == "-" || err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // an unreadable subdirectory: skip it, keep the rest
+			}
+			name := d.Name()
+			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz")) {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read directory %s: %w", p, err)
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s is a directory with no *.jsonl files in it: give the log files, or a directory that holds some", p)
+		}
+		slices.Sort(out[n:])
+	}
+	return out, nil
+}
+
+// ClaudeProjectDirs are where Claude Code keeps its transcripts:
+// $CLAUDE_CONFIG_DIR (a comma-separated list) or ~/.claude, and the older
+// ~/.config/claude — each one's projects/ directory, those that exist.
+func ClaudeProjectDirs() []string {
+	var roots []string
+	if env := os.Getenv("CLAUDE_CONFIG_DIR"); env != "" {
+		for _, r := range strings.Split(env, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				roots = append(roots, r)
+			}
+		}
+	} else if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, ".claude"), filepath.Join(home, ".config", "claude"))
+	}
+	var dirs []string
+	for _, r := range roots {
+		d := filepath.Join(r, "projects")
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }

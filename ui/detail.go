@@ -61,8 +61,12 @@ func (p *detailPane) build() {
 	r := p.d.Row
 	add := func(s string) { p.lines = append(p.lines, s) }
 	add(p.st.Title.Render(fmt.Sprintf("Job %s", sanitize(r.ID))) + p.st.Dim.Render("  esc back · x kill"))
-	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · spend %s · wasted %s · %d duplicates",
-		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, usd(r.Spend.USD()), usd(r.Wasted.USD()), r.Duplicates))
+	cache := ""
+	if p.d.CacheShare >= 0 {
+		cache = fmt.Sprintf(" · cache %.0f%% of input", p.d.CacheShare*100)
+	}
+	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · spend %s · wasted %s · %d duplicates%s",
+		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, usd(r.Spend.USD()), usd(r.Wasted.USD()), r.Duplicates, cache))
 	for _, k := range p.d.Findings {
 		add(p.st.Warn.Render("▲ "+k.String()) + " " + p.st.Dim.Render(truncate(correlate.Advice[k], max(p.width-30, 10))))
 	}

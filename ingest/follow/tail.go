@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,18 @@ func (t *Tail) Rotations(path string) int {
 func (t *Tail) expand() []string {
 	var paths []string
 	for _, p := range t.patterns {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			// A directory (Claude Code's projects): every *.jsonl beneath
+			// it, looked for again on every expansion so new sessions and
+			// subagents are followed as they appear.
+			filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
+					paths = append(paths, path)
+				}
+				return nil
+			})
+			continue
+		}
 		if strings.ContainsAny(p, "*?[") {
 			m, _ := filepath.Glob(p)
 			paths = append(paths, m...)
