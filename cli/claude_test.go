@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"syscall"
+	"testing"
 	"time"
 )
 
