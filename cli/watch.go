@@ -216,14 +216,9 @@ func loadReplay(paths []string, speed float64, opts ingest.Options) (*ingest.Rep
 	if err != nil {
 		return nil, err
 	}
-	defer fs.Close()
-	r := ingest.NewReplay(fs.Events(), nil, speed)
-	var st []ingest.Status
-	for _, f := range fs.Files {
-		st = append(st, ingest.Status{Name: f.Path, Stats: f.Stats, Err: f.ErrText()})
-	}
-	r.SetSources(st)
-	return r, nil
+	// Streamed: the set stays open while the replay plays, and closes
+	// when it ends.
+	return ingest.NewFileReplay(fs, speed), nil
 }
 
 // runLive wires a source through the engine, the rules and the actions

@@ -2,39 +2,25 @@ package correlate_test
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/scenario"
 )
 
-// benchLog builds an n-line log shaped like a real night: jobs with a
-// lifecycle and a few retried model calls, Retry-After on 429s.
+// benchLog is an n-line night of 12-line jobs, 8,000 of them in flight at
+// once, so a job's lines are spread over the log as in a real queue (a
+// log sorted by job overstated throughput about threefold).
 func benchLog(n int) []byte {
 	var b bytes.Buffer
-	statuses := []int{529, 529, 429, 200, 200, 200, 200, 200}
-	for i := 0; b.Len() >= 0 && i < n; {
-		job := i / 12
-		fmt.Fprintf(&b, `{"ts":"2026-03-10T01:%02d:%02d.%03dZ","event":"job_started","job_id":"job-%07d","job_type":"type-%d"}`+"\n", (i/60000)%60, (i/1000)%60, i%1000, job, job%7)
-		i++
-		for k := 0; k < 10 && i < n; k++ {
-			st := statuses[(i+k)%len(statuses)]
-			fmt.Fprintf(&b, `{"ts":"2026-03-10T01:%02d:%02d.%03dZ","event":"llm_call","job_id":"job-%07d","job_type":"type-%d","idempotency_key":"job-%07d-%d","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-6","status":%d,"retry_after_s":%d,"input_tokens":1200,"output_tokens":%d,"cache_read_tokens":4096,"latency_ms":830}`+"\n",
-				(i/60000)%60, (i/1000)%60, i%1000, job, job%7, job, k/3, k%3+1, st, st/200, 300*(st/200))
-			i++
-		}
-		if i < n {
-			fmt.Fprintf(&b, `{"ts":"2026-03-10T01:%02d:%02d.%03dZ","event":"job_succeeded","job_id":"job-%07d","job_type":"type-%d"}`+"\n", (i/60000)%60, (i/1000)%60, i%1000, job, job%7)
-			i++
-		}
-	}
+	scenario.Night(&b, n, 8000)
 	return b.Bytes()
 }
 
 // BenchmarkParseCorrelate measures the report path end to end — split,
-// parse, correlate — on a 1,000,000-line log, on one core.
+// parse, correlate — on a 1,000,000-line interleaved log, on one core.
 func BenchmarkParseCorrelate(b *testing.B) {
 	const lines = 1_000_000
 	data := benchLog(lines)

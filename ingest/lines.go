@@ -91,7 +91,11 @@ var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Open opens a log for reading: "-" is stdin, and gzip content is detected
 // by its magic bytes, whatever the file is called.
-func Open(path string) (io.ReadCloser, error) {
+func Open(path string) (io.ReadCloser, error) { return openCounted(path, nil) }
+
+// openCounted is Open with the raw file wrapped by wrap (given its size)
+// before any buffering or decompression.
+func openCounted(path string, wrap func(io.Reader, int64) io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
@@ -104,13 +108,17 @@ func Open(path string) (io.ReadCloser, error) {
 			}
 			return nil, fmt.Errorf("open %s: %w (check the path and that you can read it)", path, err)
 		}
-		if st, err := file.Stat(); err == nil && st.IsDir() {
+		st, err := file.Stat()
+		if err == nil && st.IsDir() {
 			file.Close()
 			return nil, fmt.Errorf("open %s: is a directory (give the log files in it, e.g. %s/*.jsonl)", path, path)
 		}
 		f = file
+		if wrap != nil && err == nil {
+			f = readCloser{wrap(file, st.Size()), file}
+		}
 	}
-	br := bufio.NewReaderSize(f, 256<<10)
+	br := bufio.NewReaderSize(f, 64<<10)
 	magic, _ := br.Peek(2)
 	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)

@@ -7,55 +7,113 @@ import (
 )
 
 // Replay plays a finished log through the engine on the log's own clock,
-// Speed times faster. Its controls are safe to call from the UI goroutine.
+// Speed times faster. It streams: events are read a bounded window ahead
+// (replayWindow), never the whole log, so its memory does not grow with
+// the log's length. Its controls are safe to call from the UI goroutine.
 type Replay struct {
-	events  []Event
-	sources []Status
+	it     EventIter
+	status func() []Status // the inputs' counters, read on the Run goroutine
+	// fraction says how much of the input has been read, 0..1, or nil.
+	fraction func() float64
+	close    func() // when the replay has played everything
 
 	mu      sync.Mutex
+	buf     []Event // the window: buf[bi:] are read and not yet played
+	bi      int
+	done    bool // the iterator is exhausted
+	sources []Status
+	read    float64 // fraction of the input read, as of the last refill
 	speed   float64 // 0 means as fast as possible
 	paused  bool
-	pos     int
+	pos     int // events played
+	lastTS  int64
 	steps   int  // single steps requested while paused
 	toEnd   bool // jump to the end
 	wake    chan struct{}
 	rebased bool
 }
 
+// replayWindow is how many events a replay reads ahead.
+const replayWindow = 8192
+
 // ReplayStatus is the replay's position for the progress bar.
 type ReplayStatus struct {
+	// Pos events were played; Total is the count of all once the input
+	// has been read to its end, 0 before (Fraction says how far then).
 	Pos, Total int
+	Fraction   float64 // of the input read, 0..1
 	Speed      float64 // 0: max
 	Paused     bool
 	LogTS      int64
 }
 
-// NewReplay reads every iterator to the end into memory and returns a
-// replay of the merged events. status describes the inputs.
+// NewReplay plays it; status describes the inputs (nil for none).
 func NewReplay(it EventIter, status []Status, speed float64) *Replay {
-	r := &Replay{sources: status, speed: speed, wake: make(chan struct{}, 1)}
-	var ev Event
-	for it.Next(&ev) {
-		r.events = append(r.events, ev)
-	}
+	r := &Replay{it: it, sources: status, speed: speed, wake: make(chan struct{}, 1)}
 	return r
 }
 
-// SetSources records the inputs' status once they have been read.
-func (r *Replay) SetSources(st []Status) { r.sources = st }
+// NewFileReplay plays a set of files, streaming them; the set is closed
+// when the replay ends.
+func NewFileReplay(fs *FileSet, speed float64) *Replay {
+	r := NewReplay(fs.Merged(), nil, speed)
+	r.close = fs.Close
+	r.status = fs.Status
+	r.fraction = fs.Fraction
+	r.sources = fs.Status()
+	return r
+}
 
-// Status reports the inputs that were read.
-func (r *Replay) Status() []Status { return r.sources }
+// SetSources records the inputs' status.
+func (r *Replay) SetSources(st []Status) {
+	r.mu.Lock()
+	r.sources = st
+	r.mu.Unlock()
+}
+
+// Status reports the inputs, as of the last read.
+func (r *Replay) Status() []Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sources
+}
 
 // Progress is the current position.
 func (r *Replay) Progress() ReplayStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := ReplayStatus{Pos: r.pos, Total: len(r.events), Speed: r.speed, Paused: r.paused}
-	if r.pos > 0 {
-		st.LogTS = r.events[r.pos-1].TS
+	st := ReplayStatus{Pos: r.pos, Speed: r.speed, Paused: r.paused, LogTS: r.lastTS, Fraction: r.read}
+	if r.done {
+		st.Total, st.Fraction = r.pos+len(r.buf)-r.bi, 1
 	}
 	return st
+}
+
+// fill reads the next window when the current one is played; it runs on
+// the Run goroutine (the only one that reads the iterator), with r.mu
+// held.
+func (r *Replay) fill() {
+	if r.bi < len(r.buf) || r.done {
+		return
+	}
+	if cap(r.buf) == 0 {
+		r.buf = make([]Event, replayWindow)
+	}
+	r.buf, r.bi = r.buf[:cap(r.buf)], 0
+	n := 0
+	for n < len(r.buf) && r.it.Next(&r.buf[n]) {
+		n++
+	}
+	r.buf = r.buf[:n]
+	if n < cap(r.buf) {
+		r.done = true
+	}
+	if r.status != nil {
+		r.sources = r.status()
+	}
+	if r.fraction != nil {
+		r.read = r.fraction()
+	}
 }
 
 func (r *Replay) poke() {
@@ -106,11 +164,15 @@ func (r *Replay) JumpToEnd() { r.mu.Lock(); r.toEnd, r.paused = true, false; r.m
 
 // Run plays the events. Between events it sleeps in log time ÷ speed.
 func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
+	if r.close != nil {
+		defer r.close()
+	}
 	var wallBase time.Time
 	var logBase int64
 	for {
 		r.mu.Lock()
-		if r.pos >= len(r.events) {
+		r.fill()
+		if r.bi >= len(r.buf) {
 			r.mu.Unlock()
 			return nil
 		}
@@ -123,13 +185,13 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 			}
 			continue
 		}
-		// Take every event that is due now, up to a batch.
+		// Take every event that is due now, up to a batch, from the window.
 		if !r.rebased {
-			wallBase, logBase, r.rebased = time.Now(), r.events[r.pos].TS, true
+			wallBase, logBase, r.rebased = time.Now(), r.buf[r.bi].TS, true
 		}
-		end := r.pos
+		end := r.bi
 		var wait time.Duration
-		for end < len(r.events) && end-r.pos < BatchSize {
+		for end < len(r.buf) && end-r.bi < BatchSize {
 			if r.steps > 0 {
 				end++
 				r.steps--
@@ -140,16 +202,20 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 				end++
 				continue
 			}
-			due := wallBase.Add(time.Duration(float64(r.events[end].TS-logBase) / r.speed))
+			due := wallBase.Add(time.Duration(float64(r.buf[end].TS-logBase) / r.speed))
 			if d := time.Until(due); d > 0 {
 				wait = d
 				break
 			}
 			end++
 		}
-		batch := make(Batch, end-r.pos)
-		copy(batch, r.events[r.pos:end])
-		r.pos = end
+		batch := make(Batch, end-r.bi)
+		copy(batch, r.buf[r.bi:end])
+		r.pos += end - r.bi
+		r.bi = end
+		if len(batch) > 0 {
+			r.lastTS = batch[len(batch)-1].TS
+		}
 		r.mu.Unlock()
 		if len(batch) > 0 {
 			select {

@@ -31,6 +31,8 @@ type FileIter struct {
 	lines    *LineReader
 	doc      *documentReader // set for a JSON document (see document.go)
 	set      *FileSet        // the set it belongs to, for its read-ahead
+	counter  *countingReader // bytes read from disk, for progress
+	size     int64           // the file's size on disk
 	detector *detector       // while the head is read
 	opts     Options
 	dec      Decoder
@@ -59,13 +61,30 @@ type bufLine struct {
 
 // OpenFile opens path ("-" for stdin) as source number idx.
 func OpenFile(path string, idx uint16, opts ...Options) (*FileIter, error) {
-	rc, err := Open(path)
+	var counter *countingReader
+	var size int64
+	rc, err := openCounted(path, func(r io.Reader, sz int64) io.Reader {
+		counter, size = &countingReader{r: r}, sz
+		return counter
+	})
 	if err != nil {
 		return nil, err
 	}
 	it := NewIter(rc, path, idx, opts...)
-	it.rc = rc
+	it.rc, it.counter, it.size = rc, counter, size
 	return it, nil
+}
+
+// countingReader counts the bytes read from a file, for progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // NewIter reads events from an already open stream, named name in errors.
@@ -356,6 +375,42 @@ func (fs *FileSet) Events() EventIter {
 		iters[i] = prefetch(f, batch, fs.stop)
 	}
 	return Merge(iters...)
+}
+
+// Merged merges the files by event time without reading ahead: for a
+// consumer (a replay) that reads the set's Status while it plays.
+func (fs *FileSet) Merged() EventIter {
+	iters := make([]EventIter, len(fs.Files))
+	for i, f := range fs.Files {
+		iters[i] = f
+	}
+	return Merge(iters...)
+}
+
+// Status is each file's counters so far; call it from the goroutine that
+// reads the set (Merged), or after Events is exhausted.
+func (fs *FileSet) Status() []Status {
+	st := make([]Status, len(fs.Files))
+	for i, f := range fs.Files {
+		st[i] = Status{Name: f.Path, Stats: f.Stats, Err: f.ErrText()}
+	}
+	return st
+}
+
+// Fraction is how much of the files' bytes has been read, 0..1 (of the
+// bytes on disk: a gzip file counts its compressed bytes).
+func (fs *FileSet) Fraction() float64 {
+	var read, size int64
+	for _, f := range fs.Files {
+		if f.counter != nil {
+			read += f.counter.n
+			size += f.size
+		}
+	}
+	if size == 0 {
+		return 0
+	}
+	return min(1, float64(read)/float64(size))
 }
 
 // Close stops any read-ahead and closes every file.

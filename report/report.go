@@ -3,10 +3,14 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +22,143 @@ import (
 )
 
 // JSON writes the report as one indented JSON object.
+//
+// It streams: everything but the jobs is a small tree encoded as usual;
+// the jobs — 100,000 of them on a big night — are appended one by one
+// straight into a buffered writer, in exactly the bytes encoding/json
+// would write (TestJobJSONMatchesEncodingJSON holds it to that), instead
+// of building the whole document and an indented copy of it in memory.
 func JSON(w io.Writer, r *correlate.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	head := *r
+	head.Jobs = nil
+	b, err := json.MarshalIndent(&head, "", "  ")
+	if err != nil {
+		return err
+	}
+	const marker = "\n  \"jobs\": null"
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 || r.Jobs == nil {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(b[:i+len(marker)-len("null")])
+	if len(r.Jobs) == 0 {
+		bw.WriteString("[]")
+	} else {
+		bw.WriteString("[")
+		var buf []byte
+		for k := range r.Jobs {
+			if k > 0 {
+				bw.WriteByte(',')
+			}
+			buf = appendJob(buf[:0], &r.Jobs[k])
+			bw.Write(buf)
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.Write(b[i+len(marker):])
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// appendJob writes one job as encoding/json's MarshalIndent does at the
+// depth of the report's "jobs" array.
+func appendJob(b []byte, j *correlate.JobReport) []byte {
+	const in = "\n      "
+	b = append(b, "\n    {"...)
+	b = append(b, in+`"job_id": `...)
+	b = appendString(b, j.JobID)
+	b = append(b, ","+in+`"job_type": `...)
+	b = appendString(b, j.JobType)
+	b = append(b, ","+in+`"outcome": `...)
+	b = appendString(b, j.Outcome)
+	b = append(b, ","+in+`"attempts": `...)
+	b = strconv.AppendInt(b, int64(j.Attempts), 10)
+	b = append(b, ","+in+`"tool_calls": `...)
+	b = strconv.AppendInt(b, int64(j.ToolCalls), 10)
+	b = append(b, ","+in+`"layers": `...)
+	switch {
+	case j.Layers == nil:
+		b = append(b, "null"...)
+	case len(j.Layers) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for k, l := range j.Layers {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in+"  "...)
+			b = strconv.AppendInt(b, int64(l), 10)
+		}
+		b = append(b, in+"]"...)
+	}
+	b = append(b, ","+in+`"spend_usd": `...)
+	b = appendFloat(b, j.SpendUSD)
+	b = append(b, ","+in+`"wasted_usd": `...)
+	b = appendFloat(b, j.WastedUSD)
+	b = append(b, ","+in+`"duplicates": `...)
+	b = strconv.AppendInt(b, int64(j.Duplicates), 10)
+	b = append(b, ","+in+`"last_status": `...)
+	b = strconv.AppendInt(b, int64(j.LastStatus), 10)
+	b = append(b, ","+in+`"first_ts": `...)
+	b = appendString(b, j.FirstTS)
+	b = append(b, ","+in+`"last_ts": `...)
+	b = appendString(b, j.LastTS)
+	b = append(b, ","+in+`"findings": `...)
+	switch {
+	case j.Findings == nil:
+		b = append(b, "null"...)
+	case len(j.Findings) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for k, f := range j.Findings {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in+"  "...)
+			b = appendString(b, f)
+		}
+		b = append(b, in+"]"...)
+	}
+	return append(b, "\n    }"...)
+}
+
+// appendString quotes s as encoding/json does (HTML-safe escapes, invalid
+// UTF-8 replaced): plain text directly, anything else through it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat formats f as encoding/json does.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		q, _ := json.Marshal(f) // an error in encoding/json too; never in a report
+		return append(b, q...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // costliestJobs is how many jobs the Markdown report lists.

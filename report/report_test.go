@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -26,4 +29,37 @@ func TestFormatting(t *testing.T) {
 	if got := cell("a|b\nc<img src=x onerror=alert(1)>[x](javascript:y)"); got != `a\|b\\u000ac&lt;img src=x onerror=alert(1)&gt;\[x\](javascript:y)` {
 		t.Errorf("a log value must not break a Markdown table or become live Markdown: %s", got)
 	}
+}
+
+// FuzzJobJSONMatchesEncodingJSON holds the streamed job encoder to the
+// bytes encoding/json writes, for any job.
+func FuzzJobJSONMatchesEncodingJSON(f *testing.F) {
+	f.Add("job-1", "report", "succeeded", int32(3), 0.000225, 1e-7, "2026-03-10T01:00:00Z", "<&>\"\\\u2028\xff", 3, true)
+	f.Add("", "", "", int32(-1), 1e21, 0.0, "", "", 0, false)
+	f.Fuzz(func(t *testing.T, id, typ, outcome string, n int32, spend, wasted float64, ts, finding string, layers int, nilSlices bool) {
+		if math.IsNaN(spend) || math.IsInf(spend, 0) || math.IsNaN(wasted) || math.IsInf(wasted, 0) {
+			return
+		}
+		j := correlate.JobReport{JobID: id, JobType: typ, Outcome: outcome, Attempts: n, ToolCalls: -n, SpendUSD: spend, WastedUSD: wasted,
+			Duplicates: n / 2, LastStatus: int16(n), FirstTS: ts, LastTS: finding, Layers: []int{}, Findings: []string{}}
+		for k := range layers % 4 {
+			j.Layers = append(j.Layers, k*int(n))
+			j.Findings = append(j.Findings, finding)
+		}
+		if nilSlices {
+			j.Layers, j.Findings = nil, nil
+		}
+		r := &correlate.Report{Jobs: []correlate.JobReport{j, j}}
+		var got bytes.Buffer
+		if err := JSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.Encode(r)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("streamed JSON differs:\n%s\nwant\n%s", got.Bytes(), want.Bytes())
+		}
+	})
 }

@@ -89,12 +89,18 @@ func (h *headerPane) view() string {
 	line3 := fmt.Sprintf("burn %s/min (1m)  errors: model %s tool %s (5m)  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
 		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, len(s.Jobs))
 	line4 := ""
-	if r := h.f.Replay; r != nil && r.Total > 0 {
+	if r := h.f.Replay; r != nil {
 		speed := "max"
 		if r.Speed > 0 {
 			speed = fmt.Sprintf("%gx", r.Speed)
 		}
-		line4 = fmt.Sprintf("replay %s %3.0f%%  %d/%d events  speed %s", bar(float64(r.Pos)/float64(r.Total), 30, st), 100*float64(r.Pos)/float64(r.Total), r.Pos, r.Total, speed)
+		if r.Total > 0 {
+			line4 = fmt.Sprintf("replay %s %3.0f%%  %d/%d events  speed %s", bar(float64(r.Pos)/float64(r.Total), 30, st), 100*float64(r.Pos)/float64(r.Total), r.Pos, r.Total, speed)
+		} else {
+			// Streamed: the count of all events is known once the input
+			// has been read; until then, how much of it has been.
+			line4 = fmt.Sprintf("replay %s %3.0f%% of the input  %d events  speed %s", bar(r.Fraction, 30, st), 100*r.Fraction, r.Pos, speed)
+		}
 	}
 	h.cache = clip(strings.Join([]string{line1, line2, line3, line4}, "\n"), h.width, 4)
 	return h.cache

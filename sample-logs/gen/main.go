@@ -1,6 +1,7 @@
 // Command gen writes burnrate's sample logs from package scenario.
 //
 //	go run ./sample-logs/gen -out sample-logs
+//	go run ./sample-logs/gen -night 1000000 > night.jsonl   # a benchmark log
 package main
 
 import (
@@ -18,7 +19,16 @@ import (
 
 func main() {
 	out := flag.String("out", "sample-logs", "directory to write the logs into")
+	night := flag.Int("night", 0, "instead, write an interleaved benchmark log of this many lines to stdout")
+	concurrent := flag.Int("concurrent", 8000, "jobs in flight at once in the -night log")
 	flag.Parse()
+	if *night > 0 {
+		if err := scenario.Night(os.Stdout, *night, *concurrent); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := writeAll(*out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

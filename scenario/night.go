@@ -1,0 +1,47 @@
+package scenario
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Night writes an n-line log of a large night, for benchmarks: jobs of 12
+// lines (start, 10 model calls with SDK retries, success), `concurrent` of
+// them in flight at once, so each job's lines are spread across the log
+// as a real queue's are — the access pattern that decides how fast
+// correlation is, which a log sorted by job hides.
+func Night(w io.Writer, n, concurrent int) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	start := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC)
+	statuses := []int{529, 529, 429, 200, 200, 200, 200, 200}
+	type slot struct{ job, step int }
+	slots := make([]slot, concurrent)
+	next := 0
+	for i := range slots {
+		slots[i] = slot{job: next}
+		next++
+	}
+	for i := 0; i < n; i++ {
+		s := &slots[i%concurrent]
+		ts := start.Add(time.Duration(i) * 3 * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+		job := s.job
+		switch {
+		case s.step == 0:
+			fmt.Fprintf(bw, `{"ts":"%s","event":"job_started","job_id":"job-%07d","job_type":"type-%d"}`+"\n", ts, job, job%7)
+		case s.step <= 10:
+			k := s.step - 1
+			st := statuses[(job+k)%len(statuses)]
+			fmt.Fprintf(bw, `{"ts":"%s","event":"llm_call","job_id":"job-%07d","job_type":"type-%d","idempotency_key":"job-%07d-%d","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-6","status":%d,"retry_after_s":%d,"input_tokens":1200,"output_tokens":%d,"cache_read_tokens":4096,"latency_ms":830}`+"\n",
+				ts, job, job%7, job, k/3, k%3+1, st, st/200, 300*(st/200))
+		default:
+			fmt.Fprintf(bw, `{"ts":"%s","event":"job_succeeded","job_id":"job-%07d","job_type":"type-%d"}`+"\n", ts, job, job%7)
+		}
+		if s.step++; s.step == 12 {
+			*s = slot{job: next}
+			next++
+		}
+	}
+	return bw.Flush()
+}
