@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/internal/testutil"
+
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
@@ -126,13 +128,7 @@ func (pl *pipeline) stop() {
 
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, what, within, cond)
 }
 
 // TestFleetKillsOnlyJobsOverCeilingOnceWithinASecond is the headline

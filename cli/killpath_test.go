@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // receiver is a kill webhook on loopback that records every request's
@@ -198,13 +200,7 @@ func TestSIGTERMThenRestartDeliversEveryPendingKillOnce(t *testing.T) {
 
 func waitUntil(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, what, within, cond)
 }
 
 // replayHeadless replays logs to the end with a kill webhook and a journal.

@@ -38,9 +38,9 @@ type analysisFlags struct {
 func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	paths := slices.Clone(args)
 	if a.claude {
-		dirs := ingest.ClaudeProjectDirs()
-		if len(dirs) == 0 {
-			return nil, fmt.Errorf("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects); set CLAUDE_CONFIG_DIR or give the directory")
+		dirs, err := claudeDirs()
+		if err != nil {
+			return nil, err
 		}
 		paths = append(paths, dirs...)
 	}
@@ -48,6 +48,16 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 		return nil, errors.New("no input: give log files or directories, or --claude")
 	}
 	return ingest.ExpandInputs(paths, gz)
+}
+
+// claudeDirs are Claude Code's projects directories, or an error that
+// says where they were looked for.
+func claudeDirs() ([]string, error) {
+	dirs := ingest.ClaudeProjectDirs()
+	if len(dirs) == 0 {
+		return nil, errors.New("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects); set CLAUDE_CONFIG_DIR or give the directory")
+	}
+	return dirs, nil
 }
 
 func (a *analysisFlags) register(cmd *cobra.Command) {

@@ -80,9 +80,9 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			}
 			var sources []ingest.Source
 			if l.claude {
-				dirs := ingest.ClaudeProjectDirs()
-				if len(dirs) == 0 {
-					return fmt.Errorf("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects)")
+				dirs, err := claudeDirs()
+				if err != nil {
+					return err
 				}
 				args = append(args, dirs...) // followed as directories: new sessions are picked up
 			}

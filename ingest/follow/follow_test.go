@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/internal/testutil"
+
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
@@ -53,13 +55,7 @@ func line(seq int) string {
 
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, what, within, cond)
 }
 
 // TestRotationLosesNoLine: issue 12 — 200,000 lines at 8,000 lines/s with
