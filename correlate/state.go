@@ -370,6 +370,8 @@ func (s *State) retain(job *Job, a Attempt) {
 	}
 }
 
+// attempt applies one call attempt, in named steps: sequence within its
+// operation, retry layers, synchronized retries, spend, shadow breaker.
 func (s *State) attempt(job *Job, ev *ingest.Event) {
 	ts := ev.TS
 	isLLM := ev.Kind == ingest.KindLLMCall
@@ -398,7 +400,22 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		a.Flags |= FlagStreamDropped
 	}
 
-	// Sequence within the operation: retries, waits, Retry-After.
+	s.sequence(job, ev, op, &a, class, cost, ms)
+	s.layers(job, ev, &a, class)
+	s.syncRetries(ev.TS, job, &a)
+	job.lastFailed = failed
+	job.LastStatus = ev.Status
+	s.spendOn(job, ev, class, cost, priced)
+	s.shadowBreaker(job, ev, &a, ms, class, cost)
+	s.retain(job, a)
+}
+
+// sequence places the attempt within its operation: retries, the wait
+// before it, Retry-After honoured or not, terminal errors retried,
+// dropped streams paid again, duplicate completions.
+func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, class statusClass, cost Pico, ms *modelStats) {
+	ts := ev.TS
+	isLLM := ev.Kind == ingest.KindLLMCall
 	if op.attempts > 0 {
 		wait := ts - op.lastEnd
 		a.WaitMs = int32(max(min(wait/1e6, 1<<31-1), -1<<31))
@@ -466,12 +483,16 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 	op.lastRetryAfter = ev.RetryAfterMs
 	op.lastDropped = ev.StreamDropped
 	if ev.StreamDropped && ms != nil {
-		op.lastDroppedPaid = Pico(ev.OutputTokens) * ms.price.Output
+		op.lastDroppedPaid = mulTokens(ev.OutputTokens, ms.price.Output)
 	}
+}
 
-	// Layers: a restart at attempt 1 after a failure is a new wrapper round;
-	// after a success it is just the job's next call.
-	if isLLM {
+// layers counts the job's retry layers and the per-call findings.
+func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass) {
+	ts := ev.TS
+	// A restart at attempt 1 after a failure is a new wrapper round; after
+	// a success it is just the job's next call.
+	if ev.Kind == ingest.KindLLMCall {
 		job.Calls++
 		s.attempts++
 		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed) {
@@ -502,6 +523,10 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		job.ToolCalls++
 		s.toolCalls++
 	}
+}
+
+// syncRetries feeds a retry to the synchronized-retries detector.
+func (s *State) syncRetries(ts int64, job *Job, a *Attempt) {
 	if a.Flags&FlagRetry != 0 {
 		if started, joined := s.sync.add(ts, job); started != nil {
 			s.syncBurst(ts, true, started)
@@ -510,10 +535,13 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 			s.syncBurst(ts, false, s.syncJoined[:])
 		}
 	}
-	job.lastFailed = failed
-	job.LastStatus = ev.Status
+}
 
-	// Spend.
+// spendOn adds the attempt's cost and tokens to the job, the run and the
+// timeline.
+func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico, priced bool) {
+	failed := class != classSuccess
+	isLLM := ev.Kind == ingest.KindLLMCall
 	s.lastCost = cost
 	job.Spend = job.Spend.Add(cost)
 	if failed {
@@ -531,11 +559,15 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 	s.output = satAdd(s.output, ev.OutputTokens)
 	s.cacheRead = satAdd(s.cacheRead, ev.CacheReadTokens)
 	s.cacheWrite = satAdd(s.cacheWrite, ev.CacheCreateTokens)
-	s.bucket(ts, class, isLLM, cost)
+	s.bucket(ev.TS, class, isLLM, cost)
+}
 
-	// Shadow breaker per model and per tool.
+// shadowBreaker records the outcome on the model's or tool's breaker.
+func (s *State) shadowBreaker(job *Job, ev *ingest.Event, a *Attempt, ms *modelStats, class statusClass, cost Pico) {
+	ts := ev.TS
+	failed := class != classSuccess
 	var br *breaker
-	if isLLM {
+	if ev.Kind == ingest.KindLLMCall {
 		br = ms.breaker
 	} else {
 		br = s.lastTool.breaker
@@ -554,7 +586,6 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 			})
 		}
 	}
-	s.retain(job, a)
 }
 
 // syncBurst records the jobs of a synchronized burst: all of them when the
