@@ -175,83 +175,121 @@ func (m *Model) setFrame(f *engine.Frame) {
 	}
 }
 
+// handleKey routes a key by mode: an open dialog or input takes every key;
+// otherwise the keys that work everywhere, then the focused pane's.
 func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
 	m.status = "" // a message lasts until the next key
 	switch m.mode {
 	case modeFilter:
-		switch msg.Type {
-		case tea.KeyEnter, tea.KeyEsc:
-			if msg.Type == tea.KeyEsc {
-				m.filter.SetValue("")
-				m.jobs.setText("")
-			}
-			m.filter.Blur()
-			m.mode = modeNormal
-			m.layout()
-			return m, nil
-		}
-		var cmd tea.Cmd
-		m.filter, cmd = m.filter.Update(msg)
-		m.jobs.setText(m.filter.Value())
-		return m, cmd
+		return m.filterKey(msg)
 	case modeConfirmKill:
-		switch {
-		case key.Matches(msg, k.Confirm):
-			m.mode = modeNormal
-			m.status = "kill: sending…"
-			var at int64
-			if m.frame != nil {
-				at = m.frame.Snap.Now
-			}
-			return m, fireKill(m.opt.Killer, m.killJob, at)
-		case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
-			m.mode = modeNormal
-			m.status = "kill cancelled"
-		}
-		return m, nil
+		return m.confirmKey(msg)
 	case modeHelp:
-		if key.Matches(msg, k.Help) || key.Matches(msg, k.Back) || key.Matches(msg, k.Quit) {
+		if k := m.keys; key.Matches(msg, k.Help) || key.Matches(msg, k.Back) || key.Matches(msg, k.Quit) {
 			m.mode = modeNormal
 		}
 		return m, nil
 	}
+	if cmd, handled := m.globalKey(msg); handled {
+		return m, cmd
+	}
+	if m.mode == modeDetail {
+		m.detailKey(msg)
+		return m, nil
+	}
+	return m.jobsKey(msg)
+}
 
+// filterKey edits the jobs filter; enter keeps it, esc clears it.
+func (m *Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch msg.Type {
+	case tea.KeyEnter, tea.KeyEsc:
+		if msg.Type == tea.KeyEsc {
+			m.filter.SetValue("")
+			m.jobs.setText("")
+		}
+		m.filter.Blur()
+		m.mode = modeNormal
+		m.layout()
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.filter, cmd = m.filter.Update(msg)
+	m.jobs.setText(m.filter.Value())
+	return m, cmd
+}
+
+// confirmKey answers the kill dialog: only y kills.
+func (m *Model) confirmKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Confirm):
+		m.mode = modeNormal
+		m.status = "kill: sending…"
+		var at int64
+		if m.frame != nil {
+			at = m.frame.Snap.Now
+		}
+		return m, fireKill(m.opt.Killer, m.killJob, at)
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
+		m.mode = modeNormal
+		m.status = "kill cancelled"
+	}
+	return m, nil
+}
+
+// globalKey handles the keys that work whatever pane has the focus.
+func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k, r := m.keys, m.opt.Replay
 	switch {
 	case key.Matches(msg, k.Quit):
-		return m, tea.Quit
+		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.mode = modeHelp
-		return m, nil
-	case key.Matches(msg, k.Pause) && m.opt.Replay != nil:
-		m.opt.Replay.TogglePause()
-	case key.Matches(msg, k.Step) && m.opt.Replay != nil:
-		m.opt.Replay.Step()
-	case key.Matches(msg, k.Faster) && m.opt.Replay != nil:
-		m.opt.Replay.Faster()
-	case key.Matches(msg, k.Slower) && m.opt.Replay != nil:
-		m.opt.Replay.Slower()
-	case key.Matches(msg, k.End) && m.opt.Replay != nil:
-		m.opt.Replay.JumpToEnd()
+	case key.Matches(msg, k.Pause) && r != nil:
+		r.TogglePause()
+	case key.Matches(msg, k.Step) && r != nil:
+		r.Step()
+	case key.Matches(msg, k.Faster) && r != nil:
+		r.Faster()
+	case key.Matches(msg, k.Slower) && r != nil:
+		r.Slower()
+	case key.Matches(msg, k.End) && r != nil:
+		r.JumpToEnd()
 	case key.Matches(msg, k.Charts):
 		m.charts = !m.charts
 		m.layout()
 	case key.Matches(msg, k.Kill):
 		m.startKill()
-	case m.mode == modeDetail:
-		switch {
-		case key.Matches(msg, k.Back):
-			m.mode = modeNormal
-			m.feed.ShowDetail("")
-		case key.Matches(msg, k.Up):
-			m.detail.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.detail.scroll(1)
-		case key.Matches(msg, k.PageUp):
-			m.detail.scroll(-m.detail.height)
-		case key.Matches(msg, k.PageDown):
-			m.detail.scroll(m.detail.height)
-		}
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// detailKey scrolls the job detail, or closes it.
+func (m *Model) detailKey(msg tea.KeyMsg) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = modeNormal
+		m.feed.ShowDetail("")
+	case key.Matches(msg, k.Up):
+		m.detail.scroll(-1)
+	case key.Matches(msg, k.Down):
+		m.detail.scroll(1)
+	case key.Matches(msg, k.PageUp):
+		m.detail.scroll(-m.detail.height)
+	case key.Matches(msg, k.PageDown):
+		m.detail.scroll(m.detail.height)
+	}
+}
+
+// jobsKey handles the main screen: focus, filters, sorting, opening a job,
+// and movement in the focused pane.
+func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
 	case key.Matches(msg, k.Tab):
 		m.focus = (m.focus + 1) % numPanes
 		m.side.focus = m.focus
