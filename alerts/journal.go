@@ -265,17 +265,23 @@ func (j *Journal) Last(key string) (Record, bool) {
 	return r, ok
 }
 
+// ResendWithin is how old an unfinished action may be and still be sent
+// by a new start: a kill for a job of last week is not a kill any more.
+const ResendWithin = 24 * time.Hour
+
 // Unfinished returns the actions whose latest state does not block a
-// resend and that carry their alert, oldest first: what a new start sends.
+// resend, that carry their alert and were last written within
+// ResendWithin, oldest first: what a new start sends.
 func (j *Journal) Unfinished() []Record {
 	if j == nil {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	cutoff := time.Now().Add(-ResendWithin).UTC().Format(time.RFC3339Nano)
 	var out []Record
 	for _, r := range j.last {
-		if (r.State == StateRequested || r.State == StateSent || r.State == StateFailed) && r.Alert != nil {
+		if (r.State == StateRequested || r.State == StateSent || r.State == StateFailed) && r.Alert != nil && r.Time >= cutoff {
 			out = append(out, r)
 		}
 	}
