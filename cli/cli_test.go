@@ -25,15 +25,21 @@ func run(t *testing.T, args ...string) (string, error) {
 	r, w, _ := os.Pipe()
 	old := os.Stdout
 	os.Stdout = w
+	// Read while the command writes: a report bigger than the pipe's
+	// buffer would otherwise block the command forever.
+	out := make(chan string)
+	go func() {
+		var b bytes.Buffer
+		io.Copy(&b, r)
+		out <- b.String()
+	}()
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	err := cmd.Execute()
 	w.Close()
 	os.Stdout = old
-	var b bytes.Buffer
-	io.Copy(&b, r)
-	return b.String(), err
+	return <-out, err
 }
 
 func TestReportExitCodes(t *testing.T) {

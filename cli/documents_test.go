@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,4 +119,47 @@ func TestOTLPAndJSONDocumentFiles(t *testing.T) {
 	if !strings.Contains(out, "perline") && (!strings.Contains(out, "otlp-json, a JSON document") || !strings.Contains(out, "jsonl, a JSON document")) {
 		t.Errorf("formats --detect must name the document formats:\n%s", out)
 	}
+}
+
+// TestDocumentShapesReadLikeLines: LiteLLM publishes its payloads as
+// pretty-printed JSON (its tests' fixtures); the same records as a JSON
+// array, as pretty objects one after another and as JSON lines give the
+// same report.
+func TestDocumentShapesReadLikeLines(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, "../sample-logs/formats/litellm-payload.jsonl"))), "\n")
+	dir := t.TempDir()
+	var arr, objs strings.Builder
+	arr.WriteString("[\n")
+	for i, l := range lines {
+		var p bytes.Buffer
+		json.Indent(&p, []byte(l), "  ", "    ")
+		if i > 0 {
+			arr.WriteString(",\n")
+		}
+		arr.WriteString("  " + p.String())
+		objs.WriteString(p.String() + "\n")
+	}
+	arr.WriteString("\n]\n")
+	writeFile(t, dir+"/payloads.jsonl", strings.Join(lines, "\n")+"\n")
+	writeFile(t, dir+"/payloads-array.json", arr.String())
+	writeFile(t, dir+"/payloads-pretty.json", objs.String())
+	base := reportOf(t, dir+"/payloads.jsonl")
+	for _, name := range []string{"payloads-array.json", "payloads-pretty.json"} {
+		got := reportOf(t, dir+"/"+name)
+		if got.Totals != base.Totals || got.Source.Events != base.Source.Events || len(got.Source.SkippedByReason) != 0 {
+			t.Errorf("%s: %+v %+v, want the JSON lines' %+v", name, got.Totals, got.Source, base.Totals)
+		}
+	}
+	if base.Totals.Attempts == 0 || base.Totals.Spend == 0 {
+		t.Fatalf("the fixture gave nothing: %+v", base.Totals)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
