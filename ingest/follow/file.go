@@ -44,10 +44,14 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 	fl := &file{t: t, path: path, buf: make([]byte, readChunk)}
 	fl.sink = t.newSink(path, out)
 	defer fl.close()
+	// --from-end skips what a file held when watching began; a file that
+	// appears later is new, and read from its start.
 	first := true
 	for {
 		if fl.f == nil {
-			if err := fl.open(first && t.fromEnd); err != nil {
+			err := fl.open(first && t.fromEnd)
+			first = false
+			if err != nil {
 				if errors.Is(err, errGzip) || errors.Is(err, errDir) {
 					t.giveUp(path, err.Error())
 					return
@@ -56,7 +60,6 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 					t.setErr(path, err.Error())
 				}
 			} else {
-				first = false
 				t.setErr(path, "")
 			}
 		}

@@ -238,3 +238,23 @@ func TestStdinOverLongLine(t *testing.T) {
 		t.Errorf("jobs %v, stats %+v", c.jobs, st.Stats)
 	}
 }
+
+// TestFromEndReadsFilesCreatedLaterFromTheirStart: --from-end skips a
+// file's history, not the first lines of a file that appears afterwards.
+func TestFromEndReadsFilesCreatedLaterFromTheirStart(t *testing.T) {
+	dir := t.TempDir()
+	old, later := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "later.jsonl")
+	os.WriteFile(old, []byte(line(0)), 0o644)
+	tl := NewTail([]string{old, later}, true)
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(later, []byte(line(1)+line(2)), 0o644)
+	waitFor(t, "the new file's lines", 5*time.Second, func() bool { return c.n.Load() == 2 })
+	time.Sleep(50 * time.Millisecond)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.jobs["l0"] != 0 || c.jobs["l1"] != 1 || c.jobs["l2"] != 1 {
+		t.Errorf("jobs %v: the old file's history must be skipped, the new file read whole", c.jobs)
+	}
+}
