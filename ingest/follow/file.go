@@ -40,7 +40,7 @@ type file struct {
 }
 
 // follow runs until ctx is done.
-func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch) {
+func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch, skipHistory bool) {
 	fl := &file{t: t, path: path, buf: make([]byte, readChunk)}
 	fl.sink = t.newSink(path, out)
 	defer fl.close()
@@ -49,7 +49,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch)
 	first := true
 	for {
 		if fl.f == nil {
-			err := fl.open(first && t.fromEnd)
+			err := fl.open(first && skipHistory)
 			first = false
 			if err != nil {
 				if errors.Is(err, errGzip) || errors.Is(err, errDir) {

@@ -258,3 +258,24 @@ func TestFromEndReadsFilesCreatedLaterFromTheirStart(t *testing.T) {
 		t.Errorf("jobs %v: the old file's history must be skipped, the new file read whole", c.jobs)
 	}
 }
+
+// TestFromEndReadsGlobbedNewFilesWhole: a file a glob finds after start
+// (a new Claude Code session) is read from its start even with --from-end.
+func TestFromEndReadsGlobbedNewFilesWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a glob expansion (2 s)")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(line(0)), 0o644)
+	tl := NewTail([]string{filepath.Join(dir, "*.jsonl")}, true)
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(line(1)), 0o644)
+	waitFor(t, "the new file's line", 5*time.Second, func() bool { return c.n.Load() == 1 })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.jobs["l0"] != 0 || c.jobs["l1"] != 1 {
+		t.Errorf("jobs %v", c.jobs)
+	}
+}

@@ -132,13 +132,17 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	defer wg.Wait()
 	ticker := time.NewTicker(globEvery)
 	defer ticker.Stop()
-	for {
+	for atStart := true; ; atStart = false {
 		for _, path := range t.expand() {
 			if t.track(path, path) {
+				// --from-end skips the history of what is there at start;
+				// a file found later (a new session, a new worker's log)
+				// is new, and read from its start.
+				skipHistory := t.fromEnd && atStart
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					t.follow(ctx, path, out)
+					t.follow(ctx, path, out, skipHistory)
 				}()
 			}
 		}
