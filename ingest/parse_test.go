@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 func parse(t *testing.T, line string) (Event, SkipReason) {
@@ -322,11 +324,15 @@ func FuzzDecoders(f *testing.F) {
 		`2026-13-45 99:99:99 HTTP Request: POST https://api.openai.com/v1/x "HTTP/1.1 999 X"`,
 		`Retrying request in 1e309 seconds`,
 		"HTTP Request: POST https://api.anthropic.com/v1/\x1b[2Jx \"HTTP/1.1 429 Too Many Requests\"",
+		`{"type":"assistant","sessionId":"s","requestId":"r","message":{"id":"m","model":"claude-opus-4-6","usage":{"input_tokens":1e30,"output_tokens":-5,"cache_creation":{"ephemeral_1h_input_tokens":99}}},"timestamp":"9999-01-01T00:00:00Z"}`,
+		`{"type":"system","subtype":"api_error","sessionId":"s","error":"x","retryAttempt":"x"}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","attributes":[{"key":"gen_ai.usage.input_tokens","value":{"intValue":"-9"}}]}]}]}]}`,
 	} {
 		f.Add([]byte(s))
 	}
 	decs := []Decoder{NewDecoder(FormatJSONL, nil), NewDecoder(FormatLiteLLM, nil), NewDecoder(FormatOpenAIBatch, nil),
-		NewDecoder(FormatAnthropicBatch, nil), NewDecoder(FormatJSONL, []FieldMap{{Field: "model", Path: []string{"a", "b"}}})}
+		NewDecoder(FormatAnthropicBatch, nil), NewDecoder(FormatJSONL, []FieldMap{{Field: "model", Path: []string{"a", "b"}}}),
+		NewDecoder(FormatClaudeCode, nil), newOTLPDocDecoder()}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, d := range decs {
 			n := 0
@@ -339,6 +345,14 @@ func FuzzDecoders(f *testing.F) {
 				}
 				if ev.InputTokens < 0 || ev.OutputTokens < 0 || ev.LatencyMs < 0 {
 					t.Fatalf("negative counter %+v", ev)
+				}
+				if r := ev.Check(); r != Accepted {
+					t.Fatalf("an event no real call has came through (%s): %+v", r, ev)
+				}
+				for _, s := range []string{ev.JobID, ev.Model, ev.JobType, ev.RunID} {
+					if !display.Safe([]byte(s)) {
+						t.Fatalf("text that changes how it looks came through: %q", s)
+					}
 				}
 			})
 			if n > 1001 {
