@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
 )
 
 // chartsPane plots spend against the ceiling and calls per minute by
@@ -20,8 +22,9 @@ type chartsPane struct {
 	cache  string
 }
 
-func (p *chartsPane) setFrame(s *correlate.Snapshot) { p.snap = s; p.plot() }
-func (p *chartsPane) setSize(w, h int)               { p.width, p.height = w, h; p.plot() }
+func (p *chartsPane) SetFrame(f *engine.Frame) { p.snap = f.Snap; p.plot() }
+func (p *chartsPane) SetSize(w, h int)         { p.width, p.height = w, h; p.plot() }
+func (p *chartsPane) ShortHelp() []key.Binding { return nil }
 
 func (p *chartsPane) plot() {
 	if p.height <= 0 || p.width <= 0 || p.snap == nil {
@@ -91,4 +94,4 @@ func flat(v float64, n int) []float64 {
 	return out
 }
 
-func (p *chartsPane) view() string { return strings.TrimRight(p.cache, "\n") }
+func (p *chartsPane) View() string { return strings.TrimRight(p.cache, "\n") }

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
 )
 
 // detailPane explains one job: its attempts grouped by layer, findings and
 // a mini chart of its calls over time.
 type detailPane struct {
 	st     *styles
+	keys   *keyMap
 	jobID  string
 	d      *correlate.JobDetail
 	now    int64
@@ -35,7 +38,15 @@ func (p *detailPane) row() (correlate.JobRow, bool) {
 	return p.d.Row, true
 }
 
-func (p *detailPane) setSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.build() }
+func (p *detailPane) SetSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.build() }
+
+// SetFrame takes the open job's detail from the frame.
+func (p *detailPane) SetFrame(f *engine.Frame) { p.setDetail(f.Snap.Detail, f.Snap.Now) }
+
+// ShortHelp: the detail scrolls and closes.
+func (p *detailPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Back, p.keys.Up, p.keys.Down, p.keys.PageDown}
+}
 
 func (p *detailPane) setDetail(d *correlate.JobDetail, now int64) {
 	if d == nil || d.Row.ID != p.jobID {
@@ -119,7 +130,7 @@ func clockMs(ns int64) string {
 	return clock(ns) + fmt.Sprintf(".%03d", (ns/1e6)%1000)
 }
 
-func (p *detailPane) view() string {
+func (p *detailPane) View() string {
 	if !p.dirty && p.cache != "" {
 		return p.cache
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/charmbracelet/bubbles/key"
 )
 
 // headerPane is the at-a-glance line set: spend against the ceiling, burn,
@@ -18,12 +19,13 @@ type headerPane struct {
 	dirty bool
 }
 
-func (h *headerPane) setFrame(f *engine.Frame) { h.f, h.dirty = f, true }
-func (h *headerPane) setSize(w int)            { h.width, h.dirty = w, true }
+func (h *headerPane) SetFrame(f *engine.Frame) { h.f, h.dirty = f, true }
+func (h *headerPane) SetSize(w, _ int)         { h.width, h.dirty = w, true }
+func (h *headerPane) ShortHelp() []key.Binding { return nil }
 
 func (h *headerPane) heightFor(int) int { return 4 }
 
-func (h *headerPane) view() string {
+func (h *headerPane) View() string {
 	if !h.dirty && h.cache != "" {
 		return h.cache
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/charmbracelet/bubbles/key"
 )
 
 type sortKey int
@@ -29,6 +31,7 @@ var stateFilters = []string{"", "active", "running", "queued", "succeeded", "fai
 // so 100,000 jobs cost the same to draw as 20.
 type jobsPane struct {
 	st         *styles
+	keys       *keyMap
 	rows       []correlate.JobRow
 	kills      map[string]alerts.KillState
 	now        int64
@@ -48,15 +51,20 @@ type jobsPane struct {
 	dirty      bool
 }
 
-func newJobsPane(st *styles) jobsPane {
-	return jobsPane{st: st, focused: true, dirty: true}
+func newJobsPane(st *styles, keys *keyMap) jobsPane {
+	return jobsPane{st: st, keys: keys, focused: true, dirty: true}
 }
 
-func (p *jobsPane) setSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.clampScroll() }
+func (p *jobsPane) SetSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.clampScroll() }
 
-func (p *jobsPane) setFrame(s *correlate.Snapshot, kills map[string]alerts.KillState) {
-	p.rows, p.now, p.kills = s.Jobs, s.Now, kills
+func (p *jobsPane) SetFrame(f *engine.Frame) {
+	p.rows, p.now, p.kills = f.Snap.Jobs, f.Snap.Now, f.Kills
 	p.refresh()
+}
+
+// ShortHelp: the jobs table opens, filters and sorts.
+func (p *jobsPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Enter, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
 }
 
 func (p *jobsPane) setText(t string) { p.text = strings.ToLower(t); p.refresh() }
@@ -215,7 +223,7 @@ func shortOutcome(o correlate.Outcome) string {
 	return o.String()
 }
 
-func (p *jobsPane) view() string {
+func (p *jobsPane) View() string {
 	if !p.dirty && p.cache != "" {
 		return p.cache
 	}

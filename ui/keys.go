@@ -44,7 +44,7 @@ func newKeyMap() keyMap {
 // footer is the footer line: only keys that do something here — no
 // replay keys when live, no kill key without a kill hook.
 func (k keyMap) footer(replay, kill bool) []key.Binding {
-	b := []key.Binding{k.Enter, k.Filter, k.Sort}
+	var b []key.Binding
 	if kill {
 		b = append(b, k.Kill)
 	}

@@ -111,9 +111,9 @@ func New(feed Feed, opt Options) *Model {
 	h.ShowAll = true
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
 	m.header = headerPane{st: &m.st, title: opt.Title}
-	m.jobs = newJobsPane(&m.st)
-	m.detail = detailPane{st: &m.st}
-	m.side = sidePane{st: &m.st}
+	m.jobs = newJobsPane(&m.st, &m.keys)
+	m.detail = detailPane{st: &m.st, keys: &m.keys}
+	m.side = sidePane{st: &m.st, keys: &m.keys}
 	m.chart = chartsPane{st: &m.st}
 	return m
 }
@@ -164,15 +164,43 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// pane is the one contract every part of the screen keeps: the parent
+// sizes it, hands it each frame, asks for its view, and shows the keys it
+// takes when it has the focus (soft-serve's component pattern).
+type pane interface {
+	SetSize(w, h int)
+	SetFrame(f *engine.Frame)
+	View() string
+	ShortHelp() []key.Binding
+}
+
+var (
+	_ pane = (*headerPane)(nil)
+	_ pane = (*jobsPane)(nil)
+	_ pane = (*detailPane)(nil)
+	_ pane = (*sidePane)(nil)
+	_ pane = (*chartsPane)(nil)
+)
+
 func (m *Model) setFrame(f *engine.Frame) {
 	m.frame = f
-	m.header.setFrame(f)
-	m.jobs.setFrame(f.Snap, f.Kills)
-	m.side.setFrame(f)
-	m.chart.setFrame(f.Snap)
-	if m.mode == modeDetail {
-		m.detail.setDetail(f.Snap.Detail, f.Snap.Now)
+	for _, p := range []pane{&m.header, &m.jobs, &m.side, &m.chart} {
+		p.SetFrame(f)
 	}
+	if m.mode == modeDetail {
+		m.detail.SetFrame(f)
+	}
+}
+
+// focused is the pane whose keys the footer shows.
+func (m *Model) focused() pane {
+	switch {
+	case m.mode == modeDetail:
+		return &m.detail
+	case m.focus == paneJobs:
+		return &m.jobs
+	}
+	return &m.side
 }
 
 // handleKey routes a key by mode: an open dialog or input takes every key;
@@ -391,16 +419,16 @@ func (m *Model) layout() {
 		sideH = max(body/3, 4)
 		mainH = body - sideH
 	}
-	m.header.setSize(w)
-	m.jobs.setSize(mainW, mainH)
-	m.detail.setSize(mainW, mainH)
+	m.header.SetSize(w, headerH)
+	m.jobs.SetSize(mainW, mainH)
+	m.detail.SetSize(mainW, mainH)
 	m.side.narrow = sideW == 0
 	if sideW == 0 {
-		m.side.setSize(w, sideH)
+		m.side.SetSize(w, sideH)
 	} else {
-		m.side.setSize(sideW, sideH)
+		m.side.SetSize(sideW, sideH)
 	}
-	m.chart.setSize(w, chartH)
+	m.chart.SetSize(w, chartH)
 }
 
 // View composes the cached pane renders.
@@ -411,19 +439,19 @@ func (m *Model) View() string {
 	if m.mode == modeHelp {
 		return m.helpView()
 	}
-	main := m.jobs.view()
+	main := m.jobs.View()
 	if m.mode == modeDetail {
-		main = m.detail.view()
+		main = m.detail.View()
 	}
 	var body string
 	if m.side.width == m.width {
-		body = lipgloss.JoinVertical(lipgloss.Left, main, m.side.view())
+		body = lipgloss.JoinVertical(lipgloss.Left, main, m.side.View())
 	} else {
-		body = lipgloss.JoinHorizontal(lipgloss.Top, main, m.side.view())
+		body = lipgloss.JoinHorizontal(lipgloss.Top, main, m.side.View())
 	}
-	parts := []string{m.header.view(), body}
+	parts := []string{m.header.View(), body}
 	if m.chart.height > 0 {
-		parts = append(parts, m.chart.view())
+		parts = append(parts, m.chart.View())
 	}
 	parts = append(parts, m.footer())
 	screen := lipgloss.JoinVertical(lipgloss.Left, parts...)
@@ -445,7 +473,7 @@ func (m *Model) footer() string {
 	}
 	short := help.New()
 	short.Width = m.width
-	b.WriteString(short.ShortHelpView(m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)))
+	b.WriteString(short.ShortHelpView(append(m.focused().ShortHelp(), m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)...)))
 	return b.String()
 }
 

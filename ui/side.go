@@ -9,11 +9,13 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/charmbracelet/bubbles/key"
 )
 
 // sidePane shows the breakers, then findings and alerts, newest first.
 type sidePane struct {
 	st     *styles
+	keys   *keyMap
 	f      *engine.Frame
 	focus  paneID
 	narrow bool // under the jobs table rather than beside it
@@ -24,11 +26,16 @@ type sidePane struct {
 	dirty  bool
 }
 
-func (p *sidePane) setFrame(f *engine.Frame) { p.f, p.dirty = f, true }
-func (p *sidePane) setSize(w, h int)         { p.width, p.height, p.dirty = w, h, true }
-func (p *sidePane) scroll(d int)             { p.offset = max(0, p.offset+d); p.dirty = true }
+func (p *sidePane) SetFrame(f *engine.Frame) { p.f, p.dirty = f, true }
+func (p *sidePane) SetSize(w, h int)         { p.width, p.height, p.dirty = w, h, true }
 
-func (p *sidePane) view() string {
+// ShortHelp: the side panes scroll.
+func (p *sidePane) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Up, p.keys.Down, p.keys.Tab}
+}
+func (p *sidePane) scroll(d int) { p.offset = max(0, p.offset+d); p.dirty = true }
+
+func (p *sidePane) View() string {
 	if !p.dirty && p.cache != "" {
 		return p.cache
 	}
