@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,43 @@ func TestMapTargetsAreValidated(t *testing.T) {
 		if out, ok := applyMaps([]byte(line), []FieldMap{fm}); !ok || !strings.Contains(string(out), `"`+f+`"`) {
 			t.Errorf("%s: mapping did not place the field: %s", f, out)
 		}
+	}
+}
+
+// TestEveryJSONSpellingIsRead holds the parser to the one alias table
+// (fields.go): every spelling of a field fills that field.
+func TestEveryJSONSpellingIsRead(t *testing.T) {
+	get := map[Field]func(*Event) any{
+		FieldJobID: func(e *Event) any { return e.JobID }, FieldJobType: func(e *Event) any { return e.JobType },
+		FieldRunID: func(e *Event) any { return e.RunID }, FieldCorrelationID: func(e *Event) any { return e.CorrelationID },
+		FieldIdempotencyKey: func(e *Event) any { return e.IdempotencyKey }, FieldProvider: func(e *Event) any { return e.Provider },
+		FieldSystem: func(e *Event) any { return e.Provider }, FieldErrorType: func(e *Event) any { return e.ErrorType },
+		FieldTool:        func(e *Event) any { return e.Tool },
+		FieldInputTokens: func(e *Event) any { return e.InputTokens }, FieldInclusiveInputTokens: func(e *Event) any { return e.InputTokens },
+		FieldOutputTokens: func(e *Event) any { return e.OutputTokens }, FieldCacheReadTokens: func(e *Event) any { return e.CacheReadTokens },
+		FieldCacheWriteTokens: func(e *Event) any { return e.CacheCreateTokens }, FieldStatus: func(e *Event) any { return e.Status },
+		FieldLatency: func(e *Event) any { return e.LatencyMs }, FieldAttempt: func(e *Event) any { return e.Attempt },
+	}
+	numeric := map[Field]bool{FieldInputTokens: true, FieldInclusiveInputTokens: true, FieldOutputTokens: true, FieldCacheReadTokens: true,
+		FieldCacheWriteTokens: true, FieldStatus: true, FieldLatency: true, FieldAttempt: true}
+	for f, read := range get {
+		for _, key := range fieldSpellings[f].json {
+			val := `"x1"`
+			if numeric[f] {
+				val = "7"
+			}
+			line := `{"model":"m","` + key + `":` + val + `}`
+			if f == FieldStatus || f == FieldAttempt || f == FieldLatency {
+				line = `{"tool":"t","` + key + `":` + val + `}`
+			}
+			ev, r := parse(t, line)
+			got := fmt.Sprint(read(&ev))
+			if r != Accepted || (got != "x1" && got != "7") {
+				t.Errorf("%s: %v, field reads %q", key, r, got)
+			}
+		}
+	}
+	if len(CanonicalFields) < 20 || CanonicalFields[0] != "ts" {
+		t.Errorf("CanonicalFields from the table: %v", CanonicalFields)
 	}
 }

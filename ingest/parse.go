@@ -216,87 +216,81 @@ func (p *Parser) kind() byte {
 	}
 }
 
-// CanonicalFields are the fields a --map rule may fill: the canonical
-// spelling of every scalar topField reads (the aliases are its business).
-var CanonicalFields = []string{"ts", "event", "run_id", "job_id", "job_type", "correlation_id", "idempotency_key", "attempt", "retry_count",
-	"provider", "model", "status", "error_type", "retry_after_s", "ratelimit_remaining_tokens", "ratelimit_remaining_requests",
-	"input_tokens", "prompt_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "cost_usd", "latency_ms", "tool", "stream_dropped"}
-
 // topField reads one top-level field; the scanner is at its value.
 func (p *Parser) topField(key []byte) {
 	ev := p.ev
-	switch string(key) {
-	case "ts", "time", "timestamp", "@timestamp":
+	switch jsonFields[string(key)] { // the spellings are in fields.go
+	case FieldTS:
 		ev.TS = p.timestamp()
-	case "event":
+	case FieldEvent:
 		if p.kind() == 's' {
 			p.evName, p.hasEv = append(p.evName[:0], p.sc.str()...), true
 		} else {
 			p.wrong()
 		}
-	case "type":
+	case FieldType:
 		if p.kind() == 's' {
 			p.typeName, p.hasType = append(p.typeName[:0], p.sc.str()...), true
 		} else {
 			p.sc.skip() // "type" means other things in other loggers
 		}
-	case "job_id", "jobId", "job.id":
+	case FieldJobID:
 		ev.JobID = p.str()
-	case "job_type", "jobType", "job.type", "job_name":
+	case FieldJobType:
 		ev.JobType = p.strRecent(recentJobType)
-	case "job":
+	case FieldJob:
 		p.job()
-	case "run_id", "runId", "run.id", "batch_id", "batchId":
+	case FieldRunID:
 		ev.RunID = p.strRecent(recentRunID)
-	case "correlation_id", "correlationId", "trace_id", "x-correlation-id":
+	case FieldCorrelationID:
 		ev.CorrelationID = p.str()
-	case "idempotency_key", "idempotencyKey", "idempotency-key", "x-idempotency-key":
+	case FieldIdempotencyKey:
 		ev.IdempotencyKey = p.str()
-	case "attempt", "attempt_number":
+	case FieldAttempt:
 		ev.Attempt = p.attempt(0)
-	case "retry_count", "http.request.resend_count":
+	case FieldRetryCount:
 		ev.Attempt = p.attempt(1)
-	case "provider":
+	case FieldProvider:
 		ev.Provider = LowerProvider(p.strRecent(recentProvider))
-	case "gen_ai.provider.name", "gen_ai.system":
+	case FieldSystem:
 		v := LowerProvider(p.strRecent(recentProvider))
 		if ev.Provider == "" {
 			ev.Provider = v
 		}
-	case "model":
+	case FieldModel:
 		ev.Model = p.strRecent(recentModel)
-	case "gen_ai.response.model":
+	case FieldResponseModel:
 		p.respModel = p.strRecent(recentModel)
-	case "gen_ai.request.model":
+	case FieldRequestModel:
 		p.reqModel = p.str()
-	case "status", "status_code", "http.response.status_code":
+	case FieldStatus:
 		ev.Status = p.status()
-	case "error_type", "error.type":
+	case FieldErrorType:
 		ev.ErrorType = p.strRecent(recentErrorType)
-	case "error":
+	case FieldError:
 		p.errorField()
-	case "retry_after_s", "retry_after":
+	case FieldRetryAfter:
 		ev.RetryAfterMs = p.seconds()
-	case "ratelimit_remaining_tokens":
+	case FieldRateLimitTokens:
 		ev.RateLimitTokens = p.count()
-	case "ratelimit_remaining_requests":
+	case FieldRateLimitRequests:
 		ev.RateLimitRequests = p.count()
-	case "headers":
+	case FieldHeaders:
 		p.headers()
-	case "usage":
+	case FieldUsage:
 		p.usage()
-	case "input_tokens":
+	case FieldInputTokens:
 		ev.InputTokens = p.count()
-	case "prompt_tokens", "gen_ai.usage.input_tokens":
+	case FieldInclusiveInputTokens:
 		ev.InputTokens = p.count()
 		p.inputIncludesCache = true
-	case "output_tokens", "completion_tokens", "gen_ai.usage.output_tokens":
+	case FieldOutputTokens:
 		ev.OutputTokens = p.count()
-	case "cache_read_tokens", "gen_ai.usage.cache_read.input_tokens":
+	case FieldCacheReadTokens:
 		ev.CacheReadTokens = p.count()
-	case "cache_creation_tokens", "gen_ai.usage.cache_creation.input_tokens":
+	case FieldCacheWriteTokens:
 		ev.CacheCreateTokens = p.count()
-	case "cost_usd", "response_cost":
+	case FieldCost:
 		if f, ok := p.number(); ok {
 			if f < 0 {
 				p.bad = true
@@ -304,13 +298,13 @@ func (p *Parser) topField(key []byte) {
 			}
 			ev.CostUSD, ev.HasCost = f, true
 		}
-	case "latency_ms", "duration_ms":
+	case FieldLatency:
 		if f, ok := p.number(); ok {
 			ev.LatencyMs = int32(clamp(f, 0, math.MaxInt32))
 		}
-	case "tool", "endpoint":
+	case FieldTool:
 		ev.Tool = p.strRecent(recentTool)
-	case "stream_dropped":
+	case FieldStreamDropped:
 		switch p.sc.peek() {
 		case 't':
 			p.sc.lit("true")

@@ -120,7 +120,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
 		a := refs[i].span.Attributes()
-		id, typ := clean(firstStr(a, "job.id", "job_id")), clean(firstStr(a, "job.type", "job_type"))
+		id, typ := clean(firstStr(a, ingest.FieldJobID.OTel()...)), clean(firstStr(a, ingest.FieldJobType.OTel()...))
 		if id == "" && typ == "" {
 			continue
 		}
@@ -148,7 +148,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		ev.CorrelationID = clean(r.span.TraceID().String())
 		ev.JobID, ev.JobType = job, jobType
-		ev.IdempotencyKey = clean(header(attrs, "http.request.header.idempotency-key", "http.request.header.x-idempotency-key"))
+		ev.IdempotencyKey = clean(header(attrs, ingest.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
 		switch {
 		case r.model && !r.shadowed:
@@ -222,8 +222,8 @@ func isModelCall(m pcommon.Map) bool {
 // current and the older spellings may be present: the current one wins,
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
-	ev.Model = clean(firstStr(m, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.response.model", "ai.model.id"))
-	ev.Provider = ingest.LowerProvider(clean(firstStr(m, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")))
+	ev.Model = clean(firstStr(m, ingest.FieldModel.OTel()...))
+	ev.Provider = ingest.LowerProvider(clean(firstStr(m, ingest.FieldSystem.OTel()...)))
 	if ev.Provider == "" {
 		// Vercel: ai.model.provider is "anthropic.messages", "openai.chat".
 		p, _, _ := strings.Cut(firstStr(m, "ai.model.provider"), ".")
@@ -247,17 +247,15 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	// Each count is read from the first spelling present, never summed
 	// across spellings: a Vercel doGenerate span carries the same input
 	// as gen_ai.usage.input_tokens and as ai.usage.inputTokens.
-	in := get("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens")
-	ev.OutputTokens = get("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.outputTokens", "ai.usage.completionTokens")
-	cacheRead := get("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read",
-		"ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens")
-	cacheWrite := get("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write",
-		"ai.usage.inputTokenDetails.cacheWriteTokens")
+	in := get(ingest.FieldInclusiveInputTokens.OTel()...)
+	ev.OutputTokens = get(ingest.FieldOutputTokens.OTel()...)
+	cacheRead := get(ingest.FieldCacheReadTokens.OTel()...)
+	cacheWrite := get(ingest.FieldCacheWriteTokens.OTel()...)
 	if cacheWrite == 0 {
 		cacheWrite = providerMetadataCacheWrite(m)
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
-	for _, k := range []string{"gen_ai.usage.cost", "llm.cost.total"} {
+	for _, k := range ingest.FieldCost.OTel() {
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
 				ev.CostUSD, ev.HasCost = f, true
@@ -296,10 +294,10 @@ func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (
 	for p := r; p != nil; p = parent(p) {
 		a := p.span.Attributes()
 		if id == "" {
-			id = firstStr(a, "job.id", "job_id")
+			id = firstStr(a, ingest.FieldJobID.OTel()...)
 		}
 		if typ == "" {
-			typ = firstStr(a, "job.type", "job_type")
+			typ = firstStr(a, ingest.FieldJobType.OTel()...)
 		}
 		if p.span.ParentSpanID().IsEmpty() {
 			rootName = p.span.Name()
@@ -312,10 +310,10 @@ func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (
 		typ = learned[1]
 	}
 	if id == "" {
-		id = firstStr(r.res, "job.id", "job_id")
+		id = firstStr(r.res, ingest.FieldJobID.OTel()...)
 	}
 	if typ == "" {
-		typ = firstStr(r.res, "job.type", "job_type")
+		typ = firstStr(r.res, ingest.FieldJobType.OTel()...)
 	}
 	if id == "" {
 		id = r.span.TraceID().String()
@@ -378,14 +376,14 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 					} else if et := firstStr(a, "error.type"); et != "" {
 						ev.Status = ingest.StatusFromError(et, false)
 					}
-					ev.JobID = clean(firstStr(a, "job.id", "job_id"))
+					ev.JobID = clean(firstStr(a, ingest.FieldJobID.OTel()...))
 					if ev.JobID == "" {
-						ev.JobID = clean(firstStr(res, "job.id", "job_id"))
+						ev.JobID = clean(firstStr(res, ingest.FieldJobID.OTel()...))
 					}
 					if ev.JobID == "" {
 						ev.JobID = ev.CorrelationID
 					}
-					ev.JobType = clean(firstStr(a, "job.type", "job_type"))
+					ev.JobType = clean(firstStr(a, ingest.FieldJobType.OTel()...))
 					if ev.JobType == "" {
 						ev.JobType = clean(firstStr(res, "job.type", "job_type", "service.name"))
 					}
