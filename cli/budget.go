@@ -89,6 +89,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 			if err != nil {
 				return err
 			}
+			cfg.NoAttemptDetail = true // no view reads them
 			var st budget.Stack
 			if len(sf.layers) > 0 || sf.file != "" {
 				if st, err = sf.stack(); err != nil {

@@ -129,6 +129,7 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
+			cfg.NoAttemptDetail = true // no view reads them
 			paths, err := a.inputs(args, true)
 			if err != nil {
 				return err

@@ -42,6 +42,10 @@ type Config struct {
 	Prices *PriceTable
 	// MaxCallsPerJob feeds hidden_retry_layer; 0 disables it.
 	MaxCallsPerJob int
+	// NoAttemptDetail keeps no per-attempt records: only the job detail
+	// view reads them, and a headless report of millions of lines should
+	// not pay their memory. Counters, spend and findings are unchanged.
+	NoAttemptDetail bool
 	// MaxCallsPerJobType overrides MaxCallsPerJob for a job type.
 	MaxCallsPerJobType     map[string]int
 	AmplificationThreshold int

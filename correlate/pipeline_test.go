@@ -192,16 +192,22 @@ func TestGoldenReports(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".jsonl")
 		t.Run(name, func(t *testing.T) {
-			r := reportOf(t, correlate.DefaultConfig(), f)
-			var js, md bytes.Buffer
-			if err := report.JSON(&js, r); err != nil {
-				t.Fatal(err)
+			// burnrate report keeps no per-attempt records; the report
+			// must not change for it.
+			lean := correlate.DefaultConfig()
+			lean.NoAttemptDetail = true
+			for _, cfg := range []correlate.Config{correlate.DefaultConfig(), lean} {
+				r := reportOf(t, cfg, f)
+				var js, md bytes.Buffer
+				if err := report.JSON(&js, r); err != nil {
+					t.Fatal(err)
+				}
+				if err := report.Markdown(&md, r); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, "testdata/golden/"+name+".json", js.Bytes())
+				golden(t, "testdata/golden/"+name+".md", md.Bytes())
 			}
-			if err := report.Markdown(&md, r); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, "testdata/golden/"+name+".json", js.Bytes())
-			golden(t, "testdata/golden/"+name+".md", md.Bytes())
 		})
 	}
 }
@@ -234,6 +240,32 @@ func firstDiff(a, b []byte) string {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestNoAttemptDetail: the lean configuration keeps no attempts for the
+// detail view, and the default one does.
+func TestNoAttemptDetail(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		cfg := correlate.DefaultConfig()
+		cfg.NoAttemptDetail = lean
+		st := correlate.New(cfg)
+		it, err := ingest.OpenFile(samples+"seed000-incident.jsonl", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ingest.Drain(it, st)
+		it.Close()
+		kept := 0
+		for _, j := range st.Jobs() {
+			kept += len(st.Attempts(j))
+		}
+		if lean && kept != 0 {
+			t.Errorf("NoAttemptDetail kept %d attempts", kept)
+		}
+		if !lean && kept != 1043 {
+			t.Errorf("default kept %d attempts, want seed 000's 1043", kept)
+		}
+	}
+}
 
 // TestDeterministic: the same log gives byte-identical reports.
 func TestDeterministic(t *testing.T) {

@@ -365,7 +365,7 @@ func (s *State) newOp() *operation {
 
 // retain keeps a for the job detail view, up to MaxRetainedAttemptsPerJob.
 func (s *State) retain(job *Job, a Attempt) {
-	if job.retained < MaxRetainedAttemptsPerJob {
+	if !s.cfg.NoAttemptDetail && job.retained < MaxRetainedAttemptsPerJob {
 		s.store.add(job, a)
 	}
 }
