@@ -447,8 +447,9 @@ func exampleTrace(t *testing.T) []byte {
 }
 
 // TestOfficialExamples posts the OpenTelemetry project's example payloads
-// from ../shared: current and older revisions are accepted, the malformed
-// one (kvlistValue as a bare array) is a 400.
+// (testdata/otlp-examples, copied from ../shared): current and older
+// revisions are accepted, the malformed one (kvlistValue as a bare array)
+// is a 400.
 func TestOfficialExamples(t *testing.T) {
 	// The official examples (opentelemetry-proto's examples/), copied in
 	// so the test runs in a clean clone.
