@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,16 @@ var errCritical = errors.New("critical finding")
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string) int {
+	if path := os.Getenv("BURNRATE_CPUPROFILE"); path != "" {
+		// For bench/: a whole-process CPU profile, the view that tells
+		// parse from correlate from encode.
+		if f, err := os.Create(path); err == nil {
+			defer f.Close() // after the profile is flushed (defers run last first)
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()

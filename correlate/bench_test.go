@@ -51,3 +51,24 @@ func BenchmarkSnapshot100kJobs(b *testing.B) {
 		st.Snapshot(correlate.SnapshotOptions{CeilingUSD: 100})
 	}
 }
+
+// BenchmarkCorrelateNight measures correlation alone — events already
+// parsed — on the interleaved 1,000,000-line night: the other half of the
+// report pipeline (BenchmarkParseNight in ingest is the first).
+func BenchmarkCorrelateNight(b *testing.B) {
+	var events []ingest.Event
+	var ev ingest.Event
+	for it := ingest.NewIter(bytes.NewReader(benchLog(1_000_000)), "bench", 0); it.Next(&ev); {
+		events = append(events, ev)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st := correlate.New(correlate.DefaultConfig())
+		for i := 0; i < len(events); i += ingest.BatchSize {
+			batch := ingest.NewBatch()
+			n := copy(batch, events[i:])
+			st.Consume(batch[:n])
+		}
+	}
+	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -42,6 +42,7 @@ type State struct {
 	lastErr   string
 	lastErrIx uint32
 	lastMin   *Bucket
+	resolved  []resolved // Consume's scratch
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -158,11 +159,36 @@ func New(cfg Config) *State {
 func (s *State) Config() Config { return s.cfg }
 
 // Consume applies a batch; it satisfies ingest.Consumer.
+//
+// It looks up every event's job and operation first, then applies them:
+// the lookups are hash-table probes that miss the cache (a night's jobs
+// are interleaved), and a loop of independent probes lets the CPU wait for
+// several misses at once, where applying between them would serialize
+// them. Lookups only find or create, in order, so the result is the same.
 func (s *State) Consume(b ingest.Batch) {
-	for i := range b {
-		s.Apply(&b[i])
+	if cap(s.resolved) < len(b) {
+		s.resolved = make([]resolved, len(b))
 	}
+	res := s.resolved[:len(b)]
+	for i := range b {
+		ev := &b[i]
+		job := s.job(ev)
+		res[i] = resolved{job: job}
+		if ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall {
+			res[i].op = s.op(job, ev)
+		}
+	}
+	for i := range b {
+		s.apply(&b[i], res[i].job, res[i].op)
+	}
+	clear(res)        // no pointers kept past the batch
 	ingest.Recycle(b) // ours now, and done with: the strings inside live on
+}
+
+// resolved is an event's job and operation, looked up ahead (Consume).
+type resolved struct {
+	job *Job
+	op  *operation
 }
 
 // SetSources records the inputs' counters for the report.
@@ -240,6 +266,12 @@ func (s *State) job(ev *ingest.Event) *Job {
 
 // Apply folds one event into the state and returns the job it touched.
 func (s *State) Apply(ev *ingest.Event) *Job {
+	return s.apply(ev, s.job(ev), nil)
+}
+
+// apply is Apply with the event's job found, and its operation when op is
+// not nil.
+func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	s.events++
 	s.lastCost = 0
 	ts := ev.TS
@@ -249,7 +281,6 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		}
 		s.lastTS = max(s.lastTS, ts)
 	}
-	job := s.job(ev)
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
 	}
@@ -285,7 +316,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
-		s.attempt(job, ev)
+		s.attempt(job, ev, op)
 	case ingest.KindRequestNotRun:
 		// Not a call: it cost nothing and was never tried, but the work
 		// was not done, so the job failed.
@@ -372,7 +403,7 @@ func (s *State) retain(job *Job, a Attempt) {
 
 // attempt applies one call attempt, in named steps: sequence within its
 // operation, retry layers, synchronized retries, spend, shadow breaker.
-func (s *State) attempt(job *Job, ev *ingest.Event) {
+func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	ts := ev.TS
 	isLLM := ev.Kind == ingest.KindLLMCall
 	class := classify(ev.Status)
@@ -381,7 +412,9 @@ func (s *State) attempt(job *Job, ev *ingest.Event) {
 		job.FirstAttemptTS = ts
 	}
 	cost, priced, ms := s.price(ev)
-	op := s.op(job, ev)
+	if op == nil {
+		op = s.op(job, ev)
+	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),
 		CacheRead: clamp32(ev.CacheReadTokens), CacheWrite: clamp32(ev.CacheCreateTokens),

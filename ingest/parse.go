@@ -29,6 +29,8 @@ type Parser struct {
 	// recent holds the last value of each low-cardinality field: most lines
 	// repeat it, and a byte comparison is cheaper than a map lookup.
 	recent [numRecent]string
+	// keys predicts each top-level key from the previous line (topObject).
+	keys [maxKeyPredictions]keyPrediction
 
 	// per-line scratch
 	ev                  *Event
@@ -95,7 +97,7 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 		}
 		return SkipNotObject
 	}
-	sc.object(p.topField)
+	p.topObject()
 	sc.ws()
 	p.ev = nil
 	if sc.tooDeep {
@@ -216,10 +218,83 @@ func (p *Parser) kind() byte {
 	}
 }
 
+// topObject is scanner.object for the top level, with the keys predicted:
+// a logger writes its fields in the same order on every line, so the raw
+// bytes of the key at each position are compared with the last line's
+// before the key is scanned and looked up. Only the raw bytes are
+// compared, quotes included, so a match is exactly the same key.
+func (p *Parser) topObject() {
+	s := &p.sc
+	s.i++ // '{', checked by the caller
+	s.depth++
+	s.ws()
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return
+	}
+	for n := 0; !s.err; n++ {
+		s.ws()
+		var f Field
+		if pred := p.keyPred(n); pred != nil && len(pred.raw) > 0 && len(s.b)-s.i >= len(pred.raw) && string(s.b[s.i:s.i+len(pred.raw)]) == string(pred.raw) {
+			s.i += len(pred.raw)
+			f = pred.field
+		} else {
+			start := s.i
+			key := s.str()
+			if s.err {
+				return
+			}
+			f = jsonFields[string(key)] // the spellings are in fields.go
+			if pred != nil {
+				pred.raw, pred.field = append(pred.raw[:0], s.b[start:s.i]...), f
+			}
+		}
+		s.ws()
+		if s.peek() != ':' {
+			s.fail()
+			return
+		}
+		s.i++
+		s.ws()
+		p.topField(f)
+		if s.err {
+			return
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// keyPrediction is the raw key (with its quotes) last seen at a position
+// of the top-level object.
+type keyPrediction struct {
+	raw   []byte
+	field Field
+}
+
+const maxKeyPredictions = 48
+
+func (p *Parser) keyPred(n int) *keyPrediction {
+	if n < maxKeyPredictions {
+		return &p.keys[n]
+	}
+	return nil
+}
+
 // topField reads one top-level field; the scanner is at its value.
-func (p *Parser) topField(key []byte) {
+func (p *Parser) topField(field Field) {
 	ev := p.ev
-	switch jsonFields[string(key)] { // the spellings are in fields.go
+	switch field {
 	case FieldTS:
 		ev.TS = p.timestamp()
 	case FieldEvent:
@@ -235,7 +310,7 @@ func (p *Parser) topField(key []byte) {
 			p.sc.skip() // "type" means other things in other loggers
 		}
 	case FieldJobID:
-		ev.JobID = p.str()
+		ev.JobID = p.id()
 	case FieldJobType:
 		ev.JobType = p.strRecent(recentJobType)
 	case FieldJob:
@@ -243,9 +318,9 @@ func (p *Parser) topField(key []byte) {
 	case FieldRunID:
 		ev.RunID = p.strRecent(recentRunID)
 	case FieldCorrelationID:
-		ev.CorrelationID = p.str()
+		ev.CorrelationID = p.id()
 	case FieldIdempotencyKey:
-		ev.IdempotencyKey = p.str()
+		ev.IdempotencyKey = p.id()
 	case FieldAttempt:
 		ev.Attempt = p.attempt(0)
 	case FieldRetryCount:
@@ -330,7 +405,7 @@ func (p *Parser) wrong() {
 func (p *Parser) job() {
 	switch p.kind() {
 	case 's':
-		p.ev.JobID = p.str() // a plain "job" string is a job ID in some loggers
+		p.ev.JobID = p.id() // a plain "job" string is a job ID in some loggers
 	case '{':
 		p.sc.object(p.jobField)
 	default:
@@ -341,7 +416,7 @@ func (p *Parser) job() {
 func (p *Parser) jobField(key []byte) {
 	switch string(key) {
 	case "id":
-		p.ev.JobID = p.str()
+		p.ev.JobID = p.id()
 	case "type":
 		p.ev.JobType = p.strRecent(recentJobType)
 	case "name":
@@ -514,11 +589,11 @@ func (p *Parser) headerField(k []byte) {
 	case "anthropic-ratelimit-requests-remaining", "x-ratelimit-remaining-requests":
 		ev.RateLimitRequests = p.count()
 	case "idempotency-key", "x-idempotency-key":
-		if v := p.str(); ev.IdempotencyKey == "" {
+		if v := p.id(); ev.IdempotencyKey == "" {
 			ev.IdempotencyKey = v
 		}
 	case "x-correlation-id":
-		if v := p.str(); ev.CorrelationID == "" {
+		if v := p.id(); ev.CorrelationID == "" {
 			ev.CorrelationID = v
 		}
 	default:
@@ -779,8 +854,29 @@ func fastRFC3339(b []byte) (int64, bool) {
 }
 
 // str reads a string (or a number, which some loggers use for IDs) and
-// returns it sanitized and interned.
+// returns it sanitized and interned: for fields whose few values repeat.
 func (p *Parser) str() string {
+	b, ok := p.text()
+	if !ok {
+		return ""
+	}
+	return p.intern.get(b)
+}
+
+// id is str for identifiers (job IDs, keys): there are as many as there
+// are jobs, so an intern table of them is a cache miss per lookup, and a
+// fresh copy costs less. Correlate keeps the first copy of each.
+func (p *Parser) id() string {
+	b, ok := p.text()
+	if !ok || len(b) == 0 {
+		return ""
+	}
+	return string(b)
+}
+
+// text reads a string or number value and returns its bytes, capped and
+// sanitized; ok is false for null or the wrong type.
+func (p *Parser) text() ([]byte, bool) {
 	var b []byte
 	switch p.kind() {
 	case 's':
@@ -789,21 +885,21 @@ func (p *Parser) str() string {
 		b = p.sc.num()
 	case 'n':
 		p.sc.lit("null")
-		return ""
+		return nil, false
 	default:
 		p.wrong()
-		return ""
+		return nil, false
 	}
 	if p.sc.err {
-		return ""
+		return nil, false
 	}
 	if len(b) > maxFieldBytes {
 		b = b[:maxFieldBytes]
 	}
 	if !isPlainText(b) {
-		return p.intern.get(Sanitize(b))
+		return Sanitize(b), true
 	}
-	return p.intern.get(b)
+	return b, true
 }
 
 // strRecent is str for a field that usually repeats the previous line's value.

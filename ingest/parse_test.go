@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -358,6 +359,35 @@ func FuzzDecoders(f *testing.F) {
 			if n > 1001 {
 				t.Fatalf("one line gave %d events", n)
 			}
+		}
+	})
+}
+
+// FuzzKeyPredictionIsInvisible: a parser that has seen line a (its keys
+// predicted for the next line) reads line b exactly as a fresh parser
+// does. Seeds cover a key that is a prefix of the next, escaped keys, and
+// reordered fields.
+func FuzzKeyPredictionIsInvisible(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"job":"a","model":"m"}`, `{"job_id":"b","model":"m"}`},
+		{`{"job_id":"a","model":"m"}`, `{"job":"b","model":"m"}`},
+		{`{"job\u005fid":"a","model":"m"}`, `{"job_id":"b","model":"m"}`},
+		{`{"model":"m","job_id":"a","status":200}`, `{"job_id":"b","status":429,"model":"m"}`},
+		{`{"ts":1,"model":"m"}`, `{"ts" : 2 , "model":"n"}`},
+		{`{"model":"m"}`, `{"model"`},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		warm := NewParser()
+		var ev Event
+		warm.ParseLine(a, &ev)
+		fresh := NewParser()
+		fresh.lastTS = warm.lastTS // the one thing a line may inherit
+		var got, want Event
+		r1, r2 := warm.ParseLine(b, &got), fresh.ParseLine(b, &want)
+		if r1 != r2 || (r1 == Accepted && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("after %q, %q parsed as %v %+v; fresh: %v %+v", a, b, r1, got, r2, want)
 		}
 	})
 }
