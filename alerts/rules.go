@@ -130,13 +130,15 @@ type Rules struct {
 	disp        *Dispatcher
 	emit        func(Alert)
 
-	fired     map[string]bool
-	burnFired bool
-	typeSpend map[string]correlate.Pico
-	burn      []burnSample
-	burnHead  int
-	burnSum   correlate.Pico
-	lastProj  int64
+	fired map[string]bool
+	// findingFired marks the finding kinds already alerted on (findings).
+	findingFired [correlate.NumFindingKinds]bool
+	burnFired    bool
+	typeSpend    map[string]correlate.Pico
+	burn         []burnSample
+	burnHead     int
+	burnSum      correlate.Pico
+	lastProj     int64
 
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
@@ -247,9 +249,12 @@ func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
 func (r *Rules) findings(job *correlate.Job, ts int64) {
 	for k := range correlate.NumFindingKinds {
 		sev := r.cfg.FindingAlerts[k]
-		if sev == correlate.SeverityOff || !job.HasFinding(k) {
+		if sev == correlate.SeverityOff || !job.HasFinding(k) || r.findingFired[k] {
 			continue
 		}
+		// Once per run (fire's key has no job): every later attempt of
+		// a job with the finding skips the message it would have built.
+		r.findingFired[k] = true
 		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
 			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})

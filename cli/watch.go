@@ -230,6 +230,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	if err != nil {
 		return err
 	}
+	// Headless, nothing shows a job's attempts: keep none (as report).
+	cfg.NoAttemptDetail = l.headless
 	acts, err := file.Alerts(l.act)
 	if err != nil {
 		return err
@@ -272,7 +274,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		disp.Shutdown(sctx) // what is not delivered stays requested; flushes the journal
 	}()
 
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules}, sources...)
+	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules,
+		SummaryFrames: l.headless && l.metricsAddr == ""}, sources...) // headless, only metrics read job rows
 	if l.metricsAddr != "" {
 		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules)
 		if err != nil {
@@ -366,7 +369,7 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 					continue
 				}
 				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min\n",
-					correlate.FormatTime(s.Now), s.Events, s.Attempts, len(s.Jobs), correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
+					correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
 			}
 		case <-eng.Done():
 			return nil

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/report"
+	"github.com/burnrate-dev/burnrate/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -277,5 +279,78 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal("two runs over the same logs gave different reports")
 		}
 		prev = b.Bytes()
+	}
+}
+
+// TestApplyBatchIsApply: a batch applied with its lookups done ahead gives
+// the report of the same events applied one at a time, and hands the
+// observer each event with the job Apply returns, in order — over every
+// sample log and an interleaved night whose batches join jobs and keys
+// first seen within the same batch.
+func TestApplyBatchIsApply(t *testing.T) {
+	paths, _ := filepath.Glob(samples + "*.jsonl*")
+	more, _ := filepath.Glob(samples + "formats/*")
+	paths = append(paths, more...)
+	more, _ = filepath.Glob(samples + "claude-code/projects/*/*.jsonl")
+	paths = append(paths, more...)
+	if len(paths) < 10 {
+		t.Fatalf("only %d sample logs under %s", len(paths), samples)
+	}
+	var night bytes.Buffer
+	scenario.Night(&night, 30_000, 700)
+	nightPath := filepath.Join(t.TempDir(), "night.jsonl")
+	if err := os.WriteFile(nightPath, night.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range append(paths, nightPath) {
+		var events []ingest.Event
+		it, err := ingest.OpenFile(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev ingest.Event
+		for it.Next(&ev) {
+			events = append(events, ev)
+		}
+		it.Close()
+		one, batched := correlate.New(correlate.DefaultConfig()), correlate.New(correlate.DefaultConfig())
+		var want, got []string
+		for i := range events {
+			want = append(want, one.Apply(&events[i]).ID)
+		}
+		for i := 0; i < len(events); i += ingest.BatchSize {
+			b := slices.Clone(events[i:min(i+ingest.BatchSize, len(events))])
+			batched.ApplyBatch(b, func(j *correlate.Job, ev *ingest.Event) {
+				if batched.Job(j.ID) != j || batched.Now() < ev.TS {
+					t.Fatalf("%s: observer called before the event was applied", path)
+				}
+				got = append(got, j.ID)
+			})
+		}
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: observer saw other jobs than Apply returned", path)
+		}
+		var a, b bytes.Buffer
+		report.JSON(&a, one.Report())
+		report.JSON(&b, batched.Report())
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: ApplyBatch's report differs from Apply's", path)
+		}
+	}
+}
+
+// TestSnapshotWithoutRows: a snapshot without job rows still counts the
+// jobs and their waste.
+func TestSnapshotWithoutRows(t *testing.T) {
+	st := correlate.New(correlate.DefaultConfig())
+	it, err := ingest.OpenFile(samples+"seed000-incident.jsonl", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest.Drain(it, st)
+	it.Close()
+	full, lean := st.Snapshot(correlate.SnapshotOptions{}), st.Snapshot(correlate.SnapshotOptions{NoJobRows: true})
+	if len(lean.Jobs) != 0 || lean.JobCount != len(full.Jobs) || lean.JobCount != 22 || lean.Wasted != full.Wasted || full.Wasted == 0 {
+		t.Fatalf("lean snapshot: %d rows, %d jobs, wasted %v; full: %d rows, wasted %v", len(lean.Jobs), lean.JobCount, lean.Wasted, len(full.Jobs), full.Wasted)
 	}
 }

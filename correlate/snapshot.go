@@ -17,11 +17,12 @@ type Snapshot struct {
 	CeilingUSD     float64
 	BurnPerMin1    float64 // USD/min over the last minute of log time
 	BurnPerMin5    float64
-	ProjectedUSD   float64 // spent + unfinished jobs × trailing mean cost of finished jobs of their type
-	MinutesToCeil  float64 // at the 1-minute burn rate; -1 when not burning or no ceiling
-	AttemptsPerSec float64 // over the last minute
-	ErrorShare     float64 // non-2xx share of model calls over the last 5 minutes
-	Jobs           []JobRow
+	ProjectedUSD   float64  // spent + unfinished jobs × trailing mean cost of finished jobs of their type
+	MinutesToCeil  float64  // at the 1-minute burn rate; -1 when not burning or no ceiling
+	AttemptsPerSec float64  // over the last minute
+	ErrorShare     float64  // non-2xx share of model calls over the last 5 minutes
+	Jobs           []JobRow // empty when taken with NoJobRows
+	JobCount       int
 	Timeline       []Bucket // the last SnapshotMinutes minutes
 	// SpendCurve is cumulative spend over the whole run, in at most
 	// SpendCurvePoints steps of SpendCurveStep minutes each.
@@ -103,6 +104,10 @@ type SnapshotOptions struct {
 	CeilingUSD  float64
 	JobCeilings JobCeilings
 	DetailJob   string
+	// NoJobRows leaves Jobs empty (JobCount still counts them): for a
+	// reader of the totals only, such as a headless status line, so a
+	// frame of a huge run costs no row per job.
+	NoJobRows bool
 }
 
 func (s *State) row(j *Job) JobRow {
@@ -121,11 +126,18 @@ func (s *State) row(j *Job) JobRow {
 func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	snap := &Snapshot{Now: s.lastTS, Events: s.events, Attempts: s.attempts, ToolCalls: s.toolCalls, Spend: s.spend,
 		CeilingUSD: opt.CeilingUSD, MinutesToCeil: -1}
-	snap.Jobs = make([]JobRow, len(s.jobList))
-	for i, j := range s.jobList {
-		snap.Jobs[i] = s.row(j)
-		snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
-		snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
+	snap.JobCount = len(s.jobList)
+	if opt.NoJobRows {
+		for _, j := range s.jobList {
+			snap.Wasted = snap.Wasted.Add(j.wasted(s.Outcome(j, false)))
+		}
+	} else {
+		snap.Jobs = make([]JobRow, len(s.jobList))
+		for i, j := range s.jobList {
+			snap.Jobs[i] = s.row(j)
+			snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
+			snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
+		}
 	}
 	nowMin := s.lastTS / int64(time.Minute)
 	var calls5, failed5, tools5, toolFailed5 int64

@@ -159,30 +159,45 @@ func New(cfg Config) *State {
 func (s *State) Config() Config { return s.cfg }
 
 // Consume applies a batch; it satisfies ingest.Consumer.
-//
-// It looks up every event's job and operation first, then applies them:
-// the lookups are hash-table probes that miss the cache (a night's jobs
-// are interleaved), and a loop of independent probes lets the CPU wait for
-// several misses at once, where applying between them would serialize
-// them. Lookups only find or create, in order, so the result is the same.
 func (s *State) Consume(b ingest.Batch) {
+	s.ApplyBatch(b, nil)
+	ingest.Recycle(b) // ours now, and done with: the strings inside live on
+}
+
+// ApplyBatch applies every event of b in order, calling after (when not
+// nil) right after each, as Apply would be followed.
+//
+// It first looks up the jobs and operations the events name: the lookups
+// are hash-table probes that miss the cache (a night's jobs are
+// interleaved), and a loop of independent probes lets the CPU wait for
+// several misses at once, where applying between them would serialize
+// them. That pass only finds; anything new is created while applying, in
+// order, so the result is Apply's exactly.
+func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	if cap(s.resolved) < len(b) {
 		s.resolved = make([]resolved, len(b))
 	}
 	res := s.resolved[:len(b)]
 	for i := range b {
 		ev := &b[i]
-		job := s.job(ev)
+		job := s.jobs[jobKey(ev)]
 		res[i] = resolved{job: job}
-		if ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall {
-			res[i].op = s.op(job, ev)
+		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
+			res[i].op = s.ops[ev.IdempotencyKey]
 		}
 	}
 	for i := range b {
-		s.apply(&b[i], res[i].job, res[i].op)
+		ev := &b[i]
+		job := res[i].job
+		if job == nil {
+			job = s.job(ev)
+		}
+		s.apply(ev, job, res[i].op)
+		if after != nil {
+			after(job, ev)
+		}
 	}
-	clear(res)        // no pointers kept past the batch
-	ingest.Recycle(b) // ours now, and done with: the strings inside live on
+	clear(res) // no pointers kept past the batch
 }
 
 // resolved is an event's job and operation, looked up ahead (Consume).
@@ -239,17 +254,22 @@ func (s *State) LastAttemptCost() Pico { return s.lastCost }
 // Now is the log clock: the latest event time seen.
 func (s *State) Now() int64 { return s.lastTS }
 
-func (s *State) job(ev *ingest.Event) *Job {
-	id := ev.JobID
+// jobKey is the job an event belongs to: its job ID, else its
+// correlation ID, else its idempotency key.
+func jobKey(ev *ingest.Event) string {
 	switch {
-	case id != "":
+	case ev.JobID != "":
+		return ev.JobID
 	case ev.CorrelationID != "":
-		id = ev.CorrelationID
+		return ev.CorrelationID
 	case ev.IdempotencyKey != "":
-		id = ev.IdempotencyKey
-	default:
-		id = UnattributedJob
+		return ev.IdempotencyKey
 	}
+	return UnattributedJob
+}
+
+func (s *State) job(ev *ingest.Event) *Job {
+	id := jobKey(ev)
 	if j := s.lastJob; j != nil && j.ID == id {
 		return j
 	}

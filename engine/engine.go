@@ -56,6 +56,7 @@ type Engine struct {
 	observer Observer
 	ceiling  float64
 	jobCeil  correlate.JobCeilings
+	summary  bool
 	tick     time.Duration
 	detail   atomic.Pointer[string]
 	replay   *ingest.Replay
@@ -73,6 +74,9 @@ type Options struct {
 	Tick        time.Duration
 	Queue       int
 	Observer    Observer
+	// SummaryFrames publishes frames without per-job rows (see
+	// correlate.SnapshotOptions.NoJobRows): for a reader of totals only.
+	SummaryFrames bool
 }
 
 // New builds an engine over the given sources.
@@ -84,7 +88,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		opt.Queue = DefaultQueue
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
-		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, tick: opt.Tick, done: make(chan struct{})}
+		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
 	for _, s := range sources {
 		if r, ok := s.(*ingest.Replay); ok {
 			e.replay = r
@@ -186,13 +190,15 @@ func (e *Engine) drain() {
 }
 
 func (e *Engine) apply(b ingest.Batch) {
-	for i := range b {
-		job := e.st.Apply(&b[i])
-		if e.observer != nil {
-			e.observer.Observe(e.st, job, &b[i])
-		}
+	if e.observer == nil {
+		e.st.ApplyBatch(b, nil)
+		return
 	}
+	e.st.ApplyBatch(b, e.observe)
 }
+
+// observe hands each applied event to the observer (ApplyBatch's after).
+func (e *Engine) observe(job *correlate.Job, ev *ingest.Event) { e.observer.Observe(e.st, job, ev) }
 
 func (e *Engine) detailJob() string {
 	if p := e.detail.Load(); p != nil {
@@ -202,7 +208,7 @@ func (e *Engine) detailJob() string {
 }
 
 func (e *Engine) publish(final bool) {
-	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob()}), Final: final}
+	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}), Final: final}
 	for _, s := range e.sources {
 		f.Sources = append(f.Sources, s.Status()...)
 	}

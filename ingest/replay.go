@@ -92,6 +92,11 @@ func (r *Replay) Progress() ReplayStatus {
 // fill reads the next window when the current one is played; it runs on
 // the Run goroutine (the only one that reads the iterator), with r.mu
 // held.
+// replayAhead is how many batches a replay keeps queued for its consumer:
+// two windows' worth, so the consumer has work while the next window is
+// parsed (a few MB, where the live queue's capacity would be tens).
+const replayAhead = 2 * replayWindow / BatchSize
+
 func (r *Replay) fill() {
 	if r.bi < len(r.buf) || r.done {
 		return
@@ -217,6 +222,17 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 			r.lastTS = batch[len(batch)-1].TS
 		}
 		r.mu.Unlock()
+		// Ahead of the consumer by a few batches at most: at --speed max
+		// the queue would otherwise fill with a quarter million events
+		// (tens of MB) that only wait. Live sources need that queue for
+		// bursts; a replay can always wait.
+		for len(out) >= replayAhead {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
 		if len(batch) > 0 {
 			select {
 			case out <- batch:

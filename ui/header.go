@@ -89,7 +89,7 @@ func (h *headerPane) View() string {
 	// Model and tool calls fail apart: 40,700 tool 400s under 0% model
 	// errors is the poisoned-record night, and must show.
 	line3 := fmt.Sprintf("burn %s/min (1m)  errors: model %s tool %s (5m)  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
-		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, len(s.Jobs))
+		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, s.JobCount)
 	line4 := ""
 	if r := h.f.Replay; r != nil {
 		speed := "max"
