@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/budget"
+	"github.com/burnrate-dev/burnrate/correlate"
 )
 
 // stackFlags read a layer stack from --layer flags or a TOML file.
@@ -100,7 +101,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 			if err != nil {
 				return err
 			}
-			m := budget.Measure(state.Report(), st)
+			m := budget.Measure(state.ReportWith(correlate.ReportOptions{StreamJobs: true}), st) // no job list: the budget reads none
 			if format == "json" {
 				return budget.WriteJSON(os.Stdout, m)
 			}

@@ -138,7 +138,13 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
-			r := st.Report()
+			// Only what is written is built: JSON streams every job
+			// from the state, Markdown shows the costliest few.
+			opt := correlate.ReportOptions{StreamJobs: format == "json", TopJobs: report.CostliestJobs}
+			if format == "json" {
+				opt.TopJobs = 0
+			}
+			r := st.ReportWith(opt)
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", h)
 			}

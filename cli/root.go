@@ -35,6 +35,15 @@ func Main(args []string) int {
 			}
 		}
 	}
+	if path := os.Getenv("BURNRATE_MEMPROFILE"); path != "" {
+		defer func() { // what is live at the end: the state and the report
+			if f, err := os.Create(path); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
+	defer tuneGC(os.Getenv)()
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()

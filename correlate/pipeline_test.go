@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -352,5 +353,58 @@ func TestSnapshotWithoutRows(t *testing.T) {
 	full, lean := st.Snapshot(correlate.SnapshotOptions{}), st.Snapshot(correlate.SnapshotOptions{NoJobRows: true})
 	if len(lean.Jobs) != 0 || lean.JobCount != len(full.Jobs) || lean.JobCount != 22 || lean.Wasted != full.Wasted || full.Wasted == 0 {
 		t.Fatalf("lean snapshot: %d rows, %d jobs, wasted %v; full: %d rows, wasted %v", len(lean.Jobs), lean.JobCount, lean.Wasted, len(full.Jobs), full.Wasted)
+	}
+}
+
+// TestReportOptionsOnlyTrim: the top-N report lists exactly the first N
+// jobs of the full one, and the streamed one yields every job of it, in
+// order — on a night where most jobs tie on spend and calls, so the job ID
+// decides, and on seed 000's 22 jobs.
+func TestReportOptionsOnlyTrim(t *testing.T) {
+	var night bytes.Buffer
+	scenario.Night(&night, 20_000, 300)
+	nightPath := filepath.Join(t.TempDir(), "night.jsonl")
+	if err := os.WriteFile(nightPath, night.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{nightPath, samples + "seed000-incident.jsonl"} {
+		st := correlate.New(correlate.DefaultConfig())
+		it, err := ingest.OpenFile(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ingest.Drain(it, st)
+		it.Close()
+		full := st.Report()
+		if len(full.Jobs) < 20 {
+			t.Fatalf("%s: %d jobs", path, len(full.Jobs))
+		}
+		for _, n := range []int{1, 10, len(full.Jobs) - 1, len(full.Jobs) + 5} {
+			top := st.ReportWith(correlate.ReportOptions{TopJobs: n})
+			want := full.Jobs[:min(n, len(full.Jobs))]
+			if !reflect.DeepEqual(top.Jobs, want) {
+				t.Fatalf("%s: top %d differs from the full report's first %d", path, n, n)
+			}
+		}
+		streamed := st.ReportWith(correlate.ReportOptions{StreamJobs: true})
+		if streamed.Jobs != nil || streamed.JobStream == nil {
+			t.Fatal("StreamJobs built the job list")
+		}
+		var got []correlate.JobReport
+		streamed.JobStream(func(j *correlate.JobReport) bool {
+			c := *j
+			c.Findings = slices.Clone(j.Findings)
+			got = append(got, c)
+			return true
+		})
+		if !reflect.DeepEqual(got, full.Jobs) {
+			t.Fatalf("%s: the stream yielded other jobs than the full report lists", path)
+		}
+		var a, b bytes.Buffer
+		report.JSON(&a, full)
+		report.JSON(&b, streamed)
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("%s: streamed JSON differs", path)
+		}
 	}
 }

@@ -13,23 +13,29 @@ import (
 // Report is the postmortem of everything applied so far. Its JSON keys are
 // a public contract: add keys freely, never rename one.
 type Report struct {
-	Source            ReportSource      `json:"source"`
-	Pricing           ReportPricing     `json:"pricing"`
-	Totals            ReportTotals      `json:"totals"`
-	CallsPerJob       Percentiles       `json:"calls_per_job"`
-	Duplicates        int64             `json:"duplicates"`
-	Status            map[string]int64  `json:"status"`
-	TimeToDeadLetterS DeadLetterTimes   `json:"time_to_dead_letter_s"`
-	RetryAfter        RetryAfterStats   `json:"retry_after"`
-	Recovery          Recovery          `json:"recovery"`
-	JobTypes          []JobTypeReport   `json:"job_types"`
-	Models            []ModelReport     `json:"models"`
-	Tools             []ToolReport      `json:"tools"`
-	Jobs              []JobReport       `json:"jobs"`
-	Breakers          []BreakerReport   `json:"breakers"`
-	Findings          []FindingReport   `json:"findings"`
-	Timeline          []TimelinePoint   `json:"timeline"`
-	Config            ReportConfigState `json:"config"`
+	Source            ReportSource     `json:"source"`
+	Pricing           ReportPricing    `json:"pricing"`
+	Totals            ReportTotals     `json:"totals"`
+	CallsPerJob       Percentiles      `json:"calls_per_job"`
+	Duplicates        int64            `json:"duplicates"`
+	Status            map[string]int64 `json:"status"`
+	TimeToDeadLetterS DeadLetterTimes  `json:"time_to_dead_letter_s"`
+	RetryAfter        RetryAfterStats  `json:"retry_after"`
+	Recovery          Recovery         `json:"recovery"`
+	JobTypes          []JobTypeReport  `json:"job_types"`
+	Models            []ModelReport    `json:"models"`
+	Tools             []ToolReport     `json:"tools"`
+	// Jobs are costliest first. With ReportOptions they may be only the
+	// top few, or none and streamed through JobStream.
+	Jobs     []JobReport       `json:"jobs"`
+	Breakers []BreakerReport   `json:"breakers"`
+	Findings []FindingReport   `json:"findings"`
+	Timeline []TimelinePoint   `json:"timeline"`
+	Config   ReportConfigState `json:"config"`
+	// JobStream, set by ReportOptions.StreamJobs, yields every job's
+	// report in Jobs' order, one at a time into the same JobReport (copy
+	// what you keep), while the State is unchanged.
+	JobStream func(yield func(*JobReport) bool) `json:"-"`
 }
 
 type ReportSource struct {
@@ -230,8 +236,22 @@ func (r *Report) HasCritical() bool {
 	return false
 }
 
+// ReportOptions trim what a report holds, for reports of huge runs.
+type ReportOptions struct {
+	// TopJobs > 0 keeps only the costliest TopJobs jobs in Jobs, chosen
+	// without building the others' reports (the Markdown shows ten).
+	TopJobs int
+	// StreamJobs leaves Jobs empty and sets JobStream, for a writer that
+	// encodes the jobs one by one (report.JSON): a million JobReports
+	// would otherwise be built and held at once.
+	StreamJobs bool
+}
+
 // Report builds the postmortem. It reads the state and changes nothing.
-func (s *State) Report() *Report {
+func (s *State) Report() *Report { return s.ReportWith(ReportOptions{}) }
+
+// ReportWith is Report trimmed by opt.
+func (s *State) ReportWith(opt ReportOptions) *Report {
 	r := &Report{Status: map[string]int64{}}
 	s.reportSource(r)
 	r.Pricing = ReportPricing{Table: s.cfg.Prices.Describe(), UnpricedModels: []string{}}
@@ -258,8 +278,8 @@ func (s *State) Report() *Report {
 	var calls []int64
 	var deadLetter []float64
 	types := map[string]*jobTypeAcc{}
-	r.Jobs = make([]JobReport, 0, len(s.jobList))
-	for _, j := range s.jobList {
+	order := make([]jobOrder, 0, len(s.jobList))
+	for i, j := range s.jobList {
 		o := s.Outcome(j, true)
 		w := j.wasted(o)
 		wasted = wasted.Add(w)
@@ -294,7 +314,7 @@ func (s *State) Report() *Report {
 			types[jt] = acc
 		}
 		acc.add(j, o, w)
-		r.Jobs = append(r.Jobs, s.jobReport(j, w))
+		order = append(order, jobOrder{usd: j.Spend.USD(), calls: j.Calls, idx: uint32(i)})
 	}
 	t.WastedUSD = wasted.USD()
 	r.CallsPerJob = intPercentiles(calls)
@@ -304,9 +324,7 @@ func (s *State) Report() *Report {
 		r.TimeToDeadLetterS.P50 = nearestRank(deadLetter, 50)
 		r.TimeToDeadLetterS.Max = deadLetter[len(deadLetter)-1]
 	}
-	slices.SortStableFunc(r.Jobs, func(a, b JobReport) int {
-		return cmp.Or(cmp.Compare(b.SpendUSD, a.SpendUSD), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.JobID, b.JobID))
-	})
+	s.reportJobs(r, order, opt)
 
 	for _, acc := range types {
 		acc.finish()
@@ -356,14 +374,74 @@ func (s *State) reportSource(r *Report) {
 	src.FirstTS, src.LastTS = FormatTime(s.firstTS), FormatTime(s.lastTS)
 }
 
-func (s *State) jobReport(j *Job, wasted Pico) JobReport {
-	jr := JobReport{JobID: j.ID, JobType: j.Type, Outcome: s.Outcome(j, true).String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
-		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: wasted.USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
-		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: []string{}}
-	for _, k := range j.Findings() {
-		jr.Findings = append(jr.Findings, k.String())
+// jobOrder is a job's place in the costliest-first order, compact (16
+// bytes) so that sorting a million jobs moves little memory: spend, then
+// model calls, descending, then job ID.
+type jobOrder struct {
+	usd   float64
+	calls int32
+	idx   uint32 // into jobList
+}
+
+func (s *State) compareJobs(a, b jobOrder) int {
+	return cmp.Or(cmp.Compare(b.usd, a.usd), cmp.Compare(b.calls, a.calls), cmp.Compare(s.jobList[a.idx].ID, s.jobList[b.idx].ID))
+}
+
+// reportJobs fills r.Jobs (or r.JobStream) in costliest-first order.
+func (s *State) reportJobs(r *Report, order []jobOrder, opt ReportOptions) {
+	if n := opt.TopJobs; n > 0 && n < len(order) {
+		// Only n are shown: keep the n best seen so far, sorted, and
+		// compare each job with the worst of them (nearly always a
+		// rejection at the first key).
+		top := make([]jobOrder, 0, n+1)
+		for _, o := range order {
+			if len(top) == n && s.compareJobs(o, top[n-1]) >= 0 {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(top, o, s.compareJobs)
+			top = slices.Insert(top, at, o)
+			if len(top) > n {
+				top = top[:n]
+			}
+		}
+		order = top
+	} else {
+		slices.SortFunc(order, s.compareJobs) // a total order: IDs are unique
 	}
-	return jr
+	if opt.StreamJobs {
+		r.JobStream = func(yield func(*JobReport) bool) {
+			var jr JobReport
+			for _, o := range order {
+				s.fillJobReport(&jr, s.jobList[o.idx])
+				if !yield(&jr) {
+					return
+				}
+			}
+		}
+		return
+	}
+	r.Jobs = make([]JobReport, len(order))
+	for i, o := range order {
+		s.fillJobReport(&r.Jobs[i], s.jobList[o.idx])
+	}
+}
+
+// fillJobReport writes j's report into jr, reusing jr's slices' storage
+// only when jr is a stream's (its slices are not kept).
+func (s *State) fillJobReport(jr *JobReport, j *Job) {
+	o := s.Outcome(j, true)
+	findings := jr.Findings[:0]
+	if findings == nil {
+		findings = []string{}
+	}
+	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: o.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
+		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: j.wasted(o).USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
+		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: findings}
+	for k := FindingKind(0); k < NumFindingKinds; k++ {
+		if j.HasFinding(k) {
+			jr.Findings = append(jr.Findings, k.String())
+		}
+	}
 }
 
 type jobTypeAcc struct {

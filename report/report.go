@@ -37,24 +37,37 @@ func JSON(w io.Writer, r *correlate.Report) error {
 	}
 	const marker = "\n  \"jobs\": null"
 	i := bytes.Index(b, []byte(marker))
-	if i < 0 || r.Jobs == nil {
+	if i < 0 || (r.Jobs == nil && r.JobStream == nil) {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(b[:i+len(marker)-len("null")])
-	if len(r.Jobs) == 0 {
+	n := 0
+	var buf []byte
+	each := func(j *correlate.JobReport) bool {
+		if n == 0 {
+			bw.WriteByte('[')
+		} else {
+			bw.WriteByte(',')
+		}
+		n++
+		buf = appendJob(buf[:0], j)
+		_, err := bw.Write(buf)
+		return err == nil // a failed write is kept by bw and returned by Flush
+	}
+	if r.JobStream != nil {
+		r.JobStream(each)
+	} else {
+		for k := range r.Jobs {
+			if !each(&r.Jobs[k]) {
+				break
+			}
+		}
+	}
+	if n == 0 {
 		bw.WriteString("[]")
 	} else {
-		bw.WriteString("[")
-		var buf []byte
-		for k := range r.Jobs {
-			if k > 0 {
-				bw.WriteByte(',')
-			}
-			buf = appendJob(buf[:0], &r.Jobs[k])
-			bw.Write(buf)
-		}
 		bw.WriteString("\n  ]")
 	}
 	bw.Write(b[i+len(marker):])
@@ -161,8 +174,8 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// costliestJobs is how many jobs the Markdown report lists.
-const costliestJobs = 10
+// CostliestJobs is how many jobs the Markdown report lists.
+const CostliestJobs = 10
 
 // Markdown writes the human postmortem.
 func Markdown(w io.Writer, r *correlate.Report) error { return MarkdownCompared(w, r, nil) }
@@ -287,7 +300,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 
 	fmt.Fprintf(&b, "\n## Costliest jobs\n\n| Job | Type | Outcome | Calls | Layers | Spend | Wasted | Dups |\n|---|---|---|---:|---|---:|---:|---:|\n")
 	for i, j := range r.Jobs {
-		if i == costliestJobs {
+		if i == CostliestJobs {
 			break
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), j.Outcome, j.Attempts,

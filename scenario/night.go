@@ -12,7 +12,12 @@ import (
 // them in flight at once, so each job's lines are spread across the log
 // as a real queue's are — the access pattern that decides how fast
 // correlation is, which a log sorted by job hides.
-func Night(w io.Writer, n, concurrent int) error {
+func Night(w io.Writer, n, concurrent int) error { return NightOf(w, n, concurrent, 10) }
+
+// NightOf is Night with jobs of `calls` model calls (calls+2 lines each):
+// 3 gives the 5-line jobs of a 1,000,000-job, 5,000,000-line night.
+func NightOf(w io.Writer, n, concurrent, calls int) error {
+	calls = max(calls, 1)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	start := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC)
 	statuses := []int{529, 529, 429, 200, 200, 200, 200, 200}
@@ -30,7 +35,7 @@ func Night(w io.Writer, n, concurrent int) error {
 		switch {
 		case s.step == 0:
 			fmt.Fprintf(bw, `{"ts":"%s","event":"job_started","job_id":"job-%07d","job_type":"type-%d"}`+"\n", ts, job, job%7)
-		case s.step <= 10:
+		case s.step <= calls:
 			k := s.step - 1
 			st := statuses[(job+k)%len(statuses)]
 			fmt.Fprintf(bw, `{"ts":"%s","event":"llm_call","job_id":"job-%07d","job_type":"type-%d","idempotency_key":"job-%07d-%d","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-6","status":%d,"retry_after_s":%d,"input_tokens":1200,"output_tokens":%d,"cache_read_tokens":4096,"latency_ms":830}`+"\n",
@@ -38,7 +43,7 @@ func Night(w io.Writer, n, concurrent int) error {
 		default:
 			fmt.Fprintf(bw, `{"ts":"%s","event":"job_succeeded","job_id":"job-%07d","job_type":"type-%d"}`+"\n", ts, job, job%7)
 		}
-		if s.step++; s.step == 12 {
+		if s.step++; s.step == calls+2 {
 			*s = slot{job: next}
 			next++
 		}

@@ -21,9 +21,10 @@ func main() {
 	out := flag.String("out", "sample-logs", "directory to write the logs into")
 	night := flag.Int("night", 0, "instead, write an interleaved benchmark log of this many lines to stdout")
 	concurrent := flag.Int("concurrent", 8000, "jobs in flight at once in the -night log")
+	calls := flag.Int("calls", 10, "model calls per job in the -night log (a job is calls+2 lines)")
 	flag.Parse()
 	if *night > 0 {
-		if err := scenario.Night(os.Stdout, *night, *concurrent); err != nil {
+		if err := scenario.NightOf(os.Stdout, *night, *concurrent, *calls); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
