@@ -74,6 +74,10 @@ type Job struct {
 	// RunID is the run its first event named, "" when the log names none.
 	RunID string
 	ops   []toolOp
+	// lastKey is the idempotency key of the job's last attempt and lastOp
+	// its operation: retries repeat it, and this spares them the ops map.
+	lastKey string
+	lastOp  *operation
 	// retained attempts live in the State's store (see State.Attempts).
 	firstChunk, lastChunk int32
 	retained              int32

@@ -183,7 +183,11 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		job := s.jobs[jobKey(ev)]
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			res[i].op = s.ops[ev.IdempotencyKey]
+			if job != nil && job.lastKey == ev.IdempotencyKey {
+				res[i].op = job.lastOp // a retry of the job's last call
+			} else {
+				res[i].op = s.ops[ev.IdempotencyKey]
+			}
 		}
 	}
 	for i := range b {
@@ -434,6 +438,9 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	cost, priced, ms := s.price(ev)
 	if op == nil {
 		op = s.op(job, ev)
+	}
+	if ev.IdempotencyKey != "" {
+		job.lastKey, job.lastOp = ev.IdempotencyKey, op
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),

@@ -28,7 +28,9 @@ type Parser struct {
 
 	// recent holds the last value of each low-cardinality field: most lines
 	// repeat it, and a byte comparison is cheaper than a map lookup.
-	recent [numRecent]string
+	recent     [numRecent][recentWays]string
+	recentNext [numRecent]uint8
+	hour hourCache
 	// keys predicts each top-level key from the previous line (topObject).
 	keys [maxKeyPredictions]keyPrediction
 
@@ -56,6 +58,9 @@ const (
 	recentRunID
 	numRecent
 )
+
+// recentWays is how many recent values strRecent remembers per field.
+const recentWays = 8
 
 // NewParser returns a parser with an empty intern table.
 func NewParser() *Parser {
@@ -607,6 +612,9 @@ func (p *Parser) number() (float64, bool) {
 	var b []byte
 	switch p.kind() {
 	case '0':
+		if n, ok := p.sc.plainInt(); ok {
+			return float64(n), true
+		}
 		b = p.sc.num()
 	case 's':
 		b = p.sc.str()
@@ -706,6 +714,9 @@ func (p *Parser) timestamp() int64 {
 	switch p.kind() {
 	case 's':
 		b := p.sc.str()
+		if ts, ok := p.hour.rfc3339(b); ok {
+			return ts
+		}
 		if ts, ok := parseTimeText(b); ok {
 			return ts
 		}
@@ -807,6 +818,66 @@ func unixNanoInRange(t time.Time) int64 {
 	return t.UnixNano()
 }
 
+// hourCache remembers the hour of the last "2026-03-10T01:…Z" timestamp:
+// a log's lines come minutes apart, so most share it, and only their
+// minutes, seconds and fraction need reading.
+type hourCache struct {
+	key  [13]byte // "2026-03-10T01"
+	base int64    // that hour's Unix ns; 0: empty
+}
+
+// rfc3339 is fastRFC3339 for a timestamp of the cached hour; for another
+// hour it parses in full and caches that one.
+func (c *hourCache) rfc3339(b []byte) (int64, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	if c.base == 0 || string(b[:13]) != string(c.key[:]) {
+		ts, ok := fastRFC3339(b)
+		if !ok || ts >= MaxTS { // out of range: marked, not cached
+			return ts, ok
+		}
+		rest, ok := minutesIntoHour(b)
+		if !ok {
+			return 0, false // cannot be: fastRFC3339 read the same bytes
+		}
+		copy(c.key[:], b[:13])
+		c.base = ts - rest
+		return ts, true
+	}
+	rest, ok := minutesIntoHour(b)
+	return c.base + rest, ok
+}
+
+// minutesIntoHour reads "MM:SS[.fraction]Z" at b[14:] as ns into the hour,
+// as strictly as fastRFC3339 does.
+func minutesIntoHour(b []byte) (int64, bool) {
+	d := func(c byte) (int64, bool) { return int64(c - '0'), c >= '0' && c <= '9' }
+	m1, ok1 := d(b[14])
+	m2, ok2 := d(b[15])
+	s1, ok3 := d(b[17])
+	s2, ok4 := d(b[18])
+	mi, sec := m1*10+m2, s1*10+s2
+	if !(ok1 && ok2 && ok3 && ok4) || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	ns := (mi*60 + sec) * 1e9
+	if rest := b[19 : len(b)-1]; len(rest) > 0 {
+		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+			return 0, false
+		}
+		scale := int64(1e8)
+		for _, c := range rest[1:] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			ns += int64(c-'0') * scale
+			scale /= 10
+		}
+	}
+	return ns, true
+}
+
 // fastRFC3339 handles the overwhelmingly common "2026-03-10T01:00:00.250Z"
 // shape (UTC, optional fraction) without time.Parse.
 func fastRFC3339(b []byte) (int64, bool) {
@@ -893,28 +964,42 @@ func (p *Parser) text() ([]byte, bool) {
 	if p.sc.err {
 		return nil, false
 	}
+	return capText(b), true
+}
+
+// capText caps a value at maxFieldBytes and sanitizes it.
+func capText(b []byte) []byte {
 	if len(b) > maxFieldBytes {
 		b = b[:maxFieldBytes]
 	}
 	if !isPlainText(b) {
-		return Sanitize(b), true
+		return Sanitize(b)
 	}
-	return b, true
+	return b
 }
 
-// strRecent is str for a field that usually repeats the previous line's value.
+// strRecent is str for a field whose value is usually one of the last few
+// lines' (a job type of seven, a model of three): a byte comparison with
+// each is cheaper than the intern table.
 func (p *Parser) strRecent(slot int) string {
-	if p.kind() == 's' {
-		save := p.sc.i
-		b := p.sc.str()
-		if last := p.recent[slot]; last != "" && string(b) == last && !p.sc.err {
-			return last
-		}
-		p.sc.i = save
+	if p.kind() != 's' {
+		return p.str()
 	}
-	s := p.str()
-	p.recent[slot] = s
-	return s
+	b := p.sc.str()
+	if p.sc.err {
+		return ""
+	}
+	ways := &p.recent[slot]
+	for _, v := range ways {
+		// v is capped and sanitized: equal bytes are that same value.
+		if len(v) == len(b) && v != "" && string(b) == v {
+			return v
+		}
+	}
+	v := p.intern.get(capText(b))
+	ways[p.recentNext[slot]%recentWays] = v
+	p.recentNext[slot]++
+	return v
 }
 
 // isPlainText reports whether b needs no escaping (see Sanitize).

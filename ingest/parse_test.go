@@ -391,3 +391,21 @@ func FuzzKeyPredictionIsInvisible(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHourCacheMatchesFullParse: a timestamp read through the hour cache,
+// after any other, is the one the full parser reads, and fails alike.
+func FuzzHourCacheMatchesFullParse(f *testing.F) {
+	f.Add([]byte("2026-03-10T01:00:00.250Z"), []byte("2026-03-10T01:59:59Z"))
+	f.Add([]byte("2026-03-10T01:00:00Z"), []byte("2026-03-10T01:60:00Z"))
+	f.Add([]byte("2026-02-28T23:00:00Z"), []byte("2026-02-31T23:10:00.1Z"))
+	f.Add([]byte("2026-03-10T01:00:00Z"), []byte("2026-03-10T01:0a:00.123456789Z"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var c hourCache
+		c.rfc3339(a)
+		got, ok := c.rfc3339(b)
+		want, wantOK := fastRFC3339(b)
+		if ok != wantOK || (ok && got != want) {
+			t.Fatalf("after %q, %q: cache %d %v, full %d %v", a, b, got, ok, want, wantOK)
+		}
+	})
+}

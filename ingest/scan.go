@@ -29,12 +29,11 @@ func (s *scanner) reset(b []byte) { s.b, s.i, s.err, s.tooDeep, s.depth = b, 0, 
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
+		// Most calls meet a token at once: one comparison decides.
+		if c := s.b[s.i]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		s.i++
 	}
 }
 
@@ -181,6 +180,33 @@ func (s *scanner) hex4() (rune, bool) {
 	}
 	s.i += 4
 	return r, true
+}
+
+// plainInt reads a number at s.i when it is a plain non-negative integer
+// of at most 15 digits — a token count, a status, a latency — in one pass,
+// and leaves anything else (a sign, a fraction, an exponent, a leading
+// zero, more digits) untouched for num, which knows the whole grammar.
+func (s *scanner) plainInt() (int64, bool) {
+	i, n := s.i, int64(0)
+	for i < len(s.b) && i-s.i < 16 {
+		c := s.b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		i++
+	}
+	digits := i - s.i
+	if digits == 0 || digits > 15 || (digits > 1 && s.b[s.i] == '0') {
+		return 0, false
+	}
+	if i < len(s.b) {
+		if c := s.b[i]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	s.i = i
+	return n, true
 }
 
 // num reads a number with JSON's exact grammar and returns its text.
