@@ -30,7 +30,7 @@ type Parser struct {
 	// repeat it, and a byte comparison is cheaper than a map lookup.
 	recent     [numRecent][recentWays]string
 	recentNext [numRecent]uint8
-	hour hourCache
+	hour       hourCache
 	// keys predicts each top-level key from the previous line (topObject).
 	keys [maxKeyPredictions]keyPrediction
 
