@@ -320,6 +320,17 @@ const BatchSize = 512
 // Drain reads it to the end, handing events to c in batches; c owns each
 // batch it is given.
 func Drain(it EventIter, c Consumer) {
+	if p, ok := it.(*prefetcher); ok {
+		// One file read ahead: its batches go to the consumer as they
+		// are, instead of being copied event by event into new ones.
+		for {
+			b, ok := <-p.ch
+			if !ok {
+				return
+			}
+			c.Consume(b)
+		}
+	}
 	batch := NewBatch()
 	n := 0
 	for it.Next(&batch[n]) {
@@ -447,7 +458,11 @@ func prefetch(it *FileIter, batch int, stop <-chan struct{}) EventIter {
 			select {
 			case buf = <-p.free:
 			default:
-				buf = make([]Event, batch)
+				if batch == BatchSize {
+					buf = NewBatch() // one Drain handed on and got back
+				} else {
+					buf = make([]Event, batch)
+				}
 			}
 			n := 0
 			for n < len(buf) && it.Next(&buf[n]) {

@@ -56,9 +56,17 @@ const (
 // concurrent use.
 type Mapper struct {
 	mu     sync.Mutex
-	groups map[[3]string]*group
+	groups map[groupKey]*group
 	jobs   map[pcommon.TraceID][2]string // job ID, job type
 	bytes  int64                         // of the strings held by groups and jobs
+}
+
+// groupKey names a call: its trace, its parent span and its span name.
+// The IDs stay binary: hex strings of them cost an allocation per span.
+type groupKey struct {
+	trace  pcommon.TraceID
+	parent pcommon.SpanID
+	name   string
 }
 
 type group struct {
@@ -68,7 +76,7 @@ type group struct {
 
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
-	return &Mapper{groups: map[[3]string]*group{}, jobs: map[pcommon.TraceID][2]string{}}
+	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}}
 }
 
 // MapTraces turns model-call and client HTTP spans into events. rejected
@@ -81,8 +89,12 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		clear(mp.jobs)
 		mp.bytes = 0
 	}
-	var refs []spanRef
-	index := map[spanKey]int{}
+	n := td.SpanCount()
+	refs := make([]spanRef, 0, n)
+	index := make(map[spanKey]int, n)
+	events = make([]ingest.Event, 0, n)
+	var lastTrace pcommon.TraceID
+	var lastTraceHex string
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
 		rs := rss.At(i)
@@ -146,7 +158,11 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		if end := int64(r.span.EndTimestamp()); end > ev.TS {
 			ev.LatencyMs = int32(min((end-ev.TS)/1e6, 1<<31-1))
 		}
-		ev.CorrelationID = clean(r.span.TraceID().String())
+		// A trace's spans come together: its hex ID is made once.
+		if tid := r.span.TraceID(); tid != lastTrace || lastTraceHex == "" {
+			lastTrace, lastTraceHex = tid, clean(tid.String())
+		}
+		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
 		ev.IdempotencyKey = clean(header(attrs, ingest.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
@@ -164,12 +180,12 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 			// resend_count). Sibling spans of one name are one call, with
 			// max(spans, highest resend + 1) attempts; the ones no span
 			// recorded are added with an unknown status.
-			key := [3]string{r.span.TraceID().String(), r.span.ParentSpanID().String(), clean(r.span.Name())}
+			key := groupKey{r.span.TraceID(), r.span.ParentSpanID(), clean(r.span.Name())}
 			g := mp.groups[key]
 			if g == nil {
 				g = &group{}
 				mp.groups[key] = g
-				mp.bytes += int64(len(key[0]) + len(key[1]) + len(key[2]) + 96)
+				mp.bytes += int64(len(key.name) + 96)
 			}
 			g.spans++
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
