@@ -387,16 +387,17 @@ func TestReportOptionsOnlyTrim(t *testing.T) {
 			}
 		}
 		streamed := st.ReportWith(correlate.ReportOptions{StreamJobs: true})
-		if streamed.Jobs != nil || streamed.JobStream == nil {
+		if streamed.Jobs != nil || streamed.JobSource == nil {
 			t.Fatal("StreamJobs built the job list")
 		}
 		var got []correlate.JobReport
-		streamed.JobStream(func(j *correlate.JobReport) bool {
-			c := *j
-			c.Findings = slices.Clone(j.Findings)
+		var jr correlate.JobReport
+		for i := range streamed.JobSource.Len() {
+			streamed.JobSource.Fill(i, &jr)
+			c := jr
+			c.Findings = slices.Clone(jr.Findings)
 			got = append(got, c)
-			return true
-		})
+		}
 		if !reflect.DeepEqual(got, full.Jobs) {
 			t.Fatalf("%s: the stream yielded other jobs than the full report lists", path)
 		}

@@ -26,16 +26,15 @@ type Report struct {
 	Models            []ModelReport    `json:"models"`
 	Tools             []ToolReport     `json:"tools"`
 	// Jobs are costliest first. With ReportOptions they may be only the
-	// top few, or none and streamed through JobStream.
+	// top few, or none and given by JobSource.
 	Jobs     []JobReport       `json:"jobs"`
 	Breakers []BreakerReport   `json:"breakers"`
 	Findings []FindingReport   `json:"findings"`
 	Timeline []TimelinePoint   `json:"timeline"`
 	Config   ReportConfigState `json:"config"`
-	// JobStream, set by ReportOptions.StreamJobs, yields every job's
-	// report in Jobs' order, one at a time into the same JobReport (copy
-	// what you keep), while the State is unchanged.
-	JobStream func(yield func(*JobReport) bool) `json:"-"`
+	// JobSource, set by ReportOptions.StreamJobs, gives every job's
+	// report in Jobs' order, one at a time, while the State is unchanged.
+	JobSource JobSource `json:"-"`
 }
 
 type ReportSource struct {
@@ -236,12 +235,30 @@ func (r *Report) HasCritical() bool {
 	return false
 }
 
+// JobSource gives a streamed report's jobs by position, costliest first.
+// Fill may be called from several goroutines at once.
+type JobSource interface {
+	Len() int
+	// Fill writes job i's report into jr, reusing jr's Findings storage.
+	Fill(i int, jr *JobReport)
+}
+
+type jobSource struct {
+	s     *State
+	order []jobOrder
+}
+
+func (js jobSource) Len() int { return len(js.order) }
+func (js jobSource) Fill(i int, jr *JobReport) {
+	js.s.fillJobReport(jr, js.s.jobList[js.order[i].idx])
+}
+
 // ReportOptions trim what a report holds, for reports of huge runs.
 type ReportOptions struct {
 	// TopJobs > 0 keeps only the costliest TopJobs jobs in Jobs, chosen
 	// without building the others' reports (the Markdown shows ten).
 	TopJobs int
-	// StreamJobs leaves Jobs empty and sets JobStream, for a writer that
+	// StreamJobs leaves Jobs empty and sets JobSource, for a writer that
 	// encodes the jobs one by one (report.JSON): a million JobReports
 	// would otherwise be built and held at once.
 	StreamJobs bool
@@ -314,7 +331,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 			types[jt] = acc
 		}
 		acc.add(j, o, w)
-		order = append(order, jobOrder{usd: j.Spend.USD(), calls: j.Calls, idx: uint32(i)})
+		order = append(order, jobOrder{usd: j.Spend.USD(), calls: j.Calls, idx: uint32(i), id: j.ID})
 	}
 	t.WastedUSD = wasted.USD()
 	r.CallsPerJob = intPercentiles(calls)
@@ -374,20 +391,21 @@ func (s *State) reportSource(r *Report) {
 	src.FirstTS, src.LastTS = FormatTime(s.firstTS), FormatTime(s.lastTS)
 }
 
-// jobOrder is a job's place in the costliest-first order, compact (16
+// jobOrder is a job's place in the costliest-first order, compact (32
 // bytes) so that sorting a million jobs moves little memory: spend, then
 // model calls, descending, then job ID.
 type jobOrder struct {
 	usd   float64
 	calls int32
 	idx   uint32 // into jobList
+	id    string // the job's ID, here so a tie costs no visit to the job
 }
 
 func (s *State) compareJobs(a, b jobOrder) int {
-	return cmp.Or(cmp.Compare(b.usd, a.usd), cmp.Compare(b.calls, a.calls), cmp.Compare(s.jobList[a.idx].ID, s.jobList[b.idx].ID))
+	return cmp.Or(cmp.Compare(b.usd, a.usd), cmp.Compare(b.calls, a.calls), cmp.Compare(a.id, b.id))
 }
 
-// reportJobs fills r.Jobs (or r.JobStream) in costliest-first order.
+// reportJobs fills r.Jobs (or r.JobSource) in costliest-first order.
 func (s *State) reportJobs(r *Report, order []jobOrder, opt ReportOptions) {
 	if n := opt.TopJobs; n > 0 && n < len(order) {
 		// Only n are shown: keep the n best seen so far, sorted, and
@@ -409,15 +427,7 @@ func (s *State) reportJobs(r *Report, order []jobOrder, opt ReportOptions) {
 		slices.SortFunc(order, s.compareJobs) // a total order: IDs are unique
 	}
 	if opt.StreamJobs {
-		r.JobStream = func(yield func(*JobReport) bool) {
-			var jr JobReport
-			for _, o := range order {
-				s.fillJobReport(&jr, s.jobList[o.idx])
-				if !yield(&jr) {
-					return
-				}
-			}
-		}
+		r.JobSource = jobSource{s, order}
 		return
 	}
 	r.Jobs = make([]JobReport, len(order))
@@ -520,13 +530,14 @@ func (s *State) reportRecovery(r *Report) {
 			w5++
 		}
 	}
-	for _, o := range s.ops {
-		count(o)
-	}
-	for _, j := range s.jobList {
-		for _, to := range j.ops {
-			count(to.op)
+	// Every operation, keyed or not, was carved from a slab: reading the
+	// slabs in order visits each once, sequentially.
+	left := s.opCount
+	for _, slab := range s.opSlabs {
+		for i := range slab[:min(len(slab), left)] {
+			count(&slab[i])
 		}
+		left -= min(len(slab), left)
 	}
 	r.Recovery = Recovery{Operations: ops}
 	if ops > 0 {

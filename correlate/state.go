@@ -27,7 +27,8 @@ type State struct {
 	// per-job operations keyed by tool (see Job.ops).
 	ops     map[string]*operation
 	opCount int
-	opSlab  []operation
+	opSlab  []operation   // the free rest of the newest slab
+	opSlabs [][]operation // every slab, in order: all operations, for reports
 	store   attemptStore
 	models  map[string]*modelStats
 	modelLs []*modelStats
@@ -410,6 +411,7 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 func (s *State) newOp() *operation {
 	if len(s.opSlab) == 0 {
 		s.opSlab = make([]operation, 1024)
+		s.opSlabs = append(s.opSlabs, s.opSlab)
 	}
 	o := &s.opSlab[0]
 	s.opSlab = s.opSlab[1:]

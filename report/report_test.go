@@ -3,7 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -62,4 +65,66 @@ func FuzzJobJSONMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("streamed JSON differs:\n%s\nwant\n%s", got.Bytes(), want.Bytes())
 		}
 	})
+}
+
+// sliceSource serves a job list as a streamed report would.
+type sliceSource []correlate.JobReport
+
+func (s sliceSource) Len() int { return len(s) }
+func (s sliceSource) Fill(i int, jr *correlate.JobReport) {
+	*jr = s[i]
+	jr.Findings = append(jr.Findings[:0:0], s[i].Findings...)
+}
+
+func manyJobs(n int) []correlate.JobReport {
+	jobs := make([]correlate.JobReport, n)
+	for i := range jobs {
+		jobs[i] = correlate.JobReport{JobID: fmt.Sprintf("job-%06d", i), JobType: "t", Outcome: "succeeded", Attempts: int32(i % 7),
+			Layers: []int{1, 2, i % 5}, SpendUSD: float64(n-i) / 1000, Findings: []string{}}
+		if i%3 == 0 {
+			jobs[i].Findings = []string{"hidden_retry_layer"}
+		}
+	}
+	return jobs
+}
+
+// TestStreamedJobsInOrder: jobs encoded in parallel chunks come out in
+// their order, byte for byte as the job list's encoding — across chunk
+// boundaries, at an exact multiple of the chunk, and with none.
+func TestStreamedJobsInOrder(t *testing.T) {
+	for _, n := range []int{0, 1, jobChunk, jobChunk + 1, 5*jobChunk + 17} {
+		jobs := manyJobs(n)
+		var listed, streamed bytes.Buffer
+		if err := JSON(&listed, &correlate.Report{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		if err := JSON(&streamed, &correlate.Report{JobSource: sliceSource(jobs)}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(listed.Bytes(), streamed.Bytes()) {
+			t.Fatalf("%d jobs: streamed JSON differs from the listed one", n)
+		}
+		var back correlate.Report
+		if err := json.Unmarshal(streamed.Bytes(), &back); err != nil || len(back.Jobs) != n {
+			t.Fatalf("%d jobs: read back %d (%v)", n, len(back.Jobs), err)
+		}
+	}
+}
+
+type failingWriter struct{ after int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.after -= len(p); w.after < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestStreamedJobsStopOnWriteError: a writer that fails mid-stream ends
+// the encoding with its error, without hanging the workers.
+func TestStreamedJobsStopOnWriteError(t *testing.T) {
+	err := JSON(&failingWriter{after: 1 << 20}, &correlate.Report{JobSource: sliceSource(manyJobs(40 * jobChunk))})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want the writer's", err)
+	}
 }
