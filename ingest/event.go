@@ -36,10 +36,23 @@ func (k Kind) String() string {
 
 // ParseKind maps a canonical event name to its Kind; unknown names give KindUnknown.
 func ParseKind(s string) Kind {
-	for i, n := range kindNames {
-		if n == s {
-			return Kind(i)
-		}
+	switch s { // a switch: the compiler tells the names apart by length first
+	case "llm_call":
+		return KindLLMCall
+	case "tool_call":
+		return KindToolCall
+	case "job_enqueued":
+		return KindJobEnqueued
+	case "job_started":
+		return KindJobStarted
+	case "job_succeeded":
+		return KindJobSucceeded
+	case "job_failed":
+		return KindJobFailed
+	case "job_dead_lettered":
+		return KindJobDeadLettered
+	case "request_not_run":
+		return KindRequestNotRun
 	}
 	return KindUnknown
 }
