@@ -67,49 +67,56 @@ type Attempt struct {
 	Flags        uint8
 }
 
-// Job is the state of one unit of business work.
+// Job is the state of one unit of business work. Its fields are ordered
+// hot to cold: what every attempt reads or writes fills the first three
+// cache lines, the rest the fourth (256 bytes in all, a size class of its
+// own), since a night's jobs are visited at random and each line is a
+// cache miss.
 type Job struct {
-	ID   string
-	Type string
-	// RunID is the run its first event named, "" when the log names none.
-	RunID string
-	ops   []toolOp
+	ID string
 	// lastKey is the idempotency key of the job's last attempt and lastOp
 	// its operation: retries repeat it, and this spares them the ops map.
 	lastKey string
 	lastOp  *operation
-	// retained attempts live in the State's store (see State.Attempts).
-	firstChunk, lastChunk int32
-	retained              int32
 
 	Spend       Pico
 	spendNon2xx Pico
-	// Input tokens by kind, for the cache share (an agent session lives
-	// on its cache: 90% read is normal, 0% means the cache is broken).
-	tokensFresh, tokensCacheRead, tokensCacheWrite int64
-	spendDuplicates                                Pico
 
 	FirstTS, LastTS int64
 	FirstAttemptTS  int64
-	EnqueuedTS      int64
-	EndTS           int64 // time of the last final lifecycle event
-	DeadLetterTS    int64
-	KilledTS        int64 // set by the alerts layer's feedback, 0 if never
+	// Input tokens by kind, for the cache share (an agent session lives
+	// on its cache: 90% read is normal, 0% means the cache is broken).
+	tokensFresh, tokensCacheRead, tokensCacheWrite int64
 
 	Calls         int32 // llm_call attempts
 	ToolCalls     int32
 	QueueAttempts int32
 	MaxRounds     int32
-	Duplicates    int32
-	Unpriced      int32
 	rounds        int32
 	MaxSDKAttempt int16
 	LastStatus    int16
+	findings      uint16 // bit per FindingKind
 	Outcome       Outcome
 	lifecycle     bool
 	lastFailed    bool
-	findings      uint16 // bit per FindingKind
-	Seq           int32  // creation order
+
+	Type string
+	// RunID is the run its first event named, "" when the log names none.
+	RunID string
+	ops   []toolOp
+
+	// Cold: lifecycle ends, duplicates, kept attempts.
+	// retained attempts live in the State's store (see State.Attempts).
+	firstChunk, lastChunk int32
+	retained              int32
+	Duplicates            int32
+	spendDuplicates       Pico
+	EnqueuedTS            int64
+	EndTS                 int64 // time of the last final lifecycle event
+	DeadLetterTS          int64
+	KilledTS              int64 // set by the alerts layer's feedback, 0 if never
+	Unpriced              int32
+	Seq                   int32 // creation order
 }
 
 // Layers returns the job's retry layers outermost first: queue attempts,

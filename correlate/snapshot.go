@@ -183,7 +183,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	s.reportModels(r)
 	snap.Breakers, snap.Findings, snap.Models = r.Breakers, r.Findings, r.Models
 	snap.Status = s.statuses.byName()
-	if j := s.jobs[opt.DetailJob]; j != nil && opt.DetailJob != "" {
+	if j := s.Job(opt.DetailJob); j != nil && opt.DetailJob != "" {
 		snap.Detail = s.detail(j)
 	}
 	return snap

@@ -21,11 +21,12 @@ const UnattributedJob = "(unattributed)"
 type State struct {
 	cfg Config
 
-	jobs    map[string]*Job
+	jobs    hashIndex // job ID → position in jobList
 	jobList []*Job
-	// ops holds operations by idempotency key; attempts without one form
-	// per-job operations keyed by tool (see Job.ops).
-	ops     map[string]*operation
+	// ops finds operations by idempotency key (position in the slabs);
+	// attempts without one form per-job operations keyed by tool (see
+	// Job.ops).
+	ops     hashIndex
 	opCount int
 	opSlab  []operation   // the free rest of the newest slab
 	opSlabs [][]operation // every slab, in order: all operations, for reports
@@ -83,6 +84,7 @@ type SourceInfo struct {
 }
 
 type operation struct {
+	key             string // its idempotency key; "" for a job's tool operation
 	attempts        int32
 	successes       int32
 	firstSuccessAt  int32 // attempt count at the first success; 0 if none
@@ -142,8 +144,8 @@ func New(cfg Config) *State {
 	}
 	return &State{
 		cfg:      cfg,
-		jobs:     map[string]*Job{},
-		ops:      map[string]*operation{},
+		jobs:     newHashIndex(),
+		ops:      newHashIndex(),
 		models:   map[string]*modelStats{},
 		tools:    map[string]*toolStats{},
 		nameIdx:  map[string]uint32{"": 0},
@@ -181,13 +183,13 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	res := s.resolved[:len(b)]
 	for i := range b {
 		ev := &b[i]
-		job := s.jobs[jobKey(ev)]
+		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
 			if job != nil && job.lastKey == ev.IdempotencyKey {
 				res[i].op = job.lastOp // a retry of the job's last call
 			} else {
-				res[i].op = s.ops[ev.IdempotencyKey]
+				res[i].op = s.keyedOp(ev.IdempotencyKey, s.ops.hash(ev.IdempotencyKey))
 			}
 		}
 	}
@@ -240,7 +242,14 @@ func (s *State) name(v string) uint32 {
 }
 
 // Job returns the job with the given ID, or nil.
-func (s *State) Job(id string) *Job { return s.jobs[id] }
+func (s *State) Job(id string) *Job {
+	if i, ok := s.jobs.find(id, s.jobs.hash(id), s.jobID); ok {
+		return s.jobList[i]
+	}
+	return nil
+}
+
+func (s *State) jobID(i int32) string { return s.jobList[i].ID }
 
 // Jobs returns all jobs in the order they were first seen. The slice is
 // the State's own: read it, do not keep it across Apply calls.
@@ -278,12 +287,14 @@ func (s *State) job(ev *ingest.Event) *Job {
 	if j := s.lastJob; j != nil && j.ID == id {
 		return j
 	}
-	if j, ok := s.jobs[id]; ok {
+	h := s.jobs.hash(id)
+	if i, ok := s.jobs.find(id, h, s.jobID); ok {
+		j := s.jobList[i]
 		s.lastJob = j
 		return j
 	}
 	j := &Job{ID: id, Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown}
-	s.jobs[id] = j
+	s.jobs.add(id, h, int32(len(s.jobList)))
 	s.jobList = append(s.jobList, j)
 	s.lastJob = j
 	return j
@@ -387,12 +398,14 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 }
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
-	if ev.IdempotencyKey != "" {
-		if o, ok := s.ops[ev.IdempotencyKey]; ok {
+	if key := ev.IdempotencyKey; key != "" {
+		h := s.ops.hash(key)
+		if o := s.keyedOp(key, h); o != nil {
 			return o
 		}
 		o := s.newOp()
-		s.ops[ev.IdempotencyKey] = o
+		o.key = key
+		s.ops.add(key, h, int32(s.opCount-1))
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -407,10 +420,24 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	return o
 }
 
+// keyedOp is the operation of an idempotency key (of hash h), or nil.
+func (s *State) keyedOp(key string, h uint64) *operation {
+	if i, ok := s.ops.find(key, h, s.opKey); ok {
+		return s.opAt(i)
+	}
+	return nil
+}
+
+func (s *State) opAt(i int32) *operation { return &s.opSlabs[i/opSlabSize][i%opSlabSize] }
+func (s *State) opKey(i int32) string    { return s.opAt(i).key }
+
+// opSlabSize is how many operations one slab holds.
+const opSlabSize = 1024
+
 // newOp carves operations out of slabs: one allocation per thousand.
 func (s *State) newOp() *operation {
 	if len(s.opSlab) == 0 {
-		s.opSlab = make([]operation, 1024)
+		s.opSlab = make([]operation, opSlabSize)
 		s.opSlabs = append(s.opSlabs, s.opSlab)
 	}
 	o := &s.opSlab[0]

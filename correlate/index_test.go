@@ -1,0 +1,53 @@
+package correlate
+
+import (
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// TestHashIndexTellsCollidingKeysApart: keys that share a hash each find
+// their own record, and a key that was never added finds nothing.
+func TestHashIndexTellsCollidingKeysApart(t *testing.T) {
+	x := newHashIndex()
+	keys := []string{"job-a", "job-b", "job-c"}
+	keyAt := func(i int32) string { return keys[i] }
+	const h = 42 // one hash for all: as if they collided
+	for i, k := range keys {
+		if _, ok := x.find(k, h, keyAt); ok {
+			t.Fatalf("%s found before it was added", k)
+		}
+		x.add(k, h, int32(i))
+	}
+	for i, k := range keys {
+		if got, ok := x.find(k, h, keyAt); !ok || got != int32(i) {
+			t.Errorf("find(%s) = %d %v, want %d", k, got, ok, i)
+		}
+	}
+	if _, ok := x.find("job-d", h, keyAt); ok {
+		t.Error("a key never added was found")
+	}
+}
+
+// TestStateSurvivesHashCollisions: with every job ID and key hashed alike
+// (a seed cannot do that, a test can), each job and operation is still its
+// own — the index confirms every match by the key itself.
+func TestStateSurvivesHashCollisions(t *testing.T) {
+	st := New(DefaultConfig())
+	st.jobs.testCollide, st.ops.testCollide = true, true
+	for i, id := range []string{"a", "b", "c", "a", "b", "c"} {
+		ev := ingest.Event{TS: int64(i+1) * 1e9, Kind: ingest.KindLLMCall, JobID: id, IdempotencyKey: "k-" + id, Model: "m", Status: 429, RetryAfterMs: ingest.NoRetryAfter, Attempt: int16(i/3 + 1)}
+		st.Apply(&ev)
+	}
+	if len(st.Jobs()) != 3 || st.opCount != 3 {
+		t.Fatalf("%d jobs, %d operations; want 3 and 3", len(st.Jobs()), st.opCount)
+	}
+	for _, j := range st.Jobs() {
+		if j.Calls != 2 || st.Job(j.ID) != j {
+			t.Errorf("job %s: %d calls, found %p, want 2 and itself", j.ID, j.Calls, st.Job(j.ID))
+		}
+		if o := st.keyedOp("k-"+j.ID, st.ops.hash("k-"+j.ID)); o == nil || o.attempts != 2 {
+			t.Errorf("operation of %s: %+v", j.ID, o)
+		}
+	}
+}
