@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // FileIter yields the events of one log in file order, skipping and
@@ -42,6 +43,9 @@ type FileIter struct {
 	emitFn func(*Event)
 	cur    *Event
 	n      int
+	// par parses ahead on every core once the head is read (parallel.go).
+	par      *parallelReader
+	parTried bool
 }
 
 func (it *FileIter) emit(e *Event) {
@@ -78,12 +82,12 @@ func OpenFile(path string, idx uint16, opts ...Options) (*FileIter, error) {
 // countingReader counts the bytes read from a file, for progress.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64 // read by Fraction while a parallel reader reads
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -193,6 +197,18 @@ func (it *FileIter) Next(ev *Event) bool {
 			it.pending = it.pending[1:]
 			return true
 		}
+		if len(it.head) == 0 && !it.parTried {
+			it.parTried = true
+			if it.parallelOK() {
+				it.startParallel()
+			}
+		}
+		if it.par != nil {
+			if got, handled := it.nextParallel(ev); handled {
+				return got
+			}
+			continue // on line by line
+		}
 		var line []byte
 		var tooLong, final bool
 		switch {
@@ -227,17 +243,7 @@ func (it *FileIter) Next(ev *Event) bool {
 			continue
 		}
 		it.cur, it.n = ev, 0
-		r := it.dec.Decode(line, it.emitFn)
-		n := it.n
-		if final && r == SkipInvalidJSON {
-			r = SkipTruncated
-		}
-		if r == SkipBlank {
-			continue
-		}
-		it.Stats.Count(r)
-		if r == Accepted && n > 0 {
-			it.Stats.Events += int64(n - 1)
+		if it.account(it.dec.Decode(line, it.emitFn), final) {
 			return true
 		}
 	}
@@ -245,6 +251,10 @@ func (it *FileIter) Next(ev *Event) bool {
 
 // Close releases the file.
 func (it *FileIter) Close() error {
+	if it.par != nil {
+		it.par.close()
+		it.par = nil
+	}
 	if it.rc == nil {
 		return nil
 	}
@@ -414,7 +424,7 @@ func (fs *FileSet) Fraction() float64 {
 	var read, size int64
 	for _, f := range fs.Files {
 		if f.counter != nil {
-			read += f.counter.n
+			read += f.counter.n.Load()
 			size += f.size
 		}
 	}

@@ -1,0 +1,264 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// Parallel parsing of one big JSON-lines file.
+//
+// Parsing is most of what reading a log costs, and correlation on the
+// other core takes less, so one parsing goroutine left a core idle. Here a
+// reader cuts the file into chunks of whole lines, workers parse the chunks
+// on every core, and FileIter.Next takes the results in file order. Only
+// the JSON parse is done ahead; everything that depends on the lines before
+// — a line without a timestamp takes the previous one's, SDK text lines
+// take the job of the JSON line before them, skip reasons and the --map
+// hint — is still done in order, by the file's own decoder: a line the
+// workers did not accept, or that had no timestamp of its own, is decoded
+// again there, exactly as without the workers. TestParallelParseIsSequential
+// holds the two to the same events and counts.
+
+// parallelMinBytes is the smallest file parsed in parallel: below it the
+// workers' buffers (a few MB) are not worth it, and a report over 700
+// small transcripts opens them all at once.
+const parallelMinBytes = 8 << 20
+
+// parallelChunk is the size of the chunks the reader hands out.
+const parallelChunk = 256 << 10
+
+type lineChunk struct {
+	data  []byte // whole lines; the last one lacks its newline when final
+	final bool   // data ends the file
+	lines []parsedLine
+	done  chan struct{}
+}
+
+type parsedLine struct {
+	line []byte // within data, without its newline
+	ev   Event
+	r    SkipReason
+}
+
+// parallelReader is the pipeline behind one file.
+type parallelReader struct {
+	chunks chan *lineChunk // in file order, parsed or being parsed
+	free   chan *lineChunk
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	// Set by the reader before it closes chunks: a read error, or the
+	// bytes of a line too long for a chunk, left for sequential reading.
+	err      error
+	leftover []byte
+
+	cur *lineChunk
+	i   int
+}
+
+// parallelOK reports whether the file can be parsed in parallel: canonical
+// JSON lines, no --map rules, big enough.
+func (it *FileIter) parallelOK() bool {
+	if it.doc != nil || it.Detected.Format != FormatJSONL || it.size < parallelMinBytes || it.lines == nil || it.Err != nil {
+		return false
+	}
+	c, ok := it.dec.(*checked)
+	if !ok {
+		return false
+	}
+	jd, ok := c.inner.(*jsonlDecoder)
+	return ok && jd.maps == nil && !jd.text.sawSDK
+}
+
+func (it *FileIter) startParallel() {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	pr := &parallelReader{
+		chunks: make(chan *lineChunk, 2*workers),
+		free:   make(chan *lineChunk, 2*workers+2),
+		stop:   make(chan struct{}),
+	}
+	todo := make(chan *lineChunk, 2*workers)
+	for range workers {
+		pr.wg.Add(1)
+		go func() {
+			defer pr.wg.Done()
+			p := NewParser()
+			for c := range todo {
+				parseChunk(p, c)
+				close(c.done)
+			}
+		}()
+	}
+	pr.wg.Add(1)
+	go func() {
+		defer pr.wg.Done()
+		defer close(todo)
+		defer close(pr.chunks)
+		pr.read(it.lines.r, todo)
+	}()
+	it.par = pr
+}
+
+// read cuts r into chunks of whole lines and hands each to the workers and,
+// in order, to Next.
+func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
+	var carry []byte
+	for {
+		select {
+		case <-pr.stop:
+			return
+		default:
+		}
+		var c *lineChunk
+		select {
+		case c = <-pr.free:
+		default:
+			c = &lineChunk{data: make([]byte, 0, parallelChunk)}
+		}
+		c.done, c.final = make(chan struct{}), false
+		buf := append(c.data[:0], carry...)
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == nil:
+			cut := bytes.LastIndexByte(buf, '\n')
+			if cut < 0 {
+				// A line longer than a chunk: the rest is read line by
+				// line, which knows how to skip one.
+				pr.leftover = bytes.Clone(buf)
+				return
+			}
+			carry = append(carry[:0], buf[cut+1:]...)
+			c.data = buf[:cut+1]
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			c.data, c.final = buf, true
+		default:
+			c.data, c.final = buf, true
+			pr.err = err // after the lines read before it
+		}
+		if len(c.data) > 0 {
+			select {
+			case pr.chunks <- c:
+			case <-pr.stop:
+				return
+			}
+			todo <- c
+		}
+		if c.final {
+			return
+		}
+	}
+}
+
+// parseChunk parses every line of c on its own, with no timestamp carried
+// from one line to the next (Next decodes a line without one again).
+func parseChunk(p *Parser, c *lineChunk) {
+	c.lines = c.lines[:0]
+	for rest := c.data; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		c.lines = append(c.lines, parsedLine{line: line})
+		pl := &c.lines[len(c.lines)-1]
+		p.lastTS = 0
+		pl.r = p.ParseLine(line, &pl.ev)
+	}
+}
+
+// next returns the next parsed line in file order, and whether it is the
+// file's last; ok is false at the end of the chunks.
+func (pr *parallelReader) next() (pl *parsedLine, final, ok bool) {
+	for pr.cur == nil || pr.i >= len(pr.cur.lines) {
+		if pr.cur != nil {
+			select {
+			case pr.free <- pr.cur:
+			default:
+			}
+			pr.cur = nil
+		}
+		c, more := <-pr.chunks
+		if !more {
+			return nil, false, false
+		}
+		<-c.done
+		pr.cur, pr.i = c, 0
+	}
+	pl = &pr.cur.lines[pr.i]
+	pr.i++
+	return pl, pr.cur.final && pr.i == len(pr.cur.lines) && (len(pr.cur.data) == 0 || pr.cur.data[len(pr.cur.data)-1] != '\n'), true
+}
+
+// close stops the pipeline and waits for its goroutines.
+func (pr *parallelReader) close() {
+	select {
+	case <-pr.stop:
+	default:
+		close(pr.stop)
+	}
+	for range pr.chunks { // unblock the reader; the workers finish theirs
+	}
+	pr.wg.Wait()
+}
+
+// nextParallel is Next's loop over the parallel pipeline. It returns
+// handled=false when the pipeline has ended and reading goes on line by
+// line (a line too long for a chunk), or the file is done.
+func (it *FileIter) nextParallel(ev *Event) (got, handled bool) {
+	pr := it.par
+	jd := it.dec.(*checked).inner.(*jsonlDecoder)
+	for {
+		pl, final, ok := pr.next()
+		if !ok {
+			pr.close()
+			it.par = nil
+			switch {
+			case pr.leftover != nil:
+				it.lines = NewLineReader(io.MultiReader(bytes.NewReader(pr.leftover), it.lines.r))
+				it.lines.started = true // the BOM, if any, was dropped at the start
+				return false, false
+			case pr.err != nil:
+				it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, pr.err)
+			}
+			it.lines = nil
+			return false, true
+		}
+		it.cur, it.n = ev, 0
+		var r SkipReason
+		if pl.r == Accepted && pl.ev.TS != 0 {
+			// What the decoder would have done with this line.
+			jd.p.lastTS = pl.ev.TS
+			jd.text.noteJSON(&pl.ev)
+			if r = pl.ev.Check(); r == Accepted {
+				it.emit(&pl.ev)
+			}
+		} else {
+			r = it.dec.Decode(pl.line, it.emitFn)
+		}
+		if it.account(r, final) {
+			return true, true
+		}
+	}
+}
+
+// account counts a decoded line and reports whether it gave an event.
+func (it *FileIter) account(r SkipReason, final bool) bool {
+	n := it.n
+	if final && r == SkipInvalidJSON {
+		r = SkipTruncated
+	}
+	if r == SkipBlank {
+		return false
+	}
+	it.Stats.Count(r)
+	if r == Accepted && n > 0 {
+		it.Stats.Events += int64(n - 1)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mixedLog writes a JSON-lines log past parallelMinBytes whose lines, after
+// a plain head, test everything the parallel path hands back to the
+// sequential decoder: lines without a timestamp (one with an HTTP-date
+// Retry-After that needs the inherited time), broken and blank lines, SDK
+// text lines that take the job of the JSON line before them, CRLF, lines
+// whose bytes are not text, and — when long — a line longer than a chunk.
+func mixedLog(t *testing.T, long bool, truncated bool) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < parallelMinBytes+parallelChunk*3; i++ {
+		ts := fmt.Sprintf("2026-03-10T%02d:%02d:%02d.%03dZ", 1+i/3600000%20, i/60000%60, i/1000%60, i%1000)
+		switch {
+		case i < 300 || i%10 < 5:
+			fmt.Fprintf(&b, `{"ts":%q,"event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","attempt":%d,"model":"claude-sonnet-4-6","status":%d,"input_tokens":%d,"output_tokens":7}`+"\n", ts, i%977, i%3001, i%3+1, []int{200, 429, 529, 400}[i%4], i%5000)
+		case i%10 == 5:
+			fmt.Fprintf(&b, `{"event":"llm_call","job_id":"job-%d","model":"claude-haiku-4-5","status":429,"headers":{"retry-after":"Tue, 10 Mar 2026 02:00:00 GMT"}}`+"\n", i%977)
+		case i%10 == 6:
+			b.WriteString("{\"ts\":\"2026-03-10T01:00:00Z\",\"event\":\"llm_call\",\"job_id\":\n\n")
+		case i%10 == 7:
+			fmt.Fprintf(&b, "[2026-03-10 01:00:%02d,100 - httpx:1025 - INFO] HTTP Request: POST https://api.anthropic.com/v1/messages \"HTTP/1.1 529\"\n", i%60)
+			fmt.Fprintf(&b, "[2026-03-10 01:00:%02d,100 - anthropic._base_client:1046 - INFO] Retrying request to /v1/messages in 0.500000 seconds\n", i%60)
+		case i%10 == 8:
+			fmt.Fprintf(&b, `{"ts":%q,"event":"job_started","job_id":"job-%d","job_type":"t\u001b[31m"}`+"\r\n", ts, i%977)
+		default:
+			fmt.Fprintf(&b, `{"ts":%q,"event":"llm_call","job_id":"j\xff%d","model":"m","status":200,"output_tokens":1e300}`+"\n", ts, i)
+		}
+		if long && i == 20000 {
+			b.WriteString(`{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"long","model":"m","pad":"` + strings.Repeat("x", parallelChunk+100) + "\"}\n")
+		}
+	}
+	if truncated {
+		b.WriteString(`{"ts":"2026-03-10T01:00:00Z","event":"llm_ca`)
+	}
+	return b.Bytes()
+}
+
+func readAll(t *testing.T, it *FileIter) ([]Event, Stats, string, string) {
+	t.Helper()
+	var evs []Event
+	var ev Event
+	for it.Next(&ev) {
+		evs = append(evs, ev)
+	}
+	return evs, it.Stats, it.ErrText(), it.Hint()
+}
+
+// TestParallelParseIsSequential: a file parsed on every core gives the
+// events, in order, the counts, the error and the hint of the same bytes
+// read line by line.
+func TestParallelParseIsSequential(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		long, truncated bool
+		gz              bool
+	}{{"plain", false, false, false}, {"a line longer than a chunk", true, false, false}, {"truncated last line", false, true, false}, {"gzip", false, true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			data := mixedLog(t, c.long, c.truncated)
+			disk := data
+			if c.gz {
+				// Stored, not compressed: a gzip file is parallel by its
+				// size on disk.
+				var z bytes.Buffer
+				zw, _ := gzip.NewWriterLevel(&z, gzip.NoCompression)
+				zw.Write(data)
+				zw.Close()
+				disk = z.Bytes()
+			}
+			path := filepath.Join(t.TempDir(), "mixed.jsonl")
+			if err := os.WriteFile(path, disk, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			par, err := OpenFile(path, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer par.Close()
+			seq := NewIter(bytes.NewReader(data), path, 3) // no size: never parallel
+			gotEv, gotSt, gotErr, gotHint := readAll(t, par)
+			if par.Detected.Format != FormatJSONL {
+				t.Fatalf("detected %s", par.Detected.Format)
+			}
+			wantEv, wantSt, wantErr, wantHint := readAll(t, seq)
+			if !par.parTried || (par.par != nil) {
+				t.Fatalf("parallel path not taken or not closed: tried %v", par.parTried)
+			}
+			if len(gotEv) != len(wantEv) {
+				t.Fatalf("%d events in parallel, %d line by line", len(gotEv), len(wantEv))
+			}
+			for i := range wantEv {
+				if !reflect.DeepEqual(gotEv[i], wantEv[i]) {
+					t.Fatalf("event %d:\nparallel   %+v\nsequential %+v", i, gotEv[i], wantEv[i])
+				}
+			}
+			if !reflect.DeepEqual(gotSt, wantSt) || gotErr != wantErr || gotHint != wantHint {
+				t.Fatalf("stats %+v err %q hint %q; line by line %+v %q %q", gotSt, gotErr, gotHint, wantSt, wantErr, wantHint)
+			}
+			if c.long && !slices.ContainsFunc(gotEv, func(e Event) bool { return e.JobID == "long" }) {
+				t.Fatal("the line longer than a chunk was lost")
+			}
+			if wantSt.Events < 40_000 || wantSt.Skipped[SkipInvalidJSON] == 0 || wantSt.Skipped[SkipInfo] == 0 || (c.long && wantSt.Skipped[SkipTooLong]+wantSt.Events == 0) {
+				t.Fatalf("the log tests too little: %+v", wantSt)
+			}
+		})
+	}
+}
+
+// TestParallelCloseEarly: closing a file mid-read stops its reader and
+// workers (the race detector and the test's end would catch a leak's
+// writes).
+func TestParallelCloseEarly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, mixedLog(t, false, false), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	it, err := OpenFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev Event
+	for range 5000 {
+		if !it.Next(&ev) {
+			t.Fatal("ended early")
+		}
+	}
+	if it.par == nil {
+		t.Fatal("not reading in parallel")
+	}
+	it.Close()
+	if it.par != nil {
+		t.Fatal("pipeline left running")
+	}
+}
