@@ -188,7 +188,9 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
 		}
 		cost := st.LastAttemptCost()
-		r.typeSpend[job.Type] = r.typeSpend[job.Type].Add(cost)
+		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
+			r.typeSpend[job.Type] = r.typeSpend[job.Type].Add(cost)
+		}
 		r.burnAdd(ts, cost)
 		r.ceilings(st, job, ts)
 		r.findings(job, ts)

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Whole-process report speed on an interleaved night, beside the read floor
-# and a jq pipeline, in one run. LINES=1000000 by default; needs jq.
-# Prints wall seconds (best of 3) and peak RSS for each command.
+# and a jq pipeline, in one run. LINES=1000000 by default; CALLS model calls
+# per job (default 10: 12-line jobs; CALLS=3 with LINES=5000000 is the
+# 1,000,000-job night). Needs jq. Prints wall seconds (best of 3) and peak
+# RSS for each command; the machine's neighbours move them, so compare
+# within one run.
 set -euo pipefail
 LINES=${LINES:-1000000}
+CALLS=${CALLS:-10}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go run ./sample-logs/gen -night "$LINES" > "$work/night.jsonl"
+go run ./sample-logs/gen -night "$LINES" -calls "$CALLS" > "$work/night.jsonl"
 go build -o "$work/burnrate" .
-echo "log: $LINES lines, $(( $(stat -c %s "$work/night.jsonl") >> 20 )) MB"
+echo "log: $LINES lines, $(( LINES / (CALLS + 2) )) jobs, $(( $(stat -c %s "$work/night.jsonl") >> 20 )) MB"
 run() { # label, command...
   local label=$1; shift
   local best=999 rss=0

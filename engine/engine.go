@@ -192,9 +192,10 @@ func (e *Engine) drain() {
 func (e *Engine) apply(b ingest.Batch) {
 	if e.observer == nil {
 		e.st.ApplyBatch(b, nil)
-		return
+	} else {
+		e.st.ApplyBatch(b, e.observe)
 	}
-	e.st.ApplyBatch(b, e.observe)
+	ingest.Recycle(b) // the engine owns it, and nothing keeps it past here
 }
 
 // observe hands each applied event to the observer (ApplyBatch's after).

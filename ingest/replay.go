@@ -214,7 +214,7 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 			}
 			end++
 		}
-		batch := make(Batch, end-r.bi)
+		batch := NewBatch()[:end-r.bi] // end-r.bi ≤ BatchSize; the consumer recycles it
 		copy(batch, r.buf[r.bi:end])
 		r.pos += end - r.bi
 		r.bi = end
