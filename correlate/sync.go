@@ -7,27 +7,33 @@ type syncDetector struct {
 	minJobs int
 	recent  []syncEntry // retries within the window, oldest first
 	head    int
-	perJob  map[*Job]int
-	inBurst bool
-	bursts  int64
+	// perJob counts each job's retries in the window, by Job.Seq (a slice,
+	// not a map: two map writes per retry were most of this detector's
+	// cost), and distinct the jobs with at least one.
+	perJob   []int32
+	distinct int
+	inBurst  bool
+	bursts   int64
 }
 
 type syncEntry struct {
 	ts  int64
 	job *Job
+	seq int32 // job.Seq, here so expiring an entry visits no job
 }
 
 func newSyncDetector(window int64, minJobs int) *syncDetector {
-	return &syncDetector{window: window, minJobs: minJobs, perJob: map[*Job]int{}}
+	return &syncDetector{window: window, minJobs: minJobs}
 }
 
 // add records a retry. It returns all of a burst's jobs when the retry
 // starts a new burst, and joined when it falls into a running one.
 func (d *syncDetector) add(ts int64, job *Job) (started []*Job, joined bool) {
 	for d.head < len(d.recent) && d.recent[d.head].ts < ts-d.window {
-		old := d.recent[d.head].job
-		if d.perJob[old]--; d.perJob[old] <= 0 {
-			delete(d.perJob, old)
+		if old := d.recent[d.head].seq; d.perJob[old] > 0 {
+			if d.perJob[old]--; d.perJob[old] == 0 {
+				d.distinct--
+			}
 		}
 		d.head++
 	}
@@ -38,18 +44,27 @@ func (d *syncDetector) add(ts int64, job *Job) (started []*Job, joined bool) {
 		d.recent = append(d.recent[:0], d.recent[d.head:]...)
 		d.head = 0
 	}
-	d.recent = append(d.recent, syncEntry{ts, job})
-	d.perJob[job]++
+	d.recent = append(d.recent, syncEntry{ts, job, job.Seq})
+	if int(job.Seq) >= len(d.perJob) {
+		d.perJob = append(d.perJob, make([]int32, int(job.Seq)+1-len(d.perJob)+len(d.perJob)/4)...)
+	}
+	if d.perJob[job.Seq]++; d.perJob[job.Seq] == 1 {
+		d.distinct++
+	}
 	if d.inBurst {
 		return nil, true
 	}
-	if len(d.perJob) < d.minJobs {
+	if d.distinct < d.minJobs {
 		return nil, false
 	}
 	d.inBurst = true
 	d.bursts++
-	for j := range d.perJob {
-		started = append(started, j)
+	seen := make(map[int32]bool, d.distinct)
+	for _, e := range d.recent[d.head:] {
+		if !seen[e.seq] {
+			seen[e.seq] = true
+			started = append(started, e.job)
+		}
 	}
 	return started, false
 }
