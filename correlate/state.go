@@ -7,6 +7,7 @@ package correlate
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -293,6 +294,9 @@ func (s *State) job(ev *ingest.Event) *Job {
 		s.lastJob = j
 		return j
 	}
+	// A copy of its own: the event's may share a block with many others
+	// (ingest's idArena), which the job would keep alive to the end.
+	id = strings.Clone(id)
 	j := &Job{ID: id, Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown}
 	s.jobs.add(id, h, int32(len(s.jobList)))
 	s.jobList = append(s.jobList, j)
@@ -404,8 +408,8 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 			return o
 		}
 		o := s.newOp()
-		o.key = key
-		s.ops.add(key, h, int32(s.opCount-1))
+		o.key = strings.Clone(key) // see job: the event's shares a block
+		s.ops.add(o.key, h, int32(s.opCount-1))
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -468,8 +472,8 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	if op == nil {
 		op = s.op(job, ev)
 	}
-	if ev.IdempotencyKey != "" {
-		job.lastKey, job.lastOp = ev.IdempotencyKey, op
+	if op.key != "" {
+		job.lastKey, job.lastOp = op.key, op // the operation's copy, not the event's
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),

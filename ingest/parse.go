@@ -22,6 +22,7 @@ const maxFieldBytes = 512
 type Parser struct {
 	sc     scanner
 	intern interner
+	ids    idArena // job IDs and keys (id)
 	// lastTS carries the previous line's time to a line that has none, so a
 	// billable call without a timestamp is kept rather than dropped.
 	lastTS int64
@@ -936,13 +937,14 @@ func (p *Parser) str() string {
 
 // id is str for identifiers (job IDs, keys): there are as many as there
 // are jobs, so an intern table of them is a cache miss per lookup, and a
-// fresh copy costs less. Correlate keeps the first copy of each.
+// copy — from a shared block (idArena) — costs less. Correlate keeps its
+// own copy of each it keeps.
 func (p *Parser) id() string {
 	b, ok := p.text()
 	if !ok || len(b) == 0 {
 		return ""
 	}
-	return string(b)
+	return p.ids.get(b)
 }
 
 // text reads a string or number value and returns its bytes, capped and

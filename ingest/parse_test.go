@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -419,5 +420,27 @@ func TestParseKindKnowsEveryName(t *testing.T) {
 	}
 	if ParseKind("unknown") != KindUnknown || ParseKind("LLM_CALL") != KindUnknown {
 		t.Error("ParseKind accepts what is not a kind")
+	}
+}
+
+// TestIDArenaStringsNeverChange: IDs carved from shared blocks keep their
+// bytes while later ones fill the block and the next ones.
+func TestIDArenaStringsNeverChange(t *testing.T) {
+	var a idArena
+	var got, want []string
+	buf := []byte{}
+	for i := range 5000 {
+		buf = fmt.Appendf(buf[:0], "job-%d-%s", i, strings.Repeat("x", i%300))
+		got = append(got, a.get(buf))
+		want = append(want, string(buf))
+		buf[0] = '!' // the caller's bytes change: the ID must not
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("ID %d became %q, want %q", i, got[i], want[i])
+		}
+	}
+	if a.get(nil) != "" {
+		t.Fatal("empty ID")
 	}
 }
