@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -12,12 +13,12 @@ func TestHashIndexTellsCollidingKeysApart(t *testing.T) {
 	x := newHashIndex()
 	keys := []string{"job-a", "job-b", "job-c"}
 	keyAt := func(i int32) string { return keys[i] }
-	const h = 42 // one hash for all: as if they collided
+	const h = 42 << 32 // one hash for all: as if they collided
 	for i, k := range keys {
 		if _, ok := x.find(k, h, keyAt); ok {
 			t.Fatalf("%s found before it was added", k)
 		}
-		x.add(k, h, int32(i))
+		x.add(h, int32(i))
 	}
 	for i, k := range keys {
 		if got, ok := x.find(k, h, keyAt); !ok || got != int32(i) {
@@ -49,5 +50,32 @@ func TestStateSurvivesHashCollisions(t *testing.T) {
 		if o := st.keyedOp("k-"+j.ID, st.ops.hash("k-"+j.ID)); o == nil || o.attempts != 2 {
 			t.Errorf("operation of %s: %+v", j.ID, o)
 		}
+	}
+}
+
+// TestHashIndexGrows: across many growths every key stays findable at its
+// position, and keys never added are not found.
+func TestHashIndexGrows(t *testing.T) {
+	x := newHashIndex()
+	var keys []string
+	keyAt := func(i int32) string { return keys[i] }
+	for i := range 200_000 {
+		k := fmt.Sprintf("key-%d", i)
+		keys = append(keys, k)
+		x.add(x.hash(k), int32(i))
+	}
+	for i, k := range keys {
+		if got, ok := x.find(k, x.hash(k), keyAt); !ok || got != int32(i) {
+			t.Fatalf("find(%s) = %d %v", k, got, ok)
+		}
+	}
+	for i := range 1000 {
+		k := fmt.Sprintf("absent-%d", i)
+		if _, ok := x.find(k, x.hash(k), keyAt); ok {
+			t.Fatalf("%s found", k)
+		}
+	}
+	if len(x.slots) < 4*len(keys)/3 {
+		t.Fatalf("%d slots for %d keys: fuller than three quarters", len(x.slots), len(keys))
 	}
 }

@@ -298,7 +298,7 @@ func (s *State) job(ev *ingest.Event) *Job {
 	// (ingest's idArena), which the job would keep alive to the end.
 	id = strings.Clone(id)
 	j := &Job{ID: id, Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown}
-	s.jobs.add(id, h, int32(len(s.jobList)))
+	s.jobs.add(h, int32(len(s.jobList)))
 	s.jobList = append(s.jobList, j)
 	s.lastJob = j
 	return j
@@ -409,7 +409,7 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 		}
 		o := s.newOp()
 		o.key = strings.Clone(key) // see job: the event's shares a block
-		s.ops.add(o.key, h, int32(s.opCount-1))
+		s.ops.add(h, int32(s.opCount-1))
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
