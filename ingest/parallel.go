@@ -28,8 +28,18 @@ import (
 // small transcripts opens them all at once.
 const parallelMinBytes = 8 << 20
 
-// parallelChunk is the size of the chunks the reader hands out.
-const parallelChunk = 256 << 10
+// parallelChunk is the most bytes, and parallelChunkLines the most lines,
+// of a chunk the reader hands out: a chunk's parsed events take ~250 bytes
+// a line, so a file of empty lines must not make a chunk of 256K events.
+const (
+	parallelChunk      = 256 << 10
+	parallelChunkLines = 2048
+)
+
+// parallelMaxFiles is the most files of one set parsed in parallel at once:
+// each holds a few MB of chunks, and a directory of 500 big logs merged by
+// time has them all open.
+const parallelMaxFiles = 4
 
 type lineChunk struct {
 	data  []byte // whole lines; the last one lacks its newline when final
@@ -63,6 +73,9 @@ type parallelReader struct {
 // JSON lines, no --map rules, big enough.
 func (it *FileIter) parallelOK() bool {
 	if it.doc != nil || it.Detected.Format != FormatJSONL || it.size < parallelMinBytes || it.lines == nil || it.Err != nil {
+		return false
+	}
+	if it.set != nil && len(it.set.Files) > parallelMaxFiles {
 		return false
 	}
 	c, ok := it.dec.(*checked)
@@ -102,55 +115,87 @@ func (it *FileIter) startParallel() {
 	it.par = pr
 }
 
-// read cuts r into chunks of whole lines and hands each to the workers and,
-// in order, to Next.
+// read cuts r into chunks of whole lines — at most parallelChunkLines, at
+// most parallelChunk bytes — and hands each to a worker and, in order, to
+// Next. Each byte is copied once into its chunk.
 func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
-	var carry []byte
+	buf := make([]byte, 0, parallelChunk) // read, not yet handed out: buf[off:]
+	off := 0
+	eof := false
+	var readErr error
 	for {
 		select {
 		case <-pr.stop:
 			return
 		default:
 		}
-		var c *lineChunk
-		select {
-		case c = <-pr.free:
-		default:
-			c = &lineChunk{data: make([]byte, 0, parallelChunk)}
+		pending := buf[off:]
+		cut := 0
+		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
+			cut = cutLines(pending[:i+1], parallelChunkLines)
 		}
-		c.done, c.final = make(chan struct{}), false
-		buf := append(c.data[:0], carry...)
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		switch {
-		case err == nil:
-			cut := bytes.LastIndexByte(buf, '\n')
-			if cut < 0 {
+		if cut == 0 && !eof {
+			off, buf = 0, buf[:copy(buf, pending)] // keep the partial line
+			if len(buf) == cap(buf) {
 				// A line longer than a chunk: the rest is read line by
 				// line, which knows how to skip one.
 				pr.leftover = bytes.Clone(buf)
 				return
 			}
-			carry = append(carry[:0], buf[cut+1:]...)
-			c.data = buf[:cut+1]
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			c.data, c.final = buf, true
-		default:
-			c.data, c.final = buf, true
-			pr.err = err // after the lines read before it
-		}
-		if len(c.data) > 0 {
-			select {
-			case pr.chunks <- c:
-			case <-pr.stop:
-				return
+			n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err != nil {
+				eof = true
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					readErr = err // reported after the lines read before it
+				}
 			}
-			todo <- c
+			continue
 		}
+		if cut == 0 {
+			cut = len(pending) // the end: a last line without its newline
+		}
+		if cut == 0 {
+			pr.err = readErr
+			return
+		}
+		var c *lineChunk
+		select {
+		case c = <-pr.free:
+		default:
+			c = &lineChunk{}
+		}
+		c.data = append(c.data[:0], pending[:cut]...)
+		c.done = make(chan struct{})
+		c.final = eof && cut == len(pending)
+		off += cut
+		if c.final {
+			pr.err = readErr // before chunks closes, after which Next reads it
+		}
+		select {
+		case pr.chunks <- c:
+		case <-pr.stop:
+			return
+		}
+		todo <- c
 		if c.final {
 			return
 		}
 	}
+}
+
+// cutLines returns the length of b's first max lines (all of b when it has
+// no more).
+func cutLines(b []byte, max int) int {
+	off := 0
+	for range max {
+		i := bytes.IndexByte(b[off:], '\n')
+		if i < 0 {
+			return len(b)
+		}
+		off += i + 1
+	}
+	return off
 }
 
 // parseChunk parses every line of c on its own, with no timestamp carried

@@ -143,3 +143,48 @@ func TestParallelCloseEarly(t *testing.T) {
 		t.Fatal("pipeline left running")
 	}
 }
+
+// TestParallelTinyLines: a big file of empty and two-byte lines — many
+// thousands of lines per chunk's bytes — is cut into chunks of at most
+// parallelChunkLines lines and read as line by line.
+func TestParallelTinyLines(t *testing.T) {
+	var b bytes.Buffer
+	for i := 0; b.Len() < parallelMinBytes+1000; i++ {
+		switch i % 4 {
+		case 0:
+			b.WriteString("\n")
+		case 1:
+			b.WriteString("{}\n")
+		case 2:
+			fmt.Fprintf(&b, `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j%d","model":"m","status":200}`+"\n", i%50)
+		default:
+			b.WriteString(" \r\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "tiny.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	par, err := OpenFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer par.Close()
+	gotEv, gotSt, _, _ := readAll(t, par)
+	wantEv, wantSt, _, _ := readAll(t, NewIter(bytes.NewReader(b.Bytes()), path, 0))
+	if !par.parTried || len(gotEv) != len(wantEv) || !reflect.DeepEqual(gotSt, wantSt) || len(wantEv) < 50_000 {
+		t.Fatalf("parallel %d events %+v; line by line %d %+v", len(gotEv), gotSt, len(wantEv), wantSt)
+	}
+}
+
+func TestCutLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want int
+	}{{"a\nb\nc\n", 2, 4}, {"a\nb\nc\n", 3, 6}, {"a\nb\nc\n", 9, 6}, {"abc", 1, 3}, {"\n\n\n", 2, 2}} {
+		if got := cutLines([]byte(c.in), c.max); got != c.want {
+			t.Errorf("cutLines(%q, %d) = %d, want %d", c.in, c.max, got, c.want)
+		}
+	}
+}
