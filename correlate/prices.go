@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // The embedded table is LiteLLM's public price table: the one ccusage,
@@ -144,7 +146,7 @@ var (
 // EmbeddedPrices returns the table compiled into burnrate, parsed once.
 func EmbeddedPrices() *PriceTable {
 	embeddedOnce.Do(func() {
-		t, err := LoadLiteLLMPrices(bytes.NewReader(embeddedPrices), EmbeddedPricesSource)
+		t, err := loadLiteLLMPrices(bytes.NewReader(embeddedPrices), EmbeddedPricesSource, false)
 		if err != nil {
 			panic("the embedded price table does not parse: " + err.Error()) // a build defect, caught by go test
 		}
@@ -171,12 +173,26 @@ var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|c
 // errors and in the report). The hand-checked overrides fill what it
 // lacks. The caller opens and closes it: correlate does no I/O of its own.
 func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
+	return loadLiteLLMPrices(f, path, true)
+}
+
+// loadLiteLLMPrices is LoadLiteLLMPrices; validate is false only for the
+// embedded table, which a test holds to valid JSON: checking 1.5 MB again
+// at every start would double the time it takes to load.
+func loadLiteLLMPrices(f io.Reader, path string, validate bool) (*PriceTable, error) {
 	h := sha256.New()
-	var raw map[string]json.RawMessage
-	if err := json.NewDecoder(io.TeeReader(io.LimitReader(f, 64<<20), h)).Decode(&raw); err != nil {
+	b, err := io.ReadAll(io.TeeReader(io.LimitReader(f, 64<<20), h))
+	if err != nil {
+		return nil, fmt.Errorf("prices %s: %w", path, err)
+	}
+	_, _ = io.Copy(h, f) // hash the whole file, even bytes past the limit
+	raw, end, err := splitObject(b)
+	if err == nil && validate && !json.Valid(b[:end]) {
+		err = errors.New("invalid JSON")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("prices %s: not a JSON object of models: %w", path, err)
 	}
-	_, _ = io.Copy(h, f) // hash the whole file, even bytes the decoder did not need
 	t := &PriceTable{Source: path, SHA256: hex.EncodeToString(h.Sum(nil)), raw: make(map[string]json.RawMessage, len(raw)),
 		prices: map[string]Price{}, bare: map[string]string{}, cache: map[string]Resolution{}}
 	var updated string
@@ -202,6 +218,105 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 	}
 	t.indexBare()
 	return t, nil
+}
+
+// splitObject finds the members of the JSON object b begins with, in one
+// pass and without decoding them (encoding/json took 30 ms to do it for
+// LiteLLM's table at every start): each value is a slice of b, decoded when
+// first used. end is where the object ends. It assumes the object is valid
+// JSON (the caller checks that with json.Valid) but never reads past b.
+func splitObject(b []byte) (members map[string]json.RawMessage, end int, err error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, 0, errors.New("does not begin with {")
+	}
+	members = map[string]json.RawMessage{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return members, i + 1, nil
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return nil, 0, fmt.Errorf("a key expected at byte %d", i)
+		}
+		kEnd := skipString(b, i)
+		key := string(b[i+1 : max(i+1, kEnd-1)])
+		if bytes.IndexByte(b[i:kEnd], '\\') >= 0 || !utf8.Valid(b[i:kEnd]) { // as encoding/json reads it
+			if err := json.Unmarshal(b[i:kEnd], &key); err != nil {
+				return nil, 0, fmt.Errorf("key at byte %d: %w", i, err)
+			}
+		}
+		i = skipSpace(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return nil, 0, fmt.Errorf("':' expected at byte %d", i)
+		}
+		vStart := skipSpace(b, i+1)
+		vEnd := skipValue(b, vStart)
+		members[key] = b[vStart:vEnd]
+		i = skipSpace(b, vEnd)
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return members, i + 1, nil
+		default:
+			return nil, 0, fmt.Errorf("',' or '}' expected at byte %d", i)
+		}
+	}
+	return nil, 0, errors.New("the object does not end")
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' {
+		i++
+	}
+	return i
 }
 
 // hasNumber reports whether the object text has the top-level key key
