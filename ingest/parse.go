@@ -862,19 +862,26 @@ func minutesIntoHour(b []byte) (int64, bool) {
 	if !(ok1 && ok2 && ok3 && ok4) || mi > 59 || sec > 59 {
 		return 0, false
 	}
-	ns := (mi*60 + sec) * 1e9
-	if rest := b[19 : len(b)-1]; len(rest) > 0 {
-		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+	ns, ok := fraction(b[19 : len(b)-1])
+	return (mi*60+sec)*1e9 + ns, ok
+}
+
+// fraction reads an RFC 3339 timestamp's optional ".123456789" as ns.
+func fraction(rest []byte) (int64, bool) {
+	if len(rest) == 0 {
+		return 0, true
+	}
+	if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+		return 0, false
+	}
+	var ns int64
+	scale := int64(1e8)
+	for _, c := range rest[1:] {
+		if c < '0' || c > '9' {
 			return 0, false
 		}
-		scale := int64(1e8)
-		for _, c := range rest[1:] {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			ns += int64(c-'0') * scale
-			scale /= 10
-		}
+		ns += int64(c-'0') * scale
+		scale /= 10
 	}
 	return ns, true
 }
@@ -904,19 +911,9 @@ func fastRFC3339(b []byte) (int64, bool) {
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
 		return 0, false
 	}
-	var ns int64
-	if rest := b[19 : len(b)-1]; len(rest) > 0 {
-		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
-			return 0, false
-		}
-		scale := int64(1e8)
-		for _, c := range rest[1:] {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			ns += int64(c-'0') * scale
-			scale /= 10
-		}
+	ns, ok := fraction(b[19 : len(b)-1])
+	if !ok {
+		return 0, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
 	if t.Day() != d { // 2026-02-31 and the like
