@@ -140,9 +140,9 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			// Only what is written is built: JSON streams every job
 			// from the state, Markdown shows the costliest few.
-			opt := correlate.ReportOptions{StreamJobs: format == "json", TopJobs: report.CostliestJobs}
+			opt := correlate.ReportOptions{TopJobs: report.CostliestJobs}
 			if format == "json" {
-				opt.TopJobs = 0
+				opt = correlate.ReportOptions{StreamJobs: true}
 			}
 			r := st.ReportWith(opt)
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {

@@ -89,14 +89,14 @@ func (r *Replay) Progress() ReplayStatus {
 	return st
 }
 
-// fill reads the next window when the current one is played; it runs on
-// the Run goroutine (the only one that reads the iterator), with r.mu
-// held.
 // replayAhead is how many batches a replay keeps queued for its consumer:
 // two windows' worth, so the consumer has work while the next window is
 // parsed (a few MB, where the live queue's capacity would be tens).
 const replayAhead = 2 * replayWindow / BatchSize
 
+// fill reads the next window when the current one is played; it runs on
+// the Run goroutine (the only one that reads the iterator), with r.mu
+// held.
 func (r *Replay) fill() {
 	if r.bi < len(r.buf) || r.done {
 		return
