@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -79,18 +80,24 @@ type Dispatcher struct {
 	journal *Journal
 	report  func(Result)
 
-	mu       sync.Mutex
-	queue    []task
-	wake     chan struct{} // one token: work was queued or the dispatcher stops
-	busy     int           // workers delivering right now
-	known    map[string]bool
-	states   map[string]ActionState // job ID → kill state
-	started  bool
-	stopped  bool
-	wg       sync.WaitGroup
-	ctx      context.Context
-	cancel   context.CancelFunc
-	inflight sync.WaitGroup
+	mu    sync.Mutex
+	queue []task
+	wake  chan struct{} // one token: work was queued or the dispatcher stops
+	busy  int           // workers delivering right now
+	// claimed holds every key queued or under way. A key is claimed (see
+	// claim) under mu after the journal said it does not block, and
+	// released only after its final record is in the journal: the resend
+	// of an unfinished kill and the log raising it again cannot both run.
+	claimed         map[string]bool
+	journalFailures atomic.Int64
+	journalLast     atomic.Pointer[string]
+	states          map[string]ActionState // job ID → kill state
+	started         bool
+	stopped         bool
+	wg              sync.WaitGroup
+	ctx             context.Context
+	cancel          context.CancelFunc
+	inflight        sync.WaitGroup
 }
 
 // Result is what an action did, for the alerts pane and headless output.
@@ -99,6 +106,10 @@ type Result struct {
 	Action string
 	State  ActionState
 	Detail string
+	// JournalError is set when the journal could not record this step
+	// (a full disk, say): State is still what happened, and a restart may
+	// run the action again.
+	JournalError string
 }
 
 // NewDispatcher builds a dispatcher; report receives every result and may
@@ -108,7 +119,7 @@ func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatc
 		report = func(Result) {}
 	}
 	return &Dispatcher{hooks: h, poster: p, journal: j, report: report, wake: make(chan struct{}, 1),
-		known: map[string]bool{}, states: map[string]ActionState{}}
+		claimed: map[string]bool{}, states: map[string]ActionState{}}
 }
 
 // Start launches the workers and returns at once. It first queues every
@@ -140,8 +151,63 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		if !d.hookFor(r.Action) {
 			continue // that hook is no longer configured
 		}
-		d.enqueue(task{action: r.Action, key: r.Key, alert: a}, "left unfinished by an earlier run: sent again under the same key")
+		t := task{action: r.Action, key: r.Key, alert: a}
+		if !d.claim(t.key) {
+			continue
+		}
+		why := "left unfinished by an earlier run (" + string(r.State) + "): sent again under the same key"
+		resent := r.Resent
+		if r.State == StateRequested || r.State == StateSent {
+			// How the last run of it ended is unknown.
+			resent++
+			if r.Action == actionKillExec && r.Resent >= 1 {
+				// A command is not keyed like a webhook: running it a
+				// third time blind could kill a successor. Say so, once.
+				detail := fmt.Sprintf("the outcome of this command was lost twice (crash or journal failure); not run a third time: check %s by hand", a.Subject())
+				jerr := d.record(t, StateFailed, Record{Error: detail, Resent: r.Resent})
+				d.release(t.key)
+				d.setState(a, StateFailed)
+				d.report(Result{Alert: a, Action: t.action, State: StateFailed, Detail: detail, JournalError: jerr})
+				continue
+			}
+			if r.Action == actionKillExec {
+				why = "left unfinished by an earlier run whose outcome is unknown: run again once (never a third time)"
+			}
+		}
+		jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: resent})
+		d.enqueue(t, why, jerr)
 	}
+}
+
+// claim takes a key for this process: false if it is queued or under way
+// already, or the journal says it is finished. One critical section, so
+// two paths to the same kill cannot both pass the check.
+func (d *Dispatcher) claim(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.claimed[key] {
+		return false
+	}
+	if prev, ok := d.journal.Last(key); ok && prev.State.Blocks() {
+		return false
+	}
+	d.claimed[key] = true
+	return true
+}
+
+func (d *Dispatcher) release(key string) {
+	d.mu.Lock()
+	delete(d.claimed, key)
+	d.mu.Unlock()
+}
+
+// JournalHealth is how many journal writes failed and the last error, for
+// the dashboard header and /metrics.
+func (d *Dispatcher) JournalHealth() (failures int64, last string) {
+	if p := d.journalLast.Load(); p != nil {
+		last = *p
+	}
+	return d.journalFailures.Load(), last
 }
 
 func (d *Dispatcher) hookFor(action string) bool {
@@ -185,10 +251,15 @@ func (d *Dispatcher) work() {
 		if more {
 			d.poke() // the wake token holds one: hand the rest to another worker
 		}
-		d.run(d.ctx, t)
+		finished := d.run(d.ctx, t)
 		d.mu.Lock()
 		d.busy--
-		delete(d.known, t.key)
+		if finished {
+			// Its final record is journaled: a later request finds it
+			// there. An interrupted one stays claimed: the next start
+			// sends it.
+			delete(d.claimed, t.key)
+		}
 		d.mu.Unlock()
 		d.inflight.Done()
 	}
@@ -314,59 +385,67 @@ func notifyBody(a Alert) []byte {
 	return b
 }
 
-func (d *Dispatcher) record(t task, state ActionState, r Record) {
+// record journals one step of an action. It returns "" when the record is
+// on disk, else the error, which is also counted for JournalHealth: the
+// caller reports it with the step's real outcome, never as a second one.
+func (d *Dispatcher) record(t task, state ActionState, r Record) string {
 	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
 	r.RunID, r.JobID, r.JobType, r.State = t.alert.RunID, t.alert.JobID, t.alert.JobType, state
-	if err := d.journal.Append(r); err != nil {
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateFailed, Detail: "journal: " + err.Error()})
+	err := d.journal.Append(r)
+	if err == nil {
+		return ""
 	}
+	msg := err.Error()
+	d.journalFailures.Add(1)
+	d.journalLast.Store(&msg)
+	return msg
 }
 
 // request journals a new action and queues it, unless the journal says it
-// is finished already or this process may not act.
+// is finished already, it is under way, or this process may not act.
 func (d *Dispatcher) request(t task) {
 	t.key = IdempotencyKey(t.action, t.alert)
-	if prev, ok := d.journal.Last(t.key); ok && prev.State.Blocks() {
-		if t.kill() {
-			d.setState(t.alert, prev.State)
+	if !d.claim(t.key) {
+		if prev, ok := d.journal.Last(t.key); ok && prev.State.Blocks() {
+			if t.kill() {
+				d.setState(t.alert, prev.State)
+			}
+			d.report(Result{Alert: t.alert, Action: t.action, State: prev.State, Detail: "already " + string(prev.State) + " before a restart: not sent again"})
 		}
-		d.report(Result{Alert: t.alert, Action: t.action, State: prev.State, Detail: "already " + string(prev.State) + " before a restart: not sent again"})
-		return
+		return // under way already: its result is reported once, by its worker
 	}
 	switch {
 	case d.hooks.ReadOnly && t.kill():
 		d.setState(t.alert, StateRefused)
-		d.record(t, StateRefused, Record{Error: "read-only mode"})
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateRefused, Detail: "read-only: kills are disabled (a later run that may kill is not blocked)"})
+		jerr := d.record(t, StateRefused, Record{Error: "read-only mode"})
+		d.release(t.key)
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRefused, Detail: "read-only: kills are disabled (a later run that may kill is not blocked)", JournalError: jerr})
 		return
 	case d.hooks.DryRun:
 		if t.kill() {
 			d.setState(t.alert, StateWouldFire)
 		}
-		d.record(t, StateWouldFire, Record{})
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateWouldFire, Detail: "dry run: nothing sent"})
+		jerr := d.record(t, StateWouldFire, Record{})
+		d.release(t.key)
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateWouldFire, Detail: "dry run: nothing sent", JournalError: jerr})
 		return
 	}
 	a := t.alert
-	d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At})
-	d.enqueue(t, "")
+	jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At})
+	d.enqueue(t, "", jerr)
 }
 
-// enqueue hands a journaled action to the workers. A key already queued or
-// under way is not queued twice (a rule that fires again after a restart
-// while the journal's copy is being sent).
-func (d *Dispatcher) enqueue(t task, why string) {
+// enqueue hands a claimed, journaled action to the workers. jerr is the
+// journal's error for its requested record, if any: the action is still
+// delivered (a kill now beats a kill after a restart), and the failure
+// said.
+func (d *Dispatcher) enqueue(t task, why, jerr string) {
 	d.mu.Lock()
-	if d.known[t.key] {
-		d.mu.Unlock()
-		return
-	}
 	if d.stopped || !d.started {
 		d.mu.Unlock()
 		d.leave(t, "burnrate is stopping")
 		return
 	}
-	d.known[t.key] = true
 	d.inflight.Add(1)
 	d.queue = append(d.queue, t)
 	waiting := len(d.queue) + d.busy - actionWorkers
@@ -377,10 +456,13 @@ func (d *Dispatcher) enqueue(t task, why string) {
 	}
 	switch {
 	case why != "":
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why})
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why, JournalError: jerr})
 	case waiting > 0:
-		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested,
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, JournalError: jerr,
 			Detail: fmt.Sprintf("queued: every worker is busy, %d action(s) wait; delivered as soon as one frees (and after a restart if need be)", waiting)})
+	case jerr != "":
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, JournalError: jerr,
+			Detail: "delivering now, though the journal could not record the request"})
 	}
 }
 
@@ -390,7 +472,9 @@ func (d *Dispatcher) interrupted(ctx context.Context) bool {
 	return ctx.Err() != nil
 }
 
-func (d *Dispatcher) run(ctx context.Context, t task) {
+// run delivers one action and journals its outcome; it returns false when
+// the stop interrupted it (it stays requested for the next start).
+func (d *Dispatcher) run(ctx context.Context, t task) bool {
 	switch t.action {
 	case actionKillWebhook, actionNotify:
 		url, body := d.hooks.KillWebhook, killBody(t.alert)
@@ -403,30 +487,28 @@ func (d *Dispatcher) run(ctx context.Context, t task) {
 		del := d.poster.Post(ctx, url, t.key, body)
 		if del.Err != nil && d.interrupted(ctx) {
 			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", del.Attempts))
-			return
+			return false
 		}
 		r := Record{Attempts: del.Attempts, Status: del.Status}
 		state := StateAcknowledged
 		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, del.Attempts)
 		switch {
+		case errors.Is(del.Err, ErrMisconfigured):
+			state, r.Error, detail = StateMisconfigured, del.Err.Error(), del.Err.Error()
 		case errors.Is(del.Err, ErrPermanent):
 			state, r.Error, detail = StateRejected, del.Err.Error(), del.Err.Error()+" (the receiver refused it: not sent again)"
 		case del.Err != nil:
 			state, r.Error, detail = StateFailed, del.Err.Error(), del.Err.Error()+" (the next start sends it again)"
 		}
-		d.record(t, state, r)
-		if t.kill() {
-			d.setState(t.alert, state)
-		}
-		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
+		d.finish(t, state, r, detail)
 	case actionKillExec:
 		res := d.hooks.KillExec.Run(ctx, t.alert)
 		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
 			d.leave(t, "the command was interrupted by the stop")
-			return
+			return false
 		}
 		code := res.ExitCode
-		r := Record{ExitCode: &code, Stderr: res.Stderr}
+		r := Record{ExitCode: &code, Stderr: res.Output}
 		state, detail := StateAcknowledged, fmt.Sprintf("%q exited 0", res.Argv)
 		if res.Err != nil {
 			state, r.Error, detail = StateFailed, res.Err.Error(), res.Err.Error()
@@ -434,8 +516,21 @@ func (d *Dispatcher) run(ctx context.Context, t task) {
 				state = StateRefused
 			}
 		}
-		d.record(t, state, r)
-		d.setState(t.alert, state)
-		d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail})
+		d.finish(t, state, r, detail)
 	}
+	return true
+}
+
+// finish journals an action's outcome and reports it once: when the
+// journal cannot record it, the report carries the real outcome and the
+// journal's error, never a second, contradicting state.
+func (d *Dispatcher) finish(t task, state ActionState, r Record, detail string) {
+	jerr := d.record(t, state, r)
+	if t.kill() {
+		d.setState(t.alert, state)
+	}
+	if jerr != "" {
+		detail += "; the journal could not record this outcome, so a restart may " + map[bool]string{true: "run the command once more", false: "send it again under the same key"}[t.action == actionKillExec]
+	}
+	d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail, JournalError: jerr})
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -126,11 +128,25 @@ func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
 type ExecResult struct {
 	Argv     []string
 	ExitCode int
-	Stderr   string
-	Err      error
+	// Output is the start of what the command wrote to stdout and stderr
+	// (at most execOutputMax bytes), for the journal and the alert.
+	Output string
+	Err    error
 }
 
-// Run executes the command for an alert directly (never through a shell).
+// execOutputMax bounds what is kept of a kill command's output.
+const execOutputMax = 4096
+
+// execWaitDelay is how long Run waits, after the command exited or was
+// killed, for its output pipes to close. A child it left in the background
+// inherits them and may hold them open for ever; past this delay they are
+// closed and the result taken as it is.
+const execWaitDelay = 2 * time.Second
+
+// Run executes the command for an alert directly (never through a shell),
+// in a process group of its own: at the timeout, and when the stop
+// interrupts it, the whole group gets SIGKILL, so a shell script's
+// children die with it instead of outliving the timeout.
 func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	argv, err := t.Argv(a)
 	if err != nil {
@@ -139,10 +155,20 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{b: &stderr, max: 4096}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// The negative PID is the group: the command and every child it
+		// started that did not leave the group.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = execWaitDelay
+	out := &limitedBuffer{max: execOutputMax}
+	cmd.Stdout, cmd.Stderr = out, out
+	// A child the command left in the background after exiting 0 is let
+	// be (it may be the kill itself, detached); WaitDelay only stops it
+	// from holding this worker through the pipes it inherited.
 	err = cmd.Run()
-	res := ExecResult{Argv: argv, Stderr: strings.TrimSpace(stderr.String())}
+	res := ExecResult{Argv: argv, Output: strings.TrimSpace(out.String())}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	} else {
@@ -150,22 +176,35 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		res.Err = fmt.Errorf("timed out after %s", t.Timeout)
+		res.Err = fmt.Errorf("timed out after %s; its process group was killed", t.Timeout)
+	case errors.Is(err, exec.ErrWaitDelay) && res.ExitCode == 0:
+		// The command itself succeeded; only a lingering child kept
+		// its output open.
 	case err != nil:
 		res.Err = fmt.Errorf("%s: %w", argv[0], err)
 	}
 	return res
 }
 
-// limitedBuffer keeps the first max bytes of a stream and drops the rest.
+// limitedBuffer keeps the first max bytes of a stream and drops the rest;
+// stdout and stderr share it, so it locks.
 type limitedBuffer struct {
-	b   *bytes.Buffer
+	mu  sync.Mutex
+	b   bytes.Buffer
 	max int
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if room := l.max - l.b.Len(); room > 0 {
 		l.b.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

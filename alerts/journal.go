@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +29,12 @@ const (
 	StateAcknowledged ActionState = "acknowledged" // the receiver answered 2xx / the command exited 0
 	StateRejected     ActionState = "rejected"     // the receiver answered a permanent 4xx: resending cannot help
 	StateFailed       ActionState = "failed"       // retries or deadline ran out; a later start sends it again
-	StateRefused      ActionState = "refused"      // this process would not act (read-only, unsafe value, no hook)
-	StateWouldFire    ActionState = "would_fire"   // --dry-run
+	// StateMisconfigured: the receiver's address or credentials are wrong
+	// (a redirect, 401, 403, 404, 405). The kill was never judged, so a
+	// later start — after the operator fixes the setting — sends it again.
+	StateMisconfigured ActionState = "misconfigured"
+	StateRefused       ActionState = "refused"    // this process would not act (read-only, unsafe value, no hook)
+	StateWouldFire     ActionState = "would_fire" // --dry-run
 )
 
 // KillState is a job's kill as the dashboard shows it.
@@ -63,6 +68,11 @@ type Record struct {
 	ExitCode *int        `json:"exit_code,omitempty"`
 	Stderr   string      `json:"stderr,omitempty"`
 	Error    string      `json:"error,omitempty"`
+	// Resent counts the starts that ran this action again without knowing
+	// how the previous run of it ended (a crash, or a result the journal
+	// could not record). A command is re-run at most once that way: it is
+	// not idempotent the way a keyed webhook is.
+	Resent int `json:"resent,omitempty"`
 	// Alert is carried by requested records, so that a later start can
 	// send an action this process never finished, even when the log that
 	// raised it is not read again.
@@ -76,7 +86,10 @@ const (
 	// skipped (read past in bounded memory) with a warning.
 	maxRecordBytes = 1 << 20
 	// compactAbove is the size past which the journal is rewritten to its
-	// live state: the last record of every action.
+	// live state: the last record of every action that can still matter.
+	// The threshold is also at least twice the size the last compaction
+	// left, so a large live state is rewritten once per doubling, never
+	// once per append: an append stays O(record).
 	compactAbove = 16 << 20
 	// keepDone is how long a finished action is kept through compaction;
 	// keys carry the run, so an older one only matters to a replay of
@@ -93,9 +106,27 @@ type Journal struct {
 	f        *os.File
 	path     string
 	size     int64
+	live     int64             // bytes the last compaction left
 	last     map[string]Record // key → latest record
 	warnings []string
+
+	lock     *os.File // the held flock on path+".lock"; nil when read-only
+	readOnly bool
+
+	// Compaction runs on its own goroutine: appends made while it writes
+	// the new file are kept in tail and written after the live state, so
+	// the engine goroutine never waits for a rewrite.
+	compacting bool
+	tail       [][]byte
+	compactReq chan struct{}
+	compactErr error
+	closed     chan struct{}
+	closeOnce  sync.Once
+	compactWG  sync.WaitGroup
 }
+
+// ErrJournalLocked is returned when another process holds the journal.
+var ErrJournalLocked = errors.New("journal in use by another process")
 
 // Blocks reports whether an action in this state must never be sent again.
 // Refusals and dry runs are this process's own settings, and failures are
@@ -106,25 +137,62 @@ func (s ActionState) Blocks() bool { return s == StateAcknowledged || s == State
 // torn line (a write cut short by a crash), a garbage line or one over
 // 1 MiB is skipped with a warning naming the file and line (Warnings);
 // it never swallows the record after it.
+//
+// The process that opens a journal owns it: an exclusive lock on
+// path+".lock" (a file that is never renamed, so compaction cannot move
+// the lock away) is held until Close. A second process gets
+// ErrJournalLocked naming the holder's PID: two processes on one journal
+// would both run every kill, and one's compaction would drop the other's
+// records.
 func OpenJournal(path string) (*Journal, error) {
+	hint := "(set journal = \"PATH\" in the config, or --journal, to put it where this user may write)"
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
+		return nil, fmt.Errorf("journal %s: %w %s", path, err, hint)
+	}
+	lock, err := lockJournal(path)
+	if err != nil {
+		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
+		unlockJournal(lock)
+		return nil, fmt.Errorf("journal %s: %w %s", path, err, hint)
 	}
-	j := &Journal{f: f, path: path, last: map[string]Record{}}
+	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
 	if err := j.read(); err != nil {
 		f.Close()
+		unlockJournal(lock)
 		return nil, err
 	}
+	j.live = j.size
 	if j.size > compactAbove {
-		if err := j.compactLocked(); err != nil {
+		// At start nothing else writes: compact before the first append.
+		if err := j.compactNow(); err != nil {
 			j.warnings = append(j.warnings, fmt.Sprintf("journal %s: compaction failed, keeping the file as it is: %v", path, err))
 		}
 	}
+	j.compactWG.Add(1)
+	go j.compactor()
 	return j, nil
+}
+
+// OpenJournalReadOnly reads a journal without owning it, for a process
+// that has no hook and so can never append: a dashboard beside the
+// daemon that kills. It takes no lock and never writes.
+func OpenJournalReadOnly(path string) (*Journal, error) {
+	j := &Journal{path: path, last: map[string]Record{}, readOnly: true}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return j, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	defer f.Close()
+	j.f = f
+	err = j.read()
+	j.f = nil
+	return j, err
 }
 
 // read loads every record; it ends a torn last line with a newline so the
@@ -167,7 +235,7 @@ func (j *Journal) read() error {
 			break
 		}
 	}
-	if !endsWithNewline {
+	if !endsWithNewline && !j.readOnly {
 		// A crash cut the last write short: end that line, so the next
 		// record starts on its own.
 		if _, err := j.f.Write([]byte{'\n'}); err != nil {
@@ -281,30 +349,44 @@ func (j *Journal) Unfinished() []Record {
 	cutoff := time.Now().Add(-ResendWithin).UTC().Format(time.RFC3339Nano)
 	var out []Record
 	for _, r := range j.last {
-		if (r.State == StateRequested || r.State == StateSent || r.State == StateFailed) && r.Alert != nil && r.Time >= cutoff {
+		if r.State.resendable() && r.Alert != nil && r.Time >= cutoff {
 			out = append(out, r)
 		}
 	}
 	slices.SortFunc(out, func(a, b Record) int {
-		if c := cmpString(a.Time, b.Time); c != 0 {
+		if c := strings.Compare(a.Time, b.Time); c != 0 {
 			return c
 		}
-		return cmpString(a.Key, b.Key)
+		return strings.Compare(a.Key, b.Key)
 	})
 	return out
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// resendable states are sent again by a later start: the kill was never
+// judged by its receiver.
+func (s ActionState) resendable() bool {
+	return s == StateRequested || s == StateSent || s == StateFailed || s == StateMisconfigured
 }
 
-// Append writes a record and syncs it to disk before returning.
+// moot reports whether a record can never act again, so compaction may
+// drop it: a dry run's or a refusal's (they block nothing), an unfinished
+// action past the resend horizon (no start will send it), or a finished
+// one older than keepDone (keys carry the run; only a replay of that
+// same night could raise it again).
+func (r Record) moot(resendCutoff, doneCutoff string) bool {
+	switch {
+	case r.State == StateWouldFire || r.State == StateRefused:
+		return true
+	case r.State.Blocks():
+		return r.Time < doneCutoff
+	default:
+		return r.Time < resendCutoff
+	}
+}
+
+// Append writes a record and syncs it to disk before returning. It never
+// rewrites the file: past the compaction threshold it asks the compactor
+// goroutine, and returns.
 func (j *Journal) Append(r Record) error {
 	if j == nil {
 		return nil
@@ -314,42 +396,100 @@ func (j *Journal) Append(r Record) error {
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
-		return errors.New("journal closed")
+	switch {
+	case j.readOnly:
+		return fmt.Errorf("journal %s was opened read-only (this process has no hook), so it cannot record %s", j.path, r.State)
+	case j.f == nil:
+		return fmt.Errorf("journal %s is closed", j.path)
 	}
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
+	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	j.size += int64(len(b) + 1)
-	j.keep(r)
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	if j.size > compactAbove {
-		if err := j.compactLocked(); err != nil {
-			return fmt.Errorf("journal %s: compaction: %w", j.path, err)
+	j.size += int64(len(b))
+	j.keep(r)
+	if j.compacting {
+		j.tail = append(j.tail, b)
+	}
+	if j.size > max(compactAbove, 2*j.live) && !j.compacting {
+		select {
+		case j.compactReq <- struct{}{}:
+		default:
 		}
+	}
+	if err := j.compactErr; err != nil {
+		j.compactErr = nil
+		return fmt.Errorf("journal %s: the record was written, but compaction failed: %w", j.path, err)
 	}
 	return nil
 }
 
-// compactLocked rewrites the journal to its live state — the latest record
-// of each action, finished ones only while younger than keepDone — into a
-// temporary file that is synced and renamed over the old one, so a crash
-// leaves either the old journal or the new, never half of one.
-func (j *Journal) compactLocked() error {
-	cutoff := time.Now().Add(-keepDone).UTC().Format(time.RFC3339Nano)
-	keys := make([]string, 0, len(j.last))
+func (j *Journal) compactor() {
+	defer j.compactWG.Done()
+	for {
+		select {
+		case <-j.closed:
+			select {
+			case <-j.compactReq:
+				j.compactNow()
+			default:
+			}
+			return
+		case <-j.compactReq:
+			if err := j.compactNow(); err != nil {
+				j.mu.Lock()
+				j.compactErr = err
+				// Back off: try again only after another doubling.
+				j.live = j.size
+				j.mu.Unlock()
+			}
+		}
+	}
+}
+
+// compactNow rewrites the journal to its live state — the latest record of
+// each action that can still act (see Record.moot) — into a temporary file
+// that is synced and renamed over the old one, so a crash leaves either
+// the old journal or the new, never half of one. The live state is copied
+// under the lock and written without it; records appended meanwhile are
+// appended to the new file before the rename, under the lock, so none is
+// lost.
+func (j *Journal) compactNow() error {
+	now := time.Now()
+	resendCutoff := now.Add(-ResendWithin).UTC().Format(time.RFC3339Nano)
+	doneCutoff := now.Add(-keepDone).UTC().Format(time.RFC3339Nano)
+	j.mu.Lock()
+	if j.f == nil {
+		j.mu.Unlock()
+		return nil
+	}
+	recs := make([]Record, 0, len(j.last))
 	for k, r := range j.last {
-		if r.State.Blocks() && r.Time < cutoff {
+		if r.moot(resendCutoff, doneCutoff) {
 			delete(j.last, k)
 			continue
 		}
-		keys = append(keys, k)
+		recs = append(recs, r)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return cmpString(j.last[a].Time, j.last[b].Time) })
+	j.compacting, j.tail = true, nil
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		j.compacting, j.tail = false, nil
+		j.mu.Unlock()
+	}()
+
+	slices.SortFunc(recs, func(a, b Record) int {
+		if c := strings.Compare(a.Time, b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
 	tmp, err := os.CreateTemp(filepath.Dir(j.path), ".journal-*.tmp")
 	if err != nil {
 		return err
@@ -357,18 +497,32 @@ func (j *Journal) compactLocked() error {
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
 	w := bufio.NewWriter(tmp)
 	var size int64
-	for _, k := range keys {
-		b, err := json.Marshal(j.last[k])
+	for _, r := range recs {
+		b, err := json.Marshal(r)
 		if err != nil {
 			tmp.Close()
 			return err
 		}
-		w.Write(append(b, '\n'))
-		size += int64(len(b) + 1)
+		n, _ := w.Write(append(b, '\n'))
+		size += int64(n)
 	}
 	if err := w.Flush(); err != nil {
 		tmp.Close()
 		return err
+	}
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		tmp.Close()
+		return nil
+	}
+	for _, b := range j.tail {
+		if _, err := tmp.Write(b); err != nil {
+			tmp.Close()
+			return err
+		}
+		size += int64(len(b))
 	}
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
@@ -393,7 +547,7 @@ func (j *Journal) compactLocked() error {
 		return err
 	}
 	j.f.Close()
-	j.f, j.size = f, size
+	j.f, j.size, j.live = f, size, size
 	return nil
 }
 
@@ -402,6 +556,13 @@ func (j *Journal) Close() error {
 	if j == nil {
 		return nil
 	}
+	if j.readOnly {
+		return nil
+	}
+	// The compactor finishes a compaction that was asked for first: a
+	// clean stop leaves the small file, not the one past the threshold.
+	j.closeOnce.Do(func() { close(j.closed) })
+	j.compactWG.Wait()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -412,5 +573,7 @@ func (j *Journal) Close() error {
 		err = cerr
 	}
 	j.f = nil
+	unlockJournal(j.lock)
+	j.lock = nil
 	return err
 }

@@ -24,6 +24,8 @@ type ActionLine struct {
 	Scope   string      `json:"scope"`
 	JobID   string      `json:"job_id"`
 	JobType string      `json:"job_type"`
+	// JournalError says the journal could not record this step.
+	JournalError string `json:"journal_error,omitempty"`
 }
 
 // JSON is the alert's headless line.
@@ -35,6 +37,6 @@ func (a Alert) JSON() []byte {
 // JSON is the result's headless line.
 func (r Result) JSON() []byte {
 	b, _ := json.Marshal(ActionLine{Type: "action", Action: r.Action, State: r.State, Detail: r.Detail,
-		Rule: r.Alert.Rule, Scope: r.Alert.Scope, JobID: r.Alert.JobID, JobType: r.Alert.JobType})
+		Rule: r.Alert.Rule, Scope: r.Alert.Scope, JobID: r.Alert.JobID, JobType: r.Alert.JobType, JournalError: r.JournalError})
 	return b
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -75,14 +77,21 @@ var DefaultKillOn = []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling}
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	var errs []error
-	for name, v := range map[string]float64{"ceiling": c.RunCeilingUSD, "job ceiling": c.JobCeilingUSD, "burn rate limit": c.BurnRateUSDPerMin, "projected ceiling": c.ProjectedCeilingUSD} {
-		if v < 0 {
-			errs = append(errs, fmt.Errorf("%s is %g: use 0 to disable or a positive USD amount", name, v))
+	for _, l := range []struct {
+		name string
+		v    float64
+	}{{"--ceiling (ceiling_usd)", c.RunCeilingUSD}, {"--job-ceiling (job_ceiling_usd)", c.JobCeilingUSD},
+		{"--burn-rate (burn_rate_usd_per_min)", c.BurnRateUSDPerMin}, {"--projected-ceiling (projected_ceiling_usd)", c.ProjectedCeilingUSD}} {
+		if err := checkLimit(l.name, l.v); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	for jt, v := range c.JobTypeCeilingUSD {
-		if v < 0 {
-			errs = append(errs, fmt.Errorf("job type %q ceiling is %g: use a positive USD amount", jt, v))
+	for _, m := range []map[string]float64{c.JobTypeCeilingUSD, c.JobTypeJobCeilingUSD} {
+		types := slices.Sorted(maps.Keys(m))
+		for _, jt := range types {
+			if err := checkLimit(fmt.Sprintf("[job_types.%s]", jt), m[jt]); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	known := []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling, RuleBurnRate, RuleProjectedCeiling}
@@ -92,6 +101,25 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// MaxLimitUSD is the largest ceiling or rate burnrate can compare against:
+// amounts are picodollars in an int64, which saturate at about $9.2M.
+const MaxLimitUSD = 9e6
+
+// checkLimit refuses a limit that would silently be off: NaN compares
+// false with everything, so "--ceiling nan" never fires; an infinity or an
+// amount past the saturation limit can never be reached.
+func checkLimit(name string, v float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("%s is %g: give a finite USD amount, or 0 to turn it off", name, v)
+	case v < 0:
+		return fmt.Errorf("%s is %g: give a positive USD amount, or 0 to turn it off", name, v)
+	case v > MaxLimitUSD:
+		return fmt.Errorf("%s is %g: the largest amount burnrate can count to is %s; give a smaller one, or 0 to turn it off", name, v, correlate.USD(MaxLimitUSD))
+	}
+	return nil
 }
 
 // JobCeilings is the job ceiling policy in picodollars, shared with the
@@ -121,6 +149,17 @@ type Alert struct {
 	Attempts   int64              `json:"attempts"`
 	At         int64              `json:"-"` // log time, ns
 	Kill       bool               `json:"kill"`
+}
+
+// Subject names what an alert is about, for messages.
+func (a Alert) Subject() string {
+	switch {
+	case a.JobID != "":
+		return "job " + a.JobID
+	case a.JobType != "":
+		return "job type " + a.JobType
+	}
+	return "run " + a.RunID
 }
 
 // Rules is the engine's observer: it evaluates every rule after each event.
@@ -375,7 +414,10 @@ func (r *Rules) line(at int64, sev correlate.Severity, text string) {
 // NewDispatcher as its report function.
 func (r *Rules) Result(res Result) {
 	sev := correlate.SeverityInfo
-	if res.State == StateFailed || res.State == StateRefused {
+	switch {
+	case res.State == StateMisconfigured || res.JournalError != "":
+		sev = correlate.SeverityCritical
+	case res.State == StateFailed || res.State == StateRefused:
 		sev = correlate.SeverityWarning
 	}
 	r.mu.Lock()
@@ -385,7 +427,11 @@ func (r *Rules) Result(res Result) {
 	if subject == "" {
 		subject = res.Alert.Scope
 	}
-	r.line(res.Alert.At, sev, fmt.Sprintf("%s %s for %s: %s", res.Action, res.State, subject, res.Detail))
+	text := fmt.Sprintf("%s %s for %s: %s", res.Action, res.State, subject, res.Detail)
+	if res.JournalError != "" {
+		text += " [journal write failed: " + res.JournalError + "]"
+	}
+	r.line(res.Alert.At, sev, text)
 }
 
 // Lines returns the alerts and results, newest first.
@@ -410,6 +456,29 @@ func (r *Rules) KillStates() map[string]KillState {
 		}
 	}
 	return ks
+}
+
+// JournalProblem is "" while every journal write succeeded, else how many
+// failed and the last error: a journal that cannot write means kills may
+// be sent again after a restart, and must be seen.
+func (r *Rules) JournalProblem() string {
+	if r.disp == nil {
+		return ""
+	}
+	n, last := r.disp.JournalHealth()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("journal: %d write(s) failed, last: %s", n, last)
+}
+
+// JournalFailures counts failed journal writes, for /metrics.
+func (r *Rules) JournalFailures() int64 {
+	if r.disp == nil {
+		return 0
+	}
+	n, _ := r.disp.JournalHealth()
+	return n
 }
 
 // Counts returns alerts by rule and action results by action and state.

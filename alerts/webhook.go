@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -25,9 +26,22 @@ const (
 	backoffCap         = 10 * time.Second
 )
 
-// ErrPermanent marks a delivery that must not be retried (a 4xx other
-// than 408 and 429): the receiver understood and refused the request.
+// ErrPermanent marks a delivery that must not be retried (400, 409, 422
+// and the other 4xx not named below): the receiver understood and refused
+// the request.
 var ErrPermanent = errors.New("permanent failure")
+
+// ErrMisconfigured marks a delivery that did not reach a receiver able to
+// judge it: a redirect (3xx), or 401, 403, 404, 405 — a wrong URL or token.
+// Retrying now cannot help, but the kill itself was never refused: once
+// the operator fixes the setting and restarts, it is sent again.
+var ErrMisconfigured = errors.New("misconfigured receiver")
+
+// misconfiguredStatus is true for the answers that say "wrong address or
+// credentials", not "I read your kill and refuse it".
+func misconfiguredStatus(s int) bool {
+	return (s >= 300 && s < 400) || s == 401 || s == 403 || s == 404 || s == 405
+}
 
 // Delivery is the outcome of posting one webhook.
 type Delivery struct {
@@ -54,7 +68,16 @@ func NewPoster(callTimeout, deadline time.Duration, secret []byte) *Poster {
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
-	return &Poster{Client: &http.Client{}, CallTimeout: callTimeout, Deadline: deadline, Secret: secret, sleep: sleepCtx}
+	return &Poster{Client: noRedirectClient(), CallTimeout: callTimeout, Deadline: deadline, Secret: secret, sleep: sleepCtx}
+}
+
+// noRedirectClient never follows a redirect. Go's default client would:
+// a 301/302 turns the POST into a body-less GET whose 200 looks like an
+// acknowledged kill that never arrived, and a 307/308 re-sends the signed
+// body and Idempotency-Key to whatever host Location names. The 3xx is
+// returned as it is, and once reads it as a failed delivery.
+func noRedirectClient() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // Sign returns the X-Burnrate-Signature value for body.
@@ -77,8 +100,9 @@ func (p *Poster) Post(ctx context.Context, url, idempotencyKey string, body []by
 		if err == nil {
 			return d
 		}
-		if errors.Is(err, ErrPermanent) || ctx.Err() != nil {
-			if ctx.Err() != nil && !errors.Is(err, ErrPermanent) {
+		final := errors.Is(err, ErrPermanent) || errors.Is(err, ErrMisconfigured)
+		if final || ctx.Err() != nil {
+			if ctx.Err() != nil && !final {
 				d.Err = fmt.Errorf("deadline of %s reached after %d attempts: %w", p.Deadline, d.Attempts, err)
 			}
 			return d
@@ -99,7 +123,8 @@ func (p *Poster) Post(ctx context.Context, url, idempotencyKey string, body []by
 }
 
 // once makes one attempt; it returns the status, any Retry-After, and an
-// error that wraps ErrPermanent when retrying cannot help.
+// error that wraps ErrPermanent or ErrMisconfigured when retrying cannot
+// help.
 func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, time.Duration, error) {
 	callCtx, cancel := context.WithTimeout(ctx, p.CallTimeout)
 	defer cancel()
@@ -122,11 +147,37 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
 		return s, 0, nil
+	case s >= 300 && s < 400:
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			loc = "nowhere (no Location header)"
+		} else {
+			loc = RedactURL(loc)
+		}
+		return s, 0, fmt.Errorf("%w: HTTP %d redirects to %s; redirects are never followed (the kill did not reach a receiver): set the webhook URL to the final address", ErrMisconfigured, s, loc)
+	case misconfiguredStatus(s):
+		return s, 0, fmt.Errorf("%w: HTTP %d: %s; check the webhook URL and the receiver's token, then restart: the kill is sent again", ErrMisconfigured, s, bytes.TrimSpace(snippet))
 	case s == 408 || s == 429 || s >= 500:
 		return s, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("HTTP %d: %s", s, bytes.TrimSpace(snippet))
 	default:
 		return s, 0, fmt.Errorf("%w: HTTP %d: %s", ErrPermanent, s, bytes.TrimSpace(snippet))
 	}
+}
+
+// RedactURL shows where a URL points without what may be a secret in it:
+// user info is dropped and the query is cut, so a journal or a terminal
+// never holds a receiver's token.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "an unparseable URL"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	u.Fragment = ""
+	return u.String()
 }
 
 // fullJitter is AWS's "full jitter": uniform in [0, min(cap, base·2^n)].

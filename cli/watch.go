@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -242,7 +243,13 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	journal, err := alerts.OpenJournal(acts.Journal)
+	// Only a process that can act owns (locks) the journal: a dashboard
+	// with no hook, beside the daemon that kills, reads it and never writes.
+	openJournal := alerts.OpenJournal
+	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.NotifyWebhook == "" {
+		openJournal = alerts.OpenJournalReadOnly
+	}
+	journal, err := openJournal(acts.Journal)
 	if err != nil {
 		return err
 	}
@@ -253,7 +260,16 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	fmt.Fprintln(os.Stderr, "burnrate: limits in force:", acts.Effective())
 	out := &lineWriter{w: os.Stdout}
 	var rules *alerts.Rules
+	var journalErrs atomic.Int64
 	report := func(r alerts.Result) {
+		if r.JournalError != "" {
+			// Loud, but not one line per kill on a full disk: the first,
+			// then every hundredth (the header and /metrics count all).
+			if n := journalErrs.Add(1); n == 1 || n%100 == 0 {
+				fmt.Fprintf(os.Stderr, "burnrate: error: the action journal could not record %s %s for %s (%d failure(s) so far): %s; free space or fix --journal: until it writes, a restart may send kills again\n",
+					r.Action, r.State, display.Text(r.Alert.Subject()), n, display.Text(r.JournalError))
+			}
+		}
 		rules.Result(r)
 		if l.headless {
 			out.line(r.JSON())

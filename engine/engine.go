@@ -35,7 +35,13 @@ type Frame struct {
 	Kills map[string]alerts.KillState
 	// Final is set on the last frame, after every source finished.
 	Final bool
+	// JournalProblem is "" while the action journal writes, else what
+	// failed (see alerts.Rules.JournalProblem).
+	JournalProblem string
 }
+
+// journalReporter is an observer whose actions are journaled.
+type journalReporter interface{ JournalProblem() string }
 
 // Observer sees every event right after the State applied it, on the
 // engine goroutine: the alert rules hang here. It must not block.
@@ -220,6 +226,9 @@ func (e *Engine) publish(final bool) {
 	if e.observer != nil {
 		f.Alerts = e.observer.Lines()
 		f.Kills = e.observer.KillStates()
+		if jr, ok := e.observer.(journalReporter); ok {
+			f.JournalProblem = jr.JournalProblem()
+		}
 	}
 	e.latest.Store(f)
 	select {

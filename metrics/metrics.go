@@ -31,6 +31,7 @@ var (
 	descTrips       = prometheus.NewDesc("burnrate_breaker_trips_total", "Times the shadow breaker opened.", []string{"key"}, nil)
 	descAlerts      = prometheus.NewDesc("burnrate_alerts_total", "Alerts fired by rule.", []string{"rule"}, nil)
 	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result"}, nil)
+	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", nil, nil)
 )
 
 // metrics reads the engine's newest frame at scrape time: nothing is
@@ -41,7 +42,7 @@ type metrics struct {
 }
 
 func (m metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions} {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs} {
 		ch <- d
 	}
 }
@@ -120,6 +121,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range ac {
 		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1])
 	}
+	ch <- prometheus.MustNewConstMetric(descJournalErrs, prometheus.CounterValue, float64(m.rules.JournalFailures()))
 }
 
 // Listen serves /metrics on addr until the server closes, and returns the

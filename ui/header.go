@@ -65,6 +65,10 @@ func (h *headerPane) View() string {
 	if len(missing) > 0 {
 		line1 += st.Warn.Render("  waiting for " + sanitize(strings.Join(missing, ", ")))
 	}
+	if h.f.JournalProblem != "" {
+		// Kills may be sent again after a restart: ahead of everything.
+		line1 += st.Bad.Render("  ✗ " + sanitize(h.f.JournalProblem))
+	}
 	if len(problems) > 0 {
 		// A source in trouble is the first thing to see: ahead of the rest.
 		line1 += st.Bad.Render(fmt.Sprintf("  ✗ %d source problem(s): %s", len(problems), sanitize(problems[0])))

@@ -313,6 +313,8 @@ func killLabel(k alerts.KillState) string {
 		label = "kill:fail"
 	case alerts.StateRejected:
 		label = "kill:rej"
+	case alerts.StateMisconfigured:
+		label = "kill:cfg"
 	case alerts.StateRefused:
 		label = "kill:refd"
 	case alerts.StateWouldFire:
