@@ -1,0 +1,436 @@
+package alerts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// resultLog collects a dispatcher's reports.
+type resultLog struct {
+	mu  sync.Mutex
+	all []Result
+}
+
+func (l *resultLog) add(r Result) { l.mu.Lock(); l.all = append(l.all, r); l.mu.Unlock() }
+func (l *resultLog) states() []ActionState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []ActionState
+	for _, r := range l.all {
+		out = append(out, r.State)
+	}
+	return out
+}
+func (l *resultLog) last() Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.all) == 0 {
+		return Result{}
+	}
+	return l.all[len(l.all)-1]
+}
+
+// killOnce runs one kill through a fresh dispatcher on journal and returns
+// its results once it finished.
+func killOnce(t *testing.T, journal, url string, a Alert) *resultLog {
+	t.Helper()
+	j, err := OpenJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log resultLog
+	d := NewDispatcher(Hooks{KillWebhook: url}, NewPoster(time.Second, 3*time.Second, nil), j, log.add)
+	d.Start(context.Background())
+	if a.Rule != "" {
+		d.Kill(a)
+	}
+	d.Wait()
+	d.Shutdown(context.Background())
+	return &log
+}
+
+// TestRedirectIsNeverTakenForAKill: issue 21 — Go's client followed a
+// 301/302 as a body-less GET whose 200 was journaled acknowledged, and a
+// 307/308 re-sent the signed body to whatever Location named. Now no
+// redirect is followed: the kill is "misconfigured", names the Location,
+// reaches no other host, and is sent again once the URL is fixed.
+func TestRedirectIsNeverTakenForAKill(t *testing.T) {
+	for _, code := range []int{301, 302, 307, 308} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			var elsewhere atomic.Int32
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+			defer other.Close()
+			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+"/kill?token=s3cret", code)
+			}))
+			defer redirector.Close()
+			journal := filepath.Join(t.TempDir(), "journal.jsonl")
+			a := Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "job-1"}
+
+			log := killOnce(t, journal, redirector.URL, a)
+			last := log.last()
+			if last.State != StateMisconfigured || !strings.Contains(last.Detail, "redirects to "+other.URL+"/kill?…") {
+				t.Fatalf("a %d was reported %s: %s", code, last.State, last.Detail)
+			}
+			if strings.Contains(last.Detail, "s3cret") {
+				t.Errorf("the Location's query reached the report: %s", last.Detail)
+			}
+			if n := elsewhere.Load(); n != 0 {
+				t.Fatalf("the redirect was followed: the other host got %d request(s)", n)
+			}
+			b, _ := os.ReadFile(journal)
+			if strings.Contains(string(b), `"state":"acknowledged"`) || !strings.Contains(string(b), `"state":"misconfigured"`) {
+				t.Fatalf("journal after a %d:\n%s", code, b)
+			}
+
+			// The operator points the hook at the real receiver and restarts.
+			ks := newKillServer(t, nil)
+			log = killOnce(t, journal, ks.URL, Alert{})
+			if got := ks.kills(); len(got) != 1 || got[0].JobID != "job-1" || log.last().State != StateAcknowledged {
+				t.Fatalf("after the fix: %d kill(s) delivered, results %v", len(got), log.states())
+			}
+			// And it is finished: a third start sends nothing.
+			killOnce(t, journal, ks.URL, a)
+			if n := len(ks.kills()); n != 1 {
+				t.Errorf("an acknowledged kill was sent again: %d deliveries", n)
+			}
+		})
+	}
+}
+
+// TestWrongURLOrTokenIsSentAgainButARefusalIsNot: issue 21 — a 401 or 404
+// was final for ever, so fixing the receiver's token and restarting never
+// sent the kill. 401/403/404/405 are misconfigured (sent again at the next
+// start); 400/409/422 are the receiver's verdict and stay final.
+func TestWrongURLOrTokenIsSentAgainButARefusalIsNot(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		want   ActionState
+		again  bool
+	}{{401, StateMisconfigured, true}, {403, StateMisconfigured, true}, {404, StateMisconfigured, true}, {405, StateMisconfigured, true},
+		{400, StateRejected, false}, {409, StateRejected, false}, {422, StateRejected, false}} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			var calls atomic.Int32
+			status := atomic.Int32{}
+			status.Store(int32(tc.status))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				io.Copy(io.Discard, r.Body)
+				w.WriteHeader(int(status.Load()))
+			}))
+			defer srv.Close()
+			journal := filepath.Join(t.TempDir(), "journal.jsonl")
+			log := killOnce(t, journal, srv.URL, Alert{Rule: RuleRunCeiling, Scope: "run", RunID: "n1"})
+			if got := log.last().State; got != tc.want || calls.Load() != 1 {
+				t.Fatalf("HTTP %d: state %s after %d call(s), want %s after 1", tc.status, got, calls.Load(), tc.want)
+			}
+			status.Store(200) // the receiver is fixed
+			killOnce(t, journal, srv.URL, Alert{})
+			if sent := calls.Load() == 2; sent != tc.again {
+				t.Errorf("HTTP %d then a restart: sent again = %v, want %v", tc.status, sent, tc.again)
+			}
+		})
+	}
+}
+
+// TestKillCommandLeavingABackgroundChildDoesNotHang: issue 21 — the worker
+// waited for the inherited stderr of a child the command left behind:
+// never acknowledged, and the stop hung past its drain window.
+func TestKillCommandLeavingABackgroundChildDoesNotHang(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	tmpl, err := ParseExec(`sh -c 'sleep 30 & echo $! > `+pidFile+`; echo killed {job_id}'`, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling})
+	took := time.Since(start)
+	if res.Err != nil || res.ExitCode != 0 || res.Output != "killed job-7" {
+		t.Fatalf("result %+v", res)
+	}
+	if took > execWaitDelay+5*time.Second {
+		t.Errorf("the kill took %s: the lingering child held it", took)
+	}
+	if b, err := os.ReadFile(pidFile); err == nil {
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestHungScriptIsEndedAsAGroupAtItsTimeout: issue 21 — at exec_timeout
+// only the shell was killed; its child held the pipes for 40 s with a 3 s
+// timeout. The command runs in its own process group, killed whole.
+func TestHungScriptIsEndedAsAGroupAtItsTimeout(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	tmpl, err := ParseExec(`sh -c 'sleep 40 & echo $! > `+pidFile+`; wait'`, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling})
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "timed out") {
+		t.Fatalf("a hung script was not reported timed out: %+v", res)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("ended after %s with a 1s timeout", took)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	gone := false
+	for range 50 {
+		if !processRuns(pid) {
+			gone = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !gone {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the script's child %d outlived the timeout", pid)
+	}
+}
+
+// TestOneJournalOneOwner: issue 21 — two processes on one journal both ran
+// every kill, and one's compaction renamed the file away from the other.
+// The second opener is refused with the holder's PID; after Close (or the
+// holder's death: the kernel drops a flock) the journal opens again.
+func TestOneJournalOneOwner(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenJournal(path)
+	if !errors.Is(err, ErrJournalLocked) || !strings.Contains(err.Error(), "burnrate PID "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("a second opener got %v", err)
+	}
+	// A reader without hooks may look, and never writes.
+	ro, err := OpenJournalReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.Append(Record{Key: "k", State: StateRequested}); err == nil {
+		t.Error("a read-only journal accepted a write")
+	}
+	j.Close()
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatalf("after Close the journal could not be opened: %v", err)
+	}
+	j2.Close()
+}
+
+// TestCompactionPrunesWhatCanNeverActAgain: issue 21 — a journal past
+// 16 MiB of records that compaction kept (dry runs, refusals, month-old
+// failures) was rewritten and fsync'd on every append: 629 ms per kill.
+// Those are dropped, so the first compaction leaves a small file and
+// appends stay O(record).
+func TestCompactionPrunesWhatCanNeverActAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	old := time.Now().Add(-40 * 24 * time.Hour).UTC().Format(time.RFC3339Nano)
+	yesterday := time.Now().Add(-2 * ResendWithin).UTC().Format(time.RFC3339Nano)
+	recent := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	f, _ := os.Create(path)
+	pad := strings.Repeat("p", 2000)
+	for i := 0; ; i++ {
+		var line string
+		switch i % 4 {
+		case 0:
+			line = fmt.Sprintf(`{"time":%q,"key":"dry-%d","action":"kill_webhook","state":"would_fire","stderr":%q}`, recent, i, pad)
+		case 1:
+			line = fmt.Sprintf(`{"time":%q,"key":"ref-%d","action":"kill_webhook","state":"refused","stderr":%q}`, recent, i, pad)
+		case 2:
+			line = fmt.Sprintf(`{"time":%q,"key":"old-%d","action":"kill_webhook","state":"acknowledged","stderr":%q}`, old, i, pad)
+		case 3:
+			line = fmt.Sprintf(`{"time":%q,"key":"stale-%d","action":"kill_webhook","state":"failed","stderr":%q}`, yesterday, i, pad)
+		}
+		f.WriteString(line + "\n")
+		if fi, _ := f.Stat(); fi.Size() > 17<<20 {
+			break
+		}
+	}
+	fmt.Fprintf(f, `{"time":%q,"key":"keep-done","action":"kill_webhook","state":"acknowledged"}`+"\n", recent)
+	fmt.Fprintf(f, `{"time":%q,"key":"keep-pending","action":"kill_webhook","state":"requested","alert":{"rule":"job_ceiling","scope":"job","job_id":"pending","run_id":"r"}}`+"\n", recent)
+	f.Close()
+
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() > 4096 {
+		t.Fatalf("after compaction the journal is %d bytes", fi.Size())
+	}
+	for i := range 300 {
+		if err := j.Append(Record{Key: "new-" + strconv.Itoa(i), Action: actionKillWebhook, State: StateAcknowledged}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if r, ok := j2.Last("keep-done"); !ok || r.State != StateAcknowledged {
+		t.Error("a recent acknowledged kill was pruned: it would be sent again")
+	}
+	if u := j2.Unfinished(); len(u) != 1 || u[0].Key != "keep-pending" {
+		t.Errorf("unfinished after pruning: %+v", u)
+	}
+	for i := range 300 {
+		if _, ok := j2.Last("new-" + strconv.Itoa(i)); !ok {
+			t.Fatalf("record new-%d was lost", i)
+		}
+	}
+	if _, ok := j2.Last("dry-0"); ok {
+		t.Error("a dry run's record survived compaction")
+	}
+}
+
+// TestAppendsDuringCompactionAreKept holds the compactor to its promise:
+// records appended while it writes the new file are in the new file.
+func TestAppendsDuringCompactionAreKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("q", 8192)
+	n := 0
+	for ; j.size < 3*compactAbove; n++ {
+		if err := j.Append(Record{Key: "k" + strconv.Itoa(n), Action: actionKillWebhook, State: StateAcknowledged, Stderr: pad}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	for i := range n {
+		if _, ok := j2.Last("k" + strconv.Itoa(i)); !ok {
+			t.Fatalf("record k%d of %d was lost across compactions", i, n)
+		}
+	}
+	if w := j2.Warnings(); len(w) != 0 {
+		t.Errorf("warnings: %v", w)
+	}
+}
+
+// TestResendAndTheLogRaisingItRunOnce: issue 21 — after a crash, the
+// resend of an unfinished kill and the log raising it again raced between
+// the journal check and the in-flight set: 5 of 200 ran twice.
+func TestResendAndTheLogRaisingItRunOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alertsList []Alert
+	for i := range 200 {
+		a := Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "job-" + strconv.Itoa(i)}
+		alertsList = append(alertsList, a)
+		j.Append(Record{Key: IdempotencyKey(actionKillWebhook, a), Action: actionKillWebhook, State: StateRequested, Alert: &a})
+	}
+	j.Close() // as a crash would leave it: 200 requested
+
+	ks := newKillServer(t, nil)
+	j, err = OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDispatcher(Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, nil), j, nil)
+	go d.Start(context.Background())
+	for _, a := range alertsList { // the log re-raises every one at once
+		d.Kill(a)
+	}
+	time.Sleep(100 * time.Millisecond)
+	d.Wait()
+	d.Shutdown(context.Background())
+	per := map[string]int{}
+	for _, k := range ks.kills() {
+		per[k.JobID]++
+	}
+	twice := 0
+	for _, n := range per {
+		if n > 1 {
+			twice++
+		}
+	}
+	if twice != 0 || len(per) != 200 {
+		t.Errorf("%d of 200 kills ran twice; %d delivered", twice, len(per))
+	}
+}
+
+// TestLostCommandOutcomeIsRunAgainOnlyOnce: a kill command whose outcome
+// the journal never got (a crash mid-run, a full disk) is run once more at
+// the next start, and said; lost a second time, it is not run blind again.
+func TestLostCommandOutcomeIsRunAgainOnlyOnce(t *testing.T) {
+	a := Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "job-1"}
+	key := IdempotencyKey(actionKillExec, a)
+	for _, tc := range []struct {
+		resent  int
+		wantRun int
+		want    ActionState
+	}{{0, 1, StateAcknowledged}, {1, 0, StateFailed}} {
+		dir := t.TempDir()
+		path, ran := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "ran")
+		j, _ := OpenJournal(path)
+		j.Append(Record{Key: key, Action: actionKillExec, State: StateRequested, Alert: &a, Resent: tc.resent})
+		j.Close()
+		tmpl, _ := ParseExec(`sh -c 'echo x >> `+ran+`'`, 5*time.Second)
+		j, err := OpenJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log resultLog
+		d := NewDispatcher(Hooks{KillExec: tmpl}, nil, j, log.add)
+		d.Start(context.Background())
+		d.Wait()
+		d.Shutdown(context.Background())
+		b, _ := os.ReadFile(ran)
+		if n := strings.Count(string(b), "x"); n != tc.wantRun || log.last().State != tc.want {
+			t.Errorf("outcome lost %d time(s) before: ran %d time(s), state %s (%s); want %d, %s", tc.resent+1, n, log.last().State, log.last().Detail, tc.wantRun, tc.want)
+		}
+		j, _ = OpenJournal(path)
+		if r, _ := j.Last(key); r.State != tc.want {
+			t.Errorf("journal holds %s, want %s", r.State, tc.want)
+		}
+		j.Close()
+	}
+}
+
+// processRuns is false for a PID that is gone or a zombie (dead, waiting
+// for a parent that, in a container, may never reap it).
+func processRuns(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name's closing parenthesis.
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSecondProcessOnAJournalIsRefused: issue 21 — the default journal is
+// shared by every burnrate of a user, and two on it both ran every kill.
+// The second now exits 2 naming the first's PID, before it reads a line.
+func TestSecondProcessOnAJournalIsRefused(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+	night(t, logPath, "2026-03-10", 5)
+	rc := newReceiver(t, false)
+	first := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", journal, logPath)
+	var firstErr bytes.Buffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Signal(syscall.SIGTERM); first.Wait() }()
+	waitUntil(t, "the first process's kills", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 5 })
+
+	second := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", journal, logPath)
+	out, err := second.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("the second process on the journal: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "burnrate PID "+strconv.Itoa(first.Process.Pid)) {
+		t.Errorf("the refusal does not name the holder:\n%s", out)
+	}
+	// A dashboard without hooks may read beside it.
+	view := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", journal, logPath)
+	if out, err := view.CombinedOutput(); err != nil {
+		t.Errorf("a hook-less reader was refused: %v\n%s", err, out)
+	}
+	if k, _ := rc.snapshot(); len(k) != 5 {
+		t.Errorf("%d kills delivered with a second process started, want 5", len(k))
+	}
+}
+
+// TestFullJournalIsLoudAndNeverBothFailedAndAcknowledged: issue 21 — a
+// journal write that failed (disk full) was said nowhere, and the headless
+// output showed one action both failed and acknowledged. Under
+// RLIMIT_FSIZE the journal cannot grow: every action line carries the
+// journal's error with its one real state, stderr says it, and a restart
+// with room sends the kills again under the same keys.
+func TestFullJournalIsLoudAndNeverBothFailedAndAcknowledged(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Fatal("prlimit (util-linux) is needed to cap the journal's size:", err)
+	}
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+	night(t, logPath, "2026-03-10", 5)
+	rc := newReceiver(t, false)
+	// 1 KiB: the lock file's PID fits, the first requested record does not.
+	cmd := exec.Command("prlimit", "--fsize=1024", "--", bin, "replay", "--headless", "--speed", "max", "--job-ceiling", "0.1",
+		"--kill-webhook", rc.URL, "--journal", journal, logPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if k, _ := rc.snapshot(); len(k) != 5 {
+		t.Fatalf("with a full journal %d kills were delivered, want 5 (deliver, and say the journal failed)", len(k))
+	}
+	states := map[string]map[string]bool{}
+	withErr := 0
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var l struct {
+			Type, Action, State, JobID string
+			JournalError               string `json:"journal_error"`
+		}
+		json.Unmarshal(sc.Bytes(), &l)
+		if l.Type != "action" {
+			continue
+		}
+		if states[l.JobID] == nil {
+			states[l.JobID] = map[string]bool{}
+		}
+		states[l.JobID][l.State] = true
+		if l.JournalError != "" {
+			withErr++
+		}
+	}
+	for job, s := range states {
+		if s["failed"] && s["acknowledged"] {
+			t.Errorf("job %s shown both failed and acknowledged: %v", job, s)
+		}
+	}
+	if withErr == 0 || !strings.Contains(stderr.String(), "the action journal could not record") {
+		t.Errorf("the journal's failure was not said (%d action lines with journal_error); stderr:\n%s", withErr, stderr.String())
+	}
+	// With room again, the kills whose outcome was lost go out again, under
+	// the same keys (the receiver dedups).
+	replayHeadless(t, journal, rc.URL, []string{"--job-ceiling", "0.1"}, logPath)
+	keys, _ := rc.snapshot()
+	if len(keys) != 5 {
+		t.Errorf("after the restart %d distinct keys, want the same 5", len(keys))
+	}
+}
+
+// TestCrashWithPendingKillsThenRestartRunsEachOnce: issue 21 — after a
+// SIGKILL with 200 kills pending, the restart's resend and the log raising
+// the same kills again raced: 5 of 200 ran twice. The restart reads the
+// log from the start (no --from-end), so both paths fire every kill.
+func TestCrashWithPendingKillsThenRestartRunsEachOnce(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+	night(t, logPath, "2026-03-10", 200)
+	hung := newReceiver(t, true)
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", hung.URL, "--journal", journal, logPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "200 requested kills in the journal", 20*time.Second, func() bool {
+		b, _ := os.ReadFile(journal)
+		return bytes.Count(b, []byte(`"state":"requested"`)) >= 200
+	})
+	cmd.Process.Kill() // SIGKILL: no drain, nothing finished
+	cmd.Wait()
+
+	healthy := newReceiver(t, false)
+	cmd2 := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", healthy.URL, "--journal", journal, logPath)
+	var stderr bytes.Buffer
+	cmd2.Stderr = &stderr
+	if err := cmd2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "200 kills after the restart", 30*time.Second, func() bool { k, _ := healthy.snapshot(); return len(k) >= 200 })
+	time.Sleep(500 * time.Millisecond) // room for a duplicate to show up
+	cmd2.Process.Signal(syscall.SIGTERM)
+	cmd2.Wait()
+	keys, _ := healthy.snapshot()
+	twice := 0
+	for _, n := range keys {
+		if n > 1 {
+			twice++
+		}
+	}
+	if len(keys) != 200 || twice != 0 {
+		t.Errorf("after the crash: %d distinct kills, %d sent twice; want 200, 0\n%s", len(keys), twice, stderr.String())
+	}
+}
