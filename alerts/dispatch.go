@@ -91,7 +91,7 @@ type Dispatcher struct {
 	claimed         map[string]bool
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
-	states          map[string]ActionState // job ID → kill state
+	states          map[runJob]ActionState // a job's kill state: job identity is run + job ID
 	started         bool
 	stopped         bool
 	wg              sync.WaitGroup
@@ -119,7 +119,7 @@ func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatc
 		report = func(Result) {}
 	}
 	return &Dispatcher{hooks: h, poster: p, journal: j, report: report, wake: make(chan struct{}, 1),
-		claimed: map[string]bool{}, states: map[string]ActionState{}}
+		claimed: map[string]bool{}, states: map[runJob]ActionState{}}
 }
 
 // Start launches the workers and returns at once. It first queues every
@@ -323,13 +323,24 @@ func (d *Dispatcher) leave(t task, why string) {
 // for --report-out at exit.
 func (d *Dispatcher) Wait() { d.inflight.Wait() }
 
-// KillStates returns a copy of each job's kill state.
-func (d *Dispatcher) KillStates() map[string]KillState {
+// runJob is a job's identity across runs: a cron job's name recurs every
+// night, and each night's is another job.
+type runJob struct{ run, job string }
+
+// KillStates returns a copy of each job's kill state, by job ID, over
+// every run (a job killed in two runs shows the later state).
+func (d *Dispatcher) KillStates() map[string]KillState { return d.KillStatesOf("\x00any") }
+
+// KillStatesOf returns a copy of the kill state of each job of one run, by
+// job ID.
+func (d *Dispatcher) KillStatesOf(runID string) map[string]KillState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make(map[string]KillState, len(d.states))
 	for k, v := range d.states {
-		out[k] = KillState{State: v}
+		if runID == "\x00any" || k.run == runID {
+			out[k.job] = KillState{State: v}
+		}
 	}
 	return out
 }
@@ -339,7 +350,7 @@ func (d *Dispatcher) setState(a Alert, s ActionState) {
 		return
 	}
 	d.mu.Lock()
-	d.states[a.JobID] = s
+	d.states[runJob{a.RunID, a.JobID}] = s
 	d.mu.Unlock()
 }
 
@@ -442,6 +453,7 @@ func (d *Dispatcher) request(t task) {
 func (d *Dispatcher) enqueue(t task, why, jerr string) {
 	d.mu.Lock()
 	if d.stopped || !d.started {
+		delete(d.claimed, t.key) // journaled requested: a later start sends it
 		d.mu.Unlock()
 		d.leave(t, "burnrate is stopping")
 		return

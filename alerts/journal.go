@@ -181,12 +181,14 @@ func OpenJournal(path string) (*Journal, error) {
 // daemon that kills. It takes no lock and never writes.
 func OpenJournalReadOnly(path string) (*Journal, error) {
 	j := &Journal{path: path, last: map[string]Record{}, readOnly: true}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return j, nil
+	// Created if missing (empty), so the state directory is proven
+	// writable at start, not at the first kill of a later configuration.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
 	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
 	}
 	defer f.Close()
 	j.f = f
@@ -377,7 +379,7 @@ func (r Record) moot(resendCutoff, doneCutoff string) bool {
 	switch {
 	case r.State == StateWouldFire || r.State == StateRefused:
 		return true
-	case r.State.Blocks():
+	case r.State.Blocks() || r.State == stateRunNamed:
 		return r.Time < doneCutoff
 	default:
 		return r.Time < resendCutoff

@@ -360,11 +360,13 @@ func TestResendAndTheLogRaisingItRunOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := NewDispatcher(Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, nil), j, nil)
-	go d.Start(context.Background())
+	started := make(chan struct{})
+	go func() { d.Start(context.Background()); close(started) }()
+	time.Sleep(time.Millisecond)   // the resend under way as the log re-raises
 	for _, a := range alertsList { // the log re-raises every one at once
 		d.Kill(a)
 	}
-	time.Sleep(100 * time.Millisecond)
+	<-started
 	d.Wait()
 	d.Shutdown(context.Background())
 	per := map[string]int{}

@@ -163,11 +163,40 @@ func (a Alert) Subject() string {
 }
 
 // Rules is the engine's observer: it evaluates every rule after each event.
+// It serves every run a long-running process sees (see BeginRun): each run
+// has its own rule state (runRules) — what fired, the burn window, the
+// kills — while the alert board, the counters and the dispatcher are the
+// process's.
 type Rules struct {
 	cfg         Config
 	jobCeilings correlate.JobCeilings
 	disp        *Dispatcher
 	emit        func(Alert)
+
+	runs        map[*correlate.State]*runRules
+	pendingName *Record
+	// run is the run of the event being observed; cur the one with the
+	// latest event, which the dashboard shows and a manual kill targets.
+	run, cur *runRules
+	curID    atomic.Pointer[string]
+	// manual holds kills from the dashboard (another goroutine) until
+	// Observe moves them into the current run's killedAt.
+	manual    map[string]int64
+	hasManual atomic.Bool
+
+	mu      sync.Mutex // guards lines and counters: results arrive from action workers
+	lines   []Line
+	alerts  map[string]int64    // by rule
+	actions map[[2]string]int64 // by action and state
+}
+
+// runRules is one run's rule state.
+type runRules struct {
+	id     string
+	lastTS int64
+	// name is the journal record of a derived ID, written with the run's
+	// first action.
+	name *Record
 
 	fired map[string]bool
 	// findingFired marks the finding kinds already alerted on (findings).
@@ -181,16 +210,10 @@ type Rules struct {
 
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
-	runID    atomic.Pointer[string]
-	// manual holds kills from the dashboard (another goroutine) until
-	// Observe moves them into killedAt.
-	manual    map[string]int64
-	hasManual atomic.Bool
+}
 
-	mu      sync.Mutex // guards lines and counters: results arrive from action workers
-	lines   []Line
-	alerts  map[string]int64    // by rule
-	actions map[[2]string]int64 // by action and state
+func newRunRules(id string) *runRules {
+	return &runRules{id: id, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{}, killedAt: map[string]int64{}, still: map[string]bool{}}
 }
 
 type burnSample struct {
@@ -207,35 +230,41 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 	if cfg.BurnWindow <= 0 {
 		cfg.BurnWindow = DefaultBurnWindow
 	}
-	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{},
-		killedAt: map[string]int64{}, still: map[string]bool{}, manual: map[string]int64{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
+	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, runs: map[*correlate.State]*runRules{},
+		manual: map[string]int64{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
 }
 
 // Observe evaluates the rules after the State applied ev to job.
 func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event) {
 	ts := ev.TS
-	if r.runID.Load() == nil {
-		r.settleRunID(ev)
+	if r.run == nil || r.runs[st] != r.run {
+		r.enterRun(st, ev)
+	}
+	if ts >= r.run.lastTS {
+		r.run.lastTS = ts
+		if r.cur != r.run && (r.cur == nil || ts >= r.cur.lastTS) {
+			r.setCurrent(r.run)
+		}
 	}
 	if r.hasManual.Load() {
 		r.takeManual()
 	}
 	isAttempt := ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall
 	if isAttempt {
-		if at, ok := r.killedAt[job.ID]; ok && ts > at && !r.still[job.ID] {
-			r.still[job.ID] = true
+		if at, ok := r.run.killedAt[job.ID]; ok && ts > at && !r.run.still[job.ID] {
+			r.run.still[job.ID] = true
 			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
 		}
 		cost := st.LastAttemptCost()
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
-			r.typeSpend[job.Type] = r.typeSpend[job.Type].Add(cost)
+			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(cost)
 		}
 		r.burnAdd(ts, cost)
 		r.ceilings(st, job, ts)
 		r.findings(job, ts)
 	}
-	if r.cfg.ProjectedCeilingUSD > 0 && ts-r.lastProj >= int64(projectedEvery) {
-		r.lastProj = ts
+	if r.cfg.ProjectedCeilingUSD > 0 && ts-r.run.lastProj >= int64(projectedEvery) {
+		r.run.lastProj = ts
 		if p := st.Projected().USD(); p >= r.cfg.ProjectedCeilingUSD {
 			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,
 				Attempts: st.AttemptCount(), At: ts, Reason: fmt.Sprintf("projected run total %s reaches the projected ceiling %s (spent %s)", correlate.USD(p), correlate.USD(r.cfg.ProjectedCeilingUSD), correlate.USD(st.Spend().USD()))})
@@ -250,93 +279,184 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d model calls and %d tool calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls, job.ToolCalls)})
 	}
-	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.typeSpend[job.Type].USD() >= c {
-		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.typeSpend[job.Type].USD(),
-			CeilingUSD: c, At: ts, Reason: fmt.Sprintf("job type %s spent %s, over its ceiling of %s", job.Type, correlate.USD(r.typeSpend[job.Type].USD()), correlate.USD(c))})
+	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.run.typeSpend[job.Type].USD() >= c {
+		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.run.typeSpend[job.Type].USD(),
+			CeilingUSD: c, At: ts, Reason: fmt.Sprintf("job type %s spent %s, over its ceiling of %s", job.Type, correlate.USD(r.run.typeSpend[job.Type].USD()), correlate.USD(c))})
 	}
 	if c := r.cfg.RunCeilingUSD; c > 0 && st.Spend().USD() >= c {
 		r.fire(Alert{Rule: RuleRunCeiling, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: c, Attempts: st.AttemptCount(),
 			At: ts, Reason: fmt.Sprintf("run spent %s, over its ceiling of %s", correlate.USD(st.Spend().USD()), correlate.USD(c))})
 	}
 	if lim := r.cfg.BurnRateUSDPerMin; lim > 0 {
-		rate := r.burnSum.USD() / r.cfg.BurnWindow.Minutes()
+		rate := r.run.burnSum.USD() / r.cfg.BurnWindow.Minutes()
 		switch {
-		case rate >= lim && !r.burnFired:
-			r.burnFired = true
+		case rate >= lim && !r.run.burnFired:
+			r.run.burnFired = true
 			r.fire(Alert{Rule: RuleBurnRate, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: lim, At: ts,
 				Reason: fmt.Sprintf("burning %s/min over the last %s, over the limit of %s/min", correlate.USD(rate), r.cfg.BurnWindow, correlate.USD(lim))})
-		case rate < lim*burnRearm && r.burnFired:
-			r.burnFired = false // re-armed: the rate fell well below the limit
-			delete(r.fired, RuleBurnRate+"|run||")
+		case rate < lim*burnRearm && r.run.burnFired:
+			r.run.burnFired = false // re-armed: the rate fell well below the limit
+			delete(r.run.fired, RuleBurnRate+"|run||")
 		}
 	}
 }
 
 func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
 	if cost > 0 {
-		r.burn = append(r.burn, burnSample{ts, cost})
-		r.burnSum = r.burnSum.Add(cost)
+		r.run.burn = append(r.run.burn, burnSample{ts, cost})
+		r.run.burnSum = r.run.burnSum.Add(cost)
 	}
-	for r.burnHead < len(r.burn) && r.burn[r.burnHead].ts <= ts-int64(r.cfg.BurnWindow) {
-		r.burnSum = max(0, r.burnSum-r.burn[r.burnHead].cost)
-		r.burnHead++
+	for r.run.burnHead < len(r.run.burn) && r.run.burn[r.run.burnHead].ts <= ts-int64(r.cfg.BurnWindow) {
+		r.run.burnSum = max(0, r.run.burnSum-r.run.burn[r.run.burnHead].cost)
+		r.run.burnHead++
 	}
-	if r.burnHead > 4096 && r.burnHead*2 > len(r.burn) {
-		r.burn = append(r.burn[:0], r.burn[r.burnHead:]...)
-		r.burnHead = 0
+	if r.run.burnHead > 4096 && r.run.burnHead*2 > len(r.run.burn) {
+		r.run.burn = append(r.run.burn[:0], r.run.burn[r.run.burnHead:]...)
+		r.run.burnHead = 0
 	}
 }
 
 func (r *Rules) findings(job *correlate.Job, ts int64) {
 	for k := range correlate.NumFindingKinds {
 		sev := r.cfg.FindingAlerts[k]
-		if sev == correlate.SeverityOff || !job.HasFinding(k) || r.findingFired[k] {
+		if sev == correlate.SeverityOff || !job.HasFinding(k) || r.run.findingFired[k] {
 			continue
 		}
 		// Once per run (fire's key has no job): every later attempt of
 		// a job with the finding skips the message it would have built.
-		r.findingFired[k] = true
+		r.run.findingFired[k] = true
 		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
 			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
 			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})
 	}
 }
 
-// RunID is the run every kill is keyed by, "" until the first event:
-// the configured one, else the first event's run_id, else one derived from
-// the inputs' names and the first event — so replaying the same log after
-// a restart is the same run, and another night's log is another.
+// RunStart describes a run the engine begins (see BeginRun).
+type RunStart struct {
+	// LogRunID is the run_id the logs name, "" when they name none.
+	LogRunID string
+	// Window is the run window's label for this run ("2026-12-01" for a
+	// daily window), "" without one.
+	Window string
+	// First is the run's first event; the rules read it during the call.
+	First *ingest.Event
+}
+
+// BeginRun makes a new State a run of its own and returns its ID: the
+// logs' run_id; else the configured --run-id (with the window's label
+// when there is a window); else one derived from the sorted input names
+// and the window's label, or, without a window, the run's first event —
+// persisted in the journal, so a restart that reads another file first
+// keeps the ID its kills were keyed by.
+func (r *Rules) BeginRun(st *correlate.State, start RunStart) string {
+	r.pendingName = nil
+	id := r.nameRun(start)
+	rr := newRunRules(id)
+	rr.name, r.pendingName = r.pendingName, nil
+	r.runs[st] = rr
+	if r.cur == nil {
+		r.setCurrent(rr)
+	}
+	return id
+}
+
+// EndRun lets a finished run's rule state go.
+func (r *Rules) EndRun(st *correlate.State) {
+	rr := r.runs[st]
+	delete(r.runs, st)
+	if r.run == rr {
+		r.run = nil
+	}
+}
+
+// enterRun finds st's run; a State the engine never began (a caller that
+// drives one State itself) becomes a run here, named from its first event.
+func (r *Rules) enterRun(st *correlate.State, ev *ingest.Event) {
+	rr := r.runs[st]
+	if rr == nil {
+		r.BeginRun(st, RunStart{LogRunID: ev.RunID, First: ev})
+		rr = r.runs[st]
+	}
+	r.run = rr
+}
+
+func (r *Rules) setCurrent(rr *runRules) {
+	r.cur = rr
+	r.curID.Store(&rr.id)
+}
+
+// RunID is the current run's ID (the one with the latest event), "" until
+// the first event.
 func (r *Rules) RunID() string {
-	if p := r.runID.Load(); p != nil {
+	if p := r.curID.Load(); p != nil {
 		return *p
 	}
 	return ""
 }
 
-func (r *Rules) settleRunID(first *ingest.Event) {
-	id := r.cfg.RunID
+// stateRunNamed journals a derived run ID (see nameRun).
+const stateRunNamed ActionState = "run_named"
+
+// sameRunWithin is how far apart two first events may be and still start
+// the same derived run: a restart that reads another of the run's files
+// first sees another first event, minutes from the one before.
+const sameRunWithin = time.Hour
+
+func (r *Rules) nameRun(start RunStart) string {
 	switch {
-	case id != "":
-	case first.RunID != "":
-		id = first.RunID
-	default:
-		srcs := slices.Clone(r.cfg.RunSources)
-		slices.Sort(srcs)
-		h := sha256.New()
-		for _, s := range srcs {
-			h.Write([]byte(s + "\x00"))
-		}
-		fmt.Fprintf(h, "%d\x00%s\x00%s", first.TS, first.JobID, first.Kind)
-		id = "derived-" + hex.EncodeToString(h.Sum(nil)[:8])
+	case start.LogRunID != "":
+		return start.LogRunID
+	case r.cfg.RunID != "" && start.Window != "":
+		return r.cfg.RunID + "-" + start.Window
+	case r.cfg.RunID != "":
+		return r.cfg.RunID
 	}
-	r.runID.Store(&id)
+	srcs := slices.Clone(r.cfg.RunSources)
+	slices.Sort(srcs)
+	h := sha256.New()
+	for _, s := range srcs {
+		h.Write([]byte(s + "\x00"))
+	}
+	sources := hex.EncodeToString(h.Sum(nil)[:8])
+	if start.Window != "" {
+		// The window is a pure function of log time: every restart and
+		// every replica agrees on it whatever it reads first.
+		return "derived-" + sources + "-" + start.Window
+	}
+	first := start.First
+	fmt.Fprintf(h, "%d\x00%s\x00%s", first.TS, first.JobID, first.Kind)
+	derived := "derived-" + hex.EncodeToString(h.Sum(nil)[:8])
+	if r.disp == nil || r.disp.journal == nil {
+		return derived
+	}
+	// Which file is read first is an accident of the read: look for a run
+	// of these inputs derived from a first event close to this one.
+	hour := first.TS / int64(time.Hour)
+	for _, hr := range []int64{hour, hour - 1, hour + 1} {
+		if prev, ok := r.disp.journal.Last(fmt.Sprintf("run:%s:%d", sources, hr)); ok && prev.State == stateRunNamed && prev.RunID != "" &&
+			abs(prev.AtNS-first.TS) <= int64(sameRunWithin) {
+			return prev.RunID
+		}
+	}
+	// Journaled with the run's first action (see fire): a run that fires
+	// nothing keys nothing, and needs no record.
+	r.pendingName = &Record{Key: fmt.Sprintf("run:%s:%d", sources, hour), Action: "run", State: stateRunNamed, RunID: derived, AtNS: first.TS,
+		LogAt: correlate.FormatTime(first.TS)}
+	return derived
 }
 
-// runOf is the run a job's kill belongs to: the one its events name, else
-// this process's.
-func (r *Rules) runOf(jobRunID string) string {
-	if jobRunID != "" {
-		return jobRunID
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// runOf is the run a kill belongs to: the one being observed, else (a
+// manual kill from the dashboard) the current one.
+func (r *Rules) runOf() string {
+	if r.run != nil {
+		return r.run.id
 	}
 	return r.RunID()
 }
@@ -348,17 +468,23 @@ func (r *Rules) KillManual(jobID, jobType, jobRunID string, spendUSD float64, at
 	r.manual[jobID] = at
 	r.mu.Unlock()
 	r.hasManual.Store(true)
-	r.disp.Kill(Alert{Rule: RuleManual, Severity: correlate.SeverityCritical, Scope: "job", RunID: r.runOf(jobRunID), JobID: jobID, JobType: jobType,
+	// A job ID is a job of the run shown: the current one. jobRunID is
+	// the run its events named, which is that run's ID when they name one.
+	runID := r.RunID()
+	if jobRunID != "" {
+		runID = jobRunID
+	}
+	r.disp.Kill(Alert{Rule: RuleManual, Severity: correlate.SeverityCritical, Scope: "job", RunID: runID, JobID: jobID, JobType: jobType,
 		Reason: "killed from the dashboard by the operator", SpendUSD: spendUSD, Attempts: attempts, At: at, Kill: true})
 }
 
-// takeManual moves the dashboard's kills into killedAt, on the engine
-// goroutine that owns it.
+// takeManual moves the dashboard's kills into the current run's killedAt,
+// on the engine goroutine that owns it.
 func (r *Rules) takeManual() {
 	r.mu.Lock()
 	for id, at := range r.manual {
-		if _, ok := r.killedAt[id]; !ok {
-			r.killedAt[id] = at
+		if _, ok := r.cur.killedAt[id]; !ok {
+			r.cur.killedAt[id] = at
 		}
 	}
 	clear(r.manual)
@@ -375,11 +501,11 @@ func (r *Rules) fire(a Alert) {
 	if a.Scope == "job" {
 		key = a.Rule + "|job||" + a.JobID
 	}
-	if r.fired[key] {
+	if r.run.fired[key] {
 		return
 	}
-	r.fired[key] = true
-	a.RunID = r.runOf(a.RunID)
+	r.run.fired[key] = true
+	a.RunID = r.runOf()
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule)
 	r.mu.Lock()
 	r.alerts[a.Rule]++
@@ -393,11 +519,17 @@ func (r *Rules) fire(a Alert) {
 	}
 	if a.Kill {
 		if a.JobID != "" {
-			r.killedAt[a.JobID] = a.At
+			r.run.killedAt[a.JobID] = a.At
 		}
 		r.disp.Kill(a)
 	} else {
 		r.disp.Notify(a)
+	}
+	// A dry or read-only run blocks nothing later, so its name need not
+	// survive it.
+	if rn := r.run.name; rn != nil && r.disp.journal != nil && !r.disp.journal.readOnly && !r.disp.hooks.DryRun && !r.disp.hooks.ReadOnly {
+		r.run.name = nil
+		r.disp.journal.Append(*rn)
 	}
 }
 
@@ -448,8 +580,11 @@ func (r *Rules) KillStates() map[string]KillState {
 	if r.disp == nil {
 		return nil
 	}
-	ks := r.disp.KillStates()
-	for id := range r.still {
+	ks := r.disp.KillStatesOf(r.RunID())
+	if r.cur == nil {
+		return ks
+	}
+	for id := range r.cur.still {
 		if st, ok := ks[id]; ok {
 			st.StillLogging = true
 			ks[id] = st

@@ -57,6 +57,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&l.headless, "headless", false, "no dashboard: alerts as JSON lines on stdout, a status line on stderr every minute")
 	f.StringVar(&l.reportOut, "report-out", "", "write the report JSON to this file on exit")
 	f.StringVar(&l.act.RunID, "run-id", "", "name this run: kills are keyed by it (default: the logs' run_id, else derived from the file names and first event)")
+	f.StringVar(&l.act.RunWindow, "run-window", "", "where a run ends when the logs name no run_id: \"daily 06:00 Europe/Berlin\", \"idle 2h\" (default: only at a change of the logs' run_id)")
 	f.StringVar(&l.act.Journal, "journal", "", "action journal file (default $STATE_DIRECTORY/journal.jsonl, else ~/.local/state/burnrate/journal.jsonl)")
 	f.DurationVar(&l.act.DrainWindow, "drain-window", alerts.DefaultDrainWindow, "on SIGINT/SIGTERM, how long deliveries under way may finish; the rest are sent at the next start")
 	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464")
@@ -290,7 +291,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		disp.Shutdown(sctx) // what is not delivered stays requested; flushes the journal
 	}()
 
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules,
+	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
 		SummaryFrames: l.headless && l.metricsAddr == ""}, sources...) // headless, only metrics read job rows
 	if l.metricsAddr != "" {
 		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules)

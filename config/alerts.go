@@ -17,7 +17,7 @@ type ActionFlags struct {
 	Ceiling, JobCeiling, BurnRate, Projected float64
 	KillWebhook, KillExec, NotifyWebhook     string
 	DryRun, ReadOnly                         bool
-	RunID, Journal                           string
+	RunID, Journal, RunWindow                string
 	DrainWindow                              time.Duration
 }
 
@@ -28,6 +28,8 @@ type Actions struct {
 	Poster      *alerts.Poster
 	Journal     string
 	DrainWindow time.Duration
+	// RunWindow draws run boundaries for the engine (see ParseRunWindow).
+	RunWindow correlate.RunWindow
 }
 
 // Alerts builds the rules and hooks: defaults, then the file, then flags.
@@ -140,10 +142,59 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	if drain <= 0 {
 		drain = alerts.DefaultDrainWindow
 	}
+	windowText, windowName := f.RunWindow, "run_window"
+	if fl.RunWindow != "" {
+		windowText, windowName = fl.RunWindow, "--run-window"
+	}
+	window, err := ParseRunWindow(windowText)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", windowName, err))
+	}
 	if err := f.wrap(errs); err != nil {
 		return nil, err
 	}
-	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain}, nil
+	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain,
+		RunWindow: window}, nil
+}
+
+// ParseRunWindow reads a run window: "" or "none"; "daily HH:MM [ZONE]"
+// (an IANA zone such as Europe/Berlin; UTC when left out), a run per day
+// from that wall-clock time; or "idle DURATION", a run that ends after
+// that much log time with no event.
+func ParseRunWindow(s string) (correlate.RunWindow, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || (len(f) == 1 && f[0] == "none") {
+		return correlate.RunWindow{}, nil
+	}
+	switch f[0] {
+	case "daily":
+		if len(f) < 2 || len(f) > 3 {
+			break
+		}
+		var h, m int
+		if n, err := fmt.Sscanf(f[1], "%d:%d", &h, &m); err != nil || n != 2 || h < 0 || h > 23 || m < 0 || m > 59 || len(f[1]) != 5 {
+			return correlate.RunWindow{}, fmt.Errorf("%q: the reset time is HH:MM on a 24-hour clock, such as 06:00", s)
+		}
+		w := correlate.RunWindow{Kind: correlate.RunWindowDaily, Hour: h, Minute: m, Zone: time.UTC}
+		if len(f) == 3 {
+			loc, err := time.LoadLocation(f[2])
+			if err != nil || f[2] == "Local" {
+				return correlate.RunWindow{}, fmt.Errorf("%q: unknown time zone %q; name an IANA zone such as Europe/Berlin or America/New_York, or UTC", s, f[2])
+			}
+			w.Zone = loc
+		}
+		return w, nil
+	case "idle":
+		if len(f) != 2 {
+			break
+		}
+		d, err := ParseDuration(f[1])
+		if err != nil || d < time.Minute {
+			return correlate.RunWindow{}, fmt.Errorf("%q: give an idle gap of at least a minute of log time, such as 2h", s)
+		}
+		return correlate.RunWindow{Kind: correlate.RunWindowIdle, Idle: d}, nil
+	}
+	return correlate.RunWindow{}, fmt.Errorf("%q: use \"daily 06:00 Europe/Berlin\", \"idle 2h\" or \"none\"", s)
 }
 
 // Effective describes the limits in force, for the start-up line: what an
@@ -178,6 +229,9 @@ func (a *Actions) Effective() string {
 	}
 	if a.Rules.ProjectedCeilingUSD > 0 {
 		parts = append(parts, "projected ceiling "+correlate.USD(a.Rules.ProjectedCeilingUSD))
+	}
+	if a.RunWindow.Kind != correlate.RunWindowNone {
+		parts = append(parts, "runs end at the logs' run_id or "+a.RunWindow.String())
 	}
 	kill := "no kill hook"
 	switch {

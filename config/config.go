@@ -87,6 +87,9 @@ type File struct {
 	Journal string            `toml:"journal"`
 	// RunID names the run kills are keyed by (--run-id).
 	RunID string `toml:"run_id"`
+	// RunWindow draws run boundaries for logs that name no run_id
+	// (--run-window): "daily 06:00 Europe/Berlin", "idle 2h" or "none".
+	RunWindow string `toml:"run_window"`
 
 	// path is where the file was read from, for messages and defaults.
 	path string

@@ -32,6 +32,11 @@ type Report struct {
 	Findings []FindingReport   `json:"findings"`
 	Timeline []TimelinePoint   `json:"timeline"`
 	Config   ReportConfigState `json:"config"`
+	// RunID is the run this report is of, when a live process names runs;
+	// PreviousRuns are the totals of the runs it saw before (a daemon
+	// that ran for several nights).
+	RunID        string       `json:"run_id,omitempty"`
+	PreviousRuns []RunSummary `json:"previous_runs,omitempty"`
 	// JobSource, set by ReportOptions.StreamJobs, gives every job's
 	// report in Jobs' order, one at a time, while the State is unchanged.
 	JobSource JobSource `json:"-"`

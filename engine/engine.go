@@ -38,6 +38,13 @@ type Frame struct {
 	// JournalProblem is "" while the action journal writes, else what
 	// failed (see alerts.Rules.JournalProblem).
 	JournalProblem string
+	// RunID is the run shown (the one with the latest event; "" before
+	// the first, or when nothing names runs). Runs counts every run this
+	// process has seen, the shown one included; PreviousRun is the one
+	// before it, when there is one.
+	RunID       string
+	Runs        int
+	PreviousRun *correlate.RunSummary
 }
 
 // journalReporter is an observer whose actions are journaled.
@@ -55,7 +62,11 @@ type Observer interface {
 
 // Engine is the live pipeline. Create it with New, start it with Run.
 type Engine struct {
+	// st is the State shown: the current run's, or an empty one before
+	// the first event. applying is the State of the run being applied.
 	st       *correlate.State
+	applying *correlate.State
+	runs     runs
 	in       chan ingest.Batch
 	frames   chan *Frame
 	sources  []ingest.Source
@@ -83,6 +94,10 @@ type Options struct {
 	// SummaryFrames publishes frames without per-job rows (see
 	// correlate.SnapshotOptions.NoJobRows): for a reader of totals only.
 	SummaryFrames bool
+	// RunWindow draws run boundaries for logs that name no run_id (the
+	// logs' run_id always does): each run has its own State, so its own
+	// spend, jobs, ceilings and rule state.
+	RunWindow correlate.RunWindow
 }
 
 // New builds an engine over the given sources.
@@ -95,6 +110,10 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
+	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
+	if ro, ok := opt.Observer.(RunObserver); ok {
+		e.runs.observer = ro
+	}
 	for _, s := range sources {
 		if r, ok := s.(*ingest.Replay); ok {
 			e.replay = r
@@ -195,17 +214,43 @@ func (e *Engine) drain() {
 	}
 }
 
+// apply routes a batch's events to their runs and applies each stretch of
+// one run's events to its State in one ApplyBatch.
 func (e *Engine) apply(b ingest.Batch) {
-	if e.observer == nil {
-		e.st.ApplyBatch(b, nil)
-	} else {
-		e.st.ApplyBatch(b, e.observe)
+	var cur *run
+	from := 0
+	for i := range b {
+		r := e.runs.route(&b[i])
+		if r != cur {
+			if cur != nil {
+				e.applyTo(cur, b[from:i])
+			}
+			cur, from = r, i
+		}
+	}
+	if cur != nil {
+		e.applyTo(cur, b[from:])
+	}
+	e.runs.evict()
+	if c := e.runs.current(); c != nil {
+		e.st = c.st
 	}
 	ingest.Recycle(b) // the engine owns it, and nothing keeps it past here
 }
 
+func (e *Engine) applyTo(r *run, seg ingest.Batch) {
+	e.applying = r.st
+	if e.observer == nil {
+		r.st.ApplyBatch(seg, nil)
+	} else {
+		r.st.ApplyBatch(seg, e.observe)
+	}
+}
+
 // observe hands each applied event to the observer (ApplyBatch's after).
-func (e *Engine) observe(job *correlate.Job, ev *ingest.Event) { e.observer.Observe(e.st, job, ev) }
+func (e *Engine) observe(job *correlate.Job, ev *ingest.Event) {
+	e.observer.Observe(e.applying, job, ev)
+}
 
 func (e *Engine) detailJob() string {
 	if p := e.detail.Load(); p != nil {
@@ -228,6 +273,12 @@ func (e *Engine) publish(final bool) {
 		f.Kills = e.observer.KillStates()
 		if jr, ok := e.observer.(journalReporter); ok {
 			f.JournalProblem = jr.JournalProblem()
+		}
+	}
+	if cur := e.runs.current(); cur != nil {
+		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
+		if prev := e.runs.previous(cur); len(prev) > 0 {
+			f.PreviousRun = &prev[len(prev)-1]
 		}
 	}
 	e.latest.Store(f)
@@ -254,5 +305,11 @@ func (e *Engine) Report() *correlate.Report {
 		}
 	}
 	e.st.SetSources(src)
-	return e.st.Report()
+	r := e.st.Report()
+	if cur := e.runs.current(); cur != nil {
+		// The shown run in full; every other run this process saw by its
+		// totals.
+		r.RunID, r.PreviousRuns = cur.id, e.runs.previous(cur)
+	}
+	return r
 }

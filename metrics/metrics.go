@@ -31,6 +31,8 @@ var (
 	descTrips       = prometheus.NewDesc("burnrate_breaker_trips_total", "Times the shadow breaker opened.", []string{"key"}, nil)
 	descAlerts      = prometheus.NewDesc("burnrate_alerts_total", "Alerts fired by rule.", []string{"rule"}, nil)
 	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result"}, nil)
+	descRun         = prometheus.NewDesc("burnrate_run_spend_usd", "Spend of the current run (the one with the latest event), USD; every other gauge here is of this run too.", []string{"run_id"}, nil)
+	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", nil, nil)
 	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", nil, nil)
 )
 
@@ -42,7 +44,7 @@ type metrics struct {
 }
 
 func (m metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs} {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descRun, descRuns} {
 		ch <- d
 	}
 }
@@ -96,6 +98,10 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(n), st)
 		}
 		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
+		if f.RunID != "" {
+			ch <- prometheus.MustNewConstMetric(descRun, prometheus.GaugeValue, s.Spend.USD(), f.RunID)
+		}
+		ch <- prometheus.MustNewConstMetric(descRuns, prometheus.GaugeValue, float64(f.Runs))
 		for _, b := range s.Breakers {
 			v := map[correlate.BreakerState]float64{correlate.BreakerStateClosed: 0, correlate.BreakerStateHalfOpen: 1, correlate.BreakerStateOpen: 2}[b.State]
 			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key)

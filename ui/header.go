@@ -62,6 +62,14 @@ func (h *headerPane) View() string {
 	}
 	line1 := fmt.Sprintf("%s %s  %s  log clock %s   sources %d, %d lines skipped",
 		st.Title.Render("burnrate"), st.Dim.Render(h.title), st.Tag.Render("● "+mode), clock(s.Now), files, skipped)
+	if h.f.RunID != "" {
+		// A daemon sees one run per night: say which one the numbers are.
+		run := "  run " + sanitize(h.f.RunID)
+		if p := h.f.PreviousRun; p != nil {
+			run += fmt.Sprintf(" (%d runs; before: %s spent %s)", h.f.Runs, sanitize(p.RunID), usd(p.SpendUSD))
+		}
+		line1 += st.Bold.Render(run)
+	}
 	if len(missing) > 0 {
 		line1 += st.Warn.Render("  waiting for " + sanitize(strings.Join(missing, ", ")))
 	}

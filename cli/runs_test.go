@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// nightCalls is one night of calls: each entry a job and its one call's cost.
+type nightCall struct {
+	job  string
+	cost float64
+}
+
+// writeNight appends one night's calls at 22:00 on day, naming runID when
+// it is not "".
+func writeNight(t *testing.T, path, day, runID string, calls []nightCall) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i, c := range calls {
+		run := ""
+		if runID != "" {
+			run = fmt.Sprintf(`"run_id":%q,`, runID)
+		}
+		fmt.Fprintf(f, `{"ts":"%sT22:%02d:00Z","event":"llm_call",%s"job_id":%q,"job_type":"nightly","model":"claude-sonnet-4-6","status":200,"cost_usd":%g}`+"\n",
+			day, i, run, c.job, c.cost)
+	}
+}
+
+// threeNights are $3, $3 and $6 with a cron job of the same name each
+// night over a $2.50 job ceiling.
+var threeNights = [][]nightCall{
+	{{"cron-nightly", 2.6}, {"other-1", 0.4}},
+	{{"cron-nightly", 2.6}, {"other-1", 0.4}},
+	{{"cron-nightly", 2.6}, {"other-1", 0.4}, {"other-2", 1.5}, {"other-3", 1.5}},
+}
+
+// killsBy sorts a receiver's kills into run-ceiling run IDs and the runs
+// each job was killed in.
+func killsBy(kills []map[string]any) (runKills []string, jobKills map[string][]string) {
+	jobKills = map[string][]string{}
+	for _, k := range kills {
+		run, _ := k["run_id"].(string)
+		switch k["rule"] {
+		case "run_ceiling":
+			runKills = append(runKills, run)
+		case "job_ceiling":
+			job, _ := k["job_id"].(string)
+			jobKills[job] = append(jobKills[job], run)
+		}
+	}
+	return runKills, jobKills
+}
+
+// TestThreeNightsInOneDaemon: issue 21 — a daemon had one run for ever:
+// across nights n1, n2, n3 ($3, $3, $6; ceiling $5) the run ceiling fired
+// once, on night 2, keyed to night 1, and night 3 was never stopped; a job
+// ID that recurs every night was killed on night 1 only. Each run_id is
+// now a run of its own: its own spend, ceilings, rule state and keys.
+func TestThreeNightsInOneDaemon(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "nightly.jsonl"), filepath.Join(dir, "journal.jsonl")
+	os.WriteFile(logPath, nil, 0o644)
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "50ms", "--ceiling", "5", "--job-ceiling", "2.5", "--kill-webhook", rc.URL,
+		"--journal", journal, "--report-out", filepath.Join(dir, "report.json"), logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	days := []string{"2026-03-10", "2026-03-11", "2026-03-12"}
+	for i, night := range threeNights {
+		writeNight(t, logPath, days[i], fmt.Sprintf("n%d", i+1), night)
+		waitUntil(t, fmt.Sprintf("night %d's job kill", i+1), 10*time.Second, func() bool {
+			_, kills := rc.snapshot()
+			_, jobs := killsBy(kills)
+			return len(jobs["cron-nightly"]) == i+1
+		})
+	}
+	waitUntil(t, "night 3's run kill", 10*time.Second, func() bool {
+		_, kills := rc.snapshot()
+		r, _ := killsBy(kills)
+		return len(r) > 0
+	})
+	time.Sleep(300 * time.Millisecond) // room for a wrong extra kill
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	_, kills := rc.snapshot()
+	runs, jobs := killsBy(kills)
+	if strings.Join(runs, ",") != "n3" {
+		t.Errorf("run-ceiling kills keyed to runs %v, want only n3 (n1 and n2 spent $3 each)", runs)
+	}
+	if strings.Join(jobs["cron-nightly"], ",") != "n1,n2,n3" {
+		t.Errorf("the recurring job was killed in runs %v, want n1,n2,n3", jobs["cron-nightly"])
+	}
+	var rep struct {
+		RunID  string `json:"run_id"`
+		Totals struct {
+			SpendUSD float64 `json:"spend_usd"`
+		}
+		PreviousRuns []struct {
+			RunID    string  `json:"run_id"`
+			SpendUSD float64 `json:"spend_usd"`
+		} `json:"previous_runs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID != "n3" || rep.Totals.SpendUSD != 6 || len(rep.PreviousRuns) != 2 || rep.PreviousRuns[0].RunID != "n1" || rep.PreviousRuns[0].SpendUSD != 3 ||
+		rep.PreviousRuns[1].RunID != "n2" || rep.PreviousRuns[1].SpendUSD != 3 {
+		t.Errorf("report: run %q spend %v, previous %+v; want n3 $6 after n1 $3, n2 $3", rep.RunID, rep.Totals.SpendUSD, rep.PreviousRuns)
+	}
+}
+
+// TestDailyRunWindowWithoutRunIDs: the same three nights in logs that name
+// no run_id, split by --run-window at noon Berlin time: three runs named
+// by their dates, the ceiling and the recurring job judged per night.
+func TestDailyRunWindowWithoutRunIDs(t *testing.T) {
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "nightly.jsonl"), filepath.Join(dir, "journal.jsonl")
+	days := []string{"2026-03-10", "2026-03-11", "2026-03-12"}
+	for i, night := range threeNights {
+		writeNight(t, logPath, days[i], "", night)
+	}
+	rc := newReceiver(t, false)
+	replayHeadless(t, journal, rc.URL, []string{"--ceiling", "5", "--job-ceiling", "2.5", "--run-window", "daily 12:00 Europe/Berlin"}, logPath)
+	_, kills := rc.snapshot()
+	runs, jobs := killsBy(kills)
+	if len(runs) != 1 || !strings.HasSuffix(runs[0], "-2026-03-12") {
+		t.Errorf("run-ceiling kills keyed to %v, want one, for the run of 2026-03-12", runs)
+	}
+	if got := jobs["cron-nightly"]; len(got) != 3 || !strings.HasSuffix(got[0], "-2026-03-10") || !strings.HasSuffix(got[2], "-2026-03-12") {
+		t.Errorf("the recurring job was killed in runs %v, want one per night", got)
+	}
+	// And a bad window is refused at start, naming the flag.
+	out, err := run(t, "replay", "--headless", "--speed", "max", "--run-window", "daily 25:00", logPath)
+	if err == nil || !strings.Contains(out+err.Error(), "--run-window") {
+		t.Errorf("a bad --run-window was accepted: %v %s", err, out)
+	}
+}
+
+// TestRestartsOnAMultiFileSetKeepOneRunID: issue 21 — with several files,
+// the derived run ID hashed whichever file was read first, so a restart
+// could derive another ID the journal did not block (2 distinct run IDs
+// in 12 restarts), and kill again. The derived ID is now journaled with
+// the run's first action and found again from a first event near it.
+func TestRestartsOnAMultiFileSetKeepOneRunID(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	var files []string
+	for i, w := range []string{"worker-a", "worker-b", "worker-c"} {
+		p := filepath.Join(dir, w+".jsonl")
+		var b strings.Builder
+		for k := range 200 {
+			fmt.Fprintf(&b, `{"ts":"2026-03-10T01:%02d:%02d.%03dZ","event":"llm_call","job_id":"%s-job-%03d","model":"claude-sonnet-4-6","status":200,"cost_usd":0.01}`+"\n",
+				k/60, k%60, i, w, k)
+		}
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		files = append(files, p)
+	}
+	rc := newReceiver(t, false)
+	seen := map[string]bool{}
+	for restart := range 12 {
+		args := append([]string{"watch", "--headless", "--ceiling", "3", "--kill-webhook", rc.URL, "--journal", journal}, files...)
+		cmd := exec.Command(bin, args...)
+		stdout, _ := cmd.StdoutPipe()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				var l struct{ Type, Rule, RunID string }
+				json.Unmarshal(sc.Bytes(), &l)
+				if l.Type == "alert" && l.Rule == "run_ceiling" {
+					var a struct {
+						RunID string `json:"run_id"`
+					}
+					json.Unmarshal(sc.Bytes(), &a)
+					done <- a.RunID
+				}
+				if l.Type == "action" && l.Rule == "run_ceiling" {
+					break
+				}
+			}
+			io.Copy(io.Discard, stdout)
+		}()
+		select {
+		case id := <-done:
+			seen[id] = true
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("restart %d: no run-ceiling alert\n%s", restart, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond) // the action settles in the journal
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	_, kills := rc.snapshot()
+	runs, _ := killsBy(kills)
+	if len(seen) != 1 || len(runs) != 1 {
+		t.Errorf("12 restarts named the run %d way(s) (%v) and delivered %d run kill(s); want 1 and 1", len(seen), seen, len(runs))
+	}
+}

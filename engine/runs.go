@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// maxOpenRuns bounds the runs kept whole at once. More than one is open
+// when files are read in any order (a set of nightly files caught up from
+// the start) or a straggler of last night arrives after tonight began;
+// past the bound the run with the oldest last event is closed to its
+// summary.
+const maxOpenRuns = 4
+
+// maxRunSummaries bounds the finished runs a report lists.
+const maxRunSummaries = 1000
+
+// RunObserver is an Observer told of run boundaries: each run is a State
+// of its own, and BeginRun names it (alerts.Rules keys kills by that name).
+type RunObserver interface {
+	BeginRun(st *correlate.State, start alerts.RunStart) string
+	EndRun(st *correlate.State)
+}
+
+// run is one run's State and what routes events to it.
+type run struct {
+	id       string
+	logRunID string // the logs' run_id, "" for a run the window drew
+	window   string // the window's label
+	st       *correlate.State
+	// Daily windows: the span of log time the run covers.
+	start, end int64
+	lastTS     int64
+	seq        int // order of creation, for a stable order of summaries
+}
+
+// runs routes each event to its run: by the logs' run_id when an event
+// names one, else by the run window (a day from a reset time, or a gap
+// of log time), else to the one run there is. It runs on the engine
+// goroutine only.
+type runs struct {
+	cfg      correlate.Config
+	window   correlate.RunWindow
+	observer RunObserver
+
+	open   []*run
+	last   *run // the run the previous event went to
+	closed []correlate.RunSummary
+	seq    int
+}
+
+// route returns the run ev belongs to, beginning it if need be. It is
+// called once per event, in order.
+func (rs *runs) route(ev *ingest.Event) *run {
+	r := rs.pick(ev)
+	if ev.TS > r.lastTS {
+		r.lastTS = ev.TS
+	}
+	rs.last = r
+	return r
+}
+
+func (rs *runs) pick(ev *ingest.Event) *run {
+	last := rs.last
+	if ev.RunID != "" {
+		if last != nil && last.logRunID == ev.RunID {
+			return last
+		}
+		for _, r := range rs.open {
+			if r.logRunID == ev.RunID {
+				return r
+			}
+		}
+		return rs.begin(ev, ev.RunID, "", 0, 0)
+	}
+	// An event that names no run, in a log whose events name one, is of
+	// the run the events around it name.
+	if last != nil && last.logRunID != "" {
+		return last
+	}
+	switch rs.window.Kind {
+	case correlate.RunWindowDaily:
+		if ev.TS <= 0 && last != nil {
+			return last // no time: where the line before it went
+		}
+		if last != nil && ev.TS >= last.start && ev.TS < last.end {
+			return last
+		}
+		start, end, label := rs.window.DailySpan(ev.TS)
+		for _, r := range rs.open {
+			if r.logRunID == "" && r.start == start {
+				return r
+			}
+		}
+		return rs.begin(ev, "", label, start, end)
+	case correlate.RunWindowIdle:
+		if last != nil && (ev.TS <= 0 || ev.TS-last.lastTS <= int64(rs.window.Idle)) {
+			return last
+		}
+		if last != nil {
+			// A gap of log time longer than the window: a new run,
+			// labelled by its first event's time.
+			return rs.begin(ev, "", correlate.FormatTime(ev.TS), 0, 0)
+		}
+		return rs.begin(ev, "", "", 0, 0)
+	}
+	if last != nil {
+		return last
+	}
+	if len(rs.open) > 0 {
+		return rs.open[len(rs.open)-1]
+	}
+	return rs.begin(ev, "", "", 0, 0)
+}
+
+func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int64) *run {
+	rs.seq++
+	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
+	r.id = logRunID
+	if rs.observer != nil {
+		r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: logRunID, Window: window, First: ev})
+	}
+	rs.open = append(rs.open, r)
+	return r
+}
+
+// current is the run with the latest event: the one the dashboard and
+// /metrics show. nil before the first event.
+func (rs *runs) current() *run {
+	var cur *run
+	for _, r := range rs.open {
+		if cur == nil || r.lastTS > cur.lastTS || (r.lastTS == cur.lastTS && r.seq > cur.seq) {
+			cur = r
+		}
+	}
+	return cur
+}
+
+// evict closes the runs past maxOpenRuns, oldest last event first; call it
+// between batches, never while one is being applied.
+func (rs *runs) evict() {
+	for len(rs.open) > maxOpenRuns {
+		oldest := 0
+		for i, r := range rs.open {
+			if r.lastTS < rs.open[oldest].lastTS {
+				oldest = i
+			}
+		}
+		r := rs.open[oldest]
+		rs.open = slices.Delete(rs.open, oldest, oldest+1)
+		rs.closed = append(rs.closed, r.st.Summary(r.id))
+		if len(rs.closed) > maxRunSummaries {
+			rs.closed = slices.Delete(rs.closed, 0, len(rs.closed)-maxRunSummaries)
+		}
+		if rs.observer != nil {
+			rs.observer.EndRun(r.st)
+		}
+		if rs.last == r {
+			rs.last = nil
+		}
+	}
+}
+
+// previous lists every run but cur, finished ones first, each in the
+// order it began.
+func (rs *runs) previous(cur *run) []correlate.RunSummary {
+	out := slices.Clone(rs.closed)
+	others := make([]*run, 0, len(rs.open))
+	for _, r := range rs.open {
+		if r != cur {
+			others = append(others, r)
+		}
+	}
+	slices.SortFunc(others, func(a, b *run) int { return a.seq - b.seq })
+	for _, r := range others {
+		out = append(out, r.st.Summary(r.id))
+	}
+	return out
+}
