@@ -59,7 +59,7 @@ func (t task) kill() bool { return t.action != actionNotify }
 // in, for metrics initialized at zero.
 var (
 	KnownActions = []string{actionKillWebhook, actionKillExec, actionNotify}
-	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateFailed, StateRefused, StateWouldFire}
+	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateRefused, StateWouldFire}
 )
 
 // Action names, as the journal and headless output write them.
