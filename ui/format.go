@@ -47,6 +47,9 @@ func padLeft(s string, w int) string {
 
 // clip cuts a rendered block to w×h so a resize never wraps lines.
 func clip(s string, w, h int) string {
+	if h <= 0 || w <= 0 {
+		return "" // a pane given no room shows nothing (never slices [:-1])
+	}
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
 		lines = lines[:h]

@@ -392,6 +392,13 @@ func (m *Model) startKill() {
 	m.mode = modeConfirmKill
 }
 
+// The smallest terminal the dashboard lays out: a 4-line header, a footer
+// and a few rows of jobs.
+const (
+	minWidth  = 40
+	minHeight = 10
+)
+
 // layout does the size arithmetic and pushes sizes down; panes never
 // measure the terminal themselves.
 func (m *Model) layout() {
@@ -435,6 +442,11 @@ func (m *Model) layout() {
 func (m *Model) View() string {
 	if m.width == 0 {
 		return "starting…"
+	}
+	if m.width < minWidth || m.height < minHeight {
+		// Below the layout's minimum, panes would overlap or be cut to
+		// nothing: say so (ingest, rules and kills go on regardless).
+		return clip(fmt.Sprintf("terminal too small (%d×%d): burnrate needs %d×%d; rules and kills go on", m.width, m.height, minWidth, minHeight), m.width, max(m.height, 1))
 	}
 	if m.mode == modeHelp {
 		return m.helpView()

@@ -384,3 +384,56 @@ func TestFooterShowsOnlyKeysThatWork(t *testing.T) {
 		t.Error("with a kill hook the footer must offer x")
 	}
 }
+
+// TestEveryTerminalSize: issue 29 — a terminal of 8 rows or fewer panicked
+// the dashboard (clip sliced [:-1]) and monitoring stopped. Every size from
+// 0×0 to 300×100, in every mode a key reaches, renders within the
+// terminal, saying "terminal too small" below the minimum.
+func TestEveryTerminalSize(t *testing.T) {
+	m, _ := newModel(t, 120, 40, Options{})
+	// Every small size, then a stride through the large ones (each size
+	// costs four full renders).
+	var widths, heights []int
+	for w := 0; w <= 300; w += map[bool]int{true: 1, false: 23}[w < 50] {
+		widths = append(widths, w)
+	}
+	for h := 0; h <= 100; h += map[bool]int{true: 1, false: 9}[h < 25] {
+		heights = append(heights, h)
+	}
+	for _, w := range widths {
+		for _, h := range heights {
+			for _, keys := range [][]string{nil, {"enter"}, {"?"}, {"/"}} {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				press(m, keys...)
+				screen := m.View()
+				if w > 0 {
+					checkSize(t, screen, w, max(h, 1))
+				}
+				if (w < minWidth || h < minHeight) && w > 0 && !strings.Contains(screen, "too small") && len(screen) > 0 && h > 0 && w >= 20 {
+					t.Fatalf("%d×%d is below the minimum but does not say so:\n%s", w, h, screen)
+				}
+				press(m, "esc")
+			}
+		}
+	}
+}
+
+// FuzzTerminalSize drives sizes and keys at random: no panic, nothing
+// drawn outside the terminal.
+func FuzzTerminalSize(f *testing.F) {
+	f.Add(uint16(8), uint16(8), "jk")
+	f.Add(uint16(1), uint16(1), "?")
+	f.Add(uint16(300), uint16(100), "\x1b")
+	f.Fuzz(func(t *testing.T, w, h uint16, keys string) {
+		m, _ := newModel(t, 120, 40, Options{})
+		w, h = w%400, h%200
+		m.Update(tea.WindowSizeMsg{Width: int(w), Height: int(h)})
+		for _, r := range keys {
+			press(m, string(r))
+		}
+		screen := m.View()
+		if w > 0 {
+			checkSize(t, screen, int(w), max(int(h), 1))
+		}
+	})
+}
