@@ -156,3 +156,37 @@ func TestCrashWithPendingKillsThenRestartRunsEachOnce(t *testing.T) {
 		t.Errorf("after the crash: %d distinct kills, %d sent twice; want 200, 0\n%s", len(keys), twice, stderr.String())
 	}
 }
+
+// TestAConfigNobodyNamedRunsNothing: issue 29 — a ./burnrate.toml in a
+// cloned repository set kill_exec, and "burnrate demo" ran it. Such a file
+// is refused unless named; named, it runs; a config others may write is
+// refused either way; and the start-up line names the config read.
+func TestAConfigNobodyNamedRunsNothing(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	pwned := filepath.Join(dir, "pwned")
+	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
+	cmd := exec.Command(bin, "demo", "--headless", "--speed", "max")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "read only when named") {
+		t.Fatalf("an implicit config with kill_exec: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the implicit config's command ran")
+	}
+	// Named, it is the operator's choice: it loads, and says which file.
+	cmd = exec.Command(bin, "demo", "--headless", "--speed", "max", "--config", "burnrate.toml", "--run-id", "named-config-test", "--journal", filepath.Join(dir, "journal.jsonl"))
+	cmd.Dir = dir
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "limits in force (config burnrate.toml)") {
+		t.Errorf("a named config: %v\n%s", err, out)
+	}
+	// Writable by anyone: refused, named or not.
+	os.Chmod(filepath.Join(dir, "burnrate.toml"), 0o666)
+	cmd = exec.Command(bin, "demo", "--headless", "--speed", "max", "--config", "burnrate.toml")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "writable by every user") {
+		t.Errorf("a world-writable config: %v\n%s", err, out)
+	}
+}

@@ -3,11 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -81,6 +88,66 @@ func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 	return nil
 }
 
+// maxPlausiblePerToken is a price no model has come near: $10,000 per
+// million tokens (the dearest today are about $600).
+const maxPlausiblePerToken = 0.01
+
+// plausiblePrices refuses a table that would blind the ceilings: a model
+// the previous table priced that becomes free, any negative price (read as
+// 0), or one past maxPlausiblePerToken, which saturates every sum.
+func plausiblePrices(body []byte, prev *correlate.PriceTable) error {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(body, &entries); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	var problems []string
+	names := slices.Sorted(maps.Keys(entries))
+	for _, name := range names {
+		var e struct {
+			Input  *float64 `json:"input_cost_per_token"`
+			Output *float64 `json:"output_cost_per_token"`
+		}
+		if json.Unmarshal(entries[name], &e) != nil || (e.Input == nil && e.Output == nil) {
+			continue // not a per-token entry (sample_spec, images, …)
+		}
+		for _, c := range []struct {
+			what string
+			v    *float64
+			was  func(correlate.Price) correlate.Pico
+		}{{"input", e.Input, func(p correlate.Price) correlate.Pico { return p.Input }}, {"output", e.Output, func(p correlate.Price) correlate.Pico { return p.Output }}} {
+			if c.v == nil {
+				continue
+			}
+			r := prev.Resolve(name)
+			wasPriced := r.Key == strings.ToLower(name) && c.was(r.Price) > 0
+			was := 0.0
+			if wasPriced {
+				was = c.was(r.Price).USD()
+			}
+			switch v := *c.v; {
+			case v < 0 || math.IsNaN(v):
+				problems = append(problems, fmt.Sprintf("%s %s price is %g", name, c.what, v))
+			case math.IsInf(v, 0) || (v > maxPlausiblePerToken && v > was) || (wasPriced && v > 100*was):
+				// A price past the bound is taken only where the
+				// previous table had it already (LiteLLM lists a few
+				// such entries); a jump of 100× is taken nowhere.
+				problems = append(problems, fmt.Sprintf("%s %s price is $%g per token (was $%g)", name, c.what, v, was))
+			case v == 0 && wasPriced:
+				problems = append(problems, fmt.Sprintf("%s %s becomes free (was $%g per million tokens)", name, c.what, float64(c.was(r.Price))/1e6))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	shown := problems[:min(len(problems), 5)]
+	more := ""
+	if len(problems) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(problems)-len(shown))
+	}
+	return fmt.Errorf("the table would blind the ceilings: %s%s", strings.Join(shown, "; "), more)
+}
+
 func perM(p correlate.Pico) string { return fmt.Sprintf("$%g", float64(p)/1e6) }
 
 func orDash(s string) string {
@@ -91,10 +158,14 @@ func orDash(s string) string {
 }
 
 // maxPriceTableBytes bounds what `prices update` downloads.
-const maxPriceTableBytes = 64 << 20
+const maxPriceTableBytes = config.MaxPriceTableBytes
+
+// pricesTransport carries `prices update`'s request; tests give it their
+// TLS server's.
+var pricesTransport http.RoundTripper = http.DefaultTransport
 
 func newPricesUpdateCmd() *cobra.Command {
-	var url, configPath string
+	var rawURL, configPath string
 	cmd := &cobra.Command{
 		Use:   "update [--url URL]",
 		Short: "Fetch a newer LiteLLM price table into the user cache (never needed, never automatic)",
@@ -108,17 +179,17 @@ Nothing else ever fetches prices: reports and dashboards never touch the network
 			if err != nil {
 				return err
 			}
-			if url == "" {
-				url = file.PricesURL
+			if rawURL == "" {
+				rawURL = file.PricesURL
 			}
-			if url == "" {
-				url = config.DefaultPricesURL
+			if rawURL == "" {
+				rawURL = config.DefaultPricesURL
 			}
 			dest := config.UpdatedPricesPath()
 			if dest == "" {
 				return fmt.Errorf("no user cache directory (set XDG_CACHE_HOME or HOME), so there is nowhere to keep the table; use --prices FILE instead")
 			}
-			t, err := fetchPrices(cmd.Context(), url, dest)
+			t, err := fetchPrices(cmd.Context(), rawURL, dest)
 			if err != nil {
 				return err
 			}
@@ -126,40 +197,58 @@ Nothing else ever fetches prices: reports and dashboards never touch the network
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&url, "url", "", "where to fetch the table (default prices_url, else "+config.DefaultPricesURL+")")
+	cmd.Flags().StringVar(&rawURL, "url", "", "where to fetch the table (default prices_url, else "+config.DefaultPricesURL+")")
 	cmd.Flags().StringVar(&configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	return cmd
 }
 
-func fetchPrices(ctx context.Context, url, dest string) (*correlate.PriceTable, error) {
+func fetchPrices(ctx context.Context, rawURL, dest string) (*correlate.PriceTable, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		// What the table says decides whether a ceiling fires: it comes
+		// over an authenticated channel or not at all.
+		return nil, fmt.Errorf("prices update: %q is not an https:// URL; tables are fetched only over HTTPS (for a file you have, use --prices FILE)", rawURL)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("prices update: %w", err)
 	}
 	req.Header.Set("User-Agent", "burnrate")
-	resp, err := http.DefaultClient.Do(req)
+	client := &http.Client{Transport: pricesTransport, CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if r.URL.Scheme != "https" || r.URL.Host != via[0].URL.Host {
+			return fmt.Errorf("redirected to %s://%s, another host or not HTTPS: refused", r.URL.Scheme, r.URL.Host)
+		}
+		if len(via) >= 5 {
+			return errors.New("more than 5 redirects")
+		}
+		return nil
+	}}
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("prices update: %w (the embedded table still prices everything; try again later or pass --prices FILE)", err)
+		return nil, fmt.Errorf("prices update: %w; nothing was changed (the table in use still prices everything; try again later or pass --prices FILE)", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("prices update: %s answered HTTP %d; nothing was changed", url, resp.StatusCode)
+		return nil, fmt.Errorf("prices update: %s answered HTTP %d; nothing was changed", rawURL, resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPriceTableBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("prices update: reading %s: %w", url, err)
+		return nil, fmt.Errorf("prices update: reading %s: %w", rawURL, err)
 	}
 	if len(body) > maxPriceTableBytes {
-		return nil, fmt.Errorf("prices update: %s is over %d MiB; nothing was changed", url, maxPriceTableBytes>>20)
+		return nil, fmt.Errorf("prices update: %s is over %d MiB; nothing was changed", rawURL, maxPriceTableBytes>>20)
 	}
-	t, err := correlate.LoadLiteLLMPrices(bytes.NewReader(body), url)
+	t, err := correlate.LoadLiteLLMPrices(bytes.NewReader(body), rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("prices update: %w; nothing was changed", err)
+	}
+	if err := plausiblePrices(body, correlate.EmbeddedPrices()); err != nil {
+		return nil, fmt.Errorf("prices update: %s: %w; nothing was changed, the table in use stays", rawURL, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return nil, fmt.Errorf("prices update: %w", err)

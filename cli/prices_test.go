@@ -4,10 +4,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/config"
+	"github.com/burnrate-dev/burnrate/correlate"
 )
 
 // TestPricesUpdate: `prices update` fetches a table into the user cache,
@@ -16,14 +20,29 @@ import (
 func TestPricesUpdate(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	good := `{"last_updated":"2026-11-30T00:00:00Z","claude-sonnet-4-6":{"input_cost_per_token":1e-06,"output_cost_per_token":2e-06}}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/bad" {
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(good)) }))
+	defer other.Close()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bad":
 			w.Write([]byte(`<html>rate limited</html>`))
-			return
+		case "/elsewhere":
+			http.Redirect(w, r, other.URL+"/good", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/good", http.StatusFound)
+		case "/free":
+			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":0,"output_cost_per_token":0}}`))
+		case "/negative":
+			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":-3e-06,"output_cost_per_token":1.5e-05}}`))
+		case "/huge":
+			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":3,"output_cost_per_token":1.5e-05}}`))
+		default:
+			w.Write([]byte(good))
 		}
-		w.Write([]byte(good))
 	}))
 	defer srv.Close()
+	defer func(tr http.RoundTripper) { pricesTransport = tr }(pricesTransport)
+	pricesTransport = srv.Client().Transport // trusts the test servers' certificate
 	if _, err := run(t, "prices", "update", "--url", srv.URL+"/good"); err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +56,22 @@ func TestPricesUpdate(t *testing.T) {
 	if b, _ := os.ReadFile(config.UpdatedPricesPath()); string(b) != good {
 		t.Error("a failed update replaced the table")
 	}
+	// Issue 29: plain http, a redirect to another host, and tables that
+	// would blind every ceiling are refused, and the table in use stays.
+	for path, want := range map[string]string{"/elsewhere": "another host", "/free": "becomes free", "/negative": "price is -3e-06", "/huge": "$3 per token (was $3e-06)"} {
+		if _, err := run(t, "prices", "update", "--url", srv.URL+path); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Errorf("%s: %v, want a refusal saying %q", path, err, want)
+		}
+	}
+	if _, err := run(t, "prices", "update", "--url", strings.Replace(srv.URL, "https://", "http://", 1)+"/good"); err == nil || !strings.Contains(err.Error(), "only over HTTPS") {
+		t.Errorf("plain http: %v", err)
+	}
+	if _, err := run(t, "prices", "update", "--url", srv.URL+"/here"); err != nil {
+		t.Errorf("a redirect on the same host is followed: %v", err)
+	}
+	if b, _ := os.ReadFile(config.UpdatedPricesPath()); string(b) != good {
+		t.Error("a refused update replaced the table")
+	}
 	out, err := run(t, "prices", "claude-sonnet-4-6", "gpt-4o")
 	if err != nil || !strings.Contains(out, "$1 ") || !strings.Contains(out, "gpt-4o") {
 		t.Errorf("prices from the fetched table, the embedded one for the rest:\n%s %v", out, err)
@@ -44,5 +79,42 @@ func TestPricesUpdate(t *testing.T) {
 	out, _ = run(t, "prices")
 	if !strings.Contains(out, config.UpdatedPricesPath()) || !strings.Contains(out, "2026-11-30") || !strings.Contains(out, "LiteLLM") {
 		t.Errorf("the table in use must be named:\n%s", out)
+	}
+}
+
+// TestTheRealTableIsPlausible: LiteLLM's own table passes the check that
+// refuses blinding ones (its free entries were free before too).
+func TestTheRealTableIsPlausible(t *testing.T) {
+	b, err := os.ReadFile("../../shared/pricing/model_prices_and_context_window.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plausiblePrices(b, correlate.EmbeddedPrices()); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSpecialFilesAreRefusedAsConfigAndPrices: issue 29 — "--config
+// /dev/zero" grew to the OOM killer and "--prices /dev/zero" hashed for
+// ever. Both are refused at once, as is a FIFO.
+func TestSpecialFilesAreRefusedAsConfigAndPrices(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--config", "/dev/zero"}, {"--prices", "/dev/zero"}, {"--config", "/tmp"}, {"--config", fifo}, {"--prices", fifo}} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := run(t, append([]string{"report"}, append(args, "../sample-logs/healthy-night.jsonl")...)...)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%v: %v", args, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: still reading after 10 s", args)
+		}
 	}
 }

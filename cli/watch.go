@@ -258,7 +258,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		fmt.Fprintln(os.Stderr, "burnrate: warning:", w)
 	}
 	acts.Rules.RunSources = runSources
-	fmt.Fprintln(os.Stderr, "burnrate: limits in force:", acts.Effective())
+	fmt.Fprintf(os.Stderr, "burnrate: limits in force (%s): %s\n", display.Text(file.Describe()), acts.Effective())
 	out := &lineWriter{w: os.Stdout}
 	var rules *alerts.Rules
 	var journalErrs atomic.Int64

@@ -3,13 +3,17 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -91,12 +95,25 @@ type File struct {
 	// (--run-window): "daily 06:00 Europe/Berlin", "idle 2h" or "none".
 	RunWindow string `toml:"run_window"`
 
-	// path is where the file was read from, for messages and defaults.
-	path string
+	// path is where the file was read from, for messages and defaults;
+	// implicit when it was found in the working directory, not named.
+	path     string
+	implicit bool
 }
 
 // Path is the file the configuration was read from, or "".
 func (f *File) Path() string { return f.path }
+
+// Describe names the config read, for the start-up line.
+func (f *File) Describe() string {
+	switch {
+	case f.path == "":
+		return "no config file"
+	case f.implicit:
+		return "config " + f.path + " (found in the working directory)"
+	}
+	return "config " + f.path
+}
 
 type BreakerSection struct {
 	Window   *int      `toml:"window"`
@@ -144,13 +161,22 @@ type ActionsSection struct {
 func Load(path string) (*File, error) {
 	explicit := path != ""
 	if !explicit {
-		if _, err := os.Stat(DefaultPath); err != nil {
+		if env := os.Getenv(EnvConfig); env != "" {
+			path, explicit = env, true
+		}
+	}
+	if !explicit {
+		if _, err := os.Lstat(DefaultPath); err != nil {
 			return &File{}, nil
 		}
 		path = DefaultPath
 	}
-	f := &File{path: path}
-	md, err := toml.DecodeFile(path, f)
+	data, err := ReadSmallFile(path, maxConfigBytes, "config")
+	if err != nil {
+		return nil, err
+	}
+	f := &File{path: path, implicit: !explicit}
+	md, err := toml.Decode(string(data), f)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w (see the Configuration section of README.md)", path, err)
 	}
@@ -162,7 +188,87 @@ func Load(path string) (*File, error) {
 		slices.Sort(keys)
 		return nil, fmt.Errorf("config %s: unknown key(s) %s: check the spelling against burnrate.example.toml", path, strings.Join(keys, ", "))
 	}
+	if !explicit {
+		// A burnrate.toml in a cloned repository must not run commands
+		// or send anything anywhere because someone typed "burnrate
+		// demo" in it: such a file is read only when it is named.
+		var acts []string
+		for key, v := range map[string]string{"[actions] kill_exec": f.Actions.KillExec, "[actions] kill_webhook": f.Actions.KillWebhook,
+			"[actions] notify_webhook": f.Actions.NotifyWebhook, "prices_url": f.PricesURL, "prices": f.Prices} {
+			if v != "" {
+				acts = append(acts, key)
+			}
+		}
+		if len(acts) > 0 {
+			slices.Sort(acts)
+			return nil, fmt.Errorf("config %s was found in the working directory and sets %s; a config that runs a command, sends to a URL or loads prices is read only when named: pass --config %s (or set %s), or run elsewhere",
+				path, strings.Join(acts, ", "), path, EnvConfig)
+		}
+	}
 	return f, nil
+}
+
+// FileKind names a mode's file type for messages.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// EnvConfig names a config file, as --config does.
+const EnvConfig = "BURNRATE_CONFIG"
+
+// maxConfigBytes bounds a config file: `--config /dev/zero` must not grow
+// to the OOM killer.
+const maxConfigBytes = 1 << 20
+
+// ReadSmallFile reads a regular file of at most limit bytes that no other
+// user may write: what says which commands run and what things cost must
+// come from the file's owner. what names it in errors ("config",
+// "--prices"). A symlink is followed (/etc and Kubernetes mounts are
+// made of them), but what it names must pass the same checks.
+func ReadSmallFile(path string, limit int64, what string) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO would wait for a writer for ever; the
+	// file is then refused by its type. On a regular file it changes
+	// nothing.
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is %s, not a regular file: give the path of a file", what, path, FileKind(st.Mode()))
+	}
+	if err := othersMayWrite(st); err != nil {
+		return nil, fmt.Errorf("%s %s %w", what, path, err)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s %s is %d bytes, over the %d this file may have", what, path, st.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s %s grew past %d bytes while read", what, path, limit)
+	}
+	return data, nil
 }
 
 // Input builds the decoder options: the file's [map] and format, then flags.
@@ -298,13 +404,16 @@ func (f *File) wrap(errs []error) error {
 	return nil
 }
 
+// MaxPriceTableBytes bounds a price table: LiteLLM's is about 1.5 MB.
+const MaxPriceTableBytes = 64 << 20
+
 func loadPrices(path string) (*correlate.PriceTable, error) {
-	f, err := os.Open(path)
+	// A regular file only: "--prices /dev/zero" hashed for ever.
+	data, err := ReadSmallFile(path, MaxPriceTableBytes, "prices")
 	if err != nil {
-		return nil, fmt.Errorf("prices: %w (pass a LiteLLM model_prices_and_context_window.json)", err)
+		return nil, fmt.Errorf("%w (pass a LiteLLM model_prices_and_context_window.json)", err)
 	}
-	defer f.Close()
-	t, err := correlate.LoadLiteLLMPrices(f, path)
+	t, err := correlate.LoadLiteLLMPrices(bytes.NewReader(data), path)
 	if err != nil {
 		return nil, err
 	}
