@@ -510,20 +510,24 @@ func (r *Rules) fire(a Alert) {
 	r.mu.Lock()
 	r.alerts[a.Rule]++
 	r.mu.Unlock()
+	// The action first (journaled before Kill returns), then the words:
+	// nothing that writes output can stand between a rule and its kill.
+	if r.disp != nil {
+		if a.Kill {
+			if a.JobID != "" {
+				r.run.killedAt[a.JobID] = a.At
+			}
+			r.disp.Kill(a)
+		} else {
+			r.disp.Notify(a)
+		}
+	}
 	r.line(a.At, a.Severity, a.Reason)
 	if r.emit != nil {
 		r.emit(a)
 	}
 	if r.disp == nil {
 		return
-	}
-	if a.Kill {
-		if a.JobID != "" {
-			r.run.killedAt[a.JobID] = a.At
-		}
-		r.disp.Kill(a)
-	} else {
-		r.disp.Notify(a)
 	}
 	// A dry or read-only run blocks nothing later, so its name need not
 	// survive it.

@@ -190,3 +190,81 @@ func TestAConfigNobodyNamedRunsNothing(t *testing.T) {
 		t.Errorf("a world-writable config: %v\n%s", err, out)
 	}
 }
+
+// TestOutputNeverStandsBetweenARuleAndItsKill: issue 29 — with the stdout
+// reader gone (a filter that exited), burnrate died of SIGPIPE on its first
+// alert, before the kill; with a reader that stalls, the engine blocked in
+// the write (97 of 1,000 kills in 8 s; SIGTERM ignored for 15 s).
+func TestOutputNeverStandsBetweenARuleAndItsKill(t *testing.T) {
+	bin := burnrate(t)
+	for _, reader := range []string{"gone", "stalled"} {
+		t.Run(reader, func(t *testing.T) {
+			dir := t.TempDir()
+			logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+			night(t, logPath, "2026-03-10", 1000)
+			rc := newReceiver(t, false)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", journal, logPath)
+			cmd.Stdout = pw
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			if reader == "gone" {
+				pr.Close()
+			} else {
+				defer pr.Close() // open, never read: the pipe fills at 64 KiB
+			}
+			waitUntil(t, "1,000 kills with stdout "+reader, 30*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1000 })
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+			err = cmd.Wait()
+			if took := time.Since(start); took > 8*time.Second {
+				t.Errorf("SIGTERM to exit took %s with stdout %s", took, reader)
+			}
+			if err != nil {
+				t.Errorf("exit: %v\n%s", err, stderr.String())
+			}
+			b, _ := os.ReadFile(journal)
+			if n := bytes.Count(b, []byte(`"state":"acknowledged"`)); n != 1000 {
+				t.Errorf("%d kills journaled acknowledged, want 1000", n)
+			}
+			if !strings.Contains(stderr.String(), map[string]string{"gone": "broken pipe", "stalled": "were not written"}[reader]) {
+				t.Errorf("stderr does not say what happened to the output:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+// TestSIGHUPDrainsLikeSIGTERM: issue 29 — SIGHUP (a dropped ssh session)
+// was not handled: no drain, no --report-out, the kill left requested.
+func TestSIGHUPDrainsLikeSIGTERM(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, journal, report := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "report.json")
+	night(t, logPath, "2026-03-10", 3)
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", journal, "--report-out", report, logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "3 kills", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 3 })
+	cmd.Process.Signal(syscall.SIGHUP)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGHUP: %v\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("no --report-out after SIGHUP: %v", err)
+	}
+	b, _ := os.ReadFile(journal)
+	if n := bytes.Count(b, []byte(`"state":"acknowledged"`)); n != 3 {
+		t.Errorf("%d kills acknowledged in the journal, want 3", n)
+	}
+}

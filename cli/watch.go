@@ -5,14 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -241,7 +239,12 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a dropped ssh session) stops like SIGTERM: drain the kills,
+	// write --report-out, exit. A closed stdout must end only the output,
+	// never the kill path: with SIGPIPE ignored, a write to a broken pipe
+	// returns EPIPE to lineWriter instead of killing the process.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	// Only a process that can act owns (locks) the journal: a dashboard
@@ -259,7 +262,14 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	acts.Rules.RunSources = runSources
 	fmt.Fprintf(os.Stderr, "burnrate: limits in force (%s): %s\n", display.Text(file.Describe()), acts.Effective())
-	out := &lineWriter{w: os.Stdout}
+	out := newLineWriter(os.Stdout)
+	defer func() {
+		// Deferred before the dispatcher's Shutdown, so it runs after it:
+		// the drain's last results are written too.
+		wait := make(chan struct{})
+		time.AfterFunc(2*time.Second, func() { close(wait) })
+		out.Close(wait)
+	}()
 	var rules *alerts.Rules
 	var journalErrs atomic.Int64
 	report := func(r alerts.Result) {
@@ -392,18 +402,6 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 			return nil
 		}
 	}
-}
-
-// lineWriter writes JSON lines from several goroutines without mixing them.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) line(b []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(append(b, '\n'))
 }
 
 func writeReport(path string, r *correlate.Report) error {
