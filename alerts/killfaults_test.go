@@ -82,7 +82,7 @@ func TestRedirectIsNeverTakenForAKill(t *testing.T) {
 
 			log := killOnce(t, journal, redirector.URL, a)
 			last := log.last()
-			if last.State != StateMisconfigured || !strings.Contains(last.Detail, "redirects to "+other.URL+"/kill?…") {
+			if last.State != StateMisconfigured || !strings.Contains(last.Detail, "redirects to "+other.URL+"/…?…") {
 				t.Fatalf("a %d was reported %s: %s", code, last.State, last.Detail)
 			}
 			if strings.Contains(last.Detail, "s3cret") {
@@ -435,4 +435,40 @@ func processRuns(pid int) bool {
 	// The state follows the command name's closing parenthesis.
 	i := strings.LastIndexByte(string(b), ')')
 	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// TestReceiverSecretsNeverWritten: issue 29 — a failed delivery wrote the
+// whole webhook URL (a Slack-style path secret, a ?token=) to the journal
+// and stdout; only user:password was masked.
+func TestReceiverSecretsNeverWritten(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	// Nothing listens on port 9: a connection error, whose text quotes
+	// the URL it was given.
+	for _, u := range []string{"http://user:hunter2@127.0.0.1:9/services/T000/B000/SECRETPATH?token=SECRETQUERY"} {
+		var log resultLog
+		j, err := OpenJournal(journal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDispatcher(Hooks{KillWebhook: u}, NewPoster(200*time.Millisecond, 500*time.Millisecond, nil), j, log.add)
+		d.Start(context.Background())
+		d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "job-1"})
+		d.Wait()
+		d.Shutdown(context.Background())
+		b, _ := os.ReadFile(journal)
+		var said strings.Builder
+		for _, r := range log.all {
+			said.WriteString(r.Detail + string(r.JSON()))
+		}
+		said.WriteString(NewManual(NewRules(Config{}, d, nil)).Describe("job-1", ""))
+		for _, secret := range []string{"SECRETPATH", "SECRETQUERY", "hunter2", "T000"} {
+			if strings.Contains(string(b), secret) || strings.Contains(said.String(), secret) {
+				t.Errorf("%q was written:\njournal: %s\nreported: %s", secret, b, said.String())
+			}
+		}
+		if !strings.Contains(said.String(), "http://127.0.0.1:9/…?…") {
+			t.Errorf("the redacted URL does not say where the kill went: %s", said.String())
+		}
+	}
 }

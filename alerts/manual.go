@@ -26,7 +26,7 @@ func (m *Manual) Describe(jobID, jobType string) string {
 	}
 	var what []string
 	if m.hooks.KillWebhook != "" {
-		what = append(what, "POST "+m.hooks.KillWebhook)
+		what = append(what, "POST "+RedactURL(m.hooks.KillWebhook))
 	}
 	if t := m.hooks.KillExec; t != nil {
 		argv, err := t.Argv(Alert{JobID: jobID, JobType: jobType, Scope: "job", Rule: RuleManual})

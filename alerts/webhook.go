@@ -130,7 +130,7 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 	defer cancel()
 	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: bad webhook URL: %v", ErrPermanent, err)
+		return 0, 0, fmt.Errorf("%w: bad webhook URL %s: %v", ErrPermanent, RedactURL(url), redactErr(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "burnrate")
@@ -140,7 +140,7 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("connection: %w", err) // retryable
+		return 0, 0, fmt.Errorf("connection: %w", redactErr(err)) // retryable
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -165,19 +165,33 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 }
 
 // RedactURL shows where a URL points without what may be a secret in it:
-// user info is dropped and the query is cut, so a journal or a terminal
-// never holds a receiver's token.
+// the scheme and host stay, user info goes, and a path or query becomes
+// "…" — a Slack-style webhook's secret is its path, others carry
+// ?token=. The journal, stdout, stderr (the system journal under systemd)
+// and the dashboard only ever see this form.
 func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "an unparseable URL"
+	if err != nil || u.Host == "" {
+		return "(a URL that does not parse)"
 	}
-	u.User = nil
+	out := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" {
+		out += "/…"
+	}
 	if u.RawQuery != "" {
-		u.RawQuery = "…"
+		out += "?…"
 	}
-	u.Fragment = ""
-	return u.String()
+	return out
+}
+
+// redactErr takes the URL out of an error from the HTTP client, which
+// quotes it whole ("Post \"https://hooks.slack.com/services/T/B/SECRET\"").
+func redactErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, RedactURL(ue.URL), ue.Err)
+	}
+	return err
 }
 
 // fullJitter is AWS's "full jitter": uniform in [0, min(cap, base·2^n)].

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,5 +267,42 @@ func TestSIGHUPDrainsLikeSIGTERM(t *testing.T) {
 	b, _ := os.ReadFile(journal)
 	if n := bytes.Count(b, []byte(`"state":"acknowledged"`)); n != 3 {
 		t.Errorf("%d kills acknowledged in the journal, want 3", n)
+	}
+}
+
+// TestOTLPTokenFromAFileOrTheEnvironment: issue 29 — the OTLP token could
+// be given only on the command line, where every user's ps reads it. A
+// real receiver takes it from --otlp-token-file and refuses a request
+// without it; two sources at once are refused at start.
+func TestOTLPTokenFromAFileOrTheEnvironment(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, "s3cret-from-file\n")
+	os.Chmod(tokenFile, 0o600)
+	_, httpAddr, _ := startReceiver(t, "--otlp-token-file", tokenFile)
+	post := func(auth string) int {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+httpAddr+"/v1/traces", strings.NewReader(`{"resourceSpans":[]}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(""); got != http.StatusUnauthorized {
+		t.Errorf("no token: HTTP %d, want 401", got)
+	}
+	if got := post("Bearer s3cret-from-file"); got != http.StatusOK {
+		t.Errorf("the file's token: HTTP %d, want 200", got)
+	}
+	t.Setenv(envOTLPToken, "from-env")
+	if _, err := otlpToken("", tokenFile); err == nil || !strings.Contains(err.Error(), "more than once") {
+		t.Errorf("env and file together: %v", err)
+	}
+	if tok, err := otlpToken("", ""); err != nil || tok != "from-env" {
+		t.Errorf("from the environment: %q %v", tok, err)
 	}
 }

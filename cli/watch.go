@@ -66,6 +66,7 @@ func newWatchCmd() *cobra.Command {
 	var fromEnd bool
 	var poll time.Duration
 	var oc otlp.Config
+	var tokenFile string
 	cmd := &cobra.Command{
 		Use:   "watch [flags] FILE...",
 		Short: "Follow logs live in the dashboard (survives rotation; globs allowed)",
@@ -93,6 +94,11 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				sources = append(sources, tl)
 			}
 			if oc.GRPCAddr != "" || oc.HTTPAddr != "" {
+				tok, err := otlpToken(oc.Token, tokenFile)
+				if err != nil {
+					return err
+				}
+				oc.Token = tok
 				if err := oc.Validate(); err != nil {
 					return err
 				}
@@ -114,7 +120,8 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	f.DurationVar(&poll, "poll-interval", follow.DefaultPoll, "how often followed files are checked for new lines and rotation")
 	f.StringVar(&oc.GRPCAddr, "otlp-grpc", "", "receive OTLP/gRPC traces and logs on this address, e.g. "+otlp.DefaultGRPCAddr)
 	f.StringVar(&oc.HTTPAddr, "otlp-http", "", "receive OTLP/HTTP (/v1/traces, /v1/logs) on this address, e.g. "+otlp.DefaultHTTPAddr)
-	f.StringVar(&oc.Token, "otlp-token", "", "require \"Authorization: Bearer TOKEN\" on both OTLP transports")
+	f.StringVar(&oc.Token, "otlp-token", "", "require \"Authorization: Bearer TOKEN\" on both OTLP transports (visible in ps: prefer $"+envOTLPToken+" or --otlp-token-file)")
+	f.StringVar(&tokenFile, "otlp-token-file", "", "read the OTLP bearer token from this file (first line; mode 0600)")
 	f.Int64Var(&oc.MaxBytes, "otlp-max-bytes", otlp.DefaultMaxBytes, "largest OTLP request accepted, in bytes (after decompression)")
 	f.Int64Var(&oc.MaxInFlightBytes, "otlp-max-inflight-bytes", otlp.DefaultMaxInFlightBytes, "memory all OTLP requests in progress may take together; past it, 429 / RESOURCE_EXHAUSTED before the body is read")
 	f.BoolVar(&oc.InsecureListen, "insecure-listen", false, "allow a non-loopback OTLP address without --otlp-token")
@@ -334,6 +341,45 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		return writeReport(l.reportOut, eng.Report())
 	}
 	return nil
+}
+
+// envOTLPToken holds the OTLP bearer token, so it need not be on the
+// command line where every user's ps can read it.
+const envOTLPToken = "BURNRATE_OTLP_TOKEN"
+
+// otlpToken picks the bearer token: --otlp-token, else --otlp-token-file,
+// else $BURNRATE_OTLP_TOKEN; two of them at once is a mistake said.
+func otlpToken(flag, file string) (string, error) {
+	env := os.Getenv(envOTLPToken)
+	given := 0
+	for _, v := range []string{flag, file, env} {
+		if v != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return "", fmt.Errorf("the OTLP token is given more than once (--otlp-token, --otlp-token-file, $%s): give one", envOTLPToken)
+	}
+	switch {
+	case flag != "":
+		return flag, nil
+	case env != "":
+		return strings.TrimSpace(env), nil
+	case file == "":
+		return "", nil
+	}
+	b, err := config.ReadSmallFile(file, 4096, "--otlp-token-file")
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(file); err == nil && st.Mode().Perm()&0o044 != 0 {
+		fmt.Fprintf(os.Stderr, "burnrate: warning: --otlp-token-file %s is readable by other users (mode %04o): chmod 600 it\n", file, st.Mode().Perm())
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return "", fmt.Errorf("--otlp-token-file %s is empty: write the token on its first line", file)
+	}
+	return tok, nil
 }
 
 // followableFiles refuses, at once and on stderr, the paths that can never

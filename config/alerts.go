@@ -106,7 +106,7 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			continue
 		}
 		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			errs = append(errs, fmt.Errorf("%s %q: use an http:// or https:// URL", name, u))
+			errs = append(errs, fmt.Errorf("%s %s: use an http:// or https:// URL", name, alerts.RedactURL(u)))
 		}
 	}
 	execTmpl := a.KillExec
