@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -153,10 +154,21 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	// O_NOFOLLOW: a journal path that is a symlink could make this
+	// process append to, and compaction rewrite, a file it was never
+	// meant to touch.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		unlockJournal(lock)
+		if errors.Is(err, syscall.ELOOP) {
+			err = errors.New("is a symbolic link; give the real path")
+		}
 		return nil, fmt.Errorf("journal %s: %w %s", path, err, hint)
+	}
+	if err := checkJournalFile(f, path); err != nil {
+		f.Close()
+		unlockJournal(lock)
+		return nil, err
 	}
 	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
 	if err := j.read(); err != nil {
@@ -176,6 +188,37 @@ func OpenJournal(path string) (*Journal, error) {
 	return j, nil
 }
 
+// ErrNotAJournal refuses a file that holds something else: "--journal"
+// pointed at an application log printed a warning per line, and its
+// compaction would have truncated the log.
+var ErrNotAJournal = errors.New("not a burnrate journal")
+
+// checkJournalFile refuses what is not a journal: anything but a regular
+// file, or one whose first line is neither a journal record nor the torn
+// start of one.
+func checkJournalFile(f *os.File, path string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("journal %s is not a regular file: give the path of a file", path)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, 4096)
+	n, _ := f.ReadAt(head, 0)
+	head = head[:n]
+	line, _, _ := bytes.Cut(head, []byte{'\n'})
+	line = bytes.TrimSpace(line)
+	var r Record
+	if len(line) == 0 || bytes.HasPrefix(line, recordStart) || parseRecord(line, &r) {
+		return nil
+	}
+	return fmt.Errorf("%w: journal %s starts with something that is not a journal record, so it was not read, written or compacted; point --journal at a new file (or the journal you meant)", ErrNotAJournal, path)
+}
+
 // OpenJournalReadOnly reads a journal without owning it, for a process
 // that has no hook and so can never append: a dashboard beside the
 // daemon that kills. It takes no lock and never writes.
@@ -186,9 +229,16 @@ func OpenJournalReadOnly(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			err = errors.New("is a symbolic link; give the real path")
+		}
 		return nil, fmt.Errorf("journal %s: %w (set journal = \"PATH\" in the config, or --journal, to put it where this user may write)", path, err)
+	}
+	if err := checkJournalFile(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	defer f.Close()
 	j.f = f

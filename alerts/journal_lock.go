@@ -17,6 +17,9 @@ func lockJournal(path string) (*os.File, error) {
 	lp := path + ".lock"
 	f, err := os.OpenFile(lp, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			err = errors.New("is a symbolic link")
+		}
 		return nil, fmt.Errorf("journal lock %s: %w (set --journal to a directory this user owns)", lp, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {

@@ -306,3 +306,52 @@ func TestOTLPTokenFromAFileOrTheEnvironment(t *testing.T) {
 		t.Errorf("from the environment: %q %v", tok, err)
 	}
 }
+
+// TestFilesItShouldNotTouch: issue 29 — --journal pointed at an existing
+// 17 MiB log printed 126,524 warnings and compaction truncated it to 0
+// bytes; the journal and --report-out were written through symlinks, and
+// the report was created 0644.
+func TestFilesItShouldNotTouch(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "night.jsonl")
+	night(t, logPath, "2026-03-10", 3)
+	rc := newReceiver(t, false)
+	appLog := filepath.Join(dir, "app.log")
+	writeFile(t, appLog, strings.Repeat("2026-03-10 01:00:00 INFO request served in 3 ms\n", 17<<20/48))
+	before, _ := os.Stat(appLog)
+	victim := filepath.Join(dir, "victim")
+	writeFile(t, victim, "precious\n")
+	os.Symlink(victim, filepath.Join(dir, "journal-link.jsonl"))
+	os.Symlink(victim, filepath.Join(dir, "report-link.json"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--journal", appLog}, "not a burnrate journal"},
+		{[]string{"--journal", filepath.Join(dir, "journal-link.jsonl")}, "symbolic link"},
+		{[]string{"--journal", filepath.Join(dir, "j.jsonl"), "--report-out", filepath.Join(dir, "report-link.json")}, "not a regular file"},
+	} {
+		args := append([]string{"replay", "--headless", "--speed", "max", "--job-ceiling", "0.1", "--kill-webhook", rc.URL}, append(tc.args, logPath)...)
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: %v, want a refusal saying %q:\n%s", tc.args, err, tc.want, out)
+		}
+		if strings.Count(string(out), "\n") > 5 {
+			t.Errorf("%v: %d lines of output", tc.args, strings.Count(string(out), "\n"))
+		}
+	}
+	if after, _ := os.Stat(appLog); after.Size() != before.Size() {
+		t.Errorf("the application log went from %d to %d bytes", before.Size(), after.Size())
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("a symlink's target was written: %q", b)
+	}
+	report := filepath.Join(dir, "report.json")
+	if out, err := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, logPath).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if st, err := os.Stat(report); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("--report-out mode: %v %v, want 0600", st.Mode().Perm(), err)
+	}
+}

@@ -243,6 +243,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	if err != nil {
 		return err
 	}
+	if l.reportOut != "" {
+		if err := checkReportOut(l.reportOut); err != nil {
+			return err
+		}
+	}
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -450,16 +455,42 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 	}
 }
 
+// checkReportOut refuses, before a night is watched rather than after it,
+// a --report-out path that is a symlink or anything but a regular file.
+func checkReportOut(path string) error {
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("--report-out %s is %s, not a regular file: give a file path", path, config.FileKind(st.Mode()))
+	}
+	return nil
+}
+
+// writeReport writes the report to a new 0600 file beside path and renames
+// it over path: a reader never sees half a report, and a symlink (or
+// anything but a regular file) at path is refused, never written through.
 func writeReport(path string, r *correlate.Report) error {
-	f, err := os.Create(path)
+	if err := checkReportOut(path); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("--report-out: %w", err)
 	}
+	defer os.Remove(f.Name()) // after the rename, a no-op
 	if err := report.JSON(f, r); err != nil {
 		f.Close()
 		return fmt.Errorf("--report-out %s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("--report-out %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--report-out %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("--report-out %s: %w", path, err)
+	}
+	return nil
 }
 
 // runSourceNames are the inputs' base names, so that two replicas reading
