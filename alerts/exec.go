@@ -51,7 +51,14 @@ var ErrRefused = errors.New("refused")
 type ExecTemplate struct {
 	argv    []string
 	Timeout time.Duration
+	// SessionIDs holds {job_id} to the full UUID form Claude Code writes
+	// (burnrate claude): a short ID such as "e" passes SafeValue but is a
+	// substring of every other session's command line.
+	SessionIDs bool
 }
+
+// sessionID is a Claude Code session ID: a UUID, in full.
+var sessionID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // ParseExec splits a template such as `kubectl delete job {job_id}` into
 // argv, honouring single and double quotes (nothing else: no variables,
@@ -108,6 +115,13 @@ func ParseExec(tmpl string, timeout time.Duration) (*ExecTemplate, error) {
 // Argv substitutes the fields, refusing any value that is not a plain token.
 func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
 	fields := map[string]string{"{job_id}": a.JobID, "{job_type}": a.JobType, "{scope}": a.Scope, "{rule}": a.Rule}
+	if t.SessionIDs && !sessionID.MatchString(a.JobID) {
+		for _, arg := range t.argv {
+			if strings.Contains(arg, "{job_id}") {
+				return nil, fmt.Errorf("%w: session %q is not a full session ID (a UUID); a session kill runs only for one, so it cannot match another session; the command was not run", ErrRefused, a.JobID)
+			}
+		}
+	}
 	out := make([]string, len(t.argv))
 	for i, arg := range t.argv {
 		for f, v := range fields {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/alerts"
 )
 
 // claudeProjects writes a projects directory of Claude Code transcripts in
@@ -82,7 +85,8 @@ func TestClaudeKillSessionScript(t *testing.T) {
 	target, other := "0b6f1c52-7c1e-4c55-9a53-2f9e6f2d1a01", "9d2e4a10-3b7f-4e21-8c6d-5a1b2c3d4e5f"
 	fake := func(id string) *exec.Cmd {
 		// A process that looks like a headless Claude Code run of id.
-		c := exec.Command("bash", "-c", `exec -a "claude -p --session-id `+id+`" sleep 60`)
+		// argv as Claude Code's own: argv[0] "claude", then its flags.
+		c := &exec.Cmd{Path: "/bin/sh", Args: []string{"claude", "-c", "sleep 60; :", "claude", "-p", "--session-id", id}}
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -113,3 +117,95 @@ func TestClaudeKillSessionScript(t *testing.T) {
 }
 
 func syscallZero() os.Signal { return syscall.Signal(0) }
+
+// killRecipeHarness runs inside a PID namespace of its own (unshare), so
+// the recipe sees only these processes. It starts the session's two
+// Claude Code processes (one named by --session-id and deaf to SIGTERM,
+// one writing the transcript), a third that exits on SIGTERM and whose PID
+// is then given to an unrelated process (ns_last_pid), and the decoys:
+// "burnrate claude" holding the transcript, tail -f of it, and sessions
+// whose IDs share all but the last characters. It prints "NAME alive" or
+// "NAME dead" for each after the recipe ran.
+const killRecipeHarness = `set -u
+id=$1; other=$2; recipe=$3; dir=$4
+t="$dir/$id.jsonl"; : > "$t"
+state() { s=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f1); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo dead; }
+(exec -a claude sh -c 'trap "" TERM; while :; do sleep 1; done' claude -p --session-id "$id") & deaf=$!
+(exec -a claude sh -c 'exec 3>>"$0"; while :; do sleep 1; done' "$t") & writer=$!
+(exec -a claude sh -c 'while :; do sleep 1; done' claude --resume "$id") & reused=$!
+(exec -a burnrate sh -c 'exec 3<"$0"; while :; do sleep 1; done' "$t" claude --session-id "$id") & decoy_burnrate=$!
+tail -f "$t" > /dev/null & decoy_tail=$!
+(exec -a claude sh -c 'while :; do sleep 1; done' claude -p --session-id "$other") & decoy_prefix=$!
+(exec -a claude sh -c 'while :; do sleep 1; done' claude -p "--session-id=${id}0") & decoy_longer=$!
+sleep 0.3
+CLAUDE_KILL_GRACE=3 "$recipe" "$id" > "$dir/recipe.out" 2>&1 & r=$!
+# The third process exits on SIGTERM; its PID goes to an unrelated one.
+wait "$reused" 2>/dev/null
+stranger=""
+for try in $(seq 50); do
+  echo $((reused - 1)) > /proc/sys/kernel/ns_last_pid
+  (exec -a unrelated sh -c 'while :; do sleep 1; done') & s=$!
+  if [ "$s" = "$reused" ]; then stranger=$s; break; fi
+  kill -9 "$s"; wait "$s" 2>/dev/null
+done
+wait "$r"; echo "recipe exit $?"
+cat "$dir/recipe.out"
+echo "deaf $(state $deaf)"; echo "writer $(state $writer)"
+[ -n "$stranger" ] && echo "stranger-on-reused-pid $(state $stranger)" || echo "stranger-on-reused-pid not-placed"
+echo "decoy_burnrate $(state $decoy_burnrate)"; echo "decoy_tail $(state $decoy_tail)"
+echo "decoy_prefix $(state $decoy_prefix)"; echo "decoy_longer $(state $decoy_longer)"
+kill -9 $(jobs -p) 2>/dev/null
+`
+
+// TestKillRecipeKillsOnlyTheSession: issue 29 — the recipe took any process
+// whose command line held "claude" and that had the transcript open: it
+// killed "burnrate claude" itself (a restart loop under systemd) and tail
+// -f; a short session ID matched other sessions' command lines; and it
+// SIGKILLed PIDs it picked without checking they were still the same
+// processes. In a PID namespace of its own, it now stops exactly the
+// session's Claude Code processes.
+func TestKillRecipeKillsOnlyTheSession(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("a PID namespace needs root here (unshare -p); CI runs as root")
+	}
+	id := "0b6f1c52-7c1e-4c55-9a53-2f9e6f2d1a01"
+	other := id[:len(id)-1] + "2" // shares every character but the last
+	recipe, _ := filepath.Abs("../contrib/claude-kill-session")
+	dir := t.TempDir()
+	harness := filepath.Join(dir, "harness.sh")
+	writeFile(t, harness, killRecipeHarness)
+	out, err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "bash", harness, id, other, recipe, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			got[f[0]] = f[1]
+		}
+	}
+	for name, want := range map[string]string{"deaf": "dead", "writer": "dead", "stranger-on-reused-pid": "alive",
+		"decoy_burnrate": "alive", "decoy_tail": "alive", "decoy_prefix": "alive", "decoy_longer": "alive"} {
+		if got[name] != want {
+			t.Errorf("%s: %s, want %s", name, got[name], want)
+		}
+	}
+	if !strings.Contains(string(out), "recipe exit 0") {
+		t.Errorf("the recipe failed:\n%s", out)
+	}
+	t.Logf("%s", out)
+	for _, short := range []string{"e", "0b6f1c52", id[:len(id)-1], id + "0", "--all"} {
+		if err := exec.Command(recipe, short).Run(); err == nil {
+			t.Errorf("the recipe accepted %q as a session ID", short)
+		}
+	}
+	// And burnrate refuses to run a session kill for anything else.
+	tmpl, _ := alerts.ParseExec(recipe+" {job_id}", time.Second)
+	tmpl.SessionIDs = true
+	if _, err := tmpl.Argv(alerts.Alert{JobID: "e", Scope: "job", Rule: alerts.RuleJobCeiling}); err == nil || !errors.Is(err, alerts.ErrRefused) {
+		t.Errorf("burnrate ran a session kill for %q: %v", "e", err)
+	}
+	if _, err := tmpl.Argv(alerts.Alert{JobID: id, Scope: "job", Rule: alerts.RuleJobCeiling}); err != nil {
+		t.Errorf("a real session ID was refused: %v", err)
+	}
+}

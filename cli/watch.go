@@ -243,6 +243,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	if err != nil {
 		return err
 	}
+	if l.claude && acts.Hooks.KillExec != nil {
+		acts.Hooks.KillExec.SessionIDs = true // jobs are Claude Code sessions
+	}
 	if l.reportOut != "" {
 		if err := checkReportOut(l.reportOut); err != nil {
 			return err
