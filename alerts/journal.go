@@ -204,6 +204,11 @@ func checkJournalFile(f *os.File, path string) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("journal %s is not a regular file: give the path of a file", path)
 	}
+	if st.Mode().Perm()&0o002 != 0 {
+		// Anyone could append an "acknowledged" record and so block a
+		// kill, or a "requested" one and so cause one.
+		return fmt.Errorf("journal %s is writable by every user (mode %04o): anyone could block or forge a kill; chmod o-w it", path, st.Mode().Perm())
+	}
 	if st.Size() == 0 {
 		return nil
 	}

@@ -472,3 +472,14 @@ func TestReceiverSecretsNeverWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestWorldWritableJournalIsRefused: issue 29 — a journal others may write
+// lets anyone block a kill (an "acknowledged" record) or forge one.
+func TestWorldWritableJournalIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	os.WriteFile(path, nil, 0o600)
+	os.Chmod(path, 0o666)
+	if _, err := OpenJournal(path); err == nil || !strings.Contains(err.Error(), "writable by every user") {
+		t.Errorf("a world-writable journal: %v", err)
+	}
+}
