@@ -59,7 +59,7 @@ func (t task) kill() bool { return t.action != actionNotify }
 // in, for metrics initialized at zero.
 var (
 	KnownActions = []string{actionKillWebhook, actionKillExec, actionNotify}
-	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateRefused, StateWouldFire}
+	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateGaveUp, StateRefused, StateWouldFire}
 )
 
 // Action names, as the journal and headless output write them.
@@ -162,12 +162,13 @@ func (d *Dispatcher) Start(ctx context.Context) {
 			resent++
 			if r.Action == actionKillExec && r.Resent >= 1 {
 				// A command is not keyed like a webhook: running it a
-				// third time blind could kill a successor. Say so, once.
+				// third time blind could kill a successor. Given up for
+				// good (the log raising it again runs nothing); said once.
 				detail := fmt.Sprintf("the outcome of this command was lost twice (crash or journal failure); not run a third time: check %s by hand", a.Subject())
-				jerr := d.record(t, StateFailed, Record{Error: detail, Resent: r.Resent})
+				jerr := d.record(t, StateGaveUp, Record{Error: detail, Resent: r.Resent})
 				d.release(t.key)
-				d.setState(a, StateFailed)
-				d.report(Result{Alert: a, Action: t.action, State: StateFailed, Detail: detail, JournalError: jerr})
+				d.setState(a, StateGaveUp)
+				d.report(Result{Alert: a, Action: t.action, State: StateGaveUp, Detail: detail, JournalError: jerr})
 				continue
 			}
 			if r.Action == actionKillExec {
@@ -365,6 +366,15 @@ func IdempotencyKey(action string, a Alert) string {
 // Kill requests the kill actions for an alert. It never blocks.
 func (d *Dispatcher) Kill(a Alert) {
 	if d.hooks.KillWebhook == "" && d.hooks.KillExec == nil {
+		// A dashboard beside the daemon that kills: say what the journal
+		// says the daemon did, not that nothing was done.
+		for _, action := range []string{actionKillWebhook, actionKillExec} {
+			if prev, ok := d.journal.Last(IdempotencyKey(action, a)); ok {
+				d.setState(a, prev.State)
+				d.report(Result{Alert: a, Action: action, State: prev.State, Detail: "no kill hook here; the journal says another burnrate's kill is " + string(prev.State)})
+				return
+			}
+		}
 		d.report(Result{Alert: a, Action: "kill", State: StateRefused, Detail: "no kill hook is configured"})
 		return
 	}
@@ -406,10 +416,26 @@ func (d *Dispatcher) record(t task, state ActionState, r Record) string {
 	if err == nil {
 		return ""
 	}
+	return d.journalError(err)
+}
+
+// journalError counts a failed journal write for JournalHealth.
+func (d *Dispatcher) journalError(err error) string {
 	msg := err.Error()
 	d.journalFailures.Add(1)
 	d.journalLast.Store(&msg)
 	return msg
+}
+
+// forgetRun drops the kill states of a run the engine closed.
+func (d *Dispatcher) forgetRun(runID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k := range d.states {
+		if k.run == runID {
+			delete(d.states, k)
+		}
+	}
 }
 
 // request journals a new action and queues it, unless the journal says it

@@ -169,7 +169,9 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a burnrate killed by SIGKILL takes the command with it,
+	// so the restart's one re-run cannot overlap a copy still running.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
 		// The negative PID is the group: the command and every child it
 		// started that did not leave the group.
@@ -189,11 +191,11 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 		res.ExitCode = -1
 	}
 	switch {
+	case errors.Is(err, exec.ErrWaitDelay) && res.ExitCode == 0:
+		// The command itself exited 0 (before the timeout, or it would
+		// show a signal); only a lingering child kept its output open.
 	case ctx.Err() == context.DeadlineExceeded:
 		res.Err = fmt.Errorf("timed out after %s; its process group was killed", t.Timeout)
-	case errors.Is(err, exec.ErrWaitDelay) && res.ExitCode == 0:
-		// The command itself succeeded; only a lingering child kept
-		// its output open.
 	case err != nil:
 		res.Err = fmt.Errorf("%s: %w", argv[0], err)
 	}

@@ -34,8 +34,11 @@ const (
 	// (a redirect, 401, 403, 404, 405). The kill was never judged, so a
 	// later start — after the operator fixes the setting — sends it again.
 	StateMisconfigured ActionState = "misconfigured"
-	StateRefused       ActionState = "refused"    // this process would not act (read-only, unsafe value, no hook)
-	StateWouldFire     ActionState = "would_fire" // --dry-run
+	// StateGaveUp: a kill command whose outcome was lost twice; never run
+	// again blind (an operator checks by hand).
+	StateGaveUp    ActionState = "gave_up"
+	StateRefused   ActionState = "refused"    // this process would not act (read-only, unsafe value, no hook)
+	StateWouldFire ActionState = "would_fire" // --dry-run
 )
 
 // KillState is a job's kill as the dashboard shows it.
@@ -132,7 +135,9 @@ var ErrJournalLocked = errors.New("journal in use by another process")
 // Blocks reports whether an action in this state must never be sent again.
 // Refusals and dry runs are this process's own settings, and failures are
 // transient: none of them may stop a later run that can act.
-func (s ActionState) Blocks() bool { return s == StateAcknowledged || s == StateRejected }
+func (s ActionState) Blocks() bool {
+	return s == StateAcknowledged || s == StateRejected || s == StateGaveUp
+}
 
 // OpenJournal opens (creating) the journal at path and reads it back. A
 // torn line (a write cut short by a crash), a garbage line or one over

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // resultLog collects a dispatcher's reports.
@@ -394,7 +398,7 @@ func TestLostCommandOutcomeIsRunAgainOnlyOnce(t *testing.T) {
 		resent  int
 		wantRun int
 		want    ActionState
-	}{{0, 1, StateAcknowledged}, {1, 0, StateFailed}} {
+	}{{0, 1, StateAcknowledged}, {1, 0, StateGaveUp}} {
 		dir := t.TempDir()
 		path, ran := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "ran")
 		j, _ := OpenJournal(path)
@@ -409,9 +413,13 @@ func TestLostCommandOutcomeIsRunAgainOnlyOnce(t *testing.T) {
 		d := NewDispatcher(Hooks{KillExec: tmpl}, nil, j, log.add)
 		d.Start(context.Background())
 		d.Wait()
+		// The log, read again from the start, raises the same kill: it
+		// must not run the command a time more either (red team: it did).
+		d.Kill(a)
+		d.Wait()
 		d.Shutdown(context.Background())
 		b, _ := os.ReadFile(ran)
-		if n := strings.Count(string(b), "x"); n != tc.wantRun || log.last().State != tc.want {
+		if n := strings.Count(string(b), "x"); n != tc.wantRun || !slices.Contains(log.states(), tc.want) {
 			t.Errorf("outcome lost %d time(s) before: ran %d time(s), state %s (%s); want %d, %s", tc.resent+1, n, log.last().State, log.last().Detail, tc.wantRun, tc.want)
 		}
 		j, _ = OpenJournal(path)
@@ -481,5 +489,108 @@ func TestWorldWritableJournalIsRefused(t *testing.T) {
 	os.Chmod(path, 0o666)
 	if _, err := OpenJournal(path); err == nil || !strings.Contains(err.Error(), "writable by every user") {
 		t.Errorf("a world-writable journal: %v", err)
+	}
+}
+
+// TestShortTimeoutAndALingeringChild: red team of issue 21 — with
+// exec_timeout ≤ 2 s, a command that exited 0 at once but left a child
+// holding its output was reported "timed out … group killed" and run
+// again at the next start.
+func TestShortTimeoutAndALingeringChild(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	tmpl, err := ParseExec(`sh -c 'sleep 30 & echo $! > `+pidFile+`; echo done'`, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-1", Scope: "job", Rule: RuleJobCeiling})
+	if res.Err != nil || res.ExitCode != 0 {
+		t.Errorf("a command that exited 0 was reported %+v", res)
+	}
+	if b, err := os.ReadFile(pidFile); err == nil {
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestDerivedRunFoundAgainWhenAnEarlierFileAppears: red team of issue 21 —
+// a restart that read first a file of the same night that appeared later
+// with lines two hours earlier derived another run ID (the match was 1 h),
+// and every kill went out again under new keys.
+func TestDerivedRunFoundAgainWhenAnEarlierFileAppears(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	night := time.Date(2026, 3, 10, 3, 0, 0, 0, time.UTC).UnixNano()
+	start := func(firstTS int64, job string) string {
+		j, err := OpenJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDispatcher(Hooks{KillWebhook: "http://127.0.0.1:9/"}, NewPoster(100*time.Millisecond, 200*time.Millisecond, nil), j, nil)
+		r := NewRules(Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn, RunSources: []string{"*.jsonl"}}, d, nil)
+		st := correlate.New(correlate.DefaultConfig())
+		ev := ingest.Event{TS: firstTS, Kind: ingest.KindLLMCall, JobID: job, Model: "claude-sonnet-4-6", Status: 200, CostUSD: 1, HasCost: true,
+			RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue}
+		id := r.BeginRun(st, RunStart{First: &ev})
+		r.Observe(st, st.Apply(&ev), &ev) // fires a kill: the name is journaled
+		d.Start(context.Background())
+		d.Shutdown(context.Background())
+		return id
+	}
+	first := start(night, "b-job-0")
+	if again := start(night-2*int64(time.Hour), "a-job-0"); again != first {
+		t.Errorf("a restart reading a file of the same night 2 h earlier named the run %s, not %s", again, first)
+	}
+	if next := start(night+24*int64(time.Hour), "b-job-0"); next == first {
+		t.Errorf("the next night was taken for the same run %s", next)
+	}
+}
+
+// TestClosedRunsLetTheirKillStatesGo: red team of issue 21 — a daemon's
+// dispatcher kept every run's kill states for ever (113 MB after 800
+// nights). A run the engine closes takes its states with it.
+func TestClosedRunsLetTheirKillStatesGo(t *testing.T) {
+	j, _ := OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	d := NewDispatcher(Hooks{KillWebhook: "http://127.0.0.1:9/", DryRun: true}, NewPoster(time.Second, time.Second, nil), j, nil)
+	r := NewRules(Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn}, d, nil)
+	d.Start(context.Background())
+	defer d.Shutdown(context.Background())
+	for night := range 50 {
+		st := correlate.New(correlate.DefaultConfig())
+		for k := range 20 {
+			ev := ingest.Event{TS: int64(night)*int64(24*time.Hour) + int64(k), Kind: ingest.KindLLMCall, RunID: "n" + strconv.Itoa(night), JobID: "job-" + strconv.Itoa(k),
+				Model: "claude-sonnet-4-6", Status: 200, CostUSD: 1, HasCost: true, RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue}
+			if k == 0 {
+				r.BeginRun(st, RunStart{LogRunID: ev.RunID, First: &ev})
+			}
+			r.Observe(st, st.Apply(&ev), &ev)
+		}
+		r.EndRun(st)
+	}
+	d.mu.Lock()
+	n := len(d.states)
+	d.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d kill states kept after every run ended, want 0", n)
+	}
+}
+
+// TestHooklessDashboardSaysWhatTheDaemonDid: red team of issue 21 — a
+// dashboard without hooks said "kill refused: no kill hook" for a job the
+// daemon beside it had killed.
+func TestHooklessDashboardSaysWhatTheDaemonDid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	a := Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "job-1"}
+	j, _ := OpenJournal(path)
+	j.Append(Record{Key: IdempotencyKey(actionKillWebhook, a), Action: actionKillWebhook, State: StateAcknowledged, JobID: "job-1", RunID: "n1"})
+	j.Close()
+	ro, err := OpenJournalReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log resultLog
+	d := NewDispatcher(Hooks{}, nil, ro, log.add)
+	d.Kill(a)
+	if got := log.last(); got.State != StateAcknowledged || !strings.Contains(got.Detail, "another burnrate") {
+		t.Errorf("reported %s: %s", got.State, got.Detail)
 	}
 }

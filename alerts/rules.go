@@ -116,6 +116,8 @@ func checkLimit(name string, v float64) error {
 		return fmt.Errorf("%s is %g: give a finite USD amount, or 0 to turn it off", name, v)
 	case v < 0:
 		return fmt.Errorf("%s is %g: give a positive USD amount, or 0 to turn it off", name, v)
+	case v > 0 && correlate.PicoFromUSD(v) == 0:
+		return fmt.Errorf("%s is %g: smaller than a picodollar, so it would never fire; give a larger amount, or 0 to turn it off", name, v)
 	case v > MaxLimitUSD:
 		return fmt.Errorf("%s is %g: the largest amount burnrate can count to is %s; give a smaller one, or 0 to turn it off", name, v, correlate.USD(MaxLimitUSD))
 	}
@@ -240,11 +242,11 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if r.run == nil || r.runs[st] != r.run {
 		r.enterRun(st, ev)
 	}
-	if ts >= r.run.lastTS {
+	if ts > r.run.lastTS {
 		r.run.lastTS = ts
-		if r.cur != r.run && (r.cur == nil || ts >= r.cur.lastTS) {
-			r.setCurrent(r.run)
-		}
+	}
+	if r.cur != r.run {
+		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
 	}
 	if r.hasManual.Load() {
 		r.takeManual()
@@ -367,6 +369,9 @@ func (r *Rules) EndRun(st *correlate.State) {
 	if r.run == rr {
 		r.run = nil
 	}
+	if rr != nil && r.disp != nil {
+		r.disp.forgetRun(rr.id) // a daemon's memory stays bounded over nights
+	}
 }
 
 // enterRun finds st's run; a State the engine never began (a caller that
@@ -385,8 +390,8 @@ func (r *Rules) setCurrent(rr *runRules) {
 	r.curID.Store(&rr.id)
 }
 
-// RunID is the current run's ID (the one with the latest event), "" until
-// the first event.
+// RunID is the current run's ID (the one the latest event went to), ""
+// until the first event.
 func (r *Rules) RunID() string {
 	if p := r.curID.Load(); p != nil {
 		return *p
@@ -399,8 +404,10 @@ const stateRunNamed ActionState = "run_named"
 
 // sameRunWithin is how far apart two first events may be and still start
 // the same derived run: a restart that reads another of the run's files
-// first sees another first event, minutes from the one before.
-const sameRunWithin = time.Hour
+// first (or a file that appeared later, with earlier lines) sees another
+// first event, hours at most from the one before. Nights are a day
+// apart, so two are never taken for one.
+const sameRunWithin = 6 * time.Hour
 
 func (r *Rules) nameRun(start RunStart) string {
 	switch {
@@ -432,11 +439,17 @@ func (r *Rules) nameRun(start RunStart) string {
 	// Which file is read first is an accident of the read: look for a run
 	// of these inputs derived from a first event close to this one.
 	hour := first.TS / int64(time.Hour)
-	for _, hr := range []int64{hour, hour - 1, hour + 1} {
-		if prev, ok := r.disp.journal.Last(fmt.Sprintf("run:%s:%d", sources, hr)); ok && prev.State == stateRunNamed && prev.RunID != "" &&
-			abs(prev.AtNS-first.TS) <= int64(sameRunWithin) {
-			return prev.RunID
+	span := int64(sameRunWithin / time.Hour)
+	best, bestGap := "", int64(sameRunWithin)+1
+	for hr := hour - span; hr <= hour+span; hr++ {
+		if prev, ok := r.disp.journal.Last(fmt.Sprintf("run:%s:%d", sources, hr)); ok && prev.State == stateRunNamed && prev.RunID != "" {
+			if gap := abs(prev.AtNS - first.TS); gap < bestGap {
+				best, bestGap = prev.RunID, gap
+			}
 		}
+	}
+	if best != "" {
+		return best
 	}
 	// Journaled with the run's first action (see fire): a run that fires
 	// nothing keys nothing, and needs no record.
@@ -510,6 +523,16 @@ func (r *Rules) fire(a Alert) {
 	r.mu.Lock()
 	r.alerts[a.Rule]++
 	r.mu.Unlock()
+	// A derived run's name goes into the journal before the first kill
+	// keyed by it: a crash between the two must not re-key the run.
+	// A dry or read-only run blocks nothing later, so its name need not
+	// survive it.
+	if rn := r.run.name; rn != nil && r.disp != nil && r.disp.journal != nil && !r.disp.journal.readOnly && !r.disp.hooks.DryRun && !r.disp.hooks.ReadOnly {
+		r.run.name = nil
+		if err := r.disp.journal.Append(*rn); err != nil {
+			r.disp.journalError(err)
+		}
+	}
 	// The action first (journaled before Kill returns), then the words:
 	// nothing that writes output can stand between a rule and its kill.
 	if r.disp != nil {
@@ -525,15 +548,6 @@ func (r *Rules) fire(a Alert) {
 	r.line(a.At, a.Severity, a.Reason)
 	if r.emit != nil {
 		r.emit(a)
-	}
-	if r.disp == nil {
-		return
-	}
-	// A dry or read-only run blocks nothing later, so its name need not
-	// survive it.
-	if rn := r.run.name; rn != nil && r.disp.journal != nil && !r.disp.journal.readOnly && !r.disp.hooks.DryRun && !r.disp.hooks.ReadOnly {
-		r.run.name = nil
-		r.disp.journal.Append(*rn)
 	}
 }
 

@@ -32,7 +32,8 @@ const (
 var ErrPermanent = errors.New("permanent failure")
 
 // ErrMisconfigured marks a delivery that did not reach a receiver able to
-// judge it: a redirect (3xx), or 401, 403, 404, 405 — a wrong URL or token.
+// judge it: a redirect (3xx), or 401, 403, 404, 405, 407, 421 — a wrong
+// URL, token or proxy.
 // Retrying now cannot help, but the kill itself was never refused: once
 // the operator fixes the setting and restarts, it is sent again.
 var ErrMisconfigured = errors.New("misconfigured receiver")
@@ -40,7 +41,7 @@ var ErrMisconfigured = errors.New("misconfigured receiver")
 // misconfiguredStatus is true for the answers that say "wrong address or
 // credentials", not "I read your kill and refuse it".
 func misconfiguredStatus(s int) bool {
-	return (s >= 300 && s < 400) || s == 401 || s == 403 || s == 404 || s == 405
+	return (s >= 300 && s < 400) || s == 401 || s == 403 || s == 404 || s == 405 || s == 407 || s == 421
 }
 
 // Delivery is the outcome of posting one webhook.

@@ -355,3 +355,22 @@ func TestFilesItShouldNotTouch(t *testing.T) {
 		t.Errorf("--report-out mode: %v %v, want 0600", st.Mode().Perm(), err)
 	}
 }
+
+// TestLimitsParsedStrictly: issue 21 — "--ceiling nan", "inf" and "1e300"
+// were accepted, shown as $-92,233,720,368,547,758.-8, and silently off;
+// red team: "--job-ceiling 1e-13" rounds to 0 picodollars and never fired.
+func TestLimitsParsedStrictly(t *testing.T) {
+	for _, flag := range []string{"--ceiling", "--job-ceiling", "--burn-rate", "--projected-ceiling"} {
+		for _, v := range []string{"nan", "inf", "-inf", "-5", "1e300", "1e-13"} {
+			out, err := run(t, "replay", "--headless", "--speed", "max", flag, v, "../sample-logs/healthy-night.jsonl")
+			if err == nil || !strings.Contains(err.Error(), flag) {
+				t.Errorf("%s %s: %v %s", flag, v, err, out)
+			}
+		}
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "b.toml"), "[budget]\nceiling_usd = nan\n")
+	if _, err := run(t, "replay", "--headless", "--speed", "max", "--config", filepath.Join(dir, "b.toml"), "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "ceiling_usd") {
+		t.Errorf("ceiling_usd = nan in the config: %v", err)
+	}
+}

@@ -282,7 +282,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		// Deferred before the dispatcher's Shutdown, so it runs after it:
 		// the drain's last results are written too.
 		wait := make(chan struct{})
-		time.AfterFunc(2*time.Second, func() { close(wait) })
+		time.AfterFunc(time.Second, func() { close(wait) })
 		out.Close(wait)
 	}()
 	var rules *alerts.Rules

@@ -34,7 +34,8 @@ type run struct {
 	// Daily windows: the span of log time the run covers.
 	start, end int64
 	lastTS     int64
-	seq        int // order of creation, for a stable order of summaries
+	seq        int   // order of creation, for a stable order of summaries
+	used       int64 // when an event was last routed here, in events
 }
 
 // runs routes each event to its run: by the logs' run_id when an event
@@ -50,6 +51,7 @@ type runs struct {
 	last   *run // the run the previous event went to
 	closed []correlate.RunSummary
 	seq    int
+	events int64 // events routed, the clock of run.used
 }
 
 // route returns the run ev belongs to, beginning it if need be. It is
@@ -59,6 +61,8 @@ func (rs *runs) route(ev *ingest.Event) *run {
 	if ev.TS > r.lastTS {
 		r.lastTS = ev.TS
 	}
+	rs.events++
+	r.used = rs.events
 	rs.last = r
 	return r
 }
@@ -127,25 +131,31 @@ func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int6
 	return r
 }
 
-// current is the run with the latest event: the one the dashboard and
+// current is the run the latest event went to: the one the dashboard and
 // /metrics show. nil before the first event.
 func (rs *runs) current() *run {
+	if rs.last != nil {
+		return rs.last
+	}
 	var cur *run
 	for _, r := range rs.open {
-		if cur == nil || r.lastTS > cur.lastTS || (r.lastTS == cur.lastTS && r.seq > cur.seq) {
+		if cur == nil || r.used > cur.used {
 			cur = r
 		}
 	}
 	return cur
 }
 
-// evict closes the runs past maxOpenRuns, oldest last event first; call it
+// evict closes the runs past maxOpenRuns, the one longest without an event
+// first — by arrival, not log time: a night whose clock is behind the
+// others' (a host reset, a backfill) is the live one, and closing it by its
+// old timestamps would begin it again, empty, at every batch. Call it
 // between batches, never while one is being applied.
 func (rs *runs) evict() {
 	for len(rs.open) > maxOpenRuns {
 		oldest := 0
 		for i, r := range rs.open {
-			if r.lastTS < rs.open[oldest].lastTS {
+			if r.used < rs.open[oldest].used {
 				oldest = i
 			}
 		}

@@ -315,6 +315,8 @@ func killLabel(k alerts.KillState) string {
 		label = "kill:rej"
 	case alerts.StateMisconfigured:
 		label = "kill:cfg"
+	case alerts.StateGaveUp:
+		label = "kill:gave"
 	case alerts.StateRefused:
 		label = "kill:refd"
 	case alerts.StateWouldFire:

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// oneByOne sends each event as a batch of its own, as a live tail of a
+// quiet log does.
+type oneByOne struct{ events []ingest.Event }
+
+func (s *oneByOne) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	for _, ev := range s.events {
+		select {
+		case out <- ingest.Batch{ev}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+func (s *oneByOne) Status() []ingest.Status { return nil }
+
+func call(run, job string, day int, cost float64) ingest.Event {
+	ts := time.Date(2026, 3, day, 22, 0, 0, 0, time.UTC).UnixNano()
+	return ingest.Event{TS: ts, Kind: ingest.KindLLMCall, RunID: run, JobID: job, Model: "claude-sonnet-4-6", Status: 200, CostUSD: cost, HasCost: true,
+		RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue}
+}
+
+// TestARunBehindTheOthersIsNotClosedAtEveryBatch: red team of issue 21 —
+// with four nights open, a fifth dated before them (a host clock reset, a
+// backfill) was the "oldest" run and was closed after every batch, begun
+// again empty at the next event: 0 of 2 kills, runs_seen 16. Runs are
+// closed by arrival, so the live one stays whole.
+func TestARunBehindTheOthersIsNotClosedAtEveryBatch(t *testing.T) {
+	var mu sync.Mutex
+	killed := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var k alerts.KillBody
+		json.Unmarshal(b, &k)
+		mu.Lock()
+		killed[k.RunID] = append(killed[k.RunID], k.JobID)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	j, err := alerts.OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules *alerts.Rules
+	disp := alerts.NewDispatcher(alerts.Hooks{KillWebhook: srv.URL}, alerts.NewPoster(time.Second, 5*time.Second, nil), j, func(r alerts.Result) { rules.Result(r) })
+	rules = alerts.NewRules(alerts.Config{JobCeilingUSD: 0.1, KillOn: alerts.DefaultKillOn}, disp, nil)
+	disp.Start(context.Background())
+	var evs []ingest.Event
+	for n, run := range []string{"n1", "n2", "n3", "n4"} {
+		evs = append(evs, call(run, "warm-"+run, 10+n, 0.01))
+	}
+	for range 6 { // two jobs of the back-dated night, $0.05 a call
+		evs = append(evs, call("n5", "late-a", 1, 0.05), call("n5", "late-b", 1, 0.05))
+	}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	if len(killed["n5"]) != 2 {
+		t.Errorf("kills in the back-dated run: %v, want late-a and late-b", killed["n5"])
+	}
+	f := e.Latest()
+	if f.RunID != "n5" || f.Runs != 5 {
+		t.Errorf("frame shows run %q of %d, want n5 of 5", f.RunID, f.Runs)
+	}
+	rep := e.Report()
+	if rep.RunID != "n5" || rep.Totals.SpendUSD != 0.6 || len(rep.PreviousRuns) != 4 {
+		t.Errorf("report: run %q spend %v, %d previous runs; want n5, $0.60, 4", rep.RunID, rep.Totals.SpendUSD, len(rep.PreviousRuns))
+	}
+}
