@@ -19,13 +19,19 @@ import (
 	"unicode/utf8"
 )
 
-// The embedded table is LiteLLM's public price table: the one ccusage,
-// tokencost and Langfuse price from (provenance in pricedata/SOURCE.md).
+// The embedded table holds the figures burnrate prices from, per model, in
+// burnrate's own format (pricedata/prices.tsv), generated from LiteLLM's
+// public price table — the one ccusage, tokencost and Langfuse price from
+// — by `go generate ./correlate` (internal/pricegen). The repository keeps
+// only what its authors wrote: the generated figures and their provenance,
+// never the third-party file.
 //
-//go:embed pricedata/model_prices_and_context_window.json
+//go:generate go run ./internal/pricegen -in ../../shared/pricing/model_prices_and_context_window.json -out pricedata/prices.tsv
+//go:embed pricedata/prices.tsv
 var embeddedPrices []byte
 
-// Provenance of the embedded table; TestEmbeddedTable holds them to the file.
+// Provenance of the embedded table's source; TestEmbeddedTable holds the
+// generated file to them and to a fresh generation from ../shared/pricing.
 const (
 	EmbeddedPricesSource = "LiteLLM model_prices_and_context_window.json"
 	EmbeddedPricesDate   = "2026-07-24T18:23:43.215560+00:00"
@@ -146,7 +152,7 @@ var (
 // EmbeddedPrices returns the table compiled into burnrate, parsed once.
 func EmbeddedPrices() *PriceTable {
 	embeddedOnce.Do(func() {
-		t, err := loadLiteLLMPrices(bytes.NewReader(embeddedPrices), EmbeddedPricesSource, false)
+		t, err := ParsePriceTSV(embeddedPrices)
 		if err != nil {
 			panic("the embedded price table does not parse: " + err.Error()) // a build defect, caught by go test
 		}
@@ -169,17 +175,25 @@ type liteLLMEntry struct {
 // tierKey reads "input_cost_per_token_above_200k_tokens" and friends.
 var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens$`)
 
+// EntryPrices decodes every entry the table read (not the overrides),
+// keyed by lower-cased model ID: what the generator writes out. An entry
+// whose rates do not decode is left out, as pricing leaves it out.
+func (t *PriceTable) EntryPrices() map[string]Price {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]Price, len(t.raw))
+	for key := range t.raw {
+		if p, ok := t.price(key); ok {
+			out[key] = p
+		}
+	}
+	return out
+}
+
 // LoadLiteLLMPrices reads a price table in LiteLLM's format (named path in
 // errors and in the report). The hand-checked overrides fill what it
 // lacks. The caller opens and closes it: correlate does no I/O of its own.
 func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
-	return loadLiteLLMPrices(f, path, true)
-}
-
-// loadLiteLLMPrices is LoadLiteLLMPrices; validate is false only for the
-// embedded table, which a test holds to valid JSON: checking 1.5 MB again
-// at every start would double the time it takes to load.
-func loadLiteLLMPrices(f io.Reader, path string, validate bool) (*PriceTable, error) {
 	h := sha256.New()
 	b, err := io.ReadAll(io.TeeReader(io.LimitReader(f, 64<<20), h))
 	if err != nil {
@@ -187,7 +201,7 @@ func loadLiteLLMPrices(f io.Reader, path string, validate bool) (*PriceTable, er
 	}
 	_, _ = io.Copy(h, f) // hash the whole file, even bytes past the limit
 	raw, end, err := splitObject(b)
-	if err == nil && validate && !json.Valid(b[:end]) {
+	if err == nil && !json.Valid(b[:end]) {
 		err = errors.New("invalid JSON")
 	}
 	if err != nil {
@@ -211,13 +225,20 @@ func loadLiteLLMPrices(f io.Reader, path string, validate bool) (*PriceTable, er
 	if t.Models == 0 {
 		return nil, fmt.Errorf("prices %s: no entry has input_cost_per_token and output_cost_per_token", path)
 	}
+	t.addOverrides()
+	t.indexBare()
+	return t, nil
+}
+
+// addOverrides fills, from the hand-checked overrides, what the table lacks.
+func (t *PriceTable) addOverrides() {
 	for name, usd := range overrides {
-		if _, ok := t.raw[name]; !ok {
+		_, inRaw := t.raw[name]
+		_, inPrices := t.prices[name]
+		if !inRaw && !inPrices {
 			t.prices[name] = Price{Input: perMillion(usd[0]), Output: perMillion(usd[1]), CacheRead: perMillion(usd[2]), CacheWrite: perMillion(usd[3])}
 		}
 	}
-	t.indexBare()
-	return t, nil
 }
 
 // splitObject finds the members of the JSON object b begins with, in one

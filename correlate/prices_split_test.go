@@ -6,15 +6,16 @@ import (
 	"testing"
 )
 
-// TestEmbeddedPricesAreValidJSON: the embedded table is not validated at
-// start (see loadLiteLLMPrices), so it is here.
-func TestEmbeddedPricesAreValidJSON(t *testing.T) {
-	if !json.Valid(embeddedPrices) {
-		t.Fatal("the embedded LiteLLM price table is not valid JSON")
+// TestSplitterOnTheRealTable: the one-pass splitter finds every member of
+// LiteLLM's real table that encoding/json finds.
+func TestSplitterOnTheRealTable(t *testing.T) {
+	src := readSharedPrices(t)
+	if !json.Valid(src) {
+		t.Fatal("LiteLLM's price table is not valid JSON")
 	}
-	raw, end, err := splitObject(embeddedPrices)
+	raw, end, err := splitObject(src)
 	var want map[string]json.RawMessage
-	if err != nil || json.Unmarshal(embeddedPrices, &want) != nil || len(raw) != len(want) || len(bytes.TrimSpace(embeddedPrices[end:])) != 0 {
+	if err != nil || json.Unmarshal(src, &want) != nil || len(raw) != len(want) || len(bytes.TrimSpace(src[end:])) != 0 {
 		t.Fatalf("split %d members (err %v), encoding/json %d", len(raw), err, len(want))
 	}
 }

@@ -1,27 +1,97 @@
 package correlate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-// TestEmbeddedTable holds the embedded table to its provenance.
+// sharedPrices is LiteLLM's table as handed to the team, beside the
+// repository: the source the embedded table is generated from. CI has it;
+// a test that needs it fails without it, never skips.
+const sharedPrices = "../../shared/pricing/model_prices_and_context_window.json"
+
+func readSharedPrices(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(sharedPrices)
+	if err != nil {
+		t.Fatalf("%v: the price table's source must be in ../shared/pricing (CI has it beside the repository)", err)
+	}
+	return b
+}
+
+// TestEmbeddedTable holds the embedded table to its provenance, and to a
+// fresh generation from its source: the committed file is what
+// `go generate ./correlate` writes.
 func TestEmbeddedTable(t *testing.T) {
-	sum := sha256.Sum256(embeddedPrices)
+	src := readSharedPrices(t)
+	sum := sha256.Sum256(src)
 	if hex.EncodeToString(sum[:]) != EmbeddedPricesSHA256 {
-		t.Errorf("embedded table SHA-256 %x, want %s (update pricedata/SOURCE.md and the constants together)", sum, EmbeddedPricesSHA256)
+		t.Errorf("../shared/pricing SHA-256 %x, want %s (update pricedata/SOURCE.md and the constants together)", sum, EmbeddedPricesSHA256)
 	}
 	tb := EmbeddedPrices()
-	if tb.Date != EmbeddedPricesDate || tb.Models < 2400 || tb.SHA256 != EmbeddedPricesSHA256 {
+	if tb.Date != EmbeddedPricesDate || tb.Models != 2497 || tb.SHA256 != EmbeddedPricesSHA256 {
 		t.Errorf("embedded table: date %q, %d models, sha %s", tb.Date, tb.Models, tb.SHA256)
 	}
 	if d := tb.Describe(); !strings.Contains(d, "LiteLLM") || !strings.Contains(d, EmbeddedPricesSHA256) || !strings.Contains(d, "2026-07-24") {
 		t.Errorf("a report must state the table: %s", d)
+	}
+	lite, err := LoadLiteLLMPrices(bytes.NewReader(src), EmbeddedPricesSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := WritePriceTSV(&again, lite, "correlate/internal/pricegen"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), embeddedPrices) {
+		t.Error("pricedata/prices.tsv is not what go generate ./correlate writes from ../shared/pricing: run it")
+	}
+}
+
+// TestEmbeddedTablePricesAsTheSource: issue 20 — the generated table must
+// price every model exactly as LiteLLM's file did: every entry's ID, in
+// upper case, with a provider prefix, without one, dated, and in the lossy
+// forms resolution tries, resolves to the same entry, approximation and
+// rates through both.
+func TestEmbeddedTablePricesAsTheSource(t *testing.T) {
+	src := readSharedPrices(t)
+	lite, err := LoadLiteLLMPrices(bytes.NewReader(src), EmbeddedPricesSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := EmbeddedPrices()
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(src, &entries); err != nil {
+		t.Fatal(err)
+	}
+	checked, differ := 0, 0
+	for name := range entries {
+		bare := name
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			bare = name[i+1:]
+		}
+		for _, id := range []string{name, strings.ToUpper(name), "openrouter/" + name, "anthropic/" + bare, bare, bare + "-20250101", bare + "@20250929",
+			bare + "[1m]", strings.ReplaceAll(bare, "-", "."), "us." + bare + "-v1:0", bare + "-latest"} {
+			a, b := lite.Resolve(id), gen.Resolve(id)
+			checked++
+			if a.Key != b.Key || a.Approximate != b.Approximate || !reflect.DeepEqual(a.Price, b.Price) {
+				differ++
+				if differ <= 5 {
+					t.Errorf("%q: LiteLLM's file prices it as %q %+v, the generated table as %q %+v", id, a.Key, a.Price, b.Key, b.Price)
+				}
+			}
+		}
+	}
+	if differ > 0 || checked < 30000 {
+		t.Errorf("%d of %d model IDs priced differently", differ, checked)
 	}
 }
 
@@ -31,7 +101,7 @@ func TestEmbeddedTable(t *testing.T) {
 // here from the JSON independently of the code under test.
 func TestRealModelIDsPriceFromTheTable(t *testing.T) {
 	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(embeddedPrices, &entries); err != nil {
+	if err := json.Unmarshal(readSharedPrices(t), &entries); err != nil {
 		t.Fatal(err)
 	}
 	raw := map[string]map[string]any{}
@@ -170,5 +240,26 @@ func TestLiteLLMPriceFile(t *testing.T) {
 	}
 	if _, err := LoadLiteLLMPrices(strings.NewReader(`["not", "an", "object"]`), "bad.json"); err == nil {
 		t.Error("a price file that is not an object of models must be an error")
+	}
+}
+
+// BenchmarkLoadEmbeddedTable is what every start pays for prices: reading
+// the generated table (it was 14 ms to split LiteLLM's JSON).
+func BenchmarkLoadEmbeddedTable(b *testing.B) {
+	for range b.N {
+		if _, err := ParsePriceTSV(embeddedPrices); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadLiteLLMTable is the same table read from LiteLLM's JSON, as
+// --prices FILE and prices update read it.
+func BenchmarkLoadLiteLLMTable(b *testing.B) {
+	src := readSharedPrices(b)
+	for range b.N {
+		if _, err := LoadLiteLLMPrices(bytes.NewReader(src), "x"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
