@@ -447,13 +447,15 @@ func exampleTrace(t *testing.T) []byte {
 }
 
 // TestOfficialExamples posts the OpenTelemetry project's example payloads
-// (testdata/otlp-examples, copied from ../shared): current and older
-// revisions are accepted, the malformed one (kvlistValue as a bare array)
-// is a 400.
+// (opentelemetry-proto's examples/, in ../shared/otlp-examples beside the
+// repository, as CI has them; the repository keeps no copy): current and
+// older revisions are accepted, the malformed one (kvlistValue as a bare
+// array) is a 400.
 func TestOfficialExamples(t *testing.T) {
-	// The official examples (opentelemetry-proto's examples/), copied in
-	// so the test runs in a clean clone.
-	dir := "testdata/otlp-examples/"
+	dir := "../../../shared/otlp-examples/"
+	if _, err := os.Stat(dir + "trace.json"); err != nil {
+		t.Fatalf("%v: the official OTLP examples must be in ../shared/otlp-examples (CI has them beside the repository)", err)
+	}
 	tr := startReceiver(t, Config{}, 64)
 	_, h := tr.r.Addrs()
 	for _, c := range []struct {
