@@ -1,0 +1,156 @@
+// Package archtest holds the README code map to the code: a package that
+// imports what the map says it must never import fails the build's tests.
+package archtest
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/burnrate-dev/burnrate"
+
+// boundary is one row of the README code map's "never imports" column.
+type boundary struct {
+	pkg string // a package of the module, and its subpackages with a trailing /...
+	// never are import paths (a trailing /... takes subpackages) the
+	// package may not import directly.
+	never []string
+	// neverDeps may not appear among its transitive dependencies.
+	neverDeps []string
+	why       string
+}
+
+var boundaries = []boundary{
+	{pkg: "ingest/...", never: []string{"correlate/...", "alerts/...", "engine/...", "ui/...", "report/...", "metrics/...", "budget/...", "cli/...", "config/..."},
+		why: "ingest knows nothing of spend: the data flows ingest → correlate"},
+	// Its generator (correlate/internal/pricegen) is a build tool, not correlate.
+	{pkg: "correlate", never: []string{"alerts/...", "engine/...", "ui/...", "cli/...", "config/...", "report/...", "metrics/...", "os", "os/exec", "net", "net/http", "time/tzdata"},
+		why: "correlate is pure and deterministic: no I/O, no clock"},
+	{pkg: "alerts", never: []string{"engine/...", "ui/...", "cli/...", "ingest/follow/...", "ingest/otlp/..."},
+		neverDeps: []string{"google.golang.org/grpc", "go.opentelemetry.io/collector/pdata", "github.com/nxadm/tail"},
+		why:       "alerts runs headless and in report without the sources' weight"},
+	{pkg: "engine", never: []string{"ui/...", "cli/..."}, why: "the engine is the live loop only; the UI renders its frames"},
+	{pkg: "config", never: []string{"engine/...", "ui/...", "cli/..."}, why: "config turns files and flags into settings"},
+	{pkg: "report", never: []string{"metrics/...", "budget/...", "cli/...", "ui/..."}, why: "the leaf outputs do not depend on each other"},
+	{pkg: "metrics", never: []string{"report/...", "budget/...", "cli/...", "ui/..."}, why: "the leaf outputs do not depend on each other"},
+	{pkg: "budget", never: []string{"report/...", "metrics/...", "cli/...", "ui/..."}, why: "the leaf outputs do not depend on each other"},
+	{pkg: "display", never: []string{"..."}, why: "the one sanitizer imports nothing of ours"},
+}
+
+// onlyImporters: these third-party packages may be imported by the named
+// packages only.
+var onlyImporters = map[string][]string{
+	"github.com/charmbracelet/bubbletea": {"ui"},
+	"github.com/charmbracelet/lipgloss":  {"ui"},
+	"github.com/charmbracelet/bubbles":   {"ui"},
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T) []listed {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// matches reports whether path is pattern: a path of the module relative
+// to its root ("ingest", "ingest/..."), a standard or third-party path, or
+// "..." for every package of the module.
+func matches(pattern, path string) bool {
+	if pattern == "..." {
+		return strings.HasPrefix(path, module+"/")
+	}
+	full := pattern
+	if !strings.Contains(strings.SplitN(pattern, "/", 2)[0], ".") && !isStd(pattern) {
+		full = module + "/" + pattern
+	}
+	if base, ok := strings.CutSuffix(full, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	if pattern != full {
+		return path == full // a package of ours, exactly
+	}
+	// A third-party or standard path: its subpackages count too
+	// (bubbletea/... is bubbletea).
+	return path == full || strings.HasPrefix(path, full+"/")
+}
+
+// isStd is true for the standard-library patterns the table names.
+func isStd(p string) bool {
+	return slices.Contains([]string{"os", "os/exec", "net", "net/http", "time/tzdata"}, p)
+}
+
+// TestImportBoundaries fails when a package imports what the README code
+// map says it must never import.
+func TestImportBoundaries(t *testing.T) {
+	pkgs := list(t)
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	for _, b := range boundaries {
+		seen := false
+		for _, p := range pkgs {
+			if !matches(b.pkg, p.ImportPath) {
+				continue
+			}
+			seen = true
+			for _, imp := range p.Imports {
+				for _, n := range b.never {
+					if matches(n, imp) {
+						t.Errorf("%s imports %s: the code map says %s never imports %s (%s)", p.ImportPath, imp, b.pkg, n, b.why)
+					}
+				}
+			}
+			for _, dep := range p.Deps {
+				for _, n := range b.neverDeps {
+					if matches(n, dep) {
+						t.Errorf("%s depends on %s (%s)", p.ImportPath, dep, b.why)
+					}
+				}
+			}
+		}
+		if !seen {
+			t.Errorf("the code map names %s, which go list does not find: keep the table true", b.pkg)
+		}
+	}
+	for _, p := range pkgs {
+		for _, imp := range p.Imports {
+			for lib, allowed := range onlyImporters {
+				if !matches(lib, imp) {
+					continue
+				}
+				ok := false
+				for _, a := range allowed {
+					ok = ok || matches(a, p.ImportPath)
+				}
+				if !ok {
+					t.Errorf("%s imports %s: only %v may (the code map)", p.ImportPath, imp, allowed)
+				}
+			}
+		}
+	}
+}
