@@ -19,6 +19,8 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
 )
 
@@ -383,7 +385,7 @@ func TestReadOnlyRefusesKills(t *testing.T) {
 func TestSeed001RunCeilingFiresAtTheSameLogMoment(t *testing.T) {
 	var ats []int64
 	for range 3 {
-		it, err := ingest.OpenFile("../sample-logs/seed001-poisoned-400.jsonl.gz", 0)
+		it, err := file.OpenFile("../sample-logs/seed001-poisoned-400.jsonl.gz", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +430,7 @@ func TestBurnRateRearms(t *testing.T) {
 	r := NewRules(Config{BurnRateUSDPerMin: 0.05, BurnWindow: time.Minute}, nil, func(a Alert) { fired = append(fired, a) })
 	st := correlate.New(correlate.DefaultConfig())
 	feed := func(ms int64) {
-		p := ingest.NewParser()
+		p := decode.NewParser()
 		var ev ingest.Event
 		p.ParseLine([]byte(call("burn", ms)), &ev)
 		r.Observe(st, st.Apply(&ev), &ev)
@@ -449,7 +451,7 @@ func TestProjectedCeilingFiresBeforeTheMoneyIsGone(t *testing.T) {
 	var fired []Alert
 	r := NewRules(Config{ProjectedCeilingUSD: 0.5}, nil, func(a Alert) { fired = append(fired, a) })
 	st := correlate.New(correlate.DefaultConfig())
-	p := ingest.NewParser()
+	p := decode.NewParser()
 	feed := func(l string) {
 		var ev ingest.Event
 		if p.ParseLine([]byte(l), &ev) != ingest.Accepted {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
 // TestFromLogMatchesReport: --from-log reads the same p99 calls per job and
@@ -14,12 +14,12 @@ import (
 func TestFromLogMatchesReport(t *testing.T) {
 	files, _ := filepath.Glob("../sample-logs/*.jsonl*")
 	for _, f := range files {
-		it, err := ingest.OpenFile(f, 0)
+		it, err := file.OpenFile(f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st := correlate.New(correlate.DefaultConfig())
-		ingest.Drain(it, st)
+		file.Drain(it, st)
 		it.Close()
 		r := st.Report()
 		m := Measure(r, nil)
@@ -33,10 +33,10 @@ func TestFromLogMatchesReport(t *testing.T) {
 }
 
 func TestFromLogSeed000(t *testing.T) {
-	it, _ := ingest.OpenFile("../sample-logs/seed000-incident.jsonl", 0)
+	it, _ := file.OpenFile("../sample-logs/seed000-incident.jsonl", 0)
 	defer it.Close()
 	st := correlate.New(correlate.DefaultConfig())
-	ingest.Drain(it, st)
+	file.Drain(it, st)
 	fix := Stack{{Name: "queue", Attempts: 4, Timeout: 1}, {Name: "sdk", Attempts: 1, Timeout: 1}}
 	m := Measure(st.Report(), fix)
 	// 1,027 of 1,043 calls answered 529.

@@ -14,7 +14,7 @@ import (
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/metrics"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 )
@@ -123,7 +123,7 @@ func TestHeadlessReplay(t *testing.T) {
 	l.configPath, l.maxCallsPerJob = cfgPath, -1
 	l.headless, l.reportOut = true, dir+"/report.json"
 	l.act.JobCeiling, l.act.DryRun, l.act.KillWebhook = 0.30, true, "http://127.0.0.1:9/never-called"
-	r, err := loadReplay([]string{"../sample-logs/seed001-poisoned-400.jsonl.gz"}, 0, ingest.Options{})
+	r, err := loadReplay([]string{"../sample-logs/seed001-poisoned-400.jsonl.gz"}, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestHeadlessReplay(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
-	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, ingest.Options{})
+	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

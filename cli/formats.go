@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
 func newFormatsCmd() *cobra.Command {
@@ -23,7 +25,7 @@ format's rule matched and which format the file will be read as.`,
 			if len(detect) == 0 {
 				w := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(w, "FORMAT\tWHAT\tEXAMPLE LINE")
-				for _, f := range ingest.Formats {
+				for _, f := range decode.Formats {
 					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Summary, f.Example)
 				}
 				w.Flush()
@@ -31,7 +33,7 @@ format's rule matched and which format the file will be read as.`,
 				return nil
 			}
 			for _, path := range detect {
-				it, err := ingest.OpenFile(path, 0)
+				it, err := file.OpenFile(path, 0)
 				if err != nil {
 					return err
 				}
@@ -44,7 +46,7 @@ format's rule matched and which format the file will be read as.`,
 					doc = ", a JSON document read record by record"
 				}
 				fmt.Printf("%s: %s%s (rules matched on %d non-blank lines of the first 200:", path, d.Format, doc, d.Lines)
-				for _, f := range ingest.Formats {
+				for _, f := range decode.Formats {
 					fmt.Printf(" %s %d", f.Name, d.Counts[f.Name])
 				}
 				fmt.Println(")")

@@ -13,7 +13,9 @@ import (
 
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
+	"github.com/burnrate-dev/burnrate/ingest/otlp"
 	"github.com/burnrate-dev/burnrate/report"
 )
 
@@ -29,7 +31,7 @@ type analysisFlags struct {
 	costMode       string
 	format         string
 	maps           []string
-	input          ingest.Options // resolved by load
+	input          decode.Options // resolved by load
 }
 
 // inputs are the files to read: the arguments, Claude Code's projects
@@ -47,13 +49,13 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: give log files or directories, or --claude")
 	}
-	return ingest.ExpandInputs(paths, gz)
+	return file.ExpandInputs(paths, gz)
 }
 
 // claudeDirs are Claude Code's projects directories, or an error that
 // says where they were looked for.
 func claudeDirs() ([]string, error) {
-	dirs := ingest.ClaudeProjectDirs()
+	dirs := file.ClaudeProjectDirs()
 	if len(dirs) == 0 {
 		return nil, errors.New("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects); set CLAUDE_CONFIG_DIR or give the directory")
 	}
@@ -106,7 +108,8 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
-	a.input.CostMode, err = ingest.ParseCostMode(a.costMode)
+	a.input.CostMode, err = decode.ParseCostMode(a.costMode)
+	a.input.OTLP = otlp.NewFileDecoder // files of OTLP/JSON requests: the receiver's mapping
 	return file, cfg, err
 }
 
@@ -180,14 +183,14 @@ exists; 2: bad usage or unreadable input.`,
 
 // correlateFiles reads every file to the end, merged by event time, into a
 // new State.
-func correlateFiles(cfg correlate.Config, paths []string, opts ingest.Options) (*correlate.State, error) {
-	fs, err := ingest.OpenFiles(paths, opts)
+func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options) (*correlate.State, error) {
+	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
 	st := correlate.New(cfg)
-	ingest.Drain(fs.Events(), st)
+	file.Drain(fs.Events(), st)
 	src := make([]correlate.SourceInfo, len(fs.Files))
 	for i, it := range fs.Files {
 		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint(), Err: it.ErrText()}

@@ -23,6 +23,8 @@ import (
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
 	"github.com/burnrate-dev/burnrate/metrics"
@@ -181,8 +183,8 @@ poisoned record whose 400 is tried 75 times.`,
 			if err := scenario.Write(&buf, scenario.Demo()); err != nil {
 				return err
 			}
-			it := ingest.NewIter(&buf, "demo (built-in)", 0)
-			r := ingest.NewReplay(it, nil, sp)
+			it := file.NewIter(&buf, "demo (built-in)", 0)
+			r := file.NewReplay(it, nil, sp)
 			r.SetSources([]ingest.Status{{Name: it.Path, Stats: it.Stats}})
 			if l.act.Ceiling == 0 {
 				l.act.Ceiling = 5
@@ -218,14 +220,14 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-func loadReplay(paths []string, speed float64, opts ingest.Options) (*ingest.Replay, error) {
-	fs, err := ingest.OpenFiles(paths, opts)
+func loadReplay(paths []string, speed float64, opts decode.Options) (*file.Replay, error) {
+	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	// Streamed: the set stays open while the replay plays, and closes
 	// when it ends.
-	return ingest.NewFileReplay(fs, speed), nil
+	return file.NewFileReplay(fs, speed), nil
 }
 
 // runLive wires a source through the engine, the rules and the actions

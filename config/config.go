@@ -19,7 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // DefaultPath is read when --config is not given and the file exists.
@@ -272,12 +272,12 @@ func ReadSmallFile(path string, limit int64, what string) ([]byte, error) {
 }
 
 // Input builds the decoder options: the file's [map] and format, then flags.
-func (f *File) Input(format string, maps []string) (ingest.Options, error) {
-	var o ingest.Options
+func (f *File) Input(format string, maps []string) (decode.Options, error) {
+	var o decode.Options
 	if format == "" {
 		format = f.Format
 	}
-	fm, err := ingest.ParseFormat(format)
+	fm, err := decode.ParseFormat(format)
 	if err != nil {
 		return o, err
 	}
@@ -291,7 +291,7 @@ func (f *File) Input(format string, maps []string) (ingest.Options, error) {
 		maps = append([]string{k + "=" + f.Map[k]}, maps...)
 	}
 	for _, m := range maps {
-		fmap, err := ingest.ParseFieldMap(m)
+		fmap, err := decode.ParseFieldMap(m)
 		if err != nil {
 			return o, err
 		}

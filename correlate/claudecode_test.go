@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
 // TestClaudeCodeTranscriptsMatchCcusage: real-shaped Claude Code
@@ -21,19 +22,19 @@ import (
 // attempts (3 × 529, then 200) and one of 11 failed attempts.
 func TestClaudeCodeTranscriptsMatchCcusage(t *testing.T) {
 	dir := "../sample-logs/claude-code/projects"
-	paths, err := ingest.ExpandInputs([]string{dir}, true)
+	paths, err := file.ExpandInputs([]string{dir}, true)
 	if err != nil || len(paths) != 3 {
 		t.Fatalf("%v %v", paths, err)
 	}
-	fs, err := ingest.OpenFiles(paths, ingest.Options{CostMode: ingest.CostCalculate})
+	fs, err := file.OpenFiles(paths, decode.Options{CostMode: decode.CostCalculate})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fs.Close()
 	st := correlate.New(correlate.DefaultConfig())
-	ingest.Drain(fs.Events(), st)
+	file.Drain(fs.Events(), st)
 	for _, f := range fs.Files {
-		if f.Detected.Format != ingest.FormatClaudeCode || f.Stats.SkippedTotal() != 0 {
+		if f.Detected.Format != decode.FormatClaudeCode || f.Stats.SkippedTotal() != 0 {
 			t.Errorf("%s: detected %s, skipped %v", filepath.Base(f.Path), f.Detected.Format, f.Stats.SkippedByReason())
 		}
 	}

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 func apply(t *testing.T, cfg Config, lines ...string) *Report {
 	t.Helper()
 	st := New(cfg)
-	p := ingest.NewParser()
+	p := decode.NewParser()
 	for _, l := range lines {
 		var ev ingest.Event
 		if r := p.ParseLine([]byte(l), &ev); r != ingest.Accepted {

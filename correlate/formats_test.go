@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/report"
 )
 
 const fixtures = "../sample-logs/formats/"
 
 // pinoMaps tell burnrate where a pino logger keeps the call.
-func pinoMaps(t testing.TB) []ingest.FieldMap {
-	var maps []ingest.FieldMap
+func pinoMaps(t testing.TB) []decode.FieldMap {
+	var maps []decode.FieldMap
 	for _, m := range []string{"job_id=ctx.job.id", "job_type=ctx.job.kind", "attempt=ctx.try", "model=llm.model", "provider=llm.vendor",
 		"input_tokens=llm.usage.in", "output_tokens=llm.usage.out", "status=res.statusCode", "latency_ms=res.ms"} {
-		fm, err := ingest.ParseFieldMap(m)
+		fm, err := decode.ParseFieldMap(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,15 +28,15 @@ func pinoMaps(t testing.TB) []ingest.FieldMap {
 	return maps
 }
 
-func readWith(t testing.TB, path string, opts ingest.Options) (*correlate.State, *ingest.FileIter) {
+func readWith(t testing.TB, path string, opts decode.Options) (*correlate.State, *file.FileIter) {
 	t.Helper()
-	it, err := ingest.OpenFile(path, 0, opts)
+	it, err := file.OpenFile(path, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer it.Close()
 	st := correlate.New(correlate.DefaultConfig())
-	ingest.Drain(it, st)
+	file.Drain(it, st)
 	st.SetSources([]correlate.SourceInfo{{Name: filepath.Base(path), Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint()}})
 	return st, it
 }
@@ -49,7 +50,7 @@ func TestFormatGoldenReports(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			opts := ingest.Options{}
+			opts := decode.Options{}
 			if strings.HasPrefix(name, "pino") {
 				opts.Maps = pinoMaps(t)
 			}
@@ -75,22 +76,22 @@ func TestFormatGoldenReports(t *testing.T) {
 // TestDetectionMatrix: every fixture is detected as its own format, and
 // no canonical sample is taken for another.
 func TestDetectionMatrix(t *testing.T) {
-	want := map[string]ingest.Format{
-		"litellm-payload.jsonl": ingest.FormatLiteLLM, "litellm-spendlogs.jsonl": ingest.FormatLiteLLM,
-		"python-sdk-mixed.log": ingest.FormatSDKText, "node-sdk.log": ingest.FormatSDKText,
-		"openai-batch.jsonl": ingest.FormatOpenAIBatch, "anthropic-batch.jsonl": ingest.FormatAnthropicBatch,
-		"pino-nested.jsonl": ingest.FormatJSONL,
+	want := map[string]decode.Format{
+		"litellm-payload.jsonl": decode.FormatLiteLLM, "litellm-spendlogs.jsonl": decode.FormatLiteLLM,
+		"python-sdk-mixed.log": decode.FormatSDKText, "node-sdk.log": decode.FormatSDKText,
+		"openai-batch.jsonl": decode.FormatOpenAIBatch, "anthropic-batch.jsonl": decode.FormatAnthropicBatch,
+		"pino-nested.jsonl": decode.FormatJSONL,
 	}
 	canon, _ := filepath.Glob(samples + "*.jsonl*")
 	for _, c := range canon {
-		want["../"+filepath.Base(c)] = ingest.FormatJSONL
+		want["../"+filepath.Base(c)] = decode.FormatJSONL
 	}
 	for name, f := range want {
 		path := fixtures + name
 		if strings.HasPrefix(name, "../") {
 			path = samples + strings.TrimPrefix(name, "../")
 		}
-		_, it := readWith(t, path, ingest.Options{})
+		_, it := readWith(t, path, decode.Options{})
 		if it.Detected.Format != f {
 			t.Errorf("%s detected as %s, want %s (counts %v)", name, it.Detected.Format, f, it.Detected.Counts)
 		}
@@ -100,7 +101,7 @@ func TestDetectionMatrix(t *testing.T) {
 // TestNodeChain: a Node-SDK 529 → 429 → 200 chain is one operation with 3
 // attempts and the two waits between them.
 func TestNodeChain(t *testing.T) {
-	st, _ := readWith(t, fixtures+"node-sdk.log", ingest.Options{})
+	st, _ := readWith(t, fixtures+"node-sdk.log", decode.Options{})
 	r := st.Report()
 	if r.Totals.Operations != 30 {
 		t.Errorf("operations %d, want one per chain (30)", r.Totals.Operations)
@@ -131,7 +132,7 @@ func TestNodeChain(t *testing.T) {
 // TestPythonMixed: SDK text lines interleaved with the app's JSON lines
 // count the SDK's attempts against the app's jobs.
 func TestPythonMixed(t *testing.T) {
-	st, _ := readWith(t, fixtures+"python-sdk-mixed.log", ingest.Options{})
+	st, _ := readWith(t, fixtures+"python-sdk-mixed.log", decode.Options{})
 	j := st.Job("report:01")
 	if j == nil {
 		t.Fatal("job report:01 missing: text lines must take the job of the JSON line before them")
@@ -154,11 +155,11 @@ func TestPythonMixed(t *testing.T) {
 }
 
 func TestMapAndHint(t *testing.T) {
-	st, it := readWith(t, fixtures+"pino-nested.jsonl", ingest.Options{})
+	st, it := readWith(t, fixtures+"pino-nested.jsonl", decode.Options{})
 	if st.Report().Totals.Attempts != 0 || !strings.Contains(it.Hint(), "--map") || !strings.Contains(it.Hint(), "llm, msg") {
 		t.Errorf("unmapped pino: hint %q", it.Hint())
 	}
-	st, it = readWith(t, fixtures+"pino-nested.jsonl", ingest.Options{Maps: pinoMaps(t)})
+	st, it = readWith(t, fixtures+"pino-nested.jsonl", decode.Options{Maps: pinoMaps(t)})
 	r := st.Report()
 	if r.Totals.Attempts != 60 || r.Totals.Jobs != 30 || r.Status["429"] != 10 || it.Hint() != "" {
 		t.Errorf("mapped pino: %+v status %v", r.Totals, r.Status)
@@ -171,7 +172,7 @@ func TestMapAndHint(t *testing.T) {
 // TestBatchPricing: batch results are priced at half the synchronous rate
 // (no batch rates in the built-in table) and reported beside sync spend.
 func TestBatchPricing(t *testing.T) {
-	st, _ := readWith(t, fixtures+"anthropic-batch.jsonl", ingest.Options{})
+	st, _ := readWith(t, fixtures+"anthropic-batch.jsonl", decode.Options{})
 	r := st.Report()
 	// 48 successes × (1,800 in × $1.50 + 600 out × $7.50 + 4,000 cache read × $0.15) per million.
 	want := 48 * (1800*1.5 + 600*7.5 + 4000*0.15) / 1e6
@@ -181,7 +182,7 @@ func TestBatchPricing(t *testing.T) {
 }
 
 func TestLiteLLM(t *testing.T) {
-	st, _ := readWith(t, fixtures+"litellm-spendlogs.jsonl", ingest.Options{})
+	st, _ := readWith(t, fixtures+"litellm-spendlogs.jsonl", decode.Options{})
 	r := st.Report()
 	// Spend is the rows' "spend", float noise and all, summed exactly.
 	var want float64
@@ -195,7 +196,7 @@ func TestLiteLLM(t *testing.T) {
 	if r.Totals.Attempts != 120 {
 		t.Errorf("attempts %d, want 120", r.Totals.Attempts)
 	}
-	st, _ = readWith(t, fixtures+"litellm-payload.jsonl", ingest.Options{})
+	st, _ = readWith(t, fixtures+"litellm-payload.jsonl", decode.Options{})
 	r = st.Report()
 	if r.Status["429"] != 14 || r.RetryAfter.Count != 14 || r.Totals.Jobs != 32 {
 		t.Errorf("payload: status %v retry_after %+v jobs %d", r.Status, r.RetryAfter, r.Totals.Jobs)

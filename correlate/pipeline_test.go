@@ -13,6 +13,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/report"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
@@ -24,10 +25,10 @@ const samples = "../sample-logs/"
 // reportOf runs the whole report path on files, as `burnrate report` does.
 func reportOf(t testing.TB, cfg correlate.Config, paths ...string) *correlate.Report {
 	t.Helper()
-	var iters []ingest.EventIter
-	var files []*ingest.FileIter
+	var iters []file.EventIter
+	var files []*file.FileIter
 	for i, p := range paths {
-		it, err := ingest.OpenFile(p, uint16(i))
+		it, err := file.OpenFile(p, uint16(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func reportOf(t testing.TB, cfg correlate.Config, paths ...string) *correlate.Re
 		files = append(files, it)
 	}
 	st := correlate.New(cfg)
-	ingest.Drain(ingest.Merge(iters...), st)
+	file.Drain(file.Merge(iters...), st)
 	var src []correlate.SourceInfo
 	for _, f := range files {
 		src = append(src, correlate.SourceInfo{Name: filepath.Base(f.Path), Stats: f.Stats})
@@ -251,11 +252,11 @@ func TestNoAttemptDetail(t *testing.T) {
 		cfg := correlate.DefaultConfig()
 		cfg.NoAttemptDetail = lean
 		st := correlate.New(cfg)
-		it, err := ingest.OpenFile(samples+"seed000-incident.jsonl", 0)
+		it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ingest.Drain(it, st)
+		file.Drain(it, st)
 		it.Close()
 		kept := 0
 		for _, j := range st.Jobs() {
@@ -305,7 +306,7 @@ func TestApplyBatchIsApply(t *testing.T) {
 	}
 	for _, path := range append(paths, nightPath) {
 		var events []ingest.Event
-		it, err := ingest.OpenFile(path, 0)
+		it, err := file.OpenFile(path, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,11 +345,11 @@ func TestApplyBatchIsApply(t *testing.T) {
 // jobs and their waste.
 func TestSnapshotWithoutRows(t *testing.T) {
 	st := correlate.New(correlate.DefaultConfig())
-	it, err := ingest.OpenFile(samples+"seed000-incident.jsonl", 0)
+	it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ingest.Drain(it, st)
+	file.Drain(it, st)
 	it.Close()
 	full, lean := st.Snapshot(correlate.SnapshotOptions{}), st.Snapshot(correlate.SnapshotOptions{NoJobRows: true})
 	if len(lean.Jobs) != 0 || lean.JobCount != len(full.Jobs) || lean.JobCount != 22 || lean.Wasted != full.Wasted || full.Wasted == 0 {
@@ -369,11 +370,11 @@ func TestReportOptionsOnlyTrim(t *testing.T) {
 	}
 	for _, path := range []string{nightPath, samples + "seed000-incident.jsonl"} {
 		st := correlate.New(correlate.DefaultConfig())
-		it, err := ingest.OpenFile(path, 0)
+		it, err := file.OpenFile(path, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ingest.Drain(it, st)
+		file.Drain(it, st)
 		it.Close()
 		full := st.Report()
 		if len(full.Jobs) < 20 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // sharedPrices is LiteLLM's table as handed to the team, beside the
@@ -211,7 +212,7 @@ func TestLiteLLMPriceFile(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Prices = table.WithBase(EmbeddedPrices())
 	st := New(cfg)
-	p := ingest.NewParser()
+	p := decode.NewParser()
 	for _, l := range []string{
 		`{"ts":1,"model":"anthropic/claude-sonnet-4-6","status":200,"input_tokens":1000000,"output_tokens":100000}`,
 		`{"ts":2,"model":"my-private-model","status":200,"input_tokens":1000000}`,

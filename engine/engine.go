@@ -76,7 +76,7 @@ type Engine struct {
 	summary  bool
 	tick     time.Duration
 	detail   atomic.Pointer[string]
-	replay   *ingest.Replay
+	replay   ingest.ReplayControl
 	latest   atomic.Pointer[Frame]
 	done     chan struct{}
 	mu       sync.Mutex // guards st after Run returns, for Report
@@ -115,7 +115,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		e.runs.observer = ro
 	}
 	for _, s := range sources {
-		if r, ok := s.(*ingest.Replay); ok {
+		if r, ok := s.(ingest.ReplayControl); ok {
 			e.replay = r
 		}
 	}
@@ -134,7 +134,7 @@ func (e *Engine) ShowDetail(jobID string) { e.detail.Store(&jobID) }
 func (e *Engine) Latest() *Frame { return e.latest.Load() }
 
 // Replay returns the replay source's controls, or nil when live.
-func (e *Engine) Replay() *ingest.Replay { return e.replay }
+func (e *Engine) Replay() ingest.ReplayControl { return e.replay }
 
 // Done is closed when Run has returned.
 func (e *Engine) Done() <-chan struct{} { return e.done }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
 )
 
@@ -245,7 +246,7 @@ func TestSpeedChangeWhilePausedIsPublished(t *testing.T) {
 	for i := range 50 {
 		evs = append(evs, fmt.Sprintf(`{"ts":%d,"event":"llm_call","job_id":"j","model":"claude-sonnet-4-6","status":200}`, 1773104400000+int64(i)*60000))
 	}
-	r := ingest.NewReplay(ingest.NewIter(strings.NewReader(strings.Join(evs, "\n")+"\n"), "t", 0), nil, 1)
+	r := file.NewReplay(file.NewIter(strings.NewReader(strings.Join(evs, "\n")+"\n"), "t", 0), nil, 1)
 	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, r)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

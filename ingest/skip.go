@@ -31,16 +31,17 @@ const (
 	// SkipText is a plain text line in a file of SDK lines: the
 	// application's own logging, not broken JSON.
 	SkipText
-	numSkipReasons
+	// NumSkipReasons is how many reasons there are, for arrays indexed by them.
+	NumSkipReasons
 )
 
-var skipNames = [numSkipReasons]string{
+var skipNames = [NumSkipReasons]string{
 	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
 	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep", "text",
 }
 
 func (r SkipReason) String() string {
-	if r < numSkipReasons {
+	if r < NumSkipReasons {
 		return skipNames[r]
 	}
 	return "unknown"
@@ -50,7 +51,7 @@ func (r SkipReason) String() string {
 type Stats struct {
 	Lines   int64
 	Events  int64
-	Skipped [numSkipReasons]int64
+	Skipped [NumSkipReasons]int64
 }
 
 // Count records the outcome of one line.
@@ -67,7 +68,7 @@ func (s *Stats) Count(r SkipReason) {
 // not errors and are not included).
 func (s *Stats) SkippedTotal() int64 {
 	var n int64
-	for r := SkipInvalidJSON; r < numSkipReasons; r++ {
+	for r := SkipInvalidJSON; r < NumSkipReasons; r++ {
 		n += s.Skipped[r]
 	}
 	return n
@@ -76,7 +77,7 @@ func (s *Stats) SkippedTotal() int64 {
 // SkippedByReason returns the non-zero error counters by name.
 func (s *Stats) SkippedByReason() map[string]int64 {
 	m := map[string]int64{}
-	for r := SkipInvalidJSON; r < numSkipReasons; r++ {
+	for r := SkipInvalidJSON; r < NumSkipReasons; r++ {
 		if s.Skipped[r] > 0 {
 			m[r.String()] = s.Skipped[r]
 		}

@@ -25,3 +25,35 @@ type Source interface {
 	Run(ctx context.Context, out chan<- Batch) error
 	Status() []Status
 }
+
+// BatchSize is how many events a source hands over at once.
+const BatchSize = 512
+
+// BOM is the UTF-8 byte order mark some Windows tools write at the start
+// of a file; it is dropped there, so the first line parses.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// ReplayStatus is the replay's position for the progress bar.
+type ReplayStatus struct {
+	// Pos events were played; Total is the count of all once the input
+	// has been read to its end, 0 before (Fraction says how far then).
+	Pos, Total int
+	Fraction   float64 // of the input read, 0..1
+	Speed      float64 // 0: max
+	Paused     bool
+	LogTS      int64
+}
+
+// ReplayControl is a source that plays a finished log on its own clock:
+// the engine reports its progress, the dashboard's keys drive it. The
+// engine asks a source for it (an optional interface) rather than knowing
+// the file replay's type.
+type ReplayControl interface {
+	Source
+	Progress() ReplayStatus
+	TogglePause()
+	Step()
+	Faster()
+	Slower()
+	JumpToEnd()
+}

@@ -9,12 +9,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // sanitize strips control characters and escape sequences: log content is
 // cleaned at ingest, and again here, before it can reach the terminal.
-func sanitize(s string) string { return ingest.SanitizeString(s) }
+func sanitize(s string) string { return decode.SanitizeString(s) }
 
 // lipglossWidth is the number of terminal cells s takes.
 func lipglossWidth(s string) int { return ansi.StringWidth(s) }

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	ingestfile "github.com/burnrate-dev/burnrate/ingest/file"
+
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // fingerprintBytes is how much of a file's start identifies it (Vector's
@@ -249,7 +252,7 @@ func (fl *file) findCopy() (string, bool) {
 		if c == fl.path {
 			continue
 		}
-		rc, err := ingest.Open(c) // gzip by magic bytes: compress without delaycompress
+		rc, err := ingestfile.Open(c) // gzip by magic bytes: compress without delaycompress
 		if err != nil {
 			continue
 		}
@@ -265,7 +268,7 @@ func (fl *file) findCopy() (string, bool) {
 
 // readCopy reads the rotated copy from pos to its end.
 func (fl *file) readCopy(ctx context.Context, path string) {
-	rc, err := ingest.Open(path)
+	rc, err := ingestfile.Open(path)
 	if err != nil {
 		return
 	}
@@ -318,7 +321,7 @@ func (s *splitter) feed(chunk []byte, line func(b []byte, tooLong bool)) {
 			} else {
 				line(s.partial, false)
 			}
-		case len(part) > ingest.MaxLineBytes:
+		case len(part) > decode.MaxLineBytes:
 			line(nil, true)
 		default:
 			line(part, false)
@@ -331,7 +334,7 @@ func (s *splitter) keep(b []byte) {
 	if s.long {
 		return
 	}
-	if len(s.partial)+len(b) > ingest.MaxLineBytes {
+	if len(s.partial)+len(b) > decode.MaxLineBytes {
 		s.partial, s.long = s.partial[:0], true
 		return
 	}

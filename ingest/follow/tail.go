@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // DefaultPoll is how often a followed file is checked for new lines and
@@ -38,7 +39,7 @@ const globEvery = 2 * time.Second
 type Tail struct {
 	patterns []string
 	fromEnd  bool
-	opts     ingest.Options
+	opts     decode.Options
 	poll     time.Duration
 
 	mu    sync.Mutex
@@ -53,7 +54,7 @@ type followed struct {
 
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
-func NewTail(patterns []string, fromEnd bool, opts ...ingest.Options) *Tail {
+func NewTail(patterns []string, fromEnd bool, opts ...decode.Options) *Tail {
 	t := &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll}
 	if len(opts) > 0 {
 		t.opts = opts[0]
@@ -199,7 +200,7 @@ func (t *Tail) rotated(path string) {
 type sink struct {
 	t     *Tail
 	path  string
-	dec   ingest.Decoder
+	dec   decode.Decoder
 	stats ingest.Stats
 	out   chan<- ingest.Batch
 	batch ingest.Batch
@@ -208,7 +209,7 @@ type sink struct {
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
-	s := &sink{t: t, path: path, dec: ingest.NewStreamDecoder(t.opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(t.opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
 	s.emitFn = s.emit
 	return s
 }

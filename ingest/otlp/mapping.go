@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // StatusUnknownRetried marks attempts a span says happened (its
@@ -42,7 +43,7 @@ type spanKey struct {
 // maxRemembered and maxRememberedBytes bound the mapper's memory of traces
 // and call groups, in entries and in bytes; past either the memory starts
 // over (a call split across that boundary may count a synthesized attempt
-// twice). Every string kept is capped first (ingest.CleanField, 512 bytes),
+// twice). Every string kept is capped first (decode.CleanField, 512 bytes),
 // so a client sending 2 MB job IDs fills the bound, never grows past it.
 const (
 	maxRemembered      = 100_000
@@ -132,7 +133,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
 		a := refs[i].span.Attributes()
-		id, typ := clean(firstStr(a, ingest.FieldJobID.OTel()...)), clean(firstStr(a, ingest.FieldJobType.OTel()...))
+		id, typ := clean(firstStr(a, decode.FieldJobID.OTel()...)), clean(firstStr(a, decode.FieldJobType.OTel()...))
 		if id == "" && typ == "" {
 			continue
 		}
@@ -164,7 +165,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
-		ev.IdempotencyKey = clean(header(attrs, ingest.FieldIdempotencyKey.OTel()...))
+		ev.IdempotencyKey = clean(header(attrs, decode.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
 		switch {
 		case r.model && !r.shadowed:
@@ -238,12 +239,12 @@ func isModelCall(m pcommon.Map) bool {
 // current and the older spellings may be present: the current one wins,
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
-	ev.Model = clean(firstStr(m, ingest.FieldModel.OTel()...))
-	ev.Provider = ingest.LowerProvider(clean(firstStr(m, ingest.FieldSystem.OTel()...)))
+	ev.Model = clean(firstStr(m, decode.FieldModel.OTel()...))
+	ev.Provider = decode.LowerProvider(clean(firstStr(m, decode.FieldSystem.OTel()...)))
 	if ev.Provider == "" {
 		// Vercel: ai.model.provider is "anthropic.messages", "openai.chat".
 		p, _, _ := strings.Cut(firstStr(m, "ai.model.provider"), ".")
-		ev.Provider = ingest.LowerProvider(clean(p))
+		ev.Provider = decode.LowerProvider(clean(p))
 	}
 	ok := true
 	get := func(keys ...string) int64 {
@@ -263,15 +264,15 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	// Each count is read from the first spelling present, never summed
 	// across spellings: a Vercel doGenerate span carries the same input
 	// as gen_ai.usage.input_tokens and as ai.usage.inputTokens.
-	in := get(ingest.FieldInclusiveInputTokens.OTel()...)
-	ev.OutputTokens = get(ingest.FieldOutputTokens.OTel()...)
-	cacheRead := get(ingest.FieldCacheReadTokens.OTel()...)
-	cacheWrite := get(ingest.FieldCacheWriteTokens.OTel()...)
+	in := get(decode.FieldInclusiveInputTokens.OTel()...)
+	ev.OutputTokens = get(decode.FieldOutputTokens.OTel()...)
+	cacheRead := get(decode.FieldCacheReadTokens.OTel()...)
+	cacheWrite := get(decode.FieldCacheWriteTokens.OTel()...)
 	if cacheWrite == 0 {
 		cacheWrite = providerMetadataCacheWrite(m)
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
-	for _, k := range ingest.FieldCost.OTel() {
+	for _, k := range decode.FieldCost.OTel() {
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
 				ev.CostUSD, ev.HasCost = f, true
@@ -293,7 +294,7 @@ func spanStatus(sp ptrace.Span, m pcommon.Map) int16 {
 		if n, err := strconv.Atoi(et); err == nil && n >= 0 && n < 1000 {
 			return int16(n)
 		}
-		return ingest.StatusFromError(et, false)
+		return decode.StatusFromError(et, false)
 	}
 	if sp.Status().Code() == ptrace.StatusCodeError {
 		return ingest.StatusUnknown
@@ -310,10 +311,10 @@ func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (
 	for p := r; p != nil; p = parent(p) {
 		a := p.span.Attributes()
 		if id == "" {
-			id = firstStr(a, ingest.FieldJobID.OTel()...)
+			id = firstStr(a, decode.FieldJobID.OTel()...)
 		}
 		if typ == "" {
-			typ = firstStr(a, ingest.FieldJobType.OTel()...)
+			typ = firstStr(a, decode.FieldJobType.OTel()...)
 		}
 		if p.span.ParentSpanID().IsEmpty() {
 			rootName = p.span.Name()
@@ -326,10 +327,10 @@ func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (
 		typ = learned[1]
 	}
 	if id == "" {
-		id = firstStr(r.res, ingest.FieldJobID.OTel()...)
+		id = firstStr(r.res, decode.FieldJobID.OTel()...)
 	}
 	if typ == "" {
-		typ = firstStr(r.res, ingest.FieldJobType.OTel()...)
+		typ = firstStr(r.res, decode.FieldJobType.OTel()...)
 	}
 	if id == "" {
 		id = r.span.TraceID().String()
@@ -390,16 +391,16 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 					if n, ok := num(a, "http.response.status_code"); ok && n >= 0 && n < 1000 {
 						ev.Status = int16(n)
 					} else if et := firstStr(a, "error.type"); et != "" {
-						ev.Status = ingest.StatusFromError(et, false)
+						ev.Status = decode.StatusFromError(et, false)
 					}
-					ev.JobID = clean(firstStr(a, ingest.FieldJobID.OTel()...))
+					ev.JobID = clean(firstStr(a, decode.FieldJobID.OTel()...))
 					if ev.JobID == "" {
-						ev.JobID = clean(firstStr(res, ingest.FieldJobID.OTel()...))
+						ev.JobID = clean(firstStr(res, decode.FieldJobID.OTel()...))
 					}
 					if ev.JobID == "" {
 						ev.JobID = ev.CorrelationID
 					}
-					ev.JobType = clean(firstStr(a, ingest.FieldJobType.OTel()...))
+					ev.JobType = clean(firstStr(a, decode.FieldJobType.OTel()...))
 					if ev.JobType == "" {
 						ev.JobType = clean(firstStr(res, "job.type", "job_type", "service.name"))
 					}
@@ -452,7 +453,7 @@ func mapClaudeCode(ev *ingest.Event, a, res pcommon.Map, isError bool) bool {
 			ev.Attempt = int16(min(at, 1<<15-1))
 		}
 		if ev.Status == ingest.StatusUnknown {
-			ev.Status = ingest.StatusFromError(ev.ErrorType, false)
+			ev.Status = decode.StatusFromError(ev.ErrorType, false)
 		}
 		return ok
 	}
@@ -540,7 +541,7 @@ func retryAfter(h string, ts int64) int64 {
 
 // clean applies the ingest rules for untrusted text: capped and stripped
 // of control characters.
-func clean(s string) string { return ingest.CleanField(s) }
+func clean(s string) string { return decode.CleanField(s) }
 
 // checkEvents holds mapped events to ingest's plausibility rules, so an
 // OTLP span can no more wrap a sum or move the clock than a log line can.
@@ -577,12 +578,10 @@ func providerMetadataCacheWrite(m pcommon.Map) int64 {
 	return meta.Anthropic.CacheCreationInputTokens
 }
 
-func init() { ingest.SetOTLPDecoder(NewFileDecoder) }
-
 // NewFileDecoder maps OTLP/JSON export requests read from a file — the
 // Collector's file exporter writes one per line — through the same Mapper
 // as the receiver, so a file and a live export give the same events.
-func NewFileDecoder() ingest.OTLPDecoder {
+func NewFileDecoder() decode.OTLPDecoder {
 	mp := NewMapper()
 	return func(raw []byte, emit func(*ingest.Event)) (int64, error) {
 		var evs []ingest.Event

@@ -33,6 +33,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
 // call is one model-call attempt, written both as OTel telemetry and as a
@@ -94,7 +95,7 @@ func reportOfEvents(evs []ingest.Event) *correlate.Report {
 }
 
 func canonical(t *testing.T) *correlate.Report {
-	it := ingest.NewIter(strings.NewReader(jsonLines()), "canonical", 0)
+	it := file.NewIter(strings.NewReader(jsonLines()), "canonical", 0)
 	var evs []ingest.Event
 	var ev ingest.Event
 	for it.Next(&ev) {

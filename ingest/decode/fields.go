@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 // Field is a canonical event field. The table below is the one place that
 // says how each is spelled: the JSON-lines parser dispatches on it, the

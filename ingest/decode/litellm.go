@@ -1,17 +1,19 @@
-package ingest
+package decode
 
 import (
 	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // liteLLMDecoder reads LiteLLM's StandardLoggingPayload (what its logging
 // callbacks write, one object per call) and its SpendLogs rows.
 type liteLLMDecoder struct {
 	p  *Parser
-	ev Event
+	ev ingest.Event
 }
 
 type liteLLMLine struct {
@@ -54,32 +56,32 @@ type liteLLMMeta struct {
 	MaxRetries       *int64 `json:"max_retries"`
 }
 
-func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *liteLLMDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return SkipBlank
+		return ingest.SkipBlank
 	}
 	if bytes.IndexByte(line, 0) >= 0 {
-		return SkipBinary
+		return ingest.SkipBinary
 	}
 	var l liteLLMLine
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&l); err != nil {
 		if !json.Valid(line) {
-			return SkipInvalidJSON
+			return ingest.SkipInvalidJSON
 		}
 		if line[0] != '{' {
-			return SkipNotObject
+			return ingest.SkipNotObject
 		}
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
 	if l.Model == "" && l.ResponseCost == nil && l.Spend == nil {
-		return SkipNoEvent
+		return ingest.SkipNoEvent
 	}
 	ev := &d.ev
 	ev.Reset()
-	ev.Kind = KindLLMCall
+	ev.Kind = ingest.KindLLMCall
 	ev.Model, ev.Provider = CleanField(l.Model), LowerProvider(CleanField(l.Provider))
 	ev.CorrelationID = CleanField(l.TraceID)
 	ev.IdempotencyKey = CleanField(first(l.RequestID, l.ID))
@@ -88,7 +90,7 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 	for _, c := range []*float64{l.Spend, l.ResponseCost} {
 		if c != nil {
 			if *c < 0 {
-				return SkipWrongType
+				return ingest.SkipWrongType
 			}
 			ev.CostUSD, ev.HasCost = *c, true
 			break
@@ -97,7 +99,7 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 	start, ok1 := liteLLMTime(l.StartTime)
 	end, ok2 := liteLLMTime(l.EndTime)
 	if !ok1 || !ok2 {
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
 	ev.TS = start
 	if end > start {
@@ -140,14 +142,14 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		created = u.CacheCreationTokens
 	}
 	if prompt < 0 || ev.OutputTokens < 0 {
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
 	ev.SetInclusiveInput(prompt, cached, created)
 	switch l.Status {
 	case "success", "":
 		ev.Status = 200
 	default:
-		ev.Status = StatusUnknown
+		ev.Status = ingest.StatusUnknown
 		if e := l.ErrorInformation; e != nil {
 			code := strings.Trim(string(e.ErrorCode), `"`)
 			if s, ok := atoi16(code); ok {
@@ -168,17 +170,17 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		for a := int64(1); a <= min(*r, 1000); a++ {
 			unk := final
 			unk.Attempt = int16(a)
-			unk.Status, unk.ErrorType = StatusUnknown, "status unknown (retried)"
+			unk.Status, unk.ErrorType = ingest.StatusUnknown, "status unknown (retried)"
 			unk.InputTokens, unk.OutputTokens, unk.CacheReadTokens, unk.CacheCreateTokens = 0, 0, 0, 0
 			unk.HasCost, unk.CostUSD, unk.LatencyMs = false, 0, 0
 			emit(&unk)
 		}
 		final.Attempt = int16(min(*r+1, 1<<15-1))
 		emit(&final)
-		return Accepted
+		return ingest.Accepted
 	}
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }
 
 // liteLLMTime reads epoch floats or "2025-01-24 09:20:46.847371" (no
@@ -197,7 +199,7 @@ func liteLLMTime(raw json.RawMessage) (int64, bool) {
 
 // liteLLMHeaders reads provider headers LiteLLM passes on; it writes them
 // with underscores (x_ratelimit_remaining_tokens).
-func liteLLMHeaders(ev *Event, h map[string]json.RawMessage) {
+func liteLLMHeaders(ev *ingest.Event, h map[string]json.RawMessage) {
 	for k, raw := range h {
 		name := strings.ReplaceAll(strings.ToLower(k), "_", "-")
 		name = strings.TrimPrefix(name, "llm-provider-")

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Claude Code session transcripts: ~/.claude/projects/<project>/<session>.jsonl,
@@ -80,7 +82,7 @@ type claudeDecoder struct {
 	msg   claudeMessage
 	usage claudeUsage
 	cc    claudeCacheSplit
-	ev    Event
+	ev    ingest.Event
 	mode  CostMode
 	calls map[string]*claudeCall // session → call in flight
 	seen  map[string]struct{}    // message.id + requestId already counted
@@ -97,9 +99,9 @@ func newClaudeDecoder(p *Parser, mode CostMode) *claudeDecoder {
 // not remembered (a repeat that far apart is not a content-block repeat).
 const maxSeen = 1 << 20
 
-func (d *claudeDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	r, sr := d.scan(line)
-	if sr != Accepted {
+	if sr != ingest.Accepted {
 		return sr
 	}
 	switch {
@@ -110,21 +112,21 @@ func (d *claudeDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 	case r.Type == "assistant" && r.Message != nil && r.Message.Usage != nil:
 		return d.response(r, emit)
 	}
-	return SkipInfo // user turns, summaries, snapshots: not API calls
+	return ingest.SkipInfo // user turns, summaries, snapshots: not API calls
 }
 
 // scan reads the fields a record needs with the single-pass scanner,
 // skipping message content (the bulk of every line) without decoding it:
 // transcripts stay on the same fast path as every other format.
-func (d *claudeDecoder) scan(line []byte) (*claudeRecord, SkipReason) {
+func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0:
-		return nil, SkipBlank
+		return nil, ingest.SkipBlank
 	case bytes.IndexByte(line, 0) >= 0:
-		return nil, SkipBinary
+		return nil, ingest.SkipBinary
 	case line[0] != '{':
-		return nil, SkipInvalidJSON
+		return nil, ingest.SkipInvalidJSON
 	}
 	r := &d.rec
 	*r = claudeRecord{}
@@ -262,19 +264,19 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, SkipReason) {
 	sc.ws()
 	switch {
 	case sc.tooDeep:
-		return nil, SkipTooDeep
+		return nil, ingest.SkipTooDeep
 	case sc.err || sc.i != len(sc.b):
-		return nil, SkipInvalidJSON
+		return nil, ingest.SkipInvalidJSON
 	case wrong:
-		return nil, SkipWrongType
+		return nil, ingest.SkipWrongType
 	}
-	return r, Accepted
+	return r, ingest.Accepted
 }
 
-func (d *claudeDecoder) base(r *claudeRecord) *Event {
+func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 	ev := &d.ev
 	ev.Reset()
-	ev.Kind, ev.Provider = KindLLMCall, "anthropic"
+	ev.Kind, ev.Provider = ingest.KindLLMCall, "anthropic"
 	ev.JobID = CleanField(r.SessionID)
 	if r.Cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(r.Cwd, "\\", "/")))
@@ -309,7 +311,7 @@ func (d *claudeDecoder) call(r *claudeRecord) *claudeCall {
 }
 
 // retry is one failed attempt Claude Code will retry.
-func (d *claudeDecoder) retry(r *claudeRecord, emit func(*Event)) SkipReason {
+func (d *claudeDecoder) retry(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
 	ev := d.base(r)
 	c := d.call(r)
 	c.attempts++
@@ -322,11 +324,11 @@ func (d *claudeDecoder) retry(r *claudeRecord, emit func(*Event)) SkipReason {
 	// retryInMs is Claude Code's own backoff, not the server's guidance:
 	// it is not a Retry-After.
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }
 
 // gaveUp is the last failed attempt: Claude Code stopped retrying.
-func (d *claudeDecoder) gaveUp(r *claudeRecord, emit func(*Event)) SkipReason {
+func (d *claudeDecoder) gaveUp(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
 	ev := d.base(r)
 	c := d.call(r)
 	c.attempts++
@@ -340,16 +342,16 @@ func (d *claudeDecoder) gaveUp(r *claudeRecord, emit func(*Event)) SkipReason {
 	}
 	delete(d.calls, r.SessionID) // the call is over
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }
 
 // response is a completed call, once per message.id and requestId.
-func (d *claudeDecoder) response(r *claudeRecord, emit func(*Event)) SkipReason {
+func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
 	m := r.Message
 	if m.ID != "" && r.RequestID != "" {
 		k := m.ID + "\x00" + r.RequestID
 		if _, dup := d.seen[k]; dup {
-			return SkipInfo // another content block of a response already counted
+			return ingest.SkipInfo // another content block of a response already counted
 		}
 		if len(d.seen) >= maxSeen {
 			clear(d.seen)
@@ -368,7 +370,7 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*Event)) SkipReason 
 	}
 	u := m.Usage
 	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
 	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
@@ -387,5 +389,5 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*Event)) SkipReason 
 		}
 	}
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Format names a log format burnrate reads.
@@ -65,7 +66,7 @@ func ParseFormat(s string) (Format, error) {
 type Decoder interface {
 	// Decode calls emit for each event in line and returns Accepted or
 	// why the line gave none. emit must copy what it keeps.
-	Decode(line []byte, emit func(*Event)) SkipReason
+	Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason
 }
 
 // Options choose and tune a decoder.
@@ -75,7 +76,19 @@ type Options struct {
 	Maps []FieldMap
 	// CostMode chooses costUSD or tokens × prices for Claude Code transcripts.
 	CostMode CostMode
+	// OTLP makes the decoder for a file of OTLP/JSON export requests (the
+	// Collector's file exporter), one per file: ingest/otlp's
+	// NewFileDecoder, passed in by whoever opens files, so that a file and
+	// a live export go through the same mapping while the decoders do not
+	// import pdata. Nil: such a file's records are unknown events.
+	OTLP func() OTLPDecoder
 }
+
+// OTLPDecoder maps one OTLP/JSON export request (traces or logs) to
+// events; rejected counts items that looked like calls but could not be
+// read. It keeps state across the requests of one file (the job each
+// trace belongs to), so each file gets its own.
+type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err error)
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
 // Every event it emits has passed Event.Check.
@@ -107,10 +120,10 @@ func NewDecoder(f Format, maps []FieldMap, opts ...Options) Decoder {
 // fails is skipped for the first failure's reason.
 type checked struct {
 	inner   Decoder
-	emit    func(*Event)
-	emitFn  func(*Event) // c.check bound once: a closure per line would allocate
+	emit    func(*ingest.Event)
+	emitFn  func(*ingest.Event) // c.check bound once: a closure per line would allocate
 	passed  int
-	refused SkipReason
+	refused ingest.SkipReason
 }
 
 func newChecked(d Decoder) *checked {
@@ -119,9 +132,9 @@ func newChecked(d Decoder) *checked {
 	return c
 }
 
-func (c *checked) check(e *Event) {
-	if r := e.Check(); r != Accepted {
-		if c.refused == Accepted {
+func (c *checked) check(e *ingest.Event) {
+	if r := e.Check(); r != ingest.Accepted {
+		if c.refused == ingest.Accepted {
 			c.refused = r
 		}
 		return
@@ -130,11 +143,11 @@ func (c *checked) check(e *Event) {
 	c.emit(e)
 }
 
-func (c *checked) Decode(line []byte, emit func(*Event)) SkipReason {
-	c.emit, c.passed, c.refused = emit, 0, Accepted
+func (c *checked) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	c.emit, c.passed, c.refused = emit, 0, ingest.Accepted
 	r := c.inner.Decode(line, c.emitFn)
 	c.emit = nil
-	if r == Accepted && c.passed == 0 && c.refused != Accepted {
+	if r == ingest.Accepted && c.passed == 0 && c.refused != ingest.Accepted {
 		return c.refused
 	}
 	return r
@@ -179,7 +192,7 @@ type jsonlDecoder struct {
 	p    *Parser
 	text *sdkText
 	maps []FieldMap
-	ev   Event
+	ev   ingest.Event
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
 	keys        map[string]bool
@@ -188,7 +201,7 @@ type jsonlDecoder struct {
 	firstBad []byte
 }
 
-func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	src := line
 	if d.maps != nil {
 		var ok bool
@@ -198,24 +211,24 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 	}
 	r := d.p.ParseLine(src, &d.ev)
 	switch r {
-	case Accepted:
+	case ingest.Accepted:
 		d.text.noteJSON(&d.ev)
 		emit(&d.ev)
-	case SkipInvalidJSON:
+	case ingest.SkipInvalidJSON:
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
-			return Accepted
+			return ingest.Accepted
 		case n < 0:
-			return SkipInfo
+			return ingest.SkipInfo
 		}
 		if d.text.sawSDK && !looksLikeJSON(line) {
-			return SkipText // the application's own text between SDK lines
+			return ingest.SkipText // the application's own text between SDK lines
 		}
 		d.notJSON++
 		if d.firstBad == nil {
 			d.firstBad = bytes.Clone(line[:min(len(line), 200)])
 		}
-	case SkipNoEvent, SkipUnknownEvent:
+	case ingest.SkipNoEvent, ingest.SkipUnknownEvent:
 		// Not an event, but it still sets the job and model for the SDK
 		// lines after it (an app's own "processing record 17" JSON line).
 		d.text.noteJSON(&d.ev)
@@ -309,7 +322,7 @@ func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
 }
 
 // Detection looks at the start of a file.
-const detectLines = 200
+const DetectLines = 200
 
 // Detection counts how many of the first lines each format's rule matched.
 type Detection struct {
@@ -325,25 +338,25 @@ type Detection struct {
 // LiteLLM shapes by their own keys, Claude Code transcripts by theirs, SDK
 // retry lines by their text, and canonical JSON lines otherwise.
 func Detect(lines [][]byte) Detection {
-	d := newDetector()
+	d := NewDetector()
 	for _, l := range lines {
-		d.add(l)
+		d.Add(l)
 	}
-	return d.result()
+	return d.Result()
 }
 
-// detector counts, line by line, which format's rule each line matches.
-type detector struct {
+// Detector counts, line by line, which format's rule each line matches.
+type Detector struct {
 	det Detection
 	p   *Parser
-	ev  Event
+	ev  ingest.Event
 }
 
-func newDetector() *detector {
-	return &detector{det: Detection{Counts: map[Format]int{}}, p: NewParser()}
+func NewDetector() *Detector {
+	return &Detector{det: Detection{Counts: map[Format]int{}}, p: NewParser()}
 }
 
-func (d *detector) add(l []byte) {
+func (d *Detector) Add(l []byte) {
 	det := &d.det
 	l = bytes.TrimSpace(l)
 	if len(l) == 0 {
@@ -366,7 +379,7 @@ func (d *detector) add(l []byte) {
 	case jsonHasKeys(l, "response_cost", "custom_llm_provider") || jsonHasKeys(l, "request_id", "spend") || jsonHasKeys(l, "response_cost", "startTime"):
 		det.Counts[FormatLiteLLM]++
 	default:
-		if d.p.ParseLine(l, &d.ev) == Accepted {
+		if d.p.ParseLine(l, &d.ev) == ingest.Accepted {
 			det.Counts[FormatJSONL]++
 		}
 	}
@@ -375,7 +388,7 @@ func (d *detector) add(l []byte) {
 // decided reports a verdict that more lines cannot change: 16 lines, every
 // one of a format with keys of its own. A projects directory of small
 // transcripts then costs one detection pass of 16 lines per file, not 200.
-func (d *detector) decided() bool {
+func (d *Detector) Decided() bool {
 	if d.det.Lines < 16 {
 		return false
 	}
@@ -387,7 +400,7 @@ func (d *detector) decided() bool {
 	return false
 }
 
-func (d *detector) result() Detection {
+func (d *Detector) Result() Detection {
 	det := d.det
 	best, bestN := FormatJSONL, 0
 	for _, f := range []Format{FormatClaudeCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
@@ -438,10 +451,10 @@ type streamDecoder struct {
 	inner Decoder
 }
 
-func (d *streamDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *streamDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	if d.inner == nil {
 		if len(bytes.TrimSpace(line)) == 0 {
-			return SkipBlank
+			return ingest.SkipBlank
 		}
 		d.inner = NewDecoder(Detect([][]byte{line}).Format, d.opts.Maps, d.opts)
 	}
@@ -453,4 +466,47 @@ func (d *streamDecoder) Hint(events int64) string {
 		return h.Hint(events)
 	}
 	return ""
+}
+
+// JSONLines is the canonical JSON-lines decoder behind a Decoder, for a
+// reader that parses a big file's lines on other goroutines (one Parser
+// each) and hands the accepted ones back in order.
+type JSONLines struct{ jd *jsonlDecoder }
+
+// ParallelJSONL returns d's JSON-lines decoder when its lines may be parsed
+// apart from each other: canonical JSON lines, no --map rules, no SDK text
+// seen (whose lines depend on the lines before them).
+func ParallelJSONL(d Decoder) (JSONLines, bool) {
+	j, ok := JSONLinesOf(d)
+	if !ok || j.jd.maps != nil || j.jd.text.sawSDK {
+		return JSONLines{}, false
+	}
+	return j, true
+}
+
+// JSONLinesOf returns d's JSON-lines decoder, if it is one, whatever it
+// has seen since parallel reading began (SDK text seen later is handled
+// by Took's caller sending such lines through Decode).
+func JSONLinesOf(d Decoder) (JSONLines, bool) {
+	c, ok := d.(*checked)
+	if !ok {
+		return JSONLines{}, false
+	}
+	jd, ok := c.inner.(*jsonlDecoder)
+	return JSONLines{jd}, ok
+}
+
+// Took is what the decoder would have done with an accepted, timestamped
+// line another Parser parsed: its time carries to a line that has none,
+// and it counts as JSON among the file's lines.
+func (j JSONLines) Took(ev *ingest.Event) {
+	j.jd.p.lastTS = ev.TS
+	j.jd.text.noteJSON(ev)
+}
+
+// ParseAlone parses a line as though it were the first: no time carried
+// from a line before it (a line without one is decoded again in order).
+func (p *Parser) ParseAlone(line []byte, ev *ingest.Event) ingest.SkipReason {
+	p.lastTS = 0
+	return p.ParseLine(line, ev)
 }

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // MaxLineBytes is the longest line accepted; longer lines are skipped whole.
@@ -36,7 +37,7 @@ type Parser struct {
 	keys [maxKeyPredictions]keyPrediction
 
 	// per-line scratch
-	ev                  *Event
+	ev                  *ingest.Event
 	bad                 bool
 	evName              []byte
 	typeName            []byte
@@ -70,16 +71,16 @@ func NewParser() *Parser {
 
 // ParseLine fills ev from line. It returns Accepted, or why the line was
 // skipped; it never panics on any input.
-func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
+func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return SkipBlank
+		return ingest.SkipBlank
 	}
 	if len(line) > MaxLineBytes {
-		return SkipTooLong
+		return ingest.SkipTooLong
 	}
 	if bytes.IndexByte(line, 0) >= 0 {
-		return SkipBinary
+		return ingest.SkipBinary
 	}
 	ev.Reset()
 	p.ev, p.bad = ev, false
@@ -96,38 +97,38 @@ func (p *Parser) ParseLine(line []byte, ev *Event) SkipReason {
 		sc.ws()
 		p.ev = nil
 		if sc.tooDeep {
-			return SkipTooDeep
+			return ingest.SkipTooDeep
 		}
 		if sc.err || sc.i != len(sc.b) {
-			return SkipInvalidJSON
+			return ingest.SkipInvalidJSON
 		}
-		return SkipNotObject
+		return ingest.SkipNotObject
 	}
 	p.topObject()
 	sc.ws()
 	p.ev = nil
 	if sc.tooDeep {
-		return SkipTooDeep
+		return ingest.SkipTooDeep
 	}
 	if sc.err || sc.i != len(sc.b) {
-		return SkipInvalidJSON
+		return ingest.SkipInvalidJSON
 	}
 	if p.bad {
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
 	return p.finish(ev)
 }
 
-func (p *Parser) finish(ev *Event) SkipReason {
+func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 	switch {
 	case p.hasEv:
-		ev.Kind = ParseKind(string(p.evName))
-		if ev.Kind == KindUnknown {
-			return SkipUnknownEvent
+		ev.Kind = ingest.ParseKind(string(p.evName))
+		if ev.Kind == ingest.KindUnknown {
+			return ingest.SkipUnknownEvent
 		}
-	case p.hasType && ParseKind(string(p.typeName)) != KindUnknown:
+	case p.hasType && ingest.ParseKind(string(p.typeName)) != ingest.KindUnknown:
 		// "type" is a common field for other things, so only a known value counts.
-		ev.Kind = ParseKind(string(p.typeName))
+		ev.Kind = ingest.ParseKind(string(p.typeName))
 	}
 	if ev.Model == "" {
 		if p.respModel != "" {
@@ -136,18 +137,18 @@ func (p *Parser) finish(ev *Event) SkipReason {
 			ev.Model = p.reqModel
 		}
 	}
-	if ev.Kind == KindUnknown {
+	if ev.Kind == ingest.KindUnknown {
 		switch {
 		case ev.Model != "":
-			ev.Kind = KindLLMCall
+			ev.Kind = ingest.KindLLMCall
 		case ev.Tool != "":
-			ev.Kind = KindToolCall
+			ev.Kind = ingest.KindToolCall
 		case ev.InputTokens > 0 || ev.OutputTokens > 0 || ev.CacheReadTokens > 0 || ev.CacheCreateTokens > 0:
 			// Token counts are a model call, whatever it forgot to name:
 			// kept as an unpriced call of model "(unknown)", never dropped.
-			ev.Kind = KindLLMCall
+			ev.Kind = ingest.KindLLMCall
 		default:
-			return SkipNoEvent
+			return ingest.SkipNoEvent
 		}
 	}
 	if ev.TS == 0 {
@@ -155,14 +156,14 @@ func (p *Parser) finish(ev *Event) SkipReason {
 	} else {
 		p.lastTS = ev.TS
 	}
-	if p.hasDate && ev.RetryAfterMs == NoRetryAfter {
+	if p.hasDate && ev.RetryAfterMs == ingest.NoRetryAfter {
 		if t, err := http.ParseTime(string(p.httpDate)); err == nil && ev.TS != 0 {
 			ev.RetryAfterMs = max(0, (t.UnixNano()-ev.TS)/1e6)
 		}
 	}
 	// A 429 without Retry-After may still say when the limit resets; that
 	// is the server's hint. (A reset on a 2xx is not a rate-limit signal.)
-	if ev.RetryAfterMs == NoRetryAfter && ev.Status == 429 {
+	if ev.RetryAfterMs == ingest.NoRetryAfter && ev.Status == 429 {
 		switch {
 		case p.resetMs >= 0:
 			ev.RetryAfterMs = p.resetMs
@@ -173,10 +174,10 @@ func (p *Parser) finish(ev *Event) SkipReason {
 	if p.inputIncludesCache {
 		ev.SetInclusiveInput(ev.InputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	}
-	if ev.Status == StatusUnknown && (ev.Kind == KindLLMCall || ev.Kind == KindToolCall) {
+	if ev.Status == ingest.StatusUnknown && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
 		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0)
 	}
-	return Accepted
+	return ingest.Accepted
 }
 
 // StatusFromError infers an HTTP status for attempts that logged only an
@@ -187,7 +188,7 @@ func StatusFromError(errType string, producedOutput bool) int16 {
 		if producedOutput {
 			return 200
 		}
-		return StatusUnknown
+		return ingest.StatusUnknown
 	case "timeout", "connection_error", "APIConnectionError", "APITimeoutError", "ETIMEDOUT", "ECONNRESET":
 		return 0
 	case "overloaded_error":
@@ -207,7 +208,7 @@ func StatusFromError(errType string, producedOutput bool) int16 {
 	case "api_error", "InternalServerError":
 		return 500
 	}
-	return StatusUnknown
+	return ingest.StatusUnknown
 }
 
 // Value kinds the field readers see at the scanner's position.
@@ -556,7 +557,7 @@ func (p *Parser) headerField(k []byte) {
 		if p.kind() == 's' {
 			b := p.sc.str()
 			if f, err := strconv.ParseFloat(string(b), 64); err == nil && f >= 0 {
-				if ev.RetryAfterMs == NoRetryAfter {
+				if ev.RetryAfterMs == ingest.NoRetryAfter {
 					ev.RetryAfterMs = int64(clamp(f*1000, 0, 1e12))
 				}
 			} else {
@@ -564,7 +565,7 @@ func (p *Parser) headerField(k []byte) {
 			}
 			return
 		}
-		if v := p.seconds(); ev.RetryAfterMs == NoRetryAfter {
+		if v := p.seconds(); ev.RetryAfterMs == ingest.NoRetryAfter {
 			ev.RetryAfterMs = v
 		}
 	case "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens":
@@ -673,11 +674,11 @@ func (p *Parser) count() int64 {
 func (p *Parser) status() int16 {
 	f, ok := p.number()
 	if !ok {
-		return StatusUnknown
+		return ingest.StatusUnknown
 	}
 	if f < 0 || f > 999 {
 		p.bad = true
-		return StatusUnknown
+		return ingest.StatusUnknown
 	}
 	return int16(f)
 }
@@ -700,11 +701,11 @@ func (p *Parser) attempt(base int64) int16 {
 func (p *Parser) seconds() int64 {
 	f, ok := p.number()
 	if !ok {
-		return NoRetryAfter
+		return ingest.NoRetryAfter
 	}
 	if f < 0 {
 		p.bad = true
-		return NoRetryAfter
+		return ingest.NoRetryAfter
 	}
 	return int64(clamp(f*1000, 0, 1e12))
 }
@@ -762,8 +763,8 @@ func parseEpoch(b []byte) (int64, bool) {
 	default:
 		return 0, false
 	}
-	if n > MaxTS/scale {
-		return MaxTS, true // out_of_range, refused by Event.Check; n*scale would wrap
+	if n > ingest.MaxTS/scale {
+		return ingest.MaxTS, true // out_of_range, refused by Event.Check; n*scale would wrap
 	}
 	ns := n * scale
 	for _, c := range frac {
@@ -780,8 +781,8 @@ func epochToNanos(f float64) (int64, bool) {
 	switch {
 	case math.IsNaN(f) || f <= 0:
 		return 0, false
-	case f*1e9 >= MaxTS && f < 1e11: // seconds past 2200: out_of_range
-		return MaxTS, true
+	case f*1e9 >= ingest.MaxTS && f < 1e11: // seconds past 2200: out_of_range
+		return ingest.MaxTS, true
 	case f < 1e11: // seconds
 		return int64(f * 1e9), true
 	case f < 1e14: // milliseconds
@@ -814,7 +815,7 @@ func parseTimeText(b []byte) (int64, bool) {
 // 2262, and a wrapped time would be taken as real.
 func unixNanoInRange(t time.Time) int64 {
 	if y := t.Year(); y < 1970 || y >= 2200 {
-		return MaxTS
+		return ingest.MaxTS
 	}
 	return t.UnixNano()
 }
@@ -835,7 +836,7 @@ func (c *hourCache) rfc3339(b []byte) (int64, bool) {
 	}
 	if c.base == 0 || string(b[:13]) != string(c.key[:]) {
 		ts, ok := fastRFC3339(b)
-		if !ok || ts >= MaxTS { // out of range: marked, not cached
+		if !ok || ts >= ingest.MaxTS { // out of range: marked, not cached
 			return ts, ok
 		}
 		rest, ok := minutesIntoHour(b)

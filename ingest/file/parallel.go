@@ -1,4 +1,4 @@
-package ingest
+package file
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // Parallel parsing of one big JSON-lines file.
@@ -50,8 +53,8 @@ type lineChunk struct {
 
 type parsedLine struct {
 	line []byte // within data, without its newline
-	ev   Event
-	r    SkipReason
+	ev   ingest.Event
+	r    ingest.SkipReason
 }
 
 // parallelReader is the pipeline behind one file.
@@ -72,18 +75,14 @@ type parallelReader struct {
 // parallelOK reports whether the file can be parsed in parallel: canonical
 // JSON lines, no --map rules, big enough.
 func (it *FileIter) parallelOK() bool {
-	if it.doc != nil || it.Detected.Format != FormatJSONL || it.size < parallelMinBytes || it.lines == nil || it.Err != nil {
+	if it.doc != nil || it.Detected.Format != decode.FormatJSONL || it.size < parallelMinBytes || it.lines == nil || it.Err != nil {
 		return false
 	}
 	if it.set != nil && len(it.set.Files) > parallelMaxFiles {
 		return false
 	}
-	c, ok := it.dec.(*checked)
-	if !ok {
-		return false
-	}
-	jd, ok := c.inner.(*jsonlDecoder)
-	return ok && jd.maps == nil && !jd.text.sawSDK
+	_, ok := decode.ParallelJSONL(it.dec)
+	return ok
 }
 
 func (it *FileIter) startParallel() {
@@ -98,7 +97,7 @@ func (it *FileIter) startParallel() {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
-			p := NewParser()
+			p := decode.NewParser()
 			for c := range todo {
 				parseChunk(p, c)
 				close(c.done)
@@ -200,7 +199,7 @@ func cutLines(b []byte, max int) int {
 
 // parseChunk parses every line of c on its own, with no timestamp carried
 // from one line to the next (Next decodes a line without one again).
-func parseChunk(p *Parser, c *lineChunk) {
+func parseChunk(p *decode.Parser, c *lineChunk) {
 	c.lines = c.lines[:0]
 	for rest := c.data; len(rest) > 0; {
 		line := rest
@@ -211,8 +210,7 @@ func parseChunk(p *Parser, c *lineChunk) {
 		}
 		c.lines = append(c.lines, parsedLine{line: line})
 		pl := &c.lines[len(c.lines)-1]
-		p.lastTS = 0
-		pl.r = p.ParseLine(line, &pl.ev)
+		pl.r = p.ParseAlone(line, &pl.ev)
 	}
 }
 
@@ -254,9 +252,9 @@ func (pr *parallelReader) close() {
 // nextParallel is Next's loop over the parallel pipeline. It returns
 // handled=false when the pipeline has ended and reading goes on line by
 // line (a line too long for a chunk), or the file is done.
-func (it *FileIter) nextParallel(ev *Event) (got, handled bool) {
+func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 	pr := it.par
-	jd := it.dec.(*checked).inner.(*jsonlDecoder)
+	jd, _ := decode.JSONLinesOf(it.dec) // parallelOK said it is one
 	for {
 		pl, final, ok := pr.next()
 		if !ok {
@@ -274,12 +272,11 @@ func (it *FileIter) nextParallel(ev *Event) (got, handled bool) {
 			return false, true
 		}
 		it.cur, it.n = ev, 0
-		var r SkipReason
-		if pl.r == Accepted && pl.ev.TS != 0 {
+		var r ingest.SkipReason
+		if pl.r == ingest.Accepted && pl.ev.TS != 0 {
 			// What the decoder would have done with this line.
-			jd.p.lastTS = pl.ev.TS
-			jd.text.noteJSON(&pl.ev)
-			if r = pl.ev.Check(); r == Accepted {
+			jd.Took(&pl.ev)
+			if r = pl.ev.Check(); r == ingest.Accepted {
 				it.emit(&pl.ev)
 			}
 		} else {
@@ -292,16 +289,16 @@ func (it *FileIter) nextParallel(ev *Event) (got, handled bool) {
 }
 
 // account counts a decoded line and reports whether it gave an event.
-func (it *FileIter) account(r SkipReason, final bool) bool {
+func (it *FileIter) account(r ingest.SkipReason, final bool) bool {
 	n := it.n
-	if final && r == SkipInvalidJSON {
-		r = SkipTruncated
+	if final && r == ingest.SkipInvalidJSON {
+		r = ingest.SkipTruncated
 	}
-	if r == SkipBlank {
+	if r == ingest.SkipBlank {
 		return false
 	}
 	it.Stats.Count(r)
-	if r == Accepted && n > 0 {
+	if r == ingest.Accepted && n > 0 {
 		it.Stats.Events += int64(n - 1)
 		return true
 	}

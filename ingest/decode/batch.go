@@ -1,10 +1,12 @@
-package ingest
+package decode
 
 import (
 	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Batch result files: one line per request, priced at batch rates. They
@@ -22,7 +24,7 @@ type batchUsage struct {
 	} `json:"prompt_tokens_details"`
 }
 
-func (u *batchUsage) apply(ev *Event) bool {
+func (u *batchUsage) apply(ev *ingest.Event) bool {
 	if u == nil {
 		return true
 	}
@@ -43,27 +45,27 @@ func (u *batchUsage) apply(ev *Event) bool {
 	return true
 }
 
-func decodeStrict(line []byte, v any) SkipReason {
+func decodeStrict(line []byte, v any) ingest.SkipReason {
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0:
-		return SkipBlank
+		return ingest.SkipBlank
 	case bytes.IndexByte(line, 0) >= 0:
-		return SkipBinary
+		return ingest.SkipBinary
 	case !json.Valid(line):
-		return SkipInvalidJSON
+		return ingest.SkipInvalidJSON
 	case line[0] != '{':
-		return SkipNotObject
+		return ingest.SkipNotObject
 	}
 	if json.Unmarshal(line, v) != nil {
-		return SkipWrongType
+		return ingest.SkipWrongType
 	}
-	return Accepted
+	return ingest.Accepted
 }
 
 type openAIBatchDecoder struct {
 	p  *Parser
-	ev Event
+	ev ingest.Event
 }
 
 type openAIBatchLine struct {
@@ -88,17 +90,17 @@ type openAIBatchLine struct {
 	} `json:"error"`
 }
 
-func (d *openAIBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *openAIBatchDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var l openAIBatchLine
-	if r := decodeStrict(line, &l); r != Accepted {
+	if r := decodeStrict(line, &l); r != ingest.Accepted {
 		return r
 	}
 	if l.CustomID == "" {
-		return SkipNoEvent
+		return ingest.SkipNoEvent
 	}
 	ev := &d.ev
 	ev.Reset()
-	ev.Kind, ev.Batch, ev.Provider = KindLLMCall, true, "openai"
+	ev.Kind, ev.Batch, ev.Provider = ingest.KindLLMCall, true, "openai"
 	ev.JobID, ev.IdempotencyKey = CleanField(l.CustomID), CleanField(l.CustomID)
 	switch {
 	case l.Response != nil:
@@ -109,19 +111,19 @@ func (d *openAIBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 				ev.TS = time.Unix(b.Created, 0).UnixNano()
 			}
 			if !b.Usage.apply(ev) {
-				return SkipWrongType
+				return ingest.SkipWrongType
 			}
 			if b.Error != nil {
 				ev.ErrorType = CleanField(first(b.Error.Type, b.Error.Code))
 			}
 		}
 	case l.Error != nil && notRun(l.Error.Code) != "":
-		ev.Kind, ev.ErrorType = KindRequestNotRun, notRun(l.Error.Code)
+		ev.Kind, ev.ErrorType = ingest.KindRequestNotRun, notRun(l.Error.Code)
 	case l.Error != nil:
 		ev.ErrorType = CleanField(l.Error.Code)
 		ev.Status = StatusFromError(l.Error.Code, false)
 	default:
-		return SkipNoEvent
+		return ingest.SkipNoEvent
 	}
 	if ev.TS == 0 {
 		ev.TS = d.p.lastTS
@@ -129,12 +131,12 @@ func (d *openAIBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
 		d.p.lastTS = ev.TS
 	}
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }
 
 type anthropicBatchDecoder struct {
 	p  *Parser
-	ev Event
+	ev ingest.Event
 }
 
 type anthropicError struct {
@@ -154,17 +156,17 @@ type anthropicBatchLine struct {
 	} `json:"result"`
 }
 
-func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReason {
+func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var l anthropicBatchLine
-	if r := decodeStrict(line, &l); r != Accepted {
+	if r := decodeStrict(line, &l); r != ingest.Accepted {
 		return r
 	}
 	if l.CustomID == "" || l.Result == nil {
-		return SkipNoEvent
+		return ingest.SkipNoEvent
 	}
 	ev := &d.ev
 	ev.Reset()
-	ev.Kind, ev.Batch, ev.Provider = KindLLMCall, true, "anthropic"
+	ev.Kind, ev.Batch, ev.Provider = ingest.KindLLMCall, true, "anthropic"
 	ev.JobID, ev.IdempotencyKey = CleanField(l.CustomID), CleanField(l.CustomID)
 	ev.TS = d.p.lastTS
 	switch l.Result.Type {
@@ -173,7 +175,7 @@ func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReaso
 		if m := l.Result.Message; m != nil {
 			ev.Model = CleanField(m.Model)
 			if !m.Usage.apply(ev) {
-				return SkipWrongType
+				return ingest.SkipWrongType
 			}
 		}
 	case "errored":
@@ -187,12 +189,12 @@ func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*Event)) SkipReaso
 		}
 		ev.Status = StatusFromError(ev.ErrorType, false)
 	case "canceled", "expired":
-		ev.Kind, ev.ErrorType = KindRequestNotRun, l.Result.Type
+		ev.Kind, ev.ErrorType = ingest.KindRequestNotRun, l.Result.Type
 	default:
-		return SkipUnknownEvent
+		return ingest.SkipUnknownEvent
 	}
 	emit(ev)
-	return Accepted
+	return ingest.Accepted
 }
 
 // notRun names an OpenAI batch error code for a request that never ran

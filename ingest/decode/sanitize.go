@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"hash/maphash"

@@ -1,8 +1,10 @@
-package ingest
+package file
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // TestImplausibleAndOutOfRangeAreCountedSkips: issue 11 — one line with a
@@ -11,18 +13,18 @@ import (
 // good lines around it are kept.
 func TestImplausibleAndOutOfRangeAreCountedSkips(t *testing.T) {
 	good := `{"ts":"2026-03-10T01:00:00Z","job_id":"j","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":5}`
-	cases := map[string]SkipReason{
-		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"output_tokens":1000000000000}`: SkipImplausible,
-		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"input_tokens":100000001}`:      SkipImplausible,
-		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"cost_usd":9e6}`:                SkipImplausible,
-		`{"ts":"9999-12-31T23:59:59Z","job_id":"j","model":"m","status":200}`:                               SkipOutOfRange,
-		`{"ts":"2300-01-01T00:00:00+01:00","job_id":"j","model":"m","status":200}`:                          SkipOutOfRange,
-		`{"ts":10000000000,"job_id":"j","model":"m","status":200}`:                                          SkipOutOfRange, // year 2286 in seconds
-		`{"ts":"1960-01-01T00:00:00Z","job_id":"j","model":"m","status":200}`:                               SkipOutOfRange,
+	cases := map[string]ingest.SkipReason{
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"output_tokens":1000000000000}`: ingest.SkipImplausible,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"input_tokens":100000001}`:      ingest.SkipImplausible,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","model":"m","status":200,"cost_usd":9e6}`:                ingest.SkipImplausible,
+		`{"ts":"9999-12-31T23:59:59Z","job_id":"j","model":"m","status":200}`:                               ingest.SkipOutOfRange,
+		`{"ts":"2300-01-01T00:00:00+01:00","job_id":"j","model":"m","status":200}`:                          ingest.SkipOutOfRange,
+		`{"ts":10000000000,"job_id":"j","model":"m","status":200}`:                                          ingest.SkipOutOfRange, // year 2286 in seconds
+		`{"ts":"1960-01-01T00:00:00Z","job_id":"j","model":"m","status":200}`:                               ingest.SkipOutOfRange,
 	}
 	for line, want := range cases {
 		it := NewIter(strings.NewReader(good+"\n"+line+"\n"+good+"\n"), "t", 0)
-		var ev Event
+		var ev ingest.Event
 		n := 0
 		for it.Next(&ev) {
 			n++
@@ -36,7 +38,7 @@ func TestImplausibleAndOutOfRangeAreCountedSkips(t *testing.T) {
 	}
 	// At the bounds, a line is still taken.
 	ev, r := parse(t, `{"ts":"2199-12-31T23:59:59Z","job_id":"j","model":"m","status":200,"output_tokens":100000000,"cost_usd":100000}`)
-	if r != Accepted || ev.Check() != Accepted {
+	if r != ingest.Accepted || ev.Check() != ingest.Accepted {
 		t.Errorf("a line at the bounds: %v / %v", r, ev.Check())
 	}
 }

@@ -1,4 +1,4 @@
-package ingest
+package file
 
 import (
 	"bufio"
@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // A JSON document is a file that is not one record per line: a JSON array
@@ -21,20 +24,6 @@ import (
 // goes on after it when the stream allows, else stops with an error.
 const MaxRecordBytes = 64 << 20
 
-// OTLPDecoder maps one OTLP/JSON export request (traces or logs) to
-// events; rejected counts items that looked like calls but could not be
-// read. It keeps state across the requests of one file (the job each
-// trace belongs to), so each file gets its own from NewOTLPDecoder.
-type OTLPDecoder func(raw []byte, emit func(*Event)) (rejected int64, err error)
-
-// NewOTLPDecoder is installed by ingest/otlp (SetOTLPDecoder), so that
-// files go through the same mapping as the receiver while ingest itself
-// does not import pdata. Nil when that package is not linked in.
-var newOTLPDecoder func() OTLPDecoder
-
-// SetOTLPDecoder installs the OTLP/JSON mapping for files.
-func SetOTLPDecoder(f func() OTLPDecoder) { newOTLPDecoder = f }
-
 // documentKind is what the start of a file says it is.
 type documentKind uint8
 
@@ -47,7 +36,7 @@ const (
 // sniffDocument decides, from the first bytes, whether a file is a JSON
 // document rather than lines. otlp reports OTLP export requests.
 func sniffDocument(head []byte) (kind documentKind, otlp bool) {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, BOM), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, ingest.BOM), " \t\r\n")
 	if len(head) == 0 {
 		return lineRecords, false
 	}
@@ -155,32 +144,32 @@ func (d *documentReader) fail(err error, what string) {
 }
 
 // otlpDocDecoder decodes records that are OTLP export requests through the
-// registered mapping.
+// mapping the caller passed in (decode.Options.OTLP).
 type otlpDocDecoder struct {
-	decode   OTLPDecoder
+	decode   decode.OTLPDecoder
 	rejected int64
 }
 
-func newOTLPDocDecoder() *otlpDocDecoder {
+func newOTLPDocDecoder(newDecoder func() decode.OTLPDecoder) *otlpDocDecoder {
 	d := &otlpDocDecoder{}
-	if newOTLPDecoder != nil {
-		d.decode = newOTLPDecoder()
+	if newDecoder != nil {
+		d.decode = newDecoder()
 	}
 	return d
 }
 
-func (o *otlpDocDecoder) Decode(rec []byte, emit func(*Event)) SkipReason {
+func (o *otlpDocDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	if o.decode == nil {
-		return SkipUnknownEvent
+		return ingest.SkipUnknownEvent
 	}
 	n := 0
-	rejected, err := o.decode(rec, func(e *Event) { n++; emit(e) })
+	rejected, err := o.decode(rec, func(e *ingest.Event) { n++; emit(e) })
 	o.rejected += rejected
 	switch {
 	case err != nil:
-		return SkipWrongType
+		return ingest.SkipWrongType
 	case n == 0:
-		return SkipNoEvent
+		return ingest.SkipNoEvent
 	}
-	return Accepted
+	return ingest.Accepted
 }

@@ -1,4 +1,4 @@
-package ingest
+package file
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // FileIter yields the events of one log in file order, skipping and
@@ -20,35 +23,35 @@ import (
 // forced.
 type FileIter struct {
 	Path  string
-	Stats Stats
+	Stats ingest.Stats
 	// Err is the read error that ended the file early, if any (a truncated
 	// gzip stream, an I/O error). Lines before it are kept.
 	Err error
 	// Detected is the format the file was read as.
-	Detected Detection
+	Detected decode.Detection
 
 	idx      uint16
 	rc       io.ReadCloser
 	lines    *LineReader
-	doc      *documentReader // set for a JSON document (see document.go)
-	set      *FileSet        // the set it belongs to, for its read-ahead
-	counter  *countingReader // bytes read from disk, for progress
-	size     int64           // the file's size on disk
-	detector *detector       // while the head is read
-	opts     Options
-	dec      Decoder
-	head     []bufLine // the first lines, read for detection, not yet decoded
-	pending  []Event   // events of a line that gave more than one
+	doc      *documentReader  // set for a JSON document (see document.go)
+	set      *FileSet         // the set it belongs to, for its read-ahead
+	counter  *countingReader  // bytes read from disk, for progress
+	size     int64            // the file's size on disk
+	detector *decode.Detector // while the head is read
+	opts     decode.Options
+	dec      decode.Decoder
+	head     []bufLine      // the first lines, read for detection, not yet decoded
+	pending  []ingest.Event // events of a line that gave more than one
 	// emitFn is it.emit bound once: a closure per line would allocate.
-	emitFn func(*Event)
-	cur    *Event
+	emitFn func(*ingest.Event)
+	cur    *ingest.Event
 	n      int
 	// par parses ahead on every core once the head is read (parallel.go).
 	par      *parallelReader
 	parTried bool
 }
 
-func (it *FileIter) emit(e *Event) {
+func (it *FileIter) emit(e *ingest.Event) {
 	e.Source = it.idx
 	if it.n == 0 {
 		*it.cur = *e
@@ -64,7 +67,7 @@ type bufLine struct {
 }
 
 // OpenFile opens path ("-" for stdin) as source number idx.
-func OpenFile(path string, idx uint16, opts ...Options) (*FileIter, error) {
+func OpenFile(path string, idx uint16, opts ...decode.Options) (*FileIter, error) {
 	var counter *countingReader
 	var size int64
 	rc, err := openCounted(path, func(r io.Reader, sz int64) io.Reader {
@@ -92,7 +95,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // NewIter reads events from an already open stream, named name in errors.
-func NewIter(r io.Reader, name string, idx uint16, opts ...Options) *FileIter {
+func NewIter(r io.Reader, name string, idx uint16, opts ...decode.Options) *FileIter {
 	it := &FileIter{Path: name, idx: idx, lines: NewLineReader(r)}
 	if len(opts) > 0 {
 		it.opts = opts[0]
@@ -103,7 +106,7 @@ func NewIter(r io.Reader, name string, idx uint16, opts ...Options) *FileIter {
 // Hint explains, once the file is read, why it gave no events, if the
 // decoder can tell (JSON that maps to nothing: try --map).
 func (it *FileIter) Hint() string {
-	if h, ok := it.dec.(Hinter); ok {
+	if h, ok := it.dec.(decode.Hinter); ok {
 		return h.Hint(it.Stats.Events)
 	}
 	return ""
@@ -114,24 +117,24 @@ func (it *FileIter) start() {
 	peek, _ := it.lines.r.Peek(64 << 10)
 	kind, otlp := sniffDocument(peek)
 	forced := it.opts.Format
-	if (forced == FormatJSONDocument || forced == FormatOTLPJSON) && kind == lineRecords {
+	if (forced == decode.FormatJSONDocument || forced == decode.FormatOTLPJSON) && kind == lineRecords {
 		kind = jsonValues
 	}
-	if forced == FormatJSONDocument {
-		forced = FormatAuto // the records' own format is still detected
+	if forced == decode.FormatJSONDocument {
+		forced = decode.FormatAuto // the records' own format is still detected
 	}
-	if kind != lineRecords && (forced == FormatAuto || forced == FormatOTLPJSON) {
-		if bytes.HasPrefix(peek, BOM) {
-			it.lines.r.Discard(len(BOM))
+	if kind != lineRecords && (forced == decode.FormatAuto || forced == decode.FormatOTLPJSON) {
+		if bytes.HasPrefix(peek, ingest.BOM) {
+			it.lines.r.Discard(len(ingest.BOM))
 		}
 		it.doc = newDocumentReader(it.lines.r, kind)
-		if otlp || forced == FormatOTLPJSON {
-			it.Detected = Detection{Format: FormatOTLPJSON, Document: true}
-			it.dec = newOTLPDocDecoder()
+		if otlp || forced == decode.FormatOTLPJSON {
+			it.Detected = decode.Detection{Format: decode.FormatOTLPJSON, Document: true}
+			it.dec = newOTLPDocDecoder(it.opts.OTLP)
 			it.emitFn = it.emit
 			return
 		}
-		for len(it.head) < detectLines {
+		for len(it.head) < decode.DetectLines {
 			rec, tooLong, ok := it.doc.next()
 			if !ok {
 				break
@@ -139,26 +142,26 @@ func (it *FileIter) start() {
 			it.head = append(it.head, bufLine{rec, tooLong, false})
 		}
 	} else {
-		it.readHead(forced == FormatAuto)
+		it.readHead(forced == decode.FormatAuto)
 	}
 	f := forced
-	if f == FormatAuto {
+	if f == decode.FormatAuto {
 		if it.detector == nil { // a document's records: detect them now
-			it.detector = newDetector()
+			it.detector = decode.NewDetector()
 			for _, l := range it.head {
 				if !l.tooLong {
-					it.detector.add(l.b)
+					it.detector.Add(l.b)
 				}
 			}
 		}
-		it.Detected = it.detector.result()
+		it.Detected = it.detector.Result()
 		it.detector = nil
 		f = it.Detected.Format
 	} else {
-		it.Detected = Detection{Format: f}
+		it.Detected = decode.Detection{Format: f}
 	}
 	it.Detected.Document = it.doc != nil
-	it.dec = NewDecoder(f, it.opts.Maps, it.opts)
+	it.dec = decode.NewDecoder(f, it.opts.Maps, it.opts)
 	it.emitFn = it.emit
 }
 
@@ -166,9 +169,9 @@ func (it *FileIter) start() {
 // detect) and stopping as soon as the verdict is certain.
 func (it *FileIter) readHead(detect bool) {
 	if detect {
-		it.detector = newDetector()
+		it.detector = decode.NewDetector()
 	}
-	for len(it.head) < detectLines && (it.detector == nil || !it.detector.decided()) {
+	for len(it.head) < decode.DetectLines && (it.detector == nil || !it.detector.Decided()) {
 		line, tooLong, final, err := it.lines.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -178,13 +181,13 @@ func (it *FileIter) readHead(detect bool) {
 		}
 		it.head = append(it.head, bufLine{bytes.Clone(line), tooLong, final})
 		if it.detector != nil && !tooLong {
-			it.detector.add(line)
+			it.detector.Add(line)
 		}
 	}
 }
 
 // Next fills ev with the next good event and reports whether there was one.
-func (it *FileIter) Next(ev *Event) bool {
+func (it *FileIter) Next(ev *ingest.Event) bool {
 	if it.dec == nil {
 		if it.lines == nil {
 			return false
@@ -239,7 +242,7 @@ func (it *FileIter) Next(ev *Event) bool {
 			}
 		}
 		if tooLong {
-			it.Stats.Count(SkipTooLong)
+			it.Stats.Count(ingest.SkipTooLong)
 			continue
 		}
 		it.cur, it.n = ev, 0
@@ -265,7 +268,7 @@ func (it *FileIter) Close() error {
 
 // EventIter is anything that yields events in order.
 type EventIter interface {
-	Next(*Event) bool
+	Next(*ingest.Event) bool
 }
 
 // Merge interleaves several iterators by event time; ties keep source
@@ -276,7 +279,7 @@ func Merge(iters ...EventIter) EventIter {
 	}
 	h := &mergeHeap{}
 	for i, it := range iters {
-		var e Event
+		var e ingest.Event
 		if it.Next(&e) {
 			h.items = append(h.items, mergeItem{ev: e, order: i, it: it})
 		}
@@ -286,7 +289,7 @@ func Merge(iters ...EventIter) EventIter {
 }
 
 type mergeItem struct {
-	ev    Event
+	ev    ingest.Event
 	order int
 	it    EventIter
 }
@@ -310,7 +313,7 @@ func (h *mergeHeap) Pop() any {
 	return x
 }
 
-func (h *mergeHeap) Next(ev *Event) bool {
+func (h *mergeHeap) Next(ev *ingest.Event) bool {
 	if len(h.items) == 0 {
 		return false
 	}
@@ -324,12 +327,9 @@ func (h *mergeHeap) Next(ev *Event) bool {
 	return true
 }
 
-// BatchSize is how many events a source hands over at once.
-const BatchSize = 512
-
 // Drain reads it to the end, handing events to c in batches; c owns each
 // batch it is given.
-func Drain(it EventIter, c Consumer) {
+func Drain(it EventIter, c ingest.Consumer) {
 	if p, ok := it.(*prefetcher); ok {
 		// One file read ahead: its batches go to the consumer as they
 		// are, instead of being copied event by event into new ones.
@@ -341,13 +341,13 @@ func Drain(it EventIter, c Consumer) {
 			c.Consume(b)
 		}
 	}
-	batch := NewBatch()
+	batch := ingest.NewBatch()
 	n := 0
 	for it.Next(&batch[n]) {
 		n++
 		if n == len(batch) {
 			c.Consume(batch)
-			batch, n = NewBatch(), 0
+			batch, n = ingest.NewBatch(), 0
 		}
 	}
 	if n > 0 {
@@ -364,7 +364,7 @@ type FileSet struct {
 
 // OpenFiles opens every path (see OpenFile); on an error it closes what it
 // opened.
-func OpenFiles(paths []string, opts Options) (*FileSet, error) {
+func OpenFiles(paths []string, opts decode.Options) (*FileSet, error) {
 	if len(paths) > 1<<16-1 {
 		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
 	}
@@ -410,10 +410,10 @@ func (fs *FileSet) Merged() EventIter {
 
 // Status is each file's counters so far; call it from the goroutine that
 // reads the set (Merged), or after Events is exhausted.
-func (fs *FileSet) Status() []Status {
-	st := make([]Status, len(fs.Files))
+func (fs *FileSet) Status() []ingest.Status {
+	st := make([]ingest.Status, len(fs.Files))
 	for i, f := range fs.Files {
-		st[i] = Status{Name: f.Path, Stats: f.Stats, Err: f.ErrText()}
+		st[i] = ingest.Status{Name: f.Path, Stats: f.Stats, Err: f.ErrText()}
 	}
 	return st
 }
@@ -451,27 +451,27 @@ func (fs *FileSet) Close() {
 
 // prefetcher reads an iterator ahead on its own goroutine.
 type prefetcher struct {
-	ch   chan []Event
-	free chan []Event
-	cur  []Event
+	ch   chan []ingest.Event
+	free chan []ingest.Event
+	cur  []ingest.Event
 	i    int
 }
 
 func prefetch(it *FileIter, batch int, stop <-chan struct{}) EventIter {
-	p := &prefetcher{ch: make(chan []Event, 2), free: make(chan []Event, 3)}
+	p := &prefetcher{ch: make(chan []ingest.Event, 2), free: make(chan []ingest.Event, 3)}
 	it.set.wg.Add(1)
 	go func() {
 		defer it.set.wg.Done()
 		defer close(p.ch)
 		for {
-			var buf []Event
+			var buf []ingest.Event
 			select {
 			case buf = <-p.free:
 			default:
-				if batch == BatchSize {
-					buf = NewBatch() // one Drain handed on and got back
+				if batch == ingest.BatchSize {
+					buf = ingest.NewBatch() // one Drain handed on and got back
 				} else {
-					buf = make([]Event, batch)
+					buf = make([]ingest.Event, batch)
 				}
 			}
 			n := 0
@@ -493,7 +493,7 @@ func prefetch(it *FileIter, batch int, stop <-chan struct{}) EventIter {
 	return p
 }
 
-func (p *prefetcher) Next(ev *Event) bool {
+func (p *prefetcher) Next(ev *ingest.Event) bool {
 	for p.i >= len(p.cur) {
 		if p.cur != nil {
 			select {

@@ -1,4 +1,4 @@
-package ingest
+package file
 
 import (
 	"bufio"
@@ -9,6 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // LineReader splits a stream into lines without ever holding more than
@@ -37,9 +40,9 @@ func NewLineReader(r io.Reader) *LineReader {
 func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 	if !lr.started {
 		lr.started = true
-		if b, _ := lr.r.Peek(len(BOM)); bytes.Equal(b, BOM) {
-			lr.r.Discard(len(BOM))
-			lr.Consumed += int64(len(BOM))
+		if b, _ := lr.r.Peek(len(ingest.BOM)); bytes.Equal(b, ingest.BOM) {
+			lr.r.Discard(len(ingest.BOM))
+			lr.Consumed += int64(len(ingest.BOM))
 		}
 	}
 	lr.long = lr.long[:0]
@@ -56,7 +59,7 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 				return nil, true, false, nil
 			}
 			lr.long = append(lr.long, chunk[:len(chunk)-1]...)
-			if len(lr.long) > MaxLineBytes {
+			if len(lr.long) > decode.MaxLineBytes {
 				return nil, true, false, nil
 			}
 			return lr.long, false, false, nil
@@ -64,7 +67,7 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 			pending += int64(len(chunk))
 			if !tooLong {
 				lr.long = append(lr.long, chunk...)
-				if len(lr.long) > MaxLineBytes {
+				if len(lr.long) > decode.MaxLineBytes {
 					tooLong = true
 					lr.long = lr.long[:0]
 				}
@@ -77,17 +80,13 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 				return nil, false, false, err
 			}
 			lr.long = append(lr.long, chunk...)
-			if len(lr.long) > MaxLineBytes {
+			if len(lr.long) > decode.MaxLineBytes {
 				return nil, true, true, nil
 			}
 			return lr.long, false, true, nil
 		}
 	}
 }
-
-// BOM is the UTF-8 byte order mark some Windows tools write at the start
-// of a file; it is dropped there, so the first line parses.
-var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Open opens a log for reading: "-" is stdin, and gzip content is detected
 // by its magic bytes, whatever the file is called.

@@ -1,4 +1,4 @@
-package ingest
+package file
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // mixedLog writes a JSON-lines log past parallelMinBytes whose lines, after
@@ -49,9 +52,9 @@ func mixedLog(t *testing.T, long bool, truncated bool) []byte {
 
 // readAll reads it to the end; parallel tells whether the workers read
 // any of it.
-func readAll(t *testing.T, it *FileIter) (evs []Event, st Stats, err, hint string, parallel bool) {
+func readAll(t *testing.T, it *FileIter) (evs []ingest.Event, st ingest.Stats, err, hint string, parallel bool) {
 	t.Helper()
-	var ev Event
+	var ev ingest.Event
 	for it.Next(&ev) {
 		evs = append(evs, ev)
 		parallel = parallel || it.par != nil
@@ -91,7 +94,7 @@ func TestParallelParseIsSequential(t *testing.T) {
 			defer par.Close()
 			seq := NewIter(bytes.NewReader(data), path, 3) // no size: never parallel
 			gotEv, gotSt, gotErr, gotHint, wasParallel := readAll(t, par)
-			if par.Detected.Format != FormatJSONL {
+			if par.Detected.Format != decode.FormatJSONL {
 				t.Fatalf("detected %s", par.Detected.Format)
 			}
 			wantEv, wantSt, wantErr, wantHint, seqParallel := readAll(t, seq)
@@ -109,10 +112,10 @@ func TestParallelParseIsSequential(t *testing.T) {
 			if !reflect.DeepEqual(gotSt, wantSt) || gotErr != wantErr || gotHint != wantHint {
 				t.Fatalf("stats %+v err %q hint %q; line by line %+v %q %q", gotSt, gotErr, gotHint, wantSt, wantErr, wantHint)
 			}
-			if c.long && !slices.ContainsFunc(gotEv, func(e Event) bool { return e.JobID == "long" }) {
+			if c.long && !slices.ContainsFunc(gotEv, func(e ingest.Event) bool { return e.JobID == "long" }) {
 				t.Fatal("the line longer than a chunk was lost")
 			}
-			if wantSt.Events < 40_000 || wantSt.Skipped[SkipInvalidJSON] == 0 || wantSt.Skipped[SkipInfo] == 0 || (c.long && wantSt.Skipped[SkipTooLong]+wantSt.Events == 0) {
+			if wantSt.Events < 40_000 || wantSt.Skipped[ingest.SkipInvalidJSON] == 0 || wantSt.Skipped[ingest.SkipInfo] == 0 || (c.long && wantSt.Skipped[ingest.SkipTooLong]+wantSt.Events == 0) {
 				t.Fatalf("the log tests too little: %+v", wantSt)
 			}
 		})
@@ -131,7 +134,7 @@ func TestParallelCloseEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev Event
+	var ev ingest.Event
 	for range 5000 {
 		if !it.Next(&ev) {
 			t.Fatal("ended early")

@@ -1,9 +1,11 @@
-package ingest
+package file
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Replay plays a finished log through the engine on the log's own clock,
@@ -12,16 +14,16 @@ import (
 // the log's length. Its controls are safe to call from the UI goroutine.
 type Replay struct {
 	it     EventIter
-	status func() []Status // the inputs' counters, read on the Run goroutine
+	status func() []ingest.Status // the inputs' counters, read on the Run goroutine
 	// fraction says how much of the input has been read, 0..1, or nil.
 	fraction func() float64
 	close    func() // when the replay has played everything
 
 	mu      sync.Mutex
-	buf     []Event // the window: buf[bi:] are read and not yet played
+	buf     []ingest.Event // the window: buf[bi:] are read and not yet played
 	bi      int
 	done    bool // the iterator is exhausted
-	sources []Status
+	sources []ingest.Status
 	read    float64 // fraction of the input read, as of the last refill
 	speed   float64 // 0 means as fast as possible
 	paused  bool
@@ -36,19 +38,8 @@ type Replay struct {
 // replayWindow is how many events a replay reads ahead.
 const replayWindow = 8192
 
-// ReplayStatus is the replay's position for the progress bar.
-type ReplayStatus struct {
-	// Pos events were played; Total is the count of all once the input
-	// has been read to its end, 0 before (Fraction says how far then).
-	Pos, Total int
-	Fraction   float64 // of the input read, 0..1
-	Speed      float64 // 0: max
-	Paused     bool
-	LogTS      int64
-}
-
 // NewReplay plays it; status describes the inputs (nil for none).
-func NewReplay(it EventIter, status []Status, speed float64) *Replay {
+func NewReplay(it EventIter, status []ingest.Status, speed float64) *Replay {
 	r := &Replay{it: it, sources: status, speed: speed, wake: make(chan struct{}, 1)}
 	return r
 }
@@ -65,24 +56,24 @@ func NewFileReplay(fs *FileSet, speed float64) *Replay {
 }
 
 // SetSources records the inputs' status.
-func (r *Replay) SetSources(st []Status) {
+func (r *Replay) SetSources(st []ingest.Status) {
 	r.mu.Lock()
 	r.sources = st
 	r.mu.Unlock()
 }
 
 // Status reports the inputs, as of the last read.
-func (r *Replay) Status() []Status {
+func (r *Replay) Status() []ingest.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.sources
 }
 
 // Progress is the current position.
-func (r *Replay) Progress() ReplayStatus {
+func (r *Replay) Progress() ingest.ReplayStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := ReplayStatus{Pos: r.pos, Speed: r.speed, Paused: r.paused, LogTS: r.lastTS, Fraction: r.read}
+	st := ingest.ReplayStatus{Pos: r.pos, Speed: r.speed, Paused: r.paused, LogTS: r.lastTS, Fraction: r.read}
 	if r.done {
 		st.Total, st.Fraction = r.pos+len(r.buf)-r.bi, 1
 	}
@@ -92,7 +83,7 @@ func (r *Replay) Progress() ReplayStatus {
 // replayAhead is how many batches a replay keeps queued for its consumer:
 // two windows' worth, so the consumer has work while the next window is
 // parsed (a few MB, where the live queue's capacity would be tens).
-const replayAhead = 2 * replayWindow / BatchSize
+const replayAhead = 2 * replayWindow / ingest.BatchSize
 
 // fill reads the next window when the current one is played; it runs on
 // the Run goroutine (the only one that reads the iterator), with r.mu
@@ -102,7 +93,7 @@ func (r *Replay) fill() {
 		return
 	}
 	if cap(r.buf) == 0 {
-		r.buf = make([]Event, replayWindow)
+		r.buf = make([]ingest.Event, replayWindow)
 	}
 	r.buf, r.bi = r.buf[:cap(r.buf)], 0
 	n := 0
@@ -168,7 +159,7 @@ func (r *Replay) Slower() {
 func (r *Replay) JumpToEnd() { r.mu.Lock(); r.toEnd, r.paused = true, false; r.mu.Unlock(); r.poke() }
 
 // Run plays the events. Between events it sleeps in log time ÷ speed.
-func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
+func (r *Replay) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	if r.close != nil {
 		defer r.close()
 	}
@@ -196,7 +187,7 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 		}
 		end := r.bi
 		var wait time.Duration
-		for end < len(r.buf) && end-r.bi < BatchSize {
+		for end < len(r.buf) && end-r.bi < ingest.BatchSize {
 			if r.steps > 0 {
 				end++
 				r.steps--
@@ -214,7 +205,7 @@ func (r *Replay) Run(ctx context.Context, out chan<- Batch) error {
 			}
 			end++
 		}
-		batch := NewBatch()[:end-r.bi] // end-r.bi ≤ BatchSize; the consumer recycles it
+		batch := ingest.NewBatch()[:end-r.bi] // end-r.bi ≤ BatchSize; the consumer recycles it
 		copy(batch, r.buf[r.bi:end])
 		r.pos += end - r.bi
 		r.bi = end

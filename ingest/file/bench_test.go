@@ -1,10 +1,11 @@
-package ingest_test
+package file_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkParseNight(b *testing.B) {
 	b.ReportAllocs()
 	var ev ingest.Event
 	for b.Loop() {
-		it := ingest.NewIter(bytes.NewReader(data), "bench", 0)
+		it := file.NewIter(bytes.NewReader(data), "bench", 0)
 		n := 0
 		for it.Next(&ev) {
 			n++

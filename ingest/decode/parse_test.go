@@ -1,34 +1,30 @@
-package ingest
+package decode
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-func parse(t *testing.T, line string) (Event, SkipReason) {
+func parse(t *testing.T, line string) (ingest.Event, ingest.SkipReason) {
 	t.Helper()
-	var ev Event
+	var ev ingest.Event
 	r := NewParser().ParseLine([]byte(line), &ev)
 	return ev, r
 }
 
 func TestParseCanonical(t *testing.T) {
 	ev, r := parse(t, `{"ts":"2026-03-10T01:00:00.250Z","event":"llm_call","job_id":"j1","job_type":"report","correlation_id":"c1","idempotency_key":"k1","attempt":2,"provider":"anthropic","model":"claude-sonnet-4-6","status":529,"error_type":"overloaded_error","retry_after_s":1.5,"ratelimit_remaining_tokens":900,"ratelimit_remaining_requests":3,"input_tokens":10,"output_tokens":20,"cache_read_tokens":30,"cache_creation_tokens":40,"cost_usd":0.5,"latency_ms":250,"stream_dropped":true,"unknown_field":{"x":[1,2]}}`)
-	if r != Accepted {
+	if r != ingest.Accepted {
 		t.Fatalf("skipped: %v", r)
 	}
-	want := Event{TS: 1773104400250000000, Kind: KindLLMCall, JobID: "j1", JobType: "report", CorrelationID: "c1", IdempotencyKey: "k1",
+	want := ingest.Event{TS: 1773104400250000000, Kind: ingest.KindLLMCall, JobID: "j1", JobType: "report", CorrelationID: "c1", IdempotencyKey: "k1",
 		Attempt: 2, Provider: "anthropic", Model: "claude-sonnet-4-6", Status: 529, ErrorType: "overloaded_error", RetryAfterMs: 1500,
 		RateLimitTokens: 900, RateLimitRequests: 3, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreateTokens: 40,
 		CostUSD: 0.5, HasCost: true, LatencyMs: 250, StreamDropped: true}
@@ -41,7 +37,7 @@ func TestEpochUnitsByMagnitude(t *testing.T) {
 	const want = int64(1773104400250000000) // 2026-03-10T01:00:00.25Z
 	for _, ts := range []string{`1773104400.25`, `1773104400250`, `1773104400250000`, `1773104400250000000`, `"1773104400.25"`, `"2026-03-10T02:00:00.25+01:00"`, `"2026-03-10 01:00:00.25"`} {
 		ev, r := parse(t, `{"ts":`+ts+`,"event":"job_started","job_id":"j"}`)
-		if r != Accepted || ev.TS != want {
+		if r != ingest.Accepted || ev.TS != want {
 			t.Errorf("ts %s: got %d (%v), want %d", ts, ev.TS, r, want)
 		}
 	}
@@ -55,40 +51,40 @@ func TestStatusInferredFromErrorType(t *testing.T) {
 		}
 	}
 	ev, _ := parse(t, `{"event":"llm_call","model":"m"}`)
-	if ev.Status != StatusUnknown {
+	if ev.Status != ingest.StatusUnknown {
 		t.Errorf("no status, no tokens: %d, want unknown — never a success", ev.Status)
 	}
 }
 
 func TestRetryAfterHTTPDate(t *testing.T) {
 	ev, r := parse(t, `{"ts":"2015-10-21T07:28:00Z","model":"m","status":429,"headers":{"Retry-After":"Wed, 21 Oct 2015 07:28:30 GMT"}}`)
-	if r != Accepted || ev.RetryAfterMs != 30000 {
+	if r != ingest.Accepted || ev.RetryAfterMs != 30000 {
 		t.Errorf("retry-after %d (%v), want 30000", ev.RetryAfterMs, r)
 	}
 }
 
 // TestBadLines: every kind of bad line is skipped with its own reason.
 func TestBadLines(t *testing.T) {
-	cases := map[string]SkipReason{
-		``:                                     SkipBlank,
-		`   `:                                  SkipBlank,
-		`{"ts":1,"event":"llm_ca`:              SkipInvalidJSON,
-		`not json at all`:                      SkipInvalidJSON,
-		"{\"model\":\"m\x00\"}":                SkipBinary,
-		`[1,2,3]`:                              SkipNotObject,
-		`"a string"`:                           SkipNotObject,
-		`{"model":"m","status":"abc"}`:         SkipWrongType,
-		`{"model":"m","status":{}}`:            SkipWrongType,
-		`{"model":"m","status":70000}`:         SkipWrongType,
-		`{"model":"m","ts":true}`:              SkipWrongType,
-		`{"model":"m","input_tokens":-5}`:      SkipWrongType,
-		`{"model":"m","cost_usd":"x"}`:         SkipWrongType,
-		`{"model":["m"]}`:                      SkipWrongType,
-		`{"model":"m","usage":"lots"}`:         SkipWrongType,
-		`{"model":"m","stream_dropped":"yes"}`: SkipWrongType,
-		`{"event":"teleport","model":"m"}`:     SkipUnknownEvent,
-		`{"msg":"hello","level":"info"}`:       SkipNoEvent,
-		`{"type":"message","msg":"hi"}`:        SkipNoEvent,
+	cases := map[string]ingest.SkipReason{
+		``:                                     ingest.SkipBlank,
+		`   `:                                  ingest.SkipBlank,
+		`{"ts":1,"event":"llm_ca`:              ingest.SkipInvalidJSON,
+		`not json at all`:                      ingest.SkipInvalidJSON,
+		"{\"model\":\"m\x00\"}":                ingest.SkipBinary,
+		`[1,2,3]`:                              ingest.SkipNotObject,
+		`"a string"`:                           ingest.SkipNotObject,
+		`{"model":"m","status":"abc"}`:         ingest.SkipWrongType,
+		`{"model":"m","status":{}}`:            ingest.SkipWrongType,
+		`{"model":"m","status":70000}`:         ingest.SkipWrongType,
+		`{"model":"m","ts":true}`:              ingest.SkipWrongType,
+		`{"model":"m","input_tokens":-5}`:      ingest.SkipWrongType,
+		`{"model":"m","cost_usd":"x"}`:         ingest.SkipWrongType,
+		`{"model":["m"]}`:                      ingest.SkipWrongType,
+		`{"model":"m","usage":"lots"}`:         ingest.SkipWrongType,
+		`{"model":"m","stream_dropped":"yes"}`: ingest.SkipWrongType,
+		`{"event":"teleport","model":"m"}`:     ingest.SkipUnknownEvent,
+		`{"msg":"hello","level":"info"}`:       ingest.SkipNoEvent,
+		`{"type":"message","msg":"hi"}`:        ingest.SkipNoEvent,
 	}
 	for line, want := range cases {
 		if _, got := parse(t, line); got != want {
@@ -100,7 +96,7 @@ func TestBadLines(t *testing.T) {
 // TestSanitize: escape sequences in log content never survive parsing.
 func TestSanitize(t *testing.T) {
 	ev, r := parse(t, `{"model":"m\u001b[2J\u001b]0;pwned\u0007","job_id":"a\u009bb\nc","tool":"`+"\xff\xfe\u00c2\u009b"+`"}`)
-	if r != Accepted {
+	if r != ingest.Accepted {
 		t.Fatal(r)
 	}
 	for _, s := range []string{ev.Model, ev.JobID, ev.Tool} {
@@ -115,99 +111,9 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
-func TestLineReader(t *testing.T) {
-	long := strings.Repeat("x", MaxLineBytes+10)
-	input := "a\n" + long + "\nb\n" + strings.Repeat("y", 300_000) + "\ntail"
-	lr := NewLineReader(strings.NewReader(input))
-	type got struct {
-		line          string
-		tooLong, last bool
-	}
-	var out []got
-	for {
-		line, tooLong, final, err := lr.Next()
-		if err != nil {
-			break
-		}
-		out = append(out, got{string(line), tooLong, final})
-	}
-	want := []got{{"a", false, false}, {"", true, false}, {"b", false, false}, {strings.Repeat("y", 300_000), false, false}, {"tail", false, true}}
-	if len(out) != len(want) {
-		t.Fatalf("got %d lines, want %d", len(out), len(want))
-	}
-	for i := range want {
-		if out[i] != want[i] {
-			t.Errorf("line %d: got len %d tooLong %v final %v", i, len(out[i].line), out[i].tooLong, out[i].last)
-		}
-	}
-}
-
 // TestFileIterCountsAndKeepsGoodLines: bad lines are counted by reason and
 // the good lines around them are all kept, including a gzip'd file whose
 // last line was cut mid-write.
-func TestFileIterCountsAndKeepsGoodLines(t *testing.T) {
-	good := `{"ts":1773104400,"event":"llm_call","job_id":"j","model":"m","status":200}`
-	content := good + "\n" + "garbage\n" + strings.Repeat("z", MaxLineBytes+1) + "\n\n" + good + "\n" + `[1]` + "\n" + good + "\n" + `{"ts":1773104400,"event":"llm_c`
-	dir := t.TempDir()
-	plain := filepath.Join(dir, "a.log")
-	os.WriteFile(plain, []byte(content), 0o644)
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	zw.Write([]byte(content))
-	zw.Close()
-	zipped := filepath.Join(dir, "b.log") // no .gz suffix: detected by magic
-	os.WriteFile(zipped, zb.Bytes(), 0o644)
-	for _, p := range []string{plain, zipped} {
-		it, err := OpenFile(p, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ev Event
-		n := 0
-		for it.Next(&ev) {
-			n++
-		}
-		it.Close()
-		if n != 3 || it.Stats.Events != 3 {
-			t.Errorf("%s: %d events, want 3", p, n)
-		}
-		want := map[string]int64{"invalid_json": 1, "too_long": 1, "not_object": 1, "truncated": 1}
-		got := it.Stats.SkippedByReason()
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("%s: skipped %v, want %v", p, got, want)
-				break
-			}
-		}
-		if it.Stats.SkippedTotal() != 4 || it.Err != nil {
-			t.Errorf("%s: skipped %d err %v", p, it.Stats.SkippedTotal(), it.Err)
-		}
-	}
-}
-
-func TestTruncatedGzipKeepsLinesBeforeTheCut(t *testing.T) {
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	for range 2000 {
-		io.WriteString(zw, `{"ts":1773104400,"event":"llm_call","job_id":"j","model":"m","status":200}`+"\n")
-	}
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "cut.gz")
-	os.WriteFile(path, zb.Bytes()[:zb.Len()/2], 0o644)
-	it, err := OpenFile(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev Event
-	n := 0
-	for it.Next(&ev) {
-		n++
-	}
-	if n == 0 || it.Err == nil {
-		t.Errorf("got %d events and err %v: want the lines before the cut and a read error", n, it.Err)
-	}
-}
-
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		`{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j","model":"m","status":529,"headers":{"retry-after":"2"}}`,
@@ -219,12 +125,12 @@ func FuzzParseLine(f *testing.F) {
 	}
 	p := NewParser()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var ev Event
+		var ev ingest.Event
 		r := p.ParseLine(line, &ev)
-		if r >= numSkipReasons {
+		if r >= ingest.NumSkipReasons {
 			t.Fatalf("reason %d out of range", r)
 		}
-		if r != Accepted {
+		if r != ingest.Accepted {
 			return
 		}
 		for _, s := range []string{ev.JobID, ev.JobType, ev.CorrelationID, ev.IdempotencyKey, ev.Provider, ev.Model, ev.ErrorType, ev.Tool} {
@@ -243,27 +149,6 @@ func FuzzParseLine(f *testing.F) {
 	})
 }
 
-func FuzzLineReader(f *testing.F) {
-	f.Add([]byte("a\nb\n"), uint16(3))
-	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
-		lr := NewLineReader(bytes.NewReader(data))
-		total := 0
-		for {
-			line, tooLong, _, err := lr.Next()
-			if err != nil {
-				break
-			}
-			if tooLong || len(line) > MaxLineBytes {
-				t.Fatal("short input cannot be too long")
-			}
-			total += len(line) + 1
-		}
-		if total < len(data) {
-			t.Fatalf("lost bytes: read %d of %d", total, len(data))
-		}
-	})
-}
-
 // FuzzScannerMatchesEncodingJSON holds the single-pass scanner to
 // encoding/json's idea of valid JSON: a line is invalid_json exactly when
 // json.Valid rejects it.
@@ -278,9 +163,9 @@ func FuzzScannerMatchesEncodingJSON(f *testing.F) {
 		if len(trimmed) == 0 || bytes.IndexByte(trimmed, 0) >= 0 || len(trimmed) > MaxLineBytes || bytes.Count(trimmed, []byte("[")) > 400 || bytes.Count(trimmed, []byte("{")) > 400 {
 			return
 		}
-		var ev Event
+		var ev ingest.Event
 		r := p.ParseLine(line, &ev)
-		if got, want := r == SkipInvalidJSON, !json.Valid(trimmed); got != want {
+		if got, want := r == ingest.SkipInvalidJSON, !json.Valid(trimmed); got != want {
 			t.Fatalf("%q: scanner says invalid=%v, encoding/json says invalid=%v (reason %v)", line, got, want, r)
 		}
 	})
@@ -289,7 +174,7 @@ func FuzzScannerMatchesEncodingJSON(f *testing.F) {
 // TestEscapesDecoded: escaped keys and values read as encoding/json reads them.
 func TestEscapesDecoded(t *testing.T) {
 	ev, r := parse(t, `{"mod\u0065l":"claude\u002dsonnet\/4","job_id":"caf\u00e9 \ud83d\ude00","status":2.0e2}`)
-	if r != Accepted || ev.Model != "claude-sonnet/4" || ev.JobID != "café 😀" || ev.Status != 200 {
+	if r != ingest.Accepted || ev.Model != "claude-sonnet/4" || ev.JobID != "café 😀" || ev.Status != 200 {
 		t.Errorf("%v %+v", r, ev)
 	}
 }
@@ -307,61 +192,13 @@ func TestRateLimitResetHints(t *testing.T) {
 		t.Errorf("anthropic reset: %d, want 3000", ev.RetryAfterMs)
 	}
 	ev, _ = parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"gpt-4o","status":200,"headers":{"x-ratelimit-reset-tokens":"8.64s"}}`)
-	if ev.RetryAfterMs != NoRetryAfter {
+	if ev.RetryAfterMs != ingest.NoRetryAfter {
 		t.Errorf("a reset on a 2xx is not a hint: %d", ev.RetryAfterMs)
 	}
 	ev, _ = parse(t, `{"ts":"2026-03-10T01:00:00Z","model":"gpt-4o","status":429,"headers":{"retry-after":"2","x-ratelimit-reset-tokens":"8.64s"}}`)
 	if ev.RetryAfterMs != 2000 {
 		t.Errorf("Retry-After wins over a reset: %d", ev.RetryAfterMs)
 	}
-}
-
-// FuzzDecoders: no format's decoder panics or emits unsafe text on any line.
-func FuzzDecoders(f *testing.F) {
-	for _, s := range []string{
-		`{"custom_id":"a","result":{"type":"errored","error":{"type":"error","error":{"type":"x"}}}}`,
-		`{"custom_id":"a","response":{"status_code":200,"body":{"usage":{"prompt_tokens":-1}}}}`,
-		`{"request_id":"r","spend":0.1,"metadata":"{\"attempted_retries\":99999999}","startTime":"2025-01-24 09:20:46.847371"}`,
-		`[log_1, retryOf: log_0] post https://x/v1 succeeded with status 200 in 99999999999ms`,
-		`2026-13-45 99:99:99 HTTP Request: POST https://api.openai.com/v1/x "HTTP/1.1 999 X"`,
-		`Retrying request in 1e309 seconds`,
-		"HTTP Request: POST https://api.anthropic.com/v1/\x1b[2Jx \"HTTP/1.1 429 Too Many Requests\"",
-		`{"type":"assistant","sessionId":"s","requestId":"r","message":{"id":"m","model":"claude-opus-4-6","usage":{"input_tokens":1e30,"output_tokens":-5,"cache_creation":{"ephemeral_1h_input_tokens":99}}},"timestamp":"9999-01-01T00:00:00Z"}`,
-		`{"type":"system","subtype":"api_error","sessionId":"s","error":"x","retryAttempt":"x"}`,
-		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","attributes":[{"key":"gen_ai.usage.input_tokens","value":{"intValue":"-9"}}]}]}]}]}`,
-	} {
-		f.Add([]byte(s))
-	}
-	decs := []Decoder{NewDecoder(FormatJSONL, nil), NewDecoder(FormatLiteLLM, nil), NewDecoder(FormatOpenAIBatch, nil),
-		NewDecoder(FormatAnthropicBatch, nil), NewDecoder(FormatJSONL, []FieldMap{{Field: "model", Path: []string{"a", "b"}}}),
-		NewDecoder(FormatClaudeCode, nil), newOTLPDocDecoder()}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		for _, d := range decs {
-			n := 0
-			d.Decode(line, func(ev *Event) {
-				n++
-				for _, s := range []string{ev.JobID, ev.Model, ev.IdempotencyKey, ev.ErrorType, ev.Provider, ev.JobType} {
-					if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
-						t.Fatalf("unsafe text %q", s)
-					}
-				}
-				if ev.InputTokens < 0 || ev.OutputTokens < 0 || ev.LatencyMs < 0 {
-					t.Fatalf("negative counter %+v", ev)
-				}
-				if r := ev.Check(); r != Accepted {
-					t.Fatalf("an event no real call has came through (%s): %+v", r, ev)
-				}
-				for _, s := range []string{ev.JobID, ev.Model, ev.JobType, ev.RunID} {
-					if !display.Safe([]byte(s)) {
-						t.Fatalf("text that changes how it looks came through: %q", s)
-					}
-				}
-			})
-			if n > 1001 {
-				t.Fatalf("one line gave %d events", n)
-			}
-		}
-	})
 }
 
 // FuzzKeyPredictionIsInvisible: a parser that has seen line a (its keys
@@ -381,13 +218,13 @@ func FuzzKeyPredictionIsInvisible(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		warm := NewParser()
-		var ev Event
+		var ev ingest.Event
 		warm.ParseLine(a, &ev)
 		fresh := NewParser()
 		fresh.lastTS = warm.lastTS // the one thing a line may inherit
-		var got, want Event
+		var got, want ingest.Event
 		r1, r2 := warm.ParseLine(b, &got), fresh.ParseLine(b, &want)
-		if r1 != r2 || (r1 == Accepted && !reflect.DeepEqual(got, want)) {
+		if r1 != r2 || (r1 == ingest.Accepted && !reflect.DeepEqual(got, want)) {
 			t.Fatalf("after %q, %q parsed as %v %+v; fresh: %v %+v", a, b, r1, got, r2, want)
 		}
 	})
@@ -411,18 +248,6 @@ func FuzzHourCacheMatchesFullParse(f *testing.F) {
 	})
 }
 
-// TestParseKindKnowsEveryName: every kind's name parses back to it.
-func TestParseKindKnowsEveryName(t *testing.T) {
-	for k := KindUnknown + 1; int(k) < len(kindNames); k++ {
-		if got := ParseKind(k.String()); got != k {
-			t.Errorf("ParseKind(%q) = %v", k.String(), got)
-		}
-	}
-	if ParseKind("unknown") != KindUnknown || ParseKind("LLM_CALL") != KindUnknown {
-		t.Error("ParseKind accepts what is not a kind")
-	}
-}
-
 // TestIDArenaStringsNeverChange: IDs carved from shared blocks keep their
 // bytes while later ones fill the block and the next ones.
 func TestIDArenaStringsNeverChange(t *testing.T) {
@@ -442,5 +267,21 @@ func TestIDArenaStringsNeverChange(t *testing.T) {
 	}
 	if a.get(nil) != "" {
 		t.Fatal("empty ID")
+	}
+}
+
+// TestEndpointsOfOneRequest: the paths an SDK's request and retry lines
+// name for one call are one endpoint.
+func TestEndpointsOfOneRequest(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"/v1/chat/completions", "/chat/completions"},
+		{"/api/v1/chat/completions", "/chat/completions"}, // OpenRouter
+		{"/v1/messages", "/v1/messages"},                  // Anthropic names the version in both
+		{"/openai/deployments/gpt4/chat/completions?api-version=2024-10-21", "/deployments/gpt4/chat/completions"}, // Azure
+		{"/v1beta/openai/chat/completions", "/chat/completions"},
+	} {
+		if a, b := endpoint(pair[0]), endpoint(pair[1]); a != b {
+			t.Errorf("%s → %q, %s → %q: one endpoint", pair[0], a, pair[1], b)
+		}
 	}
 }

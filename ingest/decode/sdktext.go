@@ -1,10 +1,12 @@
-package ingest
+package decode
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Lines the official SDKs write about their own retries. They carry no
@@ -49,8 +51,8 @@ func sdkLineKind(line []byte) byte {
 // recent JSON line in the file, and take its model.
 type sdkText struct {
 	p       *Parser
-	ev      Event
-	lastJob Event // job, type, model, provider of the last JSON line
+	ev      ingest.Event
+	lastJob ingest.Event // job, type, model, provider of the last JSON line
 	lastTS  int64
 	// Python, per endpoint (the path relative to the base URL): the attempt
 	// and operation number in flight, failed responses not yet followed by
@@ -79,7 +81,7 @@ func newSDKText(p *Parser) *sdkText {
 }
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
-func (t *sdkText) noteJSON(ev *Event) {
+func (t *sdkText) noteJSON(ev *ingest.Event) {
 	if ev.TS != 0 {
 		t.lastTS = ev.TS
 	}
@@ -91,10 +93,10 @@ func (t *sdkText) noteJSON(ev *Event) {
 	}
 }
 
-func (t *sdkText) base(line []byte) *Event {
+func (t *sdkText) base(line []byte) *ingest.Event {
 	ev := &t.ev
 	ev.Reset()
-	ev.Kind = KindLLMCall
+	ev.Kind = ingest.KindLLMCall
 	ev.JobID, ev.JobType, ev.CorrelationID = t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID
 	ev.Model, ev.Provider = t.lastJob.Model, t.lastJob.Provider
 	ev.TS = t.lastTS
@@ -143,7 +145,7 @@ func providerOf(host string) string {
 
 // decode returns how many events a text line gave; -1 for a recognized
 // line that describes no attempt by itself.
-func (t *sdkText) decode(line []byte, emit func(*Event)) int {
+func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 	if m := pyRetry.FindSubmatch(line); m != nil {
 		t.sawSDK = true
 		key := endpoint(string(m[1]))
