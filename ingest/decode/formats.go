@@ -27,20 +27,73 @@ const (
 	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
 )
 
-// Formats lists every format with a one-line example, for `burnrate formats`.
-var Formats = []struct {
+// FormatInfo is one row of the format registry: everything burnrate knows
+// about a format, in one place. Adding a format is one row here plus its
+// decoder file and its tests.
+type FormatInfo struct {
 	Name    Format
-	Summary string
-	Example string
-}{
-	{FormatJSONL, "canonical JSON lines, with the aliases of common loggers", `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j1","model":"claude-sonnet-4-6","status":529,"attempt":2}`},
-	{FormatSDKText, "Python (Stainless) and Node SDK retry lines, mixed with JSON lines", `[2026-03-10 01:00:00 - anthropic._base_client:818 - INFO] Retrying request to /v1/messages in 0.412345 seconds`},
-	{FormatLiteLLM, "LiteLLM StandardLoggingPayload and SpendLogs rows", `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`},
-	{FormatOpenAIBatch, "OpenAI Batch API output file", `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`},
-	{FormatAnthropicBatch, "Anthropic Message Batches results", `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`},
-	{FormatClaudeCode, "Claude Code session transcripts: responses with usage, Claude Code's own retries (api_error) and give-ups", `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`},
-	{FormatOTLPJSON, "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
-	{FormatJSONDocument, "a JSON array of records, or pretty-printed objects (each record read as its own format)", `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
+	Summary string // for `burnrate formats`
+	Example string // one real-shaped line
+	// Keys, for a JSON-lines format with keys of its own: a line is the
+	// format's when it has every key of one of these sets. Detect orders
+	// those formats (1 first): a line is counted for the first whose keys
+	// it has, and a tie of counts goes to the first.
+	Detect int
+	Keys   [][]string
+	// New makes the format's decoder (before Event.Check wraps it); nil
+	// for the formats the canonical JSON-lines decoder reads (jsonl,
+	// sdk-text) and for documents, read by ingest/file.
+	New func(p *Parser, o Options) Decoder
+}
+
+// Formats lists every format, as `burnrate formats` shows them.
+var Formats = []FormatInfo{
+	{Name: FormatJSONL, Summary: "canonical JSON lines, with the aliases of common loggers",
+		Example: `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j1","model":"claude-sonnet-4-6","status":529,"attempt":2}`},
+	{Name: FormatSDKText, Summary: "Python (Stainless) and Node SDK retry lines, mixed with JSON lines",
+		Example: `[2026-03-10 01:00:00 - anthropic._base_client:818 - INFO] Retrying request to /v1/messages in 0.412345 seconds`},
+	{Name: FormatLiteLLM, Summary: "LiteLLM StandardLoggingPayload and SpendLogs rows",
+		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
+		Detect:  4, Keys: [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
+		New: func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
+	{Name: FormatOpenAIBatch, Summary: "OpenAI Batch API output file",
+		Example: `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`,
+		Detect:  3, Keys: [][]string{{"custom_id", "response"}, {"custom_id", "error"}},
+		New: func(p *Parser, _ Options) Decoder { return &openAIBatchDecoder{p: p} }},
+	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
+		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
+		Detect:  2, Keys: [][]string{{"custom_id", "result"}},
+		New: func(p *Parser, _ Options) Decoder { return &anthropicBatchDecoder{p: p} }},
+	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts: responses with usage, Claude Code's own retries (api_error) and give-ups",
+		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
+		Detect:  1, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"}},
+		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
+	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
+		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
+	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
+		Example: `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
+}
+
+// keyed are the formats with keys of their own, in Detect order.
+var keyed = func() []*FormatInfo {
+	var out []*FormatInfo
+	for i := range Formats {
+		if len(Formats[i].Keys) > 0 {
+			out = append(out, &Formats[i])
+		}
+	}
+	slices.SortFunc(out, func(a, b *FormatInfo) int { return a.Detect - b.Detect })
+	return out
+}()
+
+// formatInfo is f's row.
+func formatInfo(f Format) *FormatInfo {
+	for i := range Formats {
+		if Formats[i].Name == f {
+			return &Formats[i]
+		}
+	}
+	return nil
 }
 
 // ParseFormat checks a --format value.
@@ -94,19 +147,12 @@ type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err
 // Every event it emits has passed Event.Check.
 func NewDecoder(f Format, maps []FieldMap, opts ...Options) Decoder {
 	p := NewParser()
-	switch f {
-	case FormatClaudeCode:
-		var mode CostMode
-		if len(opts) > 0 {
-			mode = opts[0].CostMode
-		}
-		return newChecked(newClaudeDecoder(p, mode))
-	case FormatLiteLLM:
-		return newChecked(&liteLLMDecoder{p: p})
-	case FormatOpenAIBatch:
-		return newChecked(&openAIBatchDecoder{p: p})
-	case FormatAnthropicBatch:
-		return newChecked(&anthropicBatchDecoder{p: p})
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if info := formatInfo(f); info != nil && info.New != nil {
+		return newChecked(info.New(p, o))
 	}
 	d := &jsonlDecoder{p: p, text: newSDKText(p)}
 	d.text.sawSDK = f == FormatSDKText // detected from SDK lines in the file's head
@@ -369,19 +415,16 @@ func (d *Detector) Add(l []byte) {
 		}
 		return
 	}
-	switch {
-	case jsonHasKeys(l, "type", "sessionId") || jsonHasKeys(l, "type", "leafUuid") || jsonHasKeys(l, "type", "messageId", "snapshot"):
-		det.Counts[FormatClaudeCode]++
-	case jsonHasKeys(l, "custom_id", "result"):
-		det.Counts[FormatAnthropicBatch]++
-	case jsonHasKeys(l, "custom_id", "response") || jsonHasKeys(l, "custom_id", "error"):
-		det.Counts[FormatOpenAIBatch]++
-	case jsonHasKeys(l, "response_cost", "custom_llm_provider") || jsonHasKeys(l, "request_id", "spend") || jsonHasKeys(l, "response_cost", "startTime"):
-		det.Counts[FormatLiteLLM]++
-	default:
-		if d.p.ParseLine(l, &d.ev) == ingest.Accepted {
-			det.Counts[FormatJSONL]++
+	for _, f := range keyed {
+		for _, keys := range f.Keys {
+			if jsonHasKeys(l, keys...) {
+				det.Counts[f.Name]++
+				return
+			}
 		}
+	}
+	if d.p.ParseLine(l, &d.ev) == ingest.Accepted {
+		det.Counts[FormatJSONL]++
 	}
 }
 
@@ -392,8 +435,8 @@ func (d *Detector) Decided() bool {
 	if d.det.Lines < 16 {
 		return false
 	}
-	for _, f := range []Format{FormatClaudeCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
-		if d.det.Counts[f] == d.det.Lines {
+	for _, f := range keyed {
+		if d.det.Counts[f.Name] == d.det.Lines {
 			return true
 		}
 	}
@@ -403,9 +446,9 @@ func (d *Detector) Decided() bool {
 func (d *Detector) Result() Detection {
 	det := d.det
 	best, bestN := FormatJSONL, 0
-	for _, f := range []Format{FormatClaudeCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM} {
-		if n := det.Counts[f]; n > bestN && n >= det.Counts[FormatJSONL] {
-			best, bestN = f, n
+	for _, f := range keyed {
+		if n := det.Counts[f.Name]; n > bestN && n >= det.Counts[FormatJSONL] {
+			best, bestN = f.Name, n
 		}
 	}
 	if bestN == 0 && det.Counts[FormatSDKText] > 0 {
