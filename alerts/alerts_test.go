@@ -142,7 +142,7 @@ func TestFleetKillsOnlyJobsOverCeilingOnceWithinASecond(t *testing.T) {
 	ks := newKillServer(t, secret)
 	path := filepath.Join(t.TempDir(), "fleet.jsonl")
 	appendLine(t, path, "")
-	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.10, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false, decode.Options{}), Config{JobCeilingUSD: 0.10, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, secret), filepath.Join(t.TempDir(), "j.jsonl"))
 	_ = pl
 	time.Sleep(100 * time.Millisecond)
@@ -191,7 +191,7 @@ func TestRestartDoesNotKillTwice(t *testing.T) {
 		appendLine(t, path, call("job-a", int64(i)))
 	}
 	run := func() {
-		pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
+		pl := startPipeline(t, follow.NewTail([]string{path}, false, decode.Options{}), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
 			Hooks{KillWebhook: ks.URL}, NewPoster(time.Second, 5*time.Second, nil), journal)
 		waitFor(t, "the log to be read", 5*time.Second, func() bool {
 			return pl.attempts.Load() == 5
@@ -279,7 +279,7 @@ func TestHangingWebhookDoesNotStallIngest(t *testing.T) {
 	defer func() { close(release); srv.Close() }()
 	path := filepath.Join(t.TempDir(), "log.jsonl")
 	appendLine(t, path, "")
-	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false, decode.Options{}), Config{JobCeilingUSD: 0.01, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: srv.URL}, NewPoster(10*time.Second, 30*time.Second, nil), filepath.Join(t.TempDir(), "j"))
 	appendLine(t, path, call("hung", 1))
 	waitFor(t, "the kill to be sent", 5*time.Second, func() bool { return pl.disp.KillStates()["hung"].State == StateSent })
@@ -349,7 +349,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	for i := range 5 {
 		appendLine(t, path, call("job-a", int64(i)))
 	}
-	pl := startPipeline(t, follow.NewTail([]string{path}, false), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
+	pl := startPipeline(t, follow.NewTail([]string{path}, false, decode.Options{}), Config{JobCeilingUSD: 0.05, KillOn: DefaultKillOn},
 		Hooks{KillWebhook: ks.URL, DryRun: true}, NewPoster(time.Second, 5*time.Second, nil), journal)
 	waitFor(t, "the would-fire record", 5*time.Second, func() bool {
 		b, _ := os.ReadFile(journal)
@@ -385,7 +385,7 @@ func TestReadOnlyRefusesKills(t *testing.T) {
 func TestSeed001RunCeilingFiresAtTheSameLogMoment(t *testing.T) {
 	var ats []int64
 	for range 3 {
-		it, err := file.OpenFile("../sample-logs/seed001-poisoned-400.jsonl.gz", 0)
+		it, err := file.OpenFile("../sample-logs/seed001-poisoned-400.jsonl.gz", 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

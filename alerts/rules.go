@@ -30,9 +30,35 @@ const (
 	findingPrefix        = "finding:"
 )
 
+// ruleTable is every rule, once: whether kill_on may name it (the manual
+// kill is the operator's, not a rule's to configure). KnownRules and
+// Config.Validate both read it.
+var ruleTable = []struct {
+	name     string
+	killable bool
+}{
+	{RuleJobCeiling, true}, {RuleJobTypeCeiling, true}, {RuleRunCeiling, true},
+	{RuleBurnRate, true}, {RuleProjectedCeiling, true}, {RuleManual, false},
+}
+
 // KnownRules are the rules that exist whatever fired, for metrics that
 // start at zero rather than appear when something happens.
-var KnownRules = []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling, RuleBurnRate, RuleProjectedCeiling, RuleManual}
+var KnownRules = func() (out []string) {
+	for _, r := range ruleTable {
+		out = append(out, r.name)
+	}
+	return out
+}()
+
+// killableRules are the rules kill_on may name.
+var killableRules = func() (out []string) {
+	for _, r := range ruleTable {
+		if r.killable {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}()
 
 // DefaultBurnWindow is the burn-rate rule's window.
 const DefaultBurnWindow = 5 * time.Minute
@@ -94,10 +120,9 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	known := []string{RuleJobCeiling, RuleJobTypeCeiling, RuleRunCeiling, RuleBurnRate, RuleProjectedCeiling}
 	for _, r := range c.KillOn {
-		if !slices.Contains(known, r) {
-			errs = append(errs, fmt.Errorf("kill_on %q: use one of %v", r, known))
+		if !slices.Contains(killableRules, r) {
+			errs = append(errs, fmt.Errorf("kill_on %q: use one of %v", r, killableRules))
 		}
 	}
 	return errors.Join(errs...)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestFromLogMatchesReport(t *testing.T) {
 	files, _ := filepath.Glob("../sample-logs/*.jsonl*")
 	for _, f := range files {
-		it, err := file.OpenFile(f, 0)
+		it, err := file.OpenFile(f, 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestFromLogMatchesReport(t *testing.T) {
 }
 
 func TestFromLogSeed000(t *testing.T) {
-	it, _ := file.OpenFile("../sample-logs/seed000-incident.jsonl", 0)
+	it, _ := file.OpenFile("../sample-logs/seed000-incident.jsonl", 0, decode.Options{})
 	defer it.Close()
 	st := correlate.New(correlate.DefaultConfig())
 	file.Drain(it, st)

@@ -33,7 +33,7 @@ format's rule matched and which format the file will be read as.`,
 				return nil
 			}
 			for _, path := range detect {
-				it, err := file.OpenFile(path, 0)
+				it, err := file.OpenFile(path, 0, decode.Options{})
 				if err != nil {
 					return err
 				}

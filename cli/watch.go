@@ -183,7 +183,7 @@ poisoned record whose 400 is tried 75 times.`,
 			if err := scenario.Write(&buf, scenario.Demo()); err != nil {
 				return err
 			}
-			it := file.NewIter(&buf, "demo (built-in)", 0)
+			it := file.NewIter(&buf, "demo (built-in)", 0, decode.Options{})
 			r := file.NewReplay(it, nil, sp)
 			r.SetSources([]ingest.Status{{Name: it.Path, Stats: it.Stats}})
 			if l.act.Ceiling == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
@@ -30,7 +31,7 @@ func BenchmarkParseCorrelate(b *testing.B) {
 	var st *correlate.State
 	for b.Loop() {
 		st = correlate.New(correlate.DefaultConfig())
-		file.Drain(file.NewIter(bytes.NewReader(data), "bench", 0), st)
+		file.Drain(file.NewIter(bytes.NewReader(data), "bench", 0, decode.Options{}), st)
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 	runtime.GC()
@@ -43,7 +44,7 @@ func BenchmarkParseCorrelate(b *testing.B) {
 // most 10 a second) on its own goroutine.
 func BenchmarkSnapshot100kJobs(b *testing.B) {
 	st := correlate.New(correlate.DefaultConfig())
-	file.Drain(file.NewIter(bytes.NewReader(benchLog(1_200_000)), "bench", 0), st)
+	file.Drain(file.NewIter(bytes.NewReader(benchLog(1_200_000)), "bench", 0, decode.Options{}), st)
 	if n := len(st.Jobs()); n < 100_000 {
 		b.Fatalf("%d jobs", n)
 	}
@@ -59,7 +60,7 @@ func BenchmarkSnapshot100kJobs(b *testing.B) {
 func BenchmarkCorrelateNight(b *testing.B) {
 	var events []ingest.Event
 	var ev ingest.Event
-	for it := file.NewIter(bytes.NewReader(benchLog(1_000_000)), "bench", 0); it.Next(&ev); {
+	for it := file.NewIter(bytes.NewReader(benchLog(1_000_000)), "bench", 0, decode.Options{}); it.Next(&ev); {
 		events = append(events, ev)
 	}
 	b.ResetTimer()

@@ -22,42 +22,72 @@ const (
 	NumFindingKinds
 )
 
-var findingNames = [NumFindingKinds]string{
-	"terminal_error_retried", "hidden_retry_layer", "retry_amplification",
-	"retry_after_ignored", "retry_after_too_short", "synchronized_retries",
-	"duplicate_completion", "breaker_open", "stream_repaid", "deadline_exceeded",
+// FindingInfo is one row of the finding vocabulary: everything said about a
+// kind, in one place. Adding a finding is one row here plus its detector.
+type FindingInfo struct {
+	Name     string   // in reports, config keys and alerts
+	Severity Severity // unless configured otherwise
+	Advice   string   // what the seeds say to do about it
+}
+
+// FindingKinds is the vocabulary, by kind.
+var FindingKinds = [NumFindingKinds]FindingInfo{
+	TerminalErrorRetried: {Name: "terminal_error_retried", Severity: SeverityCritical,
+		Advice: "4xx (other than 408/429) is terminal: stop retrying it. Make the retryable set an allowlist (408, 409, 429, 5xx, 529, connection errors) and fail fast on everything else."},
+	HiddenRetryLayer: {Name: "hidden_retry_layer", Severity: SeverityWarning,
+		Advice: "Calls per job exceed the configured attempt count: a retry layer you do not know about is active. Grep for maxRetries|max_retries|retries:|attempts:|retry|backoff and pick one retry owner."},
+	RetryAmplification: {Name: "retry_amplification", Severity: SeverityWarning,
+		Advice: "Retry layers multiply, they don't add. Pick one retry owner, set the other layers to zero, and bound the whole path with an absolute deadline."},
+	RetryAfterIgnored: {Name: "retry_after_ignored", Severity: SeverityWarning,
+		Advice: "Honour Retry-After: the server said how long to wait, and retrying sooner only meets another 429."},
+	RetryAfterTooShort: {Name: "retry_after_too_short", Severity: SeverityInfo,
+		Advice: "Retry-After lands on the rate-limit window's edge: add positive jitter, waiting Retry-After × (1.2 + random(0, 0.3))."},
+	SynchronizedRetries: {Name: "synchronized_retries", Severity: SeverityWarning,
+		Advice: "Retries from many jobs fire together: add independent random jitter (full jitter) per call so retry rounds do not arrive as a burst."},
+	DuplicateCompletion: {Name: "duplicate_completion", Severity: SeverityCritical,
+		Advice: "A retried call succeeded twice: make the job idempotent before making it retryable (stable job ID, upsert, check for a completion record before redoing work)."},
+	BreakerOpen: {Name: "breaker_open", Severity: SeverityWarning,
+		Advice: "The endpoint failed wholesale: a circuit breaker would have stopped calling it instead of backing off into every retry."},
+	StreamRepaid: {Name: "stream_repaid", Severity: SeverityWarning,
+		Advice: "A dropped stream was retried from scratch and its output paid twice: price retries in output tokens, and prefer resuming over regenerating."},
+	DeadlineExceeded: {Name: "deadline_exceeded", Severity: SeverityWarning,
+		Advice: "Give the job an absolute deadline, not an attempt count: attempt counts lie about wall clock."},
 }
 
 func (k FindingKind) String() string {
 	if k < NumFindingKinds {
-		return findingNames[k]
+		return FindingKinds[k].Name
 	}
 	return "unknown"
 }
 
 // ParseFindingKind maps a name such as "breaker_open" to its kind.
 func ParseFindingKind(s string) (FindingKind, error) {
-	for i, n := range findingNames {
-		if n == s {
+	names := make([]string, NumFindingKinds)
+	for i, f := range FindingKinds {
+		if f.Name == s {
 			return FindingKind(i), nil
 		}
+		names[i] = f.Name
 	}
-	return 0, fmt.Errorf("unknown finding kind %q: use one of %s", s, strings.Join(findingNames[:], ", "))
+	return 0, fmt.Errorf("unknown finding kind %q: use one of %s", s, strings.Join(names, ", "))
 }
 
-// Advice is what the seeds say to do about each kind.
-var Advice = [NumFindingKinds]string{
-	TerminalErrorRetried: "4xx (other than 408/429) is terminal: stop retrying it. Make the retryable set an allowlist (408, 409, 429, 5xx, 529, connection errors) and fail fast on everything else.",
-	HiddenRetryLayer:     "Calls per job exceed the configured attempt count: a retry layer you do not know about is active. Grep for maxRetries|max_retries|retries:|attempts:|retry|backoff and pick one retry owner.",
-	RetryAmplification:   "Retry layers multiply, they don't add. Pick one retry owner, set the other layers to zero, and bound the whole path with an absolute deadline.",
-	RetryAfterIgnored:    "Honour Retry-After: the server said how long to wait, and retrying sooner only meets another 429.",
-	RetryAfterTooShort:   "Retry-After lands on the rate-limit window's edge: add positive jitter, waiting Retry-After × (1.2 + random(0, 0.3)).",
-	SynchronizedRetries:  "Retries from many jobs fire together: add independent random jitter (full jitter) per call so retry rounds do not arrive as a burst.",
-	DuplicateCompletion:  "A retried call succeeded twice: make the job idempotent before making it retryable (stable job ID, upsert, check for a completion record before redoing work).",
-	BreakerOpen:          "The endpoint failed wholesale: a circuit breaker would have stopped calling it instead of backing off into every retry.",
-	StreamRepaid:         "A dropped stream was retried from scratch and its output paid twice: price retries in output tokens, and prefer resuming over regenerating.",
-	DeadlineExceeded:     "Give the job an absolute deadline, not an attempt count: attempt counts lie about wall clock.",
-}
+// Advice and DefaultSeverity are the table's columns, by kind.
+var (
+	Advice = func() (a [NumFindingKinds]string) {
+		for k, f := range FindingKinds {
+			a[k] = f.Advice
+		}
+		return a
+	}()
+	DefaultSeverity = func() (d [NumFindingKinds]Severity) {
+		for k, f := range FindingKinds {
+			d[k] = f.Severity
+		}
+		return d
+	}()
+)
 
 // Severity ranks findings; a critical one makes `report` exit 1.
 type Severity uint8
@@ -96,20 +126,6 @@ func (s *Severity) UnmarshalText(b []byte) error {
 	v, err := ParseSeverity(string(b))
 	*s = v
 	return err
-}
-
-// DefaultSeverity is each kind's severity unless configured otherwise.
-var DefaultSeverity = [NumFindingKinds]Severity{
-	TerminalErrorRetried: SeverityCritical,
-	HiddenRetryLayer:     SeverityWarning,
-	RetryAmplification:   SeverityWarning,
-	RetryAfterIgnored:    SeverityWarning,
-	RetryAfterTooShort:   SeverityInfo,
-	SynchronizedRetries:  SeverityWarning,
-	DuplicateCompletion:  SeverityCritical,
-	BreakerOpen:          SeverityWarning,
-	StreamRepaid:         SeverityWarning,
-	DeadlineExceeded:     SeverityWarning,
 }
 
 func (c Config) severity(k FindingKind) Severity {

@@ -182,10 +182,3 @@ func classify(status int16) statusClass {
 	}
 	return classUnknown // 1xx and 3xx are not outcomes of a call
 }
-
-// IsTerminalStatus reports a status that retrying can never fix.
-func IsTerminalStatus(status int) bool { return classify(int16(status)) == classTerminal }
-
-// IsRetryableStatus reports a status on the retry allowlist (0 stands for a
-// connection error or timeout).
-func IsRetryableStatus(status int) bool { return classify(int16(status)) == classRetryable }

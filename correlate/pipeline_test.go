@@ -13,6 +13,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/report"
 	"github.com/burnrate-dev/burnrate/scenario"
@@ -28,7 +29,7 @@ func reportOf(t testing.TB, cfg correlate.Config, paths ...string) *correlate.Re
 	var iters []file.EventIter
 	var files []*file.FileIter
 	for i, p := range paths {
-		it, err := file.OpenFile(p, uint16(i))
+		it, err := file.OpenFile(p, uint16(i), decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +253,7 @@ func TestNoAttemptDetail(t *testing.T) {
 		cfg := correlate.DefaultConfig()
 		cfg.NoAttemptDetail = lean
 		st := correlate.New(cfg)
-		it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0)
+		it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +307,7 @@ func TestApplyBatchIsApply(t *testing.T) {
 	}
 	for _, path := range append(paths, nightPath) {
 		var events []ingest.Event
-		it, err := file.OpenFile(path, 0)
+		it, err := file.OpenFile(path, 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,7 +346,7 @@ func TestApplyBatchIsApply(t *testing.T) {
 // jobs and their waste.
 func TestSnapshotWithoutRows(t *testing.T) {
 	st := correlate.New(correlate.DefaultConfig())
-	it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0)
+	it, err := file.OpenFile(samples+"seed000-incident.jsonl", 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ func TestReportOptionsOnlyTrim(t *testing.T) {
 	}
 	for _, path := range []string{nightPath, samples + "seed000-incident.jsonl"} {
 		st := correlate.New(correlate.DefaultConfig())
-		it, err := file.OpenFile(path, 0)
+		it, err := file.OpenFile(path, 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/follow"
 )
@@ -64,7 +65,7 @@ func waitAttempts(t testing.TB, e *Engine, n int64, within time.Duration) *Frame
 func TestTailFollowsAppendsAndRotations(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.jsonl")
-	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{path}, false))
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{path}, false, decode.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)
@@ -100,7 +101,7 @@ func TestTailFollowsAppendsAndRotations(t *testing.T) {
 // TestGlobPicksUpNewFiles: a glob pattern finds files created after start.
 func TestGlobPicksUpNewFiles(t *testing.T) {
 	dir := t.TempDir()
-	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{filepath.Join(dir, "*.jsonl")}, false))
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{filepath.Join(dir, "*.jsonl")}, false, decode.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)
@@ -128,7 +129,7 @@ func BenchmarkTailAbsorb(b *testing.B) {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), "app.jsonl")
 		os.WriteFile(path, nil, 0o644)
-		e := New(Options{Config: correlate.DefaultConfig()}, follow.NewTail([]string{path}, false))
+		e := New(Options{Config: correlate.DefaultConfig()}, follow.NewTail([]string{path}, false, decode.Options{}))
 		ctx, cancel := context.WithCancel(context.Background())
 		go e.Run(ctx)
 		time.Sleep(50 * time.Millisecond)
@@ -146,7 +147,7 @@ func BenchmarkTailAbsorb(b *testing.B) {
 func TestTailRefusesGzip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.jsonl.gz")
 	os.WriteFile(path, []byte{0x1f, 0x8b, 8, 0, 0, 0}, 0o644)
-	tl := follow.NewTail([]string{path}, false)
+	tl := follow.NewTail([]string{path}, false, decode.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	tl.Run(ctx, make(chan ingest.Batch, 1))
@@ -168,7 +169,7 @@ func TestWatchStdinEndsWithThePipe(t *testing.T) {
 		}
 		w.Close()
 	}()
-	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{"-"}, false))
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{"-"}, false, decode.Options{}))
 	done := make(chan struct{})
 	go func() { e.Run(context.Background()); close(done) }()
 	select {
@@ -191,7 +192,7 @@ func TestCatchUpThenFollow(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
 	f.WriteString(partial[:40]) // half a line, no newline yet
 	f.Close()
-	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{path}, false))
+	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, follow.NewTail([]string{path}, false, decode.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Run(ctx)
@@ -229,7 +230,7 @@ func BenchmarkWatchCatchUp(b *testing.B) {
 	f.Close()
 	b.ResetTimer()
 	for range b.N {
-		e := New(Options{Config: correlate.DefaultConfig()}, follow.NewTail([]string{path}, false))
+		e := New(Options{Config: correlate.DefaultConfig()}, follow.NewTail([]string{path}, false, decode.Options{}))
 		ctx, cancel := context.WithCancel(context.Background())
 		go e.Run(ctx)
 		waitAttempts(b, e, lines, 2*time.Minute)
@@ -246,7 +247,7 @@ func TestSpeedChangeWhilePausedIsPublished(t *testing.T) {
 	for i := range 50 {
 		evs = append(evs, fmt.Sprintf(`{"ts":%d,"event":"llm_call","job_id":"j","model":"claude-sonnet-4-6","status":200}`, 1773104400000+int64(i)*60000))
 	}
-	r := file.NewReplay(file.NewIter(strings.NewReader(strings.Join(evs, "\n")+"\n"), "t", 0), nil, 1)
+	r := file.NewReplay(file.NewIter(strings.NewReader(strings.Join(evs, "\n")+"\n"), "t", 0, decode.Options{}), nil, 1)
 	e := New(Options{Config: correlate.DefaultConfig(), Tick: 10 * time.Millisecond}, r)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -185,8 +185,3 @@ var batchPool sync.Pool
 type Consumer interface {
 	Consume(Batch)
 }
-
-// ConsumerFunc adapts a function to Consumer.
-type ConsumerFunc func(Batch)
-
-func (f ConsumerFunc) Consume(b Batch) { f(b) }

@@ -18,6 +18,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
@@ -55,7 +56,7 @@ func newFeed(t testing.TB) *fakeFeed {
 		t.Fatal(err)
 	}
 	st := correlate.New(correlate.DefaultConfig())
-	file.Drain(file.NewIter(&buf, "seed000", 0), st)
+	file.Drain(file.NewIter(&buf, "seed000", 0, decode.Options{}), st)
 	return &fakeFeed{ch: make(chan *engine.Frame, 1), st: st}
 }
 
@@ -239,7 +240,7 @@ func TestKillConfirmDefaultsToCancel(t *testing.T) {
 func TestRaceEngineToUI(t *testing.T) {
 	var buf bytes.Buffer
 	scenario.Write(&buf, scenario.Demo())
-	r := file.NewReplay(file.NewIter(&buf, "demo", 0), nil, 1500) // 25 log minutes in about a second
+	r := file.NewReplay(file.NewIter(&buf, "demo", 0, decode.Options{}), nil, 1500) // 25 log minutes in about a second
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Tick: time.Millisecond, CeilingUSD: 5}, r)
 	t.Setenv("NO_COLOR", "1")
 	m := New(eng, Options{Title: "race", Replay: r})

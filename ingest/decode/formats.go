@@ -145,12 +145,8 @@ type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
 // Every event it emits has passed Event.Check.
-func NewDecoder(f Format, maps []FieldMap, opts ...Options) Decoder {
+func NewDecoder(f Format, maps []FieldMap, o Options) Decoder {
 	p := NewParser()
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
 	if info := formatInfo(f); info != nil && info.New != nil {
 		return newChecked(info.New(p, o))
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
@@ -20,7 +21,7 @@ func BenchmarkParseNight(b *testing.B) {
 	b.ReportAllocs()
 	var ev ingest.Event
 	for b.Loop() {
-		it := file.NewIter(bytes.NewReader(data), "bench", 0)
+		it := file.NewIter(bytes.NewReader(data), "bench", 0, decode.Options{})
 		n := 0
 		for it.Next(&ev) {
 			n++

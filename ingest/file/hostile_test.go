@@ -13,7 +13,7 @@ import (
 // 512 levels was called invalid, and the "no events" hint printed JSON
 // keys (terminal escapes) raw.
 func TestHostileTextEdges(t *testing.T) {
-	it := NewIter(strings.NewReader("\xEF\xBB\xBF"+`{"ts":"2026-03-10T01:00:00Z","job_id":"j","model":"m","status":200}`+"\n"), "bom", 0)
+	it := NewIter(strings.NewReader("\xEF\xBB\xBF"+`{"ts":"2026-03-10T01:00:00Z","job_id":"j","model":"m","status":200}`+"\n"), "bom", 0, decode.Options{})
 	var ev ingest.Event
 	if !it.Next(&ev) || ev.JobID != "j" {
 		t.Errorf("a BOM lost the first line: %+v %+v", ev, it.Stats)
@@ -41,7 +41,7 @@ func TestHostileTextEdges(t *testing.T) {
 		t.Errorf("valid JSON 600 levels deep: %v, want too_deep", r)
 	}
 
-	it = NewIter(strings.NewReader(`{"\u001b]0;pwned\u0007":1,"\u001b[2J":2}`+"\n"), "keys", 0)
+	it = NewIter(strings.NewReader(`{"\u001b]0;pwned\u0007":1,"\u001b[2J":2}`+"\n"), "keys", 0, decode.Options{})
 	for it.Next(&ev) {
 	}
 	if h := it.Hint(); h == "" || strings.ContainsAny(h, "\x1b\x07") {
@@ -62,7 +62,7 @@ func TestEndpointLinksRelativeRetryPaths(t *testing.T) {
 		`INFO:openai._base_client:Retrying request to /chat/completions in 2.000000 seconds`,
 		`INFO:httpx:HTTP Request: POST https://api.together.xyz/v1/chat/completions "HTTP/1.1 200 OK"`,
 	}, "\n") + "\n"
-	it := NewIter(strings.NewReader(log), "py", 0)
+	it := NewIter(strings.NewReader(log), "py", 0, decode.Options{})
 	keys := map[string]int{}
 	var ev ingest.Event
 	var attempts []int16

@@ -55,7 +55,7 @@ func TestFileIterCountsAndKeepsGoodLines(t *testing.T) {
 	zipped := filepath.Join(dir, "b.log") // no .gz suffix: detected by magic
 	os.WriteFile(zipped, zb.Bytes(), 0o644)
 	for _, p := range []string{plain, zipped} {
-		it, err := OpenFile(p, 0)
+		it, err := OpenFile(p, 0, decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestTruncatedGzipKeepsLinesBeforeTheCut(t *testing.T) {
 	zw.Close()
 	path := filepath.Join(t.TempDir(), "cut.gz")
 	os.WriteFile(path, zb.Bytes()[:zb.Len()/2], 0o644)
-	it, err := OpenFile(path, 0)
+	it, err := OpenFile(path, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +142,9 @@ func FuzzDecoders(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	decs := []decode.Decoder{decode.NewDecoder(decode.FormatJSONL, nil), decode.NewDecoder(decode.FormatLiteLLM, nil), decode.NewDecoder(decode.FormatOpenAIBatch, nil),
-		decode.NewDecoder(decode.FormatAnthropicBatch, nil), decode.NewDecoder(decode.FormatJSONL, []decode.FieldMap{{Field: "model", Path: []string{"a", "b"}}}),
-		decode.NewDecoder(decode.FormatClaudeCode, nil), newOTLPDocDecoder(nil)}
+	decs := []decode.Decoder{decode.NewDecoder(decode.FormatJSONL, nil, decode.Options{}), decode.NewDecoder(decode.FormatLiteLLM, nil, decode.Options{}), decode.NewDecoder(decode.FormatOpenAIBatch, nil, decode.Options{}),
+		decode.NewDecoder(decode.FormatAnthropicBatch, nil, decode.Options{}), decode.NewDecoder(decode.FormatJSONL, []decode.FieldMap{{Field: "model", Path: []string{"a", "b"}}}, decode.Options{}),
+		decode.NewDecoder(decode.FormatClaudeCode, nil, decode.Options{}), newOTLPDocDecoder(nil)}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, d := range decs {
 			n := 0

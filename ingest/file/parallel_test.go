@@ -87,12 +87,12 @@ func TestParallelParseIsSequential(t *testing.T) {
 			if err := os.WriteFile(path, disk, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			par, err := OpenFile(path, 3)
+			par, err := OpenFile(path, 3, decode.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer par.Close()
-			seq := NewIter(bytes.NewReader(data), path, 3) // no size: never parallel
+			seq := NewIter(bytes.NewReader(data), path, 3, decode.Options{}) // no size: never parallel
 			gotEv, gotSt, gotErr, gotHint, wasParallel := readAll(t, par)
 			if par.Detected.Format != decode.FormatJSONL {
 				t.Fatalf("detected %s", par.Detected.Format)
@@ -130,7 +130,7 @@ func TestParallelCloseEarly(t *testing.T) {
 	if err := os.WriteFile(path, mixedLog(t, false, false), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	it, err := OpenFile(path, 0)
+	it, err := OpenFile(path, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,13 +170,13 @@ func TestParallelTinyLines(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	par, err := OpenFile(path, 0)
+	par, err := OpenFile(path, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer par.Close()
 	gotEv, gotSt, _, _, wasParallel := readAll(t, par)
-	wantEv, wantSt, _, _, _ := readAll(t, NewIter(bytes.NewReader(b.Bytes()), path, 0))
+	wantEv, wantSt, _, _, _ := readAll(t, NewIter(bytes.NewReader(b.Bytes()), path, 0, decode.Options{}))
 	if !wasParallel || len(gotEv) != len(wantEv) || !reflect.DeepEqual(gotSt, wantSt) || len(wantEv) < 50_000 {
 		t.Fatalf("parallel %d events %+v; line by line %d %+v", len(gotEv), gotSt, len(wantEv), wantSt)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // TestImplausibleAndOutOfRangeAreCountedSkips: issue 11 — one line with a
@@ -23,7 +24,7 @@ func TestImplausibleAndOutOfRangeAreCountedSkips(t *testing.T) {
 		`{"ts":"1960-01-01T00:00:00Z","job_id":"j","model":"m","status":200}`:                               ingest.SkipOutOfRange,
 	}
 	for line, want := range cases {
-		it := NewIter(strings.NewReader(good+"\n"+line+"\n"+good+"\n"), "t", 0)
+		it := NewIter(strings.NewReader(good+"\n"+line+"\n"+good+"\n"), "t", 0, decode.Options{})
 		var ev ingest.Event
 		n := 0
 		for it.Next(&ev) {

@@ -67,7 +67,7 @@ type bufLine struct {
 }
 
 // OpenFile opens path ("-" for stdin) as source number idx.
-func OpenFile(path string, idx uint16, opts ...decode.Options) (*FileIter, error) {
+func OpenFile(path string, idx uint16, opts decode.Options) (*FileIter, error) {
 	var counter *countingReader
 	var size int64
 	rc, err := openCounted(path, func(r io.Reader, sz int64) io.Reader {
@@ -77,7 +77,7 @@ func OpenFile(path string, idx uint16, opts ...decode.Options) (*FileIter, error
 	if err != nil {
 		return nil, err
 	}
-	it := NewIter(rc, path, idx, opts...)
+	it := NewIter(rc, path, idx, opts)
 	it.rc, it.counter, it.size = rc, counter, size
 	return it, nil
 }
@@ -95,12 +95,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // NewIter reads events from an already open stream, named name in errors.
-func NewIter(r io.Reader, name string, idx uint16, opts ...decode.Options) *FileIter {
-	it := &FileIter{Path: name, idx: idx, lines: NewLineReader(r)}
-	if len(opts) > 0 {
-		it.opts = opts[0]
-	}
-	return it
+func NewIter(r io.Reader, name string, idx uint16, opts decode.Options) *FileIter {
+	return &FileIter{Path: name, idx: idx, lines: NewLineReader(r), opts: opts}
 }
 
 // Hint explains, once the file is read, why it gave no events, if the

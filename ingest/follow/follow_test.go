@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/internal/testutil"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -70,7 +71,7 @@ func TestRotationLosesNoLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.jsonl")
 	os.WriteFile(path, nil, 0o644)
-	tl := NewTail([]string{path}, false) // the default 250 ms poll
+	tl := NewTail([]string{path}, false, decode.Options{}) // the default 250 ms poll
 	c, _, _ := startTail(t, tl)
 
 	const total, perTick = 120_000, 100 // 100 lines every 10 ms
@@ -137,7 +138,7 @@ func TestTruncationWithoutACopyIsReported(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.jsonl")
 	os.WriteFile(path, []byte(line(0)+line(1)), 0o644)
-	tl := NewTail([]string{path}, false)
+	tl := NewTail([]string{path}, false, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
 	c, _, _ := startTail(t, tl)
 	waitFor(t, "two lines", 5*time.Second, func() bool { return c.n.Load() == 2 })
@@ -158,7 +159,7 @@ func TestOverLongLineIsSkippedWholeInBoundedMemory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.jsonl")
 	os.WriteFile(path, []byte(line(0)), 0o644)
-	tl := NewTail([]string{path}, false)
+	tl := NewTail([]string{path}, false, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
 	c, _, _ := startTail(t, tl)
 	waitFor(t, "the first line", 5*time.Second, func() bool { return c.n.Load() == 1 })
@@ -214,7 +215,7 @@ func TestOverLongLineIsSkippedWholeInBoundedMemory(t *testing.T) {
 // TestStdinOverLongLine: the same through a pipe.
 func TestStdinOverLongLine(t *testing.T) {
 	r, w := io.Pipe()
-	tl := NewTail([]string{"-"}, false)
+	tl := NewTail([]string{"-"}, false, decode.Options{})
 	c := &collector{jobs: map[string]int{}}
 	out := make(chan ingest.Batch, 8)
 	go func() { tl.readPipe(context.Background(), "-", r, out); close(out) }()
@@ -245,7 +246,7 @@ func TestFromEndReadsFilesCreatedLaterFromTheirStart(t *testing.T) {
 	dir := t.TempDir()
 	old, later := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "later.jsonl")
 	os.WriteFile(old, []byte(line(0)), 0o644)
-	tl := NewTail([]string{old, later}, true)
+	tl := NewTail([]string{old, later}, true, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
 	c, _, _ := startTail(t, tl)
 	time.Sleep(100 * time.Millisecond)
@@ -267,7 +268,7 @@ func TestFromEndReadsGlobbedNewFilesWhole(t *testing.T) {
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(line(0)), 0o644)
-	tl := NewTail([]string{filepath.Join(dir, "*.jsonl")}, true)
+	tl := NewTail([]string{filepath.Join(dir, "*.jsonl")}, true, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
 	c, _, _ := startTail(t, tl)
 	time.Sleep(100 * time.Millisecond)

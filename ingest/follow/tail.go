@@ -54,12 +54,8 @@ type followed struct {
 
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
-func NewTail(patterns []string, fromEnd bool, opts ...decode.Options) *Tail {
-	t := &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll}
-	if len(opts) > 0 {
-		t.opts = opts[0]
-	}
-	return t
+func NewTail(patterns []string, fromEnd bool, opts decode.Options) *Tail {
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts}
 }
 
 // SetPoll sets how often files are checked; call it before Run.

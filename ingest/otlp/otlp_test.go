@@ -33,6 +33,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
@@ -95,7 +96,7 @@ func reportOfEvents(evs []ingest.Event) *correlate.Report {
 }
 
 func canonical(t *testing.T) *correlate.Report {
-	it := file.NewIter(strings.NewReader(jsonLines()), "canonical", 0)
+	it := file.NewIter(strings.NewReader(jsonLines()), "canonical", 0, decode.Options{})
 	var evs []ingest.Event
 	var ev ingest.Event
 	for it.Next(&ev) {
