@@ -400,9 +400,23 @@ func killBody(a Alert) []byte {
 	return b
 }
 
+// NotifyBody is the notify webhook's JSON body; field names are a
+// contract (text is what a Slack-compatible receiver shows). The fields
+// are in the order the body has always had.
+type NotifyBody struct {
+	At       string  `json:"at"`
+	JobID    string  `json:"job_id"`
+	JobType  string  `json:"job_type"`
+	Rule     string  `json:"rule"`
+	RunID    string  `json:"run_id"`
+	Scope    string  `json:"scope"`
+	SpendUSD float64 `json:"spend_usd"`
+	Text     string  `json:"text"`
+}
+
 func notifyBody(a Alert) []byte {
-	b, _ := json.Marshal(map[string]any{"text": fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason), "rule": a.Rule, "scope": a.Scope,
-		"run_id": a.RunID, "job_id": a.JobID, "job_type": a.JobType, "spend_usd": a.SpendUSD, "at": correlate.FormatTime(a.At)})
+	b, _ := json.Marshal(NotifyBody{Text: fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason), Rule: a.Rule, Scope: a.Scope,
+		RunID: a.RunID, JobID: a.JobID, JobType: a.JobType, SpendUSD: a.SpendUSD, At: correlate.FormatTime(a.At)})
 	return b
 }
 

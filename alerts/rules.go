@@ -211,10 +211,8 @@ type Rules struct {
 	manual    map[string]int64
 	hasManual atomic.Bool
 
-	mu      sync.Mutex // guards lines and counters: results arrive from action workers
-	lines   []Line
-	alerts  map[string]int64    // by rule
-	actions map[[2]string]int64 // by action and state
+	mu    sync.Mutex // guards manual: the dashboard's goroutine adds to it
+	board Board      // alert lines and counters, shared with the action workers
 }
 
 // runRules is one run's rule state.
@@ -248,8 +246,33 @@ type burnSample struct {
 	cost correlate.Pico
 }
 
-// maxLines bounds the alerts kept for the dashboard.
-const maxLines = 200
+// Wiring says where alerts and action results go besides the board; both
+// may be nil and must not block.
+type Wiring struct {
+	// OnAlert receives each alert on the engine goroutine (headless mode
+	// prints them as JSON lines).
+	OnAlert func(Alert)
+	// OnResult receives each action result, from the action workers.
+	OnResult func(Result)
+}
+
+// New builds the rules and their dispatcher together: every action result
+// goes to the rules' board, then to w.OnResult. Start the dispatcher
+// (Rules.Dispatcher) before the first event; Shutdown it at the end.
+func New(cfg Config, hooks Hooks, poster *Poster, journal *Journal, w Wiring) *Rules {
+	r := NewRules(cfg, nil, w.OnAlert)
+	r.disp = NewDispatcher(hooks, poster, journal, func(res Result) {
+		r.board.result(res)
+		if w.OnResult != nil {
+			w.OnResult(res)
+		}
+	})
+	return r
+}
+
+// Dispatcher is the rules' action runner, for its lifecycle (Start,
+// Shutdown, Wait).
+func (r *Rules) Dispatcher() *Dispatcher { return r.disp }
 
 // NewRules builds the rules. emit, if not nil, receives each alert on the
 // engine goroutine (headless mode prints them as JSON lines).
@@ -258,7 +281,7 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 		cfg.BurnWindow = DefaultBurnWindow
 	}
 	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, runs: map[*correlate.State]*runRules{},
-		manual: map[string]int64{}, alerts: map[string]int64{}, actions: map[[2]string]int64{}}
+		manual: map[string]int64{}, board: newBoard()}
 }
 
 // Observe evaluates the rules after the State applied ev to job.
@@ -545,9 +568,7 @@ func (r *Rules) fire(a Alert) {
 	r.run.fired[key] = true
 	a.RunID = r.runOf()
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule)
-	r.mu.Lock()
-	r.alerts[a.Rule]++
-	r.mu.Unlock()
+	r.board.countAlert(a.Rule)
 	// A derived run's name goes into the journal before the first kill
 	// keyed by it: a crash between the two must not re-key the run.
 	// A dry or read-only run blocks nothing later, so its name need not
@@ -576,47 +597,14 @@ func (r *Rules) fire(a Alert) {
 	}
 }
 
-func (r *Rules) line(at int64, sev correlate.Severity, text string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, Line{At: at, Severity: sev, Text: text})
-	if len(r.lines) > maxLines {
-		r.lines = slices.Delete(r.lines, 0, len(r.lines)-maxLines)
-	}
-}
+func (r *Rules) line(at int64, sev correlate.Severity, text string) { r.board.add(at, sev, text) }
 
-// Result records an action's result as an alert line; pass it to
-// NewDispatcher as its report function.
-func (r *Rules) Result(res Result) {
-	sev := correlate.SeverityInfo
-	switch {
-	case res.State == StateMisconfigured || res.JournalError != "":
-		sev = correlate.SeverityCritical
-	case res.State == StateFailed || res.State == StateRefused:
-		sev = correlate.SeverityWarning
-	}
-	r.mu.Lock()
-	r.actions[[2]string{res.Action, string(res.State)}]++
-	r.mu.Unlock()
-	subject := res.Alert.JobID
-	if subject == "" {
-		subject = res.Alert.Scope
-	}
-	text := fmt.Sprintf("%s %s for %s: %s", res.Action, res.State, subject, res.Detail)
-	if res.JournalError != "" {
-		text += " [journal write failed: " + res.JournalError + "]"
-	}
-	r.line(res.Alert.At, sev, text)
-}
+// Result records an action's result on the board; New passes it to the
+// dispatcher.
+func (r *Rules) Result(res Result) { r.board.result(res) }
 
 // Lines returns the alerts and results, newest first.
-func (r *Rules) Lines() []Line {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := slices.Clone(r.lines)
-	slices.Reverse(out)
-	return out
-}
+func (r *Rules) Lines() []Line { return r.board.Lines() }
 
 // KillStates reports each job's kill state for the dashboard.
 func (r *Rules) KillStates() map[string]KillState {
@@ -661,15 +649,5 @@ func (r *Rules) JournalFailures() int64 {
 
 // Counts returns alerts by rule and action results by action and state.
 func (r *Rules) Counts() (alerts map[string]int64, actions map[[2]string]int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	alerts = make(map[string]int64, len(r.alerts))
-	for k, v := range r.alerts {
-		alerts[k] = v
-	}
-	actions = make(map[[2]string]int64, len(r.actions))
-	for k, v := range r.actions {
-		actions[k] = v
-	}
-	return alerts, actions
+	return r.board.Counts()
 }

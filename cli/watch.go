@@ -287,9 +287,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		time.AfterFunc(time.Second, func() { close(wait) })
 		out.Close(wait)
 	}()
-	var rules *alerts.Rules
 	var journalErrs atomic.Int64
-	report := func(r alerts.Result) {
+	wiring := alerts.Wiring{OnResult: func(r alerts.Result) {
 		if r.JournalError != "" {
 			// Loud, but not one line per kill on a full disk: the first,
 			// then every hundredth (the header and /metrics count all).
@@ -298,17 +297,15 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 					r.Action, r.State, display.Text(r.Alert.Subject()), n, display.Text(r.JournalError))
 			}
 		}
-		rules.Result(r)
 		if l.headless {
 			out.line(r.JSON())
 		}
-	}
-	disp := alerts.NewDispatcher(acts.Hooks, acts.Poster, journal, report)
-	var emit func(alerts.Alert)
+	}}
 	if l.headless {
-		emit = func(a alerts.Alert) { out.line(a.JSON()) }
+		wiring.OnAlert = func(a alerts.Alert) { out.line(a.JSON()) }
 	}
-	rules = alerts.NewRules(acts.Rules, disp, emit)
+	rules := alerts.New(acts.Rules, acts.Hooks, acts.Poster, journal, wiring)
+	disp := rules.Dispatcher()
 	// The workers outlive the signal: a stop drains them for the drain
 	// window (Shutdown) instead of cutting every delivery off at once.
 	disp.Start(context.WithoutCancel(ctx))
