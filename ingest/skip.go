@@ -64,6 +64,26 @@ func (s *Stats) Count(r SkipReason) {
 	s.Skipped[r]++
 }
 
+// Line is the one rule for counting a decoded line, for every reader: a
+// last line that never got its newline and does not parse was cut short
+// (truncated, not invalid JSON); a blank line is not counted; a line
+// counts once, and an accepted line that gave events events counts each.
+// It reports whether the line gave events.
+func (s *Stats) Line(r SkipReason, events int, final bool) bool {
+	if final && r == SkipInvalidJSON {
+		r = SkipTruncated
+	}
+	if r == SkipBlank {
+		return false
+	}
+	s.Count(r)
+	if r == Accepted && events > 0 {
+		s.Events += int64(events - 1)
+		return true
+	}
+	return false
+}
+
 // SkippedTotal is the number of lines dropped for an error (blank lines are
 // not errors and are not included).
 func (s *Stats) SkippedTotal() int64 {

@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -46,12 +45,10 @@ func (u *batchUsage) apply(ev *ingest.Event) bool {
 }
 
 func decodeStrict(line []byte, v any) ingest.SkipReason {
-	line = bytes.TrimSpace(line)
+	line, r := prelude(line, 0)
 	switch {
-	case len(line) == 0:
-		return ingest.SkipBlank
-	case bytes.IndexByte(line, 0) >= 0:
-		return ingest.SkipBinary
+	case r != ingest.Accepted:
+		return r
 	case !json.Valid(line):
 		return ingest.SkipInvalidJSON
 	case line[0] != '{':

@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"strconv"
@@ -119,12 +118,10 @@ func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Ski
 // skipping message content (the bulk of every line) without decoding it:
 // transcripts stay on the same fast path as every other format.
 func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
-	line = bytes.TrimSpace(line)
+	line, skip := prelude(line, 0)
 	switch {
-	case len(line) == 0:
-		return nil, ingest.SkipBlank
-	case bytes.IndexByte(line, 0) >= 0:
-		return nil, ingest.SkipBinary
+	case skip != ingest.Accepted:
+		return nil, skip
 	case line[0] != '{':
 		return nil, ingest.SkipInvalidJSON
 	}

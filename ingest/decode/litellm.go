@@ -57,12 +57,9 @@ type liteLLMMeta struct {
 }
 
 func (d *liteLLMDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return ingest.SkipBlank
-	}
-	if bytes.IndexByte(line, 0) >= 0 {
-		return ingest.SkipBinary
+	line, r := prelude(line, 0)
+	if r != ingest.Accepted {
+		return r
 	}
 	var l liteLLMLine
 	dec := json.NewDecoder(bytes.NewReader(line))

@@ -69,18 +69,28 @@ func NewParser() *Parser {
 	return &Parser{intern: newInterner(minInternSlots)}
 }
 
+// prelude is every decoder's first look at a line: surrounding space
+// trimmed, then a blank line, one over max bytes (0: no bound) or one with
+// a NUL byte skipped for that reason, in that order, before any decoding.
+func prelude(line []byte, max int) ([]byte, ingest.SkipReason) {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		return line, ingest.SkipBlank
+	case max > 0 && len(line) > max:
+		return line, ingest.SkipTooLong
+	case bytes.IndexByte(line, 0) >= 0:
+		return line, ingest.SkipBinary
+	}
+	return line, ingest.Accepted
+}
+
 // ParseLine fills ev from line. It returns Accepted, or why the line was
 // skipped; it never panics on any input.
 func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return ingest.SkipBlank
-	}
-	if len(line) > MaxLineBytes {
-		return ingest.SkipTooLong
-	}
-	if bytes.IndexByte(line, 0) >= 0 {
-		return ingest.SkipBinary
+	line, r := prelude(line, MaxLineBytes)
+	if r != ingest.Accepted {
+		return r
 	}
 	ev.Reset()
 	p.ev, p.bad = ev, false

@@ -290,17 +290,5 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 
 // account counts a decoded line and reports whether it gave an event.
 func (it *FileIter) account(r ingest.SkipReason, final bool) bool {
-	n := it.n
-	if final && r == ingest.SkipInvalidJSON {
-		r = ingest.SkipTruncated
-	}
-	if r == ingest.SkipBlank {
-		return false
-	}
-	it.Stats.Count(r)
-	if r == ingest.Accepted && n > 0 {
-		it.Stats.Events += int64(n - 1)
-		return true
-	}
-	return false
+	return it.Stats.Line(r, it.n, final)
 }

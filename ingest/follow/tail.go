@@ -228,16 +228,7 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 	}
 	n := len(s.batch)
 	r := s.dec.Decode(line, s.emitFn)
-	if final && r == ingest.SkipInvalidJSON {
-		r = ingest.SkipTruncated
-	}
-	if r == ingest.SkipBlank {
-		return
-	}
-	s.stats.Count(r)
-	if r == ingest.Accepted && len(s.batch)-n > 1 {
-		s.stats.Events += int64(len(s.batch) - n - 1)
-	}
+	s.stats.Line(r, len(s.batch)-n, final)
 }
 
 // send publishes the counters and hands the batch over; false when ctx
