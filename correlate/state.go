@@ -187,11 +187,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			if job != nil && job.lastKey == ev.IdempotencyKey {
-				res[i].op = job.lastOp // a retry of the job's last call
-			} else {
-				res[i].op = s.keyedOp(ev.IdempotencyKey, s.ops.hash(ev.IdempotencyKey))
-			}
+			res[i].op = s.findOp(job, ev.IdempotencyKey)
 		}
 	}
 	for i := range b {
@@ -403,13 +399,12 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	if key := ev.IdempotencyKey; key != "" {
-		h := s.ops.hash(key)
-		if o := s.keyedOp(key, h); o != nil {
+		if o := s.findOp(job, key); o != nil {
 			return o
 		}
 		o := s.newOp()
 		o.key = strings.Clone(key) // see job: the event's shares a block
-		s.ops.add(h, int32(s.opCount-1))
+		s.ops.add(s.ops.hash(key), int32(s.opCount-1))
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -422,6 +417,17 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	o := s.newOp()
 	job.ops = append(job.ops, toolOp{tool: ev.Tool, op: o})
 	return o
+}
+
+// findOp is the one retry-linking rule: the operation a keyed attempt of
+// job belongs to, nil when its key is new. The job's last call when the
+// key repeats it (a retry, the common case: no lookup), else the key's.
+// job may be nil (not created yet).
+func (s *State) findOp(job *Job, key string) *operation {
+	if job != nil && job.lastKey == key {
+		return job.lastOp
+	}
+	return s.keyedOp(key, s.ops.hash(key))
 }
 
 // keyedOp is the operation of an idempotency key (of hash h), or nil.
