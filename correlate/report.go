@@ -211,13 +211,17 @@ type FindingReport struct {
 }
 
 type TimelinePoint struct {
-	Minute    string  `json:"minute"`
-	Calls     int64   `json:"calls"`
-	Success   int64   `json:"success"`
-	Retryable int64   `json:"retryable"`
-	Terminal  int64   `json:"terminal"`
-	ToolCalls int64   `json:"tool_calls"`
-	SpendUSD  float64 `json:"spend_usd"`
+	// UnixMinute and Spend are Minute and SpendUSD as the state holds them,
+	// for a writer that folds the timeline (report's charts).
+	UnixMinute int64   `json:"-"`
+	Spend      Pico    `json:"-"`
+	Minute     string  `json:"minute"`
+	Calls      int64   `json:"calls"`
+	Success    int64   `json:"success"`
+	Retryable  int64   `json:"retryable"`
+	Terminal   int64   `json:"terminal"`
+	ToolCalls  int64   `json:"tool_calls"`
+	SpendUSD   float64 `json:"spend_usd"`
 }
 
 // ReportConfigState records the thresholds the findings used.
@@ -693,7 +697,7 @@ func (s *State) reportTimeline() []TimelinePoint {
 	buckets := s.Timeline()
 	out := make([]TimelinePoint, 0, len(buckets))
 	for _, b := range buckets {
-		out = append(out, TimelinePoint{Minute: FormatTime(b.Minute * int64(time.Minute)), Calls: b.Calls, Success: b.Success,
+		out = append(out, TimelinePoint{UnixMinute: b.Minute, Spend: b.Spend, Minute: FormatTime(b.Minute * int64(time.Minute)), Calls: b.Calls, Success: b.Success,
 			Retryable: b.Retryable, Terminal: b.Terminal, ToolCalls: b.ToolCalls, SpendUSD: b.Spend.USD()})
 	}
 	return out

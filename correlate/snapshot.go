@@ -196,17 +196,42 @@ func (s *State) spendCurve() ([]Pico, int64) {
 	if len(buckets) == 0 {
 		return nil, 1
 	}
-	first, last := buckets[0].Minute, buckets[len(buckets)-1].Minute
-	step := max(1, (last-first+SpendCurvePoints)/SpendCurvePoints)
-	curve := make([]Pico, (last-first)/step+1)
-	for _, b := range buckets {
-		i := (b.Minute - first) / step
-		curve[i] = curve[i].Add(b.Spend)
+	f := FoldTimeline(len(buckets), func(i int) (int64, int64, Pico) { return buckets[i].Minute, buckets[i].Calls, buckets[i].Spend }, SpendCurvePoints)
+	return f.CumSpend, f.Step
+}
+
+// Folded is a timeline folded into columns of Step minutes each: the calls
+// in each column and the spend up to each column's end.
+type Folded struct {
+	Step     int64
+	Calls    []int64
+	CumSpend []Pico
+}
+
+// FoldTimeline folds n per-minute points — at(i) gives the i-th point's
+// Unix minute, calls and spend, in time order — into at most maxCols
+// columns covering the first minute to the last. It is the one fold the
+// dashboard's spend curve and the report's charts share.
+func FoldTimeline(n int, at func(i int) (minute, calls int64, spend Pico), maxCols int) Folded {
+	if n == 0 {
+		return Folded{Step: 1}
 	}
-	for i := 1; i < len(curve); i++ {
-		curve[i] = curve[i].Add(curve[i-1])
+	first, _, _ := at(0)
+	last, _, _ := at(n - 1)
+	minutes := last - first + 1
+	step := max(1, (minutes+int64(maxCols)-1)/int64(maxCols))
+	cols := (minutes + step - 1) / step
+	f := Folded{Step: step, Calls: make([]int64, cols), CumSpend: make([]Pico, cols)}
+	for i := range n {
+		m, calls, spend := at(i)
+		c := min((m-first)/step, cols-1)
+		f.Calls[c] += calls
+		f.CumSpend[c] = f.CumSpend[c].Add(spend)
 	}
-	return curve, step
+	for i := 1; i < len(f.CumSpend); i++ {
+		f.CumSpend[i] = f.CumSpend[i].Add(f.CumSpend[i-1])
+	}
+	return f
 }
 
 // Projected is the run's projected total: spend so far plus, for each job

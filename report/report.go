@@ -410,23 +410,14 @@ func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64,
 	if len(tl) == 0 {
 		return []float64{0}, []float64{0}, "1m"
 	}
-	first, _ := time.Parse(time.RFC3339Nano, tl[0].Minute)
-	last, _ := time.Parse(time.RFC3339Nano, tl[len(tl)-1].Minute)
-	minutes := int(last.Sub(first).Minutes()) + 1
-	step := max(1, (minutes+width-1)/width)
-	cols := (minutes + step - 1) / step
-	calls = make([]float64, cols)
-	cumSpend = make([]float64, cols)
-	for _, p := range tl {
-		at, _ := time.Parse(time.RFC3339Nano, p.Minute)
-		c := min(int(at.Sub(first).Minutes())/step, cols-1)
-		calls[c] += float64(p.Calls) / float64(step)
-		cumSpend[c] += p.SpendUSD
+	f := correlate.FoldTimeline(len(tl), func(i int) (int64, int64, correlate.Pico) { return tl[i].UnixMinute, tl[i].Calls, tl[i].Spend }, width)
+	calls = make([]float64, len(f.Calls))
+	cumSpend = make([]float64, len(f.CumSpend))
+	for i := range f.Calls {
+		calls[i] = float64(f.Calls[i]) / float64(f.Step)
+		cumSpend[i] = f.CumSpend[i].USD()
 	}
-	for i := 1; i < cols; i++ {
-		cumSpend[i] += cumSpend[i-1]
-	}
-	return calls, cumSpend, (time.Duration(step) * time.Minute).String()
+	return calls, cumSpend, (time.Duration(f.Step) * time.Minute).String()
 }
 
 // cell keeps log-derived text from breaking a Markdown table or becoming
