@@ -522,7 +522,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 		if prevFailed {
 			a.Flags |= FlagRetry
 		}
-		if prevFailed && op.lastRetryAfter >= 0 && classify(op.lastStatus) != classSuccess {
+		if prevFailed && op.lastRetryAfter >= 0 {
 			if wait < op.lastRetryAfter*1e6 {
 				a.Flags |= FlagRetryAfterIgnored
 				s.flag(RetryAfterIgnored, job, 1, cost, ts, func() string {
