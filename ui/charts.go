@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/guptarohit/asciigraph"
 
@@ -25,6 +26,9 @@ type chartsPane struct {
 func (p *chartsPane) SetFrame(f *engine.Frame) { p.snap = f.Snap; p.plot() }
 func (p *chartsPane) SetSize(w, h int)         { p.width, p.height = w, h; p.plot() }
 func (p *chartsPane) ShortHelp() []key.Binding { return nil }
+
+// Update: the charts take no keys.
+func (p *chartsPane) Update(tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
 
 func (p *chartsPane) plot() {
 	if p.height <= 0 || p.width <= 0 || p.snap == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -54,6 +55,26 @@ func (p *detailPane) setDetail(d *correlate.JobDetail, now int64) {
 	}
 	p.d, p.now = d, now
 	p.build()
+}
+
+// Update scrolls the detail; esc asks the model to close it.
+func (p *detailPane) Update(msg tea.KeyMsg) (bool, tea.Cmd) {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		return true, ask(closeDetailMsg{})
+	case key.Matches(msg, k.Up):
+		p.scroll(-1)
+	case key.Matches(msg, k.Down):
+		p.scroll(1)
+	case key.Matches(msg, k.PageUp):
+		p.scroll(-p.height)
+	case key.Matches(msg, k.PageDown):
+		p.scroll(p.height)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (p *detailPane) scroll(d int) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // headerPane is the at-a-glance line set: spend against the ceiling, burn,
@@ -24,6 +25,9 @@ func (h *headerPane) SetSize(w, _ int)         { h.width, h.dirty = w, true }
 func (h *headerPane) ShortHelp() []key.Binding { return nil }
 
 func (h *headerPane) heightFor(int) int { return 4 }
+
+// Update: the header takes no keys.
+func (h *headerPane) Update(tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
 
 func (h *headerPane) View() string {
 	if !h.dirty && h.cache != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 type sortKey int
@@ -65,6 +66,41 @@ func (p *jobsPane) SetFrame(f *engine.Frame) {
 // ShortHelp: the jobs table opens, filters and sorts.
 func (p *jobsPane) ShortHelp() []key.Binding {
 	return []key.Binding{p.keys.Enter, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
+}
+
+// Update takes the table's keys: sort and filters always; movement and
+// enter (open the job's detail, asked of the model) while it has the focus.
+func (p *jobsPane) Update(msg tea.KeyMsg) (bool, tea.Cmd) {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Sort):
+		p.nextSort()
+	case key.Matches(msg, k.TypeFilter):
+		p.cycleType()
+	case key.Matches(msg, k.StateFilter):
+		p.cycleState()
+	case !p.focused:
+		return false, nil
+	case key.Matches(msg, k.Enter):
+		if row, ok := p.selected(); ok {
+			return true, ask(openDetailMsg{row})
+		}
+	case key.Matches(msg, k.Up):
+		p.move(-1)
+	case key.Matches(msg, k.Down):
+		p.move(1)
+	case key.Matches(msg, k.PageUp):
+		p.move(-max(1, p.height-1))
+	case key.Matches(msg, k.PageDown):
+		p.move(max(1, p.height-1))
+	case key.Matches(msg, k.Top):
+		p.move(-1 << 30)
+	case key.Matches(msg, k.Bottom):
+		p.move(1 << 30)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (p *jobsPane) setText(t string) { p.text = strings.ToLower(t); p.refresh() }

@@ -70,6 +70,16 @@ const (
 // frameMsg carries a new frame from the engine.
 type frameMsg struct{ f *engine.Frame }
 
+// openDetailMsg asks the model to open a job's detail (the jobs pane's
+// enter); closeDetailMsg to close it (the detail pane's esc). Panes own
+// their keys and ask the model for what changes the screen.
+type (
+	openDetailMsg  struct{ row correlate.JobRow }
+	closeDetailMsg struct{}
+)
+
+func ask(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
 // killResultMsg reports what the kill action said.
 type killResultMsg struct {
 	job string
@@ -93,12 +103,14 @@ type Model struct {
 	charts bool
 	status string
 
-	header  headerPane
-	jobs    jobsPane
-	detail  detailPane
-	side    sidePane
-	chart   chartsPane
-	killJob correlate.JobRow
+	header   headerPane
+	jobs     jobsPane
+	detail   detailPane
+	breakers breakersPane
+	findings findingsPane
+	side     sideColumn // lays out breakers and findings
+	chart    chartsPane
+	killJob  correlate.JobRow
 }
 
 // New builds the dashboard model over a feed.
@@ -113,7 +125,9 @@ func New(feed Feed, opt Options) *Model {
 	m.header = headerPane{st: &m.st, title: opt.Title}
 	m.jobs = newJobsPane(&m.st, &m.keys)
 	m.detail = detailPane{st: &m.st, keys: &m.keys}
-	m.side = sidePane{st: &m.st, keys: &m.keys}
+	m.breakers = breakersPane{listPane{st: &m.st, keys: &m.keys}}
+	m.findings = findingsPane{listPane{st: &m.st, keys: &m.keys}}
+	m.side = sideColumn{breakers: &m.breakers, findings: &m.findings}
 	m.chart = chartsPane{st: &m.st}
 	return m
 }
@@ -151,6 +165,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case frameMsg:
 		m.setFrame(msg.f)
 		return m, waitForFrame(m.feed.Frames())
+	case openDetailMsg:
+		m.mode = modeDetail
+		m.detail.open(msg.row.ID)
+		m.feed.ShowDetail(msg.row.ID)
+		if m.frame != nil && m.frame.Snap.Detail != nil && m.frame.Snap.Detail.Row.ID == msg.row.ID {
+			m.detail.setDetail(m.frame.Snap.Detail, m.frame.Snap.Now)
+		}
+		return m, nil
+	case closeDetailMsg:
+		m.mode = modeNormal
+		m.feed.ShowDetail("")
+		return m, nil
 	case killResultMsg:
 		if msg.err != nil {
 			m.status = fmt.Sprintf("kill %s: %v", sanitize(msg.job), msg.err)
@@ -172,19 +198,24 @@ type pane interface {
 	SetFrame(f *engine.Frame)
 	View() string
 	ShortHelp() []key.Binding
+	// Update takes a key while the pane has the focus and reports whether
+	// it was the pane's; what the pane cannot do itself (open a job's
+	// detail) it asks of the model with a Cmd.
+	Update(msg tea.KeyMsg) (bool, tea.Cmd)
 }
 
 var (
 	_ pane = (*headerPane)(nil)
 	_ pane = (*jobsPane)(nil)
 	_ pane = (*detailPane)(nil)
-	_ pane = (*sidePane)(nil)
+	_ pane = (*breakersPane)(nil)
+	_ pane = (*findingsPane)(nil)
 	_ pane = (*chartsPane)(nil)
 )
 
 func (m *Model) setFrame(f *engine.Frame) {
 	m.frame = f
-	for _, p := range []pane{&m.header, &m.jobs, &m.side, &m.chart} {
+	for _, p := range []pane{&m.header, &m.jobs, &m.breakers, &m.findings, &m.chart} {
 		p.SetFrame(f)
 	}
 	if m.mode == modeDetail {
@@ -199,8 +230,10 @@ func (m *Model) focused() pane {
 		return &m.detail
 	case m.focus == paneJobs:
 		return &m.jobs
+	case m.focus == paneBreakers:
+		return &m.breakers
 	}
-	return &m.side
+	return &m.findings
 }
 
 // handleKey routes a key by mode: an open dialog or input takes every key;
@@ -222,8 +255,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.mode == modeDetail {
-		m.detailKey(msg)
-		return m, nil
+		_, cmd := m.detail.Update(msg)
+		return m, cmd
 	}
 	return m.jobsKey(msg)
 }
@@ -295,84 +328,30 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// detailKey scrolls the job detail, or closes it.
-func (m *Model) detailKey(msg tea.KeyMsg) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Back):
-		m.mode = modeNormal
-		m.feed.ShowDetail("")
-	case key.Matches(msg, k.Up):
-		m.detail.scroll(-1)
-	case key.Matches(msg, k.Down):
-		m.detail.scroll(1)
-	case key.Matches(msg, k.PageUp):
-		m.detail.scroll(-m.detail.height)
-	case key.Matches(msg, k.PageDown):
-		m.detail.scroll(m.detail.height)
-	}
-}
-
-// jobsKey handles the main screen: focus, filters, sorting, opening a job,
-// and movement in the focused pane.
+// jobsKey handles the main screen's own keys — focus and the filter
+// input — then hands the key to the focused pane.
 func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Tab):
 		m.focus = (m.focus + 1) % numPanes
-		m.side.focus = m.focus
 		m.jobs.focused = m.focus == paneJobs
-		m.jobs.dirty, m.side.dirty = true, true
+		m.breakers.focused, m.findings.focused = m.focus == paneBreakers, m.focus == paneFindings
+		m.jobs.dirty, m.breakers.dirty, m.findings.dirty = true, true, true
+		return m, nil
 	case key.Matches(msg, k.Filter):
 		m.mode = modeFilter
 		m.filter.Focus()
 		m.layout()
 		return m, textinput.Blink
-	case key.Matches(msg, k.Sort):
-		m.jobs.nextSort()
-	case key.Matches(msg, k.TypeFilter):
-		m.jobs.cycleType()
-	case key.Matches(msg, k.StateFilter):
-		m.jobs.cycleState()
-	case key.Matches(msg, k.Enter) && m.focus == paneJobs:
-		if row, ok := m.jobs.selected(); ok {
-			m.mode = modeDetail
-			m.detail.open(row.ID)
-			m.feed.ShowDetail(row.ID)
-			if m.frame != nil && m.frame.Snap.Detail != nil && m.frame.Snap.Detail.Row.ID == row.ID {
-				m.detail.setDetail(m.frame.Snap.Detail, m.frame.Snap.Now)
-			}
-		}
-	default:
-		m.moveCursor(msg)
 	}
-	return m, nil
-}
-
-func (m *Model) moveCursor(msg tea.KeyMsg) {
-	k := m.keys
-	delta := 0
-	switch {
-	case key.Matches(msg, k.Up):
-		delta = -1
-	case key.Matches(msg, k.Down):
-		delta = 1
-	case key.Matches(msg, k.PageUp):
-		delta = -max(1, m.jobs.height-1)
-	case key.Matches(msg, k.PageDown):
-		delta = max(1, m.jobs.height-1)
-	case key.Matches(msg, k.Top):
-		delta = -1 << 30
-	case key.Matches(msg, k.Bottom):
-		delta = 1 << 30
-	default:
-		return
+	handled, cmd := m.focused().Update(msg)
+	if !handled && m.focus != paneJobs {
+		// Sorting and the type and state filters act on the table
+		// whichever pane has the focus.
+		_, cmd = m.jobs.Update(msg)
 	}
-	if m.focus == paneJobs {
-		m.jobs.move(delta)
-	} else {
-		m.side.scroll(delta)
-	}
+	return m, cmd
 }
 
 func (m *Model) startKill() {

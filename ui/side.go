@@ -7,115 +7,72 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
-	"github.com/charmbracelet/bubbles/key"
 )
 
-// sidePane shows the breakers, then findings and alerts, newest first.
-type sidePane struct {
-	st     *styles
-	keys   *keyMap
-	f      *engine.Frame
-	focus  paneID
-	narrow bool // under the jobs table rather than beside it
-	offset int
-	width  int
-	height int
-	cache  string
-	dirty  bool
+// listPane is what the breakers and findings panes share: a titled list
+// that scrolls on its own keys while it has the focus.
+type listPane struct {
+	st      *styles
+	keys    *keyMap
+	f       *engine.Frame
+	focused bool
+	offset  int
+	width   int
+	dirty   bool
 }
 
-func (p *sidePane) SetFrame(f *engine.Frame) { p.f, p.dirty = f, true }
-func (p *sidePane) SetSize(w, h int)         { p.width, p.height, p.dirty = w, h, true }
+func (p *listPane) SetFrame(f *engine.Frame) { p.f, p.dirty = f, true }
+func (p *listPane) SetSize(w, _ int)         { p.width, p.dirty = w, true }
 
 // ShortHelp: the side panes scroll.
-func (p *sidePane) ShortHelp() []key.Binding {
+func (p *listPane) ShortHelp() []key.Binding {
 	return []key.Binding{p.keys.Up, p.keys.Down, p.keys.Tab}
 }
-func (p *sidePane) scroll(d int) { p.offset = max(0, p.offset+d); p.dirty = true }
 
-func (p *sidePane) View() string {
-	if !p.dirty && p.cache != "" {
-		return p.cache
+// Update scrolls the list.
+func (p *listPane) Update(msg tea.KeyMsg) (bool, tea.Cmd) {
+	k := p.keys
+	d := 0
+	switch {
+	case key.Matches(msg, k.Up):
+		d = -1
+	case key.Matches(msg, k.Down):
+		d = 1
+	case key.Matches(msg, k.PageUp):
+		d = -10
+	case key.Matches(msg, k.PageDown):
+		d = 10
+	case key.Matches(msg, k.Top):
+		d = -1 << 30
+	case key.Matches(msg, k.Bottom):
+		d = 1 << 30
+	default:
+		return false, nil
 	}
-	p.dirty = false
-	var lines []string
-	title := func(s string, id paneID) string {
-		if p.focus == id {
-			return p.st.Title.Render(s)
-		}
-		return p.st.Bold.Render(s)
-	}
-	w := max(p.width-2, 10)
-	var breakers, findings []string
-	breakers = append(breakers, title("Breakers", paneBreakers))
-	if p.f != nil {
-		brs := p.f.Snap.Breakers
-		if len(brs) == 0 {
-			breakers = append(breakers, p.st.Dim.Render("  no calls yet"))
-		}
-		for _, b := range brs {
-			st := p.st.Good
-			switch b.State {
-			case correlate.BreakerStateOpen:
-				st = p.st.Bad
-			case correlate.BreakerStateHalfOpen:
-				st = p.st.Warn
-			}
-			rate := fmt.Sprintf("fail %3.0f%%", b.FailureRate*100)
-			if b.State != correlate.BreakerStateClosed && (b.TripFailureRate > 0 || b.ReopenedByProbe) {
-				// Its window starts over on a trip: show what opened it.
-				rate = fmt.Sprintf("tripped at %3.0f%%", b.TripFailureRate*100)
-				if b.ReopenedByProbe {
-					rate = "probe failed"
-				}
-				if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Snap.Now {
-					rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Snap.Now))
-				}
-			}
-			breakers = append(breakers, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))
-		}
-	}
-	findings = append(findings, title("Findings & alerts", paneFindings))
-	if p.f != nil {
-		type item struct {
-			at   int64 // log time, ns: the pane lists newest first
-			text string
-		}
-		var items []item
-		for _, a := range p.f.Alerts {
-			items = append(items, item{a.At, truncate(fmt.Sprintf("%s %s %s", p.sev(a.Severity), clock(a.At), sanitize(a.Text)), w)})
-		}
-		fs := slices.Clone(p.f.Snap.Findings)
-		slices.SortStableFunc(fs, func(a, b correlate.FindingReport) int { return strings.Compare(b.FirstAt, a.FirstAt) })
-		for _, f := range fs {
-			k, _ := correlate.ParseFindingKind(f.Kind)
-			first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
-			items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
-				usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
-		}
-		slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
-		if len(items) == 0 {
-			findings = append(findings, p.st.Dim.Render("  none yet"))
-		}
-		for _, it := range items {
-			findings = append(findings, strings.Split(it.text, "\n")...)
-		}
-	}
-	// Beside the table there is room for both; under it (a narrow
-	// terminal) findings come first: they say what to do.
-	if p.narrow {
-		lines = append(append(findings, ""), breakers...)
-	} else {
-		lines = append(append(breakers, ""), findings...)
-	}
-	start := min(p.offset, max(len(lines)-1, 0))
-	p.cache = fill(clip(strings.Join(lines[start:], "\n"), p.width, p.height), p.width, p.height)
-	return p.cache
+	p.offset = max(0, p.offset+d)
+	p.dirty = true
+	return true, nil
 }
 
-func (p *sidePane) sev(s correlate.Severity) string {
+func (p *listPane) title(s string) string {
+	if p.focused {
+		return p.st.Title.Render(s)
+	}
+	return p.st.Bold.Render(s)
+}
+
+// scrolled is lines from the pane's offset (its title scrolls away too).
+func (p *listPane) scrolled(lines []string) []string {
+	p.offset = min(p.offset, max(len(lines)-1, 0))
+	return lines[p.offset:]
+}
+
+func (p *listPane) sev(s correlate.Severity) string {
 	switch s {
 	case correlate.SeverityCritical:
 		return p.st.Bad.Render("[CRIT]")
@@ -123,6 +80,115 @@ func (p *sidePane) sev(s correlate.Severity) string {
 		return p.st.Warn.Render("[WARN]")
 	}
 	return p.st.Dim.Render("[info]")
+}
+
+// breakersPane shows each endpoint's shadow breaker.
+type breakersPane struct{ listPane }
+
+func (p *breakersPane) lines() []string {
+	w := max(p.width-2, 10)
+	out := []string{p.title("Breakers")}
+	if p.f == nil {
+		return out
+	}
+	brs := p.f.Snap.Breakers
+	if len(brs) == 0 {
+		out = append(out, p.st.Dim.Render("  no calls yet"))
+	}
+	for _, b := range brs {
+		st := p.st.Good
+		switch b.State {
+		case correlate.BreakerStateOpen:
+			st = p.st.Bad
+		case correlate.BreakerStateHalfOpen:
+			st = p.st.Warn
+		}
+		rate := fmt.Sprintf("fail %3.0f%%", b.FailureRate*100)
+		if b.State != correlate.BreakerStateClosed && (b.TripFailureRate > 0 || b.ReopenedByProbe) {
+			// Its window starts over on a trip: show what opened it.
+			rate = fmt.Sprintf("tripped at %3.0f%%", b.TripFailureRate*100)
+			if b.ReopenedByProbe {
+				rate = "probe failed"
+			}
+			if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Snap.Now {
+				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Snap.Now))
+			}
+		}
+		out = append(out, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))
+	}
+	return p.scrolled(out)
+}
+
+func (p *breakersPane) View() string { return strings.Join(p.lines(), "\n") }
+
+// findingsPane shows findings and alerts, newest first.
+type findingsPane struct{ listPane }
+
+func (p *findingsPane) lines() []string {
+	w := max(p.width-2, 10)
+	out := []string{p.title("Findings & alerts")}
+	if p.f == nil {
+		return out
+	}
+	type item struct {
+		at   int64 // log time, ns: the pane lists newest first
+		text string
+	}
+	var items []item
+	for _, a := range p.f.Alerts {
+		items = append(items, item{a.At, truncate(fmt.Sprintf("%s %s %s", p.sev(a.Severity), clock(a.At), sanitize(a.Text)), w)})
+	}
+	fs := slices.Clone(p.f.Snap.Findings)
+	slices.SortStableFunc(fs, func(a, b correlate.FindingReport) int { return strings.Compare(b.FirstAt, a.FirstAt) })
+	for _, f := range fs {
+		k, _ := correlate.ParseFindingKind(f.Kind)
+		first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
+		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
+			usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
+	if len(items) == 0 {
+		out = append(out, p.st.Dim.Render("  none yet"))
+	}
+	for _, it := range items {
+		out = append(out, strings.Split(it.text, "\n")...)
+	}
+	return p.scrolled(out)
+}
+
+func (p *findingsPane) View() string { return strings.Join(p.lines(), "\n") }
+
+// sideColumn lays the breakers and findings panes out in one column: beside
+// the table there is room for both, breakers first; under it (a narrow
+// terminal) findings come first: they say what to do. It is layout only;
+// the panes own their content and keys.
+type sideColumn struct {
+	breakers *breakersPane
+	findings *findingsPane
+	narrow   bool
+	width    int
+	height   int
+	cache    string
+}
+
+func (c *sideColumn) SetSize(w, h int) {
+	c.width, c.height = w, h
+	c.breakers.SetSize(w, h)
+	c.findings.SetSize(w, h)
+}
+
+func (c *sideColumn) View() string {
+	if !c.breakers.dirty && !c.findings.dirty && c.cache != "" {
+		return c.cache
+	}
+	c.breakers.dirty, c.findings.dirty = false, false
+	first, second := c.breakers.lines(), c.findings.lines()
+	if c.narrow {
+		first, second = second, first
+	}
+	lines := append(append(first, ""), second...)
+	c.cache = fill(clip(strings.Join(lines, "\n"), c.width, c.height), c.width, c.height)
+	return c.cache
 }
 
 func shortDur(d time.Duration) string {

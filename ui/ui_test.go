@@ -97,7 +97,17 @@ func press(m *Model, keys ...string) {
 		default:
 			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 		}
-		m.Update(msg)
+		_, cmd := m.Update(msg)
+		// As bubbletea would: a pane asks the model for what it cannot do
+		// itself (open a job's detail) with a Cmd whose message comes back.
+		if cmd != nil {
+			if ask := cmd(); ask != nil {
+				switch ask.(type) {
+				case openDetailMsg, closeDetailMsg:
+					m.Update(ask)
+				}
+			}
+		}
 	}
 }
 
