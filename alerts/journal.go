@@ -116,6 +116,7 @@ type Journal struct {
 
 	lock     *os.File // the held flock on path+".lock"; nil when read-only
 	readOnly bool
+	badLines int // lines skipped as not records
 
 	// Compaction runs on its own goroutine: appends made while it writes
 	// the new file are kept in tail and written after the live state, so
@@ -155,16 +156,12 @@ func OpenJournal(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal %s: %w %s", path, err, hint)
 	}
-	lock, err := lockJournal(path)
-	if err != nil {
-		return nil, err
-	}
 	// O_NOFOLLOW: a journal path that is a symlink could make this
 	// process append to, and compaction rewrite, a file it was never
-	// meant to touch.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	// meant to touch. The file is checked before the lock is taken, so a
+	// refused one gets no lock file beside it.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		unlockJournal(lock)
 		if errors.Is(err, syscall.ELOOP) {
 			err = errors.New("is a symbolic link; give the real path")
 		}
@@ -172,7 +169,11 @@ func OpenJournal(path string) (*Journal, error) {
 	}
 	if err := checkJournalFile(f, path); err != nil {
 		f.Close()
-		unlockJournal(lock)
+		return nil, err
+	}
+	lock, err := lockJournal(path)
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
@@ -180,6 +181,16 @@ func OpenJournal(path string) (*Journal, error) {
 		f.Close()
 		unlockJournal(lock)
 		return nil, err
+	}
+	if j.badLines > 100 && j.badLines > len(j.last) {
+		// Mostly not records: a journal does not look like that, and
+		// compaction would drop every line of it.
+		f.Close()
+		unlockJournal(lock)
+		return nil, fmt.Errorf("%w: journal %s has %d lines that are not journal records and %d that are: not read, written or compacted; point --journal at a new file", ErrNotAJournal, path, j.badLines, len(j.last))
+	}
+	if j.badLines > maxWarnings {
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: %d lines in all were skipped", path, j.badLines))
 	}
 	j.live = j.size
 	if j.size > compactAbove {
@@ -199,8 +210,11 @@ func OpenJournal(path string) (*Journal, error) {
 var ErrNotAJournal = errors.New("not a burnrate journal")
 
 // checkJournalFile refuses what is not a journal: anything but a regular
-// file, or one whose first line is neither a journal record nor the torn
-// start of one.
+// file, one another user owns or every user may write, or one whose first
+// complete line is not a journal record (a blank first line or a slog
+// line that happens to begin like one do not pass: the record must parse,
+// with its key, action and state). A file that is a single torn line — a
+// crash during the very first write — passes when it begins like a record.
 func checkJournalFile(f *os.File, path string) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -214,19 +228,42 @@ func checkJournalFile(f *os.File, path string) error {
 		// kill, or a "requested" one and so cause one.
 		return fmt.Errorf("journal %s is writable by every user (mode %04o): anyone could block or forge a kill; chmod o-w it", path, st.Mode().Perm())
 	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("journal %s is owned by user %d, not this user (%d): its owner could block or forge a kill; give this process a journal of its own", path, sys.Uid, os.Geteuid())
+	}
 	if st.Size() == 0 {
 		return nil
 	}
-	head := make([]byte, 4096)
+	head := make([]byte, 64<<10)
 	n, _ := f.ReadAt(head, 0)
 	head = head[:n]
-	line, _, _ := bytes.Cut(head, []byte{'\n'})
-	line = bytes.TrimSpace(line)
-	var r Record
-	if len(line) == 0 || bytes.HasPrefix(line, recordStart) || parseRecord(line, &r) {
+	sawTorn := false
+	for len(head) > 0 {
+		line, rest, complete := bytes.Cut(head, []byte{'\n'})
+		trimmed := bytes.TrimSpace(line)
+		var r Record
+		// A torn record begins like one and is not valid JSON: a crash
+		// cut it. (A slog line begins the same way, but is whole.)
+		torn := bytes.HasPrefix(trimmed, recordStart) && !json.Valid(trimmed)
+		switch {
+		case len(trimmed) == 0 && complete:
+			head = rest
+			continue
+		case (parseRecord(trimmed, &r) || recoverGlued(trimmed, &r)) && r.Action != "":
+			return nil
+		case torn && complete:
+			sawTorn = true
+			head = rest
+			continue
+		case torn && int64(n) == st.Size():
+			return nil // the file is records torn by crashes, and nothing else
+		}
+		break
+	}
+	if sawTorn && len(head) == 0 && int64(n) == st.Size() {
 		return nil
 	}
-	return fmt.Errorf("%w: journal %s starts with something that is not a journal record, so it was not read, written or compacted; point --journal at a new file (or the journal you meant)", ErrNotAJournal, path)
+	return fmt.Errorf("%w: journal %s does not begin with a journal record, so it was not read, written or compacted; point --journal at a new file (or the journal you meant)", ErrNotAJournal, path)
 }
 
 // OpenJournalReadOnly reads a journal without owning it, for a process
@@ -351,8 +388,16 @@ func recoverGlued(line []byte, r *Record) bool {
 	return i > 0 && parseRecord(line[i:], r)
 }
 
+// maxWarnings bounds the warnings kept (and printed) for one file.
+const maxWarnings = 20
+
 func (j *Journal) warn(lineNo int, what string) {
-	j.warnings = append(j.warnings, fmt.Sprintf("journal %s line %d: %s", j.path, lineNo, what))
+	j.badLines++
+	if len(j.warnings) < maxWarnings {
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s line %d: %s", j.path, lineNo, what))
+	} else if len(j.warnings) == maxWarnings {
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: more lines were skipped; the count follows when the file is read", j.path))
+	}
 }
 
 // Warnings lists what was wrong with the file when it was read.

@@ -320,7 +320,7 @@ func TestAppendsDuringCompactionAreKept(t *testing.T) {
 	}
 	pad := strings.Repeat("q", 8192)
 	n := 0
-	for ; j.size < 3*compactAbove; n++ {
+	for ; j.sizeNow() < 3*compactAbove; n++ {
 		if err := j.Append(Record{Key: "k" + strconv.Itoa(n), Action: actionKillWebhook, State: StateAcknowledged, Stderr: pad}); err != nil {
 			t.Fatal(err)
 		}
@@ -592,5 +592,50 @@ func TestHooklessDashboardSaysWhatTheDaemonDid(t *testing.T) {
 	d.Kill(a)
 	if got := log.last(); got.State != StateAcknowledged || !strings.Contains(got.Detail, "another burnrate") {
 		t.Errorf("reported %s: %s", got.State, got.Detail)
+	}
+}
+
+// sizeNow reads the journal's size under its lock: the compactor changes it.
+func (j *Journal) sizeNow() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.size
+}
+
+// TestAJournalOfAnotherUserIsRefused: red team of issue 29 — a journal
+// owned by another user (mode 0644) was read: its owner could plant an
+// "acknowledged" record and so block a kill.
+func TestAJournalOfAnotherUserIsRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("giving a file to another user needs root here; CI runs as root")
+	}
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	os.WriteFile(path, []byte(`{"time":"2026-12-01T00:00:00Z","key":"k","action":"kill_webhook","state":"acknowledged"}`+"\n"), 0o644)
+	os.Chown(path, 65534, 65534)
+	if _, err := OpenJournal(path); err == nil || !strings.Contains(err.Error(), "owned by user 65534") {
+		t.Errorf("a journal of user 65534: %v", err)
+	}
+}
+
+// TestTheReceiversAnswerCannotLeakItsSecret: red team of issue 29 — an
+// Express-style 404 body ("Cannot POST /hooks/SECRET?token=…") carried the
+// URL's secret into the journal and stdout.
+func TestTheReceiversAnswerCannotLeakItsSecret(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		fmt.Fprintf(w, "Cannot POST %s\x1b[2J\u202e", r.URL.RequestURI())
+	}))
+	defer srv.Close()
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	log := killOnce(t, journal, srv.URL+"/hooks/SECRETPATH?token=SECRETQUERY", Alert{Rule: RuleRunCeiling, Scope: "run", RunID: "n1"})
+	b, _ := os.ReadFile(journal)
+	said := log.last().Detail + string(b)
+	for _, secret := range []string{"SECRETPATH", "SECRETQUERY", "\x1b", "\u202e"} {
+		if strings.Contains(said, secret) {
+			t.Errorf("%q reached the report or journal: %s", secret, said)
+		}
+	}
+	if !strings.Contains(log.last().Detail, "Cannot POST /…") {
+		t.Errorf("the answer should still say what the receiver said: %s", log.last().Detail)
 	}
 }

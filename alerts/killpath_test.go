@@ -88,7 +88,7 @@ func TestJournalCompactsToItsLiveState(t *testing.T) {
 	pad := strings.Repeat("p", 4096)
 	alert := Alert{Rule: RuleJobCeiling, Scope: "job", JobID: "pending-job", RunID: "r"}
 	j.Append(Record{Key: "pending", Action: actionKillWebhook, State: StateRequested, Alert: &alert})
-	for i := 0; j.size <= compactAbove-8192; i++ {
+	for i := 0; j.sizeNow() <= compactAbove-8192; i++ {
 		j.Append(Record{Key: "k" + string(rune('a'+i%20)), Action: actionKillWebhook, State: StateAcknowledged, Stderr: pad})
 	}
 	j.Append(Record{Key: "last", Action: actionKillWebhook, State: StateAcknowledged, Stderr: pad})

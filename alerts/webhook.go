@@ -12,8 +12,12 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // Webhook delivery defaults. They practise what the seeds preach: a
@@ -144,7 +148,8 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 		return 0, 0, fmt.Errorf("connection: %w", redactErr(err)) // retryable
 	}
 	defer resp.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	snippet := scrub(raw, url)
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
 		return s, 0, nil
@@ -153,15 +158,15 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 		if loc == "" {
 			loc = "nowhere (no Location header)"
 		} else {
-			loc = RedactURL(loc)
+			loc = display.Text(RedactURL(loc))
 		}
 		return s, 0, fmt.Errorf("%w: HTTP %d redirects to %s; redirects are never followed (the kill did not reach a receiver): set the webhook URL to the final address", ErrMisconfigured, s, loc)
 	case misconfiguredStatus(s):
-		return s, 0, fmt.Errorf("%w: HTTP %d: %s; check the webhook URL and the receiver's token, then restart: the kill is sent again", ErrMisconfigured, s, bytes.TrimSpace(snippet))
+		return s, 0, fmt.Errorf("%w: HTTP %d: %s; check the webhook URL and the receiver's token, then restart: the kill is sent again", ErrMisconfigured, s, snippet)
 	case s == 408 || s == 429 || s >= 500:
-		return s, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("HTTP %d: %s", s, bytes.TrimSpace(snippet))
+		return s, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("HTTP %d: %s", s, snippet)
 	default:
-		return s, 0, fmt.Errorf("%w: HTTP %d: %s", ErrPermanent, s, bytes.TrimSpace(snippet))
+		return s, 0, fmt.Errorf("%w: HTTP %d: %s", ErrPermanent, s, snippet)
 	}
 }
 
@@ -183,6 +188,41 @@ func RedactURL(raw string) string {
 		out += "?…"
 	}
 	return out
+}
+
+// scrub takes what may be the receiver's secret out of its answer's body
+// (a framework's "Cannot POST /hooks/SECRET?token=…" echoes the URL): every
+// path segment and query value of the configured URL becomes "…", and
+// what is left is made safe to show.
+func scrub(body []byte, rawURL string) []byte {
+	s := string(bytes.TrimSpace(body))
+	if u, err := url.Parse(rawURL); err == nil {
+		var secrets []string
+		if u.User != nil {
+			secrets = append(secrets, u.User.String())
+		}
+		for _, seg := range strings.Split(u.Path, "/") {
+			if len(seg) >= 3 {
+				secrets = append(secrets, seg)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				if len(v) >= 3 {
+					secrets = append(secrets, v)
+				}
+			}
+		}
+		if u.RawQuery != "" {
+			secrets = append(secrets, u.RawQuery)
+		}
+		// Longest first, so a secret that contains another goes whole.
+		slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+		for _, sec := range secrets {
+			s = strings.ReplaceAll(s, sec, "…")
+		}
+	}
+	return []byte(display.Text(s))
 }
 
 // redactErr takes the URL out of an error from the HTTP client, which

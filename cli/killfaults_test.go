@@ -324,11 +324,25 @@ func TestFilesItShouldNotTouch(t *testing.T) {
 	writeFile(t, victim, "precious\n")
 	os.Symlink(victim, filepath.Join(dir, "journal-link.jsonl"))
 	os.Symlink(victim, filepath.Join(dir, "report-link.json"))
+	// Red team: Go's slog JSON lines begin like a journal record, and a
+	// blank first line passed the first-line check: both were compacted
+	// to 0 bytes.
+	slogLog := filepath.Join(dir, "slog.jsonl")
+	writeFile(t, slogLog, strings.Repeat(`{"time":"2026-03-10T01:00:00Z","level":"INFO","msg":"request served","ms":3}`+"\n", 17<<20/76))
+	blankFirst := filepath.Join(dir, "notes.txt")
+	writeFile(t, blankFirst, "\n"+strings.Repeat("a note that is not a record\n", 1000))
+	sizes := map[string]int64{}
+	for _, p := range []string{slogLog, blankFirst} {
+		st, _ := os.Stat(p)
+		sizes[p] = st.Size()
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--journal", appLog}, "not a burnrate journal"},
+		{[]string{"--journal", slogLog}, "not a burnrate journal"},
+		{[]string{"--journal", blankFirst}, "not a burnrate journal"},
 		{[]string{"--journal", filepath.Join(dir, "journal-link.jsonl")}, "symbolic link"},
 		{[]string{"--journal", filepath.Join(dir, "j.jsonl"), "--report-out", filepath.Join(dir, "report-link.json")}, "not a regular file"},
 	} {
@@ -343,6 +357,14 @@ func TestFilesItShouldNotTouch(t *testing.T) {
 	}
 	if after, _ := os.Stat(appLog); after.Size() != before.Size() {
 		t.Errorf("the application log went from %d to %d bytes", before.Size(), after.Size())
+	}
+	for p, size := range sizes {
+		if after, _ := os.Stat(p); after.Size() != size {
+			t.Errorf("%s went from %d to %d bytes", p, size, after.Size())
+		}
+		if _, err := os.Stat(p + ".lock"); err == nil {
+			t.Errorf("a refused file got a lock file beside it: %s.lock", p)
+		}
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("a symlink's target was written: %q", b)
