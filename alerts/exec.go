@@ -58,7 +58,7 @@ type ExecTemplate struct {
 }
 
 // sessionID is a Claude Code session ID: a UUID, in full.
-var sessionID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var sessionID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // ParseExec splits a template such as `kubectl delete job {job_id}` into
 // argv, honouring single and double quotes (nothing else: no variables,

@@ -137,6 +137,10 @@ state() { s=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f1); [ -n "$
 tail -f "$t" > /dev/null & decoy_tail=$!
 (exec -a claude sh -c 'while :; do sleep 1; done' claude -p --session-id "$other") & decoy_prefix=$!
 (exec -a claude sh -c 'while :; do sleep 1; done' claude -p "--session-id=${id}0") & decoy_longer=$!
+(exec -a claude sh -c 'while :; do sleep 1; done' claude -p "summarise
+--session-id=$id") & decoy_newline=$!
+mkdir -p "$dir/npm/bin"; printf 'while :; do sleep 1; done\n' > "$dir/npm/cli.js"; ln -s ../cli.js "$dir/npm/bin/claude"
+(exec -a node sh "$dir/npm/bin/claude" --session-id "$id") & npm=$!
 sleep 0.3
 CLAUDE_KILL_GRACE=3 "$recipe" "$id" > "$dir/recipe.out" 2>&1 & r=$!
 # The third process exits on SIGTERM; its PID goes to an unrelated one.
@@ -154,7 +158,33 @@ echo "deaf $(state $deaf)"; echo "writer $(state $writer)"
 [ -n "$stranger" ] && echo "stranger-on-reused-pid $(state $stranger)" || echo "stranger-on-reused-pid not-placed"
 echo "decoy_burnrate $(state $decoy_burnrate)"; echo "decoy_tail $(state $decoy_tail)"
 echo "decoy_prefix $(state $decoy_prefix)"; echo "decoy_longer $(state $decoy_longer)"
+echo "decoy_newline $(state $decoy_newline)"; echo "npm $(state $npm)"
 kill -9 $(jobs -p) 2>/dev/null
+# A plain "claude" names no session on its command line and writes its
+# transcript by opening and closing it: the one Claude Code process in the
+# transcript's project is the session's; two there are ambiguous (exit 3);
+# a transcript still written with no process is exit 3; an old one, 0.
+export HOME="$dir/home"
+p1="$dir/work/app.one"; p2="$dir/work/app-two"; mkdir -p "$p1" "$p2"
+enc() { printf '%s' "$1" | tr -c 'A-Za-z0-9' '-'; }
+s1=11111111-1111-4111-8111-111111111111; s2=22222222-2222-4222-8222-222222222222
+s3=33333333-3333-4333-8333-333333333333; s4=44444444-4444-4444-8444-444444444444
+mkdir -p "$HOME/.claude/projects/$(enc "$p1")" "$HOME/.claude/projects/$(enc "$p2")"
+: > "$HOME/.claude/projects/$(enc "$p1")/$s1.jsonl"; : > "$HOME/.claude/projects/$(enc "$p2")/$s2.jsonl"
+: > "$HOME/.claude/projects/$(enc "$p2")/$s3.jsonl"; : > "$HOME/.claude/projects/$(enc "$p2")/$s4.jsonl"
+touch -d '10 minutes ago' "$HOME/.claude/projects/$(enc "$p2")/$s4.jsonl"
+(cd "$p1" && exec -a claude sh -c 'while :; do sleep 1; done') & plain=$!
+(cd "$p2" && exec -a claude sh -c 'while :; do sleep 1; done') & twin_a=$!
+(cd "$p2" && exec -a claude sh -c 'while :; do sleep 1; done') & twin_b=$!
+sleep 0.3
+CLAUDE_KILL_GRACE=2 "$recipe" "$s1" > /dev/null 2>&1; echo "plain-exit $?"
+CLAUDE_KILL_GRACE=2 "$recipe" "$s2" > /dev/null 2>&1; echo "ambiguous-exit $?"
+echo "plain $(state $plain)"; echo "twin_a $(state $twin_a)"; echo "twin_b $(state $twin_b)"
+kill -9 $twin_a $twin_b 2>/dev/null; wait $twin_a $twin_b 2>/dev/null
+CLAUDE_KILL_GRACE=2 "$recipe" "$s3" > /dev/null 2>&1; echo "fresh-no-process-exit $?"
+CLAUDE_KILL_GRACE=2 "$recipe" "$s4" > /dev/null 2>&1; echo "old-no-process-exit $?"
+kill -9 $(jobs -p) 2>/dev/null
+exit 0
 `
 
 // TestKillRecipeKillsOnlyTheSession: issue 29 — the recipe took any process
@@ -184,8 +214,11 @@ func TestKillRecipeKillsOnlyTheSession(t *testing.T) {
 			got[f[0]] = f[1]
 		}
 	}
+	got["recipe"] = "" // "recipe exit N" is three fields: checked below
 	for name, want := range map[string]string{"deaf": "dead", "writer": "dead", "stranger-on-reused-pid": "alive",
-		"decoy_burnrate": "alive", "decoy_tail": "alive", "decoy_prefix": "alive", "decoy_longer": "alive"} {
+		"decoy_burnrate": "alive", "decoy_tail": "alive", "decoy_prefix": "alive", "decoy_longer": "alive",
+		"decoy_newline": "alive", "npm": "dead", "plain": "dead", "twin_a": "alive", "twin_b": "alive",
+		"plain-exit": "0", "ambiguous-exit": "3", "fresh-no-process-exit": "3", "old-no-process-exit": "0"} {
 		if got[name] != want {
 			t.Errorf("%s: %s, want %s", name, got[name], want)
 		}
