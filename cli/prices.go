@@ -92,48 +92,61 @@ func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 // million tokens (the dearest today are about $600).
 const maxPlausiblePerToken = 0.01
 
-// plausiblePrices refuses a table that would blind the ceilings: a model
-// the previous table priced that becomes free, any negative price (read as
-// 0), or one past maxPlausiblePerToken, which saturates every sum.
-func plausiblePrices(body []byte, prev *correlate.PriceTable) error {
+// plausiblePrices refuses a table that would blind the ceilings, against
+// each table it would replace (the embedded one, and the one in use): a
+// model ID those priced that the new table prices at nothing (0, or less
+// than a picodollar; a new key that shadows a priced ID counts, as
+// resolution would take it), any negative price of any kind (read as 0),
+// or a price more than 100× the previous one or past maxPlausiblePerToken
+// where the previous table was not already there.
+func plausiblePrices(body []byte, prevs ...*correlate.PriceTable) error {
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(body, &entries); err != nil {
 		return fmt.Errorf("not a JSON object: %w", err)
 	}
+	rates := []struct {
+		key string
+		was func(correlate.Price) correlate.Pico
+	}{
+		{"input_cost_per_token", func(p correlate.Price) correlate.Pico { return p.Input }},
+		{"output_cost_per_token", func(p correlate.Price) correlate.Pico { return p.Output }},
+		{"cache_read_input_token_cost", func(p correlate.Price) correlate.Pico { return p.CacheRead }},
+		{"cache_creation_input_token_cost", func(p correlate.Price) correlate.Pico { return p.CacheWrite }},
+	}
 	var problems []string
-	names := slices.Sorted(maps.Keys(entries))
-	for _, name := range names {
-		var e struct {
-			Input  *float64 `json:"input_cost_per_token"`
-			Output *float64 `json:"output_cost_per_token"`
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		var e map[string]any
+		if json.Unmarshal(entries[name], &e) != nil {
+			continue // not an entry (last_updated)
 		}
-		if json.Unmarshal(entries[name], &e) != nil || (e.Input == nil && e.Output == nil) {
-			continue // not a per-token entry (sample_spec, images, …)
+		if _, ok := e["input_cost_per_token"].(float64); !ok {
+			continue // not priced per token (sample_spec, images, …)
 		}
-		for _, c := range []struct {
-			what string
-			v    *float64
-			was  func(correlate.Price) correlate.Pico
-		}{{"input", e.Input, func(p correlate.Price) correlate.Pico { return p.Input }}, {"output", e.Output, func(p correlate.Price) correlate.Pico { return p.Output }}} {
-			if c.v == nil {
+		for _, k := range slices.Sorted(maps.Keys(e)) {
+			if v, ok := e[k].(float64); ok && strings.Contains(k, "cost") && (v < 0 || math.IsNaN(v)) {
+				problems = append(problems, fmt.Sprintf("%s %s is %g", name, k, v))
+			}
+		}
+		for _, rate := range rates {
+			v, ok := e[rate.key].(float64)
+			if !ok || v < 0 {
 				continue
 			}
-			r := prev.Resolve(name)
-			wasPriced := r.Key == strings.ToLower(name) && c.was(r.Price) > 0
-			was := 0.0
-			if wasPriced {
-				was = c.was(r.Price).USD()
-			}
-			switch v := *c.v; {
-			case v < 0 || math.IsNaN(v):
-				problems = append(problems, fmt.Sprintf("%s %s price is %g", name, c.what, v))
-			case math.IsInf(v, 0) || (v > maxPlausiblePerToken && v > was) || (wasPriced && v > 100*was):
-				// A price past the bound is taken only where the
-				// previous table had it already (LiteLLM lists a few
-				// such entries); a jump of 100× is taken nowhere.
-				problems = append(problems, fmt.Sprintf("%s %s price is $%g per token (was $%g)", name, c.what, v, was))
-			case v == 0 && wasPriced:
-				problems = append(problems, fmt.Sprintf("%s %s becomes free (was $%g per million tokens)", name, c.what, float64(c.was(r.Price))/1e6))
+			for _, prev := range prevs {
+				r := prev.Resolve(name)
+				was := 0.0
+				if r.Key != "" {
+					was = rate.was(r.Price).USD()
+				}
+				switch {
+				case was > 0 && correlate.PicoFromUSD(v) == 0:
+					problems = append(problems, fmt.Sprintf("%s becomes free: %s %g (was $%g per million tokens)", name, rate.key, v, was*1e6))
+				case (v > maxPlausiblePerToken && v > was) || (was > 0 && v > 100*was):
+					problems = append(problems, fmt.Sprintf("%s %s is $%g per token (was $%g)", name, rate.key, v, was))
+				default:
+					continue
+				}
+				break // one problem per rate is enough
 			}
 		}
 	}
@@ -247,7 +260,13 @@ func fetchPrices(ctx context.Context, rawURL, dest string) (*correlate.PriceTabl
 	if err != nil {
 		return nil, fmt.Errorf("prices update: %w; nothing was changed", err)
 	}
-	if err := plausiblePrices(body, correlate.EmbeddedPrices()); err != nil {
+	prevs := []*correlate.PriceTable{correlate.EmbeddedPrices()}
+	if data, err := config.ReadSmallFile(dest, config.MaxPriceTableBytes, "the price table in use"); err == nil {
+		if cur, err := correlate.LoadLiteLLMPrices(bytes.NewReader(data), dest); err == nil {
+			prevs = append(prevs, cur) // the table this one replaces
+		}
+	}
+	if err := plausiblePrices(body, prevs...); err != nil {
 		return nil, fmt.Errorf("prices update: %s: %w; nothing was changed, the table in use stays", rawURL, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
