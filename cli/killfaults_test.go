@@ -170,12 +170,30 @@ func TestAConfigNobodyNamedRunsNothing(t *testing.T) {
 	cmd := exec.Command(bin, "demo", "--headless", "--speed", "max")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "read only when named") {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "read a config only when it is named") {
 		t.Fatalf("an implicit config with kill_exec: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("the implicit config's command ran")
 	}
+	// Red team: one that only turns kills off or re-aims them
+	// (readonly, kill_on = [], [map] job_id) is refused the same way for
+	// the commands that can kill; report, which kills nothing, reads a
+	// harmless one, and refuses one that sets a command.
+	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nreadonly = true\nkill_on = []\n[map]\njob_id = \"model\"\n")
+	cmd = exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j2.jsonl"), "../../sample-logs/healthy-night.jsonl")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "read a config only when it is named") {
+		t.Errorf("an implicit config that turns kills off: %v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(dir, "burnrate.toml"), "max_calls_per_job = 7\n")
+	abs, _ := filepath.Abs("../sample-logs/healthy-night.jsonl")
+	cmd = exec.Command(bin, "report", abs)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("report with a harmless implicit config: %v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
 	// Named, it is the operator's choice: it loads, and says which file.
 	cmd = exec.Command(bin, "demo", "--headless", "--speed", "max", "--config", "burnrate.toml", "--run-id", "named-config-test", "--journal", filepath.Join(dir, "journal.jsonl"))
 	cmd.Dir = dir

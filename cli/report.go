@@ -32,6 +32,9 @@ type analysisFlags struct {
 	format         string
 	maps           []string
 	input          decode.Options // resolved by load
+	// acting is set for the commands that can kill (watch, replay, demo,
+	// claude): they read no config they were not given.
+	acting bool
 }
 
 // inputs are the files to read: the arguments, Claude Code's projects
@@ -78,7 +81,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 
 // load reads the config file and builds the correlation config.
 func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
-	file, err := config.Load(a.configPath)
+	file, err := config.LoadFor(a.configPath, a.acting)
 	if err != nil {
 		return nil, correlate.Config{}, err
 	}

@@ -44,6 +44,7 @@ type liveFlags struct {
 
 func (l *liveFlags) register(cmd *cobra.Command) {
 	l.analysisFlags.register(cmd)
+	l.acting = true
 	f := cmd.Flags()
 	f.Float64Var(&l.act.Ceiling, "ceiling", 0, "run spend ceiling in USD (rule run_ceiling; drawn in the header)")
 	f.Float64Var(&l.act.JobCeiling, "job-ceiling", 0, "per-job spend ceiling in USD (rule job_ceiling)")

@@ -158,7 +158,14 @@ type ActionsSection struct {
 
 // Load reads path; with path "" it reads DefaultPath if that exists and
 // otherwise returns an empty File.
-func Load(path string) (*File, error) {
+func Load(path string) (*File, error) { return LoadFor(path, false) }
+
+// LoadFor is Load for a command that may act (kill, notify) when acting
+// is set: such a command reads no config it was not given. A
+// ./burnrate.toml found in the working directory could otherwise turn
+// kills off (readonly, kill_on = []), aim them elsewhere ([map] job_id),
+// or raise every ceiling — without a word on the command line.
+func LoadFor(path string, acting bool) (*File, error) {
 	explicit := path != ""
 	if !explicit {
 		if env := os.Getenv(EnvConfig); env != "" {
@@ -168,6 +175,9 @@ func Load(path string) (*File, error) {
 	if !explicit {
 		if _, err := os.Lstat(DefaultPath); err != nil {
 			return &File{}, nil
+		}
+		if acting {
+			return nil, fmt.Errorf("%s is in the working directory, but watch, replay, demo and claude — the commands that can kill — read a config only when it is named: pass --config %s (or set %s), or run elsewhere", DefaultPath, DefaultPath, EnvConfig)
 		}
 		path = DefaultPath
 	}
