@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -412,5 +413,21 @@ func TestLimitsParsedStrictly(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "b.toml"), "[budget]\nceiling_usd = nan\n")
 	if _, err := run(t, "replay", "--headless", "--speed", "max", "--config", filepath.Join(dir, "b.toml"), "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "ceiling_usd") {
 		t.Errorf("ceiling_usd = nan in the config: %v", err)
+	}
+}
+
+// TestAPortInUseIsAFailedStart: red team of issue 29 — with the OTLP port
+// taken, burnrate said so and exited 0, so a service manager would not
+// restart it.
+func TestAPortInUseIsAFailedStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(burnrate(t), "watch", "--headless", "--journal", filepath.Join(t.TempDir(), "j.jsonl"), "--otlp-http", ln.Addr().String())
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "address already in use") {
+		t.Errorf("a taken OTLP port: %v\n%s", err, out)
 	}
 }

@@ -453,6 +453,19 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 					correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
 			}
 		case <-eng.Done():
+			// Every source gave up (a port in use, a file refused): a
+			// service manager must see a failure, not a clean exit.
+			if f := eng.Latest(); f != nil && len(f.Sources) > 0 && f.Replay == nil {
+				failed := 0
+				for _, src := range f.Sources {
+					if src.Err != "" && !src.Active {
+						failed++
+					}
+				}
+				if failed == len(f.Sources) {
+					return errNoSource
+				}
+			}
 			return nil
 		}
 	}

@@ -44,6 +44,7 @@ func (o *Source) Status() []ingest.Status {
 			s.Requests, s.Spans, s.LogRecords, s.Rejected, s.BadRequests, s.Refused)}
 	o.mu.Lock()
 	st.Err = o.err
+	st.Active = o.err == "" // a receiver that could not listen reads nothing
 	o.mu.Unlock()
 	return []ingest.Status{st}
 }
