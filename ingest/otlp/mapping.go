@@ -110,23 +110,22 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 			}
 		}
 	}
-	parent := func(r *spanRef) *spanRef {
-		if r.span.ParentSpanID().IsEmpty() {
-			return nil
+	parentOf := func(i int) int {
+		sp := refs[i].span
+		if sp.ParentSpanID().IsEmpty() {
+			return -1
 		}
-		if i, ok := index[spanKey{r.span.TraceID(), r.span.ParentSpanID()}]; ok {
-			return &refs[i]
+		if p, ok := index[spanKey{sp.TraceID(), sp.ParentSpanID()}]; ok && p != i {
+			return p
 		}
-		return nil
+		return -1
 	}
+	anc := ancestors(refs, parentOf)
 	// Count usage on the innermost model-call span only.
 	for i := range refs {
 		if refs[i].model {
-			for p := parent(&refs[i]); p != nil; p = parent(p) {
-				if p.model {
-					p.shadowed = true
-					break
-				}
+			if a := anc.model[i]; a >= 0 {
+				refs[a].shadowed = true
 			}
 		}
 	}
@@ -152,7 +151,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	for i := range refs {
 		r := &refs[i]
 		attrs := r.span.Attributes()
-		job, jobType := resolveJob(r, parent, mp.jobs[r.span.TraceID()])
+		job, jobType := resolveJob(r, anc, i, mp.jobs[r.span.TraceID()])
 		var ev ingest.Event
 		ev.Reset()
 		ev.TS = int64(r.span.StartTimestamp())
@@ -302,24 +301,83 @@ func spanStatus(sp ptrace.Span, m pcommon.Map) int16 {
 	return 200
 }
 
+// ancestry is what each span inherits from its ancestors, found in one
+// pass over a request's spans: the nearest model-call ancestor (-1 for
+// none), the nearest job ID and job type on the span or an ancestor, and
+// the name of its trace's root span.
+type ancestry struct {
+	model         []int32
+	id, typ, root []string
+}
+
+// ancestors walks every span's parent chain once, in time linear in the
+// spans: each span is resolved from its parent's answer (memoized), and a
+// chain that loops back on itself (a span its own parent, or A → B → A:
+// hostile or broken input) is cut where it closes — the span there is taken
+// for a root without a name — instead of walked for ever.
+func ancestors(refs []spanRef, parentOf func(int) int) ancestry {
+	n := len(refs)
+	a := ancestry{model: make([]int32, n), id: make([]string, n), typ: make([]string, n), root: make([]string, n)}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, n)
+	var path []int
+	for i := range refs {
+		if state[i] == done {
+			continue
+		}
+		path = path[:0]
+		cut := false
+		for j := i; j >= 0 && state[j] != done; j = parentOf(j) {
+			if state[j] == onPath {
+				cut = true // the chain came back to a span on it: a cycle
+				break
+			}
+			state[j] = onPath
+			path = append(path, j)
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			x := path[k]
+			p := parentOf(x)
+			if cut && k == len(path)-1 {
+				p = -1
+			}
+			attrs := refs[x].span.Attributes()
+			a.id[x] = firstStr(attrs, decode.FieldJobID.OTel()...)
+			a.typ[x] = firstStr(attrs, decode.FieldJobType.OTel()...)
+			if p < 0 {
+				a.model[x] = -1
+				if refs[x].span.ParentSpanID().IsEmpty() {
+					a.root[x] = refs[x].span.Name()
+				}
+			} else {
+				a.model[x] = a.model[p]
+				if refs[p].model {
+					a.model[x] = int32(p)
+				}
+				if a.id[x] == "" {
+					a.id[x] = a.id[p]
+				}
+				if a.typ[x] == "" {
+					a.typ[x] = a.typ[p]
+				}
+				a.root[x] = a.root[p]
+			}
+			state[x] = done
+		}
+	}
+	return a
+}
+
 // resolveJob finds job.id / job_id on the span, then its ancestors, then
 // the resource, else uses the trace ID; the type comes from job.type /
 // job_type the same way, else the trace's root span name, else
 // service.name.
-func resolveJob(r *spanRef, parent func(*spanRef) *spanRef, learned [2]string) (string, string) {
-	var id, typ, rootName string
-	for p := r; p != nil; p = parent(p) {
-		a := p.span.Attributes()
-		if id == "" {
-			id = firstStr(a, decode.FieldJobID.OTel()...)
-		}
-		if typ == "" {
-			typ = firstStr(a, decode.FieldJobType.OTel()...)
-		}
-		if p.span.ParentSpanID().IsEmpty() {
-			rootName = p.span.Name()
-		}
-	}
+func resolveJob(r *spanRef, anc ancestry, i int, learned [2]string) (string, string) {
+	id, typ, rootName := anc.id[i], anc.typ[i], anc.root[i]
 	if id == "" {
 		id = learned[0]
 	}

@@ -1,0 +1,95 @@
+package otlp
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// spanChain is n model-call spans of one trace, each the parent of the
+// next (span i+1's parent is span i), with a job ID on the root; parentOf0
+// makes the root's parent a span of the chain, for a cycle.
+func spanChain(n int, parentOf0 int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	id := func(i int) pcommon.SpanID {
+		var s pcommon.SpanID
+		binary.BigEndian.PutUint64(s[:], uint64(i+1))
+		return s
+	}
+	for i := range n {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{7})
+		sp.SetSpanID(id(i))
+		switch {
+		case i > 0:
+			sp.SetParentSpanID(id(i - 1))
+		case parentOf0 >= 0:
+			sp.SetParentSpanID(id(parentOf0))
+		default:
+			sp.Attributes().PutStr("job.id", "chain-job")
+		}
+		sp.SetName("chat")
+		sp.SetStartTimestamp(pcommon.Timestamp(time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano() + int64(i)))
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", 10)
+		sp.Attributes().PutInt("gen_ai.usage.output_tokens", 5)
+	}
+	return td
+}
+
+// mapWithin maps td, failing the test instead of hanging.
+func mapWithin(t *testing.T, td ptrace.Traces, within time.Duration) int {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() {
+		evs, _, _ := NewMapper().MapTraces(td)
+		done <- len(evs)
+	}()
+	select {
+	case n := <-done:
+		return n
+	case <-time.After(within):
+		t.Fatalf("mapping did not end within %s: a parent walk loops", within)
+		return 0
+	}
+}
+
+// TestSpanCyclesCannotStopIngest: issue 22 — a span whose parent is itself,
+// or an A → B → A cycle, looped for ever: report hung, and over OTLP/HTTP
+// one 600-byte request pinned a core and held the mapper. Cycles are cut
+// where they close; the innermost model span of a chain still counts once.
+func TestSpanCyclesCannotStopIngest(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, parent int
+	}{{"self-parent", 1, 0}, {"A→B→A", 2, 1}, {"a ring of 100", 100, 99}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mapWithin(t, spanChain(tc.n, tc.parent), 10*time.Second); got != 1 {
+				t.Errorf("%d events from a ring of %d model spans, want 1 (the innermost)", got, tc.n)
+			}
+		})
+	}
+}
+
+// TestLongParentChainIsLinear: a 16,000-span chain took 13.5 s (every span
+// walked its ancestors); now each span is resolved from its parent's
+// answer. The job named on the root reaches the innermost span.
+func TestLongParentChainIsLinear(t *testing.T) {
+	td := spanChain(16000, -1)
+	evs, _, _ := NewMapper().MapTraces(td)
+	if len(evs) != 1 || evs[0].JobID != "chain-job" {
+		t.Fatalf("%d events, job %q; want 1 of chain-job", len(evs), evs[0].JobID)
+	}
+}
+
+// BenchmarkParentChain16k is the 16,000-span chain (it was 13.5 s).
+func BenchmarkParentChain16k(b *testing.B) {
+	td := spanChain(16000, -1)
+	for range b.N {
+		NewMapper().MapTraces(td)
+	}
+}
