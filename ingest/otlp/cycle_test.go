@@ -1,7 +1,11 @@
 package otlp
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -91,5 +95,43 @@ func BenchmarkParentChain16k(b *testing.B) {
 	td := spanChain(16000, -1)
 	for range b.N {
 		NewMapper().MapTraces(td)
+	}
+}
+
+// TestNeverEndingBodiesStarveNoOne: issue 22 — a chunked body reserved the
+// largest request's memory (64 MiB of the 256 MiB in flight) before a byte
+// was read, so four bodies that never end made every exporter get 429.
+// A body now reserves as it is read: four of them hold a few MiB, and a
+// normal export beside them is answered 200.
+func TestNeverEndingBodiesStarveNoOne(t *testing.T) {
+	tr := startReceiver(t, Config{}, 8)
+	_, h := tr.r.Addrs()
+	var conns []net.Conn
+	for range 4 {
+		c, err := net.Dial("tcp", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n")
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // the four are being read
+	req, _ := http.NewRequest(http.MethodPost, "http://"+h+"/v1/traces", bytes.NewReader(exampleModelTrace()))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("an export beside four never-ending bodies got HTTP %d, want 200", resp.StatusCode)
+	}
+	if held := tr.r.budget.used.Load(); held > 8<<20 {
+		t.Errorf("four slow bodies hold %d bytes of the in-flight budget", held)
 	}
 }
