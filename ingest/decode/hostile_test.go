@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -63,5 +64,27 @@ func TestEveryJSONSpellingIsRead(t *testing.T) {
 	}
 	if len(CanonicalFields) < 20 || CanonicalFields[0] != "ts" {
 		t.Errorf("CanonicalFields from the table: %v", CanonicalFields)
+	}
+}
+
+// TestLongIDsStayDistinct: issue 22 — IDs cut at 512 bytes merged two jobs
+// whose 540-character IDs shared a prefix (one job with both jobs' spend,
+// killed under an ID that exists nowhere). Past the bound an ID keeps a
+// digest of all of it; the same ID always caps the same way.
+func TestLongIDsStayDistinct(t *testing.T) {
+	prefix := strings.Repeat("j", 530)
+	a, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","job_id":"`+prefix+`-aaaaaaaaa","model":"m","status":200}`)
+	b, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","job_id":"`+prefix+`-bbbbbbbbb","model":"m","status":200}`)
+	a2, _ := parse(t, `{"ts":"2026-03-10T01:00:01Z","job_id":"`+prefix+`-aaaaaaaaa","model":"m","status":200}`)
+	if a.JobID == b.JobID || a.JobID != a2.JobID || len(a.JobID) > maxFieldBytes || !strings.HasPrefix(a.JobID, prefix[:400]) {
+		t.Errorf("capped IDs: %d bytes %q… vs %q…; same ID again equal: %v", len(a.JobID), a.JobID[470:], b.JobID[470:], a.JobID == a2.JobID)
+	}
+	if c := CleanField(prefix + "-aaaaaaaaa"); c != a.JobID {
+		t.Errorf("CleanField and the parser cap one ID two ways: %q vs %q", c[470:], a.JobID[470:])
+	}
+	// Multi-byte characters are not cut in half.
+	long := strings.Repeat("é", 400)
+	if c := CleanField(long); !utf8.ValidString(c) {
+		t.Errorf("a capped ID is not valid UTF-8: %q", c[460:])
 	}
 }

@@ -977,11 +977,9 @@ func (p *Parser) text() ([]byte, bool) {
 	return capText(b), true
 }
 
-// capText caps a value at maxFieldBytes and sanitizes it.
+// capText caps a value at maxFieldBytes (see capID) and sanitizes it.
 func capText(b []byte) []byte {
-	if len(b) > maxFieldBytes {
-		b = b[:maxFieldBytes]
-	}
+	b = capID(b)
 	if !isPlainText(b) {
 		return Sanitize(b)
 	}

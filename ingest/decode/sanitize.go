@@ -1,8 +1,11 @@
 package decode
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"hash/maphash"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/burnrate-dev/burnrate/display"
@@ -95,12 +98,34 @@ func (a *idArena) get(b []byte) string {
 }
 
 // CleanField applies the ingest rules for untrusted text from any source:
-// capped at 512 bytes and stripped of control characters.
+// capped at 512 bytes (see capID) and stripped of control characters.
 func CleanField(s string) string {
 	if len(s) > maxFieldBytes {
-		s = s[:maxFieldBytes]
+		s = string(capID([]byte(s)))
 	}
 	return SanitizeString(s)
+}
+
+// capID bounds an identifier at maxFieldBytes without merging two that
+// differ only past the bound: a longer one becomes its first bytes (cut on
+// a character boundary), "…#" and 128 bits of the SHA-256 of all of it —
+// two 540-byte job IDs with a common prefix stay two jobs, and the same ID
+// always caps the same way. The result is a copy: it never pins a large
+// original (a 2 MB attribute) in memory.
+func capID(b []byte) []byte {
+	if len(b) <= maxFieldBytes {
+		return b
+	}
+	sum := sha256.Sum256(b)
+	const digest = len("…#") + 32
+	cut := maxFieldBytes - digest
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	out := make([]byte, 0, maxFieldBytes)
+	out = append(out, b[:cut]...)
+	out = append(out, "…#"...)
+	return hex.AppendEncode(out, sum[:16])
 }
 
 // LowerProvider lower-cases a provider name ("OpenAI" from gen_ai.system is
