@@ -13,6 +13,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
@@ -52,7 +53,15 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: give log files or directories, or --claude")
 	}
-	return file.ExpandInputs(paths, gz)
+	expanded, err := file.ExpandInputs(paths, gz)
+	if err != nil {
+		return nil, err
+	}
+	kept, dups := file.OnePathPerFile(expanded)
+	for _, d := range dups {
+		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(d.Note()))
+	}
+	return kept, nil
 }
 
 // claudeDirs are Claude Code's projects directories, or an error that

@@ -225,3 +225,56 @@ func TestRestartsOnAMultiFileSetKeepOneRunID(t *testing.T) {
 		t.Errorf("12 restarts named the run %d way(s) (%v) and delivered %d run kill(s); want 1 and 1", len(seen), seen, len(runs))
 	}
 }
+
+// TestOneFileManyPathsIsBilledOnce: issue 22 — the same file reached by two
+// paths (a glob and the file's own name, a current.jsonl symlink, a hard
+// link) was billed once per path: $0.04 read $0.08 in watch and $0.12 in
+// report, and a job ceiling fired at half the real spend.
+func TestOneFileManyPathsIsBilledOnce(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	dated := filepath.Join(dir, "night-2026-03-10.jsonl")
+	night(t, dated, "2026-03-10", 1) // one job, one call of $0.50
+	os.Symlink(dated, filepath.Join(dir, "current.jsonl"))
+	os.Link(dated, filepath.Join(dir, "hardlink.jsonl"))
+	paths := []string{filepath.Join(dir, "current.jsonl"), dated, filepath.Join(dir, "hardlink.jsonl"), dated}
+
+	out, err := exec.Command(bin, append([]string{"report", "--format", "json"}, paths...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Totals struct {
+			SpendUSD float64 `json:"spend_usd"`
+			Attempts int64   `json:"attempts"`
+		}
+	}
+	json.Unmarshal(out, &rep)
+	if rep.Totals.SpendUSD != 0.5 || rep.Totals.Attempts != 1 {
+		t.Errorf("report over four paths to one file: $%v in %d attempts, want $0.50 in 1", rep.Totals.SpendUSD, rep.Totals.Attempts)
+	}
+
+	// watch: a glob and the names; a $0.60 job ceiling must not fire.
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.6", "--kill-webhook", rc.URL, "--journal", filepath.Join(dir, "j.jsonl"),
+		"--report-out", filepath.Join(dir, "watch.json"), filepath.Join(dir, "*.jsonl"), dated, filepath.Join(dir, "current.jsonl"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if _, kills := rc.snapshot(); len(kills) != 0 {
+		t.Errorf("a $0.50 job was killed at a $0.60 ceiling: its file was read more than once")
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "watch.json"))
+	json.Unmarshal(b, &rep)
+	if rep.Totals.SpendUSD != 0.5 {
+		t.Errorf("watch over a glob, a name and a symlink: $%v, want $0.50", rep.Totals.SpendUSD)
+	}
+	if !strings.Contains(stderr.String(), "are the same file: read once") {
+		t.Errorf("the duplicate paths were not said:\n%s", stderr.String())
+	}
+}

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	ingestfile "github.com/burnrate-dev/burnrate/ingest/file"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
@@ -45,6 +48,7 @@ type Tail struct {
 	mu    sync.Mutex
 	files map[string]*followed
 	order []string
+	dups  map[string]string // a path left out → why (the same file as another)
 }
 
 type followed struct {
@@ -55,7 +59,7 @@ type followed struct {
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
 func NewTail(patterns []string, fromEnd bool, opts decode.Options) *Tail {
-	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts}
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]string{}}
 }
 
 // SetPoll sets how often files are checked; call it before Run.
@@ -77,6 +81,11 @@ func (t *Tail) Status() []ingest.Status {
 			st.Missing = true
 		}
 		out = append(out, st)
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.dups)) {
+		if _, followed := t.files[name]; !followed {
+			out = append(out, ingest.Status{Name: name, Warn: t.dups[name]})
+		}
 	}
 	return out
 }
@@ -114,7 +123,15 @@ func (t *Tail) expand() []string {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	return slices.Compact(paths)
+	kept, dups := ingestfile.OnePathPerFile(slices.Compact(paths))
+	t.mu.Lock()
+	for _, d := range dups {
+		if _, said := t.dups[d.Path]; !said {
+			t.dups[d.Path] = d.Note()
+		}
+	}
+	t.mu.Unlock()
+	return kept
 }
 
 // Run follows every file until ctx is done. A pipe alone ("-") ends when

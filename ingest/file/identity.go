@@ -1,0 +1,72 @@
+package file
+
+import (
+	"os"
+	"syscall"
+)
+
+// fileID is a file's identity: its device and inode, whatever paths,
+// symlinks or hard links name it.
+type fileID struct{ dev, ino uint64 }
+
+func identity(path string) (fileID, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || !st.Mode().IsRegular() {
+		return fileID{}, false
+	}
+	return fileID{uint64(sys.Dev), sys.Ino}, true
+}
+
+// Duplicate is a path left out because another path names the same file.
+type Duplicate struct{ Path, Kept string }
+
+// Note says so, for stderr and the dashboard.
+func (d Duplicate) Note() string {
+	return d.Path + " and " + d.Kept + " are the same file: read once, as " + d.Kept
+}
+
+// OnePathPerFile keeps one path per file (device and inode): a glob and the
+// file's own name, a current.jsonl symlink beside the dated file, a hard
+// link, a path given twice — each file is read, and billed, once. A path
+// that is not a symlink is preferred over one that is (the dated file
+// stays the same file when the link moves on), then the first given; the
+// order of what is kept is the order given. Paths that do not name a
+// regular file (stdin, a glob not expanded, a missing file) are kept, for
+// the caller to report.
+func OnePathPerFile(paths []string) (kept []string, dups []Duplicate) {
+	owner := map[fileID]string{}
+	isLink := func(p string) bool {
+		st, err := os.Lstat(p)
+		return err == nil && st.Mode()&os.ModeSymlink != 0
+	}
+	// Owners first: non-symlinks, in order; then symlinks.
+	for _, pass := range []bool{false, true} {
+		for _, p := range paths {
+			id, ok := identity(p)
+			if !ok || isLink(p) != pass {
+				continue
+			}
+			if _, taken := owner[id]; !taken {
+				owner[id] = p
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		id, ok := identity(p)
+		switch {
+		case !ok:
+			kept = append(kept, p)
+		case owner[id] == p && !seen[p]:
+			seen[p] = true
+			kept = append(kept, p)
+		case owner[id] != p:
+			dups = append(dups, Duplicate{Path: p, Kept: owner[id]})
+		}
+	}
+	return kept, dups
+}
