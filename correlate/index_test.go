@@ -47,8 +47,9 @@ func TestStateSurvivesHashCollisions(t *testing.T) {
 		if j.Calls != 2 || st.Job(j.ID) != j {
 			t.Errorf("job %s: %d calls, found %p, want 2 and itself", j.ID, j.Calls, st.Job(j.ID))
 		}
-		if o := st.keyedOp("k-"+j.ID, st.ops.hash("k-"+j.ID)); o == nil || o.attempts != 2 {
-			t.Errorf("operation of %s: %+v", j.ID, o)
+		// Operations are indexed by job and key (findOp).
+		if sk := j.ID + "\x00k-" + j.ID; st.keyedOp(sk, st.ops.hash(sk)) == nil || st.keyedOp(sk, st.ops.hash(sk)).attempts != 2 {
+			t.Errorf("operation of %s not found with its 2 attempts", j.ID)
 		}
 	}
 }
@@ -77,5 +78,31 @@ func TestHashIndexGrows(t *testing.T) {
 	}
 	if len(x.slots) < 4*len(keys)/3 {
 		t.Fatalf("%d slots for %d keys: fuller than three quarters", len(x.slots), len(keys))
+	}
+}
+
+// TestIdempotencyKeysAreScopedToTheirJob: issue 22 — per-worker counters
+// such as "req-1" are common; two jobs sharing one were one operation,
+// which "completed twice" (a false critical duplicate_completion) and
+// "retried a terminal error" (exit 1).
+func TestIdempotencyKeysAreScopedToTheirJob(t *testing.T) {
+	st := New(DefaultConfig())
+	for i, c := range []struct {
+		job    string
+		status int16
+	}{{"worker-a", 400}, {"worker-b", 200}, {"worker-a", 200}} {
+		ev := ingest.Event{TS: int64(i+1) * 1e9, Kind: ingest.KindLLMCall, JobID: c.job, IdempotencyKey: "req-1", Model: "m", Status: c.status, RetryAfterMs: ingest.NoRetryAfter}
+		if c.job == "worker-a" && i == 2 {
+			ev.IdempotencyKey = "req-2" // worker-a's next request
+		}
+		st.Apply(&ev)
+	}
+	if st.opCount != 3 {
+		t.Errorf("%d operations, want 3 (worker-a req-1, worker-b req-1, worker-a req-2)", st.opCount)
+	}
+	for _, f := range st.Report().Findings {
+		if f.Kind == DuplicateCompletion.String() || f.Kind == TerminalErrorRetried.String() {
+			t.Errorf("a false %s across two jobs that share a key: %+v", f.Kind, f)
+		}
 	}
 }

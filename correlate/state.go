@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -46,6 +47,7 @@ type State struct {
 	lastErrIx uint32
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
+	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -187,7 +189,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			res[i].op = s.findOp(job, ev.IdempotencyKey)
+			res[i].op = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
 		}
 	}
 	for i := range b {
@@ -399,12 +401,12 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	if key := ev.IdempotencyKey; key != "" {
-		if o := s.findOp(job, key); o != nil {
+		if o := s.findOp(job, job.ID, key); o != nil {
 			return o
 		}
 		o := s.newOp()
-		o.key = strings.Clone(key) // see job: the event's shares a block
-		s.ops.add(s.ops.hash(key), int32(s.opCount-1))
+		o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
+		s.ops.add(s.ops.hash(o.key), int32(s.opCount-1))
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -423,11 +425,19 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 // job belongs to, nil when its key is new. The job's last call when the
 // key repeats it (a retry, the common case: no lookup), else the key's.
 // job may be nil (not created yet).
-func (s *State) findOp(job *Job, key string) *operation {
+//
+// An idempotency key is scoped to its job (jk, the job's key): per-worker
+// counters such as "req-1" are common, and two jobs sharing one are two
+// operations, not one that "completed twice".
+func (s *State) findOp(job *Job, jk, key string) *operation {
 	if job != nil && job.lastKey == key {
 		return job.lastOp
 	}
-	return s.keyedOp(key, s.ops.hash(key))
+	// The index holds "job\x00key"; it is built in a scratch buffer that
+	// the lookup reads and does not keep.
+	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
+	scoped := unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
+	return s.keyedOp(scoped, s.ops.hash(scoped))
 }
 
 // keyedOp is the operation of an idempotency key (of hash h), or nil.
@@ -479,7 +489,9 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		op = s.op(job, ev)
 	}
 	if op.key != "" {
-		job.lastKey, job.lastOp = op.key, op // the operation's copy, not the event's
+		// The key part of the operation's own copy ("job\x00key"), not
+		// the event's string.
+		job.lastKey, job.lastOp = op.key[strings.IndexByte(op.key, 0)+1:], op
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),
