@@ -278,3 +278,57 @@ func TestOneFileManyPathsIsBilledOnce(t *testing.T) {
 		t.Errorf("the duplicate paths were not said:\n%s", stderr.String())
 	}
 }
+
+// TestOnlyRegularFilesAreFollowed: issue 22 — a followed file swapped for a
+// FIFO made SIGTERM hang, and /dev/zero spun a core at 100%. Both are
+// refused: at start, and when a followed path turns into one.
+func TestOnlyRegularFilesAreFollowed(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	syscall.Mkfifo(fifo, 0o600)
+	for _, p := range []string{fifo, "/dev/zero"} {
+		cmd := exec.Command(bin, "watch", "--headless", "--journal", filepath.Join(dir, "j.jsonl"), p)
+		done := make(chan error, 1)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.Start()
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(out.String(), "not a regular file") {
+				t.Errorf("watch %s: %v\n%s", p, err, out.String())
+			}
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("watch %s did not refuse it", p)
+		}
+	}
+	if out, err := exec.Command(bin, "report", "/dev/zero").CombinedOutput(); err == nil || !strings.Contains(string(out), "not a log file") {
+		t.Errorf("report /dev/zero: %v %s", err, out)
+	}
+	// A followed file that becomes a FIFO: the stop still comes at once.
+	logPath := filepath.Join(dir, "night.jsonl")
+	night(t, logPath, "2026-03-10", 3)
+	cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "50ms", "--journal", filepath.Join(dir, "j2.jsonl"), logPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	os.Remove(logPath)
+	syscall.Mkfifo(logPath, 0o600)
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("SIGTERM took %s with a FIFO in place of the log", took)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM hung on a FIFO in place of the followed file")
+	}
+}

@@ -108,6 +108,12 @@ func openCounted(path string, wrap func(io.Reader, int64) io.Reader) (io.ReadClo
 			return nil, fmt.Errorf("open %s: %w (check the path and that you can read it)", path, err)
 		}
 		st, err := file.Stat()
+		if err == nil && st.Mode()&(os.ModeCharDevice|os.ModeDevice|os.ModeSocket) != 0 {
+			// /dev/zero never ends; a named pipe is read (process
+			// substitution gives one), a device or socket is not.
+			file.Close()
+			return nil, fmt.Errorf("open %s: a device or socket, not a log file: give a file, a pipe, or - for stdin", path)
+		}
 		if err == nil && st.IsDir() {
 			file.Close()
 			return nil, fmt.Errorf("open %s: is a directory (give the log files in it, e.g. %s/*.jsonl)", path, path)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	ingestfile "github.com/burnrate-dev/burnrate/ingest/file"
@@ -87,7 +88,24 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 var (
 	errGzip = errors.New("gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
 	errDir  = errors.New("is a directory: give the log files in it, e.g. 'DIR/*.jsonl'")
+	// errNotRegular: only regular files are followed.
+	errNotRegular = errors.New("is not a regular file, and only regular files are followed: for a pipe, use burnrate watch - (stdin)")
 )
+
+// fileKind names a mode's type for messages.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
 
 // Check says whether path can be followed at all: nil for a file that
 // does not exist yet (it is waited for), an error for a gzip file or a
@@ -104,7 +122,10 @@ func Check(path string) error {
 }
 
 func (fl *file) open(fromEnd bool) error {
-	f, err := os.Open(fl.path)
+	// O_NONBLOCK: a path swapped for a FIFO would block the open until a
+	// writer came (and SIGTERM waited on it); it is refused by its type
+	// instead. On a regular file it changes nothing.
+	f, err := os.OpenFile(fl.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
@@ -116,6 +137,12 @@ func (fl *file) open(fromEnd bool) error {
 	if fi.IsDir() {
 		f.Close()
 		return errDir
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO, a device (/dev/zero spun a core), a socket: only
+		// regular files are followed.
+		f.Close()
+		return fmt.Errorf("%w (%s)", errNotRegular, fileKind(fi.Mode()))
 	}
 	magic := make([]byte, 2)
 	if n, _ := f.ReadAt(magic, 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
