@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/metrics"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 )
@@ -180,7 +182,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
 	eng.Run(context.Background())
-	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules)
+	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,5 +326,51 @@ status = "res.statusCode"
 	os.WriteFile(cfg, []byte(`format = "csv"`), 0o644)
 	if _, err := run(t, "report", "--config", cfg, "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Errorf("a bad format must be named: %v", err)
+	}
+}
+
+// TestMetricsAreBoundedAndGuarded: issue 22 — /metrics labels came from log
+// text with no cap (100,000 job types: a 262 MB scrape taking 7 s), and the
+// listener served every interface without auth when asked. At most 100
+// values a label, the rest as "other"; off loopback a token is required.
+func TestMetricsAreBoundedAndGuarded(t *testing.T) {
+	var log bytes.Buffer
+	for i := range 100000 {
+		fmt.Fprintf(&log, `{"ts":%d,"event":"llm_call","job_id":"j%d","job_type":"type-%d","model":"m%d","status":200,"cost_usd":0.001}`+"\n", 1773104400000+int64(i), i, i, i%500)
+	}
+	it := file.NewIter(&log, "many-types", 0, decode.Options{})
+	r := file.NewReplay(it, nil, 0)
+	rules := alerts.NewRules(alerts.Config{}, nil, nil)
+	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
+	eng.Run(context.Background())
+	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules, "s3cret", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a scrape without the token: HTTP %d, want 401", resp.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := strings.Count(string(body), "burnrate_spend_usd_by_job_type{"); n != 101 || !strings.Contains(string(body), `job_type="other"`) {
+		t.Errorf("%d job-type series (want 100 and other)", n)
+	}
+	if len(body) > 512<<10 {
+		t.Errorf("a scrape of 100,000 job types is %d bytes", len(body))
+	}
+	if _, _, err := metrics.Listen("0.0.0.0:0", eng, rules, "", false); err == nil || !strings.Contains(err.Error(), "not loopback") {
+		t.Errorf("a non-loopback /metrics without a token: %v", err)
 	}
 }

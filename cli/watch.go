@@ -40,6 +40,10 @@ type liveFlags struct {
 	headless    bool
 	reportOut   string
 	metricsAddr string
+	// metricsTokenFile and metricsInsecure guard a /metrics listener that
+	// is not on loopback.
+	metricsTokenFile string
+	metricsInsecure  bool
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -61,7 +65,9 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.StringVar(&l.act.RunWindow, "run-window", "", "where a run ends when the logs name no run_id: \"daily 06:00 Europe/Berlin\", \"idle 2h\" (default: only at a change of the logs' run_id)")
 	f.StringVar(&l.act.Journal, "journal", "", "action journal file (default $STATE_DIRECTORY/journal.jsonl, else ~/.local/state/burnrate/journal.jsonl)")
 	f.DurationVar(&l.act.DrainWindow, "drain-window", alerts.DefaultDrainWindow, "on SIGINT/SIGTERM, how long deliveries under way may finish; the rest are sent at the next start")
-	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464")
+	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (a host left out is loopback)")
+	f.StringVar(&l.metricsTokenFile, "metrics-token-file", "", "require \"Authorization: Bearer TOKEN\" on /metrics, the token read from this file (or $"+envMetricsToken+"); needed off loopback")
+	f.BoolVar(&l.metricsInsecure, "metrics-insecure-listen", false, "allow a non-loopback --metrics-addr without a token")
 }
 
 func newWatchCmd() *cobra.Command {
@@ -319,7 +325,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
 		SummaryFrames: l.headless && l.metricsAddr == ""}, sources...) // headless, only metrics read job rows
 	if l.metricsAddr != "" {
-		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules)
+		token, err := tokenFrom("metrics", "", l.metricsTokenFile, envMetricsToken)
+		if err != nil {
+			return err
+		}
+		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules, token, l.metricsInsecure)
 		if err != nil {
 			return err
 		}
@@ -355,10 +365,16 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 // command line where every user's ps can read it.
 const envOTLPToken = "BURNRATE_OTLP_TOKEN"
 
-// otlpToken picks the bearer token: --otlp-token, else --otlp-token-file,
-// else $BURNRATE_OTLP_TOKEN; two of them at once is a mistake said.
-func otlpToken(flag, file string) (string, error) {
-	env := os.Getenv(envOTLPToken)
+// envMetricsToken holds the /metrics bearer token.
+const envMetricsToken = "BURNRATE_METRICS_TOKEN"
+
+// otlpToken picks the OTLP bearer token (see tokenFrom).
+func otlpToken(flag, file string) (string, error) { return tokenFrom("otlp", flag, file, envOTLPToken) }
+
+// tokenFrom picks a bearer token: the flag, else the file, else the
+// environment variable; two of them at once is a mistake said.
+func tokenFrom(what, flag, file, envName string) (string, error) {
+	env := os.Getenv(envName)
 	given := 0
 	for _, v := range []string{flag, file, env} {
 		if v != "" {
@@ -366,7 +382,7 @@ func otlpToken(flag, file string) (string, error) {
 		}
 	}
 	if given > 1 {
-		return "", fmt.Errorf("the OTLP token is given more than once (--otlp-token, --otlp-token-file, $%s): give one", envOTLPToken)
+		return "", fmt.Errorf("the %s token is given more than once (--%s-token, --%s-token-file, $%s): give one", what, what, what, envName)
 	}
 	switch {
 	case flag != "":
@@ -376,16 +392,16 @@ func otlpToken(flag, file string) (string, error) {
 	case file == "":
 		return "", nil
 	}
-	b, err := config.ReadSmallFile(file, 4096, "--otlp-token-file")
+	b, err := config.ReadSmallFile(file, 4096, "--"+what+"-token-file")
 	if err != nil {
 		return "", err
 	}
 	if st, err := os.Stat(file); err == nil && st.Mode().Perm()&0o044 != 0 {
-		fmt.Fprintf(os.Stderr, "burnrate: warning: --otlp-token-file %s is readable by other users (mode %04o): chmod 600 it\n", file, st.Mode().Perm())
+		fmt.Fprintf(os.Stderr, "burnrate: warning: --%s-token-file %s is readable by other users (mode %04o): chmod 600 it\n", what, file, st.Mode().Perm())
 	}
 	tok, _, _ := strings.Cut(string(b), "\n")
 	if tok = strings.TrimSpace(tok); tok == "" {
-		return "", fmt.Errorf("--otlp-token-file %s is empty: write the token on its first line", file)
+		return "", fmt.Errorf("--%s-token-file %s is empty: write the token on its first line", what, file)
 	}
 	return tok, nil
 }

@@ -3,11 +3,15 @@
 package metrics
 
 import (
+	"cmp"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,6 +39,32 @@ var (
 	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", nil, nil)
 	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", nil, nil)
 )
+
+// maxLabelValues bounds the values of one label a scrape carries; otherLabel
+// holds the sum of the rest.
+const (
+	maxLabelValues = 100
+	otherLabel     = "other"
+)
+
+// topBySpend is the maxLabelValues costliest keys (ties by name).
+func topBySpend(spend map[string]correlate.Pico) map[string]bool {
+	keys := make([]string, 0, len(spend))
+	for k := range spend {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(spend[b], spend[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	keep := make(map[string]bool, min(len(keys), maxLabelValues))
+	for _, k := range keys[:min(len(keys), maxLabelValues)] {
+		keep[k] = true
+	}
+	return keep
+}
 
 // metrics reads the engine's newest frame at scrape time: nothing is
 // computed twice and nothing slows the engine.
@@ -85,14 +115,48 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 				}
 			}
 		}
+		// Labels come from log text: at most maxLabelValues values per
+		// label, the costliest, and the rest summed as "other" (100,000
+		// job types made a 262 MB scrape).
+		keepTypes := topBySpend(spend)
+		other := &hist{buckets: make(map[float64]uint64, len(callsPerJobBuckets))}
+		for _, b := range callsPerJobBuckets {
+			other.buckets[b] = 0
+		}
 		for t, h := range byType {
-			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t)
+			if keepTypes[t] {
+				ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t)
+				continue
+			}
+			other.count, other.sum = other.count+h.count, other.sum+h.sum
+			for b, n := range h.buckets {
+				other.buckets[b] += n
+			}
 		}
+		if other.count > 0 {
+			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, other.count, other.sum, other.buckets, otherLabel)
+		}
+		var otherSpend correlate.Pico
 		for t, v := range spend {
-			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v.USD(), t)
+			if keepTypes[t] {
+				ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v.USD(), t)
+			} else {
+				otherSpend = otherSpend.Add(v)
+			}
 		}
-		for _, md := range s.Models {
-			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model)
+		if len(spend) > len(keepTypes) {
+			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, otherSpend.USD(), otherLabel)
+		}
+		var otherModels float64
+		for i, md := range s.Models { // costliest first
+			if i < maxLabelValues {
+				ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model)
+			} else {
+				otherModels += md.SpendUSD
+			}
+		}
+		if len(s.Models) > maxLabelValues {
+			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, otherModels, otherLabel)
 		}
 		for st, n := range s.Status {
 			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(n), st)
@@ -102,7 +166,10 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descRun, prometheus.GaugeValue, s.Spend.USD(), f.RunID)
 		}
 		ch <- prometheus.MustNewConstMetric(descRuns, prometheus.GaugeValue, float64(f.Runs))
-		for _, b := range s.Breakers {
+		for i, b := range s.Breakers {
+			if i >= maxLabelValues {
+				break // the breakers most worth seeing come first
+			}
 			v := map[correlate.BreakerState]float64{correlate.BreakerStateClosed: 0, correlate.BreakerStateHalfOpen: 1, correlate.BreakerStateOpen: 2}[b.State]
 			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key)
 			ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(b.Trips), b.Key)
@@ -132,7 +199,22 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 
 // Listen serves /metrics on addr until the server closes, and returns the
 // bound address (addr may name port 0).
-func Listen(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server, string, error) {
+//
+// A host left out (":9464") is loopback, not every interface; any other
+// address than loopback needs token (a scrape then sends "Authorization:
+// Bearer TOKEN"), or insecure: job and model names are business data.
+func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, insecure bool) (*http.Server, string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--metrics-addr %s: %w (give HOST:PORT, e.g. 127.0.0.1:9464)", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+		addr = net.JoinHostPort(host, port)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && token == "" && !insecure {
+		return nil, "", fmt.Errorf("--metrics-addr %s is not loopback: set a bearer token ($BURNRATE_METRICS_TOKEN or --metrics-token-file) for Prometheus to send, or --insecure-listen to serve it to anyone", addr)
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics{eng, rules})
 	ln, err := net.Listen("tcp", addr)
@@ -140,7 +222,18 @@ func Listen(addr string, eng *engine.Engine, rules *alerts.Rules) (*http.Server,
 		return nil, "", fmt.Errorf("--metrics-addr %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	var h http.Handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	if token != "" {
+		inner, want := h, "Bearer "+token
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+				http.Error(w, "missing or wrong bearer token (authorization.credentials in the scrape config)", http.StatusUnauthorized)
+				return
+			}
+			inner.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/metrics", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
