@@ -639,3 +639,44 @@ func TestTheReceiversAnswerCannotLeakItsSecret(t *testing.T) {
 		t.Errorf("the answer should still say what the receiver said: %s", log.last().Detail)
 	}
 }
+
+// TestLogTimeTravelRaisesNoFalseBurn: issue 22 — one line dated 2199 sat at
+// the head of the burn-rate window for ever (a false burn_rate alert, and
+// no projected_ceiling for the rest of the run); a host clock stepping
+// back 10 minutes widened the window into a false rate too. Windows run on
+// the state's clock, which moves only forward and which an event far ahead
+// of the rest does not move.
+func TestLogTimeTravelRaisesNoFalseBurn(t *testing.T) {
+	base := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano()
+	for _, tc := range []struct {
+		name string
+		at   func(i int) int64 // the i-th call's time; one every 10 s
+	}{
+		{"a line dated 2199", func(i int) int64 {
+			if i == 30 {
+				return time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+			}
+			return base + int64(i)*10e9
+		}},
+		{"a clock stepping back 10 minutes", func(i int) int64 {
+			if i >= 60 {
+				return base + int64(i-60)*10e9 // the host clock went back
+			}
+			return base + int64(i)*10e9
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var fired []string
+			r := NewRules(Config{BurnRateUSDPerMin: 0.5, BurnWindow: 5 * time.Minute}, nil, func(a Alert) { fired = append(fired, a.Rule) })
+			st := correlate.New(correlate.DefaultConfig())
+			for i := range 180 { // 30 minutes at $0.30/min
+				ev := ingest.Event{TS: tc.at(i), Kind: ingest.KindLLMCall, JobID: "job-" + strconv.Itoa(i), Model: "m", Status: 200, CostUSD: 0.05, HasCost: true,
+					RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue}
+				r.Observe(st, st.Apply(&ev), &ev)
+			}
+			if slices.Contains(fired, RuleBurnRate) {
+				t.Errorf("a steady $0.30/min against a $0.50/min limit raised burn_rate (%s)", tc.name)
+			}
+		})
+	}
+}

@@ -233,12 +233,36 @@ type runRules struct {
 	burnSum      correlate.Pico
 	lastProj     int64
 
+	// mono is the window clock (see tick); prevTS the last event's time.
+	mono, prevTS int64
+
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
 }
 
+// tick advances the run's window clock by the log time between this event
+// and the one before, never back and never by more than a day at once: the
+// burn window and the projection run on it, so a host clock that steps
+// back cannot widen the window into a false rate, and one line dated 2199
+// cannot hold it (or the projection) for ever.
+func (rr *runRules) tick(ts int64) {
+	if ts == 0 {
+		return
+	}
+	if d := ts - rr.prevTS; rr.prevTS != 0 && d > 0 && d <= maxTick {
+		rr.mono += d
+	}
+	rr.prevTS = ts
+}
+
+// maxTick bounds one step of the window clock.
+const maxTick = 24 * int64(time.Hour)
+
 func newRunRules(id string) *runRules {
-	return &runRules{id: id, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{}, killedAt: map[string]int64{}, still: map[string]bool{}}
+	// lastProj far in the past: the projection is evaluated at the run's
+	// first event, as it always was.
+	return &runRules{id: id, fired: map[string]bool{}, typeSpend: map[string]correlate.Pico{}, killedAt: map[string]int64{}, still: map[string]bool{},
+		lastProj: -int64(projectedEvery)}
 }
 
 type burnSample struct {
@@ -293,6 +317,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if ts > r.run.lastTS {
 		r.run.lastTS = ts
 	}
+	r.run.tick(ts)
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
 	}
@@ -309,12 +334,12 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
 			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(cost)
 		}
-		r.burnAdd(ts, cost)
+		r.burnAdd(r.run.mono, cost)
 		r.ceilings(st, job, ts)
 		r.findings(job, ts)
 	}
-	if r.cfg.ProjectedCeilingUSD > 0 && ts-r.run.lastProj >= int64(projectedEvery) {
-		r.run.lastProj = ts
+	if now := r.run.mono; r.cfg.ProjectedCeilingUSD > 0 && now-r.run.lastProj >= int64(projectedEvery) {
+		r.run.lastProj = now
 		if p := st.Projected().USD(); p >= r.cfg.ProjectedCeilingUSD {
 			r.fire(Alert{Rule: RuleProjectedCeiling, Severity: correlate.SeverityCritical, Scope: "run", SpendUSD: st.Spend().USD(), CeilingUSD: r.cfg.ProjectedCeilingUSD,
 				Attempts: st.AttemptCount(), At: ts, Reason: fmt.Sprintf("projected run total %s reaches the projected ceiling %s (spent %s)", correlate.USD(p), correlate.USD(r.cfg.ProjectedCeilingUSD), correlate.USD(st.Spend().USD()))})

@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -104,5 +105,36 @@ func TestIdempotencyKeysAreScopedToTheirJob(t *testing.T) {
 		if f.Kind == DuplicateCompletion.String() || f.Kind == TerminalErrorRetried.String() {
 			t.Errorf("a false %s across two jobs that share a key: %+v", f.Kind, f)
 		}
+	}
+}
+
+// TestALineFarAheadDoesNotMoveTheClock: issue 22 — one line dated 2199 set
+// the log clock to 2199 for the rest of the run. It is billed, at its own
+// time, counted out of order, and the clock stays with its neighbours; a
+// real jump (the next night after a weekend) moves it once the events
+// around it are there too.
+func TestALineFarAheadDoesNotMoveTheClock(t *testing.T) {
+	st := New(DefaultConfig())
+	base := int64(1773104400) * 1e9
+	add := func(ts int64) {
+		ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "j", Model: "m", Status: 200, CostUSD: 0.01, HasCost: true, RetryAfterMs: ingest.NoRetryAfter}
+		st.Apply(&ev)
+	}
+	for i := range 20 {
+		add(base + int64(i)*1e9)
+	}
+	add(int64(7000000000) * 1e9) // 2191
+	for i := 20; i < 40; i++ {
+		add(base + int64(i)*1e9)
+	}
+	if st.Now() != base+39e9 || st.OutOfOrder() != 1 || st.Spend() != PicoFromUSD(0.41) {
+		t.Errorf("clock %d (want %d), %d out of order, spend %v", st.Now(), base+39e9, st.OutOfOrder(), st.Spend().USD())
+	}
+	weekend := base + 3*24*int64(time.Hour)
+	for i := range 64 {
+		add(weekend + int64(i)*1e9)
+	}
+	if st.Now() != weekend+63e9 {
+		t.Errorf("after a real three-day gap the clock is %d, want %d", st.Now(), weekend+63e9)
 	}
 }

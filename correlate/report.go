@@ -53,6 +53,9 @@ type ReportSource struct {
 	Hints           []string          `json:"hints,omitempty"`
 	FirstTS         string            `json:"first_ts"`
 	LastTS          string            `json:"last_ts"`
+	// OutOfOrderEvents were too far ahead of their neighbours to move the
+	// log clock (billed, at their own time).
+	OutOfOrderEvents int64 `json:"out_of_order_events,omitempty"`
 }
 
 // UnknownModel names the calls that were clearly model calls (tokens, a
@@ -373,6 +376,7 @@ func (s *State) reportSource(r *Report) {
 	src := &r.Source
 	src.Files = []string{}
 	src.SkippedByReason = map[string]int64{}
+	src.OutOfOrderEvents = s.outOfOrder
 	for _, in := range s.sources {
 		src.Files = append(src.Files, in.Name)
 		src.Lines += in.Stats.Lines

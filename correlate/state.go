@@ -48,6 +48,11 @@ type State struct {
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
+	// recent holds the last events' times for advanceClock's median;
+	// outOfOrder counts the events it kept from moving the clock.
+	recent     [64]int64
+	recentN    int
+	outOfOrder int64
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -302,6 +307,36 @@ func (s *State) job(ev *ingest.Event) *Job {
 	return j
 }
 
+// clockAhead is how far ahead of the running median of recent events an
+// event may be and still move the log clock: one line dated 2199 must not
+// hold the burn window and the projection for the rest of the run.
+const clockAhead = 24 * int64(time.Hour)
+
+// advanceClock moves the log clock (Now) to ts, unless ts is far ahead of
+// the events around it: then the event is billed and kept at its own
+// time, counted out of order, and the clock stays. The median is taken
+// only when an event is a day past the clock (rare), over the last
+// len(recent) events' times; a real jump (a night after a weekend) moves
+// the clock once half of those events are past it.
+func (s *State) advanceClock(ts int64) {
+	s.recent[s.recentN%len(s.recent)] = ts
+	s.recentN++
+	if s.lastTS != 0 && ts > s.lastTS+clockAhead && s.recentN > 8 {
+		n := min(s.recentN, len(s.recent))
+		w := slices.Clone(s.recent[:n])
+		slices.Sort(w)
+		if ts > w[n/2]+clockAhead {
+			s.outOfOrder++
+			return
+		}
+	}
+	s.lastTS = max(s.lastTS, ts)
+}
+
+// OutOfOrder counts the events too far ahead of their neighbours to move
+// the log clock (see advanceClock).
+func (s *State) OutOfOrder() int64 { return s.outOfOrder }
+
 // Apply folds one event into the state and returns the job it touched.
 func (s *State) Apply(ev *ingest.Event) *Job {
 	return s.apply(ev, s.job(ev), nil)
@@ -317,7 +352,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if s.firstTS == 0 || ts < s.firstTS {
 			s.firstTS = ts
 		}
-		s.lastTS = max(s.lastTS, ts)
+		s.advanceClock(ts)
 	}
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
