@@ -42,6 +42,9 @@ type ReplayStatus struct {
 	Speed      float64 // 0: max
 	Paused     bool
 	LogTS      int64
+	// Compressed counts gaps of log time played shorter than they were
+	// (a replay waits at most a few seconds for its next event).
+	Compressed int
 }
 
 // ReplayControl is a source that plays a finished log on its own clock:

@@ -119,6 +119,9 @@ func (h *headerPane) View() string {
 			// has been read; until then, how much of it has been.
 			line4 = fmt.Sprintf("replay %s %3.0f%% of the input  %d events  speed %s", bar(r.Fraction, 30, st), 100*r.Fraction, r.Pos, speed)
 		}
+		if r.Compressed > 0 {
+			line4 += fmt.Sprintf("  %d long gap(s) of log time played as 5s", r.Compressed)
+		}
 	}
 	h.cache = clip(strings.Join([]string{line1, line2, line3, line4}, "\n"), h.width, 4)
 	return h.cache

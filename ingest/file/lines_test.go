@@ -3,11 +3,13 @@ package file
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/burnrate-dev/burnrate/display"
@@ -172,4 +174,29 @@ func FuzzDecoders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReplayCompressesLongGaps: issue 22 — a replay whose log had one 1973
+// line before the 2026 ones waited 324 days at 60×. A gap longer than
+// maxReplayGap of wall time is played as maxReplayGap, and counted.
+func TestReplayCompressesLongGaps(t *testing.T) {
+	log := `{"ts":"1973-01-01T00:00:00Z","event":"llm_call","job_id":"old","model":"m","status":200}` + "\n" +
+		`{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j1","model":"m","status":200}` + "\n" +
+		`{"ts":"2026-03-10T01:00:01Z","event":"llm_call","job_id":"j2","model":"m","status":200}` + "\n"
+	r := NewReplay(NewIter(strings.NewReader(log), "gap", 0, decode.Options{}), nil, 60)
+	out := make(chan ingest.Batch, 16)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), out) }()
+	select {
+	case <-done:
+	case <-time.After(3 * maxReplayGap):
+		t.Fatal("the replay waited out a 53-year gap")
+	}
+	n := 0
+	for len(out) > 0 {
+		n += len(<-out)
+	}
+	if st := r.Progress(); n != 3 || st.Compressed != 1 {
+		t.Errorf("%d events played, %d gaps compressed; want 3 and 1", n, st.Compressed)
+	}
 }

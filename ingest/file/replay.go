@@ -27,13 +27,21 @@ type Replay struct {
 	read    float64 // fraction of the input read, as of the last refill
 	speed   float64 // 0 means as fast as possible
 	paused  bool
-	pos     int // events played
-	lastTS  int64
-	steps   int  // single steps requested while paused
-	toEnd   bool // jump to the end
-	wake    chan struct{}
-	rebased bool
+	// compressed counts the gaps of log time played shorter (maxReplayGap).
+	compressed int
+	pos        int // events played
+	lastTS     int64
+	steps      int  // single steps requested while paused
+	toEnd      bool // jump to the end
+	wake       chan struct{}
+	rebased    bool
 }
+
+// maxReplayGap is the longest a replay waits, in wall time, for its next
+// event: a longer gap of log time is compressed to it (ReplayStatus
+// .Compressed says how many were). Rules see event time, not wall time,
+// so compressing changes only the pace.
+const maxReplayGap = 5 * time.Second
 
 // replayWindow is how many events a replay reads ahead.
 const replayWindow = 8192
@@ -73,7 +81,7 @@ func (r *Replay) Status() []ingest.Status {
 func (r *Replay) Progress() ingest.ReplayStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := ingest.ReplayStatus{Pos: r.pos, Speed: r.speed, Paused: r.paused, LogTS: r.lastTS, Fraction: r.read}
+	st := ingest.ReplayStatus{Pos: r.pos, Speed: r.speed, Paused: r.paused, LogTS: r.lastTS, Fraction: r.read, Compressed: r.compressed}
 	if r.done {
 		st.Total, st.Fraction = r.pos+len(r.buf)-r.bi, 1
 	}
@@ -199,7 +207,15 @@ func (r *Replay) Run(ctx context.Context, out chan<- ingest.Batch) error {
 				continue
 			}
 			due := wallBase.Add(time.Duration(float64(r.buf[end].TS-logBase) / r.speed))
-			if d := time.Until(due); d > 0 {
+			if d := time.Until(due); d > maxReplayGap {
+				// A gap of log time longer than this at the replay's speed
+				// (one line of 1973 before the 2026 ones waited 324 days
+				// at 60×) is played as maxReplayGap, and counted.
+				wallBase = wallBase.Add(-(d - maxReplayGap))
+				r.compressed++
+				wait = maxReplayGap
+				break
+			} else if d > 0 {
 				wait = d
 				break
 			}
