@@ -498,14 +498,16 @@ func (d *Dispatcher) enqueue(t task, why, jerr string) {
 		d.leave(t, "burnrate is stopping")
 		return
 	}
+	if t.kill() && t.alert.JobID != "" {
+		// Before a worker can take it: set after, it could overwrite the
+		// acknowledged state of a delivery that was quicker.
+		d.states[runJob{t.alert.RunID, t.alert.JobID}] = StateRequested
+	}
 	d.inflight.Add(1)
 	d.queue = append(d.queue, t)
 	waiting := len(d.queue) + d.busy - actionWorkers
 	d.mu.Unlock()
 	d.poke()
-	if t.kill() {
-		d.setState(t.alert, StateRequested)
-	}
 	switch {
 	case why != "":
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why, JournalError: jerr})
