@@ -20,6 +20,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/ingest/file"
 )
 
 // DefaultPath is read when --config is not given and the file exists.
@@ -218,24 +219,8 @@ func LoadFor(path string, acting bool) (*File, error) {
 	return f, nil
 }
 
-// FileKind names a mode's file type for messages.
-func FileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
-}
+// FileKind names a mode's file type for messages (see file.Kind).
+func FileKind(m fs.FileMode) string { return file.Kind(m) }
 
 // EnvConfig names a config file, as --config does.
 const EnvConfig = "BURNRATE_CONFIG"

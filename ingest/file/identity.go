@@ -1,6 +1,7 @@
 package file
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -69,4 +70,24 @@ func OnePathPerFile(paths []string) (kept []string, dups []Duplicate) {
 		}
 	}
 	return kept, dups
+}
+
+// Kind names a mode's file type for messages: "a named pipe (FIFO)",
+// "a directory", ….
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
 }

@@ -92,21 +92,6 @@ var (
 	errNotRegular = errors.New("is not a regular file, and only regular files are followed: for a pipe, use burnrate watch - (stdin)")
 )
 
-// fileKind names a mode's type for messages.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
-}
-
 // Check says whether path can be followed at all: nil for a file that
 // does not exist yet (it is waited for), an error for a gzip file or a
 // directory. watch calls it before it starts, so that it can refuse at
@@ -142,7 +127,7 @@ func (fl *file) open(fromEnd bool) error {
 		// A FIFO, a device (/dev/zero spun a core), a socket: only
 		// regular files are followed.
 		f.Close()
-		return fmt.Errorf("%w (%s)", errNotRegular, fileKind(fi.Mode()))
+		return fmt.Errorf("%w (%s)", errNotRegular, ingestfile.Kind(fi.Mode()))
 	}
 	magic := make([]byte, 2)
 	if n, _ := f.ReadAt(magic, 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
