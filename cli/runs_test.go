@@ -332,3 +332,65 @@ func TestOnlyRegularFilesAreFollowed(t *testing.T) {
 		t.Fatal("SIGTERM hung on a FIFO in place of the followed file")
 	}
 }
+
+// TestAHardLinkFoundLaterIsNotReadAgain: red team of issue 22 — watch
+// followed a symlink; a hard link to the same file then appeared under a
+// followed glob and, being no symlink, became the file's path: the file was
+// read again from its start and billed twice.
+func TestAHardLinkFoundLaterIsNotReadAgain(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "a.jsonl")
+	night(t, real, "2026-03-10", 2) // $1.00
+	os.Symlink(real, filepath.Join(dir, "cur.jsonl"))
+	os.Mkdir(filepath.Join(dir, "logs"), 0o755)
+	report := filepath.Join(dir, "rep.json")
+	cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "50ms", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report,
+		filepath.Join(dir, "cur.jsonl"), filepath.Join(dir, "logs", "*.jsonl"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	os.Link(real, filepath.Join(dir, "logs", "h.jsonl"))
+	time.Sleep(3 * time.Second) // the glob is expanded every 2 s
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	var rep struct {
+		Totals struct {
+			SpendUSD float64 `json:"spend_usd"`
+		}
+	}
+	b, _ := os.ReadFile(report)
+	json.Unmarshal(b, &rep)
+	if rep.Totals.SpendUSD != 1 {
+		t.Errorf("spend $%v after a hard link appeared under the glob, want $1.00\n%s", rep.Totals.SpendUSD, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "are the same file") {
+		t.Errorf("the duplicate was not said:\n%s", stderr.String())
+	}
+}
+
+// TestReportWrittenWhenEverySourceGaveUp: red team of issue 22 — a followed
+// file replaced by a directory ended the run with exit 2 and no
+// --report-out, losing what had been read.
+func TestReportWrittenWhenEverySourceGaveUp(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, report := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "rep.json")
+	night(t, logPath, "2026-03-10", 1)
+	cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "50ms", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, logPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	os.Rename(logPath, logPath+".1")
+	os.Mkdir(logPath, 0o755)
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("no --report-out after the source gave up: %v", err)
+	}
+}

@@ -337,9 +337,12 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	go eng.Run(ctx)
 
+	var srcErr error
 	if l.headless {
-		if err := headlessStatus(ctx, eng); err != nil {
-			return err
+		// Every source gave up: still write what was read before that.
+		if srcErr = headlessStatus(ctx, eng); srcErr != nil {
+			stop()
+			<-eng.Done()
 		}
 	} else {
 		opt := ui.Options{Title: title}
@@ -356,9 +359,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		<-eng.Done()
 	}
 	if l.reportOut != "" {
-		return writeReport(l.reportOut, eng.Report())
+		if err := writeReport(l.reportOut, eng.Report()); err != nil {
+			return err
+		}
 	}
-	return nil
+	return srcErr
 }
 
 // envOTLPToken holds the OTLP bearer token, so it need not be on the

@@ -10,10 +10,13 @@ import (
 
 // maxOpenRuns bounds the runs kept whole at once. More than one is open
 // when files are read in any order (a set of nightly files caught up from
-// the start) or a straggler of last night arrives after tonight began;
-// past the bound the run with the oldest last event is closed to its
-// summary.
-const maxOpenRuns = 4
+// the start), a straggler of last night arrives after tonight began, or
+// several pipelines log to one file, each with its run_id; past the bound
+// the run longest without an event is closed to its summary. It is large
+// because closing a run that is still logging splits it: 5 pipelines
+// interleaved under a bound of 4 were closed and begun again empty at
+// every batch, and their run ceilings never fired.
+const maxOpenRuns = 64
 
 // maxRunSummaries bounds the finished runs a report lists.
 const maxRunSummaries = 1000

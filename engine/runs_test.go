@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -86,5 +87,39 @@ func TestARunBehindTheOthersIsNotClosedAtEveryBatch(t *testing.T) {
 	rep := e.Report()
 	if rep.RunID != "n5" || rep.Totals.SpendUSD != 0.6 || len(rep.PreviousRuns) != 4 {
 		t.Errorf("report: run %q spend %v, %d previous runs; want n5, $0.60, 4", rep.RunID, rep.Totals.SpendUSD, len(rep.PreviousRuns))
+	}
+}
+
+// TestManyInterleavedRunsKeepTheirCeilings: red team of issue 22 — five
+// run_ids interleaved in one log (five pipelines, one file) were closed at
+// the four-run bound and begun again empty at every batch: no run ever
+// reached its ceiling ($80 each against $20: no alert), and with eight the
+// "fired once" state was lost at each close (125 alerts a run).
+func TestManyInterleavedRunsKeepTheirCeilings(t *testing.T) {
+	var mu sync.Mutex
+	fired := map[string]int{}
+	rules := alerts.NewRules(alerts.Config{RunCeilingUSD: 1, KillOn: alerts.DefaultKillOn}, nil, func(a alerts.Alert) {
+		if a.Rule == alerts.RuleRunCeiling {
+			mu.Lock()
+			fired[a.RunID]++
+			mu.Unlock()
+		}
+	})
+	var evs []ingest.Event
+	for i := range 800 { // eight runs, round robin, $0.05 a call: $5 each
+		run := "r" + strconv.Itoa(i%8)
+		evs = append(evs, call(run, run+"-job-"+strconv.Itoa(i), 10, 0.05))
+	}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules}, &oneByOne{evs})
+	e.Run(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	for r := range 8 {
+		if n := fired["r"+strconv.Itoa(r)]; n != 1 {
+			t.Errorf("run r%d: the run ceiling fired %d times, want once", r, n)
+		}
+	}
+	if rep := e.Report(); len(rep.PreviousRuns) != 7 {
+		t.Errorf("%d previous runs, want 7 (eight runs, none split)", len(rep.PreviousRuns))
 	}
 }

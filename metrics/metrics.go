@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -158,8 +159,17 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		if len(s.Models) > maxLabelValues {
 			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, otherModels, otherLabel)
 		}
-		for st, n := range s.Status {
-			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(n), st)
+		statuses := 0
+		var otherStatus int64
+		for _, st := range slices.Sorted(maps.Keys(s.Status)) {
+			if statuses++; statuses <= maxLabelValues {
+				ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(s.Status[st]), st)
+			} else {
+				otherStatus += s.Status[st]
+			}
+		}
+		if otherStatus > 0 {
+			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(otherStatus), otherLabel)
 		}
 		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
 		if f.RunID != "" {
@@ -213,7 +223,7 @@ func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, 
 		addr = net.JoinHostPort(host, port)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && token == "" && !insecure {
-		return nil, "", fmt.Errorf("--metrics-addr %s is not loopback: set a bearer token ($BURNRATE_METRICS_TOKEN or --metrics-token-file) for Prometheus to send, or --insecure-listen to serve it to anyone", addr)
+		return nil, "", fmt.Errorf("--metrics-addr %s is not loopback: set a bearer token ($BURNRATE_METRICS_TOKEN or --metrics-token-file) for Prometheus to send, or --metrics-insecure-listen to serve it to anyone", addr)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics{eng, rules})
@@ -226,7 +236,11 @@ func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, 
 	if token != "" {
 		inner, want := h, "Bearer "+token
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+			got := r.Header.Get("Authorization")
+			if len(got) > 7 && strings.EqualFold(got[:7], "bearer ") {
+				got = "Bearer " + got[7:] // the scheme is case-insensitive (RFC 9110)
+			}
+			if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 				http.Error(w, "missing or wrong bearer token (authorization.credentials in the scrape config)", http.StatusUnauthorized)
 				return
 			}

@@ -11,7 +11,11 @@ import (
 type fileID struct{ dev, ino uint64 }
 
 func identity(path string) (fileID, bool) {
-	st, err := os.Stat(path)
+	stat := os.Stat
+	if path == "-" {
+		stat = func(string) (os.FileInfo, error) { return os.Stdin.Stat() } // < a.jsonl is that file
+	}
+	st, err := stat(path)
 	if err != nil {
 		return fileID{}, false
 	}
@@ -39,16 +43,29 @@ func (d Duplicate) Note() string {
 // regular file (stdin, a glob not expanded, a missing file) are kept, for
 // the caller to report.
 func OnePathPerFile(paths []string) (kept []string, dups []Duplicate) {
+	return OnePathPerFileKeeping(paths, nil)
+}
+
+// OnePathPerFileKeeping is OnePathPerFile for a follower: a path it is
+// reading already (reading reports it) stays the file's path whatever
+// appears later — a hard link found by a glob after a symlink was being
+// followed was read again from its start, and the file billed twice.
+func OnePathPerFileKeeping(paths []string, reading func(string) bool) (kept []string, dups []Duplicate) {
 	owner := map[fileID]string{}
 	isLink := func(p string) bool {
 		st, err := os.Lstat(p)
 		return err == nil && st.Mode()&os.ModeSymlink != 0
 	}
-	// Owners first: non-symlinks, in order; then symlinks.
-	for _, pass := range []bool{false, true} {
+	// Owners first: paths being read, then non-symlinks in order, then
+	// symlinks.
+	for pass := range 3 {
 		for _, p := range paths {
 			id, ok := identity(p)
-			if !ok || isLink(p) != pass {
+			if !ok {
+				continue
+			}
+			read := reading != nil && reading(p)
+			if (pass == 0) != read || (pass == 1 && isLink(p)) || (pass == 2 && !isLink(p)) {
 				continue
 			}
 			if _, taken := owner[id]; !taken {

@@ -123,7 +123,13 @@ func (t *Tail) expand() []string {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	kept, dups := ingestfile.OnePathPerFile(slices.Compact(paths))
+	t.mu.Lock()
+	reading := make(map[string]bool, len(t.files))
+	for p := range t.files {
+		reading[p] = true
+	}
+	t.mu.Unlock()
+	kept, dups := ingestfile.OnePathPerFileKeeping(slices.Compact(paths), func(p string) bool { return reading[p] })
 	t.mu.Lock()
 	for _, d := range dups {
 		if _, said := t.dups[d.Path]; !said {
