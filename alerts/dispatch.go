@@ -330,16 +330,22 @@ type runJob struct{ run, job string }
 
 // KillStates returns a copy of each job's kill state, by job ID, over
 // every run (a job killed in two runs shows the later state).
-func (d *Dispatcher) KillStates() map[string]KillState { return d.KillStatesOf("\x00any") }
+func (d *Dispatcher) KillStates() map[string]KillState {
+	return d.killStates(func(string) bool { return true })
+}
 
 // KillStatesOf returns a copy of the kill state of each job of one run, by
 // job ID.
 func (d *Dispatcher) KillStatesOf(runID string) map[string]KillState {
+	return d.killStates(func(run string) bool { return run == runID })
+}
+
+func (d *Dispatcher) killStates(ofRun func(string) bool) map[string]KillState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make(map[string]KillState, len(d.states))
 	for k, v := range d.states {
-		if runID == "\x00any" || k.run == runID {
+		if ofRun(k.run) {
 			out[k.job] = KillState{State: v}
 		}
 	}
@@ -584,7 +590,11 @@ func (d *Dispatcher) finish(t task, state ActionState, r Record, detail string) 
 		d.setState(t.alert, state)
 	}
 	if jerr != "" {
-		detail += "; the journal could not record this outcome, so a restart may " + map[bool]string{true: "run the command once more", false: "send it again under the same key"}[t.action == actionKillExec]
+		again := "send it again under the same key"
+		if t.action == actionKillExec {
+			again = "run the command once more"
+		}
+		detail += "; the journal could not record this outcome, so a restart may " + again
 	}
 	d.report(Result{Alert: t.alert, Action: t.action, State: state, Detail: detail, JournalError: jerr})
 }

@@ -200,8 +200,7 @@ type Rules struct {
 	disp        *Dispatcher
 	emit        func(Alert)
 
-	runs        map[*correlate.State]*runRules
-	pendingName *Record
+	runs map[*correlate.State]*runRules
 	// run is the run of the event being observed; cur the one with the
 	// latest event, which the dashboard shows and a manual kill targets.
 	run, cur *runRules
@@ -424,10 +423,9 @@ type RunStart struct {
 // persisted in the journal, so a restart that reads another file first
 // keeps the ID its kills were keyed by.
 func (r *Rules) BeginRun(st *correlate.State, start RunStart) string {
-	r.pendingName = nil
-	id := r.nameRun(start)
+	id, name := r.nameRun(start)
 	rr := newRunRules(id)
-	rr.name, r.pendingName = r.pendingName, nil
+	rr.name = name
 	r.runs[st] = rr
 	if r.cur == nil {
 		r.setCurrent(rr)
@@ -482,14 +480,17 @@ const stateRunNamed ActionState = "run_named"
 // apart, so two are never taken for one.
 const sameRunWithin = 6 * time.Hour
 
-func (r *Rules) nameRun(start RunStart) string {
+// nameRun names a run; for a derived ID it also returns the journal record
+// that keeps the name for later starts (written with the run's first
+// action, see fire), nil otherwise.
+func (r *Rules) nameRun(start RunStart) (string, *Record) {
 	switch {
 	case start.LogRunID != "":
-		return start.LogRunID
+		return start.LogRunID, nil
 	case r.cfg.RunID != "" && start.Window != "":
-		return r.cfg.RunID + "-" + start.Window
+		return r.cfg.RunID + "-" + start.Window, nil
 	case r.cfg.RunID != "":
-		return r.cfg.RunID
+		return r.cfg.RunID, nil
 	}
 	srcs := slices.Clone(r.cfg.RunSources)
 	slices.Sort(srcs)
@@ -501,13 +502,13 @@ func (r *Rules) nameRun(start RunStart) string {
 	if start.Window != "" {
 		// The window is a pure function of log time: every restart and
 		// every replica agrees on it whatever it reads first.
-		return "derived-" + sources + "-" + start.Window
+		return "derived-" + sources + "-" + start.Window, nil
 	}
 	first := start.First
 	fmt.Fprintf(h, "%d\x00%s\x00%s", first.TS, first.JobID, first.Kind)
 	derived := "derived-" + hex.EncodeToString(h.Sum(nil)[:8])
 	if r.disp == nil || r.disp.journal == nil {
-		return derived
+		return derived, nil
 	}
 	// Which file is read first is an accident of the read: look for a run
 	// of these inputs derived from a first event close to this one.
@@ -522,13 +523,12 @@ func (r *Rules) nameRun(start RunStart) string {
 		}
 	}
 	if best != "" {
-		return best
+		return best, nil
 	}
 	// Journaled with the run's first action (see fire): a run that fires
 	// nothing keys nothing, and needs no record.
-	r.pendingName = &Record{Key: fmt.Sprintf("run:%s:%d", sources, hour), Action: "run", State: stateRunNamed, RunID: derived, AtNS: first.TS,
+	return derived, &Record{Key: fmt.Sprintf("run:%s:%d", sources, hour), Action: "run", State: stateRunNamed, RunID: derived, AtNS: first.TS,
 		LogAt: correlate.FormatTime(first.TS)}
-	return derived
 }
 
 func abs(v int64) int64 {

@@ -406,11 +406,15 @@ func TestEveryTerminalSize(t *testing.T) {
 	// Every small size, then a stride through the large ones (each size
 	// costs four full renders).
 	var widths, heights []int
-	for w := 0; w <= 300; w += map[bool]int{true: 1, false: 23}[w < 50] {
-		widths = append(widths, w)
+	for w := 0; w <= 300; w++ {
+		if w < 50 || w%23 == 0 {
+			widths = append(widths, w)
+		}
 	}
-	for h := 0; h <= 100; h += map[bool]int{true: 1, false: 9}[h < 25] {
-		heights = append(heights, h)
+	for h := 0; h <= 100; h++ {
+		if h < 25 || h%9 == 0 {
+			heights = append(heights, h)
+		}
 	}
 	for _, w := range widths {
 		for _, h := range heights {
