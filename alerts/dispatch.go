@@ -504,16 +504,12 @@ func (d *Dispatcher) enqueue(t task, why, jerr string) {
 		d.leave(t, "burnrate is stopping")
 		return
 	}
-	if t.kill() && t.alert.JobID != "" {
-		// Before a worker can take it: set after, it could overwrite the
-		// acknowledged state of a delivery that was quicker.
-		d.states[runJob{t.alert.RunID, t.alert.JobID}] = StateRequested
-	}
-	d.inflight.Add(1)
-	d.queue = append(d.queue, t)
-	waiting := len(d.queue) + d.busy - actionWorkers
+	waiting := len(d.queue) + 1 + d.busy - actionWorkers
 	d.mu.Unlock()
-	d.poke()
+	// Said before a worker can take it: said after, a quick delivery's
+	// "acknowledged" could be followed by this "requested", and whoever
+	// keeps the last result shows a finished kill as pending (issue 21's
+	// redirect test caught it on CI).
 	switch {
 	case why != "":
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why, JournalError: jerr})
@@ -524,6 +520,22 @@ func (d *Dispatcher) enqueue(t task, why, jerr string) {
 		d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, JournalError: jerr,
 			Detail: "delivering now, though the journal could not record the request"})
 	}
+	d.mu.Lock()
+	if d.stopped {
+		delete(d.claimed, t.key)
+		d.mu.Unlock()
+		d.leave(t, "burnrate is stopping")
+		return
+	}
+	if t.kill() && t.alert.JobID != "" {
+		// Before a worker can take it: set after, it could overwrite the
+		// acknowledged state of a delivery that was quicker.
+		d.states[runJob{t.alert.RunID, t.alert.JobID}] = StateRequested
+	}
+	d.inflight.Add(1)
+	d.queue = append(d.queue, t)
+	d.mu.Unlock()
+	d.poke()
 }
 
 // interrupted is true when a delivery ended because Shutdown's drain
