@@ -182,6 +182,10 @@ type JobReport struct {
 	FirstTS    string   `json:"first_ts"`
 	LastTS     string   `json:"last_ts"`
 	Findings   []string `json:"findings"`
+	// AgentReportedUSD is the agent's own figure for the session (claude
+	// -p's total_cost_usd), beside the computed SpendUSD; absent when the
+	// log gave none.
+	AgentReportedUSD *float64 `json:"agent_reported_usd,omitempty"`
 }
 
 type BreakerReport struct {
@@ -488,6 +492,10 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: o.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: j.wasted(o).USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
 		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: findings}
+	if p, ok := s.AgentReported(j); ok {
+		usd := p.USD()
+		jr.AgentReportedUSD = &usd
+	}
 	for k := FindingKind(0); k < NumFindingKinds; k++ {
 		if j.HasFinding(k) {
 			jr.Findings = append(jr.Findings, k.String())

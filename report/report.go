@@ -210,6 +210,10 @@ func appendJob(b []byte, j *correlate.JobReport) []byte {
 		}
 		b = append(b, in+"]"...)
 	}
+	if j.AgentReportedUSD != nil {
+		b = append(b, ","+in+`"agent_reported_usd": `...)
+		b = appendFloat(b, *j.AgentReportedUSD)
+	}
 	return append(b, "\n    }"...)
 }
 
@@ -350,6 +354,22 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			fmt.Fprintf(&b, "- Jobs: %s%s\n", cell(strings.Join(f.Jobs, ", ")), more)
 		}
 		fmt.Fprintf(&b, "- What to do: %s\n\n", f.Advice)
+	}
+
+	agentRows := 0
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if j.AgentReportedUSD == nil || agentRows >= 20 {
+			continue
+		}
+		if agentRows == 0 {
+			b.WriteString("## Agents' own figures\n\nThe agent's own cost for a session (claude -p's total_cost_usd) beside burnrate's. burnrate bills the last record of each response and adds what the agent's per-model usage names beyond its records (internal calls, retried failures); it follows the provider's price table, so the two can differ.\n\n| Session | burnrate | Agent's own | Difference |\n|---|---:|---:|---:|\n")
+		}
+		agentRows++
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(j.JobID), correlate.USD(j.SpendUSD), correlate.USD(*j.AgentReportedUSD), correlate.USD(j.SpendUSD-*j.AgentReportedUSD))
+	}
+	if agentRows > 0 {
+		b.WriteString("\n")
 	}
 
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")

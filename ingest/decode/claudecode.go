@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
@@ -13,8 +15,14 @@ import (
 // Claude Code session transcripts: ~/.claude/projects/<project>/<session>.jsonl,
 // with subagents in <session>/subagents/agent-*.jsonl (their records carry
 // the parent's sessionId). One API response is written once per content
-// block, so records repeating a message.id and requestId are one response,
-// counted once — the first, as ccusage does. Claude Code also retries on
+// block, so records repeating a message.id (and requestId, where a line
+// has one: Bedrock, Vertex and proxies write none) are one response. Its
+// usage grows across them while the response streams — the first holds a
+// partial output count (e.g. 8), the last the final one (e.g. 1,703) — so
+// the first record is the call and each later one adds only its growth
+// (ingest.KindUsageGrowth): the response costs what its last record says,
+// as the bill does. (ccusage keeps the first record: its issues #901 and
+// #938.) Claude Code also retries on
 // its own: each retry is a {"type":"system","subtype":"api_error",…}
 // record, and when it gives up an assistant record with
 // "isApiErrorMessage":true. Those are the failed attempts of the call in
@@ -65,6 +73,26 @@ type claudeRecord struct {
 	ErrorStatus                                               int    // error.status of an api_error record
 	ErrorCode                                                 string // error as a string, on the give-up record
 	Message                                                   *claudeMessage
+	// claude -p's result record: Claude Code's own cost figure and usage
+	// per model (which counts internal calls no assistant record shows).
+	TotalCostUSD *float64
+	IsError      bool
+	ModelUsage   []claudeModelUsage
+}
+
+// claudeModelUsage is one model's entry of a result record's modelUsage.
+type claudeModelUsage struct {
+	Model                                 string
+	Input, Output, CacheRead, CacheCreate int64
+}
+
+// claudeCounted is what one response has been billed so far: the largest
+// of each field over its records (usage only grows while it streams, and
+// taking the largest means a hostile record can never lower the spend).
+type claudeCounted struct {
+	usage   claudeUsage
+	cc1h    int64
+	costUSD float64
 }
 
 // claudeCall is the API call in flight in one session (and file: a
@@ -84,34 +112,48 @@ type claudeDecoder struct {
 	ev    ingest.Event
 	mode  CostMode
 	calls map[string]*claudeCall // session → call in flight
-	seen  map[string]struct{}    // message.id + requestId already counted
+	// seen is what each response (message.id + requestId) has been
+	// counted so far; bySession what each session and model has, for a
+	// claude -p result's modelUsage.
+	seen      map[string]*claudeCounted
+	bySession map[string]*claudeUsage
+	failed    map[string]int16 // session → status of its last give-up, for its result
 }
 
 func newClaudeDecoder(p *Parser, mode CostMode) *claudeDecoder {
 	if mode == "" {
 		mode = CostAuto
 	}
-	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[string]struct{}{}}
+	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[string]*claudeCounted{},
+		bySession: map[string]*claudeUsage{}, failed: map[string]int16{}}
 }
 
-// maxSeen bounds the de-duplication memory: past it, the oldest half is
-// not remembered (a repeat that far apart is not a content-block repeat).
-const maxSeen = 1 << 20
+// maxSeen bounds the de-duplication memory: past it, what was counted is
+// forgotten (the records of one response are written within seconds: a
+// repeat that far apart is not a content-block repeat).
+const maxSeen = 1 << 18
 
 func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	r, sr := d.scan(line)
 	if sr != ingest.Accepted {
 		return sr
 	}
+	synthetic := r.Message != nil && r.Message.Model == "<synthetic>"
 	switch {
 	case r.Type == "system" && r.Subtype == "api_error":
 		return d.retry(r, emit)
-	case r.Type == "assistant" && r.IsAPIError:
-		return d.gaveUp(r, emit)
+	case r.Type == "assistant" && (r.IsAPIError || synthetic && r.ErrorCode != ""):
+		return d.gaveUp(r, line, emit)
+	case synthetic:
+		// Claude Code's own notices ("No response requested.", an
+		// interrupt): no API call was made.
+		return ingest.SkipInfo
 	case r.Type == "assistant" && r.Message != nil && r.Message.Usage != nil:
 		return d.response(r, emit)
+	case r.Type == "result":
+		return d.result(r, emit)
 	}
-	return ingest.SkipInfo // user turns, summaries, snapshots: not API calls
+	return ingest.SkipInfo // user turns, summaries, snapshots, init: not API calls
 }
 
 // scan reads the fields a record needs with the single-pass scanner,
@@ -126,7 +168,7 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 		return nil, ingest.SkipInvalidJSON
 	}
 	r := &d.rec
-	*r = claudeRecord{}
+	*r = claudeRecord{ModelUsage: r.ModelUsage[:0]}
 	d.msg, d.usage, d.cc = claudeMessage{}, claudeUsage{}, claudeCacheSplit{}
 	sc := &d.sc
 	sc.reset(line)
@@ -160,8 +202,50 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			r.Type = str()
 		case "subtype":
 			r.Subtype = str()
-		case "sessionId":
+		case "sessionId", "session_id": // transcripts; claude -p's output
 			r.SessionID = str()
+		case "total_cost_usd":
+			if c := sc.peek(); c == '-' || (c >= '0' && c <= '9') {
+				if f, err := strconv.ParseFloat(string(sc.num()), 64); err == nil {
+					r.TotalCostUSD = &f
+				}
+			} else {
+				sc.skip()
+			}
+		case "is_error":
+			if sc.peek() == 't' {
+				sc.lit("true")
+				r.IsError = true
+			} else {
+				sc.skip()
+			}
+		case "modelUsage":
+			if sc.peek() != '{' {
+				sc.skip()
+				return
+			}
+			sc.object(func(model []byte) {
+				if sc.peek() != '{' || len(r.ModelUsage) >= 64 {
+					sc.skip()
+					return
+				}
+				mu := claudeModelUsage{Model: string(model)}
+				sc.object(func(k []byte) {
+					switch string(k) {
+					case "inputTokens":
+						mu.Input = num()
+					case "outputTokens":
+						mu.Output = num()
+					case "cacheReadInputTokens":
+						mu.CacheRead = num()
+					case "cacheCreationInputTokens":
+						mu.CacheCreate = num()
+					default:
+						sc.skip()
+					}
+				})
+				r.ModelUsage = append(r.ModelUsage, mu)
+			})
 		case "cwd":
 			r.Cwd = str()
 		case "timestamp":
@@ -274,6 +358,7 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 	ev := &d.ev
 	ev.Reset()
 	ev.Kind, ev.Provider = ingest.KindLLMCall, "anthropic"
+	ev.AgentSession = true
 	ev.JobID = CleanField(r.SessionID)
 	if r.Cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(r.Cwd, "\\", "/")))
@@ -324,36 +409,105 @@ func (d *claudeDecoder) retry(r *claudeRecord, emit func(*ingest.Event)) ingest.
 	return ingest.Accepted
 }
 
-// gaveUp is the last failed attempt: Claude Code stopped retrying.
-func (d *claudeDecoder) gaveUp(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
+// gaveUp is the last failed attempt: Claude Code stopped retrying. In a
+// transcript the record says isApiErrorMessage and apiErrorStatus; in
+// claude -p's output only its text does ("API Error: 529 {…}").
+func (d *claudeDecoder) gaveUp(r *claudeRecord, line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	ev := d.base(r)
 	c := d.call(r)
 	c.attempts++
 	ev.Attempt = c.attempts
 	ev.IdempotencyKey = c.key
-	ev.Status = int16(min(max(r.APIErrorSt, 0), 999))
-	code := r.ErrorCode
+	status, code := r.APIErrorSt, r.ErrorCode
+	if status == 0 || code == "unknown" {
+		if st, typ, ok := apiErrorText(line); ok {
+			status = cmp.Or(status, st)
+			code = cmp.Or(typ, code)
+		}
+	}
+	ev.Status = int16(min(max(status, 0), 999))
 	ev.ErrorType = CleanField(code)
-	if ev.Status == 0 && code == "" {
+	if ev.Status == 0 && (code == "" || code == "unknown") {
 		ev.ErrorType = "connection_error"
 	}
 	delete(d.calls, r.SessionID) // the call is over
+	if len(d.failed) > 100_000 {
+		clear(d.failed)
+	}
+	d.failed[r.SessionID] = ev.Status
 	emit(ev)
 	return ingest.Accepted
 }
 
-// response is a completed call, once per message.id and requestId.
+// apiErrorText reads the status and error type from the text of a
+// synthetic API-error record: "API Error: 529 {"type":"error","error":
+// {"type":"overloaded_error",…}}". Such records are rare, so the line is
+// decoded again in full rather than slowing every other line down.
+func apiErrorText(line []byte) (status int, typ string, ok bool) {
+	var rec struct {
+		Message struct {
+			Content []struct{ Type, Text string }
+		}
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return 0, "", false
+	}
+	for _, c := range rec.Message.Content {
+		rest, found := strings.CutPrefix(c.Text, "API Error: ")
+		if !found {
+			continue
+		}
+		if len(rest) >= 3 {
+			if n, err := strconv.Atoi(rest[:3]); err == nil && n >= 100 && n <= 599 {
+				status = n
+				var body struct{ Error struct{ Type string } }
+				if json.Unmarshal([]byte(strings.TrimSpace(rest[3:])), &body) == nil {
+					typ = body.Error.Type
+				}
+				return status, typ, true
+			}
+		}
+		return 0, "", true // "API Error: Connection error." and the like
+	}
+	return 0, "", false
+}
+
+// response is a completed call: the first record of a message.id (and
+// requestId) is the call, a later one only its growth.
 func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
 	m := r.Message
-	if m.ID != "" && r.RequestID != "" {
+	u := m.Usage
+	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
+		return ingest.SkipWrongType
+	}
+	var cc1h int64
+	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h > 0 && cc.Ephemeral1h <= u.CacheCreationInputTokens {
+		cc1h = cc.Ephemeral1h
+	}
+	cost, hasCost := 0.0, false
+	switch d.mode {
+	case CostAuto:
+		if r.CostUSD != nil {
+			cost, hasCost = *r.CostUSD, true
+		}
+	case CostDisplay:
+		hasCost = true
+		if r.CostUSD != nil {
+			cost = *r.CostUSD
+		}
+	}
+	var counted *claudeCounted
+	if m.ID != "" {
 		k := m.ID + "\x00" + r.RequestID
-		if _, dup := d.seen[k]; dup {
-			return ingest.SkipInfo // another content block of a response already counted
+		if prev := d.seen[k]; prev != nil {
+			return d.growth(r, prev, cc1h, cost, hasCost, emit)
 		}
 		if len(d.seen) >= maxSeen {
 			clear(d.seen)
 		}
-		d.seen[k] = struct{}{}
+		counted = &claudeCounted{usage: *u, cc1h: cc1h, costUSD: cost}
+		counted.usage.CacheCreation = nil
+		d.seen[k] = counted
 	}
 	ev := d.base(r)
 	c := d.call(r)
@@ -362,29 +516,128 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	ev.IdempotencyKey = c.key
 	delete(d.calls, r.SessionID)
 	ev.Status = 200
-	if m.Model != "<synthetic>" {
-		ev.Model = CleanField(m.Model)
-	}
-	u := m.Usage
-	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
-		return ingest.SkipWrongType
-	}
+	ev.Model = CleanField(m.Model)
 	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
-	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h > 0 && cc.Ephemeral1h <= u.CacheCreationInputTokens {
-		ev.CacheCreate1hTokens = cc.Ephemeral1h
-	}
-	switch d.mode {
-	case CostAuto:
-		if r.CostUSD != nil {
-			ev.CostUSD, ev.HasCost = *r.CostUSD, true
-		}
-	case CostDisplay:
-		ev.HasCost = true
-		if r.CostUSD != nil {
-			ev.CostUSD = *r.CostUSD
-		}
-	}
+	ev.CacheCreate1hTokens = cc1h
+	ev.CostUSD, ev.HasCost = cost, hasCost
+	d.countSession(r.SessionID, m.Model, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	emit(ev)
 	return ingest.Accepted
+}
+
+// growth is a later record of a response already counted: what it adds
+// over the largest seen so far, field by field, as a usage growth; a
+// record that adds nothing (the common repeat) is skipped.
+func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64, cost float64, hasCost bool, emit func(*ingest.Event)) ingest.SkipReason {
+	u, p := r.Message.Usage, &prev.usage
+	grow := func(have *int64, now int64) int64 {
+		if now <= *have {
+			return 0
+		}
+		g := now - *have
+		*have = now
+		return g
+	}
+	ev := d.base(r)
+	ev.Kind = ingest.KindUsageGrowth
+	ev.Status = 200
+	ev.Model = CleanField(r.Message.Model)
+	ev.InputTokens = grow(&p.InputTokens, u.InputTokens)
+	ev.OutputTokens = grow(&p.OutputTokens, u.OutputTokens)
+	ev.CacheReadTokens = grow(&p.CacheReadInputTokens, u.CacheReadInputTokens)
+	ev.CacheCreateTokens = grow(&p.CacheCreationInputTokens, u.CacheCreationInputTokens)
+	ev.CacheCreate1hTokens = min(grow(&prev.cc1h, cc1h), ev.CacheCreateTokens)
+	if hasCost && cost > prev.costUSD {
+		ev.CostUSD, ev.HasCost = cost-prev.costUSD, true
+		prev.costUSD = cost
+	} else if hasCost {
+		ev.HasCost = true // priced by the record's own figure, which did not grow
+	}
+	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 && ev.CostUSD == 0 {
+		return ingest.SkipInfo // another content block, nothing more to bill
+	}
+	d.countSession(r.SessionID, r.Message.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	emit(ev)
+	return ingest.Accepted
+}
+
+// countSession adds a response's usage to its session's per-model sums,
+// which a claude -p result's modelUsage is reconciled against.
+func (d *claudeDecoder) countSession(session, model string, in, out, cr, cw int64) {
+	k := session + "\x00" + model
+	s := d.bySession[k]
+	if s == nil {
+		if len(d.bySession) >= maxSeen {
+			clear(d.bySession)
+		}
+		s = &claudeUsage{}
+		d.bySession[k] = s
+	}
+	s.InputTokens = satAdd(s.InputTokens, in)
+	s.OutputTokens = satAdd(s.OutputTokens, out)
+	s.CacheReadInputTokens = satAdd(s.CacheReadInputTokens, cr)
+	s.CacheCreationInputTokens = satAdd(s.CacheCreationInputTokens, cw)
+}
+
+// result is claude -p's last record. Its modelUsage counts every call the
+// session billed, internal ones (a haiku call naming the session, a
+// summary) and retried failures included, which no assistant record
+// shows: what it names beyond the records is added as usage growth, so a
+// run that gave up on 529 after being billed is not $0. Its
+// total_cost_usd, Claude Code's own figure, is reported beside the
+// computed spend, not added to it.
+func (d *claudeDecoder) result(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
+	if r.SessionID == "" {
+		return ingest.SkipInfo
+	}
+	status := int16(200)
+	if r.IsError {
+		status = d.failed[r.SessionID] // 0 (unknown failure) when no give-up record came
+	}
+	emitted := false
+	for _, mu := range r.ModelUsage {
+		if mu.Input < 0 || mu.Output < 0 || mu.CacheRead < 0 || mu.CacheCreate < 0 {
+			return ingest.SkipWrongType
+		}
+		have := d.bySession[r.SessionID+"\x00"+mu.Model]
+		if have == nil {
+			have = &claudeUsage{}
+		}
+		ev := d.base(r)
+		ev.Kind = ingest.KindUsageGrowth
+		ev.Status = status
+		ev.Model = CleanField(mu.Model)
+		ev.InputTokens = max(0, mu.Input-have.InputTokens)
+		ev.OutputTokens = max(0, mu.Output-have.OutputTokens)
+		ev.CacheReadTokens = max(0, mu.CacheRead-have.CacheReadInputTokens)
+		ev.CacheCreateTokens = max(0, mu.CacheCreate-have.CacheCreationInputTokens)
+		if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 {
+			continue
+		}
+		d.countSession(r.SessionID, mu.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+		emit(ev)
+		emitted = true
+	}
+	if r.TotalCostUSD != nil {
+		ev := d.base(r)
+		ev.Kind = ingest.KindAgentReport
+		ev.CostUSD, ev.HasCost = *r.TotalCostUSD, true
+		emit(ev)
+		emitted = true
+	}
+	delete(d.failed, r.SessionID)
+	if !emitted {
+		return ingest.SkipInfo
+	}
+	return ingest.Accepted
+}
+
+// satAdd adds token counts without wrapping (a hostile transcript's sums).
+func satAdd(a, b int64) int64 {
+	if c := a + b; c >= a {
+		return c
+	}
+	return 1<<63 - 1
 }

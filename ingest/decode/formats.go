@@ -64,9 +64,12 @@ var Formats = []FormatInfo{
 		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
 		Detect:  2, Keys: [][]string{{"custom_id", "result"}},
 		New: func(p *Parser, _ Options) Decoder { return &anthropicBatchDecoder{p: p} }},
-	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts: responses with usage, Claude Code's own retries (api_error) and give-ups",
+	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
 		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
-		Detect:  1, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"}},
+		Detect:  1, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
+			// claude -p --output-format stream-json (and json --verbose, an
+			// array of the same records; json alone is the result record)
+			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
 		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
