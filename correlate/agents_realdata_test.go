@@ -31,8 +31,15 @@ func readAgentFiles(t *testing.T, paths ...string) (*correlate.State, *correlate
 	defer fs.Close()
 	st := correlate.New(correlate.DefaultConfig())
 	file.Drain(fs.Events(), st)
+	formatsRead = map[string]string{}
+	for _, f := range fs.Files {
+		formatsRead[f.Path] = string(f.Detected.Format)
+	}
 	return st, st.Report()
 }
+
+// formatsRead is what the last readAgentFiles read each file as.
+var formatsRead map[string]string
 
 type claudeTruth struct {
 	Path   string `json:"path"`
@@ -154,4 +161,90 @@ func TestClaudePrintOutputReconciles(t *testing.T) {
 			_ = st
 		})
 	}
+}
+
+type codexTruth struct {
+	File       string `json:"file"`
+	Distinct   int64  `json:"distinct_snapshots"`
+	SumLastDed struct {
+		I, C, O int64
+	} `json:"sum_last_dedup"`
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// TestCodexRolloutsAreRead: issue 25 — Codex CLI rollouts read as nothing
+// (exit 2 with a --map hint). A call is a token_count whose running total
+// moved (each snapshot is written twice), input includes cached input,
+// reasoning is inside output; on nine real rollouts of four Codex versions
+// the calls, tokens and spend equal the independent count, and a rollout
+// with no token_count events gives no calls and no invented spend.
+func TestCodexRolloutsAreRead(t *testing.T) {
+	var dirs = map[string]string{}
+	for _, sub := range []string{"localpush-2026-02-23", "codemie"} {
+		ents, err := os.ReadDir(filepath.Join(realdata2, "codex", sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			dirs[e.Name()] = filepath.Join(realdata2, "codex", sub, e.Name())
+		}
+	}
+	truths := readTruth[codexTruth](t, "codex_truth.jsonl")
+	if len(truths) != 9 {
+		t.Fatalf("%d Codex truths, want 9", len(truths))
+	}
+	for _, tr := range truths {
+		t.Run(tr.File, func(t *testing.T) {
+			p, ok := dirs[tr.File]
+			if !ok {
+				t.Fatalf("%s is not in the sample folders", tr.File)
+			}
+			_, r := readAgentFiles(t, p)
+			tt := r.Totals
+			if tt.Attempts != tr.Distinct || tt.InputTokens+tt.CacheReadTokens != tr.SumLastDed.I || tt.CacheReadTokens != tr.SumLastDed.C || tt.OutputTokens != tr.SumLastDed.O {
+				t.Errorf("calls %d in %d (cached %d) out %d; truth %d in %d (cached %d) out %d", tt.Attempts, tt.InputTokens+tt.CacheReadTokens, tt.CacheReadTokens, tt.OutputTokens,
+					tr.Distinct, tr.SumLastDed.I, tr.SumLastDed.C, tr.SumLastDed.O)
+			}
+			if math.Abs(tt.SpendUSD-tr.CostUSD) > 1e-6 && tr.CostUSD > 0 {
+				t.Errorf("spend $%.6f, truth $%.6f", tt.SpendUSD, tr.CostUSD)
+			}
+			if formatsRead[p] != "codex" {
+				t.Errorf("read as %q", formatsRead[p])
+			}
+			for _, f := range r.Findings {
+				t.Errorf("a clean session raised %s: %s", f.Kind, f.Example)
+			}
+		})
+	}
+}
+
+// TestPricesFromTheMakerFirst: issue 25 — gemini-3-pro resolved to
+// replicate's entry (no cache rate: cached input at 10×), a dated Claude
+// ID to Vertex's entry without cache rates, and a proxy's gpt-5-1-codex
+// spelling to nothing.
+func TestPricesFromTheMakerFirst(t *testing.T) {
+	tb := correlate.EmbeddedPrices()
+	for model, want := range map[string]string{
+		"gemini-3-pro":               "gemini-3-pro-preview",
+		"claude-3-5-sonnet-20240620": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+		"gpt-5-1-codex":              "gpt-5.1-codex",
+		"claude-sonnet-4-5-20250929": "claude-sonnet-4-5-20250929",
+	} {
+		r := tb.Resolve(model)
+		if r.Key != want || r.Price.NoCacheRead {
+			t.Errorf("%s priced as %q (no cache rate: %v), want the maker's %q", model, r.Key, r.Price.NoCacheRead, want)
+		}
+	}
+	if r := tb.Resolve("gpt-5-1-codex-2025-11-13"); r.Key == "" || reseller(r.Key) {
+		t.Errorf("the proxy's dated spelling priced as %q", r.Key)
+	}
+}
+
+func reseller(key string) bool {
+	for _, p := range []string{"replicate/", "snowflake/", "vercel_ai_gateway/", "openrouter/", "gmi/"} {
+		if len(key) >= len(p) && key[:len(p)] == p {
+			return true
+		}
+	}
+	return false
 }

@@ -605,11 +605,17 @@ func (s *State) reportModels(r *Report) {
 		if mr.Model == "" {
 			mr.Model = UnknownModel
 		}
-		if m.approximate {
+		noCacheRate := m.priced && m.price.NoCacheRead && m.cacheRead > 0
+		if m.approximate || noCacheRate {
 			if r.Pricing.ApproximatedModels == nil {
 				r.Pricing.ApproximatedModels = map[string]string{}
 			}
 			r.Pricing.ApproximatedModels[mr.Model] = m.priceKey
+			if noCacheRate {
+				// Said, not hidden: the entry prices cached input at the
+				// full input rate, which may be up to 10× the bill.
+				r.Pricing.ApproximatedModels[mr.Model] = m.priceKey + " (no cache-read rate: cached input priced at the input rate)"
+			}
 		}
 		if m.latencyN > 0 {
 			mr.MeanLatencyMs = math.Round(float64(m.latencySum)/float64(m.latencyN)*10) / 10

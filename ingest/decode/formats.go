@@ -25,6 +25,7 @@ const (
 	FormatOTLPJSON       Format = "otlp-json"       // OTLP/JSON export requests: one per line, or pretty-printed
 	FormatJSONDocument   Format = "json-document"   // a JSON array of records, or pretty-printed objects
 	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
+	FormatCodex          Format = "codex"           // OpenAI Codex CLI session rollouts (~/.codex/sessions)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -71,6 +72,10 @@ var Formats = []FormatInfo{
 			// array of the same records; json alone is the result record)
 			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
 		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
+	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
+		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
+		Detect:  1, Keys: [][]string{{"timestamp", "type", "payload"}},
+		New: func(p *Parser, _ Options) Decoder { return newCodexDecoder(p) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
