@@ -29,6 +29,7 @@ type analysisFlags struct {
 	jobDeadline    string
 	jobIdle        string
 	claude         bool
+	codex          bool
 	costMode       string
 	format         string
 	maps           []string
@@ -50,8 +51,15 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 		}
 		paths = append(paths, dirs...)
 	}
+	if a.codex {
+		dirs, err := codexDirs()
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, dirs...)
+	}
 	if len(paths) == 0 {
-		return nil, errors.New("no input: give log files or directories, or --claude")
+		return nil, errors.New("no input: give log files or directories, or --claude / --codex")
 	}
 	expanded, err := file.ExpandInputs(paths, gz)
 	if err != nil {
@@ -74,15 +82,26 @@ func claudeDirs() ([]string, error) {
 	return dirs, nil
 }
 
+// codexDirs are Codex CLI's session directories, or an error that says
+// where they were looked for.
+func codexDirs() ([]string, error) {
+	dirs := file.CodexSessionDirs()
+	if len(dirs) == 0 {
+		return nil, errors.New("--codex: no Codex sessions directory (looked in ${CODEX_HOME:-~/.codex}/sessions); set CODEX_HOME or give the directory")
+	}
+	return dirs, nil
+}
+
 func (a *analysisFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	a.flags = f
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
-	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "model calls per job above which hidden_retry_layer fires; 0 disables")
+	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "attempts of one call (a model or tool call retried) above which hidden_retry_layer fires; 0 disables")
 	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch, otlp-json, json-document (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
+	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))

@@ -96,6 +96,13 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				}
 				args = append(args, dirs...) // followed as directories: new sessions are picked up
 			}
+			if l.codex {
+				dirs, err := codexDirs()
+				if err != nil {
+					return err
+				}
+				args = append(args, dirs...)
+			}
 			followable, refused := followableFiles(args)
 			if len(followable) > 0 {
 				tl := follow.NewTail(followable, fromEnd, l.input)

@@ -554,6 +554,25 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 // ClaudeProjectDirs are where Claude Code keeps its transcripts:
 // $CLAUDE_CONFIG_DIR (a comma-separated list) or ~/.claude, and the older
 // ~/.config/claude — each one's projects/ directory, those that exist.
+// CodexSessionDirs is where Codex CLI writes its session rollouts:
+// ${CODEX_HOME:-~/.codex}/sessions (YYYY/MM/DD/rollout-*.jsonl below it),
+// when it exists.
+func CodexSessionDirs() []string {
+	root := os.Getenv("CODEX_HOME")
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		root = filepath.Join(home, ".codex")
+	}
+	d := filepath.Join(root, "sessions")
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return []string{d}
+	}
+	return nil
+}
+
 func ClaudeProjectDirs() []string {
 	var roots []string
 	if env := os.Getenv("CLAUDE_CONFIG_DIR"); env != "" {

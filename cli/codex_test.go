@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCodexFollowsNewSessions: issue 25 — `burnrate codex` is `burnrate
+// claude` for Codex CLI: it finds ${CODEX_HOME}/sessions, follows the
+// rollouts there, and picks up a session that starts after it did, in a
+// day directory that did not exist yet. Real rollouts, copied in as Codex
+// writes them; spend equals the independent count.
+func TestCodexFollowsNewSessions(t *testing.T) {
+	bin := burnrate(t)
+	home := t.TempDir()
+	src := "../../shared/realdata/round2/codex/localpush-2026-02-23/"
+	first, second := "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl", "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+	copyInto := func(day, name string) {
+		b, err := os.ReadFile(src + name)
+		if err != nil {
+			t.Fatalf("%v (../shared must sit beside the repository)", err)
+		}
+		d := filepath.Join(home, "sessions", "2026", "02", day)
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyInto("23", first)
+	report := filepath.Join(home, "rep.json")
+	cmd := exec.Command(bin, "codex", "--headless", "--poll-interval", "50ms", "--journal", filepath.Join(home, "j.jsonl"), "--report-out", report)
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	copyInto("24", second) // a new day's directory, after the start
+	time.Sleep(3 * time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	var rep struct {
+		Totals struct {
+			Attempts int64   `json:"attempts"`
+			Jobs     int     `json:"jobs"`
+			SpendUSD float64 `json:"spend_usd"`
+		}
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("no report: %v\n%s", err, stderr.String())
+	}
+	// 28 + 6 calls, $0.667549 + $0.161689 (SOURCES.md).
+	if rep.Totals.Jobs != 2 || rep.Totals.Attempts != 34 || math.Abs(rep.Totals.SpendUSD-0.829238) > 2e-6 {
+		t.Errorf("jobs %d calls %d spend $%.6f, want 2 sessions, 34 calls, $0.829238\n%s", rep.Totals.Jobs, rep.Totals.Attempts, rep.Totals.SpendUSD, stderr.String())
+	}
+}
