@@ -63,3 +63,25 @@ func TestCodexFollowsNewSessions(t *testing.T) {
 		t.Errorf("jobs %d calls %d spend $%.6f, want 2 sessions, 34 calls, $0.829238\n%s", rep.Totals.Jobs, rep.Totals.Attempts, rep.Totals.SpendUSD, stderr.String())
 	}
 }
+
+// TestFormatsDetectNamesEveryAgent: issue 25 — `formats --detect` names
+// each agent's files: a Codex rollout, claude -p stream output, a Gemini
+// session and its prompt log (once taken for a Claude Code transcript).
+func TestFormatsDetectNamesEveryAgent(t *testing.T) {
+	r := "../../shared/realdata/round2/"
+	for path, want := range map[string]string{
+		r + "codex/codemie/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl": "codex",
+		r + "claude-headless/vecsum-2026-01-14-12-47-23-313_req_fix_05_logging.stream.jsonl":       "claude-code",
+		r + "claude/codemie-v2.0.76/session-624a4a58.jsonl":                                        "claude-code",
+		r + "gemini/session-2025-12-01T21-45-5b959dae.json":                                        "gemini-cli, a JSON document",
+		r + "gemini/logs.json": "gemini-cli, a JSON document",
+	} {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%v (../shared must sit beside the repository)", err)
+		}
+		out, err := run(t, "formats", "--detect", path)
+		if err != nil || !bytes.Contains([]byte(out), []byte(path+": "+want+" ")) && !bytes.Contains([]byte(out), []byte(path+": "+want+" (")) {
+			t.Errorf("%s: %v\n%s", path, err, out)
+		}
+	}
+}
