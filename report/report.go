@@ -32,6 +32,9 @@ import (
 // would write (FuzzJobJSONMatchesEncodingJSON holds it to that), instead
 // of building the whole document and an indented copy of it in memory.
 func JSON(w io.Writer, r *correlate.Report) error {
+	// IDs are kept as logged: bidi and zero-width characters in them are
+	// written as \u escapes, the same JSON, inert on a terminal.
+	w = &display.JSONWriter{W: w}
 	head := *r
 	head.Jobs = nil
 	b, err := json.MarshalIndent(&head, "", "  ")

@@ -359,7 +359,7 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 	ev.Reset()
 	ev.Kind, ev.Provider = ingest.KindLLMCall, "anthropic"
 	ev.AgentSession = true
-	ev.JobID = CleanField(r.SessionID)
+	ev.JobID = CleanID(r.SessionID)
 	if r.Cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(r.Cwd, "\\", "/")))
 	}
@@ -382,7 +382,7 @@ func (d *claudeDecoder) call(r *claudeRecord) *claudeCall {
 		if id == "" {
 			id = r.Timestamp
 		}
-		c = &claudeCall{key: CleanField("cc:" + r.SessionID + ":" + id)}
+		c = &claudeCall{key: CleanID("cc:" + r.SessionID + ":" + id)}
 		d.calls[r.SessionID] = c
 		if len(d.calls) > 100_000 {
 			clear(d.calls) // sessions abandoned mid-retry: forget them

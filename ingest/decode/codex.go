@@ -207,7 +207,7 @@ func (d *codexDecoder) base() *ingest.Event {
 	if d.provider != "" && d.provider != "openai" {
 		ev.Provider = CleanField(d.provider) // an SSO proxy or another host: said as it is
 	}
-	ev.JobID = CleanField(d.session)
+	ev.JobID = CleanID(d.session)
 	if d.cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(d.cwd, "\\", "/")))
 	}
@@ -218,7 +218,7 @@ func (d *codexDecoder) base() *ingest.Event {
 	} else {
 		ev.TS = d.p.lastTS
 	}
-	ev.IdempotencyKey = CleanField("codex:" + d.session + ":" + strconv.Itoa(d.calls+1))
+	ev.IdempotencyKey = CleanID("codex:" + d.session + ":" + strconv.Itoa(d.calls+1))
 	return ev
 }
 

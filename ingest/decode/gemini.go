@@ -79,10 +79,10 @@ func (d *geminiDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Skip
 		ev := &d.ev
 		ev.Reset()
 		ev.Kind, ev.Provider, ev.AgentSession = ingest.KindLLMCall, "gemini", true
-		ev.JobID = CleanField(s.SessionID)
+		ev.JobID = CleanID(s.SessionID)
 		ev.JobType = CleanField(s.ProjectHash)
 		ev.Model = CleanField(m.Model)
-		ev.IdempotencyKey = CleanField("gemini:" + s.SessionID + ":" + m.ID)
+		ev.IdempotencyKey = CleanID("gemini:" + s.SessionID + ":" + m.ID)
 		if ts, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
 			ev.TS = unixNanoInRange(ts)
 			d.p.lastTS = ev.TS
