@@ -30,6 +30,7 @@ type analysisFlags struct {
 	jobIdle        string
 	claude         bool
 	codex          bool
+	jobRetention   string // live commands only
 	costMode       string
 	format         string
 	maps           []string
@@ -130,6 +131,14 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 			return nil, correlate.Config{}, fmt.Errorf("--job-idle: %w", err)
 		}
 		over.JobIdle, over.IdleSet = d, true
+	}
+	over.Live = a.acting
+	if a.jobRetention != "" {
+		d, err := config.ParseDuration(a.jobRetention)
+		if err != nil {
+			return nil, correlate.Config{}, fmt.Errorf("--job-retention: %w", err)
+		}
+		over.JobRetention, over.RetentionSet = d, true
 	}
 	cfg, err := file.Correlate(over)
 	if err != nil {

@@ -35,12 +35,16 @@ type State struct {
 	store   attemptStore
 	// agentReported is an agent's own cost figure per job (Job.Seq).
 	agentReported map[int32]Pico
-	models        map[string]*modelStats
-	modelLs       []*modelStats
-	tools         map[string]*toolStats
-	toolLs        []*toolStats
-	names         []string
-	nameIdx       map[string]uint32
+	// retired sums the jobs retired after JobRetention (retention.go);
+	// nextSweep is the log time of the next look for them.
+	retired   retired
+	nextSweep int64
+	models    map[string]*modelStats
+	modelLs   []*modelStats
+	tools     map[string]*toolStats
+	toolLs    []*toolStats
+	names     []string
+	nameIdx   map[string]uint32
 
 	lastModel *modelStats
 	lastTool  *toolStats
@@ -210,7 +214,8 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			after(job, ev)
 		}
 	}
-	clear(res) // no pointers kept past the batch
+	clear(res)      // no pointers kept past the batch
+	s.retireSweep() // between batches: it moves jobs and operations
 }
 
 // resolved is an event's job and operation, looked up ahead (Consume).
@@ -350,7 +355,13 @@ func (s *State) OutOfOrder() int64 { return s.outOfOrder }
 
 // Apply folds one event into the state and returns the job it touched.
 func (s *State) Apply(ev *ingest.Event) *Job {
-	return s.apply(ev, s.job(ev), nil)
+	job := s.apply(ev, s.job(ev), nil)
+	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
+		// A retired job is still whole for the caller: compaction only
+		// drops it from the state.
+		s.retireSweep()
+	}
+	return job
 }
 
 // apply is Apply with the event's job found, and its operation when op is
