@@ -3,12 +3,15 @@ package correlate_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 )
@@ -290,5 +293,65 @@ func TestGeminiSessionsAreRead(t *testing.T) {
 	_, r := readAgentFiles(t, p)
 	if formatsRead[p] != "gemini-cli" || r.Totals.Attempts != 0 {
 		t.Errorf("logs.json read as %s with %d calls", formatsRead[p], r.Totals.Attempts)
+	}
+}
+
+// applyLines reads lines as one Claude Code file would be read.
+func applyClaudeLines(t *testing.T, lines []string) *correlate.Report {
+	t.Helper()
+	dec := decode.NewDecoder(decode.FormatClaudeCode, nil, decode.Options{CostMode: decode.CostCalculate})
+	st := correlate.New(correlate.DefaultConfig())
+	for _, l := range lines {
+		dec.Decode([]byte(l), func(ev *ingest.Event) { st.Apply(ev) })
+	}
+	return st.Report()
+}
+
+// TestClaudePrintModelUsageSpeltOtherwise: red team of issue 25 — claude
+// -p's result names models as "claude-opus-4-6[1m]" or Bedrock IDs where
+// the assistant records say "claude-opus-4-6"; matched by the exact name,
+// the whole modelUsage was added again on top of the records ($0.2986 for
+// a run billed $0.1536, and a job ceiling killed it). Matched by family,
+// and an unmatched entry can never re-bill what the records billed.
+func TestClaudePrintModelUsageSpeltOtherwise(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(realdata2, "claude-headless", "vecsum-2026-01-14-12-37-51-659_req_fix_02_database-schema.stream.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spelling := range []string{"claude-opus-4-5-20251101[1m]", "us.anthropic.claude-opus-4-5-20251101-v1:0", "opus-by-another-name"} {
+		text := strings.Replace(string(b), `"modelUsage":{"claude-haiku-4-5-20251001"`, `"modelUsage":{"claude-haiku-4-5-20251001"`, 1)
+		text = strings.Replace(text, `"claude-opus-4-5-20251101":{"inputTokens"`, `"`+spelling+`":{"inputTokens"`, 1)
+		if text == string(b) {
+			t.Fatal("the fixture's modelUsage was not found")
+		}
+		r := applyClaudeLines(t, strings.Split(strings.TrimSpace(text), "\n"))
+		// Between what the records bill ($0.144996) and Claude Code's own
+		// figure ($0.1536): an unrecognised spelling may leave some of its
+		// internal calls out, but it never bills the records twice.
+		if s := r.Totals.SpendUSD; s > 0.1545 || s < 0.144996 {
+			t.Errorf("modelUsage spelt %q: spend $%.6f, want between the records' $0.144996 and Claude Code's own $0.1536", spelling, s)
+		}
+	}
+}
+
+// TestAResponseCannotGrowPastAnyCall: red team of issue 25 — usage growth
+// came in pieces each under the per-call bound, so one response reached
+// 99 billion output tokens ($2.475M). The response as a whole is bounded.
+func TestAResponseCannotGrowPastAnyCall(t *testing.T) {
+	var lines []string
+	for i := range 1001 {
+		lines = append(lines, fmt.Sprintf(`{"type":"assistant","sessionId":"s","uuid":"u%d","timestamp":"2026-03-10T01:00:00Z","message":{"id":"msg_1","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":1,"output_tokens":%d}}}`, i, i*99_000_000))
+	}
+	r := applyClaudeLines(t, lines)
+	if r.Totals.OutputTokens > ingest.MaxTokensPerCall || r.Totals.Attempts != 1 {
+		t.Errorf("one response billed %d output tokens over %d attempts", r.Totals.OutputTokens, r.Totals.Attempts)
+	}
+	// And a growth is no attempt: an unpriced response is one unpriced attempt.
+	lines = lines[:0]
+	for i := range 6 {
+		lines = append(lines, fmt.Sprintf(`{"type":"assistant","sessionId":"s","uuid":"u%d","timestamp":"2026-03-10T01:00:00Z","message":{"id":"msg_1","model":"claude-nonexistent-9","usage":{"input_tokens":1,"output_tokens":%d}}}`, i, 1+i*10))
+	}
+	if r = applyClaudeLines(t, lines); r.Totals.UnpricedAttempts != 1 || r.Totals.Attempts != 1 {
+		t.Errorf("one unpriced response: %d attempts, %d unpriced", r.Totals.Attempts, r.Totals.UnpricedAttempts)
 	}
 }

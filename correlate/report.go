@@ -637,7 +637,7 @@ func (s *State) reportModels(r *Report) {
 			mr.MeanLatencyMs = math.Round(float64(m.latencySum)/float64(m.latencyN)*10) / 10
 		}
 		mr.Status = m.statuses.byName()
-		if m.unpriced > 0 {
+		if m.unpriced > 0 || m.unpricedGrowth {
 			r.Pricing.UnpricedModels = append(r.Pricing.UnpricedModels, mr.Model)
 		}
 		r.Models = append(r.Models, mr)

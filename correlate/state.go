@@ -123,6 +123,7 @@ type modelStats struct {
 	cacheRead       int64
 	cacheWrite      int64
 	unpriced        int64
+	unpricedGrowth  bool  // unpriced tokens from usage growth alone
 	latencySum      int64 // ms, over attempts that reported one
 	latencyN        int64
 	nameIdx         uint32
@@ -883,10 +884,12 @@ func (s *State) modelTokens(ms *modelStats, ev *ingest.Event, cost Pico) {
 func (s *State) grow(job *Job, ev *ingest.Event) {
 	ms := s.model(ev)
 	cost, priced := s.cost(ms, ev, ev.PromptTokens)
-	if !priced {
-		ms.unpriced++ // tokens no price covers: said, never $0
-		job.Unpriced++
-		s.unpriced++
+	if !priced && ms.attempts == 0 && ms.unpriced == 0 {
+		// Tokens no price covers, of a model no attempt named (a claude
+		// -p result's internal calls): the model is listed as unpriced,
+		// never shown as $0. A growth is not an attempt, so it counts no
+		// unpriced attempt of its own.
+		ms.unpricedGrowth = true
 	}
 	s.modelTokens(ms, ev, cost)
 	class := classify(ev.Status)

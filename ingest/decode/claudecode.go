@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"strconv"
 	"strings"
@@ -115,17 +116,64 @@ type claudeDecoder struct {
 	// seen is what each response (message.id + requestId) has been
 	// counted so far; bySession what each session and model has, for a
 	// claude -p result's modelUsage.
-	seen      map[string]*claudeCounted
-	bySession map[string]*claudeUsage
-	failed    map[string]int16 // session → status of its last give-up, for its result
+	seen     map[claudeKey]*claudeCounted
+	sessions map[claudeKey]*claudeSession
+	failed   map[string]int16 // session → status of its last give-up, for its result
 }
 
 func newClaudeDecoder(p *Parser, mode CostMode) *claudeDecoder {
 	if mode == "" {
 		mode = CostAuto
 	}
-	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[string]*claudeCounted{},
-		bySession: map[string]*claudeUsage{}, failed: map[string]int16{}}
+	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[claudeKey]*claudeCounted{},
+		sessions: map[claudeKey]*claudeSession{}, failed: map[string]int16{}}
+}
+
+// claudeKey is a fixed-size digest of the strings that name a response
+// (message.id, requestId) or a session's model: memory per entry is the
+// same whatever the line's IDs are (a 200 KB message.id costs 16 bytes).
+// Two seeds make it 128 bits, seeded per process, so no transcript can aim
+// at a collision.
+type claudeKey [2]uint64
+
+var claudeSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func keyOf(a, b string) claudeKey {
+	var k claudeKey
+	for i := range k {
+		var h maphash.Hash
+		h.SetSeed(claudeSeeds[i])
+		h.WriteString(a)
+		h.WriteByte(0)
+		h.WriteString(b)
+		k[i] = h.Sum64()
+	}
+	return k
+}
+
+// modelFamily is the model a name stands for, whatever spelling a record
+// uses: claude -p writes "claude-opus-4-6[1m]" in modelUsage where the
+// assistant records say "claude-opus-4-6", and Bedrock IDs carry a region
+// and a version ("us.anthropic.claude-opus-4-6-v1:0").
+func modelFamily(m string) string {
+	m = strings.ToLower(strings.TrimSpace(m))
+	if i := strings.IndexByte(m, '['); i > 0 {
+		m = m[:i]
+	}
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "us-gov."} {
+		m = strings.TrimPrefix(m, p)
+	}
+	m = strings.TrimPrefix(m, "anthropic.")
+	if i := strings.IndexByte(m, '@'); i > 0 {
+		m = m[:i]
+	}
+	if i := strings.LastIndex(m, "-v"); i > 0 && i+2 < len(m) && m[i+2] >= '0' && m[i+2] <= '9' {
+		m = m[:i]
+	}
+	return m
 }
 
 // maxSeen bounds the de-duplication memory: past it, what was counted is
@@ -498,7 +546,7 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	}
 	var counted *claudeCounted
 	if m.ID != "" {
-		k := m.ID + "\x00" + r.RequestID
+		k := keyOf(m.ID, r.RequestID)
 		if prev := d.seen[k]; prev != nil {
 			return d.growth(r, prev, cc1h, cost, hasCost, emit)
 		}
@@ -555,6 +603,16 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 		ev.HasCost = true // priced by the record's own figure, which did not grow
 	}
 	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	if p.InputTokens > ingest.MaxTokensPerCall || p.OutputTokens > ingest.MaxTokensPerCall || p.CacheReadInputTokens > ingest.MaxTokensPerCall ||
+		p.CacheCreationInputTokens > ingest.MaxTokensPerCall || prev.costUSD > ingest.MaxCostPerCallUSD {
+		// The response as a whole is past what any call has (Event.Check
+		// bounds each event, and growth comes in pieces): the rest of it is
+		// refused, as one implausible line would be.
+		*p = claudeUsage{InputTokens: ingest.MaxTokensPerCall + 1, OutputTokens: ingest.MaxTokensPerCall + 1,
+			CacheReadInputTokens: ingest.MaxTokensPerCall + 1, CacheCreationInputTokens: ingest.MaxTokensPerCall + 1}
+		prev.costUSD = ingest.MaxCostPerCallUSD + 1
+		return ingest.SkipImplausible
+	}
 	if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 && ev.CostUSD == 0 {
 		return ingest.SkipInfo // another content block, nothing more to bill
 	}
@@ -563,22 +621,42 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 	return ingest.Accepted
 }
 
-// countSession adds a response's usage to its session's per-model sums,
-// which a claude -p result's modelUsage is reconciled against.
+// claudeSession is what a session has been billed, by model family, for
+// a claude -p result's modelUsage to be reconciled against.
+type claudeSession struct{ models map[string]*claudeUsage }
+
+// maxSessionModels bounds the families kept per session; past it, the
+// rest share one entry (a real session uses two or three models).
+const maxSessionModels = 16
+
+// countSession adds usage to its session's per-model sums.
 func (d *claudeDecoder) countSession(session, model string, in, out, cr, cw int64) {
-	k := session + "\x00" + model
-	s := d.bySession[k]
-	if s == nil {
-		if len(d.bySession) >= maxSeen {
-			clear(d.bySession)
+	k := keyOf(session, "")
+	sess := d.sessions[k]
+	if sess == nil {
+		if len(d.sessions) >= maxSeen {
+			clear(d.sessions)
 		}
-		s = &claudeUsage{}
-		d.bySession[k] = s
+		sess = &claudeSession{models: map[string]*claudeUsage{}}
+		d.sessions[k] = sess
 	}
-	s.InputTokens = satAdd(s.InputTokens, in)
-	s.OutputTokens = satAdd(s.OutputTokens, out)
-	s.CacheReadInputTokens = satAdd(s.CacheReadInputTokens, cr)
-	s.CacheCreationInputTokens = satAdd(s.CacheCreationInputTokens, cw)
+	fam := modelFamily(model)
+	u := sess.models[fam]
+	if u == nil {
+		if len(sess.models) >= maxSessionModels {
+			fam = "\x00other"
+		} else if len(fam) > 128 {
+			fam = string(capID([]byte(fam)))
+		}
+		if u = sess.models[fam]; u == nil {
+			u = &claudeUsage{}
+			sess.models[fam] = u
+		}
+	}
+	u.InputTokens = satAdd(u.InputTokens, in)
+	u.OutputTokens = satAdd(u.OutputTokens, out)
+	u.CacheReadInputTokens = satAdd(u.CacheReadInputTokens, cr)
+	u.CacheCreationInputTokens = satAdd(u.CacheCreationInputTokens, cw)
 }
 
 // result is claude -p's last record. Its modelUsage counts every call the
@@ -601,18 +679,54 @@ func (d *claudeDecoder) result(r *claudeRecord, emit func(*ingest.Event)) ingest
 		if mu.Input < 0 || mu.Output < 0 || mu.CacheRead < 0 || mu.CacheCreate < 0 {
 			return ingest.SkipWrongType
 		}
-		have := d.bySession[r.SessionID+"\x00"+mu.Model]
-		if have == nil {
-			have = &claudeUsage{}
+	}
+	// What modelUsage names beyond the records. A model is matched by its
+	// family (modelUsage writes "claude-opus-4-6[1m]" or a Bedrock ID
+	// where the records say "claude-opus-4-6"). An entry that matches
+	// nothing may be a model the records spell some other way, so the
+	// records of models modelUsage does not name are taken off it first:
+	// what the records billed is never billed again.
+	var sess *claudeSession
+	if sess = d.sessions[keyOf(r.SessionID, "")]; sess == nil {
+		sess = &claudeSession{models: map[string]*claudeUsage{}}
+	}
+	named := map[string]bool{}
+	for _, mu := range r.ModelUsage {
+		named[modelFamily(mu.Model)] = true
+	}
+	var unexplained claudeUsage // billed under families modelUsage does not name
+	for fam, u := range sess.models {
+		if !named[fam] {
+			unexplained.InputTokens = satAdd(unexplained.InputTokens, u.InputTokens)
+			unexplained.OutputTokens = satAdd(unexplained.OutputTokens, u.OutputTokens)
+			unexplained.CacheReadInputTokens = satAdd(unexplained.CacheReadInputTokens, u.CacheReadInputTokens)
+			unexplained.CacheCreationInputTokens = satAdd(unexplained.CacheCreationInputTokens, u.CacheCreationInputTokens)
 		}
+	}
+	beyond := func(want int64, have, left *int64) int64 {
+		if have != nil {
+			return max(0, want-*have)
+		}
+		g := max(0, want-*left)
+		*left = max(0, *left-want)
+		return g
+	}
+	for _, mu := range r.ModelUsage {
 		ev := d.base(r)
 		ev.Kind = ingest.KindUsageGrowth
 		ev.Status = status
 		ev.Model = CleanField(mu.Model)
-		ev.InputTokens = max(0, mu.Input-have.InputTokens)
-		ev.OutputTokens = max(0, mu.Output-have.OutputTokens)
-		ev.CacheReadTokens = max(0, mu.CacheRead-have.CacheReadInputTokens)
-		ev.CacheCreateTokens = max(0, mu.CacheCreate-have.CacheCreationInputTokens)
+		if have := sess.models[modelFamily(mu.Model)]; have != nil {
+			ev.InputTokens = beyond(mu.Input, &have.InputTokens, nil)
+			ev.OutputTokens = beyond(mu.Output, &have.OutputTokens, nil)
+			ev.CacheReadTokens = beyond(mu.CacheRead, &have.CacheReadInputTokens, nil)
+			ev.CacheCreateTokens = beyond(mu.CacheCreate, &have.CacheCreationInputTokens, nil)
+		} else {
+			ev.InputTokens = beyond(mu.Input, nil, &unexplained.InputTokens)
+			ev.OutputTokens = beyond(mu.Output, nil, &unexplained.OutputTokens)
+			ev.CacheReadTokens = beyond(mu.CacheRead, nil, &unexplained.CacheReadInputTokens)
+			ev.CacheCreateTokens = beyond(mu.CacheCreate, nil, &unexplained.CacheCreationInputTokens)
+		}
 		if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 {
 			continue
 		}
