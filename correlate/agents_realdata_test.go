@@ -355,3 +355,59 @@ func TestAResponseCannotGrowPastAnyCall(t *testing.T) {
 		t.Errorf("one unpriced response: %d attempts, %d unpriced", r.Totals.Attempts, r.Totals.UnpricedAttempts)
 	}
 }
+
+// TestCodexForkBillsItsOwnCalls: red team of issue 25 — a forked rollout
+// (session_meta.forked_from_id) copies the parent's history, its
+// session_meta and token counts included, before its own turns (ccusage
+// #897 and #1370 report the inflation). Read beside the parent, the
+// parent's calls were billed twice and the fork's own to the parent. The
+// fork is built here the way Codex writes one: its own header, the
+// parent's lines stamped at the moment of the fork, then one new call.
+func TestCodexForkBillsItsOwnCalls(t *testing.T) {
+	dir := t.TempDir()
+	parentName := "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+	parent, err := os.ReadFile(filepath.Join(realdata2, "codex", "localpush-2026-02-23", parentName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, parentName), parent, 0o644)
+	fork := []string{`{"timestamp":"2026-02-24T10:00:00.000Z","type":"session_meta","payload":{"id":"019c9999-0000-7000-8000-000000000001","cwd":"/x","model_provider":"openai","forked_from_id":"019c8a4d-8f45-7010-8b5d-7fad920aa6f9"}}`}
+	for _, l := range strings.Split(strings.TrimSpace(string(parent)), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) != nil {
+			t.Fatal("the parent rollout is not JSON lines")
+		}
+		rec["timestamp"] = "2026-02-24T10:00:00.010Z" // written at the fork
+		b, _ := json.Marshal(rec)
+		fork = append(fork, string(b))
+	}
+	fork = append(fork, `{"timestamp":"2026-02-24T10:01:00.000Z","type":"turn_context","payload":{"model":"gpt-5.3-codex","cwd":"/x"}}`,
+		`{"timestamp":"2026-02-24T10:01:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1801428,"cached_input_tokens":1691968,"output_tokens":15600,"reasoning_output_tokens":4293,"total_tokens":1817028},"last_token_usage":{"input_tokens":50000,"cached_input_tokens":40000,"output_tokens":1000,"reasoning_output_tokens":0,"total_tokens":51000}}}}`)
+	os.WriteFile(filepath.Join(dir, "rollout-2026-02-24T10-00-00-019c9999-0000-7000-8000-000000000001.jsonl"), []byte(strings.Join(fork, "\n")+"\n"), 0o644)
+	_, r := readAgentFiles(t, dir)
+	// The parent: 28 calls, $0.667549 (SOURCES.md); the fork's one call:
+	// 10,000 fresh and 40,000 cached input, 1,000 output at gpt-5.3-codex.
+	want := 0.667549 + (10000*1.75+40000*0.175+1000*14)/1e6
+	if r.Totals.Jobs != 2 || r.Totals.Attempts != 29 || math.Abs(r.Totals.SpendUSD-want) > 2e-6 {
+		t.Errorf("jobs %d calls %d spend $%.6f; want 2 sessions, 29 calls, $%.6f", r.Totals.Jobs, r.Totals.Attempts, r.Totals.SpendUSD, want)
+	}
+	for _, f := range r.Findings {
+		t.Errorf("raised %s: %s", f.Kind, f.Example)
+	}
+}
+
+// TestCodexFromTheEndKeepsTheSession: red team of issue 25 — a follower
+// that starts at the end of a live rollout never sees session_meta, and
+// every call became a job of its own ("codex::146"), none ever reaching a
+// job ceiling. The file name names the session.
+func TestCodexFromTheEndKeepsTheSession(t *testing.T) {
+	dec := decode.NewDecoder(decode.FormatCodex, nil, decode.Options{SourceName: "/s/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"})
+	st := correlate.New(correlate.DefaultConfig())
+	for i := range 3 {
+		l := fmt.Sprintf(`{"timestamp":"2026-02-23T12:00:0%dZ","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":%d},"last_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":110}}}}`, i, 100*(i+1), 10*(i+1), 110*(i+1))
+		dec.Decode([]byte(l), func(ev *ingest.Event) { st.Apply(ev) })
+	}
+	if jobs := st.Jobs(); len(jobs) != 1 || jobs[0].ID != "019c8a4d-8f45-7010-8b5d-7fad920aa6f9" || jobs[0].Calls != 3 {
+		t.Errorf("jobs %v: want the one session of the file name, 3 calls", jobs)
+	}
+}

@@ -1,7 +1,10 @@
 package decode
 
 import (
+	"cmp"
 	"path"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -41,16 +44,34 @@ type codexDecoder struct {
 	ev ingest.Event
 
 	session, cwd, provider, model string
-	total                         codexUsage // the last cumulative total counted
-	calls                         int        // calls counted, for the call keys
-	tries                         int16      // attempts of the call in flight
-	typ, ts, msg                  string     // the line's type, timestamp, stream_error message
-	payloadType                   string
-	hasInfo                       bool
-	last, cum                     codexUsage
+	fileSession                   string // from the file name: for a follower that skipped session_meta
+	// A forked rollout (session_meta.forked_from_id) copies its parent's
+	// history — the parent's session_meta and token_count events
+	// included — before its own turns. forkAt is the copied session_meta's
+	// time: token counts up to a moment after it are the parent's, billed
+	// in the parent's own file, and only move the running total here.
+	forked       bool
+	forkAt       int64
+	metaSeen     bool
+	total        codexUsage // the last cumulative total counted
+	calls        int        // calls counted, for the call keys
+	tries        int16      // attempts of the call in flight
+	typ, ts, msg string     // the line's type, timestamp, stream_error message
+	payloadType  string
+	hasInfo      bool
+	last, cum    codexUsage
 }
 
-func newCodexDecoder(p *Parser) *codexDecoder { return &codexDecoder{p: p} }
+// rolloutName is Codex's file name: rollout-<stamp>-<session uuid>.jsonl.
+var rolloutName = regexp.MustCompile(`^rollout-[0-9T:-]+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
+
+func newCodexDecoder(p *Parser, source string) *codexDecoder {
+	d := &codexDecoder{p: p}
+	if m := rolloutName.FindStringSubmatch(filepath.Base(source)); m != nil {
+		d.fileSession = m[1] // until session_meta says (it always does, unless skipped)
+	}
+	return d
+}
 
 func (d *codexDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	line, skip := prelude(line, 0)
@@ -123,7 +144,7 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 			}
 		})
 	}
-	var meta struct{ id, cwd, provider, model string }
+	var meta struct{ id, cwd, provider, model, forkedFrom string }
 	sc.object(func(k []byte) {
 		switch string(k) {
 		case "type":
@@ -145,6 +166,8 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 					meta.cwd = str()
 				case "model_provider":
 					meta.provider = str()
+				case "forked_from_id":
+					meta.forkedFrom = str()
 				case "model":
 					meta.model = str()
 				case "message":
@@ -184,9 +207,18 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 	}
 	switch d.typ {
 	case "session_meta":
+		if d.metaSeen {
+			// A copied parent header: the file keeps its own session.
+			if d.forked {
+				d.forkAt = rolloutTime(d.ts)
+			}
+			break
+		}
+		d.metaSeen = true
 		// Strings kept across lines are copies: the line's buffer is reused.
 		d.session, d.cwd = strings.Clone(meta.id), strings.Clone(meta.cwd)
 		d.provider = strings.Clone(meta.provider)
+		d.forked = meta.forkedFrom != ""
 		d.total, d.calls, d.tries = codexUsage{}, 0, 0
 	case "turn_context":
 		if meta.model != "" {
@@ -207,7 +239,8 @@ func (d *codexDecoder) base() *ingest.Event {
 	if d.provider != "" && d.provider != "openai" {
 		ev.Provider = CleanField(d.provider) // an SSO proxy or another host: said as it is
 	}
-	ev.JobID = CleanID(d.session)
+	session := cmp.Or(d.session, d.fileSession)
+	ev.JobID = CleanID(session)
 	if d.cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(d.cwd, "\\", "/")))
 	}
@@ -218,7 +251,7 @@ func (d *codexDecoder) base() *ingest.Event {
 	} else {
 		ev.TS = d.p.lastTS
 	}
-	ev.IdempotencyKey = CleanID("codex:" + d.session + ":" + strconv.Itoa(d.calls+1))
+	ev.IdempotencyKey = CleanID("codex:" + session + ":" + strconv.Itoa(d.calls+1))
 	return ev
 }
 
@@ -226,6 +259,12 @@ func (d *codexDecoder) base() *ingest.Event {
 func (d *codexDecoder) tokenCount(emit func(*ingest.Event)) ingest.SkipReason {
 	if !d.hasInfo || d.cum == d.total {
 		return ingest.SkipInfo // rate limits only, or the same snapshot again
+	}
+	if d.forked && d.forkAt != 0 && rolloutTime(d.ts) <= d.forkAt+2*int64(time.Second) {
+		// The parent's history, copied when the fork was made (within
+		// moments of its copied header): billed in the parent's file.
+		d.total = d.cum
+		return ingest.SkipInfo
 	}
 	u := d.last
 	if u.Cached > u.Input || u.Reasoning > u.Output {
@@ -257,6 +296,23 @@ func (d *codexDecoder) streamError(emit func(*ingest.Event)) ingest.SkipReason {
 	}
 	emit(ev)
 	return ingest.Accepted
+}
+
+// rolloutTime is a record's timestamp in Unix ns, 0 when it has none.
+func rolloutTime(ts string) int64 {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// Hint says why a rollout gave no calls.
+func (d *codexDecoder) Hint(events int64) string {
+	if events == 0 && d.metaSeen {
+		return "this Codex rollout has no token_count events: Codex recorded no usage for it, so its calls cannot be counted (none are invented)"
+	}
+	return ""
 }
 
 // statusIn finds an HTTP status in an error message ("… status 429 Too

@@ -76,7 +76,7 @@ var Formats = []FormatInfo{
 	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
 		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
 		Detect:  2, Keys: [][]string{{"timestamp", "type", "payload"}},
-		New: func(p *Parser, _ Options) Decoder { return newCodexDecoder(p) }},
+		New: func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) }},
 	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (one JSON document each): a call per model message with token usage; its logs.json prompt log holds no usage",
 		Example: `{"sessionId":"37b7…","projectHash":"9f2c…","messages":[{"id":"ad67…","type":"gemini","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}]}`,
 		Detect:  1, Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "messageId", "type", "message"}},
@@ -142,6 +142,10 @@ type Options struct {
 	Maps []FieldMap
 	// CostMode chooses costUSD or tokens × prices for Claude Code transcripts.
 	CostMode CostMode
+	// SourceName is the path of the file being read, set per file by
+	// whoever opens it: a Codex rollout's name carries its session ID,
+	// which is all a follower that starts at the end has of it.
+	SourceName string
 	// OTLP makes the decoder for a file of OTLP/JSON export requests (the
 	// Collector's file exporter), one per file: ingest/otlp's
 	// NewFileDecoder, passed in by whoever opens files, so that a file and

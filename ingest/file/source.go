@@ -157,7 +157,9 @@ func (it *FileIter) start() {
 		it.Detected = decode.Detection{Format: f}
 	}
 	it.Detected.Document = it.doc != nil
-	it.dec = decode.NewDecoder(f, it.opts.Maps, it.opts)
+	o := it.opts
+	o.SourceName = it.Path // a Codex rollout's file name names its session
+	it.dec = decode.NewDecoder(f, o.Maps, o)
 	it.emitFn = it.emit
 }
 
