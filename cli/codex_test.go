@@ -85,3 +85,42 @@ func TestFormatsDetectNamesEveryAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkedAgentRootsAndGeminiChats: red team of issue 25 — a
+// ~/.codex/sessions or ~/.claude/projects that is a symbolic link read
+// nothing ("no *.jsonl files in it"), and the README's
+// `report ~/.gemini/tmp/*/chats/` failed: chats are .json documents.
+// Watching a Gemini chat, which Gemini rewrites whole, is refused.
+func TestLinkedAgentRootsAndGeminiChats(t *testing.T) {
+	home := t.TempDir()
+	data := filepath.Join(home, "data", "2026", "02", "23")
+	os.MkdirAll(data, 0o755)
+	name := "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+	b, err := os.ReadFile("../../shared/realdata/round2/codex/localpush-2026-02-23/" + name)
+	if err != nil {
+		t.Fatalf("%v (../shared must sit beside the repository)", err)
+	}
+	os.WriteFile(filepath.Join(data, name), b, 0o644)
+	os.MkdirAll(filepath.Join(home, "codex"), 0o755)
+	os.Symlink(filepath.Join(home, "data"), filepath.Join(home, "codex", "sessions"))
+	t.Setenv("CODEX_HOME", filepath.Join(home, "codex"))
+	out, err := run(t, "report", "--codex", "--format", "json")
+	if err != nil || !bytes.Contains([]byte(out), []byte(`"attempts": 1,`)) {
+		t.Errorf("a linked sessions directory: %v\n%.400s", err, out)
+	}
+
+	chats := filepath.Join(home, "gemini", "tmp", "9f2c", "chats")
+	os.MkdirAll(chats, 0o755)
+	g, err := os.ReadFile("../../shared/realdata/round2/gemini/session-2025-12-01T21-45-5b959dae.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(chats, "session-2025-12-01T21-45-5b959dae.json"), g, 0o644)
+	out, err = run(t, "report", "--format", "json", filepath.Join(home, "gemini", "tmp"))
+	if err != nil || !bytes.Contains([]byte(out), []byte(`"attempts": 11,`)) {
+		t.Errorf("a Gemini tmp directory: %v\n%.400s", err, out)
+	}
+	if _, err := run(t, "watch", "--headless", "--journal", filepath.Join(home, "j.jsonl"), filepath.Join(chats, "session-2025-12-01T21-45-5b959dae.json")); err == nil {
+		t.Error("watching a Gemini chat was not refused")
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
@@ -45,7 +46,7 @@ format's rule matched and which format the file will be read as.`,
 				if d.Document {
 					doc = ", a JSON document read record by record"
 				}
-				fmt.Printf("%s: %s%s (rules matched on %d non-blank lines of the first 200:", path, d.Format, doc, d.Lines)
+				fmt.Printf("%s: %s%s (rules matched on %d non-blank lines of the first 200:", display.Text(path), d.Format, doc, d.Lines)
 				for _, f := range decode.Formats {
 					fmt.Printf(" %s %d", f.Name, d.Counts[f.Name])
 				}

@@ -99,7 +99,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "attempts of one call (a model or tool call retried) above which hidden_retry_layer fires; 0 disables")
-	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch, otlp-json, json-document (burnrate formats)")
+	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: "+formatNames()+" (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
@@ -250,4 +250,13 @@ func readBaseline(path string) (*correlate.Report, error) {
 		return nil, fmt.Errorf("--baseline %s: not a burnrate report JSON (write one with burnrate report --format json)", path)
 	}
 	return &r, nil
+}
+
+// formatNames lists every format the registry has, for help texts.
+func formatNames() string {
+	names := make([]string, len(decode.Formats))
+	for i, f := range decode.Formats {
+		names[i] = string(f.Name)
+	}
+	return strings.Join(names, ", ")
 }

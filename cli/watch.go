@@ -427,6 +427,14 @@ func followableFiles(args []string) (followable []string, refused error) {
 			followable = append(followable, p) // every *.jsonl in it, new ones too
 			continue
 		}
+		if file.GeminiSession(p) {
+			err := fmt.Errorf("%s is a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay)", p)
+			fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
+			if refused == nil {
+				refused = err
+			}
+			continue
+		}
 		if p != "-" && !strings.ContainsAny(p, "*?[") {
 			if err := follow.Check(p); err != nil {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))

@@ -576,7 +576,7 @@ func candidates(model string) []struct {
 		forms = append(forms, v, bedrockVer.ReplaceAllString(v, ""), strings.TrimSuffix(v, "-latest"))
 		var all []string
 		for _, f := range forms {
-			all = append(all, f, dottedVersion.ReplaceAllString(f, "$1-$2"), dashedVersion.ReplaceAllString(f, "$1.$2$3"))
+			all = append(all, f, dottedVersion.ReplaceAllString(f, "$1-$2"))
 		}
 		return all
 	}
@@ -601,6 +601,10 @@ func candidates(model string) []struct {
 			add(d, d != f)
 			p := previewSuffix.ReplaceAllString(d, "")
 			add(p, p != f)
+			// A proxy's respelling of the version (gpt-5-1-codex): the
+			// maker's model, said to be approximate.
+			add(dashedVersion.ReplaceAllString(f, "$1.$2$3"), true)
+			add(dashedVersion.ReplaceAllString(d, "$1.$2$3"), true)
 			// The maker's preview of a model logged without the tag
 			// (gemini-3-pro, listed only as gemini-3-pro-preview).
 			if p == d && !strings.HasSuffix(d, "-preview") {

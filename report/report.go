@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -387,6 +388,17 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			spend = fmt.Sprintf("unpriced (%s in / %s out tokens)", correlate.Count(m.InputTokens), correlate.Count(m.OutputTokens))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(m.Model), correlate.Count(m.Attempts), spend, statusLine(m.Status))
+	}
+	if len(r.Pricing.ApproximatedModels) > 0 {
+		// Said where the money is, not only in the JSON.
+		b.WriteString("\nPriced approximately: ")
+		for i, m := range slices.Sorted(maps.Keys(r.Pricing.ApproximatedModels)) {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s as %s", cell(m), cell(r.Pricing.ApproximatedModels[m]))
+		}
+		b.WriteString(".\n")
 	}
 	if len(r.Tools) > 0 {
 		b.WriteString("\n## Tools\n\n| Tool | Calls | Status |\n|---|---:|---|\n")

@@ -37,7 +37,8 @@ type FormatInfo struct {
 	Summary string // for `burnrate formats`
 	Example string // one real-shaped line
 	// Keys, for a JSON-lines format with keys of its own: a line is the
-	// format's when it has every key of one of these sets. Detect orders
+	// format's when it has every key of one of these sets ("k=a|b": key k
+	// with the string value a or b). Detect orders
 	// those formats (1 first): a line is counted for the first whose keys
 	// it has, and a tie of counts goes to the first.
 	Detect int
@@ -75,7 +76,8 @@ var Formats = []FormatInfo{
 		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
 	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
 		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
-		Detect:  2, Keys: [][]string{{"timestamp", "type", "payload"}},
+		// The record types Codex writes: "type" alone is too common a key.
+		Detect: 2, Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
 		New: func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) }},
 	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (one JSON document each): a call per model message with token usage; its logs.json prompt log holds no usage",
 		Example: `{"sessionId":"37b7…","projectHash":"9f2c…","messages":[{"id":"ad67…","type":"gemini","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}]}`,
@@ -471,14 +473,30 @@ func (d *Detector) Result() Detection {
 	return det
 }
 
-// jsonHasKeys reports whether a JSON object has all the top-level keys.
+// jsonHasKeys reports whether a JSON object has all the top-level keys
+// (a key written "k=a|b" must hold the string a or b).
 func jsonHasKeys(line []byte, keys ...string) bool {
 	var sc scanner
 	sc.reset(line)
 	found := 0
 	sc.object(func(k []byte) {
-		if slices.Contains(keys, string(k)) {
-			found++
+		for _, want := range keys {
+			name, values, valued := strings.Cut(want, "=")
+			if name != string(k) {
+				continue
+			}
+			if !valued {
+				found++
+				break
+			}
+			if sc.peek() == '"' {
+				v := string(sc.str())
+				if slices.Contains(strings.Split(values, "|"), v) {
+					found++
+				}
+				return
+			}
+			break
 		}
 		sc.skip()
 	})

@@ -532,12 +532,19 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 			continue
 		}
 		n := len(out)
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		root := p
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			// The directory named (or ~/.claude/projects, ~/.codex/sessions)
+			// may be a link to where the data lives: WalkDir does not
+			// follow a linked root, and would find nothing.
+			root = real
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // an unreadable subdirectory: skip it, keep the rest
 			}
 			name := d.Name()
-			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz")) {
+			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz") || geminiSession(path)) {
 				out = append(out, path)
 			}
 			return nil
@@ -553,9 +560,17 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 	return out, nil
 }
 
-// ClaudeProjectDirs are where Claude Code keeps its transcripts:
-// $CLAUDE_CONFIG_DIR (a comma-separated list) or ~/.claude, and the older
-// ~/.config/claude — each one's projects/ directory, those that exist.
+// geminiSession is a Gemini CLI chat: ~/.gemini/tmp/<hash>/chats/session-*.json
+// (one JSON document each, not lines).
+func geminiSession(path string) bool {
+	name := filepath.Base(path)
+	return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json") && filepath.Base(filepath.Dir(path)) == "chats"
+}
+
+// GeminiSession reports a Gemini CLI chat file, which Gemini rewrites
+// whole on every message: it can be read, not followed.
+func GeminiSession(path string) bool { return geminiSession(path) }
+
 // CodexSessionDirs is where Codex CLI writes its session rollouts:
 // ${CODEX_HOME:-~/.codex}/sessions (YYYY/MM/DD/rollout-*.jsonl below it),
 // when it exists.
@@ -575,6 +590,9 @@ func CodexSessionDirs() []string {
 	return nil
 }
 
+// ClaudeProjectDirs are where Claude Code keeps its transcripts:
+// $CLAUDE_CONFIG_DIR (a comma-separated list) or ~/.claude, and the older
+// ~/.config/claude — each one's projects/ directory, those that exist.
 func ClaudeProjectDirs() []string {
 	var roots []string
 	if env := os.Getenv("CLAUDE_CONFIG_DIR"); env != "" {
