@@ -411,3 +411,34 @@ func TestCodexFromTheEndKeepsTheSession(t *testing.T) {
 		t.Errorf("jobs %v: want the one session of the file name, 3 calls", jobs)
 	}
 }
+
+// TestAResponseInTwoFilesIsBilledOnce: red team of issue 25 — the same
+// responses in two transcripts (a resumed session copies earlier messages
+// into its new file: agentsview #307 counts thousands of such pairs) were
+// billed once per file, $16.87 for a session billed $8.43. A response is
+// billed once, whichever file and session wrote it.
+func TestAResponseInTwoFilesIsBilledOnce(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(realdata2, "claude", "codemie-v2.0.76", "session-624a4a58.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), b, 0o644) // a copy: another inode
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if json.Unmarshal([]byte(l), &sid) == nil && sid.SessionID != "" {
+			break
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(strings.ReplaceAll(string(b), sid.SessionID, "11111111-2222-4333-8444-555555555555")), 0o644)
+	_, r := readAgentFiles(t, dir)
+	if r.Totals.Attempts != 55 || math.Abs(r.Totals.SpendUSD-8.432668) > 1e-6 {
+		t.Errorf("three copies of one session: %d responses, $%.6f; billed 55 and $8.432668", r.Totals.Attempts, r.Totals.SpendUSD)
+	}
+	for _, f := range r.Findings {
+		t.Errorf("raised %s: %s", f.Kind, f.Example)
+	}
+}

@@ -35,6 +35,11 @@ type State struct {
 	store   attemptStore
 	// agentReported is an agent's own cost figure per job (Job.Seq).
 	agentReported map[int32]Pico
+	// responses is what each response (ingest.Event.ResponseID) has been
+	// billed, by a digest of its ID (responses.go).
+	responses map[responseKey]*responseUsage
+	// repeatedRecords are response records that added nothing (copies).
+	repeatedRecords int64
 	// retired sums the jobs retired after JobRetention (retention.go);
 	// nextSweep is the log time of the next look for them.
 	retired   retired
@@ -413,9 +418,23 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
+			if r, seen := s.response(ev.ResponseID, true); seen {
+				// The same response, written again in another file (a
+				// resumed session copies earlier messages): what it adds.
+				s.growTo(job, ev, r)
+				break
+			} else {
+				r.set(ev)
+			}
+		}
 		s.attempt(job, ev, op)
 	case ingest.KindUsageGrowth:
-		s.grow(job, ev)
+		if ev.ResponseID == "" {
+			s.grow(job, ev)
+		} else if r, seen := s.response(ev.ResponseID, false); seen {
+			s.growTo(job, ev, r)
+		}
 	case ingest.KindAgentReport:
 		if ev.HasCost {
 			if s.agentReported == nil {

@@ -27,9 +27,12 @@ const (
 	// attempt: Claude Code writes one record per content block of a
 	// response and the usage grows across them (the first holds a partial
 	// output count, the last the final one), and an agent's own summary
-	// (claude -p's result) can name usage no record showed. Its token
-	// fields and cost are the growth only, never negative; PromptTokens is
-	// the whole call's prompt, which chooses a long-context price tier.
+	// (claude -p's result) can name usage no record showed. With a
+	// ResponseID its token fields and cost are the response's usage as it
+	// now stands (correlate bills what it adds over what it has counted of
+	// that response, from any file); without one they are the growth
+	// only. Never negative. PromptTokens is the whole call's prompt, which
+	// chooses a long-context price tier.
 	KindUsageGrowth
 	// KindAgentReport is an agent's own figure for a session's cost
 	// (claude -p's total_cost_usd, in CostUSD): shown beside the computed
@@ -92,10 +95,15 @@ type Event struct {
 	RunID          string
 	CorrelationID  string
 	IdempotencyKey string
-	Provider       string
-	Model          string
-	ErrorType      string
-	Tool           string
+	// ResponseID is the provider's ID of the response a call record
+	// belongs to (Claude Code's message.id and requestId), when the log
+	// has one: the same response written in two files — a resumed session
+	// copies earlier messages into its new transcript — is billed once.
+	ResponseID string
+	Provider   string
+	Model      string
+	ErrorType  string
+	Tool       string
 
 	CostUSD           float64
 	InputTokens       int64

@@ -569,40 +569,39 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
 	ev.CacheCreate1hTokens = cc1h
 	ev.CostUSD, ev.HasCost = cost, hasCost
+	if m.ID != "" {
+		ev.ResponseID = CleanID(m.ID + "\x00" + r.RequestID)
+	}
 	d.countSession(r.SessionID, m.Model, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	emit(ev)
 	return ingest.Accepted
 }
 
-// growth is a later record of a response already counted: what it adds
-// over the largest seen so far, field by field, as a usage growth; a
-// record that adds nothing (the common repeat) is skipped.
+// growth is a later record of a response already counted: if it holds
+// more than the largest seen (field by field), the response as it now
+// stands, as a usage growth; correlate bills what that adds over what it
+// has counted of the response (this file's records, or another file's).
+// A record that adds nothing (the common repeat) is skipped.
 func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64, cost float64, hasCost bool, emit func(*ingest.Event)) ingest.SkipReason {
 	u, p := r.Message.Usage, &prev.usage
-	grow := func(have *int64, now int64) int64 {
-		if now <= *have {
-			return 0
+	grew := false
+	grow := func(have *int64, now int64) {
+		if now > *have {
+			*have, grew = now, true
 		}
-		g := now - *have
-		*have = now
-		return g
 	}
-	ev := d.base(r)
-	ev.Kind = ingest.KindUsageGrowth
-	ev.Status = 200
-	ev.Model = CleanField(r.Message.Model)
-	ev.InputTokens = grow(&p.InputTokens, u.InputTokens)
-	ev.OutputTokens = grow(&p.OutputTokens, u.OutputTokens)
-	ev.CacheReadTokens = grow(&p.CacheReadInputTokens, u.CacheReadInputTokens)
-	ev.CacheCreateTokens = grow(&p.CacheCreationInputTokens, u.CacheCreationInputTokens)
-	ev.CacheCreate1hTokens = min(grow(&prev.cc1h, cc1h), ev.CacheCreateTokens)
+	before := *p
+	grow(&p.InputTokens, u.InputTokens)
+	grow(&p.OutputTokens, u.OutputTokens)
+	grow(&p.CacheReadInputTokens, u.CacheReadInputTokens)
+	grow(&p.CacheCreationInputTokens, u.CacheCreationInputTokens)
+	grow(&prev.cc1h, cc1h)
 	if hasCost && cost > prev.costUSD {
-		ev.CostUSD, ev.HasCost = cost-prev.costUSD, true
-		prev.costUSD = cost
-	} else if hasCost {
-		ev.HasCost = true // priced by the record's own figure, which did not grow
+		prev.costUSD, grew = cost, true
 	}
-	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	if !grew {
+		return ingest.SkipInfo // another content block, nothing more to bill
+	}
 	if p.InputTokens > ingest.MaxTokensPerCall || p.OutputTokens > ingest.MaxTokensPerCall || p.CacheReadInputTokens > ingest.MaxTokensPerCall ||
 		p.CacheCreationInputTokens > ingest.MaxTokensPerCall || prev.costUSD > ingest.MaxCostPerCallUSD {
 		// The response as a whole is past what any call has (Event.Check
@@ -613,10 +612,20 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 		prev.costUSD = ingest.MaxCostPerCallUSD + 1
 		return ingest.SkipImplausible
 	}
-	if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 && ev.CostUSD == 0 {
-		return ingest.SkipInfo // another content block, nothing more to bill
+	ev := d.base(r)
+	ev.Kind = ingest.KindUsageGrowth
+	ev.Status = 200
+	ev.Model = CleanField(r.Message.Model)
+	ev.ResponseID = CleanID(r.Message.ID + "\x00" + r.RequestID)
+	ev.InputTokens, ev.OutputTokens = p.InputTokens, p.OutputTokens
+	ev.CacheReadTokens, ev.CacheCreateTokens = p.CacheReadInputTokens, p.CacheCreationInputTokens
+	ev.CacheCreate1hTokens = min(prev.cc1h, p.CacheCreationInputTokens)
+	if hasCost {
+		ev.CostUSD, ev.HasCost = prev.costUSD, true
 	}
-	d.countSession(r.SessionID, r.Message.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	d.countSession(r.SessionID, r.Message.Model, p.InputTokens-before.InputTokens, p.OutputTokens-before.OutputTokens,
+		p.CacheReadInputTokens-before.CacheReadInputTokens, p.CacheCreationInputTokens-before.CacheCreationInputTokens)
 	emit(ev)
 	return ingest.Accepted
 }
