@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestIdentityIsTheBytesDisplayIsTheEscape: issue 22 — IDs were sanitised
@@ -76,5 +77,38 @@ func TestIdentityIsTheBytesDisplayIsTheEscape(t *testing.T) {
 	// Markdown doubles the backslash (a literal one, rendered as one).
 	if !bytes.Contains(md, []byte(`job\\u202ex`)) || !bytes.Contains(md, []byte(`job\\u0009tab`)) {
 		t.Errorf("the Markdown report does not show the IDs escaped:\n%s", md)
+	}
+}
+
+// TestDeviceOnStdinIsRefused: red team of issue 22 — `report - < /dev/zero`
+// read NUL bytes for ever. A device on stdin is refused as it is by name;
+// a pipe is read.
+func TestDeviceOnStdinIsRefused(t *testing.T) {
+	bin := burnrate(t)
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	cmd := exec.Command(bin, "report", "-")
+	cmd.Stdin = zero
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	cmd.Start()
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(stderr.String(), "stdin is a device") {
+			t.Errorf("exit %v:\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("report - < /dev/zero still running after 20 s")
+	}
+	cmd = exec.Command(bin, "report", "-")
+	cmd.Stdin = strings.NewReader(`{"ts":1773104400,"job_id":"j","model":"claude-sonnet-4-6","status":200,"input_tokens":10}` + "\n")
+	if out, err := cmd.Output(); err != nil || !bytes.Contains(out, []byte("| Total API calls (model attempts) | 1 |")) {
+		t.Errorf("a piped log: %v\n%s", err, out)
 	}
 }

@@ -138,3 +138,26 @@ func TestALineFarAheadDoesNotMoveTheClock(t *testing.T) {
 		t.Errorf("after a real three-day gap the clock is %d, want %d", st.Now(), weekend+63e9)
 	}
 }
+
+// TestAnEarlyLineFarAheadLetsTheClockBack: red team of issue 22 — a line
+// dated 2199 among the first eight events set the clock before there was a
+// median to judge it by, and held it there. The third event on is judged;
+// and a clock set by the very first comes back once the events arriving
+// are all a day behind it.
+func TestAnEarlyLineFarAheadLetsTheClockBack(t *testing.T) {
+	base := int64(1773104400) * 1e9
+	for _, at := range []int{0, 1, 3, 7} {
+		st := New(DefaultConfig())
+		for i := range 40 {
+			ts := base + int64(i)*1e9
+			if i == at {
+				ts = int64(7000000000) * 1e9 // 2191
+			}
+			ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "j", Model: "m", Status: 200, CostUSD: 0.01, HasCost: true, RetryAfterMs: ingest.NoRetryAfter}
+			st.Apply(&ev)
+		}
+		if st.Now() != base+39e9 {
+			t.Errorf("a 2191 line as event %d: clock %d, want %d", at+1, st.Now(), base+39e9)
+		}
+	}
+}

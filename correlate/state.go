@@ -334,13 +334,32 @@ const clockAhead = 24 * int64(time.Hour)
 func (s *State) advanceClock(ts int64) {
 	s.recent[s.recentN%len(s.recent)] = ts
 	s.recentN++
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead && s.recentN > 8 {
+	if s.lastTS != 0 && ts > s.lastTS+clockAhead && s.recentN > 2 {
 		n := min(s.recentN, len(s.recent))
 		w := slices.Clone(s.recent[:n])
 		slices.Sort(w)
 		if ts > w[n/2]+clockAhead {
 			s.outOfOrder++
 			return
+		}
+	}
+	if ts <= s.lastTS && s.lastTS > ts+clockAhead && s.recentN >= 8 && s.recentN%8 == 0 {
+		// The clock is far ahead of the events now arriving: an early line
+		// (one of the very first, before there was a median to judge it
+		// by) set it. Once most recent events are a day behind it, it comes
+		// back to the latest of them.
+		n := min(s.recentN, len(s.recent))
+		w := slices.Clone(s.recent[:n])
+		slices.Sort(w)
+		if med := w[n/2]; s.lastTS > med+clockAhead {
+			latest := med
+			for _, t := range w {
+				if t <= med+clockAhead {
+					latest = max(latest, t)
+				}
+			}
+			s.lastTS = latest
+			s.outOfOrder++
 		}
 	}
 	s.lastTS = max(s.lastTS, ts)

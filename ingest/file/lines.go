@@ -1,6 +1,8 @@
 package file
 
 import (
+	"golang.org/x/sys/unix"
+
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -97,6 +99,13 @@ func Open(path string) (io.ReadCloser, error) { return openCounted(path, nil) }
 func openCounted(path string, wrap func(io.Reader, int64) io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if path == "-" {
+		if st, err := os.Stdin.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && !isTerminal(os.Stdin) && st.Size() == 0 {
+			// - < /dev/zero never ends and holds no log: a device on stdin
+			// is refused as it is by name (a terminal, typed into, is read).
+			if !isDevNull(st) {
+				return nil, errors.New("open -: stdin is a device, not a log: pipe a log in (… | burnrate report -) or give the file")
+			}
+		}
 		f = io.NopCloser(os.Stdin)
 	} else {
 		file, err := os.Open(path)
@@ -142,3 +151,17 @@ type readCloser struct {
 }
 
 func (r readCloser) Close() error { return r.c.Close() }
+
+// isTerminal reports a terminal (a character device that answers the
+// terminal ioctl): burnrate report - typed into is read until ^D.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// isDevNull reports /dev/null (character device 1,3 on Linux): empty, so
+// harmless as stdin.
+func isDevNull(st os.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
+}
