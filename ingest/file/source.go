@@ -49,10 +49,15 @@ type FileIter struct {
 	// par parses ahead on every core once the head is read (parallel.go).
 	par      *parallelReader
 	parTried bool
+	// lineNoTS: the line being decoded gave an event without a time of
+	// its own; flushed: the decoder's held event was taken at the end.
+	lineNoTS bool
+	flushed  bool
 }
 
 func (it *FileIter) emit(e *ingest.Event) {
 	e.Source = it.idx
+	it.lineNoTS = it.lineNoTS || e.TSCarried
 	if it.n == 0 {
 		*it.cur = *e
 	} else {
@@ -110,8 +115,8 @@ func (it *FileIter) Hint() string {
 
 // start reads the first lines (or records) and chooses the decoder.
 func (it *FileIter) start() {
-	peek, _ := it.lines.r.Peek(64 << 10)
-	kind, otlp := sniffDocument(peek)
+	peek, err := it.lines.r.Peek(64 << 10)
+	kind, otlp := sniffDocument(peek, err != nil) // an error: the peek holds the whole file
 	forced := it.opts.Format
 	if (forced == decode.FormatJSONDocument || forced == decode.FormatOTLPJSON) && kind == lineRecords {
 		kind = jsonValues
@@ -204,7 +209,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 		}
 		if it.par != nil {
 			if got, handled := it.nextParallel(ev); handled {
-				return got
+				return got || it.flush(ev)
 			}
 			continue // on line by line
 		}
@@ -216,7 +221,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 			it.head = it.head[1:]
 			line, tooLong, final = l.b, l.tooLong, l.final
 		case it.lines == nil || it.Err != nil:
-			return false
+			return it.flush(ev)
 		case it.doc != nil:
 			var ok bool
 			if line, tooLong, ok = it.doc.next(); !ok {
@@ -224,7 +229,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 					it.Err = fmt.Errorf("read %s: %w", it.Path, it.doc.Err)
 				}
 				it.lines = nil
-				return false
+				return it.flush(ev)
 			}
 		default:
 			var err error
@@ -234,7 +239,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 					it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
 				}
 				it.lines = nil
-				return false
+				return it.flush(ev)
 			}
 		}
 		if tooLong {
@@ -246,6 +251,27 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 			return true
 		}
 	}
+}
+
+// flush takes, at the end of the input, an event the decoder held back
+// for the line after it (decode.Flusher), once.
+func (it *FileIter) flush(ev *ingest.Event) bool {
+	if it.flushed || it.dec == nil {
+		return false
+	}
+	it.flushed = true
+	f, ok := it.dec.(decode.Flusher)
+	if !ok {
+		return false
+	}
+	it.cur, it.n = ev, 0
+	f.Flush(it.emitFn)
+	it.lineNoTS = false
+	if it.n == 0 {
+		return false
+	}
+	it.Stats.Events += int64(it.n)
+	return true
 }
 
 // Close releases the file.
