@@ -32,6 +32,7 @@ type analysisFlags struct {
 	costMode       string
 	format         string
 	maps           []string
+	patterns       []string
 	input          decode.Options // resolved by load
 	// acting is set for the commands that can kill (watch, replay, demo,
 	// claude): they read no config they were not given.
@@ -80,8 +81,9 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "model calls per job above which hidden_retry_layer fires; 0 disables")
-	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: jsonl, sdk-text, litellm, openai-batch, anthropic-batch, otlp-json, json-document (burnrate formats)")
+	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file (burnrate formats lists them)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
+	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; README: your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
@@ -116,7 +118,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
-	a.input, err = file.Input(a.format, a.maps)
+	a.input, err = file.Input(a.format, a.maps, a.patterns...)
 	if err != nil {
 		return file, cfg, err
 	}

@@ -301,6 +301,12 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	fmt.Fprintf(&b, "Log: %s, %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
 		cell(strings.Join(r.Source.Files, ", ")), span(r.Source.FirstTS, r.Source.LastTS),
 		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
+	if n := r.Source.NoTimestamp; n > 0 {
+		fmt.Fprintf(&b, "%s lines had no time of their own: each took the time of the line before it.\n\n", correlate.Count(n))
+	}
+	if n := r.Source.SkippedByReason["unmatched"]; n > 0 {
+		fmt.Fprintf(&b, "%s text lines matched none of the line formats (--pattern, [[format]]): the hint on stderr quotes the first; burnrate formats --detect FILE counts what each format matched.\n\n", correlate.Count(n))
+	}
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}

@@ -146,8 +146,10 @@ func CompilePattern(s PatternSpec) (*LinePattern, error) {
 		return nil, fmt.Errorf("%s: time_layout is set but the pattern has no (?P<ts>…) group to read it from", where)
 	}
 	if l := s.TimeLayout; l != "" && l != "unix" && l != "unix_ms" && l != "rfc3339" {
-		ref := time.Date(2006, 1, 2, 15, 4, 5, 0, time.UTC)
-		if ref.Format(l) == l {
+		// A layout that formats another time as itself holds no part of
+		// the reference time: it would read every value as year 0.
+		other := time.Date(2031, 11, 28, 22, 47, 59, 0, time.UTC)
+		if other.Format(l) == l {
 			return nil, fmt.Errorf("%s: time_layout %q has none of Go's reference time parts; write it as 2006-01-02 15:04:05 would appear in your lines (or unix, unix_ms, rfc3339)", where, l)
 		}
 	}
@@ -259,7 +261,7 @@ func (t *sdkText) pattern(ps *patternState, line []byte, emit func(*ingest.Event
 	if ev.IdempotencyKey == "" && !ps.p.hasKey && ev.Kind == ingest.KindLLMCall {
 		// No key: lines of one operation count their attempts up; a
 		// smaller or equal number (or none) starts the next operation.
-		if ev.Attempt == 0 || ev.Attempt <= ps.last {
+		if ev.Attempt == 0 || ev.Attempt <= ps.last || ps.seq == 0 {
 			ps.seq++
 		}
 		ps.last = ev.Attempt

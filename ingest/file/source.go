@@ -53,6 +53,8 @@ type FileIter struct {
 	// its own; flushed: the decoder's held event was taken at the end.
 	lineNoTS bool
 	flushed  bool
+	// looksLike is the format detection saw when another was forced.
+	looksLike decode.Format
 }
 
 func (it *FileIter) emit(e *ingest.Event) {
@@ -108,7 +110,14 @@ func NewIter(r io.Reader, name string, idx uint16, opts decode.Options) *FileIte
 // decoder can tell (JSON that maps to nothing: try --map).
 func (it *FileIter) Hint() string {
 	if h, ok := it.dec.(decode.Hinter); ok {
-		return h.Hint(it.Stats.Events)
+		if s := h.Hint(it.Stats.Events); s != "" {
+			return s
+		}
+	}
+	f := it.Detected.Format
+	if it.Stats.Events == 0 && it.looksLike != "" && it.looksLike != f && it.Detected.Counts[it.looksLike] > 0 {
+		return fmt.Sprintf("no line read as %s, the format forced (--input-format or the config's format), but %d of the first %d lines are %s: drop the forced format, or pass --input-format %s",
+			f, it.Detected.Counts[it.looksLike], it.Detected.Lines, it.looksLike, it.looksLike)
 	}
 	return ""
 }
@@ -143,12 +152,13 @@ func (it *FileIter) start() {
 			it.head = append(it.head, bufLine{rec, tooLong, false})
 		}
 	} else {
-		it.readHead(forced == decode.FormatAuto)
+		it.readHead()
 	}
 	f := forced
 	if f == decode.FormatAuto {
 		if it.detector == nil { // a document's records: detect them now
 			it.detector = decode.NewDetector()
+			it.detector.Patterns = it.opts.Patterns
 			for _, l := range it.head {
 				if !l.tooLong {
 					it.detector.Add(l.b)
@@ -160,18 +170,25 @@ func (it *FileIter) start() {
 		f = it.Detected.Format
 	} else {
 		it.Detected = decode.Detection{Format: f}
+		if it.detector != nil {
+			// What the lines look like, for the hint when the forced
+			// format reads none of them.
+			seen := it.detector.Result()
+			it.Detected.Counts, it.Detected.Lines, it.looksLike = seen.Counts, seen.Lines, seen.Format
+			it.detector = nil
+		}
 	}
 	it.Detected.Document = it.doc != nil
 	it.dec = decode.NewDecoder(f, it.opts.Maps, it.opts)
 	it.emitFn = it.emit
 }
 
-// readHead reads the first lines, detecting the format as it goes (when
-// detect) and stopping as soon as the verdict is certain.
-func (it *FileIter) readHead(detect bool) {
-	if detect {
-		it.detector = decode.NewDetector()
-	}
+// readHead reads the first lines, detecting the format as it goes (also
+// when one is forced: the hint names what the lines look like) and
+// stopping as soon as the verdict is certain.
+func (it *FileIter) readHead() {
+	it.detector = decode.NewDetector()
+	it.detector.Patterns = it.opts.Patterns
 	for len(it.head) < decode.DetectLines && (it.detector == nil || !it.detector.Decided()) {
 		line, tooLong, final, err := it.lines.Next()
 		if err != nil {
