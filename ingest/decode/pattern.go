@@ -256,7 +256,10 @@ func (t *sdkText) pattern(ps *patternState, line []byte, emit func(*ingest.Event
 		ev.JobID, ev.JobType, ev.CorrelationID = t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID
 	}
 	if ev.Model == "" {
-		ev.Model, ev.Provider = t.lastJob.Model, t.lastJob.Provider
+		ev.Model = t.lastJob.Model
+		if ev.Provider == "" {
+			ev.Provider = t.lastJob.Provider
+		}
 	}
 	if ev.IdempotencyKey == "" && !ps.p.hasKey && ev.Kind == ingest.KindLLMCall {
 		// No key: lines of one operation count their attempts up; a

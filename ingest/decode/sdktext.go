@@ -213,7 +213,11 @@ func route(host, path string) (key, model, provider string) {
 		provider = "openai"
 	}
 	if m := bedrockPath.FindStringSubmatch(path); m != nil {
-		return "/messages", unescapePath(m[1]), provider
+		model := unescapePath(m[1])
+		if i := strings.LastIndexByte(model, '/'); strings.HasPrefix(model, "arn:") && i >= 0 {
+			model = model[i+1:] // an inference profile's ARN ends with its ID: eu.anthropic.claude-…
+		}
+		return "/messages", model, provider
 	}
 	if m := vertexPath.FindStringSubmatch(path); m != nil {
 		if m[1] == "count-tokens" {

@@ -243,3 +243,57 @@ func TestColourRemnantFirst(t *testing.T) {
 		t.Error("time lost behind an escape")
 	}
 }
+
+// Fixtures that follow the SDKs' lines field for field (testdata/text):
+// the anthropic-python client for Vertex and Bedrock, openai-python's for
+// Azure, and a LiteLLM Router retry-then-fallback run as its tutorial
+// output shows one.
+const textFixtures = "testdata/text/"
+
+func TestVertexRetriesAreOneRequest(t *testing.T) {
+	r := readText(t, textFixtures+"vertex-anthropic-python-529.log", decode.Options{})
+	wantOps(t, r, "529@1 529@2 200@3", "200@1")
+	want := []string{"claude-sonnet-4-5@20250929", "claude-sonnet-4-5@20250929", "claude-sonnet-4-5@20250929", "claude-haiku-4-5@20251001"}
+	if got := r.models(); !slices.Equal(got, want) {
+		t.Errorf("models %q, want the ones in the paths", got)
+	}
+	if r.events[0].Provider != "vertex_ai" || r.events[0].TS == 0 {
+		t.Errorf("provider %q TS %d", r.events[0].Provider, r.events[0].TS)
+	}
+}
+
+func TestBedrockStreamAndProfileARN(t *testing.T) {
+	r := readText(t, textFixtures+"bedrock-stream-anthropic-python.log", decode.Options{})
+	wantOps(t, r, "503@1 200@2", "200@1")
+	want := []string{"eu.anthropic.claude-sonnet-4-5-20250929-v1:0", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", "eu.anthropic.claude-haiku-4-5-20251001-v1:0"}
+	if got := r.models(); !slices.Equal(got, want) {
+		t.Errorf("models %q", got)
+	}
+}
+
+func TestAzureDeploymentKept(t *testing.T) {
+	// The retry line names the deployment's path, or the plain one (a
+	// client made with azure_deployment): one endpoint either way.
+	r := readText(t, textFixtures+"azure-openai-python.log", decode.Options{})
+	wantOps(t, r, "429@1 200@2", "500@1 200@2")
+	for _, e := range r.events {
+		if e.Model != "gpt-4o-prod" || e.Provider != "azure" {
+			t.Errorf("model %q provider %q: the deployment name is the model", e.Model, e.Provider)
+		}
+	}
+}
+
+func TestLiteLLMRouterRetryThenFallback(t *testing.T) {
+	// One operation: a 429, two retries the router announced (each a 429,
+	// on another deployment of the group, then the first again), a
+	// fallback to another model group that succeeds; then a new call.
+	r := readText(t, textFixtures+"litellm-router-retry-fallback.log", decode.Options{})
+	wantOps(t, r, "429@1 429@2 429@3 200@4", "200@1")
+	want := []string{"openai/gpt-4o-mini", "azure/gpt-4o-mini-eu", "openai/gpt-4o-mini", "anthropic/claude-haiku-4-5", "openai/gpt-4o-mini"}
+	if got := r.models(); !slices.Equal(got, want) {
+		t.Errorf("models %q", got)
+	}
+	if r.events[1].Provider != "azure" || r.events[0].ErrorType != "RateLimitError" {
+		t.Errorf("provider %q error %q", r.events[1].Provider, r.events[0].ErrorType)
+	}
+}
