@@ -10,13 +10,29 @@ import (
 
 const nanobotLog = "../../shared/realdata/round2/text/app-retry-nanobot-4959.log"
 
-// nanobotFormat is the README's first worked example, as a config.
-const nanobotFormat = `[[format]]
-name = "nanobot-retry"
-pattern = '^(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \| WARNING \| .* LLM transient error \(attempt (?P<attempt>\d+)/\d+\), retrying in \d+s: error: (?P<error_type>.*)$'
-time_layout = "2006-01-02 15:04:05"
-set = { status = 429 }
-`
+// readmeFormats are the [[format]] examples of the README's "Your own
+// format" section, in order: the tests run what the README shows.
+func readmeFormats(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "### Your own format")
+	if !ok {
+		t.Fatal("README has no Your own format section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(sec, "```toml\n")
+		if !ok {
+			return out
+		}
+		block, after, _ := strings.Cut(rest, "```")
+		out, sec = append(out, block), after
+	}
+}
 
 func textReportJSON(t *testing.T, args ...string) map[string]any {
 	t.Helper()
@@ -36,7 +52,11 @@ func TestOwnFormatFromConfig(t *testing.T) {
 		t.Fatalf("%v: the real files must be in ../shared/realdata", err)
 	}
 	cfg := filepath.Join(t.TempDir(), "burnrate.toml")
-	os.WriteFile(cfg, []byte(nanobotFormat), 0o644)
+	examples := readmeFormats(t)
+	if len(examples) != 2 {
+		t.Fatalf("%d toml examples in the README's Your own format, want 2", len(examples))
+	}
+	os.WriteFile(cfg, []byte(examples[0]), 0o644)
 	r := textReportJSON(t, "--config", cfg, nanobotLog)
 	tot := r["totals"].(map[string]any)
 	if tot["attempts"] != 3.0 || tot["operations"] != 1.0 || tot["failed_jobs"] != 1.0 {
@@ -50,6 +70,24 @@ func TestOwnFormatFromConfig(t *testing.T) {
 	r = textReportJSON(t, "--pattern", `LLM transient error \(attempt (?P<attempt>\d+)/\d+\)`, nanobotLog)
 	if tot := r["totals"].(map[string]any); tot["attempts"] != 3.0 || tot["operations"] != 1.0 {
 		t.Errorf("--pattern: totals %v", tot)
+	}
+}
+
+// TestReadmeSecondExample: the README's second example reads its lines.
+func TestReadmeSecondExample(t *testing.T) {
+	dir := t.TempDir()
+	cfg, log := filepath.Join(dir, "burnrate.toml"), filepath.Join(dir, "app.log")
+	os.WriteFile(cfg, []byte(readmeFormats(t)[1]), 0o644)
+	os.WriteFile(log, []byte(`{"ts":"2026-03-10T01:00:00Z","event":"job_started","job_id":"step-7","job_type":"step","model":"claude-sonnet-4-6"}
+    ⏳ API overloaded, retrying in 5s (attempt 1/3)...
+    ⏳ API overloaded, retrying in 10s (attempt 2/3)...
+{"ts":"2026-03-10T01:00:20Z","event":"job_failed","job_id":"step-7","job_type":"step"}
+`), 0o644)
+	r := textReportJSON(t, "--config", cfg, log)
+	tot := r["totals"].(map[string]any)
+	src := r["source"].(map[string]any)
+	if tot["attempts"] != 2.0 || tot["failed_jobs"] != 1.0 || src["no_timestamp"] != 2.0 {
+		t.Errorf("totals %v source %v", tot, src)
 	}
 }
 
