@@ -37,7 +37,7 @@ var (
 	// A time of day alone at the start (LiteLLM's console: "00:07:32 - LiteLLM Router:INFO: …").
 	lineClock = regexp.MustCompile(`^(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\b`)
 	// "Please retry after 3 seconds" (Azure), "Please try again in 2.904s" / "in 180ms" (OpenAI).
-	retryHint = regexp.MustCompile(`(?:[Rr]etry after|try again in) (\d+(?:\.\d+)?) ?(ms|s|sec|secs|seconds?)\b`)
+	retryHint = regexp.MustCompile(`^(\d+(?:\.\d+)?) ?(ms|s|sec|secs|seconds?)\b`)
 )
 
 // timePrefix is how far into a line its time is looked for: a logger puts
@@ -136,7 +136,9 @@ func (t *sdkText) base(line []byte) *ingest.Event {
 // day with no date known is no time.
 func (t *sdkText) lineTS(line []byte) (int64, bool) {
 	head := line[:min(len(line), timePrefix)]
-	if m := lineTime.FindSubmatch(head); m != nil {
+	if at := dateAt(head); at < 0 {
+		// No date: only a time of day at the start can be one.
+	} else if m := lineTime.FindSubmatch(head[at:]); m != nil {
 		text := string(m[1]) + "T" + strings.Replace(string(m[2]), ",", ".", 1)
 		zone := string(m[3])
 		if zone == "" {
@@ -145,6 +147,9 @@ func (t *sdkText) lineTS(line []byte) (int64, bool) {
 		if ts, err := time.Parse(time.RFC3339Nano, text+zone); err == nil {
 			return unixNanoInRange(ts), true
 		}
+		return 0, false
+	}
+	if len(head) < 8 || !isDigit(head[0]) || head[2] != ':' {
 		return 0, false
 	}
 	m := lineClock.FindSubmatch(head)
@@ -170,6 +175,20 @@ func (t *sdkText) lineTS(line []byte) (int64, bool) {
 	}
 	return ts, true
 }
+
+// dateAt is where "dddd-dd-dd" first starts in b, or -1: a scan for the
+// dash pattern that spares the regexp the lines without a date.
+func dateAt(b []byte) int {
+	for i := 0; i+10 <= len(b); i++ {
+		if b[i+4] == '-' && b[i+7] == '-' && isDigit(b[i]) && isDigit(b[i+1]) && isDigit(b[i+2]) && isDigit(b[i+3]) &&
+			isDigit(b[i+5]) && isDigit(b[i+6]) && isDigit(b[i+8]) && isDigit(b[i+9]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // endpoint is a request path relative to the client's base URL, without
 // its query: "/v1/chat/completions" and openai-python's retry line's
@@ -212,23 +231,32 @@ func route(host, path string) (key, model, provider string) {
 	case strings.Contains(host, "openai"):
 		provider = "openai"
 	}
-	if m := bedrockPath.FindStringSubmatch(path); m != nil {
-		model := unescapePath(m[1])
-		if i := strings.LastIndexByte(model, '/'); strings.HasPrefix(model, "arn:") && i >= 0 {
-			model = model[i+1:] // an inference profile's ARN ends with its ID: eu.anthropic.claude-…
+	// Most paths hold no model: the regexps only look at those that may.
+	if strings.Contains(path, "/model/") || strings.HasPrefix(path, "model/") {
+		if m := bedrockPath.FindStringSubmatch(path); m != nil {
+			model := unescapePath(m[1])
+			if i := strings.LastIndexByte(model, '/'); strings.HasPrefix(model, "arn:") && i >= 0 {
+				model = model[i+1:] // an inference profile's ARN ends with its ID: eu.anthropic.claude-…
+			}
+			return "/messages", model, provider
 		}
-		return "/messages", model, provider
 	}
-	if m := vertexPath.FindStringSubmatch(path); m != nil {
-		if m[1] == "count-tokens" {
-			return "/messages/count_tokens", "", provider
+	if strings.Contains(path, "/publishers/") {
+		if m := vertexPath.FindStringSubmatch(path); m != nil {
+			if m[1] == "count-tokens" {
+				return "/messages/count_tokens", "", provider
+			}
+			if m[2] == "rawPredict" || m[2] == "streamRawPredict" {
+				return "/messages", unescapePath(m[1]), provider
+			}
+			return "/" + m[2], unescapePath(m[1]), provider
 		}
-		if m[2] == "rawPredict" || m[2] == "streamRawPredict" {
-			return "/messages", unescapePath(m[1]), provider
-		}
-		return "/" + m[2], unescapePath(m[1]), provider
 	}
-	if m := azurePath.FindStringSubmatch(path); m != nil {
+	var m []string
+	if strings.Contains(path, "deployments/") {
+		m = azurePath.FindStringSubmatch(path)
+	}
+	if m != nil {
 		if provider == "" {
 			provider = "azure"
 		}
@@ -490,7 +518,14 @@ func (t *sdkText) openaiV0Line(line []byte, m [][]byte, emit func(*ingest.Event)
 
 // retryHintMs reads the server's wait hint from an error message.
 func retryHintMs(msg []byte) (int64, bool) {
-	m := retryHint.FindSubmatch(msg)
+	var m [][]byte
+	for _, lead := range []string{"try again in ", "etry after "} { // "Please try again in 2.904s", "Retry after 3 seconds"
+		if i := bytes.Index(msg, []byte(lead)); i >= 0 {
+			if m = retryHint.FindSubmatch(msg[i+len(lead):]); m != nil {
+				break
+			}
+		}
+	}
 	if m == nil {
 		return 0, false
 	}

@@ -24,9 +24,9 @@ var (
 	liteRetries = regexp.MustCompile(`Retrying request with num_retries: (\d+)`)
 
 	// tenacity's before_sleep_log: "Retrying %s in %s seconds as it raised %s: %s." (or "as it returned %s.")
-	tenacityLine = regexp.MustCompile(`Retrying (\S+) in (\d+(?:\.\d+)?) seconds as it (raised|returned) ([A-Za-z_][\w.]*)?:? ?(.*)`)
+	tenacityLine = regexp.MustCompile(`Retrying (\S+) in (\d+(?:\.\d+)?) seconds as it (raised|returned) ([A-Za-z_][\w.]*)?`)
 	// "Rate limit reached for gpt-4 in organization org-… on tokens per min"
-	modelInLimit = regexp.MustCompile(`(?:limit reached for|for model) ['"]?([A-Za-z0-9][\w.:/@-]*)['"]? in (?:organization|project)`)
+	modelInLimit = regexp.MustCompile(`^['"]?([A-Za-z0-9][\w.:/@-]*)['"]? in (?:organization|project)`)
 
 	// Claude Code's console: "⎿  API Error (529 {…}) · Retrying in 5 seconds… (attempt 4/10)",
 	// "API Error (Connection error.) · Retrying in 34 seconds… (attempt 8/10)"
@@ -166,12 +166,8 @@ func liteError(msg []byte) (class, errType string, status int16) {
 	if m := liteErrClass.FindSubmatch(msg); m != nil {
 		class = string(m[1])
 	}
-	if m := bodyErrType.FindSubmatch(msg); m != nil {
-		errType = string(m[1])
-	}
-	if m := statusInMsg.FindSubmatch(msg); m != nil {
-		status, _ = atoi16(string(m[1]))
-	}
+	errType = bodyErrorType(msg)
+	status = statusInMessage(msg)
 	if status == ingest.StatusUnknown {
 		status = liteStatus(class)
 	}
@@ -207,6 +203,30 @@ func liteStatus(class string) int16 {
 		return 503
 	case "APIConnectionError":
 		return 0
+	}
+	return ingest.StatusUnknown
+}
+
+// bodyErrorType is the provider's error type in a message's JSON body.
+func bodyErrorType(msg []byte) string {
+	if !bytes.Contains(msg, []byte("type")) {
+		return ""
+	}
+	if m := bodyErrType.FindSubmatch(msg); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// statusInMessage is "Error code: 429" / "status_code=503" in a message.
+func statusInMessage(msg []byte) int16 {
+	if !bytes.Contains(msg, []byte("code")) {
+		return ingest.StatusUnknown
+	}
+	if m := statusInMsg.FindSubmatch(msg); m != nil {
+		if s, ok := atoi16(string(m[1])); ok {
+			return s
+		}
 	}
 	return ingest.StatusUnknown
 }
@@ -249,7 +269,10 @@ func (t *sdkText) decodeOther(line []byte, emit func(*ingest.Event)) int {
 		}
 	}
 	if bytes.Contains(line, []byte(" seconds as it ")) {
-		if m := tenacityLine.FindSubmatch(line); m != nil {
+		if loc := tenacityLine.FindSubmatchIndex(line); loc != nil {
+			m := submatches(line, loc)
+			// The message after the class: ": Rate limit reached …"
+			m = append(m, bytes.TrimLeft(line[loc[1]:], ": "))
 			return t.tenacity(line, m, emit)
 		}
 	}
@@ -336,14 +359,14 @@ func (t *sdkText) tenacity(line []byte, m [][]byte, emit func(*ingest.Event)) in
 	if class == "ServiceUnavailableError" || bytes.Contains(msg, []byte("overloaded")) {
 		ev.Status = max(ev.Status, 503)
 	}
-	if m := statusInMsg.FindSubmatch(msg); m != nil {
-		if s, ok := atoi16(string(m[1])); ok {
-			ev.Status = s
-		}
+	if s := statusInMessage(msg); s != ingest.StatusUnknown {
+		ev.Status = s
 	}
 	ev.ErrorType = t.p.intern.get([]byte(CleanField(class)))
-	if mm := modelInLimit.FindSubmatch(msg); mm != nil {
-		ev.Model = t.p.intern.get([]byte(CleanField(string(mm[1]))))
+	if i := bytes.Index(msg, []byte("limit reached for ")); i >= 0 {
+		if mm := modelInLimit.FindSubmatch(msg[i+len("limit reached for "):]); mm != nil {
+			ev.Model = t.p.intern.get([]byte(CleanField(string(mm[1]))))
+		}
 	}
 	if bytes.Contains(m[1], []byte("openai")) || bytes.Contains(msg, []byte("platform.openai.com")) {
 		ev.Provider = "openai"
@@ -380,8 +403,8 @@ func (t *sdkText) agentRetryLine(line []byte, m [][]byte, emit func(*ingest.Even
 	msg := m[2]
 	if s, ok := atoi16(string(m[1])); ok && len(m[1]) > 0 {
 		ev.Status = s
-		if mm := bodyErrType.FindSubmatch(msg); mm != nil {
-			ev.ErrorType = t.p.intern.get(mm[1])
+		if et := bodyErrorType(msg); et != "" {
+			ev.ErrorType = t.p.intern.get([]byte(et))
 		}
 	} else {
 		// "Connection error.", "Request timed out.": no response.
