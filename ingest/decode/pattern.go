@@ -41,6 +41,8 @@ type LinePattern struct {
 	layout string
 	set    [][2]string // field, value; in field order
 	hasKey bool        // a group or a set value names the operation
+	// maxBytes is how much of a line is matched (patternBudget).
+	maxBytes int
 }
 
 // patternFields are the fields a pattern's groups may fill, and numeric
@@ -57,10 +59,18 @@ var patternFields = map[string]bool{
 var callFields = []string{"status", "attempt", "error_type", "model", "input_tokens", "output_tokens", "cost_usd", "retry_after_s", "event"}
 
 // maxPatternBytes and maxPatternInsts bound a pattern: matching is linear
-// in the line but proportional to the compiled program too.
+// in the line but proportional to the compiled program too — in the worst
+// case (a pattern of counted repeats against a line that keeps every one
+// alive) ~25 ns per byte per instruction. patternBudget bounds that
+// product for one line: a line is matched on its first
+// patternBudget/instructions bytes (at least minPatternBytes), so one
+// line costs at most ~50 ms whatever the pattern and the line, and the
+// calls real patterns describe sit at the start of their lines.
 const (
 	maxPatternBytes = 4096
-	maxPatternInsts = 20_000
+	maxPatternInsts = 5_000
+	patternBudget   = 2_000_000
+	minPatternBytes = 1024
 )
 
 func patternFieldList() string {
@@ -101,7 +111,8 @@ func CompilePattern(s PatternSpec) (*LinePattern, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the pattern does not compile: %v", where, err)
 	}
-	p := &LinePattern{Name: name, re: re, groups: make([]string, len(re.SubexpNames())), layout: s.TimeLayout}
+	p := &LinePattern{Name: name, re: re, groups: make([]string, len(re.SubexpNames())), layout: s.TimeLayout,
+		maxBytes: max(minPatternBytes, patternBudget/len(prog.Inst))}
 	seen := map[string]bool{}
 	for i, g := range re.SubexpNames() {
 		if g == "" {
@@ -188,6 +199,7 @@ func newPatternStates(ps []*LinePattern) []*patternState {
 // parser reads, so a pattern's fields mean exactly what the same keys
 // mean in a JSON line.
 func (t *sdkText) pattern(ps *patternState, line []byte, emit func(*ingest.Event)) (int, bool) {
+	line = line[:min(len(line), ps.p.maxBytes)]
 	loc := ps.p.re.FindSubmatchIndex(line)
 	if loc == nil {
 		return 0, false

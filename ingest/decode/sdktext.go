@@ -40,6 +40,12 @@ var (
 	retryHint = regexp.MustCompile(`^(\d+(?:\.\d+)?) ?(ms|s|sec|secs|seconds?)\b`)
 )
 
+// maxPyEndpoints bounds the endpoints followed at once.
+const maxPyEndpoints = 10_000
+
+// maxTextBytes is how much of a text line the text formats read.
+const maxTextBytes = 64 << 10
+
 // timePrefix is how far into a line its time is looked for: a logger puts
 // it in the prefix, and a date deep in a message is not the line's time.
 const timePrefix = 96
@@ -290,7 +296,11 @@ func retryableStatus(s int16) bool { return s == 408 || s == 409 || s == 429 || 
 // decode returns how many events a text line gave; -1 for a recognized
 // line that describes no attempt by itself.
 func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
-	line = t.stripANSI(line)
+	// What a text line says is in its first KiB or so (an SDK line, a
+	// router line, a retry warning and its message): a longer one is read
+	// on its first maxTextBytes, so a hostile megabyte of "[log_" costs
+	// the regexps no more than that.
+	line = t.stripANSI(line[:min(len(line), maxTextBytes)])
 	flushed := 0
 	if t.hasHeld {
 		if n, ok := t.liteMerge(line, emit); ok {
@@ -348,8 +358,20 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	return t.decodeOther(line, emit)
 }
 
+// boundPy forgets the endpoints followed when a log of ever new paths (an
+// ID in each) has made too many.
+func (t *sdkText) boundPy() {
+	if len(t.pyOp) > maxPyEndpoints || len(t.pyPending) > maxPyEndpoints {
+		clear(t.pyOp)
+		clear(t.pyAttempt)
+		clear(t.pyFailed)
+		clear(t.pyPending)
+	}
+}
+
 func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
+	t.boundPy()
 	key := endpoint(string(m[1]))
 	if key == "" {
 		key = t.pyLast // "Retrying request in 0.4 seconds" names no path
@@ -387,6 +409,7 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 	}
 	key, model, provider := route(string(m[3]), string(m[4]))
 	t.pyLast = key
+	t.boundPy()
 	if t.pyPending[key] > 0 {
 		t.pyPending[key]--
 		t.pyAttempt[key]++

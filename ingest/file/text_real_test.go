@@ -2,6 +2,7 @@ package file
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -295,5 +296,65 @@ func TestLiteLLMRouterRetryThenFallback(t *testing.T) {
 	}
 	if r.events[1].Provider != "azure" || r.events[0].ErrorType != "RateLimitError" {
 		t.Errorf("provider %q error %q", r.events[1].Provider, r.events[0].ErrorType)
+	}
+}
+
+// repeatReader yields n bytes of unit, then tail.
+type repeatReader struct {
+	unit []byte
+	n    int64
+	tail []byte
+	off  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		if len(r.tail) == 0 {
+			return 0, io.EOF
+		}
+		k := copy(p, r.tail)
+		r.tail = r.tail[k:]
+		return k, nil
+	}
+	k := 0
+	for k < len(p) && r.n > 0 {
+		c := copy(p[k:min(len(p), k+int(min(r.n, int64(len(p)))))], r.unit[r.off:])
+		r.off = (r.off + c) % len(r.unit)
+		k += c
+		r.n -= int64(c)
+	}
+	return k, nil
+}
+
+// TestHundredMegabyteTextLine: a 100 MB first line that starts like each
+// text shape (and like a JSON array) is skipped whole as too_long in
+// bounded memory, and the SDK line after it is read.
+func TestHundredMegabyteTextLine(t *testing.T) {
+	after := "\n" + `INFO:httpx:HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 529 "` + "\n"
+	for _, unit := range []string{"[log_c0cd86, ", "[2023-11-20 21:33:59.751] ", "[37m", "HTTP Request: POST https://", "\x1b[31m"} {
+		it := NewIter(&repeatReader{unit: []byte(unit), n: 100 << 20, tail: []byte(after)}, "big.log", 0, decode.Options{})
+		var evs []ingest.Event
+		var ev ingest.Event
+		for it.Next(&ev) {
+			evs = append(evs, ev)
+		}
+		if it.Err != nil || len(evs) != 1 || evs[0].Status != 529 || it.Stats.Skipped[ingest.SkipTooLong] != 1 || it.Detected.Document {
+			t.Errorf("%q: err %v, %d events, stats %+v, detected %+v", unit, it.Err, len(evs), it.Stats, it.Detected)
+		}
+	}
+}
+
+// TestBinaryAndEscapeJunk: NUL bytes and terminal junk among SDK lines are
+// counted, never read as calls, and do not stop the lines after them.
+func TestBinaryAndEscapeJunk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junk.log")
+	os.WriteFile(path, []byte("\x1b[2J\x1b[H\x1b]0;title\x07\n"+
+		"HTTP Request: POST https://api.openai.com/v1/chat/completions \"HTTP/1.1 429 \"\x00\x00\n"+
+		"\x7fELF\x02\x01\x01\x00\x00\x00\n"+
+		"\x1b[32m[2023-11-20 21:34:02.015] HTTP Request: POST https://api.openai.com/v1/chat/completions \"HTTP/1.1 200 OK\"\x1b[0m\n"), 0o644)
+	r := readText(t, path, decode.Options{})
+	wantOps(t, r, "200@1")
+	if r.it.Stats.Skipped[ingest.SkipBinary] != 2 {
+		t.Errorf("stats %+v", r.it.Stats)
 	}
 }

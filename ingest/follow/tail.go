@@ -273,7 +273,10 @@ func (s *sink) send(ctx context.Context) bool {
 		// Nothing stays held past a batch: the line after it may be a
 		// long time coming.
 		s.stats.Events += int64(f.Flush(s.emitFn))
-		s.noTS = false
+		if s.noTS {
+			s.noTS = false
+			s.stats.NoTimestamp++
+		}
 	}
 	s.t.mu.Lock()
 	s.t.files[s.path].status.Stats = s.stats

@@ -1,0 +1,124 @@
+package decode
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Attacks on the text decoders: every input byte is untrusted.
+
+// hostileTextLines are megabyte lines built to pass each text format's
+// literal prefilter and keep its regexps busy, plus binary and escapes.
+func hostileTextLines() [][]byte {
+	var out [][]byte
+	for _, unit := range []string{"[log_a", "[log_a] post https://x/ ", "HTTP Request: POST https://", " seconds as it ", "API Error (",
+		"Retrying request to ", "error_code=1", "litellm.x(model=a) ", "LiteLLM Router", "2026-01-01 00:00:00 ", "[32m", "\x1b[", "[", "00:00:0"} {
+		out = append(out, []byte(strings.Repeat(unit, (MaxLineBytes-16)/len(unit))))
+	}
+	return append(out,
+		[]byte("HTTP Request: POST https://api.openai.com/v1/chat/completions \"HTTP/1.1 429 \x00\x01\xff\xfe"),
+		[]byte("\x1b[31m\x1b]0;owned\x07\x1b[2J litellm.completion(model=\x1b]8;;http://x\x07gpt-4o\x1b[0m) 200 OK"),
+		[]byte("Retrying a.b in 1e308 seconds as it raised RateLimitError: Please try again in 99999999999999999999s"),
+		[]byte("API Error (529 {}) · Retrying in 99999999999 seconds… (attempt 99999999999/10)"),
+		[]byte("[log_x, retryOf: log_x] post https://api.anthropic.com/v1/messages failed with status 999 in 99999999999999ms"),
+		[]byte("\xff\xfe\x1b["),
+	)
+}
+
+// TestHostileTextLines: the text decoders finish on every hostile line,
+// emit only plausible events, and nothing from the line reaches a string
+// field raw (escape bytes, invalid UTF-8).
+func TestHostileTextLines(t *testing.T) {
+	p, err := CompilePattern(PatternSpec{Name: "counted", Regex: strings.Repeat(`[a-z\[_]{99}`, 20) + `(?P<attempt>\d)`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{}, {Patterns: []*LinePattern{p}}} {
+		d := NewDecoder(FormatLiteLLMText, nil, opts)
+		for _, l := range hostileTextLines() {
+			d.Decode(l, func(e *ingest.Event) {
+				if r := e.Check(); r != ingest.Accepted {
+					t.Errorf("an event that fails Check was emitted: %v", r)
+				}
+				for _, s := range []string{e.Model, e.Provider, e.ErrorType, e.IdempotencyKey, e.JobID} {
+					if strings.ContainsAny(s, "\x1b\x07\x00") || !utf8ValidString(s) || len(s) > 4*maxFieldBytes {
+						t.Errorf("raw bytes reached a field: %q", s)
+					}
+				}
+				if e.Attempt < 0 || e.Status > 999 || e.LatencyMs < 0 || e.RetryAfterMs < -1 {
+					t.Errorf("implausible event %+v", e)
+				}
+			})
+		}
+		d.(Flusher).Flush(func(*ingest.Event) {})
+	}
+}
+
+func utf8ValidString(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestTextDecoderStateIsBounded: a million distinct endpoints, chains and
+// functions do not grow the decoder without bound.
+func TestTextDecoderStateIsBounded(t *testing.T) {
+	d := NewDecoder(FormatSDKText, nil, Options{}).(*checked).inner.(*jsonlDecoder)
+	var b []byte
+	for i := range 300_000 {
+		b = append(b[:0], "HTTP Request: POST https://api.openai.com/v1/x"...)
+		b = append(b, []byte(time.Duration(i).String())...)
+		b = append(b, " \"HTTP/1.1 429 \""...)
+		d.Decode(b, func(*ingest.Event) {})
+	}
+	if n := len(d.text.pyOp) + len(d.text.pyAttempt) + len(d.text.pyFailed) + len(d.text.pyPending); n > 4*maxPyEndpoints {
+		t.Errorf("%d endpoint entries kept", n)
+	}
+}
+
+// TestClockLinesRollOverMidnight: a time of day alone takes the date of
+// the line before, and the next day once the clock goes back.
+func TestClockLinesRollOverMidnight(t *testing.T) {
+	d := NewDecoder(FormatLiteLLMText, nil, Options{})
+	var got []int64
+	for _, l := range []string{
+		`2025-05-04 23:59:58,016 - LiteLLM Router - INFO - litellm.acompletion(model=gpt-4o) 200 OK`,
+		`00:00:03 - LiteLLM Router:INFO: router.py:1103 - litellm.acompletion(model=gpt-4o) 200 OK`,
+		`00:00:09 - LiteLLM Router:INFO: router.py:1103 - litellm.acompletion(model=gpt-4o) 200 OK`,
+	} {
+		d.Decode([]byte(l), func(e *ingest.Event) { got = append(got, e.TS) })
+	}
+	want := []string{"2025-05-04T23:59:58.016Z", "2025-05-05T00:00:03Z", "2025-05-05T00:00:09Z"}
+	for i, ts := range got {
+		if formatTS(ts) != want[i] {
+			t.Errorf("line %d: %s, want %s", i, formatTS(ts), want[i])
+		}
+	}
+}
+
+// TestHeldResponseIsNeverLost: an httpx line held for the router line
+// after it comes out before a JSON line, with an unrelated line, or at
+// the end.
+func TestHeldResponseIsNeverLost(t *testing.T) {
+	httpx := `INFO:httpx:HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 200 OK"`
+	for name, next := range map[string]string{
+		"json":  `{"ts":"2026-03-10T01:00:05Z","event":"job_succeeded","job_id":"j1"}`,
+		"text":  "the app's own line",
+		"blank": "",
+		"end":   "-",
+	} {
+		d := NewDecoder(FormatLiteLLMText, nil, Options{})
+		var kinds []ingest.Kind
+		emit := func(e *ingest.Event) { kinds = append(kinds, e.Kind) }
+		d.Decode([]byte(httpx), emit)
+		if len(kinds) != 0 {
+			t.Errorf("%s: the response was not held", name)
+		}
+		if next != "-" {
+			d.Decode([]byte(next), emit)
+		}
+		d.(Flusher).Flush(emit)
+		if len(kinds) == 0 || kinds[0] != ingest.KindLLMCall {
+			t.Errorf("%s: events %v, want the held call first", name, kinds)
+		}
+	}
+}
