@@ -122,3 +122,21 @@ func TestHeldResponseIsNeverLost(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeLaterRetryLine: Claude Code 2.1's console shape, as its
+// issues quote it ("✻ 529 Overloaded · Retrying in 21s · attempt 7/10").
+func TestClaudeCodeLaterRetryLine(t *testing.T) {
+	d := NewDecoder(FormatRetryText, nil, Options{})
+	var got []ingest.Event
+	for _, l := range []string{
+		"✻ 529 Overloaded · Retrying in 4s · attempt 6/10  ⎿  If it persists, check https://status.claude.com.",
+		"[✻ 529 Overloaded · Retrying in 0s · attempt 7/10]",
+		"✻ Connection error · Retrying in 2s · attempt 1/10",
+	} {
+		d.Decode([]byte(l), func(e *ingest.Event) { got = append(got, *e) })
+	}
+	if len(got) != 3 || got[0].Status != 529 || got[0].Attempt != 6 || got[1].Attempt != 7 || got[2].Status != 0 || got[2].Attempt != 1 ||
+		got[0].IdempotencyKey != got[1].IdempotencyKey || got[1].IdempotencyKey == got[2].IdempotencyKey || got[0].ErrorType != "overloaded_error" {
+		t.Errorf("%+v", got)
+	}
+}

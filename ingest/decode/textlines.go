@@ -31,6 +31,8 @@ var (
 	// Claude Code's console: "⎿  API Error (529 {…}) · Retrying in 5 seconds… (attempt 4/10)",
 	// "API Error (Connection error.) · Retrying in 34 seconds… (attempt 8/10)"
 	agentRetry = regexp.MustCompile(`API Error \((?:(\d{3})\b)?\s*(.*?)\) · Retrying in (\d+(?:\.\d+)?) seconds?… \(attempt (\d+)/(\d+)\)`)
+	// and its later console (2.1.x): "✻ 529 Overloaded · Retrying in 21s · attempt 7/10"
+	agentRetryNew = regexp.MustCompile(`(?:^|[^\w])(?:(\d{3}) )?([A-Z][\w .']*?) · Retrying in (\d+(?:\.\d+)?)s · attempt (\d+)/(\d+)`)
 )
 
 // textLineKind names the format of the layers' lines, "" for none.
@@ -40,7 +42,8 @@ func textLineKind(line []byte) Format {
 		bytes.Contains(line, []byte("LiteLLM Router")) && liteInfoKind(line) != 0:
 		return FormatLiteLLMText
 	case bytes.Contains(line, []byte(" seconds as it ")) && tenacityLine.Match(line),
-		bytes.Contains(line, []byte("API Error (")) && agentRetry.Match(line):
+		bytes.Contains(line, []byte("API Error (")) && agentRetry.Match(line),
+		bytes.Contains(line, []byte(" · Retrying in ")) && agentRetryNew.Match(line):
 		return FormatRetryText
 	}
 	return ""
@@ -281,6 +284,11 @@ func (t *sdkText) decodeOther(line []byte, emit func(*ingest.Event)) int {
 			return t.agentRetryLine(line, m, emit)
 		}
 	}
+	if bytes.Contains(line, []byte(" · Retrying in ")) {
+		if m := agentRetryNew.FindSubmatch(line); m != nil {
+			return t.agentRetryLine(line, m, emit)
+		}
+	}
 	return 0
 }
 
@@ -405,6 +413,8 @@ func (t *sdkText) agentRetryLine(line []byte, m [][]byte, emit func(*ingest.Even
 		ev.Status = s
 		if et := bodyErrorType(msg); et != "" {
 			ev.ErrorType = t.p.intern.get([]byte(et))
+		} else if s == 529 {
+			ev.ErrorType = "overloaded_error"
 		}
 	} else {
 		// "Connection error.", "Request timed out.": no response.
