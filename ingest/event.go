@@ -105,9 +105,9 @@ type Event struct {
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// TSCarried marks a TS the record did not carry: the time of the line
-	// before it in the file (0 when none had one); a live reader replaces
-	// it with the time the line was read. Sources count such lines as
-	// no_timestamp; they are never skipped for it.
+	// before it in the file (0 when none had one, which a live reader
+	// replaces with the time the line was read). Sources count such lines
+	// as no_timestamp; they are never skipped for it.
 	TSCarried bool
 	// Source is the index of the input (file) that produced the event.
 	Source uint16

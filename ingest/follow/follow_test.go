@@ -322,3 +322,30 @@ INFO:httpx:HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 42
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestLiveLineWithoutTimeAfterATimedOne: history being caught up on keeps
+// its times: a line without one takes the time of the line before it.
+func TestLiveLineWithoutTimeAfterATimedOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.log")
+	os.WriteFile(path, []byte(`{"ts":"2026-03-10T01:00:00Z","event":"job_started","job_id":"j1","model":"claude-sonnet-4-6"}
+[log_c0cd86, request-id: "req_01A"] post https://api.anthropic.com/v1/messages failed with status 529 in 30ms - retrying, 2 attempts remaining
+`), 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan ingest.Batch, 64)
+	go tl.Run(ctx, out)
+	var got []ingest.Event
+	for len(got) < 2 {
+		select {
+		case b := <-out:
+			got = append(got, b...)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d events", len(got))
+		}
+	}
+	if want := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano(); got[1].TS != want || got[1].JobID != "j1" {
+		t.Errorf("TS %d job %q, want the line before's time %d and job", got[1].TS, got[1].JobID, want)
+	}
+}

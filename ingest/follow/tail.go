@@ -236,8 +236,13 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 
 func (s *sink) emit(e *ingest.Event) {
 	if e.TSCarried {
-		// Live, a line without a time of its own happened when it was read.
-		e.TS = time.Now().UnixNano()
+		// A line without a time of its own takes the time of the line
+		// before it, as in a file read whole (history being caught up on
+		// keeps its times); with none before it — a log that prints no
+		// times, the Node SDKs' — it happened when it was read.
+		if e.TS == 0 {
+			e.TS = time.Now().UnixNano()
+		}
 		s.noTS = true
 	}
 	s.batch = append(s.batch, *e)
