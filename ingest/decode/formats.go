@@ -502,12 +502,12 @@ func (d *Detector) Add(l []byte) {
 	det.Lines++
 	if l[0] != '{' {
 		for _, p := range d.Patterns {
-			if p.re.Match(l) {
+			if p.re.Match(l[:min(len(l), p.maxBytes)]) { // as the decoder matches it
 				det.Counts[FormatPattern]++
 				return
 			}
 		}
-		if f := sdkLineKind(l); f != "" {
+		if f := sdkLineKind(l[:min(len(l), maxTextBytes)]); f != "" {
 			det.Counts[f]++
 		}
 		return
