@@ -65,7 +65,7 @@ func BenchmarkTextLinesAppOnly(b *testing.B) {
 
 func BenchmarkPatternLines(b *testing.B) {
 	p, err := CompilePattern(PatternSpec{Name: "nanobot", TimeLayout: "2006-01-02 15:04:05",
-		Regex: `^(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \| WARNING \| .* LLM transient error \(attempt (?P<attempt>\d+)/\d+\), retrying in \d+s: error: (?P<error_type>.*)$`})
+		Regex: `^(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \| WARNING \| [^|]* \| LLM transient error \(attempt (?P<attempt>\d+)/\d+\), retrying in \d+s: error: (?P<error_type>.*)$`})
 	if err != nil {
 		b.Fatal(err)
 	}
