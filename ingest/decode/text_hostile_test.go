@@ -145,3 +145,21 @@ func TestClaudeCodeLaterRetryLine(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// TestLiteLLMTwoHandlersTwoCalls: with two handlers every record is
+// printed twice; two identical calls in a row are still two calls.
+func TestLiteLLMTwoHandlersTwoCalls(t *testing.T) {
+	d := NewDecoder(FormatLiteLLMText, nil, Options{})
+	n := 0
+	for _, l := range []string{
+		`2025-05-04 00:07:31,998 - LiteLLM Router - INFO - litellm.acompletion(model=gpt-4o) 200 OK`,
+		`00:07:32 - LiteLLM Router:INFO: router.py:1103 - litellm.acompletion(model=gpt-4o) 200 OK`,
+		`2025-05-04 00:07:32,416 - LiteLLM Router - INFO - litellm.acompletion(model=gpt-4o) 200 OK`,
+		`00:07:32 - LiteLLM Router:INFO: router.py:1103 - litellm.acompletion(model=gpt-4o) 200 OK`,
+	} {
+		d.Decode([]byte(l), func(*ingest.Event) { n++ })
+	}
+	if n != 2 {
+		t.Errorf("%d calls, want 2", n)
+	}
+}

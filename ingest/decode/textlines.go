@@ -65,6 +65,7 @@ type liteState struct {
 	lastMsg   []byte // the last router line's message, after its prefix
 	lastPre   []byte // and its prefix's shape (digits dropped)
 	shape     []byte
+	lastDup   bool // the last router line repeated the one before it
 	lastTS    int64
 }
 
@@ -94,11 +95,13 @@ func (t *sdkText) liteDuplicate(line []byte, msgAt int, ts int64) bool {
 		}
 	}
 	l.shape = shape
-	dup := l.lastMsg != nil && bytes.Equal(msg, l.lastMsg) && !bytes.Equal(shape, l.lastPre) &&
+	// Two handlers write each record once each, one after the other: a
+	// line that repeats a repeat is a record of its own.
+	dup := !l.lastDup && l.lastMsg != nil && bytes.Equal(msg, l.lastMsg) && !bytes.Equal(shape, l.lastPre) &&
 		(ts == 0 || l.lastTS == 0 || abs64(ts-l.lastTS) <= 2e9)
 	l.lastMsg = append(l.lastMsg[:0], msg...)
 	l.lastPre = append(l.lastPre[:0], shape...)
-	l.lastTS = ts
+	l.lastTS, l.lastDup = ts, dup
 	return dup
 }
 
