@@ -382,7 +382,7 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
 	if d.unmatched > 0 {
-		return display.Text(fmt.Sprintf("%d text lines matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
+		return display.Text(fmt.Sprintf("%d text line(s) matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
 			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))
 	}
 	if events == 0 && d.jsonNoEvent == 0 && d.notJSON > 0 {

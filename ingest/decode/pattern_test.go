@@ -81,7 +81,7 @@ func TestPatternOwnRetryLines(t *testing.T) {
 		t.Errorf("the app's other line: %v, want unmatched", reasons[3])
 	}
 	h := d.(Hinter).Hint(4)
-	if !strings.Contains(h, "1 text lines matched none") || !strings.Contains(h, "Step 7 done") {
+	if !strings.Contains(h, "1 text line(s) matched none") || !strings.Contains(h, "Step 7 done") {
 		t.Errorf("hint %q", h)
 	}
 }
