@@ -456,8 +456,7 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 		ev.TS = max(ev.TS, 0)
 	}
 	ev.Status, ev.Attempt = status, ch.attempt
-	key, model, provider := route(string(m[4]), string(m[5]))
-	_ = key
+	_, model, provider := route(string(m[4]), string(m[5]))
 	if model != "" {
 		ev.Model = t.p.intern.get([]byte(CleanField(model)))
 	}
