@@ -163,3 +163,35 @@ func TestLiteLLMTwoHandlersTwoCalls(t *testing.T) {
 		t.Errorf("%d calls, want 2", n)
 	}
 }
+
+// TestNodeLinesOnEveryEndpoint: the Node SDKs' lines (openai-node,
+// @anthropic-ai/bedrock-sdk, vertex-sdk) take the model from the path.
+func TestNodeLinesOnEveryEndpoint(t *testing.T) {
+	d := NewDecoder(FormatSDKText, nil, Options{})
+	var got []ingest.Event
+	for _, l := range []string{
+		`[log_a1, request-id: "r1"] post https://acme.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21 failed with status 429 in 12ms - retrying, 1 attempts remaining`,
+		`[log_a2, retryOf: log_a1, request-id: "r2"] post https://acme.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21 succeeded with status 200 in 840ms`,
+		`[log_b1] post https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/invoke succeeded with status 200 in 2100ms`,
+		`[log_c1] post https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict failed with status 529 in 300ms - retrying, 2 attempts remaining`,
+		`[log_c2] connection timed out - retrying, 1 attempts remaining`,
+	} {
+		d.Decode([]byte(l), func(e *ingest.Event) { got = append(got, *e) })
+	}
+	want := []struct {
+		model, provider string
+		status, attempt int16
+	}{{"gpt-4o-prod", "azure", 429, 1}, {"gpt-4o-prod", "azure", 200, 2}, {"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock", 200, 1},
+		{"claude-sonnet-4-5@20250929", "vertex_ai", 529, 1}, {"", "", 0, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("%d events", len(got))
+	}
+	for i, w := range want {
+		if e := got[i]; e.Model != w.model || e.Provider != w.provider || e.Status != w.status || e.Attempt != w.attempt {
+			t.Errorf("line %d: %q %q %d@%d, want %+v", i, e.Model, e.Provider, e.Status, e.Attempt, w)
+		}
+	}
+	if got[4].ErrorType != "timeout" || !got[4].TSCarried || got[4].TS != 0 {
+		t.Errorf("connection line %+v", got[4])
+	}
+}
