@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,28 @@ func TestNodeLinesOnEveryEndpoint(t *testing.T) {
 	}
 	if got[4].ErrorType != "timeout" || !got[4].TSCarried || got[4].TS != 0 {
 		t.Errorf("connection line %+v", got[4])
+	}
+}
+
+// TestAttemptNumbersNeverWrap: endless fallbacks, retries and pattern
+// attempts keep attempt numbers positive.
+func TestAttemptNumbersNeverWrap(t *testing.T) {
+	p := mustPattern(t, PatternSpec{Name: "n", Regex: `attempt (?P<attempt>\d+)`})
+	d := NewDecoder(FormatLiteLLMText, nil, Options{Patterns: []*LinePattern{p}})
+	bad := 0
+	emit := func(e *ingest.Event) {
+		if e.Attempt <= 0 {
+			bad++
+		}
+	}
+	for i := range 40_000 {
+		d.Decode([]byte("09:12:50 - LiteLLM Router:INFO: fallback_event_handlers.py:128 - Falling back to model_group = x"), emit)
+		d.Decode([]byte("09:12:50 - LiteLLM Router:INFO: router.py:911 - litellm.completion(model=openai/gpt-4o)[31m Exception litellm.RateLimitError: x"), emit)
+		d.Decode([]byte("Retrying a.b in 1.0 seconds as it raised RateLimitError: x"), emit)
+		d.Decode(fmt.Appendf(nil, "attempt %d", i+1), emit)
+		d.Decode(fmt.Appendf(nil, "API Error (529 {}) · Retrying in 1 seconds… (attempt %d/99999)", i+1), emit)
+	}
+	if bad > 0 {
+		t.Errorf("%d events with a wrapped attempt number", bad)
 	}
 }

@@ -143,7 +143,7 @@ func (t *sdkText) liteMerge(line []byte, emit func(*ingest.Event)) (int, bool) {
 // liteAttempt numbers a router attempt and closes or keeps open its operation.
 func (t *sdkText) liteAttempt(ev *ingest.Event, ok bool) {
 	l := &t.lite
-	if l.open {
+	if l.open && l.attempt < 1<<14 {
 		l.attempt++
 	} else {
 		l.seq++
