@@ -499,3 +499,24 @@ func TestKillDuringShutdownDoesNotPanic(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestJobCeilingSeesAResponsesLaterRecords: issue 25 — a Claude Code
+// response's later records add its output as usage growth; a ceiling that
+// read only attempts would miss a job carried over it by one.
+func TestJobCeilingSeesAResponsesLaterRecords(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{JobCeilingUSD: 0.10}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	dec := decode.NewDecoder(decode.FormatClaudeCode, nil, decode.Options{})
+	record := func(out int) string {
+		return fmt.Sprintf(`{"type":"assistant","sessionId":"s1","uuid":"u%d","timestamp":"2026-03-10T01:00:0%dZ","message":{"id":"msg_bdrk_1","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":10,"output_tokens":%d}}}`, out, min(out/1000, 9), out)
+	}
+	for _, out := range []int{8, 2000, 9000} { // 9,000 output tokens at $15/M: $0.135
+		if sr := dec.Decode([]byte(record(out)), func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }); sr != ingest.Accepted {
+			t.Fatalf("record of %d output tokens: %s", out, sr)
+		}
+	}
+	if st.AttemptCount() != 1 || len(fired) != 1 || fired[0].Rule != RuleJobCeiling {
+		t.Fatalf("%d attempts, fired %+v: one response over its ceiling must fire once", st.AttemptCount(), fired)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // actionWorkers deliver actions concurrently, so one webhook that never
@@ -403,7 +404,10 @@ func (d *Dispatcher) Notify(a Alert) {
 func killBody(a Alert) []byte {
 	b, _ := json.Marshal(KillBody{Action: "kill", Scope: a.Scope, RunID: a.RunID, JobID: a.JobID, JobType: a.JobType, Rule: a.Rule,
 		Reason: a.Reason, SpendUSD: a.SpendUSD, CeilingUSD: a.CeilingUSD, Attempts: a.Attempts, At: correlate.FormatTime(a.At)})
-	return b
+	// job_id is the job as logged, byte for byte (JSON-escaped), so the
+	// receiver kills the job that exists; display.JSON writes the
+	// characters that would reorder a terminal as \u escapes (the same JSON).
+	return display.JSON(b)
 }
 
 // NotifyBody is the notify webhook's JSON body; field names are a
@@ -421,9 +425,11 @@ type NotifyBody struct {
 }
 
 func notifyBody(a Alert) []byte {
-	b, _ := json.Marshal(NotifyBody{Text: fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason), Rule: a.Rule, Scope: a.Scope,
+	// text is for people (a chat channel): escaped as shown; the other
+	// fields are for programs: exact.
+	b, _ := json.Marshal(NotifyBody{Text: display.Text(fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason)), Rule: a.Rule, Scope: a.Scope,
 		RunID: a.RunID, JobID: a.JobID, JobType: a.JobType, SpendUSD: a.SpendUSD, At: correlate.FormatTime(a.At)})
-	return b
+	return display.JSON(b)
 }
 
 // record journals one step of an action. It returns "" when the record is

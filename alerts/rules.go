@@ -324,8 +324,10 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		r.takeManual()
 	}
 	isAttempt := ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall
-	if isAttempt {
-		if at, ok := r.run.killedAt[job.ID]; ok && ts > at && !r.run.still[job.ID] {
+	// A usage growth is spend without an attempt (a response's later
+	// records): it can carry a job over its ceiling as well.
+	if isAttempt || ev.Kind == ingest.KindUsageGrowth {
+		if at, ok := r.run.killedAt[job.ID]; isAttempt && ok && ts > at && !r.run.still[job.ID] {
 			r.run.still[job.ID] = true
 			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
 		}

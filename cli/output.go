@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // outputQueue is how many headless JSON lines may wait for a slow stdout
@@ -61,7 +63,7 @@ func (l *lineWriter) line(b []byte) {
 		return
 	}
 	select {
-	case l.ch <- append(b, '\n'):
+	case l.ch <- append(display.JSON(b), '\n'):
 	default:
 		if l.dropped.Add(1) == 1 {
 			fmt.Fprintf(os.Stderr, "burnrate: stdout is not being read: headless lines are being dropped (%d waiting); rules, kills and the journal go on\n", outputQueue)

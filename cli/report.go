@@ -29,6 +29,8 @@ type analysisFlags struct {
 	jobDeadline    string
 	jobIdle        string
 	claude         bool
+	codex          bool
+	jobRetention   string // live commands only
 	costMode       string
 	format         string
 	maps           []string
@@ -51,8 +53,15 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 		}
 		paths = append(paths, dirs...)
 	}
+	if a.codex {
+		dirs, err := codexDirs()
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, dirs...)
+	}
 	if len(paths) == 0 {
-		return nil, errors.New("no input: give log files or directories, or --claude")
+		return nil, errors.New("no input: give log files or directories, or --claude / --codex")
 	}
 	expanded, err := file.ExpandInputs(paths, gz)
 	if err != nil {
@@ -75,16 +84,27 @@ func claudeDirs() ([]string, error) {
 	return dirs, nil
 }
 
+// codexDirs are Codex CLI's session directories, or an error that says
+// where they were looked for.
+func codexDirs() ([]string, error) {
+	dirs := file.CodexSessionDirs()
+	if len(dirs) == 0 {
+		return nil, errors.New("--codex: no Codex sessions directory (looked in ${CODEX_HOME:-~/.codex}/sessions); set CODEX_HOME or give the directory")
+	}
+	return dirs, nil
+}
+
 func (a *analysisFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	a.flags = f
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
-	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "model calls per job above which hidden_retry_layer fires; 0 disables")
-	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file (burnrate formats lists them)")
+	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "attempts of one call (a model or tool call retried) above which hidden_retry_layer fires; 0 disables")
+	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: "+formatNames()+" (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; README: your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
+	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -113,6 +133,14 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 			return nil, correlate.Config{}, fmt.Errorf("--job-idle: %w", err)
 		}
 		over.JobIdle, over.IdleSet = d, true
+	}
+	over.Live = a.acting
+	if a.jobRetention != "" {
+		d, err := config.ParseDuration(a.jobRetention)
+		if err != nil {
+			return nil, correlate.Config{}, fmt.Errorf("--job-retention: %w", err)
+		}
+		over.JobRetention, over.RetentionSet = d, true
 	}
 	cfg, err := file.Correlate(over)
 	if err != nil {
@@ -224,4 +252,13 @@ func readBaseline(path string) (*correlate.Report, error) {
 		return nil, fmt.Errorf("--baseline %s: not a burnrate report JSON (write one with burnrate report --format json)", path)
 	}
 	return &r, nil
+}
+
+// formatNames lists every format the registry has, for help texts.
+func formatNames() string {
+	names := make([]string, len(decode.Formats))
+	for i, f := range decode.Formats {
+		names[i] = string(f.Name)
+	}
+	return strings.Join(names, ", ")
 }

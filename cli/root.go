@@ -74,7 +74,7 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd())
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
 	root.Args = cobra.ArbitraryArgs
@@ -156,5 +156,17 @@ func newClaudeCmd() *cobra.Command {
 Claude Code's own retries (api_error records) its failed attempts. Same flags as watch;
 burnrate report --claude writes the postmortem instead.`
 	watch.Flags().Set("claude", "true")
+	return watch
+}
+
+func newCodexCmd() *cobra.Command {
+	watch := newWatchCmd()
+	watch.Use = "codex [flags]"
+	watch.Short = "Watch Codex CLI sessions live: ~/.codex/sessions as jobs, with their calls and spend"
+	watch.Long = `The dashboard on Codex CLI's session rollouts (${CODEX_HOME:-~/.codex}/sessions,
+YYYY/MM/DD/rollout-*.jsonl): each session is a job, its project the job type, a
+call each token_count whose running total moved. New sessions are picked up.
+Same flags as watch; burnrate report --codex writes the postmortem instead.`
+	watch.Flags().Set("codex", "true")
 	return watch
 }

@@ -61,6 +61,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&l.act.ReadOnly, "readonly", false, "disable every kill, from keys and rules alike")
 	f.BoolVar(&l.headless, "headless", false, "no dashboard: alerts as JSON lines on stdout, a status line on stderr every minute")
 	f.StringVar(&l.reportOut, "report-out", "", "write the report JSON to this file on exit")
+	f.StringVar(&l.jobRetention, "job-retention", "", fmt.Sprintf("retire a finished job's detail this long (log time) after its last event; its spend and counts stay in every sum; 0 keeps every job (default %s)", correlate.DefaultJobRetention))
 	f.StringVar(&l.act.RunID, "run-id", "", "name this run: kills are keyed by it (default: the logs' run_id, else derived from the file names and first event)")
 	f.StringVar(&l.act.RunWindow, "run-window", "", "where a run ends when the logs name no run_id: \"daily 06:00 Europe/Berlin\", \"idle 2h\" (default: only at a change of the logs' run_id)")
 	f.StringVar(&l.act.Journal, "journal", "", "action journal file (default $STATE_DIRECTORY/journal.jsonl, else ~/.local/state/burnrate/journal.jsonl)")
@@ -95,6 +96,13 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 					return err
 				}
 				args = append(args, dirs...) // followed as directories: new sessions are picked up
+			}
+			if l.codex {
+				dirs, err := codexDirs()
+				if err != nil {
+					return err
+				}
+				args = append(args, dirs...)
 			}
 			followable, refused := followableFiles(args)
 			if len(followable) > 0 {
@@ -417,6 +425,14 @@ func followableFiles(args []string) (followable []string, refused error) {
 	for _, p := range args {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			followable = append(followable, p) // every *.jsonl in it, new ones too
+			continue
+		}
+		if file.GeminiSession(p) {
+			err := fmt.Errorf("%s is a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay)", p)
+			fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
+			if refused == nil {
+				refused = err
+			}
 			continue
 		}
 		if p != "-" && !strings.ContainsAny(p, "*?[") {

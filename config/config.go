@@ -77,6 +77,9 @@ type File struct {
 	// JobIdle ends a job without queue lifecycle events once it has logged
 	// nothing for this long (log time).
 	JobIdle *Duration `toml:"job_idle"`
+	// JobRetention retires finished jobs from a live run this long (log
+	// time) after their last event: their sums stay, their detail goes.
+	JobRetention *Duration `toml:"job_retention"`
 
 	Breaker  BreakerSection            `toml:"breaker"`
 	Findings map[string]string         `toml:"findings"`
@@ -417,6 +420,11 @@ type Analysis struct {
 	DeadlineSet    bool
 	JobIdle        time.Duration
 	IdleSet        bool
+	JobRetention   time.Duration
+	RetentionSet   bool
+	// Live is set for the commands that run live (watch, replay, demo,
+	// claude, codex): they retire finished jobs by default.
+	Live bool
 }
 
 // Correlate builds the correlation config: defaults, then the file, then flags.
@@ -461,6 +469,15 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	}
 	if flags.IdleSet {
 		cfg.IdleAfter = flags.JobIdle
+	}
+	if flags.Live {
+		cfg.JobRetention = correlate.DefaultJobRetention
+	}
+	if f.JobRetention != nil {
+		cfg.JobRetention = f.JobRetention.Duration
+	}
+	if flags.RetentionSet {
+		cfg.JobRetention = flags.JobRetention
 	}
 	if f.Breaker.Window != nil {
 		cfg.Breaker.Window = *f.Breaker.Window

@@ -51,6 +51,10 @@ type Config struct {
 	AmplificationThreshold int
 	// JobDeadline feeds deadline_exceeded; 0 disables it.
 	JobDeadline time.Duration
+	// JobRetention retires finished jobs this long (log time) after their
+	// last event: their detail goes, their sums stay (retention.go). 0
+	// keeps every job (reports).
+	JobRetention time.Duration
 	// IdleAfter ends a job without lifecycle events live (State.Outcome);
 	// 0: only at the end of input.
 	IdleAfter   time.Duration
@@ -99,6 +103,9 @@ func (c Config) Validate() error {
 	}
 	if c.AmplificationThreshold < 2 {
 		errs = append(errs, fmt.Errorf("amplification threshold is %d: it must be at least 2", c.AmplificationThreshold))
+	}
+	if c.JobRetention < 0 {
+		errs = append(errs, fmt.Errorf("job retention is %s: use 0 to keep every job or a positive duration", c.JobRetention))
 	}
 	if c.JobDeadline < 0 {
 		errs = append(errs, fmt.Errorf("job deadline is %s: use 0 to disable or a positive duration", c.JobDeadline))

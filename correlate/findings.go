@@ -35,7 +35,7 @@ var FindingKinds = [NumFindingKinds]FindingInfo{
 	TerminalErrorRetried: {Name: "terminal_error_retried", Severity: SeverityCritical,
 		Advice: "4xx (other than 408/429) is terminal: stop retrying it. Make the retryable set an allowlist (408, 409, 429, 5xx, 529, connection errors) and fail fast on everything else."},
 	HiddenRetryLayer: {Name: "hidden_retry_layer", Severity: SeverityWarning,
-		Advice: "Calls per job exceed the configured attempt count: a retry layer you do not know about is active. Grep for maxRetries|max_retries|retries:|attempts:|retry|backoff and pick one retry owner."},
+		Advice: "One call was tried more often than the configured attempt count: a retry layer you do not know about is active. Grep for maxRetries|max_retries|retries:|attempts:|retry|backoff and pick one retry owner."},
 	RetryAmplification: {Name: "retry_amplification", Severity: SeverityWarning,
 		Advice: "Retry layers multiply, they don't add. Pick one retry owner, set the other layers to zero, and bound the whole path with an absolute deadline."},
 	RetryAfterIgnored: {Name: "retry_after_ignored", Severity: SeverityWarning,

@@ -70,11 +70,11 @@ func TestStreamRepaid(t *testing.T) {
 func TestSeverityOverridesAndPerTypeLimits(t *testing.T) {
 	lines := []string{}
 	for i := range 12 {
-		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","job_type":"agent","model":"m","status":200}`)
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","job_type":"agent","model":"m","status":529}`)
 	}
 	cfg := DefaultConfig()
 	if f := findingOf(apply(t, cfg, lines...), "hidden_retry_layer"); f == nil {
-		t.Fatal("12 calls over the default 10 must flag hidden_retry_layer")
+		t.Fatal("one call tried 12 times, over the default 10, must flag hidden_retry_layer")
 	}
 	cfg.MaxCallsPerJobType = map[string]int{"agent": 20}
 	if f := findingOf(apply(t, cfg, lines...), "hidden_retry_layer"); f != nil {
@@ -97,6 +97,29 @@ func itoa(i int) string {
 		b = append([]byte{byte('0' + i%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestManyDistinctCallsAreNoHiddenLayer: issue 23/25 — a job making 25
+// distinct first-try calls got "layers 1×1×1 … a retry layer you do not
+// know about is active", and every real coding-agent session did. A hidden
+// layer shows as one call tried too often, with or without keys.
+func TestManyDistinctCallsAreNoHiddenLayer(t *testing.T) {
+	var keyless, keyed, retried []string
+	for i := range 25 {
+		keyless = append(keyless, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","model":"m","status":200}`)
+		keyed = append(keyed, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","idempotency_key":"k`+itoa(i+1)+`","model":"m","status":200}`)
+	}
+	for i := range 11 {
+		retried = append(retried, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","idempotency_key":"k1","model":"m","status":529}`)
+	}
+	for name, lines := range map[string][]string{"keyless": keyless, "keyed": keyed} {
+		if f := findingOf(apply(t, DefaultConfig(), lines...), "hidden_retry_layer"); f != nil {
+			t.Errorf("%s: 25 distinct calls flagged: %s", name, f.Example)
+		}
+	}
+	if f := findingOf(apply(t, DefaultConfig(), retried...), "hidden_retry_layer"); f == nil {
+		t.Error("one keyed call tried 11 times was not flagged")
+	}
 }
 
 // TestNoKeyNoDuplicate pins a bug: without an idempotency key, a job's

@@ -93,12 +93,18 @@ type Job struct {
 	QueueAttempts int32
 	MaxRounds     int32
 	rounds        int32
+	// streak is the attempts of the job's keyless call in flight: calls
+	// since its last success (a keyed call's are its operation's).
+	streak        int16
 	MaxSDKAttempt int16
 	LastStatus    int16
 	findings      uint16 // bit per FindingKind
 	Outcome       Outcome
 	lifecycle     bool
 	lastFailed    bool
+	// agent marks an interactive agent session (Claude Code, Codex,
+	// Gemini CLI): long by design, so no job deadline applies to it.
+	agent bool
 
 	Type string
 	// RunID is the run its first event named, "" when the log names none.

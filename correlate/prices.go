@@ -55,6 +55,10 @@ type Price struct {
 	BatchInput, BatchOutput Pico
 	// Tiers are the long-context rates, lowest threshold first.
 	Tiers []Tier
+	// NoCacheRead: the entry has no cache-read rate, so cached input is
+	// priced at the input rate (never as free) — an approximation the
+	// report names when a model read from its cache.
+	NoCacheRead bool
 }
 
 // at returns the rates for a call with this much input: the highest tier
@@ -397,6 +401,7 @@ func (t *PriceTable) price(key string) (Price, bool) {
 		CacheWrite1h: perToken(e.CacheWrite1), BatchInput: perToken(e.BatchInput), BatchOutput: perToken(e.BatchOutput)}
 	if e.CacheRead == nil {
 		p.CacheRead = p.Input // unknown: never price cached tokens as free
+		p.NoCacheRead = true
 	}
 	if e.CacheWrite == nil {
 		p.CacheWrite = p.Input
@@ -452,15 +457,26 @@ func tiers(msg json.RawMessage) []Tier {
 // in name order so the choice is stable.
 var providerPreference = []string{"anthropic", "openai", "gemini", "mistral", "deepseek", "xai", "groq", "vertex_ai", "bedrock", "azure"}
 
-func (t *PriceTable) indexBare() {
-	rank := func(prefix string) int {
-		for i, p := range providerPreference {
-			if prefix == p {
-				return i
-			}
+// providerRank is prefix's place in providerPreference; a reseller (a
+// prefix not listed: replicate, snowflake, a gateway) ranks after all.
+func providerRank(prefix string) int {
+	for i, p := range providerPreference {
+		if prefix == p {
+			return i
 		}
-		return len(providerPreference)
 	}
+	return len(providerPreference)
+}
+
+// reseller is true for an entry listed under a provider that resells the
+// model rather than making or hosting it for its maker.
+func reseller(key string) bool {
+	i := strings.IndexByte(key, '/')
+	return i >= 0 && providerRank(key[:i]) == len(providerPreference)
+}
+
+func (t *PriceTable) indexBare() {
+	rank := providerRank
 	best := map[string]string{}
 	names := make([]string, 0, len(t.raw)+len(t.prices))
 	for name := range t.raw {
@@ -516,6 +532,9 @@ var (
 	dateSuffix    = regexp.MustCompile(`-(?:20\d{2}-?\d{2}-?\d{2}|\d{4})$`) // -20250514, -2024-08-06, -0125
 	previewSuffix = regexp.MustCompile(`-preview(?:-\d{2}-\d{2}(?:-\d{4})?|-\d{2}-\d{4})?$`)
 	dottedVersion = regexp.MustCompile(`(\d)\.(\d)`)
+	// dashedVersion is a proxy's spelling of a dotted version right after
+	// the family name: gpt-5-1-codex for gpt-5.1-codex.
+	dashedVersion = regexp.MustCompile(`^([a-z]+-\d+)-(\d)(-|$)`)
 )
 
 // candidates lists the keys to try for a model ID, best first, each with
@@ -566,6 +585,15 @@ func candidates(model string) []struct {
 			add(f, false)
 		}
 	}
+	// A dated Claude ID the table lists only as Bedrock's model ID (the
+	// maker's model at Anthropic's list price, cache rates included) —
+	// before any lossy form, which can reach a reseller's entry without
+	// them (claude-3-5-sonnet-20240620 was priced as Vertex's, cached
+	// input at the full input rate).
+	if l := levels[len(levels)-1]; strings.HasPrefix(l, "claude-") && dateSuffix.MatchString(l) {
+		add("anthropic."+l+"-v1:0", false)
+		add("anthropic."+l+"-v2:0", false)
+	}
 	// Lossy: a dated or preview ID priced as its family.
 	for _, l := range levels {
 		for _, f := range exact(l) {
@@ -573,6 +601,15 @@ func candidates(model string) []struct {
 			add(d, d != f)
 			p := previewSuffix.ReplaceAllString(d, "")
 			add(p, p != f)
+			// A proxy's respelling of the version (gpt-5-1-codex): the
+			// maker's model, said to be approximate.
+			add(dashedVersion.ReplaceAllString(f, "$1.$2$3"), true)
+			add(dashedVersion.ReplaceAllString(d, "$1.$2$3"), true)
+			// The maker's preview of a model logged without the tag
+			// (gemini-3-pro, listed only as gemini-3-pro-preview).
+			if p == d && !strings.HasSuffix(d, "-preview") {
+				add(d+"-preview", true)
+			}
 		}
 	}
 	return out
@@ -600,21 +637,26 @@ func (t *PriceTable) resolve(model string) Resolution {
 	cands := candidates(model)
 	// Exact entries before a bare ID's prefixed entry, and both before a
 	// lossy form: "claude-haiku-4.5" is claude-haiku-4-5 itself before it
-	// is openrouter's listing of it.
-	for _, lossy := range []bool{false, true} {
-		for _, c := range cands {
-			if c.lossy == lossy {
-				if p, ok := t.price(c.key); ok {
-					r.Key, r.Approximate, r.Price = c.key, c.lossy, p
-					return r
+	// is openrouter's listing of it. A reseller's listing (replicate,
+	// snowflake…) comes last of all, approximate: it may lack the maker's
+	// cache rates (gemini-3-pro resolved to replicate's entry and priced
+	// cached input at 10×).
+	for _, pass := range []struct{ lossy, resellers bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		if !pass.resellers {
+			for _, c := range cands {
+				if c.lossy == pass.lossy {
+					if p, ok := t.price(c.key); ok {
+						r.Key, r.Approximate, r.Price = c.key, c.lossy, p
+						return r
+					}
 				}
 			}
 		}
 		for _, c := range cands {
-			if c.lossy == lossy {
-				if full, ok := t.bare[c.key]; ok {
+			if c.lossy == pass.lossy {
+				if full, ok := t.bare[c.key]; ok && reseller(full) == pass.resellers {
 					if p, ok := t.price(full); ok {
-						r.Key, r.Approximate, r.Price = full, c.lossy, p
+						r.Key, r.Approximate, r.Price = full, c.lossy || pass.resellers, p
 						return r
 					}
 				}

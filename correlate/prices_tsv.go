@@ -19,7 +19,8 @@ import (
 //
 // Rates are integer picodollars per token, exactly as burnrate prices them;
 // tiers are "above:input:output:cache_read:cache_write" joined by ';', or
-// "-" for none. Integers, not floats: the figures are the ones the
+// "-" for none. A cache_read ending in '*' is the input rate standing in
+// for a rate the source does not give (Price.NoCacheRead). Integers, not floats: the figures are the ones the
 // generator computed, with nothing to round again.
 
 const priceTSVColumns = "# model\tinput\toutput\tcache_read\tcache_write\tcache_write_1h\tbatch_input\tbatch_output\ttiers"
@@ -41,7 +42,11 @@ func WritePriceTSV(w io.Writer, t *PriceTable, generator string) error {
 	fmt.Fprintf(&b, "# source\t%s\n# date\t%s\n# sha256\t%s\n# models\t%d\n%s\n", EmbeddedPricesSource, t.Date, t.SHA256, t.Models, priceTSVColumns)
 	for _, m := range models {
 		p := prices[m]
-		fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t", m, p.Input, p.Output, p.CacheRead, p.CacheWrite, p.CacheWrite1h, p.BatchInput, p.BatchOutput)
+		star := ""
+		if p.NoCacheRead {
+			star = "*"
+		}
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%d%s\t%d\t%d\t%d\t%d\t", m, p.Input, p.Output, p.CacheRead, star, p.CacheWrite, p.CacheWrite1h, p.BatchInput, p.BatchOutput)
 		if len(p.Tiers) == 0 {
 			b.WriteString("-")
 		}
@@ -83,6 +88,8 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 			return nil, fmt.Errorf("price table line %d: %d fields, want 9", n+1, len(f))
 		}
 		var v [7]int64
+		noCacheRead := strings.HasSuffix(f[3], "*")
+		f[3] = strings.TrimSuffix(f[3], "*")
 		for i := range v {
 			x, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || x < 0 {
@@ -90,7 +97,7 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 			}
 			v[i] = x
 		}
-		p := Price{Input: Pico(v[0]), Output: Pico(v[1]), CacheRead: Pico(v[2]), CacheWrite: Pico(v[3]), CacheWrite1h: Pico(v[4]), BatchInput: Pico(v[5]), BatchOutput: Pico(v[6])}
+		p := Price{Input: Pico(v[0]), Output: Pico(v[1]), CacheRead: Pico(v[2]), CacheWrite: Pico(v[3]), CacheWrite1h: Pico(v[4]), BatchInput: Pico(v[5]), BatchOutput: Pico(v[6]), NoCacheRead: noCacheRead}
 		if f[8] != "-" {
 			for _, tf := range strings.Split(f[8], ";") {
 				parts := strings.Split(tf, ":")

@@ -77,15 +77,18 @@ type ReportPricing struct {
 }
 
 type ReportTotals struct {
-	Attempts         int64   `json:"attempts"`
-	ToolCalls        int64   `json:"tool_calls"`
-	Jobs             int     `json:"jobs"`
-	Operations       int     `json:"operations"`
-	SucceededJobs    int     `json:"succeeded_jobs"`
-	FailedJobs       int     `json:"failed_jobs"`
-	DeadLetteredJobs int     `json:"dead_lettered_jobs"`
-	RunningJobs      int     `json:"running_jobs"`
-	QueuedJobs       int     `json:"queued_jobs"`
+	Attempts         int64 `json:"attempts"`
+	ToolCalls        int64 `json:"tool_calls"`
+	Jobs             int   `json:"jobs"`
+	Operations       int   `json:"operations"`
+	SucceededJobs    int   `json:"succeeded_jobs"`
+	FailedJobs       int   `json:"failed_jobs"`
+	DeadLetteredJobs int   `json:"dead_lettered_jobs"`
+	RunningJobs      int   `json:"running_jobs"`
+	QueuedJobs       int   `json:"queued_jobs"`
+	// RetiredJobs are finished jobs whose detail was dropped after the
+	// job retention (live runs); they are in every count and sum here.
+	RetiredJobs      int64   `json:"retired_jobs,omitempty"`
 	SpendUSD         float64 `json:"spend_usd"`
 	WastedUSD        float64 `json:"wasted_usd"`
 	UnpricedAttempts int64   `json:"unpriced_attempts"`
@@ -185,6 +188,10 @@ type JobReport struct {
 	FirstTS    string   `json:"first_ts"`
 	LastTS     string   `json:"last_ts"`
 	Findings   []string `json:"findings"`
+	// AgentReportedUSD is the agent's own figure for the session (claude
+	// -p's total_cost_usd), beside the computed SpendUSD; absent when the
+	// log gave none.
+	AgentReportedUSD *float64 `json:"agent_reported_usd,omitempty"`
 }
 
 type BreakerReport struct {
@@ -295,7 +302,9 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		BreakerCooldownS: s.cfg.Breaker.Cooldown.Seconds()}
 
 	t := &r.Totals
-	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList), s.opCount
+	rt := &s.retired
+	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList)+int(rt.jobs), s.opCount+int(rt.ops)
+	t.RetiredJobs = rt.jobs
 	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
 	t.BatchCalls, t.BatchSpendUSD, t.SyncSpendUSD = s.batchCalls, s.batchSpend.USD(), (s.spend - s.batchSpend).USD()
 	t.BatchExpired, t.BatchCanceled = s.batchExpired, s.batchCanceled
@@ -306,10 +315,19 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	r.Duplicates = s.duplicates
 	r.Status = s.statuses.byName()
 
-	var wasted Pico
+	wasted := rt.wasted
 	var calls []int64
-	var deadLetter []float64
+	deadLetter := slices.Clone(rt.deadLetter)
+	t.SucceededJobs, t.FailedJobs, t.DeadLetteredJobs = int(rt.succeeded), int(rt.failed), int(rt.deadLettered)
+	t.QueuedJobs, t.RunningJobs = int(rt.queued), int(rt.running)
 	types := map[string]*jobTypeAcc{}
+	for jt, x := range rt.types {
+		types[jt] = &jobTypeAcc{JobTypeReport: JobTypeReport{JobType: jt, Layers: slices.Clone(x.layers), Jobs: int(x.jobs), Attempts: x.attempts,
+			Succeeded: int(x.succeeded), Failed: int(x.failed), DeadLettered: int(x.deadLettered)}, spend: x.spend, wasted: x.wasted, amp: x.amp, hist: x.calls}
+		if types[jt].Layers == nil {
+			types[jt].Layers = []int{}
+		}
+	}
 	order := make([]jobOrder, 0, len(s.jobList))
 	for i, j := range s.jobList {
 		o := s.Outcome(j, true)
@@ -349,7 +367,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		order = append(order, jobOrder{usd: j.Spend.USD(), calls: j.Calls, idx: uint32(i), id: j.ID})
 	}
 	t.WastedUSD = wasted.USD()
-	r.CallsPerJob = intPercentiles(calls)
+	r.CallsPerJob = histPercentiles(calls, rt.calls)
 	slices.Sort(deadLetter)
 	r.TimeToDeadLetterS = DeadLetterTimes{Count: len(deadLetter)}
 	if len(deadLetter) > 0 {
@@ -492,6 +510,10 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: o.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: j.wasted(o).USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
 		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: findings}
+	if p, ok := s.AgentReported(j); ok {
+		usd := p.USD()
+		jr.AgentReportedUSD = &usd
+	}
 	for k := FindingKind(0); k < NumFindingKinds; k++ {
 		if j.HasFinding(k) {
 			jr.Findings = append(jr.Findings, k.String())
@@ -502,6 +524,7 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 type jobTypeAcc struct {
 	JobTypeReport
 	calls  []int64
+	hist   map[int64]int64 // the retired jobs' calls per job
 	spend  Pico
 	wasted Pico
 	amp    int
@@ -529,7 +552,7 @@ func (a *jobTypeAcc) add(j *Job, o Outcome, wasted Pico) {
 }
 
 func (a *jobTypeAcc) finish() {
-	p := intPercentiles(a.calls)
+	p := histPercentiles(a.calls, a.hist)
 	a.CallsPerJobP50, a.CallsPerJobP99 = p.P50, p.P99
 	a.SpendUSD, a.WastedUSD = a.spend.USD(), a.wasted.USD()
 }
@@ -561,7 +584,8 @@ func (s *State) reportRetryAfter(r *Report) {
 }
 
 func (s *State) reportRecovery(r *Report) {
-	var ops, first, w3, w5 int
+	rt := &s.retired
+	ops, first, w3, w5 := int(rt.ops), int(rt.opsFirst), int(rt.opsWithin3), int(rt.opsWithin5)
 	count := func(o *operation) {
 		ops++
 		switch n := o.firstSuccessAt; {
@@ -601,17 +625,23 @@ func (s *State) reportModels(r *Report) {
 		if mr.Model == "" {
 			mr.Model = UnknownModel
 		}
-		if m.approximate {
+		noCacheRate := m.priced && m.price.NoCacheRead && m.cacheRead > 0
+		if m.approximate || noCacheRate {
 			if r.Pricing.ApproximatedModels == nil {
 				r.Pricing.ApproximatedModels = map[string]string{}
 			}
 			r.Pricing.ApproximatedModels[mr.Model] = m.priceKey
+			if noCacheRate {
+				// Said, not hidden: the entry prices cached input at the
+				// full input rate, which may be up to 10× the bill.
+				r.Pricing.ApproximatedModels[mr.Model] = m.priceKey + " (no cache-read rate: cached input priced at the input rate)"
+			}
 		}
 		if m.latencyN > 0 {
 			mr.MeanLatencyMs = math.Round(float64(m.latencySum)/float64(m.latencyN)*10) / 10
 		}
 		mr.Status = m.statuses.byName()
-		if m.unpriced > 0 {
+		if m.unpriced > 0 || m.unpricedGrowth {
 			r.Pricing.UnpricedModels = append(r.Pricing.UnpricedModels, mr.Model)
 		}
 		r.Models = append(r.Models, mr)
@@ -649,7 +679,7 @@ var jobScoped = [NumFindingKinds]bool{TerminalErrorRetried: true, HiddenRetryLay
 
 func (s *State) reportFindings(r *Report) {
 	r.Findings = []FindingReport{}
-	var jobWasted [NumFindingKinds]Pico
+	jobWasted := s.retired.findingWasted
 	for _, j := range s.jobList {
 		if j.findings == 0 {
 			continue

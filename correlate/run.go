@@ -83,5 +83,5 @@ type RunSummary struct {
 // boundary (no job is visited).
 func (s *State) Summary(runID string) RunSummary {
 	return RunSummary{RunID: runID, FirstTS: FormatTime(s.firstTS), LastTS: FormatTime(s.lastTS), Events: s.events,
-		Attempts: s.attempts, ToolCalls: s.toolCalls, Jobs: len(s.jobList), SpendUSD: s.spend.USD()}
+		Attempts: s.attempts, ToolCalls: s.toolCalls, Jobs: len(s.jobList) + int(s.retired.jobs), SpendUSD: s.spend.USD()}
 }

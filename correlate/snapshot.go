@@ -23,7 +23,10 @@ type Snapshot struct {
 	ErrorShare     float64  // non-2xx share of model calls over the last 5 minutes
 	Jobs           []JobRow // empty when taken with NoJobRows
 	JobCount       int
-	Timeline       []Bucket // the last SnapshotMinutes minutes
+	// RetiredJobs of JobCount were finished and retired (JobRetention):
+	// in the sums, no longer in Jobs.
+	RetiredJobs int64
+	Timeline    []Bucket // the last SnapshotMinutes minutes
 	// SpendCurve is cumulative spend over the whole run, in at most
 	// SpendCurvePoints steps of SpendCurveStep minutes each.
 	SpendCurve     []Pico
@@ -126,7 +129,9 @@ func (s *State) row(j *Job) JobRow {
 func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	snap := &Snapshot{Now: s.lastTS, Events: s.events, Attempts: s.attempts, ToolCalls: s.toolCalls, Spend: s.spend,
 		CeilingUSD: opt.CeilingUSD, MinutesToCeil: -1}
-	snap.JobCount = len(s.jobList)
+	snap.JobCount = len(s.jobList) + int(s.retired.jobs)
+	snap.RetiredJobs = s.retired.jobs
+	snap.Wasted = s.retired.wasted
 	if opt.NoJobRows {
 		for _, j := range s.jobList {
 			snap.Wasted = snap.Wasted.Add(j.wasted(s.Outcome(j, false)))
@@ -245,11 +250,17 @@ func (s *State) Projected() Pico {
 	}
 	byType := map[string]*acc{}
 	var all acc
+	for jt, x := range s.retired.types { // finished before they were retired
+		byType[jt] = &acc{spend: x.finishedSpend, finished: x.finished}
+		all.spend = all.spend.Add(x.finishedSpend)
+		all.finished += x.finished
+	}
 	for _, j := range s.jobList {
-		a := byType[j.Type]
+		jt := jobTypeName(j.Type)
+		a := byType[jt]
 		if a == nil {
 			a = &acc{}
-			byType[j.Type] = a
+			byType[jt] = a
 		}
 		if s.Outcome(j, false).Finished() {
 			a.spend = a.spend.Add(j.Spend)

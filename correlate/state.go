@@ -33,12 +33,23 @@ type State struct {
 	opSlab  []operation   // the free rest of the newest slab
 	opSlabs [][]operation // every slab, in order: all operations, for reports
 	store   attemptStore
-	models  map[string]*modelStats
-	modelLs []*modelStats
-	tools   map[string]*toolStats
-	toolLs  []*toolStats
-	names   []string
-	nameIdx map[string]uint32
+	// agentReported is an agent's own cost figure per job (Job.Seq).
+	agentReported map[int32]Pico
+	// responses is what each response (ingest.Event.ResponseID) has been
+	// billed, by a digest of its ID (responses.go).
+	responses map[responseKey]*responseUsage
+	// repeatedRecords are response records that added nothing (copies).
+	repeatedRecords int64
+	// retired sums the jobs retired after JobRetention (retention.go);
+	// nextSweep is the log time of the next look for them.
+	retired   retired
+	nextSweep int64
+	models    map[string]*modelStats
+	modelLs   []*modelStats
+	tools     map[string]*toolStats
+	toolLs    []*toolStats
+	names     []string
+	nameIdx   map[string]uint32
 
 	lastModel *modelStats
 	lastTool  *toolStats
@@ -117,6 +128,7 @@ type modelStats struct {
 	cacheRead       int64
 	cacheWrite      int64
 	unpriced        int64
+	unpricedGrowth  bool  // unpriced tokens from usage growth alone
 	latencySum      int64 // ms, over attempts that reported one
 	latencyN        int64
 	nameIdx         uint32
@@ -208,7 +220,8 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			after(job, ev)
 		}
 	}
-	clear(res) // no pointers kept past the batch
+	clear(res)      // no pointers kept past the batch
+	s.retireSweep() // between batches: it moves jobs and operations
 }
 
 // resolved is an event's job and operation, looked up ahead (Consume).
@@ -333,13 +346,28 @@ func (s *State) advanceClock(ts int64) {
 	s.lastTS = max(s.lastTS, ts)
 }
 
+// AgentReported is the agent's own figure for the job's cost (claude -p's
+// total_cost_usd), when its log gave one: shown beside Spend, never in it.
+// A side table, not a Job field: few jobs have one, and Job's size is
+// budgeted (see Job).
+func (s *State) AgentReported(job *Job) (Pico, bool) {
+	p, ok := s.agentReported[job.Seq]
+	return p, ok
+}
+
 // OutOfOrder counts the events too far ahead of their neighbours to move
 // the log clock (see advanceClock).
 func (s *State) OutOfOrder() int64 { return s.outOfOrder }
 
 // Apply folds one event into the state and returns the job it touched.
 func (s *State) Apply(ev *ingest.Event) *Job {
-	return s.apply(ev, s.job(ev), nil)
+	job := s.apply(ev, s.job(ev), nil)
+	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
+		// A retired job is still whole for the caller: compaction only
+		// drops it from the state.
+		s.retireSweep()
+	}
+	return job
 }
 
 // apply is Apply with the event's job found, and its operation when op is
@@ -364,6 +392,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	if job.Type == "" && ev.JobType != "" {
 		job.Type = ev.JobType
 	}
+	job.agent = job.agent || ev.AgentSession
 	switch ev.Kind {
 	case ingest.KindJobEnqueued:
 		if job.EnqueuedTS == 0 {
@@ -389,7 +418,30 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
+			if r, seen := s.response(ev.ResponseID, true); seen {
+				// The same response, written again in another file (a
+				// resumed session copies earlier messages): what it adds.
+				s.growTo(job, ev, r)
+				break
+			} else {
+				r.set(ev)
+			}
+		}
 		s.attempt(job, ev, op)
+	case ingest.KindUsageGrowth:
+		if ev.ResponseID == "" {
+			s.grow(job, ev)
+		} else if r, seen := s.response(ev.ResponseID, false); seen {
+			s.growTo(job, ev, r)
+		}
+	case ingest.KindAgentReport:
+		if ev.HasCost {
+			if s.agentReported == nil {
+				s.agentReported = map[int32]Pico{}
+			}
+			s.agentReported[job.Seq] = PicoFromUSD(ev.CostUSD) // its latest word
+		}
 	case ingest.KindRequestNotRun:
 		// Not a call: it cost nothing and was never tried, but the work
 		// was not done, so the job failed.
@@ -400,7 +452,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeFailed, ts)
 	}
-	if d := s.cfg.JobDeadline; d > 0 && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
+	if d := s.cfg.JobDeadline; d > 0 && !job.agent && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
 		s.flag(DeadlineExceeded, job, 1, 0, ts, func() string {
 			return fmt.Sprintf("job %s was still going %s after its first attempt (deadline %s)", job.ID, fmtDur(ts-job.FirstAttemptTS), d)
 		})
@@ -547,7 +599,16 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	}
 
 	s.sequence(job, ev, op, &a, class, cost, ms)
-	s.layers(job, ev, &a, class)
+	tries := op.attempts
+	if op.key == "" {
+		if job.lastFailed {
+			job.streak = min(job.streak+1, 1<<15-1)
+		} else {
+			job.streak = 1
+		}
+		tries = int32(job.streak)
+	}
+	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
 	job.lastFailed = failed
 	job.LastStatus = ev.Status
@@ -633,8 +694,9 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 	}
 }
 
-// layers counts the job's retry layers and the per-call findings.
-func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass) {
+// layers counts the job's retry layers and the per-call findings; tries
+// is how many times the attempt's call has been tried, this one included.
+func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass, tries int32) {
 	ts := ev.TS
 	// A restart at attempt 1 after a failure is a new wrapper round; after
 	// a success it is just the job's next call.
@@ -655,11 +717,6 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 		if ev.Status == 429 && ev.RetryAfterMs < 0 {
 			s.noHint429++
 		}
-		if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(job.Calls) > lim && !job.HasFinding(HiddenRetryLayer) {
-			s.flag(HiddenRetryLayer, job, 1, 0, ts, func() string {
-				return fmt.Sprintf("job %s made more than %d model calls (limit %d): layers %s", job.ID, lim, lim, FormatLayers(job.Layers()))
-			})
-		}
 		if job.Amplification() >= s.cfg.AmplificationThreshold && !job.HasFinding(RetryAmplification) {
 			s.flag(RetryAmplification, job, 1, 0, ts, func() string {
 				return fmt.Sprintf("job %s: retry layers %s multiply to %d calls", job.ID, FormatLayers(job.Layers()), job.Amplification())
@@ -668,6 +725,18 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 	} else {
 		job.ToolCalls++
 		s.toolCalls++
+	}
+	// Evidence of a hidden layer is one call (a model's or a tool's) tried
+	// more often than the attempts allowed, never a job's call count: an
+	// agent session or a pipeline makes many distinct calls by design.
+	if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(tries) > lim && !job.HasFinding(HiddenRetryLayer) {
+		s.flag(HiddenRetryLayer, job, 1, 0, ts, func() string {
+			what := "model call"
+			if ev.Kind != ingest.KindLLMCall {
+				what = ev.Tool + " call"
+			}
+			return fmt.Sprintf("job %s: one %s was tried %d times (limit %d): layers %s", job.ID, what, tries, lim, FormatLayers(job.Layers()))
+		})
 	}
 }
 
@@ -698,6 +767,11 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		job.Unpriced++
 		s.unpriced++
 	}
+	s.addTokens(job, ev)
+	s.bucket(ev.TS, class, isLLM, cost)
+}
+
+func (s *State) addTokens(job *Job, ev *ingest.Event) {
 	job.tokensFresh = satAdd(job.tokensFresh, ev.InputTokens)
 	job.tokensCacheRead = satAdd(job.tokensCacheRead, ev.CacheReadTokens)
 	job.tokensCacheWrite = satAdd(job.tokensCacheWrite, ev.CacheCreateTokens)
@@ -705,7 +779,6 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 	s.output = satAdd(s.output, ev.OutputTokens)
 	s.cacheRead = satAdd(s.cacheRead, ev.CacheReadTokens)
 	s.cacheWrite = satAdd(s.cacheWrite, ev.CacheCreateTokens)
-	s.bucket(ev.TS, class, isLLM, cost)
 }
 
 // shadowBreaker records the outcome on the model's or tool's breaker.
@@ -770,36 +843,14 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 		return PicoFromUSD(ev.CostUSD), true, nil
 	}
 	ms := s.model(ev)
-	var cost Pico
-	priced := true
-	switch {
-	case ev.HasCost:
-		cost = PicoFromUSD(ev.CostUSD)
-	case ms.priced && ev.Batch:
-		cost = ms.price.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
-	case ms.priced && ev.CacheCreate1hTokens > 0:
-		// The one-hour cache is written at its own rate (Anthropic: twice
-		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
-		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
-		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, ms.price.write1h()))
-	case ms.priced:
-		cost = ms.price.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
-	default:
-		// No price: report tokens as unpriced, never as $0. A failed call
-		// that used no tokens costs nothing whatever the price.
-		priced = ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
-	}
+	cost, priced := s.cost(ms, ev, 0)
 	ms.attempts++
 	ms.statuses.add(ev.Status)
-	ms.spend = ms.spend.Add(cost)
 	if ev.Batch {
 		s.batchSpend = s.batchSpend.Add(cost)
 		s.batchCalls++
 	}
-	ms.input = satAdd(ms.input, ev.InputTokens)
-	ms.output = satAdd(ms.output, ev.OutputTokens)
-	ms.cacheRead = satAdd(ms.cacheRead, ev.CacheReadTokens)
-	ms.cacheWrite = satAdd(ms.cacheWrite, ev.CacheCreateTokens)
+	s.modelTokens(ms, ev, cost)
 	if !priced {
 		ms.unpriced++
 	}
@@ -808,6 +859,67 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 		ms.latencyN++
 	}
 	return cost, priced, ms
+}
+
+// cost prices a call's tokens with its model's price; prompt, when not 0,
+// is the call's whole prompt, which picks the long-context tier (a usage
+// growth carries only part of the call's tokens).
+func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool) {
+	p := ms.price
+	if prompt > 0 {
+		p = p.at(prompt, 0, 0)
+		p.Tiers = nil
+	}
+	switch {
+	case ev.HasCost:
+		return PicoFromUSD(ev.CostUSD), true
+	case ms.priced && ev.Batch:
+		return p.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens), true
+	case ms.priced && ev.CacheCreate1hTokens > 0:
+		// The one-hour cache is written at its own rate (Anthropic: twice
+		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
+		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
+		return p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h())), true
+	case ms.priced:
+		return p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens), true
+	}
+	// No price: report tokens as unpriced, never as $0. A failed call
+	// that used no tokens costs nothing whatever the price.
+	return 0, ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
+}
+
+func (s *State) modelTokens(ms *modelStats, ev *ingest.Event, cost Pico) {
+	ms.spend = ms.spend.Add(cost)
+	ms.input = satAdd(ms.input, ev.InputTokens)
+	ms.output = satAdd(ms.output, ev.OutputTokens)
+	ms.cacheRead = satAdd(ms.cacheRead, ev.CacheReadTokens)
+	ms.cacheWrite = satAdd(ms.cacheWrite, ev.CacheCreateTokens)
+}
+
+// grow adds a usage growth (ingest.KindUsageGrowth) to its job, model and
+// run: spend and tokens, not an attempt. Its cost is priced at the tier of
+// the whole call's prompt, so a response's first record plus its growth
+// costs exactly what its last record would.
+func (s *State) grow(job *Job, ev *ingest.Event) {
+	ms := s.model(ev)
+	cost, priced := s.cost(ms, ev, ev.PromptTokens)
+	if !priced && ms.attempts == 0 && ms.unpriced == 0 {
+		// Tokens no price covers, of a model no attempt named (a claude
+		// -p result's internal calls): the model is listed as unpriced,
+		// never shown as $0. A growth is not an attempt, so it counts no
+		// unpriced attempt of its own.
+		ms.unpricedGrowth = true
+	}
+	s.modelTokens(ms, ev, cost)
+	class := classify(ev.Status)
+	s.lastCost = cost
+	job.Spend = job.Spend.Add(cost)
+	if class != classSuccess {
+		job.spendNon2xx = job.spendNon2xx.Add(cost)
+	}
+	s.spend = s.spend.Add(cost)
+	s.addTokens(job, ev)
+	s.bucketSpend(ev.TS, cost)
 }
 
 func (s *State) model(ev *ingest.Event) *modelStats {
@@ -871,16 +983,7 @@ func (s *State) breakerFor(key string) *breaker {
 }
 
 func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
-	minute := ts / int64(time.Minute)
-	b := s.lastMin
-	if b == nil || b.Minute != minute {
-		var ok bool
-		if b, ok = s.timeline[minute]; !ok {
-			b = &Bucket{Minute: minute}
-			s.timeline[minute] = b
-		}
-		s.lastMin = b
-	}
+	b := s.minuteBucket(ts)
 	b.Spend = b.Spend.Add(cost)
 	if !isLLM {
 		b.ToolCalls++
@@ -900,6 +1003,26 @@ func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
 	default:
 		b.Unknown++
 	}
+}
+
+// bucketSpend adds spend that is not a call (a usage growth) to its minute.
+func (s *State) bucketSpend(ts int64, cost Pico) {
+	b := s.minuteBucket(ts)
+	b.Spend = b.Spend.Add(cost)
+}
+
+func (s *State) minuteBucket(ts int64) *Bucket {
+	minute := ts / int64(time.Minute)
+	b := s.lastMin
+	if b == nil || b.Minute != minute {
+		var ok bool
+		if b, ok = s.timeline[minute]; !ok {
+			b = &Bucket{Minute: minute}
+			s.timeline[minute] = b
+		}
+		s.lastMin = b
+	}
+	return b
 }
 
 // flag records n occurrences of a finding for job (nil for none).

@@ -1,6 +1,8 @@
 // Package display makes untrusted text safe to show a person: on a
-// terminal, in Markdown, on stderr. It is the one sanitizer every output
-// meant for people uses, and ingest applies it to every field it keeps.
+// terminal, in Markdown, on stderr, in JSON a person may read. It is the
+// one sanitizer every output meant for people uses; ingest applies it to
+// every field it keeps but identifiers, which stay exact (identity is the
+// bytes, display is the escape).
 package display
 
 import (
@@ -102,3 +104,65 @@ var markdownSpecial = strings.NewReplacer(
 // MarkdownCell makes untrusted text inert in a Markdown table cell: shown
 // literally, never as a link, image, tag or column break.
 func MarkdownCell(s string) string { return markdownSpecial.Replace(Text(s)) }
+
+// JSON returns JSON text b with every character Text would escape, beyond
+// the C0 controls encoding/json escapes already, written as a \u escape:
+// bidirectional controls, zero-width characters, C1 controls, U+2028/9.
+// The JSON means exactly the same — a program reading it gets the job ID
+// as logged, byte for byte — while a person reading it on a terminal sees
+// \u202e instead of text that reorders itself. b must be valid JSON as
+// encoding/json writes it (valid UTF-8); it is returned as is when it has
+// no byte above 0x7f.
+func JSON(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < 0x80 {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && hidden(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// JSONWriter applies JSON to a stream of JSON text written in pieces: a
+// character split across two writes is held until it is whole.
+type JSONWriter struct {
+	W    interface{ Write([]byte) (int, error) }
+	held []byte
+}
+
+func (j *JSONWriter) Write(p []byte) (int, error) {
+	b := p
+	if len(j.held) > 0 {
+		b = append(j.held, p...)
+		j.held = nil
+	}
+	// Hold an incomplete character at the end for the next write.
+	cut := len(b)
+	for k := len(b) - 1; k >= 0 && k >= len(b)-utf8.UTFMax; k-- {
+		if utf8.RuneStart(b[k]) {
+			if !utf8.FullRune(b[k:]) {
+				cut = k
+			}
+			break
+		}
+	}
+	if cut < len(b) {
+		j.held = append([]byte(nil), b[cut:]...)
+	}
+	if _, err := j.W.Write(JSON(b[:cut])); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

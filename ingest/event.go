@@ -23,9 +23,24 @@ const (
 	// expired before its completion window, or canceled with its batch.
 	// It is not an attempt; it fails its job. ErrorType says which.
 	KindRequestNotRun
+	// KindUsageGrowth is more usage of a call already reported, not a new
+	// attempt: Claude Code writes one record per content block of a
+	// response and the usage grows across them (the first holds a partial
+	// output count, the last the final one), and an agent's own summary
+	// (claude -p's result) can name usage no record showed. With a
+	// ResponseID its token fields and cost are the response's usage as it
+	// now stands (correlate bills what it adds over what it has counted of
+	// that response, from any file); without one they are the growth
+	// only. Never negative. PromptTokens is the whole call's prompt, which
+	// chooses a long-context price tier.
+	KindUsageGrowth
+	// KindAgentReport is an agent's own figure for a session's cost
+	// (claude -p's total_cost_usd, in CostUSD): shown beside the computed
+	// spend, never added to it.
+	KindAgentReport
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -80,10 +95,15 @@ type Event struct {
 	RunID          string
 	CorrelationID  string
 	IdempotencyKey string
-	Provider       string
-	Model          string
-	ErrorType      string
-	Tool           string
+	// ResponseID is the provider's ID of the response a call record
+	// belongs to (Claude Code's message.id and requestId), when the log
+	// has one: the same response written in two files — a resumed session
+	// copies earlier messages into its new transcript — is billed once.
+	ResponseID string
+	Provider   string
+	Model      string
+	ErrorType  string
+	Tool       string
 
 	CostUSD           float64
 	InputTokens       int64
@@ -93,15 +113,19 @@ type Event struct {
 	// CacheCreate1hTokens is the part of CacheCreateTokens written to the
 	// one-hour cache (Anthropic prices it higher than the 5-minute one).
 	CacheCreate1hTokens int64
-	RetryAfterMs        int64 // NoRetryAfter when absent
-	RateLimitTokens     int64 // remaining tokens, NoValue when absent
-	RateLimitRequests   int64 // remaining requests, NoValue when absent
-	LatencyMs           int32
-	Status              int16 // HTTP status, 0 connection error/timeout, StatusUnknown
-	Attempt             int16
-	Kind                Kind
-	HasCost             bool
-	StreamDropped       bool
+	// PromptTokens is, on a KindUsageGrowth event, the call's whole prompt
+	// (input, cache read and cache write) as it stands: the growth's own
+	// tokens are a part of the call and would price at the wrong tier.
+	PromptTokens      int64
+	RetryAfterMs      int64 // NoRetryAfter when absent
+	RateLimitTokens   int64 // remaining tokens, NoValue when absent
+	RateLimitRequests int64 // remaining requests, NoValue when absent
+	LatencyMs         int32
+	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
+	Attempt           int16
+	Kind              Kind
+	HasCost           bool
+	StreamDropped     bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// TSCarried marks a TS the record did not carry: the time of the line
@@ -109,6 +133,10 @@ type Event struct {
 	// replaces with the time the line was read). Sources count such lines
 	// as no_timestamp; they are never skipped for it.
 	TSCarried bool
+	// AgentSession marks an interactive coding agent's session (Claude
+	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
+	// design, so no job deadline applies to it.
+	AgentSession bool
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
 }
@@ -131,7 +159,7 @@ func (e *Event) Check() SkipReason {
 	if e.TS < 0 || e.TS >= MaxTS {
 		return SkipOutOfRange
 	}
-	for _, n := range [...]int64{e.InputTokens, e.OutputTokens, e.CacheReadTokens, e.CacheCreateTokens} {
+	for _, n := range [...]int64{e.InputTokens, e.OutputTokens, e.CacheReadTokens, e.CacheCreateTokens, e.PromptTokens / 3} {
 		if n < 0 || n > MaxTokensPerCall {
 			return SkipImplausible
 		}

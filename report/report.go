@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -32,6 +33,9 @@ import (
 // would write (FuzzJobJSONMatchesEncodingJSON holds it to that), instead
 // of building the whole document and an indented copy of it in memory.
 func JSON(w io.Writer, r *correlate.Report) error {
+	// IDs are kept as logged: bidi and zero-width characters in them are
+	// written as \u escapes, the same JSON, inert on a terminal.
+	w = &display.JSONWriter{W: w}
 	head := *r
 	head.Jobs = nil
 	b, err := json.MarshalIndent(&head, "", "  ")
@@ -210,6 +214,10 @@ func appendJob(b []byte, j *correlate.JobReport) []byte {
 		}
 		b = append(b, in+"]"...)
 	}
+	if j.AgentReportedUSD != nil {
+		b = append(b, ","+in+`"agent_reported_usd": `...)
+		b = appendFloat(b, *j.AgentReportedUSD)
+	}
 	return append(b, "\n    }"...)
 }
 
@@ -358,6 +366,22 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		fmt.Fprintf(&b, "- What to do: %s\n\n", f.Advice)
 	}
 
+	agentRows := 0
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if j.AgentReportedUSD == nil || agentRows >= 20 {
+			continue
+		}
+		if agentRows == 0 {
+			b.WriteString("## Agents' own figures\n\nThe agent's own cost for a session (claude -p's total_cost_usd) beside burnrate's. burnrate bills the last record of each response and adds what the agent's per-model usage names beyond its records (internal calls, retried failures); it follows the provider's price table, so the two can differ.\n\n| Session | burnrate | Agent's own | Difference |\n|---|---:|---:|---:|\n")
+		}
+		agentRows++
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(j.JobID), correlate.USD(j.SpendUSD), correlate.USD(*j.AgentReportedUSD), correlate.USD(j.SpendUSD-*j.AgentReportedUSD))
+	}
+	if agentRows > 0 {
+		b.WriteString("\n")
+	}
+
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
 	for _, jt := range r.JobTypes {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, correlate.Count(jt.Attempts),
@@ -370,6 +394,17 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			spend = fmt.Sprintf("unpriced (%s in / %s out tokens)", correlate.Count(m.InputTokens), correlate.Count(m.OutputTokens))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(m.Model), correlate.Count(m.Attempts), spend, statusLine(m.Status))
+	}
+	if len(r.Pricing.ApproximatedModels) > 0 {
+		// Said where the money is, not only in the JSON.
+		b.WriteString("\nPriced approximately: ")
+		for i, m := range slices.Sorted(maps.Keys(r.Pricing.ApproximatedModels)) {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s as %s", cell(m), cell(r.Pricing.ApproximatedModels[m]))
+		}
+		b.WriteString(".\n")
 	}
 	if len(r.Tools) > 0 {
 		b.WriteString("\n## Tools\n\n| Tool | Calls | Status |\n|---|---:|---|\n")

@@ -98,7 +98,7 @@ func (d *openAIBatchDecoder) Decode(line []byte, emit func(*ingest.Event)) inges
 	ev := &d.ev
 	ev.Reset()
 	ev.Kind, ev.Batch, ev.Provider = ingest.KindLLMCall, true, "openai"
-	ev.JobID, ev.IdempotencyKey = CleanField(l.CustomID), CleanField(l.CustomID)
+	ev.JobID, ev.IdempotencyKey = CleanID(l.CustomID), CleanID(l.CustomID)
 	switch {
 	case l.Response != nil:
 		ev.Status = int16(min(max(l.Response.StatusCode, 0), 999))
@@ -164,7 +164,7 @@ func (d *anthropicBatchDecoder) Decode(line []byte, emit func(*ingest.Event)) in
 	ev := &d.ev
 	ev.Reset()
 	ev.Kind, ev.Batch, ev.Provider = ingest.KindLLMCall, true, "anthropic"
-	ev.JobID, ev.IdempotencyKey = CleanField(l.CustomID), CleanField(l.CustomID)
+	ev.JobID, ev.IdempotencyKey = CleanID(l.CustomID), CleanID(l.CustomID)
 	ev.TS = d.p.lastTS
 	switch l.Result.Type {
 	case "succeeded":

@@ -1,7 +1,10 @@
 package decode
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"strconv"
 	"strings"
@@ -13,8 +16,14 @@ import (
 // Claude Code session transcripts: ~/.claude/projects/<project>/<session>.jsonl,
 // with subagents in <session>/subagents/agent-*.jsonl (their records carry
 // the parent's sessionId). One API response is written once per content
-// block, so records repeating a message.id and requestId are one response,
-// counted once — the first, as ccusage does. Claude Code also retries on
+// block, so records repeating a message.id (and requestId, where a line
+// has one: Bedrock, Vertex and proxies write none) are one response. Its
+// usage grows across them while the response streams — the first holds a
+// partial output count (e.g. 8), the last the final one (e.g. 1,703) — so
+// the first record is the call and each later one adds only its growth
+// (ingest.KindUsageGrowth): the response costs what its last record says,
+// as the bill does. (ccusage keeps the first record: its issues #901 and
+// #938.) Claude Code also retries on
 // its own: each retry is a {"type":"system","subtype":"api_error",…}
 // record, and when it gives up an assistant record with
 // "isApiErrorMessage":true. Those are the failed attempts of the call in
@@ -65,6 +74,26 @@ type claudeRecord struct {
 	ErrorStatus                                               int    // error.status of an api_error record
 	ErrorCode                                                 string // error as a string, on the give-up record
 	Message                                                   *claudeMessage
+	// claude -p's result record: Claude Code's own cost figure and usage
+	// per model (which counts internal calls no assistant record shows).
+	TotalCostUSD *float64
+	IsError      bool
+	ModelUsage   []claudeModelUsage
+}
+
+// claudeModelUsage is one model's entry of a result record's modelUsage.
+type claudeModelUsage struct {
+	Model                                 string
+	Input, Output, CacheRead, CacheCreate int64
+}
+
+// claudeCounted is what one response has been billed so far: the largest
+// of each field over its records (usage only grows while it streams, and
+// taking the largest means a hostile record can never lower the spend).
+type claudeCounted struct {
+	usage   claudeUsage
+	cc1h    int64
+	costUSD float64
 }
 
 // claudeCall is the API call in flight in one session (and file: a
@@ -84,34 +113,95 @@ type claudeDecoder struct {
 	ev    ingest.Event
 	mode  CostMode
 	calls map[string]*claudeCall // session → call in flight
-	seen  map[string]struct{}    // message.id + requestId already counted
+	// seen is what each response (message.id + requestId) has been
+	// counted so far; bySession what each session and model has, for a
+	// claude -p result's modelUsage.
+	seen     map[claudeKey]*claudeCounted
+	sessions map[claudeKey]*claudeSession
+	failed   map[string]int16 // session → status of its last give-up, for its result
 }
 
 func newClaudeDecoder(p *Parser, mode CostMode) *claudeDecoder {
 	if mode == "" {
 		mode = CostAuto
 	}
-	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[string]struct{}{}}
+	return &claudeDecoder{p: p, mode: mode, calls: map[string]*claudeCall{}, seen: map[claudeKey]*claudeCounted{},
+		sessions: map[claudeKey]*claudeSession{}, failed: map[string]int16{}}
 }
 
-// maxSeen bounds the de-duplication memory: past it, the oldest half is
-// not remembered (a repeat that far apart is not a content-block repeat).
-const maxSeen = 1 << 20
+// claudeKey is a fixed-size digest of the strings that name a response
+// (message.id, requestId) or a session's model: memory per entry is the
+// same whatever the line's IDs are (a 200 KB message.id costs 16 bytes).
+// Two seeds make it 128 bits, seeded per process, so no transcript can aim
+// at a collision.
+type claudeKey [2]uint64
+
+var claudeSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func keyOf(a, b string) claudeKey {
+	var k claudeKey
+	for i := range k {
+		var h maphash.Hash
+		h.SetSeed(claudeSeeds[i])
+		h.WriteString(a)
+		h.WriteByte(0)
+		h.WriteString(b)
+		k[i] = h.Sum64()
+	}
+	return k
+}
+
+// modelFamily is the model a name stands for, whatever spelling a record
+// uses: claude -p writes "claude-opus-4-6[1m]" in modelUsage where the
+// assistant records say "claude-opus-4-6", and Bedrock IDs carry a region
+// and a version ("us.anthropic.claude-opus-4-6-v1:0").
+func modelFamily(m string) string {
+	m = strings.ToLower(strings.TrimSpace(m))
+	if i := strings.IndexByte(m, '['); i > 0 {
+		m = m[:i]
+	}
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "us-gov."} {
+		m = strings.TrimPrefix(m, p)
+	}
+	m = strings.TrimPrefix(m, "anthropic.")
+	if i := strings.IndexByte(m, '@'); i > 0 {
+		m = m[:i]
+	}
+	if i := strings.LastIndex(m, "-v"); i > 0 && i+2 < len(m) && m[i+2] >= '0' && m[i+2] <= '9' {
+		m = m[:i]
+	}
+	return m
+}
+
+// maxSeen bounds the de-duplication memory: past it, what was counted is
+// forgotten (the records of one response are written within seconds: a
+// repeat that far apart is not a content-block repeat).
+const maxSeen = 1 << 18
 
 func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	r, sr := d.scan(line)
 	if sr != ingest.Accepted {
 		return sr
 	}
+	synthetic := r.Message != nil && r.Message.Model == "<synthetic>"
 	switch {
 	case r.Type == "system" && r.Subtype == "api_error":
 		return d.retry(r, emit)
-	case r.Type == "assistant" && r.IsAPIError:
-		return d.gaveUp(r, emit)
+	case r.Type == "assistant" && (r.IsAPIError || synthetic && r.ErrorCode != ""):
+		return d.gaveUp(r, line, emit)
+	case synthetic:
+		// Claude Code's own notices ("No response requested.", an
+		// interrupt): no API call was made.
+		return ingest.SkipInfo
 	case r.Type == "assistant" && r.Message != nil && r.Message.Usage != nil:
 		return d.response(r, emit)
+	case r.Type == "result":
+		return d.result(r, emit)
 	}
-	return ingest.SkipInfo // user turns, summaries, snapshots: not API calls
+	return ingest.SkipInfo // user turns, summaries, snapshots, init: not API calls
 }
 
 // scan reads the fields a record needs with the single-pass scanner,
@@ -126,7 +216,7 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 		return nil, ingest.SkipInvalidJSON
 	}
 	r := &d.rec
-	*r = claudeRecord{}
+	*r = claudeRecord{ModelUsage: r.ModelUsage[:0]}
 	d.msg, d.usage, d.cc = claudeMessage{}, claudeUsage{}, claudeCacheSplit{}
 	sc := &d.sc
 	sc.reset(line)
@@ -160,8 +250,50 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			r.Type = str()
 		case "subtype":
 			r.Subtype = str()
-		case "sessionId":
+		case "sessionId", "session_id": // transcripts; claude -p's output
 			r.SessionID = str()
+		case "total_cost_usd":
+			if c := sc.peek(); c == '-' || (c >= '0' && c <= '9') {
+				if f, err := strconv.ParseFloat(string(sc.num()), 64); err == nil {
+					r.TotalCostUSD = &f
+				}
+			} else {
+				sc.skip()
+			}
+		case "is_error":
+			if sc.peek() == 't' {
+				sc.lit("true")
+				r.IsError = true
+			} else {
+				sc.skip()
+			}
+		case "modelUsage":
+			if sc.peek() != '{' {
+				sc.skip()
+				return
+			}
+			sc.object(func(model []byte) {
+				if sc.peek() != '{' || len(r.ModelUsage) >= 64 {
+					sc.skip()
+					return
+				}
+				mu := claudeModelUsage{Model: string(model)}
+				sc.object(func(k []byte) {
+					switch string(k) {
+					case "inputTokens":
+						mu.Input = num()
+					case "outputTokens":
+						mu.Output = num()
+					case "cacheReadInputTokens":
+						mu.CacheRead = num()
+					case "cacheCreationInputTokens":
+						mu.CacheCreate = num()
+					default:
+						sc.skip()
+					}
+				})
+				r.ModelUsage = append(r.ModelUsage, mu)
+			})
 		case "cwd":
 			r.Cwd = str()
 		case "timestamp":
@@ -274,7 +406,8 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 	ev := &d.ev
 	ev.Reset()
 	ev.Kind, ev.Provider = ingest.KindLLMCall, "anthropic"
-	ev.JobID = CleanField(r.SessionID)
+	ev.AgentSession = true
+	ev.JobID = CleanID(r.SessionID)
 	if r.Cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(r.Cwd, "\\", "/")))
 	}
@@ -297,7 +430,7 @@ func (d *claudeDecoder) call(r *claudeRecord) *claudeCall {
 		if id == "" {
 			id = r.Timestamp
 		}
-		c = &claudeCall{key: CleanField("cc:" + r.SessionID + ":" + id)}
+		c = &claudeCall{key: CleanID("cc:" + r.SessionID + ":" + id)}
 		d.calls[r.SessionID] = c
 		if len(d.calls) > 100_000 {
 			clear(d.calls) // sessions abandoned mid-retry: forget them
@@ -324,36 +457,105 @@ func (d *claudeDecoder) retry(r *claudeRecord, emit func(*ingest.Event)) ingest.
 	return ingest.Accepted
 }
 
-// gaveUp is the last failed attempt: Claude Code stopped retrying.
-func (d *claudeDecoder) gaveUp(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
+// gaveUp is the last failed attempt: Claude Code stopped retrying. In a
+// transcript the record says isApiErrorMessage and apiErrorStatus; in
+// claude -p's output only its text does ("API Error: 529 {…}").
+func (d *claudeDecoder) gaveUp(r *claudeRecord, line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	ev := d.base(r)
 	c := d.call(r)
 	c.attempts++
 	ev.Attempt = c.attempts
 	ev.IdempotencyKey = c.key
-	ev.Status = int16(min(max(r.APIErrorSt, 0), 999))
-	code := r.ErrorCode
+	status, code := r.APIErrorSt, r.ErrorCode
+	if status == 0 || code == "unknown" {
+		if st, typ, ok := apiErrorText(line); ok {
+			status = cmp.Or(status, st)
+			code = cmp.Or(typ, code)
+		}
+	}
+	ev.Status = int16(min(max(status, 0), 999))
 	ev.ErrorType = CleanField(code)
-	if ev.Status == 0 && code == "" {
+	if ev.Status == 0 && (code == "" || code == "unknown") {
 		ev.ErrorType = "connection_error"
 	}
 	delete(d.calls, r.SessionID) // the call is over
+	if len(d.failed) > 100_000 {
+		clear(d.failed)
+	}
+	d.failed[r.SessionID] = ev.Status
 	emit(ev)
 	return ingest.Accepted
 }
 
-// response is a completed call, once per message.id and requestId.
+// apiErrorText reads the status and error type from the text of a
+// synthetic API-error record: "API Error: 529 {"type":"error","error":
+// {"type":"overloaded_error",…}}". Such records are rare, so the line is
+// decoded again in full rather than slowing every other line down.
+func apiErrorText(line []byte) (status int, typ string, ok bool) {
+	var rec struct {
+		Message struct {
+			Content []struct{ Type, Text string }
+		}
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return 0, "", false
+	}
+	for _, c := range rec.Message.Content {
+		rest, found := strings.CutPrefix(c.Text, "API Error: ")
+		if !found {
+			continue
+		}
+		if len(rest) >= 3 {
+			if n, err := strconv.Atoi(rest[:3]); err == nil && n >= 100 && n <= 599 {
+				status = n
+				var body struct{ Error struct{ Type string } }
+				if json.Unmarshal([]byte(strings.TrimSpace(rest[3:])), &body) == nil {
+					typ = body.Error.Type
+				}
+				return status, typ, true
+			}
+		}
+		return 0, "", true // "API Error: Connection error." and the like
+	}
+	return 0, "", false
+}
+
+// response is a completed call: the first record of a message.id (and
+// requestId) is the call, a later one only its growth.
 func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
 	m := r.Message
-	if m.ID != "" && r.RequestID != "" {
-		k := m.ID + "\x00" + r.RequestID
-		if _, dup := d.seen[k]; dup {
-			return ingest.SkipInfo // another content block of a response already counted
+	u := m.Usage
+	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
+		return ingest.SkipWrongType
+	}
+	var cc1h int64
+	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h > 0 && cc.Ephemeral1h <= u.CacheCreationInputTokens {
+		cc1h = cc.Ephemeral1h
+	}
+	cost, hasCost := 0.0, false
+	switch d.mode {
+	case CostAuto:
+		if r.CostUSD != nil {
+			cost, hasCost = *r.CostUSD, true
+		}
+	case CostDisplay:
+		hasCost = true
+		if r.CostUSD != nil {
+			cost = *r.CostUSD
+		}
+	}
+	var counted *claudeCounted
+	if m.ID != "" {
+		k := keyOf(m.ID, r.RequestID)
+		if prev := d.seen[k]; prev != nil {
+			return d.growth(r, prev, cc1h, cost, hasCost, emit)
 		}
 		if len(d.seen) >= maxSeen {
 			clear(d.seen)
 		}
-		d.seen[k] = struct{}{}
+		counted = &claudeCounted{usage: *u, cc1h: cc1h, costUSD: cost}
+		counted.usage.CacheCreation = nil
+		d.seen[k] = counted
 	}
 	ev := d.base(r)
 	c := d.call(r)
@@ -362,29 +564,203 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	ev.IdempotencyKey = c.key
 	delete(d.calls, r.SessionID)
 	ev.Status = 200
-	if m.Model != "<synthetic>" {
-		ev.Model = CleanField(m.Model)
-	}
-	u := m.Usage
-	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
-		return ingest.SkipWrongType
-	}
+	ev.Model = CleanField(m.Model)
 	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
-	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h > 0 && cc.Ephemeral1h <= u.CacheCreationInputTokens {
-		ev.CacheCreate1hTokens = cc.Ephemeral1h
+	ev.CacheCreate1hTokens = cc1h
+	ev.CostUSD, ev.HasCost = cost, hasCost
+	if m.ID != "" {
+		ev.ResponseID = CleanID(m.ID + "\x00" + r.RequestID)
 	}
-	switch d.mode {
-	case CostAuto:
-		if r.CostUSD != nil {
-			ev.CostUSD, ev.HasCost = *r.CostUSD, true
-		}
-	case CostDisplay:
-		ev.HasCost = true
-		if r.CostUSD != nil {
-			ev.CostUSD = *r.CostUSD
-		}
-	}
+	d.countSession(r.SessionID, m.Model, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	emit(ev)
 	return ingest.Accepted
+}
+
+// growth is a later record of a response already counted: if it holds
+// more than the largest seen (field by field), the response as it now
+// stands, as a usage growth; correlate bills what that adds over what it
+// has counted of the response (this file's records, or another file's).
+// A record that adds nothing (the common repeat) is skipped.
+func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64, cost float64, hasCost bool, emit func(*ingest.Event)) ingest.SkipReason {
+	u, p := r.Message.Usage, &prev.usage
+	grew := false
+	grow := func(have *int64, now int64) {
+		if now > *have {
+			*have, grew = now, true
+		}
+	}
+	before := *p
+	grow(&p.InputTokens, u.InputTokens)
+	grow(&p.OutputTokens, u.OutputTokens)
+	grow(&p.CacheReadInputTokens, u.CacheReadInputTokens)
+	grow(&p.CacheCreationInputTokens, u.CacheCreationInputTokens)
+	grow(&prev.cc1h, cc1h)
+	if hasCost && cost > prev.costUSD {
+		prev.costUSD, grew = cost, true
+	}
+	if !grew {
+		return ingest.SkipInfo // another content block, nothing more to bill
+	}
+	if p.InputTokens > ingest.MaxTokensPerCall || p.OutputTokens > ingest.MaxTokensPerCall || p.CacheReadInputTokens > ingest.MaxTokensPerCall ||
+		p.CacheCreationInputTokens > ingest.MaxTokensPerCall || prev.costUSD > ingest.MaxCostPerCallUSD {
+		// The response as a whole is past what any call has (Event.Check
+		// bounds each event, and growth comes in pieces): the rest of it is
+		// refused, as one implausible line would be.
+		*p = claudeUsage{InputTokens: ingest.MaxTokensPerCall + 1, OutputTokens: ingest.MaxTokensPerCall + 1,
+			CacheReadInputTokens: ingest.MaxTokensPerCall + 1, CacheCreationInputTokens: ingest.MaxTokensPerCall + 1}
+		prev.costUSD = ingest.MaxCostPerCallUSD + 1
+		return ingest.SkipImplausible
+	}
+	ev := d.base(r)
+	ev.Kind = ingest.KindUsageGrowth
+	ev.Status = 200
+	ev.Model = CleanField(r.Message.Model)
+	ev.ResponseID = CleanID(r.Message.ID + "\x00" + r.RequestID)
+	ev.InputTokens, ev.OutputTokens = p.InputTokens, p.OutputTokens
+	ev.CacheReadTokens, ev.CacheCreateTokens = p.CacheReadInputTokens, p.CacheCreationInputTokens
+	ev.CacheCreate1hTokens = min(prev.cc1h, p.CacheCreationInputTokens)
+	if hasCost {
+		ev.CostUSD, ev.HasCost = prev.costUSD, true
+	}
+	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	d.countSession(r.SessionID, r.Message.Model, p.InputTokens-before.InputTokens, p.OutputTokens-before.OutputTokens,
+		p.CacheReadInputTokens-before.CacheReadInputTokens, p.CacheCreationInputTokens-before.CacheCreationInputTokens)
+	emit(ev)
+	return ingest.Accepted
+}
+
+// claudeSession is what a session has been billed, by model family, for
+// a claude -p result's modelUsage to be reconciled against.
+type claudeSession struct{ models map[string]*claudeUsage }
+
+// maxSessionModels bounds the families kept per session; past it, the
+// rest share one entry (a real session uses two or three models).
+const maxSessionModels = 16
+
+// countSession adds usage to its session's per-model sums.
+func (d *claudeDecoder) countSession(session, model string, in, out, cr, cw int64) {
+	k := keyOf(session, "")
+	sess := d.sessions[k]
+	if sess == nil {
+		if len(d.sessions) >= maxSeen {
+			clear(d.sessions)
+		}
+		sess = &claudeSession{models: map[string]*claudeUsage{}}
+		d.sessions[k] = sess
+	}
+	fam := modelFamily(model)
+	u := sess.models[fam]
+	if u == nil {
+		if len(sess.models) >= maxSessionModels {
+			fam = "\x00other"
+		} else if len(fam) > 128 {
+			fam = string(capID([]byte(fam)))
+		}
+		if u = sess.models[fam]; u == nil {
+			u = &claudeUsage{}
+			sess.models[fam] = u
+		}
+	}
+	u.InputTokens = satAdd(u.InputTokens, in)
+	u.OutputTokens = satAdd(u.OutputTokens, out)
+	u.CacheReadInputTokens = satAdd(u.CacheReadInputTokens, cr)
+	u.CacheCreationInputTokens = satAdd(u.CacheCreationInputTokens, cw)
+}
+
+// result is claude -p's last record. Its modelUsage counts every call the
+// session billed, internal ones (a haiku call naming the session, a
+// summary) and retried failures included, which no assistant record
+// shows: what it names beyond the records is added as usage growth, so a
+// run that gave up on 529 after being billed is not $0. Its
+// total_cost_usd, Claude Code's own figure, is reported beside the
+// computed spend, not added to it.
+func (d *claudeDecoder) result(r *claudeRecord, emit func(*ingest.Event)) ingest.SkipReason {
+	if r.SessionID == "" {
+		return ingest.SkipInfo
+	}
+	status := int16(200)
+	if r.IsError {
+		status = d.failed[r.SessionID] // 0 (unknown failure) when no give-up record came
+	}
+	emitted := false
+	for _, mu := range r.ModelUsage {
+		if mu.Input < 0 || mu.Output < 0 || mu.CacheRead < 0 || mu.CacheCreate < 0 {
+			return ingest.SkipWrongType
+		}
+	}
+	// What modelUsage names beyond the records. A model is matched by its
+	// family (modelUsage writes "claude-opus-4-6[1m]" or a Bedrock ID
+	// where the records say "claude-opus-4-6"). An entry that matches
+	// nothing may be a model the records spell some other way, so the
+	// records of models modelUsage does not name are taken off it first:
+	// what the records billed is never billed again.
+	var sess *claudeSession
+	if sess = d.sessions[keyOf(r.SessionID, "")]; sess == nil {
+		sess = &claudeSession{models: map[string]*claudeUsage{}}
+	}
+	named := map[string]bool{}
+	for _, mu := range r.ModelUsage {
+		named[modelFamily(mu.Model)] = true
+	}
+	var unexplained claudeUsage // billed under families modelUsage does not name
+	for fam, u := range sess.models {
+		if !named[fam] {
+			unexplained.InputTokens = satAdd(unexplained.InputTokens, u.InputTokens)
+			unexplained.OutputTokens = satAdd(unexplained.OutputTokens, u.OutputTokens)
+			unexplained.CacheReadInputTokens = satAdd(unexplained.CacheReadInputTokens, u.CacheReadInputTokens)
+			unexplained.CacheCreationInputTokens = satAdd(unexplained.CacheCreationInputTokens, u.CacheCreationInputTokens)
+		}
+	}
+	beyond := func(want int64, have, left *int64) int64 {
+		if have != nil {
+			return max(0, want-*have)
+		}
+		g := max(0, want-*left)
+		*left = max(0, *left-want)
+		return g
+	}
+	for _, mu := range r.ModelUsage {
+		ev := d.base(r)
+		ev.Kind = ingest.KindUsageGrowth
+		ev.Status = status
+		ev.Model = CleanField(mu.Model)
+		if have := sess.models[modelFamily(mu.Model)]; have != nil {
+			ev.InputTokens = beyond(mu.Input, &have.InputTokens, nil)
+			ev.OutputTokens = beyond(mu.Output, &have.OutputTokens, nil)
+			ev.CacheReadTokens = beyond(mu.CacheRead, &have.CacheReadInputTokens, nil)
+			ev.CacheCreateTokens = beyond(mu.CacheCreate, &have.CacheCreationInputTokens, nil)
+		} else {
+			ev.InputTokens = beyond(mu.Input, nil, &unexplained.InputTokens)
+			ev.OutputTokens = beyond(mu.Output, nil, &unexplained.OutputTokens)
+			ev.CacheReadTokens = beyond(mu.CacheRead, nil, &unexplained.CacheReadInputTokens)
+			ev.CacheCreateTokens = beyond(mu.CacheCreate, nil, &unexplained.CacheCreationInputTokens)
+		}
+		if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 {
+			continue
+		}
+		d.countSession(r.SessionID, mu.Model, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+		emit(ev)
+		emitted = true
+	}
+	if r.TotalCostUSD != nil {
+		ev := d.base(r)
+		ev.Kind = ingest.KindAgentReport
+		ev.CostUSD, ev.HasCost = *r.TotalCostUSD, true
+		emit(ev)
+		emitted = true
+	}
+	delete(d.failed, r.SessionID)
+	if !emitted {
+		return ingest.SkipInfo
+	}
+	return ingest.Accepted
+}
+
+// satAdd adds token counts without wrapping (a hostile transcript's sums).
+func satAdd(a, b int64) int64 {
+	if c := a + b; c >= a {
+		return c
+	}
+	return 1<<63 - 1
 }

@@ -29,6 +29,8 @@ const (
 	FormatOTLPJSON       Format = "otlp-json"       // OTLP/JSON export requests: one per line, or pretty-printed
 	FormatJSONDocument   Format = "json-document"   // a JSON array of records, or pretty-printed objects
 	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
+	FormatCodex          Format = "codex"           // OpenAI Codex CLI session rollouts (~/.codex/sessions)
+	FormatGemini         Format = "gemini-cli"      // Gemini CLI chat sessions (~/.gemini/tmp/*/chats)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -39,7 +41,8 @@ type FormatInfo struct {
 	Summary string // for `burnrate formats`
 	Example string // one real-shaped line
 	// Keys, for a JSON-lines format with keys of its own: a line is the
-	// format's when it has every key of one of these sets. Detect orders
+	// format's when it has every key of one of these sets ("k=a|b": key k
+	// with the string value a or b). Detect orders
 	// those formats (1 first): a line is counted for the first whose keys
 	// it has, and a tie of counts goes to the first.
 	Detect int
@@ -64,20 +67,32 @@ var Formats = []FormatInfo{
 		Example: `2026-07-16 20:52:33 | WARNING | - | LLM transient error (attempt 1/3), retrying in 25s: …`},
 	{Name: FormatLiteLLM, Summary: "LiteLLM StandardLoggingPayload and SpendLogs rows",
 		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
-		Detect:  4, Keys: [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
+		Detect:  5, Keys: [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
 		New: func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
 	{Name: FormatOpenAIBatch, Summary: "OpenAI Batch API output file",
 		Example: `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`,
-		Detect:  3, Keys: [][]string{{"custom_id", "response"}, {"custom_id", "error"}},
+		Detect:  4, Keys: [][]string{{"custom_id", "response"}, {"custom_id", "error"}},
 		New: func(p *Parser, _ Options) Decoder { return &openAIBatchDecoder{p: p} }},
 	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
 		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
-		Detect:  2, Keys: [][]string{{"custom_id", "result"}},
+		Detect:  3, Keys: [][]string{{"custom_id", "result"}},
 		New: func(p *Parser, _ Options) Decoder { return &anthropicBatchDecoder{p: p} }},
-	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts: responses with usage, Claude Code's own retries (api_error) and give-ups",
+	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
 		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
-		Detect:  1, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"}},
+		Detect:  2, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
+			// claude -p --output-format stream-json (and json --verbose, an
+			// array of the same records; json alone is the result record)
+			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
 		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
+	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
+		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
+		// The record types Codex writes: "type" alone is too common a key.
+		Detect: 2, Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
+		New: func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) }},
+	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (one JSON document each): a call per model message with token usage; its logs.json prompt log holds no usage",
+		Example: `{"sessionId":"37b7…","projectHash":"9f2c…","messages":[{"id":"ad67…","type":"gemini","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}]}`,
+		Detect:  1, Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "messageId", "type", "message"}},
+		New: func(p *Parser, _ Options) Decoder { return newGeminiDecoder(p) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -139,6 +154,10 @@ type Options struct {
 	Maps []FieldMap
 	// CostMode chooses costUSD or tokens × prices for Claude Code transcripts.
 	CostMode CostMode
+	// SourceName is the path of the file being read, set per file by
+	// whoever opens it: a Codex rollout's name carries its session ID,
+	// which is all a follower that starts at the end has of it.
+	SourceName string
 	// OTLP makes the decoder for a file of OTLP/JSON export requests (the
 	// Collector's file exporter), one per file: ingest/otlp's
 	// NewFileDecoder, passed in by whoever opens files, so that a file and
@@ -562,14 +581,30 @@ func (d *Detector) Result() Detection {
 	return det
 }
 
-// jsonHasKeys reports whether a JSON object has all the top-level keys.
+// jsonHasKeys reports whether a JSON object has all the top-level keys
+// (a key written "k=a|b" must hold the string a or b).
 func jsonHasKeys(line []byte, keys ...string) bool {
 	var sc scanner
 	sc.reset(line)
 	found := 0
 	sc.object(func(k []byte) {
-		if slices.Contains(keys, string(k)) {
-			found++
+		for _, want := range keys {
+			name, values, valued := strings.Cut(want, "=")
+			if name != string(k) {
+				continue
+			}
+			if !valued {
+				found++
+				break
+			}
+			if sc.peek() == '"' {
+				v := string(sc.str())
+				if slices.Contains(strings.Split(values, "|"), v) {
+					found++
+				}
+				return
+			}
+			break
 		}
 		sc.skip()
 	})

@@ -80,8 +80,8 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Sk
 	ev.Reset()
 	ev.Kind = ingest.KindLLMCall
 	ev.Model, ev.Provider = CleanField(l.Model), LowerProvider(CleanField(l.Provider))
-	ev.CorrelationID = CleanField(l.TraceID)
-	ev.IdempotencyKey = CleanField(first(l.RequestID, l.ID))
+	ev.CorrelationID = CleanID(l.TraceID)
+	ev.IdempotencyKey = CleanID(first(l.RequestID, l.ID))
 	// Spend: "spend" in SpendLogs, "response_cost" in the payload. Float
 	// noise is rounded to the picodollar when summed.
 	for _, c := range []*float64{l.Spend, l.ResponseCost} {
@@ -112,13 +112,13 @@ func (d *liteLLMDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Sk
 		json.Unmarshal(l.Metadata, &meta)
 	}
 	if v, ok := meta.SpendLogsMetadata["job_id"].(string); ok {
-		ev.JobID = CleanField(v)
+		ev.JobID = CleanID(v)
 	}
 	if v, ok := meta.SpendLogsMetadata["job_type"].(string); ok {
 		ev.JobType = CleanField(v)
 	}
 	if ev.JobID == "" {
-		ev.JobID = CleanField(l.SessionID)
+		ev.JobID = CleanID(l.SessionID)
 	}
 	// Tokens: OpenAI's meaning (prompt includes cached tokens).
 	var prompt, cached, created int64

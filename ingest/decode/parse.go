@@ -948,7 +948,7 @@ func (p *Parser) str() string {
 // copy — from a shared block (idArena) — costs less. Correlate keeps its
 // own copy of each it keeps.
 func (p *Parser) id() string {
-	b, ok := p.text()
+	b, ok := p.rawText()
 	if !ok || len(b) == 0 {
 		return ""
 	}
@@ -958,6 +958,16 @@ func (p *Parser) id() string {
 // text reads a string or number value and returns its bytes, capped and
 // sanitized; ok is false for null or the wrong type.
 func (p *Parser) text() ([]byte, bool) {
+	b, ok := p.rawText()
+	if ok && !isPlainText(b) {
+		b = Sanitize(b)
+	}
+	return b, ok
+}
+
+// rawText is text for identifiers: capped, the bytes otherwise exact (see
+// CleanID).
+func (p *Parser) rawText() ([]byte, bool) {
 	var b []byte
 	switch p.kind() {
 	case 's':
@@ -974,7 +984,7 @@ func (p *Parser) text() ([]byte, bool) {
 	if p.sc.err {
 		return nil, false
 	}
-	return capText(b), true
+	return capID(b), true
 }
 
 // capText caps a value at maxFieldBytes (see capID) and sanitizes it.

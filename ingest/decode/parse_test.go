@@ -93,13 +93,18 @@ func TestBadLines(t *testing.T) {
 	}
 }
 
-// TestSanitize: escape sequences in log content never survive parsing.
+// TestSanitize: escape sequences in log content never survive parsing,
+// but in identifiers: a job ID keeps its exact bytes (issue 22: identity is
+// the bytes, display is the escape) and every output for people escapes it.
 func TestSanitize(t *testing.T) {
 	ev, r := parse(t, `{"model":"m\u001b[2J\u001b]0;pwned\u0007","job_id":"a\u009bb\nc","tool":"`+"\xff\xfe\u00c2\u009b"+`"}`)
 	if r != ingest.Accepted {
 		t.Fatal(r)
 	}
-	for _, s := range []string{ev.Model, ev.JobID, ev.Tool} {
+	if ev.JobID != "a\u009bb\nc" {
+		t.Errorf("the job ID was changed at ingest: %q", ev.JobID)
+	}
+	for _, s := range []string{ev.Model, ev.Tool} {
 		for _, c := range s {
 			if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
 				t.Errorf("control character %U survived in %q", c, s)

@@ -97,8 +97,23 @@ func (a *idArena) get(b []byte) string {
 	return unsafe.String(&a.block[start], len(b))
 }
 
-// CleanField applies the ingest rules for untrusted text from any source:
-// capped at 512 bytes (see capID) and stripped of control characters.
+// CleanID applies the ingest rule for an identifier (a job ID, an
+// idempotency key, a correlation ID): capped at 512 bytes (see capID), its
+// bytes otherwise exact. An ID is identity — a literal "job\u202ex" and the
+// real control character are two jobs, and a kill names the job as it was
+// logged — so it is escaped where a person sees it (display.Text, in the
+// dashboard, the Markdown report, stderr; display.JSON in JSON output),
+// never here.
+func CleanID(s string) string {
+	if len(s) > maxFieldBytes {
+		return string(capID([]byte(s)))
+	}
+	return s
+}
+
+// CleanField applies the ingest rules for untrusted text from any source
+// that is not an identifier (a model, a job type, an error): capped at 512
+// bytes (see capID) and its control characters escaped.
 func CleanField(s string) string {
 	if len(s) > maxFieldBytes {
 		s = string(capID([]byte(s)))

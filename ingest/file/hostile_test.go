@@ -31,9 +31,11 @@ func TestHostileTextEdges(t *testing.T) {
 		t.Errorf("distinct invalid-UTF-8 IDs merged: %v", ids)
 	}
 
+	// An ID keeps its bytes (it is escaped where shown); other text is
+	// escaped at ingest.
 	ev, _ = parse(t, `{"job_id":"job\u202eexe.txt","model":"m\u200b","status":200}`)
-	if ev.JobID != `job\u202eexe.txt` || ev.Model != `m\u200b` {
-		t.Errorf("bidi and zero-width characters must be shown escaped: %q %q", ev.JobID, ev.Model)
+	if ev.JobID != "job\u202eexe.txt" || ev.Model != `m\u200b` {
+		t.Errorf("the ID must stay exact and the model be shown escaped: %q %q", ev.JobID, ev.Model)
 	}
 
 	deep := `{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`

@@ -179,7 +179,9 @@ func (it *FileIter) start() {
 		}
 	}
 	it.Detected.Document = it.doc != nil
-	it.dec = decode.NewDecoder(f, it.opts.Maps, it.opts)
+	o := it.opts
+	o.SourceName = it.Path // a Codex rollout's file name names its session
+	it.dec = decode.NewDecoder(f, o.Maps, o)
 	it.emitFn = it.emit
 }
 
@@ -573,12 +575,19 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 			continue
 		}
 		n := len(out)
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		root := p
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			// The directory named (or ~/.claude/projects, ~/.codex/sessions)
+			// may be a link to where the data lives: WalkDir does not
+			// follow a linked root, and would find nothing.
+			root = real
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // an unreadable subdirectory: skip it, keep the rest
 			}
 			name := d.Name()
-			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz")) {
+			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz") || geminiSession(path)) {
 				out = append(out, path)
 			}
 			return nil
@@ -592,6 +601,36 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 		slices.Sort(out[n:])
 	}
 	return out, nil
+}
+
+// geminiSession is a Gemini CLI chat: ~/.gemini/tmp/<hash>/chats/session-*.json
+// (one JSON document each, not lines).
+func geminiSession(path string) bool {
+	name := filepath.Base(path)
+	return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json") && filepath.Base(filepath.Dir(path)) == "chats"
+}
+
+// GeminiSession reports a Gemini CLI chat file, which Gemini rewrites
+// whole on every message: it can be read, not followed.
+func GeminiSession(path string) bool { return geminiSession(path) }
+
+// CodexSessionDirs is where Codex CLI writes its session rollouts:
+// ${CODEX_HOME:-~/.codex}/sessions (YYYY/MM/DD/rollout-*.jsonl below it),
+// when it exists.
+func CodexSessionDirs() []string {
+	root := os.Getenv("CODEX_HOME")
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		root = filepath.Join(home, ".codex")
+	}
+	d := filepath.Join(root, "sessions")
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return []string{d}
+	}
+	return nil
 }
 
 // ClaudeProjectDirs are where Claude Code keeps its transcripts:

@@ -132,7 +132,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
 		a := refs[i].span.Attributes()
-		id, typ := clean(firstStr(a, decode.FieldJobID.OTel()...)), clean(firstStr(a, decode.FieldJobType.OTel()...))
+		id, typ := decode.CleanID(firstStr(a, decode.FieldJobID.OTel()...)), clean(firstStr(a, decode.FieldJobType.OTel()...))
 		if id == "" && typ == "" {
 			continue
 		}
@@ -164,7 +164,7 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
-		ev.IdempotencyKey = clean(header(attrs, decode.FieldIdempotencyKey.OTel()...))
+		ev.IdempotencyKey = decode.CleanID(header(attrs, decode.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
 		switch {
 		case r.model && !r.shadowed:
@@ -399,7 +399,7 @@ func resolveJob(r *spanRef, anc ancestry, i int, learned [2]string) (string, str
 	if typ == "" {
 		typ = firstStr(r.res, "service.name")
 	}
-	return clean(id), clean(typ)
+	return decode.CleanID(id), clean(typ)
 }
 
 // MapLogs turns GenAI log records and Claude Code's api_request /
@@ -451,9 +451,9 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 					} else if et := firstStr(a, "error.type"); et != "" {
 						ev.Status = decode.StatusFromError(et, false)
 					}
-					ev.JobID = clean(firstStr(a, decode.FieldJobID.OTel()...))
+					ev.JobID = decode.CleanID(firstStr(a, decode.FieldJobID.OTel()...))
 					if ev.JobID == "" {
-						ev.JobID = clean(firstStr(res, decode.FieldJobID.OTel()...))
+						ev.JobID = decode.CleanID(firstStr(res, decode.FieldJobID.OTel()...))
 					}
 					if ev.JobID == "" {
 						ev.JobID = ev.CorrelationID
@@ -477,9 +477,9 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 // attempt. The session is the job.
 func mapClaudeCode(ev *ingest.Event, a, res pcommon.Map, isError bool) bool {
 	ev.Kind = ingest.KindLLMCall
-	ev.JobID = clean(firstStr(a, "session.id"))
+	ev.JobID = decode.CleanID(firstStr(a, "session.id"))
 	if ev.JobID == "" {
-		ev.JobID = clean(firstStr(res, "session.id"))
+		ev.JobID = decode.CleanID(firstStr(res, "session.id"))
 	}
 	ev.JobType = clean(firstStr(res, "service.name"))
 	if ev.JobType == "" {

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIdentityIsTheBytesDisplayIsTheEscape: issue 22 — IDs were sanitised
+// at ingest and the escaped text became the identity and the kill target:
+// a literal `job\u202ex` (six characters typed in the log) collided with
+// the real U+202E, and the webhook was told to kill `job\u0009tab` for the
+// real `job<TAB>tab`. Now the three are three jobs; each kill names its job
+// exactly as logged (the receiver decodes the real characters); and every
+// output a person reads — headless lines, the JSON and Markdown reports —
+// shows the characters escaped, never raw.
+func TestIdentityIsTheBytesDisplayIsTheEscape(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "night.jsonl")
+	ids := []string{"job\u202ex", `job\u202ex`, "job\ttab"}
+	var b strings.Builder
+	for i, id := range ids {
+		for k := range 3 { // $0.15 each at 10k input tokens of sonnet: 3 × $0.03 = $0.09 per job
+			line, _ := json.Marshal(map[string]any{"ts": 1773104400 + i*10 + k, "event": "llm_call", "job_id": id, "model": "claude-sonnet-4-6", "status": 200, "input_tokens": 10000})
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	os.WriteFile(log, []byte(b.String()), 0o644)
+	rc := newReceiver(t, false)
+	report := filepath.Join(dir, "rep.json")
+	cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--job-ceiling", "0.05", "--kill-webhook", rc.URL,
+		"--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, log)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	_, kills := rc.snapshot()
+	got := map[string]bool{}
+	for _, k := range kills {
+		got[k["job_id"].(string)] = true
+	}
+	for _, id := range ids {
+		if !got[id] {
+			t.Errorf("no kill named %q exactly; kills: %v", id, kills)
+		}
+	}
+	if len(kills) != 3 {
+		t.Errorf("%d kills for three jobs over their ceiling", len(kills))
+	}
+	rep, _ := os.ReadFile(report)
+	var r struct {
+		Jobs []struct {
+			JobID string `json:"job_id"`
+		}
+	}
+	json.Unmarshal(rep, &r)
+	if len(r.Jobs) != 3 {
+		t.Errorf("%d jobs in the report, want 3 (the literal escape and the real character are two jobs)", len(r.Jobs))
+	}
+	md, err := exec.Command(bin, "report", log).Output()
+	if err != nil && len(md) == 0 {
+		t.Fatal(err)
+	}
+	for name, out := range map[string][]byte{"headless stdout": stdout.Bytes(), "stderr": stderr.Bytes(), "report JSON": rep, "report Markdown": md} {
+		if bytes.ContainsRune(out, '\u202e') || bytes.Contains(out, []byte("job\ttab")) {
+			t.Errorf("%s carries a raw control or bidi character:\n%q", name, out)
+		}
+	}
+	// Markdown doubles the backslash (a literal one, rendered as one).
+	if !bytes.Contains(md, []byte(`job\\u202ex`)) || !bytes.Contains(md, []byte(`job\\u0009tab`)) {
+		t.Errorf("the Markdown report does not show the IDs escaped:\n%s", md)
+	}
+}

@@ -1,0 +1,95 @@
+package correlate
+
+import (
+	"hash/maphash"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// A response may be written more than once: in one file, once per content
+// block with its usage growing (Claude Code); in two files, when a resumed
+// session copies earlier messages into its new transcript (agentsview
+// #307 counts thousands of such pairs). Every record of a response names
+// it (ingest.Event.ResponseID), and the response is billed once, at the
+// largest usage any record gave, field by field, whichever file it came
+// from: the first record is the call, a later one only what it adds.
+
+// responseKey is a 128-bit digest of a response ID: memory per response is
+// the same whatever its ID (two seeds, chosen per process).
+type responseKey [2]uint64
+
+var responseSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// responseUsage is what a response has been billed.
+type responseUsage struct {
+	in, out, cacheRead, cacheWrite, cacheWrite1h int64
+	cost                                         Pico // a logged cost (costUSD), when the records carry one
+}
+
+func (r *responseUsage) set(ev *ingest.Event) {
+	r.in, r.out, r.cacheRead, r.cacheWrite = ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens
+	r.cacheWrite1h = ev.CacheCreate1hTokens
+	if ev.HasCost {
+		r.cost = PicoFromUSD(ev.CostUSD)
+	}
+}
+
+// maxResponses bounds the memory; past it, what was billed is forgotten
+// (a response's records come within seconds of each other, and a resumed
+// session's copies soon after its start).
+const maxResponses = 1 << 20
+
+// response finds what id has been billed; create makes an entry for a new
+// one (seen is false then).
+func (s *State) response(id string, create bool) (r *responseUsage, seen bool) {
+	var k responseKey
+	for i := range k {
+		k[i] = maphash.String(responseSeeds[i], id)
+	}
+	if r = s.responses[k]; r != nil {
+		return r, true
+	}
+	if !create {
+		return nil, false
+	}
+	if s.responses == nil || len(s.responses) >= maxResponses {
+		s.responses = map[responseKey]*responseUsage{}
+	}
+	r = &responseUsage{}
+	s.responses[k] = r
+	return r, false
+}
+
+// growTo bills what ev — a response's usage as it now stands — adds over
+// what r says was billed, as a usage growth.
+func (s *State) growTo(job *Job, ev *ingest.Event, r *responseUsage) {
+	g := *ev
+	g.Kind = ingest.KindUsageGrowth
+	more := func(have *int64, now int64) int64 {
+		if now <= *have {
+			return 0
+		}
+		d := now - *have
+		*have = now
+		return d
+	}
+	g.PromptTokens = ev.InputTokens + ev.CacheReadTokens + ev.CacheCreateTokens
+	g.InputTokens = more(&r.in, ev.InputTokens)
+	g.OutputTokens = more(&r.out, ev.OutputTokens)
+	g.CacheReadTokens = more(&r.cacheRead, ev.CacheReadTokens)
+	g.CacheCreateTokens = more(&r.cacheWrite, ev.CacheCreateTokens)
+	g.CacheCreate1hTokens = min(more(&r.cacheWrite1h, ev.CacheCreate1hTokens), g.CacheCreateTokens)
+	if ev.HasCost {
+		c := PicoFromUSD(ev.CostUSD)
+		g.CostUSD = 0
+		if c > r.cost {
+			g.CostUSD = (c - r.cost).USD()
+			r.cost = c
+		}
+	}
+	if g.InputTokens+g.OutputTokens+g.CacheReadTokens+g.CacheCreateTokens == 0 && g.CostUSD == 0 {
+		s.repeatedRecords++
+		return
+	}
+	s.grow(job, &g)
+}

@@ -1,0 +1,288 @@
+package correlate
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A daemon runs for weeks. Without a run window or run_id in the logs one
+// run holds every job it ever saw — about 600 bytes each — so finished
+// jobs are retired after Config.JobRetention of log time: their detail
+// (the row, the attempts kept for the detail pane, their operations) is
+// dropped, and what they contributed is kept in sums (retired), so the
+// run's spend, wasted spend, job and outcome counts, calls-per-job
+// percentiles, job types, projection and findings' waste stay exactly
+// what they were. A retired job that logs again is a new job from $0:
+// its ceiling starts over (the journal still blocks a second kill under
+// the same run and job).
+
+// DefaultJobRetention is the live default: a night's jobs are in the
+// dashboard until lunch. Reports keep every job (0: never retire).
+const DefaultJobRetention = 6 * time.Hour
+
+// retired is what the retired jobs of a run add up to.
+type retired struct {
+	jobs, succeeded, failed, deadLettered, queued, running int64
+	ops                                                    int64
+	opsFirst, opsWithin3, opsWithin5                       int64 // for the recovery figures
+	wasted                                                 Pico
+	calls                                                  map[int64]int64 // model calls per job → jobs
+	deadLetter                                             []float64       // seconds to dead letter, up to maxRetiredSamples
+	types                                                  map[string]*retiredType
+	findingWasted                                          [NumFindingKinds]Pico
+}
+
+// retiredType is one job type's retired jobs.
+type retiredType struct {
+	jobs, attempts, succeeded, failed, deadLettered int64
+	spend, wasted                                   Pico
+	calls                                           map[int64]int64
+	amp                                             int
+	layers                                          []int
+	finished                                        int64 // for Projected
+	finishedSpend                                   Pico
+}
+
+const maxRetiredSamples = 1 << 20
+
+// RetiredJobs is how many jobs have been retired (see JobRetention).
+func (s *State) RetiredJobs() int64 { return s.retired.jobs }
+
+// retireSweep retires what it can when the log clock has moved a quarter
+// of the retention since the last sweep, and only when at least half of
+// the jobs (and 1,024) can go: a compaction copies the jobs it keeps, so
+// keeping no more than it drops makes its cost linear in the jobs a run
+// ever sees (the live set is at most twice what the retention holds).
+func (s *State) retireSweep() {
+	keep := s.cfg.JobRetention
+	if keep <= 0 || s.lastTS < s.nextSweep {
+		return
+	}
+	s.nextSweep = s.lastTS + max(int64(keep)/4, int64(time.Minute))
+	horizon := s.lastTS - int64(keep)
+	n := 0
+	for _, j := range s.jobList {
+		if s.retirable(j, horizon) {
+			n++
+		}
+	}
+	if n < 1024 || n < len(s.jobList)/2 {
+		return
+	}
+	s.compact(horizon)
+}
+
+func (s *State) retirable(j *Job, horizon int64) bool {
+	return j.LastTS < horizon && s.Outcome(j, false).Finished()
+}
+
+// compact retires the jobs finished before horizon and rebuilds the job
+// index, the operations and the attempt store without them.
+func (s *State) compact(horizon int64) {
+	kept := make([]*Job, 0, len(s.jobList))
+	gone := map[*Job]bool{}
+	for _, j := range s.jobList {
+		if s.retirable(j, horizon) {
+			s.retire(j)
+			for i := range j.ops {
+				s.retireOp(j.ops[i].op)
+			}
+			gone[j] = true
+			continue
+		}
+		kept = append(kept, j)
+	}
+	// The job index, by new position.
+	s.jobs = newHashIndex()
+	s.jobList = kept
+	for i, j := range kept {
+		s.jobs.add(s.jobs.hash(j.ID), int32(i))
+	}
+	s.lastJob = nil
+	// Operations: keyed ones are found through the index, a job's tool
+	// operations through its ops list; both move to fresh slabs.
+	oldSlabs, oldCount := s.opSlabs, s.opCount
+	s.ops, s.opSlabs, s.opSlab, s.opCount = newHashIndex(), nil, nil, 0
+	for _, j := range kept {
+		for i := range j.ops {
+			o := s.newOp()
+			*o = *j.ops[i].op
+			j.ops[i].op = o
+		}
+	}
+	for n, slab := range oldSlabs {
+		for i := range slab {
+			if n*opSlabSize+i >= oldCount {
+				break
+			}
+			old := &slab[i]
+			if old.key == "" {
+				continue
+			}
+			jobID := old.key[:strings.IndexByte(old.key, 0)]
+			j := s.Job(jobID)
+			if j == nil {
+				s.retireOp(old)
+				continue
+			}
+			o := s.newOp()
+			*o = *old
+			s.ops.add(s.ops.hash(o.key), int32(s.opCount-1))
+			if j.lastOp == old {
+				j.lastOp = o
+			}
+		}
+	}
+	// Retained attempts, chain by chain.
+	old := s.store
+	s.store = attemptStore{}
+	for _, j := range kept {
+		if j.retained == 0 {
+			continue
+		}
+		var as []Attempt
+		for i := j.firstChunk; i >= 0; {
+			c := old.chunk(i)
+			as = append(as, c.a[:c.n]...)
+			i = c.next
+		}
+		j.retained = 0
+		for _, a := range as {
+			s.store.add(j, a)
+		}
+	}
+	// Pending synchronized-retry jobs are kept only if they are.
+	pending := s.syncPending[:0]
+	for _, j := range s.syncPending {
+		if !gone[j] {
+			pending = append(pending, j)
+		}
+	}
+	s.syncPending = pending
+}
+
+// retireOp folds a retired job's operation into the recovery sums.
+func (s *State) retireOp(o *operation) {
+	r := &s.retired
+	r.ops++
+	switch n := o.firstSuccessAt; {
+	case n == 1:
+		r.opsFirst++
+		fallthrough
+	case n >= 1 && n <= 3:
+		r.opsWithin3++
+		fallthrough
+	case n >= 1 && n <= 5:
+		r.opsWithin5++
+	}
+}
+
+// retire folds j into the run's retired sums.
+func (s *State) retire(j *Job) {
+	r := &s.retired
+	if r.calls == nil {
+		r.calls, r.types = map[int64]int64{}, map[string]*retiredType{}
+	}
+	o := s.Outcome(j, false)
+	w := j.wasted(o)
+	r.jobs++
+	r.wasted = r.wasted.Add(w)
+	switch o {
+	case OutcomeSucceeded:
+		r.succeeded++
+	case OutcomeFailed:
+		r.failed++
+	case OutcomeDeadLettered:
+		r.deadLettered++
+	case OutcomeQueued:
+		r.queued++
+	default:
+		r.running++
+	}
+	if j.Calls > 0 {
+		r.calls[int64(j.Calls)]++
+	}
+	if j.DeadLetterTS != 0 && len(r.deadLetter) < maxRetiredSamples {
+		start := cmpOr(j.EnqueuedTS, j.FirstAttemptTS)
+		if start != 0 {
+			r.deadLetter = append(r.deadLetter, float64(j.DeadLetterTS-start)/1e9)
+		}
+	}
+	for k := range NumFindingKinds {
+		if jobScoped[k] && j.HasFinding(k) {
+			r.findingWasted[k] = r.findingWasted[k].Add(w)
+		}
+	}
+	jt := jobTypeName(j.Type)
+	t := r.types[jt]
+	if t == nil {
+		t = &retiredType{calls: map[int64]int64{}}
+		r.types[jt] = t
+	}
+	t.jobs++
+	t.attempts += int64(j.Calls)
+	t.spend = t.spend.Add(j.Spend)
+	t.wasted = t.wasted.Add(w)
+	if j.Calls > 0 {
+		t.calls[int64(j.Calls)]++
+	}
+	switch o {
+	case OutcomeSucceeded:
+		t.succeeded++
+	case OutcomeFailed:
+		t.failed++
+	case OutcomeDeadLettered:
+		t.deadLettered++
+	}
+	if amp := j.Amplification(); amp > t.amp {
+		t.amp, t.layers = amp, j.Layers()
+	}
+	t.finished++
+	t.finishedSpend = t.finishedSpend.Add(j.Spend)
+	if s.agentReported != nil {
+		delete(s.agentReported, j.Seq)
+	}
+}
+
+func cmpOr(a, b int64) int64 {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// histPercentiles is intPercentiles over a histogram of values (value →
+// how many) merged with the values in v.
+func histPercentiles(v []int64, h map[int64]int64) Percentiles {
+	if len(h) == 0 {
+		return intPercentiles(v)
+	}
+	all := map[int64]int64{}
+	for k, c := range h {
+		all[k] += c
+	}
+	for _, x := range v {
+		all[x]++
+	}
+	keys := make([]int64, 0, len(all))
+	var n int64
+	for k, c := range all {
+		keys = append(keys, k)
+		n += c
+	}
+	slices.Sort(keys)
+	rank := func(p float64) int64 {
+		want := max(int64(math.Ceil(p/100*float64(n))), 1)
+		var seen int64
+		for _, k := range keys {
+			seen += all[k]
+			if seen >= want {
+				return k
+			}
+		}
+		return keys[len(keys)-1]
+	}
+	return Percentiles{P50: rank(50), P99: rank(99), Max: keys[len(keys)-1]}
+}
