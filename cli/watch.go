@@ -217,7 +217,7 @@ poisoned record whose 400 is tried 75 times.`,
 	}
 	l.register(cmd)
 	// The demo's log is built in: the input flags mean nothing to it.
-	for _, name := range []string{"input-format", "map"} {
+	for _, name := range []string{"input-format", "map", "pattern"} {
 		cmd.Flags().MarkHidden(name)
 	}
 	cmd.Flags().StringVar(&speed, "speed", "60", "replay speed: a factor such as 60, or max")

@@ -85,8 +85,9 @@ type File struct {
 	Findings map[string]string         `toml:"findings"`
 	JobTypes map[string]JobTypeSection `toml:"job_types"`
 	Budget   BudgetSection             `toml:"budget"`
-	// Format forces the input format ("" or "auto" detects per file).
-	Format string `toml:"format"`
+	// Format forces the input format ("" or "auto" detects per file), or,
+	// as [[format]] tables, describes the application's own line formats.
+	Format FormatSetting `toml:"format"`
 	// Map maps canonical fields to dotted paths in nested JSON (--map).
 	Map map[string]string `toml:"map"`
 	// AlertOn maps finding kinds to the severity of their alert ("off" silences one).
@@ -270,10 +271,28 @@ func ReadSmallFile(path string, limit int64, what string) ([]byte, error) {
 }
 
 // Input builds the decoder options: the file's [map] and format, then flags.
-func (f *File) Input(format string, maps []string) (decode.Options, error) {
+func (f *File) Input(format string, maps []string, patterns ...string) (decode.Options, error) {
 	var o decode.Options
 	if format == "" {
-		format = f.Format
+		format = f.Format.Force
+	}
+	for i, lf := range f.Format.Lines {
+		name := lf.Name
+		if name == "" {
+			name = fmt.Sprintf("format %d", i+1)
+		}
+		p, err := decode.CompilePattern(decode.PatternSpec{Name: name, Regex: lf.Pattern, TimeLayout: lf.TimeLayout, Set: lf.Set})
+		if err != nil {
+			return o, fmt.Errorf("config %s: [[format]] %w", f.path, err)
+		}
+		o.Patterns = append(o.Patterns, p)
+	}
+	for i, re := range patterns {
+		p, err := decode.CompilePattern(decode.PatternSpec{Name: fmt.Sprintf("--pattern %d", i+1), Regex: re})
+		if err != nil {
+			return o, fmt.Errorf("--pattern: %w", err)
+		}
+		o.Patterns = append(o.Patterns, p)
 	}
 	fm, err := decode.ParseFormat(format)
 	if err != nil {
@@ -296,6 +315,101 @@ func (f *File) Input(format string, maps []string) (decode.Options, error) {
 		o.Maps = append(o.Maps, fmap)
 	}
 	return o, nil
+}
+
+// FormatSetting is the config's format key: a string forces the input
+// format; [[format]] tables are the application's own line formats.
+type FormatSetting struct {
+	Force string
+	Lines []LineFormat
+}
+
+// LineFormat is one [[format]] table: a regular expression whose named
+// groups are canonical fields (README: your own format).
+type LineFormat struct {
+	Name       string
+	Pattern    string
+	TimeLayout string
+	Set        map[string]string
+}
+
+// UnmarshalTOML reads format = "jsonl" or [[format]] tables, refusing
+// keys it does not know as the rest of the file does.
+func (s *FormatSetting) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		s.Force = v
+		return nil
+	case []map[string]any:
+		for i, t := range v {
+			lf, err := lineFormat(t)
+			if err != nil {
+				return fmt.Errorf("[[format]] number %d: %w", i+1, err)
+			}
+			s.Lines = append(s.Lines, lf)
+		}
+		return nil
+	}
+	return fmt.Errorf("format: give a format name (format = \"sdk-text\") or [[format]] tables with a pattern, not %T", v)
+}
+
+func lineFormat(t map[string]any) (LineFormat, error) {
+	var lf LineFormat
+	str := func(k string) (string, error) {
+		v, ok := t[k]
+		if !ok {
+			return "", nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", fmt.Errorf("%s must be a string", k)
+		}
+		return s, nil
+	}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "name", "pattern", "time_layout":
+		case "set":
+			m, ok := t[k].(map[string]any)
+			if !ok {
+				return lf, errors.New("set must be a table of field = value, e.g. set = { status = 429 }")
+			}
+			lf.Set = map[string]string{}
+			for f, v := range m {
+				switch v := v.(type) {
+				case string:
+					lf.Set[f] = v
+				case int64:
+					lf.Set[f] = strconv.FormatInt(v, 10)
+				case float64:
+					lf.Set[f] = strconv.FormatFloat(v, 'f', -1, 64)
+				default:
+					return lf, fmt.Errorf("set.%s must be a string or a number", f)
+				}
+			}
+		default:
+			return lf, fmt.Errorf("unknown key %q: a [[format]] table has name, pattern, time_layout and set", k)
+		}
+	}
+	var err error
+	if lf.Name, err = str("name"); err != nil {
+		return lf, err
+	}
+	if lf.Pattern, err = str("pattern"); err != nil {
+		return lf, err
+	}
+	if lf.TimeLayout, err = str("time_layout"); err != nil {
+		return lf, err
+	}
+	if lf.Pattern == "" {
+		return lf, errors.New("pattern is missing: give a regular expression with named groups, e.g. pattern = 'attempt (?P<attempt>\\d+)'")
+	}
+	return lf, nil
 }
 
 // Analysis is what the command line can override in the analysis.

@@ -56,6 +56,9 @@ type ReportSource struct {
 	// OutOfOrderEvents were too far ahead of their neighbours to move the
 	// log clock (billed, at their own time).
 	OutOfOrderEvents int64 `json:"out_of_order_events,omitempty"`
+	// NoTimestamp counts lines read without a time of their own: each took
+	// the time of the line before it (live: the time it was read).
+	NoTimestamp int64 `json:"no_timestamp,omitempty"`
 }
 
 // UnknownModel names the calls that were clearly model calls (tokens, a
@@ -400,6 +403,7 @@ func (s *State) reportSource(r *Report) {
 		src.Lines += in.Stats.Lines
 		src.Events += in.Stats.Events
 		src.Skipped += in.Stats.SkippedTotal()
+		src.NoTimestamp += in.Stats.NoTimestamp
 		for k, v := range in.Stats.SkippedByReason() {
 			src.SkippedByReason[k] += v
 		}

@@ -128,6 +128,11 @@ type Event struct {
 	StreamDropped     bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
+	// TSCarried marks a TS the record did not carry: the time of the line
+	// before it in the file (0 when none had one, which a live reader
+	// replaces with the time the line was read). Sources count such lines
+	// as no_timestamp; they are never skipped for it.
+	TSCarried bool
 	// AgentSession marks an interactive coding agent's session (Claude
 	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
 	// design, so no job deadline applies to it.

@@ -31,13 +31,16 @@ const (
 	// SkipText is a plain text line in a file of SDK lines: the
 	// application's own logging, not broken JSON.
 	SkipText
+	// SkipUnmatched is a text line that none of the user's patterns
+	// (--pattern, [[format]]) matched, nor a built-in text format.
+	SkipUnmatched
 	// NumSkipReasons is how many reasons there are, for arrays indexed by them.
 	NumSkipReasons
 )
 
 var skipNames = [NumSkipReasons]string{
 	"", "blank", "info", "invalid_json", "truncated", "too_long", "binary",
-	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep", "text",
+	"not_object", "wrong_type", "unknown_event", "no_event", "implausible", "out_of_range", "too_deep", "text", "unmatched",
 }
 
 func (r SkipReason) String() string {
@@ -52,6 +55,9 @@ type Stats struct {
 	Lines   int64
 	Events  int64
 	Skipped [NumSkipReasons]int64
+	// NoTimestamp counts accepted lines that carried no time of their own
+	// (they took the time of the line before, or live the time read).
+	NoTimestamp int64
 }
 
 // Count records the outcome of one line.
@@ -73,15 +79,20 @@ func (s *Stats) Line(r SkipReason, events int, final bool) bool {
 	if final && r == SkipInvalidJSON {
 		r = SkipTruncated
 	}
-	if r == SkipBlank {
+	if r != SkipBlank {
+		s.Count(r)
+	}
+	switch {
+	case events == 0:
 		return false
-	}
-	s.Count(r)
-	if r == Accepted && events > 0 {
+	case r == Accepted:
 		s.Events += int64(events - 1)
-		return true
+	default:
+		// Events a decoder held back from an earlier line and gave with
+		// this one, which is itself skipped (decode.Flusher).
+		s.Events += int64(events)
 	}
-	return false
+	return true
 }
 
 // SkippedTotal is the number of lines dropped for an error (blank lines are
@@ -109,6 +120,7 @@ func (s *Stats) SkippedByReason() map[string]int64 {
 func (s *Stats) Add(o Stats) {
 	s.Lines += o.Lines
 	s.Events += o.Events
+	s.NoTimestamp += o.NoTimestamp
 	for i := range s.Skipped {
 		s.Skipped[i] += o.Skipped[i]
 	}

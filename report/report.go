@@ -309,6 +309,12 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	fmt.Fprintf(&b, "Log: %s, %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
 		cell(strings.Join(r.Source.Files, ", ")), span(r.Source.FirstTS, r.Source.LastTS),
 		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
+	if n := r.Source.NoTimestamp; n > 0 {
+		fmt.Fprintf(&b, "%s %s no time of its own: each took the time of the line before it, where one had a time.\n\n", correlate.Count(n), plural(n, "line had", "lines had"))
+	}
+	if n := r.Source.SkippedByReason["unmatched"]; n > 0 {
+		fmt.Fprintf(&b, "%s %s none of the line formats (--pattern, [[format]]): the hint on stderr quotes the first; burnrate formats --detect FILE counts what each format matched.\n\n", correlate.Count(n), plural(n, "text line matched", "text lines matched"))
+	}
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}
@@ -458,6 +464,13 @@ func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64,
 // cell keeps log-derived text from breaking a Markdown table or becoming
 // live Markdown or HTML in it.
 func cell(s string) string { return display.MarkdownCell(s) }
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
 
 func skipReasons(m map[string]int64) string {
 	if len(m) == 0 {

@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,6 +20,9 @@ const (
 	FormatAuto           Format = ""
 	FormatJSONL          Format = "jsonl"           // canonical JSON lines (and every alias)
 	FormatSDKText        Format = "sdk-text"        // SDK retry lines, interleaved with JSON lines
+	FormatLiteLLMText    Format = "litellm-text"    // LiteLLM Router / proxy console lines
+	FormatRetryText      Format = "retry-text"      // tenacity (LangChain, CrewAI) and Claude Code retry warnings
+	FormatPattern        Format = "pattern"         // an application's own lines, by --pattern / [[format]]
 	FormatLiteLLM        Format = "litellm"         // StandardLoggingPayload and SpendLogs rows
 	FormatOpenAIBatch    Format = "openai-batch"    // OpenAI Batch output JSONL
 	FormatAnthropicBatch Format = "anthropic-batch" // Anthropic Message Batches results
@@ -55,6 +59,12 @@ var Formats = []FormatInfo{
 		Example: `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"j1","model":"claude-sonnet-4-6","status":529,"attempt":2}`},
 	{Name: FormatSDKText, Summary: "Python (Stainless) and Node SDK retry lines, mixed with JSON lines",
 		Example: `[2026-03-10 01:00:00 - anthropic._base_client:818 - INFO] Retrying request to /v1/messages in 0.412345 seconds`},
+	{Name: FormatLiteLLMText, Summary: "LiteLLM Router and proxy console lines: each deployment call's 200 OK or exception, its retries and fallbacks, the model it names",
+		Example: `00:07:32 - LiteLLM Router:INFO: router.py:1095 - litellm.acompletion(model=claude-3-5-sonnet-20240620) Exception litellm.RateLimitError: AnthropicException - {"type":"error","error":{"type":"rate_limit_error",…}}`},
+	{Name: FormatRetryText, Summary: "retry warnings: tenacity's (LangChain, CrewAI, LlamaIndex) and Claude Code's API Error … Retrying … (attempt n/N)",
+		Example: `Retrying langchain_openai.chat_models.base.…_completion_with_retry in 4.0 seconds as it raised RateLimitError: Rate limit reached for gpt-4 in organization org-… Please try again in 2.904s.`},
+	{Name: FormatPattern, Summary: "an application's own lines, described by --pattern or [[format]] in the config: a regular expression whose named groups are canonical fields",
+		Example: `2026-07-16 20:52:33 | WARNING | - | LLM transient error (attempt 1/3), retrying in 25s: …`},
 	{Name: FormatLiteLLM, Summary: "LiteLLM StandardLoggingPayload and SpendLogs rows",
 		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
 		Detect:  5, Keys: [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
@@ -154,6 +164,10 @@ type Options struct {
 	// a live export go through the same mapping while the decoders do not
 	// import pdata. Nil: such a file's records are unknown events.
 	OTLP func() OTLPDecoder
+	// Patterns are the user's line formats (--pattern, [[format]]),
+	// compiled by CompilePattern, tried in order on every line that is not
+	// JSON, before the built-in text formats.
+	Patterns []*LinePattern
 }
 
 // OTLPDecoder maps one OTLP/JSON export request (traces or logs) to
@@ -170,7 +184,11 @@ func NewDecoder(f Format, maps []FieldMap, o Options) Decoder {
 		return newChecked(info.New(p, o))
 	}
 	d := &jsonlDecoder{p: p, text: newSDKText(p)}
-	d.text.sawSDK = f == FormatSDKText // detected from SDK lines in the file's head
+	// Detected from text lines in the file's head: other text lines are
+	// the application's own.
+	d.text.sawSDK = isTextFormat(f)
+	d.text.holdHTTP = f == FormatLiteLLMText
+	d.text.patterns = newPatternStates(o.Patterns)
 	if len(maps) > 0 {
 		d.maps = maps
 	}
@@ -214,6 +232,27 @@ func (c *checked) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReaso
 	return r
 }
 
+// Flush emits what the decoder held back for the line after (see Flusher).
+func (c *checked) Flush(emit func(*ingest.Event)) int {
+	f, ok := c.inner.(Flusher)
+	if !ok {
+		return 0
+	}
+	c.emit, c.passed, c.refused = emit, 0, ingest.Accepted
+	f.Flush(c.emitFn)
+	c.emit = nil
+	return c.passed
+}
+
+// Flusher is a decoder that may hold an event back until the line after
+// it (an httpx response whose model the next line names): whoever reads
+// calls Flush at the end of the input, and a live reader also when it
+// hands a batch on, so that nothing stays held. It returns how many
+// events it emitted.
+type Flusher interface {
+	Flush(emit func(*ingest.Event)) int
+}
+
 func (c *checked) Hint(events int64) string {
 	if h, ok := c.inner.(Hinter); ok {
 		return h.Hint(events)
@@ -241,9 +280,26 @@ func looksLike(line []byte) string {
 	return "plain text (the first such line begins " + strconv.Quote(s[:min(len(s), 40)]) + ")"
 }
 
+// looksLikeJSON reports a line that is JSON cut off or broken, not text:
+// it starts like JSON and reads as JSON for a while ("[2026-03-10 …]" and
+// "[log_c0cd86, …]" fail within a few bytes; a cut-off record at its end).
 func looksLikeJSON(line []byte) bool {
 	b := bytes.TrimSpace(line)
-	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return false
+	}
+	var raw json.RawMessage
+	err := json.Unmarshal(b, &raw)
+	var se *json.SyntaxError
+	if err == nil || !errors.As(err, &se) {
+		return true
+	}
+	return se.Offset >= int64(min(len(b), 24))
+}
+
+// isTextFormat: formats read line by line as text, beside JSON lines.
+func isTextFormat(f Format) bool {
+	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern
 }
 
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
@@ -260,9 +316,33 @@ type jsonlDecoder struct {
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
+	// lines no user pattern (nor built-in text format) matched: the first.
+	unmatched      int
+	firstUnmatched []byte
 }
 
+// Flush emits an httpx response held for the router line after it.
+func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int { return d.text.flush(emit) }
+
 func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if d.text.hasHeld && looksLikeJSONStart(line) {
+		// The held response comes before this JSON line's event; the
+		// line's own outcome is then counted as it is.
+		d.text.flush(emit)
+		if r := d.decode(line, emit); r != ingest.SkipBlank {
+			return r
+		}
+		return ingest.Accepted
+	}
+	return d.decode(line, emit)
+}
+
+func looksLikeJSONStart(line []byte) bool {
+	b := bytes.TrimLeft(line, " \t\r")
+	return len(b) > 0 && b[0] == '{'
+}
+
+func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	src := line
 	if d.maps != nil {
 		var ok bool
@@ -279,8 +359,17 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
 			return ingest.Accepted
+		case n == -2:
+			return ingest.SkipWrongType // a user pattern matched, a value did not read
 		case n < 0:
 			return ingest.SkipInfo
+		}
+		if len(d.text.patterns) > 0 && !looksLikeJSON(line) {
+			d.unmatched++
+			if d.firstUnmatched == nil {
+				d.firstUnmatched = bytes.Clone(line[:min(len(line), 200)])
+			}
+			return ingest.SkipUnmatched
 		}
 		if d.text.sawSDK && !looksLikeJSON(line) {
 			return ingest.SkipText // the application's own text between SDK lines
@@ -311,8 +400,12 @@ func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
+	if d.unmatched > 0 {
+		return display.Text(fmt.Sprintf("%d text line(s) matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
+			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))
+	}
 	if events == 0 && d.jsonNoEvent == 0 && d.notJSON > 0 {
-		return display.Text(fmt.Sprintf("%d lines are neither JSON nor an SDK log line; the file looks like %s. burnrate reads JSON lines, JSON documents (an array, pretty-printed objects), OTLP/JSON, LiteLLM and batch results, and SDK log text: see burnrate formats",
+		return display.Text(fmt.Sprintf("%d lines are neither JSON nor an SDK log line; the file looks like %s. burnrate reads JSON lines, JSON documents (an array, pretty-printed objects), OTLP/JSON, LiteLLM and batch results, and SDK, LiteLLM and retry-library log text: see burnrate formats. Your application's own lines: describe them with --pattern or a [[format]] table (README: your own format)",
 			d.notJSON, looksLike(d.firstBad)))
 	}
 	if events > 0 || d.jsonNoEvent == 0 {
@@ -411,6 +504,8 @@ type Detector struct {
 	det Detection
 	p   *Parser
 	ev  ingest.Event
+	// Patterns are the user's line formats, counted as pattern.
+	Patterns []*LinePattern
 }
 
 func NewDetector() *Detector {
@@ -425,8 +520,14 @@ func (d *Detector) Add(l []byte) {
 	}
 	det.Lines++
 	if l[0] != '{' {
-		if sdkLineKind(l) != 0 {
-			det.Counts[FormatSDKText]++
+		for _, p := range d.Patterns {
+			if p.re.Match(l[:min(len(l), p.maxBytes)]) { // as the decoder matches it
+				det.Counts[FormatPattern]++
+				return
+			}
+		}
+		if f := sdkLineKind(l[:min(len(l), maxTextBytes)]); f != "" {
+			det.Counts[f]++
 		}
 		return
 	}
@@ -466,8 +567,15 @@ func (d *Detector) Result() Detection {
 			best, bestN = f.Name, n
 		}
 	}
-	if bestN == 0 && det.Counts[FormatSDKText] > 0 {
-		best = FormatSDKText
+	if bestN == 0 {
+		// Text lines, beside JSON lines or alone: the text format most
+		// lines matched (a tie to the first in the table). The decoder
+		// reads every text format whichever it is.
+		for _, f := range Formats {
+			if n := det.Counts[f.Name]; isTextFormat(f.Name) && n > bestN {
+				best, bestN = f.Name, n
+			}
+		}
 	}
 	det.Format = best
 	return det
@@ -530,9 +638,19 @@ func (d *streamDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Ski
 		if len(bytes.TrimSpace(line)) == 0 {
 			return ingest.SkipBlank
 		}
-		d.inner = NewDecoder(Detect([][]byte{line}).Format, d.opts.Maps, d.opts)
+		det := NewDetector()
+		det.Patterns = d.opts.Patterns
+		det.Add(line)
+		d.inner = NewDecoder(det.Result().Format, d.opts.Maps, d.opts)
 	}
 	return d.inner.Decode(line, emit)
+}
+
+func (d *streamDecoder) Flush(emit func(*ingest.Event)) int {
+	if f, ok := d.inner.(Flusher); ok {
+		return f.Flush(emit)
+	}
+	return 0
 }
 
 func (d *streamDecoder) Hint(events int64) string {

@@ -162,7 +162,7 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 		}
 	}
 	if ev.TS == 0 {
-		ev.TS = p.lastTS
+		ev.TS, ev.TSCarried = p.lastTS, true
 	} else {
 		p.lastTS = ev.TS
 	}

@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"bytes"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,34 +28,51 @@ var (
 	//       [log_44c751, retryOf: log_c0cd86, …] … succeeded with status 200 in 5ms
 	nodeLine    = regexp.MustCompile(`\[(log_[0-9a-zA-Z]+)((?:, [^\]]*)?)\]\s+(?:(?:post|get|put|delete|patch) (https?://([^/\s]+)(/\S*))?)?.*?(succeeded|failed) with status (\d{3}) in (\d+)ms`)
 	nodeRetryOf = regexp.MustCompile(`retryOf: (log_[0-9a-zA-Z]+)`)
-	// A time somewhere near the start: 2026-03-10 01:00:00[.123][Z], or with a T.
+	// Node, an attempt that got no response: "[log_c0cd86] connection timed out - retrying, 1 attempts remaining"
+	nodeConn = regexp.MustCompile(`\[(log_[0-9a-zA-Z]+)((?:, [^\]]*)?)\] connection (timed out|failed) - retrying`)
+	// openai-python 0.x: INFO:openai:error_code=429 error_message='…' error_param=None error_type=requests message='OpenAI API error received' stream_error=False
+	openaiV0 = regexp.MustCompile(`error_code=(\d{3}) error_message='(.*?)' error_param=\S+ error_type=(\S*)`)
+	// A time near the start: 2026-03-10 01:00:00[.123][Z], or with a T.
 	lineTime = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)(Z|[+-]\d{2}:?\d{2})?`)
+	// A time of day alone at the start (LiteLLM's console: "00:07:32 - LiteLLM Router:INFO: …").
+	lineClock = regexp.MustCompile(`^(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\b`)
+	// "Please retry after 3 seconds" (Azure), "Please try again in 2.904s" / "in 180ms" (OpenAI).
+	retryHint = regexp.MustCompile(`^(\d+(?:\.\d+)?) ?(ms|s|sec|secs|seconds?)\b`)
 )
 
-// sdkLineKind says which SDK line a text line is: 'r' Python retry, 'h'
-// Python HTTP response, 'n' Node line, 0 none.
-func sdkLineKind(line []byte) byte {
+// maxPyEndpoints bounds the endpoints followed at once.
+const maxPyEndpoints = 10_000
+
+// maxTextBytes is how much of a text line the text formats read.
+const maxTextBytes = 64 << 10
+
+// timePrefix is how far into a line its time is looked for: a logger puts
+// it in the prefix, and a date deep in a message is not the line's time.
+const timePrefix = 96
+
+// sdkLineKind names the built-in text format a line is, "" for none.
+func sdkLineKind(line []byte) Format {
 	switch {
-	case pyRetry.Match(line):
-		return 'r'
-	case pyHTTP.Match(line):
-		return 'h'
-	case nodeLine.Match(line):
-		return 'n'
+	case bytes.Contains(line, []byte("Retrying request")) && pyRetry.Match(line),
+		bytes.Contains(line, []byte("HTTP Request: ")) && pyHTTP.Match(line),
+		bytes.Contains(line, []byte("[log_")) && (nodeLine.Match(line) || nodeConn.Match(line)),
+		bytes.Contains(line, []byte("error_code=")) && openaiV0.Match(line):
+		return FormatSDKText
 	}
-	return 0
+	return textLineKind(line)
 }
 
-// sdkText turns SDK lines into llm_call attempts. Python lines do not
-// number their attempts: a "Retrying" line makes the next response to the
-// same path the next attempt. Node lines chain by retryOf: the chain's
-// first log ID is the operation. Text lines belong to the job of the most
-// recent JSON line in the file, and take its model.
+// sdkText turns text lines into llm_call attempts: the SDKs' own request
+// and retry lines, LiteLLM's router lines, retry libraries' warnings and
+// the user's own patterns. Python lines do not number their attempts: a
+// "Retrying" line makes the next response to the same endpoint the next
+// attempt. Node lines chain by retryOf: the chain's first log ID is the
+// operation. Text lines belong to the job of the most recent JSON line in
+// the file, and take its model unless they name their own.
 type sdkText struct {
 	p       *Parser
 	ev      ingest.Event
 	lastJob ingest.Event // job, type, model, provider of the last JSON line
-	lastTS  int64
 	// Python, per endpoint (the path relative to the base URL): the attempt
 	// and operation number in flight, failed responses not yet followed by
 	// their "Retrying" line, and retries announced but not yet answered.
@@ -67,6 +86,16 @@ type sdkText struct {
 	// application's own text, not broken JSON.
 	sawSDK bool
 	node   map[string]nodeChain
+	// held is an httpx response kept back one line in a file of LiteLLM
+	// router lines: the router's line after it names the model (see
+	// textlines.go).
+	held     ingest.Event
+	hasHeld  bool
+	holdHTTP bool
+	lite     liteState
+	retry    retryState
+	patterns []*patternState
+	scratch  []byte // a line without its ANSI escapes
 }
 
 // nodeChain is, for a chain's first log ID, the chain and its latest attempt.
@@ -82,9 +111,6 @@ func newSDKText(p *Parser) *sdkText {
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
 func (t *sdkText) noteJSON(ev *ingest.Event) {
-	if ev.TS != 0 {
-		t.lastTS = ev.TS
-	}
 	if ev.JobID != "" || ev.CorrelationID != "" {
 		t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID = ev.JobID, ev.JobType, ev.CorrelationID
 	}
@@ -93,39 +119,165 @@ func (t *sdkText) noteJSON(ev *ingest.Event) {
 	}
 }
 
+// base starts an attempt from a text line: the job context, and the
+// line's own time, or the time of the line before it (TSCarried).
 func (t *sdkText) base(line []byte) *ingest.Event {
 	ev := &t.ev
 	ev.Reset()
 	ev.Kind = ingest.KindLLMCall
 	ev.JobID, ev.JobType, ev.CorrelationID = t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID
 	ev.Model, ev.Provider = t.lastJob.Model, t.lastJob.Provider
-	ev.TS = t.lastTS
-	if m := lineTime.FindSubmatch(line); m != nil {
+	if ts, ok := t.lineTS(line); ok {
+		ev.TS = ts
+		t.p.lastTS = ts
+	} else {
+		ev.TS, ev.TSCarried = t.p.lastTS, true
+	}
+	return ev
+}
+
+// lineTS reads the time in a text line's prefix: a date and time, or a
+// time of day alone on the date of the line before (a day later when the
+// clock went backwards by more than 12 hours: midnight passed). A time of
+// day with no date known is no time.
+func (t *sdkText) lineTS(line []byte) (int64, bool) {
+	head := line[:min(len(line), timePrefix)]
+	if at := dateAt(head); at < 0 {
+		// No date: only a time of day at the start can be one.
+	} else if m := lineTime.FindSubmatch(head[at:]); m != nil {
 		text := string(m[1]) + "T" + strings.Replace(string(m[2]), ",", ".", 1)
 		zone := string(m[3])
 		if zone == "" {
 			zone = "Z" // no zone in the prefix: taken as UTC
 		}
 		if ts, err := time.Parse(time.RFC3339Nano, text+zone); err == nil {
-			ev.TS = ts.UnixNano()
-			t.lastTS = ev.TS
+			return unixNanoInRange(ts), true
+		}
+		return 0, false
+	}
+	if len(head) < 8 || !isDigit(head[0]) || head[2] != ':' {
+		return 0, false
+	}
+	m := lineClock.FindSubmatch(head)
+	if m == nil || t.p.lastTS <= 0 {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(string(m[1]))
+	mi, _ := strconv.Atoi(string(m[2]))
+	s, _ := strconv.Atoi(string(m[3]))
+	if h > 23 || mi > 59 || s > 60 {
+		return 0, false
+	}
+	var frac int64
+	if len(m[4]) > 0 {
+		f, _ := strconv.ParseInt((string(m[4]) + "000000000")[:9], 10, 64)
+		frac = f
+	}
+	prev := time.Unix(0, t.p.lastTS).UTC()
+	day := time.Date(prev.Year(), prev.Month(), prev.Day(), 0, 0, 0, 0, time.UTC).UnixNano()
+	ts := day + int64(h)*int64(time.Hour) + int64(mi)*int64(time.Minute) + int64(s)*int64(time.Second) + frac
+	if t.p.lastTS-ts > int64(12*time.Hour) {
+		ts += int64(24 * time.Hour)
+	}
+	return ts, true
+}
+
+// dateAt is where "dddd-dd-dd" first starts in b, or -1: a scan for the
+// dash pattern that spares the regexp the lines without a date.
+func dateAt(b []byte) int {
+	for i := 0; i+10 <= len(b); i++ {
+		if b[i+4] == '-' && b[i+7] == '-' && isDigit(b[i]) && isDigit(b[i+1]) && isDigit(b[i+2]) && isDigit(b[i+3]) &&
+			isDigit(b[i+5]) && isDigit(b[i+6]) && isDigit(b[i+8]) && isDigit(b[i+9]) {
+			return i
 		}
 	}
-	return ev
+	return -1
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // endpoint is a request path relative to the client's base URL, without
 // its query: "/v1/chat/completions" and openai-python's retry line's
 // "/chat/completions" are one endpoint, and so are Anthropic's "/v1/messages"
 // in both lines. "" (a retry line that names no path) stays "".
 func endpoint(path string) string {
+	key, _, _ := route("", path)
+	return key
+}
+
+var (
+	// Bedrock: /model/<model-id>/invoke (and -with-response-stream, converse, converse-stream).
+	bedrockPath = regexp.MustCompile(`(?:^|/)model/([^/]+)/(?:invoke|invoke-with-response-stream|converse|converse-stream)$`)
+	// Vertex AI: …/publishers/<publisher>/models/<model>:rawPredict (or streamRawPredict, generateContent…).
+	vertexPath = regexp.MustCompile(`/publishers/[^/]+/models/([^/:]+):([A-Za-z]+)$`)
+	// Azure OpenAI: /openai/deployments/<deployment>/chat/completions.
+	azurePath = regexp.MustCompile(`(?:^|/)deployments/([^/]+)(/.*)$`)
+)
+
+// route reads what a request line's URL says: the endpoint the SDK's
+// retry line names for it, and the model and provider when the path holds
+// them. The SDK's clients for Bedrock and Vertex rewrite /v1/messages into
+// a path with the model in it but log the retry under /v1/messages, and
+// openai-python's Azure client logs the deployment's path or the plain
+// one: all of these are the one endpoint their retry line names.
+func route(host, path string) (key, model, provider string) {
 	if i := strings.IndexAny(path, "?#"); i >= 0 {
 		path = path[:i]
 	}
-	if loc := apiPrefix.FindStringIndex(path); loc != nil {
+	path = strings.TrimSuffix(path, "/")
+	switch {
+	case strings.Contains(host, "bedrock"):
+		provider = "bedrock"
+	case strings.Contains(host, "aiplatform.googleapis.com"):
+		provider = "vertex_ai"
+	case strings.Contains(host, ".azure.com") || strings.Contains(host, "azure-api.net"):
+		provider = "azure"
+	case strings.Contains(host, "anthropic"):
+		provider = "anthropic"
+	case strings.Contains(host, "openai"):
+		provider = "openai"
+	}
+	// Most paths hold no model: the regexps only look at those that may.
+	if strings.Contains(path, "/model/") || strings.HasPrefix(path, "model/") {
+		if m := bedrockPath.FindStringSubmatch(path); m != nil {
+			model := unescapePath(m[1])
+			if i := strings.LastIndexByte(model, '/'); strings.HasPrefix(model, "arn:") && i >= 0 {
+				model = model[i+1:] // an inference profile's ARN ends with its ID: eu.anthropic.claude-…
+			}
+			return "/messages", model, provider
+		}
+	}
+	if strings.Contains(path, "/publishers/") {
+		if m := vertexPath.FindStringSubmatch(path); m != nil {
+			if m[1] == "count-tokens" {
+				return "/messages/count_tokens", "", provider
+			}
+			if m[2] == "rawPredict" || m[2] == "streamRawPredict" {
+				return "/messages", unescapePath(m[1]), provider
+			}
+			return "/" + m[2], unescapePath(m[1]), provider
+		}
+	}
+	var m []string
+	if strings.Contains(path, "deployments/") {
+		m = azurePath.FindStringSubmatch(path)
+	}
+	if m != nil {
+		if provider == "" {
+			provider = "azure"
+		}
+		model, path = unescapePath(m[1]), m[2]
+	} else if loc := apiPrefix.FindStringIndex(path); loc != nil {
 		path = "/" + path[loc[1]:]
 	}
-	return strings.TrimSuffix(path, "/")
+	return strings.TrimSuffix(path, "/"), model, provider
+}
+
+func unescapePath(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // pyKey names a Python operation: the job, the endpoint and its number.
@@ -134,116 +286,340 @@ func (t *sdkText) pyKey(job, endpoint string) string {
 }
 
 func providerOf(host string) string {
-	switch {
-	case strings.Contains(host, "anthropic"):
-		return "anthropic"
-	case strings.Contains(host, "openai"):
-		return "openai"
-	}
-	return ""
+	_, _, p := route(host, "")
+	return p
 }
+
+// retryableStatus: the statuses the SDKs retry; their "Retrying" line follows.
+func retryableStatus(s int16) bool { return s == 408 || s == 409 || s == 429 || s >= 500 }
 
 // decode returns how many events a text line gave; -1 for a recognized
 // line that describes no attempt by itself.
 func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
-	if m := pyRetry.FindSubmatch(line); m != nil {
-		t.sawSDK = true
-		key := endpoint(string(m[1]))
-		if key == "" {
-			key = t.pyLast // "Retrying request in 0.4 seconds" names no path
+	// What a text line says is in its first KiB or so (an SDK line, a
+	// router line, a retry warning and its message): a longer one is read
+	// on its first maxTextBytes, so a hostile megabyte of "[log_" costs
+	// the regexps no more than that.
+	line = t.stripANSI(line[:min(len(line), maxTextBytes)])
+	flushed := 0
+	if t.hasHeld {
+		if n, ok := t.liteMerge(line, emit); ok {
+			return n
 		}
-		if t.pyFailed[key] > 0 {
-			// Announces the retry of a failed response already counted.
-			t.pyFailed[key]--
-			t.pyPending[key]++
-			return -1
+		t.flush(emit)
+		flushed = 1
+	}
+	n := t.decodeLine(line, emit)
+	if flushed > 0 {
+		return flushed + max(n, 0)
+	}
+	return n
+}
+
+// flush emits the held response, if any.
+func (t *sdkText) flush(emit func(*ingest.Event)) int {
+	if !t.hasHeld {
+		return 0
+	}
+	t.hasHeld = false
+	emit(&t.held)
+	return 1
+}
+
+func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
+	for _, ps := range t.patterns {
+		if n, ok := t.pattern(ps, line, emit); ok {
+			return n
 		}
-		// No failed response came first: the attempt got none at all — a
-		// connection error or a timeout, which httpx does not log. It is
-		// the retry announced before, if one is unanswered, else the first
-		// attempt of a new request.
-		if t.pyPending[key] > 0 {
-			t.pyPending[key]--
-			t.pyAttempt[key]++
-		} else {
-			t.pySeq++
-			t.pyOp[key], t.pyAttempt[key] = t.pySeq, 1
+	}
+	if bytes.Contains(line, []byte("Retrying request")) {
+		if m := pyRetry.FindSubmatch(line); m != nil {
+			return t.pyRetryLine(line, m, emit)
 		}
+	}
+	if bytes.Contains(line, []byte("HTTP Request: ")) {
+		if m := pyHTTP.FindSubmatch(line); m != nil {
+			return t.pyHTTPLine(line, m, emit)
+		}
+	}
+	if bytes.Contains(line, []byte("[log_")) {
+		if m := nodeLine.FindSubmatch(line); m != nil {
+			return t.nodeResponse(line, m, emit)
+		}
+		if m := nodeConn.FindSubmatch(line); m != nil {
+			return t.nodeConnection(line, m, emit)
+		}
+	}
+	if bytes.Contains(line, []byte("error_code=")) {
+		if m := openaiV0.FindSubmatch(line); m != nil {
+			return t.openaiV0Line(line, m, emit)
+		}
+	}
+	return t.decodeOther(line, emit)
+}
+
+// boundPy forgets the endpoints followed when a log of ever new paths (an
+// ID in each) has made too many.
+func (t *sdkText) boundPy() {
+	if len(t.pyOp) > maxPyEndpoints || len(t.pyPending) > maxPyEndpoints {
+		clear(t.pyOp)
+		clear(t.pyAttempt)
+		clear(t.pyFailed)
+		clear(t.pyPending)
+	}
+}
+
+func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	t.boundPy()
+	key := endpoint(string(m[1]))
+	if key == "" {
+		key = t.pyLast // "Retrying request in 0.4 seconds" names no path
+	}
+	if t.pyFailed[key] > 0 {
+		// Announces the retry of a failed response already counted.
+		t.pyFailed[key]--
 		t.pyPending[key]++
-		ev := t.base(line)
-		ev.Status, ev.Attempt, ev.ErrorType = 0, t.pyAttempt[key], "connection_error"
-		ev.IdempotencyKey = t.pyKey(ev.JobID, key)
-		emit(ev)
-		return 1
+		return -1
 	}
-	if m := pyHTTP.FindSubmatch(line); m != nil {
-		t.sawSDK = true
-		status, ok := atoi16(string(m[5]))
-		if !ok {
-			return 0
-		}
-		key := endpoint(string(m[4]))
-		t.pyLast = key
-		if t.pyPending[key] > 0 {
-			t.pyPending[key]--
-			t.pyAttempt[key]++
-		} else {
-			// A new request: failures of one the app gave up on (its
-			// retries exhausted, no "Retrying" line after the last) are over.
-			t.pySeq++
-			t.pyOp[key], t.pyAttempt[key], t.pyFailed[key] = t.pySeq, 1, 0
-		}
-		if status == 408 || status == 409 || status == 429 || status >= 500 {
-			t.pyFailed[key]++ // the SDK retries these; its "Retrying" line follows
-		}
-		ev := t.base(line)
-		ev.Status, ev.Attempt = status, max(t.pyAttempt[key], 1)
-		if p := providerOf(string(m[3])); p != "" && ev.Provider == "" {
-			ev.Provider = p
-		}
-		ev.IdempotencyKey = t.pyKey(ev.JobID, key)
-		emit(ev)
-		return 1
+	// No failed response came first: the attempt got none at all — a
+	// connection error or a timeout, which httpx does not log. It is
+	// the retry announced before, if one is unanswered, else the first
+	// attempt of a new request.
+	if t.pyPending[key] > 0 {
+		t.pyPending[key]--
+		t.pyAttempt[key]++
+	} else {
+		t.pySeq++
+		t.pyOp[key], t.pyAttempt[key] = t.pySeq, 1
 	}
-	if m := nodeLine.FindSubmatch(line); m != nil {
-		t.sawSDK = true
-		id := string(m[1])
-		status, ok := atoi16(string(m[7]))
-		if !ok {
-			return 0
-		}
-		// retryOf names the chain's first request on every retry; count
-		// attempts per chain root.
-		ch := nodeChain{root: id, attempt: 1}
-		if r := nodeRetryOf.FindSubmatch(m[2]); r != nil {
-			root := string(r[1])
-			if prev, ok := t.node[root]; ok {
-				root = prev.root
-			}
-			last := t.node[root]
-			if last.attempt == 0 {
-				last.attempt = 1 // the first request's line was not in this file
-			}
-			ch = nodeChain{root: root, attempt: last.attempt + 1}
-			t.node[root] = nodeChain{root: root, attempt: ch.attempt}
-		}
-		if ch.attempt == 1 {
-			t.node[id] = ch
-		}
-		if len(t.node) > 100_000 {
-			clear(t.node)
-		}
-		ev := t.base(line)
-		latency, _ := strconv.Atoi(string(m[8]))
-		ev.LatencyMs = int32(min(latency, 1<<31-1))
+	t.pyPending[key]++
+	ev := t.base(line)
+	ev.Status, ev.Attempt, ev.ErrorType = 0, t.pyAttempt[key], "connection_error"
+	ev.IdempotencyKey = t.pyKey(ev.JobID, key)
+	emit(ev)
+	return 1
+}
+
+func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	status, ok := atoi16(string(m[5]))
+	if !ok {
+		return 0
+	}
+	key, model, provider := route(string(m[3]), string(m[4]))
+	t.pyLast = key
+	t.boundPy()
+	if t.pyPending[key] > 0 {
+		t.pyPending[key]--
+		t.pyAttempt[key]++
+	} else {
+		// A new request: failures of one the app gave up on (its
+		// retries exhausted, no "Retrying" line after the last) are over.
+		t.pySeq++
+		t.pyOp[key], t.pyAttempt[key], t.pyFailed[key] = t.pySeq, 1, 0
+	}
+	if retryableStatus(status) {
+		t.pyFailed[key]++ // the SDK retries these; its "Retrying" line follows
+	}
+	ev := t.base(line)
+	ev.Status, ev.Attempt = status, max(t.pyAttempt[key], 1)
+	if model != "" {
+		ev.Model = t.p.intern.get([]byte(CleanField(model))) // the request names it: it wins over the job's
+	}
+	if provider != "" && (ev.Provider == "" || model != "") {
+		ev.Provider = provider
+	}
+	ev.IdempotencyKey = t.pyKey(ev.JobID, key)
+	if t.holdHTTP {
+		// The router's line after this one names the model: keep the
+		// response back until it comes (liteMerge), or the next line.
+		t.held, t.hasHeld = *ev, true
+		return -1
+	}
+	emit(ev)
+	return 1
+}
+
+func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	status, ok := atoi16(string(m[7]))
+	if !ok {
+		return 0
+	}
+	ch := t.nodeChainOf(string(m[1]), m[2])
+	ev := t.base(line)
+	latency, _ := strconv.Atoi(string(m[8]))
+	ev.LatencyMs = int32(min(latency, 1<<31-1))
+	if !ev.TSCarried {
 		ev.TS -= int64(latency) * 1e6 // logged when the response arrived
-		ev.Status, ev.Attempt = status, ch.attempt
-		if p := providerOf(string(m[4])); p != "" && ev.Provider == "" {
-			ev.Provider = p
+		ev.TS = max(ev.TS, 0)
+	}
+	ev.Status, ev.Attempt = status, ch.attempt
+	_, model, provider := route(string(m[4]), string(m[5]))
+	if model != "" {
+		ev.Model = t.p.intern.get([]byte(CleanField(model)))
+	}
+	if provider != "" && (ev.Provider == "" || model != "") {
+		ev.Provider = provider
+	}
+	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ch.root)))
+	emit(ev)
+	return 1
+}
+
+// nodeConnection is a Node attempt that got no response. Its line names
+// only its own log ID, so it is its chain's root or a retry whose chain
+// the next line (retryOf) reveals.
+func (t *sdkText) nodeConnection(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	ch := t.nodeChainOf(string(m[1]), m[2])
+	ev := t.base(line)
+	ev.Status, ev.Attempt = 0, ch.attempt
+	ev.ErrorType = "connection_error"
+	if string(m[3]) == "timed out" {
+		ev.ErrorType = "timeout"
+	}
+	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ch.root)))
+	emit(ev)
+	return 1
+}
+
+// nodeChainOf counts attempts per chain root: retryOf names the chain's
+// first request on every retry.
+func (t *sdkText) nodeChainOf(id string, rest []byte) nodeChain {
+	ch := nodeChain{root: id, attempt: 1}
+	if r := nodeRetryOf.FindSubmatch(rest); r != nil {
+		root := string(r[1])
+		if prev, ok := t.node[root]; ok {
+			root = prev.root
 		}
-		ev.IdempotencyKey = t.p.intern.get([]byte("sdk:" + ch.root))
-		emit(ev)
-		return 1
+		last := t.node[root]
+		if last.attempt == 0 {
+			last.attempt = 1 // the first request's line was not in this file
+		}
+		ch = nodeChain{root: root, attempt: min(last.attempt, 1<<14) + 1}
+		t.node[root] = nodeChain{root: root, attempt: ch.attempt}
+	}
+	if ch.attempt == 1 {
+		t.node[id] = ch
+	}
+	if len(t.node) > 100_000 {
+		clear(t.node)
+	}
+	return ch
+}
+
+// openaiV0Line is openai-python 0.x's log of an error response. It retried
+// nothing itself (0.x had no retries for these): each line is an attempt.
+func (t *sdkText) openaiV0Line(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	status, ok := atoi16(string(m[1]))
+	if !ok {
+		return 0
+	}
+	ev := t.base(line)
+	ev.Status, ev.Attempt = status, 1
+	msg := m[2]
+	if bytes.Contains(msg, []byte("Azure OpenAI")) {
+		ev.Provider = "azure"
+	} else if ev.Provider == "" {
+		ev.Provider = "openai"
+	}
+	if ms, ok := retryHintMs(msg); ok {
+		ev.RetryAfterMs = ms
+	}
+	if et := string(m[3]); et != "" && et != "None" {
+		ev.ErrorType = t.p.intern.get([]byte(CleanField(et)))
+	}
+	t.pySeq++
+	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ev.JobID + ":openai0:" + strconv.Itoa(t.pySeq))))
+	emit(ev)
+	return 1
+}
+
+// retryHintMs reads the server's wait hint from an error message.
+func retryHintMs(msg []byte) (int64, bool) {
+	var m [][]byte
+	for _, lead := range []string{"try again in ", "etry after "} { // "Please try again in 2.904s", "Retry after 3 seconds"
+		if i := bytes.Index(msg, []byte(lead)); i >= 0 {
+			if m = retryHint.FindSubmatch(msg[i+len(lead):]); m != nil {
+				break
+			}
+		}
+	}
+	if m == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil || f < 0 || f > 1e7 {
+		return 0, false
+	}
+	if string(m[2]) == "ms" {
+		return int64(f), true
+	}
+	return int64(f * 1000), true
+}
+
+// stripANSI returns line without terminal escape sequences (ESC [ … final
+// byte) and without the remnants a copy-paste leaves of them ("[32m"):
+// coloured console output reads as the text it shows.
+func (t *sdkText) stripANSI(line []byte) []byte {
+	if bytes.IndexByte(line, 0x1b) < 0 && !hasSGRRemnant(line) {
+		return line
+	}
+	out := t.scratch[:0]
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c == 0x1b {
+			j := i + 1
+			if j < len(line) && line[j] == '[' {
+				j++
+				for j < len(line) && (line[j] >= 0x30 && line[j] <= 0x3f || line[j] >= 0x20 && line[j] <= 0x2f) {
+					j++
+				}
+				if j < len(line) {
+					j++ // the final byte
+				}
+			}
+			i = j
+			continue
+		}
+		if c == '[' {
+			if n := sgrRemnant(line[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		out = append(out, c)
+		i++
+	}
+	t.scratch = out
+	return out
+}
+
+// sgrRemnant is the length of "[32m" / "[1;31m" / "[0m" at the start of b, else 0.
+func sgrRemnant(b []byte) int {
+	j := 1
+	for j < len(b) && j < 12 && (b[j] >= '0' && b[j] <= '9' || b[j] == ';') {
+		j++
+	}
+	if j > 1 && j < len(b) && b[j] == 'm' {
+		return j + 1
 	}
 	return 0
+}
+
+func hasSGRRemnant(line []byte) bool {
+	for i := 0; i < len(line); {
+		k := bytes.IndexByte(line[i:], '[')
+		if k < 0 {
+			return false
+		}
+		if sgrRemnant(line[i+k:]) > 0 {
+			return true
+		}
+		i += k + 1
+	}
+	return false
 }

@@ -34,8 +34,13 @@ const (
 )
 
 // sniffDocument decides, from the first bytes, whether a file is a JSON
-// document rather than lines. otlp reports OTLP export requests.
-func sniffDocument(head []byte) (kind documentKind, otlp bool) {
+// document rather than lines: only once its first record parses as one
+// (or reads as valid JSON to the end of the head, a record too big for
+// it). A text log whose first line starts with "[" — a Node SDK's
+// "[log_c0cd86, …]", Python's "[2023-11-20 21:33:59.751] …", a colour
+// code's remnant "[37m" — is lines. otlp reports OTLP export requests.
+// whole says head is the entire file.
+func sniffDocument(head []byte, whole bool) (kind documentKind, otlp bool) {
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, ingest.BOM), " \t\r\n")
 	if len(head) == 0 {
 		return lineRecords, false
@@ -46,18 +51,62 @@ func sniffDocument(head []byte) (kind documentKind, otlp bool) {
 	}
 	otlp = bytes.Contains(first, []byte(`"resourceSpans"`)) || bytes.Contains(first, []byte(`"resourceLogs"`)) ||
 		bytes.Contains(first, []byte(`"resource_spans"`)) || bytes.Contains(first, []byte(`"resource_logs"`))
-	switch {
-	case head[0] == '[':
-		return jsonArray, otlp
-	case head[0] == '{' && (otlp || !json.Valid(bytes.TrimSpace(first))):
-		// One value per line that is OTLP (lines can be far over 1 MiB),
-		// or a value spread over many lines.
-		if !otlp {
-			otlp = bytes.Contains(head, []byte(`"resourceSpans"`)) || bytes.Contains(head, []byte(`"resourceLogs"`))
+	switch head[0] {
+	case '[':
+		if firstArrayRecord(head, whole) {
+			return jsonArray, otlp
 		}
-		return jsonValues, otlp
+	case '{':
+		end, ok := firstValueEnd(head, whole)
+		switch {
+		case !ok:
+			// Not JSON: lines (a text line, a truncated last record).
+		case otlp || end < 0 || bytes.IndexByte(head[:end], '\n') >= 0:
+			// OTLP requests (lines can be far over 1 MiB), a value
+			// spread over many lines, or one too big for the head.
+			if !otlp {
+				otlp = bytes.Contains(head, []byte(`"resourceSpans"`)) || bytes.Contains(head, []byte(`"resourceLogs"`))
+			}
+			return jsonValues, otlp
+		}
 	}
 	return lineRecords, false
+}
+
+// firstArrayRecord reports an array whose first element is an object that
+// parses (or is still valid where the head ends), or an empty array.
+func firstArrayRecord(head []byte, whole bool) bool {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return false
+	}
+	rest := bytes.TrimLeft(head[dec.InputOffset():], " \t\r\n")
+	switch {
+	case len(rest) == 0:
+		return !whole // the head ends after "[": too little to tell; a whole file "[" is not one
+	case rest[0] == ']':
+		return true
+	case rest[0] != '{':
+		return false // records are objects: "[1] …" and "[log_…" are text
+	}
+	var raw json.RawMessage
+	err := dec.Decode(&raw)
+	return err == nil || !whole && errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// firstValueEnd is the end of the first JSON value in head, -1 when head
+// ends inside a value that is valid so far (and is not the whole file);
+// ok false when it is not JSON.
+func firstValueEnd(head []byte, whole bool) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if !whole && errors.Is(err, io.ErrUnexpectedEOF) {
+			return -1, true
+		}
+		return 0, false
+	}
+	return int(dec.InputOffset()), true
 }
 
 // documentReader yields the records of a JSON document.

@@ -290,5 +290,9 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 
 // account counts a decoded line and reports whether it gave an event.
 func (it *FileIter) account(r ingest.SkipReason, final bool) bool {
+	if it.lineNoTS {
+		it.lineNoTS = false
+		it.Stats.NoTimestamp++
+	}
 	return it.Stats.Line(r, it.n, final)
 }

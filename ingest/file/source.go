@@ -49,10 +49,17 @@ type FileIter struct {
 	// par parses ahead on every core once the head is read (parallel.go).
 	par      *parallelReader
 	parTried bool
+	// lineNoTS: the line being decoded gave an event without a time of
+	// its own; flushed: the decoder's held event was taken at the end.
+	lineNoTS bool
+	flushed  bool
+	// looksLike is the format detection saw when another was forced.
+	looksLike decode.Format
 }
 
 func (it *FileIter) emit(e *ingest.Event) {
 	e.Source = it.idx
+	it.lineNoTS = it.lineNoTS || e.TSCarried
 	if it.n == 0 {
 		*it.cur = *e
 	} else {
@@ -103,15 +110,22 @@ func NewIter(r io.Reader, name string, idx uint16, opts decode.Options) *FileIte
 // decoder can tell (JSON that maps to nothing: try --map).
 func (it *FileIter) Hint() string {
 	if h, ok := it.dec.(decode.Hinter); ok {
-		return h.Hint(it.Stats.Events)
+		if s := h.Hint(it.Stats.Events); s != "" {
+			return s
+		}
+	}
+	f := it.Detected.Format
+	if it.Stats.Events == 0 && it.looksLike != "" && it.looksLike != f && it.Detected.Counts[it.looksLike] > 0 {
+		return fmt.Sprintf("no line read as %s, the format forced (--input-format or the config's format), but %d of the first %d lines are %s: drop the forced format, or pass --input-format %s",
+			f, it.Detected.Counts[it.looksLike], it.Detected.Lines, it.looksLike, it.looksLike)
 	}
 	return ""
 }
 
 // start reads the first lines (or records) and chooses the decoder.
 func (it *FileIter) start() {
-	peek, _ := it.lines.r.Peek(64 << 10)
-	kind, otlp := sniffDocument(peek)
+	peek, err := it.lines.r.Peek(64 << 10)
+	kind, otlp := sniffDocument(peek, err != nil) // an error: the peek holds the whole file
 	forced := it.opts.Format
 	if (forced == decode.FormatJSONDocument || forced == decode.FormatOTLPJSON) && kind == lineRecords {
 		kind = jsonValues
@@ -138,12 +152,13 @@ func (it *FileIter) start() {
 			it.head = append(it.head, bufLine{rec, tooLong, false})
 		}
 	} else {
-		it.readHead(forced == decode.FormatAuto)
+		it.readHead()
 	}
 	f := forced
 	if f == decode.FormatAuto {
 		if it.detector == nil { // a document's records: detect them now
 			it.detector = decode.NewDetector()
+			it.detector.Patterns = it.opts.Patterns
 			for _, l := range it.head {
 				if !l.tooLong {
 					it.detector.Add(l.b)
@@ -155,6 +170,13 @@ func (it *FileIter) start() {
 		f = it.Detected.Format
 	} else {
 		it.Detected = decode.Detection{Format: f}
+		if it.detector != nil {
+			// What the lines look like, for the hint when the forced
+			// format reads none of them.
+			seen := it.detector.Result()
+			it.Detected.Counts, it.Detected.Lines, it.looksLike = seen.Counts, seen.Lines, seen.Format
+			it.detector = nil
+		}
 	}
 	it.Detected.Document = it.doc != nil
 	o := it.opts
@@ -163,12 +185,12 @@ func (it *FileIter) start() {
 	it.emitFn = it.emit
 }
 
-// readHead reads the first lines, detecting the format as it goes (when
-// detect) and stopping as soon as the verdict is certain.
-func (it *FileIter) readHead(detect bool) {
-	if detect {
-		it.detector = decode.NewDetector()
-	}
+// readHead reads the first lines, detecting the format as it goes (also
+// when one is forced: the hint names what the lines look like) and
+// stopping as soon as the verdict is certain.
+func (it *FileIter) readHead() {
+	it.detector = decode.NewDetector()
+	it.detector.Patterns = it.opts.Patterns
 	for len(it.head) < decode.DetectLines && (it.detector == nil || !it.detector.Decided()) {
 		line, tooLong, final, err := it.lines.Next()
 		if err != nil {
@@ -206,7 +228,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 		}
 		if it.par != nil {
 			if got, handled := it.nextParallel(ev); handled {
-				return got
+				return got || it.flush(ev)
 			}
 			continue // on line by line
 		}
@@ -218,7 +240,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 			it.head = it.head[1:]
 			line, tooLong, final = l.b, l.tooLong, l.final
 		case it.lines == nil || it.Err != nil:
-			return false
+			return it.flush(ev)
 		case it.doc != nil:
 			var ok bool
 			if line, tooLong, ok = it.doc.next(); !ok {
@@ -226,7 +248,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 					it.Err = fmt.Errorf("read %s: %w", it.Path, it.doc.Err)
 				}
 				it.lines = nil
-				return false
+				return it.flush(ev)
 			}
 		default:
 			var err error
@@ -236,7 +258,7 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 					it.Err = fmt.Errorf("read %s: %w (lines before this point were kept)", it.Path, err)
 				}
 				it.lines = nil
-				return false
+				return it.flush(ev)
 			}
 		}
 		if tooLong {
@@ -248,6 +270,27 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 			return true
 		}
 	}
+}
+
+// flush takes, at the end of the input, an event the decoder held back
+// for the line after it (decode.Flusher), once.
+func (it *FileIter) flush(ev *ingest.Event) bool {
+	if it.flushed || it.dec == nil {
+		return false
+	}
+	it.flushed = true
+	f, ok := it.dec.(decode.Flusher)
+	if !ok {
+		return false
+	}
+	it.cur, it.n = ev, 0
+	f.Flush(it.emitFn)
+	it.lineNoTS = false
+	if it.n == 0 {
+		return false
+	}
+	it.Stats.Events += int64(it.n)
+	return true
 }
 
 // Close releases the file.

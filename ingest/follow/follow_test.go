@@ -280,3 +280,72 @@ func TestFromEndReadsGlobbedNewFilesWhole(t *testing.T) {
 		t.Errorf("jobs %v", c.jobs)
 	}
 }
+
+// TestLiveLineWithoutTimeIsTimedWhenRead: live, a line with no time of its
+// own (the Node SDKs' default logger) happened when it was read; and an
+// httpx line a LiteLLM router line may follow is not held past a batch.
+func TestLiveLineWithoutTimeIsTimedWhenRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "node.log")
+	os.WriteFile(path, nil, 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	var mu sync.Mutex
+	var got []ingest.Event
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan ingest.Batch, 64)
+	done := make(chan struct{})
+	go func() { tl.Run(ctx, out); close(out) }()
+	go func() {
+		defer close(done)
+		for b := range out {
+			mu.Lock()
+			got = append(got, b...)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	before := time.Now().UnixNano()
+	os.WriteFile(path, []byte(`[log_c0cd86, request-id: "req_01A"] post https://api.anthropic.com/v1/messages failed with status 529 in 30ms - retrying, 2 attempts remaining
+00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3
+INFO:httpx:HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 429 Too Many Requests"
+`), 0o644)
+	waitFor(t, "both attempts", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range got {
+		if e.TS < before || e.TS > time.Now().UnixNano() {
+			t.Errorf("TS %d: a line without a time is timed when read (after %d)", e.TS, before)
+		}
+	}
+	if st := tl.Status()[0].Stats; st.NoTimestamp != 2 || st.SkippedTotal() != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestLiveLineWithoutTimeAfterATimedOne: history being caught up on keeps
+// its times: a line without one takes the time of the line before it.
+func TestLiveLineWithoutTimeAfterATimedOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.log")
+	os.WriteFile(path, []byte(`{"ts":"2026-03-10T01:00:00Z","event":"job_started","job_id":"j1","model":"claude-sonnet-4-6"}
+[log_c0cd86, request-id: "req_01A"] post https://api.anthropic.com/v1/messages failed with status 529 in 30ms - retrying, 2 attempts remaining
+`), 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan ingest.Batch, 64)
+	go tl.Run(ctx, out)
+	var got []ingest.Event
+	for len(got) < 2 {
+		select {
+		case b := <-out:
+			got = append(got, b...)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d events", len(got))
+		}
+	}
+	if want := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano(); got[1].TS != want || got[1].JobID != "j1" {
+		t.Errorf("TS %d job %q, want the line before's time %d and job", got[1].TS, got[1].JobID, want)
+	}
+}

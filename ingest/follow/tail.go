@@ -225,6 +225,7 @@ type sink struct {
 	batch ingest.Batch
 	// emitFn is s.emit bound once: a closure per line would allocate.
 	emitFn func(*ingest.Event)
+	noTS   bool // the line being decoded gave an event without a time
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
@@ -233,7 +234,19 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	return s
 }
 
-func (s *sink) emit(e *ingest.Event) { s.batch = append(s.batch, *e) }
+func (s *sink) emit(e *ingest.Event) {
+	if e.TSCarried {
+		// A line without a time of its own takes the time of the line
+		// before it, as in a file read whole (history being caught up on
+		// keeps its times); with none before it — a log that prints no
+		// times, the Node SDKs' — it happened when it was read.
+		if e.TS == 0 {
+			e.TS = time.Now().UnixNano()
+		}
+		s.noTS = true
+	}
+	s.batch = append(s.batch, *e)
+}
 
 func (s *sink) full() bool { return len(s.batch) >= ingest.BatchSize }
 
@@ -251,12 +264,25 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 	}
 	n := len(s.batch)
 	r := s.dec.Decode(line, s.emitFn)
+	if s.noTS {
+		s.noTS = false
+		s.stats.NoTimestamp++
+	}
 	s.stats.Line(r, len(s.batch)-n, final)
 }
 
 // send publishes the counters and hands the batch over; false when ctx
 // ended first.
 func (s *sink) send(ctx context.Context) bool {
+	if f, ok := s.dec.(decode.Flusher); ok {
+		// Nothing stays held past a batch: the line after it may be a
+		// long time coming.
+		s.stats.Events += int64(f.Flush(s.emitFn))
+		if s.noTS {
+			s.noTS = false
+			s.stats.NoTimestamp++
+		}
+	}
 	s.t.mu.Lock()
 	s.t.files[s.path].status.Stats = s.stats
 	s.t.mu.Unlock()
