@@ -1,0 +1,212 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Ruby: Sidekiq job classes.
+var (
+	rbInclude = regexp.MustCompile(`\binclude\s+Sidekiq::(?:Job|Worker)\b`)
+	rbOptions = regexp.MustCompile(`\bsidekiq_options\b[^\n]*`)
+	rbRetry   = regexp.MustCompile(`\bretry:\s*(\d+|true|false|nil)`)
+)
+
+func scanRuby(rel string, raw []byte) []Layer {
+	code := blank(raw, rubySyntax)
+	ln := newLines(raw)
+	var out []Layer
+	incs := rbInclude.FindAllIndex(code, -1)
+	for i, m := range incs {
+		end := len(code)
+		if i+1 < len(incs) {
+			end = incs[i+1][0]
+		}
+		l := newLayer("sidekiq", rel, ln.at(m[0]), "ruby", ConfidenceMedium)
+		if om := rbOptions.FindIndex(code[m[1]:end]); om != nil {
+			opts := code[m[1]+om[0] : m[1]+om[1]]
+			if rm := rbRetry.FindSubmatch(opts); rm != nil {
+				l.Line = ln.at(m[1] + om[0])
+				switch v := string(rm[1]); v {
+				case "false", "nil":
+					l.setAttempts(1, string(rm[0]))
+				case "true":
+					l.Configured, l.Setting = true, string(rm[0])
+				default:
+					n, _ := strconv.Atoi(v)
+					l.set(n, string(rm[0]))
+				}
+			}
+		}
+		if l.Attempts == 1 && !l.Unbounded {
+			continue // retry: false is no layer
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// maxYAMLDocs bounds a file of many documents.
+const maxYAMLDocs = 1000
+
+// scanYAML reads Kubernetes Jobs and CronJobs through a YAML parser. A
+// Helm template ({{ }}) is not YAML until rendered: it is reported as not
+// parsed rather than guessed at.
+func scanYAML(rel string, raw []byte) ([]Layer, error) {
+	if !bytes.Contains(raw, []byte("kind:")) {
+		return nil, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	var out []Layer
+	for range maxYAMLDocs {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		top := doc.Content[0]
+		kind := mapValue(top, "kind")
+		if kind == nil {
+			continue
+		}
+		var spec *yaml.Node
+		switch kind.Value {
+		case "Job":
+			spec = mapValue(top, "spec")
+		case "CronJob":
+			spec = mapValue(mapValue(mapValue(top, "spec"), "jobTemplate"), "spec")
+		default:
+			continue
+		}
+		if spec == nil {
+			continue
+		}
+		l := newLayer("kubernetes-job", rel, kind.Line, "config", ConfidenceHigh)
+		if bl := mapValue(spec, "backoffLimit"); bl != nil {
+			l.Line = bl.Line
+			if n, err := strconv.Atoi(bl.Value); err == nil && n >= 0 && n <= 1_000_000 {
+				l.set(n, "backoffLimit: "+bl.Value)
+			} else {
+				l.setUnknown("backoffLimit: " + bl.Value)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// mapValue is the value of key in a YAML mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// nginx: proxy_next_upstream re-sends a request to the next server of the
+// upstream on error or timeout unless it is off; proxy_next_upstream_tries
+// bounds it, 0 meaning one try per server.
+var (
+	ngxProxyPass = regexp.MustCompile(`\bproxy_pass\s+[^;]+;`)
+	ngxNextOff   = regexp.MustCompile(`\bproxy_next_upstream\s+off\s*;`)
+	ngxNext      = regexp.MustCompile(`\bproxy_next_upstream\s+[^;]+;`)
+	ngxTries     = regexp.MustCompile(`\bproxy_next_upstream_tries\s+(\d+)\s*;`)
+	ngxUpstream  = regexp.MustCompile(`\bupstream\s+[\w.-]+\s*\{`)
+	ngxServer    = regexp.MustCompile(`(?m)^\s*server\s+[^;{]+;`)
+)
+
+func scanNginx(rel string, raw []byte) []Layer {
+	code := blank(raw, configSyntax)
+	pp := ngxProxyPass.FindIndex(code)
+	if pp == nil || ngxNextOff.Match(code) {
+		return nil
+	}
+	ln := newLines(raw)
+	servers := 0
+	for _, m := range ngxUpstream.FindAllIndex(code, -1) {
+		a, b := args(code, m[1]-1)
+		servers = max(servers, len(ngxServer.FindAllIndex(code[a:b], -1)))
+	}
+	l := newLayer("nginx-proxy-next-upstream", rel, ln.at(pp[0]), "config", ConfidenceMedium)
+	if nm := ngxNext.FindIndex(code); nm != nil {
+		l.Line = ln.at(nm[0])
+		l.Configured = true
+		l.Setting = string(code[nm[0]:nm[1]])
+	}
+	attempts := max(servers, 1)
+	if tm := ngxTries.FindSubmatchIndex(code); tm != nil {
+		n, _ := strconv.Atoi(string(code[tm[2]:tm[3]]))
+		if n > 0 {
+			attempts = n
+			if servers > 0 {
+				attempts = min(n, servers)
+			}
+			l.Configured = true
+			l.Setting = string(code[tm[0]:tm[1]])
+			l.Line = ln.at(tm[0])
+		}
+	}
+	if attempts < 2 {
+		return nil // one server: there is no next upstream to retry on
+	}
+	l.Attempts = attempts
+	l.Note = strconv.Itoa(servers) + " servers in the upstream block: one try per server"
+	return []Layer{l}
+}
+
+// scanClaudeSettings reads .claude/settings.json's env block for
+// CLAUDE_CODE_MAX_RETRIES; without it, Claude Code's own default applies
+// to the sessions this repository configures.
+func scanClaudeSettings(rel string, raw []byte) ([]Layer, error) {
+	var s struct {
+		Env map[string]any `json:"env"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	l := newLayer("claude-code", rel, 1, "agent", ConfidenceLow)
+	if v, ok := s.Env["CLAUDE_CODE_MAX_RETRIES"]; ok {
+		l.Confidence = ConfidenceHigh
+		if i := bytes.Index(raw, []byte("CLAUDE_CODE_MAX_RETRIES")); i >= 0 {
+			l.Line = newLines(raw).at(i)
+		}
+		written := "CLAUDE_CODE_MAX_RETRIES=" + strings.Trim(strings.TrimSpace(toString(v)), `"`)
+		if n, err := strconv.Atoi(strings.Trim(toString(v), `"`)); err == nil && n >= 0 && n <= 1_000_000 {
+			l.set(n, written)
+		} else {
+			l.setUnknown(written)
+		}
+	} else {
+		l.Note = "a settings file without CLAUDE_CODE_MAX_RETRIES: Claude Code's default applies (unless the environment sets it)"
+	}
+	return []Layer{l}, nil
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

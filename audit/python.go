@@ -1,0 +1,400 @@
+package audit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	pyFromImport = regexp.MustCompile(`(?m)^[ \t]*from\s+([\w.]+)\s+import\s+\(?([^)\n]*(?:\n[^)\n]*){0,20})\)?`)
+	pyImport     = regexp.MustCompile(`(?m)^[ \t]*import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
+
+	pyMaxRetries   = knobRe("max_retries")
+	pyMaxTries     = knobRe("max_tries")
+	pyMaxTime      = regexp.MustCompile(`\bmax_time\s*=`)
+	pyStopAttempt  = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAny      = regexp.MustCompile(`\bstop\s*=`)
+	pyRetryIf      = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
+	pyAutoretry    = regexp.MustCompile(`\bautoretry_for\s*=`)
+	pyBindTrue     = regexp.MustCompile(`\bbind\s*=\s*True\b`)
+	pySelfRetry    = regexp.MustCompile(`\bself\.retry\s*\(`)
+	pyTaskDeco     = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
+	pyRQRetry      = regexp.MustCompile(`\bRetry\s*\(`)
+	pyRQMax        = knobRe("max")
+	pyWithRetry    = regexp.MustCompile(`\.with_retry\s*\(`)
+	pyInstrCreate  = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
+	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt = knobRe("attempts")
+	pyRangeLoop    = regexp.MustCompile(`(?m)^([ \t]*)for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyTry          = regexp.MustCompile(`\btry\s*:`)
+	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
+)
+
+// pyImports maps local names to "module.Name" (or "module" for a module).
+func pyImports(code []byte) map[string]string {
+	bs := map[string]string{}
+	for _, m := range pyFromImport.FindAllSubmatch(code, -1) {
+		mod := string(m[1])
+		for _, part := range strings.Split(string(m[2]), ",") {
+			part = strings.TrimSpace(strings.Trim(strings.TrimSpace(part), "()"))
+			if part == "" || part == "\\" {
+				continue
+			}
+			name, local, ok := strings.Cut(part, " as ")
+			name = strings.TrimSpace(name)
+			if !ok {
+				local = name
+			}
+			bs[strings.TrimSpace(local)] = mod + "." + name
+		}
+	}
+	for _, m := range pyImport.FindAllSubmatch(code, -1) {
+		mod := string(m[1])
+		local := mod
+		if len(m[2]) > 0 {
+			local = string(m[2])
+		}
+		bs[local] = mod
+	}
+	return bs
+}
+
+// pyCalls finds calls of NAME( or ALIAS.NAME( and returns the offsets of
+// each opening parenthesis.
+func pyCalls(code []byte, qualified string) []int {
+	re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(qualified) + `\s*\(`)
+	var out []int
+	for _, m := range re.FindAllIndex(code, -1) {
+		out = append(out, m[1]-1)
+	}
+	return out
+}
+
+// pyNames returns every way this file can write module.Name: the local
+// names bound to it and alias.Name for each import of the module.
+func pyNames(bs map[string]string, module string, names ...string) []string {
+	var out []string
+	for local, full := range bs {
+		for _, n := range names {
+			if full == module+"."+n {
+				out = append(out, local)
+			}
+		}
+		if full == module {
+			for _, n := range names {
+				out = append(out, local+"."+n)
+			}
+		}
+	}
+	return out
+}
+
+func importsPrefix(bs map[string]string, prefix string) bool {
+	for _, full := range bs {
+		if full == prefix || strings.HasPrefix(full, prefix+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func scanPython(rel string, raw []byte) []Layer {
+	code := blank(raw, pySyntax)
+	ln := newLines(raw)
+	bs := pyImports(code)
+	var out []Layer
+	at := func(id string, open int, knob *regexp.Regexp) Layer {
+		a, b := args(code, open)
+		l := newLayer(id, rel, ln.at(open), "python", ConfidenceMedium)
+		if knob != nil {
+			if v, ok, num, k := intKnob(knob, code[a:b]); ok {
+				if num {
+					l.set(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+		}
+		return l
+	}
+	for _, n := range pyNames(bs, "anthropic", "Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex") {
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("anthropic-python", o, pyMaxRetries))
+		}
+	}
+	for _, n := range pyNames(bs, "openai", "OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI") {
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("openai-python", o, pyMaxRetries))
+		}
+	}
+	// LlamaIndex's OpenAI: the client and the tenacity decorator both take
+	// max_retries, so one constructor is two layers.
+	for _, n := range pyNames(bs, "llama_index.llms.openai", "OpenAI") {
+		for _, o := range pyCalls(code, n) {
+			fw := at("llamaindex-openai", o, pyMaxRetries)
+			fw.Confidence = ConfidenceHigh
+			sdk := newLayer("openai-python", rel, fw.Line, "python", ConfidenceMedium)
+			sdk.Attempts = fw.Attempts + 1
+			sdk.Note = "the OpenAI client LlamaIndex builds with the same max_retries"
+			if fw.Configured {
+				sdk.Configured, sdk.Setting = true, fw.Setting
+			} else {
+				sdk.Setting = "max_retries (LlamaIndex's default 3, passed to the client)"
+			}
+			out = append(out, fw, sdk)
+		}
+	}
+	// ChatOpenAI / ChatAnthropic pass max_retries through to the SDK.
+	for _, c := range []struct{ module, name, id string }{
+		{"langchain_openai", "ChatOpenAI", "openai-python"}, {"langchain_openai", "AzureChatOpenAI", "openai-python"},
+		{"langchain_anthropic", "ChatAnthropic", "anthropic-python"},
+	} {
+		for _, n := range pyNames(bs, c.module, c.name) {
+			for _, o := range pyCalls(code, n) {
+				a, b := args(code, o)
+				if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num {
+					l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+					l.set(v, snippet(code[a:b], k))
+					l.Note = c.name + " passes max_retries through to the SDK client"
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	if importsPrefix(bs, "langchain_core") || importsPrefix(bs, "langchain") || importsPrefix(bs, "langchain_openai") || importsPrefix(bs, "langchain_anthropic") || importsPrefix(bs, "langgraph") {
+		for _, m := range pyWithRetry.FindAllIndex(code, -1) {
+			o := m[1] - 1
+			l := at("langchain-with-retry", o, nil)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(knobRe("stop_after_attempt"), code[a:b]); ok {
+				if num {
+					l.setAttempts(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+			if rm := regexp.MustCompile(`\bretry_if_exception_type\s*=`).FindIndex(code[a:b]); rm != nil {
+				l.Retries4xx = false
+				l.Note = "retry_if_exception_type narrows what it retries"
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "instructor") {
+		for _, m := range pyInstrCreate.FindAllIndex(code, -1) {
+			o := m[1] - 1
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok {
+				l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
+				if num {
+					l.setAttempts(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	out = append(out, pyTenacity(rel, code, ln, bs)...)
+	for _, n := range pyNames(bs, "backoff", "on_exception", "on_predicate") {
+		for _, o := range pyCalls(code, n) {
+			l := at("backoff", o, pyMaxTries)
+			a, b := args(code, o)
+			if !l.Configured && pyMaxTime.Match(code[a:b]) {
+				l.Note = "max_time bounds it in time, not in attempts"
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "celery") {
+		out = append(out, pyCelery(rel, code, ln)...)
+	}
+	for _, n := range pyNames(bs, "rq", "Retry") {
+		if n != "Retry" && !strings.HasSuffix(n, ".Retry") {
+			continue
+		}
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("rq", o, pyRQMax))
+		}
+	}
+	if importsPrefix(bs, "boto3") {
+		for _, m := range pyBotoClient.FindAllIndex(code, -1) {
+			l := newLayer("botocore", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			// The retry config is a dict of strings: read it from the
+			// source, where a Config(...) of this file sets it.
+			if v := pyBotoTotal.FindSubmatch(raw); v != nil {
+				n, _ := strconv.Atoi(string(v[1]))
+				l.setAttempts(n, string(v[0]))
+			} else if v := pyBotoMax.FindSubmatch(raw); v != nil {
+				n, _ := strconv.Atoi(string(v[1]))
+				l.set(n, string(v[0])+" (retries: botocore adds the first attempt)")
+			} else if v := pyBotoStandard.Find(raw); v != nil {
+				l.setAttempts(3, string(v)+" (standard mode's default)")
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "google.genai") || importsPrefix(bs, "google") {
+		for _, m := range pyGenaiRetry.FindAllIndex(code, -1) {
+			o := m[1] - 1
+			l := newLayer("google-genai", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyGenaiAttempt, code[a:b]); ok && num {
+				l.setAttempts(v, snippet(code[a:b], k))
+			} else {
+				l.setAttempts(5, "HttpRetryOptions() (5 attempts when enabled)")
+				l.Configured = false
+			}
+			out = append(out, l)
+		}
+	}
+	out = append(out, pyHandLoops(rel, code, ln)...)
+	return out
+}
+
+// pyTenacity: @retry bare is forever; @retry(...) and Retrying(...) stop
+// where stop_after_attempt says, and never when no stop is given.
+func pyTenacity(rel string, code []byte, ln lines, bs map[string]string) []Layer {
+	var out []Layer
+	names := pyNames(bs, "tenacity", "retry", "Retrying", "AsyncRetrying")
+	for _, n := range names {
+		re := regexp.MustCompile(`(?:^|[^\w.])(@\s*)?` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
+		for _, m := range re.FindAllSubmatchIndex(code, -1) {
+			deco, call := m[2] >= 0, m[4] >= 0
+			isRetry := strings.HasSuffix(n, "retry") && !strings.HasSuffix(n, "Retrying")
+			if !call && !(deco && isRetry) {
+				continue // a mention, not a use
+			}
+			if !call && deco {
+				// @retry bare
+				l := newLayer("tenacity", rel, ln.at(m[0]), "python", ConfidenceHigh)
+				l.Setting = "@retry (no stop: retries forever)"
+				out = append(out, l)
+				continue
+			}
+			if isRetry && !deco {
+				continue // retry(...) called as a function is rare; skip the ambiguity
+			}
+			open := m[5] - 1
+			a, b := args(code, open)
+			region := code[a:b]
+			l := newLayer("tenacity", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			if sm := pyStopAttempt.FindSubmatchIndex(region); sm != nil {
+				if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
+					l.setAttempts(v, snippet(region, sm[0]))
+				} else {
+					l.setUnknown(snippet(region, sm[0]))
+				}
+			} else if sm := pyStopAny.FindIndex(region); sm != nil {
+				l.Configured = true
+				l.Setting = snippet(region, sm[0])
+				l.Note = "stopped by a condition other than an attempt count (stop_after_delay?): attempts not bounded by count"
+			}
+			if rm := pyRetryIf.FindSubmatch(region); rm != nil && string(rm[1]) != "Exception" && string(rm[1]) != "BaseException" {
+				l.Retries4xx = false
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pyCelery: a task retries when autoretry_for is set or it calls
+// self.retry(); max_retries defaults to 3 (4 attempts), None is forever.
+func pyCelery(rel string, code []byte, ln lines) []Layer {
+	var out []Layer
+	decos := pyTaskDeco.FindAllSubmatchIndex(code, -1)
+	for i, m := range decos {
+		var region []byte
+		if m[2] >= 0 {
+			a, b := args(code, m[3]-1)
+			region = code[a:b]
+		}
+		end := len(code)
+		if i+1 < len(decos) {
+			end = decos[i+1][0]
+		}
+		body := code[m[1]:end]
+		auto := region != nil && pyAutoretry.Match(region)
+		selfRetry := region != nil && pyBindTrue.Match(region) && pySelfRetry.Match(body)
+		if !auto && !selfRetry {
+			continue
+		}
+		l := newLayer("celery", rel, ln.at(m[0]), "python", ConfidenceMedium)
+		knobIn := region
+		if _, ok, _, _ := intKnob(pyMaxRetries, region); !ok && selfRetry {
+			if sm := pySelfRetry.FindIndex(body); sm != nil {
+				a, b := args(body, sm[1]-1)
+				knobIn = body[a:b]
+			}
+		}
+		if mm := regexp.MustCompile(`\bmax_retries\s*=\s*None\b`).FindIndex(knobIn); mm != nil {
+			l.setUnbounded(snippet(knobIn, mm[0]))
+		} else if v, ok, num, k := intKnob(pyMaxRetries, knobIn); ok {
+			if num {
+				l.set(v, snippet(knobIn, k))
+			} else {
+				l.setUnknown(snippet(knobIn, k))
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// pyHandLoops: `for attempt in range(3):` whose block has a try and a
+// sleep.
+func pyHandLoops(rel string, code []byte, ln lines) []Layer {
+	var out []Layer
+	for _, m := range pyRangeLoop.FindAllSubmatchIndex(code, -1) {
+		start := 0
+		if m[6] >= 0 {
+			start, _ = strconv.Atoi(string(code[m[6]:m[7]]))
+		}
+		n, err := strconv.Atoi(string(code[m[8]:m[9]]))
+		if err != nil {
+			continue
+		}
+		attempts := n - start
+		if attempts < 2 || attempts > 1000 {
+			continue
+		}
+		indent := m[3] - m[2]
+		// The block: following lines indented deeper than the for.
+		end := m[1]
+		for end < len(code) && end-m[1] < maxArgBytes {
+			nl := end
+			for nl < len(code) && code[nl] != '\n' {
+				nl++
+			}
+			if nl >= len(code) {
+				end = nl
+				break
+			}
+			next := nl + 1
+			ind := 0
+			for next+ind < len(code) && (code[next+ind] == ' ' || code[next+ind] == '\t') {
+				ind++
+			}
+			blankLine := next+ind >= len(code) || code[next+ind] == '\n'
+			if !blankLine && ind <= indent {
+				end = nl
+				break
+			}
+			end = next
+		}
+		body := code[m[1]:min(end, len(code))]
+		if !pyTry.Match(body) || !pySleep.Match(body) {
+			continue
+		}
+		out = append(out, Layer{File: rel, Line: ln.at(m[0]), DefaultID: "hand-rolled", Library: "hand-rolled retry loop", Kind: KindWrapper,
+			Attempts: attempts, Configured: true, Setting: strings.TrimSpace(string(code[m[0]:m[1]])), Retries4xx: true, Backoff: "none",
+			Confidence: ConfidenceLow, group: "python", Note: "a loop that tries and sleeps: read it to confirm it retries the call"})
+	}
+	return out
+}
