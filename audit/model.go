@@ -89,13 +89,13 @@ type Skip struct {
 
 // Result is an audit of one or more roots.
 type Result struct {
-	Roots     []string
-	Files     int // files read
-	Layers    []Layer
-	Stacks    []Stack
-	Findings  []Finding
-	Skipped   []Skip
-	Truncated bool // more layers than MaxLayers: the rest were not kept
+	Roots       []string
+	Files       int // files read
+	Layers      []Layer
+	Stacks      []Stack
+	Findings    []Finding
+	Skipped     []Skip
+	Truncated   bool // more layers than MaxLayers: the rest were not kept
 	Threshold   int
 	AttemptTime float64 // seconds, the FailFastS assumption
 }

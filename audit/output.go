@@ -346,7 +346,7 @@ func (r *Result) WriteSARIF(w io.Writer, version string) error {
 			uri = path.Join(filepath.ToSlash(f.Root), f.File)
 		}
 		run.Results = append(run.Results, sarifResult{RuleID: string(f.Kind), RuleIndex: i, Level: sarifRules[i].level,
-			Message: sarifText{display.Text(f.Message)},
+			Message:   sarifText{display.Text(f.Message)},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: "%SRCROOT%"}, Region: sarifRegion{StartLine: max(f.Line, 1)}}}}})
 	}
 	enc := json.NewEncoder(w)
