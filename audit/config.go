@@ -53,6 +53,9 @@ func scanRuby(rel string, raw []byte) []Layer {
 	return out
 }
 
+// errTemplate: a Helm or other template, YAML only once rendered.
+var errTemplate = errors.New("a template: render it first (helm template) and audit the output")
+
 // maxYAMLDocs bounds a file of many documents.
 const maxYAMLDocs = 1000
 
@@ -62,6 +65,9 @@ const maxYAMLDocs = 1000
 func scanYAML(rel string, raw []byte) ([]Layer, error) {
 	if !bytes.Contains(raw, []byte("kind:")) {
 		return nil, nil
+	}
+	if bytes.Contains(raw, []byte("{{")) {
+		return nil, errTemplate
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	var out []Layer

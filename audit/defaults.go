@@ -216,7 +216,7 @@ var Defaults = []Default{
 		Source:   "rq/rq rq/job.py (class Retry: __init__(self, max: int, interval=0)) @aa666a8a60db"},
 	{ID: "sidekiq", Library: "Sidekiq", Ecosystem: "gem", Packages: []string{"sidekiq"}, Kind: KindQueue,
 		Knob: "sidekiq_options retry: N", Semantics: CountsRetries, Attempts: 26, Retries4xx: true,
-		RetriesOn: "any exception raised by perform", Backoff: "(count^4) + 15 + jitter seconds: about 20 days in all", BudgetBackoff: "exp:15s",
+		RetriesOn: "any exception raised by perform", Backoff: "(count^4) + 15 + jitter seconds: about 20 days in all (not folded: budget layers has no quartic schedule)", BudgetBackoff: "none",
 		Versions: "8.1.7",
 		Source:   "sidekiq/sidekiq lib/sidekiq/job_retry.rb (DEFAULT_MAX_RETRY_ATTEMPTS = 25) @1bb4aa06e5aa",
 		Trap:     "a job class with no retry option is retried 25 times"},

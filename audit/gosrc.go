@@ -231,8 +231,11 @@ func goHandLoops(rel string, f *ast.File, fset *token.FileSet, local map[string]
 		if attempts < 2 || attempts > 1000 {
 			return true
 		}
-		sleeps := false
+		sleeps, checksErr := false, false
 		ast.Inspect(fs.Body, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok && id.Name == "err" {
+				checksErr = true
+			}
 			if c, ok := m.(*ast.CallExpr); ok {
 				if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
 					if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
@@ -240,9 +243,9 @@ func goHandLoops(rel string, f *ast.File, fset *token.FileSet, local map[string]
 					}
 				}
 			}
-			return !sleeps
+			return true
 		})
-		if sleeps {
+		if sleeps && checksErr {
 			out = append(out, Layer{File: rel, Line: fset.Position(fs.Pos()).Line, DefaultID: "hand-rolled", Library: "hand-rolled retry loop",
 				Kind: KindWrapper, Attempts: attempts, Configured: true, Setting: "for … < " + lim.Value, Retries4xx: true, Backoff: "none",
 				Confidence: ConfidenceLow, group: "go", Note: "a loop that sleeps between tries: read it to confirm it retries the call"})

@@ -21,7 +21,7 @@ var (
 	jsRetries     = knobRe("retries")
 	jsAttempts    = knobRe("attempts")
 	jsRetryKnob   = knobRe("retry")
-	jsMax         = knobRe("max")
+	jsApolloMax   = regexp.MustCompile(`\battempts\s*:\s*\{[^}]*\bmax\s*:\s*([0-9_]+)`)
 	jsErrorRetry  = knobRe("errorRetryCount")
 	jsNoRetryErr  = regexp.MustCompile(`\bshouldRetryOnError\s*:\s*false`)
 	jsNetRetries  = knobRe("maxNetworkRetries")
@@ -183,8 +183,8 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 		case strings.HasPrefix(b.module, "@apollo/client") && b.imported == "RetryLink":
 			for _, o := range jsCalls(code, name, true) {
 				add("apollo-retrylink", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
-					if v, ok, num, at := intKnob(jsMax, r); ok && num {
-						l.setAttempts(v, snippet(r, at))
+					if v, ok, num, _ := intKnob(jsApolloMax, r); ok && num {
+						l.setAttempts(v, "attempts: { max: "+strconv.Itoa(v)+" }")
 					}
 				})
 			}

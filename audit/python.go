@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	pyFromImport = regexp.MustCompile(`(?m)^[ \t]*from\s+([\w.]+)\s+import\s+\(?([^)\n]*(?:\n[^)\n]*){0,20})\)?`)
+	pyFromImport = regexp.MustCompile(`(?m)^[ \t]*from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
 	pyImport     = regexp.MustCompile(`(?m)^[ \t]*import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
 
 	pyMaxRetries   = knobRe("max_retries")
@@ -40,7 +40,8 @@ func pyImports(code []byte) map[string]string {
 	bs := map[string]string{}
 	for _, m := range pyFromImport.FindAllSubmatch(code, -1) {
 		mod := string(m[1])
-		for _, part := range strings.Split(string(m[2]), ",") {
+		list := string(m[2]) + string(m[3])
+		for _, part := range strings.Split(strings.ReplaceAll(list, "\\\n", " "), ",") {
 			part = strings.TrimSpace(strings.Trim(strings.TrimSpace(part), "()"))
 			if part == "" || part == "\\" {
 				continue
@@ -286,7 +287,7 @@ func pyTenacity(rel string, code []byte, ln lines, bs map[string]string) []Layer
 			l := newLayer("tenacity", rel, ln.at(m[0]), "python", ConfidenceMedium)
 			if sm := pyStopAttempt.FindSubmatchIndex(region); sm != nil {
 				if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
-					l.setAttempts(v, snippet(region, sm[0]))
+					l.setAttempts(v, "stop_after_attempt("+strconv.Itoa(v)+")")
 				} else {
 					l.setUnknown(snippet(region, sm[0]))
 				}

@@ -60,6 +60,7 @@ const (
 	skipNotFile   = "not a regular file (device, FIFO, socket)"
 	skipUnreadble = "unreadable"
 	skipUnparsed  = "could not be parsed"
+	skipTemplate  = "a template (render it, e.g. helm template, and audit the output)"
 )
 
 // vendoredDirs are directories of other people's code or build output:
@@ -86,6 +87,7 @@ const (
 	fkNginx
 	fkClaudeSettings
 	fkLock
+	fkMinified // named as minified or bundled: counted, never read
 )
 
 func classify(rel string) fileKind {
@@ -96,7 +98,7 @@ func classify(rel string) fileKind {
 	}
 	switch {
 	case strings.HasSuffix(lower, ".min.js"), strings.HasSuffix(lower, ".bundle.js"), strings.HasSuffix(lower, ".d.ts"):
-		return fkNone
+		return fkMinified
 	case (base == "settings.json" || base == "settings.local.json") && path.Base(path.Dir(rel)) == ".claude":
 		return fkClaudeSettings
 	}
@@ -322,6 +324,10 @@ func (s *rootScan) walk(root string) error {
 		if k == fkNone {
 			return nil // not a file any detector reads: not counted as skipped
 		}
+		if k == fkMinified {
+			s.skip(skipGenerated, rel)
+			return nil
+		}
 		if count >= s.opt.MaxFiles {
 			s.skip(skipTooMany, rel)
 			return nil
@@ -339,7 +345,7 @@ func (s *rootScan) walk(root string) error {
 
 func (s *rootScan) consider(rel, abs string, size int64, mode fs.FileMode) {
 	k := classify(rel)
-	if k == fkNone {
+	if k == fkNone || k == fkMinified {
 		return
 	}
 	if !mode.IsRegular() {
@@ -423,7 +429,10 @@ func (s *rootScan) readSource(p pendingFile) {
 	case fkClaudeSettings:
 		ls, perr = scanClaudeSettings(p.rel, b)
 	}
-	if perr != nil {
+	switch {
+	case errors.Is(perr, errTemplate):
+		s.skip(skipTemplate, p.rel)
+	case perr != nil:
 		s.skip(skipUnparsed, p.rel)
 	}
 	s.add(ls)

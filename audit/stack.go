@@ -177,7 +177,7 @@ func writeFindings(res *Result) {
 		case l.Unbounded:
 			at(SeverityCritical, FindingUnbounded, fmt.Sprintf("%s retries without an attempt limit (%s): set a limit and an absolute deadline, or set it to one attempt and let one layer own retries", l.Library, l.Setting))
 		case l.Retries4xx && l.Attempts > 1 && !shared[li]:
-			at(SeverityWarning, FindingRetries4xx, fmt.Sprintf("%s retries every error, a 400 included, %d times (%s): it owns this path's retries — have it retry only 408, 429, 5xx and connection errors (a 400 fails identically each time)", l.Library, l.Attempts, l.Setting))
+			at(SeverityWarning, FindingRetries4xx, fmt.Sprintf("%s retries every error, a 400 included, %d times (%s): have it retry only 408, 429, 5xx and connection errors — a 400 fails identically each time", l.Library, l.Attempts, l.Setting))
 		case l.Retries4xx && l.Attempts > 1:
 			at(SeverityCritical, FindingRetries4xx, fmt.Sprintf("%s retries every error, a 400 included, %d times (%s): a bad request fails identically each time — retry only 408, 429, 5xx and connection errors, or set it to one attempt", l.Library, l.Attempts, l.Setting))
 		}
@@ -192,7 +192,11 @@ func writeFindings(res *Result) {
 		}
 		if !st.Unbounded && st.Attempts > res.Threshold {
 			owner, rest := ownerOf(st, res.Layers)
-			at(SeverityWarning, FindingOverBudget, fmt.Sprintf("this call is retried %s times (%s path, over %d): keep retries in %s only, set %s to one attempt, and bound the path with an absolute deadline", st.Product, st.Group, res.Threshold, owner, strings.Join(rest, ", ")))
+			advice := fmt.Sprintf("keep retries in %s only, set %s to one attempt, and bound the path with an absolute deadline", owner, strings.Join(rest, ", "))
+			if len(rest) == 0 {
+				advice = fmt.Sprintf("lower %s's attempts, and bound the path with an absolute deadline", owner)
+			}
+			at(SeverityWarning, FindingOverBudget, fmt.Sprintf("this call is retried %s times (%s path, over %d): %s", st.Product, st.Group, res.Threshold, advice))
 		}
 		var domain []string
 		for _, i := range st.Layers {
@@ -224,9 +228,6 @@ func ownerOf(st Stack, layers []Layer) (string, []string) {
 			continue
 		}
 		rest = append(rest, where)
-	}
-	if len(rest) == 0 {
-		rest = []string{"nothing else"}
 	}
 	return owner, rest
 }
