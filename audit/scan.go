@@ -231,6 +231,11 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit %s: %w (give a directory or file to scan)", root, err)
 	}
+	// The root the user names is theirs to follow; links below it are not.
+	walkRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("audit %s: %w", root, err)
+	}
 	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: versionSet{}}
 	base := root
 	if !fi.IsDir() {
@@ -238,7 +243,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 		base = filepath.Dir(root)
 		rel := filepath.Base(root)
 		s.consider(rel, root, fi.Size(), fi.Mode())
-	} else if err := s.walk(root); err != nil {
+	} else if err := s.walk(walkRoot); err != nil {
 		return nil, err
 	}
 	_ = base
