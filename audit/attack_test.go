@@ -220,7 +220,7 @@ func FuzzDetectors(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		vs := versionSet{"bullmq": "1"}
+		vs := versionSet{"npm/bullmq": "1"}
 		scanJS("f.ts", b, vs)
 		scanPython("f.py", b)
 		scanGo("f.go", b)

@@ -139,6 +139,15 @@ func TestFixtureRepositories(t *testing.T) {
 			{"deploy/report-cron.yaml:16", "kubernetes-job", 3, true},
 			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
 		}, []string{"4 = 4", "3 × 7 = 21"}},
+		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
+		// class (generic, autoretry_for and max_retries as attributes),
+		// retry_kwargs, an OpenAI client built in a class, and npm and
+		// PyPI both locking a package named openai.
+		{"testdata/mixed", []want{
+			{"worker/task.py:6", "celery", 6, true},
+			{"worker/task.py:14", "celery", 3, true},
+			{"worker/transcribe.py:6", "openai-python", 3, false},
+		}, []string{"6 × 3 = 18"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
@@ -167,6 +176,14 @@ func TestVersionsComeFromLockfiles(t *testing.T) {
 	for _, l := range r.Layers {
 		if l.DefaultID == "openai-node" && l.Version != "4.71.1" {
 			t.Errorf("openai version %q: the top-level node_modules entry, not ai's nested one", l.Version)
+		}
+	}
+	r = scan(t, "testdata/mixed")
+	for _, l := range r.Layers {
+		// 2.x against a row read at 3.3.1: the default is shown, with
+		// low confidence and a note to check that version's.
+		if l.DefaultID == "openai-python" && (l.Version != "2.29.0" || l.Confidence != ConfidenceLow || !strings.Contains(l.Note, "read at 3.3.1")) {
+			t.Errorf("the PyPI openai is 2.29.0 from uv.lock, not npm's 4.104.0: %q %s %q", l.Version, l.Confidence, l.Note)
 		}
 	}
 	r = scan(t, "testdata/pyagent")

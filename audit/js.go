@@ -148,7 +148,8 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 				add("openai-node", o, ConfidenceMedium, jsMaxRetries, nil)
 			}
 		case b.module == "stripe" && b.imported == "default":
-			for _, o := range append(jsCalls(code, name, true), jsCalls(code, name, false)...) {
+			// new Stripe(key) and Stripe(key): one layer per call, whichever shape.
+			for _, o := range jsCalls(code, name, false) {
 				add("stripe-node", o, ConfidenceMedium, jsNetRetries, nil)
 			}
 		case b.module == "p-retry" && b.imported == "default":
@@ -212,7 +213,7 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 	// BullMQ: a job's attempts are set where it is added, often in a
 	// file that never imports bullmq; trust the shape when the file or a
 	// manifest of the repository names bullmq.
-	usesBull := vs.declares("bullmq")
+	usesBull := vs.declares("npm", "bullmq")
 	for _, b := range bs {
 		usesBull = usesBull || b.module == "bullmq"
 	}

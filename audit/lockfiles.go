@@ -11,13 +11,14 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// versionSet maps a package name to the version a lockfile resolves (or a
-// manifest's range when no lockfile names it). Filled before the sources
-// are read, then only read.
+// versionSet maps "ecosystem/package" to the version a lockfile resolves
+// (or a manifest's range when no lockfile names it): openai on npm and
+// openai on PyPI are different packages. Filled before the sources are
+// read, then only read.
 type versionSet map[string]string
 
-func (v versionSet) put(name, version string, exact bool) {
-	name = strings.ToLower(strings.TrimSpace(name))
+func (v versionSet) put(eco, name, version string, exact bool) {
+	name = eco + "/" + strings.ToLower(strings.TrimSpace(name))
 	if name == "" || len(name) > 200 || len(version) > 100 {
 		return
 	}
@@ -30,11 +31,11 @@ func (v versionSet) put(name, version string, exact bool) {
 	v[name] = version
 }
 
-func (v versionSet) declares(name string) bool { _, ok := v[name]; return ok }
+func (v versionSet) declares(eco, name string) bool { _, ok := v[eco+"/"+name]; return ok }
 
 func (v versionSet) versionOf(d Default) string {
 	for _, p := range d.Packages {
-		if s, ok := v[strings.ToLower(p)]; ok {
+		if s, ok := v[d.Ecosystem+"/"+strings.ToLower(p)]; ok {
 			return s
 		}
 	}
@@ -88,10 +89,10 @@ func parseGoMod(b []byte, v versionSet) error {
 		}
 		f := strings.Fields(line)
 		if len(f) >= 2 {
-			v.put(f[0], f[1], true)
+			v.put("go", f[0], f[1], true)
 			// github.com/openai/openai-go/v3 is openai-go too.
 			if i := strings.LastIndex(f[0], "/v"); i > 0 && strings.Trim(f[0][i+2:], "0123456789") == "" {
-				v.put(f[0][:i], f[1], true)
+				v.put("go", f[0][:i], f[1], true)
 			}
 		}
 	}
@@ -113,11 +114,11 @@ func parsePackageLock(b []byte, v versionSet) error {
 	for k, p := range lock.Packages {
 		name, ok := strings.CutPrefix(k, "node_modules/")
 		if ok && !strings.Contains(name, "/node_modules/") {
-			v.put(name, p.Version, true)
+			v.put("npm", name, p.Version, true)
 		}
 	}
 	for name, p := range lock.Dependencies {
-		v.put(name, p.Version, true)
+		v.put("npm", name, p.Version, true)
 	}
 	return nil
 }
@@ -131,10 +132,10 @@ func parsePackageJSON(b []byte, v versionSet) error {
 		return err
 	}
 	for n, r := range pj.Dependencies {
-		v.put(n, r, false)
+		v.put("npm", n, r, false)
 	}
 	for n, r := range pj.DevDependencies {
-		v.put(n, r, false)
+		v.put("npm", n, r, false)
 	}
 	return nil
 }
@@ -154,10 +155,10 @@ func parsePnpmLock(b []byte, v versionSet) error {
 		for n, d := range deps {
 			switch x := d.(type) {
 			case string:
-				v.put(n, strings.SplitN(x, "(", 2)[0], true)
+				v.put("npm", n, strings.SplitN(x, "(", 2)[0], true)
 			case map[string]any:
 				if s, ok := x["version"].(string); ok {
-					v.put(n, strings.SplitN(s, "(", 2)[0], true)
+					v.put("npm", n, strings.SplitN(s, "(", 2)[0], true)
 				}
 			}
 		}
@@ -192,7 +193,7 @@ func parseYarnLock(b []byte, v versionSet) error {
 			continue
 		}
 		if m := yarnVersion.FindStringSubmatch(line); m != nil && name != "" {
-			v.put(name, m[1], true)
+			v.put("npm", name, m[1], true)
 			name = ""
 		}
 	}
@@ -210,7 +211,7 @@ func parseTOMLLock(b []byte, v versionSet) error {
 		return err
 	}
 	for _, p := range lock.Package {
-		v.put(normalisePy(p.Name), p.Version, true)
+		v.put("pypi", normalisePy(p.Name), p.Version, true)
 	}
 	return nil
 }
@@ -222,7 +223,7 @@ func parseRequirements(b []byte, v versionSet) error {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		if m := reqLine.FindStringSubmatch(sc.Text()); m != nil {
-			v.put(normalisePy(m[1]), m[3], m[2] == "==")
+			v.put("pypi", normalisePy(m[1]), m[3], m[2] == "==")
 		}
 	}
 	return sc.Err()
@@ -235,7 +236,7 @@ func parseGemfileLock(b []byte, v versionSet) error {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		if m := gemSpec.FindStringSubmatch(sc.Text()); m != nil {
-			v.put(m[1], m[2], true)
+			v.put("gem", m[1], m[2], true)
 		}
 	}
 	return sc.Err()

@@ -19,6 +19,9 @@ var (
 	pyAutoretry    = regexp.MustCompile(`\bautoretry_for\s*=`)
 	pyBindTrue     = regexp.MustCompile(`\bbind\s*=\s*True\b`)
 	pySelfRetry    = regexp.MustCompile(`\bself\.retry\s*\(`)
+	pyTaskClass    = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
+	pyTopLevel     = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
+	pyRetryKwargs  = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
 	pyTaskDeco     = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
 	pyRQRetry      = regexp.MustCompile(`\bRetry\s*\(`)
 	pyRQMax        = knobRe("max")
@@ -213,7 +216,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "celery") {
-		out = append(out, pyCelery(rel, code, ln)...)
+		out = append(out, pyCelery(rel, raw, code, ln)...)
 	}
 	for _, n := range pyNames(bs, "rq", "Retry") {
 		if n != "Retry" && !strings.HasSuffix(n, ".Retry") {
@@ -307,45 +310,78 @@ func pyTenacity(rel string, code []byte, ln lines, bs map[string]string) []Layer
 
 // pyCelery: a task retries when autoretry_for is set or it calls
 // self.retry(); max_retries defaults to 3 (4 attempts), None is forever.
-func pyCelery(rel string, code []byte, ln lines) []Layer {
+func pyCelery(rel string, raw, code []byte, ln lines) []Layer {
 	var out []Layer
+	// A task class: autoretry_for and max_retries as class attributes
+	// (the shape Celery's docs and many projects use for a base task).
+	for _, m := range pyTaskClass.FindAllIndex(code, -1) {
+		end := len(code)
+		if nx := pyTopLevel.FindIndex(code[m[1]:]); nx != nil {
+			end = m[1] + nx[0]
+		}
+		body := code[m[1]:end]
+		if !pyAutoretry.Match(body) {
+			continue
+		}
+		l := newLayer("celery", rel, ln.at(m[0]), "python", ConfidenceMedium)
+		celeryMax(&l, raw[m[1]:end], body)
+		out = append(out, l)
+	}
 	decos := pyTaskDeco.FindAllSubmatchIndex(code, -1)
 	for i, m := range decos {
-		var region []byte
+		var region, rawRegion []byte
 		if m[2] >= 0 {
 			a, b := args(code, m[3]-1)
-			region = code[a:b]
+			region, rawRegion = code[a:b], raw[a:b]
 		}
 		end := len(code)
 		if i+1 < len(decos) {
 			end = decos[i+1][0]
 		}
-		body := code[m[1]:end]
+		body, rawBody := code[m[1]:end], raw[m[1]:end]
 		auto := region != nil && pyAutoretry.Match(region)
 		selfRetry := region != nil && pyBindTrue.Match(region) && pySelfRetry.Match(body)
 		if !auto && !selfRetry {
 			continue
 		}
 		l := newLayer("celery", rel, ln.at(m[0]), "python", ConfidenceMedium)
-		knobIn := region
-		if _, ok, _, _ := intKnob(pyMaxRetries, region); !ok && selfRetry {
+		knobIn, rawIn := region, rawRegion
+		if _, ok, _, _ := intKnob(pyMaxRetries, region); !ok && !pyRetryKwargs.Match(rawRegion) && selfRetry {
+			// self.retry(exc=e, max_retries=N) in the task's body
 			if sm := pySelfRetry.FindIndex(body); sm != nil {
 				a, b := args(body, sm[1]-1)
-				knobIn = body[a:b]
+				knobIn, rawIn = body[a:b], rawBody[a:b]
 			}
 		}
-		if mm := regexp.MustCompile(`\bmax_retries\s*=\s*None\b`).FindIndex(knobIn); mm != nil {
-			l.setUnbounded(snippet(knobIn, mm[0]))
-		} else if v, ok, num, k := intKnob(pyMaxRetries, knobIn); ok {
-			if num {
-				l.set(v, snippet(knobIn, k))
-			} else {
-				l.setUnknown(snippet(knobIn, k))
-			}
-		}
+		celeryMax(&l, rawIn, knobIn)
 		out = append(out, l)
 	}
 	return out
+}
+
+// celeryMax reads max_retries from code (max_retries=N, max_retries = None)
+// or from a retry_kwargs dict in the raw source ({"max_retries": N}).
+func celeryMax(l *Layer, raw, code []byte) {
+	if mm := regexp.MustCompile(`\bmax_retries\s*=\s*None\b`).FindIndex(code); mm != nil {
+		l.setUnbounded(snippet(code, mm[0]))
+		return
+	}
+	if v, ok, num, k := intKnob(pyMaxRetries, code); ok {
+		if num {
+			l.set(v, snippet(code, k))
+		} else {
+			l.setUnknown(snippet(code, k))
+		}
+		return
+	}
+	if rm := pyRetryKwargs.FindSubmatch(raw); rm != nil {
+		if string(rm[1]) == "None" {
+			l.setUnbounded("retry_kwargs " + string(rm[0]))
+		} else {
+			n, _ := strconv.Atoi(string(rm[1]))
+			l.set(n, "retry_kwargs "+string(rm[0]))
+		}
+	}
 }
 
 // pyHandLoops: `for attempt in range(3):` whose block has a try and a

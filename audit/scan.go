@@ -275,8 +275,15 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root
-		if d, ok := Lookup(l.DefaultID); ok && l.Version == "" {
-			l.Version = s.versions.versionOf(d)
+		if d, ok := Lookup(l.DefaultID); ok {
+			if l.Version == "" {
+				l.Version = s.versions.versionOf(d)
+			}
+			// A default read at one major version says little of another.
+			if got, read := major(l.Version), major(d.Versions); !l.Configured && got >= 0 && read >= 0 && got != read {
+				l.Confidence = ConfidenceLow
+				l.Note = strings.TrimPrefix(l.Note+"; ", "; ") + fmt.Sprintf("the default was read at %s; this repository has %s: check that version's default", d.Versions, l.Version)
+			}
 		}
 	}
 	return s, nil
@@ -457,6 +464,20 @@ func (s *rootScan) readLock(p pendingFile) {
 	if err := lockfileParser(path.Base(p.rel))(b, s.versions); err != nil {
 		s.skip(skipUnparsed, p.rel)
 	}
+}
+
+// major is the first number of a version ("range ^12.1.0" → 12, "v1.60.0"
+// → 1), or -1 when there is none.
+func major(v string) int {
+	i := strings.IndexAny(v, "0123456789")
+	if i < 0 {
+		return -1
+	}
+	n := 0
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && n < 1e6; i++ {
+		n = n*10 + int(v[i]-'0')
+	}
+	return n
 }
 
 // isBinary: a NUL in the first 8 KiB, as git and grep decide.
