@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,11 +12,11 @@ import (
 // knob read from the call's arguments.
 
 var (
-	jsImportDefault = regexp.MustCompile(`\bimport\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,\s*\{([^}]*)\})?\s*from\s*['"]([^'"\n]+)['"]`)
-	jsImportNamed   = regexp.MustCompile(`\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"\n]+)['"]`)
-	jsImportStar    = regexp.MustCompile(`\bimport\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"\n]+)['"]`)
-	jsRequire       = regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
-	jsRequireNamed  = regexp.MustCompile(`\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	jsImportDefault = regexp.MustCompile(`^import\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,\s*\{([^}]*)\})?\s*from\s*['"]([^'"\n]+)['"]`)
+	jsImportNamed   = regexp.MustCompile(`^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"\n]+)['"]`)
+	jsImportStar    = regexp.MustCompile(`^import\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"\n]+)['"]`)
+	jsRequire       = regexp.MustCompile(`^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	jsRequireNamed  = regexp.MustCompile(`^(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
 
 	jsMaxRetries  = knobRe("maxRetries")
 	jsRetries     = knobRe("retries")
@@ -30,7 +31,7 @@ var (
 	jsBackoff     = regexp.MustCompile(`\bbackoff\s*:\s*\{([^}]*)\}`)
 	jsDelay       = regexp.MustCompile(`\bdelay\s*:\s*([0-9_]+)`)
 	jsExpType     = regexp.MustCompile(`\btype\s*:\s*['"]exponential['"]`)
-	jsHandLoop    = regexp.MustCompile(`\bfor\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
+	jsHandLoop    = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
 	jsLoopCatch   = regexp.MustCompile(`\bcatch\b`)
 	jsLoopWait    = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
 	jsUsesSWR     = regexp.MustCompile(`\buseSWR\w*\s*\(|\bSWRConfig\b`)
@@ -65,7 +66,8 @@ func jsImports(raw, code []byte) map[string]binding {
 			bs[strings.TrimSpace(local)] = binding{module, strings.TrimSpace(name)}
 		}
 	}
-	for _, m := range jsImportDefault.FindAllSubmatchIndex(raw, -1) {
+	const window = 2048
+	for _, m := range scanAt(raw, "import", jsImportDefault, window) {
 		if !live(m[0]) {
 			continue
 		}
@@ -75,25 +77,29 @@ func jsImports(raw, code []byte) map[string]binding {
 			named(string(raw[m[4]:m[5]]), mod)
 		}
 	}
-	for _, m := range jsImportNamed.FindAllSubmatchIndex(raw, -1) {
+	for _, m := range scanAt(raw, "import", jsImportNamed, window) {
 		if live(m[0]) {
 			named(string(raw[m[2]:m[3]]), string(raw[m[4]:m[5]]))
 		}
 	}
-	for _, m := range jsImportStar.FindAllSubmatchIndex(raw, -1) {
+	for _, m := range scanAt(raw, "import", jsImportStar, window) {
 		if live(m[0]) {
 			bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "*"}
 		}
 	}
-	for _, m := range jsRequire.FindAllSubmatchIndex(raw, -1) {
-		if live(m[0]) {
-			bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "default"}
-		}
-	}
-	for _, m := range jsRequireNamed.FindAllSubmatchIndex(raw, -1) {
-		if live(m[0]) {
-			list := strings.ReplaceAll(string(raw[m[2]:m[3]]), ":", " as ")
-			named(list, string(raw[m[4]:m[5]]))
+	if bytes.Contains(code, []byte("require")) {
+		for _, kw := range []string{"const", "let", "var"} {
+			for _, m := range scanAt(raw, kw, jsRequire, window) {
+				if live(m[0]) {
+					bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "default"}
+				}
+			}
+			for _, m := range scanAt(raw, kw, jsRequireNamed, window) {
+				if live(m[0]) {
+					list := strings.ReplaceAll(string(raw[m[2]:m[3]]), ":", " as ")
+					named(list, string(raw[m[4]:m[5]]))
+				}
+			}
 		}
 	}
 	return bs
@@ -101,18 +107,7 @@ func jsImports(raw, code []byte) map[string]binding {
 
 // jsCalls finds `new NAME(` (ctor) or `NAME(` calls of a binding in code,
 // and returns the offset of each opening parenthesis.
-func jsCalls(code []byte, name string, ctor bool) []int {
-	pat := `(?:^|[^\w$.])` + regexp.QuoteMeta(name) + `\s*\(`
-	if ctor {
-		pat = `\bnew\s+` + regexp.QuoteMeta(name) + `\s*\(`
-	}
-	re := regexp.MustCompile(pat)
-	var out []int
-	for _, m := range re.FindAllIndex(code, -1) {
-		out = append(out, m[1]-1)
-	}
-	return out
-}
+func jsCalls(code []byte, name string, ctor bool) []int { return callsOf(code, name, ctor) }
 
 func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 	code := blank(raw, jsSyntax)
@@ -246,7 +241,7 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 // a retry loop written by hand, a low-confidence layer.
 func handLoops(rel string, code []byte, ln lines, group string, loop, catch, wait *regexp.Regexp) []Layer {
 	var out []Layer
-	for _, m := range loop.FindAllSubmatchIndex(code, -1) {
+	for _, m := range scanAt(code, "for", loop, 200) {
 		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
 		n, err := strconv.Atoi(string(code[m[10]:m[11]]))
 		if err != nil || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {

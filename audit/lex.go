@@ -161,3 +161,92 @@ func snippet(code []byte, at int) string {
 	}
 	return strings.TrimSpace(string(code[at:end]))
 }
+
+// scanAt runs re, which must start with lit and be anchored (^), at each
+// place lit occurs in hay that is not inside a longer word, looking at
+// most window bytes ahead. A literal prefilter makes matching cost what the
+// candidates cost rather than the file: extracting submatches over a whole
+// file is the slow half of Go's regexp. Each match's indices are offsets
+// into hay.
+func scanAt(hay []byte, lit string, re *regexp.Regexp, window int) [][]int {
+	var out [][]int
+	l := []byte(lit)
+	for i := 0; i < len(hay); {
+		j := bytes.Index(hay[i:], l)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + len(l)
+		if at > 0 && isWord(hay[at-1]) {
+			continue
+		}
+		m := re.FindSubmatchIndex(hay[at:min(len(hay), at+window)])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += at
+			}
+		}
+		out = append(out, m)
+		i = max(i, m[1])
+	}
+	return out
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// atLineStart reports whether only spaces and tabs precede off on its line.
+func atLineStart(b []byte, off int) bool {
+	for i := off - 1; i >= 0 && b[i] != '\n'; i-- {
+		if b[i] != ' ' && b[i] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// callsOf finds calls of name in blanked code — `name(` not preceded by a
+// word character or a dot (ctor false), or `new name(` (ctor true) — and
+// returns the offset of each opening parenthesis. Literal search, no
+// regexp: it runs once per imported binding per file.
+func callsOf(code []byte, name string, ctor bool) []int {
+	var out []int
+	n := []byte(name)
+	for i := 0; i < len(code); {
+		j := bytes.Index(code[i:], n)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + len(n)
+		if at > 0 && (isWord(code[at-1]) || code[at-1] == '.' && !strings.Contains(name, ".")) {
+			continue
+		}
+		if i < len(code) && isWord(code[i]) {
+			continue
+		}
+		k := i
+		for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\n' || code[k] == '\r') {
+			k++
+		}
+		if k >= len(code) || code[k] != '(' {
+			continue
+		}
+		if ctor {
+			b := at
+			for b > 0 && (code[b-1] == ' ' || code[b-1] == '\t' || code[b-1] == '\n') {
+				b--
+			}
+			if b < 3 || string(code[b-3:b]) != "new" || (b > 3 && isWord(code[b-4])) || b == at {
+				continue
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}

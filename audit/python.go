@@ -7,8 +7,8 @@ import (
 )
 
 var (
-	pyFromImport = regexp.MustCompile(`(?m)^[ \t]*from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
-	pyImport     = regexp.MustCompile(`(?m)^[ \t]*import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
+	pyFromImport = regexp.MustCompile(`^from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
+	pyImport     = regexp.MustCompile(`^import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
 
 	pyMaxRetries   = knobRe("max_retries")
 	pyMaxTries     = knobRe("max_tries")
@@ -33,7 +33,7 @@ var (
 	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
 	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
 	pyGenaiAttempt = knobRe("attempts")
-	pyRangeLoop    = regexp.MustCompile(`(?m)^([ \t]*)for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyRangeLoop    = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
 	pyTry          = regexp.MustCompile(`\btry\s*:`)
 	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
 )
@@ -41,9 +41,18 @@ var (
 // pyImports maps local names to "module.Name" (or "module" for a module).
 func pyImports(code []byte) map[string]string {
 	bs := map[string]string{}
-	for _, m := range pyFromImport.FindAllSubmatch(code, -1) {
-		mod := string(m[1])
-		list := string(m[2]) + string(m[3])
+	sub := func(m []int, k int) string {
+		if m[2*k] < 0 {
+			return ""
+		}
+		return string(code[m[2*k]:m[2*k+1]])
+	}
+	for _, m := range scanAt(code, "from", pyFromImport, 1200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		mod := sub(m, 1)
+		list := sub(m, 2) + sub(m, 3)
 		for _, part := range strings.Split(strings.ReplaceAll(list, "\\\n", " "), ",") {
 			part = strings.TrimSpace(strings.Trim(strings.TrimSpace(part), "()"))
 			if part == "" || part == "\\" {
@@ -57,11 +66,14 @@ func pyImports(code []byte) map[string]string {
 			bs[strings.TrimSpace(local)] = mod + "." + name
 		}
 	}
-	for _, m := range pyImport.FindAllSubmatch(code, -1) {
-		mod := string(m[1])
+	for _, m := range scanAt(code, "import", pyImport, 300) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		mod := sub(m, 1)
 		local := mod
-		if len(m[2]) > 0 {
-			local = string(m[2])
+		if s := sub(m, 2); s != "" {
+			local = s
 		}
 		bs[local] = mod
 	}
@@ -70,14 +82,7 @@ func pyImports(code []byte) map[string]string {
 
 // pyCalls finds calls of NAME( or ALIAS.NAME( and returns the offsets of
 // each opening parenthesis.
-func pyCalls(code []byte, qualified string) []int {
-	re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(qualified) + `\s*\(`)
-	var out []int
-	for _, m := range re.FindAllIndex(code, -1) {
-		out = append(out, m[1]-1)
-	}
-	return out
-}
+func pyCalls(code []byte, qualified string) []int { return callsOf(code, qualified, false) }
 
 // pyNames returns every way this file can write module.Name: the local
 // names bound to it and alias.Name for each import of the module.
@@ -388,12 +393,15 @@ func celeryMax(l *Layer, raw, code []byte) {
 // sleep.
 func pyHandLoops(rel string, code []byte, ln lines) []Layer {
 	var out []Layer
-	for _, m := range pyRangeLoop.FindAllSubmatchIndex(code, -1) {
-		start := 0
-		if m[6] >= 0 {
-			start, _ = strconv.Atoi(string(code[m[6]:m[7]]))
+	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {
+		if !atLineStart(code, m[0]) {
+			continue
 		}
-		n, err := strconv.Atoi(string(code[m[8]:m[9]]))
+		start := 0
+		if m[4] >= 0 {
+			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
+		}
+		n, err := strconv.Atoi(string(code[m[6]:m[7]]))
 		if err != nil {
 			continue
 		}
@@ -401,7 +409,10 @@ func pyHandLoops(rel string, code []byte, ln lines) []Layer {
 		if attempts < 2 || attempts > 1000 {
 			continue
 		}
-		indent := m[3] - m[2]
+		indent := 0
+		for i := m[0] - 1; i >= 0 && code[i] != '\n'; i-- {
+			indent++
+		}
 		// The block: following lines indented deeper than the for.
 		end := m[1]
 		for end < len(code) && end-m[1] < maxArgBytes {
