@@ -142,6 +142,21 @@ func TestMinifiedOneLineJavaScriptIsSkipped(t *testing.T) {
 	}
 }
 
+// TestALongPromptIsNotMinified: vercel/ai's examples put a 9 KB prompt on
+// one line of a string; the call around it is still a layer.
+func TestALongPromptIsNotMinified(t *testing.T) {
+	dir := t.TempDir()
+	src := "import { generateText } from 'ai';\n\nconst r = await generateText({\n  model,\n  system:\n    \"" + strings.Repeat("a story of a clocktower. ", 400) + "\",\n  prompt: 'go',\n});\n"
+	write(t, filepath.Join(dir, "example.ts"), []byte(src))
+	r, err := Scan([]string{filepath.Join(dir, "example.ts")}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layers) != 1 || r.Layers[0].DefaultID != "vercel-ai" || r.Layers[0].File != "example.ts" {
+		t.Fatalf("layers %v skipped %+v", layersOf(r), r.Skipped)
+	}
+}
+
 func TestHostileNamesNeverReachTheTerminalRaw(t *testing.T) {
 	dir := t.TempDir()
 	name := "evil\x1b]0;pwned\x07\n[[layer]]\nname = \"x\".ts"

@@ -188,6 +188,10 @@ func Scan(roots []string, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		exampleBase := root
+		if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+			exampleBase = filepath.Dir(root) // a file named alone
+		}
 		res.Files += s.files
 		res.Truncated = res.Truncated || s.trunc
 		res.Layers = append(res.Layers, s.layers...)
@@ -200,7 +204,7 @@ func Scan(roots []string, opt Options) (*Result, error) {
 			m.Count += k.Count
 			for _, e := range k.Examples {
 				if len(m.Examples) < maxSkipExamples {
-					m.Examples = append(m.Examples, path.Join(filepath.ToSlash(root), e))
+					m.Examples = append(m.Examples, path.Join(filepath.ToSlash(exampleBase), e))
 				}
 			}
 		}
@@ -416,7 +420,7 @@ func (s *rootScan) readSource(p pendingFile) {
 		s.skip(skipBinary, p.rel)
 		return
 	}
-	if p.kind != fkYAML && p.kind != fkClaudeSettings && isGenerated(b, s.opt.MaxLineBytes) {
+	if sy, ok := syntaxOf[p.kind]; ok && isGenerated(b, sy, s.opt.MaxLineBytes) {
 		s.skip(skipGenerated, p.rel)
 		return
 	}
@@ -485,21 +489,40 @@ func isBinary(b []byte) bool {
 	return bytes.IndexByte(b[:min(len(b), 8192)], 0) >= 0
 }
 
+// syntaxOf is each source kind's comment and string syntax.
+var syntaxOf = map[fileKind]syntax{
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax,
+}
+
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an
-// @generated marker near the top, or a line longer than maxLine (minified
-// or bundled code, whose retry loops are a library's own).
-func isGenerated(b []byte, maxLine int) bool {
+// @generated marker near the top, or a line holding more than maxLine bytes
+// of code once comments and strings are blanked — minified or bundled code,
+// whose retry loops are a library's own. A long string literal (a prompt
+// on one line) is not code and does not count.
+func isGenerated(b []byte, sy syntax, maxLine int) bool {
 	head := b[:min(len(b), 1024)]
 	if (bytes.Contains(head, []byte("Code generated")) && bytes.Contains(head, []byte("DO NOT EDIT"))) || bytes.Contains(head, []byte("@generated")) {
 		return true
 	}
-	start := 0
-	for start < len(b) {
+	long := false
+	for start := 0; start < len(b); {
 		i := bytes.IndexByte(b[start:], '\n')
 		if i < 0 {
 			i = len(b) - start
 		}
-		if i > maxLine {
+		long = long || i > maxLine
+		start += i + 1
+	}
+	if !long {
+		return false
+	}
+	code := blank(b, sy)
+	for start := 0; start < len(code); {
+		i := bytes.IndexByte(code[start:], '\n')
+		if i < 0 {
+			i = len(code) - start
+		}
+		if i > maxLine && len(code[start:start+i])-bytes.Count(code[start:start+i], []byte(" ")) > maxLine {
 			return true
 		}
 		start += i + 1
