@@ -143,11 +143,15 @@ func TestFixtureRepositories(t *testing.T) {
 		// class (generic, autoretry_for and max_retries as attributes),
 		// retry_kwargs, an OpenAI client built in a class, and npm and
 		// PyPI both locking a package named openai.
+		// and, from the SDKs' own examples, clients imported from a
+		// submodule ('@anthropic-ai/sdk/index', openai.lib.azure).
 		{"testdata/mixed", []want{
+			{"web/batch.ts:3", "anthropic-ts", 3, false},
+			{"worker/azure.py:5", "openai-python", 2, true},
 			{"worker/task.py:6", "celery", 6, true},
 			{"worker/task.py:14", "celery", 3, true},
 			{"worker/transcribe.py:6", "openai-python", 3, false},
-		}, []string{"6 × 3 = 18"}},
+		}, []string{"3 = 3", "6 × 3 = 18"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
@@ -182,7 +186,7 @@ func TestVersionsComeFromLockfiles(t *testing.T) {
 	for _, l := range r.Layers {
 		// 2.x against a row read at 3.3.1: the default is shown, with
 		// low confidence and a note to check that version's.
-		if l.DefaultID == "openai-python" && (l.Version != "2.29.0" || l.Confidence != ConfidenceLow || !strings.Contains(l.Note, "read at 3.3.1")) {
+		if l.File == "worker/transcribe.py" && (l.Version != "2.29.0" || l.Confidence != ConfidenceLow || !strings.Contains(l.Note, "read at 3.3.1")) {
 			t.Errorf("the PyPI openai is 2.29.0 from uv.lock, not npm's 4.104.0: %q %s %q", l.Version, l.Confidence, l.Note)
 		}
 	}

@@ -133,6 +133,12 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 		out = append(out, l)
 	}
 	for name, b := range bs {
+		// '@anthropic-ai/sdk/index' is '@anthropic-ai/sdk'.
+		for _, pkg := range []string{"@anthropic-ai/sdk", "openai", "stripe", "p-retry", "async-retry", "ai", "bullmq", "swr"} {
+			if strings.HasPrefix(b.module, pkg+"/") {
+				b.module = pkg
+			}
+		}
 		switch {
 		case b.module == "@anthropic-ai/sdk" && (b.imported == "default" || b.imported == "Anthropic"):
 			for _, o := range jsCalls(code, name, true) {

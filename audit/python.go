@@ -90,7 +90,9 @@ func pyNames(bs map[string]string, module string, names ...string) []string {
 	var out []string
 	for local, full := range bs {
 		for _, n := range names {
-			if full == module+"."+n {
+			// from openai import OpenAI, and from openai.lib.azure import
+			// AzureOpenAI: a submodule re-exporting the class.
+			if full == module+"."+n || strings.HasPrefix(full, module+".") && strings.HasSuffix(full, "."+n) {
 				out = append(out, local)
 			}
 		}
