@@ -64,3 +64,31 @@ func TestDefaultsCommand(t *testing.T) {
 		t.Error("an unknown library is an error")
 	}
 }
+
+// TestAuditMeetsTheLogs: static meets dynamic through the existing
+// `budget --from-log --file`. Seed 000's incident log against the stack
+// audit reads from seed 000's code agrees (63 = 63); against the stack of
+// the fixed code (4) it shows a retry layer the code does not configure.
+func TestAuditMeetsTheLogs(t *testing.T) {
+	const log = "../sample-logs/seed000-incident.jsonl"
+	if _, err := os.Stat(log); err != nil {
+		t.Fatalf("sample log: %v", err)
+	}
+	for _, c := range []struct {
+		code   string
+		hidden bool
+	}{{"../audit/testdata/seed000", false}, {"../audit/testdata/seed000-fixed", true}} {
+		stack, _ := run(t, "audit", "--format", "toml", c.code)
+		path := filepath.Join(t.TempDir(), "stack.toml")
+		if err := os.WriteFile(path, []byte(stack), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(t, "budget", "--from-log", log, "--file", path)
+		if err != nil {
+			t.Fatalf("budget --from-log --file: %v", err)
+		}
+		if got := strings.Contains(out, "a retry layer you did not configure"); got != c.hidden {
+			t.Errorf("%s against the incident: hidden layer %v, want %v\n%s", c.code, got, c.hidden, out)
+		}
+	}
+}
