@@ -137,8 +137,9 @@ func TestFixtureRepositories(t *testing.T) {
 			{".claude/settings.json:6", "claude-code", 4, true},
 			{"deploy/migrate-job.yaml:2", "kubernetes-job", 7, false},
 			{"deploy/report-cron.yaml:16", "kubernetes-job", 3, true},
+			{"mesh/llm-gateway.yaml:17", "istio", 5, true}, // attempts: 4 retries
 			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
-		}, []string{"4 = 4", "3 × 7 = 21"}},
+		}, []string{"4 = 4", "5 × 7 = 35"}},
 		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
 		// class (generic, autoretry_for and max_retries as attributes),
 		// retry_kwargs, an OpenAI client built in a class, and npm and
@@ -340,5 +341,23 @@ func TestEveryRowCitesItsSource(t *testing.T) {
 	}
 	if d, _ := Lookup("bullmq"); d.AttemptsFor(7) != 7 {
 		t.Error("BullMQ attempts: 7 is 7 attempts")
+	}
+}
+
+func TestIstioDefaultAndDisabled(t *testing.T) {
+	for _, c := range []struct {
+		retries  string
+		attempts int
+		layer    bool
+	}{{"", 3, true}, {"      retries:\n        attempts: 0\n", 1, true}} {
+		dir := t.TempDir()
+		vs := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: api\nspec:\n  hosts: [api]\n  http:\n    - route:\n        - destination:\n            host: api\n" + c.retries
+		if err := os.WriteFile(filepath.Join(dir, "vs.yaml"), []byte(vs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Attempts != c.attempts || r.Layers[0].Configured == (c.retries == "") {
+			t.Errorf("retries %q: layers %v", c.retries, layersOf(r))
+		}
 	}
 }

@@ -88,6 +88,12 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 		if kind == nil {
 			continue
 		}
+		if kind.Value == "VirtualService" {
+			if l, ok := istioLayer(rel, top); ok {
+				out = append(out, l)
+			}
+			continue
+		}
 		var spec *yaml.Node
 		switch kind.Value {
 		case "Job":
@@ -112,6 +118,35 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// istioLayer is a VirtualService's worst HTTP route: retries.attempts
+// (retries, 0 disabling them) or Istio's default when a route sets none.
+func istioLayer(rel string, top *yaml.Node) (Layer, bool) {
+	if av := mapValue(top, "apiVersion"); av == nil || !strings.HasPrefix(av.Value, "networking.istio.io/") {
+		return Layer{}, false
+	}
+	routes := mapValue(mapValue(top, "spec"), "http")
+	if routes == nil || routes.Kind != yaml.SequenceNode {
+		return Layer{}, false
+	}
+	var worst Layer
+	found := false
+	for _, r := range routes.Content {
+		l := newLayer("istio", rel, r.Line, "config", ConfidenceHigh)
+		if at := mapValue(mapValue(r, "retries"), "attempts"); at != nil {
+			l.Line = at.Line
+			if n, err := strconv.Atoi(at.Value); err == nil && n >= 0 && n <= 1_000_000 {
+				l.set(n, "retries.attempts: "+at.Value)
+			} else {
+				l.setUnknown("retries.attempts: " + at.Value)
+			}
+		}
+		if !found || worse(l, worst) {
+			worst, found = l, true
+		}
+	}
+	return worst, found
 }
 
 // mapValue is the value of key in a YAML mapping node, or nil.
