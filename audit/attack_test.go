@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -248,3 +249,26 @@ func FuzzDetectors(f *testing.F) {
 		}
 	})
 }
+
+// TestYAMLAliasBombs: a lockfile or manifest of nested aliases (10^11
+// nodes expanded) is refused or read without expanding, never exhausts
+// memory.
+func TestYAMLAliasBombs(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a0: &a0 [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n")
+	for i := 1; i < 12; i++ {
+		b.WriteString("a" + itoa(i) + ": &a" + itoa(i) + " [" + strings.TrimSuffix(strings.Repeat("*a"+itoa(i-1)+",", 10), ",") + "]\n")
+	}
+	write(t, filepath.Join(dir, "pnpm-lock.yaml"), []byte("lockfileVersion: '9.0'\n"+b.String()+"importers:\n  .:\n    dependencies:\n      bomb: *a11\n"))
+	write(t, filepath.Join(dir, "job.yaml"), []byte("apiVersion: batch/v1\nkind: Job\n"+b.String()+"spec:\n  backoffLimit: 1\n  x: *a11\n"))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layers) != 1 || r.Layers[0].Attempts != 2 || skipped(r, skipUnparsed) != 1 {
+		t.Fatalf("layers %v skipped %+v", layersOf(r), r.Skipped)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
