@@ -241,16 +241,13 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 		return nil, fmt.Errorf("audit %s: %w", root, err)
 	}
 	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: versionSet{}}
-	base := root
 	if !fi.IsDir() {
 		// One file: scan it alone, named by its base name.
-		base = filepath.Dir(root)
 		rel := filepath.Base(root)
 		s.consider(rel, root, fi.Size(), fi.Mode())
 	} else if err := s.walk(walkRoot); err != nil {
 		return nil, err
 	}
-	_ = base
 	// Lockfiles first, so every layer can be given its version.
 	var src []pendingFile
 	for _, p := range s.pending {

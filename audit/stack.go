@@ -45,13 +45,12 @@ func buildStacks(res *Result) {
 			codeRoots[k.root] = true
 		}
 	}
-	for root, idx := range config {
-		if !codeRoots[root] {
+	for _, root := range res.Roots { // in the order given: deterministic output
+		if _, ok := config[root]; ok && !codeRoots[root] {
 			k := key{root, "config"}
 			order = append(order, k)
 			groups[k] = nil
 		}
-		_ = idx
 	}
 	for _, k := range order {
 		members := groups[k]
