@@ -82,9 +82,9 @@ type Finding struct {
 
 // Skip is why files or directories were not read.
 type Skip struct {
-	Reason   string
-	Count    int
-	Examples []string // up to maxSkipExamples, relative paths
+	Reason   string   `json:"reason"`
+	Count    int      `json:"count"`
+	Examples []string `json:"examples"` // up to maxSkipExamples paths
 }
 
 // Result is an audit of one or more roots.
