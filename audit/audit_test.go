@@ -153,6 +153,18 @@ func TestFixtureRepositories(t *testing.T) {
 			{"worker/task.py:14", "celery", 3, true},
 			{"worker/transcribe.py:6", "openai-python", 3, false},
 		}, []string{"3 = 3", "6 × 3 = 18"}},
+		// Temporal activities in its three SDKs' documented shapes (no
+		// retry policy is no maximum), urllib3's Retry and requests'
+		// HTTPAdapter(max_retries=N).
+		{"testdata/temporal", []want{
+			{"app/http.py:8", "urllib3-retry", 4, true},
+			{"app/http.py:10", "urllib3-retry", 6, true},
+			{"src/workflows.ts:4", "temporal-activity", 5, true}, // proxyActivities<typeof a>({ retry: { maximumAttempts: 5 } })
+			{"worker/workflow.go:15", "temporal-activity", 4, true},
+			{"worker/workflow.go:24", "temporal-activity", 0, false},
+			{"workflows/report.py:14", "temporal-activity", 0, false},
+			{"workflows/report.py:19", "temporal-activity", 3, true},
+		}, []string{"∞ × 6 = unbounded", "5 = 5", "∞ = unbounded"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},

@@ -69,6 +69,12 @@ func scanGo(rel string, src []byte) ([]Layer, error) {
 				retryMax = as
 			}
 		}
+		if cl, ok := n.(*ast.CompositeLit); ok {
+			if p, typ := pkgOf(cl.Type); p == "go.temporal.io/sdk/workflow" && (typ == "ActivityOptions" || typ == "LocalActivityOptions") {
+				out = append(out, temporalGo(rel, cl, line, intArg, text))
+			}
+			return true
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
@@ -154,6 +160,45 @@ func scanGo(rel string, src []byte) ([]Layer, error) {
 	out = dedupeFailsafe(out)
 	out = append(out, goHandLoops(rel, f, fset, local)...)
 	return out, nil
+}
+
+// temporalGo reads an ActivityOptions literal's RetryPolicy: MaximumAttempts
+// N is N attempts; 0 or no policy is Temporal's default, no maximum.
+func temporalGo(rel string, cl *ast.CompositeLit, line func(ast.Node) int, intArg func(ast.Expr) (int, bool), text func(ast.Node) string) Layer {
+	l := newLayer("temporal-activity", rel, line(cl), "go", ConfidenceHigh)
+	for _, e := range cl.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		if k, ok := kv.Key.(*ast.Ident); !ok || k.Name != "RetryPolicy" {
+			continue
+		}
+		v := kv.Value
+		if u, ok := v.(*ast.UnaryExpr); ok {
+			v = u.X
+		}
+		rp, ok := v.(*ast.CompositeLit)
+		if !ok {
+			l.setUnknown(text(kv))
+			return l
+		}
+		for _, f := range rp.Elts {
+			if fkv, ok := f.(*ast.KeyValueExpr); ok {
+				if k, ok := fkv.Key.(*ast.Ident); ok && k.Name == "MaximumAttempts" {
+					l.Line = line(fkv)
+					if n, ok := intArg(fkv.Value); ok && n > 0 {
+						l.setAttempts(n, text(fkv))
+					} else if ok {
+						l.setUnbounded(text(fkv) + " (0: no maximum)")
+					} else {
+						l.setUnknown(text(fkv))
+					}
+				}
+			}
+		}
+	}
+	return l
 }
 
 // chainFrom reports whether a method chain starts at a call into pkg

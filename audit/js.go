@@ -26,6 +26,7 @@ var (
 	jsErrorRetry  = knobRe("errorRetryCount")
 	jsNoRetryErr  = regexp.MustCompile(`\bshouldRetryOnError\s*:\s*false`)
 	jsNetRetries  = knobRe("maxNetworkRetries")
+	jsMaxAttempts = knobRe("maximumAttempts")
 	jsQueueAdd    = regexp.MustCompile(`\.add(?:Bulk)?\s*\(`)
 	jsNewQueue    = regexp.MustCompile(`\bnew\s+Queue\s*\(`)
 	jsBackoff     = regexp.MustCompile(`\bbackoff\s*:\s*\{([^}]*)\}`)
@@ -179,6 +180,21 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 						l.setAttempts(1, snippet(r, m[0]))
 					} else if m := jsRetryTrue.FindIndex(r); m != nil {
 						l.setUnbounded(snippet(r, m[0]))
+					}
+				})
+			}
+		case b.module == "@temporalio/workflow" && (b.imported == "proxyActivities" || b.imported == "proxyLocalActivities"):
+			for _, o := range jsCalls(code, name, false) {
+				add("temporal-activity", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
+					if v, ok, num, at := intKnob(jsMaxAttempts, r); ok {
+						switch {
+						case num && v > 0:
+							l.setAttempts(v, snippet(r, at))
+						case !num && strings.Contains(snippet(r, at), "Infinity"):
+							l.setUnbounded(snippet(r, at))
+						default:
+							l.setUnknown(snippet(r, at))
+						}
 					}
 				})
 			}

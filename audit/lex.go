@@ -234,6 +234,20 @@ func callsOf(code []byte, name string, ctor bool) []int {
 		for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\n' || code[k] == '\r') {
 			k++
 		}
+		if k < len(code) && code[k] == '<' {
+			// TypeScript type arguments: proxyActivities<typeof a>(...)
+			depth, end := 0, min(len(code), k+256)
+			for ; k < end; k++ {
+				if code[k] == '<' {
+					depth++
+				} else if code[k] == '>' {
+					if depth--; depth == 0 {
+						k++
+						break
+					}
+				}
+			}
+		}
 		if k >= len(code) || code[k] != '(' {
 			continue
 		}

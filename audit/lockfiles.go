@@ -34,9 +34,15 @@ func (v versionSet) put(eco, name, version string, exact bool) {
 func (v versionSet) declares(eco, name string) bool { _, ok := v[eco+"/"+name]; return ok }
 
 func (v versionSet) versionOf(d Default) string {
-	for _, p := range d.Packages {
-		if s, ok := v[d.Ecosystem+"/"+strings.ToLower(p)]; ok {
-			return s
+	ecos := []string{d.Ecosystem}
+	if d.Ecosystem == "config" {
+		ecos = []string{"npm", "pypi", "go", "gem"} // a row spanning SDKs names each one's package
+	}
+	for _, eco := range ecos {
+		for _, p := range d.Packages {
+			if s, ok := v[eco+"/"+strings.ToLower(p)]; ok {
+				return s
+			}
 		}
 	}
 	return ""

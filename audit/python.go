@@ -33,6 +33,10 @@ var (
 	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
 	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
 	pyGenaiAttempt = knobRe("attempts")
+	pyTemporalCall = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
+	pyMaxAttempts  = knobRe("maximum_attempts")
+	pyTotal        = knobRe("total")
+	pyFirstInt     = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
 	pyRangeLoop    = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
 	pyTry          = regexp.MustCompile(`\btry\s*:`)
 	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
@@ -262,6 +266,53 @@ func scanPython(rel string, raw []byte) []Layer {
 				l.Configured = false
 			}
 			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "temporalio") {
+		for _, m := range pyTemporalCall.FindAllIndex(code, -1) {
+			o := m[1] - 1
+			l := newLayer("temporal-activity", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxAttempts, code[a:b]); ok {
+				switch {
+				case num && v == 0:
+					l.setUnbounded(snippet(code[a:b], k) + " (0: no maximum)")
+				case num:
+					l.setAttempts(v, snippet(code[a:b], k))
+				default:
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	retryNames := append(pyNames(bs, "urllib3", "Retry"), pyNames(bs, "requests.packages.urllib3", "Retry")...)
+	for _, n := range retryNames {
+		for _, o := range pyCalls(code, n) {
+			l := newLayer("urllib3-retry", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			region := code[a:b]
+			if v, ok, num, k := intKnob(pyTotal, region); ok {
+				if num {
+					l.set(v, snippet(region, k))
+				} else {
+					l.setUnknown(snippet(region, k))
+				}
+			} else if pm := pyFirstInt.FindSubmatch(region); pm != nil {
+				v, _ := strconv.Atoi(string(pm[1]))
+				l.set(v, "Retry("+string(pm[1])+")")
+			}
+			out = append(out, l)
+		}
+	}
+	for _, n := range pyNames(bs, "requests.adapters", "HTTPAdapter") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 {
+				l := newLayer("urllib3-retry", rel, ln.at(o), "python", ConfidenceMedium)
+				l.set(v, snippet(code[a:b], k))
+				out = append(out, l)
+			}
 		}
 	}
 	out = append(out, pyHandLoops(rel, code, ln)...)
