@@ -165,6 +165,15 @@ func TestFixtureRepositories(t *testing.T) {
 			{"workflows/report.py:14", "temporal-activity", 0, false},
 			{"workflows/report.py:19", "temporal-activity", 3, true},
 		}, []string{"∞ × 6 = unbounded", "5 = 5", "∞ = unbounded"}},
+		// Pydantic AI agents as trunk-transcribe builds them (the model
+		// string in a constant: low confidence) and with a literal model,
+		// and nick-fields/retry steps in a nightly workflow.
+		{"testdata/agents", []want{
+			{".github/workflows/nightly.yml:14", "gha-retry", 2, true},
+			{".github/workflows/nightly.yml:17", "gha-retry", 3, false},
+			{"summary_agent.py:14", "openai-python", 3, false},
+			{"summary_agent.py:20", "anthropic-python", 3, false},
+		}, []string{"3 × 3 = 9"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},

@@ -63,6 +63,12 @@ const maxYAMLDocs = 1000
 // Helm template ({{ }}) is not YAML until rendered: it is reported as not
 // parsed rather than guessed at.
 func scanYAML(rel string, raw []byte) ([]Layer, error) {
+	if strings.HasPrefix(rel, ".github/workflows/") || strings.Contains(rel, "/.github/workflows/") {
+		if !bytes.Contains(raw, []byte("nick-fields/retry")) {
+			return nil, nil
+		}
+		return scanWorkflow(rel, raw)
+	}
 	if !bytes.Contains(raw, []byte("kind:")) {
 		return nil, nil
 	}
@@ -116,6 +122,45 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 			}
 		}
 		out = append(out, l)
+	}
+	return out, nil
+}
+
+// scanWorkflow reads a GitHub Actions workflow's nick-fields/retry steps.
+func scanWorkflow(rel string, raw []byte) ([]Layer, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	jobs := mapValue(doc.Content[0], "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var out []Layer
+	for i := 1; i < len(jobs.Content); i += 2 {
+		steps := mapValue(jobs.Content[i], "steps")
+		if steps == nil || steps.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, st := range steps.Content {
+			uses := mapValue(st, "uses")
+			if uses == nil || !strings.HasPrefix(uses.Value, "nick-fields/retry@") {
+				continue
+			}
+			l := newLayer("gha-retry", rel, uses.Line, "config", ConfidenceHigh)
+			if ma := mapValue(mapValue(st, "with"), "max_attempts"); ma != nil {
+				l.Line = ma.Line
+				if n, err := strconv.Atoi(ma.Value); err == nil && n > 0 && n <= 1_000_000 {
+					l.setAttempts(n, "max_attempts: "+ma.Value)
+				} else {
+					l.setUnknown("max_attempts: " + ma.Value)
+				}
+			}
+			out = append(out, l)
+		}
 	}
 	return out, nil
 }

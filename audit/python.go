@@ -33,6 +33,7 @@ var (
 	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
 	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
 	pyGenaiAttempt = knobRe("attempts")
+	pyProvider     = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
 	pyTemporalCall = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
 	pyMaxAttempts  = knobRe("maximum_attempts")
 	pyTotal        = knobRe("total")
@@ -283,6 +284,30 @@ func scanPython(rel string, raw []byte) []Layer {
 					l.setUnknown(snippet(code[a:b], k))
 				}
 			}
+			out = append(out, l)
+		}
+	}
+	// Pydantic AI builds the provider's SDK client without max_retries
+	// (providers/_openai_compatible.py and providers/anthropic.py in
+	// pydantic/pydantic-ai @4fda38988f29): an Agent is an SDK layer at the
+	// SDK's default.
+	for _, n := range pyNames(bs, "pydantic_ai", "Agent") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			provider := pyProvider.FindSubmatch(raw[a:b])
+			conf := ConfidenceMedium
+			if provider == nil {
+				provider, conf = pyProvider.FindSubmatch(raw), ConfidenceLow // a model string elsewhere in the file
+			}
+			if provider == nil {
+				continue
+			}
+			id := "openai-python"
+			if string(provider[1]) == "anthropic" {
+				id = "anthropic-python"
+			}
+			l := newLayer(id, rel, ln.at(o), "python", conf)
+			l.Note = "the " + string(provider[1]) + " client Pydantic AI builds, with the SDK's default max_retries"
 			out = append(out, l)
 		}
 	}
