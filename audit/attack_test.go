@@ -189,15 +189,23 @@ func TestHostileNamesNeverReachTheTerminalRaw(t *testing.T) {
 func TestAMillionMatchesAreBounded(t *testing.T) {
 	dir := t.TempDir()
 	src := "import Anthropic from \"@anthropic-ai/sdk\";\n" + strings.Repeat("new Anthropic({ maxRetries: 1 });\n", 30_000)
-	write(t, filepath.Join(dir, "many.ts"), []byte(src))
+	for _, f := range []string{"a.ts", "b.ts", "c.ts"} {
+		write(t, filepath.Join(dir, f), []byte(src))
+	}
+	// 60,000 unclosed calls on 3,000 lines: each would follow 4 KiB of
+	// arguments (16 s before the per-file bound, 0.4 s after).
+	write(t, filepath.Join(dir, "open.ts"), []byte("import Anthropic from \"@anthropic-ai/sdk\";\n"+strings.Repeat(strings.Repeat("new Anthropic(", 20)+"\n", 3000)))
 	opt := DefaultOptions()
-	opt.MaxLayers = 500
+	opt.MaxLayers = 700
 	r, err := Scan([]string{dir}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Layers) != 500 || !r.Truncated {
+	if len(r.Layers) != 700 || !r.Truncated {
 		t.Fatalf("%d layers, truncated %v: the limit must hold and say so", len(r.Layers), r.Truncated)
+	}
+	if n := skipped(r, skipPartial); n < 3 {
+		t.Errorf("files read in part: %d, want each file of over %d matches said: %+v", n, maxCandidates, r.Skipped)
 	}
 }
 

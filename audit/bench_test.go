@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,31 @@ func BenchmarkScan100kFiles(b *testing.B) {
 		b.Fatalf("%d layers, want %d", len(r.Layers), dirs*perDir/50)
 	}
 	b.ReportMetric(float64(r.Files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkHostileFiles: 1 MiB files built to make a scanner slow — 60,000
+// unclosed constructor calls, 30,000 loop heads, 120,000 unterminated
+// imports — each read in bounded time.
+//
+//	go test ./audit -run x -bench Hostile
+func BenchmarkHostileFiles(b *testing.B) {
+	dir := b.TempDir()
+	files := map[string]string{
+		"calls.ts":   "import Anthropic from \"@anthropic-ai/sdk\";\n" + strings.Repeat(strings.Repeat("new Anthropic(", 20)+"\n", 3000),
+		"loops.ts":   strings.Repeat(strings.Repeat("for (let i = 0; i < 3; i++) {", 10)+"\n", 3000),
+		"imports.ts": strings.Repeat("import {", 120_000),
+		"tasks.py":   "from celery import Celery\n" + strings.Repeat("@app.task(autoretry_for=(E,), bind=True\n", 20_000),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opt := DefaultOptions()
+	opt.MaxFileBytes = 2 << 20
+	for b.Loop() {
+		if _, err := Scan([]string{dir}, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

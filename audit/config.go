@@ -23,7 +23,7 @@ func scanRuby(rel string, raw []byte) []Layer {
 	code := blank(raw, rubySyntax)
 	ln := newLines(raw)
 	var out []Layer
-	incs := rbInclude.FindAllIndex(code, -1)
+	incs := rbInclude.FindAllIndex(code, maxCandidates)
 	for i, m := range incs {
 		end := len(code)
 		if i+1 < len(incs) {
@@ -227,7 +227,7 @@ func scanNginx(rel string, raw []byte) []Layer {
 	}
 	ln := newLines(raw)
 	servers := 0
-	for _, m := range ngxUpstream.FindAllIndex(code, -1) {
+	for _, m := range ngxUpstream.FindAllIndex(code, maxCandidates) {
 		a, b := args(code, m[1]-1)
 		servers = max(servers, len(ngxServer.FindAllIndex(code[a:b], -1)))
 	}

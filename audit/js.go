@@ -236,7 +236,7 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 	}
 	if usesBull {
 		for _, re := range []*regexp.Regexp{jsQueueAdd, jsNewQueue} {
-			for _, m := range re.FindAllIndex(code, -1) {
+			for _, m := range re.FindAllIndex(code, maxCandidates) {
 				open := m[1] - 1
 				a, e := args(code, open)
 				region := code[a:e]

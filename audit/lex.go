@@ -111,6 +111,11 @@ func (ls lines) at(off int) int {
 // maxArgBytes bounds how far a call's arguments are followed.
 const maxArgBytes = 4096
 
+// maxCandidates bounds the candidates of one shape examined per file, so a
+// file of 60,000 `new Anthropic(` costs 256 × maxArgBytes, not 60,000 ×:
+// a file that reaches it is reported as partly read.
+const maxCandidates = 256
+
 // args returns the offsets of the argument text of the call whose opening
 // parenthesis is at open, through its matching close (or maxArgBytes).
 func args(code []byte, open int) (int, int) {
@@ -171,7 +176,8 @@ func snippet(code []byte, at int) string {
 func scanAt(hay []byte, lit string, re *regexp.Regexp, window int) [][]int {
 	var out [][]int
 	l := []byte(lit)
-	for i := 0; i < len(hay); {
+	tries := 0
+	for i := 0; i < len(hay) && len(out) < maxCandidates && tries < 16*maxCandidates; {
 		j := bytes.Index(hay[i:], l)
 		if j < 0 {
 			break
@@ -181,6 +187,7 @@ func scanAt(hay []byte, lit string, re *regexp.Regexp, window int) [][]int {
 		if at > 0 && isWord(hay[at-1]) {
 			continue
 		}
+		tries++ // each costs up to window bytes of matching: bounded per file
 		m := re.FindSubmatchIndex(hay[at:min(len(hay), at+window)])
 		if m == nil {
 			continue
@@ -217,7 +224,7 @@ func atLineStart(b []byte, off int) bool {
 func callsOf(code []byte, name string, ctor bool) []int {
 	var out []int
 	n := []byte(name)
-	for i := 0; i < len(code); {
+	for i := 0; i < len(code) && len(out) < maxCandidates; {
 		j := bytes.Index(code[i:], n)
 		if j < 0 {
 			break

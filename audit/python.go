@@ -183,7 +183,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "langchain_core") || importsPrefix(bs, "langchain") || importsPrefix(bs, "langchain_openai") || importsPrefix(bs, "langchain_anthropic") || importsPrefix(bs, "langgraph") {
-		for _, m := range pyWithRetry.FindAllIndex(code, -1) {
+		for _, m := range pyWithRetry.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			l := at("langchain-with-retry", o, nil)
 			a, b := args(code, o)
@@ -202,7 +202,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "instructor") {
-		for _, m := range pyInstrCreate.FindAllIndex(code, -1) {
+		for _, m := range pyInstrCreate.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			a, b := args(code, o)
 			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok {
@@ -239,7 +239,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "boto3") {
-		for _, m := range pyBotoClient.FindAllIndex(code, -1) {
+		for _, m := range pyBotoClient.FindAllIndex(code, maxCandidates) {
 			l := newLayer("botocore", rel, ln.at(m[0]), "python", ConfidenceMedium)
 			// The retry config is a dict of strings: read it from the
 			// source, where a Config(...) of this file sets it.
@@ -256,7 +256,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "google.genai") || importsPrefix(bs, "google") {
-		for _, m := range pyGenaiRetry.FindAllIndex(code, -1) {
+		for _, m := range pyGenaiRetry.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			l := newLayer("google-genai", rel, ln.at(o), "python", ConfidenceMedium)
 			a, b := args(code, o)
@@ -270,7 +270,7 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "temporalio") {
-		for _, m := range pyTemporalCall.FindAllIndex(code, -1) {
+		for _, m := range pyTemporalCall.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			l := newLayer("temporal-activity", rel, ln.at(o), "python", ConfidenceMedium)
 			a, b := args(code, o)
@@ -351,7 +351,7 @@ func pyTenacity(rel string, code []byte, ln lines, bs map[string]string) []Layer
 	names := pyNames(bs, "tenacity", "retry", "Retrying", "AsyncRetrying")
 	for _, n := range names {
 		re := regexp.MustCompile(`(?:^|[^\w.])(@\s*)?` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
-		for _, m := range re.FindAllSubmatchIndex(code, -1) {
+		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
 			deco, call := m[2] >= 0, m[4] >= 0
 			isRetry := strings.HasSuffix(n, "retry") && !strings.HasSuffix(n, "Retrying")
 			if !call && !(deco && isRetry) {
@@ -397,9 +397,9 @@ func pyCelery(rel string, raw, code []byte, ln lines) []Layer {
 	var out []Layer
 	// A task class: autoretry_for and max_retries as class attributes
 	// (the shape Celery's docs and many projects use for a base task).
-	for _, m := range pyTaskClass.FindAllIndex(code, -1) {
-		end := len(code)
-		if nx := pyTopLevel.FindIndex(code[m[1]:]); nx != nil {
+	for _, m := range pyTaskClass.FindAllIndex(code, maxCandidates) {
+		end := min(len(code), m[1]+maxBodyBytes)
+		if nx := pyTopLevel.FindIndex(code[m[1]:end]); nx != nil {
 			end = m[1] + nx[0]
 		}
 		body := code[m[1]:end]
@@ -410,16 +410,16 @@ func pyCelery(rel string, raw, code []byte, ln lines) []Layer {
 		celeryMax(&l, raw[m[1]:end], body)
 		out = append(out, l)
 	}
-	decos := pyTaskDeco.FindAllSubmatchIndex(code, -1)
+	decos := pyTaskDeco.FindAllSubmatchIndex(code, maxCandidates)
 	for i, m := range decos {
 		var region, rawRegion []byte
 		if m[2] >= 0 {
 			a, b := args(code, m[3]-1)
 			region, rawRegion = code[a:b], raw[a:b]
 		}
-		end := len(code)
+		end := min(len(code), m[1]+maxBodyBytes)
 		if i+1 < len(decos) {
-			end = decos[i+1][0]
+			end = min(end, decos[i+1][0])
 		}
 		body, rawBody := code[m[1]:end], raw[m[1]:end]
 		auto := region != nil && pyAutoretry.Match(region)
@@ -441,6 +441,10 @@ func pyCelery(rel string, raw, code []byte, ln lines) []Layer {
 	}
 	return out
 }
+
+// maxBodyBytes bounds how much of a task's body is read for self.retry()
+// and its class attributes.
+const maxBodyBytes = 64 << 10
 
 // celeryMax reads max_retries from code (max_retries=N, max_retries = None)
 // or from a retry_kwargs dict in the raw source ({"max_retries": N}).

@@ -60,6 +60,7 @@ const (
 	skipNotFile   = "not a regular file (device, FIFO, socket)"
 	skipUnreadble = "unreadable"
 	skipUnparsed  = "could not be parsed"
+	skipPartial   = "partly read: 256 matches of one shape, the rest not examined"
 	skipTemplate  = "a template (render it, e.g. helm template, and audit the output)"
 )
 
@@ -441,6 +442,12 @@ func (s *rootScan) readSource(p pendingFile) {
 		ls = scanNginx(p.rel, b)
 	case fkClaudeSettings:
 		ls, perr = scanClaudeSettings(p.rel, b)
+	}
+	perShape := map[string]int{}
+	for _, l := range ls {
+		if perShape[l.DefaultID]++; perShape[l.DefaultID] == maxCandidates {
+			s.skip(skipPartial, p.rel)
+		}
 	}
 	switch {
 	case errors.Is(perr, errTemplate):
