@@ -139,6 +139,7 @@ func TestFixtureRepositories(t *testing.T) {
 			{"deploy/report-cron.yaml:16", "kubernetes-job", 3, true},
 			{"mesh/llm-gateway.yaml:17", "istio", 5, true}, // attempts: 4 retries
 			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
+			{"statemachines/report.asl.json:9", "step-functions", 7, true}, // the worse of MaxAttempts 6 and an unset one (3)
 		}, []string{"4 = 4", "5 × 7 = 35"}},
 		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
 		// class (generic, autoretry_for and max_retries as attributes),

@@ -114,6 +114,16 @@ func classify(rel string) fileKind {
 		return fkRuby
 	case ".yaml", ".yml":
 		return fkYAML
+	case ".json":
+		// State machines (Amazon States Language) are JSON, named so by
+		// convention; YAML's parser reads JSON and gives line numbers.
+		// Other JSON (data, fixtures) is not read.
+		l := strings.ToLower(rel)
+		for _, hint := range []string{".asl.json", "statemachine", "state-machine", "state_machine", "stepfunction", "step-function", "step_function", "sfn"} {
+			if strings.Contains(l, hint) {
+				return fkYAML
+			}
+		}
 	case ".conf":
 		if strings.Contains(lower, "nginx") || strings.Contains(rel, "nginx") || strings.HasPrefix(rel, "conf.d/") || strings.Contains(rel, "/conf.d/") || strings.Contains(rel, "sites-") {
 			return fkNginx
