@@ -1,0 +1,385 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Fixture repositories under testdata/ are files written for these tests,
+// each following the shape of real code (the seed's three lines; Stainless
+// SDK constructors; tenacity, Celery, LangChain and LlamaIndex as their
+// docs and typical apps write them; Kubernetes CronJobs; an nginx upstream
+// block; a .claude/settings.json env block).
+
+func scan(t *testing.T, dir string) *Result {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("fixture %s: %v", dir, err)
+	}
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// want is one expected layer: file:line id attempts (0 = unbounded) and
+// whether the code sets it.
+type want struct {
+	at         string
+	id         string
+	attempts   int
+	configured bool
+}
+
+func layersOf(r *Result) []want {
+	var got []want
+	for _, l := range r.Layers {
+		got = append(got, want{fmt.Sprintf("%s:%d", l.File, l.Line), l.DefaultID, l.Attempts, l.Configured})
+	}
+	return got
+}
+
+func sameLayers(t *testing.T, r *Result, exp []want) {
+	t.Helper()
+	got := layersOf(r)
+	if fmt.Sprint(got) != fmt.Sprint(exp) {
+		t.Errorf("layers:\n got %v\nwant %v", got, exp)
+	}
+}
+
+func TestSeed000StackIs63AndElevenMinutes(t *testing.T) {
+	r := scan(t, "testdata/seed000")
+	sameLayers(t, r, []want{
+		{"src/enqueue.ts:5", "bullmq", 7, true},
+		{"src/llm.ts:4", "anthropic-ts", 3, false}, // the one nobody set
+		{"src/report.ts:6", "p-retry", 3, true},
+	})
+	if len(r.Stacks) != 1 {
+		t.Fatalf("stacks: %+v", r.Stacks)
+	}
+	st := r.Stacks[0]
+	if st.Attempts != 63 || st.Product != "7 × 3 × 3 = 63" {
+		t.Errorf("product %d %q, want 63", st.Attempts, st.Product)
+	}
+	// Seed 000: "11 minutes 40 seconds from enqueue to dead letter" —
+	// 63 calls answered (with 529) in about 10 s each, plus the nested
+	// backoffs.
+	if st.FailFastS < 600 || st.FailFastS > 780 {
+		t.Errorf("fail-fast wall clock %.0f s, want the 11-minute class", st.FailFastS)
+	}
+	if !r.HasCritical() {
+		t.Error("p-retry and BullMQ both retry a 400 on top of each other: critical")
+	}
+	kinds := map[FindingKind]int{}
+	for _, f := range r.Findings {
+		kinds[f.Kind]++
+	}
+	if kinds[FindingOverBudget] != 1 || kinds[FindingSameDomain] != 1 || kinds[FindingUnsetDefault] != 1 {
+		t.Errorf("findings %v", kinds)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == FindingOverBudget && (!strings.Contains(f.Message, "7 × 3 × 3 = 63") || f.File != "src/llm.ts" || f.Line != 4) {
+			t.Errorf("over-budget finding %+v", f)
+		}
+	}
+}
+
+func TestSeed000FixIsFour(t *testing.T) {
+	r := scan(t, "testdata/seed000-fixed")
+	sameLayers(t, r, []want{
+		{"src/enqueue.ts:10", "bullmq", 4, true},
+		{"src/llm.ts:4", "anthropic-ts", 1, true},
+	})
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 4 {
+		t.Fatalf("stacks %+v, want one of 4 attempts", r.Stacks)
+	}
+	if r.HasCritical() {
+		t.Errorf("one owner with a deadline is seed 000's fix, not critical: %+v", r.Findings)
+	}
+	if b := r.Layers[0].Backoff; b != "exp:2000ms" {
+		t.Errorf("BullMQ backoff %q", b)
+	}
+}
+
+func TestFixtureRepositories(t *testing.T) {
+	cases := []struct {
+		dir     string
+		layers  []want
+		product []string // each stack's product, in order
+	}{
+		{"testdata/pyagent", []want{
+			{"app/chain.py:6", "openai-python", 4, true},        // ChatOpenAI(max_retries=3) passes through
+			{"app/chain.py:8", "langchain-with-retry", 2, true}, // .with_retry(stop_after_attempt=2)
+			{"app/legacy.py:7", "hand-rolled", 3, true},         // for attempt in range(3): try … sleep
+			{"app/llm.py:13", "anthropic-python", 6, true},      // not the commented one, nor the docstring's, nor the string's
+			{"app/llm.py:17", "tenacity", 4, true},              // @retry(stop=stop_after_attempt(4))
+			{"app/rag.py:4", "llamaindex-openai", 3, false},     // its tenacity decorator…
+			{"app/rag.py:4", "openai-python", 4, false},         // …and the client it builds, both max_retries=3
+			{"app/tasks.py:8", "celery", 4, false},              // autoretry_for without max_retries
+		}, []string{"4 × 4 × 3 × 6 = 288"}},
+		{"testdata/goworker", []want{
+			{"internal/llm/client.go:18", "anthropic-go", 5, true},
+			{"internal/llm/client.go:22", "go-retryablehttp", 3, true},
+			{"internal/llm/client.go:28", "cenkalti-backoff", 4, true},
+			{"internal/llm/client.go:31", "failsafe-go", 6, true},
+		}, []string{"6 × 5 = 30"}},
+		{"testdata/rubyjobs", []want{
+			{"app/jobs/digest_job.rb:3", "sidekiq", 26, false},
+			{"app/jobs/report_job.rb:3", "sidekiq", 6, true},
+		}, []string{"26 = 26"}},
+		{"testdata/infra", []want{
+			{".claude/settings.json:6", "claude-code", 4, true},
+			{"deploy/migrate-job.yaml:2", "kubernetes-job", 7, false},
+			{"deploy/report-cron.yaml:16", "kubernetes-job", 3, true},
+			{"mesh/llm-gateway.yaml:17", "istio", 5, true}, // attempts: 4 retries
+			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
+			{"statemachines/report.asl.json:9", "step-functions", 7, true}, // the worse of MaxAttempts 6 and an unset one (3)
+		}, []string{"4 = 4", "5 × 7 = 35"}},
+		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
+		// class (generic, autoretry_for and max_retries as attributes),
+		// retry_kwargs, an OpenAI client built in a class, and npm and
+		// PyPI both locking a package named openai.
+		// and, from the SDKs' own examples, clients imported from a
+		// submodule ('@anthropic-ai/sdk/index', openai.lib.azure).
+		{"testdata/mixed", []want{
+			{"web/batch.ts:3", "anthropic-ts", 3, false},
+			{"worker/azure.py:5", "openai-python", 2, true},
+			{"worker/task.py:6", "celery", 6, true},
+			{"worker/task.py:14", "celery", 3, true},
+			{"worker/transcribe.py:6", "openai-python", 3, false},
+		}, []string{"3 = 3", "6 × 3 = 18"}},
+		// Temporal activities in its three SDKs' documented shapes (no
+		// retry policy is no maximum), urllib3's Retry and requests'
+		// HTTPAdapter(max_retries=N).
+		{"testdata/temporal", []want{
+			{"app/http.py:8", "urllib3-retry", 4, true},
+			{"app/http.py:10", "urllib3-retry", 6, true},
+			{"src/workflows.ts:4", "temporal-activity", 5, true}, // proxyActivities<typeof a>({ retry: { maximumAttempts: 5 } })
+			{"worker/workflow.go:15", "temporal-activity", 4, true},
+			{"worker/workflow.go:24", "temporal-activity", 0, false},
+			{"workflows/report.py:14", "temporal-activity", 0, false},
+			{"workflows/report.py:19", "temporal-activity", 3, true},
+		}, []string{"∞ × 6 = unbounded", "5 = 5", "∞ = unbounded"}},
+		// Pydantic AI agents as trunk-transcribe builds them (the model
+		// string in a constant: low confidence) and with a literal model,
+		// and nick-fields/retry steps in a nightly workflow.
+		{"testdata/agents", []want{
+			{".github/workflows/nightly.yml:14", "gha-retry", 2, true},
+			{".github/workflows/nightly.yml:17", "gha-retry", 3, false},
+			{"summary_agent.py:14", "openai-python", 3, false},
+			{"summary_agent.py:20", "anthropic-python", 3, false},
+		}, []string{"3 × 3 = 9"}},
+		{"testdata/frontend", []want{
+			{"src/api/summarise.ts:5", "openai-node", 5, true},
+			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
+			{"src/apollo.ts:4", "apollo-retrylink", 3, true},
+			{"src/queryClient.ts:3", "tanstack-query", 4, false},
+			{"src/useReport.tsx:6", "swr", 0, false},
+		}, []string{"∞ × 6 × 5 = unbounded"}},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.dir), func(t *testing.T) {
+			r := scan(t, c.dir)
+			sameLayers(t, r, c.layers)
+			var got []string
+			for _, s := range r.Stacks {
+				got = append(got, s.Product)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.product) {
+				t.Errorf("stacks %q, want %q", got, c.product)
+			}
+		})
+	}
+}
+
+func TestVersionsComeFromLockfiles(t *testing.T) {
+	r := scan(t, "testdata/frontend")
+	for _, l := range r.Layers {
+		if l.DefaultID == "openai-node" && l.Version != "4.71.1" {
+			t.Errorf("openai version %q: the top-level node_modules entry, not ai's nested one", l.Version)
+		}
+	}
+	r = scan(t, "testdata/mixed")
+	for _, l := range r.Layers {
+		// 2.x against a row read at 3.3.1: the default is shown, with
+		// low confidence and a note to check that version's.
+		if l.File == "worker/transcribe.py" && (l.Version != "2.29.0" || l.Confidence != ConfidenceLow || !strings.Contains(l.Note, "read at 3.3.1")) {
+			t.Errorf("the PyPI openai is 2.29.0 from uv.lock, not npm's 4.104.0: %q %s %q", l.Version, l.Confidence, l.Note)
+		}
+	}
+	r = scan(t, "testdata/pyagent")
+	for _, l := range r.Layers {
+		if l.DefaultID == "anthropic-python" && l.Version != "0.40.0" {
+			t.Errorf("anthropic version %q from requirements.txt", l.Version)
+		}
+		if l.DefaultID == "celery" && l.Version != "5.3.6" {
+			t.Errorf("celery[redis]==5.3.6 read as %q", l.Version)
+		}
+	}
+}
+
+func TestARepositoryWithoutRetriesReportsNone(t *testing.T) {
+	r := scan(t, "testdata/none")
+	if len(r.Layers) != 0 || len(r.Stacks) != 0 || len(r.Findings) != 0 {
+		t.Fatalf("layers %v stacks %v findings %v in a repository with no retry layer", layersOf(r), r.Stacks, r.Findings)
+	}
+	if r.Files < 3 {
+		t.Errorf("read %d files: it must have looked", r.Files)
+	}
+	var md bytes.Buffer
+	r.WriteMarkdown(&md)
+	if !strings.Contains(md.String(), "No retry layers found") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+func TestSkippedFilesAreCounted(t *testing.T) {
+	r := scan(t, "testdata/frontend")
+	n := 0
+	for _, s := range r.Skipped {
+		if s.Reason == skipGenerated {
+			n = s.Count
+		}
+	}
+	if n != 2 {
+		t.Errorf("generated/minified skipped %d, want app.min.js and the one-line vendor.js: %+v", n, r.Skipped)
+	}
+	r = scan(t, "testdata/infra")
+	found := false
+	for _, s := range r.Skipped {
+		found = found || s.Reason == skipTemplate
+	}
+	if !found {
+		t.Errorf("the Helm template must be reported as not read: %+v", r.Skipped)
+	}
+}
+
+func TestJSONHoldsTheDocumentedFields(t *testing.T) {
+	r := scan(t, "testdata/frontend")
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Layers   []map[string]any `json:"layers"`
+		Stacks   []map[string]any `json:"stacks"`
+		Findings []map[string]any `json:"findings"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"file", "line", "library", "version", "kind", "attempts", "unbounded", "configured", "retries_4xx", "confidence"} {
+		if _, ok := doc.Layers[0][k]; !ok {
+			t.Errorf("layer JSON lacks %q", k)
+		}
+	}
+	for _, l := range doc.Layers {
+		if l["library"] == "SWR" && l["attempts"] != nil {
+			t.Errorf("an unbounded layer's attempts must be null: %v", l)
+		}
+	}
+	if _, ok := doc.Stacks[0]["layers"].([]any); !ok || doc.Stacks[0]["attempts"] != nil {
+		t.Errorf("stack JSON %v: indices, and null attempts when unbounded", doc.Stacks[0])
+	}
+	for _, k := range []string{"severity", "kind", "file", "line"} {
+		if _, ok := doc.Findings[0][k]; !ok {
+			t.Errorf("finding JSON lacks %q", k)
+		}
+	}
+}
+
+// TestSARIFShape holds the output to the parts of SARIF 2.1.0 code
+// scanning requires: version, a driver with rules, each result's ruleId
+// and ruleIndex naming one rule, a level of the schema's enum, and a
+// physical location with a relative URI and a startLine ≥ 1.
+func TestSARIFShape(t *testing.T) {
+	r := scan(t, "testdata/seed000")
+	var buf bytes.Buffer
+	if err := r.WriteSARIF(&buf, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var doc sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != "2.1.0" || len(doc.Runs) != 1 || doc.Runs[0].Tool.Driver.Name == "" {
+		t.Fatalf("header %+v", doc)
+	}
+	run := doc.Runs[0]
+	if len(run.Results) != len(r.Findings) {
+		t.Errorf("%d results for %d findings", len(run.Results), len(r.Findings))
+	}
+	levels := map[string]bool{"none": true, "note": true, "warning": true, "error": true}
+	sawProduct := false
+	for _, res := range run.Results {
+		if res.RuleIndex < 0 || res.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
+			t.Errorf("result %+v: ruleIndex does not name its rule", res)
+		}
+		if !levels[res.Level] || res.Message.Text == "" || len(res.Locations) != 1 {
+			t.Errorf("result %+v", res)
+		}
+		loc := res.Locations[0].PhysicalLocation
+		if loc.Region.StartLine < 1 || filepath.IsAbs(loc.ArtifactLocation.URI) || loc.ArtifactLocation.URI == "" {
+			t.Errorf("location %+v", loc)
+		}
+		sawProduct = sawProduct || strings.Contains(res.Message.Text, "retried 7 × 3 × 3 = 63 times")
+	}
+	if !sawProduct {
+		t.Error("no result says the call is retried 7 × 3 × 3 = 63 times")
+	}
+}
+
+func TestEveryRowCitesItsSource(t *testing.T) {
+	ids := map[string]bool{}
+	for _, d := range Defaults {
+		if ids[d.ID] {
+			t.Errorf("duplicate row %s", d.ID)
+		}
+		ids[d.ID] = true
+		if d.Source == "" || d.Versions == "" || d.Knob == "" || d.RetriesOn == "" {
+			t.Errorf("row %s lacks its source, versions, knob or what it retries", d.ID)
+		}
+		if !strings.Contains(d.Source, "@") && !strings.Contains(d.Source, " v") && !strings.Contains(d.Source, "documentation") {
+			t.Errorf("row %s: cite the commit or version read (%q)", d.ID, d.Source)
+		}
+		if d.Unbounded == (d.Attempts > 0) {
+			t.Errorf("row %s: attempts %d and unbounded %v disagree", d.ID, d.Attempts, d.Unbounded)
+		}
+		if d.Semantics != CountsRetries && d.Semantics != CountsAttempts {
+			t.Errorf("row %s: say whether its knob counts retries or attempts", d.ID)
+		}
+		if _, err := budgetLayer(Layer{DefaultID: d.ID, Attempts: max(d.Attempts, 1), Backoff: d.BudgetBackoff}); err != nil {
+			t.Errorf("row %s: its schedule does not fold: %v", d.ID, err)
+		}
+	}
+	if d, _ := Lookup("botocore"); d.AttemptsFor(2) != 3 {
+		t.Error("boto3 retries={'max_attempts': 2} is 3 attempts")
+	}
+	if d, _ := Lookup("bullmq"); d.AttemptsFor(7) != 7 {
+		t.Error("BullMQ attempts: 7 is 7 attempts")
+	}
+}
+
+func TestIstioDefaultAndDisabled(t *testing.T) {
+	for _, c := range []struct {
+		retries  string
+		attempts int
+		layer    bool
+	}{{"", 3, true}, {"      retries:\n        attempts: 0\n", 1, true}} {
+		dir := t.TempDir()
+		vs := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: api\nspec:\n  hosts: [api]\n  http:\n    - route:\n        - destination:\n            host: api\n" + c.retries
+		if err := os.WriteFile(filepath.Join(dir, "vs.yaml"), []byte(vs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Attempts != c.attempts || r.Layers[0].Configured == (c.retries == "") {
+			t.Errorf("retries %q: layers %v", c.retries, layersOf(r))
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkScan100kFiles: a 100,000-file tree (1,000 directories of
+// TypeScript, Python, Go and Markdown, one file in 50 holding a retry
+// layer), scanned end to end: walk, read, blank, match, stack.
+//
+//	go test ./audit -run x -bench Scan100k -benchtime 3x
+func BenchmarkScan100kFiles(b *testing.B) {
+	dir := b.TempDir()
+	const dirs, perDir = 1000, 100
+	ts := []byte("import { z } from \"zod\";\n\nexport function parse(x: unknown) {\n  // validate the input\n  return z.object({ id: z.string() }).parse(x);\n}\n")
+	py := []byte("import json\n\n\ndef load(path):\n    \"\"\"Read a report.\"\"\"\n    with open(path) as f:\n        return json.load(f)\n")
+	gosrc := []byte("package p\n\nimport \"fmt\"\n\nfunc Hello(n string) string { return fmt.Sprintf(\"hi %s\", n) }\n")
+	md := []byte("# notes\n\nretry the build if it fails\n")
+	for d := range dirs {
+		sub := filepath.Join(dir, fmt.Sprintf("pkg%03d", d/100), fmt.Sprintf("mod%03d", d))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range perDir {
+			var name string
+			var body []byte
+			switch i := d*perDir + f; {
+			case i%50 == 0:
+				name, body = fmt.Sprintf("llm%d.ts", f), []byte(layerTS)
+			case f%10 < 5:
+				name, body = fmt.Sprintf("f%d.ts", f), ts
+			case f%10 < 8:
+				name, body = fmt.Sprintf("f%d.py", f), py
+			case f%10 < 9:
+				name, body = fmt.Sprintf("f%d.go", f), gosrc
+			default:
+				name, body = fmt.Sprintf("f%d.md", f), md
+			}
+			if err := os.WriteFile(filepath.Join(sub, name), body, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	opt := DefaultOptions()
+	b.ResetTimer()
+	var r *Result
+	for b.Loop() {
+		var err error
+		if r, err = Scan([]string{dir}, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(r.Layers) != dirs*perDir/50 {
+		b.Fatalf("%d layers, want %d", len(r.Layers), dirs*perDir/50)
+	}
+	b.ReportMetric(float64(r.Files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkHostileFiles: 1 MiB files built to make a scanner slow — 60,000
+// unclosed constructor calls, 30,000 loop heads, 120,000 unterminated
+// imports — each read in bounded time.
+//
+//	go test ./audit -run x -bench Hostile
+func BenchmarkHostileFiles(b *testing.B) {
+	dir := b.TempDir()
+	files := map[string]string{
+		"calls.ts":   "import Anthropic from \"@anthropic-ai/sdk\";\n" + strings.Repeat(strings.Repeat("new Anthropic(", 20)+"\n", 3000),
+		"loops.ts":   strings.Repeat(strings.Repeat("for (let i = 0; i < 3; i++) {", 10)+"\n", 3000),
+		"imports.ts": strings.Repeat("import {", 120_000),
+		"tasks.py":   "from celery import Celery\n" + strings.Repeat("@app.task(autoretry_for=(E,), bind=True\n", 20_000),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opt := DefaultOptions()
+	opt.MaxFileBytes = 2 << 20
+	for b.Loop() {
+		if _, err := Scan([]string{dir}, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

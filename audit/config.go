@@ -1,0 +1,354 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Ruby: Sidekiq job classes.
+var (
+	rbInclude = regexp.MustCompile(`\binclude\s+Sidekiq::(?:Job|Worker)\b`)
+	rbOptions = regexp.MustCompile(`\bsidekiq_options\b[^\n]*`)
+	rbRetry   = regexp.MustCompile(`\bretry:\s*(\d+|true|false|nil)`)
+)
+
+func scanRuby(rel string, raw []byte) []Layer {
+	code := blank(raw, rubySyntax)
+	ln := newLines(raw)
+	var out []Layer
+	incs := rbInclude.FindAllIndex(code, maxCandidates)
+	for i, m := range incs {
+		end := len(code)
+		if i+1 < len(incs) {
+			end = incs[i+1][0]
+		}
+		l := newLayer("sidekiq", rel, ln.at(m[0]), "ruby", ConfidenceMedium)
+		if om := rbOptions.FindIndex(code[m[1]:end]); om != nil {
+			opts := code[m[1]+om[0] : m[1]+om[1]]
+			if rm := rbRetry.FindSubmatch(opts); rm != nil {
+				l.Line = ln.at(m[1] + om[0])
+				switch v := string(rm[1]); v {
+				case "false", "nil":
+					l.setAttempts(1, string(rm[0]))
+				case "true":
+					l.Configured, l.Setting = true, string(rm[0])
+				default:
+					n, _ := strconv.Atoi(v)
+					l.set(n, string(rm[0]))
+				}
+			}
+		}
+		if l.Attempts == 1 && !l.Unbounded {
+			continue // retry: false is no layer
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// errTemplate: a Helm or other template, YAML only once rendered.
+var errTemplate = errors.New("a template: render it first (helm template) and audit the output")
+
+// maxYAMLDocs bounds a file of many documents.
+const maxYAMLDocs = 1000
+
+// scanYAML reads Kubernetes Jobs and CronJobs through a YAML parser. A
+// Helm template ({{ }}) is not YAML until rendered: it is reported as not
+// parsed rather than guessed at.
+func scanYAML(rel string, raw []byte) ([]Layer, error) {
+	if strings.HasPrefix(rel, ".github/workflows/") || strings.Contains(rel, "/.github/workflows/") {
+		if !bytes.Contains(raw, []byte("nick-fields/retry")) {
+			return nil, nil
+		}
+		return scanWorkflow(rel, raw)
+	}
+	sfn := bytes.Contains(raw, []byte("StartAt")) && bytes.Contains(raw, []byte("Retry"))
+	if !sfn && !bytes.Contains(raw, []byte("kind:")) {
+		return nil, nil
+	}
+	if bytes.Contains(raw, []byte("{{")) {
+		return nil, errTemplate
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	var out []Layer
+	for range maxYAMLDocs {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		top := doc.Content[0]
+		if sfn {
+			out = append(out, stateMachines(rel, top, 0)...)
+		}
+		kind := mapValue(top, "kind")
+		if kind == nil {
+			continue
+		}
+		if kind.Value == "VirtualService" {
+			if l, ok := istioLayer(rel, top); ok {
+				out = append(out, l)
+			}
+			continue
+		}
+		var spec *yaml.Node
+		switch kind.Value {
+		case "Job":
+			spec = mapValue(top, "spec")
+		case "CronJob":
+			spec = mapValue(mapValue(mapValue(top, "spec"), "jobTemplate"), "spec")
+		default:
+			continue
+		}
+		if spec == nil {
+			continue
+		}
+		l := newLayer("kubernetes-job", rel, kind.Line, "config", ConfidenceHigh)
+		if bl := mapValue(spec, "backoffLimit"); bl != nil {
+			l.Line = bl.Line
+			if n, err := strconv.Atoi(bl.Value); err == nil && n >= 0 && n <= 1_000_000 {
+				l.set(n, "backoffLimit: "+bl.Value)
+			} else {
+				l.setUnknown("backoffLimit: " + bl.Value)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// scanWorkflow reads a GitHub Actions workflow's nick-fields/retry steps.
+func scanWorkflow(rel string, raw []byte) ([]Layer, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	jobs := mapValue(doc.Content[0], "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var out []Layer
+	for i := 1; i < len(jobs.Content); i += 2 {
+		steps := mapValue(jobs.Content[i], "steps")
+		if steps == nil || steps.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, st := range steps.Content {
+			uses := mapValue(st, "uses")
+			if uses == nil || !strings.HasPrefix(uses.Value, "nick-fields/retry@") {
+				continue
+			}
+			l := newLayer("gha-retry", rel, uses.Line, "config", ConfidenceHigh)
+			if ma := mapValue(mapValue(st, "with"), "max_attempts"); ma != nil {
+				l.Line = ma.Line
+				if n, err := strconv.Atoi(ma.Value); err == nil && n > 0 && n <= 1_000_000 {
+					l.setAttempts(n, "max_attempts: "+ma.Value)
+				} else {
+					l.setUnknown("max_attempts: " + ma.Value)
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// stateMachines finds Amazon States Language definitions anywhere in a
+// document (a .asl.json file, a serverless.yml or SAM template) and makes a
+// layer of each state with retriers: its worst retrier, MaxAttempts
+// retries (3 when unset).
+func stateMachines(rel string, n *yaml.Node, depth int) []Layer {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	var out []Layer
+	if n.Kind == yaml.MappingNode && mapValue(n, "StartAt") != nil {
+		if states := mapValue(n, "States"); states != nil && states.Kind == yaml.MappingNode {
+			for i := 1; i < len(states.Content); i += 2 {
+				st := states.Content[i]
+				retry := mapValue(st, "Retry")
+				if retry == nil || retry.Kind != yaml.SequenceNode {
+					continue
+				}
+				var worst Layer
+				for j, r := range retry.Content {
+					l := newLayer("step-functions", rel, r.Line, "config", ConfidenceHigh)
+					l.Setting = "MaxAttempts not set (3 retries)"
+					if ma := mapValue(r, "MaxAttempts"); ma != nil {
+						if v, err := strconv.Atoi(ma.Value); err == nil && v >= 0 && v <= 1_000_000 {
+							l.set(v, "MaxAttempts: "+ma.Value)
+						} else {
+							l.setUnknown("MaxAttempts: " + ma.Value)
+						}
+					}
+					all := false
+					if eq := mapValue(r, "ErrorEquals"); eq != nil {
+						for _, e := range eq.Content {
+							all = all || e.Value == "States.ALL" || e.Value == "States.TaskFailed"
+						}
+					}
+					l.Retries4xx = all
+					l.Note = "state " + states.Content[i-1].Value
+					if j == 0 || worse(l, worst) {
+						worst = l
+					}
+				}
+				if len(retry.Content) > 0 {
+					out = append(out, worst)
+				}
+			}
+		}
+	}
+	for _, c := range n.Content {
+		out = append(out, stateMachines(rel, c, depth+1)...)
+	}
+	return out
+}
+
+// istioLayer is a VirtualService's worst HTTP route: retries.attempts
+// (retries, 0 disabling them) or Istio's default when a route sets none.
+func istioLayer(rel string, top *yaml.Node) (Layer, bool) {
+	if av := mapValue(top, "apiVersion"); av == nil || !strings.HasPrefix(av.Value, "networking.istio.io/") {
+		return Layer{}, false
+	}
+	routes := mapValue(mapValue(top, "spec"), "http")
+	if routes == nil || routes.Kind != yaml.SequenceNode {
+		return Layer{}, false
+	}
+	var worst Layer
+	found := false
+	for _, r := range routes.Content {
+		l := newLayer("istio", rel, r.Line, "config", ConfidenceHigh)
+		if at := mapValue(mapValue(r, "retries"), "attempts"); at != nil {
+			l.Line = at.Line
+			if n, err := strconv.Atoi(at.Value); err == nil && n >= 0 && n <= 1_000_000 {
+				l.set(n, "retries.attempts: "+at.Value)
+			} else {
+				l.setUnknown("retries.attempts: " + at.Value)
+			}
+		}
+		if !found || worse(l, worst) {
+			worst, found = l, true
+		}
+	}
+	return worst, found
+}
+
+// mapValue is the value of key in a YAML mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// nginx: proxy_next_upstream re-sends a request to the next server of the
+// upstream on error or timeout unless it is off; proxy_next_upstream_tries
+// bounds it, 0 meaning one try per server.
+var (
+	ngxProxyPass = regexp.MustCompile(`\bproxy_pass\s+[^;]+;`)
+	ngxNextOff   = regexp.MustCompile(`\bproxy_next_upstream\s+off\s*;`)
+	ngxNext      = regexp.MustCompile(`\bproxy_next_upstream\s+[^;]+;`)
+	ngxTries     = regexp.MustCompile(`\bproxy_next_upstream_tries\s+(\d+)\s*;`)
+	ngxUpstream  = regexp.MustCompile(`\bupstream\s+[\w.-]+\s*\{`)
+	ngxServer    = regexp.MustCompile(`(?m)^\s*server\s+[^;{]+;`)
+)
+
+func scanNginx(rel string, raw []byte) []Layer {
+	code := blank(raw, configSyntax)
+	pp := ngxProxyPass.FindIndex(code)
+	if pp == nil || ngxNextOff.Match(code) {
+		return nil
+	}
+	ln := newLines(raw)
+	servers := 0
+	for _, m := range ngxUpstream.FindAllIndex(code, maxCandidates) {
+		a, b := args(code, m[1]-1)
+		servers = max(servers, len(ngxServer.FindAllIndex(code[a:b], -1)))
+	}
+	l := newLayer("nginx-proxy-next-upstream", rel, ln.at(pp[0]), "config", ConfidenceMedium)
+	if nm := ngxNext.FindIndex(code); nm != nil {
+		l.Line = ln.at(nm[0])
+		l.Configured = true
+		l.Setting = string(code[nm[0]:nm[1]])
+	}
+	attempts := max(servers, 1)
+	if tm := ngxTries.FindSubmatchIndex(code); tm != nil {
+		n, _ := strconv.Atoi(string(code[tm[2]:tm[3]]))
+		if n > 0 {
+			attempts = n
+			if servers > 0 {
+				attempts = min(n, servers)
+			}
+			l.Configured = true
+			l.Setting = string(code[tm[0]:tm[1]])
+			l.Line = ln.at(tm[0])
+		}
+	}
+	if attempts < 2 {
+		return nil // one server: there is no next upstream to retry on
+	}
+	l.Attempts = attempts
+	l.Note = strconv.Itoa(servers) + " servers in the upstream block: one try per server"
+	return []Layer{l}
+}
+
+// scanClaudeSettings reads .claude/settings.json's env block for
+// CLAUDE_CODE_MAX_RETRIES; without it, Claude Code's own default applies
+// to the sessions this repository configures.
+func scanClaudeSettings(rel string, raw []byte) ([]Layer, error) {
+	var s struct {
+		Env map[string]any `json:"env"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	l := newLayer("claude-code", rel, 1, "agent", ConfidenceLow)
+	if v, ok := s.Env["CLAUDE_CODE_MAX_RETRIES"]; ok {
+		l.Confidence = ConfidenceHigh
+		if i := bytes.Index(raw, []byte("CLAUDE_CODE_MAX_RETRIES")); i >= 0 {
+			l.Line = newLines(raw).at(i)
+		}
+		written := "CLAUDE_CODE_MAX_RETRIES=" + strings.Trim(strings.TrimSpace(toString(v)), `"`)
+		if n, err := strconv.Atoi(strings.Trim(toString(v), `"`)); err == nil && n >= 0 && n <= 1_000_000 {
+			l.set(n, written)
+		} else {
+			l.setUnknown(written)
+		}
+	} else {
+		l.Note = "a settings file without CLAUDE_CODE_MAX_RETRIES: Claude Code's default applies (unless the environment sets it)"
+	}
+	return []Layer{l}, nil
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

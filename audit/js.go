@@ -1,0 +1,318 @@
+package audit
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// JavaScript and TypeScript: imports say which binding is which library,
+// then each library's call shape is matched in the blanked source and its
+// knob read from the call's arguments.
+
+var (
+	jsImportDefault = regexp.MustCompile(`^import\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,\s*\{([^}]*)\})?\s*from\s*['"]([^'"\n]+)['"]`)
+	jsImportNamed   = regexp.MustCompile(`^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"\n]+)['"]`)
+	jsImportStar    = regexp.MustCompile(`^import\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"\n]+)['"]`)
+	jsRequire       = regexp.MustCompile(`^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	jsRequireNamed  = regexp.MustCompile(`^(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
+
+	jsMaxRetries  = knobRe("maxRetries")
+	jsRetries     = knobRe("retries")
+	jsAttempts    = knobRe("attempts")
+	jsRetryKnob   = knobRe("retry")
+	jsApolloMax   = regexp.MustCompile(`\battempts\s*:\s*\{[^}]*\bmax\s*:\s*([0-9_]+)`)
+	jsErrorRetry  = knobRe("errorRetryCount")
+	jsNoRetryErr  = regexp.MustCompile(`\bshouldRetryOnError\s*:\s*false`)
+	jsNetRetries  = knobRe("maxNetworkRetries")
+	jsMaxAttempts = knobRe("maximumAttempts")
+	jsQueueAdd    = regexp.MustCompile(`\.add(?:Bulk)?\s*\(`)
+	jsNewQueue    = regexp.MustCompile(`\bnew\s+Queue\s*\(`)
+	jsBackoff     = regexp.MustCompile(`\bbackoff\s*:\s*\{([^}]*)\}`)
+	jsDelay       = regexp.MustCompile(`\bdelay\s*:\s*([0-9_]+)`)
+	jsExpType     = regexp.MustCompile(`\btype\s*:\s*['"]exponential['"]`)
+	jsHandLoop    = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
+	jsLoopCatch   = regexp.MustCompile(`\bcatch\b`)
+	jsLoopWait    = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
+	jsUsesSWR     = regexp.MustCompile(`\buseSWR\w*\s*\(|\bSWRConfig\b`)
+	jsInfinity    = regexp.MustCompile(`\bretries\s*:\s*(?:Infinity|Number\.POSITIVE_INFINITY)`)
+	jsRetryTrue   = regexp.MustCompile(`\bretry\s*:\s*true\b`)
+	jsRetryFalse  = regexp.MustCompile(`\bretry\s*:\s*false\b`)
+	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
+)
+
+// binding is a local name bound to an import.
+type binding struct {
+	module   string
+	imported string // "default", "*", or the exported name
+}
+
+func jsImports(raw, code []byte) map[string]binding {
+	bs := map[string]binding{}
+	live := func(at int) bool { return code[at] != ' ' } // the keyword survived blanking: not in a comment
+	named := func(list, module string) {
+		for _, part := range strings.Split(list, ",") {
+			part = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "type "))
+			if part == "" {
+				continue
+			}
+			name, local, ok := strings.Cut(part, " as ")
+			if !ok {
+				local = name
+			}
+			if name == "default" {
+				name = "default"
+			}
+			bs[strings.TrimSpace(local)] = binding{module, strings.TrimSpace(name)}
+		}
+	}
+	const window = 2048
+	for _, m := range scanAt(raw, "import", jsImportDefault, window) {
+		if !live(m[0]) {
+			continue
+		}
+		mod := string(raw[m[6]:m[7]])
+		bs[string(raw[m[2]:m[3]])] = binding{mod, "default"}
+		if m[4] >= 0 {
+			named(string(raw[m[4]:m[5]]), mod)
+		}
+	}
+	for _, m := range scanAt(raw, "import", jsImportNamed, window) {
+		if live(m[0]) {
+			named(string(raw[m[2]:m[3]]), string(raw[m[4]:m[5]]))
+		}
+	}
+	for _, m := range scanAt(raw, "import", jsImportStar, window) {
+		if live(m[0]) {
+			bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "*"}
+		}
+	}
+	if bytes.Contains(code, []byte("require")) {
+		for _, kw := range []string{"const", "let", "var"} {
+			for _, m := range scanAt(raw, kw, jsRequire, window) {
+				if live(m[0]) {
+					bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "default"}
+				}
+			}
+			for _, m := range scanAt(raw, kw, jsRequireNamed, window) {
+				if live(m[0]) {
+					list := strings.ReplaceAll(string(raw[m[2]:m[3]]), ":", " as ")
+					named(list, string(raw[m[4]:m[5]]))
+				}
+			}
+		}
+	}
+	return bs
+}
+
+// jsCalls finds `new NAME(` (ctor) or `NAME(` calls of a binding in code,
+// and returns the offset of each opening parenthesis.
+func jsCalls(code []byte, name string, ctor bool) []int { return callsOf(code, name, ctor) }
+
+func scanJS(rel string, raw []byte, vs versionSet) []Layer {
+	code := blank(raw, jsSyntax)
+	ln := newLines(raw)
+	bs := jsImports(raw, code)
+	var out []Layer
+	add := func(id string, open int, conf Confidence, knob *regexp.Regexp, tune func(*Layer, []byte)) {
+		a, b := args(code, open)
+		l := newLayer(id, rel, ln.at(open), "javascript", conf)
+		region := code[a:b]
+		if knob != nil {
+			if v, ok, num, at := intKnob(knob, region); ok {
+				if num {
+					l.set(v, snippet(region, at))
+				} else {
+					l.setUnknown(snippet(region, at))
+				}
+			}
+		}
+		if tune != nil {
+			tune(&l, region)
+		}
+		out = append(out, l)
+	}
+	for name, b := range bs {
+		// '@anthropic-ai/sdk/index' is '@anthropic-ai/sdk'.
+		for _, pkg := range []string{"@anthropic-ai/sdk", "openai", "stripe", "p-retry", "async-retry", "ai", "bullmq", "swr"} {
+			if strings.HasPrefix(b.module, pkg+"/") {
+				b.module = pkg
+			}
+		}
+		switch {
+		case b.module == "@anthropic-ai/sdk" && (b.imported == "default" || b.imported == "Anthropic"):
+			for _, o := range jsCalls(code, name, true) {
+				add("anthropic-ts", o, ConfidenceMedium, jsMaxRetries, nil)
+			}
+		case b.module == "openai" && (b.imported == "default" || b.imported == "OpenAI" || b.imported == "AzureOpenAI"):
+			for _, o := range jsCalls(code, name, true) {
+				add("openai-node", o, ConfidenceMedium, jsMaxRetries, nil)
+			}
+		case b.module == "stripe" && b.imported == "default":
+			// new Stripe(key) and Stripe(key): one layer per call, whichever shape.
+			for _, o := range jsCalls(code, name, false) {
+				add("stripe-node", o, ConfidenceMedium, jsNetRetries, nil)
+			}
+		case b.module == "p-retry" && b.imported == "default":
+			for _, o := range jsCalls(code, name, false) {
+				add("p-retry", o, ConfidenceMedium, jsRetries, func(l *Layer, r []byte) {
+					if m := jsInfinity.FindIndex(r); m != nil {
+						l.setUnbounded(snippet(r, m[0]))
+					}
+				})
+			}
+		case b.module == "async-retry" && b.imported == "default":
+			for _, o := range jsCalls(code, name, false) {
+				add("async-retry", o, ConfidenceMedium, jsRetries, nil)
+			}
+		case b.module == "ai" && vercelAICalls[b.imported]:
+			for _, o := range jsCalls(code, name, false) {
+				add("vercel-ai", o, ConfidenceMedium, jsMaxRetries, nil)
+			}
+		case strings.HasPrefix(b.module, "@tanstack/") && strings.HasSuffix(b.module, "query") || strings.HasPrefix(b.module, "@tanstack/query-core"):
+			if b.imported != "QueryClient" {
+				continue
+			}
+			for _, o := range jsCalls(code, name, true) {
+				add("tanstack-query", o, ConfidenceMedium, jsRetryKnob, func(l *Layer, r []byte) {
+					if m := jsRetryFalse.FindIndex(r); m != nil {
+						l.setAttempts(1, snippet(r, m[0]))
+					} else if m := jsRetryTrue.FindIndex(r); m != nil {
+						l.setUnbounded(snippet(r, m[0]))
+					}
+				})
+			}
+		case b.module == "@temporalio/workflow" && (b.imported == "proxyActivities" || b.imported == "proxyLocalActivities"):
+			for _, o := range jsCalls(code, name, false) {
+				add("temporal-activity", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
+					if v, ok, num, at := intKnob(jsMaxAttempts, r); ok {
+						switch {
+						case num && v > 0:
+							l.setAttempts(v, snippet(r, at))
+						case !num && strings.Contains(snippet(r, at), "Infinity"):
+							l.setUnbounded(snippet(r, at))
+						default:
+							l.setUnknown(snippet(r, at))
+						}
+					}
+				})
+			}
+		case strings.HasPrefix(b.module, "@apollo/client") && b.imported == "RetryLink":
+			for _, o := range jsCalls(code, name, true) {
+				add("apollo-retrylink", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
+					if v, ok, num, _ := intKnob(jsApolloMax, r); ok && num {
+						l.setAttempts(v, "attempts: { max: "+strconv.Itoa(v)+" }")
+					}
+				})
+			}
+		}
+	}
+	// SWR: one layer per file that uses it, unless errorRetryCount or
+	// shouldRetryOnError bounds it.
+	for _, b := range bs {
+		if b.module != "swr" {
+			continue
+		}
+		if m := jsUsesSWR.FindIndex(code); m != nil && !jsNoRetryErr.Match(code) {
+			l := newLayer("swr", rel, ln.at(m[0]), "javascript", ConfidenceMedium)
+			if v, ok, num, at := intKnob(jsErrorRetry, code); ok {
+				if num {
+					l.set(v, snippet(code, at))
+				} else {
+					l.setUnknown(snippet(code, at))
+				}
+			}
+			out = append(out, l)
+		}
+		break
+	}
+	// BullMQ: a job's attempts are set where it is added, often in a
+	// file that never imports bullmq; trust the shape when the file or a
+	// manifest of the repository names bullmq.
+	usesBull := vs.declares("npm", "bullmq")
+	for _, b := range bs {
+		usesBull = usesBull || b.module == "bullmq"
+	}
+	if usesBull {
+		for _, re := range []*regexp.Regexp{jsQueueAdd, jsNewQueue} {
+			for _, m := range re.FindAllIndex(code, maxCandidates) {
+				open := m[1] - 1
+				a, e := args(code, open)
+				region := code[a:e]
+				v, ok, num, at := intKnob(jsAttempts, region)
+				if !ok {
+					continue
+				}
+				l := newLayer("bullmq", rel, ln.at(a+at), "javascript", ConfidenceMedium)
+				if num {
+					l.setAttempts(v, snippet(region, at))
+				} else {
+					l.setUnknown(snippet(region, at))
+				}
+				l.Backoff = bullBackoff(raw[a:e])
+				out = append(out, l)
+			}
+		}
+	}
+	out = append(out, handLoops(rel, code, ln, "javascript", jsHandLoop, jsLoopCatch, jsLoopWait)...)
+	return out
+}
+
+// handLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`:
+// a retry loop written by hand, a low-confidence layer.
+func handLoops(rel string, code []byte, ln lines, group string, loop, catch, wait *regexp.Regexp) []Layer {
+	var out []Layer
+	for _, m := range scanAt(code, "for", loop, 200) {
+		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
+		n, err := strconv.Atoi(string(code[m[10]:m[11]]))
+		if err != nil || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
+			continue
+		}
+		attempts := n - start
+		if string(code[m[8]:m[9]]) == "<=" {
+			attempts++
+		}
+		if attempts < 2 || attempts > 1000 {
+			continue
+		}
+		open := m[1]
+		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
+			open++
+		}
+		if open >= len(code) || code[open] != '{' {
+			continue
+		}
+		a, b := args(code, open)
+		body := code[a:b]
+		if !catch.Match(body) || !wait.Match(body) {
+			continue
+		}
+		l := Layer{File: rel, Line: ln.at(m[0]), DefaultID: "hand-rolled", Library: "hand-rolled retry loop", Kind: KindWrapper,
+			Attempts: attempts, Configured: true, Setting: strings.TrimSpace(string(code[m[0]:m[1]])),
+			Retries4xx: true, Backoff: "none", Confidence: ConfidenceLow, group: group,
+			Note: "a loop that catches and sleeps: read it to confirm it retries the call"}
+		out = append(out, l)
+	}
+	return out
+}
+
+// bullBackoff reads a job's backoff option: { type: "exponential" | "fixed", delay: ms }.
+func bullBackoff(raw []byte) string {
+	bm := jsBackoff.FindSubmatch(raw)
+	if bm == nil {
+		return "none"
+	}
+	dm := jsDelay.FindSubmatch(bm[1])
+	if dm == nil {
+		return "none"
+	}
+	d, err := strconv.Atoi(strings.ReplaceAll(string(dm[1]), "_", ""))
+	if err != nil {
+		return "none"
+	}
+	if jsExpType.Match(bm[1]) {
+		return "exp:" + strconv.Itoa(d) + "ms"
+	}
+	return "fixed:" + strconv.Itoa(d) + "ms"
+}

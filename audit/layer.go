@@ -1,0 +1,56 @@
+package audit
+
+import "fmt"
+
+// newLayer is a layer at the library's default: what the code gets when
+// nothing is set.
+func newLayer(id, rel string, line int, group string, conf Confidence) Layer {
+	d := mustDefault(id)
+	return Layer{
+		File: rel, Line: line, DefaultID: d.ID, Library: d.Library, Kind: d.Kind,
+		Attempts: d.Attempts, Unbounded: d.Unbounded, Setting: d.Knob + " (not set: the default)",
+		Retries4xx: d.Retries4xx, Backoff: d.BudgetBackoff, RetryAfter: d.RetryAfter,
+		Confidence: conf, group: group,
+	}
+}
+
+// set records a configured knob value, in the library's own units.
+func (l *Layer) set(knob int, written string) {
+	d := mustDefault(l.DefaultID)
+	l.Attempts = max(1, d.AttemptsFor(knob))
+	l.Unbounded = false
+	l.Configured = true
+	l.Setting = written
+}
+
+// setAttempts records a configured total.
+func (l *Layer) setAttempts(attempts int, written string) {
+	l.Attempts = max(1, attempts)
+	l.Unbounded = false
+	l.Configured = true
+	l.Setting = written
+}
+
+// setUnbounded records a setting that removes the limit.
+func (l *Layer) setUnbounded(written string) {
+	l.Attempts = 0
+	l.Unbounded = true
+	l.Configured = true
+	l.Setting = written
+}
+
+// setUnknown: the knob is set from a variable; the default stands in and
+// the confidence drops.
+func (l *Layer) setUnknown(written string) {
+	l.Configured = true
+	l.Setting = written
+	l.Confidence = ConfidenceLow
+	l.Note = fmt.Sprintf("set from an expression the audit cannot evaluate; the default (%s) is shown", attemptsText(*l))
+}
+
+func attemptsText(l Layer) string {
+	if l.Unbounded {
+		return "unbounded"
+	}
+	return fmt.Sprintf("%d attempts", l.Attempts)
+}

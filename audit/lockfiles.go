@@ -1,0 +1,254 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// versionSet maps "ecosystem/package" to the version a lockfile resolves
+// (or a manifest's range when no lockfile names it): openai on npm and
+// openai on PyPI are different packages. Filled before the sources are
+// read, then only read.
+type versionSet map[string]string
+
+func (v versionSet) put(eco, name, version string, exact bool) {
+	name = eco + "/" + strings.ToLower(strings.TrimSpace(name))
+	if name == "" || len(name) > 200 || len(version) > 100 {
+		return
+	}
+	if old, ok := v[name]; ok && (!exact || !strings.HasPrefix(old, "range ")) {
+		return // the first exact version wins; a range never replaces one
+	}
+	if !exact {
+		version = "range " + version
+	}
+	v[name] = version
+}
+
+func (v versionSet) declares(eco, name string) bool { _, ok := v[eco+"/"+name]; return ok }
+
+func (v versionSet) versionOf(d Default) string {
+	ecos := []string{d.Ecosystem}
+	if d.Ecosystem == "config" {
+		ecos = []string{"npm", "pypi", "go", "gem"} // a row spanning SDKs names each one's package
+	}
+	for _, eco := range ecos {
+		for _, p := range d.Packages {
+			if s, ok := v[eco+"/"+strings.ToLower(p)]; ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+type lockParser func([]byte, versionSet) error
+
+func lockfileParser(base string) lockParser {
+	switch {
+	case base == "go.mod":
+		return parseGoMod
+	case base == "package-lock.json" || base == "npm-shrinkwrap.json":
+		return parsePackageLock
+	case base == "package.json":
+		return parsePackageJSON
+	case base == "pnpm-lock.yaml":
+		return parsePnpmLock
+	case base == "yarn.lock":
+		return parseYarnLock
+	case base == "poetry.lock" || base == "uv.lock":
+		return parseTOMLLock
+	case base == "Gemfile.lock":
+		return parseGemfileLock
+	case strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt"):
+		return parseRequirements
+	}
+	return nil
+}
+
+func parseGoMod(b []byte, v versionSet) error {
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == "require (":
+			in = true
+			continue
+		case in && line == ")":
+			in = false
+			continue
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !in:
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) >= 2 {
+			v.put("go", f[0], f[1], true)
+			// github.com/openai/openai-go/v3 is openai-go too.
+			if i := strings.LastIndex(f[0], "/v"); i > 0 && strings.Trim(f[0][i+2:], "0123456789") == "" {
+				v.put("go", f[0][:i], f[1], true)
+			}
+		}
+	}
+	return sc.Err()
+}
+
+func parsePackageLock(b []byte, v versionSet) error {
+	var lock struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+		Dependencies map[string]struct {
+			Version string `json:"version"`
+		} `json:"dependencies"`
+	}
+	if err := json.Unmarshal(b, &lock); err != nil {
+		return err
+	}
+	for k, p := range lock.Packages {
+		name, ok := strings.CutPrefix(k, "node_modules/")
+		if ok && !strings.Contains(name, "/node_modules/") {
+			v.put("npm", name, p.Version, true)
+		}
+	}
+	for name, p := range lock.Dependencies {
+		v.put("npm", name, p.Version, true)
+	}
+	return nil
+}
+
+func parsePackageJSON(b []byte, v versionSet) error {
+	var pj struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if err := json.Unmarshal(b, &pj); err != nil {
+		return err
+	}
+	for n, r := range pj.Dependencies {
+		v.put("npm", n, r, false)
+	}
+	for n, r := range pj.DevDependencies {
+		v.put("npm", n, r, false)
+	}
+	return nil
+}
+
+func parsePnpmLock(b []byte, v versionSet) error {
+	var lock struct {
+		Importers map[string]struct {
+			Dependencies    map[string]any `yaml:"dependencies"`
+			DevDependencies map[string]any `yaml:"devDependencies"`
+		} `yaml:"importers"`
+		Dependencies map[string]any `yaml:"dependencies"` // lockfile v5
+	}
+	if err := yaml.Unmarshal(b, &lock); err != nil {
+		return err
+	}
+	put := func(deps map[string]any) {
+		for n, d := range deps {
+			switch x := d.(type) {
+			case string:
+				v.put("npm", n, strings.SplitN(x, "(", 2)[0], true)
+			case map[string]any:
+				if s, ok := x["version"].(string); ok {
+					v.put("npm", n, strings.SplitN(s, "(", 2)[0], true)
+				}
+			}
+		}
+	}
+	for _, imp := range lock.Importers {
+		put(imp.Dependencies)
+		put(imp.DevDependencies)
+	}
+	put(lock.Dependencies)
+	return nil
+}
+
+var (
+	yarnHead    = regexp.MustCompile(`^"?((?:@[^/@"\s]+/)?[^@"\s,]+)@`)
+	yarnVersion = regexp.MustCompile(`^\s+version:?\s+"?([^"\s]+)"?`)
+)
+
+func parseYarnLock(b []byte, v versionSet) error {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	name := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] != ' ' {
+			name = ""
+			if m := yarnHead.FindStringSubmatch(line); m != nil {
+				name = m[1]
+			}
+			continue
+		}
+		if m := yarnVersion.FindStringSubmatch(line); m != nil && name != "" {
+			v.put("npm", name, m[1], true)
+			name = ""
+		}
+	}
+	return sc.Err()
+}
+
+func parseTOMLLock(b []byte, v versionSet) error {
+	var lock struct {
+		Package []struct {
+			Name    string `toml:"name"`
+			Version string `toml:"version"`
+		} `toml:"package"`
+	}
+	if _, err := toml.Decode(string(b), &lock); err != nil {
+		return err
+	}
+	for _, p := range lock.Package {
+		v.put("pypi", normalisePy(p.Name), p.Version, true)
+	}
+	return nil
+}
+
+var reqLine = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(==|>=|~=|<=|>|<)\s*([^\s;#,]+)`)
+
+func parseRequirements(b []byte, v versionSet) error {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if m := reqLine.FindStringSubmatch(sc.Text()); m != nil {
+			v.put("pypi", normalisePy(m[1]), m[3], m[2] == "==")
+		}
+	}
+	return sc.Err()
+}
+
+var gemSpec = regexp.MustCompile(`^    ([A-Za-z0-9_.-]+) \(([^)]+)\)$`)
+
+func parseGemfileLock(b []byte, v versionSet) error {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if m := gemSpec.FindStringSubmatch(sc.Text()); m != nil {
+			v.put("gem", m[1], m[2], true)
+		}
+	}
+	return sc.Err()
+}
+
+// normalisePy is PEP 503's name normalisation.
+func normalisePy(n string) string {
+	return strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(n))
+}

@@ -1,0 +1,530 @@
+package audit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	pyFromImport = regexp.MustCompile(`^from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
+	pyImport     = regexp.MustCompile(`^import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
+
+	pyMaxRetries   = knobRe("max_retries")
+	pyMaxTries     = knobRe("max_tries")
+	pyMaxTime      = regexp.MustCompile(`\bmax_time\s*=`)
+	pyStopAttempt  = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAny      = regexp.MustCompile(`\bstop\s*=`)
+	pyRetryIf      = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
+	pyAutoretry    = regexp.MustCompile(`\bautoretry_for\s*=`)
+	pyBindTrue     = regexp.MustCompile(`\bbind\s*=\s*True\b`)
+	pySelfRetry    = regexp.MustCompile(`\bself\.retry\s*\(`)
+	pyTaskClass    = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
+	pyTopLevel     = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
+	pyRetryKwargs  = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
+	pyTaskDeco     = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
+	pyRQRetry      = regexp.MustCompile(`\bRetry\s*\(`)
+	pyRQMax        = knobRe("max")
+	pyWithRetry    = regexp.MustCompile(`\.with_retry\s*\(`)
+	pyInstrCreate  = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
+	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt = knobRe("attempts")
+	pyProvider     = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
+	pyTemporalCall = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
+	pyMaxAttempts  = knobRe("maximum_attempts")
+	pyTotal        = knobRe("total")
+	pyFirstInt     = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
+	pyRangeLoop    = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyTry          = regexp.MustCompile(`\btry\s*:`)
+	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
+)
+
+// pyImports maps local names to "module.Name" (or "module" for a module).
+func pyImports(code []byte) map[string]string {
+	bs := map[string]string{}
+	sub := func(m []int, k int) string {
+		if m[2*k] < 0 {
+			return ""
+		}
+		return string(code[m[2*k]:m[2*k+1]])
+	}
+	for _, m := range scanAt(code, "from", pyFromImport, 1200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		mod := sub(m, 1)
+		list := sub(m, 2) + sub(m, 3)
+		for _, part := range strings.Split(strings.ReplaceAll(list, "\\\n", " "), ",") {
+			part = strings.TrimSpace(strings.Trim(strings.TrimSpace(part), "()"))
+			if part == "" || part == "\\" {
+				continue
+			}
+			name, local, ok := strings.Cut(part, " as ")
+			name = strings.TrimSpace(name)
+			if !ok {
+				local = name
+			}
+			bs[strings.TrimSpace(local)] = mod + "." + name
+		}
+	}
+	for _, m := range scanAt(code, "import", pyImport, 300) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		mod := sub(m, 1)
+		local := mod
+		if s := sub(m, 2); s != "" {
+			local = s
+		}
+		bs[local] = mod
+	}
+	return bs
+}
+
+// pyCalls finds calls of NAME( or ALIAS.NAME( and returns the offsets of
+// each opening parenthesis.
+func pyCalls(code []byte, qualified string) []int { return callsOf(code, qualified, false) }
+
+// pyNames returns every way this file can write module.Name: the local
+// names bound to it and alias.Name for each import of the module.
+func pyNames(bs map[string]string, module string, names ...string) []string {
+	var out []string
+	for local, full := range bs {
+		for _, n := range names {
+			// from openai import OpenAI, and from openai.lib.azure import
+			// AzureOpenAI: a submodule re-exporting the class.
+			if full == module+"."+n || strings.HasPrefix(full, module+".") && strings.HasSuffix(full, "."+n) {
+				out = append(out, local)
+			}
+		}
+		if full == module {
+			for _, n := range names {
+				out = append(out, local+"."+n)
+			}
+		}
+	}
+	return out
+}
+
+func importsPrefix(bs map[string]string, prefix string) bool {
+	for _, full := range bs {
+		if full == prefix || strings.HasPrefix(full, prefix+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func scanPython(rel string, raw []byte) []Layer {
+	code := blank(raw, pySyntax)
+	ln := newLines(raw)
+	bs := pyImports(code)
+	var out []Layer
+	at := func(id string, open int, knob *regexp.Regexp) Layer {
+		a, b := args(code, open)
+		l := newLayer(id, rel, ln.at(open), "python", ConfidenceMedium)
+		if knob != nil {
+			if v, ok, num, k := intKnob(knob, code[a:b]); ok {
+				if num {
+					l.set(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+		}
+		return l
+	}
+	for _, n := range pyNames(bs, "anthropic", "Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex") {
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("anthropic-python", o, pyMaxRetries))
+		}
+	}
+	for _, n := range pyNames(bs, "openai", "OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI") {
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("openai-python", o, pyMaxRetries))
+		}
+	}
+	// LlamaIndex's OpenAI: the client and the tenacity decorator both take
+	// max_retries, so one constructor is two layers.
+	for _, n := range pyNames(bs, "llama_index.llms.openai", "OpenAI") {
+		for _, o := range pyCalls(code, n) {
+			fw := at("llamaindex-openai", o, pyMaxRetries)
+			fw.Confidence = ConfidenceHigh
+			sdk := newLayer("openai-python", rel, fw.Line, "python", ConfidenceMedium)
+			sdk.Attempts = fw.Attempts + 1
+			sdk.Note = "the OpenAI client LlamaIndex builds with the same max_retries"
+			if fw.Configured {
+				sdk.Configured, sdk.Setting = true, fw.Setting
+			} else {
+				sdk.Setting = "max_retries (LlamaIndex's default 3, passed to the client)"
+			}
+			out = append(out, fw, sdk)
+		}
+	}
+	// ChatOpenAI / ChatAnthropic pass max_retries through to the SDK.
+	for _, c := range []struct{ module, name, id string }{
+		{"langchain_openai", "ChatOpenAI", "openai-python"}, {"langchain_openai", "AzureChatOpenAI", "openai-python"},
+		{"langchain_anthropic", "ChatAnthropic", "anthropic-python"},
+	} {
+		for _, n := range pyNames(bs, c.module, c.name) {
+			for _, o := range pyCalls(code, n) {
+				a, b := args(code, o)
+				if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num {
+					l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+					l.set(v, snippet(code[a:b], k))
+					l.Note = c.name + " passes max_retries through to the SDK client"
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	if importsPrefix(bs, "langchain_core") || importsPrefix(bs, "langchain") || importsPrefix(bs, "langchain_openai") || importsPrefix(bs, "langchain_anthropic") || importsPrefix(bs, "langgraph") {
+		for _, m := range pyWithRetry.FindAllIndex(code, maxCandidates) {
+			o := m[1] - 1
+			l := at("langchain-with-retry", o, nil)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(knobRe("stop_after_attempt"), code[a:b]); ok {
+				if num {
+					l.setAttempts(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+			if rm := regexp.MustCompile(`\bretry_if_exception_type\s*=`).FindIndex(code[a:b]); rm != nil {
+				l.Retries4xx = false
+				l.Note = "retry_if_exception_type narrows what it retries"
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "instructor") {
+		for _, m := range pyInstrCreate.FindAllIndex(code, maxCandidates) {
+			o := m[1] - 1
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok {
+				l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
+				if num {
+					l.setAttempts(v, snippet(code[a:b], k))
+				} else {
+					l.setUnknown(snippet(code[a:b], k))
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	out = append(out, pyTenacity(rel, code, ln, bs)...)
+	for _, n := range pyNames(bs, "backoff", "on_exception", "on_predicate") {
+		for _, o := range pyCalls(code, n) {
+			l := at("backoff", o, pyMaxTries)
+			a, b := args(code, o)
+			if !l.Configured && pyMaxTime.Match(code[a:b]) {
+				l.Note = "max_time bounds it in time, not in attempts"
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "celery") {
+		out = append(out, pyCelery(rel, raw, code, ln)...)
+	}
+	for _, n := range pyNames(bs, "rq", "Retry") {
+		if n != "Retry" && !strings.HasSuffix(n, ".Retry") {
+			continue
+		}
+		for _, o := range pyCalls(code, n) {
+			out = append(out, at("rq", o, pyRQMax))
+		}
+	}
+	if importsPrefix(bs, "boto3") {
+		for _, m := range pyBotoClient.FindAllIndex(code, maxCandidates) {
+			l := newLayer("botocore", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			// The retry config is a dict of strings: read it from the
+			// source, where a Config(...) of this file sets it.
+			if v := pyBotoTotal.FindSubmatch(raw); v != nil {
+				n, _ := strconv.Atoi(string(v[1]))
+				l.setAttempts(n, string(v[0]))
+			} else if v := pyBotoMax.FindSubmatch(raw); v != nil {
+				n, _ := strconv.Atoi(string(v[1]))
+				l.set(n, string(v[0])+" (retries: botocore adds the first attempt)")
+			} else if v := pyBotoStandard.Find(raw); v != nil {
+				l.setAttempts(3, string(v)+" (standard mode's default)")
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "google.genai") || importsPrefix(bs, "google") {
+		for _, m := range pyGenaiRetry.FindAllIndex(code, maxCandidates) {
+			o := m[1] - 1
+			l := newLayer("google-genai", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyGenaiAttempt, code[a:b]); ok && num {
+				l.setAttempts(v, snippet(code[a:b], k))
+			} else {
+				l.setAttempts(5, "HttpRetryOptions() (5 attempts when enabled)")
+				l.Configured = false
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "temporalio") {
+		for _, m := range pyTemporalCall.FindAllIndex(code, maxCandidates) {
+			o := m[1] - 1
+			l := newLayer("temporal-activity", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxAttempts, code[a:b]); ok {
+				switch {
+				case num && v == 0:
+					l.setUnbounded(snippet(code[a:b], k) + " (0: no maximum)")
+				case num:
+					l.setAttempts(v, snippet(code[a:b], k))
+				default:
+					l.setUnknown(snippet(code[a:b], k))
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	// Pydantic AI builds the provider's SDK client without max_retries
+	// (providers/_openai_compatible.py and providers/anthropic.py in
+	// pydantic/pydantic-ai @4fda38988f29): an Agent is an SDK layer at the
+	// SDK's default.
+	for _, n := range pyNames(bs, "pydantic_ai", "Agent") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			provider := pyProvider.FindSubmatch(raw[a:b])
+			conf := ConfidenceMedium
+			if provider == nil {
+				provider, conf = pyProvider.FindSubmatch(raw), ConfidenceLow // a model string elsewhere in the file
+			}
+			if provider == nil {
+				continue
+			}
+			id := "openai-python"
+			if string(provider[1]) == "anthropic" {
+				id = "anthropic-python"
+			}
+			l := newLayer(id, rel, ln.at(o), "python", conf)
+			l.Note = "the " + string(provider[1]) + " client Pydantic AI builds, with the SDK's default max_retries"
+			out = append(out, l)
+		}
+	}
+	retryNames := append(pyNames(bs, "urllib3", "Retry"), pyNames(bs, "requests.packages.urllib3", "Retry")...)
+	for _, n := range retryNames {
+		for _, o := range pyCalls(code, n) {
+			l := newLayer("urllib3-retry", rel, ln.at(o), "python", ConfidenceMedium)
+			a, b := args(code, o)
+			region := code[a:b]
+			if v, ok, num, k := intKnob(pyTotal, region); ok {
+				if num {
+					l.set(v, snippet(region, k))
+				} else {
+					l.setUnknown(snippet(region, k))
+				}
+			} else if pm := pyFirstInt.FindSubmatch(region); pm != nil {
+				v, _ := strconv.Atoi(string(pm[1]))
+				l.set(v, "Retry("+string(pm[1])+")")
+			}
+			out = append(out, l)
+		}
+	}
+	for _, n := range pyNames(bs, "requests.adapters", "HTTPAdapter") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 {
+				l := newLayer("urllib3-retry", rel, ln.at(o), "python", ConfidenceMedium)
+				l.set(v, snippet(code[a:b], k))
+				out = append(out, l)
+			}
+		}
+	}
+	out = append(out, pyHandLoops(rel, code, ln)...)
+	return out
+}
+
+// pyTenacity: @retry bare is forever; @retry(...) and Retrying(...) stop
+// where stop_after_attempt says, and never when no stop is given.
+func pyTenacity(rel string, code []byte, ln lines, bs map[string]string) []Layer {
+	var out []Layer
+	names := pyNames(bs, "tenacity", "retry", "Retrying", "AsyncRetrying")
+	for _, n := range names {
+		re := regexp.MustCompile(`(?:^|[^\w.])(@\s*)?` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
+		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
+			deco, call := m[2] >= 0, m[4] >= 0
+			isRetry := strings.HasSuffix(n, "retry") && !strings.HasSuffix(n, "Retrying")
+			if !call && !(deco && isRetry) {
+				continue // a mention, not a use
+			}
+			if !call && deco {
+				// @retry bare
+				l := newLayer("tenacity", rel, ln.at(m[0]), "python", ConfidenceHigh)
+				l.Setting = "@retry (no stop: retries forever)"
+				out = append(out, l)
+				continue
+			}
+			if isRetry && !deco {
+				continue // retry(...) called as a function is rare; skip the ambiguity
+			}
+			open := m[5] - 1
+			a, b := args(code, open)
+			region := code[a:b]
+			l := newLayer("tenacity", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			if sm := pyStopAttempt.FindSubmatchIndex(region); sm != nil {
+				if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
+					l.setAttempts(v, "stop_after_attempt("+strconv.Itoa(v)+")")
+				} else {
+					l.setUnknown(snippet(region, sm[0]))
+				}
+			} else if sm := pyStopAny.FindIndex(region); sm != nil {
+				l.Configured = true
+				l.Setting = snippet(region, sm[0])
+				l.Note = "stopped by a condition other than an attempt count (stop_after_delay?): attempts not bounded by count"
+			}
+			if rm := pyRetryIf.FindSubmatch(region); rm != nil && string(rm[1]) != "Exception" && string(rm[1]) != "BaseException" {
+				l.Retries4xx = false
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pyCelery: a task retries when autoretry_for is set or it calls
+// self.retry(); max_retries defaults to 3 (4 attempts), None is forever.
+func pyCelery(rel string, raw, code []byte, ln lines) []Layer {
+	var out []Layer
+	// A task class: autoretry_for and max_retries as class attributes
+	// (the shape Celery's docs and many projects use for a base task).
+	for _, m := range pyTaskClass.FindAllIndex(code, maxCandidates) {
+		end := min(len(code), m[1]+maxBodyBytes)
+		if nx := pyTopLevel.FindIndex(code[m[1]:end]); nx != nil {
+			end = m[1] + nx[0]
+		}
+		body := code[m[1]:end]
+		if !pyAutoretry.Match(body) {
+			continue
+		}
+		l := newLayer("celery", rel, ln.at(m[0]), "python", ConfidenceMedium)
+		celeryMax(&l, raw[m[1]:end], body)
+		out = append(out, l)
+	}
+	decos := pyTaskDeco.FindAllSubmatchIndex(code, maxCandidates)
+	for i, m := range decos {
+		var region, rawRegion []byte
+		if m[2] >= 0 {
+			a, b := args(code, m[3]-1)
+			region, rawRegion = code[a:b], raw[a:b]
+		}
+		end := min(len(code), m[1]+maxBodyBytes)
+		if i+1 < len(decos) {
+			end = min(end, decos[i+1][0])
+		}
+		body, rawBody := code[m[1]:end], raw[m[1]:end]
+		auto := region != nil && pyAutoretry.Match(region)
+		selfRetry := region != nil && pyBindTrue.Match(region) && pySelfRetry.Match(body)
+		if !auto && !selfRetry {
+			continue
+		}
+		l := newLayer("celery", rel, ln.at(m[0]), "python", ConfidenceMedium)
+		knobIn, rawIn := region, rawRegion
+		if _, ok, _, _ := intKnob(pyMaxRetries, region); !ok && !pyRetryKwargs.Match(rawRegion) && selfRetry {
+			// self.retry(exc=e, max_retries=N) in the task's body
+			if sm := pySelfRetry.FindIndex(body); sm != nil {
+				a, b := args(body, sm[1]-1)
+				knobIn, rawIn = body[a:b], rawBody[a:b]
+			}
+		}
+		celeryMax(&l, rawIn, knobIn)
+		out = append(out, l)
+	}
+	return out
+}
+
+// maxBodyBytes bounds how much of a task's body is read for self.retry()
+// and its class attributes.
+const maxBodyBytes = 64 << 10
+
+// celeryMax reads max_retries from code (max_retries=N, max_retries = None)
+// or from a retry_kwargs dict in the raw source ({"max_retries": N}).
+func celeryMax(l *Layer, raw, code []byte) {
+	if mm := regexp.MustCompile(`\bmax_retries\s*=\s*None\b`).FindIndex(code); mm != nil {
+		l.setUnbounded(snippet(code, mm[0]))
+		return
+	}
+	if v, ok, num, k := intKnob(pyMaxRetries, code); ok {
+		if num {
+			l.set(v, snippet(code, k))
+		} else {
+			l.setUnknown(snippet(code, k))
+		}
+		return
+	}
+	if rm := pyRetryKwargs.FindSubmatch(raw); rm != nil {
+		if string(rm[1]) == "None" {
+			l.setUnbounded("retry_kwargs " + string(rm[0]))
+		} else {
+			n, _ := strconv.Atoi(string(rm[1]))
+			l.set(n, "retry_kwargs "+string(rm[0]))
+		}
+	}
+}
+
+// pyHandLoops: `for attempt in range(3):` whose block has a try and a
+// sleep.
+func pyHandLoops(rel string, code []byte, ln lines) []Layer {
+	var out []Layer
+	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		start := 0
+		if m[4] >= 0 {
+			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
+		}
+		n, err := strconv.Atoi(string(code[m[6]:m[7]]))
+		if err != nil {
+			continue
+		}
+		attempts := n - start
+		if attempts < 2 || attempts > 1000 {
+			continue
+		}
+		indent := 0
+		for i := m[0] - 1; i >= 0 && code[i] != '\n'; i-- {
+			indent++
+		}
+		// The block: following lines indented deeper than the for.
+		end := m[1]
+		for end < len(code) && end-m[1] < maxArgBytes {
+			nl := end
+			for nl < len(code) && code[nl] != '\n' {
+				nl++
+			}
+			if nl >= len(code) {
+				end = nl
+				break
+			}
+			next := nl + 1
+			ind := 0
+			for next+ind < len(code) && (code[next+ind] == ' ' || code[next+ind] == '\t') {
+				ind++
+			}
+			blankLine := next+ind >= len(code) || code[next+ind] == '\n'
+			if !blankLine && ind <= indent {
+				end = nl
+				break
+			}
+			end = next
+		}
+		body := code[m[1]:min(end, len(code))]
+		if !pyTry.Match(body) || !pySleep.Match(body) {
+			continue
+		}
+		out = append(out, Layer{File: rel, Line: ln.at(m[0]), DefaultID: "hand-rolled", Library: "hand-rolled retry loop", Kind: KindWrapper,
+			Attempts: attempts, Configured: true, Setting: strings.TrimSpace(string(code[m[0]:m[1]])), Retries4xx: true, Backoff: "none",
+			Confidence: ConfidenceLow, group: "python", Note: "a loop that tries and sleeps: read it to confirm it retries the call"})
+	}
+	return out
+}

@@ -1,0 +1,545 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options bound a scan: a hostile repository gets the same memory and time
+// as a friendly one.
+type Options struct {
+	MaxFileBytes     int64 // a source or config file larger than this is skipped
+	MaxLockfileBytes int64 // lockfiles are larger by nature
+	MaxFiles         int   // files read per root; the rest are counted as skipped
+	MaxDepth         int   // directory depth below the root
+	MaxLayers        int   // layers kept in all
+	MaxLineBytes     int   // a line longer than this in a source file marks it minified
+	Threshold        int   // stacks over this many attempts are a warning
+	Workers          int   // files read at once; 0: GOMAXPROCS
+	// AttemptTime is how long one failing innermost call takes, for the
+	// fail-fast wall clock (seed 000's 529s: answered, not timed out).
+	AttemptTime time.Duration
+}
+
+// DefaultOptions are the CLI's bounds.
+func DefaultOptions() Options {
+	return Options{
+		MaxFileBytes:     1 << 20,
+		MaxLockfileBytes: 32 << 20,
+		MaxFiles:         1_000_000,
+		MaxDepth:         64,
+		MaxLayers:        10_000,
+		MaxLineBytes:     4096,
+		Threshold:        10,
+		AttemptTime:      10 * time.Second,
+	}
+}
+
+const maxSkipExamples = 5
+
+// Skip reasons.
+const (
+	skipSymlink   = "symlink (never followed)"
+	skipVendored  = "vendored or dependency directory"
+	skipTooLarge  = "larger than the size limit"
+	skipBinary    = "binary"
+	skipGenerated = "generated or minified"
+	skipDepth     = "deeper than the depth limit"
+	skipTooMany   = "over the file-count limit"
+	skipNotFile   = "not a regular file (device, FIFO, socket)"
+	skipUnreadble = "unreadable"
+	skipUnparsed  = "could not be parsed"
+	skipPartial   = "partly read: 256 matches of one shape, the rest not examined"
+	skipTemplate  = "a template (render it, e.g. helm template, and audit the output)"
+)
+
+// vendoredDirs are directories of other people's code or build output:
+// their retry code is the libraries' own, which the defaults table already
+// describes.
+var vendoredDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true, "vendor": true, "bower_components": true,
+	".venv": true, "venv": true, "site-packages": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
+	".pytest_cache": true, "dist": true, "build": true, "target": true, ".next": true, ".nuxt": true,
+	".svelte-kit": true, ".turbo": true, ".cache": true, "coverage": true, ".terraform": true, "third_party": true,
+	".yarn": true, ".pnpm-store": true, ".gradle": true, ".idea": true, ".vscode": true,
+}
+
+// fileKind is what a detector a file goes to.
+type fileKind int
+
+const (
+	fkNone fileKind = iota
+	fkJS
+	fkPython
+	fkGo
+	fkRuby
+	fkYAML
+	fkNginx
+	fkClaudeSettings
+	fkLock
+	fkMinified // named as minified or bundled: counted, never read
+)
+
+func classify(rel string) fileKind {
+	base := path.Base(rel)
+	lower := strings.ToLower(base)
+	if lockfileParser(base) != nil {
+		return fkLock
+	}
+	switch {
+	case strings.HasSuffix(lower, ".min.js"), strings.HasSuffix(lower, ".bundle.js"), strings.HasSuffix(lower, ".d.ts"):
+		return fkMinified
+	case (base == "settings.json" || base == "settings.local.json") && path.Base(path.Dir(rel)) == ".claude":
+		return fkClaudeSettings
+	}
+	switch path.Ext(lower) {
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
+		return fkJS
+	case ".py":
+		return fkPython
+	case ".go":
+		return fkGo
+	case ".rb":
+		return fkRuby
+	case ".yaml", ".yml":
+		return fkYAML
+	case ".json":
+		// State machines (Amazon States Language) are JSON, named so by
+		// convention; YAML's parser reads JSON and gives line numbers.
+		// Other JSON (data, fixtures) is not read.
+		l := strings.ToLower(rel)
+		for _, hint := range []string{".asl.json", "statemachine", "state-machine", "state_machine", "stepfunction", "step-function", "step_function", "sfn"} {
+			if strings.Contains(l, hint) {
+				return fkYAML
+			}
+		}
+	case ".conf":
+		if strings.Contains(lower, "nginx") || strings.Contains(rel, "nginx") || strings.HasPrefix(rel, "conf.d/") || strings.Contains(rel, "/conf.d/") || strings.Contains(rel, "sites-") {
+			return fkNginx
+		}
+	}
+	if lower == "nginx.conf" {
+		return fkNginx
+	}
+	return fkNone
+}
+
+// rootScan is the state of one root's scan.
+type rootScan struct {
+	root     string
+	opt      Options
+	mu       sync.Mutex
+	layers   []Layer
+	skipped  map[string]*Skip
+	files    int
+	versions versionSet
+	// declared holds the packages any manifest names, for detectors
+	// that only trust a bare shape when the library is a dependency.
+	pending []pendingFile
+	trunc   bool
+}
+
+type pendingFile struct {
+	rel  string
+	abs  string
+	kind fileKind
+}
+
+func (s *rootScan) skip(reason, rel string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.skipped[reason]
+	if k == nil {
+		k = &Skip{Reason: reason}
+		s.skipped[reason] = k
+	}
+	k.Count++
+	if len(k.Examples) < maxSkipExamples {
+		k.Examples = append(k.Examples, rel)
+	}
+}
+
+func (s *rootScan) add(ls []Layer) {
+	if len(ls) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range ls {
+		if len(s.layers) >= s.opt.MaxLayers {
+			s.trunc = true
+			return
+		}
+		s.layers = append(s.layers, l)
+	}
+}
+
+// Scan audits each root: it walks the tree without following a symlink,
+// reads lockfiles for versions, runs the detectors, then groups the layers
+// into stacks and writes the findings.
+func Scan(roots []string, opt Options) (*Result, error) {
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	res := &Result{Roots: roots, Threshold: opt.Threshold, AttemptTime: opt.AttemptTime.Seconds()}
+	skips := map[string]*Skip{}
+	for _, root := range roots {
+		s, err := scanRoot(root, opt)
+		if err != nil {
+			return nil, err
+		}
+		exampleBase := root
+		if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+			exampleBase = filepath.Dir(root) // a file named alone
+		}
+		res.Files += s.files
+		res.Truncated = res.Truncated || s.trunc
+		res.Layers = append(res.Layers, s.layers...)
+		for _, k := range s.skipped {
+			m := skips[k.Reason]
+			if m == nil {
+				m = &Skip{Reason: k.Reason}
+				skips[k.Reason] = m
+			}
+			m.Count += k.Count
+			for _, e := range k.Examples {
+				if len(m.Examples) < maxSkipExamples {
+					m.Examples = append(m.Examples, path.Join(filepath.ToSlash(exampleBase), e))
+				}
+			}
+		}
+	}
+	for _, k := range skips {
+		res.Skipped = append(res.Skipped, *k)
+	}
+	slices.SortFunc(res.Skipped, func(a, b Skip) int { return strings.Compare(a.Reason, b.Reason) })
+	slices.SortStableFunc(res.Layers, func(a, b Layer) int {
+		if c := strings.Compare(a.Root, b.Root); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return strings.Compare(a.DefaultID, b.DefaultID)
+	})
+	buildStacks(res)
+	writeFindings(res)
+	return res, nil
+}
+
+func scanRoot(root string, opt Options) (*rootScan, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("audit %s: %w (give a directory or file to scan)", root, err)
+	}
+	// The root the user names is theirs to follow; links below it are not.
+	walkRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("audit %s: %w", root, err)
+	}
+	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: versionSet{}}
+	if !fi.IsDir() {
+		// One file: scan it alone, named by its base name.
+		rel := filepath.Base(root)
+		s.consider(rel, root, fi.Size(), fi.Mode())
+	} else if err := s.walk(walkRoot); err != nil {
+		return nil, err
+	}
+	// Lockfiles first, so every layer can be given its version.
+	var src []pendingFile
+	for _, p := range s.pending {
+		if p.kind == fkLock {
+			s.readLock(p)
+		} else {
+			src = append(src, p)
+		}
+	}
+	work := make(chan pendingFile)
+	var wg sync.WaitGroup
+	for range opt.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				s.readSource(p)
+			}
+		}()
+	}
+	for _, p := range src {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	for i := range s.layers {
+		l := &s.layers[i]
+		l.Root = root
+		if d, ok := Lookup(l.DefaultID); ok {
+			if l.Version == "" {
+				l.Version = s.versions.versionOf(d)
+			}
+			// A default read at one major version says little of another.
+			if got, read := major(l.Version), major(d.Versions); !l.Configured && got >= 0 && read >= 0 && got != read {
+				l.Confidence = ConfidenceLow
+				l.Note = strings.TrimPrefix(l.Note+"; ", "; ") + fmt.Sprintf("the default was read at %s; this repository has %s: check that version's default", d.Versions, l.Version)
+			}
+		}
+	}
+	return s, nil
+}
+
+// walk lists the files to read. filepath.WalkDir never follows a symbolic
+// link (it reports the link itself), so a link to / or a link loop costs
+// one entry; the depth and file-count limits bound a tree built to exhaust.
+func (s *rootScan) walk(root string) error {
+	count := 0
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			rel = p
+		}
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if p == root {
+				return fmt.Errorf("audit %s: %w", root, err)
+			}
+			s.skip(skipUnreadble, rel)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == root {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			s.skip(skipSymlink, rel)
+			return nil
+		}
+		if d.IsDir() {
+			if vendoredDirs[d.Name()] {
+				s.skip(skipVendored, rel)
+				return fs.SkipDir
+			}
+			if strings.Count(rel, "/")+1 > s.opt.MaxDepth {
+				s.skip(skipDepth, rel)
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			s.skip(skipNotFile, rel)
+			return nil
+		}
+		k := classify(rel)
+		if k == fkNone {
+			return nil // not a file any detector reads: not counted as skipped
+		}
+		if k == fkMinified {
+			s.skip(skipGenerated, rel)
+			return nil
+		}
+		if count >= s.opt.MaxFiles {
+			s.skip(skipTooMany, rel)
+			return nil
+		}
+		count++
+		info, err := d.Info()
+		if err != nil {
+			s.skip(skipUnreadble, rel)
+			return nil
+		}
+		s.consider(rel, p, info.Size(), info.Mode())
+		return nil
+	})
+}
+
+func (s *rootScan) consider(rel, abs string, size int64, mode fs.FileMode) {
+	k := classify(rel)
+	if k == fkNone || k == fkMinified {
+		return
+	}
+	if !mode.IsRegular() {
+		s.skip(skipNotFile, rel)
+		return
+	}
+	limit := s.opt.MaxFileBytes
+	if k == fkLock {
+		limit = s.opt.MaxLockfileBytes
+	}
+	if size > limit {
+		s.skip(skipTooLarge, rel)
+		return
+	}
+	s.pending = append(s.pending, pendingFile{rel: rel, abs: abs, kind: k})
+}
+
+var errTooLarge = errors.New("file grew past the size limit")
+
+// read opens without following a link (the tree can change between the
+// walk and the read) and reads at most limit bytes.
+func read(abs string, limit int64) ([]byte, error) {
+	f, err := openNoFollow(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+func (s *rootScan) readSource(p pendingFile) {
+	b, err := read(p.abs, s.opt.MaxFileBytes)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			s.skip(skipTooLarge, p.rel)
+		} else {
+			s.skip(skipUnreadble, p.rel)
+		}
+		return
+	}
+	if isBinary(b) {
+		s.skip(skipBinary, p.rel)
+		return
+	}
+	if sy, ok := syntaxOf[p.kind]; ok && isGenerated(b, sy, s.opt.MaxLineBytes) {
+		s.skip(skipGenerated, p.rel)
+		return
+	}
+	s.mu.Lock()
+	s.files++
+	s.mu.Unlock()
+	var ls []Layer
+	var perr error
+	switch p.kind {
+	case fkJS:
+		ls = scanJS(p.rel, b, s.versions)
+	case fkPython:
+		ls = scanPython(p.rel, b)
+	case fkGo:
+		ls, perr = scanGo(p.rel, b)
+	case fkRuby:
+		ls = scanRuby(p.rel, b)
+	case fkYAML:
+		ls, perr = scanYAML(p.rel, b)
+	case fkNginx:
+		ls = scanNginx(p.rel, b)
+	case fkClaudeSettings:
+		ls, perr = scanClaudeSettings(p.rel, b)
+	}
+	perShape := map[string]int{}
+	for _, l := range ls {
+		if perShape[l.DefaultID]++; perShape[l.DefaultID] == maxCandidates {
+			s.skip(skipPartial, p.rel)
+		}
+	}
+	switch {
+	case errors.Is(perr, errTemplate):
+		s.skip(skipTemplate, p.rel)
+	case perr != nil:
+		s.skip(skipUnparsed, p.rel)
+	}
+	s.add(ls)
+}
+
+func (s *rootScan) readLock(p pendingFile) {
+	b, err := read(p.abs, s.opt.MaxLockfileBytes)
+	if err != nil {
+		s.skip(skipUnreadble, p.rel)
+		return
+	}
+	if isBinary(b) {
+		s.skip(skipBinary, p.rel)
+		return
+	}
+	s.files++
+	if err := lockfileParser(path.Base(p.rel))(b, s.versions); err != nil {
+		s.skip(skipUnparsed, p.rel)
+	}
+}
+
+// major is the first number of a version ("range ^12.1.0" → 12, "v1.60.0"
+// → 1), or -1 when there is none.
+func major(v string) int {
+	i := strings.IndexAny(v, "0123456789")
+	if i < 0 {
+		return -1
+	}
+	n := 0
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && n < 1e6; i++ {
+		n = n*10 + int(v[i]-'0')
+	}
+	return n
+}
+
+// isBinary: a NUL in the first 8 KiB, as git and grep decide.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8192)], 0) >= 0
+}
+
+// syntaxOf is each source kind's comment and string syntax.
+var syntaxOf = map[fileKind]syntax{
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax,
+}
+
+// isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an
+// @generated marker near the top, or a line holding more than maxLine bytes
+// of code once comments and strings are blanked — minified or bundled code,
+// whose retry loops are a library's own. A long string literal (a prompt
+// on one line) is not code and does not count.
+func isGenerated(b []byte, sy syntax, maxLine int) bool {
+	head := b[:min(len(b), 1024)]
+	if (bytes.Contains(head, []byte("Code generated")) && bytes.Contains(head, []byte("DO NOT EDIT"))) || bytes.Contains(head, []byte("@generated")) {
+		return true
+	}
+	long := false
+	for start := 0; start < len(b); {
+		i := bytes.IndexByte(b[start:], '\n')
+		if i < 0 {
+			i = len(b) - start
+		}
+		long = long || i > maxLine
+		start += i + 1
+	}
+	if !long {
+		return false
+	}
+	code := blank(b, sy)
+	for start := 0; start < len(code); {
+		i := bytes.IndexByte(code[start:], '\n')
+		if i < 0 {
+			i = len(code) - start
+		}
+		if i > maxLine && len(code[start:start+i])-bytes.Count(code[start:start+i], []byte(" ")) > maxLine {
+			return true
+		}
+		start += i + 1
+	}
+	return false
+}

@@ -1,0 +1,3 @@
+import { Queue } from "bullmq";
+
+export const reportQueue = new Queue("report", { connection: { host: "localhost", port: 6379 } });
