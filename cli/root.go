@@ -74,11 +74,8 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-<<<<<<< HEAD
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd())
-=======
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newAuditCmd(), newDefaultsCmd())
->>>>>>> audit
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd(),
+		newAuditCmd(), newDefaultsCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
 	root.Args = cobra.ArbitraryArgs
