@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/metrics"
 )
 
 // shardByJob splits a JSON-lines log the way the Collector's load_balancing
@@ -334,6 +338,48 @@ func TestShardedKillsEqualOneInstance(t *testing.T) {
 		slices.Sort(fleet)
 		if !slices.Equal(fleet, one) {
 			t.Errorf("ceiling %v: the fleet killed %d jobs %v, one instance %d %v", ceiling, len(fleet), fleet, len(one), one)
+		}
+	}
+}
+
+// TestFleetRulesNameRealSeries: every burnrate series and label the shipped
+// Prometheus rules read is in a real scrape, with run_id and replica on it
+// (promtool tests the rules themselves: deploy/prometheus/check.sh).
+func TestFleetRulesNameRealSeries(t *testing.T) {
+	rulesFile, err := os.ReadFile("../deploy/prometheus/burnrate.rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
+	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
+	eng.Run(context.Background())
+	srv, addr, err := metrics.ListenReplica("127.0.0.1:0", "burnrate-a", eng, rules, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// Series names, not the recorded ones (run_id:burnrate_spend_usd:sum).
+	var names []string
+	for _, m := range regexp.MustCompile(`(?:^|[^:\w])(burnrate_\w+)\b(?:[^:]|$)`).FindAllStringSubmatch(string(rulesFile), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) < 5 {
+		t.Fatalf("the rules name %d burnrate series: %v", len(names), names)
+	}
+	for _, name := range names {
+		re := regexp.MustCompile(`(?m)^` + name + `\{[^}]*replica="burnrate-a"[^}]*run_id="derived-[0-9a-f]+"`)
+		if !re.Match(body) {
+			t.Errorf("the rules read %s, which the scrape lacks (with replica and run_id)", name)
 		}
 	}
 }
