@@ -43,7 +43,10 @@ import (
 const (
 	runID      = "fleet-night-1"
 	otlpToken  = "fleet-check-token"
-	jobCeiling = 0.08 // USD: about one job in eight goes over
+	jobCeiling = 0.2 // USD: some jobs go over
+	// fleetCeiling replaces the shipped rule's $100 run ceiling: the
+	// night spends about $30, no replica's shard alone $20.
+	fleetCeiling = "20"
 )
 
 // night is the traffic: jobs whose queue retries start new traces (each
@@ -437,6 +440,54 @@ func readReport(t *testing.T, path string) *correlate.Report {
 	return &r
 }
 
+// startAlerting runs the real Prometheus, with the shipped fleet rules
+// (the run ceiling set to fleetCeiling), scraping the replicas every
+// second, and the real Alertmanager with the shipped route, its kill
+// receiver pointed at rv.
+func startAlerting(t *testing.T, dir, killBase string, replicas ...*replica) {
+	t.Helper()
+	for _, bin := range []string{"prometheus", "prometheus-alertmanager"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s not found: install it (Debian: apt-get install prometheus prometheus-alertmanager)", bin)
+		}
+	}
+	rules, err := os.ReadFile("../prometheus/burnrate.rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(rules, []byte(">= 100")) {
+		t.Fatal("burnrate.rules.yml: the run ceiling (>= 100) is not where the check expects it")
+	}
+	rules = bytes.Replace(rules, []byte(">= 100"), []byte(">= "+fleetCeiling), 1)
+	os.WriteFile(filepath.Join(dir, "burnrate.rules.yml"), rules, 0o644)
+	am, err := os.ReadFile("../prometheus/alertmanager.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(dir, "kill-receiver-token")
+	os.WriteFile(token, []byte("am-token\n"), 0o600)
+	am = bytes.ReplaceAll(am, []byte("http://127.0.0.1:8088"), []byte(killBase))
+	am = bytes.ReplaceAll(am, []byte("/etc/alertmanager/kill-receiver-token"), []byte(token))
+	os.WriteFile(filepath.Join(dir, "alertmanager.yml"), am, 0o644)
+	amAddr := freePort(t)
+	var targets []string
+	for _, r := range replicas {
+		targets = append(targets, "'"+r.metrics+"'")
+	}
+	prom := fmt.Sprintf(`global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [burnrate.rules.yml]
+alerting: { alertmanagers: [ { static_configs: [ { targets: ['%s'] } ] } ] }
+scrape_configs:
+  - job_name: burnrate
+    static_configs: [ { targets: [%s] } ]
+`, amAddr, strings.Join(targets, ", "))
+	os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(prom), 0o644)
+	start(t, "alertmanager", nil, "prometheus-alertmanager", "--config.file="+filepath.Join(dir, "alertmanager.yml"),
+		"--storage.path="+filepath.Join(dir, "am"), "--web.listen-address="+amAddr, "--cluster.listen-address=")
+	start(t, "prometheus", nil, "prometheus", "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+freePort(t))
+}
+
 var traceIDJob = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // TestFleet is the fleet check. Jobs: FLEET_JOBS (default 300).
@@ -469,6 +520,7 @@ func TestFleet(t *testing.T) {
 		r.start(t, burnrate, killBase+"/fleet", dir)
 	}
 	single.start(t, burnrate, killBase+"/single", dir)
+	startAlerting(t, dir, killBase, a, b)
 
 	collectorAddr := freePort(t)
 	col := start(t, "collector", []string{
@@ -544,9 +596,15 @@ func TestFleet(t *testing.T) {
 		}
 		return f+bBefore == float64(want) && s == float64(want), fmt.Sprintf("fleet %v + b before restart %v, single %v, want %d", f, bBefore, s, want)
 	})
-	// Every kill delivered: the single instance's, and the fleet's.
+	// The fleet's run ceiling, which no replica sees: Prometheus sums the
+	// replicas, the rule fires, Alertmanager posts the kill of the run.
+	runKill := "run/run_ceiling/"
+	waitFor(t, "the fleet run ceiling through Prometheus and Alertmanager", 2*time.Minute, func() (bool, string) {
+		return slices.Contains(rv.killed("/fleet"), runKill), fmt.Sprintf("fleet kills %d, alertmanager posts %d", len(rv.killed("/fleet")), rv.deliveries["/alertmanager"])
+	})
+	// Every job kill delivered: the single instance's, and the fleet's.
 	waitFor(t, "kills delivered", 2*time.Minute, func() (bool, string) {
-		f, s := rv.killed("/fleet"), rv.killed("/single")
+		f, s := slices.DeleteFunc(rv.killed("/fleet"), func(k string) bool { return k == runKill }), rv.killed("/single")
 		return len(s) > 0 && slices.Equal(f, s), fmt.Sprintf("fleet %d kills, single %d", len(f), len(s))
 	})
 	tp.Shutdown(ctx)
@@ -589,6 +647,13 @@ func TestFleet(t *testing.T) {
 	if m.Merged.SplitJobs != 0 {
 		t.Errorf("%d jobs were split over replicas (%v): routing by job.id keeps a job on one", m.Merged.SplitJobs, m.Merged.SplitJobExamples)
 	}
+	// The fleet ceiling is one no replica reached alone.
+	ceil, _ := strconv.ParseFloat(fleetCeiling, 64)
+	for _, path := range append(a.reports, b.reports...) {
+		if r := readReport(t, path); r.Totals.SpendUSD >= ceil {
+			t.Errorf("%s alone spent $%v, over the fleet ceiling $%v: the check proves nothing about the sum", path, r.Totals.SpendUSD, ceil)
+		}
+	}
 	// The unlabelled calls: all on one replica (the key "job.id=|").
 	onReplica := map[string]int{}
 	for _, path := range append(a.reports, b.reports...) {
@@ -605,7 +670,7 @@ func TestFleet(t *testing.T) {
 
 	// Kills: the same set, each acted on once (the receiver deduplicates;
 	// deliveries count the requests, retries and re-sends included).
-	fleetKills, singleKills := rv.killed("/fleet"), rv.killed("/single")
+	fleetKills, singleKills := slices.DeleteFunc(rv.killed("/fleet"), func(k string) bool { return k == runKill }), rv.killed("/single")
 	if !slices.Equal(fleetKills, singleKills) {
 		t.Errorf("kills: fleet %v, single %v", fleetKills, singleKills)
 	}
@@ -625,6 +690,8 @@ func TestFleet(t *testing.T) {
 	t.Logf("FLEET CHECK: unlabelled calls by replica: %v", onReplica)
 	t.Logf("FLEET CHECK: kills: fleet acted on %d, single %d, equal %v; kill requests at the fleet receiver %d (refused while down: %d)", len(fleetKills), len(singleKills), slices.Equal(fleetKills, singleKills), rv.deliveries["/fleet"], rv.refused)
 	t.Logf("FLEET CHECK: restart: replica b stopped after the first half with %d kill(s) journaled but undelivered; %d of them acknowledged after its restart", len(pendingAtStop), deliveredAfterRestart)
+	t.Logf("FLEET CHECK: fleet run ceiling ($%s, no replica alone over it): Prometheus fired BurnrateFleetRunCeiling, Alertmanager posted %d time(s), the receiver acted once under burnrate's run_ceiling key %s", fleetCeiling,
+		rv.deliveries["/alertmanager"], alerts.IdempotencyKey("kill_webhook", alerts.Alert{Rule: "run_ceiling", Scope: "run", RunID: runID}))
 	t.Logf("FLEET CHECK: first half applied in %s, whole night in %s", firstHalf.Round(time.Millisecond), total.Round(time.Millisecond))
 	if len(pendingAtStop) == 0 {
 		t.Errorf("replica b had no undelivered kill when it stopped: the restart proves nothing (raise FLEET_JOBS)")
