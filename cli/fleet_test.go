@@ -282,6 +282,16 @@ func TestMergeSaysWhatItCannotSum(t *testing.T) {
 		}
 	})
 
+	t.Run("a replica missing is said, with --replicas", func(t *testing.T) {
+		_, err := run(t, "report", "--merge", "--format", "json", "--replicas", "burnrate-a,burnrate-b,burnrate-c", pa, pb)
+		if err == nil || !strings.Contains(err.Error(), `replica "burnrate-c"`) {
+			t.Errorf("err %v", err)
+		}
+		if _, err := run(t, "report", "--merge", "--format", "json", "--replicas", "burnrate-a,burnrate-b", pa, pb); err != nil && !errors.Is(err, errCritical) {
+			t.Errorf("every replica there: err %v", err)
+		}
+	})
+
 	t.Run("not a report, a device, one file", func(t *testing.T) {
 		junk := filepath.Join(dir, "junk.json")
 		os.WriteFile(junk, []byte(`{"a":1}`), 0o644)

@@ -131,6 +131,7 @@ func newReportCmd() *cobra.Command {
 	var a analysisFlags
 	var format, baseline string
 	var merge bool
+	var replicas []string
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
 		Short: "Write a postmortem of finished logs (Markdown or JSON)",
@@ -144,7 +145,7 @@ exists; 2: bad usage or unreadable input.`,
 				return fmt.Errorf("--format %q: use md or json", format)
 			}
 			if merge {
-				return mergeReports(args, format)
+				return mergeReports(args, format, replicas)
 			}
 			_, cfg, err := a.load()
 			if err != nil {
@@ -196,6 +197,7 @@ exists; 2: bad usage or unreadable input.`,
 	a.register(cmd)
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.Flags().BoolVar(&merge, "merge", false, "the FILEs are replicas' JSON reports (watch --report-out) of one sharded run: merge them into one report")
+	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after")
 	return cmd
 }
@@ -223,7 +225,7 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options) (
 const maxMergeReportBytes = 1 << 30
 
 // mergeReports is report --merge: replicas' JSON reports in, one out.
-func mergeReports(paths []string, format string) error {
+func mergeReports(paths []string, format string, replicas []string) error {
 	if len(paths) < 2 {
 		return fmt.Errorf("report --merge needs two or more replicas' JSON reports (watch --report-out), got %d", len(paths))
 	}
@@ -238,6 +240,22 @@ func mergeReports(paths []string, format string) error {
 			return fmt.Errorf("report --merge %s: not a burnrate report JSON (watch --report-out or report --format json writes one)", p)
 		}
 		in = append(in, correlate.MergeInput{Name: p, Report: &r, Digest: sha256.Sum256(b)})
+	}
+	if len(replicas) > 0 {
+		have := map[string]bool{}
+		for _, m := range in {
+			have[m.Report.Replica] = true
+		}
+		for _, name := range replicas {
+			if !have[name] {
+				return fmt.Errorf("report --merge: no report of replica %q among %s: its shard's calls and spend would be missing from the totals (find its --report-out, or leave it out of --replicas knowingly)", name, strings.Join(paths, ", "))
+			}
+		}
+		for name := range have {
+			if !slices.Contains(replicas, name) {
+				return fmt.Errorf("report --merge: a report is of replica %q, which --replicas does not name", name)
+			}
+		}
 	}
 	r, err := correlate.MergeReports(in)
 	if err != nil {

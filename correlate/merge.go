@@ -80,6 +80,14 @@ func MergeReports(in []MergeInput) (*Report, error) {
 		return nil, fmt.Errorf("report --merge: no reports given")
 	}
 	info := &MergeInfo{Replicas: []MergedReplica{}, Approximate: mergeApproximate}
+	for _, m := range in {
+		if m.Report == nil {
+			return nil, fmt.Errorf("report --merge: %s holds no report", m.Name)
+		}
+		if err := checkMergeInput(m.Report); err != nil {
+			return nil, fmt.Errorf("report --merge %s: %w: not a report burnrate wrote (watch --report-out)", m.Name, err)
+		}
+	}
 	kept, err := dedupeInputs(in, info)
 	if err != nil {
 		return nil, err
@@ -124,6 +132,64 @@ func MergeReports(in []MergeInput) (*Report, error) {
 	return out, nil
 }
 
+// checkMergeInput refuses what burnrate never writes — a negative count or
+// amount, a job without an ID, one job twice — so that no sum below can go
+// negative or count a job twice.
+func checkMergeInput(r *Report) error {
+	t := r.Totals
+	for _, v := range []int64{t.Attempts, t.ToolCalls, int64(t.Jobs), int64(t.Operations), t.UnpricedAttempts, t.InputTokens, t.OutputTokens,
+		t.CacheReadTokens, t.CacheWriteTokens, t.BatchCalls, t.BatchExpired, t.BatchCanceled, r.Duplicates, r.Source.Lines, r.Source.Events,
+		r.Source.Skipped, r.Source.OutOfOrderEvents, int64(r.TimeToDeadLetterS.Count), r.RetryAfter.Count, r.RetryAfter.Honored,
+		r.RetryAfter.Rehit, r.RetryAfter.NoHint, int64(r.Recovery.Operations)} {
+		if v < 0 {
+			return fmt.Errorf("a negative count (%d)", v)
+		}
+	}
+	for _, v := range []float64{t.SpendUSD, t.WastedUSD, t.BatchSpendUSD, t.SyncSpendUSD} {
+		if v < 0 {
+			return fmt.Errorf("a negative amount ($%v)", v)
+		}
+	}
+	for _, v := range r.Status {
+		if v < 0 {
+			return fmt.Errorf("a negative status count (%d)", v)
+		}
+	}
+	seen := make(map[string]bool, len(r.Jobs))
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if j.JobID == "" {
+			return fmt.Errorf("job %d has no job_id", i)
+		}
+		if seen[j.JobID] {
+			return fmt.Errorf("job %q is listed twice", j.JobID)
+		}
+		seen[j.JobID] = true
+		if j.Attempts < 0 || j.ToolCalls < 0 || j.Duplicates < 0 || j.SpendUSD < 0 || j.WastedUSD < 0 {
+			return fmt.Errorf("job %q has a negative count or amount", j.JobID)
+		}
+	}
+	for _, m := range r.Models {
+		if m.Attempts < 0 || m.SpendUSD < 0 || m.InputTokens < 0 || m.OutputTokens < 0 || m.CacheReadTokens < 0 || m.CacheWriteTokens < 0 || m.UnpricedAttempts < 0 {
+			return fmt.Errorf("model %q has a negative count or amount", m.Model)
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Count < 0 || f.JobsTotal < 0 || f.WastedUSD < 0 {
+			return fmt.Errorf("finding %q has a negative count or amount", f.Kind)
+		}
+	}
+	for _, p := range r.Timeline {
+		if p.Calls < 0 || p.Success < 0 || p.Retryable < 0 || p.Terminal < 0 || p.ToolCalls < 0 || p.SpendUSD < 0 {
+			return fmt.Errorf("timeline minute %q has a negative count or amount", p.Minute)
+		}
+	}
+	return nil
+}
+
+// satAddInt is satAdd for int counters.
+func satAddInt(a, b int) int { return int(satAdd(int64(a), int64(b))) }
+
 // dedupeInputs drops a report given twice (one digest) and a replica's
 // earlier snapshot of its own later report (a replica that read its files
 // again from the start after a restart wrote a report that contains the
@@ -133,9 +199,6 @@ func dedupeInputs(in []MergeInput, info *MergeInfo) ([]MergeInput, error) {
 	var kept []MergeInput
 	seen := map[[32]byte]string{}
 	for _, m := range in {
-		if m.Report == nil {
-			return nil, fmt.Errorf("report --merge: %s holds no report", m.Name)
-		}
 		if first, ok := seen[m.Digest]; ok {
 			info.Dropped = append(info.Dropped, fmt.Sprintf("%s: the same report as %s, counted once", m.Name, first))
 			continue
@@ -190,27 +253,19 @@ func contains(big, small *Report) bool {
 // copies mean both replicas read the same input (active-active HA), and a
 // sum would count every such call twice.
 func refuseCopies(in []MergeInput) error {
-	owner := map[string]int{}
+	owner := map[string]*JobReport{}
+	ownerFile := map[string]int{}
 	for i, m := range in {
 		for k := range m.Report.Jobs {
 			j := &m.Report.Jobs[k]
-			o, ok := owner[j.JobID]
+			first, ok := owner[j.JobID]
 			if !ok {
-				owner[j.JobID] = i
+				owner[j.JobID], ownerFile[j.JobID] = j, i
 				continue
 			}
-			if jobsEqual(j, findJob(in[o].Report, j.JobID)) {
+			if o := ownerFile[j.JobID]; jobsEqual(j, first) {
 				return fmt.Errorf("report --merge: job %q is in %s and %s with the same calls, spend and times: these replicas read the same input (active-active copies, not shards), and a sum would count it twice; merge shards only, or report one copy", j.JobID, in[o].Name, m.Name)
 			}
-		}
-	}
-	return nil
-}
-
-func findJob(r *Report, id string) *JobReport {
-	for i := range r.Jobs {
-		if r.Jobs[i].JobID == id {
-			return &r.Jobs[i]
 		}
 	}
 	return nil
@@ -233,12 +288,12 @@ func mergeSource(out *Report, in []MergeInput) {
 	for _, m := range in {
 		s := m.Report.Source
 		src.Files = append(src.Files, s.Files...)
-		src.Lines += s.Lines
-		src.Events += s.Events
-		src.Skipped += s.Skipped
-		src.OutOfOrderEvents += s.OutOfOrderEvents
+		src.Lines = satAdd(src.Lines, s.Lines)
+		src.Events = satAdd(src.Events, s.Events)
+		src.Skipped = satAdd(src.Skipped, s.Skipped)
+		src.OutOfOrderEvents = satAdd(src.OutOfOrderEvents, s.OutOfOrderEvents)
 		for k, v := range s.SkippedByReason {
-			src.SkippedByReason[k] += v
+			src.SkippedByReason[k] = satAdd(src.SkippedByReason[k], v)
 		}
 		for _, e := range s.ReadErrors {
 			src.ReadErrors = append(src.ReadErrors, m.Name+": "+e)
@@ -318,7 +373,7 @@ func mergeTotals(out *Report, in []MergeInput) {
 		s := m.Report.Totals
 		t.Attempts = satAdd(t.Attempts, s.Attempts)
 		t.ToolCalls = satAdd(t.ToolCalls, s.ToolCalls)
-		t.Operations += s.Operations
+		t.Operations = satAddInt(t.Operations, s.Operations)
 		t.UnpricedAttempts = satAdd(t.UnpricedAttempts, s.UnpricedAttempts)
 		t.InputTokens = satAdd(t.InputTokens, s.InputTokens)
 		t.OutputTokens = satAdd(t.OutputTokens, s.OutputTokens)
@@ -471,12 +526,16 @@ func recountJobs(out *Report, jobs []JobReport) {
 // them in the order they began (as a state met them), so the most
 // amplified stack of a type is the first one seen, as in one report.
 func jobTypesOf(jobs []JobReport) []JobTypeReport {
-	byStart := make([]*JobReport, len(jobs))
-	for i := range jobs {
-		byStart[i] = &jobs[i]
+	type started struct {
+		at int64
+		j  *JobReport
 	}
-	slices.SortStableFunc(byStart, func(a, b *JobReport) int {
-		return cmp.Or(cmp.Compare(parseTS(a.FirstTS), parseTS(b.FirstTS)), cmp.Compare(a.JobID, b.JobID))
+	byStart := make([]started, len(jobs))
+	for i := range jobs {
+		byStart[i] = started{parseTS(jobs[i].FirstTS), &jobs[i]}
+	}
+	slices.SortStableFunc(byStart, func(a, b started) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.j.JobID, b.j.JobID))
 	})
 	type acc struct {
 		JobTypeReport
@@ -485,7 +544,8 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 		amp           int
 	}
 	types := map[string]*acc{}
-	for _, j := range byStart {
+	for _, st := range byStart {
+		j := st.j
 		name := jobTypeName(j.JobType)
 		a := types[name]
 		if a == nil {
@@ -493,7 +553,7 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 			types[name] = a
 		}
 		a.Jobs++
-		a.Attempts += int64(j.Attempts)
+		a.Attempts = satAdd(a.Attempts, int64(j.Attempts))
 		a.spend.add(j.SpendUSD)
 		a.wasted.add(j.WastedUSD)
 		if j.Attempts > 0 {
@@ -527,7 +587,7 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 func mergeDeadLetter(out *Report, in []MergeInput) {
 	for _, m := range in {
 		d := m.Report.TimeToDeadLetterS
-		out.TimeToDeadLetterS.Count += d.Count
+		out.TimeToDeadLetterS.Count = satAddInt(out.TimeToDeadLetterS.Count, d.Count)
 		out.TimeToDeadLetterS.Max = max(out.TimeToDeadLetterS.Max, d.Max)
 	}
 }
@@ -536,10 +596,10 @@ func mergeRetryAfter(out *Report, in []MergeInput) {
 	ra := &out.RetryAfter
 	for _, m := range in {
 		r := m.Report.RetryAfter
-		ra.Count += r.Count
-		ra.Honored += r.Honored
-		ra.Rehit += r.Rehit
-		ra.NoHint += r.NoHint
+		ra.Count = satAdd(ra.Count, r.Count)
+		ra.Honored = satAdd(ra.Honored, r.Honored)
+		ra.Rehit = satAdd(ra.Rehit, r.Rehit)
+		ra.NoHint = satAdd(ra.NoHint, r.NoHint)
 	}
 }
 
@@ -643,7 +703,7 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 			}
 			a.Severity = max(a.Severity, f.Severity)
 			a.Count = satAdd(a.Count, f.Count)
-			a.JobsTotal += f.JobsTotal
+			a.JobsTotal = satAddInt(a.JobsTotal, f.JobsTotal)
 			a.wasted.add(f.WastedUSD)
 			if at := parseTS(f.FirstAt); at != 0 && (a.firstAt == 0 || at < a.firstAt) {
 				a.firstAt, a.FirstAt, a.Example = at, f.FirstAt, f.Example
@@ -656,21 +716,27 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 		}
 	}
 	// A split job counted once per part that had the finding: once.
-	for id, parts := range split {
-		if parts < 2 {
-			continue
-		}
-		seen := map[string]int{}
+	if len(split) > 0 {
+		seen := map[string]map[string]int{} // job → finding → parts with it
 		for _, m := range in {
-			if j := findJob(m.Report, id); j != nil {
+			for k := range m.Report.Jobs {
+				j := &m.Report.Jobs[k]
+				if split[j.JobID] < 2 {
+					continue
+				}
+				if seen[j.JobID] == nil {
+					seen[j.JobID] = map[string]int{}
+				}
 				for _, f := range j.Findings {
-					seen[f]++
+					seen[j.JobID][f]++
 				}
 			}
 		}
-		for kind, n := range seen {
-			if a := byKind[kind]; a != nil && n > 1 {
-				a.JobsTotal -= n - 1
+		for _, kinds := range seen {
+			for kind, n := range kinds {
+				if a := byKind[kind]; a != nil && n > 1 {
+					a.JobsTotal = max(0, a.JobsTotal-(n-1))
+				}
 			}
 		}
 	}
@@ -699,11 +765,11 @@ func mergeTimeline(out *Report, in []MergeInput) {
 				a = &acc{TimelinePoint: TimelinePoint{Minute: p.Minute, UnixMinute: at / int64(time.Minute)}}
 				byMinute[at] = a
 			}
-			a.Calls += p.Calls
-			a.Success += p.Success
-			a.Retryable += p.Retryable
-			a.Terminal += p.Terminal
-			a.ToolCalls += p.ToolCalls
+			a.Calls = satAdd(a.Calls, p.Calls)
+			a.Success = satAdd(a.Success, p.Success)
+			a.Retryable = satAdd(a.Retryable, p.Retryable)
+			a.Terminal = satAdd(a.Terminal, p.Terminal)
+			a.ToolCalls = satAdd(a.ToolCalls, p.ToolCalls)
 			a.spend.add(p.SpendUSD)
 		}
 	}
