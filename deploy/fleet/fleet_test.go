@@ -413,7 +413,10 @@ func providers(t *testing.T, ctx context.Context, collector, single string) (*sd
 		t.Fatal(err)
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", "fleet-worker"))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(toCollector), sdktrace.WithBatcher(toSingle))
+	// Blocking: a full SDK queue waits instead of dropping spans (the
+	// default drops them, and both sides would lack a different few).
+	batch := []sdktrace.BatchSpanProcessorOption{sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(8192)}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(toCollector, batch...), sdktrace.WithBatcher(toSingle, batch...))
 	logsToCollector, err := otlploggrpc.New(ctx, otlploggrpc.WithEndpoint(collector), otlploggrpc.WithInsecure())
 	if err != nil {
 		t.Fatal(err)
