@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -44,9 +45,11 @@ const (
 	runID      = "fleet-night-1"
 	otlpToken  = "fleet-check-token"
 	jobCeiling = 0.2 // USD: some jobs go over
-	// fleetCeiling replaces the shipped rule's $100 run ceiling: the
-	// night spends about $30, no replica's shard alone $20.
-	fleetCeiling = "20"
+	// fleetCeilingPerJob sets the fleet's run ceiling, in place of the
+	// shipped rule's $100: a night spends about $0.10 a job, and the sum
+	// Prometheus sees (a, and b since its restart) about $0.08; neither
+	// replica's shard alone reaches $0.065 a job.
+	fleetCeilingPerJob = 0.065
 )
 
 // night is the traffic: jobs whose queue retries start new traces (each
@@ -447,7 +450,7 @@ func readReport(t *testing.T, path string) *correlate.Report {
 // (the run ceiling set to fleetCeiling), scraping the replicas every
 // second, and the real Alertmanager with the shipped route, its kill
 // receiver pointed at rv.
-func startAlerting(t *testing.T, dir, killBase string, replicas ...*replica) {
+func startAlerting(t *testing.T, dir, killBase, fleetCeiling string, replicas ...*replica) {
 	t.Helper()
 	for _, bin := range []string{"prometheus", "prometheus-alertmanager"} {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -523,7 +526,8 @@ func TestFleet(t *testing.T) {
 		r.start(t, burnrate, killBase+"/fleet", dir)
 	}
 	single.start(t, burnrate, killBase+"/single", dir)
-	startAlerting(t, dir, killBase, a, b)
+	fleetCeiling := strconv.FormatFloat(math.Round(fleetCeilingPerJob*float64(jobs)), 'f', -1, 64)
+	startAlerting(t, dir, killBase, fleetCeiling, a, b)
 
 	collectorAddr := freePort(t)
 	col := start(t, "collector", []string{
