@@ -725,3 +725,94 @@ func journalLast(t *testing.T, path string) map[string]string {
 	}
 	return last
 }
+
+// TestFleetTraceIDRouting measures the pitfall the shipped config avoids:
+// with routing_key traceID, a job whose queue retries start new traces is
+// split over the replicas, each sees a part below the job ceiling, and
+// kills the single instance makes are missed. report --merge still joins
+// the parts again.
+func TestFleetTraceIDRouting(t *testing.T) {
+	dir := t.TempDir()
+	burnrate, collectorBin := buildBinaries(t, dir)
+	cfg, err := os.ReadFile("../collector/collector.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byJob := []byte("routing_key: attributes\n    routing_attributes: [job.id]")
+	if !bytes.Contains(cfg, byJob) {
+		t.Fatal("collector.yaml: the job.id route is not where the check expects it")
+	}
+	cfg = bytes.Replace(cfg, byJob, []byte("routing_key: traceID"), 1)
+	traceCfg := filepath.Join(dir, "collector-traceid.yaml")
+	os.WriteFile(traceCfg, cfg, 0o644)
+
+	rv := newReceiver()
+	srv := &http.Server{Handler: rv}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	killBase := "http://" + ln.Addr().String()
+	a := &replica{name: "burnrate-a", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "a.journal")}
+	b := &replica{name: "burnrate-b", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "b.journal")}
+	single := &replica{name: "single", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "single.journal")}
+	for _, r := range []*replica{a, b} {
+		r.start(t, burnrate, killBase+"/fleet", dir)
+	}
+	single.start(t, burnrate, killBase+"/single", dir)
+	collectorAddr := freePort(t)
+	col := start(t, "collector-traceid", []string{
+		"BURNRATE_OTLP_TOKEN=" + otlpToken, "BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
+		"COLLECTOR_OTLP_GRPC=" + collectorAddr, "COLLECTOR_OTLP_HTTP=" + freePort(t),
+	}, collectorBin, "--config", traceCfg)
+	waitFor(t, "the Collector listening", 30*time.Second, func() (bool, string) {
+		c, err := net.Dial("tcp", collectorAddr)
+		if err == nil {
+			c.Close()
+			return true, ""
+		}
+		return false, tail(col.log.String(), 800)
+	})
+	ctx := context.Background()
+	tp, lp := providers(t, ctx, collectorAddr, single.otlp)
+	n := newNight(300)
+	n.emitJobs(ctx, tp, 0, n.jobs)
+	tp.Shutdown(ctx)
+	lp.Shutdown(ctx)
+	want := float64(n.spans)
+	waitFor(t, "the night applied", 2*time.Minute, func() (bool, string) {
+		f := scrape(a.metrics, "burnrate_run_calls_total") + scrape(b.metrics, "burnrate_run_calls_total")
+		s := scrape(single.metrics, "burnrate_run_calls_total")
+		return f == want && s == want, fmt.Sprintf("fleet %v, single %v, want %v", f, s, want)
+	})
+	waitFor(t, "kills delivered", time.Minute, func() (bool, string) {
+		return len(rv.killed("/single")) > 0, ""
+	})
+	time.Sleep(2 * time.Second) // the fleet's kills, if any more come
+	for _, r := range []*replica{a, b, single} {
+		r.p.stop(t)
+	}
+	col.stop(t)
+
+	out, err := exec.Command(burnrate, "report", "--merge", "--format", "json", a.reports[0], b.reports[0]).Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("report --merge: %v", err)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	os.WriteFile(merged, out, 0o644)
+	m, one := readReport(t, merged), readReport(t, single.reports[0])
+	fleetKills, singleKills := rv.killed("/fleet"), rv.killed("/single")
+	if m.Merged.SplitJobs == 0 {
+		t.Errorf("routing by trace ID split no job: the night has no queue retries across traces")
+	}
+	if len(fleetKills) >= len(singleKills) {
+		t.Errorf("routing by trace ID missed no kill (fleet %d, single %d)", len(fleetKills), len(singleKills))
+	}
+	if m.Totals.Attempts != one.Totals.Attempts || m.Totals.SpendUSD != one.Totals.SpendUSD || len(m.Jobs) != len(one.Jobs) {
+		t.Errorf("merged: %d jobs %d calls $%v; single %d jobs %d calls $%v", len(m.Jobs), m.Totals.Attempts, m.Totals.SpendUSD, len(one.Jobs), one.Totals.Attempts, one.Totals.SpendUSD)
+	}
+	t.Logf("FLEET CHECK (routing_key traceID, the pitfall): %d of %d jobs split over the 2 replicas; job kills: fleet %d, single %d (%d missed: each replica saw a part below the $%v ceiling); report --merge joined them again: %d jobs, %d calls, $%.4f (single: %d, %d, $%.4f)",
+		m.Merged.SplitJobs, len(one.Jobs), len(fleetKills), len(singleKills), len(singleKills)-len(fleetKills), jobCeiling, len(m.Jobs), m.Totals.Attempts, m.Totals.SpendUSD, len(one.Jobs), one.Totals.Attempts, one.Totals.SpendUSD)
+}
