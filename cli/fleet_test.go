@@ -273,6 +273,18 @@ func TestMergeSaysWhatItCannotSum(t *testing.T) {
 		}
 	})
 
+	t.Run("an idle replica, which names no run, merges", func(t *testing.T) {
+		empty := filepath.Join(dir, "empty.jsonl")
+		os.WriteFile(empty, nil, 0o644)
+		out, _ := run(t, "report", "--format", "json", empty) // exit 2: no events
+		idle := parse(out)
+		idle.Replica = "burnrate-c"
+		m := parse(fleetReport(t, "--merge", pa, write("idle.json", idle), pb))
+		if m.RunID != "nightly-1" || m.Totals.Attempts != one.Totals.Attempts || len(m.Merged.Replicas) != 3 {
+			t.Errorf("run %q attempts %d replicas %d", m.RunID, m.Totals.Attempts, len(m.Merged.Replicas))
+		}
+	})
+
 	t.Run("two runs are refused", func(t *testing.T) {
 		c := *b
 		c.RunID = "nightly-2"

@@ -92,10 +92,20 @@ func MergeReports(in []MergeInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := kept[0].Report.RunID
-	for _, k := range kept[1:] {
-		if k.Report.RunID != run {
-			return nil, fmt.Errorf("report --merge: %s is of run %q and %s of run %q: merge the reports of one run (one night) at a time", kept[0].Name, run, k.Name, k.Report.RunID)
+	// A replica that received nothing (the Collector routed it no job)
+	// names no run: it goes with any.
+	idle := func(r *Report) bool { return r.RunID == "" && r.Source.Events == 0 }
+	first := kept[0]
+	for _, k := range kept {
+		if !idle(k.Report) {
+			first = k
+			break
+		}
+	}
+	run := first.Report.RunID
+	for _, k := range kept {
+		if k.Report.RunID != run && !idle(k.Report) {
+			return nil, fmt.Errorf("report --merge: %s is of run %q and %s of run %q: merge the reports of one run (one night) at a time", first.Name, run, k.Name, k.Report.RunID)
 		}
 	}
 	if err := refuseCopies(kept); err != nil {

@@ -27,7 +27,7 @@ done
 cd "$here"
 log="$(mktemp)"
 set +e
-go test -count=1 -v -timeout 20m -run '^TestFleet(TraceIDRouting)?$' . >"$log" 2>&1
+go test -count=1 -v -timeout 20m -run '^TestFleet(TraceIDRouting|RootOnlyJobID)?$' . >"$log" 2>&1
 rc=$?
 set -e
 grep -E 'FLEET CHECK|built the Collector|^(--- |ok|FAIL)|fleet_test.go:[0-9]+: [^-F]' "$log" | sed 's/^ *fleet_test.go:[0-9]*: //'

@@ -64,6 +64,9 @@ type night struct {
 	rng        *rand.Rand
 	spans      int // model-call attempt spans sent
 	logEvents  int
+	// rootOnlyJobID puts job.id on each trace's root span only, as a
+	// worker that sets it where the job starts does.
+	rootOnlyJobID bool
 }
 
 func newNight(jobs int) *night {
@@ -94,7 +97,11 @@ func (n *night) emitJobs(ctx context.Context, tp *sdktrace.TracerProvider, from,
 					} else if !last && c == calls-1 {
 						status = 500 // the queue attempt fails: the broker redelivers
 					}
-					attrs := append(slices.Clone(jobAttrs),
+					callAttrs := jobAttrs
+					if n.rootOnlyJobID {
+						callAttrs = nil
+					}
+					attrs := append(slices.Clone(callAttrs),
 						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", "anthropic"),
 						attribute.String("gen_ai.request.model", "claude-sonnet-4-6"), attribute.Int("http.response.status_code", status),
 						attribute.Int("http.request.resend_count", a))
@@ -726,25 +733,24 @@ func journalLast(t *testing.T, path string) map[string]string {
 	return last
 }
 
-// TestFleetTraceIDRouting measures the pitfall the shipped config avoids:
-// with routing_key traceID, a job whose queue retries start new traces is
-// split over the replicas, each sees a part below the job ceiling, and
-// kills the single instance makes are missed. report --merge still joins
-// the parts again.
-func TestFleetTraceIDRouting(t *testing.T) {
+// variant is one night through a Collector whose shipped config edit
+// changes, to two replicas beside one burnrate fed everything.
+type variant struct {
+	merged, single       *correlate.Report
+	fleetKills, oneKills []string
+	callsByReplica       map[string]int64
+}
+
+func runVariant(t *testing.T, edit func(cfg []byte) []byte, rootOnly bool) variant {
+	t.Helper()
 	dir := t.TempDir()
 	burnrate, collectorBin := buildBinaries(t, dir)
 	cfg, err := os.ReadFile("../collector/collector.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	byJob := []byte("routing_key: attributes\n    routing_attributes: [job.id]")
-	if !bytes.Contains(cfg, byJob) {
-		t.Fatal("collector.yaml: the job.id route is not where the check expects it")
-	}
-	cfg = bytes.Replace(cfg, byJob, []byte("routing_key: traceID"), 1)
-	traceCfg := filepath.Join(dir, "collector-traceid.yaml")
-	os.WriteFile(traceCfg, cfg, 0o644)
+	cfgPath := filepath.Join(dir, "collector.yaml")
+	os.WriteFile(cfgPath, edit(cfg), 0o644)
 
 	rv := newReceiver()
 	srv := &http.Server{Handler: rv}
@@ -763,10 +769,10 @@ func TestFleetTraceIDRouting(t *testing.T) {
 	}
 	single.start(t, burnrate, killBase+"/single", dir)
 	collectorAddr := freePort(t)
-	col := start(t, "collector-traceid", []string{
+	col := start(t, "collector-variant", []string{
 		"BURNRATE_OTLP_TOKEN=" + otlpToken, "BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
 		"COLLECTOR_OTLP_GRPC=" + collectorAddr, "COLLECTOR_OTLP_HTTP=" + freePort(t),
-	}, collectorBin, "--config", traceCfg)
+	}, collectorBin, "--config", cfgPath)
 	waitFor(t, "the Collector listening", 30*time.Second, func() (bool, string) {
 		c, err := net.Dial("tcp", collectorAddr)
 		if err == nil {
@@ -778,6 +784,7 @@ func TestFleetTraceIDRouting(t *testing.T) {
 	ctx := context.Background()
 	tp, lp := providers(t, ctx, collectorAddr, single.otlp)
 	n := newNight(300)
+	n.rootOnlyJobID = rootOnly
 	n.emitJobs(ctx, tp, 0, n.jobs)
 	tp.Shutdown(ctx)
 	lp.Shutdown(ctx)
@@ -798,21 +805,56 @@ func TestFleetTraceIDRouting(t *testing.T) {
 
 	out, err := exec.Command(burnrate, "report", "--merge", "--format", "json", a.reports[0], b.reports[0]).Output()
 	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		t.Fatalf("report --merge: %v", err)
+		t.Fatalf("report --merge: %v\n%s", err, ee.Stderr)
 	}
 	merged := filepath.Join(dir, "merged.json")
 	os.WriteFile(merged, out, 0o644)
-	m, one := readReport(t, merged), readReport(t, single.reports[0])
-	fleetKills, singleKills := rv.killed("/fleet"), rv.killed("/single")
+	v := variant{merged: readReport(t, merged), single: readReport(t, single.reports[0]), fleetKills: rv.killed("/fleet"), oneKills: rv.killed("/single"), callsByReplica: map[string]int64{}}
+	for _, r := range []*replica{a, b} {
+		v.callsByReplica[r.name] = readReport(t, r.reports[0]).Totals.Attempts
+	}
+	return v
+}
+
+// TestFleetTraceIDRouting measures the pitfall the shipped config avoids:
+// with routing_key traceID, a job whose queue retries start new traces is
+// split over the replicas, each sees a part below the job ceiling, and
+// kills the single instance makes are missed. report --merge still joins
+// the parts again.
+func TestFleetTraceIDRouting(t *testing.T) {
+	byJob := []byte("routing_key: attributes\n    routing_attributes: [job.id]")
+	v := runVariant(t, func(cfg []byte) []byte {
+		if !bytes.Contains(cfg, byJob) {
+			t.Fatal("collector.yaml: the job.id route is not where the check expects it")
+		}
+		return bytes.Replace(cfg, byJob, []byte("routing_key: traceID"), 1)
+	}, false)
+	m, one := v.merged, v.single
 	if m.Merged.SplitJobs == 0 {
 		t.Errorf("routing by trace ID split no job: the night has no queue retries across traces")
 	}
-	if len(fleetKills) >= len(singleKills) {
-		t.Errorf("routing by trace ID missed no kill (fleet %d, single %d)", len(fleetKills), len(singleKills))
+	if len(v.fleetKills) >= len(v.oneKills) {
+		t.Errorf("routing by trace ID missed no kill (fleet %d, single %d)", len(v.fleetKills), len(v.oneKills))
 	}
 	if m.Totals.Attempts != one.Totals.Attempts || m.Totals.SpendUSD != one.Totals.SpendUSD || len(m.Jobs) != len(one.Jobs) {
 		t.Errorf("merged: %d jobs %d calls $%v; single %d jobs %d calls $%v", len(m.Jobs), m.Totals.Attempts, m.Totals.SpendUSD, len(one.Jobs), one.Totals.Attempts, one.Totals.SpendUSD)
 	}
 	t.Logf("FLEET CHECK (routing_key traceID, the pitfall): %d of %d jobs split over the 2 replicas; job kills: fleet %d, single %d (%d missed: each replica saw a part below the $%v ceiling); report --merge joined them again: %d jobs, %d calls, $%.4f (single: %d, %d, $%.4f)",
-		m.Merged.SplitJobs, len(one.Jobs), len(fleetKills), len(singleKills), len(singleKills)-len(fleetKills), jobCeiling, len(m.Jobs), m.Totals.Attempts, m.Totals.SpendUSD, len(one.Jobs), one.Totals.Attempts, one.Totals.SpendUSD)
+		m.Merged.SplitJobs, len(one.Jobs), len(v.fleetKills), len(v.oneKills), len(v.oneKills)-len(v.fleetKills), jobCeiling, len(m.Jobs), m.Totals.Attempts, m.Totals.SpendUSD, len(one.Jobs), one.Totals.Attempts, one.Totals.SpendUSD)
+}
+
+// TestFleetRootOnlyJobID measures the other pitfall: job.id on the root
+// span only. The Collector reads the key from the first span of each trace
+// in a batch — a call span, which ended first — so every trace is keyed
+// "job.id=|" and the whole night lands on one replica.
+func TestFleetRootOnlyJobID(t *testing.T) {
+	v := runVariant(t, func(cfg []byte) []byte { return cfg }, true)
+	var most, total int64
+	for _, n := range v.callsByReplica {
+		most, total = max(most, n), total+n
+	}
+	if most != total {
+		t.Errorf("with job.id on the root only, the calls were spread %v: the key of a trace is its first span's", v.callsByReplica)
+	}
+	t.Logf("FLEET CHECK (job.id on the root span only, the pitfall): model calls by replica %v — one replica took the whole night; jobs: fleet %d, single %d (a call span that arrives before its root's is a job of its trace ID on either); kills: fleet %d, single %d", v.callsByReplica, len(v.merged.Jobs), len(v.single.Jobs), len(v.fleetKills), len(v.oneKills))
 }
