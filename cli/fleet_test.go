@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
@@ -402,6 +403,49 @@ func TestFleetRulesNameRealSeries(t *testing.T) {
 		re := regexp.MustCompile(`(?m)^` + name + `\{[^}]*replica="burnrate-a"[^}]*run_id="derived-[0-9a-f]+"`)
 		if !re.Match(body) {
 			t.Errorf("the rules read %s, which the scrape lacks (with replica and run_id)", name)
+		}
+	}
+}
+
+// TestMergeUnderClockSkew: replica b's workers' clocks three hours ahead.
+// A merge reads only log times, so it is the same whichever report comes
+// first, and it equals one instance fed the same skewed lines.
+func TestMergeUnderClockSkew(t *testing.T) {
+	shards := shardByJob(t, "../sample-logs/seed000-incident.jsonl", 2)
+	data, err := os.ReadFile(shards[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skewed bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		ts, err := time.Parse(time.RFC3339Nano, m["ts"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m["ts"] = ts.Add(3 * time.Hour).Format(time.RFC3339Nano)
+		b, _ := json.Marshal(m)
+		skewed.Write(append(b, '\n'))
+	}
+	dir := t.TempDir()
+	skewedPath := filepath.Join(dir, "b-skewed.jsonl")
+	os.WriteFile(skewedPath, skewed.Bytes(), 0o644)
+	pa, pb := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.WriteFile(pa, []byte(fleetReport(t, shards[0])), 0o644)
+	os.WriteFile(pb, []byte(fleetReport(t, skewedPath)), 0o644)
+	ab := sections(t, fleetReport(t, "--merge", pa, pb))
+	ba := sections(t, fleetReport(t, "--merge", pb, pa))
+	one := sections(t, fleetReport(t, shards[0], skewedPath))
+	ab["jobs"], ba["jobs"], one["jobs"] = withoutCrossJobFindings(t, ab["jobs"]), withoutCrossJobFindings(t, ba["jobs"]), withoutCrossJobFindings(t, one["jobs"])
+	for _, s := range mergeableSections {
+		if !bytes.Equal(ab[s], ba[s]) {
+			t.Errorf("%s depends on the order of the reports", s)
+		}
+		if !bytes.Equal(ab[s], one[s]) {
+			t.Errorf("%s differs from one instance's", s)
 		}
 	}
 }
