@@ -266,9 +266,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	replica := l.replica
 	if replica == "" {
-		if replica, err = metrics.DefaultReplica(); err != nil {
-			return err
-		}
+		replica = metrics.DefaultReplica()
 	} else if err := metrics.CheckReplica(replica); err != nil {
 		return err
 	}

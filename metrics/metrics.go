@@ -230,11 +230,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 // bound address (addr may name port 0). Its replica label is the host
 // name; ListenReplica names it.
 func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, insecure bool) (*http.Server, string, error) {
-	replica, err := DefaultReplica()
-	if err != nil {
-		return nil, "", err
-	}
-	return ListenReplica(addr, replica, eng, rules, token, insecure)
+	return ListenReplica(addr, DefaultReplica(), eng, rules, token, insecure)
 }
 
 // maxReplicaLen bounds the replica label: a name, not a document.
@@ -254,16 +250,22 @@ func CheckReplica(name string) error {
 	return nil
 }
 
-// DefaultReplica is the host name, the replica label when none is given.
-func DefaultReplica() (string, error) {
-	h, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("the host name for the replica label: %w (name the replica with --replica)", err)
+// DefaultReplica is the host name, the replica label when none is given:
+// its first 64 characters, others than those CheckReplica takes as '-'
+// ("burnrate" when there is none), so a long or odd host name never stops
+// a start.
+func DefaultReplica() string {
+	h, _ := os.Hostname()
+	b := []byte(h[:min(len(h), maxReplicaLen)])
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			b[i] = '-'
+		}
 	}
-	if err := CheckReplica(h); err != nil {
-		return "", fmt.Errorf("the host name cannot label this replica: %w", err)
+	if len(b) == 0 {
+		return "burnrate"
 	}
-	return h, nil
+	return string(b)
 }
 
 // ListenReplica is Listen with the replica label every series carries: one
