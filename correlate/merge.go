@@ -544,7 +544,7 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 	for i := range jobs {
 		byStart[i] = started{parseTS(jobs[i].FirstTS), &jobs[i]}
 	}
-	slices.SortStableFunc(byStart, func(a, b started) int {
+	slices.SortFunc(byStart, func(a, b started) int { // a total order: IDs are unique
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.j.JobID, b.j.JobID))
 	})
 	type acc struct {
