@@ -182,7 +182,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
 	eng.Run(context.Background())
-	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules, "", false)
+	srv, addr, err := metrics.ListenReplica("127.0.0.1:0", "replica-a", eng, rules, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,17 +194,21 @@ func TestMetricsEndpoint(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`burnrate_api_calls_per_job_bucket{job_type="report",le="63"} 22`,
-		`burnrate_api_calls_per_job_bucket{job_type="report",le="20"} 7`,
-		`burnrate_api_calls_per_job_count{job_type="report"} 22`,
-		`burnrate_api_calls_per_job_bucket{job_type="report",le="1"} 0`, // empty buckets are there too
-		`burnrate_api_calls_per_job_bucket{job_type="report",le="3"} 0`,
-		`burnrate_api_calls_per_job_bucket{job_type="report",le="+Inf"} 22`,
-		`burnrate_attempts_total{status="529"} 1027`,
-		`burnrate_breaker_state{key="anthropic/claude-sonnet-4-6"} 2`,
-		`burnrate_alerts_total{rule="job_ceiling"} 2`,
-		`burnrate_alerts_total{rule="run_ceiling"} 0`,
-		`burnrate_actions_total{action="kill_webhook",result="acknowledged"} 0`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="63"} 22`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="20"} 7`,
+		`burnrate_api_calls_per_job_count{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52"} 22`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="1"} 0`, // empty buckets are there too
+		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="3"} 0`,
+		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="+Inf"} 22`,
+		`burnrate_attempts_total{replica="replica-a",run_id="derived-e1eb33d286a56b52",status="529"} 1027`,
+		`burnrate_breaker_state{key="anthropic/claude-sonnet-4-6",replica="replica-a",run_id="derived-e1eb33d286a56b52"} 2`,
+		`burnrate_alerts_total{replica="replica-a",rule="job_ceiling"} 2`,
+		`burnrate_alerts_total{replica="replica-a",rule="run_ceiling"} 0`,
+		`burnrate_actions_total{action="kill_webhook",replica="replica-a",result="acknowledged"} 0`,
+		// One run per replica at a time: the series a fleet sums by run_id.
+		`burnrate_run_spend_usd{replica="replica-a",run_id="derived-e1eb33d286a56b52"} 1.296`,
+		`burnrate_run_jobs{replica="replica-a",run_id="derived-e1eb33d286a56b52"} 22`,
+		`burnrate_runs_seen{replica="replica-a"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q", want)

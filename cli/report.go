@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -158,17 +160,22 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
 	var format, baseline string
+	var merge bool
+	var replicas []string
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
 		Short: "Write a postmortem of finished logs (Markdown or JSON)",
 		Long: `Reads JSON-lines logs (plain or gzip; "-" is stdin), correlates every
 attempt and prints the postmortem. Exit code 0: clean; 1: a critical finding
 exists; 2: bad usage or unreadable input.`,
-		Example: "  burnrate report sample-logs/seed000-incident.jsonl\n  burnrate report --format json night.jsonl.gz > night.json\n  burnrate report --claude                 # every Claude Code session on this machine",
+		Example: "  burnrate report sample-logs/seed000-incident.jsonl\n  burnrate report --format json night.jsonl.gz > night.json\n  burnrate report --claude                 # every Claude Code session on this machine\n  burnrate report --merge --format json a.json b.json   # a sharded night's replicas, one report",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "md" && format != "json" {
 				return fmt.Errorf("--format %q: use md or json", format)
+			}
+			if merge {
+				return mergeReports(args, format, replicas)
 			}
 			_, cfg, err := a.load()
 			if err != nil {
@@ -219,6 +226,8 @@ exists; 2: bad usage or unreadable input.`,
 	}
 	a.register(cmd)
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
+	cmd.Flags().BoolVar(&merge, "merge", false, "the FILEs are replicas' JSON reports (watch --report-out) of one sharded run: merge them into one report")
+	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after")
 	return cmd
 }
@@ -239,6 +248,94 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options) (
 	}
 	st.SetSources(src)
 	return st, nil
+}
+
+// maxMergeReportBytes bounds one report --merge input: a million jobs
+// are about 400 MB of JSON.
+const maxMergeReportBytes = 1 << 30
+
+// mergeReports is report --merge: replicas' JSON reports in, one out.
+func mergeReports(paths []string, format string, replicas []string) error {
+	if len(paths) < 2 {
+		return fmt.Errorf("report --merge needs two or more replicas' JSON reports (watch --report-out), got %d", len(paths))
+	}
+	in := make([]correlate.MergeInput, 0, len(paths))
+	for _, p := range paths {
+		b, err := readReportFile(p)
+		if err != nil {
+			return err
+		}
+		var r correlate.Report
+		if err := json.Unmarshal(b, &r); err != nil || r.Source.Files == nil {
+			return fmt.Errorf("report --merge %s: not a burnrate report JSON (watch --report-out or report --format json writes one)", p)
+		}
+		in = append(in, correlate.MergeInput{Name: p, Report: &r, Digest: sha256.Sum256(b)})
+	}
+	if len(replicas) > 0 {
+		have := map[string]bool{}
+		for _, m := range in {
+			have[m.Report.Replica] = true
+		}
+		for _, name := range replicas {
+			if !have[name] {
+				return fmt.Errorf("report --merge: no report of replica %q among %s: its shard's calls and spend would be missing from the totals (find its --report-out, or leave it out of --replicas knowingly)", name, strings.Join(paths, ", "))
+			}
+		}
+		for name := range have {
+			if !slices.Contains(replicas, name) {
+				return fmt.Errorf("report --merge: a report is of replica %q, which --replicas does not name", name)
+			}
+		}
+	}
+	r, err := correlate.MergeReports(in)
+	if err != nil {
+		return err
+	}
+	for _, d := range r.Merged.Dropped {
+		fmt.Fprintln(os.Stderr, "burnrate: merge:", display.Text(d))
+	}
+	for _, c := range r.Merged.Conflicts {
+		fmt.Fprintln(os.Stderr, "burnrate: merge: conflict:", display.Text(c))
+	}
+	if r.Merged.SplitJobs > 0 {
+		fmt.Fprintf(os.Stderr, "burnrate: merge: %d job(s) were seen by more than one replica (a traceID route, spans without job.id, or a restart): their calls and spend are summed\n", r.Merged.SplitJobs)
+	}
+	if format == "json" {
+		err = report.JSON(os.Stdout, r)
+	} else {
+		err = report.Markdown(os.Stdout, r)
+	}
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if r.HasCritical() {
+		return errCritical
+	}
+	return nil
+}
+
+// readReportFile reads one regular file of at most maxMergeReportBytes.
+func readReportFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report --merge: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("report --merge: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("report --merge %s: not a regular file (give the replicas' report files)", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxMergeReportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("report --merge %s: %w", path, err)
+	}
+	if len(b) > maxMergeReportBytes {
+		return nil, fmt.Errorf("report --merge %s: over %d MiB, more than any report of a million jobs: not a replica's report", path, maxMergeReportBytes>>20)
+	}
+	return b, nil
 }
 
 // readBaseline reads a report JSON written earlier.

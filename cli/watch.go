@@ -44,6 +44,9 @@ type liveFlags struct {
 	// is not on loopback.
 	metricsTokenFile string
 	metricsInsecure  bool
+	// replica names this process among a fleet's: a label on /metrics
+	// and a field of --report-out, for report --merge.
+	replica string
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -69,6 +72,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (a host left out is loopback)")
 	f.StringVar(&l.metricsTokenFile, "metrics-token-file", "", "require \"Authorization: Bearer TOKEN\" on /metrics, the token read from this file (or $"+envMetricsToken+"); needed off loopback")
 	f.BoolVar(&l.metricsInsecure, "metrics-insecure-listen", false, "allow a non-loopback --metrics-addr without a token")
+	f.StringVar(&l.replica, "replica", "", "name this replica of a fleet: the replica label on /metrics and \"replica\" in --report-out, for report --merge (default: the host name)")
 }
 
 func newWatchCmd() *cobra.Command {
@@ -268,6 +272,12 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			return err
 		}
 	}
+	replica := l.replica
+	if replica == "" {
+		replica = metrics.DefaultReplica()
+	} else if err := metrics.CheckReplica(replica); err != nil {
+		return err
+	}
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -337,7 +347,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if err != nil {
 			return err
 		}
-		srv, _, err := metrics.Listen(l.metricsAddr, eng, rules, token, l.metricsInsecure)
+		srv, _, err := metrics.ListenReplica(l.metricsAddr, replica, eng, rules, token, l.metricsInsecure)
 		if err != nil {
 			return err
 		}
@@ -367,7 +377,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		<-eng.Done()
 	}
 	if l.reportOut != "" {
-		if err := writeReport(l.reportOut, eng.Report()); err != nil {
+		r := eng.Report()
+		r.Replica = replica
+		if err := writeReport(l.reportOut, r); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,12 @@ type Report struct {
 	// that ran for several nights).
 	RunID        string       `json:"run_id,omitempty"`
 	PreviousRuns []RunSummary `json:"previous_runs,omitempty"`
+	// Replica names the process of a fleet that wrote it (watch
+	// --replica), so report --merge can tell a shard from a copy.
+	Replica string `json:"replica,omitempty"`
+	// Merged describes the replicas' reports this one was merged from
+	// (report --merge); nil for one process's report.
+	Merged *MergeInfo `json:"merged,omitempty"`
 	// JobSource, set by ReportOptions.StreamJobs, gives every job's
 	// report in Jobs' order, one at a time, while the State is unchanged.
 	JobSource JobSource `json:"-"`

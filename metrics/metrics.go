@@ -26,19 +26,29 @@ import (
 // callsPerJobBuckets fit retry stacks: 3 is one SDK, 63 is seed 000.
 var callsPerJobBuckets = []float64{1, 2, 3, 5, 10, 20, 63, 100, 250}
 
+// Every gauge and counter of the run carries run_id and replica, so a fleet
+// of replicas sharded by job can be summed in Prometheus (sum by (run_id));
+// both have one value per scrape (the run shown, this process), so they add
+// no cardinality. Job IDs are never labels.
+var runLabels = []string{"run_id", "replica"}
+
+func withRun(labels ...string) []string { return append(labels, runLabels...) }
+
 var (
-	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job: above your configured attempt count means a retry layer you do not know about.", []string{"job_type"}, nil)
-	descSpendType   = prometheus.NewDesc("burnrate_spend_usd_by_job_type", "Spend so far by job type, USD.", []string{"job_type"}, nil)
-	descSpendModel  = prometheus.NewDesc("burnrate_spend_usd_by_model", "Spend so far by model, USD.", []string{"model"}, nil)
-	descAttempts    = prometheus.NewDesc("burnrate_attempts_total", "Model-call attempts so far by HTTP status.", []string{"status"}, nil)
-	descWasted      = prometheus.NewDesc("burnrate_wasted_usd", "Wasted spend so far, USD.", nil, nil)
-	descBreaker     = prometheus.NewDesc("burnrate_breaker_state", "Shadow breaker state: 0 closed, 1 half-open, 2 open.", []string{"key"}, nil)
-	descTrips       = prometheus.NewDesc("burnrate_breaker_trips_total", "Times the shadow breaker opened.", []string{"key"}, nil)
-	descAlerts      = prometheus.NewDesc("burnrate_alerts_total", "Alerts fired by rule.", []string{"rule"}, nil)
-	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result"}, nil)
-	descRun         = prometheus.NewDesc("burnrate_run_spend_usd", "Spend of the current run (the one with the latest event), USD; every other gauge here is of this run too.", []string{"run_id"}, nil)
-	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", nil, nil)
-	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", nil, nil)
+	descCallsPerJob = prometheus.NewDesc("burnrate_api_calls_per_job", "Model calls per job: above your configured attempt count means a retry layer you do not know about.", withRun("job_type"), nil)
+	descSpendType   = prometheus.NewDesc("burnrate_spend_usd_by_job_type", "Spend so far by job type, USD.", withRun("job_type"), nil)
+	descSpendModel  = prometheus.NewDesc("burnrate_spend_usd_by_model", "Spend so far by model, USD.", withRun("model"), nil)
+	descAttempts    = prometheus.NewDesc("burnrate_attempts_total", "Model-call attempts so far by HTTP status.", withRun("status"), nil)
+	descWasted      = prometheus.NewDesc("burnrate_wasted_usd", "Wasted spend so far, USD.", runLabels, nil)
+	descBreaker     = prometheus.NewDesc("burnrate_breaker_state", "Shadow breaker state: 0 closed, 1 half-open, 2 open.", withRun("key"), nil)
+	descTrips       = prometheus.NewDesc("burnrate_breaker_trips_total", "Times the shadow breaker opened.", withRun("key"), nil)
+	descAlerts      = prometheus.NewDesc("burnrate_alerts_total", "Alerts fired by rule.", []string{"rule", "replica"}, nil)
+	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result", "replica"}, nil)
+	descRun         = prometheus.NewDesc("burnrate_run_spend_usd", "Spend of the current run (the one with the latest event), USD; every other gauge here is of this run too.", runLabels, nil)
+	descRunCalls    = prometheus.NewDesc("burnrate_run_calls_total", "Model-call attempts of the current run.", runLabels, nil)
+	descRunJobs     = prometheus.NewDesc("burnrate_run_jobs", "Jobs of the current run this replica has seen.", runLabels, nil)
+	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", []string{"replica"}, nil)
+	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", []string{"replica"}, nil)
 )
 
 // maxLabelValues bounds the values of one label a scrape carries; otherLabel
@@ -70,20 +80,23 @@ func topBySpend(spend map[string]correlate.Pico) map[string]bool {
 // metrics reads the engine's newest frame at scrape time: nothing is
 // computed twice and nothing slows the engine.
 type metrics struct {
-	eng   *engine.Engine
-	rules *alerts.Rules
+	eng     *engine.Engine
+	rules   *alerts.Rules
+	replica string
 }
 
 func (m metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descRun, descRuns} {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descRun, descRunCalls, descRunJobs, descRuns} {
 		ch <- d
 	}
 }
 
 func (m metrics) Collect(ch chan<- prometheus.Metric) {
 	f := m.eng.Latest()
+	rep := m.replica
 	if f != nil {
 		s := f.Snap
+		run := f.RunID
 		type hist struct {
 			count   uint64
 			sum     float64
@@ -126,7 +139,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		for t, h := range byType {
 			if keepTypes[t] {
-				ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t)
+				ch <- prometheus.MustNewConstHistogram(descCallsPerJob, h.count, h.sum, h.buckets, t, run, rep)
 				continue
 			}
 			other.count, other.sum = other.count+h.count, other.sum+h.sum
@@ -135,54 +148,60 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		if other.count > 0 {
-			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, other.count, other.sum, other.buckets, otherLabel)
+			ch <- prometheus.MustNewConstHistogram(descCallsPerJob, other.count, other.sum, other.buckets, otherLabel, run, rep)
 		}
 		var otherSpend correlate.Pico
 		for t, v := range spend {
 			if keepTypes[t] {
-				ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v.USD(), t)
+				ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, v.USD(), t, run, rep)
 			} else {
 				otherSpend = otherSpend.Add(v)
 			}
 		}
 		if len(spend) > len(keepTypes) {
-			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, otherSpend.USD(), otherLabel)
+			ch <- prometheus.MustNewConstMetric(descSpendType, prometheus.GaugeValue, otherSpend.USD(), otherLabel, run, rep)
 		}
 		var otherModels float64
 		for i, md := range s.Models { // costliest first
 			if i < maxLabelValues {
-				ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model)
+				ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, md.SpendUSD, md.Model, run, rep)
 			} else {
 				otherModels += md.SpendUSD
 			}
 		}
 		if len(s.Models) > maxLabelValues {
-			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, otherModels, otherLabel)
+			ch <- prometheus.MustNewConstMetric(descSpendModel, prometheus.GaugeValue, otherModels, otherLabel, run, rep)
 		}
 		statuses := 0
 		var otherStatus int64
 		for _, st := range slices.Sorted(maps.Keys(s.Status)) {
 			if statuses++; statuses <= maxLabelValues {
-				ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(s.Status[st]), st)
+				ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(s.Status[st]), st, run, rep)
 			} else {
 				otherStatus += s.Status[st]
 			}
 		}
 		if otherStatus > 0 {
-			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(otherStatus), otherLabel)
+			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(otherStatus), otherLabel, run, rep)
 		}
-		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
-		if f.RunID != "" {
-			ch <- prometheus.MustNewConstMetric(descRun, prometheus.GaugeValue, s.Spend.USD(), f.RunID)
+		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD(), run, rep)
+		if run != "" {
+			var calls int64
+			for _, n := range s.Status {
+				calls += n
+			}
+			ch <- prometheus.MustNewConstMetric(descRun, prometheus.GaugeValue, s.Spend.USD(), run, rep)
+			ch <- prometheus.MustNewConstMetric(descRunCalls, prometheus.CounterValue, float64(calls), run, rep)
+			ch <- prometheus.MustNewConstMetric(descRunJobs, prometheus.GaugeValue, float64(s.JobCount), run, rep)
 		}
-		ch <- prometheus.MustNewConstMetric(descRuns, prometheus.GaugeValue, float64(f.Runs))
+		ch <- prometheus.MustNewConstMetric(descRuns, prometheus.GaugeValue, float64(f.Runs), rep)
 		for i, b := range s.Breakers {
 			if i >= maxLabelValues {
 				break // the breakers most worth seeing come first
 			}
 			v := map[correlate.BreakerState]float64{correlate.BreakerStateClosed: 0, correlate.BreakerStateHalfOpen: 1, correlate.BreakerStateOpen: 2}[b.State]
-			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key)
-			ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(b.Trips), b.Key)
+			ch <- prometheus.MustNewConstMetric(descBreaker, prometheus.GaugeValue, v, b.Key, run, rep)
+			ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(b.Trips), b.Key, run, rep)
 		}
 	}
 	al, ac := m.rules.Counts()
@@ -192,7 +211,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for rule, n := range al {
-		ch <- prometheus.MustNewConstMetric(descAlerts, prometheus.CounterValue, float64(n), rule)
+		ch <- prometheus.MustNewConstMetric(descAlerts, prometheus.CounterValue, float64(n), rule, rep)
 	}
 	for _, a := range alerts.KnownActions {
 		for _, st := range alerts.KnownStates {
@@ -202,18 +221,63 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for k, n := range ac {
-		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1])
+		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1], rep)
 	}
-	ch <- prometheus.MustNewConstMetric(descJournalErrs, prometheus.CounterValue, float64(m.rules.JournalFailures()))
+	ch <- prometheus.MustNewConstMetric(descJournalErrs, prometheus.CounterValue, float64(m.rules.JournalFailures()), rep)
 }
 
 // Listen serves /metrics on addr until the server closes, and returns the
-// bound address (addr may name port 0).
+// bound address (addr may name port 0). Its replica label is the host
+// name; ListenReplica names it.
+func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, insecure bool) (*http.Server, string, error) {
+	return ListenReplica(addr, DefaultReplica(), eng, rules, token, insecure)
+}
+
+// maxReplicaLen bounds the replica label: a name, not a document.
+const maxReplicaLen = 64
+
+// CheckReplica says why name cannot label a replica, or nil: 1 to 64
+// letters, digits, '.', '_', '-' or ':' (a host name or host:port).
+func CheckReplica(name string) error {
+	if name == "" || len(name) > maxReplicaLen {
+		return fmt.Errorf("--replica %q: give 1 to %d characters (a host name, e.g. burnrate-a)", name, maxReplicaLen)
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			return fmt.Errorf("--replica %q: only letters, digits, '.', '_', '-' and ':' (a host name, e.g. burnrate-a)", name)
+		}
+	}
+	return nil
+}
+
+// DefaultReplica is the host name, the replica label when none is given:
+// its first 64 characters, others than those CheckReplica takes as '-'
+// ("burnrate" when there is none), so a long or odd host name never stops
+// a start.
+func DefaultReplica() string {
+	h, _ := os.Hostname()
+	b := []byte(h[:min(len(h), maxReplicaLen)])
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			b[i] = '-'
+		}
+	}
+	if len(b) == 0 {
+		return "burnrate"
+	}
+	return string(b)
+}
+
+// ListenReplica is Listen with the replica label every series carries: one
+// value per process, so summing replicas in Prometheus needs no join.
 //
 // A host left out (":9464") is loopback, not every interface; any other
 // address than loopback needs token (a scrape then sends "Authorization:
 // Bearer TOKEN"), or insecure: job and model names are business data.
-func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, insecure bool) (*http.Server, string, error) {
+func ListenReplica(addr, replica string, eng *engine.Engine, rules *alerts.Rules, token string, insecure bool) (*http.Server, string, error) {
+	if err := CheckReplica(replica); err != nil {
+		return nil, "", err
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("--metrics-addr %s: %w (give HOST:PORT, e.g. 127.0.0.1:9464)", addr, err)
@@ -226,7 +290,7 @@ func Listen(addr string, eng *engine.Engine, rules *alerts.Rules, token string, 
 		return nil, "", fmt.Errorf("--metrics-addr %s is not loopback: set a bearer token ($BURNRATE_METRICS_TOKEN or --metrics-token-file) for Prometheus to send, or --metrics-insecure-listen to serve it to anyone", addr)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics{eng, rules})
+	reg.MustRegister(metrics{eng, rules, replica})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("--metrics-addr %s: %w", addr, err)

@@ -318,6 +318,9 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	for _, e := range r.Source.ReadErrors {
 		fmt.Fprintf(&b, "> Read error: %s\n\n", cell(e))
 	}
+	if m := r.Merged; m != nil {
+		writeMerged(&b, m)
+	}
 	if base != nil {
 		fmt.Fprintf(&b, "Baseline: %s, %s.\n\n", cell(strings.Join(base.Source.Files, ", ")), span(base.Source.FirstTS, base.Source.LastTS))
 	}
@@ -443,6 +446,27 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMerged says which replicas' reports a merged report is of, what
+// was left out and what is approximate.
+func writeMerged(b *strings.Builder, m *correlate.MergeInfo) {
+	fmt.Fprintf(b, "Merged from %d replica report(s) (report --merge):\n\n| File | Replica | Run | Jobs | Calls | Spend | First | Last |\n|---|---|---|---:|---:|---:|---|---|\n", len(m.Replicas))
+	for _, r := range m.Replicas {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(r.File), cell(r.Replica), cell(r.RunID), correlate.Count(int64(r.Jobs)),
+			correlate.Count(r.Attempts), correlate.USD(r.SpendUSD), r.FirstTS, r.LastTS)
+	}
+	b.WriteString("\n")
+	if m.SplitJobs > 0 {
+		fmt.Fprintf(b, "- %s job(s) were seen by more than one replica and are summed (e.g. %s).\n", correlate.Count(int64(m.SplitJobs)), cell(strings.Join(m.SplitJobExamples, ", ")))
+	}
+	for _, d := range m.Dropped {
+		fmt.Fprintf(b, "- Left out: %s\n", cell(d))
+	}
+	for _, c := range m.Conflicts {
+		fmt.Fprintf(b, "- Conflict: %s\n", cell(c))
+	}
+	fmt.Fprintf(b, "- Not exact in a merge: %s.\n\n", cell(strings.Join(m.Approximate, "; ")))
 }
 
 // Series folds the per-minute timeline into at most width columns: calls
