@@ -73,6 +73,11 @@ type groupKey struct {
 type group struct {
 	spans int64 // attempt spans seen
 	synth int64 // attempts synthesized from resend_count
+	// placeholders has bit n-1 set for attempt n when it was synthesized
+	// and its own span has not come since (attempts 1–64): a Collector
+	// with several export consumers can deliver resend_count 2 before 0
+	// and 1, and their spans must not be counted a second time.
+	placeholders uint64
 }
 
 // NewMapper returns a mapper with empty memory.
@@ -190,10 +195,25 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 			g.spans++
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
 				ev.Attempt = int16(min(n+1, 1<<15-1))
+				if n < 64 && g.placeholders&(1<<n) != 0 {
+					// This attempt was counted, status unknown, when a later
+					// one arrived first: its own span adds only what it cost.
+					g.placeholders &^= 1 << n
+					g.synth-- // now a span of its own (counted above)
+					if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 && !ev.HasCost {
+						continue
+					}
+					ev.Kind = ingest.KindUsageGrowth
+					events = append(events, ev)
+					continue
+				}
 				if missing := n + 1 - g.spans - g.synth; missing > 0 {
 					for k := range missing {
 						unk := ev
 						unk.Attempt = int16(min(n+1-missing+k, 1<<15-1))
+						if a := int64(unk.Attempt) - 1; a >= 0 && a < 64 {
+							g.placeholders |= 1 << a
+						}
 						unk.Status, unk.ErrorType = ingest.StatusUnknown, StatusUnknownRetried
 						unk.InputTokens, unk.OutputTokens, unk.CacheReadTokens, unk.CacheCreateTokens = 0, 0, 0, 0
 						unk.HasCost, unk.CostUSD, unk.LatencyMs, unk.RetryAfterMs = false, 0, 0, ingest.NoRetryAfter

@@ -675,3 +675,47 @@ func TestPartialSuccess(t *testing.T) {
 		t.Errorf("events %+v", tr.events)
 	}
 }
+
+// TestAttemptSpansOutOfOrder: found by the fleet check of issue 28 — a
+// Collector with several export consumers delivered the resend_count 2
+// span before 0 and 1, in separate requests; the two attempts it implied
+// were added, and then the real spans counted again: 5 attempts for 3.
+// The late spans take their placeholders' place, adding only their cost.
+func TestAttemptSpansOutOfOrder(t *testing.T) {
+	mp := NewMapper()
+	span := func(resend int64, status int64, out int64) ptrace.Traces {
+		td := ptrace.NewTraces()
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{9})
+		sp.SetSpanID(pcommon.SpanID{byte(10 + resend)})
+		sp.SetParentSpanID(pcommon.SpanID{1})
+		sp.SetName("chat claude-sonnet-4-6")
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(base.Add(time.Duration(resend) * time.Second)))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(base.Add(time.Duration(resend)*time.Second + 500*time.Millisecond)))
+		a := sp.Attributes()
+		a.PutStr("gen_ai.request.model", "claude-sonnet-4-6")
+		a.PutStr("job.id", "j")
+		a.PutInt("http.request.resend_count", resend)
+		a.PutInt("http.response.status_code", status)
+		a.PutInt("gen_ai.usage.input_tokens", 100)
+		a.PutInt("gen_ai.usage.output_tokens", out)
+		return td
+	}
+	var attempts, growth int
+	var output int64
+	for _, td := range []ptrace.Traces{span(2, 200, 10), span(0, 529, 0), span(1, 429, 0)} {
+		evs, _, _ := mp.MapTraces(td)
+		for _, ev := range evs {
+			switch ev.Kind {
+			case ingest.KindLLMCall:
+				attempts++
+			case ingest.KindUsageGrowth:
+				growth++
+			}
+			output += ev.OutputTokens
+		}
+	}
+	if attempts != 3 || output != 10 {
+		t.Errorf("%d attempts (%d late spans as their placeholders' cost), %d output tokens; want 3 attempts, 10 output", attempts, growth, output)
+	}
+}
