@@ -161,3 +161,23 @@ func TestAnEarlyLineFarAheadLetsTheClockBack(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLineInEightFarAheadCannotHoldTheClock: red team of issue 22 —
+// with the first line and every eighth after dated 2199, the clock stayed
+// in 2199 (the recovery ran on every eighth event, and that event set the
+// clock again), retention retired nothing and breakers misread the run.
+func TestOneLineInEightFarAheadCannotHoldTheClock(t *testing.T) {
+	base := int64(1773104400) * 1e9
+	st := New(DefaultConfig())
+	for i := range 400 {
+		ts := base + int64(i)*1e9
+		if i == 0 || i%8 == 7 {
+			ts = int64(7000000000) * 1e9 // 2191
+		}
+		ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "j", Model: "m", Status: 200, CostUSD: 0.01, HasCost: true, RetryAfterMs: ingest.NoRetryAfter}
+		st.Apply(&ev)
+	}
+	if now := st.Now(); now > base+400e9 || now < base+390e9 {
+		t.Errorf("clock %d, want near %d", now, base+399e9)
+	}
+}

@@ -63,6 +63,7 @@ type State struct {
 	// outOfOrder counts the events it kept from moving the clock.
 	recent     [64]int64
 	recentN    int
+	sorted     []int64 // scratch for the median of recent
 	outOfOrder int64
 
 	breakers  map[string]*breaker
@@ -334,26 +335,27 @@ const clockAhead = 24 * int64(time.Hour)
 func (s *State) advanceClock(ts int64) {
 	s.recent[s.recentN%len(s.recent)] = ts
 	s.recentN++
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead && s.recentN > 2 {
-		n := min(s.recentN, len(s.recent))
-		w := slices.Clone(s.recent[:n])
+	n := min(s.recentN, len(s.recent))
+	median := func() int64 {
+		w := s.sorted[:0]
+		w = append(w, s.recent[:n]...)
 		slices.Sort(w)
-		if ts > w[n/2]+clockAhead {
-			s.outOfOrder++
-			return
-		}
+		s.sorted = w
+		return w[n/2]
 	}
-	if ts <= s.lastTS && s.lastTS > ts+clockAhead && s.recentN >= 8 && s.recentN%8 == 0 {
-		// The clock is far ahead of the events now arriving: an early line
-		// (one of the very first, before there was a median to judge it
-		// by) set it. Once most recent events are a day behind it, it comes
-		// back to the latest of them.
-		n := min(s.recentN, len(s.recent))
-		w := slices.Clone(s.recent[:n])
-		slices.Sort(w)
-		if med := w[n/2]; s.lastTS > med+clockAhead {
+	if s.lastTS != 0 && ts > s.lastTS+clockAhead && n > 2 && ts > median()+clockAhead {
+		s.outOfOrder++
+		return
+	}
+	if s.lastTS > ts+clockAhead && n >= 8 {
+		// The clock is a day ahead of this event: an early line (before
+		// there was a median to judge it by) may have set it. When most
+		// recent events are a day behind it, it comes back to the latest
+		// of them that is not itself far ahead. Checked on every such
+		// event, so no share of far-ahead lines can hold it there.
+		if med := median(); s.lastTS > med+clockAhead {
 			latest := med
-			for _, t := range w {
+			for _, t := range s.sorted {
 				if t <= med+clockAhead {
 					latest = max(latest, t)
 				}

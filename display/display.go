@@ -112,10 +112,10 @@ func MarkdownCell(s string) string { return markdownSpecial.Replace(Text(s)) }
 // as logged, byte for byte — while a person reading it on a terminal sees
 // \u202e instead of text that reorders itself. b must be valid JSON as
 // encoding/json writes it (valid UTF-8); it is returned as is when it has
-// no byte above 0x7f.
+// no byte from 0x7f up.
 func JSON(b []byte) []byte {
 	i := 0
-	for i < len(b) && b[i] < 0x80 {
+	for i < len(b) && b[i] < 0x7f {
 		i++
 	}
 	if i == len(b) {
@@ -125,7 +125,7 @@ func JSON(b []byte) []byte {
 	out = append(out, b[:i]...)
 	for i < len(b) {
 		r, size := utf8.DecodeRune(b[i:])
-		if r >= 0x80 && hidden(r) {
+		if r >= 0x7f && hidden(r) { // DEL, which encoding/json leaves raw, and up
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
 			out = append(out, b[i:i+size]...)

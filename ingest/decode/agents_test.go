@@ -1,6 +1,9 @@
 package decode
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCodexDetectionNeedsCodexRecords: red team of issue 25 — "timestamp",
 // "type" and "payload" alone took a canonical JSON-lines log for a Codex
@@ -17,5 +20,26 @@ func TestCodexDetectionNeedsCodexRecords(t *testing.T) {
 		if got := d.Result().Format; got != want {
 			t.Errorf("%s: detected %s, want %s", line, got, want)
 		}
+	}
+}
+
+// TestAnIDShapedLikeACappedOneIsNotThatID: red team of issue 22 — a
+// 512-byte ID written as another, longer ID's capped form (its first bytes,
+// "…#" and its digest) merged with it. An ID of that shape is digested too.
+func TestAnIDShapedLikeACappedOneIsNotThatID(t *testing.T) {
+	long := strings.Repeat("a", 600)
+	capped := CleanID(long)
+	if capped == long || len(capped) > maxFieldBytes {
+		t.Fatalf("a 600-byte ID: %d bytes", len(capped))
+	}
+	if forged := CleanID(capped); forged == capped {
+		t.Error("an ID logged in another's capped form is taken for it")
+	}
+	short := "job…#" + strings.Repeat("0", 32)
+	if got := CleanID(short); got == short || len(got) > maxFieldBytes {
+		t.Errorf("a short ID of the capped shape: %q", got)
+	}
+	if got := CleanID("plain-id"); got != "plain-id" {
+		t.Errorf("a plain ID changed: %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
@@ -105,7 +106,7 @@ func (a *idArena) get(b []byte) string {
 // dashboard, the Markdown report, stderr; display.JSON in JSON output),
 // never here.
 func CleanID(s string) string {
-	if len(s) > maxFieldBytes {
+	if len(s) > maxFieldBytes || len(s) >= len("…#")+32 && looksCapped([]byte(s)) {
 		return string(capID([]byte(s)))
 	}
 	return s
@@ -128,19 +129,36 @@ func CleanField(s string) string {
 // always caps the same way. The result is a copy: it never pins a large
 // original (a 2 MB attribute) in memory.
 func capID(b []byte) []byte {
-	if len(b) <= maxFieldBytes {
+	if len(b) <= maxFieldBytes && !looksCapped(b) {
 		return b
 	}
 	sum := sha256.Sum256(b)
 	const digest = len("…#") + 32
-	cut := maxFieldBytes - digest
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
+	cut := min(maxFieldBytes-digest, len(b)) // shorter: an ID shaped like a capped one
+	for cut > 0 && cut < len(b) && !utf8.RuneStart(b[cut]) {
 		cut--
 	}
 	out := make([]byte, 0, maxFieldBytes)
 	out = append(out, b[:cut]...)
 	out = append(out, "…#"...)
 	return hex.AppendEncode(out, sum[:16])
+}
+
+// looksCapped reports an ID that already has a capped ID's shape ("…#"
+// and 32 hex digits at its end): logged as such, it could be the capped
+// form of another, longer ID — so it is capped (digested) too, and the two
+// stay two jobs.
+func looksCapped(b []byte) bool {
+	const tail = len("…#") + 32
+	if len(b) < tail || !bytes.HasPrefix(b[len(b)-tail:], []byte("…#")) {
+		return false
+	}
+	for _, c := range b[len(b)-32:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // LowerProvider lower-cases a provider name ("OpenAI" from gen_ai.system is
