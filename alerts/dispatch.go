@@ -93,6 +93,9 @@ type Dispatcher struct {
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
 	states          map[runJob]ActionState // a job's kill state: job identity is run + job ID
+	// changes counts kill-state changes, so the engine can redraw for a
+	// kill's result on a log that has gone quiet.
+	changes atomic.Uint64
 	started         bool
 	stopped         bool
 	wg              sync.WaitGroup
@@ -360,6 +363,7 @@ func (d *Dispatcher) setState(a Alert, s ActionState) {
 	d.mu.Lock()
 	d.states[runJob{a.RunID, a.JobID}] = s
 	d.mu.Unlock()
+	d.changes.Add(1)
 }
 
 // IdempotencyKey is stable per action, rule, subject and run: the same kill

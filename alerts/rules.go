@@ -633,6 +633,17 @@ func (r *Rules) Result(res Result) { r.board.result(res) }
 // Lines returns the alerts and results, newest first.
 func (r *Rules) Lines() []Line { return r.board.Lines() }
 
+// Changes counts what the dashboard shows of the alerts changing (a line
+// added, a kill's state moving) without an event: a kill's result on a
+// quiet log must be drawn when it arrives, not with the next line.
+func (r *Rules) Changes() uint64 {
+	n := r.board.changes.Load()
+	if r.disp != nil {
+		n += r.disp.changes.Load()
+	}
+	return n
+}
+
 // KillStates reports each job's kill state for the dashboard.
 func (r *Rules) KillStates() map[string]KillState {
 	if r.disp == nil {

@@ -15,8 +15,14 @@ type Snapshot struct {
 	Spend          Pico
 	Wasted         Pico
 	CeilingUSD     float64
-	BurnPerMin1    float64 // USD/min over the last minute of log time
-	BurnPerMin5    float64
+	// BurnPerMin1 and BurnPerMin5 are USD/min over the last 1 and 5
+	// minutes of log time, or over the part of that window the log covers
+	// (at least minBurnCover) while the log is younger than the window:
+	// then BurnWarming1 or BurnWarming5 is set.
+	BurnPerMin1  float64
+	BurnPerMin5  float64
+	BurnWarming1 bool
+	BurnWarming5 bool
 	ProjectedUSD   float64  // spent + unfinished jobs × trailing mean cost of finished jobs of their type
 	MinutesToCeil  float64  // at the 1-minute burn rate; -1 when not burning or no ceiling
 	AttemptsPerSec float64  // over the last minute
@@ -161,11 +167,12 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 			calls1 += b.Calls + b.ToolCalls
 		}
 	}
-	// The current minute is partial: divide by the time it covers.
-	part := float64(s.lastTS%int64(time.Minute)) / float64(time.Minute)
-	snap.BurnPerMin1 = spend1.USD() / (1 + part)
-	snap.BurnPerMin5 = spend5.USD() / (4 + part)
-	snap.AttemptsPerSec = float64(calls1) / ((1 + part) * 60)
+	// The sums span whole minute buckets back from the current, partial
+	// one; divide by the time of them the log covers.
+	covered1, covered5 := s.burnCover(nowMin-1), s.burnCover(nowMin-4)
+	snap.BurnPerMin1, snap.BurnWarming1 = spend1.USD()/covered1, s.lastTS-s.firstTS < int64(time.Minute)
+	snap.BurnPerMin5, snap.BurnWarming5 = spend5.USD()/covered5, s.lastTS-s.firstTS < int64(5*time.Minute)
+	snap.AttemptsPerSec = float64(calls1) / (covered1 * 60)
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
 	}
@@ -187,6 +194,17 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		snap.Detail = s.detail(j)
 	}
 	return snap
+}
+
+// minBurnCover is the least log time a burn rate divides by: the first
+// event alone is no rate.
+const minBurnCover = 10 * time.Second
+
+// burnCover is the log time, in minutes, from the start of minute bucket
+// fromMin, or from the log's first event when that is later, to now.
+func (s *State) burnCover(fromMin int64) (minutes float64) {
+	start := max(fromMin*int64(time.Minute), s.firstTS)
+	return float64(max(s.lastTS-start, int64(minBurnCover))) / float64(time.Minute)
 }
 
 // spendCurve folds the whole run's minutes into at most SpendCurvePoints

@@ -50,6 +50,11 @@ type Frame struct {
 // journalReporter is an observer whose actions are journaled.
 type journalReporter interface{ JournalProblem() string }
 
+// changeReporter is an observer that counts its changes made without an
+// event (an action's result arriving from a worker), so a frame shows
+// them on a log that has gone quiet.
+type changeReporter interface{ Changes() uint64 }
+
 // Observer sees every event right after the State applied it, on the
 // engine goroutine: the alert rules hang here. It must not block.
 type Observer interface {
@@ -162,6 +167,7 @@ func (e *Engine) Run(ctx context.Context) {
 	defer ticker.Stop()
 	dirty := true
 	lastDetail := ""
+	var lastChanges uint64
 	var lastReplay ingest.ReplayStatus
 	// A frame copies every job's row; with 100,000 jobs that takes tens of
 	// milliseconds. Frames may take at most a fifth of the engine's time,
@@ -175,6 +181,9 @@ func (e *Engine) Run(ctx context.Context) {
 		case <-ticker.C:
 			if d := e.detailJob(); d != lastDetail {
 				lastDetail, dirty = d, true
+			}
+			if c := e.observerChanges(); c != lastChanges {
+				lastChanges, dirty = c, true
 			}
 			// A key pressed while paused changes nothing in the state, but
 			// the speed and pause shown must follow it.
@@ -191,7 +200,13 @@ func (e *Engine) Run(ctx context.Context) {
 			}
 		case <-finished:
 			e.drain()
+			// The postmortem is read after the last frame: a job's detail
+			// asked for then, or a kill's result, still needs a frame.
+			// What the final frame shows is taken before it is built, so a
+			// request made meanwhile is answered again.
+			detail, changes := e.detailJob(), e.observerChanges()
 			e.publish(true)
+			go e.afterFinal(ctx, detail, changes)
 			return
 		case <-ctx.Done():
 			cancel()
@@ -199,6 +214,38 @@ func (e *Engine) Run(ctx context.Context) {
 			e.drain()
 			e.publish(true)
 			return
+		}
+	}
+}
+
+// observerChanges is the observer's change count, 0 when it keeps none.
+func (e *Engine) observerChanges() uint64 {
+	if c, ok := e.observer.(changeReporter); ok {
+		return c.Changes()
+	}
+	return 0
+}
+
+// afterFinal answers, until ctx is done, what the dashboard asks after
+// the final frame: each new detail request and each change of the
+// observer (a manual kill's result) is published as another final frame.
+func (e *Engine) afterFinal(ctx context.Context, detail string, changes uint64) {
+	<-e.done // Run has returned: e.mu is free and the State is still
+	ticker := time.NewTicker(e.tick)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			d, c := e.detailJob(), e.observerChanges()
+			if d == detail && c == changes {
+				continue
+			}
+			detail, changes = d, c
+			e.mu.Lock()
+			e.publish(true)
+			e.mu.Unlock()
 		}
 	}
 }
