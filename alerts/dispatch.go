@@ -95,13 +95,13 @@ type Dispatcher struct {
 	states          map[runJob]ActionState // a job's kill state: job identity is run + job ID
 	// changes counts kill-state changes, so the engine can redraw for a
 	// kill's result on a log that has gone quiet.
-	changes atomic.Uint64
-	started         bool
-	stopped         bool
-	wg              sync.WaitGroup
-	ctx             context.Context
-	cancel          context.CancelFunc
-	inflight        sync.WaitGroup
+	changes  atomic.Uint64
+	started  bool
+	stopped  bool
+	wg       sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+	inflight sync.WaitGroup
 }
 
 // Result is what an action did, for the alerts pane and headless output.

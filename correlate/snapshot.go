@@ -8,21 +8,21 @@ import (
 // it is shared with the State, so it may be read from another goroutine
 // while the State moves on.
 type Snapshot struct {
-	Now            int64 // log clock, Unix ns
-	Events         int64
-	Attempts       int64
-	ToolCalls      int64
-	Spend          Pico
-	Wasted         Pico
-	CeilingUSD     float64
+	Now        int64 // log clock, Unix ns
+	Events     int64
+	Attempts   int64
+	ToolCalls  int64
+	Spend      Pico
+	Wasted     Pico
+	CeilingUSD float64
 	// BurnPerMin1 and BurnPerMin5 are USD/min over the last 1 and 5
 	// minutes of log time, or over the part of that window the log covers
 	// (at least minBurnCover) while the log is younger than the window:
 	// then BurnWarming1 or BurnWarming5 is set.
-	BurnPerMin1  float64
-	BurnPerMin5  float64
-	BurnWarming1 bool
-	BurnWarming5 bool
+	BurnPerMin1    float64
+	BurnPerMin5    float64
+	BurnWarming1   bool
+	BurnWarming5   bool
 	ProjectedUSD   float64  // spent + unfinished jobs × trailing mean cost of finished jobs of their type
 	MinutesToCeil  float64  // at the 1-minute burn rate; -1 when not burning or no ceiling
 	AttemptsPerSec float64  // over the last minute

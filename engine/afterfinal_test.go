@@ -19,9 +19,9 @@ import (
 type countingObserver struct{ n atomic.Uint64 }
 
 func (o *countingObserver) Observe(*correlate.State, *correlate.Job, *ingest.Event) {}
-func (o *countingObserver) Lines() []alerts.Line                                  { return nil }
-func (o *countingObserver) KillStates() map[string]alerts.KillState               { return nil }
-func (o *countingObserver) Changes() uint64                                       { return o.n.Load() }
+func (o *countingObserver) Lines() []alerts.Line                                    { return nil }
+func (o *countingObserver) KillStates() map[string]alerts.KillState                 { return nil }
+func (o *countingObserver) Changes() uint64                                         { return o.n.Load() }
 
 func replayEngine(t *testing.T, obs Observer) (*Engine, context.CancelFunc) {
 	var evs []string
