@@ -91,7 +91,13 @@ type JobDetail struct {
 	// CacheShare is the share of the job's input tokens read from the
 	// prompt cache, -1 when it read no input.
 	CacheShare float64
-	Attempts   []AttemptView
+	// InputTokens is every input token of the job, cached or not;
+	// OutputTokens sums its retained attempts, so it is a floor when
+	// OutputPartial (the job made more attempts than are retained).
+	InputTokens   int64
+	OutputTokens  int64
+	OutputPartial bool
+	Attempts      []AttemptView
 	Findings   []FindingKind
 	// CallsPerMinute is the job's model calls per minute from its first
 	// attempt, for the mini chart.
@@ -296,7 +302,12 @@ func (s *State) detail(j *Job) *JobDetail {
 	if all := j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite; all > 0 {
 		d.CacheShare = float64(j.tokensCacheRead) / float64(all)
 	}
+	d.InputTokens = j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite
 	atts := s.Attempts(j)
+	d.OutputPartial = len(atts) < int(j.Calls+j.ToolCalls)
+	for _, a := range atts {
+		d.OutputTokens += int64(a.OutputTokens)
+	}
 	d.Attempts = make([]AttemptView, len(atts))
 	var first int64
 	for i, a := range atts {

@@ -13,6 +13,7 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
+	"github.com/burnrate-dev/burnrate/ingest/follow"
 )
 
 // countingObserver changes without events, as a kill's result does.
@@ -89,4 +90,25 @@ func TestResultWithoutAnEventIsPublished(t *testing.T) {
 	}
 	obs.n.Add(1)
 	waitFrame(t, e, "the observer's change", func(f *Frame) bool { return f.Final })
+}
+
+// TestLiveClockRunsBetweenLines: issue 23 — when input stopped, the log
+// clock froze and "half-open in 4m14s" and ages stopped with it. Frames
+// keep coming on a quiet log, their clock running on with wall time, but
+// no further than the idle horizon past the last line.
+func TestLiveClockRunsBetweenLines(t *testing.T) {
+	path := t.TempDir() + "/app.jsonl"
+	appendLines(t, path, 0, 10)
+	cfg := correlate.DefaultConfig()
+	cfg.IdleAfter = time.Second
+	e := New(Options{Config: cfg, Tick: 10 * time.Millisecond}, follow.NewTail([]string{path}, false, decode.Options{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	first := waitAttempts(t, e, 10, 5*time.Second)
+	logNow := first.Snap.Now
+	f := waitFrame(t, e, "the clock a horizon past the last line", func(f *Frame) bool { return f.Now-f.Snap.Now >= int64(time.Second) })
+	if f.Snap.Now != logNow || f.Now != logNow+int64(time.Second) {
+		t.Fatalf("log clock %d → %d, live clock %d: want the log clock still and the live one capped at +1s", logNow, f.Snap.Now, f.Now)
+	}
 }

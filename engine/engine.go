@@ -45,7 +45,28 @@ type Frame struct {
 	RunID       string
 	Runs        int
 	PreviousRun *correlate.RunSummary
+	// Now is the live clock for countdowns and ages: the log clock plus
+	// the wall time since the last event arrived, capped by the idle
+	// horizon (Config.IdleAfter: past it the State would have ended jobs
+	// that it has not, since it moves only with events). In a replay it
+	// is the log clock. QuietFor is that wall time once it passes
+	// QuietAfter, else 0: the input has gone quiet and the dashboard says so.
+	Now      int64
+	QuietFor time.Duration
 }
+
+// Clock is the live clock (Now), or the log clock for a frame built
+// without one.
+func (f *Frame) Clock() int64 {
+	if f.Now != 0 {
+		return f.Now
+	}
+	return f.Snap.Now
+}
+
+// QuietAfter is how long without an event before a live frame says the
+// input is quiet.
+const QuietAfter = 5 * time.Second
 
 // journalReporter is an observer whose actions are journaled.
 type journalReporter interface{ JournalProblem() string }
@@ -84,7 +105,12 @@ type Engine struct {
 	replay   ingest.ReplayControl
 	latest   atomic.Pointer[Frame]
 	done     chan struct{}
-	mu       sync.Mutex // guards st after Run returns, for Report
+	// lastEvent is when, in wall time, the last event was applied (its
+	// monotonic reading: a host clock stepped back or forth moves no
+	// countdown); horizon caps how far the live clock runs past the log's.
+	lastEvent time.Time
+	horizon   time.Duration
+	mu        sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -116,6 +142,10 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
+	e.horizon = opt.Config.IdleAfter
+	if e.horizon <= 0 { // jobs end only at the end: still, bound the run-on
+		e.horizon = correlate.DefaultIdleAfter
+	}
 	if ro, ok := opt.Observer.(RunObserver); ok {
 		e.runs.observer = ro
 	}
@@ -172,7 +202,7 @@ func (e *Engine) Run(ctx context.Context) {
 	// A frame copies every job's row; with 100,000 jobs that takes tens of
 	// milliseconds. Frames may take at most a fifth of the engine's time,
 	// so a huge run redraws less often rather than falling behind.
-	var notBefore time.Time
+	var notBefore, lastPublish time.Time
 	for {
 		select {
 		case b := <-e.in:
@@ -192,10 +222,15 @@ func (e *Engine) Run(ctx context.Context) {
 					lastReplay, dirty = st, true
 				}
 			}
+			// Live, the clock runs between lines: a frame a second keeps
+			// countdowns, ages and the quiet marker moving.
+			if e.replay == nil && !e.lastEvent.IsZero() && time.Since(lastPublish) >= time.Second {
+				dirty = true
+			}
 			if dirty && !time.Now().Before(notBefore) {
 				start := time.Now()
 				e.publish(false)
-				notBefore = start.Add(5 * time.Since(start))
+				notBefore, lastPublish = start.Add(5*time.Since(start)), start
 				dirty = false
 			}
 		case <-finished:
@@ -264,6 +299,9 @@ func (e *Engine) drain() {
 // apply routes a batch's events to their runs and applies each stretch of
 // one run's events to its State in one ApplyBatch.
 func (e *Engine) apply(b ingest.Batch) {
+	if len(b) > 0 {
+		e.lastEvent = time.Now()
+	}
 	var cur *run
 	from := 0
 	for i := range b {
@@ -308,6 +346,14 @@ func (e *Engine) detailJob() string {
 
 func (e *Engine) publish(final bool) {
 	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}), Final: final}
+	f.Now = f.Snap.Now
+	if e.replay == nil && !e.lastEvent.IsZero() && f.Snap.Now != 0 {
+		quiet := time.Since(e.lastEvent)
+		f.Now += int64(min(quiet, e.horizon))
+		if quiet >= QuietAfter {
+			f.QuietFor = quiet
+		}
+	}
 	for _, s := range e.sources {
 		f.Sources = append(f.Sources, s.Status()...)
 	}

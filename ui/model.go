@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
@@ -124,7 +125,7 @@ func New(feed Feed, opt Options) *Model {
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
 	m.header = headerPane{st: &m.st, title: opt.Title}
 	m.jobs = newJobsPane(&m.st, &m.keys)
-	m.detail = detailPane{st: &m.st, keys: &m.keys}
+	m.detail = detailPane{st: &m.st, keys: &m.keys, canKill: opt.Killer != nil}
 	m.breakers = breakersPane{listPane{st: &m.st, keys: &m.keys}}
 	m.findings = findingsPane{listPane{st: &m.st, keys: &m.keys}}
 	m.side = sideColumn{breakers: &m.breakers, findings: &m.findings}
@@ -170,7 +171,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.detail.open(msg.row.ID)
 		m.feed.ShowDetail(msg.row.ID)
 		if m.frame != nil && m.frame.Snap.Detail != nil && m.frame.Snap.Detail.Row.ID == msg.row.ID {
-			m.detail.setDetail(m.frame.Snap.Detail, m.frame.Snap.Now)
+			m.detail.setDetail(m.frame.Snap.Detail, m.frame.Clock())
 		}
 		return m, nil
 	case closeDetailMsg:
@@ -485,8 +486,10 @@ func (m *Model) helpView() string {
 	if len(row) > 0 {
 		rows = append(rows, m.help.FullHelpView(row))
 	}
-	notes := "\n\nThe jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their\n" +
-		"job ceiling; amber rows multiply retries 10× or more."
+	// Prose wraps by words at the terminal's width (cut at a fixed column,
+	// an 80-column help lost "are over their").
+	notes := "\n\n" + ansi.Wordwrap("The jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their "+
+		"job ceiling; amber rows multiply retries 10× or more.", max(m.width, 20), "")
 	return clip(title+strings.Join(rows, "\n\n")+m.st.Dim.Render(notes), m.width, m.height)
 }
 

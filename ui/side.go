@@ -110,8 +110,8 @@ func (p *breakersPane) lines() []string {
 			if b.ReopenedByProbe {
 				rate = "probe failed"
 			}
-			if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Snap.Now {
-				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Snap.Now))
+			if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Clock() {
+				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Clock()))
 			}
 		}
 		out = append(out, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))

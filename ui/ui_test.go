@@ -158,7 +158,7 @@ func TestGoldenScreens(t *testing.T) {
 		row, _ := m.jobs.selected()
 		m.Update(frameMsg{feed.frame(row.ID)})
 		screen := m.View()
-		if !strings.Contains(screen, "wrapper round 2") || !strings.Contains(screen, "overloaded_error") {
+		if !strings.Contains(screen, "wrapper round 2") || !strings.Contains(screen, "overload") || !strings.Contains(screen, "COST") {
 			t.Errorf("detail should show the attempts by layer:\n%s", screen)
 		}
 		golden(t, "detail_140x45", screen)
@@ -168,6 +168,33 @@ func TestGoldenScreens(t *testing.T) {
 		press(m, "?")
 		golden(t, "help_100x30", m.View())
 	})
+	t.Run("help_80x24", func(t *testing.T) {
+		m, _ := newModel(t, 80, 24, Options{})
+		press(m, "?")
+		screen := m.View()
+		checkSize(t, screen, 80, 24)
+		// Issue 23: the help was cut mid-word ("Rows in red ⏎ job ceiling").
+		if !strings.Contains(screen, "Rows in red") || !strings.Contains(screen, "are over their job ceiling") {
+			t.Errorf("the help's prose must wrap by words:\n%s", screen)
+		}
+		golden(t, "help_80x24", screen)
+	})
+	for _, w := range []int{80, 100} {
+		t.Run(fmt.Sprintf("detail_%dx24", w), func(t *testing.T) {
+			m, feed := newModel(t, w, 24, Options{})
+			press(m, "s", "s")
+			press(m, "enter")
+			row, _ := m.jobs.selected()
+			m.Update(frameMsg{feed.frame(row.ID)})
+			screen := m.View()
+			checkSize(t, screen, w, 24)
+			// Issue 23: tokens and cost were hidden even at 160 columns.
+			if w >= 100 && (!strings.Contains(screen, "TOKENS") || !strings.Contains(screen, "COST") || !strings.Contains(screen, "tokens in")) {
+				t.Errorf("at %d columns the detail must show tokens and cost:\n%s", w, screen)
+			}
+			golden(t, fmt.Sprintf("detail_%dx24", w), screen)
+		})
+	}
 	t.Run("kill_confirm", func(t *testing.T) {
 		m, _ := newModel(t, 100, 30, Options{Killer: &fakeKiller{}})
 		press(m, "x")
@@ -452,4 +479,29 @@ func FuzzTerminalSize(f *testing.F) {
 			checkSize(t, screen, int(w), max(int(h), 1))
 		}
 	})
+}
+
+// TestQuietInputRunsTheClock: on a quiet log the header says so and the
+// breaker's countdown follows the live clock, not the frozen log clock.
+func TestQuietInputRunsTheClock(t *testing.T) {
+	m, feed := newModel(t, 140, 45, Options{})
+	f := feed.frame("")
+	before := m.View()
+	f.Now, f.QuietFor = f.Snap.Now+int64(2*time.Minute), 2*time.Minute
+	f.Snap.BurnWarming1 = true
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if !strings.Contains(screen, "input quiet 2m00s") || !strings.Contains(screen, "(1m, warming up)") {
+		t.Fatalf("want the quiet marker and the warming rate in the header:\n%s", screen)
+	}
+	if !strings.Contains(before, "half-open in 4m50s") || !strings.Contains(screen, "half-open in 2m50s") {
+		t.Errorf("the breaker's countdown must run with the live clock: before\n%s\nafter\n%s", before, screen)
+	}
+	for _, w := range []int{60, 80} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+		checkSize(t, m.View(), w, 24)
+		if !strings.Contains(m.View(), "quiet 2m00s") {
+			t.Errorf("at %d columns the quiet marker must stay:\n%s", w, m.View())
+		}
+	}
 }
