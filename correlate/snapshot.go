@@ -98,7 +98,7 @@ type JobDetail struct {
 	OutputTokens  int64
 	OutputPartial bool
 	Attempts      []AttemptView
-	Findings   []FindingKind
+	Findings      []FindingKind
 	// CallsPerMinute is the job's model calls per minute from its first
 	// attempt, for the mini chart.
 	CallsPerMinute []float64
