@@ -135,6 +135,10 @@ const MaxLimitUSD = 9e6
 // checkLimit refuses a limit that would silently be off: NaN compares
 // false with everything, so "--ceiling nan" never fires; an infinity or an
 // amount past the saturation limit can never be reached.
+// CheckLimit says what is wrong with a USD limit named name (how the
+// reader gave it: "--job-ceiling", "job_ceiling_usd in config x.toml").
+func CheckLimit(name string, v float64) error { return checkLimit(name, v) }
+
 func checkLimit(name string, v float64) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):

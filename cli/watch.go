@@ -55,7 +55,8 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.Float64Var(&l.act.BurnRate, "burn-rate", 0, "burn-rate limit in USD/min over the burn window (rule burn_rate)")
 	f.Float64Var(&l.act.Projected, "projected-ceiling", 0, "projected run total limit in USD (rule projected_ceiling)")
 	f.StringVar(&l.act.KillWebhook, "kill-webhook", "", "POST a kill request here when a kill rule fires")
-	f.StringVar(&l.act.KillExec, "kill-exec", "", "run this command (no shell) when a kill rule fires; {job_id} {job_type} {scope} {rule}")
+	f.StringVar(&l.act.KillExec, "kill-exec", "", "run this command (no shell) when a kill rule fires; {job_id} {job_type} {scope} {rule} {run_id} {spend_usd} {ceiling_usd}")
+	f.StringVar(&l.act.RunKillExec, "run-kill-exec", "", "run this command (no shell) for a run-wide kill (run ceiling) instead of --kill-exec; {run_id} {spend_usd} {ceiling_usd} {rule}")
 	f.StringVar(&l.act.NotifyWebhook, "notify-webhook", "", "POST non-kill alerts here as {\"text\": ...} (Slack-compatible)")
 	f.BoolVar(&l.act.DryRun, "dry-run", false, "evaluate and journal everything as \"would fire\"; send nothing")
 	f.BoolVar(&l.act.ReadOnly, "readonly", false, "disable every kill, from keys and rules alike")
@@ -281,7 +282,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// Only a process that can act owns (locks) the journal: a dashboard
 	// with no hook, beside the daemon that kills, reads it and never writes.
 	openJournal := alerts.OpenJournal
-	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.NotifyWebhook == "" {
+	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.RunKillExec == nil && acts.Hooks.NotifyWebhook == "" {
 		openJournal = alerts.OpenJournalReadOnly
 	}
 	journal, err := openJournal(acts.Journal)

@@ -38,6 +38,9 @@ var (
 	descActions     = prometheus.NewDesc("burnrate_actions_total", "Action results by action and state.", []string{"action", "result"}, nil)
 	descRun         = prometheus.NewDesc("burnrate_run_spend_usd", "Spend of the current run (the one with the latest event), USD; every other gauge here is of this run too.", []string{"run_id"}, nil)
 	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", nil, nil)
+	// descBurn is the dashboard's burn rate, the same figure: over the
+	// part of the window the log covers while the log is younger than it.
+	descBurn        = prometheus.NewDesc("burnrate_burn_usd_per_minute", "Spend rate of the current run over the last 1 or 5 minutes of log time (over the part of the window the log covers, at least 10 s, while it is younger), USD per minute.", []string{"window"}, nil)
 	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", nil, nil)
 )
 
@@ -78,6 +81,7 @@ func (m metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descRun, descRuns} {
 		ch <- d
 	}
+	ch <- descBurn
 }
 
 func (m metrics) Collect(ch chan<- prometheus.Metric) {
@@ -172,6 +176,8 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(otherStatus), otherLabel)
 		}
 		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD())
+		ch <- prometheus.MustNewConstMetric(descBurn, prometheus.GaugeValue, s.BurnPerMin1, "1m")
+		ch <- prometheus.MustNewConstMetric(descBurn, prometheus.GaugeValue, s.BurnPerMin5, "5m")
 		if f.RunID != "" {
 			ch <- prometheus.MustNewConstMetric(descRun, prometheus.GaugeValue, s.Spend.USD(), f.RunID)
 		}
