@@ -383,6 +383,21 @@ func IdempotencyKey(action string, a Alert) string {
 	return hex.EncodeToString(h[:16])
 }
 
+// jobKillNotSent says why a job's kill sends nothing ("" when it is sent).
+func (d *Dispatcher) jobKillNotSent() string {
+	switch {
+	case d == nil:
+		return "no kill hook"
+	case d.hooks.ReadOnly:
+		return "read-only"
+	case d.hooks.DryRun:
+		return "dry run"
+	case d.hooks.KillWebhook == "" && d.hooks.KillExec == nil:
+		return "no kill hook"
+	}
+	return ""
+}
+
 // Kill requests the kill actions for an alert. It never blocks.
 func (d *Dispatcher) Kill(a Alert) {
 	exec, execAction := d.hooks.KillExec, actionKillExec

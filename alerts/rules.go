@@ -333,7 +333,13 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if isAttempt || ev.Kind == ingest.KindUsageGrowth {
 		if at, ok := r.run.killedAt[job.ID]; isAttempt && ok && ts > at && !r.run.still[job.ID] {
 			r.run.still[job.ID] = true
-			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
+			// Said as it happened: with no hook, a dry run or read-only,
+			// no kill was sent, and "after its kill" would claim one.
+			text := fmt.Sprintf("job %s is still logging attempts after its kill", job.ID)
+			if why := r.disp.jobKillNotSent(); why != "" {
+				text = fmt.Sprintf("job %s is still logging attempts after its kill rule fired (no kill was sent: %s)", job.ID, why)
+			}
+			r.line(ts, correlate.SeverityWarning, text)
 		}
 		cost := st.LastAttemptCost()
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it

@@ -44,6 +44,9 @@ type liveFlags struct {
 	// is not on loopback.
 	metricsTokenFile string
 	metricsInsecure  bool
+	// afterRun, when set, judges the run once it has ended (replay: no
+	// events is an error, as for report).
+	afterRun func(last *engine.Frame) error
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -73,7 +76,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 
 func newWatchCmd() *cobra.Command {
 	var l liveFlags
-	var fromEnd bool
+	var fromEnd, waitForFiles bool
 	var poll time.Duration
 	var oc otlp.Config
 	var tokenFile string
@@ -105,6 +108,20 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				args = append(args, dirs...)
 			}
 			followable, refused := followableFiles(args)
+			// A path that matches nothing is said at once: a typo must not
+			// wait for ever behind "no events yet".
+			unmatched := unmatchedPaths(followable)
+			for _, p := range unmatched {
+				fmt.Fprintf(os.Stderr, "burnrate: %s matches no file%s\n", display.Text(p), map[bool]string{true: "; waiting for it (--wait-for-files)", false: ""}[waitForFiles])
+			}
+			otlpOn := oc.GRPCAddr != "" || oc.HTTPAddr != ""
+			if len(followable) > 0 && len(unmatched) == len(followable) && !otlpOn && !waitForFiles {
+				verb := "matches"
+				if len(unmatched) > 1 {
+					verb = "match"
+				}
+				return fmt.Errorf("nothing can be followed: %s %s no file; check the path, or pass --wait-for-files to wait for logs that are not written yet", display.Text(strings.Join(unmatched, ", ")), verb)
+			}
 			if len(followable) > 0 {
 				tl := follow.NewTail(followable, fromEnd, l.input)
 				tl.SetPoll(poll)
@@ -134,6 +151,7 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	l.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&fromEnd, "from-end", false, "skip history: start at the end of each file")
+	f.BoolVar(&waitForFiles, "wait-for-files", false, "when no path matches a file yet, wait for them (a service started before its logs) instead of exiting 2")
 	f.DurationVar(&poll, "poll-interval", follow.DefaultPoll, "how often followed files are checked for new lines and rotation")
 	f.StringVar(&oc.GRPCAddr, "otlp-grpc", "", "receive OTLP/gRPC traces and logs on this address, e.g. "+otlp.DefaultGRPCAddr)
 	f.StringVar(&oc.HTTPAddr, "otlp-http", "", "receive OTLP/HTTP (/v1/traces, /v1/logs) on this address, e.g. "+otlp.DefaultHTTPAddr)
@@ -167,11 +185,30 @@ E jump to the end.`,
 			if err != nil {
 				return err
 			}
-			r, err := loadReplay(paths, sp, l.input)
+			fs, err := file.OpenFiles(paths, l.input)
 			if err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), l, "replay", runSourceNames(paths, false), r)
+			l.afterRun = func(last *engine.Frame) error {
+				if last != nil && last.Snap.Events > 0 {
+					return nil
+				}
+				// As report: a replay of nothing is a usage error, said
+				// with what the file looked like, never a clean exit 0.
+				for _, it := range fs.Files {
+					if h := it.Hint(); h != "" {
+						fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h))
+					}
+				}
+				var skipped int64
+				if last != nil {
+					for _, src := range last.Sources {
+						skipped += src.Stats.SkippedTotal()
+					}
+				}
+				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (%d line(s) skipped; burnrate formats lists what is read)", display.Text(strings.Join(paths, ", ")), skipped)
+			}
+			return runLive(cmd.Context(), l, "replay", runSourceNames(paths, false), file.NewFileReplay(fs, sp))
 		},
 	}
 	l.register(cmd)
@@ -190,6 +227,13 @@ provider overload with SDK × wrapper × queue retries, synchronized bursts, and
 poisoned record whose 400 is tried 75 times.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Accepted and ignored, --claude made a user think the demo
+			// read their sessions.
+			for _, name := range demoIgnores {
+				if cmd.Flags().Changed(name) {
+					return fmt.Errorf("--%s means nothing to demo: its log is built in; drop the flag, or use watch or replay to read your own logs", name)
+				}
+			}
 			sp, err := parseSpeed(speed)
 			if err != nil {
 				return err
@@ -217,12 +261,15 @@ poisoned record whose 400 is tried 75 times.`,
 	}
 	l.register(cmd)
 	// The demo's log is built in: the input flags mean nothing to it.
-	for _, name := range []string{"input-format", "map"} {
+	for _, name := range demoIgnores {
 		cmd.Flags().MarkHidden(name)
 	}
 	cmd.Flags().StringVar(&speed, "speed", "60", "replay speed: a factor such as 60, or max")
 	return cmd
 }
+
+// demoIgnores are the flags that choose or read input: demo has its own.
+var demoIgnores = []string{"input-format", "map", "claude", "codex"}
 
 func parseSpeed(s string) (float64, error) {
 	if s == "max" {
@@ -371,6 +418,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			return err
 		}
 	}
+	if srcErr == nil && l.afterRun != nil {
+		return l.afterRun(eng.Latest())
+	}
 	return srcErr
 }
 
@@ -441,6 +491,58 @@ func followableFiles(args []string) (followable []string, refused error) {
 	return followable, refused
 }
 
+// statusLine is the headless minute's line: the dashboard's header in
+// words, the same rates, what is waited for, and a quiet input said.
+func statusLine(f *engine.Frame) string {
+	var missing []string
+	for _, src := range f.Sources {
+		if src.Missing {
+			missing = append(missing, display.Text(src.Name))
+		}
+	}
+	waiting := ""
+	if len(missing) > 0 {
+		waiting = "; waiting for " + strings.Join(missing, ", ") + " (matches no file yet)"
+	}
+	s := f.Snap
+	if s.Events == 0 {
+		return "no events yet" + waiting
+	}
+	window := func(name string, warming bool) string {
+		if warming {
+			return name + ", warming up"
+		}
+		return name
+	}
+	line := fmt.Sprintf("log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min (%s), %s/min (%s)",
+		correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()),
+		correlate.USD(s.BurnPerMin1), window("1m", s.BurnWarming1), correlate.USD(s.BurnPerMin5), window("5m", s.BurnWarming5))
+	if f.QuietFor > 0 {
+		line += fmt.Sprintf(", input quiet for %s", f.QuietFor.Round(time.Second))
+	}
+	return line + waiting
+}
+
+// unmatchedPaths are the paths and globs that match no file now ("-",
+// stdin, always matches).
+func unmatchedPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if strings.ContainsAny(p, "*?[") {
+			if m, err := filepath.Glob(p); err == nil && len(m) > 0 {
+				continue
+			}
+		} else if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // errNoSource ends a headless run in which no source can be read.
 var errNoSource = errors.New("no source can be read (see the errors above)")
 
@@ -473,13 +575,7 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 			}
 		case <-t.C:
 			if last != nil {
-				s := last.Snap
-				if s.Events == 0 {
-					fmt.Fprintln(os.Stderr, "burnrate: no events yet")
-					continue
-				}
-				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min\n",
-					correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
+				fmt.Fprintln(os.Stderr, "burnrate: "+statusLine(last))
 			}
 		case <-eng.Done():
 			// Every source gave up (a port in use, a file refused): a

@@ -5,7 +5,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -15,6 +17,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
@@ -505,9 +508,18 @@ func (m *Model) confirmView() string {
 // Run shows the dashboard in the terminal's alternate screen until the
 // operator quits or ctx ends.
 func Run(ctx context.Context, feed Feed, opt Options) error {
+	// Without a terminal the dashboard has nowhere to draw: say what to
+	// run instead (bubbletea said only "could not open a new TTY").
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return errors.New(noTTY("standard output is not a terminal"))
+	}
 	p := tea.NewProgram(New(feed, opt), tea.WithAltScreen(), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("dashboard: %w", err)
+		return fmt.Errorf("dashboard: %w; %s", err, noTTY("no terminal could be opened"))
 	}
 	return nil
+}
+
+func noTTY(why string) string {
+	return "the dashboard needs a terminal, and " + why + ": run with --headless for alerts as JSON lines on stdout and a status line on stderr"
 }
