@@ -505,3 +505,25 @@ func TestQuietInputRunsTheClock(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEScreensAreTheGoldens: the screens the README shows are the
+// ones this package renders (trailing spaces aside), not an old capture.
+func TestREADMEScreensAreTheGoldens(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45"} {
+		g, err := os.ReadFile("testdata/" + name + ".golden")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(g), "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+		if !strings.Contains(string(readme), "```\n"+strings.Join(lines, "\n")+"\n```") {
+			t.Errorf("README.md does not show testdata/%s.golden as it is: paste it in again", name)
+		}
+	}
+}
