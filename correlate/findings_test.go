@@ -186,3 +186,28 @@ func TestHiddenLayerWastesItsExtraTries(t *testing.T) {
 		t.Errorf("finding wasted $%v, its job $%v: want $0.002 and $0.012", f.WastedUSD, f.JobsWastedUSD)
 	}
 }
+
+// TestDistinctCallsAreNoRetryLayer: issue 23 — a job making 25 distinct
+// first-try calls got "layers 1×1×1 … a retry layer you do not know about
+// is active". Neither hidden_retry_layer nor retry_amplification fires
+// from a call count: only from one call tried again and again.
+func TestDistinctCallsAreNoRetryLayer(t *testing.T) {
+	var lines []string
+	for i := range 25 {
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"agent-1","idempotency_key":"call-`+itoa(i)+`","model":"claude-haiku-4-5","status":200,"input_tokens":100}`)
+	}
+	r := apply(t, DefaultConfig(), lines...)
+	for _, k := range []string{"hidden_retry_layer", "retry_amplification"} {
+		if f := findingOf(r, k); f != nil {
+			t.Errorf("%s on 25 distinct calls that each worked first time: %+v", k, f)
+		}
+	}
+	// One of them tried 12 times is a hidden layer.
+	for i := range 11 {
+		lines = append(lines, `{"ts":`+itoa(1773104500+i)+`,"job_id":"agent-1","idempotency_key":"call-x","model":"claude-haiku-4-5","status":529}`)
+	}
+	lines = append(lines, `{"ts":1773104520,"job_id":"agent-1","idempotency_key":"call-x","model":"claude-haiku-4-5","status":200}`)
+	if f := findingOf(apply(t, DefaultConfig(), lines...), "hidden_retry_layer"); f == nil || f.Count != 1 {
+		t.Errorf("one call tried 12 times: hidden_retry_layer = %+v", f)
+	}
+}
