@@ -160,3 +160,19 @@ func TestStatusLineSaysRatesAndQuiet(t *testing.T) {
 		t.Errorf("status line\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestReplayStoppedEarlyIsNotNoEvents: a replay stopped by a signal (or
+// q) before it read anything is not judged "no events": only one that
+// ran out of input on its own is.
+func TestReplayStoppedEarlyIsNotNoEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.jsonl")
+	os.WriteFile(path, nil, 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cmd := newRootCmd()
+	cmd.SetArgs([]string{"replay", "--headless", "--speed", "max", path})
+	cmd.SetOut(io.Discard)
+	if err := cmd.ExecuteContext(ctx); err != nil && strings.Contains(err.Error(), "no events") {
+		t.Errorf("a stopped replay was judged: %v", err)
+	}
+}

@@ -393,12 +393,16 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	go eng.Run(ctx)
 
 	var srcErr error
+	// ended: the sources ran out on their own, not stopped by a signal or
+	// the operator's q (only then may afterRun judge what was read).
+	ended := false
 	if l.headless {
 		// Every source gave up: still write what was read before that.
 		if srcErr = headlessStatus(ctx, eng); srcErr != nil {
 			stop()
 			<-eng.Done()
 		}
+		ended = ctx.Err() == nil
 	} else {
 		opt := ui.Options{Title: title}
 		if r := eng.Replay(); r != nil {
@@ -410,6 +414,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if err := ui.Run(ctx, eng, opt); err != nil {
 			return err
 		}
+		select {
+		case <-eng.Done():
+			ended = ctx.Err() == nil
+		default:
+		}
 		stop()
 		<-eng.Done()
 	}
@@ -418,7 +427,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			return err
 		}
 	}
-	if srcErr == nil && l.afterRun != nil {
+	if srcErr == nil && ended && l.afterRun != nil {
 		return l.afterRun(eng.Latest())
 	}
 	return srcErr
