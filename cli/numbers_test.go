@@ -137,6 +137,14 @@ func TestNoSilentFailures(t *testing.T) {
 	if _, err := run(t, "replay", "--headless", "--config", "burnrate.toml", sample); err == nil || !strings.Contains(err.Error(), "config burnrate.toml: [budget] job_ceiling_usd is -2") {
 		t.Errorf("a bad file value: %v", err)
 	}
+	os.WriteFile("exec.toml", []byte("[actions]\nkill_exec = \"kill {jobid}\"\n"), 0o600)
+	if _, err := run(t, "replay", "--headless", "--config", "exec.toml", sample); err == nil || !strings.Contains(err.Error(), "config exec.toml: [actions] kill_exec") {
+		t.Errorf("a bad kill_exec in the file: %v", err)
+	}
+	os.Remove("burnrate.toml")
+	if _, err := run(t, "replay", "--headless", "--kill-exec", "kill {jobid}", sample); err == nil || !strings.HasPrefix(err.Error(), "--kill-exec") {
+		t.Errorf("a bad --kill-exec: %v", err)
+	}
 }
 
 // origDir is the package directory the test started in (t.Chdir moves).

@@ -128,13 +128,15 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			errs = append(errs, fmt.Errorf("%s %s: use an http:// or https:// URL", name, alerts.RedactURL(u)))
 		}
 	}
-	execTmpl := a.KillExec
+	execTmpl, execName := a.KillExec, "[actions] kill_exec"
 	if fl.KillExec != "" {
-		execTmpl = fl.KillExec
+		execTmpl, execName = fl.KillExec, "--kill-exec"
 	}
 	if execTmpl != "" {
-		t, err := alerts.ParseExec(execTmpl, a.ExecTimeout.Duration)
-		if err != nil {
+		t, err := alerts.ParseExecNamed(execName, execTmpl, a.ExecTimeout.Duration)
+		if err != nil && fl.KillExec != "" {
+			flagErrs = append(flagErrs, err) // the flag's, not the file's
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 		h.KillExec = t
@@ -145,7 +147,9 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	}
 	if runExec != "" {
 		t, err := alerts.ParseExecNamed(runExecName, runExec, a.ExecTimeout.Duration)
-		if err != nil {
+		if err != nil && fl.RunKillExec != "" {
+			flagErrs = append(flagErrs, err)
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 		h.RunKillExec = t
