@@ -209,8 +209,12 @@ func errShare(v float64, st *styles) string {
 }
 
 func minutes(m float64) string {
-	if m >= 120 {
+	switch {
+	case m >= 120:
 		return fmt.Sprintf("%.1fh", m/60)
+	case m < 1:
+		// Under a minute, seconds: "ceiling in 0m" at 93% said nothing.
+		return fmt.Sprintf("%.0fs", m*60)
 	}
 	return fmt.Sprintf("%.0fm", m)
 }

@@ -527,3 +527,13 @@ func TestREADMEScreensAreTheGoldens(t *testing.T) {
 		}
 	}
 }
+
+// TestCeilingInSeconds: under a minute to the ceiling, the estimate says
+// seconds ("ceiling in 0m" at 93% said nothing).
+func TestCeilingInSeconds(t *testing.T) {
+	for m, want := range map[float64]string{0.4: "24s", 0: "0s", 5.2: "5m", 150: "2.5h"} {
+		if got := minutes(m); got != want {
+			t.Errorf("minutes(%v) = %q, want %q", m, got, want)
+		}
+	}
+}
