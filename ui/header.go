@@ -76,7 +76,7 @@ func (h *headerPane) View() string {
 	}
 	if h.f.JournalProblem != "" {
 		// Kills may be sent again after a restart: ahead of everything.
-		line1 = append(line1, hpart{st.Bad.Render("✗ " + sanitize(h.f.JournalProblem)), st.Bad.Render("✗ journal failing")})
+		line1 = append(line1, hpart{st.Bad.Render("✗ " + sanitize(h.f.JournalProblem)), st.Bad.Render("✗ journal")})
 	}
 	if len(problems) > 0 {
 		// A source in trouble is the first thing to see after the journal.

@@ -537,3 +537,29 @@ func TestCeilingInSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderFitsWithEverythingToSay: at 80 columns, with a run name, a
+// failing journal and a source problem, each header line fits, the
+// problems stay and the least urgent parts go first.
+func TestHeaderFitsWithEverythingToSay(t *testing.T) {
+	m, feed := newModel(t, 80, 24, Options{})
+	f := feed.frame("")
+	f.RunID, f.Runs = "nightly-2026-03-10-with-a-long-name", 3
+	f.PreviousRun = &correlate.RunSummary{RunID: "nightly-2026-03-09", SpendUSD: 4.2}
+	f.JournalProblem = "2 journal write(s) failed: no space left on device"
+	f.Sources = []ingest.Status{{Name: "a.jsonl", Err: "permission denied"}, {Name: "b.jsonl", Missing: true}}
+	f.Now, f.QuietFor = f.Snap.Now+int64(time.Minute), time.Minute
+	m.Update(frameMsg{f})
+	screen := m.View()
+	checkSize(t, screen, 80, 24)
+	head := strings.Join(strings.Split(screen, "\n")[:3], "\n")
+	t.Log("\n" + head)
+	for _, want := range []string{"burnrate", "quiet 1m00s", "✗ journal", "✗ 1 source problem(s)", "spend $1.30", "wasted $0.7290", "burn "} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the 80-column header lost %q:\n%s", want, head)
+		}
+	}
+	if strings.Contains(head, "projecte") {
+		t.Errorf("a part cut mid-word:\n%s", head)
+	}
+}
