@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 )
@@ -21,6 +22,7 @@ type Board struct {
 	lines   []Line
 	alerts  map[string]int64    // by rule
 	actions map[[2]string]int64 // by action and state
+	changes atomic.Uint64       // lines added, for a redraw without events
 }
 
 func newBoard() Board {
@@ -34,6 +36,7 @@ func (b *Board) add(at int64, sev correlate.Severity, text string) {
 	if len(b.lines) > maxLines {
 		b.lines = slices.Delete(b.lines, 0, len(b.lines)-maxLines)
 	}
+	b.changes.Add(1)
 }
 
 func (b *Board) countAlert(rule string) {

@@ -26,8 +26,11 @@ const DefaultDrainWindow = 10 * time.Second
 
 // Hooks say where actions go.
 type Hooks struct {
-	KillWebhook   string
-	KillExec      *ExecTemplate
+	KillWebhook string
+	KillExec    *ExecTemplate
+	// RunKillExec, when set, is the command for a run-wide kill (a run
+	// ceiling) in place of KillExec: a run has no {job_id} to name.
+	RunKillExec   *ExecTemplate
 	NotifyWebhook string
 	DryRun        bool
 	ReadOnly      bool
@@ -56,10 +59,13 @@ type task struct {
 
 func (t task) kill() bool { return t.action != actionNotify }
 
+// isExec: the action runs a command, which no receiver deduplicates.
+func isExec(action string) bool { return action == actionKillExec || action == actionRunKillExec }
+
 // KnownActions and KnownStates are every action and the states it ends
 // in, for metrics initialized at zero.
 var (
-	KnownActions = []string{actionKillWebhook, actionKillExec, actionNotify}
+	KnownActions = []string{actionKillWebhook, actionKillExec, actionRunKillExec, actionNotify}
 	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateGaveUp, StateRefused, StateWouldFire}
 )
 
@@ -67,6 +73,7 @@ var (
 const (
 	actionKillWebhook = "kill_webhook"
 	actionKillExec    = "kill_exec"
+	actionRunKillExec = "run_kill_exec"
 	actionNotify      = "notify"
 )
 
@@ -93,12 +100,15 @@ type Dispatcher struct {
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
 	states          map[runJob]ActionState // a job's kill state: job identity is run + job ID
-	started         bool
-	stopped         bool
-	wg              sync.WaitGroup
-	ctx             context.Context
-	cancel          context.CancelFunc
-	inflight        sync.WaitGroup
+	// changes counts kill-state changes, so the engine can redraw for a
+	// kill's result on a log that has gone quiet.
+	changes  atomic.Uint64
+	started  bool
+	stopped  bool
+	wg       sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+	inflight sync.WaitGroup
 }
 
 // Result is what an action did, for the alerts pane and headless output.
@@ -161,7 +171,7 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		if r.State == StateRequested || r.State == StateSent {
 			// How the last run of it ended is unknown.
 			resent++
-			if r.Action == actionKillExec && r.Resent >= 1 {
+			if isExec(r.Action) && r.Resent >= 1 {
 				// A command is not keyed like a webhook: running it a
 				// third time blind could kill a successor. Given up for
 				// good (the log raising it again runs nothing); said once.
@@ -172,7 +182,7 @@ func (d *Dispatcher) Start(ctx context.Context) {
 				d.report(Result{Alert: a, Action: t.action, State: StateGaveUp, Detail: detail, JournalError: jerr})
 				continue
 			}
-			if r.Action == actionKillExec {
+			if isExec(r.Action) {
 				why = "left unfinished by an earlier run whose outcome is unknown: run again once (never a third time)"
 			}
 		}
@@ -218,6 +228,8 @@ func (d *Dispatcher) hookFor(action string) bool {
 		return d.hooks.KillWebhook != ""
 	case actionKillExec:
 		return d.hooks.KillExec != nil
+	case actionRunKillExec:
+		return d.hooks.RunKillExec != nil
 	case actionNotify:
 		return d.hooks.NotifyWebhook != ""
 	}
@@ -360,6 +372,7 @@ func (d *Dispatcher) setState(a Alert, s ActionState) {
 	d.mu.Lock()
 	d.states[runJob{a.RunID, a.JobID}] = s
 	d.mu.Unlock()
+	d.changes.Add(1)
 }
 
 // IdempotencyKey is stable per action, rule, subject and run: the same kill
@@ -370,12 +383,31 @@ func IdempotencyKey(action string, a Alert) string {
 	return hex.EncodeToString(h[:16])
 }
 
+// jobKillNotSent says why a job's kill sends nothing ("" when it is sent).
+func (d *Dispatcher) jobKillNotSent() string {
+	switch {
+	case d == nil:
+		return "no kill hook"
+	case d.hooks.ReadOnly:
+		return "read-only"
+	case d.hooks.DryRun:
+		return "dry run"
+	case d.hooks.KillWebhook == "" && d.hooks.KillExec == nil:
+		return "no kill hook"
+	}
+	return ""
+}
+
 // Kill requests the kill actions for an alert. It never blocks.
 func (d *Dispatcher) Kill(a Alert) {
-	if d.hooks.KillWebhook == "" && d.hooks.KillExec == nil {
+	exec, execAction := d.hooks.KillExec, actionKillExec
+	if a.JobID == "" && d.hooks.RunKillExec != nil {
+		exec, execAction = d.hooks.RunKillExec, actionRunKillExec
+	}
+	if d.hooks.KillWebhook == "" && exec == nil {
 		// A dashboard beside the daemon that kills: say what the journal
 		// says the daemon did, not that nothing was done.
-		for _, action := range []string{actionKillWebhook, actionKillExec} {
+		for _, action := range []string{actionKillWebhook, actionKillExec, actionRunKillExec} {
 			if prev, ok := d.journal.Last(IdempotencyKey(action, a)); ok {
 				d.setState(a, prev.State)
 				d.report(Result{Alert: a, Action: action, State: prev.State, Detail: "no kill hook here; the journal says another burnrate's kill is " + string(prev.State)})
@@ -388,8 +420,8 @@ func (d *Dispatcher) Kill(a Alert) {
 	if d.hooks.KillWebhook != "" {
 		d.request(task{action: actionKillWebhook, alert: a})
 	}
-	if d.hooks.KillExec != nil {
-		d.request(task{action: actionKillExec, alert: a})
+	if exec != nil {
+		d.request(task{action: execAction, alert: a})
 	}
 }
 
@@ -579,8 +611,12 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			state, r.Error, detail = StateFailed, del.Err.Error(), del.Err.Error()+" (the next start sends it again)"
 		}
 		d.finish(t, state, r, detail)
-	case actionKillExec:
-		res := d.hooks.KillExec.Run(ctx, t.alert)
+	case actionKillExec, actionRunKillExec:
+		tmpl := d.hooks.KillExec
+		if t.action == actionRunKillExec {
+			tmpl = d.hooks.RunKillExec
+		}
+		res := tmpl.Run(ctx, t.alert)
 		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
 			d.leave(t, "the command was interrupted by the stop")
 			return false
@@ -609,7 +645,7 @@ func (d *Dispatcher) finish(t task, state ActionState, r Record, detail string) 
 	}
 	if jerr != "" {
 		again := "send it again under the same key"
-		if t.action == actionKillExec {
+		if isExec(t.action) {
 			again = "run the command once more"
 		}
 		detail += "; the journal could not record this outcome, so a restart may " + again

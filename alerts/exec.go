@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,6 +65,16 @@ var sessionID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // argv, honouring single and double quotes (nothing else: no variables,
 // no globs, no backslash escapes outside double quotes).
 func ParseExec(tmpl string, timeout time.Duration) (*ExecTemplate, error) {
+	return ParseExecNamed("--kill-exec", tmpl, timeout)
+}
+
+// execFields are the placeholders a kill command may use. A run-wide
+// kill has no job: {run_id} and the spend are its subject.
+var execFields = []string{"{job_id}", "{job_type}", "{scope}", "{rule}", "{run_id}", "{spend_usd}", "{ceiling_usd}"}
+
+// ParseExecNamed is ParseExec for the setting called name in its errors
+// (--kill-exec, --run-kill-exec).
+func ParseExecNamed(name, tmpl string, timeout time.Duration) (*ExecTemplate, error) {
 	var argv []string
 	var cur strings.Builder
 	inArg := false
@@ -90,20 +101,20 @@ func ParseExec(tmpl string, timeout time.Duration) (*ExecTemplate, error) {
 		}
 	}
 	if quote != 0 {
-		return nil, fmt.Errorf("--kill-exec %q: unterminated %c quote", tmpl, quote)
+		return nil, fmt.Errorf("%s %q: unterminated %c quote", name, tmpl, quote)
 	}
 	if inArg {
 		argv = append(argv, cur.String())
 	}
 	if len(argv) == 0 {
-		return nil, errors.New("--kill-exec is empty: give a command such as 'kubectl delete job {job_id}'")
+		return nil, fmt.Errorf("%s is empty: give a command such as 'kubectl delete job {job_id}'", name)
 	}
 	for _, a := range argv {
-		for _, f := range []string{"{job_id}", "{job_type}", "{scope}", "{rule}"} {
+		for _, f := range execFields {
 			a = strings.ReplaceAll(a, f, "")
 		}
 		if strings.ContainsAny(a, "{}") {
-			return nil, fmt.Errorf("--kill-exec %q: unknown placeholder in %q; use {job_id}, {job_type}, {scope}, {rule}", tmpl, a)
+			return nil, fmt.Errorf("%s %q: unknown placeholder in %q; use %s", name, tmpl, a, strings.Join(execFields, ", "))
 		}
 	}
 	if timeout <= 0 {
@@ -114,7 +125,10 @@ func ParseExec(tmpl string, timeout time.Duration) (*ExecTemplate, error) {
 
 // Argv substitutes the fields, refusing any value that is not a plain token.
 func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
-	fields := map[string]string{"{job_id}": a.JobID, "{job_type}": a.JobType, "{scope}": a.Scope, "{rule}": a.Rule}
+	// Amounts as plain decimals ('f' never writes an exponent), so they
+	// pass SafeValue like any other value.
+	fields := map[string]string{"{job_id}": a.JobID, "{job_type}": a.JobType, "{scope}": a.Scope, "{rule}": a.Rule, "{run_id}": a.RunID,
+		"{spend_usd}": strconv.FormatFloat(a.SpendUSD, 'f', -1, 64), "{ceiling_usd}": strconv.FormatFloat(a.CeilingUSD, 'f', -1, 64)}
 	if t.SessionIDs && !sessionID.MatchString(a.JobID) {
 		for _, arg := range t.argv {
 			if strings.Contains(arg, "{job_id}") {

@@ -135,6 +135,10 @@ const MaxLimitUSD = 9e6
 // checkLimit refuses a limit that would silently be off: NaN compares
 // false with everything, so "--ceiling nan" never fires; an infinity or an
 // amount past the saturation limit can never be reached.
+// CheckLimit says what is wrong with a USD limit named name (how the
+// reader gave it: "--job-ceiling", "job_ceiling_usd in config x.toml").
+func CheckLimit(name string, v float64) error { return checkLimit(name, v) }
+
 func checkLimit(name string, v float64) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -329,7 +333,13 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if isAttempt || ev.Kind == ingest.KindUsageGrowth {
 		if at, ok := r.run.killedAt[job.ID]; isAttempt && ok && ts > at && !r.run.still[job.ID] {
 			r.run.still[job.ID] = true
-			r.line(ts, correlate.SeverityWarning, fmt.Sprintf("job %s is still logging attempts after its kill", job.ID))
+			// Said as it happened: with no hook, a dry run or read-only,
+			// no kill was sent, and "after its kill" would claim one.
+			text := fmt.Sprintf("job %s is still logging attempts after its kill", job.ID)
+			if why := r.disp.jobKillNotSent(); why != "" {
+				text = fmt.Sprintf("job %s is still logging attempts after its kill rule fired (no kill was sent: %s)", job.ID, why)
+			}
+			r.line(ts, correlate.SeverityWarning, text)
 		}
 		cost := st.LastAttemptCost()
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
@@ -632,6 +642,17 @@ func (r *Rules) Result(res Result) { r.board.result(res) }
 
 // Lines returns the alerts and results, newest first.
 func (r *Rules) Lines() []Line { return r.board.Lines() }
+
+// Changes counts what the dashboard shows of the alerts changing (a line
+// added, a kill's state moving) without an event: a kill's result on a
+// quiet log must be drawn when it arrives, not with the next line.
+func (r *Rules) Changes() uint64 {
+	n := r.board.changes.Load()
+	if r.disp != nil {
+		n += r.disp.changes.Load()
+	}
+	return n
+}
 
 // KillStates reports each job's kill state for the dashboard.
 func (r *Rules) KillStates() map[string]KillState {

@@ -47,6 +47,9 @@ type liveFlags struct {
 	// replica names this process among a fleet's: a label on /metrics
 	// and a field of --report-out, for report --merge.
 	replica string
+	// afterRun, when set, judges the run once it has ended (replay: no
+	// events is an error, as for report).
+	afterRun func(last *engine.Frame) error
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -58,7 +61,8 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.Float64Var(&l.act.BurnRate, "burn-rate", 0, "burn-rate limit in USD/min over the burn window (rule burn_rate)")
 	f.Float64Var(&l.act.Projected, "projected-ceiling", 0, "projected run total limit in USD (rule projected_ceiling)")
 	f.StringVar(&l.act.KillWebhook, "kill-webhook", "", "POST a kill request here when a kill rule fires")
-	f.StringVar(&l.act.KillExec, "kill-exec", "", "run this command (no shell) when a kill rule fires; {job_id} {job_type} {scope} {rule}")
+	f.StringVar(&l.act.KillExec, "kill-exec", "", "run this command (no shell) when a kill rule fires; {job_id} {job_type} {scope} {rule} {run_id} {spend_usd} {ceiling_usd}")
+	f.StringVar(&l.act.RunKillExec, "run-kill-exec", "", "run this command (no shell) for a run-wide kill (run ceiling) instead of --kill-exec; {run_id} {spend_usd} {ceiling_usd} {rule}")
 	f.StringVar(&l.act.NotifyWebhook, "notify-webhook", "", "POST non-kill alerts here as {\"text\": ...} (Slack-compatible)")
 	f.BoolVar(&l.act.DryRun, "dry-run", false, "evaluate and journal everything as \"would fire\"; send nothing")
 	f.BoolVar(&l.act.ReadOnly, "readonly", false, "disable every kill, from keys and rules alike")
@@ -77,7 +81,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 
 func newWatchCmd() *cobra.Command {
 	var l liveFlags
-	var fromEnd bool
+	var fromEnd, waitForFiles bool
 	var poll time.Duration
 	var oc otlp.Config
 	var tokenFile string
@@ -109,6 +113,20 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				args = append(args, dirs...)
 			}
 			followable, refused := followableFiles(args)
+			// A path that matches nothing is said at once: a typo must not
+			// wait for ever behind "no events yet".
+			unmatched := unmatchedPaths(followable)
+			for _, p := range unmatched {
+				fmt.Fprintf(os.Stderr, "burnrate: %s matches no file%s\n", display.Text(p), map[bool]string{true: "; waiting for it (--wait-for-files)", false: ""}[waitForFiles])
+			}
+			otlpOn := oc.GRPCAddr != "" || oc.HTTPAddr != ""
+			if len(followable) > 0 && len(unmatched) == len(followable) && !otlpOn && !waitForFiles {
+				verb := "matches"
+				if len(unmatched) > 1 {
+					verb = "match"
+				}
+				return fmt.Errorf("nothing can be followed: %s %s no file; check the path, or pass --wait-for-files to wait for logs that are not written yet", display.Text(strings.Join(unmatched, ", ")), verb)
+			}
 			if len(followable) > 0 {
 				tl := follow.NewTail(followable, fromEnd, l.input)
 				tl.SetPoll(poll)
@@ -138,6 +156,7 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	l.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&fromEnd, "from-end", false, "skip history: start at the end of each file")
+	f.BoolVar(&waitForFiles, "wait-for-files", false, "when no path matches a file yet, wait for them (a service started before its logs) instead of exiting 2")
 	f.DurationVar(&poll, "poll-interval", follow.DefaultPoll, "how often followed files are checked for new lines and rotation")
 	f.StringVar(&oc.GRPCAddr, "otlp-grpc", "", "receive OTLP/gRPC traces and logs on this address, e.g. "+otlp.DefaultGRPCAddr)
 	f.StringVar(&oc.HTTPAddr, "otlp-http", "", "receive OTLP/HTTP (/v1/traces, /v1/logs) on this address, e.g. "+otlp.DefaultHTTPAddr)
@@ -171,11 +190,30 @@ E jump to the end.`,
 			if err != nil {
 				return err
 			}
-			r, err := loadReplay(paths, sp, l.input)
+			fs, err := file.OpenFiles(paths, l.input)
 			if err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), l, "replay", runSourceNames(paths, false), r)
+			l.afterRun = func(last *engine.Frame) error {
+				if last != nil && last.Snap.Events > 0 {
+					return nil
+				}
+				// As report: a replay of nothing is a usage error, said
+				// with what the file looked like, never a clean exit 0.
+				for _, it := range fs.Files {
+					if h := it.Hint(); h != "" {
+						fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h))
+					}
+				}
+				var skipped int64
+				if last != nil {
+					for _, src := range last.Sources {
+						skipped += src.Stats.SkippedTotal()
+					}
+				}
+				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (%d line(s) skipped; burnrate formats lists what is read)", display.Text(strings.Join(paths, ", ")), skipped)
+			}
+			return runLive(cmd.Context(), l, "replay", runSourceNames(paths, false), file.NewFileReplay(fs, sp))
 		},
 	}
 	l.register(cmd)
@@ -194,6 +232,13 @@ provider overload with SDK × wrapper × queue retries, synchronized bursts, and
 poisoned record whose 400 is tried 75 times.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Accepted and ignored, --claude made a user think the demo
+			// read their sessions.
+			for _, name := range demoIgnores {
+				if cmd.Flags().Changed(name) {
+					return fmt.Errorf("--%s means nothing to demo: its log is built in; drop the flag, or use watch or replay to read your own logs", name)
+				}
+			}
 			sp, err := parseSpeed(speed)
 			if err != nil {
 				return err
@@ -221,12 +266,15 @@ poisoned record whose 400 is tried 75 times.`,
 	}
 	l.register(cmd)
 	// The demo's log is built in: the input flags mean nothing to it.
-	for _, name := range []string{"input-format", "map", "pattern"} {
+	for _, name := range demoIgnores {
 		cmd.Flags().MarkHidden(name)
 	}
 	cmd.Flags().StringVar(&speed, "speed", "60", "replay speed: a factor such as 60, or max")
 	return cmd
 }
+
+// demoIgnores are the flags that choose or read input: demo has its own.
+var demoIgnores = []string{"input-format", "map", "pattern", "claude", "codex"}
 
 func parseSpeed(s string) (float64, error) {
 	if s == "max" {
@@ -292,7 +340,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// Only a process that can act owns (locks) the journal: a dashboard
 	// with no hook, beside the daemon that kills, reads it and never writes.
 	openJournal := alerts.OpenJournal
-	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.NotifyWebhook == "" {
+	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.RunKillExec == nil && acts.Hooks.NotifyWebhook == "" {
 		openJournal = alerts.OpenJournalReadOnly
 	}
 	journal, err := openJournal(acts.Journal)
@@ -356,12 +404,16 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	go eng.Run(ctx)
 
 	var srcErr error
+	// ended: the sources ran out on their own, not stopped by a signal or
+	// the operator's q (only then may afterRun judge what was read).
+	ended := false
 	if l.headless {
 		// Every source gave up: still write what was read before that.
 		if srcErr = headlessStatus(ctx, eng); srcErr != nil {
 			stop()
 			<-eng.Done()
 		}
+		ended = ctx.Err() == nil
 	} else {
 		opt := ui.Options{Title: title}
 		if r := eng.Replay(); r != nil {
@@ -373,6 +425,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if err := ui.Run(ctx, eng, opt); err != nil {
 			return err
 		}
+		select {
+		case <-eng.Done():
+			ended = ctx.Err() == nil
+		default:
+		}
 		stop()
 		<-eng.Done()
 	}
@@ -382,6 +439,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if err := writeReport(l.reportOut, r); err != nil {
 			return err
 		}
+	}
+	if srcErr == nil && ended && l.afterRun != nil {
+		return l.afterRun(eng.Latest())
 	}
 	return srcErr
 }
@@ -461,6 +521,58 @@ func followableFiles(args []string) (followable []string, refused error) {
 	return followable, refused
 }
 
+// statusLine is the headless minute's line: the dashboard's header in
+// words, the same rates, what is waited for, and a quiet input said.
+func statusLine(f *engine.Frame) string {
+	var missing []string
+	for _, src := range f.Sources {
+		if src.Missing {
+			missing = append(missing, display.Text(src.Name))
+		}
+	}
+	waiting := ""
+	if len(missing) > 0 {
+		waiting = "; waiting for " + strings.Join(missing, ", ") + " (matches no file yet)"
+	}
+	s := f.Snap
+	if s.Events == 0 {
+		return "no events yet" + waiting
+	}
+	window := func(name string, warming bool) string {
+		if warming {
+			return name + ", warming up"
+		}
+		return name
+	}
+	line := fmt.Sprintf("log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min (%s), %s/min (%s)",
+		correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()),
+		correlate.USD(s.BurnPerMin1), window("1m", s.BurnWarming1), correlate.USD(s.BurnPerMin5), window("5m", s.BurnWarming5))
+	if f.QuietFor > 0 {
+		line += fmt.Sprintf(", input quiet for %s", f.QuietFor.Round(time.Second))
+	}
+	return line + waiting
+}
+
+// unmatchedPaths are the paths and globs that match no file now ("-",
+// stdin, always matches).
+func unmatchedPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if strings.ContainsAny(p, "*?[") {
+			if m, err := filepath.Glob(p); err == nil && len(m) > 0 {
+				continue
+			}
+		} else if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // errNoSource ends a headless run in which no source can be read.
 var errNoSource = errors.New("no source can be read (see the errors above)")
 
@@ -493,13 +605,7 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 			}
 		case <-t.C:
 			if last != nil {
-				s := last.Snap
-				if s.Events == 0 {
-					fmt.Fprintln(os.Stderr, "burnrate: no events yet")
-					continue
-				}
-				fmt.Fprintf(os.Stderr, "burnrate: log clock %s, %d events, %d calls, %d jobs, spend %s, burn %s/min\n",
-					correlate.FormatTime(s.Now), s.Events, s.Attempts, s.JobCount, correlate.USD(s.Spend.USD()), correlate.USD(s.BurnPerMin1))
+				fmt.Fprintln(os.Stderr, "burnrate: "+statusLine(last))
 			}
 		case <-eng.Done():
 			// Every source gave up (a port in use, a file refused): a

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -16,6 +17,7 @@ import (
 type ActionFlags struct {
 	Ceiling, JobCeiling, BurnRate, Projected float64
 	KillWebhook, KillExec, NotifyWebhook     string
+	RunKillExec                              string
 	DryRun, ReadOnly                         bool
 	RunID, Journal, RunWindow                string
 	DrainWindow                              time.Duration
@@ -41,9 +43,24 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	if fl.RunID != "" {
 		rc.RunID = fl.RunID
 	}
-	for dst, v := range map[*float64]float64{&rc.RunCeilingUSD: fl.Ceiling, &rc.JobCeilingUSD: fl.JobCeiling, &rc.BurnRateUSDPerMin: fl.BurnRate, &rc.ProjectedCeilingUSD: fl.Projected} {
-		if v != 0 {
-			*dst = v
+	// A bad limit is blamed on where it came from: the flag, or the
+	// file's key (--job-ceiling -5 was blamed on a burnrate.toml that did
+	// not set it).
+	var flagErrs []error
+	badLimits := false
+	for _, l := range []struct {
+		dst          *float64
+		flag, key    string
+		flagV, fileV float64
+	}{{&rc.RunCeilingUSD, "--ceiling", "ceiling_usd", fl.Ceiling, b.CeilingUSD}, {&rc.JobCeilingUSD, "--job-ceiling", "job_ceiling_usd", fl.JobCeiling, b.JobCeilingUSD},
+		{&rc.BurnRateUSDPerMin, "--burn-rate", "burn_rate_usd_per_min", fl.BurnRate, b.BurnRateUSDPerMin}, {&rc.ProjectedCeilingUSD, "--projected-ceiling", "projected_ceiling_usd", fl.Projected, b.ProjectedCeilingUSD}} {
+		if l.flagV != 0 {
+			*l.dst = l.flagV
+			if err := alerts.CheckLimit(l.flag, l.flagV); err != nil {
+				flagErrs, badLimits = append(flagErrs, err), true
+			}
+		} else if err := alerts.CheckLimit("[budget] "+l.key, l.fileV); err != nil {
+			errs, badLimits = append(errs, err), true
 		}
 	}
 	for jt, sec := range f.JobTypes {
@@ -89,7 +106,9 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 		}
 		rc.FindingAlerts[k] = s
 	}
-	if err := rc.Validate(); err != nil {
+	if badLimits {
+		// Said above, by source; Validate would say them again.
+	} else if err := rc.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 
@@ -109,16 +128,31 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			errs = append(errs, fmt.Errorf("%s %s: use an http:// or https:// URL", name, alerts.RedactURL(u)))
 		}
 	}
-	execTmpl := a.KillExec
+	execTmpl, execName := a.KillExec, "[actions] kill_exec"
 	if fl.KillExec != "" {
-		execTmpl = fl.KillExec
+		execTmpl, execName = fl.KillExec, "--kill-exec"
 	}
 	if execTmpl != "" {
-		t, err := alerts.ParseExec(execTmpl, a.ExecTimeout.Duration)
-		if err != nil {
+		t, err := alerts.ParseExecNamed(execName, execTmpl, a.ExecTimeout.Duration)
+		if err != nil && fl.KillExec != "" {
+			flagErrs = append(flagErrs, err) // the flag's, not the file's
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 		h.KillExec = t
+	}
+	runExec, runExecName := a.RunKillExec, "[actions] run_kill_exec"
+	if fl.RunKillExec != "" {
+		runExec, runExecName = fl.RunKillExec, "--run-kill-exec"
+	}
+	if runExec != "" {
+		t, err := alerts.ParseExecNamed(runExecName, runExec, a.ExecTimeout.Duration)
+		if err != nil && fl.RunKillExec != "" {
+			flagErrs = append(flagErrs, err)
+		} else if err != nil {
+			errs = append(errs, err)
+		}
+		h.RunKillExec = t
 	}
 	var secret []byte
 	if a.SecretEnv != "" {
@@ -150,7 +184,7 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", windowName, err))
 	}
-	if err := f.wrap(errs); err != nil {
+	if err := errors.Join(append(flagErrs, f.wrap(errs))...); err != nil {
 		return nil, err
 	}
 	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain,
@@ -241,6 +275,8 @@ func (a *Actions) Effective() string {
 		kill = "dry run: nothing is sent"
 	case a.Hooks.KillWebhook != "" || a.Hooks.KillExec != nil:
 		kill = "kills on " + strings.Join(a.Rules.KillOn, ", ")
+	case a.Hooks.RunKillExec != nil:
+		kill = "run-wide kills only (run_kill_exec), on " + strings.Join(a.Rules.KillOn, ", ")
 	}
 	return strings.Join(parts, ", ") + "; " + kill
 }

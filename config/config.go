@@ -146,8 +146,11 @@ type BudgetSection struct {
 
 // ActionsSection configures what fires when a rule does.
 type ActionsSection struct {
-	KillWebhook   string `toml:"kill_webhook"`
-	KillExec      string `toml:"kill_exec"`
+	KillWebhook string `toml:"kill_webhook"`
+	KillExec    string `toml:"kill_exec"`
+	// RunKillExec is the command for a run-wide kill (run ceiling), with
+	// {run_id}, {spend_usd} and {ceiling_usd}; kill_exec when unset.
+	RunKillExec   string `toml:"run_kill_exec"`
 	NotifyWebhook string `toml:"notify_webhook"`
 	// SecretEnv names the environment variable holding the HMAC secret.
 	SecretEnv   string   `toml:"secret_env"`
@@ -208,7 +211,7 @@ func LoadFor(path string, acting bool) (*File, error) {
 		// or send anything anywhere because someone typed "burnrate
 		// demo" in it: such a file is read only when it is named.
 		var acts []string
-		for key, v := range map[string]string{"[actions] kill_exec": f.Actions.KillExec, "[actions] kill_webhook": f.Actions.KillWebhook,
+		for key, v := range map[string]string{"[actions] kill_exec": f.Actions.KillExec, "[actions] run_kill_exec": f.Actions.RunKillExec, "[actions] kill_webhook": f.Actions.KillWebhook,
 			"[actions] notify_webhook": f.Actions.NotifyWebhook, "prices_url": f.PricesURL, "prices": f.Prices} {
 			if v != "" {
 				acts = append(acts, key)

@@ -138,3 +138,76 @@ func TestNoKeyNoDuplicate(t *testing.T) {
 		t.Errorf("two successes under one key are a duplicate: %d", r.Duplicates)
 	}
 }
+
+// TestRetryThatWorkedWastedNothing: a retry sooner than Retry-After that
+// then succeeded is a finding, but its cost bought the answer: the finding
+// wastes only the early retries that failed, never more than the run.
+func TestRetryThatWorkedWastedNothing(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":"2026-03-10T01:00:00Z","job_id":"j","idempotency_key":"k","model":"claude-haiku-4-5","status":429,"retry_after_s":5,"latency_ms":100,"input_tokens":1000}`,
+		`{"ts":"2026-03-10T01:00:01Z","job_id":"j","idempotency_key":"k","attempt":2,"model":"claude-haiku-4-5","status":429,"retry_after_s":5,"latency_ms":100,"input_tokens":1000}`,
+		`{"ts":"2026-03-10T01:00:02Z","job_id":"j","idempotency_key":"k","attempt":3,"model":"claude-haiku-4-5","status":200,"input_tokens":1000000}`)
+	f := findingOf(r, "retry_after_ignored")
+	if f == nil || f.Count != 2 {
+		t.Fatalf("retry_after_ignored = %+v", f)
+	}
+	// 1,000 input tokens at $1 per million: the second 429's cost only.
+	if f.WastedUSD != 0.001 || f.JobsWastedUSD != r.Totals.WastedUSD || r.Totals.WastedUSD != 0.002 {
+		t.Errorf("finding wasted $%v, its jobs $%v, the run $%v: want $0.001, $0.002, $0.002", f.WastedUSD, f.JobsWastedUSD, r.Totals.WastedUSD)
+	}
+}
+
+// TestStreamRepaidIsRunWaste: the paid output of a dropped stream that
+// was regenerated is in the run's wasted spend, so the finding's waste is
+// part of it.
+func TestStreamRepaidIsRunWaste(t *testing.T) {
+	r := apply(t, DefaultConfig(),
+		`{"ts":"2026-03-10T01:00:00Z","job_id":"j","idempotency_key":"k","model":"claude-sonnet-4-6","status":200,"output_tokens":3000,"stream_dropped":true}`,
+		`{"ts":"2026-03-10T01:01:00Z","job_id":"j","idempotency_key":"k","attempt":2,"model":"claude-sonnet-4-6","status":200,"output_tokens":3000}`)
+	if f := findingOf(r, "stream_repaid"); f == nil || f.WastedUSD > r.Totals.WastedUSD || r.Totals.WastedUSD != 0.045 {
+		t.Fatalf("stream_repaid = %+v, run wasted $%v: want $0.045 of $0.045", f, r.Totals.WastedUSD)
+	}
+}
+
+// TestHiddenLayerWastesItsExtraTries: the finding counts its job once and
+// wastes the failed tries past the limit, not the tries within it.
+func TestHiddenLayerWastesItsExtraTries(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","idempotency_key":"k","model":"claude-haiku-4-5","status":529,"input_tokens":1000}`)
+	}
+	r := apply(t, DefaultConfig(), lines...)
+	f := findingOf(r, "hidden_retry_layer")
+	if f == nil || f.Count != 1 || f.JobsTotal != 1 {
+		t.Fatalf("hidden_retry_layer = %+v", f)
+	}
+	// Tries 11 and 12 of a limit of 10, $0.001 each; the job wasted all 12.
+	if f.WastedUSD != 0.002 || f.JobsWastedUSD != 0.012 {
+		t.Errorf("finding wasted $%v, its job $%v: want $0.002 and $0.012", f.WastedUSD, f.JobsWastedUSD)
+	}
+}
+
+// TestDistinctCallsAreNoRetryLayer: issue 23 — a job making 25 distinct
+// first-try calls got "layers 1×1×1 … a retry layer you do not know about
+// is active". Neither hidden_retry_layer nor retry_amplification fires
+// from a call count: only from one call tried again and again.
+func TestDistinctCallsAreNoRetryLayer(t *testing.T) {
+	var lines []string
+	for i := range 25 {
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"agent-1","idempotency_key":"call-`+itoa(i)+`","model":"claude-haiku-4-5","status":200,"input_tokens":100}`)
+	}
+	r := apply(t, DefaultConfig(), lines...)
+	for _, k := range []string{"hidden_retry_layer", "retry_amplification"} {
+		if f := findingOf(r, k); f != nil {
+			t.Errorf("%s on 25 distinct calls that each worked first time: %+v", k, f)
+		}
+	}
+	// One of them tried 12 times is a hidden layer.
+	for i := range 11 {
+		lines = append(lines, `{"ts":`+itoa(1773104500+i)+`,"job_id":"agent-1","idempotency_key":"call-x","model":"claude-haiku-4-5","status":529}`)
+	}
+	lines = append(lines, `{"ts":1773104520,"job_id":"agent-1","idempotency_key":"call-x","model":"claude-haiku-4-5","status":200}`)
+	if f := findingOf(apply(t, DefaultConfig(), lines...), "hidden_retry_layer"); f == nil || f.Count != 1 {
+		t.Errorf("one call tried 12 times: hidden_retry_layer = %+v", f)
+	}
+}

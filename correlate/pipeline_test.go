@@ -130,7 +130,10 @@ func TestSeed001Poisoned(t *testing.T) {
 		t.Errorf("wasted $%v, want $198", r.Totals.WastedUSD)
 	}
 	f := finding(r, "terminal_error_retried")
-	if f == nil || f.Severity != correlate.SeverityCritical || f.JobsTotal != 550 || f.WastedUSD != 198 {
+	// The retried 400s are tool calls, priced at nothing: the money went
+	// on the model's re-plans around them, which the finding's jobs wasted
+	// but the finding's own attempts did not.
+	if f == nil || f.Severity != correlate.SeverityCritical || f.JobsTotal != 550 || f.WastedUSD != 0 || f.JobsWastedUSD != 198 {
 		t.Fatalf("terminal_error_retried = %+v", f)
 	}
 	// 75 tool attempts per record, the first is not a retry.

@@ -223,10 +223,15 @@ type FindingReport struct {
 	Count     int64    `json:"count"`
 	Jobs      []string `json:"jobs"`
 	JobsTotal int      `json:"jobs_total"`
-	WastedUSD float64  `json:"wasted_usd"`
-	Example   string   `json:"example"`
-	FirstAt   string   `json:"first_at"`
-	Advice    string   `json:"advice"`
+	// WastedUSD is what this finding's own attempts wasted (each attempt
+	// once); JobsWastedUSD is all the wasted spend of its jobs, which
+	// includes their attempts this finding does not name. Neither exceeds
+	// the run's wasted spend.
+	WastedUSD     float64 `json:"wasted_usd"`
+	JobsWastedUSD float64 `json:"jobs_wasted_usd"`
+	Example       string  `json:"example"`
+	FirstAt       string  `json:"first_at"`
+	Advice        string  `json:"advice"`
 }
 
 type TimelinePoint struct {
@@ -680,20 +685,27 @@ func (s *State) reportBreakers(r *Report) {
 	slices.SortFunc(r.Breakers, func(a, b BreakerReport) int { return cmp.Or(cmp.Compare(b.Trips, a.Trips), cmp.Compare(a.Key, b.Key)) })
 }
 
-// jobScoped kinds attribute to a finding the wasted spend of its jobs.
-var jobScoped = [NumFindingKinds]bool{TerminalErrorRetried: true, HiddenRetryLayer: true, RetryAmplification: true, DeadlineExceeded: true}
+// jobScoped kinds are a property of the whole job (its layers multiply,
+// it outran its deadline), so the attempts they name are all the job's
+// failed attempts and duplicate completions; the other kinds name single
+// attempts and add up their waste as they flag them.
+var jobScoped = [NumFindingKinds]bool{RetryAmplification: true, DeadlineExceeded: true}
 
 func (s *State) reportFindings(r *Report) {
 	r.Findings = []FindingReport{}
-	jobWasted := s.retired.findingWasted
+	// Retired jobs' shares first (retention.go), then the live jobs'.
+	jobsWasted, attemptsWasted := s.retired.findingJobsWasted, s.retired.findingAttemptsWasted
 	for _, j := range s.jobList {
 		if j.findings == 0 {
 			continue
 		}
 		w := j.wasted(s.Outcome(j, true))
 		for k := range NumFindingKinds {
-			if jobScoped[k] && j.HasFinding(k) {
-				jobWasted[k] = jobWasted[k].Add(w)
+			if j.HasFinding(k) {
+				jobsWasted[k] = jobsWasted[k].Add(w)
+				if jobScoped[k] {
+					attemptsWasted[k] = attemptsWasted[k].Add(j.spendNon2xx + j.spendDuplicates)
+				}
 			}
 		}
 	}
@@ -713,17 +725,17 @@ func (s *State) reportFindings(r *Report) {
 		}
 		wasted := f.wasted
 		if jobScoped[k] {
-			wasted = jobWasted[k]
+			wasted = attemptsWasted[k]
 		}
 		jobs := f.jobs
 		if jobs == nil {
 			jobs = []string{}
 		}
 		r.Findings = append(r.Findings, FindingReport{Kind: k.String(), Severity: sev, Count: count, Jobs: jobs,
-			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), Example: example, FirstAt: FormatTime(f.firstTS), Advice: Advice[k]})
+			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), JobsWastedUSD: jobsWasted[k].USD(), Example: example, FirstAt: FormatTime(f.firstTS), Advice: Advice[k]})
 	}
 	slices.SortStableFunc(r.Findings, func(a, b FindingReport) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD))
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD), cmp.Compare(b.JobsWastedUSD, a.JobsWastedUSD))
 	})
 }
 

@@ -31,7 +31,9 @@ type retired struct {
 	calls                                                  map[int64]int64 // model calls per job → jobs
 	deadLetter                                             []float64       // seconds to dead letter, up to maxRetiredSamples
 	types                                                  map[string]*retiredType
-	findingWasted                                          [NumFindingKinds]Pico
+	// findingJobsWasted and findingAttemptsWasted are the retired jobs'
+	// shares of each finding's two figures (see reportFindings).
+	findingJobsWasted, findingAttemptsWasted [NumFindingKinds]Pico
 }
 
 // retiredType is one job type's retired jobs.
@@ -211,8 +213,11 @@ func (s *State) retire(j *Job) {
 		}
 	}
 	for k := range NumFindingKinds {
-		if jobScoped[k] && j.HasFinding(k) {
-			r.findingWasted[k] = r.findingWasted[k].Add(w)
+		if j.HasFinding(k) {
+			r.findingJobsWasted[k] = r.findingJobsWasted[k].Add(w)
+			if jobScoped[k] {
+				r.findingAttemptsWasted[k] = r.findingAttemptsWasted[k].Add(j.spendNon2xx + j.spendDuplicates)
+			}
 		}
 	}
 	jt := jobTypeName(j.Type)

@@ -8,15 +8,21 @@ import (
 // it is shared with the State, so it may be read from another goroutine
 // while the State moves on.
 type Snapshot struct {
-	Now            int64 // log clock, Unix ns
-	Events         int64
-	Attempts       int64
-	ToolCalls      int64
-	Spend          Pico
-	Wasted         Pico
-	CeilingUSD     float64
-	BurnPerMin1    float64 // USD/min over the last minute of log time
+	Now        int64 // log clock, Unix ns
+	Events     int64
+	Attempts   int64
+	ToolCalls  int64
+	Spend      Pico
+	Wasted     Pico
+	CeilingUSD float64
+	// BurnPerMin1 and BurnPerMin5 are USD/min over the last 1 and 5
+	// minutes of log time, or over the part of that window the log covers
+	// (at least minBurnCover) while the log is younger than the window:
+	// then BurnWarming1 or BurnWarming5 is set.
+	BurnPerMin1    float64
 	BurnPerMin5    float64
+	BurnWarming1   bool
+	BurnWarming5   bool
 	ProjectedUSD   float64  // spent + unfinished jobs × trailing mean cost of finished jobs of their type
 	MinutesToCeil  float64  // at the 1-minute burn rate; -1 when not burning or no ceiling
 	AttemptsPerSec float64  // over the last minute
@@ -88,8 +94,14 @@ type JobDetail struct {
 	// CacheShare is the share of the job's input tokens read from the
 	// prompt cache, -1 when it read no input.
 	CacheShare float64
-	Attempts   []AttemptView
-	Findings   []FindingKind
+	// InputTokens is every input token of the job, cached or not;
+	// OutputTokens sums its retained attempts, so it is a floor when
+	// OutputPartial (the job made more attempts than are retained).
+	InputTokens   int64
+	OutputTokens  int64
+	OutputPartial bool
+	Attempts      []AttemptView
+	Findings      []FindingKind
 	// CallsPerMinute is the job's model calls per minute from its first
 	// attempt, for the mini chart.
 	CallsPerMinute []float64
@@ -166,11 +178,12 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 			calls1 += b.Calls + b.ToolCalls
 		}
 	}
-	// The current minute is partial: divide by the time it covers.
-	part := float64(s.lastTS%int64(time.Minute)) / float64(time.Minute)
-	snap.BurnPerMin1 = spend1.USD() / (1 + part)
-	snap.BurnPerMin5 = spend5.USD() / (4 + part)
-	snap.AttemptsPerSec = float64(calls1) / ((1 + part) * 60)
+	// The sums span whole minute buckets back from the current, partial
+	// one; divide by the time of them the log covers.
+	covered1, covered5 := s.burnCover(nowMin-1), s.burnCover(nowMin-4)
+	snap.BurnPerMin1, snap.BurnWarming1 = spend1.USD()/covered1, s.lastTS-s.firstTS < int64(time.Minute)
+	snap.BurnPerMin5, snap.BurnWarming5 = spend5.USD()/covered5, s.lastTS-s.firstTS < int64(5*time.Minute)
+	snap.AttemptsPerSec = float64(calls1) / (covered1 * 60)
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
 	}
@@ -192,6 +205,17 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		snap.Detail = s.detail(j)
 	}
 	return snap
+}
+
+// minBurnCover is the least log time a burn rate divides by: the first
+// event alone is no rate.
+const minBurnCover = 10 * time.Second
+
+// burnCover is the log time, in minutes, from the start of minute bucket
+// fromMin, or from the log's first event when that is later, to now.
+func (s *State) burnCover(fromMin int64) (minutes float64) {
+	start := max(fromMin*int64(time.Minute), s.firstTS)
+	return float64(max(s.lastTS-start, int64(minBurnCover))) / float64(time.Minute)
 }
 
 // spendCurve folds the whole run's minutes into at most SpendCurvePoints
@@ -289,7 +313,12 @@ func (s *State) detail(j *Job) *JobDetail {
 	if all := j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite; all > 0 {
 		d.CacheShare = float64(j.tokensCacheRead) / float64(all)
 	}
+	d.InputTokens = j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite
 	atts := s.Attempts(j)
+	d.OutputPartial = len(atts) < int(j.Calls+j.ToolCalls)
+	for _, a := range atts {
+		d.OutputTokens += int64(a.OutputTokens)
+	}
 	d.Attempts = make([]AttemptView, len(atts))
 	var first int64
 	for i, a := range atts {

@@ -70,12 +70,13 @@ type State struct {
 	breakerLs []*breaker
 	sync      *syncDetector
 	// syncPending holds jobs of bursts seen before the burst threshold.
-	syncPending []*Job
-	syncJoined  [1]*Job
-	findings    [NumFindingKinds]findingAcc
-	raHonored   int64 // retries that waited the full Retry-After
-	raRehit     int64 // ... and met another 429
-	raExample   string
+	syncPending      []*Job
+	syncPendingWaste Pico // what the retries of those bursts wasted
+	syncJoined       [1]*Job
+	findings         [NumFindingKinds]findingAcc
+	raHonored        int64 // retries that waited the full Retry-After
+	raRehit          int64 // ... and met another 429
+	raExample        string
 
 	statuses   statusCounts
 	retryAfter map[int64]int64 // ms → count
@@ -111,9 +112,12 @@ type operation struct {
 	lastEnd         int64
 	lastRetryAfter  int64
 	lastDroppedPaid Pico
-	lastStatus      int16
-	lastDropped     bool
-	terminal        bool
+	// lastDroppedFailed: the dropped stream ended in an error status, so
+	// its cost is counted as the job's non-2xx spend already.
+	lastDroppedFailed bool
+	lastStatus        int16
+	lastDropped       bool
+	terminal          bool
 }
 
 type modelStats struct {
@@ -654,7 +658,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 		if prevFailed && op.lastRetryAfter >= 0 {
 			if wait < op.lastRetryAfter*1e6 {
 				a.Flags |= FlagRetryAfterIgnored
-				s.flag(RetryAfterIgnored, job, 1, cost, ts, func() string {
+				s.flag(RetryAfterIgnored, job, 1, attemptWaste(class, cost), ts, func() string {
 					return fmt.Sprintf("job %s retried %s after a %d that asked for %s", job.ID, fmtDur(wait), op.lastStatus, fmtDur(op.lastRetryAfter*1e6))
 				})
 			} else {
@@ -669,7 +673,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 		}
 		if op.terminal {
 			a.Flags |= FlagTerminalRetried
-			s.flag(TerminalErrorRetried, job, 1, 0, ts, func() string {
+			s.flag(TerminalErrorRetried, job, 1, attemptWaste(class, cost), ts, func() string {
 				what := ev.Tool
 				if isLLM {
 					what = ev.Model
@@ -678,6 +682,12 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 			})
 		}
 		if op.lastDropped {
+			// The dropped stream's output was paid and is paid again: the
+			// first payment is waste. A dropped stream that ended in an
+			// error is waste already (all of it, with the job's non-2xx).
+			if !op.lastDroppedFailed {
+				job.spendDuplicates = job.spendDuplicates.Add(op.lastDroppedPaid)
+			}
 			s.flag(StreamRepaid, job, 1, op.lastDroppedPaid, ts, func() string {
 				return fmt.Sprintf("job %s: a dropped stream was retried and its output paid again", job.ID)
 			})
@@ -690,7 +700,9 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 		op.terminal = true
 	}
 	op.attempts++
-	if class == classSuccess && isLLM {
+	// A dropped stream is no completion: the retry that regenerates it is
+	// stream_repaid, not a duplicate success.
+	if class == classSuccess && isLLM && !ev.StreamDropped {
 		op.successes++
 		if op.successes == 1 {
 			op.firstSuccessAt = op.attempts
@@ -710,6 +722,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 	op.lastStatus = ev.Status
 	op.lastRetryAfter = ev.RetryAfterMs
 	op.lastDropped = ev.StreamDropped
+	op.lastDroppedFailed = class != classSuccess
 	if ev.StreamDropped && ms != nil {
 		op.lastDroppedPaid = mulTokens(ev.OutputTokens, ms.price.Output)
 	}
@@ -750,8 +763,14 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 	// Evidence of a hidden layer is one call (a model's or a tool's) tried
 	// more often than the attempts allowed, never a job's call count: an
 	// agent session or a pipeline makes many distinct calls by design.
-	if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(tries) > lim && !job.HasFinding(HiddenRetryLayer) {
-		s.flag(HiddenRetryLayer, job, 1, 0, ts, func() string {
+	if lim := s.cfg.maxCallsFor(job.Type); lim > 0 && int(tries) > lim {
+		// Each try past the limit is one the hidden layer made; the finding
+		// counts the job once and wastes what those tries wasted.
+		n := int64(1)
+		if job.HasFinding(HiddenRetryLayer) {
+			n = 0
+		}
+		s.flag(HiddenRetryLayer, job, n, attemptWaste(class, a.Cost), ts, func() string {
 			what := "model call"
 			if ev.Kind != ingest.KindLLMCall {
 				what = ev.Tool + " call"
@@ -764,11 +783,12 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 // syncRetries feeds a retry to the synchronized-retries detector.
 func (s *State) syncRetries(ts int64, job *Job, a *Attempt) {
 	if a.Flags&FlagRetry != 0 {
-		if started, joined := s.sync.add(ts, job); started != nil {
-			s.syncBurst(ts, true, started)
+		waste := attemptWaste(classify(a.Status), a.Cost)
+		if started, startedWaste, joined := s.sync.add(ts, job, waste); started != nil {
+			s.syncBurst(ts, true, started, startedWaste)
 		} else if joined {
 			s.syncJoined[0] = job
-			s.syncBurst(ts, false, s.syncJoined[:])
+			s.syncBurst(ts, false, s.syncJoined[:], waste)
 		}
 	}
 }
@@ -830,29 +850,36 @@ func (s *State) shadowBreaker(job *Job, ev *ingest.Event, a *Attempt, ms *modelS
 
 // syncBurst records the jobs of a synchronized burst: all of them when the
 // burst starts, then each job that joins it.
-func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job) {
+func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job, waste Pico) {
 	slices.SortFunc(jobs, func(a, b *Job) int { return int(a.Seq - b.Seq) })
 	if s.sync.bursts < int64(s.cfg.SyncMinBursts) {
 		// Below the threshold a burst may be chance; remember who was in it.
 		if len(s.syncPending) < maxFindingJobs {
 			s.syncPending = append(s.syncPending, jobs...)
 		}
+		s.syncPendingWaste = s.syncPendingWaste.Add(waste)
 		return
 	}
+	// The example counts this burst's own jobs (distinct, from the
+	// detector), never those of the earlier bursts flagged with it.
+	burstJobs := len(jobs)
 	example := func() string {
-		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", len(jobs), s.cfg.SyncWindow, FormatTime(ts), s.sync.bursts)
+		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", burstJobs, s.cfg.SyncWindow, FormatTime(ts), s.sync.bursts)
 	}
 	if newBurst {
 		n := int64(1)
 		if s.sync.bursts == int64(s.cfg.SyncMinBursts) {
 			n = s.sync.bursts // the finding starts counting at its threshold
 			jobs = append(s.syncPending, jobs...)
-			s.syncPending = nil
+			waste = waste.Add(s.syncPendingWaste)
+			s.syncPending, s.syncPendingWaste = nil, 0
 		}
-		s.flag(SynchronizedRetries, nil, n, 0, ts, example)
+		s.flag(SynchronizedRetries, nil, n, waste, ts, example)
+		waste = 0
 	}
 	for _, j := range jobs {
-		s.flag(SynchronizedRetries, j, 0, 0, ts, example)
+		s.flag(SynchronizedRetries, j, 0, waste, ts, example)
+		waste = 0
 	}
 }
 
@@ -1065,6 +1092,16 @@ func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, ex
 			f.jobs = append(f.jobs, job.ID)
 		}
 	}
+}
+
+// attemptWaste is what one attempt wasted as the run's wasted spend counts
+// it: its cost when it failed, nothing when it worked (a duplicate success
+// is counted where it is found).
+func attemptWaste(class statusClass, cost Pico) Pico {
+	if class == classSuccess {
+		return 0
+	}
+	return cost
 }
 
 func clamp32(v int64) int32 { return int32(min(max(v, 0), 1<<31-1)) }

@@ -17,18 +17,20 @@ type syncDetector struct {
 }
 
 type syncEntry struct {
-	ts  int64
-	job *Job
-	seq int32 // job.Seq, here so expiring an entry visits no job
+	ts    int64
+	job   *Job
+	waste Pico  // the retry's cost when it failed (a retry that worked wasted nothing)
+	seq   int32 // job.Seq, here so expiring an entry visits no job
 }
 
 func newSyncDetector(window int64, minJobs int) *syncDetector {
 	return &syncDetector{window: window, minJobs: minJobs}
 }
 
-// add records a retry. It returns all of a burst's jobs when the retry
+// add records a retry and what it wasted. It returns all of a burst's
+// jobs, each once, and the waste of the burst's retries when the retry
 // starts a new burst, and joined when it falls into a running one.
-func (d *syncDetector) add(ts int64, job *Job) (started []*Job, joined bool) {
+func (d *syncDetector) add(ts int64, job *Job, waste Pico) (started []*Job, startedWaste Pico, joined bool) {
 	for d.head < len(d.recent) && d.recent[d.head].ts < ts-d.window {
 		if old := d.recent[d.head].seq; d.perJob[old] > 0 {
 			if d.perJob[old]--; d.perJob[old] == 0 {
@@ -44,7 +46,7 @@ func (d *syncDetector) add(ts int64, job *Job) (started []*Job, joined bool) {
 		d.recent = append(d.recent[:0], d.recent[d.head:]...)
 		d.head = 0
 	}
-	d.recent = append(d.recent, syncEntry{ts, job, job.Seq})
+	d.recent = append(d.recent, syncEntry{ts, job, waste, job.Seq})
 	if int(job.Seq) >= len(d.perJob) {
 		d.perJob = append(d.perJob, make([]int32, int(job.Seq)+1-len(d.perJob)+len(d.perJob)/4)...)
 	}
@@ -52,19 +54,20 @@ func (d *syncDetector) add(ts int64, job *Job) (started []*Job, joined bool) {
 		d.distinct++
 	}
 	if d.inBurst {
-		return nil, true
+		return nil, 0, true
 	}
 	if d.distinct < d.minJobs {
-		return nil, false
+		return nil, 0, false
 	}
 	d.inBurst = true
 	d.bursts++
 	seen := make(map[int32]bool, d.distinct)
 	for _, e := range d.recent[d.head:] {
+		startedWaste = startedWaste.Add(e.waste)
 		if !seen[e.seq] {
 			seen[e.seq] = true
 			started = append(started, e.job)
 		}
 	}
-	return started, false
+	return started, startedWaste, false
 }

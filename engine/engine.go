@@ -45,10 +45,36 @@ type Frame struct {
 	RunID       string
 	Runs        int
 	PreviousRun *correlate.RunSummary
+	// Now is the live clock for countdowns and ages: the log clock plus
+	// the wall time since the last event arrived, capped by the idle
+	// horizon (Config.IdleAfter: past it the State would have ended jobs
+	// that it has not, since it moves only with events). In a replay it
+	// is the log clock. QuietFor is that wall time once it passes
+	// QuietAfter, else 0: the input has gone quiet and the dashboard says so.
+	Now      int64
+	QuietFor time.Duration
 }
+
+// Clock is the live clock (Now), or the log clock for a frame built
+// without one.
+func (f *Frame) Clock() int64 {
+	if f.Now != 0 {
+		return f.Now
+	}
+	return f.Snap.Now
+}
+
+// QuietAfter is how long without an event before a live frame says the
+// input is quiet.
+const QuietAfter = 5 * time.Second
 
 // journalReporter is an observer whose actions are journaled.
 type journalReporter interface{ JournalProblem() string }
+
+// changeReporter is an observer that counts its changes made without an
+// event (an action's result arriving from a worker), so a frame shows
+// them on a log that has gone quiet.
+type changeReporter interface{ Changes() uint64 }
 
 // Observer sees every event right after the State applied it, on the
 // engine goroutine: the alert rules hang here. It must not block.
@@ -79,7 +105,12 @@ type Engine struct {
 	replay   ingest.ReplayControl
 	latest   atomic.Pointer[Frame]
 	done     chan struct{}
-	mu       sync.Mutex // guards st after Run returns, for Report
+	// lastEvent is when, in wall time, the last event was applied (its
+	// monotonic reading: a host clock stepped back or forth moves no
+	// countdown); horizon caps how far the live clock runs past the log's.
+	lastEvent time.Time
+	horizon   time.Duration
+	mu        sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -111,6 +142,10 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
+	e.horizon = opt.Config.IdleAfter
+	if e.horizon <= 0 { // jobs end only at the end: still, bound the run-on
+		e.horizon = correlate.DefaultIdleAfter
+	}
 	if ro, ok := opt.Observer.(RunObserver); ok {
 		e.runs.observer = ro
 	}
@@ -162,11 +197,12 @@ func (e *Engine) Run(ctx context.Context) {
 	defer ticker.Stop()
 	dirty := true
 	lastDetail := ""
+	var lastChanges uint64
 	var lastReplay ingest.ReplayStatus
 	// A frame copies every job's row; with 100,000 jobs that takes tens of
 	// milliseconds. Frames may take at most a fifth of the engine's time,
 	// so a huge run redraws less often rather than falling behind.
-	var notBefore time.Time
+	var notBefore, lastPublish time.Time
 	for {
 		select {
 		case b := <-e.in:
@@ -176,6 +212,9 @@ func (e *Engine) Run(ctx context.Context) {
 			if d := e.detailJob(); d != lastDetail {
 				lastDetail, dirty = d, true
 			}
+			if c := e.observerChanges(); c != lastChanges {
+				lastChanges, dirty = c, true
+			}
 			// A key pressed while paused changes nothing in the state, but
 			// the speed and pause shown must follow it.
 			if e.replay != nil {
@@ -183,15 +222,26 @@ func (e *Engine) Run(ctx context.Context) {
 					lastReplay, dirty = st, true
 				}
 			}
+			// Live, the clock runs between lines: a frame a second keeps
+			// countdowns, ages and the quiet marker moving.
+			if e.replay == nil && !e.lastEvent.IsZero() && time.Since(lastPublish) >= time.Second {
+				dirty = true
+			}
 			if dirty && !time.Now().Before(notBefore) {
 				start := time.Now()
 				e.publish(false)
-				notBefore = start.Add(5 * time.Since(start))
+				notBefore, lastPublish = start.Add(5*time.Since(start)), start
 				dirty = false
 			}
 		case <-finished:
 			e.drain()
+			// The postmortem is read after the last frame: a job's detail
+			// asked for then, or a kill's result, still needs a frame.
+			// What the final frame shows is taken before it is built, so a
+			// request made meanwhile is answered again.
+			detail, changes := e.detailJob(), e.observerChanges()
 			e.publish(true)
+			go e.afterFinal(ctx, detail, changes)
 			return
 		case <-ctx.Done():
 			cancel()
@@ -199,6 +249,38 @@ func (e *Engine) Run(ctx context.Context) {
 			e.drain()
 			e.publish(true)
 			return
+		}
+	}
+}
+
+// observerChanges is the observer's change count, 0 when it keeps none.
+func (e *Engine) observerChanges() uint64 {
+	if c, ok := e.observer.(changeReporter); ok {
+		return c.Changes()
+	}
+	return 0
+}
+
+// afterFinal answers, until ctx is done, what the dashboard asks after
+// the final frame: each new detail request and each change of the
+// observer (a manual kill's result) is published as another final frame.
+func (e *Engine) afterFinal(ctx context.Context, detail string, changes uint64) {
+	<-e.done // Run has returned: e.mu is free and the State is still
+	ticker := time.NewTicker(e.tick)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			d, c := e.detailJob(), e.observerChanges()
+			if d == detail && c == changes {
+				continue
+			}
+			detail, changes = d, c
+			e.mu.Lock()
+			e.publish(true)
+			e.mu.Unlock()
 		}
 	}
 }
@@ -217,6 +299,9 @@ func (e *Engine) drain() {
 // apply routes a batch's events to their runs and applies each stretch of
 // one run's events to its State in one ApplyBatch.
 func (e *Engine) apply(b ingest.Batch) {
+	if len(b) > 0 {
+		e.lastEvent = time.Now()
+	}
 	var cur *run
 	from := 0
 	for i := range b {
@@ -261,6 +346,14 @@ func (e *Engine) detailJob() string {
 
 func (e *Engine) publish(final bool) {
 	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}), Final: final}
+	f.Now = f.Snap.Now
+	if e.replay == nil && !e.lastEvent.IsZero() && f.Snap.Now != 0 {
+		quiet := time.Since(e.lastEvent)
+		f.Now += int64(min(quiet, e.horizon))
+		if quiet >= QuietAfter {
+			f.QuietFor = quiet
+		}
+	}
 	for _, s := range e.sources {
 		f.Sources = append(f.Sources, s.Status()...)
 	}

@@ -48,6 +48,9 @@ var (
 	descRunCalls    = prometheus.NewDesc("burnrate_run_calls_total", "Model-call attempts of the current run.", runLabels, nil)
 	descRunJobs     = prometheus.NewDesc("burnrate_run_jobs", "Jobs of the current run this replica has seen.", runLabels, nil)
 	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", []string{"replica"}, nil)
+	// descBurn is the dashboard's burn rate, the same figure: over the
+	// part of the window the log covers while the log is younger than it.
+	descBurn        = prometheus.NewDesc("burnrate_burn_usd_per_minute", "Spend rate of the current run over the last 1 or 5 minutes of log time (over the part of the window the log covers, at least 10 s, while it is younger), USD per minute.", withRun("window"), nil)
 	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", []string{"replica"}, nil)
 )
 
@@ -89,6 +92,7 @@ func (m metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descRun, descRunCalls, descRunJobs, descRuns} {
 		ch <- d
 	}
+	ch <- descBurn
 }
 
 func (m metrics) Collect(ch chan<- prometheus.Metric) {
@@ -185,6 +189,8 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descAttempts, prometheus.CounterValue, float64(otherStatus), otherLabel, run, rep)
 		}
 		ch <- prometheus.MustNewConstMetric(descWasted, prometheus.GaugeValue, s.Wasted.USD(), run, rep)
+		ch <- prometheus.MustNewConstMetric(descBurn, prometheus.GaugeValue, s.BurnPerMin1, "1m", run, rep)
+		ch <- prometheus.MustNewConstMetric(descBurn, prometheus.GaugeValue, s.BurnPerMin5, "5m", run, rep)
 		if run != "" {
 			var calls int64
 			for _, n := range s.Status {

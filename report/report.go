@@ -357,7 +357,10 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "### %s — %s\n\n", f.Kind, f.Severity)
-		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s), %s wasted. First at %s.\n\n", correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), f.FirstAt)
+		// Two wastes, each named: the finding's own attempts, and all of
+		// its jobs' (a reader adding findings up must not take one for the other).
+		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s). This finding's attempts wasted %s; its %s job(s) wasted %s in all. First at %s.\n\n",
+			correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.JobsWastedUSD), f.FirstAt)
 		fmt.Fprintf(&b, "- Example: %s\n", cell(f.Example))
 		if len(f.Jobs) > 0 {
 			more := ""

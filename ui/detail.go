@@ -15,17 +15,19 @@ import (
 // detailPane explains one job: its attempts grouped by layer, findings and
 // a mini chart of its calls over time.
 type detailPane struct {
-	st     *styles
-	keys   *keyMap
-	jobID  string
-	d      *correlate.JobDetail
-	now    int64
-	lines  []string
-	offset int
-	width  int
-	height int
-	cache  string
-	dirty  bool
+	st   *styles
+	keys *keyMap
+	// canKill: a kill hook is configured, so x is offered.
+	canKill bool
+	jobID   string
+	d       *correlate.JobDetail
+	now     int64
+	lines   []string
+	offset  int
+	width   int
+	height  int
+	cache   string
+	dirty   bool
 }
 
 func (p *detailPane) open(id string) {
@@ -42,7 +44,7 @@ func (p *detailPane) row() (correlate.JobRow, bool) {
 func (p *detailPane) SetSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.build() }
 
 // SetFrame takes the open job's detail from the frame.
-func (p *detailPane) SetFrame(f *engine.Frame) { p.setDetail(f.Snap.Detail, f.Snap.Now) }
+func (p *detailPane) SetFrame(f *engine.Frame) { p.setDetail(f.Snap.Detail, f.Clock()) }
 
 // ShortHelp: the detail scrolls and closes.
 func (p *detailPane) ShortHelp() []key.Binding {
@@ -92,22 +94,35 @@ func (p *detailPane) build() {
 	}
 	r := p.d.Row
 	add := func(s string) { p.lines = append(p.lines, s) }
-	add(p.st.Title.Render(fmt.Sprintf("Job %s", sanitize(r.ID))) + p.st.Dim.Render("  esc back · x kill"))
-	cache := ""
-	if p.d.CacheShare >= 0 {
-		cache = fmt.Sprintf(" · cache %.0f%% of input", p.d.CacheShare*100)
+	keysHint := "  esc back"
+	if p.canKill {
+		keysHint += " · x kill"
 	}
-	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · spend %s · wasted %s · %d duplicates%s",
-		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, usd(r.Spend.USD()), usd(r.Wasted.USD()), r.Duplicates, cache))
+	add(p.st.Title.Render(fmt.Sprintf("Job %s", sanitize(r.ID))) + p.st.Dim.Render(keysHint))
+	// Money and tokens first: a narrow terminal cuts the end of the line.
+	tokens := "tokens in " + correlate.Count(p.d.InputTokens)
+	if p.d.CacheShare >= 0 {
+		tokens += fmt.Sprintf(" (%.0f%% cached)", p.d.CacheShare*100)
+	}
+	out := correlate.Count(p.d.OutputTokens)
+	if p.d.OutputPartial {
+		out = "≥" + out // the attempts not retained are not in it
+	}
+	add(fmt.Sprintf("spend %s · wasted %s · %s out %s", usd(r.Spend.USD()), usd(r.Wasted.USD()), tokens, out))
+	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · %d duplicates",
+		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, r.Duplicates))
 	for _, k := range p.d.Findings {
 		add(p.st.Warn.Render("▲ "+k.String()) + " " + p.st.Dim.Render(truncate(correlate.Advice[k], max(p.width-30, 10))))
 	}
-	if len(p.d.CallsPerMinute) > 1 {
+	// The chart only when it leaves room for a screen of attempts: at 24
+	// rows it took every row the attempts had.
+	if len(p.d.CallsPerMinute) > 1 && p.height-len(p.lines)-7 >= minAttemptRows {
 		plot := asciigraph.Plot(p.d.CallsPerMinute, asciigraph.Height(4), asciigraph.Width(min(max(p.width-12, 10), 60)),
 			asciigraph.Precision(0), asciigraph.Caption("calls per minute"), asciigraph.LowerBound(0))
 		p.lines = append(p.lines, strings.Split(plot, "\n")...)
 	}
-	add(p.st.Header.Render(fmt.Sprintf("%-6s %-12s %-22s %5s %-20s %7s %7s %11s %9s", "LAYER", "TIME", "MODEL/TOOL", "STAT", "ERROR", "RA", "WAITED", "TOKENS i/o", "COST")))
+	cols := attemptColumns(p.width - 1)
+	add(p.st.Header.Render(cols.row("LAYER", "TIME", "MODEL/TOOL", "STAT", "ERROR", "RA", "WAITED", "TOKENS i/o", "COST")))
 	lastQ, lastR := uint16(0), uint16(0)
 	for _, a := range p.d.Attempts {
 		if a.Queue != lastQ {
@@ -129,8 +144,8 @@ func (p *detailPane) build() {
 		if a.WaitMs >= 0 {
 			waited = fmt.Sprintf("%.1fs", float64(a.WaitMs)/1000)
 		}
-		line := fmt.Sprintf("%-6s %-12s %-22s %5s %-20s %7s %7s %11s %9s", layer, clockMs(a.TS), truncate(sanitize(a.Name), 22),
-			status(a.Status), truncate(sanitize(a.ErrType), 20), ra, waited, fmt.Sprintf("%d/%d", a.InputTokens, a.OutputTokens), usd(a.Cost.USD()))
+		line := cols.row(layer, clockMs(a.TS), sanitize(a.Name), status(a.Status), sanitize(a.ErrType), ra, waited,
+			fmt.Sprintf("%d/%d", a.InputTokens, a.OutputTokens), usd(a.Cost.USD()))
 		switch {
 		case a.Flags&(correlate.FlagTerminalRetried|correlate.FlagRetryAfterIgnored|correlate.FlagDuplicate) != 0:
 			line = p.st.Bad.Render(line)
@@ -142,6 +157,37 @@ func (p *detailPane) build() {
 	if int(p.d.Row.Calls+p.d.Row.ToolCalls) > len(p.d.Attempts) {
 		add(p.st.Dim.Render(fmt.Sprintf("… %d more attempts not retained (limit %d per job)", int(p.d.Row.Calls+p.d.Row.ToolCalls)-len(p.d.Attempts), correlate.MaxRetainedAttemptsPerJob)))
 	}
+}
+
+// minAttemptRows is the attempts a detail keeps room for before a chart.
+const minAttemptRows = 8
+
+// attemptCols are the widths of the attempts table's two text columns;
+// the others are fixed. The model or tool name and the error type share
+// what the fixed columns leave, so tokens and cost (at the end) always
+// show from 100 columns: at 140, beside the side pane, they were cut.
+type attemptCols struct{ name, err int }
+
+// attemptFixed is the fixed columns' cells, separators included:
+// LAYER 6, TIME 12, STAT 5, RA 6, WAITED 7, TOKENS 11, COST 9, 8 spaces.
+const attemptFixed = 6 + 12 + 5 + 6 + 7 + 11 + 9 + 8
+
+func attemptColumns(w int) attemptCols {
+	left := max(w-attemptFixed, 0)
+	name := min(max(left*11/20, 8), 22)
+	errw := min(left-name, 20)
+	if errw < 6 { // too narrow to say anything: the name takes it
+		name, errw = min(max(left, 8), 22), 0
+	}
+	return attemptCols{name, errw}
+}
+
+func (c attemptCols) row(layer, at, name, stat, errType, ra, waited, tokens, cost string) string {
+	out := fmt.Sprintf("%-6s %-12s %s %5s ", layer, at, pad(name, c.name), stat)
+	if c.err > 0 {
+		out += pad(errType, c.err) + " "
+	}
+	return out + fmt.Sprintf("%6s %7s %11s %9s", ra, waited, tokens, cost)
 }
 
 func clockMs(ns int64) string {

@@ -64,48 +64,81 @@ func (h *headerPane) View() string {
 			problems = append(problems, src.Name+": "+src.Warn)
 		}
 	}
-	line1 := fmt.Sprintf("%s %s  %s  log clock %s   sources %d, %d lines skipped",
-		st.Title.Render("burnrate"), st.Dim.Render(h.title), st.Tag.Render("● "+mode), clock(s.Now), files, skipped)
-	if h.f.RunID != "" {
-		// A daemon sees one run per night: say which one the numbers are.
-		run := "  run " + sanitize(h.f.RunID)
-		if p := h.f.PreviousRun; p != nil {
-			run += fmt.Sprintf(" (%d runs; before: %s spent %s)", h.f.Runs, sanitize(p.RunID), usd(p.SpendUSD))
-		}
-		line1 += st.Bold.Render(run)
-	}
-	if len(missing) > 0 {
-		line1 += st.Warn.Render("  waiting for " + sanitize(strings.Join(missing, ", ")))
+	// Each line is parts in order of urgency; a narrow terminal shortens
+	// the last parts first, then drops them from the end (fitLine).
+	clockPart := hpart{"log clock " + clock(h.f.Clock()), clock(h.f.Clock())}
+	line1 := []hpart{{st.Title.Render("burnrate") + " " + st.Dim.Render(h.title), st.Title.Render("burnrate")},
+		{st.Tag.Render("● " + mode), st.Tag.Render("● " + mode)}, clockPart}
+	if q := h.f.QuietFor; q > 0 {
+		// The log clock stopped with the last line; the clock shown runs
+		// on, and the reader must know nothing has arrived.
+		line1 = append(line1, hpart{st.Warn.Render("input quiet " + shortDur(q)), st.Warn.Render("quiet " + shortDur(q))})
 	}
 	if h.f.JournalProblem != "" {
 		// Kills may be sent again after a restart: ahead of everything.
-		line1 += st.Bad.Render("  ✗ " + sanitize(h.f.JournalProblem))
+		line1 = append(line1, hpart{st.Bad.Render("✗ " + sanitize(h.f.JournalProblem)), st.Bad.Render("✗ journal")})
 	}
 	if len(problems) > 0 {
-		// A source in trouble is the first thing to see: ahead of the rest.
-		line1 += st.Bad.Render(fmt.Sprintf("  ✗ %d source problem(s): %s", len(problems), sanitize(problems[0])))
+		// A source in trouble is the first thing to see after the journal.
+		line1 = append(line1, hpart{st.Bad.Render(fmt.Sprintf("✗ %d source problem(s): %s", len(problems), sanitize(problems[0]))),
+			st.Bad.Render(fmt.Sprintf("✗ %d source problem(s)", len(problems)))})
 	}
+	if len(missing) > 0 {
+		line1 = append(line1, hpart{st.Warn.Render("waiting for " + sanitize(strings.Join(missing, ", "))),
+			st.Warn.Render(fmt.Sprintf("waiting for %d file(s)", len(missing)))})
+	}
+	if h.f.RunID != "" {
+		// A daemon sees one run per night: say which one the numbers are.
+		run := "run " + sanitize(h.f.RunID)
+		long := run
+		if p := h.f.PreviousRun; p != nil {
+			long += fmt.Sprintf(" (%d runs; before: %s spent %s)", h.f.Runs, sanitize(p.RunID), usd(p.SpendUSD))
+		}
+		line1 = append(line1, hpart{st.Bold.Render(long), st.Bold.Render(run)})
+	}
+	line1 = append(line1, hpart{fmt.Sprintf("sources %d, %d lines skipped", files, skipped), fmt.Sprintf("%d src, %d skipped", files, skipped)})
 
 	spend := s.Spend.USD()
-	var line2 string
+	var line2 []hpart
 	if s.CeilingUSD > 0 {
 		frac := spend / s.CeilingUSD
-		line2 = fmt.Sprintf("spend %s / %s %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100)
+		line2 = append(line2, hpart{fmt.Sprintf("spend %s / %s %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100),
+			fmt.Sprintf("spend %s / %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), frac*100)})
 		switch {
 		case spend >= s.CeilingUSD:
-			line2 += st.Bad.Render("  over by " + usd(spend-s.CeilingUSD))
+			line2 = append(line2, hpart{st.Bad.Render("over by " + usd(spend-s.CeilingUSD)), st.Bad.Render("over")})
 		case s.MinutesToCeil >= 0:
-			line2 += fmt.Sprintf("  ceiling in %s", minutes(s.MinutesToCeil))
+			in := "ceiling in " + minutes(s.MinutesToCeil)
+			if s.BurnWarming1 {
+				in += " (at the rate so far)"
+			}
+			line2 = append(line2, hpart{in, "ceiling in " + minutes(s.MinutesToCeil)})
 		}
 	} else {
-		line2 = fmt.Sprintf("spend %s %s", st.Bold.Render(usd(spend)), st.Dim.Render("(no ceiling: --ceiling USD)"))
+		line2 = append(line2, hpart{fmt.Sprintf("spend %s %s", st.Bold.Render(usd(spend)), st.Dim.Render("(no ceiling: --ceiling USD)")),
+			"spend " + st.Bold.Render(usd(spend))})
 	}
-	line2 += fmt.Sprintf("  wasted %s", st.Bad.Render(usd(s.Wasted.USD())))
-	// Most urgent first: a narrow terminal cuts the end of the line.
+	line2 = append(line2, hpart{"wasted " + st.Bad.Render(usd(s.Wasted.USD())), "wasted " + st.Bad.Render(usd(s.Wasted.USD()))})
 	// Model and tool calls fail apart: 40,700 tool 400s under 0% model
 	// errors is the poisoned-record night, and must show.
-	line3 := fmt.Sprintf("burn %s/min (1m)  errors: model %s tool %s (5m)  %s/min (5m)  projected run %s  %.1f attempts/s  calls %d  jobs %d",
-		usd(s.BurnPerMin1), errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st), usd(s.BurnPerMin5), usd(s.ProjectedUSD), s.AttemptsPerSec, s.Attempts, s.JobCount)
+	window := func(name string, warming bool) (long, short string) {
+		if warming {
+			return "(" + name + ", warming up)", "(" + name + " so far)"
+		}
+		return "(" + name + ")", "(" + name + ")"
+	}
+	l1, s1 := window("1m", s.BurnWarming1)
+	l5, s5 := window("5m", s.BurnWarming5)
+	line3 := []hpart{
+		{fmt.Sprintf("burn %s/min %s", usd(s.BurnPerMin1), l1), fmt.Sprintf("burn %s/min %s", usd(s.BurnPerMin1), s1)},
+		{fmt.Sprintf("errors: model %s tool %s (5m)", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st)),
+			fmt.Sprintf("err %s/%s", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st))},
+		{fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), l5), fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), s5)},
+		{"projected run " + usd(s.ProjectedUSD), "proj " + usd(s.ProjectedUSD)},
+		{fmt.Sprintf("%.1f attempts/s", s.AttemptsPerSec), fmt.Sprintf("%.1f/s", s.AttemptsPerSec)},
+		{fmt.Sprintf("calls %d", s.Attempts), ""},
+		{fmt.Sprintf("jobs %d", s.JobCount), ""},
+	}
 	line4 := ""
 	if r := h.f.Replay; r != nil {
 		speed := "max"
@@ -123,8 +156,45 @@ func (h *headerPane) View() string {
 			line4 += fmt.Sprintf("  %d long gap(s) of log time played as 5s", r.Compressed)
 		}
 	}
-	h.cache = clip(strings.Join([]string{line1, line2, line3, line4}, "\n"), h.width, 4)
+	h.cache = clip(strings.Join([]string{fitLine(h.width, line1), fitLine(h.width, line2), fitLine(h.width, line3), line4}, "\n"), h.width, 4)
 	return h.cache
+}
+
+// hpart is one part of a header line, long and short ("" to drop it
+// rather than shorten it).
+type hpart struct{ long, short string }
+
+// fitLine joins parts into at most w cells: all long when they fit; else
+// the parts from the end are shortened one by one, then dropped from the
+// end (never the first); what is left is cut at w.
+func fitLine(w int, parts []hpart) string {
+	cur := make([]string, len(parts))
+	for i, p := range parts {
+		cur[i] = p.long
+	}
+	join := func() string {
+		var b strings.Builder
+		for _, c := range cur {
+			if c == "" {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+		}
+		return b.String()
+	}
+	line := join()
+	for i := len(parts) - 1; i >= 0 && lipglossWidth(line) > w; i-- {
+		cur[i] = parts[i].short
+		line = join()
+	}
+	for i := len(parts) - 1; i > 0 && lipglossWidth(line) > w; i-- {
+		cur[i] = ""
+		line = join()
+	}
+	return line
 }
 
 func errShare(v float64, st *styles) string {
@@ -139,8 +209,12 @@ func errShare(v float64, st *styles) string {
 }
 
 func minutes(m float64) string {
-	if m >= 120 {
+	switch {
+	case m >= 120:
 		return fmt.Sprintf("%.1fh", m/60)
+	case m < 1:
+		// Under a minute, seconds: "ceiling in 0m" at 93% said nothing.
+		return fmt.Sprintf("%.0fs", m*60)
 	}
 	return fmt.Sprintf("%.0fm", m)
 }

@@ -59,7 +59,7 @@ func newJobsPane(st *styles, keys *keyMap) jobsPane {
 func (p *jobsPane) SetSize(w, h int) { p.width, p.height, p.dirty = w, h, true; p.clampScroll() }
 
 func (p *jobsPane) SetFrame(f *engine.Frame) {
-	p.rows, p.now, p.kills = f.Snap.Jobs, f.Snap.Now, f.Kills
+	p.rows, p.now, p.kills = f.Snap.Jobs, f.Clock(), f.Kills
 	p.refresh()
 }
 

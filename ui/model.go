@@ -5,7 +5,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
@@ -124,7 +128,7 @@ func New(feed Feed, opt Options) *Model {
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
 	m.header = headerPane{st: &m.st, title: opt.Title}
 	m.jobs = newJobsPane(&m.st, &m.keys)
-	m.detail = detailPane{st: &m.st, keys: &m.keys}
+	m.detail = detailPane{st: &m.st, keys: &m.keys, canKill: opt.Killer != nil}
 	m.breakers = breakersPane{listPane{st: &m.st, keys: &m.keys}}
 	m.findings = findingsPane{listPane{st: &m.st, keys: &m.keys}}
 	m.side = sideColumn{breakers: &m.breakers, findings: &m.findings}
@@ -170,7 +174,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.detail.open(msg.row.ID)
 		m.feed.ShowDetail(msg.row.ID)
 		if m.frame != nil && m.frame.Snap.Detail != nil && m.frame.Snap.Detail.Row.ID == msg.row.ID {
-			m.detail.setDetail(m.frame.Snap.Detail, m.frame.Snap.Now)
+			m.detail.setDetail(m.frame.Snap.Detail, m.frame.Clock())
 		}
 		return m, nil
 	case closeDetailMsg:
@@ -485,8 +489,10 @@ func (m *Model) helpView() string {
 	if len(row) > 0 {
 		rows = append(rows, m.help.FullHelpView(row))
 	}
-	notes := "\n\nThe jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their\n" +
-		"job ceiling; amber rows multiply retries 10× or more."
+	// Prose wraps by words at the terminal's width (cut at a fixed column,
+	// an 80-column help lost "are over their").
+	notes := "\n\n" + ansi.Wordwrap("The jobs table sorts by spend, calls, amplification or recency (s). Rows in red are over their "+
+		"job ceiling; amber rows multiply retries 10× or more.", max(m.width, 20), "")
 	return clip(title+strings.Join(rows, "\n\n")+m.st.Dim.Render(notes), m.width, m.height)
 }
 
@@ -502,9 +508,18 @@ func (m *Model) confirmView() string {
 // Run shows the dashboard in the terminal's alternate screen until the
 // operator quits or ctx ends.
 func Run(ctx context.Context, feed Feed, opt Options) error {
+	// Without a terminal the dashboard has nowhere to draw: say what to
+	// run instead (bubbletea said only "could not open a new TTY").
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return errors.New(noTTY("standard output is not a terminal"))
+	}
 	p := tea.NewProgram(New(feed, opt), tea.WithAltScreen(), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("dashboard: %w", err)
+		return fmt.Errorf("dashboard: %w; %s", err, noTTY("no terminal could be opened"))
 	}
 	return nil
+}
+
+func noTTY(why string) string {
+	return "the dashboard needs a terminal, and " + why + ": run with --headless for alerts as JSON lines on stdout and a status line on stderr"
 }

@@ -110,8 +110,8 @@ func (p *breakersPane) lines() []string {
 			if b.ReopenedByProbe {
 				rate = "probe failed"
 			}
-			if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Snap.Now {
-				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Snap.Now))
+			if b.State == correlate.BreakerStateOpen && b.OpenUntilTS > p.f.Clock() {
+				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Clock()))
 			}
 		}
 		out = append(out, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))
@@ -143,8 +143,8 @@ func (p *findingsPane) lines() []string {
 	for _, f := range fs {
 		k, _ := correlate.ParseFindingKind(f.Kind)
 		first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
-		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s wasted\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
-			usd(f.WastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
+		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s own/%s jobs\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
+			usd(f.WastedUSD), usd(f.JobsWastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
 	if len(items) == 0 {

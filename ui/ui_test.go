@@ -158,7 +158,7 @@ func TestGoldenScreens(t *testing.T) {
 		row, _ := m.jobs.selected()
 		m.Update(frameMsg{feed.frame(row.ID)})
 		screen := m.View()
-		if !strings.Contains(screen, "wrapper round 2") || !strings.Contains(screen, "overloaded_error") {
+		if !strings.Contains(screen, "wrapper round 2") || !strings.Contains(screen, "overload") || !strings.Contains(screen, "COST") {
 			t.Errorf("detail should show the attempts by layer:\n%s", screen)
 		}
 		golden(t, "detail_140x45", screen)
@@ -168,6 +168,33 @@ func TestGoldenScreens(t *testing.T) {
 		press(m, "?")
 		golden(t, "help_100x30", m.View())
 	})
+	t.Run("help_80x24", func(t *testing.T) {
+		m, _ := newModel(t, 80, 24, Options{})
+		press(m, "?")
+		screen := m.View()
+		checkSize(t, screen, 80, 24)
+		// Issue 23: the help was cut mid-word ("Rows in red ⏎ job ceiling").
+		if !strings.Contains(screen, "Rows in red") || !strings.Contains(screen, "are over their job ceiling") {
+			t.Errorf("the help's prose must wrap by words:\n%s", screen)
+		}
+		golden(t, "help_80x24", screen)
+	})
+	for _, w := range []int{80, 100} {
+		t.Run(fmt.Sprintf("detail_%dx24", w), func(t *testing.T) {
+			m, feed := newModel(t, w, 24, Options{})
+			press(m, "s", "s")
+			press(m, "enter")
+			row, _ := m.jobs.selected()
+			m.Update(frameMsg{feed.frame(row.ID)})
+			screen := m.View()
+			checkSize(t, screen, w, 24)
+			// Issue 23: tokens and cost were hidden even at 160 columns.
+			if w >= 100 && (!strings.Contains(screen, "TOKENS") || !strings.Contains(screen, "COST") || !strings.Contains(screen, "tokens in")) {
+				t.Errorf("at %d columns the detail must show tokens and cost:\n%s", w, screen)
+			}
+			golden(t, fmt.Sprintf("detail_%dx24", w), screen)
+		})
+	}
 	t.Run("kill_confirm", func(t *testing.T) {
 		m, _ := newModel(t, 100, 30, Options{Killer: &fakeKiller{}})
 		press(m, "x")
@@ -452,4 +479,87 @@ func FuzzTerminalSize(f *testing.F) {
 			checkSize(t, screen, int(w), max(int(h), 1))
 		}
 	})
+}
+
+// TestQuietInputRunsTheClock: on a quiet log the header says so and the
+// breaker's countdown follows the live clock, not the frozen log clock.
+func TestQuietInputRunsTheClock(t *testing.T) {
+	m, feed := newModel(t, 140, 45, Options{})
+	f := feed.frame("")
+	before := m.View()
+	f.Now, f.QuietFor = f.Snap.Now+int64(2*time.Minute), 2*time.Minute
+	f.Snap.BurnWarming1 = true
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if !strings.Contains(screen, "input quiet 2m00s") || !strings.Contains(screen, "(1m, warming up)") {
+		t.Fatalf("want the quiet marker and the warming rate in the header:\n%s", screen)
+	}
+	if !strings.Contains(before, "half-open in 4m50s") || !strings.Contains(screen, "half-open in 2m50s") {
+		t.Errorf("the breaker's countdown must run with the live clock: before\n%s\nafter\n%s", before, screen)
+	}
+	for _, w := range []int{60, 80} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+		checkSize(t, m.View(), w, 24)
+		if !strings.Contains(m.View(), "quiet 2m00s") {
+			t.Errorf("at %d columns the quiet marker must stay:\n%s", w, m.View())
+		}
+	}
+}
+
+// TestREADMEScreensAreTheGoldens: the screens the README shows are the
+// ones this package renders (trailing spaces aside), not an old capture.
+func TestREADMEScreensAreTheGoldens(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45"} {
+		g, err := os.ReadFile("testdata/" + name + ".golden")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(g), "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+		if !strings.Contains(string(readme), "```\n"+strings.Join(lines, "\n")+"\n```") {
+			t.Errorf("README.md does not show testdata/%s.golden as it is: paste it in again", name)
+		}
+	}
+}
+
+// TestCeilingInSeconds: under a minute to the ceiling, the estimate says
+// seconds ("ceiling in 0m" at 93% said nothing).
+func TestCeilingInSeconds(t *testing.T) {
+	for m, want := range map[float64]string{0.4: "24s", 0: "0s", 5.2: "5m", 150: "2.5h"} {
+		if got := minutes(m); got != want {
+			t.Errorf("minutes(%v) = %q, want %q", m, got, want)
+		}
+	}
+}
+
+// TestHeaderFitsWithEverythingToSay: at 80 columns, with a run name, a
+// failing journal and a source problem, each header line fits, the
+// problems stay and the least urgent parts go first.
+func TestHeaderFitsWithEverythingToSay(t *testing.T) {
+	m, feed := newModel(t, 80, 24, Options{})
+	f := feed.frame("")
+	f.RunID, f.Runs = "nightly-2026-03-10-with-a-long-name", 3
+	f.PreviousRun = &correlate.RunSummary{RunID: "nightly-2026-03-09", SpendUSD: 4.2}
+	f.JournalProblem = "2 journal write(s) failed: no space left on device"
+	f.Sources = []ingest.Status{{Name: "a.jsonl", Err: "permission denied"}, {Name: "b.jsonl", Missing: true}}
+	f.Now, f.QuietFor = f.Snap.Now+int64(time.Minute), time.Minute
+	m.Update(frameMsg{f})
+	screen := m.View()
+	checkSize(t, screen, 80, 24)
+	head := strings.Join(strings.Split(screen, "\n")[:3], "\n")
+	t.Log("\n" + head)
+	for _, want := range []string{"burnrate", "quiet 1m00s", "✗ journal", "✗ 1 source problem(s)", "spend $1.30", "wasted $0.7290", "burn "} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the 80-column header lost %q:\n%s", want, head)
+		}
+	}
+	if strings.Contains(head, "projecte") {
+		t.Errorf("a part cut mid-word:\n%s", head)
+	}
 }

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readmeExample is one "$ burnrate …" command of a README code block and
+// the output the README shows under it.
+type readmeExample struct {
+	line int // of the command in README.md
+	args []string
+	// stdout, when set, is the file the command's output is redirected to.
+	stdout string
+	want   []string
+}
+
+// readmeExamples finds every "$ burnrate" command in README.md's code
+// blocks. A command may continue over lines ending in "\"; the lines
+// under it, to the next "$ " line or the block's end, are its output.
+func readmeExamples(t *testing.T, readme string) []readmeExample {
+	var out []readmeExample
+	lines := strings.Split(readme, "\n")
+	inBlock := false
+	var cur *readmeExample
+	flush := func() {
+		if cur != nil {
+			for len(cur.want) > 0 && strings.TrimSpace(cur.want[len(cur.want)-1]) == "" {
+				cur.want = cur.want[:len(cur.want)-1]
+			}
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "```") {
+			flush()
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if strings.HasPrefix(l, "$ ") {
+			flush()
+			start := i + 1
+			cmd := strings.TrimPrefix(l, "$ ")
+			for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
+				i++
+				cmd = strings.TrimSuffix(cmd, "\\") + " " + strings.TrimSpace(lines[i])
+			}
+			words, err := shellWords(cmd)
+			if err != nil || len(words) == 0 || words[0] != "burnrate" {
+				t.Fatalf("README.md line %d: %q is not a burnrate command this test can run (%v)", start, cmd, err)
+			}
+			ex := readmeExample{line: start}
+			for j := 1; j < len(words); j++ {
+				if words[j] == ">" && j+1 < len(words) {
+					ex.stdout = words[j+1]
+					j++
+					continue
+				}
+				ex.args = append(ex.args, words[j])
+			}
+			cur = &ex
+			continue
+		}
+		if cur != nil {
+			cur.want = append(cur.want, l)
+		}
+	}
+	flush()
+	return out
+}
+
+// shellWords splits a command line as a shell would for the README's
+// examples: words, single and double quotes, nothing else.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case strings.ContainsRune("|;&<`$()", r):
+			return nil, errors.New("pipes, variables and substitutions are not run")
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, errors.New("unterminated quote")
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// normalize makes alignment free: a README may pad columns less than the
+// tool does, never change a word.
+func normalize(l string) string { return strings.Join(strings.Fields(l), " ") }
+
+// matches says whether an output line is the README's line: the same
+// words, or, for a README line ending in "…", the same words up to it.
+func matches(want, got string) bool {
+	w, g := normalize(want), normalize(got)
+	if cut, ok := strings.CutSuffix(w, "…"); ok && cut != "" {
+		return strings.HasPrefix(g, strings.TrimSpace(cut))
+	}
+	return w == g
+}
+
+// compareOutput checks the README's lines against the output: all of it,
+// line for line, unless the README marks an excerpt with a line "…";
+// then its lines must appear in the output in order.
+func compareOutput(want []string, got string) string {
+	gotLines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	excerpt := false
+	var ws []string
+	for _, w := range want {
+		switch strings.TrimSpace(w) {
+		case "…":
+			excerpt = true
+		case "":
+			if !excerpt {
+				ws = append(ws, w)
+			}
+		default:
+			ws = append(ws, w)
+		}
+	}
+	if !excerpt {
+		if len(ws) != len(gotLines) {
+			return "the README shows " + strconv.Itoa(len(ws)) + " lines, the command prints " + strconv.Itoa(len(gotLines)) + " (mark an excerpt with a line \"…\")"
+		}
+		for i := range ws {
+			if !matches(ws[i], gotLines[i]) {
+				return "line " + strconv.Itoa(i+1) + ": the README shows\n  " + ws[i] + "\nthe command prints\n  " + gotLines[i]
+			}
+		}
+		return ""
+	}
+	j := 0
+	for _, w := range ws {
+		for j < len(gotLines) && !matches(w, gotLines[j]) {
+			j++
+		}
+		if j == len(gotLines) {
+			return "the README shows a line the command does not print (or not in this order):\n  " + w
+		}
+		j++
+	}
+	return ""
+}
+
+// TestREADMEExamples runs every "$ burnrate" example in README.md, in
+// order, in a directory holding the sample logs, and compares the output
+// the README shows with the output the command prints: the README may
+// not show a number, a line or a flag the tool does not have.
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := readmeExamples(t, string(readme))
+	if len(examples) < 8 {
+		t.Fatalf("found %d README examples, want the report, budget and formats ones (at least 8)", len(examples))
+	}
+	bin := burnrate(t)
+	dir := t.TempDir()
+	for _, name := range []string{"sample-logs", "burnrate.example.toml", "audit"} {
+		abs, err := filepath.Abs("../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ex := range examples {
+		cmd := exec.Command(bin, ex.args...)
+		cmd.Dir = dir
+		// No config, agent sessions or colours from the machine.
+		cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TZ=UTC", "NO_COLOR=1"}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && (!errors.As(err, &exit) || exit.ExitCode() >= 2) {
+			t.Errorf("README.md line %d: burnrate %s: %v\n%s", ex.line, strings.Join(ex.args, " "), err, stderr.String())
+			continue
+		}
+		if ex.stdout != "" {
+			if err := os.WriteFile(filepath.Join(dir, ex.stdout), stdout.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if len(ex.want) > 0 {
+				t.Errorf("README.md line %d: output redirected to %s, yet the README shows output", ex.line, ex.stdout)
+			}
+			continue
+		}
+		if msg := compareOutput(ex.want, stdout.String()); msg != "" {
+			t.Errorf("README.md line %d: burnrate %s: %s", ex.line, strings.Join(ex.args, " "), msg)
+		}
+	}
+}
+
+// TestREADMECompareCanFail: the comparison catches a number that is not
+// the tool's, a line left out of a full output, and lines out of order.
+func TestREADMECompareCanFail(t *testing.T) {
+	got := "a  1\nb  2\nc  3\n"
+	for _, tc := range []struct {
+		want []string
+		ok   bool
+	}{
+		{[]string{"a 1", "b 2", "c 3"}, true},
+		{[]string{"a 1", "b 2"}, false},        // a full output cut short
+		{[]string{"a 1", "b 9", "c 3"}, false}, // a wrong number
+		{[]string{"…", "c 3", "a 1"}, false},   // out of order
+		{[]string{"…", "a 1", "c 3"}, true},    // an excerpt
+		{[]string{"a…", "b 2", "c 3"}, true},   // a cut line
+		{[]string{"…", "d 4"}, false},          // not printed at all
+	} {
+		if msg := compareOutput(tc.want, got); (msg == "") != tc.ok {
+			t.Errorf("%q: %q", tc.want, msg)
+		}
+	}
+}

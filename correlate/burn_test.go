@@ -1,0 +1,67 @@
+package correlate
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// TestBurnRateIsTrueInTheFirstMinute replays issue 23's trial: steady
+// spend, 50 lines a second for 60 s, starting 37 s into a minute. After
+// the first 10 s the 1- and 5-minute rates are within 5% of the true
+// $3.00/min (they read $9.08 and $3.14 against $14.42/min, dividing by
+// the whole window however little of it the log covered), warming up
+// until their window is full, and the ceiling estimate is from the same
+// rate.
+func TestBurnRateIsTrueInTheFirstMinute(t *testing.T) {
+	st := New(DefaultConfig())
+	start := time.Date(2026, 3, 10, 1, 0, 37, 0, time.UTC).UnixNano()
+	const perSec, cost = 50, 0.001 // claude-haiku-4-5, 1,000 input tokens at $1/M
+	const want = perSec * cost * 60
+	for i := range 60 * perSec {
+		ts := start + int64(i)*int64(time.Second)/perSec
+		ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "j" + itoa(i), Model: "claude-haiku-4-5",
+			Status: 200, InputTokens: 1000, Attempt: 1, RetryAfterMs: -1}
+		st.Apply(&ev)
+		if elapsed := ts - start; elapsed >= int64(10*time.Second) && i%perSec == 0 {
+			s := st.Snapshot(SnapshotOptions{CeilingUSD: 12, NoJobRows: true})
+			for _, r := range []struct {
+				name string
+				rate float64
+				warm bool
+			}{{"1m", s.BurnPerMin1, s.BurnWarming1}, {"5m", s.BurnPerMin5, s.BurnWarming5}} {
+				if math.Abs(r.rate-want) > 0.05*want {
+					t.Fatalf("after %s: %s rate $%.4f/min, want $%.2f within 5%%", time.Duration(elapsed), r.name, r.rate, want)
+				}
+				if !r.warm {
+					t.Fatalf("after %s: the %s window is not full yet and must say it is warming up", time.Duration(elapsed), r.name)
+				}
+			}
+			if left := (12 - s.Spend.USD()) / s.BurnPerMin1; math.Abs(s.MinutesToCeil-left) > 1e-9 {
+				t.Fatalf("ceiling in %.2f min, want %.2f from the 1-minute rate", s.MinutesToCeil, left)
+			}
+		}
+	}
+	// Past the first minute the 1-minute window is full.
+	ev := ingest.Event{TS: start + int64(61*time.Second), Kind: ingest.KindLLMCall, JobID: "late", Model: "claude-haiku-4-5",
+		Status: 200, InputTokens: 1000, Attempt: 1, RetryAfterMs: -1}
+	st.Apply(&ev)
+	if s := st.Snapshot(SnapshotOptions{NoJobRows: true}); s.BurnWarming1 || !s.BurnWarming5 {
+		t.Errorf("after 61 s: warming 1m %v 5m %v, want false and true", s.BurnWarming1, s.BurnWarming5)
+	}
+}
+
+// TestBurnRateOfOneEventIsBounded: the first event alone is divided by
+// at least 10 s of log, never by nothing.
+func TestBurnRateOfOneEventIsBounded(t *testing.T) {
+	st := New(DefaultConfig())
+	ev := ingest.Event{TS: time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano(), Kind: ingest.KindLLMCall, JobID: "j",
+		Model: "claude-haiku-4-5", Status: 200, InputTokens: 1000, Attempt: 1, RetryAfterMs: -1}
+	st.Apply(&ev)
+	s := st.Snapshot(SnapshotOptions{NoJobRows: true})
+	if math.IsInf(s.BurnPerMin1, 0) || math.IsNaN(s.BurnPerMin1) || math.Abs(s.BurnPerMin1-0.006) > 1e-12 {
+		t.Fatalf("one $0.001 event: rate $%v/min, want $0.006 (over 10 s)", s.BurnPerMin1)
+	}
+}
