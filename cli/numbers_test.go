@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,13 +49,12 @@ func TestMetricsBurnIsTheDashboards(t *testing.T) {
 		t.Fatalf("seed 002 ends burning nothing over 5 minutes: the test would compare zeros")
 	}
 	for window, want := range map[string]float64{"1m": s.BurnPerMin1, "5m": s.BurnPerMin5} {
-		prefix := `burnrate_burn_usd_per_minute{window="` + window + `"} `
-		i := strings.Index(string(body), prefix)
-		if i < 0 {
-			t.Fatalf("metrics lack %s:\n%.2000s", prefix, body)
+		// Labelled with the run and replica as well (issue 28's fleet rules).
+		m := regexp.MustCompile(`(?m)^burnrate_burn_usd_per_minute\{[^}]*window="` + window + `"[^}]*\} (\S+)$`).FindSubmatch(body)
+		if m == nil {
+			t.Fatalf("metrics lack burnrate_burn_usd_per_minute{window=%q}:\n%.2000s", window, body)
 		}
-		line := string(body[i+len(prefix):])
-		got, err := strconv.ParseFloat(line[:strings.IndexByte(line, '\n')], 64)
+		got, err := strconv.ParseFloat(string(m[1]), 64)
 		if err != nil || got != want {
 			t.Errorf("%s: %v (%v), want the dashboard's %v", window, got, err, want)
 		}
