@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
@@ -590,6 +591,14 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		url, body := d.hooks.KillWebhook, killBody(t.alert)
 		if t.action == actionNotify {
 			url, body = d.hooks.NotifyWebhook, notifyBody(t.alert)
+		}
+		if t.kill() && (!utf8.ValidString(t.alert.JobID) || !utf8.ValidString(t.alert.RunID)) {
+			// JSON cannot carry these bytes: encoding/json writes U+FFFD
+			// for them, and "victim\ufffd" may be another, real job. A
+			// kill that could name the wrong job is not sent.
+			detail := fmt.Sprintf("the job ID %q is not valid UTF-8: a JSON body cannot name it exactly (it could name another job), so the kill was not sent; stop it by hand", t.alert.JobID)
+			d.finish(t, StateRefused, Record{Error: detail}, detail)
+			return true
 		}
 		if t.kill() {
 			d.setState(t.alert, StateSent)

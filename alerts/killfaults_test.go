@@ -680,3 +680,19 @@ func TestLogTimeTravelRaisesNoFalseBurn(t *testing.T) {
 		})
 	}
 }
+
+// TestAKillNeverNamesAnotherJob: red team of issue 22 — a job ID with
+// invalid UTF-8 ("victim\xff") went out as "victim\ufffd", which is the
+// exact ID of another, real job. Such a kill is refused, never sent.
+func TestAKillNeverNamesAnotherJob(t *testing.T) {
+	ks := newKillServer(t, nil)
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	log := killOnce(t, journal, ks.URL, Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "victim\xff"})
+	if n := len(ks.kills()); n != 0 || log.last().State != StateRefused {
+		t.Errorf("%d kill(s) sent, last state %s: %s", n, log.last().State, log.last().Detail)
+	}
+	log = killOnce(t, journal, ks.URL, Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "n1", JobID: "victim\ufffd"})
+	if got := ks.kills(); len(got) != 1 || got[0].JobID != "victim\ufffd" || log.last().State != StateAcknowledged {
+		t.Errorf("the real job's kill: %v, %s", got, log.last().State)
+	}
+}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"slices"
 
 	"github.com/burnrate-dev/burnrate/alerts"
@@ -55,13 +57,23 @@ type runs struct {
 	closed []correlate.RunSummary
 	seq    int
 	events int64 // events routed, the clock of run.used
+	// jumpTo is the time of a lone event more than a day ahead of the
+	// current run, waiting for a second to confirm the jump (pick).
+	jumpTo int64
 }
+
+// farAhead is how far ahead of a run's clock an event may be and still
+// move it at once (correlate's clockAhead).
+const farAhead = 24 * int64(time.Hour)
 
 // route returns the run ev belongs to, beginning it if need be. It is
 // called once per event, in order.
 func (rs *runs) route(ev *ingest.Event) *run {
 	r := rs.pick(ev)
-	if ev.TS > r.lastTS {
+	if ev.TS > r.lastTS && !(r.lastTS != 0 && ev.TS > r.lastTS+farAhead) {
+		// A far-ahead line does not move the run's clock (as it does not
+		// move the log clock, correlate's advanceClock): one line dated
+		// 2199 must not open a run, nor hold one open.
 		r.lastTS = ev.TS
 	}
 	rs.events++
@@ -88,6 +100,19 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 	if last != nil && last.logRunID != "" {
 		return last
 	}
+	if last != nil && last.lastTS != 0 && ev.TS > last.lastTS+farAhead && rs.window.Kind != correlate.RunWindowNone {
+		// A jump of more than a day: a new run only once a second event
+		// confirms it (a weekend between two nights); a lone far-ahead
+		// line stays in the run, billed, and opens nothing — else every
+		// job over its ceiling would be killed again under a new run, and
+		// the run's spend would start over from $0.
+		if rs.jumpTo == 0 || ev.TS < rs.jumpTo-farAhead {
+			rs.jumpTo = ev.TS
+			return last
+		}
+		// Confirmed: the log is there now, and the window decides.
+	}
+	rs.jumpTo = 0
 	switch rs.window.Kind {
 	case correlate.RunWindowDaily:
 		if ev.TS <= 0 && last != nil {

@@ -123,3 +123,60 @@ func TestManyInterleavedRunsKeepTheirCeilings(t *testing.T) {
 		t.Errorf("%d previous runs, want 7 (eight runs, none split)", len(rep.PreviousRuns))
 	}
 }
+
+// TestALoneFarAheadLineOpensNoRun: red team of issue 22 — with a run
+// window ("idle 2h"), one line dated 2199 began a new run: the job over
+// its ceiling was killed again under it (the journal keys kills by run),
+// and the run's spend started over from $0, so the run ceiling was never
+// reached. A lone far-ahead line stays in the run, billed; a real jump (a
+// weekend, confirmed by a second event) still begins one.
+func TestALoneFarAheadLineOpensNoRun(t *testing.T) {
+	var mu sync.Mutex
+	var kills []alerts.KillBody
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var k alerts.KillBody
+		json.Unmarshal(b, &k)
+		mu.Lock()
+		kills = append(kills, k)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	j, err := alerts.OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules *alerts.Rules
+	disp := alerts.NewDispatcher(alerts.Hooks{KillWebhook: srv.URL}, alerts.NewPoster(time.Second, 5*time.Second, nil), j, func(r alerts.Result) { rules.Result(r) })
+	rules = alerts.NewRules(alerts.Config{JobCeilingUSD: 0.1, RunCeilingUSD: 0.5, KillOn: alerts.DefaultKillOn}, disp, nil)
+	disp.Start(context.Background())
+	var evs []ingest.Event
+	at := func(ev ingest.Event, d time.Duration) ingest.Event { ev.TS += int64(d); return ev }
+	for i := range 3 {
+		evs = append(evs, at(call("", "a", 10, 0.05), time.Duration(i)*time.Minute))
+	}
+	far := call("", "x", 10, 0.05)
+	far.TS = time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	evs = append(evs, far)
+	for i := range 8 {
+		evs = append(evs, at(call("", "a", 10, 0.05), time.Duration(4+i)*time.Minute))
+	}
+	// A weekend later: the next night is a run of its own.
+	evs = append(evs, call("", "b", 13, 0.01), at(call("", "b", 13, 0.01), time.Minute))
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules, RunWindow: correlate.RunWindow{Kind: correlate.RunWindowIdle, Idle: 2 * time.Hour}}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	byRun := map[string][]string{}
+	for _, k := range kills {
+		byRun[k.Scope] = append(byRun[k.Scope], k.JobID)
+	}
+	if len(byRun["job"]) != 1 || byRun["job"][0] != "a" || len(byRun["run"]) != 1 {
+		t.Errorf("kills %+v: want job a once and the run once", kills)
+	}
+	if f := e.Latest(); f.Runs != 2 {
+		t.Errorf("%d runs, want the night and the next one after the weekend", f.Runs)
+	}
+}
