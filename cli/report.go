@@ -198,7 +198,7 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			r := st.ReportWith(opt)
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
-				fmt.Fprintln(os.Stderr, "burnrate:", h)
+				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
 			}
 			var base *correlate.Report
 			if baseline != "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // Exit codes: scripts gate on them.
@@ -53,7 +55,9 @@ func Main(args []string) int {
 	case errors.Is(err, errCritical):
 		return exitCritical
 	default:
-		fmt.Fprintln(os.Stderr, "burnrate:", err)
+		// Errors name files, and a file name can hold anything (a glob
+		// over a directory others can write to).
+		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
 		return exitUsage
 	}
 }
