@@ -112,3 +112,40 @@ func TestDeviceOnStdinIsRefused(t *testing.T) {
 		t.Errorf("a piped log: %v\n%s", err, out)
 	}
 }
+
+// TestRunIDsAreTheirBytes: red team of issue 22 — run_id was still escaped
+// at ingest, so a literal `run\u202ex` and the real character were one
+// run, and a job over its ceiling in each was killed once. A run ID is a
+// kill scope: its exact bytes.
+func TestRunIDsAreTheirBytes(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "night.jsonl")
+	var b strings.Builder
+	for i, run := range []string{"run\u202ex", `run\u202ex`} {
+		for k := range 3 {
+			line, _ := json.Marshal(map[string]any{"ts": 1773104400 + i*10 + k, "event": "llm_call", "run_id": run, "job_id": "j0", "model": "claude-sonnet-4-6", "status": 200, "input_tokens": 10000})
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	os.WriteFile(log, []byte(b.String()), 0o644)
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--job-ceiling", "0.05", "--kill-webhook", rc.URL, "--journal", filepath.Join(dir, "j.jsonl"), log)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, kills := rc.snapshot()
+	runs := map[string]bool{}
+	for _, k := range kills {
+		runs[k["run_id"].(string)] = true
+	}
+	if len(kills) != 2 || !runs["run\u202ex"] || !runs[`run\u202ex`] {
+		t.Errorf("kills %v: want j0 killed once in each of the two runs", kills)
+	}
+	if bytes.ContainsRune(stdout.Bytes(), '\u202e') {
+		t.Errorf("a raw bidi character on stdout:\n%q", stdout.Bytes())
+	}
+}

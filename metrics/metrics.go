@@ -20,6 +20,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/engine"
 )
 
@@ -100,7 +101,7 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 	rep := m.replica
 	if f != nil {
 		s := f.Snap
-		run := f.RunID
+		run := display.Text(f.RunID) // a label people read: escaped (the run ID itself is exact)
 		type hist struct {
 			count   uint64
 			sum     float64

@@ -333,7 +333,7 @@ func (p *Parser) topField(field Field) {
 	case FieldJob:
 		p.job()
 	case FieldRunID:
-		ev.RunID = p.strRecent(recentRunID)
+		ev.RunID = p.id() // a kill scope: its exact bytes, as job IDs (CleanID)
 	case FieldCorrelationID:
 		ev.CorrelationID = p.id()
 	case FieldIdempotencyKey:
