@@ -104,8 +104,14 @@ func (c Config) Validate() error {
 	if c.AmplificationThreshold < 2 {
 		errs = append(errs, fmt.Errorf("amplification threshold is %d: it must be at least 2", c.AmplificationThreshold))
 	}
-	if c.JobRetention < 0 {
+	switch {
+	case c.JobRetention < 0:
 		errs = append(errs, fmt.Errorf("job retention is %s: use 0 to keep every job or a positive duration", c.JobRetention))
+	case c.JobRetention > 0 && (c.JobRetention < MinJobRetention || c.JobRetention < c.IdleAfter):
+		// Shorter, a job that only pauses between retries is retired and
+		// comes back as a new job from $0: its ceiling and findings start
+		// over.
+		errs = append(errs, fmt.Errorf("job retention is %s: use at least %s and at least the job idle time (%s), or 0 to keep every job", c.JobRetention, MinJobRetention, c.IdleAfter))
 	}
 	if c.JobDeadline < 0 {
 		errs = append(errs, fmt.Errorf("job deadline is %s: use 0 to disable or a positive duration", c.JobDeadline))

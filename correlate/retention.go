@@ -22,6 +22,10 @@ import (
 // dashboard until lunch. Reports keep every job (0: never retire).
 const DefaultJobRetention = 6 * time.Hour
 
+// MinJobRetention is the shortest retention accepted: a job quiet for less
+// may only be waiting between retries.
+const MinJobRetention = 10 * time.Minute
+
 // retired is what the retired jobs of a run add up to.
 type retired struct {
 	jobs, succeeded, failed, deadLettered, queued, running int64
