@@ -117,6 +117,11 @@ type documentReader struct {
 	started bool
 	done    bool
 	Err     error
+	// textAfter: the document ended and lines follow it (a JSON array on
+	// the first line, then JSON lines or SDK text): read them as lines,
+	// never drop them.
+	textAfter bool
+	rest      io.Reader
 }
 
 func newDocumentReader(r *bufio.Reader, kind documentKind) *documentReader {
@@ -160,6 +165,14 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 			d.dec.Token() // the closing ]
 		}
 		d.done = true
+		d.textAfter = d.moreText()
+		return nil, false, false
+	}
+	if !d.inArray && d.textNext() {
+		// Pretty-printed objects, then a line that is not one (an SDK's
+		// "2026-01-01 00:00:01 - httpx - …", which the decoder would read
+		// as the number 2026): the rest is lines.
+		d.done, d.textAfter = true, true
 		return nil, false, false
 	}
 	var raw json.RawMessage
@@ -170,6 +183,12 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 			d.Err = fmt.Errorf("a record over %d MiB: skipped, and the rest of the document with it", MaxRecordBytes>>20)
 			return nil, true, true
 		}
+		if !d.inArray && d.textNext() {
+			// Not broken JSON: the document ended and text lines follow
+			// (a pretty object, then an SDK's retry lines).
+			d.done, d.textAfter = true, true
+			return nil, false, false
+		}
 		d.fail(err, "")
 		return nil, false, false
 	}
@@ -178,6 +197,44 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 		return raw, false, true
 	}
 	return b.Bytes(), false, true
+}
+
+// moreText reports whether anything but whitespace follows the document.
+func (d *documentReader) moreText() bool {
+	br := bufio.NewReader(d.Rest())
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return false
+		}
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			d.rest = br
+			br.UnreadByte()
+			return true
+		}
+	}
+}
+
+// textNext reports whether what the decoder could not read starts as
+// text, not as a JSON value.
+func (d *documentReader) textNext() bool {
+	b, _ := bufio.NewReader(bytes.NewReader(bufferedBytes(d.dec))).Peek(4096)
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] != '{' && b[0] != '['
+}
+
+func bufferedBytes(dec *json.Decoder) []byte {
+	b, _ := io.ReadAll(dec.Buffered())
+	return b
+}
+
+// Rest is what follows the document, to read as lines when textAfter:
+// what the decoder had buffered, then the rest of the stream.
+func (d *documentReader) Rest() io.Reader {
+	if d.rest != nil {
+		return d.rest
+	}
+	return io.MultiReader(d.dec.Buffered(), d.lim)
 }
 
 func (d *documentReader) fail(err error, what string) {

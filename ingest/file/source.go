@@ -247,6 +247,12 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 				if it.doc.Err != nil {
 					it.Err = fmt.Errorf("read %s: %w", it.Path, it.doc.Err)
 				}
+				if it.doc.Err == nil && it.doc.textAfter {
+					// Lines after the document: read on, line by line.
+					it.lines = NewLineReader(it.doc.Rest())
+					it.doc = nil
+					continue
+				}
 				it.lines = nil
 				return it.flush(ev)
 			}
