@@ -20,6 +20,9 @@ func USD(v float64) string {
 	case math.Abs(v) < 1:
 		return fmt.Sprintf("$%.4f", v)
 	}
+	if math.Abs(v) >= 1e15 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprintf("$%.4g", v) // past what cents in an int64 hold: never a wrapped figure
+	}
 	cents := int64(math.Round(math.Abs(v) * 100)) // round once, so $3.999 carries to $4.00
 	sign := ""
 	if v < 0 {

@@ -116,6 +116,14 @@ func MergeReports(in []MergeInput) (*Report, error) {
 	mergeSource(out, kept)
 	mergePricing(out, kept, info)
 	mergeTotals(out, kept)
+	var sum float64
+	for _, k := range kept {
+		sum += k.Report.Totals.SpendUSD
+	}
+	if sum > maxMergeUSD {
+		// Never a clamped or wrapped figure: the sum is refused.
+		return nil, fmt.Errorf("report --merge: the reports spent $%.2f together, past the $%.0f burnrate holds to the picodollar: merge fewer at a time", sum, maxMergeUSD)
+	}
 	jobs, split := mergeJobs(kept, info)
 	out.Jobs = jobs
 	recountJobs(out, jobs)
@@ -159,6 +167,27 @@ func checkMergeInput(r *Report) error {
 		if v < 0 {
 			return fmt.Errorf("a negative amount ($%v)", v)
 		}
+		if !(v <= maxMergeUSD) {
+			return fmt.Errorf("an amount of $%g, past the $%.0f a run's money can be held to the picodollar", v, maxMergeUSD)
+		}
+	}
+	// The totals are what the jobs add up to: every job's spend is in
+	// them (a live run's retired jobs are in the totals only, so the jobs
+	// may sum to less, never to more).
+	var jobSpend Pico
+	for i := range r.Jobs {
+		if !(r.Jobs[i].SpendUSD <= maxMergeUSD) {
+			return fmt.Errorf("job %q spent $%g, past the $%.0f a run's money can be held to", r.Jobs[i].JobID, r.Jobs[i].SpendUSD, maxMergeUSD)
+		}
+		jobSpend = jobSpend.Add(PicoFromUSD(r.Jobs[i].SpendUSD))
+	}
+	total := PicoFromUSD(t.SpendUSD)
+	const slack = Pico(PicoPerUSD / 1e6) // the reports' rounding: a micro-dollar per job at most
+	if jobSpend > total+slack*Pico(len(r.Jobs)+1) {
+		return fmt.Errorf("its jobs spent $%.6f in all, more than its total of $%.6f", jobSpend.USD(), t.SpendUSD)
+	}
+	if len(r.Jobs) == t.Jobs && t.RetiredJobs == 0 && total > jobSpend+slack*Pico(len(r.Jobs)+1) {
+		return fmt.Errorf("its total of $%.6f is more than its %d jobs spent ($%.6f)", t.SpendUSD, len(r.Jobs), jobSpend.USD())
 	}
 	for _, v := range r.Status {
 		if v < 0 {
@@ -196,6 +225,10 @@ func checkMergeInput(r *Report) error {
 	}
 	return nil
 }
+
+// maxMergeUSD is the largest amount a report may hold: what an int64 of
+// picodollars holds, less room for the sum (PicoFromUSD's cap).
+const maxMergeUSD = 9e6
 
 // satAddInt is satAdd for int counters.
 func satAddInt(a, b int) int { return int(satAdd(int64(a), int64(b))) }

@@ -64,6 +64,7 @@ func shardReports(n, replicas int, split bool) []MergeInput {
 				FirstTS: time.Unix(int64(1773104400+j+r), 0).UTC().Format(time.RFC3339Nano), LastTS: time.Unix(int64(1773104400+j+r+60), 0).UTC().Format(time.RFC3339Nano)})
 			rep.Totals.Attempts += int64(1 + (j+r)%7)
 			rep.Totals.Jobs++
+			rep.Totals.SpendUSD = (PicoFromUSD(rep.Totals.SpendUSD) + PicoFromUSD(float64(1+j%1000)/1e4)).USD() // as burnrate writes it: the jobs' sum
 		}
 	}
 	return in
@@ -90,6 +91,12 @@ func TestMergeRefusesWhatBurnrateNeverWrites(t *testing.T) {
 		"a job twice":        func(r *Report) { r.Jobs = append(r.Jobs, r.Jobs[0]) },
 		"a job without ID":   func(r *Report) { r.Jobs[0].JobID = "" },
 		"negative status":    func(r *Report) { r.Status["200"] = -1 },
+		// Red team of issue 28: 1e308 merged as $9,000,000.65 (and printed
+		// wrapped), totals the jobs do not add up to were summed as given.
+		"a job of $1e308":       func(r *Report) { r.Jobs[0].SpendUSD = 1e308 },
+		"a total of $1e308":     func(r *Report) { r.Totals.SpendUSD = 1e308 },
+		"a total over its jobs": func(r *Report) { r.Totals.SpendUSD += 999 },
+		"jobs over the total":   func(r *Report) { r.Jobs[0].SpendUSD += 5 },
 	} {
 		in := shardReports(10, 2, false)
 		spoil(in[1].Report)
@@ -113,5 +120,22 @@ func BenchmarkMergeReports(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMergeNeverClampsTheSum: red team of issue 28 — three reports of $5M
+// each merged as $9,223,372.04, silently saturated. Past what burnrate holds
+// to the picodollar, the merge is refused.
+func TestMergeNeverClampsTheSum(t *testing.T) {
+	in := shardReports(3, 3, false)
+	for _, m := range in {
+		m.Report.Jobs[0].SpendUSD = 5e6
+		m.Report.Totals.SpendUSD = 5e6
+	}
+	if _, err := MergeReports(in); err == nil || !strings.Contains(err.Error(), "merge fewer at a time") {
+		t.Errorf("$15M merged: err %v", err)
+	}
+	if got := USD(1e308); strings.Contains(got, "-") {
+		t.Errorf("USD(1e308) = %s: a wrapped figure", got)
 	}
 }
