@@ -58,8 +58,15 @@ const (
 type Mapper struct {
 	mu     sync.Mutex
 	groups map[groupKey]*group
-	jobs   map[pcommon.TraceID][2]string // job ID, job type
-	bytes  int64                         // of the strings held by groups and jobs
+	// seen and seenOld are the spans mapped lately (two generations of
+	// maxSeenSpans): an exporter that retries a batch the receiver did
+	// take (a timeout after the 200, the Collector's retry_on_failure)
+	// sends its spans again, and they must not be billed twice.
+	seen, seenOld map[spanKey]struct{}
+	// Repeats counts the spans dropped as already mapped.
+	Repeats int64
+	jobs    map[pcommon.TraceID][2]string // job ID, job type
+	bytes   int64                         // of the strings held by groups and jobs
 }
 
 // groupKey names a call: its trace, its parent span and its span name.
@@ -80,6 +87,25 @@ type group struct {
 	placeholders uint64
 }
 
+// maxSeenSpans is one generation of the span memory: about 13 MB, and
+// minutes of a busy fleet's spans — a retried export comes within seconds.
+const maxSeenSpans = 1 << 18
+
+// sawSpan reports whether the span was mapped before, and remembers it.
+func (mp *Mapper) sawSpan(k spanKey) bool {
+	if _, ok := mp.seen[k]; ok {
+		return true
+	}
+	if _, ok := mp.seenOld[k]; ok {
+		return true
+	}
+	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
+		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]struct{}, 1024)
+	}
+	mp.seen[k] = struct{}{}
+	return false
+}
+
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
 	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}}
@@ -88,6 +114,28 @@ func NewMapper() *Mapper {
 // MapTraces turns model-call and client HTTP spans into events. rejected
 // counts spans that looked like calls but could not be read.
 func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected int64, reason string) {
+	events, rejected, reason, _ = mp.MapTracesOnce(td)
+	return events, rejected, reason
+}
+
+// Forget drops spans from the memory of those mapped: the request that
+// brought them was refused (the engine was behind), so the exporter sends
+// them again, and they must be taken then.
+func (mp *Mapper) Forget(keys []SpanKey) {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	for _, k := range keys {
+		delete(mp.seen, spanKey(k))
+		delete(mp.seenOld, spanKey(k))
+	}
+}
+
+// SpanKey names a span mapped (its trace and span ID), for Forget.
+type SpanKey spanKey
+
+// MapTracesOnce is MapTraces, also returning the spans it remembered as
+// mapped, for the receiver to Forget if it cannot deliver their events.
+func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, rejected int64, reason string, keys []SpanKey) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
 	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
@@ -155,6 +203,13 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 	}
 	for i := range refs {
 		r := &refs[i]
+		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
+			if mp.sawSpan(k) {
+				mp.Repeats++
+				continue // delivered again: billed once
+			}
+			keys = append(keys, SpanKey(k))
+		}
 		attrs := r.span.Attributes()
 		job, jobType := resolveJob(r, anc, i, mp.jobs[r.span.TraceID()])
 		var ev ingest.Event
@@ -237,7 +292,8 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		}
 		events = append(events, ev)
 	}
-	return checkEvents(events, rejected, reason)
+	events, rejected, reason = checkEvents(events, rejected, reason)
+	return events, rejected, reason, keys
 }
 
 // isModelCall: GenAI semantic conventions, older spellings, OpenInference

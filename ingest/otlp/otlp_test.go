@@ -574,11 +574,15 @@ func TestSlowConsumerIsRefusedNotQueued(t *testing.T) {
 	}
 }
 
-func exampleModelTrace() []byte {
+func exampleModelTrace() []byte { return exampleModelTraceN(9) }
+
+// exampleModelTraceN is one model-call span of its own span ID: the same
+// span sent twice is billed once (TestASpanDeliveredTwiceIsBilledOnce).
+func exampleModelTraceN(n int) []byte {
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetTraceID(pcommon.TraceID{9})
-	sp.SetSpanID(pcommon.SpanID{9})
+	sp.SetSpanID(pcommon.SpanID{byte(n), byte(n >> 8), 1})
 	sp.Attributes().PutStr("gen_ai.request.model", "claude-haiku-4-5")
 	b, _ := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	return b
@@ -589,14 +593,13 @@ func exampleModelTrace() []byte {
 func TestShutdownDrainsAcceptedData(t *testing.T) {
 	tr := startReceiver(t, Config{}, 1024)
 	_, h := tr.r.Addrs()
-	body := exampleModelTrace()
 	var wg sync.WaitGroup
 	var ok sync.Map
 	for i := range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if post(t, "http://"+h+"/v1/traces", "application/x-protobuf", "", "", body).StatusCode == 200 {
+			if post(t, "http://"+h+"/v1/traces", "application/x-protobuf", "", "", exampleModelTraceN(i)).StatusCode == 200 {
 				ok.Store(i, true)
 			}
 		}()
@@ -717,5 +720,31 @@ func TestAttemptSpansOutOfOrder(t *testing.T) {
 	}
 	if attempts != 3 || output != 10 {
 		t.Errorf("%d attempts (%d late spans as their placeholders' cost), %d output tokens; want 3 attempts, 10 output", attempts, growth, output)
+	}
+}
+
+// TestASpanDeliveredTwiceIsBilledOnce: red team of issue 28 — the same
+// export request POSTed twice (an exporter that retries a batch the
+// receiver took: a timeout after the 200, the Collector's
+// retry_on_failure) doubled calls and spend, and could fire kills. A span
+// (trace and span ID) is mapped once.
+func TestASpanDeliveredTwiceIsBilledOnce(t *testing.T) {
+	mp := NewMapper()
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalProto(exampleModelTraceN(3)); err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := mp.MapTraces(req.Traces())
+	b, _, _ := mp.MapTraces(req.Traces())
+	if len(a) != 1 || len(b) != 0 || mp.Repeats != 1 {
+		t.Errorf("first delivery %d event(s), second %d, repeats %d: want 1, 0, 1", len(a), len(b), mp.Repeats)
+	}
+	// A request the receiver refused (429: the engine was behind) is sent
+	// again, and must be taken then: its spans are forgotten.
+	req.UnmarshalProto(exampleModelTraceN(4))
+	_, _, _, keys := mp.MapTracesOnce(req.Traces())
+	mp.Forget(keys)
+	if again, _, _ := mp.MapTraces(req.Traces()); len(again) != 1 {
+		t.Errorf("the retry of a refused request gave %d events, want 1", len(again))
 	}
 }

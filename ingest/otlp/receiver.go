@@ -475,9 +475,10 @@ func (r *Receiver) traces(ctx context.Context, req ptraceotlp.ExportRequest) (pt
 	r.requests.Add(1)
 	td := req.Traces()
 	r.spans.Add(int64(td.SpanCount()))
-	evs, rejected, reason := r.mapper.MapTraces(td)
+	evs, rejected, reason, keys := r.mapper.MapTracesOnce(td)
 	resp := ptraceotlp.NewExportResponse()
 	if err := r.deliver(ctx, evs); err != nil {
+		r.mapper.Forget(keys) // refused: the retry must be taken
 		return resp, err
 	}
 	if rejected > 0 {
