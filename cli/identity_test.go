@@ -149,3 +149,32 @@ func TestRunIDsAreTheirBytes(t *testing.T) {
 		t.Errorf("a raw bidi character on stdout:\n%q", stdout.Bytes())
 	}
 }
+
+// TestARestartKeepsTheEarlierReport: red team of issue 28 — a replica
+// restarted in the night overwrote its --report-out at the next exit, and
+// the first part of its night was gone from any merge. The earlier report
+// is kept beside it, named by its time.
+func TestARestartKeepsTheEarlierReport(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.json")
+	for i, log := range []string{"../sample-logs/healthy-night.jsonl", "../sample-logs/seed000-incident.jsonl"} {
+		cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", out, log)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, b)
+		}
+		if i == 0 {
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(out, old, old)
+		}
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "a.*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("reports beside a.json: %v, want the first run's", kept)
+	}
+	first, _ := os.ReadFile(kept[0])
+	second, _ := os.ReadFile(out)
+	if !bytes.Contains(first, []byte("healthy-night")) || !bytes.Contains(second, []byte("seed000-incident")) {
+		t.Errorf("the kept report is not the first run's, or a.json not the second's")
+	}
+}

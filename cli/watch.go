@@ -319,6 +319,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if err := checkReportOut(l.reportOut); err != nil {
 			return err
 		}
+		if err := keepEarlierReport(l.reportOut); err != nil {
+			return err
+		}
 	}
 	replica := l.replica
 	if replica == "" {
@@ -632,6 +635,27 @@ func checkReportOut(path string) error {
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("--report-out %s is %s, not a regular file: give a file path", path, config.FileKind(st.Mode()))
 	}
+	return nil
+}
+
+// keepEarlierReport moves a report an earlier process left at path aside,
+// named by its time ("a.json" → "a.20261202T010203Z.json"): a replica
+// restarted in the night writes its report again at exit, and the report
+// of its first part is what report --merge needs beside it.
+func keepEarlierReport(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	ext := filepath.Ext(path)
+	aside := strings.TrimSuffix(path, ext) + "." + st.ModTime().UTC().Format("20060102T150405Z") + ext
+	if _, err := os.Lstat(aside); err == nil {
+		return nil // moved aside already (two starts within a second)
+	}
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("--report-out: keeping the earlier report %s: %w", path, err)
+	}
+	fmt.Fprintf(os.Stderr, "burnrate: --report-out: the earlier report %s is kept as %s (report --merge takes both)\n", display.Text(path), display.Text(aside))
 	return nil
 }
 
