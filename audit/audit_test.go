@@ -383,3 +383,19 @@ func TestIstioDefaultAndDisabled(t *testing.T) {
 		}
 	}
 }
+
+// TestNginxDirectivesOnOneLine: red team of issue 26 — nginx directives
+// that share a line ("upstream up { server a:80; server b:80; server
+// c:80; }", "proxy_pass http://up; proxy_next_upstream …;") were not read,
+// and http_4xx in proxy_next_upstream was not taken for retrying a 4xx.
+func TestNginxDirectivesOnOneLine(t *testing.T) {
+	dir := t.TempDir()
+	conf := "http {\n  upstream up { server a:80; server b:80; server c:80; }\n  server {\n    location / { proxy_pass http://up; proxy_next_upstream error timeout http_404; }\n  }\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := scan(t, dir)
+	if len(r.Layers) != 1 || r.Layers[0].Attempts != 3 || !r.Layers[0].Retries4xx {
+		t.Fatalf("layers %+v: want one nginx layer of 3 attempts that retries a 4xx", layersOf(r))
+	}
+}

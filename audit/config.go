@@ -272,7 +272,11 @@ var (
 	ngxNext      = regexp.MustCompile(`\bproxy_next_upstream\s+[^;]+;`)
 	ngxTries     = regexp.MustCompile(`\bproxy_next_upstream_tries\s+(\d+)\s*;`)
 	ngxUpstream  = regexp.MustCompile(`\bupstream\s+[\w.-]+\s*\{`)
-	ngxServer    = regexp.MustCompile(`(?m)^\s*server\s+[^;{]+;`)
+	// A directive starts a line or follows another's ; or a block's {:
+	// "upstream up { server a:80; server b:80; }" is written on one line
+	// as often as on three.
+	ngxServer = regexp.MustCompile(`\bserver\s+[^;{]+;`) // within an upstream block
+	ngx4xx    = regexp.MustCompile(`\bhttp_4\d\d\b`)
 )
 
 func scanNginx(rel string, raw []byte) []Layer {
@@ -292,6 +296,9 @@ func scanNginx(rel string, raw []byte) []Layer {
 		l.Line = ln.at(nm[0])
 		l.Configured = true
 		l.Setting = string(code[nm[0]:nm[1]])
+		if ngx4xx.Match(code[nm[0]:nm[1]]) {
+			l.Retries4xx = true // http_403, http_404, http_429 named: client errors sent to the next server
+		}
 	}
 	attempts := max(servers, 1)
 	if tm := ngxTries.FindSubmatchIndex(code); tm != nil {
