@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -33,6 +34,35 @@ func (s *oneByOne) Run(ctx context.Context, out chan<- ingest.Batch) error {
 }
 func (s *oneByOne) Status() []ingest.Status { return nil }
 
+// killWiring is rules and a started dispatcher over a kill receiver;
+// kills returns what the receiver was sent so far.
+func killWiring(t *testing.T, cfg alerts.Config) (kills func() []alerts.KillBody, rules *alerts.Rules, disp *alerts.Dispatcher) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []alerts.KillBody
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var k alerts.KillBody
+		json.Unmarshal(b, &k)
+		mu.Lock()
+		got = append(got, k)
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	j, err := alerts.OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disp = alerts.NewDispatcher(alerts.Hooks{KillWebhook: srv.URL}, alerts.NewPoster(time.Second, 5*time.Second, nil), j, func(r alerts.Result) { rules.Result(r) })
+	rules = alerts.NewRules(cfg, disp, nil)
+	disp.Start(context.Background())
+	return func() []alerts.KillBody {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}, rules, disp
+}
+
 func call(run, job string, day int, cost float64) ingest.Event {
 	ts := time.Date(2026, 3, day, 22, 0, 0, 0, time.UTC).UnixNano()
 	return ingest.Event{TS: ts, Kind: ingest.KindLLMCall, RunID: run, JobID: job, Model: "claude-sonnet-4-6", Status: 200, CostUSD: cost, HasCost: true,
@@ -45,25 +75,7 @@ func call(run, job string, day int, cost float64) ingest.Event {
 // again empty at the next event: 0 of 2 kills, runs_seen 16. Runs are
 // closed by arrival, so the live one stays whole.
 func TestARunBehindTheOthersIsNotClosedAtEveryBatch(t *testing.T) {
-	var mu sync.Mutex
-	killed := map[string][]string{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var k alerts.KillBody
-		json.Unmarshal(b, &k)
-		mu.Lock()
-		killed[k.RunID] = append(killed[k.RunID], k.JobID)
-		mu.Unlock()
-	}))
-	defer srv.Close()
-	j, err := alerts.OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rules *alerts.Rules
-	disp := alerts.NewDispatcher(alerts.Hooks{KillWebhook: srv.URL}, alerts.NewPoster(time.Second, 5*time.Second, nil), j, func(r alerts.Result) { rules.Result(r) })
-	rules = alerts.NewRules(alerts.Config{JobCeilingUSD: 0.1, KillOn: alerts.DefaultKillOn}, disp, nil)
-	disp.Start(context.Background())
+	kills, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.1, KillOn: alerts.DefaultKillOn})
 	var evs []ingest.Event
 	for n, run := range []string{"n1", "n2", "n3", "n4"} {
 		evs = append(evs, call(run, "warm-"+run, 10+n, 0.01))
@@ -75,8 +87,10 @@ func TestARunBehindTheOthersIsNotClosedAtEveryBatch(t *testing.T) {
 	e.Run(context.Background())
 	disp.Wait()
 	disp.Shutdown(context.Background())
-	mu.Lock()
-	defer mu.Unlock()
+	killed := map[string][]string{}
+	for _, k := range kills() {
+		killed[k.RunID] = append(killed[k.RunID], k.JobID)
+	}
 	if len(killed["n5"]) != 2 {
 		t.Errorf("kills in the back-dated run: %v, want late-a and late-b", killed["n5"])
 	}
@@ -131,25 +145,7 @@ func TestManyInterleavedRunsKeepTheirCeilings(t *testing.T) {
 // reached. A lone far-ahead line stays in the run, billed; a real jump (a
 // weekend, confirmed by a second event) still begins one.
 func TestALoneFarAheadLineOpensNoRun(t *testing.T) {
-	var mu sync.Mutex
-	var kills []alerts.KillBody
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var k alerts.KillBody
-		json.Unmarshal(b, &k)
-		mu.Lock()
-		kills = append(kills, k)
-		mu.Unlock()
-	}))
-	defer srv.Close()
-	j, err := alerts.OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rules *alerts.Rules
-	disp := alerts.NewDispatcher(alerts.Hooks{KillWebhook: srv.URL}, alerts.NewPoster(time.Second, 5*time.Second, nil), j, func(r alerts.Result) { rules.Result(r) })
-	rules = alerts.NewRules(alerts.Config{JobCeilingUSD: 0.1, RunCeilingUSD: 0.5, KillOn: alerts.DefaultKillOn}, disp, nil)
-	disp.Start(context.Background())
+	killsOf, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.1, RunCeilingUSD: 0.5, KillOn: alerts.DefaultKillOn})
 	var evs []ingest.Event
 	at := func(ev ingest.Event, d time.Duration) ingest.Event { ev.TS += int64(d); return ev }
 	for i := range 3 {
@@ -167,8 +163,7 @@ func TestALoneFarAheadLineOpensNoRun(t *testing.T) {
 	e.Run(context.Background())
 	disp.Wait()
 	disp.Shutdown(context.Background())
-	mu.Lock()
-	defer mu.Unlock()
+	kills := killsOf()
 	byRun := map[string][]string{}
 	for _, k := range kills {
 		byRun[k.Scope] = append(byRun[k.Scope], k.JobID)

@@ -221,13 +221,7 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 	sc := &d.sc
 	sc.reset(line)
 	wrong := false
-	str := func() string {
-		if sc.peek() != '"' {
-			sc.skip()
-			return ""
-		}
-		return string(sc.str())
-	}
+	str := sc.strOrSkip
 	num := func() int64 {
 		if c := sc.peek(); c != '-' && (c < '0' || c > '9') {
 			sc.skip()

@@ -101,13 +101,7 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 	d.typ, d.ts, d.payloadType, d.msg, d.hasInfo = "", "", "", "", false
 	d.last, d.cum = codexUsage{}, codexUsage{}
 	wrong := false
-	str := func() string {
-		if sc.peek() != '"' {
-			sc.skip()
-			return ""
-		}
-		return string(sc.str())
-	}
+	str := sc.strOrSkip
 	num := func() int64 {
 		if c := sc.peek(); c < '0' || c > '9' {
 			if c == '-' {

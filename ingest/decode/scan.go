@@ -27,6 +27,16 @@ const maxDepth = 512
 
 func (s *scanner) reset(b []byte) { s.b, s.i, s.err, s.tooDeep, s.depth = b, 0, false, false, 0 }
 
+// strOrSkip reads a string value as a new string, or skips a value of
+// another type and gives "": for the fields a decoder picks by name.
+func (s *scanner) strOrSkip() string {
+	if s.peek() != '"' {
+		s.skip()
+		return ""
+	}
+	return string(s.str())
+}
+
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
 		// Most calls meet a token at once: one comparison decides.
