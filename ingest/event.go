@@ -2,7 +2,10 @@
 // normalized Event type. Nothing here knows about spend or jobs' state.
 package ingest
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Kind is what a normalized event stands for.
 type Kind uint8
@@ -38,9 +41,17 @@ const (
 	// (claude -p's total_cost_usd, in CostUSD): shown beside the computed
 	// spend, never added to it.
 	KindAgentReport
+	// KindAssumption is one premise a run depends on (seed 003's
+	// assumptions log): declared by the run ("[assumptions] {…}", an
+	// "assumptions" record, assumption.* OTLP attributes, a committed
+	// burnrate.assumptions.toml) or observed in its traffic (an SDK's
+	// package version header). It is no attempt and belongs to no job;
+	// its key, value and provenance are in Assumption (see
+	// PackAssumption). JobType names the job type it holds for, "" all.
+	KindAssumption
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -68,6 +79,8 @@ func ParseKind(s string) Kind {
 		return KindJobDeadLettered
 	case "request_not_run":
 		return KindRequestNotRun
+	case "assumption":
+		return KindAssumption
 	}
 	return KindUnknown
 }
@@ -104,6 +117,9 @@ type Event struct {
 	Model      string
 	ErrorType  string
 	Tool       string
+	// Assumption is a KindAssumption's provenance, key and value, packed
+	// by PackAssumption; "" on every other event.
+	Assumption string
 
 	CostUSD           float64
 	InputTokens       int64
@@ -139,6 +155,37 @@ type Event struct {
 	AgentSession bool
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
+}
+
+// Bounds of one assumption: a key, a value, and how many keys one
+// declaration may carry (the rest are counted, not kept).
+const (
+	MaxAssumptionKeyBytes   = 128
+	MaxAssumptionValueBytes = 256
+	MaxAssumptionsPerRecord = 64
+)
+
+// assumptionSep separates the packed parts: a control character, which
+// the decoders' sanitising never lets through in a key or value.
+const assumptionSep = "\x1f"
+
+// AssumptionFromObserved prefixes the provenance of an observed fact.
+const AssumptionFromObserved = "observed: "
+
+// PackAssumption packs provenance ("log line", "assumptions record",
+// "otlp resource", "burnrate.assumptions.toml", or AssumptionFromObserved
+// and what was seen), key and value into one Event field: one string
+// keeps the hot Event small for the calls, which never carry one.
+// Key and value must already be sanitised (no control characters).
+func PackAssumption(from, key, value string) string {
+	return from + assumptionSep + key + assumptionSep + value
+}
+
+// AssumptionParts unpacks PackAssumption; ok is false for anything else.
+func (e *Event) AssumptionParts() (from, key, value string, ok bool) {
+	from, rest, ok1 := strings.Cut(e.Assumption, assumptionSep)
+	key, value, ok2 := strings.Cut(rest, assumptionSep)
+	return from, key, value, ok1 && ok2 && key != ""
 }
 
 // Plausibility bounds. No model reads or writes a billion tokens in one

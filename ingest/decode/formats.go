@@ -353,9 +353,21 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 	r := d.p.ParseLine(src, &d.ev)
 	switch r {
 	case ingest.Accepted:
+		if d.ev.Kind == ingest.KindAssumption { // {"event":"assumption", …}
+			if n := d.p.assumptionRecord(src, &d.ev, emit); n > 0 {
+				return ingest.Accepted
+			}
+			return ingest.SkipNoEvent
+		}
 		d.text.noteJSON(&d.ev)
 		emit(&d.ev)
 	case ingest.SkipInvalidJSON:
+		if n := d.text.assumptionLine(line, emit); n != 0 {
+			if n < 0 {
+				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+			return ingest.Accepted
+		}
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
 			return ingest.Accepted
@@ -379,6 +391,12 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.firstBad = bytes.Clone(line[:min(len(line), 200)])
 		}
 	case ingest.SkipNoEvent, ingest.SkipUnknownEvent:
+		if r == ingest.SkipUnknownEvent && string(d.p.evName) == "assumptions" {
+			if n := d.p.assumptionRecord(src, &d.ev, emit); n > 0 {
+				return ingest.Accepted
+			}
+			return ingest.SkipNoEvent // an assumptions record declaring nothing
+		}
 		// Not an event, but it still sets the job and model for the SDK
 		// lines after it (an app's own "processing record 17" JSON line).
 		d.text.noteJSON(&d.ev)
