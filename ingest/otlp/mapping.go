@@ -57,6 +57,10 @@ const (
 // concurrent use.
 type Mapper struct {
 	mu     sync.Mutex
+	// sdk is the last package version seen per SDK (assumptions.go),
+	// under its own lock: MapLogs does not take mu.
+	sdkMu sync.Mutex
+	sdk   map[string]string
 	groups map[groupKey]*group
 	jobs   map[pcommon.TraceID][2]string // job ID, job type
 	bytes  int64                         // of the strings held by groups and jobs
@@ -101,6 +105,10 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
 		sss := rs.ScopeSpans()
+		if sss.Len() > 0 && sss.At(0).Spans().Len() > 0 {
+			// Declared for everything the resource sends: at its first span.
+			events = declared(events, res, fromResource, "", int64(sss.At(0).Spans().At(0).StartTimestamp()))
+		}
 		for j := range sss.Len() {
 			spans := sss.At(j).Spans()
 			for k := range spans.Len() {
@@ -202,6 +210,12 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 					g.synth += missing
 				}
 			}
+			if ev.Attempt == 0 {
+				if a, ok := stainlessRetries(attrs); ok {
+					ev.Attempt = a
+				}
+			}
+			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
 		case r.span.Kind() == ptrace.SpanKindClient && has(attrs, "http.response.status_code"):
 			ev.Kind = ingest.KindToolCall
 			ev.Tool = clean(firstStr(attrs, "url.template", "http.route", "url.path", "server.address"))
@@ -211,7 +225,10 @@ func (mp *Mapper) MapTraces(td ptrace.Traces) (events []ingest.Event, rejected i
 			ev.Status = spanStatus(r.span, attrs)
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
 				ev.Attempt = int16(min(n+1, 1<<15-1))
+			} else if a, ok := stainlessRetries(attrs); ok {
+				ev.Attempt = a
 			}
+			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		default:
 			continue
 		}
@@ -410,6 +427,14 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 		rl := rls.At(i)
 		res := rl.Resource().Attributes()
 		sls := rl.ScopeLogs()
+		if sls.Len() > 0 && sls.At(0).LogRecords().Len() > 0 {
+			first := sls.At(0).LogRecords().At(0)
+			ts := int64(first.Timestamp())
+			if ts == 0 {
+				ts = int64(first.ObservedTimestamp())
+			}
+			events = declared(events, res, fromResource, "", ts)
+		}
 		for j := range sls.Len() {
 			recs := sls.At(j).LogRecords()
 			for k := range recs.Len() {
@@ -424,6 +449,7 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 				if !lr.TraceID().IsEmpty() {
 					ev.CorrelationID = lr.TraceID().String()
 				}
+				events = declared(events, a, fromLogRecord, clean(firstStr(a, decode.FieldJobType.OTel()...)), ev.TS)
 				name := lr.EventName()
 				if name == "" {
 					name = firstStr(a, "event.name")
