@@ -56,11 +56,11 @@ const (
 // and are exported, before the root that carries job.id). Safe for
 // concurrent use.
 type Mapper struct {
-	mu     sync.Mutex
+	mu sync.Mutex
 	// sdk is the last package version seen per SDK (assumptions.go),
 	// under its own lock: MapLogs does not take mu.
-	sdkMu sync.Mutex
-	sdk   map[string]string
+	sdkMu  sync.Mutex
+	sdk    map[string]string
 	groups map[groupKey]*group
 	jobs   map[pcommon.TraceID][2]string // job ID, job type
 	bytes  int64                         // of the strings held by groups and jobs
