@@ -182,3 +182,49 @@ func TestHeadlessAssumptionsLog(t *testing.T) {
 		t.Error("the symlink's target was created")
 	}
 }
+
+// TestBudgetFromAssumptions: seed 003's line, read into a report, gives
+// the layers it declares, multiplied: scheduler 2 × watchdog 2 × SDK 1.
+func TestBudgetFromAssumptions(t *testing.T) {
+	rep, err := run(t, "report", "--format", "json", assumeFixtures+"night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "night.json")
+	os.WriteFile(path, []byte(rep), 0o600)
+	out, err := run(t, "budget", "layers", "--format", "json", "--from-assumptions", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Attempts int `json:"worst_case_attempts"`
+		Layers   []struct {
+			Name     string `json:"name"`
+			Attempts int    `json:"attempts"`
+		} `json:"layers"`
+		Assumed []string `json:"from_assumptions"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Attempts != 4 || len(got.Layers) != 3 || got.Layers[0].Name != "scheduler" || got.Layers[2].Name != "anthropic-sdk" || got.Layers[2].Attempts != 1 {
+		t.Fatalf("%+v", got)
+	}
+	if !strings.Contains(strings.Join(got.Assumed, "\n"), "declare wrapper.withSingleOwnerRetry.maxAttempts") {
+		t.Errorf("the owner's undeclared attempts must be said: %v", got.Assumed)
+	}
+	// --layer adds the owner's own loop inside the declared ones.
+	out, err = run(t, "budget", "layers", "--format", "json", "--from-assumptions", path, "--layer", "wrapper:attempts=4,timeout=300s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal([]byte(out), &got)
+	if got.Attempts != 16 {
+		t.Errorf("with the wrapper's 4 attempts: %d, want 16", got.Attempts)
+	}
+	silent, _ := run(t, "report", "--format", "json", assumeFixtures+"silent.log")
+	os.WriteFile(path, []byte(silent), 0o600)
+	if _, err := run(t, "budget", "layers", "--from-assumptions", path); err == nil || !strings.Contains(err.Error(), "declare no retry layer") {
+		t.Errorf("a report declaring nothing: %v", err)
+	}
+}
