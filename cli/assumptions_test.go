@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
@@ -226,5 +227,39 @@ func TestBudgetFromAssumptions(t *testing.T) {
 	os.WriteFile(path, []byte(silent), 0o600)
 	if _, err := run(t, "budget", "layers", "--from-assumptions", path); err == nil || !strings.Contains(err.Error(), "declare no retry layer") {
 		t.Errorf("a report declaring nothing: %v", err)
+	}
+}
+
+// TestReadmeAssumptions: the README's Assumptions section opens with seed
+// 003's line, and its TOML example is a file burnrate reads.
+func TestReadmeAssumptions(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Assumptions")
+	if !ok {
+		t.Fatal("README has no Assumptions section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	line, err := os.ReadFile(assumeFixtures + "night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _, _ := strings.Cut(string(line), "\n")
+	_, firstBlock, _ := strings.Cut(sec, "```\n")
+	if first, _, _ := strings.Cut(firstBlock, "\n"); first != seed {
+		t.Errorf("the first example is %q, want seed 003's line", first)
+	}
+	_, toml, ok := strings.Cut(sec, "```toml\n")
+	if !ok {
+		t.Fatal("no TOML example")
+	}
+	toml, _, _ = strings.Cut(toml, "```")
+	path := filepath.Join(t.TempDir(), "burnrate.assumptions.toml")
+	os.WriteFile(path, []byte(toml), 0o600)
+	evs, err := config.LoadAssumptions(path)
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("README's TOML: %d declarations, %v", len(evs), err)
 	}
 }
