@@ -263,3 +263,37 @@ func TestReadmeAssumptions(t *testing.T) {
 		t.Fatalf("README's TOML: %d declarations, %v", len(evs), err)
 	}
 }
+
+// TestOTLPVersionBumpAcrossADefaultChange: an OTLP stream whose spans carry
+// x-stainless-retry-count and x-stainless-package-version yields the
+// observed keys, and openai-go moving from 3.52.0 to 3.53.0 crosses the
+// Retry-After cap recorded in the defaults history.
+func TestOTLPVersionBumpAcrossADefaultChange(t *testing.T) {
+	out, err := run(t, "report", "--format", "json", assumeFixtures+"otlp-openai-go-two-nights.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]correlate.AssumptionReport{}
+	for _, a := range r.Assumptions {
+		rows[a.Key] = a
+	}
+	if v := rows["openai-go.version"]; v.Observed != "3.53.0" || v.Previous != "3.52.0" || v.ChangedAt != "2026-07-01T01:00:00Z" {
+		t.Errorf("version: %+v", v)
+	}
+	if m := rows["openai-sdk.maxRetries"]; m.Observed != "2" || m.Declared != "2" || m.DeclaredFrom != "otlp resource" {
+		t.Errorf("retries: %+v", m)
+	}
+	var up *correlate.FindingReport
+	for i := range r.Findings {
+		if r.Findings[i].Kind == "default_changed_upstream" {
+			up = &r.Findings[i]
+		}
+	}
+	if up == nil || up.FirstAt != "2026-07-01T01:00:00Z" || !strings.Contains(up.Example, "DefaultMaxServerDelay") {
+		t.Fatalf("default_changed_upstream: %+v", up)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/audit"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
 )
@@ -112,6 +113,7 @@ func recordAssumptions(journal string, r *correlate.Report, cfg correlate.Config
 	if prev != nil {
 		correlate.CompareAssumptions(r, prev, cfg.SeverityOf)
 	}
+	correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
 	if r.Source.Events == 0 {
 		return r // nothing was read: no run to record
 	}
@@ -119,9 +121,18 @@ func recordAssumptions(journal string, r *correlate.Report, cfg correlate.Config
 		fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
 	}
 	for _, f := range r.Findings {
-		if f.Kind == correlate.AssumptionChanged.String() || f.Kind == correlate.AssumptionViolated.String() {
+		if f.Kind == correlate.AssumptionChanged.String() || f.Kind == correlate.AssumptionViolated.String() || f.Kind == correlate.DefaultChangedUpstream.String() {
 			fmt.Fprintf(os.Stderr, "burnrate: %s (%s): %s\n", f.Kind, f.Severity, display.Text(f.Example))
 		}
 	}
 	return r
+}
+
+// upstreamChanges is audit.ChangesAcross in the words of a finding.
+func upstreamChanges(id, from, to string) []string {
+	var out []string
+	for _, c := range audit.ChangesAcross(id, from, to) {
+		out = append(out, fmt.Sprintf("after %s, %s (before: %s; %s)", c.LastBefore, c.After, c.Before, c.Source))
+	}
+	return out
 }

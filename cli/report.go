@@ -219,6 +219,7 @@ exists; 2: bad usage or unreadable input.`,
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
+			correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
 			if format == "json" {
 				err = report.JSON(os.Stdout, r)
 			} else {

@@ -415,6 +415,11 @@ func CompareAssumptions(r *Report, prev []AssumptionReport, sev func(FindingKind
 		if !ok {
 			continue
 		}
+		if strings.HasSuffix(x.Key, ".version") && p.Observed != "" && x.Observed != "" && p.Observed != x.Observed && x.Previous == "" {
+			// A package version moved since the last run: no finding by
+			// itself (FlagUpstreamChanges judges it), but the row says so.
+			x.Previous, x.ChangedAt = p.Observed, x.ObservedAt
+		}
 		for _, c := range [...]struct{ what, was, now string }{{"declared", p.Declared, x.Declared}, {"derived", p.Derived, x.Derived}} {
 			if c.was == "" || c.now == "" || c.was == c.now {
 				continue
@@ -438,4 +443,29 @@ func (c Config) SeverityOf(k FindingKind) Severity { return c.severity(k) }
 func (s *State) assumption(ev *ingest.Event) {
 	s.events++
 	s.assume.assumption(ev)
+}
+
+// FlagUpstreamChanges adds default_changed_upstream for every observed
+// package version (a NAME.version row) that moved, within the run or
+// since the baseline, across a recorded change of its library's retry
+// behaviour: crossed names those changes for the SDK (the key without
+// ".version"), its old and its new version (audit.ChangesAcross, passed
+// in: correlate reads no code).
+func FlagUpstreamChanges(r *Report, crossed func(id, from, to string) []string, sev func(FindingKind) Severity) {
+	s := sev(DefaultChangedUpstream)
+	if s == SeverityOff {
+		return
+	}
+	var add []FindingReport
+	for _, x := range r.Assumptions {
+		id, ok := strings.CutSuffix(x.Key, ".version")
+		if !ok || x.Previous == "" || x.Observed == "" || x.Previous == x.Observed {
+			continue
+		}
+		for _, what := range crossed(id, x.Previous, x.Observed) {
+			add = append(add, FindingReport{Kind: DefaultChangedUpstream.String(), Severity: s, Count: 1, Jobs: []string{}, FirstAt: x.ChangedAt, Advice: Advice[DefaultChangedUpstream],
+				Example: fmt.Sprintf("%s went from %s to %s (first seen at %s) across a change of its default: %s", id, x.Previous, x.Observed, x.ChangedAt, what)})
+		}
+	}
+	appendFindingRows(r, add)
 }
