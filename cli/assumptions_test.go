@@ -297,3 +297,22 @@ func TestOTLPVersionBumpAcrossADefaultChange(t *testing.T) {
 		t.Fatalf("default_changed_upstream: %+v", up)
 	}
 }
+
+// TestReportAuditDerived: report --audit fills the derived column from the
+// code's layers, keyed as runs declare them.
+func TestReportAuditDerived(t *testing.T) {
+	out, _ := run(t, "report", "--format", "json", "--audit", "../audit/testdata/pyagent", assumeFixtures+"violated-2026-07-01.log")
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range r.Assumptions {
+		if a.Key == "anthropic-sdk.maxRetries" {
+			if a.Declared != "0" || a.Derived != "5" || !strings.Contains(a.DerivedFrom, "app/llm.py:13") {
+				t.Errorf("%+v", a)
+			}
+			return
+		}
+	}
+	t.Fatalf("no anthropic-sdk.maxRetries in %+v", r.Assumptions)
+}

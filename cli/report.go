@@ -170,6 +170,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
 	var format, baseline string
+	var auditRoots []string
 	var merge bool
 	var replicas []string
 	cmd := &cobra.Command{
@@ -205,6 +206,13 @@ exists; 2: bad usage or unreadable input.`,
 			st, err := correlateFiles(cfg, paths, a.input, a.declared)
 			if err != nil {
 				return err
+			}
+			if len(auditRoots) > 0 {
+				d, err := derivedAssumptions(auditRoots)
+				if err != nil {
+					return err
+				}
+				st.SetDerivedAssumptions(d)
 			}
 			// Only what is written is built: JSON streams every job
 			// from the state, Markdown shows the costliest few.
@@ -242,6 +250,7 @@ exists; 2: bad usage or unreadable input.`,
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.Flags().BoolVar(&merge, "merge", false, "the FILEs are replicas' JSON reports (watch --report-out) of one sharded run: merge them into one report")
 	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
+	cmd.Flags().StringSliceVar(&auditRoots, "audit", nil, "source trees to audit (burnrate audit): their retry layers become the assumptions' derived values")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after, and assumptions that changed since it are assumption_changed")
 	return cmd
 }
