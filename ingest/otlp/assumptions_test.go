@@ -97,3 +97,38 @@ func TestOTLPObservedAssumptions(t *testing.T) {
 		t.Errorf("version: %+v", v)
 	}
 }
+
+// TestOTLPHostileAssumptions: 10,000 assumption.* attributes, escape
+// characters in keys and values, a huge value and a deep kvlist are
+// bounded and inert.
+func TestOTLPHostileAssumptions(t *testing.T) {
+	td := sdkSpans(time.Date(2026, 7, 1, 1, 0, 0, 0, time.UTC), "1.0.0\x1b[2J", 0, nil)
+	res := td.ResourceSpans().At(0).Resource().Attributes()
+	for i := range 10000 {
+		res.PutStr("assumption.k"+strconv.Itoa(i), "v")
+	}
+	res.PutStr("assumption.evil\x1b]0;pwned\x07\u202ekey", strings.Repeat("\x1b[31m", 100000))
+	deep := res.PutEmptyMap("assumption.deep")
+	for range 300 {
+		deep = deep.PutEmptyMap("d")
+	}
+	events, _, _ := NewMapper().MapTraces(td)
+	n := 0
+	for _, e := range events {
+		if e.Kind != ingest.KindAssumption {
+			continue
+		}
+		n++
+		_, k, v, ok := e.AssumptionParts()
+		if !ok || len(k) > ingest.MaxAssumptionKeyBytes || len(v) > ingest.MaxAssumptionValueBytes {
+			t.Fatalf("unbounded or unpackable: %q", e.Assumption)
+		}
+		if strings.ContainsAny(k+v, "\x1b\x07\u202e\x1f") {
+			t.Errorf("raw control text: %q = %q", k, v)
+		}
+	}
+	// 64 declarations and one observed version.
+	if n != ingest.MaxAssumptionsPerRecord+1 {
+		t.Errorf("%d assumption events, want %d", n, ingest.MaxAssumptionsPerRecord+1)
+	}
+}
