@@ -54,7 +54,7 @@ func LoadAssumptions(path string) ([]ingest.Event, error) {
 			var ev ingest.Event
 			ev.Reset()
 			ev.Kind, ev.JobType, ev.TSCarried = ingest.KindAssumption, jobType, true
-			ev.Assumption = ingest.PackAssumption(FromAssumptionsFile, k, flat[k])
+			ev.SetAssumption(FromAssumptionsFile, k, flat[k])
 			out = append(out, ev)
 		}
 	}

@@ -46,8 +46,8 @@ const (
 	// "assumptions" record, assumption.* OTLP attributes, a committed
 	// burnrate.assumptions.toml) or observed in its traffic (an SDK's
 	// package version header). It is no attempt and belongs to no job;
-	// its key, value and provenance are in Assumption (see
-	// PackAssumption). JobType names the job type it holds for, "" all.
+	// its key, value and provenance are packed into Tool (see
+	// SetAssumption). JobType names the job type it holds for, "" all.
 	KindAssumption
 )
 
@@ -116,10 +116,11 @@ type Event struct {
 	Provider   string
 	Model      string
 	ErrorType  string
-	Tool       string
-	// Assumption is a KindAssumption's provenance, key and value, packed
-	// by PackAssumption; "" on every other event.
-	Assumption string
+	// Tool names a tool call's tool. On a KindAssumption event (which is
+	// no call) it holds the assumption instead — provenance, key and
+	// value, packed by SetAssumption, read by AssumptionParts: a field of
+	// its own would grow every event on the hot path for a few lines a run.
+	Tool string
 
 	CostUSD           float64
 	InputTokens       int64
@@ -172,18 +173,21 @@ const assumptionSep = "\x1f"
 // AssumptionFromObserved prefixes the provenance of an observed fact.
 const AssumptionFromObserved = "observed: "
 
-// PackAssumption packs provenance ("log line", "assumptions record",
-// "otlp resource", "burnrate.assumptions.toml", or AssumptionFromObserved
-// and what was seen), key and value into one Event field: one string
-// keeps the hot Event small for the calls, which never carry one.
-// Key and value must already be sanitised (no control characters).
-func PackAssumption(from, key, value string) string {
-	return from + assumptionSep + key + assumptionSep + value
+// SetAssumption makes e a KindAssumption of provenance from ("log line",
+// "assumptions record", "otlp resource", "burnrate.assumptions.toml", or
+// AssumptionFromObserved and what was seen), key and value, packed into
+// Tool. Key and value must already be sanitised (no control characters).
+func (e *Event) SetAssumption(from, key, value string) {
+	e.Kind = KindAssumption
+	e.Tool = from + assumptionSep + key + assumptionSep + value
 }
 
-// AssumptionParts unpacks PackAssumption; ok is false for anything else.
+// AssumptionParts unpacks SetAssumption; ok is false for any other event.
 func (e *Event) AssumptionParts() (from, key, value string, ok bool) {
-	from, rest, ok1 := strings.Cut(e.Assumption, assumptionSep)
+	if e.Kind != KindAssumption {
+		return "", "", "", false
+	}
+	from, rest, ok1 := strings.Cut(e.Tool, assumptionSep)
 	key, value, ok2 := strings.Cut(rest, assumptionSep)
 	return from, key, value, ok1 && ok2 && key != ""
 }

@@ -108,7 +108,7 @@ func emitAssumptions(base *ingest.Event, from string, m map[string]any, emit fun
 	n := 0
 	for _, k := range keys {
 		ev := *base
-		ev.Assumption = ingest.PackAssumption(from, k, flat[k])
+		ev.SetAssumption(from, k, flat[k])
 		emit(&ev)
 		n++
 	}

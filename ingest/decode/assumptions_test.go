@@ -32,7 +32,7 @@ func declaredOf(t *testing.T, evs []ingest.Event) map[string]string {
 		}
 		from, k, v, ok := evs[i].AssumptionParts()
 		if !ok {
-			t.Fatalf("an assumption event that does not unpack: %q", evs[i].Assumption)
+			t.Fatalf("an assumption event that does not unpack: %q", evs[i].Tool)
 		}
 		out[k] = v + " |" + from
 	}

@@ -51,7 +51,7 @@ func declared(events []ingest.Event, m pcommon.Map, from, jobType string, ts int
 		ev.Reset()
 		ev.Kind, ev.TS, ev.JobType = ingest.KindAssumption, ts, jobType
 		ev.TSCarried = ts == 0
-		ev.Assumption = ingest.PackAssumption(from, k, flat[k])
+		ev.SetAssumption(from, k, flat[k])
 		events = append(events, ev)
 	}
 	return events
@@ -143,7 +143,7 @@ func (mp *Mapper) observeSDK(events []ingest.Event, m pcommon.Map, provider stri
 	var ev ingest.Event
 	ev.Reset()
 	ev.Kind, ev.TS = ingest.KindAssumption, ts
-	ev.Assumption = ingest.PackAssumption(ingest.AssumptionFromObserved+evidence+" (otlp)", key, version)
+	ev.SetAssumption(ingest.AssumptionFromObserved+evidence+" (otlp)", key, version)
 	return append(events, ev)
 }
 

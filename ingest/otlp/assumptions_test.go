@@ -121,7 +121,7 @@ func TestOTLPHostileAssumptions(t *testing.T) {
 		n++
 		_, k, v, ok := e.AssumptionParts()
 		if !ok || len(k) > ingest.MaxAssumptionKeyBytes || len(v) > ingest.MaxAssumptionValueBytes {
-			t.Fatalf("unbounded or unpackable: %q", e.Assumption)
+			t.Fatalf("unbounded or unpackable: %q", e.Tool)
 		}
 		if strings.ContainsAny(k+v, "\x1b\x07\u202e\x1f") {
 			t.Errorf("raw control text: %q = %q", k, v)
