@@ -387,7 +387,8 @@ func (s *State) AgentReported(job *Job) (Pico, bool) {
 // the log clock (see advanceClock).
 func (s *State) OutOfOrder() int64 { return s.outOfOrder }
 
-// Apply folds one event into the state and returns the job it touched.
+// Apply folds one event into the state and returns the job it touched
+// (nil for a KindAssumption, which belongs to no job).
 func (s *State) Apply(ev *ingest.Event) *Job {
 	if ev.Kind == ingest.KindAssumption {
 		s.assumption(ev)
