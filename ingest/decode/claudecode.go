@@ -70,13 +70,13 @@ type claudeRecord struct {
 	Type, Subtype, SessionID, Cwd, Timestamp, RequestID, UUID string
 	// Version is Claude Code's own version (transcripts' "version",
 	// claude -p's "claude_code_version"): an observed assumption.
-	Version string
-	CostUSD                                                   *float64
-	IsAPIError                                                bool
-	APIErrorSt                                                int
-	ErrorStatus                                               int    // error.status of an api_error record
-	ErrorCode                                                 string // error as a string, on the give-up record
-	Message                                                   *claudeMessage
+	Version     string
+	CostUSD     *float64
+	IsAPIError  bool
+	APIErrorSt  int
+	ErrorStatus int    // error.status of an api_error record
+	ErrorCode   string // error as a string, on the give-up record
+	Message     *claudeMessage
 	// claude -p's result record: Claude Code's own cost figure and usage
 	// per model (which counts internal calls no assistant record shows).
 	TotalCostUSD *float64
