@@ -163,6 +163,15 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
+	if a.acting {
+		// A live run's declarations come from its logs; and a broken
+		// burnrate.assumptions.toml lying in the working directory must
+		// not keep the kill path from starting.
+		if a.assumptionsPath != "" {
+			return file, cfg, fmt.Errorf("--assumptions is read by report and budget; a live run reads its declarations from its logs ([assumptions] lines, assumptions records, assumption.* OTLP attributes): see README: Assumptions")
+		}
+		return file, cfg, nil
+	}
 	a.declared, err = config.LoadAssumptions(a.assumptionsPath)
 	return file, cfg, err
 }

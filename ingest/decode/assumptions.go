@@ -63,6 +63,47 @@ func (t *sdkText) assumptionLine(line []byte, emit func(*ingest.Event)) int {
 	return emitAssumptions(base, FromLogLine, m, emit)
 }
 
+// assumptionMessage reads seed 003's line written through a structured
+// logger: {"level":30,"time":…,"msg":"[assumptions] {…}"} (pino, bunyan,
+// structlog, zap). ev is what the parser read of the record (its time,
+// job type); 0 when the record holds no such message.
+func (p *Parser) assumptionMessage(line []byte, ev *ingest.Event, emit func(*ingest.Event)) int {
+	if !bytes.Contains(line, assumptionMarker) {
+		return 0
+	}
+	var m map[string]any
+	if json.Unmarshal(line, &m) != nil {
+		return 0
+	}
+	for _, k := range [...]string{"msg", "message", "event", "log", "text"} {
+		s, ok := m[k].(string)
+		if !ok {
+			continue
+		}
+		at := strings.Index(s, string(assumptionMarker))
+		if at < 0 {
+			continue
+		}
+		obj := strings.TrimSpace(s[at+len(assumptionMarker):])
+		var decl map[string]any
+		dec := json.NewDecoder(strings.NewReader(obj))
+		dec.UseNumber()
+		if !strings.HasPrefix(obj, "{") || dec.Decode(&decl) != nil {
+			return -1
+		}
+		out := *ev
+		out.Kind, out.Status = ingest.KindAssumption, ingest.StatusUnknown
+		out.Model, out.Provider, out.JobID, out.CorrelationID, out.ErrorType, out.Tool = "", "", "", "", "", ""
+		if out.TS == 0 {
+			out.TS, out.TSCarried = p.lastTS, true
+		} else {
+			p.lastTS = out.TS
+		}
+		return emitAssumptions(&out, FromLogLine, decl, emit)
+	}
+	return 0
+}
+
 // assumptionRecord reads {"event":"assumptions", …}: ev is what the parser
 // read of it (time, job type).
 func (p *Parser) assumptionRecord(line []byte, ev *ingest.Event, emit func(*ingest.Event)) int {

@@ -123,3 +123,23 @@ func TestHostileAssumptions(t *testing.T) {
 		t.Errorf("deep nesting flattens to 4 levels, then JSON text: %v", v)
 	}
 }
+
+// TestAssumptionLineThroughALogger: seed 003's console.log line written
+// through pino instead ({"level":30,"time":…,"msg":"[assumptions] {…}"}).
+func TestAssumptionLineThroughALogger(t *testing.T) {
+	evs, rs := decodeAll(t,
+		`{"level":30,"time":1782867600000,"pid":4121,"hostname":"worker-1","msg":"[assumptions] {\"anthropic-sdk.maxRetries\":0,\"retry.owner\":\"wrapper.withSingleOwnerRetry\"}"}`,
+		`{"level":30,"time":1782867601000,"msg":"processing record 17"}`)
+	got := declaredOf(t, evs)
+	if got["anthropic-sdk.maxRetries"] != "0 |log line" || got["retry.owner"] != "wrapper.withSingleOwnerRetry |log line" {
+		t.Errorf("%v", got)
+	}
+	if rs[0] != ingest.Accepted || rs[1] != ingest.SkipNoEvent {
+		t.Errorf("reasons %v", rs)
+	}
+	for _, e := range evs {
+		if e.TS != 1782867600000*1e6 {
+			t.Errorf("the record's time: %d", e.TS)
+		}
+	}
+}

@@ -448,6 +448,14 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			}
 			return ingest.SkipNoEvent // an assumptions record declaring nothing
 		}
+		if r == ingest.SkipNoEvent {
+			switch n := d.p.assumptionMessage(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); {
+			case n > 0:
+				return ingest.Accepted
+			case n < 0:
+				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+		}
 		// Not an event, but it still sets the job and model for the SDK
 		// lines after it (an app's own "processing record 17" JSON line).
 		d.text.noteJSON(&d.ev)
