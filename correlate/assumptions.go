@@ -66,6 +66,8 @@ type observedRetries struct {
 	ts       int64
 	job      string
 	evidence string
+	// byType is the largest per job type, for a job type's declaration.
+	byType map[string]int16
 }
 
 type observedFact struct {
@@ -222,6 +224,14 @@ func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
 	if ev.Attempt > r.max {
 		r.max, r.ts, r.job, r.evidence = ev.Attempt, ev.TS, job.ID, evidence
 	}
+	if job.Type != "" {
+		if r.byType == nil {
+			r.byType = map[string]int16{}
+		}
+		if old, ok := r.byType[job.Type]; ok || len(r.byType) < maxObservedLayers {
+			r.byType[job.Type] = max(old, ev.Attempt)
+		}
+	}
 }
 
 // reportAssumptions fills r.Assumptions and adds the findings of this run
@@ -296,7 +306,25 @@ func (s *State) assumptionFindings(r *Report) {
 			declared[x.Key] = x.Declared
 		}
 	}
+	// What the traffic showed is run-wide: a job type's declaration is
+	// held to it too (its own jobs are among those that retried).
+	observed := map[string]AssumptionReport{}
 	for _, x := range r.Assumptions {
+		if x.JobType == "" && x.Observed != "" {
+			observed[x.Key] = x
+		}
+	}
+	for _, x := range r.Assumptions {
+		if x.JobType != "" && x.Observed == "" && x.Declared != "" {
+			// A job type's declaration is held to its own jobs' retries.
+			layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
+			if o, ok := s.assume.retries[layer]; ok && isRetries {
+				if n, ok := o.byType[x.JobType]; ok {
+					x.Observed = strconv.Itoa(int(n) - 1)
+					x.Evidence, x.ObservedAt = observed[x.Key].Evidence+" (run-wide)", observed[x.Key].ObservedAt
+				}
+			}
+		}
 		if x.Declared != "" && x.Previous != "" {
 			add = append(add, s.assumptionFinding(AssumptionChanged, x.ChangedAt,
 				fmt.Sprintf("%s changed from %s to %s; the first event under the new value is at %s", describeKey(x), x.Previous, x.Declared, x.ChangedAt)))

@@ -150,3 +150,29 @@ func TestClaudeCodeVersionObserved(t *testing.T) {
 		t.Fatalf("claude-code.version: %+v", a)
 	}
 }
+
+// TestJobTypeDeclarationHeldToItsJobs: a job type declaring 0 retries is
+// violated by its own jobs' retries, not by another type's.
+func TestJobTypeDeclarationHeldToItsJobs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, decl string) string {
+		b, err := os.ReadFile(assumeDir + "night-2026-07-01.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(b), "\n")
+		p := dir + "/" + name
+		os.WriteFile(p, []byte(decl+"\n"+rest), 0o600)
+		return p
+	}
+	mine := write("mine.log", `{"event":"assumptions","job_type":"nightly-article","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	r := reportOf(t, correlate.DefaultConfig(), mine)
+	if f := finding(r, "assumption_violated"); f == nil {
+		t.Errorf("its own jobs retried twice: %v %+v", kinds(r), r.Assumptions)
+	}
+	other := write("other.log", `{"event":"assumptions","job_type":"weekly-digest","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	r = reportOf(t, correlate.DefaultConfig(), other)
+	if f := finding(r, "assumption_violated"); f != nil {
+		t.Errorf("another type's retries violate nothing: %+v", f)
+	}
+}
