@@ -54,6 +54,9 @@ type assumptionKey struct{ jobType, key string }
 
 type declaredAssumption struct {
 	value, from string
+	// retries is value as a count, for a NAME.maxRetries key (-1: none),
+	// checked live against every attempt of that layer.
+	retries int64
 	firstTS     int64
 	pending     bool // firstTS waits for the next event with a time
 	prev        string
@@ -86,6 +89,9 @@ type assumptionLog struct {
 	pending  []*declaredAssumption
 	dropped  int64 // declarations past maxDeclaredAssumptions
 	derived  map[string]DerivedAssumption
+	// violatedLive are the keys assumptionCall flagged as they happened:
+	// the report does not count them again.
+	violatedLive map[string]bool
 }
 
 // DerivedAssumption is one value `burnrate audit` derived from the code:
@@ -122,6 +128,7 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 		}
 		d = &declaredAssumption{value: value, from: from}
 		a.declared[k] = d
+		d.retries = retriesOf(key, value)
 		a.stamp(d, ev)
 		return
 	}
@@ -129,6 +136,7 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 		return // the same premise, declared again (every run prints it)
 	}
 	d.prev, d.value, d.from, d.changed = d.value, value, from, true
+	d.retries = retriesOf(key, value)
 	a.stamp(d, ev)
 	d.changedTS = d.firstTS
 }
@@ -203,12 +211,52 @@ func retryLayer(ev *ingest.Event) (layer, evidence string) {
 	return provider + "-sdk", "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
 }
 
+// retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
+// other key or a value that is no count.
+func retriesOf(key, value string) int64 {
+	if !strings.HasSuffix(key, ".maxRetries") {
+		return -1
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
 // call notes one call's attempt number: attempt n is n-1 retries of the
-// layer that numbered it. An attempt of 0 (unknown) is no evidence.
-func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
+// layer that numbered it. An attempt of 0 (unknown) is no evidence. A
+// retry past a declared NAME.maxRetries (the job type's, else the run's)
+// flags the job at once: assumption_violated is then live, an alert the
+// rules can raise (finding alerts), not only a line of the report.
+func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
+	a := &s.assume
 	if ev.Attempt < 1 || ev.Kind != ingest.KindLLMCall {
 		return
 	}
+	a.call(ev, job)
+	if len(a.declared) == 0 || ev.Attempt < 2 {
+		return
+	}
+	layer, _ := retryLayer(ev)
+	key := layer + ".maxRetries"
+	d := a.declared[assumptionKey{job.Type, key}]
+	if d == nil {
+		d = a.declared[assumptionKey{"", key}]
+	}
+	if d == nil || d.retries < 0 || int64(ev.Attempt-1) <= d.retries {
+		return
+	}
+	if a.violatedLive == nil {
+		a.violatedLive = map[string]bool{}
+	}
+	a.violatedLive[key] = true
+	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
+		return fmt.Sprintf("%s declared %d but job %s made retry %d", key, d.retries, job.ID, ev.Attempt-1)
+	})
+}
+
+func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
 	layer, evidence := retryLayer(ev)
 	if a.retries == nil {
 		a.retries = map[string]*observedRetries{}
@@ -338,7 +386,7 @@ func (s *State) assumptionFindings(r *Report) {
 			continue
 		}
 		switch {
-		case strings.HasSuffix(x.Key, ".maxRetries") && got > want:
+		case strings.HasSuffix(x.Key, ".maxRetries") && got > want && !s.assume.violatedLive[x.Key]:
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("%s declared %d but %d retries observed (%s)", describeKey(x), want, got, x.Evidence)))
 		case x.Key == "calls_per_job.max" && got > want:

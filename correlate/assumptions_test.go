@@ -110,10 +110,13 @@ func TestAssumptionViolated(t *testing.T) {
 		t.Fatalf("row: %+v", a)
 	}
 	f := finding(r, "assumption_violated")
-	if f == nil || f.Severity != correlate.SeverityCritical || !r.HasCritical() || f.FirstAt != "2026-07-01T01:00:10.95Z" {
+	// Flagged live, at the first retry the declaration forbids, on the
+	// job that made it (so a finding alert can name it).
+	if f == nil || f.Severity != correlate.SeverityCritical || !r.HasCritical() || f.FirstAt != "2026-07-01T01:00:06.377Z" || f.Count != 2 ||
+		len(f.Jobs) != 1 || f.Jobs[0] != "site-a/2026-07-01/article-x" {
 		t.Fatalf("assumption_violated: %+v", f)
 	}
-	if !strings.Contains(f.Example, "anthropic-sdk.maxRetries declared 0 but 2 retries observed") {
+	if !strings.Contains(f.Example, "anthropic-sdk.maxRetries declared 0 but job site-a/2026-07-01/article-x made retry 1") {
 		t.Errorf("example: %s", f.Example)
 	}
 }

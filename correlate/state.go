@@ -465,7 +465,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 			}
 		}
 		s.attempt(job, ev, op)
-		s.assume.call(ev, job)
+		s.assumptionCall(ev, job)
 	case ingest.KindUsageGrowth:
 		if ev.ResponseID == "" {
 			s.grow(job, ev)
