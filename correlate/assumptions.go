@@ -56,12 +56,12 @@ type declaredAssumption struct {
 	value, from string
 	// retries is value as a count, for a NAME.maxRetries key (-1: none),
 	// checked live against every attempt of that layer.
-	retries int64
-	firstTS     int64
-	pending     bool // firstTS waits for the next event with a time
-	prev        string
-	changedTS   int64
-	changed     bool
+	retries   int64
+	firstTS   int64
+	pending   bool // firstTS waits for the next event with a time
+	prev      string
+	changedTS int64
+	changed   bool
 }
 
 type observedRetries struct {
