@@ -12,6 +12,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // stackFlags read a layer stack from --layer flags or a TOML file.
@@ -97,7 +98,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 					return err
 				}
 			}
-			state, err := correlateFiles(cfg, fromLog, a.input)
+			state, err := correlateFiles(cfg, fromLog, a.input, a.declared)
 			if err != nil {
 				return err
 			}
@@ -119,7 +120,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 
 func newBudgetLayersCmd() *cobra.Command {
 	var sf stackFlags
-	var format, emit string
+	var format, emit, fromAssumptions string
 	var threshold int
 	cmd := &cobra.Command{
 		Use:   "layers",
@@ -132,6 +133,18 @@ func newBudgetLayersCmd() *cobra.Command {
 			st, err := sf.stack()
 			if err != nil {
 				return err
+			}
+			var assumed []string
+			if fromAssumptions != "" {
+				as, err := readAssumptionsReport(fromAssumptions)
+				if err != nil {
+					return err
+				}
+				declared, notes, err := layersFromAssumptions(as)
+				if err != nil {
+					return fmt.Errorf("--from-assumptions %s: %w", fromAssumptions, err)
+				}
+				st, assumed = append(declared, st...), notes
 			}
 			if err := st.Validate(); err != nil {
 				return err
@@ -159,11 +172,19 @@ func newBudgetLayersCmd() *cobra.Command {
 					Over     bool        `json:"over_threshold"`
 					Owner    string      `json:"retry_owner"`
 					Silence  []string    `json:"silence"`
-				}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > threshold, Owner: owner, Silence: silence}
+					Assumed  []string    `json:"from_assumptions,omitempty"`
+				}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > threshold, Owner: owner, Silence: silence, Assumed: assumed}
 				for _, l := range st {
 					out.Layers = append(out.Layers, layerJSON{l.Name, l.Attempts, l.Timeout.Seconds(), l.Backoff.Label})
 				}
 				return budget.WriteJSON(os.Stdout, out)
+			}
+			if len(assumed) > 0 {
+				fmt.Printf("from the assumptions of %s:\n", display.Text(fromAssumptions))
+				for _, n := range assumed {
+					fmt.Printf("  %s\n", n)
+				}
+				fmt.Println()
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
 			fmt.Fprintln(w, "LAYER\tATTEMPTS\tTIMEOUT\tBACKOFF\tCALLS SO FAR")
@@ -186,6 +207,7 @@ func newBudgetLayersCmd() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
 	cmd.Flags().IntVar(&threshold, "threshold", 10, "flag stacks whose worst-case attempts exceed this")
 	cmd.Flags().StringVar(&emit, "emit", "", "print ready-to-paste settings instead: env, toml or json")
+	cmd.Flags().StringVar(&fromAssumptions, "from-assumptions", "", "a report's JSON (report --format json): its declared (else derived) layers, outermost first, before any --layer")
 	return cmd
 }
 

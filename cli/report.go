@@ -16,6 +16,7 @@ import (
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
@@ -38,6 +39,10 @@ type analysisFlags struct {
 	maps           []string
 	patterns       []string
 	input          decode.Options // resolved by load
+	// assumptionsPath is --assumptions; declared what it (or a
+	// burnrate.assumptions.toml in the working directory) declares.
+	assumptionsPath string
+	declared        []ingest.Event
 	// acting is set for the commands that can kill (watch, replay, demo,
 	// claude): they read no config they were not given.
 	acting bool
@@ -107,6 +112,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; README: your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
+	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on (default ./"+config.DefaultAssumptionsPath+" if present; README: Assumptions)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -154,12 +160,26 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	}
 	a.input.CostMode, err = decode.ParseCostMode(a.costMode)
 	a.input.OTLP = otlp.NewFileDecoder // files of OTLP/JSON requests: the receiver's mapping
+	if err != nil {
+		return file, cfg, err
+	}
+	if a.acting {
+		// A live run's declarations come from its logs; and a broken
+		// burnrate.assumptions.toml lying in the working directory must
+		// not keep the kill path from starting.
+		if a.assumptionsPath != "" {
+			return file, cfg, fmt.Errorf("--assumptions is read by report and budget; a live run reads its declarations from its logs ([assumptions] lines, assumptions records, assumption.* OTLP attributes): see README: Assumptions")
+		}
+		return file, cfg, nil
+	}
+	a.declared, err = config.LoadAssumptions(a.assumptionsPath)
 	return file, cfg, err
 }
 
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
 	var format, baseline string
+	var auditRoots []string
 	var merge bool
 	var replicas []string
 	cmd := &cobra.Command{
@@ -186,9 +206,22 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
-			st, err := correlateFiles(cfg, paths, a.input)
+			var base *correlate.Report
+			if baseline != "" {
+				if base, err = readBaseline(baseline); err != nil {
+					return err
+				}
+			}
+			st, err := correlateFiles(cfg, paths, a.input, a.declared)
 			if err != nil {
 				return err
+			}
+			if len(auditRoots) > 0 {
+				d, err := derivedAssumptions(auditRoots)
+				if err != nil {
+					return err
+				}
+				st.SetDerivedAssumptions(d)
 			}
 			// Only what is written is built: JSON streams every job
 			// from the state, Markdown shows the costliest few.
@@ -200,12 +233,10 @@ exists; 2: bad usage or unreadable input.`,
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
 			}
-			var base *correlate.Report
-			if baseline != "" {
-				if base, err = readBaseline(baseline); err != nil {
-					return err
-				}
+			if base != nil {
+				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
+			correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
 			if format == "json" {
 				err = report.JSON(os.Stdout, r)
 			} else {
@@ -228,19 +259,26 @@ exists; 2: bad usage or unreadable input.`,
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.Flags().BoolVar(&merge, "merge", false, "the FILEs are replicas' JSON reports (watch --report-out) of one sharded run: merge them into one report")
 	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after")
+	cmd.Flags().StringSliceVar(&auditRoots, "audit", nil, "source trees to audit (burnrate audit): their retry layers become the assumptions' derived values")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after, and assumptions that changed since it are assumption_changed")
 	return cmd
 }
 
 // correlateFiles reads every file to the end, merged by event time, into a
 // new State.
-func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options) (*correlate.State, error) {
+//
+// declared are the assumptions of --assumptions: applied first, they take
+// the time of the first event.
+func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (*correlate.State, error) {
 	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
 	st := correlate.New(cfg)
+	for i := range declared {
+		st.Apply(&declared[i])
+	}
 	file.Drain(fs.Events(), st)
 	src := make([]correlate.SourceInfo, len(fs.Files))
 	for i, it := range fs.Files {

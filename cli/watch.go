@@ -436,8 +436,15 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		stop()
 		<-eng.Done()
 	}
+	var final *correlate.Report
+	if l.headless {
+		final = recordAssumptions(acts.Journal, eng.Report(), cfg)
+	}
 	if l.reportOut != "" {
-		r := eng.Report()
+		r := final
+		if r == nil {
+			r = eng.Report()
+		}
 		r.Replica = replica
 		if err := writeReport(l.reportOut, r); err != nil {
 			return err

@@ -19,6 +19,11 @@ const (
 	BreakerOpen
 	StreamRepaid
 	DeadlineExceeded
+	// The assumptions log's (assumptions.go): run-level, on no job.
+	AssumptionViolated
+	AssumptionChanged
+	AssumptionMissing
+	DefaultChangedUpstream
 	NumFindingKinds
 )
 
@@ -52,6 +57,14 @@ var FindingKinds = [NumFindingKinds]FindingInfo{
 		Advice: "A dropped stream was retried from scratch and its output paid twice: price retries in output tokens, and prefer resuming over regenerating."},
 	DeadlineExceeded: {Name: "deadline_exceeded", Severity: SeverityWarning,
 		Advice: "Give the job an absolute deadline, not an attempt count: attempt counts lie about wall clock."},
+	AssumptionViolated: {Name: "assumption_violated", Severity: SeverityCritical,
+		Advice: "The traffic contradicts a premise the run declared: a layer retried that was declared silent, or not the declared owner. Find the layer (burnrate audit), set it to what the declaration says, or correct the declaration."},
+	AssumptionChanged: {Name: "assumption_changed", Severity: SeverityWarning,
+		Advice: "A premise changed since the last run: confirm it was meant, and recompute the worst case (burnrate budget layers --from-assumptions) before tonight's run."},
+	AssumptionMissing: {Name: "assumption_missing", Severity: SeverityInfo,
+		Advice: "A layer retried that the run declares nothing about: add it to the assumptions line (or burnrate.assumptions.toml), so the next change to it shows up in the log."},
+	DefaultChangedUpstream: {Name: "default_changed_upstream", Severity: SeverityWarning,
+		Advice: "A package version moved across a change of its retry default (burnrate defaults): re-read the new behaviour and update the assumption that depends on it."},
 }
 
 func (k FindingKind) String() string {

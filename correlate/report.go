@@ -27,11 +27,16 @@ type Report struct {
 	Tools             []ToolReport     `json:"tools"`
 	// Jobs are costliest first. With ReportOptions they may be only the
 	// top few, or none and given by JobSource.
-	Jobs     []JobReport       `json:"jobs"`
-	Breakers []BreakerReport   `json:"breakers"`
-	Findings []FindingReport   `json:"findings"`
-	Timeline []TimelinePoint   `json:"timeline"`
-	Config   ReportConfigState `json:"config"`
+	Jobs     []JobReport     `json:"jobs"`
+	Breakers []BreakerReport `json:"breakers"`
+	Findings []FindingReport `json:"findings"`
+	// Assumptions is the assumptions log of the run (assumptions.go):
+	// empty when the run declared nothing and showed no evidence.
+	Assumptions []AssumptionReport `json:"assumptions"`
+	// AssumptionsDropped counts declarations past the log's bound.
+	AssumptionsDropped int64             `json:"assumptions_dropped,omitempty"`
+	Timeline           []TimelinePoint   `json:"timeline"`
+	Config             ReportConfigState `json:"config"`
 	// RunID is the run this report is of, when a live process names runs;
 	// PreviousRuns are the totals of the runs it saw before (a daemon
 	// that ran for several nights).
@@ -400,6 +405,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	s.reportModels(r)
 	s.reportBreakers(r)
 	s.reportFindings(r)
+	s.reportAssumptions(r)
 	r.Timeline = s.reportTimeline()
 	return r
 }

@@ -93,6 +93,8 @@ type State struct {
 	// Source stats are owned by the sources; the State only stores the
 	// latest copy it was handed, for reports.
 	sources []SourceInfo
+	// assume is the assumptions log (assumptions.go).
+	assume assumptionLog
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -208,6 +210,9 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	res := s.resolved[:len(b)]
 	for i := range b {
 		ev := &b[i]
+		if ev.Kind == ingest.KindAssumption {
+			continue // belongs to no job: apply takes it alone
+		}
 		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
@@ -216,6 +221,10 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	}
 	for i := range b {
 		ev := &b[i]
+		if ev.Kind == ingest.KindAssumption {
+			s.assumption(ev)
+			continue
+		}
 		job := res[i].job
 		if job == nil {
 			job = s.job(ev)
@@ -384,8 +393,13 @@ func (s *State) AgentReported(job *Job) (Pico, bool) {
 // the log clock (see advanceClock).
 func (s *State) OutOfOrder() int64 { return s.outOfOrder }
 
-// Apply folds one event into the state and returns the job it touched.
+// Apply folds one event into the state and returns the job it touched
+// (nil for a KindAssumption, which belongs to no job).
 func (s *State) Apply(ev *ingest.Event) *Job {
+	if ev.Kind == ingest.KindAssumption {
+		s.assumption(ev)
+		return nil
+	}
 	job := s.apply(ev, s.job(ev), nil)
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
 		// A retired job is still whole for the caller: compaction only
@@ -401,6 +415,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	s.events++
 	s.lastCost = 0
 	ts := ev.TS
+	if len(s.assume.pending) > 0 && ts != 0 && !ev.TSCarried {
+		s.assume.clock(ts)
+	}
 	if ts != 0 {
 		if s.firstTS == 0 || ts < s.firstTS {
 			s.firstTS = ts
@@ -454,6 +471,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 			}
 		}
 		s.attempt(job, ev, op)
+		s.assumptionCall(ev, job)
 	case ingest.KindUsageGrowth:
 		if ev.ResponseID == "" {
 			s.grow(job, ev)

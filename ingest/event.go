@@ -2,7 +2,10 @@
 // normalized Event type. Nothing here knows about spend or jobs' state.
 package ingest
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Kind is what a normalized event stands for.
 type Kind uint8
@@ -38,9 +41,17 @@ const (
 	// (claude -p's total_cost_usd, in CostUSD): shown beside the computed
 	// spend, never added to it.
 	KindAgentReport
+	// KindAssumption is one premise a run depends on (seed 003's
+	// assumptions log): declared by the run ("[assumptions] {…}", an
+	// "assumptions" record, assumption.* OTLP attributes, a committed
+	// burnrate.assumptions.toml) or observed in its traffic (an SDK's
+	// package version header). It is no attempt and belongs to no job;
+	// its key, value and provenance are packed into Tool (see
+	// SetAssumption). JobType names the job type it holds for, "" all.
+	KindAssumption
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -68,6 +79,8 @@ func ParseKind(s string) Kind {
 		return KindJobDeadLettered
 	case "request_not_run":
 		return KindRequestNotRun
+	case "assumption":
+		return KindAssumption
 	}
 	return KindUnknown
 }
@@ -103,7 +116,11 @@ type Event struct {
 	Provider   string
 	Model      string
 	ErrorType  string
-	Tool       string
+	// Tool names a tool call's tool. On a KindAssumption event (which is
+	// no call) it holds the assumption instead — provenance, key and
+	// value, packed by SetAssumption, read by AssumptionParts: a field of
+	// its own would grow every event on the hot path for a few lines a run.
+	Tool string
 
 	CostUSD           float64
 	InputTokens       int64
@@ -139,6 +156,40 @@ type Event struct {
 	AgentSession bool
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
+}
+
+// Bounds of one assumption: a key, a value, and how many keys one
+// declaration may carry (the rest are counted, not kept).
+const (
+	MaxAssumptionKeyBytes   = 128
+	MaxAssumptionValueBytes = 256
+	MaxAssumptionsPerRecord = 64
+)
+
+// assumptionSep separates the packed parts: a control character, which
+// the decoders' sanitising never lets through in a key or value.
+const assumptionSep = "\x1f"
+
+// AssumptionFromObserved prefixes the provenance of an observed fact.
+const AssumptionFromObserved = "observed: "
+
+// SetAssumption makes e a KindAssumption of provenance from ("log line",
+// "assumptions record", "otlp resource", "burnrate.assumptions.toml", or
+// AssumptionFromObserved and what was seen), key and value, packed into
+// Tool. Key and value must already be sanitised (no control characters).
+func (e *Event) SetAssumption(from, key, value string) {
+	e.Kind = KindAssumption
+	e.Tool = from + assumptionSep + key + assumptionSep + value
+}
+
+// AssumptionParts unpacks SetAssumption; ok is false for any other event.
+func (e *Event) AssumptionParts() (from, key, value string, ok bool) {
+	if e.Kind != KindAssumption {
+		return "", "", "", false
+	}
+	from, rest, ok1 := strings.Cut(e.Tool, assumptionSep)
+	key, value, ok2 := strings.Cut(rest, assumptionSep)
+	return from, key, value, ok1 && ok2 && key != ""
 }
 
 // Plausibility bounds. No model reads or writes a billion tokens in one

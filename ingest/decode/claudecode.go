@@ -68,12 +68,15 @@ type claudeMessage struct {
 // claudeRecord is what a transcript line says about API calls.
 type claudeRecord struct {
 	Type, Subtype, SessionID, Cwd, Timestamp, RequestID, UUID string
-	CostUSD                                                   *float64
-	IsAPIError                                                bool
-	APIErrorSt                                                int
-	ErrorStatus                                               int    // error.status of an api_error record
-	ErrorCode                                                 string // error as a string, on the give-up record
-	Message                                                   *claudeMessage
+	// Version is Claude Code's own version (transcripts' "version",
+	// claude -p's "claude_code_version"): an observed assumption.
+	Version     string
+	CostUSD     *float64
+	IsAPIError  bool
+	APIErrorSt  int
+	ErrorStatus int    // error.status of an api_error record
+	ErrorCode   string // error as a string, on the give-up record
+	Message     *claudeMessage
 	// claude -p's result record: Claude Code's own cost figure and usage
 	// per model (which counts internal calls no assistant record shows).
 	TotalCostUSD *float64
@@ -119,6 +122,18 @@ type claudeDecoder struct {
 	seen     map[claudeKey]*claudeCounted
 	sessions map[claudeKey]*claudeSession
 	failed   map[string]int16 // session → status of its last give-up, for its result
+	version  string           // the last Claude Code version seen, emitted once per change
+}
+
+// observeVersion emits the Claude Code version a record names, as an
+// observed assumption (claude-code.version): its watchdog and retry
+// defaults change between versions.
+func (d *claudeDecoder) observeVersion(r *claudeRecord, emit func(*ingest.Event)) {
+	d.version = r.Version
+	ev := *d.base(r)
+	ev.Provider, ev.AgentSession, ev.JobID, ev.Status = "", false, "", ingest.StatusUnknown
+	ev.SetAssumption(ingest.AssumptionFromObserved+"Claude Code transcript version", "claude-code.version", AssumptionText(r.Version, 64))
+	emit(&ev)
 }
 
 func newClaudeDecoder(p *Parser, mode CostMode) *claudeDecoder {
@@ -185,6 +200,9 @@ func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Ski
 	r, sr := d.scan(line)
 	if sr != ingest.Accepted {
 		return sr
+	}
+	if r.Version != "" && r.Version != d.version {
+		d.observeVersion(r, emit)
 	}
 	synthetic := r.Message != nil && r.Message.Model == "<synthetic>"
 	switch {
@@ -290,6 +308,8 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			})
 		case "cwd":
 			r.Cwd = str()
+		case "version", "claude_code_version":
+			r.Version = str()
 		case "timestamp":
 			r.Timestamp = str()
 		case "requestId":

@@ -319,12 +319,63 @@ type jsonlDecoder struct {
 	// lines no user pattern (nor built-in text format) matched: the first.
 	unmatched      int
 	firstUnmatched []byte
+	// held are assumptions declared before any line had a time (seed
+	// 003's line opens a run's log): they take the time of the next
+	// event, so that merged with other files by time they stay at the
+	// top of their own run, not at the start of time.
+	held      []ingest.Event
+	outer     func(*ingest.Event)
+	releaseFn func(*ingest.Event)
 }
 
-// Flush emits an httpx response held for the router line after it.
-func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int { return d.text.flush(emit) }
+// holdOrEmit emits an assumption, or holds it while it has no time.
+func (d *jsonlDecoder) holdOrEmit(emit func(*ingest.Event), ev *ingest.Event) {
+	if ev.TS == 0 && len(d.held) < 4*ingest.MaxAssumptionsPerRecord {
+		d.held = append(d.held, *ev)
+		return
+	}
+	emit(ev)
+}
+
+// release emits the held assumptions at the time of ev, the first event
+// with one, then ev.
+func (d *jsonlDecoder) release(ev *ingest.Event) {
+	if ev.TS != 0 && ev.Kind != ingest.KindAssumption {
+		d.releaseAt(ev.TS, d.outer)
+	}
+	d.outer(ev)
+}
+
+func (d *jsonlDecoder) releaseAt(ts int64, emit func(*ingest.Event)) {
+	for i := range d.held {
+		d.held[i].TS, d.held[i].TSCarried = ts, ts == 0
+		emit(&d.held[i])
+	}
+	d.held = d.held[:0]
+}
+
+// Flush emits an httpx response held for the router line after it, and
+// assumptions held for a time no line gave.
+func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
+	n := len(d.held)
+	d.releaseAt(0, emit)
+	return n + d.text.flush(emit)
+}
 
 func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if len(d.held) == 0 {
+		return d.decodeHeld(line, emit)
+	}
+	if d.releaseFn == nil {
+		d.releaseFn = d.release
+	}
+	d.outer = emit
+	r := d.decodeHeld(line, d.releaseFn)
+	d.outer = nil
+	return r
+}
+
+func (d *jsonlDecoder) decodeHeld(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	if d.text.hasHeld && looksLikeJSONStart(line) {
 		// The held response comes before this JSON line's event; the
 		// line's own outcome is then counted as it is.
@@ -353,9 +404,21 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 	r := d.p.ParseLine(src, &d.ev)
 	switch r {
 	case ingest.Accepted:
+		if d.ev.Kind == ingest.KindAssumption { // {"event":"assumption", …}
+			if n := d.p.assumptionRecord(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n > 0 {
+				return ingest.Accepted
+			}
+			return ingest.SkipNoEvent
+		}
 		d.text.noteJSON(&d.ev)
 		emit(&d.ev)
 	case ingest.SkipInvalidJSON:
+		if n := d.text.assumptionLine(line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n != 0 {
+			if n < 0 {
+				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+			return ingest.Accepted
+		}
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
 			return ingest.Accepted
@@ -379,6 +442,20 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.firstBad = bytes.Clone(line[:min(len(line), 200)])
 		}
 	case ingest.SkipNoEvent, ingest.SkipUnknownEvent:
+		if r == ingest.SkipUnknownEvent && string(d.p.evName) == "assumptions" {
+			if n := d.p.assumptionRecord(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n > 0 {
+				return ingest.Accepted
+			}
+			return ingest.SkipNoEvent // an assumptions record declaring nothing
+		}
+		if r == ingest.SkipNoEvent {
+			switch n := d.p.assumptionMessage(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); {
+			case n > 0:
+				return ingest.Accepted
+			case n < 0:
+				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+		}
 		// Not an event, but it still sets the job and model for the SDK
 		// lines after it (an app's own "processing record 17" JSON line).
 		d.text.noteJSON(&d.ev)
@@ -694,6 +771,14 @@ func JSONLinesOf(d Decoder) (JSONLines, bool) {
 func (j JSONLines) Took(ev *ingest.Event) {
 	j.jd.p.lastTS = ev.TS
 	j.jd.text.noteJSON(ev)
+}
+
+// Release emits, before an event at ts another Parser parsed, the
+// assumptions held for a time (see jsonlDecoder.held).
+func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
+	if len(j.jd.held) > 0 && ts != 0 {
+		j.jd.releaseAt(ts, emit)
+	}
 }
 
 // ParseAlone parses a line as though it were the first: no time carried

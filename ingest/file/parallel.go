@@ -273,9 +273,10 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 		}
 		it.cur, it.n = ev, 0
 		var r ingest.SkipReason
-		if pl.r == ingest.Accepted && pl.ev.TS != 0 {
+		if pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption {
 			// What the decoder would have done with this line.
 			jd.Took(&pl.ev)
+			jd.Release(pl.ev.TS, it.emitFn)
 			if r = pl.ev.Check(); r == ingest.Accepted {
 				it.emit(&pl.ev)
 			}

@@ -56,7 +56,11 @@ const (
 // and are exported, before the root that carries job.id). Safe for
 // concurrent use.
 type Mapper struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// sdk is the last package version seen per SDK (assumptions.go),
+	// under its own lock: MapLogs does not take mu.
+	sdkMu  sync.Mutex
+	sdk    map[string]string
 	groups map[groupKey]*group
 	// seen and seenOld are the spans mapped lately (two generations of
 	// maxSeenSpans): an exporter that retries a batch the receiver did
@@ -154,6 +158,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
 		sss := rs.ScopeSpans()
+		if sss.Len() > 0 && sss.At(0).Spans().Len() > 0 {
+			// Declared for everything the resource sends: at its first span.
+			events = declared(events, res, fromResource, "", int64(sss.At(0).Spans().At(0).StartTimestamp()))
+		}
 		for j := range sss.Len() {
 			spans := sss.At(j).Spans()
 			for k := range spans.Len() {
@@ -277,6 +285,12 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 					g.synth += missing
 				}
 			}
+			if ev.Attempt == 0 {
+				if a, ok := stainlessRetries(attrs); ok {
+					ev.Attempt = a
+				}
+			}
+			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
 		case r.span.Kind() == ptrace.SpanKindClient && has(attrs, "http.response.status_code"):
 			ev.Kind = ingest.KindToolCall
 			ev.Tool = clean(firstStr(attrs, "url.template", "http.route", "url.path", "server.address"))
@@ -286,7 +300,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			ev.Status = spanStatus(r.span, attrs)
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
 				ev.Attempt = int16(min(n+1, 1<<15-1))
+			} else if a, ok := stainlessRetries(attrs); ok {
+				ev.Attempt = a
 			}
+			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		default:
 			continue
 		}
@@ -486,6 +503,14 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 		rl := rls.At(i)
 		res := rl.Resource().Attributes()
 		sls := rl.ScopeLogs()
+		if sls.Len() > 0 && sls.At(0).LogRecords().Len() > 0 {
+			first := sls.At(0).LogRecords().At(0)
+			ts := int64(first.Timestamp())
+			if ts == 0 {
+				ts = int64(first.ObservedTimestamp())
+			}
+			events = declared(events, res, fromResource, "", ts)
+		}
 		for j := range sls.Len() {
 			recs := sls.At(j).LogRecords()
 			for k := range recs.Len() {
@@ -500,6 +525,7 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 				if !lr.TraceID().IsEmpty() {
 					ev.CorrelationID = lr.TraceID().String()
 				}
+				events = declared(events, a, fromLogRecord, clean(firstStr(a, decode.FieldJobType.OTel()...)), ev.TS)
 				name := lr.EventName()
 				if name == "" {
 					name = firstStr(a, "event.name")

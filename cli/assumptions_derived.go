@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/audit"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
+)
+
+// derivedAssumptions scans roots as `burnrate audit` does and names each
+// layer it found in the assumptions log's words: a provider SDK's
+// retries as PROVIDER-sdk.maxRetries (the key runs declare, seed 003's
+// anthropic-sdk.maxRetries), every other layer as ID.maxAttempts. Two
+// layers of one key keep the larger (the worst case).
+func derivedAssumptions(roots []string) (map[string]correlate.DerivedAssumption, error) {
+	res, err := audit.Scan(roots, audit.DefaultOptions())
+	if err != nil {
+		return nil, fmt.Errorf("--audit: %w", err)
+	}
+	out := map[string]correlate.DerivedAssumption{}
+	best := map[string]int{}
+	for _, l := range res.Layers {
+		if l.Unbounded || l.Attempts < 1 {
+			continue
+		}
+		key, n := l.DefaultID+".maxAttempts", l.Attempts
+		if l.Kind == audit.KindSDK {
+			if p, _, ok := strings.Cut(l.DefaultID, "-"); ok {
+				key, n = p+"-sdk.maxRetries", l.Attempts-1
+			}
+		}
+		if old, seen := best[key]; seen && old >= n {
+			continue
+		}
+		best[key] = n
+		how := "default"
+		if l.Configured {
+			how = "configured"
+		}
+		from := fmt.Sprintf("audit: %s %s at %s:%d", how, l.Setting, l.File, l.Line)
+		if l.Version != "" {
+			from += ", version " + l.Version
+		}
+		out[key] = correlate.DerivedAssumption{Value: strconv.Itoa(n), From: display.Text(from)}
+	}
+	return out, nil
+}

@@ -1,0 +1,318 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/config"
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+)
+
+const assumeFixtures = "../correlate/testdata/assumptions/"
+
+// TestReportAssumptionViolatedExits1: a run declaring 0 SDK retries
+// whose SDK lines show 2 is critical.
+func TestReportAssumptionViolatedExits1(t *testing.T) {
+	out, err := run(t, "report", assumeFixtures+"violated-2026-07-01.log")
+	if !errors.Is(err, errCritical) {
+		t.Fatalf("violated: %v, want the critical exit", err)
+	}
+	if !strings.Contains(out, "### assumption_violated — critical") || !strings.Contains(out, "## Assumptions") {
+		t.Errorf("report:\n%s", out)
+	}
+	if _, err := run(t, "report", assumeFixtures+"night-2026-06-30.log"); err != nil {
+		t.Errorf("a night that kept its premises: %v", err)
+	}
+}
+
+// TestReportAssumptionsBaseline: last night's JSON report as --baseline
+// makes tonight's changed declaration assumption_changed.
+func TestReportAssumptionsBaseline(t *testing.T) {
+	prev, err := run(t, "report", "--format", "json", assumeFixtures+"night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "prev.json")
+	if err := os.WriteFile(base, []byte(prev), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "report", "--format", "json", "--baseline", base, assumeFixtures+"night-2026-07-01.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var changed *correlate.FindingReport
+	for i := range r.Findings {
+		if r.Findings[i].Kind == "assumption_changed" {
+			changed = &r.Findings[i]
+		}
+	}
+	if changed == nil || changed.FirstAt != "2026-07-01T01:00:00Z" {
+		t.Fatalf("assumption_changed: %+v in %v", changed, r.Findings)
+	}
+}
+
+// TestAssumptionsTOML: a committed burnrate.assumptions.toml declares
+// as a log line does, tables flattened, per job type too.
+func TestAssumptionsTOML(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "burnrate.assumptions.toml")
+	toml := "\"retry.owner\" = \"wrapper.withSingleOwnerRetry\"\n\n[anthropic-sdk]\nmaxRetries = 0\n\n[job_types.nightly-article]\n\"scheduler.rerunsOnFailure\" = 1\n"
+	if err := os.WriteFile(path, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The night's own line declares 2; the file 0 for the SDK — and the
+	// SDK retried twice.
+	out, err := run(t, "report", "--format", "json", "--assumptions", path, assumeFixtures+"silent.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range r.Assumptions {
+		if a.Declared != "" {
+			got[a.JobType+"|"+a.Key] = a.Declared + " from " + a.DeclaredFrom + " at " + a.FirstAt
+		}
+	}
+	want := map[string]string{
+		"|retry.owner":                              "wrapper.withSingleOwnerRetry from burnrate.assumptions.toml at 2026-07-02T01:00:00Z",
+		"|anthropic-sdk.maxRetries":                 "0 from burnrate.assumptions.toml at 2026-07-02T01:00:00Z",
+		"nightly-article|scheduler.rerunsOnFailure": "1 from burnrate.assumptions.toml at 2026-07-02T01:00:00Z",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	os.WriteFile(path, []byte("not = [toml"), 0o600)
+	if _, err := run(t, "report", "--assumptions", path, assumeFixtures+"silent.log"); err == nil || !strings.Contains(err.Error(), "README: Assumptions") {
+		t.Errorf("a broken file: %v", err)
+	}
+}
+
+// TestHeadlessAssumptionsLog: each headless run appends a line to
+// assumptions.jsonl beside its journal; the second night, changed,
+// compares with the first without a flag.
+func TestHeadlessAssumptionsLog(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := dir + "/burnrate.toml"
+	os.WriteFile(cfgPath, []byte("journal = \""+dir+"/journal.jsonl\"\n"), 0o644)
+	night := func(name string) *correlate.Report {
+		t.Helper()
+		var l liveFlags
+		l.configPath, l.maxCallsPerJob = cfgPath, -1
+		l.headless, l.reportOut = true, filepath.Join(dir, name+".json")
+		r, err := loadReplay([]string{assumeFixtures + name}, 0, decode.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := os.Stdout
+		devnull, _ := os.Open(os.DevNull)
+		os.Stdout = devnull
+		err = runLive(context.Background(), l, "replay", nil, r)
+		os.Stdout = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(l.reportOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep correlate.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		return &rep
+	}
+	first := night("night-2026-06-30.log")
+	for _, f := range first.Findings {
+		if f.Kind == "assumption_changed" {
+			t.Fatalf("the first night has no previous run: %+v", f)
+		}
+	}
+	second := night("night-2026-07-01.log")
+	var changed *correlate.FindingReport
+	for i := range second.Findings {
+		if second.Findings[i].Kind == "assumption_changed" {
+			changed = &second.Findings[i]
+		}
+	}
+	if changed == nil || changed.FirstAt != "2026-07-01T01:00:00Z" {
+		t.Fatalf("second night: %+v", second.Findings)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "assumptions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(log, []byte("\n")); n != 2 {
+		t.Fatalf("%d lines in assumptions.jsonl, want one per run:\n%s", n, log)
+	}
+	// A torn last line (a crash mid-write) is passed over: the run
+	// before it is the baseline.
+	os.WriteFile(filepath.Join(dir, "assumptions.jsonl"), append(log, []byte(`{"written_at":"2026-07-02T0`)...), 0o600)
+	prev, err := lastAssumptions(filepath.Join(dir, "assumptions.jsonl"))
+	if err != nil || len(prev) == 0 {
+		t.Fatalf("after a torn line: %v, %v", prev, err)
+	}
+	for _, a := range prev {
+		if a.Key == "anthropic-sdk.maxRetries" && a.Declared != "2" {
+			t.Errorf("baseline after a torn line: %+v", a)
+		}
+	}
+	// A symlink in its place is refused, never followed.
+	os.Remove(filepath.Join(dir, "assumptions.jsonl"))
+	os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "assumptions.jsonl"))
+	if err := appendAssumptions(filepath.Join(dir, "assumptions.jsonl"), second, time.Now()); err == nil {
+		t.Error("appended through a symlink")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
+		t.Error("the symlink's target was created")
+	}
+}
+
+// TestBudgetFromAssumptions: seed 003's line, read into a report, gives
+// the layers it declares, multiplied: scheduler 2 × watchdog 2 × SDK 1.
+func TestBudgetFromAssumptions(t *testing.T) {
+	rep, err := run(t, "report", "--format", "json", assumeFixtures+"night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "night.json")
+	os.WriteFile(path, []byte(rep), 0o600)
+	out, err := run(t, "budget", "layers", "--format", "json", "--from-assumptions", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Attempts int `json:"worst_case_attempts"`
+		Layers   []struct {
+			Name     string `json:"name"`
+			Attempts int    `json:"attempts"`
+		} `json:"layers"`
+		Assumed []string `json:"from_assumptions"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Attempts != 4 || len(got.Layers) != 3 || got.Layers[0].Name != "scheduler" || got.Layers[2].Name != "anthropic-sdk" || got.Layers[2].Attempts != 1 {
+		t.Fatalf("%+v", got)
+	}
+	if !strings.Contains(strings.Join(got.Assumed, "\n"), "declare wrapper.withSingleOwnerRetry.maxAttempts") {
+		t.Errorf("the owner's undeclared attempts must be said: %v", got.Assumed)
+	}
+	// --layer adds the owner's own loop inside the declared ones.
+	out, err = run(t, "budget", "layers", "--format", "json", "--from-assumptions", path, "--layer", "wrapper:attempts=4,timeout=300s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal([]byte(out), &got)
+	if got.Attempts != 16 {
+		t.Errorf("with the wrapper's 4 attempts: %d, want 16", got.Attempts)
+	}
+	silent, _ := run(t, "report", "--format", "json", assumeFixtures+"silent.log")
+	os.WriteFile(path, []byte(silent), 0o600)
+	if _, err := run(t, "budget", "layers", "--from-assumptions", path); err == nil || !strings.Contains(err.Error(), "declare no retry layer") {
+		t.Errorf("a report declaring nothing: %v", err)
+	}
+}
+
+// TestReadmeAssumptions: the README's Assumptions section opens with seed
+// 003's line, and its TOML example is a file burnrate reads.
+func TestReadmeAssumptions(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Assumptions")
+	if !ok {
+		t.Fatal("README has no Assumptions section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	line, err := os.ReadFile(assumeFixtures + "night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _, _ := strings.Cut(string(line), "\n")
+	_, firstBlock, _ := strings.Cut(sec, "```\n")
+	if first, _, _ := strings.Cut(firstBlock, "\n"); first != seed {
+		t.Errorf("the first example is %q, want seed 003's line", first)
+	}
+	_, toml, ok := strings.Cut(sec, "```toml\n")
+	if !ok {
+		t.Fatal("no TOML example")
+	}
+	toml, _, _ = strings.Cut(toml, "```")
+	path := filepath.Join(t.TempDir(), "burnrate.assumptions.toml")
+	os.WriteFile(path, []byte(toml), 0o600)
+	evs, err := config.LoadAssumptions(path)
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("README's TOML: %d declarations, %v", len(evs), err)
+	}
+}
+
+// TestOTLPVersionBumpAcrossADefaultChange: an OTLP stream whose spans carry
+// x-stainless-retry-count and x-stainless-package-version yields the
+// observed keys, and openai-go moving from 3.52.0 to 3.53.0 crosses the
+// Retry-After cap recorded in the defaults history.
+func TestOTLPVersionBumpAcrossADefaultChange(t *testing.T) {
+	out, err := run(t, "report", "--format", "json", assumeFixtures+"otlp-openai-go-two-nights.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]correlate.AssumptionReport{}
+	for _, a := range r.Assumptions {
+		rows[a.Key] = a
+	}
+	if v := rows["openai-go.version"]; v.Observed != "3.53.0" || v.Previous != "3.52.0" || v.ChangedAt != "2026-07-01T01:00:00Z" {
+		t.Errorf("version: %+v", v)
+	}
+	if m := rows["openai-sdk.maxRetries"]; m.Observed != "2" || m.Declared != "2" || m.DeclaredFrom != "otlp resource" {
+		t.Errorf("retries: %+v", m)
+	}
+	var up *correlate.FindingReport
+	for i := range r.Findings {
+		if r.Findings[i].Kind == "default_changed_upstream" {
+			up = &r.Findings[i]
+		}
+	}
+	if up == nil || up.FirstAt != "2026-07-01T01:00:00Z" || !strings.Contains(up.Example, "DefaultMaxServerDelay") {
+		t.Fatalf("default_changed_upstream: %+v", up)
+	}
+}
+
+// TestReportAuditDerived: report --audit fills the derived column from the
+// code's layers, keyed as runs declare them.
+func TestReportAuditDerived(t *testing.T) {
+	out, _ := run(t, "report", "--format", "json", "--audit", "../audit/testdata/pyagent", assumeFixtures+"violated-2026-07-01.log")
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range r.Assumptions {
+		if a.Key == "anthropic-sdk.maxRetries" {
+			if a.Declared != "0" || a.Derived != "5" || !strings.Contains(a.DerivedFrom, "app/llm.py:13") {
+				t.Errorf("%+v", a)
+			}
+			return
+		}
+	}
+	t.Fatalf("no anthropic-sdk.maxRetries in %+v", r.Assumptions)
+}

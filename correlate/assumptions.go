@@ -1,0 +1,547 @@
+package correlate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// The assumptions log (seed 003): what each run depended on, from three
+// sources — declared by the run (ingest.KindAssumption events), derived
+// by `burnrate audit` (SetDerivedAssumptions) and observed in the traffic
+// (the largest retry count per layer, package versions, calls per job) —
+// and the findings where they disagree or change.
+
+// Bounds: a hostile log declaring ever new keys grows nothing past them.
+const (
+	maxDeclaredAssumptions = 1024
+	maxObservedLayers      = 64
+	maxObservedFacts       = 256
+)
+
+// AssumptionReport is one key of the log, in the JSON report's
+// "assumptions". Every text in it came from a log: sanitised and bounded
+// at ingest, and still escaped again for a terminal (display.Text).
+type AssumptionReport struct {
+	Key     string `json:"key"`
+	JobType string `json:"job_type,omitempty"` // "" for the whole run
+	// Declared is the value the run declared, DeclaredFrom where (a log
+	// line, an assumptions record, OTLP attributes, the TOML file).
+	Declared     string `json:"declared,omitempty"`
+	DeclaredFrom string `json:"declared_from,omitempty"`
+	Derived      string `json:"derived,omitempty"`
+	DerivedFrom  string `json:"derived_from,omitempty"`
+	Observed     string `json:"observed,omitempty"`
+	// Evidence says what the observed value was read from, and where.
+	Evidence string `json:"evidence,omitempty"`
+	// ObservedAt is the log time of the evidence.
+	ObservedAt string `json:"observed_at,omitempty"`
+	// FirstAt is the log time of the first event under the current
+	// declared (or observed) value.
+	FirstAt string `json:"first_at,omitempty"`
+	// Previous is the value before a change within this run, or in the
+	// baseline run, with ChangedAt the log time of the first event under
+	// the new value.
+	Previous  string `json:"previous,omitempty"`
+	ChangedAt string `json:"changed_at,omitempty"`
+}
+
+type assumptionKey struct{ jobType, key string }
+
+type declaredAssumption struct {
+	value, from string
+	// retries is value as a count, for a NAME.maxRetries key (-1: none),
+	// checked live against every attempt of that layer.
+	retries   int64
+	firstTS   int64
+	pending   bool // firstTS waits for the next event with a time
+	prev      string
+	changedTS int64
+	changed   bool
+}
+
+type observedRetries struct {
+	max      int16 // the largest attempt number seen
+	ts       int64
+	job      string
+	evidence string
+	// byType is the largest per job type, for a job type's declaration.
+	byType map[string]int16
+}
+
+type observedFact struct {
+	value, from string
+	firstTS     int64
+	prev        string
+	changedTS   int64
+	changed     bool
+}
+
+// assumptionLog is the State's part for assumptions.
+type assumptionLog struct {
+	declared map[assumptionKey]*declaredAssumption
+	retries  map[string]*observedRetries // by layer
+	facts    map[string]*observedFact    // by key
+	pending  []*declaredAssumption
+	dropped  int64 // declarations past maxDeclaredAssumptions
+	derived  map[string]DerivedAssumption
+	// violatedLive are the keys assumptionCall flagged as they happened:
+	// the report does not count them again.
+	violatedLive map[string]bool
+}
+
+// DerivedAssumption is one value `burnrate audit` derived from the code:
+// a layer's configured or default retries for its locked version.
+type DerivedAssumption struct {
+	Value, From string
+}
+
+// SetDerivedAssumptions records what the audit derived, by key (the same
+// keys the runs declare, e.g. anthropic-sdk.maxRetries).
+func (s *State) SetDerivedAssumptions(d map[string]DerivedAssumption) {
+	s.assume.derived = d
+}
+
+// assumption applies one KindAssumption event.
+func (a *assumptionLog) assumption(ev *ingest.Event) {
+	from, key, value, ok := ev.AssumptionParts()
+	if !ok {
+		return
+	}
+	if strings.HasPrefix(from, ingest.AssumptionFromObserved) {
+		a.fact(key, value, strings.TrimPrefix(from, ingest.AssumptionFromObserved), ev.TS)
+		return
+	}
+	if a.declared == nil {
+		a.declared = map[assumptionKey]*declaredAssumption{}
+	}
+	k := assumptionKey{ev.JobType, key}
+	d := a.declared[k]
+	if d == nil {
+		if len(a.declared) >= maxDeclaredAssumptions {
+			a.dropped++
+			return
+		}
+		d = &declaredAssumption{value: value, from: from}
+		a.declared[k] = d
+		d.retries = retriesOf(key, value)
+		a.stamp(d, ev)
+		return
+	}
+	if d.value == value {
+		return // the same premise, declared again (every run prints it)
+	}
+	d.prev, d.value, d.from, d.changed = d.value, value, from, true
+	d.retries = retriesOf(key, value)
+	a.stamp(d, ev)
+	d.changedTS = d.firstTS
+}
+
+// stamp sets the first log time under d's value: the event's own, or,
+// for a line with none (seed 003's has none), the next event's.
+func (a *assumptionLog) stamp(d *declaredAssumption, ev *ingest.Event) {
+	if ev.TS != 0 && !ev.TSCarried {
+		d.firstTS, d.pending = ev.TS, false
+		return
+	}
+	d.firstTS, d.pending = ev.TS, true
+	if len(a.pending) < maxDeclaredAssumptions {
+		a.pending = append(a.pending, d)
+	}
+}
+
+// clock gives pending declarations the time of the first event after them.
+func (a *assumptionLog) clock(ts int64) {
+	for _, d := range a.pending {
+		if d.pending {
+			d.firstTS, d.pending = ts, false
+			if d.changed {
+				d.changedTS = ts
+			}
+		}
+	}
+	a.pending = a.pending[:0]
+}
+
+func (a *assumptionLog) fact(key, value, from string, ts int64) {
+	if a.facts == nil {
+		a.facts = map[string]*observedFact{}
+	}
+	f := a.facts[key]
+	if f == nil {
+		if len(a.facts) >= maxObservedFacts {
+			return
+		}
+		a.facts[key] = &observedFact{value: value, from: from, firstTS: ts}
+		return
+	}
+	if f.value != value {
+		f.prev, f.value, f.from, f.firstTS, f.changedTS, f.changed = f.value, value, from, ts, ts, true
+	}
+}
+
+// retryLayer names the layer whose attempt number an event carries, by
+// the decoder that read it (its operation key's prefix) or its source.
+func retryLayer(ev *ingest.Event) (layer, evidence string) {
+	k := ev.IdempotencyKey
+	provider := ev.Provider
+	if provider == "" {
+		provider = "llm"
+	}
+	switch {
+	case strings.HasPrefix(k, "sdk:"):
+		return provider + "-sdk", "SDK retry lines"
+	case strings.HasPrefix(k, "litellm:"):
+		return "litellm-router", "LiteLLM Router lines"
+	case strings.HasPrefix(k, "retry:") && strings.Contains(k, ":claude-code:"):
+		return "claude-code", "Claude Code retry lines"
+	case strings.HasPrefix(k, "retry:"):
+		return "retry-wrapper", "retry-library warnings (tenacity)"
+	case strings.HasPrefix(k, "pattern:"):
+		return "app", "the application's own retry lines (--pattern)"
+	case ev.AgentSession && provider == "anthropic":
+		return "claude-code", "Claude Code transcript"
+	case ev.AgentSession:
+		return provider + "-agent", "agent transcript"
+	}
+	return provider + "-sdk", "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
+}
+
+// retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
+// other key or a value that is no count.
+func retriesOf(key, value string) int64 {
+	if !strings.HasSuffix(key, ".maxRetries") {
+		return -1
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// call notes one call's attempt number: attempt n is n-1 retries of the
+// layer that numbered it. An attempt of 0 (unknown) is no evidence. A
+// retry past a declared NAME.maxRetries (the job type's, else the run's)
+// flags the job at once: assumption_violated is then live, an alert the
+// rules can raise (finding alerts), not only a line of the report.
+func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
+	a := &s.assume
+	if ev.Attempt < 1 || ev.Kind != ingest.KindLLMCall {
+		return
+	}
+	a.call(ev, job)
+	if len(a.declared) == 0 || ev.Attempt < 2 {
+		return
+	}
+	layer, _ := retryLayer(ev)
+	key := layer + ".maxRetries"
+	d := a.declared[assumptionKey{job.Type, key}]
+	if d == nil {
+		d = a.declared[assumptionKey{"", key}]
+	}
+	if d == nil || d.retries < 0 || int64(ev.Attempt-1) <= d.retries {
+		return
+	}
+	if a.violatedLive == nil {
+		a.violatedLive = map[string]bool{}
+	}
+	a.violatedLive[key] = true
+	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
+		return fmt.Sprintf("%s declared %d but job %s made retry %d", key, d.retries, job.ID, ev.Attempt-1)
+	})
+}
+
+func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
+	layer, evidence := retryLayer(ev)
+	if a.retries == nil {
+		a.retries = map[string]*observedRetries{}
+	}
+	r := a.retries[layer]
+	if r == nil {
+		if len(a.retries) >= maxObservedLayers {
+			return
+		}
+		r = &observedRetries{}
+		a.retries[layer] = r
+	}
+	if ev.Attempt > r.max {
+		r.max, r.ts, r.job, r.evidence = ev.Attempt, ev.TS, job.ID, evidence
+	}
+	if job.Type != "" {
+		if r.byType == nil {
+			r.byType = map[string]int16{}
+		}
+		if old, ok := r.byType[job.Type]; ok || len(r.byType) < maxObservedLayers {
+			r.byType[job.Type] = max(old, ev.Attempt)
+		}
+	}
+}
+
+// reportAssumptions fills r.Assumptions and adds the findings of this run
+// alone (assumption_violated, assumption_missing, and assumption_changed
+// within the run); CompareAssumptions adds the changes against a
+// previous run.
+func (s *State) reportAssumptions(r *Report) {
+	a := &s.assume
+	rows := map[assumptionKey]*AssumptionReport{}
+	row := func(k assumptionKey) *AssumptionReport {
+		if x := rows[k]; x != nil {
+			return x
+		}
+		x := &AssumptionReport{Key: k.key, JobType: k.jobType}
+		rows[k] = x
+		return x
+	}
+	for k, d := range a.declared {
+		x := row(k)
+		x.Declared, x.DeclaredFrom, x.FirstAt = d.value, d.from, FormatTime(d.firstTS)
+		if d.changed {
+			x.Previous, x.ChangedAt = d.prev, FormatTime(d.changedTS)
+		}
+	}
+	for key, d := range a.derived {
+		x := row(assumptionKey{"", key})
+		x.Derived, x.DerivedFrom = d.Value, d.From
+	}
+	for layer, o := range a.retries {
+		x := row(assumptionKey{"", layer + ".maxRetries"})
+		x.Observed = strconv.Itoa(int(o.max) - 1)
+		x.Evidence = fmt.Sprintf("%s: attempt %d in job %s", o.evidence, o.max, o.job)
+		x.ObservedAt = FormatTime(o.ts)
+	}
+	for key, f := range a.facts {
+		x := row(assumptionKey{"", key})
+		x.Observed, x.Evidence, x.ObservedAt = f.value, f.from, FormatTime(f.firstTS)
+		if x.FirstAt == "" {
+			x.FirstAt = FormatTime(f.firstTS)
+		}
+		if f.changed && x.Previous == "" {
+			x.Previous, x.ChangedAt = f.prev, FormatTime(f.changedTS)
+		}
+	}
+	// Per job type, p99 calls per job: the job types' own figure, which
+	// counts the jobs retired from memory too.
+	for _, jt := range r.JobTypes {
+		if jt.JobType == jobTypeName("") || jt.Jobs == 0 || jt.CallsPerJobP99 == 0 || len(rows) >= maxDeclaredAssumptions+maxObservedFacts {
+			continue
+		}
+		x := row(assumptionKey{jt.JobType, "calls_per_job.p99"})
+		x.Observed = strconv.FormatInt(jt.CallsPerJobP99, 10)
+		x.Evidence = fmt.Sprintf("%d jobs of type %s", jt.Jobs, jt.JobType)
+	}
+	r.Assumptions = make([]AssumptionReport, 0, len(rows))
+	for _, x := range rows {
+		r.Assumptions = append(r.Assumptions, *x)
+	}
+	slices.SortFunc(r.Assumptions, func(x, y AssumptionReport) int {
+		return cmp.Or(cmp.Compare(x.JobType, y.JobType), cmp.Compare(x.Key, y.Key))
+	})
+	r.AssumptionsDropped = a.dropped
+	s.assumptionFindings(r)
+}
+
+// assumptionFindings adds what this run's assumptions alone show.
+func (s *State) assumptionFindings(r *Report) {
+	var add []FindingReport
+	declared := map[string]string{} // key → value, any job type
+	for _, x := range r.Assumptions {
+		if x.Declared != "" {
+			declared[x.Key] = x.Declared
+		}
+	}
+	// What the traffic showed is run-wide: a job type's declaration is
+	// held to it too (its own jobs are among those that retried).
+	observed := map[string]AssumptionReport{}
+	for _, x := range r.Assumptions {
+		if x.JobType == "" && x.Observed != "" {
+			observed[x.Key] = x
+		}
+	}
+	for _, x := range r.Assumptions {
+		if x.JobType != "" && x.Observed == "" && x.Declared != "" {
+			// A job type's declaration is held to its own jobs' retries.
+			layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
+			if o, ok := s.assume.retries[layer]; ok && isRetries {
+				if n, ok := o.byType[x.JobType]; ok {
+					x.Observed = strconv.Itoa(int(n) - 1)
+					x.Evidence, x.ObservedAt = observed[x.Key].Evidence+" (run-wide)", observed[x.Key].ObservedAt
+				}
+			}
+		}
+		if x.Declared != "" && x.Previous != "" {
+			add = append(add, s.assumptionFinding(AssumptionChanged, x.ChangedAt,
+				fmt.Sprintf("%s changed from %s to %s; the first event under the new value is at %s", describeKey(x), x.Previous, x.Declared, x.ChangedAt)))
+		}
+		if x.Declared == "" || x.Observed == "" {
+			continue
+		}
+		want, okW := strconv.ParseInt(x.Declared, 10, 64)
+		got, okG := strconv.ParseInt(x.Observed, 10, 64)
+		if okW != nil || okG != nil {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(x.Key, ".maxRetries") && got > want && !s.assume.violatedLive[x.Key]:
+			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
+				fmt.Sprintf("%s declared %d but %d retries observed (%s)", describeKey(x), want, got, x.Evidence)))
+		case x.Key == "calls_per_job.max" && got > want:
+			add = append(add, s.assumptionFinding(AssumptionViolated, x.FirstAt,
+				fmt.Sprintf("%s declared %d but p99 %d observed (%s)", describeKey(x), want, got, x.Evidence)))
+		}
+	}
+	owner, hasOwner := declared["retry.owner"]
+	for _, x := range r.Assumptions {
+		layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
+		if !isRetries || x.Observed == "" || x.Observed == "0" || x.Declared != "" {
+			continue
+		}
+		n, _ := strconv.Atoi(x.Observed)
+		if n <= 0 {
+			continue
+		}
+		if hasOwner && strings.HasSuffix(layer, "-sdk") && !strings.Contains(strings.ToLower(owner), "sdk") {
+			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
+				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
+			continue
+		}
+		// Only a run that keeps an assumptions log misses a key: a night
+		// that declares nothing gets its observed rows, not a finding per
+		// retrying layer.
+		if (len(declared) > 0 || len(s.assume.derived) > 0) && !declaresLayer(declared, layer) {
+			add = append(add, s.assumptionFinding(AssumptionMissing, x.ObservedAt,
+				fmt.Sprintf("%s retried %d times and the run declares nothing about it (%s)", layer, n, x.Evidence)))
+		}
+	}
+	s.appendFindings(r, add)
+}
+
+// declaresLayer: a declared key names the layer ("anthropic-sdk.…").
+func declaresLayer(declared map[string]string, layer string) bool {
+	for k := range declared {
+		if strings.HasPrefix(k, layer+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func describeKey(x AssumptionReport) string {
+	if x.JobType != "" {
+		return x.Key + " (job type " + x.JobType + ")"
+	}
+	return x.Key
+}
+
+// assumptionFinding is one finding of the assumptions log; an empty
+// FindingReport (Kind "") when its kind is configured off.
+func (s *State) assumptionFinding(k FindingKind, at, example string) FindingReport {
+	sev := s.cfg.severity(k)
+	if sev == SeverityOff {
+		return FindingReport{}
+	}
+	return FindingReport{Kind: k.String(), Severity: sev, Count: 1, Jobs: []string{}, Example: example, FirstAt: at, Advice: Advice[k]}
+}
+
+// appendFindings merges findings into r's, one row per kind (its count
+// the number of cases, its example the first), in the report's order.
+func (s *State) appendFindings(r *Report, add []FindingReport) {
+	appendFindingRows(r, add)
+}
+
+func appendFindingRows(r *Report, add []FindingReport) {
+	for _, f := range add {
+		if f.Kind == "" {
+			continue
+		}
+		i := slices.IndexFunc(r.Findings, func(g FindingReport) bool { return g.Kind == f.Kind })
+		if i < 0 {
+			r.Findings = append(r.Findings, f)
+			continue
+		}
+		r.Findings[i].Count++
+		if r.Findings[i].FirstAt == "" || (f.FirstAt != "" && f.FirstAt < r.Findings[i].FirstAt) {
+			r.Findings[i].FirstAt = f.FirstAt
+		}
+	}
+	slices.SortStableFunc(r.Findings, func(a, b FindingReport) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD))
+	})
+}
+
+// CompareAssumptions adds to r what changed since prev, the assumptions
+// of the previous run (a --baseline report, or the last line of
+// assumptions.jsonl): a declared or derived value that differs from the
+// previous run's of the same key and job type is assumption_changed, at
+// the log time of the first event under the new value. sev gives each
+// kind's configured severity.
+func CompareAssumptions(r *Report, prev []AssumptionReport, sev func(FindingKind) Severity) {
+	old := make(map[assumptionKey]AssumptionReport, len(prev))
+	for _, p := range prev {
+		old[assumptionKey{p.JobType, p.Key}] = p
+	}
+	var add []FindingReport
+	for i := range r.Assumptions {
+		x := &r.Assumptions[i]
+		p, ok := old[assumptionKey{x.JobType, x.Key}]
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(x.Key, ".version") && p.Observed != "" && x.Observed != "" && p.Observed != x.Observed && x.Previous == "" {
+			// A package version moved since the last run: no finding by
+			// itself (FlagUpstreamChanges judges it), but the row says so.
+			x.Previous, x.ChangedAt = p.Observed, x.ObservedAt
+		}
+		for _, c := range [...]struct{ what, was, now string }{{"declared", p.Declared, x.Declared}, {"derived", p.Derived, x.Derived}} {
+			if c.was == "" || c.now == "" || c.was == c.now {
+				continue
+			}
+			if x.Previous == "" {
+				x.Previous, x.ChangedAt = c.was, x.FirstAt
+			}
+			if s := sev(AssumptionChanged); s != SeverityOff {
+				add = append(add, FindingReport{Kind: AssumptionChanged.String(), Severity: s, Count: 1, Jobs: []string{}, FirstAt: x.FirstAt, Advice: Advice[AssumptionChanged],
+					Example: fmt.Sprintf("%s (%s) was %s in the previous run, is %s; the first event under the new value is at %s", describeKey(*x), c.what, c.was, c.now, x.FirstAt)})
+			}
+		}
+	}
+	appendFindingRows(r, add)
+}
+
+// Severity is the configured severity of a finding kind.
+func (c Config) SeverityOf(k FindingKind) Severity { return c.severity(k) }
+
+// assumption applies a KindAssumption event: counted, timed, no job.
+func (s *State) assumption(ev *ingest.Event) {
+	s.events++
+	s.assume.assumption(ev)
+}
+
+// FlagUpstreamChanges adds default_changed_upstream for every observed
+// package version (a NAME.version row) that moved, within the run or
+// since the baseline, across a recorded change of its library's retry
+// behaviour: crossed names those changes for the SDK (the key without
+// ".version"), its old and its new version (audit.ChangesAcross, passed
+// in: correlate reads no code).
+func FlagUpstreamChanges(r *Report, crossed func(id, from, to string) []string, sev func(FindingKind) Severity) {
+	s := sev(DefaultChangedUpstream)
+	if s == SeverityOff {
+		return
+	}
+	var add []FindingReport
+	for _, x := range r.Assumptions {
+		id, ok := strings.CutSuffix(x.Key, ".version")
+		if !ok || x.Previous == "" || x.Observed == "" || x.Previous == x.Observed {
+			continue
+		}
+		for _, what := range crossed(id, x.Previous, x.Observed) {
+			add = append(add, FindingReport{Kind: DefaultChangedUpstream.String(), Severity: s, Count: 1, Jobs: []string{}, FirstAt: x.ChangedAt, Advice: Advice[DefaultChangedUpstream],
+				Example: fmt.Sprintf("%s went from %s to %s (first seen at %s) across a change of its default: %s", id, x.Previous, x.Observed, x.ChangedAt, what)})
+		}
+	}
+	appendFindingRows(r, add)
+}

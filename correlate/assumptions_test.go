@@ -1,0 +1,181 @@
+package correlate_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/report"
+)
+
+const assumeDir = "testdata/assumptions/"
+
+// seed003Line is seed 003's line, byte for byte.
+const seed003Line = `[assumptions] {"anthropic-sdk.maxRetries":0,"claude-code.streaming-idle-watchdog":"default-on / 300s idle -> abort+retry","scheduler.rerunsOnFailure":1,"retry.owner":"wrapper.withSingleOwnerRetry"}`
+
+func assumption(r *correlate.Report, jobType, key string) *correlate.AssumptionReport {
+	for i := range r.Assumptions {
+		if r.Assumptions[i].Key == key && r.Assumptions[i].JobType == jobType {
+			return &r.Assumptions[i]
+		}
+	}
+	return nil
+}
+
+// TestSeed003LineIsRead: the seed's exact line at the top of a night's
+// log gives its four keys, declared by a log line, first under the time of
+// the first event after it (the line has none of its own).
+func TestSeed003LineIsRead(t *testing.T) {
+	b, err := os.ReadFile(assumeDir + "night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(b), "\n"); first != seed003Line {
+		t.Fatalf("the fixture must open with seed 003's exact line, has %q", first)
+	}
+	r := reportOf(t, correlate.DefaultConfig(), assumeDir+"night-2026-06-30.log")
+	want := map[string]string{"anthropic-sdk.maxRetries": "0", "claude-code.streaming-idle-watchdog": "default-on / 300s idle -> abort+retry",
+		"scheduler.rerunsOnFailure": "1", "retry.owner": "wrapper.withSingleOwnerRetry"}
+	for k, v := range want {
+		a := assumption(r, "", k)
+		if a == nil || a.Declared != v || a.DeclaredFrom != "log line" || a.FirstAt != "2026-06-30T01:00:00Z" {
+			t.Errorf("%s: %+v, want declared %q from a log line, first at 2026-06-30T01:00:00Z", k, a, v)
+		}
+	}
+	// The SDK answered every call at once: 0 retries observed, as declared.
+	if a := assumption(r, "", "anthropic-sdk.maxRetries"); a == nil || a.Observed != "0" {
+		t.Errorf("observed: %+v", a)
+	}
+	for _, f := range r.Findings {
+		if strings.HasPrefix(f.Kind, "assumption") {
+			t.Errorf("a night that kept its premises has %s: %s", f.Kind, f.Example)
+		}
+	}
+	var md bytes.Buffer
+	if err := report.Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"## Assumptions", "| anthropic-sdk.maxRetries | 0 (log line) |", "default-on / 300s idle -&gt; abort+retry (log line)"} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("Markdown lacks %q:\n%s", s, md.String())
+		}
+	}
+}
+
+// TestAssumptionChangedAtTheRightTime: the second night declares
+// anthropic-sdk.maxRetries 2; read after the first (one log, or a
+// baseline), the change is a warning at the log time of that night's
+// first event.
+func TestAssumptionChangedAtTheRightTime(t *testing.T) {
+	r := reportOf(t, correlate.DefaultConfig(), assumeDir+"night-2026-06-30.log", assumeDir+"night-2026-07-01.log")
+	a := assumption(r, "", "anthropic-sdk.maxRetries")
+	if a == nil || a.Declared != "2" || a.Previous != "0" || a.ChangedAt != "2026-07-01T01:00:00Z" {
+		t.Fatalf("one log of both nights: %+v", a)
+	}
+	f := finding(r, "assumption_changed")
+	if f == nil || f.Severity != correlate.SeverityWarning || f.FirstAt != "2026-07-01T01:00:00Z" || f.Count != 1 {
+		t.Fatalf("assumption_changed: %+v (findings %v)", f, kinds(r))
+	}
+	if assumption(r, "", "retry.owner").Previous != "" {
+		t.Error("an unchanged key must not be marked changed")
+	}
+
+	prev := reportOf(t, correlate.DefaultConfig(), assumeDir+"night-2026-06-30.log")
+	next := reportOf(t, correlate.DefaultConfig(), assumeDir+"night-2026-07-01.log")
+	if finding(next, "assumption_changed") != nil {
+		t.Fatal("the second night alone has nothing to compare with")
+	}
+	correlate.CompareAssumptions(next, prev.Assumptions, correlate.DefaultConfig().SeverityOf)
+	f = finding(next, "assumption_changed")
+	if f == nil || f.FirstAt != "2026-07-01T01:00:00Z" || !strings.Contains(f.Example, "was 0 in the previous run, is 2") {
+		t.Fatalf("against the baseline: %+v", f)
+	}
+	if a := assumption(next, "", "anthropic-sdk.maxRetries"); a.Previous != "0" || a.ChangedAt != "2026-07-01T01:00:00Z" {
+		t.Errorf("row against the baseline: %+v", a)
+	}
+	// The declaration allowed the 2 retries the SDK made: no violation.
+	if f := finding(next, "assumption_violated"); f != nil {
+		t.Errorf("declared 2, observed 2: %+v", f)
+	}
+}
+
+// TestAssumptionViolated: declared 0 retries, and the SDK's own lines
+// show two: critical, so `report` exits 1.
+func TestAssumptionViolated(t *testing.T) {
+	r := reportOf(t, correlate.DefaultConfig(), assumeDir+"violated-2026-07-01.log")
+	a := assumption(r, "", "anthropic-sdk.maxRetries")
+	if a == nil || a.Declared != "0" || a.Observed != "2" || !strings.Contains(a.Evidence, "SDK retry lines") {
+		t.Fatalf("row: %+v", a)
+	}
+	f := finding(r, "assumption_violated")
+	// Flagged live, at the first retry the declaration forbids, on the
+	// job that made it (so a finding alert can name it).
+	if f == nil || f.Severity != correlate.SeverityCritical || !r.HasCritical() || f.FirstAt != "2026-07-01T01:00:06.377Z" || f.Count != 2 ||
+		len(f.Jobs) != 1 || f.Jobs[0] != "site-a/2026-07-01/article-x" {
+		t.Fatalf("assumption_violated: %+v", f)
+	}
+	if !strings.Contains(f.Example, "anthropic-sdk.maxRetries declared 0 but job site-a/2026-07-01/article-x made retry 1") {
+		t.Errorf("example: %s", f.Example)
+	}
+}
+
+// TestSilentNightInventsNothing: no declaration, no retry count, no
+// version: no assumption at all, and the report says so.
+func TestSilentNightInventsNothing(t *testing.T) {
+	r := reportOf(t, correlate.DefaultConfig(), assumeDir+"silent.log")
+	for _, a := range r.Assumptions {
+		if a.Declared != "" || a.Derived != "" || strings.HasSuffix(a.Key, ".maxRetries") || strings.HasSuffix(a.Key, ".version") {
+			t.Errorf("invented: %+v", a)
+		}
+	}
+	for _, f := range r.Findings {
+		if strings.HasPrefix(f.Kind, "assumption") {
+			t.Errorf("finding on a silent night: %+v", f)
+		}
+	}
+	empty := reportOf(t, correlate.DefaultConfig(), samples+"healthy-night.jsonl")
+	empty.Assumptions = nil
+	var md bytes.Buffer
+	report.Markdown(&md, empty)
+	if !strings.Contains(md.String(), "None: the run declared no assumption") {
+		t.Errorf("an empty log must say so:\n%s", md.String())
+	}
+}
+
+// TestClaudeCodeVersionObserved: a real Claude Code transcript's
+// "version" is the observed claude-code.version, and declares nothing.
+func TestClaudeCodeVersionObserved(t *testing.T) {
+	r := reportOf(t, correlate.DefaultConfig(), "../../shared/realdata/round1/claude-code-transcript-short.jsonl")
+	a := assumption(r, "", "claude-code.version")
+	if a == nil || a.Observed != "2.1.38" || a.Declared != "" || !strings.Contains(a.Evidence, "Claude Code transcript") {
+		t.Fatalf("claude-code.version: %+v", a)
+	}
+}
+
+// TestJobTypeDeclarationHeldToItsJobs: a job type declaring 0 retries is
+// violated by its own jobs' retries, not by another type's.
+func TestJobTypeDeclarationHeldToItsJobs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, decl string) string {
+		b, err := os.ReadFile(assumeDir + "night-2026-07-01.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(b), "\n")
+		p := dir + "/" + name
+		os.WriteFile(p, []byte(decl+"\n"+rest), 0o600)
+		return p
+	}
+	mine := write("mine.log", `{"event":"assumptions","job_type":"nightly-article","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	r := reportOf(t, correlate.DefaultConfig(), mine)
+	if f := finding(r, "assumption_violated"); f == nil {
+		t.Errorf("its own jobs retried twice: %v %+v", kinds(r), r.Assumptions)
+	}
+	other := write("other.log", `{"event":"assumptions","job_type":"weekly-digest","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	r = reportOf(t, correlate.DefaultConfig(), other)
+	if f := finding(r, "assumption_violated"); f != nil {
+		t.Errorf("another type's retries violate nothing: %+v", f)
+	}
+}
