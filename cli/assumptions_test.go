@@ -316,3 +316,27 @@ func TestReportAuditDerived(t *testing.T) {
 	}
 	t.Fatalf("no anthropic-sdk.maxRetries in %+v", r.Assumptions)
 }
+
+// TestATornAssumptionsLineIsNotGlued: red team of issue 27 — a line cut
+// short (a crash, a full disk) had the next night's line glued onto it, and
+// every later night compared with the old line: a false assumption_changed
+// night after night. The next line starts on a line of its own.
+func TestATornAssumptionsLineIsNotGlued(t *testing.T) {
+	path := filepath.Join(t.TempDir(), AssumptionsLogName)
+	night := func(v string) *correlate.Report {
+		return &correlate.Report{RunID: "n", Assumptions: []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: v}}}
+	}
+	if err := appendAssumptions(path, night("0"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"written_at":"2026-12-02T01:00:00Z","assumptions":[{"key":"anthropic-sdk.max`) // torn
+	f.Close()
+	if err := appendAssumptions(path, night("2"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	last, err := lastAssumptions(path)
+	if err != nil || len(last) != 1 || last[0].Declared != "2" {
+		t.Errorf("after a torn line the last whole line reads %+v (%v), want the newest night's", last, err)
+	}
+}

@@ -93,6 +93,18 @@ func appendAssumptions(path string, r *correlate.Report, now time.Time) error {
 		f.Close()
 		return fmt.Errorf("assumptions log %s is not a regular file: remove it", path)
 	}
+	// A line cut short (a crash, a full disk) must not glue this one onto
+	// it: the next night would compare with neither. Start on a line of
+	// its own.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if rf, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+			if _, err := rf.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+				line = append([]byte{'\n'}, line...)
+			}
+			rf.Close()
+		}
+	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		f.Close()
 		return fmt.Errorf("assumptions log %s: %w (free space; the next run compares with the last whole line)", path, err)

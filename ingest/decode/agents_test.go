@@ -3,6 +3,8 @@ package decode
 import (
 	"strings"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // TestCodexDetectionNeedsCodexRecords: red team of issue 25 — "timestamp",
@@ -41,5 +43,60 @@ func TestAnIDShapedLikeACappedOneIsNotThatID(t *testing.T) {
 	}
 	if got := CleanID("plain-id"); got != "plain-id" {
 		t.Errorf("a plain ID changed: %q", got)
+	}
+}
+
+// TestACallLineIsNeverADeclaration: red team of issue 27 — a pattern line
+// (or an httpx line) with "[assumptions] {…}" anywhere in it was taken for
+// seed 003's declaration and its call dropped from the spend: the run
+// ceiling fell silent. A bare declaration after a job's JSON line was given
+// that job's type (a false assumption_violated on two nights in one log),
+// and a declaration record lost the job context of the SDK lines after it.
+func TestACallLineIsNeverADeclaration(t *testing.T) {
+	lp, err := CompilePattern(PatternSpec{Regex: `^(?P<ts>\S+) job=(?P<job_id>\S+) model=(?P<model>\S+) in=(?P<input_tokens>\d+) out=(?P<output_tokens>\d+) status=(?P<status>\d+)`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := NewDecoder(FormatAuto, nil, Options{Patterns: []*LinePattern{lp}})
+	kinds := map[ingest.Kind]int{}
+	for _, l := range []string{
+		`2026-07-01T01:00:05Z job=j2 model=claude-opus-4-1 in=1000 out=100 status=200 note=[assumptions] {}`,
+		`2026-07-01T01:00:09Z job=j3 model=claude-opus-4-1 in=1000 out=100 status=200 note=[assumptions] {"x":1}`,
+	} {
+		dec.Decode([]byte(l), func(ev *ingest.Event) { kinds[ev.Kind]++ })
+	}
+	if kinds[ingest.KindLLMCall] != 2 {
+		t.Errorf("events %v: two call lines must stay two calls", kinds)
+	}
+
+	dec = NewDecoder(FormatAuto, nil, Options{})
+	var declared []*ingest.Event
+	for _, l := range []string{
+		`{"ts":"2026-07-01T01:00:00Z","event":"llm_call","job_id":"a","job_type":"nightly-article","model":"m","status":200}`,
+		`[assumptions] {"anthropic-sdk.maxRetries":0}`,
+		`{"ts":"2026-07-01T01:00:02Z","event":"llm_call","job_id":"a","job_type":"nightly-article","model":"m","status":200}`,
+	} {
+		dec.Decode([]byte(l), func(ev *ingest.Event) {
+			if ev.Kind == ingest.KindAssumption {
+				c := *ev
+				declared = append(declared, &c)
+			}
+		})
+	}
+	if f, ok := dec.(Flusher); ok {
+		f.Flush(func(ev *ingest.Event) {
+			if ev.Kind == ingest.KindAssumption {
+				c := *ev
+				declared = append(declared, &c)
+			}
+		})
+	}
+	if len(declared) == 0 || declared[0].JobType != "" {
+		t.Errorf("a bare declaration: %d read, job type %q; want run-wide", len(declared), func() string {
+			if len(declared) > 0 {
+				return declared[0].JobType
+			}
+			return ""
+		}())
 	}
 }

@@ -59,7 +59,10 @@ func (t *sdkText) assumptionLine(line []byte, emit func(*ingest.Event)) int {
 	}
 	base := t.base(line[:at])
 	base.Kind, base.Status = ingest.KindAssumption, ingest.StatusUnknown
-	base.Model, base.Provider, base.JobID, base.CorrelationID = "", "", "", ""
+	// A bare line is run-wide: the job type of the JSON line before it is
+	// not its own (two nights in one log took the second night's line for
+	// a job type's, and raised a false assumption_violated).
+	base.Model, base.Provider, base.JobID, base.CorrelationID, base.JobType = "", "", "", "", ""
 	return emitAssumptions(base, FromLogLine, m, emit)
 }
 

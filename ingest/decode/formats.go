@@ -405,6 +405,7 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 	switch r {
 	case ingest.Accepted:
 		if d.ev.Kind == ingest.KindAssumption { // {"event":"assumption", …}
+			d.text.noteJSON(&d.ev) // it still names the job for the SDK lines after it
 			if n := d.p.assumptionRecord(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n > 0 {
 				return ingest.Accepted
 			}
@@ -413,12 +414,10 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		d.text.noteJSON(&d.ev)
 		emit(&d.ev)
 	case ingest.SkipInvalidJSON:
-		if n := d.text.assumptionLine(line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n != 0 {
-			if n < 0 {
-				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
-			}
-			return ingest.Accepted
-		}
+		// A call line stays a call: the text decoders first, and only a
+		// line none of them reads may be seed 003's declaration (a pattern
+		// line with "note=[assumptions] {}" in it was taken for one, and
+		// its call dropped from the spend).
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
 			return ingest.Accepted
@@ -426,6 +425,12 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			return ingest.SkipWrongType // a user pattern matched, a value did not read
 		case n < 0:
 			return ingest.SkipInfo
+		}
+		if n := d.text.assumptionLine(line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n != 0 {
+			if n < 0 {
+				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+			return ingest.Accepted
 		}
 		if len(d.text.patterns) > 0 && !looksLikeJSON(line) {
 			d.unmatched++
@@ -443,12 +448,14 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		}
 	case ingest.SkipNoEvent, ingest.SkipUnknownEvent:
 		if r == ingest.SkipUnknownEvent && string(d.p.evName) == "assumptions" {
+			d.text.noteJSON(&d.ev)
 			if n := d.p.assumptionRecord(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n > 0 {
 				return ingest.Accepted
 			}
 			return ingest.SkipNoEvent // an assumptions record declaring nothing
 		}
 		if r == ingest.SkipNoEvent {
+			d.text.noteJSON(&d.ev) // the job it names, for the SDK lines after it
 			switch n := d.p.assumptionMessage(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); {
 			case n > 0:
 				return ingest.Accepted
