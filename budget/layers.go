@@ -7,6 +7,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -143,9 +144,21 @@ type Stack []Layer
 func (s Stack) WorstCaseAttempts() int {
 	n := 1
 	for _, l := range s {
-		n *= l.Attempts
+		n = SatMul(n, l.Attempts)
 	}
 	return n
+}
+
+// SatMul multiplies attempt counts without wrapping: forty layers of 999
+// attempts are "more than any count", never 0 or a negative number.
+func SatMul(a, b int) int {
+	if a <= 0 || b <= 0 {
+		return a * b
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // WorstCaseWallClock folds from the inside out exactly as seed 003's

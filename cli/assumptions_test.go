@@ -340,3 +340,18 @@ func TestATornAssumptionsLineIsNotGlued(t *testing.T) {
 		t.Errorf("after a torn line the last whole line reads %+v (%v), want the newest night's", last, err)
 	}
 }
+
+// TestBudgetFromHostileAssumptions: red team of issue 27 — maxRetries of
+// -5, 999999999999 or 1e308 became a note, and the worst case was printed
+// without that layer (understated), exit 0. Refused.
+func TestBudgetFromHostileAssumptions(t *testing.T) {
+	for _, v := range []string{`-5`, `999999999999`, `1e308`} {
+		r := correlate.Report{Assumptions: []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: v}}}
+		b, _ := json.Marshal(r)
+		path := filepath.Join(t.TempDir(), "r.json")
+		os.WriteFile(path, b, 0o644)
+		if _, err := run(t, "budget", "layers", "--from-assumptions", path); err == nil || !strings.Contains(err.Error(), "not a count of retries") {
+			t.Errorf("maxRetries %s: %v", v, err)
+		}
+	}
+}

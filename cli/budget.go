@@ -190,7 +190,7 @@ func newBudgetLayersCmd() *cobra.Command {
 			fmt.Fprintln(w, "LAYER\tATTEMPTS\tTIMEOUT\tBACKOFF\tCALLS SO FAR")
 			running := 1
 			for _, l := range st {
-				running *= l.Attempts
+				running = budget.SatMul(running, l.Attempts)
 				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", l.Name, l.Attempts, l.Timeout, l.Backoff.Label, running)
 			}
 			w.Flush()

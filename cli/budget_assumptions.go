@@ -56,13 +56,18 @@ func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []str
 		attempts := 0
 		switch k := strings.ToLower(knob); {
 		case k == "maxretries" || k == "max_retries" || k == "retries" || k == "rerunsonfailure" || k == "reruns":
-			if n, err := strconv.Atoi(value); err == nil && n >= 0 && n < 1000 {
-				attempts = n + 1
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 || n >= 1000 {
+				// Left out, the worst case would be understated: refused.
+				return nil, notes, fmt.Errorf("%s = %s: not a count of retries (0 to 999): fix the declaration, or give the layer with --layer", display.Text(a.Key), display.Text(value))
 			}
+			attempts = n + 1
 		case k == "maxattempts" || k == "max_attempts" || k == "attempts":
-			if n, err := strconv.Atoi(value); err == nil && n >= 1 && n <= 1000 {
-				attempts = n
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 || n > 1000 {
+				return nil, notes, fmt.Errorf("%s = %s: not a count of attempts (1 to 1,000): fix the declaration, or give the layer with --layer", display.Text(a.Key), display.Text(value))
 			}
+			attempts = n
 		case strings.Contains(k, "watchdog"):
 			v := strings.ToLower(value)
 			if strings.HasPrefix(v, "on") || strings.HasPrefix(v, "default-on") || strings.Contains(v, "retry") && !strings.HasPrefix(v, "off") {
