@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -86,6 +87,14 @@ func hidden(r rune) bool {
 		return true
 	case r >= 0x2028 && r <= 0x2029: // line and paragraph separators
 		return true
+	case r >= 0x2061 && r <= 0x2064, r == 0x034F, r >= 0x180B && r <= 0x180D, r >= 0xFE00 && r <= 0xFE0F:
+		// Invisible operators (U+2063 makes "x" and "x⁣" two keys that look
+		// one), the grapheme joiner, variation selectors.
+		return true
+	case r >= 0xE0000 && r <= 0xE007F, r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0:
+		// Tag characters (text no terminal shows) and the Hangul fillers
+		// that render as nothing.
+		return true
 	}
 	return false
 }
@@ -126,7 +135,12 @@ func JSON(b []byte) []byte {
 	for i < len(b) {
 		r, size := utf8.DecodeRune(b[i:])
 		if r >= 0x7f && hidden(r) { // DEL, which encoding/json leaves raw, and up
-			out = fmt.Appendf(out, `\u%04x`, r)
+			if r > 0xFFFF { // JSON's \u takes four digits: a surrogate pair
+				hi, lo := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 		} else {
 			out = append(out, b[i:i+size]...)
 		}
