@@ -24,7 +24,8 @@ var plainToken = regexp.MustCompile(`^[A-Za-z0-9._:/@-]+$`)
 // SafeValue says why a log-derived value may not be substituted into a
 // command, or "" when it may: it must be a plain token, must not start
 // with "-" (it would become an option: a job ID "--all" turns
-// "kubectl delete job {job_id}" into "delete every job"), and must have no
+// "kubectl delete job {job_id}" into "delete every job") or "/" (a path of
+// its own: /etc/passwd), and must have no
 // "." or ".." path element (a job ID "../victim" walks out of
 // "/srv/jobs/{job_id}").
 func SafeValue(v string) string {
@@ -35,6 +36,8 @@ func SafeValue(v string) string {
 		return "is not a plain token (letters, digits, -_.:/@)"
 	case v[0] == '-':
 		return "starts with \"-\" and would be read as an option"
+	case v[0] == '/':
+		return "starts with \"/\" and would be read as a path (/etc/passwd)"
 	}
 	for _, el := range strings.Split(v, "/") {
 		if el == ".." || el == "." {

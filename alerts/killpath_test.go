@@ -275,7 +275,7 @@ func TestHostileIDsNeverBecomeOptionsOrPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	touch, _ := ParseExec("touch "+dir+"/{job_id}", 5*time.Second)
-	for _, id := range []string{"--all", "-rf", "../victim", "a/../../etc", "..", ".", "-", "x/./y"} {
+	for _, id := range []string{"--all", "-rf", "../victim", "a/../../etc", "..", ".", "-", "x/./y", "/etc/passwd", "//x"} {
 		for _, tmpl := range []*ExecTemplate{rm, touch} {
 			res := tmpl.Run(context.Background(), Alert{JobID: id, Scope: "job", Rule: RuleJobCeiling})
 			if res.Err == nil || res.Argv != nil || !strings.Contains(res.Err.Error(), "was not run") {

@@ -211,3 +211,31 @@ func TestDistinctCallsAreNoRetryLayer(t *testing.T) {
 		t.Errorf("one call tried 12 times: hidden_retry_layer = %+v", f)
 	}
 }
+
+// TestWasteNeverWrapsNorExceedsTheRun: red team of issue 23 — a job's
+// non-2xx spend plus its duplicates, added without saturating, read
+// −$8,446,744.07, and a dropped stream priced from the table ($7.50) beside
+// a logged cost_usd of $0.001 made a finding's waste exceed the run's.
+func TestWasteNeverWrapsNorExceedsTheRun(t *testing.T) {
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, `{"ts":`+itoa(1773104400+i)+`,"job_id":"j","idempotency_key":"k1","model":"m","status":529,"cost_usd":100000}`)
+	}
+	for i := range 51 {
+		lines = append(lines, `{"ts":`+itoa(1773104500+i)+`,"job_id":"j","idempotency_key":"k1","model":"m","status":200,"cost_usd":100000}`)
+	}
+	r := apply(t, DefaultConfig(), lines...)
+	for _, j := range r.Jobs {
+		if j.WastedUSD < 0 || j.WastedUSD > j.SpendUSD {
+			t.Errorf("job %s wasted $%v of $%v", j.JobID, j.WastedUSD, j.SpendUSD)
+		}
+	}
+	r = apply(t, DefaultConfig(),
+		`{"ts":1773104400,"job_id":"s","idempotency_key":"k","model":"claude-sonnet-4-6","status":529,"output_tokens":500000,"cost_usd":0.001,"stream_dropped":true}`,
+		`{"ts":1773104401,"job_id":"s","idempotency_key":"k","model":"claude-sonnet-4-6","status":200,"output_tokens":500000,"cost_usd":0.001}`)
+	for _, f := range r.Findings {
+		if f.WastedUSD > r.Totals.WastedUSD+1e-9 || f.WastedUSD > r.Totals.SpendUSD+1e-9 {
+			t.Errorf("%s wasted $%v; the run wasted $%v of $%v", f.Kind, f.WastedUSD, r.Totals.WastedUSD, r.Totals.SpendUSD)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func (j *Job) wasted(o Outcome) Pico {
 	if o == OutcomeFailed || o == OutcomeDeadLettered {
 		return j.Spend
 	}
-	return j.spendNon2xx + j.spendDuplicates
+	return j.spendNon2xx.Add(j.spendDuplicates) // saturating: a wrapped sum read −$8.4M
 }
 
 // HasFinding reports whether the job is involved in a finding of kind k.

@@ -710,7 +710,7 @@ func (s *State) reportFindings(r *Report) {
 			if j.HasFinding(k) {
 				jobsWasted[k] = jobsWasted[k].Add(w)
 				if jobScoped[k] {
-					attemptsWasted[k] = attemptsWasted[k].Add(j.spendNon2xx + j.spendDuplicates)
+					attemptsWasted[k] = attemptsWasted[k].Add(j.spendNon2xx.Add(j.spendDuplicates))
 				}
 			}
 		}

@@ -220,7 +220,7 @@ func (s *State) retire(j *Job) {
 		if j.HasFinding(k) {
 			r.findingJobsWasted[k] = r.findingJobsWasted[k].Add(w)
 			if jobScoped[k] {
-				r.findingAttemptsWasted[k] = r.findingAttemptsWasted[k].Add(j.spendNon2xx + j.spendDuplicates)
+				r.findingAttemptsWasted[k] = r.findingAttemptsWasted[k].Add(j.spendNon2xx.Add(j.spendDuplicates))
 			}
 		}
 	}

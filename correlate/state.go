@@ -742,7 +742,10 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 	op.lastDropped = ev.StreamDropped
 	op.lastDroppedFailed = class != classSuccess
 	if ev.StreamDropped && ms != nil {
-		op.lastDroppedPaid = mulTokens(ev.OutputTokens, ms.price.Output)
+		// What the dropped output cost, never more than the attempt did
+		// (a logged cost_usd, a batch or a tier rate prices it below the
+		// table's output rate).
+		op.lastDroppedPaid = min(mulTokens(ev.OutputTokens, ms.price.Output), cost)
 	}
 }
 

@@ -513,7 +513,10 @@ func Run(ctx context.Context, feed Feed, opt Options) error {
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New(noTTY("standard output is not a terminal"))
 	}
-	p := tea.NewProgram(New(feed, opt), tea.WithAltScreen(), tea.WithContext(ctx))
+	// The command's context ends the program on SIGINT/SIGTERM: bubbletea's
+	// own handler caught SIGTERM too and then blocked sending a quit
+	// nobody read (4 stops in 10 hung for ever).
+	p := tea.NewProgram(New(feed, opt), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("dashboard: %w; %s", err, noTTY("no terminal could be opened"))
 	}
