@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
@@ -237,5 +238,26 @@ func TestWasteNeverWrapsNorExceedsTheRun(t *testing.T) {
 		if f.WastedUSD > r.Totals.WastedUSD+1e-9 || f.WastedUSD > r.Totals.SpendUSD+1e-9 {
 			t.Errorf("%s wasted $%v; the run wasted $%v of $%v", f.Kind, f.WastedUSD, r.Totals.WastedUSD, r.Totals.SpendUSD)
 		}
+	}
+}
+
+// TestRatesFallWhenTheInputGoesQuiet: red team of issue 23 — 18 minutes
+// after the last line, the burn rate still read its last minute's $6/min
+// (and /metrics with it): the windows ended at the last event. At the live
+// clock they end now, and a quiet log burns nothing.
+func TestRatesFallWhenTheInputGoesQuiet(t *testing.T) {
+	st := New(DefaultConfig())
+	base := int64(1773104400) * 1e9
+	for i := range 120 {
+		ev := ingest.Event{TS: base + int64(i)*1e9, Kind: ingest.KindLLMCall, JobID: "j", Model: "m", Status: 200, CostUSD: 0.1, HasCost: true, RetryAfterMs: ingest.NoRetryAfter}
+		st.Apply(&ev)
+	}
+	busy := st.Snapshot(SnapshotOptions{NoJobRows: true})
+	if busy.BurnPerMin1 < 5 || busy.BurnPerMin1 > 7 {
+		t.Fatalf("steady $6/min read $%v/min", busy.BurnPerMin1)
+	}
+	quiet := st.Snapshot(SnapshotOptions{NoJobRows: true, Now: st.Now() + int64(5*time.Minute)})
+	if quiet.BurnPerMin1 != 0 || quiet.BurnWarming5 {
+		t.Errorf("five quiet minutes later: $%v/min (warming %v), want $0", quiet.BurnPerMin1, quiet.BurnWarming5)
 	}
 }

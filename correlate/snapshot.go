@@ -123,6 +123,11 @@ type SnapshotOptions struct {
 	// reader of the totals only, such as a headless status line, so a
 	// frame of a huge run costs no row per job.
 	NoJobRows bool
+	// Now, when later than the log clock, is the live clock (log time plus
+	// the time the input has been quiet, capped: the engine's): the burn
+	// rates are of the windows ending then, so a log that went quiet reads
+	// $0/min, not its last minute's rate for ever.
+	Now int64
 }
 
 func (s *State) row(j *Job) JobRow {
@@ -156,7 +161,8 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 			snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
 		}
 	}
-	nowMin := s.lastTS / int64(time.Minute)
+	now := max(s.lastTS, opt.Now)
+	nowMin := now / int64(time.Minute)
 	var calls5, failed5, tools5, toolFailed5 int64
 	var spend1, spend5 Pico
 	var calls1 int64
@@ -180,9 +186,9 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	}
 	// The sums span whole minute buckets back from the current, partial
 	// one; divide by the time of them the log covers.
-	covered1, covered5 := s.burnCover(nowMin-1), s.burnCover(nowMin-4)
-	snap.BurnPerMin1, snap.BurnWarming1 = spend1.USD()/covered1, s.lastTS-s.firstTS < int64(time.Minute)
-	snap.BurnPerMin5, snap.BurnWarming5 = spend5.USD()/covered5, s.lastTS-s.firstTS < int64(5*time.Minute)
+	covered1, covered5 := s.burnCover(nowMin-1, now), s.burnCover(nowMin-4, now)
+	snap.BurnPerMin1, snap.BurnWarming1 = spend1.USD()/covered1, now-s.firstTS < int64(time.Minute)
+	snap.BurnPerMin5, snap.BurnWarming5 = spend5.USD()/covered5, now-s.firstTS < int64(5*time.Minute)
 	snap.AttemptsPerSec = float64(calls1) / (covered1 * 60)
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
@@ -213,9 +219,9 @@ const minBurnCover = 10 * time.Second
 
 // burnCover is the log time, in minutes, from the start of minute bucket
 // fromMin, or from the log's first event when that is later, to now.
-func (s *State) burnCover(fromMin int64) (minutes float64) {
+func (s *State) burnCover(fromMin, now int64) (minutes float64) {
 	start := max(fromMin*int64(time.Minute), s.firstTS)
-	return float64(max(s.lastTS-start, int64(minBurnCover))) / float64(time.Minute)
+	return float64(max(now-start, int64(minBurnCover))) / float64(time.Minute)
 }
 
 // spendCurve folds the whole run's minutes into at most SpendCurvePoints

@@ -345,10 +345,16 @@ func (e *Engine) detailJob() string {
 }
 
 func (e *Engine) publish(final bool) {
-	f := &Frame{Snap: e.st.Snapshot(correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}), Final: final}
+	opt := correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}
+	var quiet time.Duration
+	live := e.replay == nil && !e.lastEvent.IsZero() && e.st.Now() != 0
+	if live {
+		quiet = time.Since(e.lastEvent)
+		opt.Now = e.st.Now() + int64(min(quiet, e.horizon)) // rates of the windows ending now
+	}
+	f := &Frame{Snap: e.st.Snapshot(opt), Final: final}
 	f.Now = f.Snap.Now
-	if e.replay == nil && !e.lastEvent.IsZero() && f.Snap.Now != 0 {
-		quiet := time.Since(e.lastEvent)
+	if live {
 		f.Now += int64(min(quiet, e.horizon))
 		if quiet >= QuietAfter {
 			f.QuietFor = quiet
