@@ -94,14 +94,7 @@ func (p *Parser) assumptionMessage(line []byte, ev *ingest.Event, emit func(*ing
 		if !strings.HasPrefix(obj, "{") || dec.Decode(&decl) != nil {
 			return -1
 		}
-		out := *ev
-		out.Kind, out.Status = ingest.KindAssumption, ingest.StatusUnknown
-		out.Model, out.Provider, out.JobID, out.CorrelationID, out.ErrorType, out.Tool = "", "", "", "", "", ""
-		if out.TS == 0 {
-			out.TS, out.TSCarried = p.lastTS, true
-		} else {
-			p.lastTS = out.TS
-		}
+		out := p.declaration(ev)
 		return emitAssumptions(&out, FromLogLine, decl, emit)
 	}
 	return 0
@@ -125,14 +118,7 @@ func (p *Parser) assumptionRecord(line []byte, ev *ingest.Event, emit func(*inge
 			}
 		}
 	}
-	out := *ev
-	out.Kind, out.Status = ingest.KindAssumption, ingest.StatusUnknown
-	out.Model, out.Provider, out.JobID, out.CorrelationID, out.ErrorType, out.Tool = "", "", "", "", "", ""
-	if out.TS == 0 {
-		out.TS, out.TSCarried = p.lastTS, true
-	} else {
-		p.lastTS = out.TS
-	}
+	out := p.declaration(ev)
 	return emitAssumptions(&out, FromRecord, m, emit)
 }
 
@@ -229,4 +215,19 @@ func AssumptionText(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// declaration is the assumption event a JSON line's record makes: its
+// time (or, without one, the line before it's) and job type, nothing of a
+// call.
+func (p *Parser) declaration(ev *ingest.Event) ingest.Event {
+	out := *ev
+	out.Kind, out.Status = ingest.KindAssumption, ingest.StatusUnknown
+	out.Model, out.Provider, out.JobID, out.CorrelationID, out.ErrorType, out.Tool = "", "", "", "", "", ""
+	if out.TS == 0 {
+		out.TS, out.TSCarried = p.lastTS, true
+	} else {
+		p.lastTS = out.TS
+	}
+	return out
 }
