@@ -174,15 +174,18 @@ func TestHeadlessReplay(t *testing.T) {
 	}
 }
 
-func TestMetricsEndpoint(t *testing.T) {
-	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, decode.Options{})
+// scrapeReplay plays logs through the engine under rules of cfg to their
+// end and returns the engine and one /metrics scrape of it as replica.
+func scrapeReplay(t *testing.T, logs []string, cfg alerts.Config, replica string) (*engine.Engine, []byte) {
+	t.Helper()
+	r, err := loadReplay(logs, 0, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
+	rules := alerts.NewRules(cfg, nil, nil)
 	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
 	eng.Run(context.Background())
-	srv, addr, err := metrics.ListenReplica("127.0.0.1:0", "replica-a", eng, rules, "", false)
+	srv, addr, err := metrics.ListenReplica("127.0.0.1:0", replica, eng, rules, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +194,16 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, body
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	_, body := scrapeReplay(t, []string{"../sample-logs/seed000-incident.jsonl"}, alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, "replica-a")
 	for _, want := range []string{
 		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="63"} 22`,
 		`burnrate_api_calls_per_job_bucket{job_type="report",replica="replica-a",run_id="derived-e1eb33d286a56b52",le="20"} 7`,

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +19,6 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
-	"github.com/burnrate-dev/burnrate/metrics"
 )
 
 // shardByJob splits a JSON-lines log the way the Collector's load_balancing
@@ -373,24 +370,7 @@ func TestFleetRulesNameRealSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := loadReplay([]string{"../sample-logs/seed000-incident.jsonl"}, 0, decode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules := alerts.NewRules(alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, nil, nil)
-	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
-	eng.Run(context.Background())
-	srv, addr, err := metrics.ListenReplica("127.0.0.1:0", "burnrate-a", eng, rules, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := scrapeReplay(t, []string{"../sample-logs/seed000-incident.jsonl"}, alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}, "burnrate-a")
 	// Series names, not the recorded ones (run_id:burnrate_spend_usd:sum).
 	var names []string
 	for _, m := range regexp.MustCompile(`(?:^|[^:\w])(burnrate_\w+)\b(?:[^:]|$)`).FindAllStringSubmatch(string(rulesFile), -1) {

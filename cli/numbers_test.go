@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,31 +18,13 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
-	"github.com/burnrate-dev/burnrate/metrics"
 	"github.com/burnrate-dev/burnrate/scenario"
 )
 
 // TestMetricsBurnIsTheDashboards: /metrics carries the 1- and 5-minute
 // burn rates the dashboard shows, the same figures.
 func TestMetricsBurnIsTheDashboards(t *testing.T) {
-	r, err := loadReplay([]string{"../sample-logs/seed002-six-pipelines.jsonl"}, 0, decode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules := alerts.NewRules(alerts.Config{KillOn: alerts.DefaultKillOn}, nil, nil)
-	eng := engine.New(engine.Options{Config: correlate.DefaultConfig(), Observer: rules}, r)
-	eng.Run(context.Background())
-	srv, addr, err := metrics.Listen("127.0.0.1:0", eng, rules, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	eng, body := scrapeReplay(t, []string{"../sample-logs/seed002-six-pipelines.jsonl"}, alerts.Config{KillOn: alerts.DefaultKillOn}, "replica-a")
 	s := eng.Latest().Snap
 	if s.BurnPerMin5 <= 0 {
 		t.Fatalf("seed 002 ends burning nothing over 5 minutes: the test would compare zeros")

@@ -447,15 +447,17 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.firstBad = bytes.Clone(line[:min(len(line), 200)])
 		}
 	case ingest.SkipNoEvent, ingest.SkipUnknownEvent:
+		// Not an event, but it still sets the job and model for the SDK
+		// lines after it (an app's own "processing record 17" JSON line, a
+		// declaration record or message).
+		d.text.noteJSON(&d.ev)
 		if r == ingest.SkipUnknownEvent && string(d.p.evName) == "assumptions" {
-			d.text.noteJSON(&d.ev)
 			if n := d.p.assumptionRecord(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); n > 0 {
 				return ingest.Accepted
 			}
 			return ingest.SkipNoEvent // an assumptions record declaring nothing
 		}
 		if r == ingest.SkipNoEvent {
-			d.text.noteJSON(&d.ev) // the job it names, for the SDK lines after it
 			switch n := d.p.assumptionMessage(src, &d.ev, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }); {
 			case n > 0:
 				return ingest.Accepted
@@ -463,9 +465,6 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
 			}
 		}
-		// Not an event, but it still sets the job and model for the SDK
-		// lines after it (an app's own "processing record 17" JSON line).
-		d.text.noteJSON(&d.ev)
 		d.jsonNoEvent++
 		if d.keys == nil {
 			d.keys = map[string]bool{}
