@@ -5,12 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
@@ -352,6 +360,140 @@ func TestBudgetFromHostileAssumptions(t *testing.T) {
 		os.WriteFile(path, b, 0o644)
 		if _, err := run(t, "budget", "layers", "--from-assumptions", path); err == nil || !strings.Contains(err.Error(), "not a count of retries") {
 			t.Errorf("maxRetries %s: %v", v, err)
+		}
+	}
+}
+
+// TestMetricsAssumptions: /metrics carries the run's assumptions log as an
+// info metric and its open findings by kind, so an alert can be written on
+// a premise the traffic broke; keys from a hostile log stay bounded and
+// the scrape whole.
+func TestMetricsAssumptions(t *testing.T) {
+	_, body := scrapeReplay(t, []string{assumeFixtures + "violated-2026-07-01.log"}, alerts.Config{}, "r1")
+	for _, want := range []string{
+		`burnrate_assumption_info{declared="0",derived="",job_type="",key="anthropic-sdk.maxRetries",observed="2",replica="r1",run_id=`,
+		`burnrate_assumption_findings{kind="assumption_violated",replica="r1",run_id=`,
+		`burnrate_assumption_findings{kind="assumption_changed",replica="r1",run_id=`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if !regexp.MustCompile(`burnrate_assumption_findings\{kind="assumption_violated",[^}]*\} 2\n`).Match(body) {
+		t.Errorf("assumption_violated is not the report's 2 (two retries past the declared 0):\n%s", grepLines(body, "burnrate_assumption"))
+	}
+	problems, err := promlint.New(bytes.NewReader(body)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+
+	// 500 keys sharing a 300-byte prefix: one series per key at most 100,
+	// labels cut at 128 bytes, and the cut ones never a duplicate series
+	// (which fails the whole scrape).
+	dir := t.TempDir()
+	var b strings.Builder
+	prefix := strings.Repeat("k", 300)
+	for i := range 500 {
+		fmt.Fprintf(&b, `[assumptions] {"%s%d.maxRetries":%d, "v\u202e%d":"%s"}`+"\n", prefix, i, i, i, strings.Repeat("x", 1000))
+	}
+	b.WriteString(`{"ts":"2026-07-01T01:00:00Z","event":"llm_call","job_id":"j","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":1}` + "\n")
+	os.WriteFile(dir+"/hostile.log", []byte(b.String()), 0o600)
+	_, body = scrapeReplay(t, []string{dir + "/hostile.log"}, alerts.Config{}, "r1")
+	n := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "burnrate_assumption_info{") {
+			continue
+		}
+		n++
+		for _, v := range regexp.MustCompile(`="([^"]*)"`).FindAllStringSubmatch(line, -1) {
+			if len(v[1]) > 128 || strings.ContainsRune(v[1], '\u202e') {
+				t.Fatalf("label value not bounded or not escaped: %q", v[1])
+			}
+		}
+	}
+	if n == 0 || n > 100 {
+		t.Errorf("%d assumption series, want 1–100", n)
+	}
+}
+
+func grepLines(b []byte, sub string) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestDaemonKeepsALinePerNight: one watch --headless over three nights
+// (an idle gap ends each; seed 003's [assumptions] line, which has no time
+// of its own, opens each) appends a line per night as the next begins,
+// says the night the premise changed on stderr, and compares the last
+// night with the one before it — not with whatever ran before the daemon.
+func TestDaemonKeepsALinePerNight(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	n1, err := os.ReadFile(assumeFixtures + "night-2026-06-30.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, err := os.ReadFile(assumeFixtures + "night-2026-07-01.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n3 := bytes.ReplaceAll(n2, []byte("2026-07-01"), []byte("2026-07-02"))
+	logPath := filepath.Join(dir, "nights.log")
+	os.WriteFile(logPath, slices.Concat(n1, n2, n3), 0o600)
+	cmd := exec.Command(bin, "watch", "--headless", "--run-window", "idle 2h", "--journal", filepath.Join(dir, "journal.jsonl"),
+		"--report-out", filepath.Join(dir, "last.json"), logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr, cmd.Dir = &stderr, dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := func() []string {
+		b, _ := os.ReadFile(filepath.Join(dir, "assumptions.jsonl"))
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(lines()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(lines()); n != 2 {
+		t.Fatalf("while running: %d lines, want one per night already superseded (2)", n)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := lines()
+	if len(got) != 3 {
+		t.Fatalf("%d lines after the stop, want 3:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for i, want := range []string{`"declared":"0"`, `"declared":"2","declared_from"`, `"declared":"2","declared_from"`} {
+		if !strings.Contains(got[i], want) {
+			t.Errorf("night %d: %s lacks %s", i+1, got[i], want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "2026-07-01T01:00:00Z: assumption_changed (warning): anthropic-sdk.maxRetries (declared) was 0 in the previous run, is 2; the first event under the new value is at 2026-07-01T01:00:00Z") {
+		t.Errorf("stderr does not name night 2's change:\n%s", stderr.String())
+	}
+	if strings.Count(stderr.String(), "assumption_changed") != 1 {
+		t.Errorf("one change in three nights, stderr says:\n%s", stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "last.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last correlate.Report
+	json.Unmarshal(b, &last)
+	for _, f := range last.Findings {
+		if f.Kind == "assumption_changed" {
+			t.Errorf("night 3 equals night 2, yet: %+v", f)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,32 +113,73 @@ func appendAssumptions(path string, r *correlate.Report, now time.Time) error {
 	return f.Close()
 }
 
-// recordAssumptions compares a headless run's report with the last run in
-// the assumptions log beside the journal (assumption_changed), appends
-// this run's line, and returns the compared report. A log it cannot read
-// or write is said on stderr, never the end of the run.
-func recordAssumptions(journal string, r *correlate.Report, cfg correlate.Config) *correlate.Report {
-	path := assumptionsLogPath(journal)
-	prev, err := lastAssumptions(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
+// assumptionsLog is the engine's assumptions log (engine.AssumptionsLog):
+// the baseline is the last line of assumptions.jsonl at start, then each
+// run this process recorded; a headless process appends a line per run
+// as the next run supersedes it, and one for the run it stops in.
+type assumptionsLog struct {
+	path  string
+	write bool // only watch --headless (and replay --headless) keep the file
+	cfg   correlate.Config
+	mu    sync.Mutex
+	last  []correlate.AssumptionReport
+}
+
+// newAssumptionsLog reads the baseline beside the journal when read is
+// set; a log it cannot read is said on stderr, never the end of the run.
+func newAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *assumptionsLog {
+	l := &assumptionsLog{path: assumptionsLogPath(journal), write: write, cfg: cfg}
+	if read || write {
+		prev, err := lastAssumptions(l.path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
+		}
+		l.last = prev
 	}
-	if prev != nil {
-		correlate.CompareAssumptions(r, prev, cfg.SeverityOf)
+	return l
+}
+
+func (l *assumptionsLog) Baseline() []correlate.AssumptionReport {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+func (l *assumptionsLog) Upstream(id, from, to string) []string { return upstreamChanges(id, from, to) }
+
+// Compare adds to a run's report what changed since its baseline
+// (assumption_changed, default_changed_upstream).
+func (l *assumptionsLog) Compare(r *correlate.Report, baseline []correlate.AssumptionReport) {
+	if baseline != nil {
+		correlate.CompareAssumptions(r, baseline, l.cfg.SeverityOf)
 	}
-	correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
+	correlate.FlagUpstreamChanges(r, upstreamChanges, l.cfg.SeverityOf)
+}
+
+// Record compares a finished run's report with its baseline, appends its
+// line when this process keeps the file, says the changes on stderr, and
+// makes it the baseline of the next run.
+func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.AssumptionReport) {
+	l.Compare(r, baseline)
 	if r.Source.Events == 0 {
-		return r // nothing was read: no run to record
+		return // nothing was read: no run to record
 	}
-	if err := appendAssumptions(path, r, time.Now()); err != nil {
-		fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
-	}
-	for _, f := range r.Findings {
-		if f.Kind == correlate.AssumptionChanged.String() || f.Kind == correlate.AssumptionViolated.String() || f.Kind == correlate.DefaultChangedUpstream.String() {
-			fmt.Fprintf(os.Stderr, "burnrate: %s (%s): %s\n", f.Kind, f.Severity, display.Text(f.Example))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.write {
+		if err := appendAssumptions(l.path, r, time.Now()); err != nil {
+			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
+		}
+		for _, f := range r.Findings {
+			if f.Kind == correlate.AssumptionChanged.String() || f.Kind == correlate.AssumptionViolated.String() || f.Kind == correlate.DefaultChangedUpstream.String() {
+				fmt.Fprintf(os.Stderr, "burnrate: run %s: %s (%s): %s\n", display.Text(r.RunID), f.Kind, f.Severity, display.Text(f.Example))
+			}
 		}
 	}
-	return r
+	l.last = r.Assumptions
+	if l.last == nil {
+		l.last = []correlate.AssumptionReport{} // a run was recorded: the baseline is it, with nothing in it
+	}
 }
 
 // upstreamChanges is audit.ChangesAcross in the words of a finding.

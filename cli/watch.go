@@ -391,8 +391,12 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		disp.Shutdown(sctx) // what is not delivered stays requested; flushes the journal
 	}()
 
+	// The assumptions log: watch compares each run with the one before it
+	// (the last line of assumptions.jsonl, then the runs it saw); a
+	// headless process keeps the file, a line per run.
+	assume := newAssumptionsLog(acts.Journal, title == "watch", l.headless, cfg)
 	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
-		SummaryFrames: l.headless && l.metricsAddr == ""}, sources...) // headless, only metrics read job rows
+		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume}, sources...) // headless, only metrics read job rows
 	if l.metricsAddr != "" {
 		token, err := tokenFrom("metrics", "", l.metricsTokenFile, envMetricsToken)
 		if err != nil {
@@ -438,7 +442,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	var final *correlate.Report
 	if l.headless {
-		final = recordAssumptions(acts.Journal, eng.Report(), cfg)
+		final = eng.Report()
+		eng.RecordFinal(final)
 	}
 	if l.reportOut != "" {
 		r := final

@@ -97,6 +97,11 @@ type assumptionLog struct {
 	violatedLive map[string]bool
 }
 
+// any: the run has something in its assumptions log.
+func (a *assumptionLog) any() bool {
+	return len(a.declared) > 0 || len(a.derived) > 0 || len(a.retries) > 0 || len(a.facts) > 0
+}
+
 // DerivedAssumption is one value `burnrate audit` derived from the code:
 // a layer's configured or default retries for its locked version.
 type DerivedAssumption struct {

@@ -45,6 +45,12 @@ type Snapshot struct {
 	Models         []ModelReport
 	Status         map[string]int64 // model-call attempts by status
 	Detail         *JobDetail       // the job asked for, if any
+	// Assumptions is the run's assumptions log so far (the report's
+	// rows, without the per-job-type p99, which needs every job), and
+	// Findings holds what it shows: assumption_violated, _missing and
+	// _changed within the run or against SnapshotOptions.Assumptions's
+	// baseline, and default_changed_upstream.
+	Assumptions []AssumptionReport
 }
 
 // SnapshotMinutes is how much timeline a snapshot carries for the calls
@@ -128,6 +134,20 @@ type SnapshotOptions struct {
 	// rates are of the windows ending then, so a log that went quiet reads
 	// $0/min, not its last minute's rate for ever.
 	Now int64
+	// Assumptions compares the run's assumptions with the previous run's
+	// (nil: with nothing before it).
+	Assumptions *AssumptionOptions
+}
+
+// AssumptionOptions is what a live run's assumptions are compared with.
+type AssumptionOptions struct {
+	// Baseline is the previous run's assumptions (the last line of
+	// assumptions.jsonl, or the run this process saw before).
+	Baseline []AssumptionReport
+	// Upstream names the recorded changes of a library's retry
+	// behaviour between two of its versions (audit.ChangesAcross, in
+	// words); nil: none are known.
+	Upstream func(id, from, to string) []string
 }
 
 func (s *State) row(j *Job) JobRow {
@@ -205,6 +225,20 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	s.reportBreakers(r)
 	s.reportFindings(r)
 	s.reportModels(r)
+	if s.assume.any() {
+		// The dashboard's badge and /metrics read what the report would
+		// say of the run's premises, as the run goes.
+		s.reportAssumptions(r)
+		if a := opt.Assumptions; a != nil {
+			if a.Baseline != nil {
+				CompareAssumptions(r, a.Baseline, s.cfg.severity)
+			}
+			if a.Upstream != nil {
+				FlagUpstreamChanges(r, a.Upstream, s.cfg.severity)
+			}
+		}
+		snap.Assumptions = r.Assumptions
+	}
 	snap.Breakers, snap.Findings, snap.Models = r.Breakers, r.Findings, r.Models
 	snap.Status = s.statuses.byName()
 	if j := s.Job(opt.DetailJob); j != nil && opt.DetailJob != "" {

@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,7 +111,10 @@ type Engine struct {
 	// countdown); horizon caps how far the live clock runs past the log's.
 	lastEvent time.Time
 	horizon   time.Duration
-	mu        sync.Mutex // guards st after Run returns, for Report
+	assume    AssumptionsLog
+	// held are floating declarations waiting for the event after them.
+	held []ingest.Event
+	mu   sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -129,6 +133,29 @@ type Options struct {
 	// logs' run_id always does): each run has its own State, so its own
 	// spend, jobs, ceilings and rule state.
 	RunWindow correlate.RunWindow
+	// Assumptions keeps the assumptions log across runs (nil: each run
+	// is compared with nothing before it).
+	Assumptions AssumptionsLog
+}
+
+// AssumptionsLog is the assumptions log across runs (seed 003: "the
+// boundary shows up mechanically in the sequence of logs"): the run a
+// new one is compared with, and each run recorded once the next has
+// begun — so a daemon that runs for weeks keeps a line per night, not
+// one at its stop.
+type AssumptionsLog interface {
+	// Baseline is the last run recorded; nil when there is none.
+	Baseline() []correlate.AssumptionReport
+	// Record compares a run that a later one has superseded with its
+	// baseline and keeps it; it becomes the baseline. It is called on
+	// the engine goroutine, once per run.
+	Record(r *correlate.Report, baseline []correlate.AssumptionReport)
+	// Compare compares a run's report with its baseline and keeps
+	// nothing: the final report of a run recorded already.
+	Compare(r *correlate.Report, baseline []correlate.AssumptionReport)
+	// Upstream names the recorded changes of a library's retry
+	// behaviour between two of its versions.
+	Upstream(id, from, to string) []string
 }
 
 // New builds an engine over the given sources.
@@ -142,6 +169,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
+	e.assume = opt.Assumptions
 	e.horizon = opt.Config.IdleAfter
 	if e.horizon <= 0 { // jobs end only at the end: still, bound the run-on
 		e.horizon = correlate.DefaultIdleAfter
@@ -235,6 +263,7 @@ func (e *Engine) Run(ctx context.Context) {
 			}
 		case <-finished:
 			e.drain()
+			e.placeHeld()
 			// The postmortem is read after the last frame: a job's detail
 			// asked for then, or a kill's result, still needs a frame.
 			// What the final frame shows is taken before it is built, so a
@@ -247,6 +276,7 @@ func (e *Engine) Run(ctx context.Context) {
 			cancel()
 			<-finished
 			e.drain()
+			e.placeHeld()
 			e.publish(true)
 			return
 		}
@@ -304,23 +334,66 @@ func (e *Engine) apply(b ingest.Batch) {
 	}
 	var cur *run
 	from := 0
+	flush := func(to int) {
+		if cur != nil && from < to {
+			e.applyTo(cur, b[from:to])
+		}
+		from = to
+	}
 	for i := range b {
-		r := e.runs.route(&b[i])
+		ev := &b[i]
+		if floatingDeclaration(ev) {
+			flush(i)
+			from = i + 1
+			e.held = append(e.held, *ev)
+			continue
+		}
+		r := e.runs.route(ev)
+		if len(e.held) > 0 {
+			// The declarations before this event open its run.
+			flush(i)
+			e.applyTo(r, e.held)
+			clear(e.held)
+			e.held = e.held[:0]
+			cur = r
+			continue
+		}
 		if r != cur {
-			if cur != nil {
-				e.applyTo(cur, b[from:i])
-			}
-			cur, from = r, i
+			flush(i)
+			cur = r
 		}
 	}
-	if cur != nil {
-		e.applyTo(cur, b[from:])
-	}
+	flush(len(b))
+	before := e.runs.current()
 	e.runs.evict()
 	if c := e.runs.current(); c != nil {
 		e.st = c.st
 	}
+	e.recordSuperseded(before)
 	ingest.Recycle(b) // the engine owns it, and nothing keeps it past here
+}
+
+// floatingDeclaration is a declaration with no time and no run of its own
+// — seed 003's `[assumptions] {…}` line, printed at the top of a run: it
+// belongs to the run the event after it opens, not to the one the line
+// before it ended (it carries that line's time).
+func floatingDeclaration(ev *ingest.Event) bool {
+	return ev.Kind == ingest.KindAssumption && ev.RunID == "" && (ev.TS == 0 || ev.TSCarried)
+}
+
+// placeHeld applies declarations still waiting for an event (the input
+// ended on them) to the current run, or to a run of their own.
+func (e *Engine) placeHeld() {
+	if len(e.held) == 0 {
+		return
+	}
+	r := e.runs.current()
+	if r == nil {
+		r = e.runs.route(&e.held[0])
+	}
+	e.applyTo(r, e.held)
+	e.held = nil
+	e.st = r.st
 }
 
 func (e *Engine) applyTo(r *run, seg ingest.Batch) {
@@ -337,6 +410,72 @@ func (e *Engine) observe(job *correlate.Job, ev *ingest.Event) {
 	e.observer.Observe(e.applying, job, ev)
 }
 
+// recordSuperseded hands the assumptions log every run a later one has
+// superseded — a new run_id, the next day of a run window — once: a
+// straggler of last night that arrives after tonight began stays in its
+// run's numbers but is not recorded again.
+func (e *Engine) recordSuperseded(cur *run) {
+	if e.assume == nil || cur == nil {
+		return
+	}
+	for _, r := range e.runs.open {
+		if r.recorded || r.seq >= cur.seq {
+			continue
+		}
+		e.recordRun(r)
+	}
+}
+
+// RecordFinal records, after Run has returned, every run not recorded
+// yet in the order they began — the current one as final, its final
+// report — and compares final with its run's baseline in any case.
+func (e *Engine) RecordFinal(final *correlate.Report) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur := e.runs.current()
+	if e.assume == nil || cur == nil {
+		return
+	}
+	open := slices.Clone(e.runs.open)
+	slices.SortFunc(open, func(a, b *run) int { return a.seq - b.seq })
+	for _, r := range open {
+		switch {
+		case r == cur && r.recorded:
+			// A straggler of an earlier run was read last: its run was
+			// kept when the next began.
+			e.assume.Compare(final, e.baseline(r).Baseline)
+		case r == cur:
+			r.recorded = true
+			e.assume.Record(final, e.baseline(r).Baseline)
+		case !r.recorded:
+			e.recordRun(r)
+		}
+	}
+}
+
+func (e *Engine) recordRun(r *run) {
+	r.recorded = true
+	if r.st.Summary(r.id).Events == 0 {
+		return
+	}
+	rep := r.st.ReportWith(correlate.ReportOptions{StreamJobs: true})
+	rep.RunID = r.id
+	e.assume.Record(rep, e.baseline(r).Baseline)
+}
+
+// baseline is what run r's assumptions are compared with: the run
+// recorded last when r began showing (the night before, from the log or
+// this process).
+func (e *Engine) baseline(r *run) *correlate.AssumptionOptions {
+	if e.assume == nil {
+		return nil
+	}
+	if !r.baselineSet {
+		r.baseline, r.baselineSet = e.assume.Baseline(), true
+	}
+	return &correlate.AssumptionOptions{Baseline: r.baseline, Upstream: e.assume.Upstream}
+}
+
 func (e *Engine) detailJob() string {
 	if p := e.detail.Load(); p != nil {
 		return *p
@@ -351,6 +490,9 @@ func (e *Engine) publish(final bool) {
 	if live {
 		quiet = time.Since(e.lastEvent)
 		opt.Now = e.st.Now() + int64(min(quiet, e.horizon)) // rates of the windows ending now
+	}
+	if cur := e.runs.current(); cur != nil {
+		opt.Assumptions = e.baseline(cur)
 	}
 	f := &Frame{Snap: e.st.Snapshot(opt), Final: final}
 	f.Now = f.Snap.Now

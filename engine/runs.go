@@ -41,6 +41,11 @@ type run struct {
 	lastTS     int64
 	seq        int   // order of creation, for a stable order of summaries
 	used       int64 // when an event was last routed here, in events
+	// The assumptions log: the run it is compared with, and whether it
+	// has been recorded (Engine.recordSuperseded).
+	baseline    []correlate.AssumptionReport
+	baselineSet bool
+	recorded    bool
 }
 
 // runs routes each event to its run: by the logs' run_id when an event

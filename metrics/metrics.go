@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -51,8 +52,13 @@ var (
 	descRuns        = prometheus.NewDesc("burnrate_runs_seen", "Runs this process has seen (a daemon sees one per night).", []string{"replica"}, nil)
 	// descBurn is the dashboard's burn rate, the same figure: over the
 	// part of the window the log covers while the log is younger than it.
-	descBurn        = prometheus.NewDesc("burnrate_burn_usd_per_minute", "Spend rate of the current run over the last 1 or 5 minutes of log time (over the part of the window the log covers, at least 10 s, while it is younger), USD per minute.", withRun("window"), nil)
-	descJournalErrs = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", []string{"replica"}, nil)
+	descBurn = prometheus.NewDesc("burnrate_burn_usd_per_minute", "Spend rate of the current run over the last 1 or 5 minutes of log time (over the part of the window the log covers, at least 10 s, while it is younger), USD per minute.", withRun("window"), nil)
+	// The assumptions log (seed 003): one series per key, its values as
+	// labels (an info metric: the value is always 1), and the open
+	// findings it shows by kind, for an alert on a premise that broke.
+	descAssumption         = prometheus.NewDesc("burnrate_assumption_info", "One key of the current run's assumptions log: what the run declared, what burnrate audit derived, what the traffic showed (empty when unknown). Always 1.", withRun("key", "job_type", "declared", "derived", "observed"), nil)
+	descAssumptionFindings = prometheus.NewDesc("burnrate_assumption_findings", "Open findings of the current run's assumptions log by kind (assumption_violated, assumption_changed, assumption_missing, default_changed_upstream).", withRun("kind"), nil)
+	descJournalErrs        = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", []string{"replica"}, nil)
 )
 
 // maxLabelValues bounds the values of one label a scrape carries; otherLabel
@@ -94,6 +100,26 @@ func (m metrics) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	ch <- descBurn
+	ch <- descAssumption
+	ch <- descAssumptionFindings
+}
+
+// maxLabelBytes bounds a label value taken from a log's declaration: the
+// key and its value are the log's words.
+const maxLabelBytes = 128
+
+// logLabel is a log-derived value made a label: escaped for the people
+// who read it, cut at maxLabelBytes on a character boundary.
+func logLabel(v string) string {
+	v = display.Text(v)
+	if len(v) <= maxLabelBytes {
+		return v
+	}
+	cut := maxLabelBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 func (m metrics) Collect(ch chan<- prometheus.Metric) {
@@ -202,6 +228,30 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descRunJobs, prometheus.GaugeValue, float64(s.JobCount), run, rep)
 		}
 		ch <- prometheus.MustNewConstMetric(descRuns, prometheus.GaugeValue, float64(f.Runs), rep)
+		// Two keys cut to one label would be one series twice, and a
+		// scrape with a duplicate fails whole: the first is kept.
+		seen := map[[2]string]bool{}
+		for _, a := range s.Assumptions {
+			if len(seen) >= maxLabelValues {
+				break // in the report's order: job type, then key
+			}
+			key, jobType := logLabel(a.Key), logLabel(a.JobType)
+			if seen[[2]string{key, jobType}] {
+				continue
+			}
+			seen[[2]string{key, jobType}] = true
+			ch <- prometheus.MustNewConstMetric(descAssumption, prometheus.GaugeValue, 1,
+				key, jobType, logLabel(a.Declared), logLabel(a.Derived), logLabel(a.Observed), run, rep)
+		}
+		for _, k := range []correlate.FindingKind{correlate.AssumptionViolated, correlate.AssumptionChanged, correlate.AssumptionMissing, correlate.DefaultChangedUpstream} {
+			var n int64
+			for _, f := range s.Findings {
+				if f.Kind == k.String() {
+					n += f.Count
+				}
+			}
+			ch <- prometheus.MustNewConstMetric(descAssumptionFindings, prometheus.GaugeValue, float64(n), k.String(), run, rep)
+		}
 		for i, b := range s.Breakers {
 			if i >= maxLabelValues {
 				break // the breakers most worth seeing come first

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -83,6 +84,15 @@ func (h *headerPane) View() string {
 		line1 = append(line1, hpart{st.Bad.Render(fmt.Sprintf("✗ %d source problem(s): %s", len(problems), sanitize(problems[0]))),
 			st.Bad.Render(fmt.Sprintf("✗ %d source problem(s)", len(problems)))})
 	}
+	if badge, short, bad := assumptionBadge(s.Findings); badge != "" {
+		// A premise of the run broke or moved (seed 003): said while the
+		// finding is open, ahead of the run's name.
+		style := st.Warn
+		if bad {
+			style = st.Bad
+		}
+		line1 = append(line1, hpart{style.Render(badge), style.Render(short)})
+	}
 	if len(missing) > 0 {
 		line1 = append(line1, hpart{st.Warn.Render("waiting for " + sanitize(strings.Join(missing, ", "))),
 			st.Warn.Render(fmt.Sprintf("waiting for %d file(s)", len(missing)))})
@@ -158,6 +168,31 @@ func (h *headerPane) View() string {
 	}
 	h.cache = clip(strings.Join([]string{fitLine(h.width, line1), fitLine(h.width, line2), fitLine(h.width, line3), line4}, "\n"), h.width, 4)
 	return h.cache
+}
+
+// assumptionBadge is the header's word on the assumptions log: the open
+// assumption_* and default_changed_upstream findings by kind, most urgent
+// first; bad when one is critical (a declaration the traffic broke).
+func assumptionBadge(fs []correlate.FindingReport) (long, short string, bad bool) {
+	var parts []string
+	n := 0
+	for _, k := range []struct {
+		kind correlate.FindingKind
+		word string
+	}{{correlate.AssumptionViolated, "violated"}, {correlate.AssumptionChanged, "changed"}, {correlate.DefaultChangedUpstream, "default changed upstream"}, {correlate.AssumptionMissing, "undeclared"}} {
+		for _, f := range fs {
+			if f.Kind != k.kind.String() || f.Count == 0 {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", f.Count, k.word))
+			n += int(f.Count)
+			bad = bad || f.Severity == correlate.SeverityCritical
+		}
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	return "⚠ assumptions: " + strings.Join(parts, ", ") + " (report --format md)", fmt.Sprintf("⚠ %d assumption(s)", n), bad
 }
 
 // hpart is one part of a header line, long and short ("" to drop it

@@ -563,3 +563,31 @@ func TestHeaderFitsWithEverythingToSay(t *testing.T) {
 		t.Errorf("a part cut mid-word:\n%s", head)
 	}
 }
+
+// TestHeaderAssumptionsBadge: while an assumption_* finding is open the
+// header says so, at 160 columns in full and at 80 short, and says
+// nothing when none is.
+func TestHeaderAssumptionsBadge(t *testing.T) {
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{{160, "⚠ assumptions: 1 violated, 2 changed"}, {80, "⚠ 3 assumption(s)"}} {
+		m, feed := newModel(t, tc.w, 24, Options{})
+		f := feed.frame("")
+		f.RunID = "nightly-2026-07-01"
+		f.Snap.Findings = append(f.Snap.Findings,
+			correlate.FindingReport{Kind: "assumption_changed", Severity: correlate.SeverityWarning, Count: 2},
+			correlate.FindingReport{Kind: "assumption_violated", Severity: correlate.SeverityCritical, Count: 1})
+		m.Update(frameMsg{f})
+		screen := m.View()
+		head := strings.Join(strings.Split(screen, "\n")[:3], "\n")
+		if !strings.Contains(head, tc.want) {
+			t.Errorf("%d columns: the header lacks %q:\n%s", tc.w, tc.want, head)
+		}
+	}
+	m, feed := newModel(t, 160, 24, Options{})
+	m.Update(frameMsg{feed.frame("")})
+	if head := strings.Join(strings.Split(m.View(), "\n")[:3], "\n"); strings.Contains(head, "assumption") {
+		t.Errorf("a badge with no finding open:\n%s", head)
+	}
+}

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// fakeAssumptionsLog keeps what the engine records, in order, and compares
+// as the real log does.
+type fakeAssumptionsLog struct {
+	last     []correlate.AssumptionReport
+	recorded []*correlate.Report
+	compared []*correlate.Report
+}
+
+func (l *fakeAssumptionsLog) Baseline() []correlate.AssumptionReport { return l.last }
+func (l *fakeAssumptionsLog) Upstream(string, string, string) []string {
+	return nil
+}
+func (l *fakeAssumptionsLog) Compare(r *correlate.Report, base []correlate.AssumptionReport) {
+	if base != nil {
+		correlate.CompareAssumptions(r, base, correlate.DefaultConfig().SeverityOf)
+	}
+	l.compared = append(l.compared, r)
+}
+func (l *fakeAssumptionsLog) Record(r *correlate.Report, base []correlate.AssumptionReport) {
+	l.Compare(r, base)
+	l.recorded = append(l.recorded, r)
+	l.last = r.Assumptions
+}
+
+// night is one run of seed 003's shape: the [assumptions] line first, with
+// no time of its own (the reader gives it the line before it's, carried),
+// then the night's calls, named by run_id.
+func assumptionNight(runID string, start time.Time, maxRetries string, prevTS int64) []ingest.Event {
+	decl := ingest.Event{Kind: ingest.KindAssumption, TS: prevTS, TSCarried: prevTS != 0}
+	decl.SetAssumption("log line", "anthropic-sdk.maxRetries", maxRetries)
+	evs := []ingest.Event{decl}
+	for i := range 3 {
+		evs = append(evs, ingest.Event{Kind: ingest.KindLLMCall, TS: start.Add(time.Duration(i) * time.Minute).UnixNano(), RunID: runID,
+			JobID: runID + "-job", Attempt: 1, Status: 200, Model: "claude-sonnet-4-6", Provider: "anthropic", InputTokens: 1000, OutputTokens: 100})
+	}
+	return evs
+}
+
+// TestAssumptionsAcrossRunsInOneProcess: a daemon that sees three nights
+// records each as the next begins (not one line at its stop), compares
+// each night with the one before it — the declaration at the top of a
+// night belongs to that night, though it carries the time of the last
+// line of the night before — and shows the change in the live frame.
+func TestAssumptionsAcrossRunsInOneProcess(t *testing.T) {
+	n1 := time.Date(2026, 6, 30, 1, 0, 0, 0, time.UTC)
+	var evs []ingest.Event
+	evs = append(evs, assumptionNight("n1", n1, "0", 0)...)
+	evs = append(evs, assumptionNight("n2", n1.Add(24*time.Hour), "2", evs[len(evs)-1].TS)...)
+	evs = append(evs, assumptionNight("n3", n1.Add(48*time.Hour), "2", evs[len(evs)-1].TS)...)
+	for _, batching := range []string{"one event per batch", "one batch"} {
+		t.Run(batching, func(t *testing.T) {
+			log := &fakeAssumptionsLog{}
+			// Night 2 is shown live before night 3 arrives.
+			release := make(chan struct{})
+			n3 := slices.IndexFunc(evs, func(ev ingest.Event) bool { return ev.RunID == "n3" }) - 1
+			src := &gated{events: slices.Clone(evs), at: n3, release: release, oneBatch: batching == "one batch"}
+			eng := New(Options{Config: correlate.DefaultConfig(), Assumptions: log, Tick: time.Millisecond}, src)
+			var sawChange bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for f := range eng.Frames() {
+					if f.RunID == "n2" && !sawChange {
+						for _, fr := range f.Snap.Findings {
+							if fr.Kind == "assumption_changed" {
+								sawChange = true
+								close(release)
+							}
+						}
+					}
+					if f.Final {
+						return
+					}
+				}
+			}()
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					t.Error("no frame of night 2 showed assumption_changed in 10 s")
+					close(release)
+				}
+			}()
+			eng.Run(context.Background())
+			<-done
+			final := eng.Report()
+			eng.RecordFinal(final)
+			var ids []string
+			for _, r := range log.recorded {
+				ids = append(ids, r.RunID)
+			}
+			if !slices.Equal(ids, []string{"n1", "n2", "n3"}) {
+				t.Fatalf("recorded %v, want each night once, in order", ids)
+			}
+			declared := func(r *correlate.Report) string {
+				for _, a := range r.Assumptions {
+					if a.Key == "anthropic-sdk.maxRetries" {
+						return a.Declared
+					}
+				}
+				return "none"
+			}
+			for i, want := range []string{"0", "2", "2"} {
+				if got := declared(log.recorded[i]); got != want {
+					t.Errorf("night %d declared %s, want %s (a night's declaration is its own)", i+1, got, want)
+				}
+			}
+			changes := func(r *correlate.Report) (n int64, at string) {
+				for _, f := range r.Findings {
+					if f.Kind == "assumption_changed" {
+						n += f.Count
+						at = f.FirstAt
+					}
+				}
+				return n, at
+			}
+			if n, _ := changes(log.recorded[0]); n != 0 {
+				t.Errorf("night 1 changed nothing, got %d changes", n)
+			}
+			if n, at := changes(log.recorded[1]); n != 1 || at != correlate.FormatTime(n1.Add(24*time.Hour).UnixNano()) {
+				t.Errorf("night 2: %d changes first at %s, want 1 at its first call", n, at)
+			}
+			if n, _ := changes(log.recorded[2]); n != 0 {
+				t.Errorf("night 3 is night 2 again, got %d changes", n)
+			}
+		})
+	}
+}
+
+// gated sends events up to at, waits for release, then sends the rest:
+// one event per batch, or each part as one batch.
+type gated struct {
+	events   []ingest.Event
+	at       int
+	release  chan struct{}
+	oneBatch bool
+}
+
+func (s *gated) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	send := func(part []ingest.Event) error {
+		batches := []ingest.Batch{part}
+		if !s.oneBatch {
+			batches = batches[:0]
+			for _, ev := range part {
+				batches = append(batches, ingest.Batch{ev})
+			}
+		}
+		for _, b := range batches {
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	if err := send(s.events[:s.at]); err != nil {
+		return err
+	}
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return send(s.events[s.at:])
+}
+func (s *gated) Status() []ingest.Status { return nil }
+
+// TestADeclarationAtTheEndIsKept: a declaration the input ends on waits
+// for no event that will come: it is the current run's.
+func TestADeclarationAtTheEndIsKept(t *testing.T) {
+	n1 := time.Date(2026, 6, 30, 1, 0, 0, 0, time.UTC)
+	evs := assumptionNight("n1", n1, "0", 0)[1:]
+	decl := ingest.Event{Kind: ingest.KindAssumption, TS: evs[len(evs)-1].TS, TSCarried: true}
+	decl.SetAssumption("log line", "retry.owner", "queue")
+	evs = append(evs, decl)
+	eng := New(Options{Config: correlate.DefaultConfig()}, &oneByOne{events: evs})
+	eng.Run(context.Background())
+	r := eng.Report()
+	if !slices.ContainsFunc(r.Assumptions, func(a correlate.AssumptionReport) bool { return a.Key == "retry.owner" && a.Declared == "queue" }) {
+		t.Fatalf("the last line's declaration was lost: %+v", r.Assumptions)
+	}
+}
