@@ -177,6 +177,14 @@ func TestAliasesGiveTheSameReport(t *testing.T) {
 			if got.Source.Skipped != 0 {
 				t.Fatalf("aliased log skipped lines: %v", got.Source.SkippedByReason)
 			}
+			// The gateways' and SDKs' headers number the attempts of the
+			// job model as every other spelling does, but they also say
+			// which layer retried, and the assumptions log charges each
+			// retry to that layer (the header's, not the record's): that
+			// part may differ, and only that part.
+			for _, r := range []*correlate.Report{want, got} {
+				r.Assumptions = nil
+			}
 			var wb, gb bytes.Buffer
 			report.JSON(&wb, want)
 			report.JSON(&gb, got)

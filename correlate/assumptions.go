@@ -236,8 +236,43 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	case ev.AgentSession:
 		return named("-agent"), "agent transcript"
 	}
+	switch ev.AttemptFrom {
+	case ingest.AttemptFromSDK:
+		return named("-sdk"), "the SDK's own attempt count (x-stainless-retry-count, amz-sdk-request, http.request.resend_count)"
+	case ingest.AttemptFromLiteLLM:
+		return "litellm-router", "LiteLLM's x-litellm-attempted-retries"
+	case ingest.AttemptFromPortkey:
+		return "portkey", "Portkey's x-portkey-retry-attempt-count"
+	}
+	// A record's own attempt field is the layer that logged the line. In
+	// burnrate's JSON contract an llm_call's attempt is the SDK's (the
+	// job's layers multiply queue × wrapper × it) — unless the run
+	// declares a retry owner that is no SDK: then that owner logs them
+	// (seed 003's single owner logs "attempt":1..3 with its SDK at 0
+	// retries), and they are no evidence of what the SDK did.
+	if owner := a.declaredOwner(ev.JobType); owner != "" && !strings.Contains(strings.ToLower(owner), "sdk") {
+		return appLayer, "the log's own attempt numbers, the declared retry.owner's (" + owner + ")"
+	}
 	return named("-sdk"), "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
 }
+
+// declaredOwner is the declared retry.owner for a job type, else the run's.
+func (a *assumptionLog) declaredOwner(jobType string) string {
+	if len(a.declared) == 0 {
+		return ""
+	}
+	if d := a.declared[assumptionKey{jobType, "retry.owner"}]; d != nil {
+		return d.value
+	}
+	if d := a.declared[assumptionKey{"", "retry.owner"}]; d != nil {
+		return d.value
+	}
+	return ""
+}
+
+// appLayer is the layer that numbers the attempts of an application's own
+// records when a declared retry.owner that is no SDK is taken to be it.
+const appLayer = "app"
 
 // retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
 // other key or a value that is no count.
@@ -436,6 +471,9 @@ func (s *State) assumptionFindings(r *Report) {
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
 			continue
+		}
+		if hasOwner && (strings.EqualFold(owner, layer) || layer == appLayer && !strings.Contains(strings.ToLower(owner), "sdk")) {
+			continue // the declared owner retried: that is its declaration
 		}
 		// Only a run that keeps an assumptions log misses a key: a night
 		// that declares nothing gets its observed rows, not a finding per

@@ -3,6 +3,8 @@ package correlate_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +179,51 @@ func TestJobTypeDeclarationHeldToItsJobs(t *testing.T) {
 	r = reportOf(t, correlate.DefaultConfig(), other)
 	if f := finding(r, "assumption_violated"); f != nil {
 		t.Errorf("another type's retries violate nothing: %+v", f)
+	}
+}
+
+// TestRetriesAreChargedToTheLayerThatNumberedThem: seed 003's own design —
+// the SDK at 0 retries, one owner (a wrapper) logging "attempt":1..3 — is
+// no violation: a record's attempt field is the layer that logged it, the
+// declared owner; an SDK's x-stainless-retry-count is the SDK's and a
+// gateway's x-litellm-attempted-retries the gateway's (a critical, exit 1,
+// for retries the SDK never made was the false alarm).
+func TestRetriesAreChargedToTheLayerThatNumberedThem(t *testing.T) {
+	for _, tc := range []struct {
+		file, layer string
+	}{
+		{"owner-wrapper.jsonl", "app.maxRetries"},
+		{"gateway-retries.jsonl", "litellm-router.maxRetries"},
+	} {
+		r := reportOf(t, correlate.DefaultConfig(), "testdata/assumptions/"+tc.file)
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.Kind, "assumption_") {
+				t.Errorf("%s: %s: %s", tc.file, f.Kind, f.Example)
+			}
+		}
+		var observed string
+		for _, a := range r.Assumptions {
+			if a.Key == tc.layer {
+				observed = a.Observed
+			}
+			if a.Key == "anthropic-sdk.maxRetries" && a.Observed != "" && a.Observed != "0" {
+				t.Errorf("%s: the SDK charged with %s retries it never made (%s)", tc.file, a.Observed, a.Evidence)
+			}
+		}
+		if observed != "2" {
+			t.Errorf("%s: %s observed %q, want 2", tc.file, tc.layer, observed)
+		}
+	}
+	// The same owner's log with the SDK's own header saying it retried
+	// twice: that is the violation.
+	b, err := os.ReadFile("testdata/assumptions/owner-wrapper.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sdk-retried.jsonl")
+	os.WriteFile(path, bytes.Replace(b, []byte(`"x-stainless-retry-count":"0"`), []byte(`"x-stainless-retry-count":"2"`), 1), 0o600)
+	r := reportOf(t, correlate.DefaultConfig(), path)
+	if !slices.ContainsFunc(r.Findings, func(f correlate.FindingReport) bool { return f.Kind == "assumption_violated" }) {
+		t.Errorf("the SDK retried twice under a declared 0, yet: %+v", r.Findings)
 	}
 }

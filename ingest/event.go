@@ -154,9 +154,32 @@ type Event struct {
 	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
 	// design, so no job deadline applies to it.
 	AgentSession bool
+	// AttemptFrom is the layer that numbered Attempt, where the record
+	// says: the assumptions log charges a retry to that layer.
+	AttemptFrom AttemptFrom
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
 }
+
+// AttemptFrom is who numbered an event's Attempt.
+type AttemptFrom uint8
+
+const (
+	// AttemptFromRecord: the record's own attempt field — the layer that
+	// logged the line, which in an application's own log is its wrapper
+	// or queue, not the SDK under it (seed 003's single owner logs
+	// "attempt":1..3 with the SDK at 0 retries).
+	AttemptFromRecord AttemptFrom = iota
+	// AttemptFromSDK: the provider SDK's own count, sent with the request
+	// (x-stainless-retry-count, amz-sdk-request) or resent by its HTTP
+	// client (OTel's http.request.resend_count on the client span).
+	AttemptFromSDK
+	// AttemptFromLiteLLM and AttemptFromPortkey: a gateway's count of
+	// its own retries (x-litellm-attempted-retries,
+	// x-portkey-retry-attempt-count), behind the SDK.
+	AttemptFromLiteLLM
+	AttemptFromPortkey
+)
 
 // Bounds of one assumption: a key, a value, and how many keys one
 // declaration may carry (the rest are counted, not kept).

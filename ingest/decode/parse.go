@@ -562,6 +562,14 @@ func (p *Parser) headerField(k []byte) {
 	case "x-stainless-retry-count", "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
 		if a := p.attempt(1); ev.Attempt == 0 {
 			ev.Attempt = a
+			switch string(name) {
+			case "x-stainless-retry-count":
+				ev.AttemptFrom = ingest.AttemptFromSDK
+			case "x-litellm-attempted-retries":
+				ev.AttemptFrom = ingest.AttemptFromLiteLLM
+			default:
+				ev.AttemptFrom = ingest.AttemptFromPortkey
+			}
 		}
 	case "retry-after":
 		if p.kind() == 's' {

@@ -257,7 +257,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 			g.spans++
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
-				ev.Attempt = int16(min(n+1, 1<<15-1))
+				ev.Attempt, ev.AttemptFrom = int16(min(n+1, 1<<15-1)), ingest.AttemptFromSDK
 				if n < 64 && g.placeholders&(1<<n) != 0 {
 					// This attempt was counted, status unknown, when a later
 					// one arrived first: its own span adds only what it cost.
@@ -273,7 +273,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				if missing := n + 1 - g.spans - g.synth; missing > 0 {
 					for k := range missing {
 						unk := ev
-						unk.Attempt = int16(min(n+1-missing+k, 1<<15-1))
+						unk.Attempt, unk.AttemptFrom = int16(min(n+1-missing+k, 1<<15-1)), ingest.AttemptFromSDK
 						if a := int64(unk.Attempt) - 1; a >= 0 && a < 64 {
 							g.placeholders |= 1 << a
 						}
@@ -287,7 +287,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 			if ev.Attempt == 0 {
 				if a, ok := stainlessRetries(attrs); ok {
-					ev.Attempt = a
+					ev.Attempt, ev.AttemptFrom = a, ingest.AttemptFromSDK
 				}
 			}
 			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
@@ -299,9 +299,9 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 			ev.Status = spanStatus(r.span, attrs)
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
-				ev.Attempt = int16(min(n+1, 1<<15-1))
+				ev.Attempt, ev.AttemptFrom = int16(min(n+1, 1<<15-1)), ingest.AttemptFromSDK
 			} else if a, ok := stainlessRetries(attrs); ok {
-				ev.Attempt = a
+				ev.Attempt, ev.AttemptFrom = a, ingest.AttemptFromSDK
 			}
 			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		default:
