@@ -62,7 +62,11 @@ func declaredFromAudit(res *audit.Result, r *correlate.Report) (d correlate.Decl
 	}
 	var cands []stackCandidate
 	for _, st := range res.Stacks {
-		c := stackCandidate{stack: correlate.DeclaredStack{From: fmt.Sprintf("audit of %s: %s path", display.Text(strings.Join(res.Roots, ", ")), display.Text(st.Group))},
+		root := strings.Join(res.Roots, ", ")
+		if len(st.Layers) > 0 {
+			root = res.Layers[st.Layers[0]].Root // a path is of one root
+		}
+		c := stackCandidate{stack: correlate.DeclaredStack{From: fmt.Sprintf("audit of %s: %s path", display.Text(root), display.Text(st.Group))},
 			attempts: st.Attempts, unbounded: st.Unbounded}
 		for _, i := range st.Layers {
 			l := res.Layers[i]
