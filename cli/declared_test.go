@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/audit"
@@ -144,6 +145,10 @@ func TestReportStackFileHostile(t *testing.T) {
 	os.Symlink(ok, link)
 	devLink := filepath.Join(dir, "zero.toml")
 	os.Symlink("/dev/zero", devLink)
+	fifo := filepath.Join(dir, "fifo.toml") // opening it must not wait for a writer
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -151,6 +156,7 @@ func TestReportStackFileHostile(t *testing.T) {
 		{[]string{"--stack", filepath.Join(dir, "missing.toml")}, "missing.toml: open"},
 		{[]string{"--stack", "/dev/zero"}, "not a regular file"},
 		{[]string{"--stack", devLink}, "not a regular file"},
+		{[]string{"--stack", fifo}, "not a regular file"},
 		{[]string{"--stack", dir}, "not a regular file"},
 		{[]string{"--stack", huge}, "over the 1048576"},
 		{[]string{"--stack", write("many.toml", many.String())}, "100 layers, more than the 64"},
