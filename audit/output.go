@@ -210,6 +210,26 @@ func tomlComment(s string) string {
 	return strings.NewReplacer("\n", " ", "\r", " ").Replace(display.Text(s))
 }
 
+// tomlString quotes s as a TOML basic string: a path from the scanned tree
+// may hold any byte, and Go's %q writes escapes (\x1b, \a) TOML has not.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // WriteTOML writes the worst bounded call path as a `budget layers --file`
 // stack, outermost first, each layer's source in a comment. Unbounded
 // layers cannot be multiplied: they are written as comments to decide on.
@@ -247,8 +267,15 @@ func (r *Result) WriteTOML(w io.Writer) error {
 		if backoff == "" {
 			backoff = "none"
 		}
-		fmt.Fprintf(w, "%s[[layer]]\n%sname = %q\n%sattempts = %d\n%stimeout = %q\n%sbackoff = %q\n",
-			prefix, prefix, l.DefaultID, prefix, max(l.Attempts, 1), prefix, timeout.String(), prefix, backoff)
+		file := l.File
+		if len(r.Roots) > 1 {
+			file = path.Join(filepath.ToSlash(l.Root), l.File)
+		}
+		// library and source are what report --stack names the layer by;
+		// budget layers --file reads and ignores them.
+		fmt.Fprintf(w, "%s[[layer]]\n%sname = %s\n%sattempts = %d\n%stimeout = %q\n%sbackoff = %s\n%slibrary = %s\n%ssource = %s\n",
+			prefix, prefix, tomlString(l.DefaultID), prefix, max(l.Attempts, 1), prefix, timeout.String(), prefix, tomlString(backoff),
+			prefix, tomlString(display.Text(l.Library)), prefix, tomlString(display.Text(fmt.Sprintf("%s:%d", file, l.Line))))
 	}
 	return nil
 }

@@ -10,16 +10,12 @@ import (
 	"github.com/burnrate-dev/burnrate/display"
 )
 
-// derivedAssumptions scans roots as `burnrate audit` does and names each
-// layer it found in the assumptions log's words: a provider SDK's
+// derivedAssumptions names each layer an audit (of report --audit's roots,
+// scanned as `burnrate audit` does) found in the assumptions log's words: a provider SDK's
 // retries as PROVIDER-sdk.maxRetries (the key runs declare, seed 003's
 // anthropic-sdk.maxRetries), every other layer as ID.maxAttempts. Two
 // layers of one key keep the larger (the worst case).
-func derivedAssumptions(roots []string) (map[string]correlate.DerivedAssumption, error) {
-	res, err := audit.Scan(roots, audit.DefaultOptions())
-	if err != nil {
-		return nil, fmt.Errorf("--audit: %w", err)
-	}
+func derivedAssumptions(res *audit.Result) map[string]correlate.DerivedAssumption {
 	out := map[string]correlate.DerivedAssumption{}
 	best := map[string]int{}
 	for _, l := range res.Layers {
@@ -46,5 +42,5 @@ func derivedAssumptions(roots []string) (map[string]correlate.DerivedAssumption,
 		}
 		out[key] = correlate.DerivedAssumption{Value: strconv.Itoa(n), From: display.Text(from)}
 	}
-	return out, nil
+	return out
 }

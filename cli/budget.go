@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/budget"
@@ -26,32 +25,15 @@ func (s *stackFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&s.file, "file", "", "TOML file with [[layer]] tables: name, attempts, timeout, backoff")
 }
 
-type layerFile struct {
-	Layer []struct {
-		Name     string `toml:"name"`
-		Attempts int    `toml:"attempts"`
-		Timeout  any    `toml:"timeout"` // "120s" or plain seconds
-		Backoff  string `toml:"backoff"`
-	} `toml:"layer"`
-}
-
 func (s *stackFlags) stack() (budget.Stack, error) {
 	var st budget.Stack
 	if s.file != "" {
-		var f layerFile
-		md, err := toml.DecodeFile(s.file, &f)
+		layers, err := readStackFile(s.file, "--file")
 		if err != nil {
-			return nil, fmt.Errorf("--file %s: %w", s.file, err)
+			return nil, err
 		}
-		if u := md.Undecoded(); len(u) > 0 {
-			return nil, fmt.Errorf("--file %s: unknown key %s: each [[layer]] has name, attempts, timeout, backoff", s.file, u[0])
-		}
-		for _, l := range f.Layer {
-			b := l.Backoff
-			if b == "" {
-				b = "none"
-			}
-			layer, err := budget.ParseLayer(fmt.Sprintf("%s:attempts=%d,timeout=%v,backoff=%s", l.Name, l.Attempts, l.Timeout, b))
+		for _, l := range layers {
+			layer, err := l.budgetLayer()
 			if err != nil {
 				return nil, fmt.Errorf("--file %s: %w", s.file, err)
 			}

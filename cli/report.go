@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/burnrate-dev/burnrate/audit"
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
@@ -178,7 +179,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
-	var format, baseline string
+	var format, baseline, stackFile string
 	var auditRoots []string
 	var merge bool
 	var replicas []string
@@ -194,14 +195,37 @@ exists; 2: bad usage or unreadable input.`,
 			if format != "md" && format != "json" {
 				return fmt.Errorf("--format %q: use md or json", format)
 			}
+			if stackFile != "" && len(auditRoots) > 0 {
+				return errors.New("--stack and --audit both declare the retry layers to compare: give one (--audit PATH scans the code; --stack reads a stack file, e.g. burnrate audit --format toml PATH > stack.toml, corrected by hand)")
+			}
 			if merge {
+				if stackFile != "" || len(auditRoots) > 0 {
+					// Replicas' reports keep calls per job, not the calls
+					// of one operation: the comparison needs the logs.
+					return errors.New("--merge reads replicas' reports, which do not keep the calls of one operation that --stack and --audit compare: run report --stack (or --audit) on the replicas' logs together instead")
+				}
 				return mergeReports(args, format, replicas)
+			}
+			var declared correlate.DeclaredStack
+			if stackFile != "" {
+				// Read before the logs: a bad stack file fails in a moment,
+				// not after a night's log.
+				var err error
+				if declared, err = declaredFromStackFile(stackFile); err != nil {
+					return err
+				}
 			}
 			_, cfg, err := a.load()
 			if err != nil {
 				return err
 			}
 			cfg.NoAttemptDetail = true // no view reads them
+			var audited *audit.Result
+			if len(auditRoots) > 0 {
+				if audited, err = audit.Scan(auditRoots, audit.DefaultOptions()); err != nil {
+					return fmt.Errorf("--audit: %w", err)
+				}
+			}
 			paths, err := a.inputs(args, true)
 			if err != nil {
 				return err
@@ -216,12 +240,8 @@ exists; 2: bad usage or unreadable input.`,
 			if err != nil {
 				return err
 			}
-			if len(auditRoots) > 0 {
-				d, err := derivedAssumptions(auditRoots)
-				if err != nil {
-					return err
-				}
-				st.SetDerivedAssumptions(d)
+			if audited != nil {
+				st.SetDerivedAssumptions(derivedAssumptions(audited))
 			}
 			// Only what is written is built: JSON streams every job
 			// from the state, Markdown shows the costliest few.
@@ -237,6 +257,17 @@ exists; 2: bad usage or unreadable input.`,
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
 			correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
+			switch {
+			case stackFile != "":
+				st.CompareDeclared(r, declared, "", nil, cfg.SeverityOf)
+			case audited != nil:
+				d, rule, others, err := declaredFromAudit(audited, r)
+				if errors.Is(err, errNoAuditStack) {
+					fmt.Fprintf(os.Stderr, "burnrate: --audit %s: no retry layer found in %d files read, so no declared stack to compare with the logs: is it the code that wrote them?\n", display.Text(strings.Join(auditRoots, ", ")), audited.Files)
+					break
+				}
+				st.CompareDeclared(r, d, rule, others, cfg.SeverityOf)
+			}
 			if format == "json" {
 				err = report.JSON(os.Stdout, r)
 			} else {
@@ -259,7 +290,8 @@ exists; 2: bad usage or unreadable input.`,
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.Flags().BoolVar(&merge, "merge", false, "the FILEs are replicas' JSON reports (watch --report-out) of one sharded run: merge them into one report")
 	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
-	cmd.Flags().StringSliceVar(&auditRoots, "audit", nil, "source trees to audit (burnrate audit): their retry layers become the assumptions' derived values")
+	cmd.Flags().StringSliceVar(&auditRoots, "audit", nil, "source trees to audit (burnrate audit): their retry layers become the assumptions' derived values, and their likeliest call path is set beside the calls per operation seen (Declared vs observed)")
+	cmd.Flags().StringVar(&stackFile, "stack", "", "a stack file (burnrate audit --format toml writes one; budget layers --file reads it): its layers' product is set beside the calls per operation seen, and an operation above it is undeclared_retry_layer")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after, and assumptions that changed since it are assumption_changed")
 	return cmd
 }

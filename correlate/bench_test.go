@@ -74,3 +74,21 @@ func BenchmarkCorrelateNight(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkCompareDeclared100kJobs: report --stack's comparison on a
+// 1,200,000-line night (100,000 jobs): one pass over the jobs and one over
+// the operations, on top of the report.
+func BenchmarkCompareDeclared100kJobs(b *testing.B) {
+	st := correlate.New(correlate.DefaultConfig())
+	file.Drain(file.NewIter(bytes.NewReader(benchLog(1_200_000)), "bench", 0, decode.Options{}), st)
+	if n := len(st.Jobs()); n < 100_000 {
+		b.Fatalf("%d jobs", n)
+	}
+	r := st.ReportWith(correlate.ReportOptions{StreamJobs: true})
+	d := correlate.DeclaredStack{Layers: []correlate.DeclaredLayer{{Name: "queue", Attempts: 2}, {Name: "sdk", Attempts: 1}}}
+	b.ResetTimer()
+	for b.Loop() {
+		st.CompareDeclared(r, d, "", nil, correlate.DefaultConfig().SeverityOf)
+	}
+	b.ReportMetric(float64(r.DeclaredVsObserved.Observed.PerOperation.Max), "max-calls/op")
+}

@@ -24,6 +24,8 @@ const (
 	AssumptionChanged
 	AssumptionMissing
 	DefaultChangedUpstream
+	// Static meets dynamic (declared.go): run-level, on no job's bits.
+	UndeclaredRetryLayer
 	NumFindingKinds
 )
 
@@ -65,6 +67,8 @@ var FindingKinds = [NumFindingKinds]FindingInfo{
 		Advice: "A layer retried that the run declares nothing about: add it to the assumptions line (or burnrate.assumptions.toml), so the next change to it shows up in the log."},
 	DefaultChangedUpstream: {Name: "default_changed_upstream", Severity: SeverityWarning,
 		Advice: "A package version moved across a change of its retry default (burnrate defaults): re-read the new behaviour and update the assumption that depends on it."},
+	UndeclaredRetryLayer: {Name: "undeclared_retry_layer", Severity: SeverityCritical,
+		Advice: "One operation made more calls than the declared layers multiply to: a retry layer the stack does not list is active (a proxy or gateway, the SDK inside a framework, a queue re-run, a default nobody set). Run burnrate audit on the code that makes these calls, add the layer to the stack or set it to one attempt, and keep one retry owner."},
 }
 
 func (k FindingKind) String() string {

@@ -34,9 +34,12 @@ type Report struct {
 	// empty when the run declared nothing and showed no evidence.
 	Assumptions []AssumptionReport `json:"assumptions"`
 	// AssumptionsDropped counts declarations past the log's bound.
-	AssumptionsDropped int64             `json:"assumptions_dropped,omitempty"`
-	Timeline           []TimelinePoint   `json:"timeline"`
-	Config             ReportConfigState `json:"config"`
+	AssumptionsDropped int64 `json:"assumptions_dropped,omitempty"`
+	// DeclaredVsObserved sets a declared retry stack (report --stack or
+	// --audit) beside the calls seen; nil, and absent, without one.
+	DeclaredVsObserved *DeclaredVsObserved `json:"declared_vs_observed,omitempty"`
+	Timeline           []TimelinePoint     `json:"timeline"`
+	Config             ReportConfigState   `json:"config"`
 	// RunID is the run this report is of, when a live process names runs;
 	// PreviousRuns are the totals of the runs it saw before (a daemon
 	// that ran for several nights).

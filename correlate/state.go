@@ -107,10 +107,14 @@ type SourceInfo struct {
 }
 
 type operation struct {
-	key             string // its idempotency key; "" for a job's tool operation
-	attempts        int32
-	successes       int32
-	firstSuccessAt  int32 // attempt count at the first success; 0 if none
+	key            string // its idempotency key; "" for a job's tool operation
+	attempts       int32
+	successes      int32
+	firstSuccessAt int32 // attempt count at the first success; 0 if none
+	// maxTries is the most tries of one call seen in the operation: its
+	// attempts when keyed, the longest run of calls since a success when
+	// not (what hidden_retry_layer counts). It sits in what was padding.
+	maxTries        int32
 	lastEnd         int64
 	lastRetryAfter  int64
 	lastDroppedPaid Pico
@@ -651,6 +655,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		}
 		tries = int32(job.streak)
 	}
+	op.maxTries = max(op.maxTries, tries)
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
 	job.lastFailed = failed

@@ -389,6 +389,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	}
 
 	writeAssumptions(&b, r)
+	writeDeclared(&b, r)
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
 	for _, jt := range r.JobTypes {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, correlate.Count(jt.Attempts),
