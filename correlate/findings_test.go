@@ -261,3 +261,30 @@ func TestRatesFallWhenTheInputGoesQuiet(t *testing.T) {
 		t.Errorf("five quiet minutes later: $%v/min (warming %v), want $0", quiet.BurnPerMin1, quiet.BurnWarming5)
 	}
 }
+
+// TestOneMinuteRateIsOfTheLastMinute: $11.25 spent in 45 s, then 73 s of
+// nothing: the 1-minute rate is of the last 60 s — $0 — not of the two
+// minute buckets it touches ($5.72/min read), and it falls as the quiet
+// goes on rather than holding until the bucket ends.
+func TestOneMinuteRateIsOfTheLastMinute(t *testing.T) {
+	st := New(DefaultConfig())
+	base := int64(1773104400) * 1e9 // 01:00:00
+	for i := range 45 {
+		ev := ingest.Event{TS: base + int64(i)*1e9, Kind: ingest.KindLLMCall, JobID: "j", Model: "m", Status: 200, CostUSD: 0.25, HasCost: true, RetryAfterMs: ingest.NoRetryAfter}
+		st.Apply(&ev)
+	}
+	at := func(quiet time.Duration) float64 {
+		return st.Snapshot(SnapshotOptions{NoJobRows: true, Now: base + int64(44*time.Second) + int64(quiet)}).BurnPerMin1
+	}
+	// Steady $15/min for 45 s: within 5% after the first 10 s.
+	if r := at(0); r < 14.25 || r > 15.75 {
+		t.Errorf("steady $15/min read $%.2f/min", r)
+	}
+	// 30 s quiet: the last minute holds 30 s of spend ($7.50 + the edge).
+	if r := at(30 * time.Second); r < 7 || r > 8 {
+		t.Errorf("30 s quiet: $%.2f/min, want about $7.50", r)
+	}
+	if r := at(61 * time.Second); r != 0 {
+		t.Errorf("61 s quiet: $%.2f/min, want $0", r)
+	}
+}

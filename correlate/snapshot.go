@@ -184,8 +184,6 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	now := max(s.lastTS, opt.Now)
 	nowMin := now / int64(time.Minute)
 	var calls5, failed5, tools5, toolFailed5 int64
-	var spend1, spend5 Pico
-	var calls1 int64
 	for m := nowMin - SnapshotMinutes + 1; m <= nowMin; m++ {
 		b, ok := s.timeline[m]
 		if !ok {
@@ -197,19 +195,19 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 			failed5 += b.Calls - b.Success
 			tools5 += b.ToolCalls
 			toolFailed5 += b.ToolFailed
-			spend5 = spend5.Add(b.Spend)
-		}
-		if m > nowMin-2 {
-			spend1 = spend1.Add(b.Spend)
-			calls1 += b.Calls + b.ToolCalls
 		}
 	}
-	// The sums span whole minute buckets back from the current, partial
-	// one; divide by the time of them the log covers.
-	covered1, covered5 := s.burnCover(nowMin-1, now), s.burnCover(nowMin-4, now)
-	snap.BurnPerMin1, snap.BurnWarming1 = spend1.USD()/covered1, now-s.firstTS < int64(time.Minute)
-	snap.BurnPerMin5, snap.BurnWarming5 = spend5.USD()/covered5, now-s.firstTS < int64(5*time.Minute)
-	snap.AttemptsPerSec = float64(calls1) / (covered1 * 60)
+	// Rates are of the window ending now: the minute buckets inside it,
+	// and of the oldest, the part inside it (whole buckets made the "1m"
+	// rate one of 1–2 minutes: $5.72/min over a last minute that spent
+	// nothing), divided by the time of it the log covers.
+	var burn1, burn5, rate1 float64
+	burn1, rate1 = s.windowSums(now, time.Minute)
+	burn5, _ = s.windowSums(now, 5*time.Minute)
+	covered1, covered5 := s.burnCover(now, time.Minute), s.burnCover(now, 5*time.Minute)
+	snap.BurnPerMin1, snap.BurnWarming1 = burn1/covered1, now-s.firstTS < int64(time.Minute)
+	snap.BurnPerMin5, snap.BurnWarming5 = burn5/covered5, now-s.firstTS < int64(5*time.Minute)
+	snap.AttemptsPerSec = rate1 / (covered1 * 60)
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
 	}
@@ -251,11 +249,38 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 // event alone is no rate.
 const minBurnCover = 10 * time.Second
 
-// burnCover is the log time, in minutes, from the start of minute bucket
-// fromMin, or from the log's first event when that is later, to now.
-func (s *State) burnCover(fromMin, now int64) (minutes float64) {
-	start := max(fromMin*int64(time.Minute), s.firstTS)
+// burnCover is the log time, in minutes, of the window of length w ending
+// at now that the log covers: from the window's start, or from the log's
+// first event when that is later.
+func (s *State) burnCover(now int64, w time.Duration) (minutes float64) {
+	start := max(now-int64(w), s.firstTS)
 	return float64(max(now-start, int64(minBurnCover))) / float64(time.Minute)
+}
+
+// windowSums is the spend (USD) and the calls of the window of length w
+// ending at now: every minute bucket inside it, and of the oldest one it
+// cuts, the share of that minute's events' span inside it (its spend
+// taken as even across its first to last event).
+func (s *State) windowSums(now int64, w time.Duration) (usd, calls float64) {
+	start := now - int64(w)
+	first, last := start/int64(time.Minute), now/int64(time.Minute)
+	for m := first; m <= last; m++ {
+		b, ok := s.timeline[m]
+		if !ok {
+			continue
+		}
+		share := 1.0
+		switch {
+		case m != first || b.firstTS >= start:
+		case b.lastTS < start:
+			share = 0
+		default:
+			share = float64(b.lastTS-start) / float64(b.lastTS-b.firstTS)
+		}
+		usd += share * b.Spend.USD()
+		calls += share * float64(b.Calls+b.ToolCalls)
+	}
+	return usd, calls
 }
 
 // spendCurve folds the whole run's minutes into at most SpendCurvePoints

@@ -166,6 +166,9 @@ type Bucket struct {
 	// ToolFailed counts tool calls that did not succeed.
 	ToolFailed int64
 	Spend      Pico
+	// firstTS and lastTS are the minute's first and last event: a window
+	// that cuts the minute takes the share of its events' span inside.
+	firstTS, lastTS int64
 }
 
 // New returns an empty State. cfg must be valid (see Config.Validate).
@@ -1096,6 +1099,10 @@ func (s *State) minuteBucket(ts int64) *Bucket {
 		}
 		s.lastMin = b
 	}
+	if b.firstTS == 0 || ts < b.firstTS {
+		b.firstTS = ts
+	}
+	b.lastTS = max(b.lastTS, ts)
 	return b
 }
 
