@@ -173,8 +173,34 @@ func TestFixtureRepositories(t *testing.T) {
 			{".github/workflows/nightly.yml:14", "gha-retry", 2, true},
 			{".github/workflows/nightly.yml:17", "gha-retry", 3, false},
 			{"summary_agent.py:14", "openai-python", 3, false},
+			{"summary_agent.py:14", "pydantic-ai", 2, false}, // output and tool retries: 1 re-ask
 			{"summary_agent.py:20", "anthropic-python", 3, false},
-		}, []string{"3 × 3 = 9"}},
+			{"summary_agent.py:20", "pydantic-ai", 2, false},
+		}, []string{"3 × 2 × 3 = 18"}},
+		// Pydantic AI, LiteLLM, DSPy, retrying, an Azure AI client and an
+		// Airflow DAG as their docs and samples write them (each file names
+		// its source); a Blob client, a plain completion(), retries in
+		// comments, strings, a docstring, a local variable and @task(retries=0)
+		// are no layers.
+		{"testdata/pyframeworks", []want{
+			{"agents.py:5", "openai-python", 3, false},
+			{"agents.py:5", "pydantic-ai", 4, true}, // retries=3
+			{"agents.py:7", "anthropic-python", 3, false},
+			{"agents.py:7", "pydantic-ai", 5, true}, // the worse of tools 2 and output 4
+			{"dags/nightly.py:10", "airflow", 3, true},
+			{"dags/nightly.py:20", "airflow", 6, true},
+			{"gateway.py:13", "litellm-router", 5, true},
+			{"gateway.py:14", "litellm-router", 3, false}, // openai.DEFAULT_MAX_RETRIES borrowed
+			{"gateway.py:16", "litellm", 6, true},         // litellm.num_retries = 5
+			{"gateway.py:20", "litellm", 3, true},
+			{"inference.py:8", "azure-core-python", 4, false}, // retry_status 3
+			{"inference.py:9", "azure-core-python", 3, true},  // retry_total=2 caps it
+			{"legacy_retry.py:7", "retrying", 0, false},       // bare @retry: forever
+			{"legacy_retry.py:13", "retrying", 7, true},
+			{"legacy_retry.py:18", "retrying", 0, true}, // stop_max_delay: bounded in time only
+			{"program.py:4", "dspy", 4, false},
+			{"program.py:5", "dspy", 9, true},
+		}, []string{"6 × ∞ × 9 × 4 = unbounded"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
