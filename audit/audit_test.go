@@ -201,6 +201,19 @@ func TestFixtureRepositories(t *testing.T) {
 			{"program.py:4", "dspy", 4, false},
 			{"program.py:5", "dspy", 9, true},
 		}, []string{"6 × ∞ × 9 × 4 = unbounded"}},
+		// Inngest functions (one file imports only the client), Trigger.dev
+		// tasks and trigger.config.ts, and Azure's REST inference client,
+		// as their examples and templates write them; nested retries, a
+		// task without retry and retries in a string are no layers.
+		{"testdata/jsqueues", []want{
+			{"src/azure.ts:9", "azure-core-js", 4, false},
+			{"src/azure.ts:10", "azure-core-js", 7, true},
+			{"src/inngest/functions.ts:8", "inngest", 7, true},
+			{"src/inngest/functions.ts:14", "inngest", 4, false}, // concurrency's nested retries are not the function's
+			{"src/trigger/summarise.ts:9", "trigger-dev", 5, true},
+			{"src/trigger/summarise.ts:26", "trigger-dev", 3, false}, // retry without maxAttempts
+			{"trigger.config.ts:7", "trigger-dev", 3, true},
+		}, []string{"7 × 7 = 49"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
