@@ -214,6 +214,17 @@ func TestFixtureRepositories(t *testing.T) {
 			{"src/trigger/summarise.ts:26", "trigger-dev", 3, false}, // retry without maxAttempts
 			{"trigger.config.ts:7", "trigger-dev", 3, true},
 		}, []string{"7 × 7 = 49"}},
+		// An Envoy listener, an HAProxy config, a LiteLLM proxy config.yaml
+		// and a project .codex/config.toml, as their docs write them (each
+		// file names its source): a route policy without retry_on, a
+		// backend inheriting defaults and retries in comments are not the
+		// worst layer or no layer.
+		{"testdata/gateways", []want{
+			{".codex/config.toml:11", "codex", 7, true}, // model_provider's, not the local one's 20
+			{"envoy/envoy.yaml:25", "envoy", 4, true},
+			{"haproxy/haproxy.cfg:20", "haproxy", 5, true},
+			{"litellm/config.yaml:18", "litellm-proxy", 4, true}, // router_settings over litellm_settings
+		}, []string{"7 = 7", "5 = 5"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},
