@@ -187,6 +187,8 @@ func TestFixtureRepositories(t *testing.T) {
 			{"agents.py:5", "pydantic-ai", 4, true}, // retries=3
 			{"agents.py:7", "anthropic-python", 3, false},
 			{"agents.py:7", "pydantic-ai", 5, true}, // the worse of tools 2 and output 4
+			{"agents.py:15", "openai-python", 3, false},
+			{"agents.py:15", "pydantic-ai", 5, true}, // Agent[Deps, Output](…)
 			{"dags/nightly.py:10", "airflow", 3, true},
 			{"dags/nightly.py:20", "airflow", 6, true},
 			{"gateway.py:13", "litellm-router", 5, true},

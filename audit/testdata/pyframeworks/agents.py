@@ -9,3 +9,7 @@ extractor = Agent(
     retries={"tools": 2, "output": 4},
     instructions="Extract the invoice fields.",
 )
+
+# pydantic-ai examples/pydantic_ai_examples/flight_booking.py subscripts the
+# class with its dependency and output types.
+search_agent = Agent[dict, str]("openai:gpt-4o", retries=4)
