@@ -40,6 +40,13 @@ func TestHAProxyDefaultsAndRetryOn(t *testing.T) {
 		{"commented", "backend llm\n    # retries 50\n    server a 10.0.0.1:80\n", 4, false, false, true},
 	} {
 		r := scanOne(t, "haproxy.cfg", c.cfg)
+		if c.name == "default" {
+			// HAProxy's examples are named for what they show
+			// (examples/content-sw-sample.cfg): any .cfg is read.
+			if o := scanOne(t, "examples/edge.cfg", c.cfg); len(o.Layers) != 1 {
+				t.Errorf("a .cfg not named haproxy: %v", layersOf(o))
+			}
+		}
 		if !c.layer {
 			if len(r.Layers) != 0 {
 				t.Errorf("%s: layers %v, want none", c.name, layersOf(r))
@@ -53,6 +60,15 @@ func TestHAProxyDefaultsAndRetryOn(t *testing.T) {
 		if l.Attempts != c.attempts || l.Configured != c.configured || l.Retries4xx != c.retries4xx {
 			t.Errorf("%s: %d attempts configured %v 4xx %v, want %d %v %v", c.name, l.Attempts, l.Configured, l.Retries4xx, c.attempts, c.configured, c.retries4xx)
 		}
+	}
+}
+
+// TestOtherCfgFilesAreNoLayers: setup.cfg and tox-style files have no
+// backend with a server.
+func TestOtherCfgFilesAreNoLayers(t *testing.T) {
+	r := scanOne(t, "setup.cfg", "[metadata]\nname = app\n[options]\nretries = 3\nserver = x\n")
+	if len(r.Layers) != 0 {
+		t.Errorf("layers %v", layersOf(r))
 	}
 }
 

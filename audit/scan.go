@@ -106,7 +106,10 @@ func classify(rel string) fileKind {
 		return fkClaudeSettings
 	case base == "config.toml" && path.Base(path.Dir(rel)) == ".codex":
 		return fkCodexConfig
-	case lower == "haproxy.cfg" || strings.HasSuffix(lower, ".cfg") && strings.Contains(strings.ToLower(rel), "haproxy"):
+	case strings.HasSuffix(lower, ".cfg"):
+		// haproxy.cfg, and any .cfg: HAProxy's own examples are named for
+		// what they show. scanHAProxy wants a backend or listen section
+		// with a server, which setup.cfg and the like never have.
 		return fkHAProxy
 	}
 	switch path.Ext(lower) {
