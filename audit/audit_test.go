@@ -189,8 +189,10 @@ func TestFixtureRepositories(t *testing.T) {
 			{"agents.py:7", "pydantic-ai", 5, true}, // the worse of tools 2 and output 4
 			{"agents.py:15", "openai-python", 3, false},
 			{"agents.py:15", "pydantic-ai", 5, true}, // Agent[Deps, Output](…)
+			{"airflow.cfg:6", "airflow", 3, true},    // [core] only, not the comment's nor [scheduler]'s
 			{"dags/nightly.py:10", "airflow", 3, true},
 			{"dags/nightly.py:20", "airflow", 6, true},
+			{"docker-compose.yaml:11", "airflow", 4, true}, // once, at the anchor the services merge
 			{"gateway.py:13", "litellm-router", 5, true},
 			{"gateway.py:14", "litellm-router", 3, false}, // openai.DEFAULT_MAX_RETRIES borrowed
 			{"gateway.py:16", "litellm", 6, true},         // litellm.num_retries = 5

@@ -73,7 +73,8 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 	sfn := bytes.Contains(raw, []byte("StartAt")) && bytes.Contains(raw, []byte("Retry"))
 	envoy := bytes.Contains(raw, []byte("retry_policy"))
 	litellmProxy := bytes.Contains(raw, []byte("model_list"))
-	if !sfn && !envoy && !litellmProxy && !bytes.Contains(raw, []byte("kind:")) {
+	airflowEnv := bytes.Contains(raw, []byte(airflowRetriesEnv))
+	if !sfn && !envoy && !litellmProxy && !airflowEnv && !bytes.Contains(raw, []byte("kind:")) {
 		return nil, nil
 	}
 	if bytes.Contains(raw, []byte("{{")) {
@@ -106,6 +107,9 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 			if l, ok := litellmProxyLayer(rel, top); ok {
 				out = append(out, l)
 			}
+		}
+		if airflowEnv {
+			out = append(out, airflowEnvLayers(rel, top, 0)...)
 		}
 		kind := mapValue(top, "kind")
 		if kind == nil {
@@ -598,4 +602,86 @@ func scanCodexConfig(rel string, raw []byte) ([]Layer, error) {
 		}
 	}
 	return []Layer{l}, nil
+}
+
+// airflowRetriesEnv is [core] default_task_retries as an environment
+// variable: the default of every task that sets no retries, often in a
+// docker-compose file or a Helm values file nobody on the DAG team wrote.
+const airflowRetriesEnv = "AIRFLOW__CORE__DEFAULT_TASK_RETRIES"
+
+// airflowEnvLayers finds the variable as a mapping key (docker-compose
+// environment:), a KEY=VALUE list item, or a Kubernetes env entry
+// {name, value}.
+func airflowEnvLayers(rel string, n *yaml.Node, depth int) []Layer {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	var out []Layer
+	add := func(line int, val string) {
+		l := newLayer("airflow", rel, line, "config", ConfidenceHigh)
+		val = strings.Trim(strings.TrimSpace(val), `"'`)
+		if v, err := strconv.Atoi(val); err == nil && v >= 0 && v <= 1_000_000 {
+			if v == 0 {
+				return
+			}
+			l.set(v, airflowRetriesEnv+"="+val)
+		} else {
+			l.setUnknown(airflowRetriesEnv + "=" + val)
+		}
+		l.Note = "the default of every task that sets no retries of its own"
+		out = append(out, l)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == airflowRetriesEnv && n.Content[i+1].Kind == yaml.ScalarNode {
+				add(n.Content[i].Line, n.Content[i+1].Value)
+			}
+		}
+		if name := mapValue(n, "name"); name != nil && name.Value == airflowRetriesEnv {
+			if v := mapValue(n, "value"); v != nil && v.Kind == yaml.ScalarNode {
+				add(v.Line, v.Value)
+			}
+		}
+	case yaml.ScalarNode:
+		if k, v, ok := strings.Cut(n.Value, "="); ok && k == airflowRetriesEnv {
+			add(n.Line, v)
+		}
+	}
+	for _, c := range n.Content {
+		out = append(out, airflowEnvLayers(rel, c, depth+1)...)
+	}
+	return out
+}
+
+// scanAirflowCfg reads airflow.cfg's [core] default_task_retries.
+var airflowCfgRetries = regexp.MustCompile(`(?m)^[ \t]*default_task_retries[ \t]*=[ \t]*(\S+)`)
+
+func scanAirflowCfg(rel string, raw []byte) []Layer {
+	code := blank(raw, configSyntax)
+	ln := newLines(raw)
+	core := regexp.MustCompile(`(?m)^[ \t]*\[core\][ \t]*$`).FindIndex(code)
+	if core == nil {
+		return nil
+	}
+	end := len(code)
+	if nx := regexp.MustCompile(`(?m)^[ \t]*\[`).FindIndex(code[core[1]:]); nx != nil {
+		end = core[1] + nx[0]
+	}
+	m := airflowCfgRetries.FindSubmatchIndex(code[core[1]:end])
+	if m == nil {
+		return nil
+	}
+	l := newLayer("airflow", rel, ln.at(core[1]+m[0]), "config", ConfidenceHigh)
+	val := string(code[core[1]+m[2] : core[1]+m[3]])
+	if v, err := strconv.Atoi(val); err == nil && v >= 0 && v <= 1_000_000 {
+		if v == 0 {
+			return nil
+		}
+		l.set(v, "[core] default_task_retries = "+val)
+	} else {
+		l.setUnknown("[core] default_task_retries = " + val)
+	}
+	l.Note = "the default of every task that sets no retries of its own"
+	return []Layer{l}
 }

@@ -89,6 +89,7 @@ const (
 	fkClaudeSettings
 	fkHAProxy
 	fkCodexConfig
+	fkAirflowCfg
 	fkLock
 	fkMinified // named as minified or bundled: counted, never read
 )
@@ -106,6 +107,8 @@ func classify(rel string) fileKind {
 		return fkClaudeSettings
 	case base == "config.toml" && path.Base(path.Dir(rel)) == ".codex":
 		return fkCodexConfig
+	case lower == "airflow.cfg":
+		return fkAirflowCfg
 	case strings.HasSuffix(lower, ".cfg"):
 		// haproxy.cfg, and any .cfg: HAProxy's own examples are named for
 		// what they show. scanHAProxy wants a backend or listen section
@@ -465,6 +468,8 @@ func (s *rootScan) readSource(p pendingFile) {
 		ls = scanHAProxy(p.rel, b)
 	case fkCodexConfig:
 		ls, perr = scanCodexConfig(p.rel, b)
+	case fkAirflowCfg:
+		ls = scanAirflowCfg(p.rel, b)
 	}
 	perShape := map[string]int{}
 	for _, l := range ls {
@@ -518,7 +523,7 @@ func isBinary(b []byte) bool {
 
 // syntaxOf is each source kind's comment and string syntax.
 var syntaxOf = map[fileKind]syntax{
-	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax,
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
 }
 
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an
