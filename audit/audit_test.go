@@ -204,6 +204,8 @@ func TestFixtureRepositories(t *testing.T) {
 			{"legacy_retry.py:18", "retrying", 0, true}, // stop_max_delay: bounded in time only
 			{"program.py:4", "dspy", 4, false},
 			{"program.py:5", "dspy", 9, true},
+			{"workers/inngest_fns.py:8", "inngest", 4, false}, // Inngest's Python SDK
+			{"workers/inngest_fns.py:16", "inngest", 2, true},
 		}, []string{"6 × ∞ × 9 × 4 = unbounded"}},
 		// Inngest functions (one file imports only the client), Trigger.dev
 		// tasks and trigger.config.ts, and Azure's REST inference client,

@@ -701,8 +701,20 @@ func pyFrameworks(rel string, raw, code []byte, ln lines, bs map[string]string) 
 	if importsPrefix(bs, "airflow") {
 		out = append(out, pyAirflow(rel, raw, code, ln)...)
 	}
+	// Inngest's Python SDK: @client.create_function(fn_id=…, retries=N);
+	// without retries it registers none and the server's default applies.
+	if importsPrefix(bs, "inngest") {
+		for _, m := range pyCreateFn.FindAllIndex(code, maxCandidates) {
+			a, b := args(code, m[1]-1)
+			l := newLayer("inngest", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			knob(&l, pyRetries, code[a:b])
+			out = append(out, l)
+		}
+	}
 	return out
 }
+
+var pyCreateFn = regexp.MustCompile(`\.create_function\s*\(`)
 
 // pyAirflow: retries in default_args dicts and as operator or @task
 // arguments; retries=0 is no layer.
