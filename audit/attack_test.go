@@ -240,7 +240,10 @@ func TestVendoredDirectoriesAreSkippedAndSaid(t *testing.T) {
 
 // FuzzDetectors: no input makes a detector panic or hang.
 func FuzzDetectors(f *testing.F) {
-	for _, s := range []string{layerTS, "from tenacity import retry\n@retry\ndef f(): pass\n", "`", "\"\"\"", "/*", "for (let i = 0; i < 3; i++) {", "kind: Job\nspec: {backoffLimit: x}", "upstream a {", "package p\nfunc f(){for i:=0;i<3;i++{}}"} {
+	for _, s := range []string{layerTS, "from tenacity import retry\n@retry\ndef f(): pass\n", "`", "\"\"\"", "/*", "for (let i = 0; i < 3; i++) {", "kind: Job\nspec: {backoffLimit: x}", "upstream a {", "package p\nfunc f(){for i:=0;i<3;i++{}}",
+		"backend b\n retries 2\n retry-on 503\n server a x\n", "[model_providers.a]\nrequest_max_retries = 3\n", "routes:\n- retry_policy: {retry_on: 5xx, num_retries: x}\n",
+		"model_list: []\nrouter_settings: {num_retries: 2}\n", "from pydantic_ai import Agent\nAgent[a](retries={'output': 2})\n", "import { task } from '@trigger.dev/sdk';\ntask({ retry: { maxAttempts: 2 }",
+		"from airflow import DAG\nx = {'retries': 3}\nf(retries=2)\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -252,6 +255,8 @@ func FuzzDetectors(f *testing.F) {
 		scanYAML("f.yaml", b)
 		scanNginx("nginx.conf", b)
 		scanClaudeSettings(".claude/settings.json", b)
+		scanHAProxy("haproxy.cfg", b)
+		scanCodexConfig(".codex/config.toml", b)
 		for _, p := range []string{"go.mod", "package-lock.json", "package.json", "pnpm-lock.yaml", "yarn.lock", "uv.lock", "Gemfile.lock", "requirements.txt"} {
 			lockfileParser(p)(b, versionSet{})
 		}
@@ -270,11 +275,18 @@ func TestYAMLAliasBombs(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "pnpm-lock.yaml"), []byte("lockfileVersion: '9.0'\n"+b.String()+"importers:\n  .:\n    dependencies:\n      bomb: *a11\n"))
 	write(t, filepath.Join(dir, "job.yaml"), []byte("apiVersion: batch/v1\nkind: Job\n"+b.String()+"spec:\n  backoffLimit: 1\n  x: *a11\n"))
+	// The Envoy and LiteLLM proxy walks see an alias, never its expansion.
+	write(t, filepath.Join(dir, "envoy.yaml"), []byte(b.String()+"routes:\n  - retry_policy: *a11\n  - retry_policy: {retry_on: 5xx, x: *a11}\n"))
+	write(t, filepath.Join(dir, "config.yaml"), []byte(b.String()+"model_list: *a11\nrouter_settings: {num_retries: *a11}\n"))
 	r, err := Scan([]string{dir}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Layers) != 1 || r.Layers[0].Attempts != 2 || skipped(r, skipUnparsed) != 1 {
+	byID := map[string]int{}
+	for _, l := range r.Layers {
+		byID[l.DefaultID] = l.Attempts
+	}
+	if len(r.Layers) != 2 || byID["kubernetes-job"] != 2 || byID["envoy"] != 2 || skipped(r, skipUnparsed) != 1 {
 		t.Fatalf("layers %v skipped %+v", layersOf(r), r.Skipped)
 	}
 }

@@ -173,8 +173,64 @@ func TestFixtureRepositories(t *testing.T) {
 			{".github/workflows/nightly.yml:14", "gha-retry", 2, true},
 			{".github/workflows/nightly.yml:17", "gha-retry", 3, false},
 			{"summary_agent.py:14", "openai-python", 3, false},
+			{"summary_agent.py:14", "pydantic-ai", 2, false}, // output and tool retries: 1 re-ask
 			{"summary_agent.py:20", "anthropic-python", 3, false},
-		}, []string{"3 × 3 = 9"}},
+			{"summary_agent.py:20", "pydantic-ai", 2, false},
+		}, []string{"3 × 2 × 3 = 18"}},
+		// Pydantic AI, LiteLLM, DSPy, retrying, an Azure AI client and an
+		// Airflow DAG as their docs and samples write them (each file names
+		// its source); a Blob client, a plain completion(), retries in
+		// comments, strings, a docstring, a local variable and @task(retries=0)
+		// are no layers.
+		{"testdata/pyframeworks", []want{
+			{"agents.py:5", "openai-python", 3, false},
+			{"agents.py:5", "pydantic-ai", 4, true}, // retries=3
+			{"agents.py:7", "anthropic-python", 3, false},
+			{"agents.py:7", "pydantic-ai", 5, true}, // the worse of tools 2 and output 4
+			{"agents.py:15", "openai-python", 3, false},
+			{"agents.py:15", "pydantic-ai", 5, true}, // Agent[Deps, Output](…)
+			{"airflow.cfg:6", "airflow", 3, true},    // [core] only, not the comment's nor [scheduler]'s
+			{"dags/nightly.py:10", "airflow", 3, true},
+			{"dags/nightly.py:20", "airflow", 6, true},
+			{"docker-compose.yaml:11", "airflow", 4, true}, // once, at the anchor the services merge
+			{"gateway.py:13", "litellm-router", 5, true},
+			{"gateway.py:14", "litellm-router", 3, false}, // openai.DEFAULT_MAX_RETRIES borrowed
+			{"gateway.py:16", "litellm", 6, true},         // litellm.num_retries = 5
+			{"gateway.py:20", "litellm", 3, true},
+			{"inference.py:8", "azure-core-python", 4, false}, // retry_status 3
+			{"inference.py:9", "azure-core-python", 3, true},  // retry_total=2 caps it
+			{"legacy_retry.py:7", "retrying", 0, false},       // bare @retry: forever
+			{"legacy_retry.py:13", "retrying", 7, true},
+			{"legacy_retry.py:18", "retrying", 0, true}, // stop_max_delay: bounded in time only
+			{"program.py:4", "dspy", 4, false},
+			{"program.py:5", "dspy", 9, true},
+			{"workers/inngest_fns.py:8", "inngest", 4, false}, // Inngest's Python SDK
+			{"workers/inngest_fns.py:16", "inngest", 2, true},
+		}, []string{"6 × ∞ × 9 × 4 = unbounded"}},
+		// Inngest functions (one file imports only the client), Trigger.dev
+		// tasks and trigger.config.ts, and Azure's REST inference client,
+		// as their examples and templates write them; nested retries, a
+		// task without retry and retries in a string are no layers.
+		{"testdata/jsqueues", []want{
+			{"src/azure.ts:9", "azure-core-js", 4, false},
+			{"src/azure.ts:10", "azure-core-js", 7, true},
+			{"src/inngest/functions.ts:8", "inngest", 7, true},
+			{"src/inngest/functions.ts:14", "inngest", 4, false}, // concurrency's nested retries are not the function's
+			{"src/trigger/summarise.ts:9", "trigger-dev", 5, true},
+			{"src/trigger/summarise.ts:26", "trigger-dev", 3, false}, // retry without maxAttempts
+			{"trigger.config.ts:7", "trigger-dev", 3, true},
+		}, []string{"7 × 7 = 49"}},
+		// An Envoy listener, an HAProxy config, a LiteLLM proxy config.yaml
+		// and a project .codex/config.toml, as their docs write them (each
+		// file names its source): a route policy without retry_on, a
+		// backend inheriting defaults and retries in comments are not the
+		// worst layer or no layer.
+		{"testdata/gateways", []want{
+			{".codex/config.toml:11", "codex", 7, true}, // model_provider's, not the local one's 20
+			{"envoy/envoy.yaml:25", "envoy", 4, true},
+			{"haproxy/haproxy.cfg:20", "haproxy", 5, true},
+			{"litellm/config.yaml:18", "litellm-proxy", 4, true}, // router_settings over litellm_settings
+		}, []string{"7 = 7", "5 = 5"}},
 		{"testdata/frontend", []want{
 			{"src/api/summarise.ts:5", "openai-node", 5, true},
 			{"src/api/summarise.ts:10", "vercel-ai", 6, true},

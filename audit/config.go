@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -70,7 +71,10 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 		return scanWorkflow(rel, raw)
 	}
 	sfn := bytes.Contains(raw, []byte("StartAt")) && bytes.Contains(raw, []byte("Retry"))
-	if !sfn && !bytes.Contains(raw, []byte("kind:")) {
+	envoy := bytes.Contains(raw, []byte("retry_policy"))
+	litellmProxy := bytes.Contains(raw, []byte("model_list"))
+	airflowEnv := bytes.Contains(raw, []byte(airflowRetriesEnv))
+	if !sfn && !envoy && !litellmProxy && !airflowEnv && !bytes.Contains(raw, []byte("kind:")) {
 		return nil, nil
 	}
 	if bytes.Contains(raw, []byte("{{")) {
@@ -93,6 +97,19 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 		top := doc.Content[0]
 		if sfn {
 			out = append(out, stateMachines(rel, top, 0)...)
+		}
+		if envoy {
+			if l, ok := envoyLayer(rel, top); ok {
+				out = append(out, l)
+			}
+		}
+		if litellmProxy {
+			if l, ok := litellmProxyLayer(rel, top); ok {
+				out = append(out, l)
+			}
+		}
+		if airflowEnv {
+			out = append(out, airflowEnvLayers(rel, top, 0)...)
 		}
 		kind := mapValue(top, "kind")
 		if kind == nil {
@@ -358,4 +375,313 @@ func toString(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// envoyLayer is a file's worst Envoy retry_policy (on a route or a virtual
+// host): num_retries retries (1 unset) on the retry_on conditions. A
+// policy without retry_on or retriable status codes retries nothing.
+func envoyLayer(rel string, top *yaml.Node) (Layer, bool) {
+	var worst Layer
+	found := false
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if n == nil || depth > 64 {
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Value != "retry_policy" || v.Kind != yaml.MappingNode {
+					continue
+				}
+				on := mapValue(v, "retry_on")
+				codes := mapValue(v, "retriable_status_codes")
+				if (on == nil || on.Value == "") && codes == nil {
+					continue
+				}
+				l := newLayer("envoy", rel, k.Line, "config", ConfidenceHigh)
+				l.Attempts = 2
+				l.Setting = "retry_on: " + onValue(on) + " (num_retries not set: 1 retry)"
+				if nr := mapValue(v, "num_retries"); nr != nil {
+					l.Line = nr.Line
+					if n, err := strconv.Atoi(nr.Value); err == nil && n >= 0 && n <= 1_000_000 {
+						l.set(n, "num_retries: "+nr.Value+", retry_on: "+onValue(on))
+					} else {
+						l.setUnknown("num_retries: " + nr.Value)
+					}
+				}
+				l.Retries4xx = strings.Contains(onValue(on), "retriable-4xx") || has4xx(codes)
+				if !found || worse(l, worst) {
+					worst, found = l, true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c, depth+1)
+		}
+	}
+	walk(top, 0)
+	return worst, found
+}
+
+func onValue(on *yaml.Node) string {
+	if on == nil {
+		return "(retriable_status_codes)"
+	}
+	return on.Value
+}
+
+// has4xx: retriable_status_codes names a client error other than 408 and
+// 429, the same bad request sent again.
+func has4xx(codes *yaml.Node) bool {
+	if codes == nil {
+		return false
+	}
+	for _, c := range codes.Content {
+		if n, err := strconv.Atoi(c.Value); err == nil && n >= 400 && n < 500 && n != 408 && n != 429 {
+			return true
+		}
+	}
+	return false
+}
+
+// litellmProxyLayer is a LiteLLM proxy config.yaml: a top-level model_list
+// and the Router the proxy builds from it, whose num_retries comes from
+// router_settings, else litellm_settings, else 2.
+func litellmProxyLayer(rel string, top *yaml.Node) (Layer, bool) {
+	ml := mapValue(top, "model_list")
+	if ml == nil || ml.Kind != yaml.SequenceNode {
+		return Layer{}, false
+	}
+	l := newLayer("litellm-proxy", rel, ml.Line, "config", ConfidenceHigh)
+	for _, section := range []string{"router_settings", "litellm_settings"} {
+		nr := mapValue(mapValue(top, section), "num_retries")
+		if nr == nil {
+			continue
+		}
+		l.Line = nr.Line
+		if n, err := strconv.Atoi(nr.Value); err == nil && n >= 0 && n <= 1_000_000 {
+			l.set(n, section+".num_retries: "+nr.Value)
+		} else {
+			l.setUnknown(section + ".num_retries: " + nr.Value)
+		}
+		break
+	}
+	for _, section := range []string{"router_settings", "litellm_settings"} {
+		if fb := mapValue(mapValue(top, section), "fallbacks"); fb != nil && len(fb.Content) > 0 {
+			l.Note = "fallbacks in " + section + ": each fallback group gets another round of these retries"
+		}
+	}
+	return l, true
+}
+
+// HAProxy: `retries` (3 unless set, in defaults or the backend) counts
+// retries; by default only a failed connection is retried, and retry-on
+// adds conditions where a server already had the request.
+var (
+	hapSection = regexp.MustCompile(`(?m)^[ \t]*(global|defaults|frontend|backend|listen|resolvers|peers|userlist|cache|program|http-errors|ring|mailers)\b[^\n]*`)
+	hapRetries = regexp.MustCompile(`(?m)^[ \t]*retries[ \t]+(\S+)`)
+	hapRetryOn = regexp.MustCompile(`(?m)^[ \t]*retry-on[ \t]+([^\n]+)`)
+	hapServer  = regexp.MustCompile(`(?m)^[ \t]*server[ \t]+\S+`)
+	hapRedisp  = regexp.MustCompile(`(?m)^[ \t]*option[ \t]+redispatch\b`)
+	hap4xx     = regexp.MustCompile(`\b(401|403|404|421|425)\b`)
+)
+
+func scanHAProxy(rel string, raw []byte) []Layer {
+	code := blank(raw, configSyntax)
+	ln := newLines(raw)
+	secs := hapSection.FindAllSubmatchIndex(code, maxCandidates)
+	type setting struct {
+		value string
+		line  int
+	}
+	var defRetries, defRetryOn setting
+	defRedispatch := false
+	var worst Layer
+	found := false
+	for i, m := range secs {
+		end := len(code)
+		if i+1 < len(secs) {
+			end = secs[i+1][0]
+		}
+		body := code[m[1]:end]
+		kind := string(code[m[2]:m[3]])
+		retries, retryOn, redispatch := defRetries, defRetryOn, defRedispatch
+		if rm := hapRetries.FindSubmatchIndex(body); rm != nil {
+			retries = setting{string(body[rm[2]:rm[3]]), ln.at(m[1] + rm[0])}
+		}
+		if om := hapRetryOn.FindSubmatchIndex(body); om != nil {
+			retryOn = setting{strings.TrimSpace(string(body[om[2]:om[3]])), ln.at(m[1] + om[0])}
+		}
+		redispatch = redispatch || hapRedisp.Match(body)
+		switch kind {
+		case "defaults":
+			defRetries, defRetryOn, defRedispatch = retries, retryOn, redispatch
+			continue
+		case "backend", "listen":
+		default:
+			continue
+		}
+		if !hapServer.Match(body) {
+			continue
+		}
+		l := newLayer("haproxy", rel, ln.at(m[0]), "config", ConfidenceMedium)
+		if retries.value != "" {
+			l.Line = retries.line
+			if n, err := strconv.Atoi(retries.value); err == nil && n >= 0 && n <= 1_000_000 {
+				l.set(n, "retries "+retries.value)
+			} else {
+				l.setUnknown("retries " + retries.value)
+			}
+		}
+		on := retryOn.value
+		switch {
+		case on == "none":
+			l.setAttempts(1, "retry-on none")
+		case on == "" || on == "conn-failure":
+			l.Note = "connection failures only: a request a server received is not re-sent"
+		default:
+			l.Configured = true
+			l.Setting += "; retry-on " + on
+			l.Retries4xx = hap4xx.MatchString(on)
+			if retries.value == "" {
+				l.Line = retryOn.line
+			}
+		}
+		if redispatch {
+			l.Note = strings.TrimPrefix(l.Note+"; option redispatch: the last retry goes to another server", "; ")
+		}
+		l.Note = strings.TrimPrefix(l.Note+"; "+kind+" "+strings.TrimSpace(string(code[m[3]:m[1]])), "; ")
+		if l.Attempts < 2 {
+			continue
+		}
+		if !found || worse(l, worst) {
+			worst, found = l, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return []Layer{worst}
+}
+
+// scanCodexConfig reads a .codex/config.toml's model providers:
+// request_max_retries (4 unset) retries each request; the provider named
+// by model_provider is the one in use, else the worst is shown.
+func scanCodexConfig(rel string, raw []byte) ([]Layer, error) {
+	var c struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			RequestMaxRetries *int64 `toml:"request_max_retries"`
+			StreamMaxRetries  *int64 `toml:"stream_max_retries"`
+		} `toml:"model_providers"`
+	}
+	if _, err := toml.Decode(string(raw), &c); err != nil {
+		return nil, err
+	}
+	ln := newLines(raw)
+	l := newLayer("codex", rel, 1, "agent", ConfidenceLow)
+	l.Note = "no request_max_retries here: Codex's default applies (unless ~/.codex/config.toml sets it)"
+	best := int64(-1)
+	name := ""
+	for id, p := range c.ModelProviders {
+		if p.RequestMaxRetries == nil || (c.ModelProvider != "" && id != c.ModelProvider && c.ModelProviders[c.ModelProvider].RequestMaxRetries != nil) {
+			continue
+		}
+		if v := min(max(*p.RequestMaxRetries, 0), 100); v > best || (v == best && id < name) {
+			best, name = v, id
+		}
+	}
+	if best >= 0 {
+		l.Confidence = ConfidenceHigh
+		l.set(int(best), "model_providers."+name+".request_max_retries = "+strconv.FormatInt(best, 10))
+		l.Note = "capped at 100 by Codex"
+		from := bytes.Index(raw, []byte("[model_providers."+name+"]"))
+		if i := bytes.Index(raw[max(from, 0):], []byte("request_max_retries")); i >= 0 {
+			l.Line = ln.at(max(from, 0) + i)
+		}
+	}
+	return []Layer{l}, nil
+}
+
+// airflowRetriesEnv is [core] default_task_retries as an environment
+// variable: the default of every task that sets no retries, often in a
+// docker-compose file or a Helm values file nobody on the DAG team wrote.
+const airflowRetriesEnv = "AIRFLOW__CORE__DEFAULT_TASK_RETRIES"
+
+// airflowEnvLayers finds the variable as a mapping key (docker-compose
+// environment:), a KEY=VALUE list item, or a Kubernetes env entry
+// {name, value}.
+func airflowEnvLayers(rel string, n *yaml.Node, depth int) []Layer {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	var out []Layer
+	add := func(line int, val string) {
+		l := newLayer("airflow", rel, line, "config", ConfidenceHigh)
+		val = strings.Trim(strings.TrimSpace(val), `"'`)
+		if v, err := strconv.Atoi(val); err == nil && v >= 0 && v <= 1_000_000 {
+			if v == 0 {
+				return
+			}
+			l.set(v, airflowRetriesEnv+"="+val)
+		} else {
+			l.setUnknown(airflowRetriesEnv + "=" + val)
+		}
+		l.Note = "the default of every task that sets no retries of its own"
+		out = append(out, l)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == airflowRetriesEnv && n.Content[i+1].Kind == yaml.ScalarNode {
+				add(n.Content[i].Line, n.Content[i+1].Value)
+			}
+		}
+		if name := mapValue(n, "name"); name != nil && name.Value == airflowRetriesEnv {
+			if v := mapValue(n, "value"); v != nil && v.Kind == yaml.ScalarNode {
+				add(v.Line, v.Value)
+			}
+		}
+	case yaml.ScalarNode:
+		if k, v, ok := strings.Cut(n.Value, "="); ok && k == airflowRetriesEnv {
+			add(n.Line, v)
+		}
+	}
+	for _, c := range n.Content {
+		out = append(out, airflowEnvLayers(rel, c, depth+1)...)
+	}
+	return out
+}
+
+// scanAirflowCfg reads airflow.cfg's [core] default_task_retries.
+var airflowCfgRetries = regexp.MustCompile(`(?m)^[ \t]*default_task_retries[ \t]*=[ \t]*(\S+)`)
+
+func scanAirflowCfg(rel string, raw []byte) []Layer {
+	code := blank(raw, configSyntax)
+	ln := newLines(raw)
+	core := regexp.MustCompile(`(?m)^[ \t]*\[core\][ \t]*$`).FindIndex(code)
+	if core == nil {
+		return nil
+	}
+	end := len(code)
+	if nx := regexp.MustCompile(`(?m)^[ \t]*\[`).FindIndex(code[core[1]:]); nx != nil {
+		end = core[1] + nx[0]
+	}
+	m := airflowCfgRetries.FindSubmatchIndex(code[core[1]:end])
+	if m == nil {
+		return nil
+	}
+	l := newLayer("airflow", rel, ln.at(core[1]+m[0]), "config", ConfidenceHigh)
+	val := string(code[core[1]+m[2] : core[1]+m[3]])
+	if v, err := strconv.Atoi(val); err == nil && v >= 0 && v <= 1_000_000 {
+		if v == 0 {
+			return nil
+		}
+		l.set(v, "[core] default_task_retries = "+val)
+	} else {
+		l.setUnknown("[core] default_task_retries = " + val)
+	}
+	l.Note = "the default of every task that sets no retries of its own"
+	return []Layer{l}
 }

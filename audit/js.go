@@ -255,6 +255,7 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 			}
 		}
 	}
+	out = append(out, jsQueuesAndAzure(rel, code, ln, bs, vs)...)
 	out = append(out, handLoops(rel, code, ln, "javascript", jsHandLoop, jsLoopCatch, jsLoopWait)...)
 	return out
 }
@@ -315,4 +316,159 @@ func bullBackoff(raw []byte) string {
 		return "exp:" + strconv.Itoa(d) + "ms"
 	}
 	return "fixed:" + strconv.Itoa(d) + "ms"
+}
+
+var (
+	jsAzureRetry    = regexp.MustCompile(`\bretryOptions\s*:\s*\{[^}]*\bmaxRetries\s*:\s*([0-9_]+|[A-Za-z_$][\w$.]*)`)
+	jsAzureModule   = regexp.MustCompile(`^@azure(?:-rest)?/(?:ai-[\w-]+|openai)$`)
+	jsCreateFn      = regexp.MustCompile(`\.createFunction\s*\(`)
+	jsRetryObj      = regexp.MustCompile(`\bretry\s*:\s*\{`)
+	jsRetriesObj    = regexp.MustCompile(`\bretries\s*:\s*\{`)
+	jsDefaultObj    = regexp.MustCompile(`\bdefault\s*:\s*\{`)
+	jsMaxAttemptsTD = knobRe("maxAttempts")
+)
+
+// jsQueuesAndAzure finds Azure AI clients, Inngest functions and
+// Trigger.dev tasks and configs.
+func jsQueuesAndAzure(rel string, code []byte, ln lines, bs map[string]binding, vs versionSet) []Layer {
+	var out []Layer
+	for name, b := range bs {
+		mod := strings.TrimSuffix(b.module, "/v3")
+		switch {
+		case jsAzureModule.MatchString(b.module) && (b.imported == "default" || strings.HasSuffix(b.imported, "Client")):
+			// new ChatCompletionsClient(...), and @azure-rest/ai-inference's
+			// ModelClient(...) called without new.
+			for _, o := range jsCalls(code, name, false) {
+				a, e := args(code, o)
+				l := newLayer("azure-core-js", rel, ln.at(o), "javascript", ConfidenceMedium)
+				if v, ok, num, at := intKnob(jsAzureRetry, code[a:e]); ok {
+					if num {
+						l.set(v, "retryOptions: { maxRetries: "+strconv.Itoa(v)+" }")
+					} else {
+						l.setUnknown(snippet(code[a:e], at))
+					}
+				}
+				out = append(out, l)
+			}
+		case mod == "@trigger.dev/sdk" && (b.imported == "task" || b.imported == "schemaTask"):
+			for _, o := range jsCalls(code, name, false) {
+				if l, ok := triggerTask(rel, code, ln, o); ok {
+					out = append(out, l)
+				}
+			}
+		case mod == "@trigger.dev/sdk" && b.imported == "schedules":
+			for _, o := range jsCalls(code, name+".task", false) {
+				if l, ok := triggerTask(rel, code, ln, o); ok {
+					out = append(out, l)
+				}
+			}
+		case mod == "@trigger.dev/sdk" && b.imported == "defineConfig":
+			for _, o := range jsCalls(code, name, false) {
+				a, e, ok := firstObject(code, o)
+				if !ok {
+					continue
+				}
+				rm := topLevel(jsRetriesObj, code[a:e])
+				if rm == nil {
+					continue
+				}
+				ra, re := args(code, a+rm[1]-1)
+				dm := topLevel(jsDefaultObj, code[ra:re])
+				if dm == nil {
+					continue
+				}
+				da, de := args(code, ra+dm[1]-1)
+				l := newLayer("trigger-dev", rel, ln.at(a+rm[0]), "javascript", ConfidenceMedium)
+				l.Attempts, l.Setting = 3, "retries.default without maxAttempts (defaultRetryOptions: 3)"
+				if v, ok, num, at := intKnob(jsMaxAttemptsTD, code[da:de]); ok && num {
+					l.setAttempts(v, "retries.default."+snippet(code[da:de], at))
+				} else if ok {
+					l.setUnknown(snippet(code[da:de], at))
+				}
+				l.Note = "the default of every task without its own retry"
+				out = append(out, l)
+			}
+		}
+	}
+	// Inngest: functions are created on a client often built in another
+	// file; trust .createFunction( when the file or a manifest names inngest.
+	usesInngest := vs.declares("npm", "inngest")
+	for _, b := range bs {
+		usesInngest = usesInngest || b.module == "inngest" || strings.HasPrefix(b.module, "inngest/")
+	}
+	if usesInngest {
+		for _, m := range jsCreateFn.FindAllIndex(code, maxCandidates) {
+			a, e, ok := firstObject(code, m[1]-1)
+			if !ok {
+				continue
+			}
+			l := newLayer("inngest", rel, ln.at(m[0]), "javascript", ConfidenceMedium)
+			if km := topLevel(jsRetries, code[a:e]); km != nil {
+				if v, ok, num, at := intKnob(jsRetries, code[a+km[0]:e]); ok && num {
+					l.set(v, snippet(code[a+km[0]:e], at))
+				} else if ok {
+					l.setUnknown(snippet(code[a+km[0]:e], at))
+				}
+				l.Line = ln.at(a + km[0])
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// triggerTask is a task({ retry: { maxAttempts } }) layer; a task without
+// retry takes trigger.config's default, reported there.
+func triggerTask(rel string, code []byte, ln lines, open int) (Layer, bool) {
+	a, e, ok := firstObject(code, open)
+	if !ok {
+		return Layer{}, false
+	}
+	rm := topLevel(jsRetryObj, code[a:e])
+	if rm == nil {
+		return Layer{}, false
+	}
+	ra, re := args(code, a+rm[1]-1)
+	l := newLayer("trigger-dev", rel, ln.at(a+rm[0]), "javascript", ConfidenceMedium)
+	l.Attempts, l.Setting = 3, "retry without maxAttempts (defaultRetryOptions: 3)"
+	if v, ok, num, at := intKnob(jsMaxAttemptsTD, code[ra:re]); ok && num {
+		l.setAttempts(v, "retry."+snippet(code[ra:re], at))
+	} else if ok {
+		l.setUnknown(snippet(code[ra:re], at))
+	}
+	return l, true
+}
+
+// firstObject is the inside of the { … } a call's first argument opens.
+func firstObject(code []byte, open int) (int, int, bool) {
+	k := open + 1
+	for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\n' || code[k] == '\r') {
+		k++
+	}
+	if k >= len(code) || code[k] != '{' {
+		return 0, 0, false
+	}
+	a, b := args(code, k)
+	return a, b, true
+}
+
+// topLevel is the first match of re at the object's own level, not in a
+// nested object, array or call: { concurrency: { retries: 1 } } is not
+// the function's retries.
+func topLevel(re *regexp.Regexp, obj []byte) []int {
+	for _, m := range re.FindAllIndex(obj, maxCandidates) {
+		depth := 0
+		for _, c := range obj[:m[0]] {
+			switch c {
+			case '{', '[', '(':
+				depth++
+			case '}', ']', ')':
+				depth--
+			}
+		}
+		if depth == 0 {
+			return m
+		}
+	}
+	return nil
 }

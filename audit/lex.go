@@ -255,6 +255,23 @@ func callsOf(code []byte, name string, ctor bool) []int {
 				}
 			}
 		}
+		if k < len(code) && code[k] == '[' {
+			// Python generics: Agent[Deps, Output](...)
+			depth, end := 0, min(len(code), k+256)
+			for ; k < end; k++ {
+				if code[k] == '[' {
+					depth++
+				} else if code[k] == ']' {
+					if depth--; depth == 0 {
+						k++
+						break
+					}
+				}
+			}
+			for k < len(code) && (code[k] == ' ' || code[k] == '\t') {
+				k++
+			}
+		}
 		if k >= len(code) || code[k] != '(' {
 			continue
 		}

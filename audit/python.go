@@ -340,6 +340,7 @@ func scanPython(rel string, raw []byte) []Layer {
 			}
 		}
 	}
+	out = append(out, pyFrameworks(rel, raw, code, ln, bs)...)
 	out = append(out, pyHandLoops(rel, code, ln)...)
 	return out
 }
@@ -527,4 +528,249 @@ func pyHandLoops(rel string, code []byte, ln lines) []Layer {
 			Confidence: ConfidenceLow, group: "python", Note: "a loop that tries and sleeps: read it to confirm it retries the call"})
 	}
 	return out
+}
+
+var (
+	pyRetries        = knobRe("retries")
+	pyOutputRetries  = knobRe("output_retries")
+	pyRetriesDict    = regexp.MustCompile(`\bretries\s*=\s*\{([^}]{0,400})\}`)
+	pyRetriesDictVal = regexp.MustCompile(`['"](?:tools|output)['"]\s*:\s*([0-9]+)`)
+	pyNumRetries     = knobRe("num_retries")
+	pyFallbacks      = regexp.MustCompile(`\bfallbacks\s*=`)
+	pyGlobalRetries  = regexp.MustCompile(`(?m)^([A-Za-z_]\w*)\.num_retries\s*=\s*([0-9]+)\b`)
+	pyStopMaxAttempt = knobRe("stop_max_attempt_number")
+	pyStopMaxDelay   = regexp.MustCompile(`\bstop_max_delay\s*=`)
+	pyRetryTotal     = knobRe("retry_total")
+	pyRetryStatus    = knobRe("retry_status")
+	pyAirflowDict    = regexp.MustCompile(`['"]retries['"]\s*:\s*([0-9]+|[A-Za-z_][\w.]*)`)
+)
+
+// pyFrameworks finds the layers of Pydantic AI, LiteLLM, DSPy, retrying,
+// the Azure AI clients and Airflow tasks.
+func pyFrameworks(rel string, raw, code []byte, ln lines, bs map[string]string) []Layer {
+	var out []Layer
+	knob := func(l *Layer, re *regexp.Regexp, region []byte) bool {
+		v, ok, num, k := intKnob(re, region)
+		switch {
+		case ok && num:
+			l.set(v, snippet(region, k))
+		case ok:
+			l.setUnknown(snippet(region, k))
+		}
+		return ok
+	}
+	// Pydantic AI: retries re-ask the model on a bad answer or a tool's
+	// ModelRetry (1 by default for tools and for output); the HTTP layer
+	// under it is the SDK client the Agent builds, found above.
+	for _, n := range pyNames(bs, "pydantic_ai", "Agent") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			l := newLayer("pydantic-ai", rel, ln.at(o), "python", ConfidenceMedium)
+			if dm := pyRetriesDict.FindSubmatchIndex(raw[a:b]); dm != nil && code[a+dm[0]] == 'r' {
+				worst := -1
+				for _, v := range pyRetriesDictVal.FindAllSubmatch(raw[a+dm[2]:a+dm[3]], -1) {
+					if n, err := strconv.Atoi(string(v[1])); err == nil && n <= 1_000_000 {
+						worst = max(worst, n)
+					}
+				}
+				if worst >= 0 {
+					l.set(worst, strings.Join(strings.Fields(string(raw[a+dm[0]:a+dm[1]])), " "))
+				}
+			} else if !knob(&l, pyRetries, code[a:b]) {
+				knob(&l, pyOutputRetries, code[a:b])
+			}
+			l.Note = "re-asks the model on output that fails validation or a tool's ModelRetry; HTTP errors are the SDK client's"
+			out = append(out, l)
+		}
+	}
+	// LiteLLM: completion() retries only when num_retries is given, as N
+	// retries after the first failed call (which hands N to the provider
+	// client too); completion_with_retries is N attempts (3 unset); a
+	// Router retries twice unless told.
+	for _, n := range pyNames(bs, "litellm", "completion", "acompletion", "text_completion", "responses", "aresponses") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			if _, ok, _, _ := intKnob(pyNumRetries, code[a:b]); !ok {
+				continue
+			}
+			l := newLayer("litellm", rel, ln.at(o), "python", ConfidenceMedium)
+			knob(&l, pyNumRetries, code[a:b])
+			l.Note = "the first call also passes num_retries to the provider client as max_retries: an OpenAI-backed call can make 2N+1 requests"
+			out = append(out, l)
+		}
+	}
+	for _, n := range pyNames(bs, "litellm", "completion_with_retries", "acompletion_with_retries") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			l := newLayer("litellm", rel, ln.at(o), "python", ConfidenceMedium)
+			l.Attempts, l.Setting = 3, "completion_with_retries (num_retries not set: stop_after_attempt(3))"
+			if v, ok, num, k := intKnob(pyNumRetries, code[a:b]); ok && num {
+				l.setAttempts(v, snippet(code[a:b], k)+" (stop_after_attempt: attempts)")
+			} else if ok {
+				l.setUnknown(snippet(code[a:b], k))
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "litellm") {
+		for _, m := range pyGlobalRetries.FindAllSubmatchIndex(code, maxCandidates) {
+			if bs[string(code[m[2]:m[3]])] != "litellm" {
+				continue
+			}
+			l := newLayer("litellm", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			v, _ := strconv.Atoi(string(code[m[4]:m[5]]))
+			l.set(min(v, 1_000_000), strings.TrimSpace(string(code[m[0]:m[1]])))
+			l.Note = "a global: every completion() of the process retries this many times"
+			out = append(out, l)
+		}
+	}
+	for _, n := range pyNames(bs, "litellm", "Router") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			l := newLayer("litellm-router", rel, ln.at(o), "python", ConfidenceMedium)
+			knob(&l, pyNumRetries, code[a:b])
+			if pyFallbacks.Match(code[a:b]) {
+				l.Note = "fallbacks: each fallback model group gets another round of these retries"
+			}
+			out = append(out, l)
+		}
+	}
+	// DSPy: dspy.LM(num_retries=3) by default, through LiteLLM.
+	for _, n := range pyNames(bs, "dspy", "LM") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			l := newLayer("dspy", rel, ln.at(o), "python", ConfidenceMedium)
+			knob(&l, pyNumRetries, code[a:b])
+			l.Note = "retried by LiteLLM, whose first call hands the same num_retries to an OpenAI client"
+			out = append(out, l)
+		}
+	}
+	// retrying: @retry without a stop never stops.
+	for _, n := range pyNames(bs, "retrying", "retry") {
+		re := regexp.MustCompile(`(?:^|[^\w.])@\s*` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
+		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
+			l := newLayer("retrying", rel, ln.at(m[0]), "python", ConfidenceHigh)
+			if m[2] < 0 {
+				l.Setting = "@retry (no stop: retries forever)"
+				out = append(out, l)
+				continue
+			}
+			l.Confidence = ConfidenceMedium
+			a, b := args(code, m[3]-1)
+			if !knob(&l, pyStopMaxAttempt, code[a:b]) {
+				if sm := pyStopMaxDelay.FindIndex(code[a:b]); sm != nil {
+					l.Configured, l.Setting = true, snippet(code[a:b], sm[0])
+					l.Note = "stopped by elapsed time (stop_max_delay), not by a count of attempts"
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	// Azure AI clients (azure.ai.inference, azure.ai.projects, …): each
+	// carries azure-core's RetryPolicy. A status error has retry_status (3)
+	// retries, and never more than retry_total (10).
+	for local, full := range bs {
+		mod, name, ok := cutLast(full)
+		if !ok || !strings.HasPrefix(mod, "azure.ai.") || !strings.HasSuffix(name, "Client") {
+			continue
+		}
+		for _, o := range pyCalls(code, local) {
+			a, b := args(code, o)
+			l := newLayer("azure-core-python", rel, ln.at(o), "python", ConfidenceMedium)
+			total, status := 10, 3
+			var written []string
+			for _, k := range []struct {
+				re  *regexp.Regexp
+				dst *int
+			}{{pyRetryTotal, &total}, {pyRetryStatus, &status}} {
+				if v, ok, num, at := intKnob(k.re, code[a:b]); ok {
+					written = append(written, snippet(code[a:b], at))
+					if num {
+						*k.dst = v
+					} else {
+						l.setUnknown(snippet(code[a:b], at))
+					}
+				}
+			}
+			if len(written) > 0 && l.Confidence != ConfidenceLow {
+				l.set(min(total, status), strings.Join(written, ", "))
+			}
+			out = append(out, l)
+		}
+	}
+	if importsPrefix(bs, "airflow") {
+		out = append(out, pyAirflow(rel, raw, code, ln)...)
+	}
+	// Inngest's Python SDK: @client.create_function(fn_id=…, retries=N);
+	// without retries it registers none and the server's default applies.
+	if importsPrefix(bs, "inngest") {
+		for _, m := range pyCreateFn.FindAllIndex(code, maxCandidates) {
+			a, b := args(code, m[1]-1)
+			l := newLayer("inngest", rel, ln.at(m[0]), "python", ConfidenceMedium)
+			knob(&l, pyRetries, code[a:b])
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var pyCreateFn = regexp.MustCompile(`\.create_function\s*\(`)
+
+// pyAirflow: retries in default_args dicts and as operator or @task
+// arguments; retries=0 is no layer.
+func pyAirflow(rel string, raw, code []byte, ln lines) []Layer {
+	var out []Layer
+	add := func(at int, val, written string) {
+		l := newLayer("airflow", rel, ln.at(at), "python", ConfidenceMedium)
+		if n, err := strconv.Atoi(val); err == nil {
+			if n == 0 || n > 1_000_000 {
+				return
+			}
+			l.set(n, written)
+		} else {
+			l.setUnknown(written)
+		}
+		out = append(out, l)
+	}
+	for _, m := range pyAirflowDict.FindAllSubmatchIndex(raw, maxCandidates) {
+		// The key is a string (blanked in code); the value must be live
+		// code, not a comment or a docstring.
+		if code[m[2]] == ' ' {
+			continue
+		}
+		add(m[0], string(raw[m[2]:m[3]]), strings.Join(strings.Fields(string(raw[m[0]:m[1]])), " "))
+	}
+	for _, m := range pyRetries.FindAllSubmatchIndex(code, maxCandidates) {
+		if !isKwarg(code, m[0], m[1]) {
+			continue // a dict key, an annotation or an assignment, not a keyword argument
+		}
+		add(m[0], string(code[m[2]:m[3]]), string(code[m[0]:m[1]]))
+	}
+	return out
+}
+
+// cutLast splits "a.b.C" into "a.b" and "C".
+func cutLast(full string) (string, string, bool) {
+	i := strings.LastIndexByte(full, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	return full[:i], full[i+1:], true
+}
+
+// isKwarg: the name at [at, end) is written `name=` right after a ( or a ,
+// of a call, not `name:` nor a statement of its own.
+func isKwarg(code []byte, at, end int) bool {
+	i := at + len("retries")
+	for i < end && (code[i] == ' ' || code[i] == '\t') {
+		i++
+	}
+	if i >= end || code[i] != '=' {
+		return false
+	}
+	j := at - 1
+	for j >= 0 && (code[j] == ' ' || code[j] == '\t' || code[j] == '\n' || code[j] == '\r') {
+		j--
+	}
+	return j >= 0 && (code[j] == '(' || code[j] == ',')
 }

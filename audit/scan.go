@@ -87,6 +87,9 @@ const (
 	fkYAML
 	fkNginx
 	fkClaudeSettings
+	fkHAProxy
+	fkCodexConfig
+	fkAirflowCfg
 	fkLock
 	fkMinified // named as minified or bundled: counted, never read
 )
@@ -102,6 +105,15 @@ func classify(rel string) fileKind {
 		return fkMinified
 	case (base == "settings.json" || base == "settings.local.json") && path.Base(path.Dir(rel)) == ".claude":
 		return fkClaudeSettings
+	case base == "config.toml" && path.Base(path.Dir(rel)) == ".codex":
+		return fkCodexConfig
+	case lower == "airflow.cfg":
+		return fkAirflowCfg
+	case strings.HasSuffix(lower, ".cfg"):
+		// haproxy.cfg, and any .cfg: HAProxy's own examples are named for
+		// what they show. scanHAProxy wants a backend or listen section
+		// with a server, which setup.cfg and the like never have.
+		return fkHAProxy
 	}
 	switch path.Ext(lower) {
 	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
@@ -452,6 +464,12 @@ func (s *rootScan) readSource(p pendingFile) {
 		ls = scanNginx(p.rel, b)
 	case fkClaudeSettings:
 		ls, perr = scanClaudeSettings(p.rel, b)
+	case fkHAProxy:
+		ls = scanHAProxy(p.rel, b)
+	case fkCodexConfig:
+		ls, perr = scanCodexConfig(p.rel, b)
+	case fkAirflowCfg:
+		ls = scanAirflowCfg(p.rel, b)
 	}
 	perShape := map[string]int{}
 	for _, l := range ls {
@@ -505,7 +523,7 @@ func isBinary(b []byte) bool {
 
 // syntaxOf is each source kind's comment and string syntax.
 var syntaxOf = map[fileKind]syntax{
-	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax,
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
 }
 
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an
