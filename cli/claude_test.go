@@ -183,6 +183,20 @@ echo "plain $(state $plain)"; echo "twin_a $(state $twin_a)"; echo "twin_b $(sta
 kill -9 $twin_a $twin_b 2>/dev/null; wait $twin_a $twin_b 2>/dev/null
 CLAUDE_KILL_GRACE=2 "$recipe" "$s3" > /dev/null 2>&1; echo "fresh-no-process-exit $?"
 CLAUDE_KILL_GRACE=2 "$recipe" "$s4" > /dev/null 2>&1; echo "old-no-process-exit $?"
+# A session that ended (its transcript 10 minutes old) while the one plain
+# claude in its project works on another: not that claude's session (a
+# kill sent again after a restart killed it). A live transcript with a
+# newer one beside it is ambiguous.
+p3="$dir/work/app3"; mkdir -p "$p3" "$HOME/.claude/projects/$(enc "$p3")"
+s5=55555555-5555-4555-8555-555555555555; s6=66666666-6666-4666-8666-666666666666
+: > "$HOME/.claude/projects/$(enc "$p3")/$s5.jsonl"; touch -d '10 minutes ago' "$HOME/.claude/projects/$(enc "$p3")/$s5.jsonl"
+: > "$HOME/.claude/projects/$(enc "$p3")/$s6.jsonl"
+(cd "$p3" && exec -a claude sh -c 'while :; do sleep 1; done') & bystander=$!
+sleep 0.3
+CLAUDE_KILL_GRACE=2 "$recipe" "$s5" > /dev/null 2>&1; echo "ended-session-exit $?"
+touch -d '30 seconds ago' "$HOME/.claude/projects/$(enc "$p3")/$s5.jsonl"
+CLAUDE_KILL_GRACE=2 "$recipe" "$s5" > /dev/null 2>&1; echo "newer-beside-exit $?"
+echo "bystander $(state $bystander)"
 kill -9 $(jobs -p) 2>/dev/null
 exit 0
 `
@@ -218,7 +232,8 @@ func TestKillRecipeKillsOnlyTheSession(t *testing.T) {
 	for name, want := range map[string]string{"deaf": "dead", "writer": "dead", "stranger-on-reused-pid": "alive",
 		"decoy_burnrate": "alive", "decoy_tail": "alive", "decoy_prefix": "alive", "decoy_longer": "alive",
 		"decoy_newline": "alive", "npm": "dead", "plain": "dead", "twin_a": "alive", "twin_b": "alive",
-		"plain-exit": "0", "ambiguous-exit": "3", "fresh-no-process-exit": "3", "old-no-process-exit": "0"} {
+		"plain-exit": "0", "ambiguous-exit": "3", "fresh-no-process-exit": "3", "old-no-process-exit": "0",
+		"ended-session-exit": "0", "newer-beside-exit": "3", "bystander": "alive"} {
 		if got[name] != want {
 			t.Errorf("%s: %s, want %s", name, got[name], want)
 		}
