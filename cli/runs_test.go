@@ -394,3 +394,49 @@ func TestReportWrittenWhenEverySourceGaveUp(t *testing.T) {
 		t.Errorf("no --report-out after the source gave up: %v", err)
 	}
 }
+
+// TestADaemonWithNothingToEndARunSaysSo: three nights in one watch, with
+// no run_id in the logs and no run window, are one run — every night's
+// spend against one run ceiling. burnrate says so once, on stderr, with
+// what to set, instead of adding nights up in silence.
+func TestADaemonWithNothingToEndARunSaysSo(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, day := range []string{"2026-03-10", "2026-03-11", "2026-03-12"} {
+		for i := range 3 {
+			fmt.Fprintf(&b, `{"ts":"%sT01:0%d:00Z","event":"llm_call","job_id":"cron-sum","model":"claude-sonnet-4-6","status":200,"input_tokens":1000,"output_tokens":100}`+"\n", day, i)
+		}
+	}
+	logPath := filepath.Join(dir, "nights.jsonl")
+	os.WriteFile(logPath, []byte(b.String()), 0o600)
+	cmd := exec.Command(bin, "watch", "--headless", "--journal", filepath.Join(dir, "journal.jsonl"), logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(stderr.String(), "nothing ends it") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if n := strings.Count(stderr.String(), "nothing ends it"); n != 1 {
+		t.Fatalf("said %d times, want once:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "of log time and nothing ends it (no run_id in the logs, no run window)") || !strings.Contains(stderr.String(), "--run-window") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	// With a window, nothing to say.
+	cmd = exec.Command(bin, "watch", "--headless", "--run-window", "daily 06:00 UTC", "--journal", filepath.Join(dir, "journal2.jsonl"), logPath)
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	cmd.Start()
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if strings.Contains(stderr.String(), "nothing ends it") {
+		t.Errorf("a run window ends runs, yet:\n%s", stderr.String())
+	}
+}

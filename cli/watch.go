@@ -615,6 +615,10 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 					failed++
 				}
 			}
+			if f.RunSpan != "" && !said["\x00runspan"] {
+				said["\x00runspan"] = true
+				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunSpan)
+			}
 			if len(f.Sources) > 0 && failed == len(f.Sources) && f.Replay == nil {
 				return errNoSource
 			}

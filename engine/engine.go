@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
@@ -54,7 +56,15 @@ type Frame struct {
 	// QuietAfter, else 0: the input has gone quiet and the dashboard says so.
 	Now      int64
 	QuietFor time.Duration
+	// RunSpan is said when the run shown has covered more than a day of
+	// log time with nothing to end it (no run_id, no run window): a daemon
+	// that adds every night into one run.
+	RunSpan string
 }
+
+// longRun is how much log time one run may cover, with nothing to end
+// it, before the frame says so.
+const longRun = 24 * int64(time.Hour)
 
 // Clock is the live clock (Now), or the log clock for a frame built
 // without one.
@@ -518,6 +528,10 @@ func (e *Engine) publish(final bool) {
 	}
 	if cur := e.runs.current(); cur != nil {
 		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
+		if cur.logRunID == "" && e.runs.window.Kind == correlate.RunWindowNone && cur.firstTS > 0 && cur.lastTS-cur.firstTS > longRun {
+			f.RunSpan = fmt.Sprintf("run %s has covered %s of log time and nothing ends it (no run_id in the logs, no run window): every night adds into one run — one run ceiling, a recurring job ID one job; set --run-window (\"daily 06:00 Europe/Berlin\" or \"idle 2h\") or log a run_id",
+				display.Text(cur.id), time.Duration(cur.lastTS-cur.firstTS).Round(time.Hour))
+		}
 		if prev := e.runs.previous(cur); len(prev) > 0 {
 			f.PreviousRun = &prev[len(prev)-1]
 		}

@@ -38,6 +38,7 @@ type run struct {
 	st       *correlate.State
 	// Daily windows: the span of log time the run covers.
 	start, end int64
+	firstTS    int64
 	lastTS     int64
 	seq        int   // order of creation, for a stable order of summaries
 	used       int64 // when an event was last routed here, in events
@@ -75,6 +76,9 @@ const farAhead = 24 * int64(time.Hour)
 // called once per event, in order.
 func (rs *runs) route(ev *ingest.Event) *run {
 	r := rs.pick(ev)
+	if r.firstTS == 0 && ev.TS > 0 && !ev.TSCarried {
+		r.firstTS = ev.TS
+	}
 	if ev.TS > r.lastTS && !(r.lastTS != 0 && ev.TS > r.lastTS+farAhead) {
 		// A far-ahead line does not move the run's clock (as it does not
 		// move the log clock, correlate's advanceClock): one line dated

@@ -84,6 +84,9 @@ func (h *headerPane) View() string {
 		line1 = append(line1, hpart{st.Bad.Render(fmt.Sprintf("✗ %d source problem(s): %s", len(problems), sanitize(problems[0]))),
 			st.Bad.Render(fmt.Sprintf("✗ %d source problem(s)", len(problems)))})
 	}
+	if h.f.RunSpan != "" {
+		line1 = append(line1, hpart{st.Warn.Render("one run for days: set --run-window"), st.Warn.Render("run > 1 day")})
+	}
 	if badge, short, bad := assumptionBadge(s.Findings); badge != "" {
 		// A premise of the run broke or moved (seed 003): said while the
 		// finding is open, ahead of the run's name.
