@@ -14,6 +14,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // actionWorkers deliver actions concurrently, so one webhook that never
@@ -591,6 +592,14 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		url, body := d.hooks.KillWebhook, killBody(t.alert)
 		if t.action == actionNotify {
 			url, body = d.hooks.NotifyWebhook, notifyBody(t.alert)
+		}
+		if t.kill() && (ingest.IsCappedID(t.alert.JobID) || ingest.IsCappedID(t.alert.RunID)) {
+			// Past ingest's bound an ID is kept as a prefix and a digest:
+			// a receiver told to kill it would look for a job that exists
+			// nowhere, and say it was done.
+			detail := fmt.Sprintf("the job ID is longer than %d bytes and was kept as its prefix and a digest (%q): no kill can name it, so none was sent; stop it by hand", ingest.MaxIDBytes, display.Text(t.alert.JobID[max(0, len(t.alert.JobID)-48):]))
+			d.finish(t, StateRefused, Record{Error: detail}, detail)
+			return true
 		}
 		if t.kill() && (!utf8.ValidString(t.alert.JobID) || !utf8.ValidString(t.alert.RunID)) {
 			// JSON cannot carry these bytes: encoding/json writes U+FFFD

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // TestIdentityIsTheBytesDisplayIsTheEscape: issue 22 — IDs were sanitised
@@ -176,5 +179,42 @@ func TestARestartKeepsTheEarlierReport(t *testing.T) {
 	second, _ := os.ReadFile(out)
 	if !bytes.Contains(first, []byte("healthy-night")) || !bytes.Contains(second, []byte("seed000-incident")) {
 		t.Errorf("the kept report is not the first run's, or a.json not the second's")
+	}
+}
+
+// TestALongJobIDIsKilledAsLogged: two 540-character job IDs with a common
+// prefix are two jobs and each kill names its job exactly (capped at 512,
+// the kill named a digest form that exists nowhere, and --kill-exec
+// refused it); an ID past ingest.MaxIDBytes, kept as a digest, is refused
+// a kill with a reason rather than sent a name no receiver knows.
+func TestALongJobIDIsKilledAsLogged(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	recv := newReceiver(t, false)
+	long := strings.Repeat("J", 530)
+	huge := strings.Repeat("H", ingest.MaxIDBytes+100)
+	var b strings.Builder
+	for i, id := range []string{long + "-aaaaaaaaa", long + "-bbbbbbbbb", huge} {
+		for k := range 2 {
+			fmt.Fprintf(&b, `{"ts":"2026-03-10T01:0%d:0%dZ","event":"llm_call","job_id":"%s","model":"claude-sonnet-4-6","status":200,"input_tokens":10000,"output_tokens":100}`+"\n", i, k, id)
+		}
+	}
+	logPath := filepath.Join(dir, "ids.jsonl")
+	os.WriteFile(logPath, []byte(b.String()), 0o600)
+	out, err := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"),
+		"--job-ceiling", "0.03", "--kill-webhook", recv.URL, logPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	_, kills := recv.snapshot()
+	got := map[string]bool{}
+	for _, k := range kills {
+		got[fmt.Sprint(k["job_id"])] = true
+	}
+	if len(kills) != 2 || !got[long+"-aaaaaaaaa"] || !got[long+"-bbbbbbbbb"] {
+		t.Fatalf("%d kills, want the two 540-byte jobs by their exact IDs:\n%v", len(kills), got)
+	}
+	if !strings.Contains(string(out), "no kill can name it") {
+		t.Errorf("the digest-kept ID's kill was not refused with a reason:\n%s", out)
 	}
 }

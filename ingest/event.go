@@ -161,6 +161,27 @@ type Event struct {
 	Source uint16
 }
 
+// MaxIDBytes bounds an identifier (a job ID, a key, a run ID): up to it
+// an ID is kept exact, so a kill names the job as it was logged; past it,
+// as a prefix and a digest (ingest/decode.CleanID).
+const MaxIDBytes = 4096
+
+// IsCappedID reports an identifier kept as a prefix, "…#" and 32 hex
+// digits of its SHA-256 (ingest/decode.CleanID, for IDs past its bound):
+// no process or job is named by it, so no kill is sent under it.
+func IsCappedID(s string) bool {
+	const tail = len("…#") + 32
+	if len(s) < tail || !strings.HasPrefix(s[len(s)-tail:], "…#") {
+		return false
+	}
+	for i := len(s) - 32; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // AttemptFrom is who numbered an event's Attempt.
 type AttemptFrom uint8
 

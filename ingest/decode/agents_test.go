@@ -29,16 +29,16 @@ func TestCodexDetectionNeedsCodexRecords(t *testing.T) {
 // 512-byte ID written as another, longer ID's capped form (its first bytes,
 // "…#" and its digest) merged with it. An ID of that shape is digested too.
 func TestAnIDShapedLikeACappedOneIsNotThatID(t *testing.T) {
-	long := strings.Repeat("a", 600)
+	long := strings.Repeat("a", MaxIDBytes+100)
 	capped := CleanID(long)
-	if capped == long || len(capped) > maxFieldBytes {
-		t.Fatalf("a 600-byte ID: %d bytes", len(capped))
+	if capped == long || len(capped) > MaxIDBytes || !IsCappedID(capped) {
+		t.Fatalf("a %d-byte ID: %d bytes", len(long), len(capped))
 	}
 	if forged := CleanID(capped); forged == capped {
 		t.Error("an ID logged in another's capped form is taken for it")
 	}
 	short := "job…#" + strings.Repeat("0", 32)
-	if got := CleanID(short); got == short || len(got) > maxFieldBytes {
+	if got := CleanID(short); got == short || len(got) > MaxIDBytes {
 		t.Errorf("a short ID of the capped shape: %q", got)
 	}
 	if got := CleanID("plain-id"); got != "plain-id" {

@@ -69,18 +69,24 @@ func TestEveryJSONSpellingIsRead(t *testing.T) {
 
 // TestLongIDsStayDistinct: issue 22 — IDs cut at 512 bytes merged two jobs
 // whose 540-character IDs shared a prefix (one job with both jobs' spend,
-// killed under an ID that exists nowhere). Past the bound an ID keeps a
-// digest of all of it; the same ID always caps the same way.
+// killed under an ID that exists nowhere). Up to MaxIDBytes an ID is
+// exact, so a kill names it as logged; past it an ID keeps a digest of all
+// of it, and the same ID always caps the same way.
 func TestLongIDsStayDistinct(t *testing.T) {
 	prefix := strings.Repeat("j", 530)
+	exact, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","job_id":"`+prefix+`-aaaaaaaaa","model":"m","status":200}`)
+	if exact.JobID != prefix+"-aaaaaaaaa" {
+		t.Errorf("a 540-byte job ID was not kept exact: %d bytes", len(exact.JobID))
+	}
+	prefix = strings.Repeat("j", MaxIDBytes+10)
 	a, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","job_id":"`+prefix+`-aaaaaaaaa","model":"m","status":200}`)
 	b, _ := parse(t, `{"ts":"2026-03-10T01:00:00Z","job_id":"`+prefix+`-bbbbbbbbb","model":"m","status":200}`)
 	a2, _ := parse(t, `{"ts":"2026-03-10T01:00:01Z","job_id":"`+prefix+`-aaaaaaaaa","model":"m","status":200}`)
-	if a.JobID == b.JobID || a.JobID != a2.JobID || len(a.JobID) > maxFieldBytes || !strings.HasPrefix(a.JobID, prefix[:400]) {
-		t.Errorf("capped IDs: %d bytes %q… vs %q…; same ID again equal: %v", len(a.JobID), a.JobID[470:], b.JobID[470:], a.JobID == a2.JobID)
+	if a.JobID == b.JobID || a.JobID != a2.JobID || len(a.JobID) > MaxIDBytes || !strings.HasPrefix(a.JobID, prefix[:4000]) || !IsCappedID(a.JobID) {
+		t.Errorf("capped IDs: %d bytes %q… vs %q…; same ID again equal: %v", len(a.JobID), a.JobID[4050:], b.JobID[4050:], a.JobID == a2.JobID)
 	}
-	if c := CleanField(prefix + "-aaaaaaaaa"); c != a.JobID {
-		t.Errorf("CleanField and the parser cap one ID two ways: %q vs %q", c[470:], a.JobID[470:])
+	if c := CleanID(prefix + "-aaaaaaaaa"); c != a.JobID {
+		t.Errorf("CleanID and the parser cap one ID two ways: %q vs %q", c[4050:], a.JobID[4050:])
 	}
 	// Multi-byte characters are not cut in half.
 	long := strings.Repeat("é", 400)

@@ -956,7 +956,7 @@ func (p *Parser) str() string {
 // copy — from a shared block (idArena) — costs less. Correlate keeps its
 // own copy of each it keeps.
 func (p *Parser) id() string {
-	b, ok := p.rawText()
+	b, ok := p.rawTextAt(MaxIDBytes)
 	if !ok || len(b) == 0 {
 		return ""
 	}
@@ -975,7 +975,10 @@ func (p *Parser) text() ([]byte, bool) {
 
 // rawText is text for identifiers: capped, the bytes otherwise exact (see
 // CleanID).
-func (p *Parser) rawText() ([]byte, bool) {
+func (p *Parser) rawText() ([]byte, bool) { return p.rawTextAt(maxFieldBytes) }
+
+// rawTextAt is rawText capped at limit bytes.
+func (p *Parser) rawTextAt(limit int) ([]byte, bool) {
 	var b []byte
 	switch p.kind() {
 	case 's':
@@ -992,7 +995,7 @@ func (p *Parser) rawText() ([]byte, bool) {
 	if p.sc.err {
 		return nil, false
 	}
-	return capID(b), true
+	return capAt(b, limit), true
 }
 
 // capText caps a value at maxFieldBytes (see capID) and sanitizes it.

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Sanitize returns b with every character that could change how it looks
@@ -106,11 +107,17 @@ func (a *idArena) get(b []byte) string {
 // dashboard, the Markdown report, stderr; display.JSON in JSON output),
 // never here.
 func CleanID(s string) string {
-	if len(s) > maxFieldBytes || len(s) >= len("…#")+32 && looksCapped([]byte(s)) {
-		return string(capID([]byte(s)))
+	if len(s) > MaxIDBytes || len(s) >= len("…#")+32 && looksCapped([]byte(s)) {
+		return string(capAt([]byte(s), MaxIDBytes))
 	}
 	return s
 }
+
+// MaxIDBytes bounds an identifier: up to it, an ID is kept exact, so a
+// kill names the job as it was logged (a 540-byte job ID capped at 512
+// was killed under a digest form that exists nowhere). Past it, the
+// prefix-and-digest form keeps jobs apart, and no kill is sent for it.
+const MaxIDBytes = ingest.MaxIDBytes
 
 // CleanField applies the ingest rules for untrusted text from any source
 // that is not an identifier (a model, a job type, an error): capped at 512
@@ -128,17 +135,20 @@ func CleanField(s string) string {
 // two 540-byte job IDs with a common prefix stay two jobs, and the same ID
 // always caps the same way. The result is a copy: it never pins a large
 // original (a 2 MB attribute) in memory.
-func capID(b []byte) []byte {
-	if len(b) <= maxFieldBytes && !looksCapped(b) {
+func capID(b []byte) []byte { return capAt(b, maxFieldBytes) }
+
+// capAt is capID at limit bytes.
+func capAt(b []byte, limit int) []byte {
+	if len(b) <= limit && !looksCapped(b) {
 		return b
 	}
 	sum := sha256.Sum256(b)
 	const digest = len("…#") + 32
-	cut := min(maxFieldBytes-digest, len(b)) // shorter: an ID shaped like a capped one
+	cut := min(limit-digest, len(b)) // shorter: an ID shaped like a capped one
 	for cut > 0 && cut < len(b) && !utf8.RuneStart(b[cut]) {
 		cut--
 	}
-	out := make([]byte, 0, maxFieldBytes)
+	out := make([]byte, 0, limit)
 	out = append(out, b[:cut]...)
 	out = append(out, "…#"...)
 	return hex.AppendEncode(out, sum[:16])
@@ -160,6 +170,9 @@ func looksCapped(b []byte) bool {
 	}
 	return true
 }
+
+// IsCappedID reports an ID kept as a prefix and a digest (CleanID).
+func IsCappedID(s string) bool { return ingest.IsCappedID(s) }
 
 // LowerProvider lower-cases a provider name ("OpenAI" from gen_ai.system is
 // "openai"), without allocating when it is lower-case already.
