@@ -442,7 +442,10 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 		ev.TS = unixNanoInRange(ts)
 		d.p.lastTS = ev.TS
 	} else {
-		ev.TS = d.p.lastTS
+		// claude -p's stream-json has no times: the time of the record
+		// before, or (live, none before) when it is read, counted as
+		// no_timestamp.
+		ev.TS, ev.TSCarried = d.p.lastTS, true
 	}
 	return ev
 }

@@ -243,7 +243,7 @@ func (d *codexDecoder) base() *ingest.Event {
 		ev.TS = unixNanoInRange(ts)
 		d.p.lastTS = ev.TS
 	} else {
-		ev.TS = d.p.lastTS
+		ev.TS, ev.TSCarried = d.p.lastTS, true
 	}
 	ev.IdempotencyKey = CleanID("codex:" + session + ":" + strconv.Itoa(d.calls+1))
 	return ev
