@@ -102,3 +102,35 @@ func TestAgentsCodexHintSaysWhatIsMissing(t *testing.T) {
 		t.Errorf("token counts without usage: hint %q", h)
 	}
 }
+
+// TestAgentsCodexGiveUpIsItsOwnFailedCall: a turn whose call Codex gives
+// up on — stream_error "Reconnecting... n/5" events, then the error event
+// codex-rs writes when the retries run out ("exceeded retry limit, last
+// status: 429 Too Many Requests, …", its RetryLimit error) and
+// turn_aborted — was dropped, its failures credited to the next turn's
+// call (one operation of 3 attempts that "succeeded"). Lines in the shape
+// of a current rollout (event_msg payloads StreamErrorEvent, ErrorEvent,
+// TurnAbortedEvent; this test's own).
+func TestAgentsCodexGiveUpIsItsOwnFailedCall(t *testing.T) {
+	p := writeRollout(t,
+		`{"timestamp":"2026-03-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019b1111-1111-7222-8333-444455556666","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/home/u/proj","originator":"codex_cli_rs","cli_version":"0.104.0","source":"cli","model_provider":"openai"}}`,
+		`{"timestamp":"2026-03-01T10:00:01.000Z","type":"turn_context","payload":{"cwd":"/home/u/proj","model":"gpt-5.3-codex"}}`,
+		`{"timestamp":"2026-03-01T10:00:03.000Z","type":"event_msg","payload":{"type":"stream_error","message":"Reconnecting... 1/5 (unexpected status 429 Too Many Requests: Rate limit reached)"}}`,
+		`{"timestamp":"2026-03-01T10:00:06.000Z","type":"event_msg","payload":{"type":"stream_error","message":"Reconnecting... 2/5 (unexpected status 429 Too Many Requests: Rate limit reached)"}}`,
+		`{"timestamp":"2026-03-01T10:00:10.000Z","type":"event_msg","payload":{"type":"error","message":"exceeded retry limit, last status: 429 Too Many Requests, request id: req_abc"}}`,
+		`{"timestamp":"2026-03-01T10:00:10.100Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
+		`{"timestamp":"2026-03-01T10:01:00.000Z","type":"turn_context","payload":{"cwd":"/home/u/proj","model":"gpt-5.3-codex"}}`,
+		`{"timestamp":"2026-03-01T10:01:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10000,"cached_input_tokens":8000,"output_tokens":500,"reasoning_output_tokens":200,"total_tokens":10500},"last_token_usage":{"input_tokens":10000,"cached_input_tokens":8000,"output_tokens":500,"reasoning_output_tokens":200,"total_tokens":10500}}}}`)
+	r, _ := readWithHints(t, decode.Options{}, p)
+	if tt := r.Totals; tt.Attempts != 4 || tt.Operations != 2 || r.Status["429"] != 3 || r.Status["200"] != 1 {
+		t.Errorf("%d attempts in %d operations, statuses %v; want the given-up call's 3 × 429 and the next call's 200, 2 operations", tt.Attempts, tt.Operations, r.Status)
+	}
+	// An interrupt between retries ends the call too.
+	p = writeRollout(t, oldCodexMeta, oldCodexTurn,
+		`{"timestamp":"2026-03-01T10:00:03.000Z","type":"event_msg","payload":{"type":"stream_error","message":"Reconnecting... 1/5 (unexpected status 503 Service Unavailable)"}}`,
+		`{"timestamp":"2026-03-01T10:00:04.000Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
+		`{"timestamp":"2026-03-01T10:01:05.000Z","type":"event_msg","payload":{"type":"token_count","input_tokens":100,"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":110}}`)
+	if r, _ = readWithHints(t, decode.Options{}, p); r.Totals.Operations != 2 {
+		t.Errorf("an interrupted retry and the next call: %d operations, want 2", r.Totals.Operations)
+	}
+}

@@ -40,7 +40,9 @@ import (
 // a call. An info with a running total but no last_token_usage bills what
 // the total moved by. A stream_error event
 // ("Reconnecting... 2/5") is a failed attempt of the call in flight,
-// which the next counted call completes.
+// which the next counted call completes; an error event (Codex gave up:
+// "exceeded retry limit, last status: 429 …") is its last failed attempt
+// and ends it, as a turn_aborted after failed attempts does.
 
 type codexUsage struct {
 	Input, Cached, Output, Reasoning, Total int64
@@ -100,6 +102,13 @@ func (d *codexDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		return d.tokenCount(emit)
 	case d.typ == "event_msg" && d.payloadType == "stream_error":
 		return d.streamError(emit)
+	case d.typ == "event_msg" && d.payloadType == "error":
+		return d.gaveUp(emit)
+	case d.typ == "event_msg" && d.payloadType == "turn_aborted" && d.tries > 0:
+		// The turn ended with its call failing (interrupted between
+		// retries): the next turn's call is an operation of its own.
+		d.calls++
+		d.tries = 0
 	}
 	return ingest.SkipInfo // messages, reasoning, tool calls, turn contexts: not calls
 }
@@ -332,6 +341,23 @@ func (d *codexDecoder) streamError(emit func(*ingest.Event)) ingest.SkipReason {
 	if st := statusIn(d.msg); st != 0 {
 		ev.Status = st
 	}
+	emit(ev)
+	return ingest.Accepted
+}
+
+// gaveUp is the error that ends a turn ({"type":"error","message":
+// "exceeded retry limit, last status: 429 Too Many Requests, …"}, codex-rs
+// EventMsg::Error): the last failed attempt of the call in flight, whose
+// operation it closes — the next turn's call is its own operation, not
+// the success of this one's retries.
+func (d *codexDecoder) gaveUp(emit func(*ingest.Event)) ingest.SkipReason {
+	ev := d.base()
+	d.tries = min(d.tries+1, 1<<14)
+	ev.Attempt = d.tries
+	ev.Status = statusIn(d.msg)
+	ev.ErrorType = "codex_error"
+	d.calls++
+	d.tries = 0
 	emit(ev)
 	return ingest.Accepted
 }
