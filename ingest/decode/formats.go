@@ -116,6 +116,14 @@ var keyed = func() []*FormatInfo {
 	return out
 }()
 
+// RecordFormat reports a format of JSON records with keys of its own
+// (LiteLLM, the batch results, the agents): a JSON document in it is read
+// record by record, also when the format is forced.
+func RecordFormat(f Format) bool {
+	info := formatInfo(f)
+	return info != nil && len(info.Keys) > 0
+}
+
 // formatInfo is f's row.
 func formatInfo(f Format) *FormatInfo {
 	for i := range Formats {

@@ -48,8 +48,11 @@ type geminiRecord struct {
 	SessionID   string          `json:"sessionId"`
 	ProjectHash string          `json:"projectHash"`
 	Messages    []geminiMessage `json:"messages"` // the whole session, in a .json
-	// MessageID marks a logs.json record (a prompt, not a session).
+	// MessageID (a number) and Message (a string) beside the session
+	// mark a logs.json record (a prompt, not a session): gemini-cli's
+	// Logger LogEntry {sessionId, messageId, timestamp, type, message}.
 	MessageID json.RawMessage `json:"messageId"`
+	Message   json.RawMessage `json:"message"`
 	Set       *struct {
 		SessionID   string          `json:"sessionId"`
 		ProjectHash string          `json:"projectHash"`
@@ -137,7 +140,7 @@ func (d *geminiDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Skip
 			return sr
 		}
 		return ingest.SkipNoEvent // a session document without one call
-	case len(r.MessageID) > 0:
+	case r.SessionID != "" && isJSONNumber(r.MessageID) && len(r.Message) > 0 && r.Message[0] == '"':
 		d.prompts++
 		return ingest.SkipInfo // a prompt of logs.json: the chats hold the calls
 	}
@@ -212,6 +215,10 @@ func (d *geminiDecoder) messages(emit func(*ingest.Event), ms ...geminiMessage) 
 		return ingest.SkipWrongType
 	}
 	return ingest.SkipInfo
+}
+
+func isJSONNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 // Hint says what a prompt log is, when that is all a file held.
