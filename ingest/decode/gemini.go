@@ -80,9 +80,9 @@ type geminiDecoder struct {
 	ev ingest.Event
 
 	session, project string
-	fileSession      string // from the file name: for a follower that skipped the metadata line
-	seen             map[string]*geminiCounted
-	prompts          int64 // logs.json records seen: prompts, no usage
+	fileSession      string                       // from the file name: for a follower that skipped the metadata line
+	seen             map[claudeKey]*geminiCounted // by a digest of the message ID: the same memory whatever its length
+	prompts          int64                        // logs.json records seen: prompts, no usage
 	rewinds          int64
 }
 
@@ -164,7 +164,8 @@ func (d *geminiDecoder) messages(emit func(*ingest.Event), ms ...geminiMessage) 
 		}
 		now := geminiCounted{in: satAdd(tk.Input, tk.Tool), cached: tk.Cached, out: satAdd(tk.Output, tk.Thoughts)}
 		kind := ingest.KindLLMCall
-		if prev := d.seen[m.ID]; prev != nil {
+		k := keyOf("gemini", m.ID)
+		if prev := d.seen[k]; prev != nil {
 			if now.in <= prev.in && now.cached <= prev.cached && now.out <= prev.out {
 				continue // the same message again (with its tool calls, in a checkpoint)
 			}
@@ -172,10 +173,10 @@ func (d *geminiDecoder) messages(emit func(*ingest.Event), ms ...geminiMessage) 
 			now, kind = *prev, ingest.KindUsageGrowth
 		} else if m.ID != "" {
 			if d.seen == nil || len(d.seen) >= maxSeen {
-				d.seen = map[string]*geminiCounted{}
+				d.seen = map[claudeKey]*geminiCounted{}
 			}
 			c := now
-			d.seen[m.ID] = &c
+			d.seen[k] = &c
 		}
 		ev := &d.ev
 		ev.Reset()
