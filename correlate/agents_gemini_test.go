@@ -131,3 +131,22 @@ func TestAgentsGeminiRewoundCallsStayBilled(t *testing.T) {
 		t.Errorf("after a rewind: %d calls, $%.6f; want all 3 calls made, $%.6f", tt.Attempts, tt.SpendUSD, want)
 	}
 }
+
+// TestAgentsGeminiSubagentBillsItsSession: gemini-cli writes a subagent's
+// chat to chats/<parent session ID>/<its session ID>.jsonl (initialize()
+// with kind "subagent"): its calls are the parent session's job, so that
+// a session's ceiling sees what its subagents spend.
+func TestAgentsGeminiSubagentBillsItsSession(t *testing.T) {
+	dir := t.TempDir()
+	writeGeminiChat(t, dir, "session-2026-05-01T10-00-7c1e0f4a.jsonl", geminiTwoCalls)
+	sub := filepath.Join(dir, "tmp", "abc123", "chats", "7c1e0f4a-1111-4222-8333-944455556666")
+	os.MkdirAll(sub, 0o755)
+	lines := []string{`{"sessionId":"5d2a0000-0000-4000-8000-000000000009","projectHash":"abc123","startTime":"2026-05-01T10:00:04.000Z","lastUpdated":"2026-05-01T10:00:04.000Z","kind":"subagent","directories":["/home/u/proj"]}`,
+		geminiModel("s1", "2026-05-01T10:00:05.000Z", "", ""),
+		geminiModel("s1", "2026-05-01T10:00:05.000Z", `{"input":9000,"output":50,"cached":0,"thoughts":0,"tool":0,"total":9050}`, "")}
+	os.WriteFile(filepath.Join(sub, "5d2a0000-0000-4000-8000-000000000009.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	_, r := readAgentFiles(t, dir)
+	if len(r.Jobs) != 1 || r.Jobs[0].JobID != "7c1e0f4a-1111-4222-8333-944455556666" || r.Jobs[0].Attempts != 3 {
+		t.Errorf("jobs %d (first %+v): want the parent session's one job of 3 calls", len(r.Jobs), r.Jobs)
+	}
+}

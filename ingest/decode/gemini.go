@@ -81,6 +81,7 @@ type geminiDecoder struct {
 
 	session, project string
 	fileSession      string                       // from the file name: for a follower that skipped the metadata line
+	parent           string                       // a subagent's: the session whose chats/<parent>/ holds its file
 	seen             map[claudeKey]*geminiCounted // by a digest of the message ID: the same memory whatever its length
 	prompts          int64                        // logs.json records seen: prompts, no usage
 	rewinds          int64
@@ -94,6 +95,12 @@ func newGeminiDecoder(p *Parser, source string) *geminiDecoder {
 		// kept whole so that it cannot pass for another session's ID.
 		name := filepath.Base(source)
 		d.fileSession = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+		// chats/<parent session ID>/<session ID>.jsonl is a subagent's
+		// (gemini-cli nests them under the complete parent ID): its calls
+		// are the parent session's job, as Claude Code's subagents are.
+		if dir := filepath.Dir(source); filepath.Base(filepath.Dir(dir)) == "chats" {
+			d.parent = filepath.Base(dir)
+		}
 	}
 	return d
 }
@@ -186,6 +193,9 @@ func (d *geminiDecoder) messages(emit func(*ingest.Event), ms ...geminiMessage) 
 			session = d.fileSession
 		}
 		ev.JobID = CleanID(session)
+		if d.parent != "" {
+			ev.JobID = CleanID(d.parent)
+		}
 		ev.JobType = CleanField(d.project)
 		ev.Model = CleanField(m.Model)
 		ev.IdempotencyKey = CleanID("gemini:" + session + ":" + m.ID)
