@@ -515,7 +515,7 @@ func followableFiles(args []string) (followable []string, refused error) {
 			continue
 		}
 		if file.GeminiSession(p) {
-			err := fmt.Errorf("%s is a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay)", p)
+			err := fmt.Errorf("%s is a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows", p)
 			fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
 			if refused == nil {
 				refused = err

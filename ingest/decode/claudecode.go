@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -82,6 +83,10 @@ type claudeRecord struct {
 	TotalCostUSD *float64
 	IsError      bool
 	ModelUsage   []claudeModelUsage
+	// Result is the result record's text, kept only when it is an API
+	// error ("API Error: 529 {…}"): the status of a run's last call when
+	// no assistant record shows it (claude -p --output-format json).
+	Result string
 }
 
 // claudeModelUsage is one model's entry of a result record's modelUsage.
@@ -272,6 +277,14 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			} else {
 				sc.skip()
 			}
+		case "result":
+			if sc.peek() != '"' {
+				sc.skip()
+				return
+			}
+			if t := sc.str(); bytes.HasPrefix(t, []byte("API Error")) {
+				r.Result = string(t[:min(len(t), 4096)])
+			}
 		case "is_error":
 			if sc.peek() == 't' {
 				sc.lit("true")
@@ -429,7 +442,10 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 		ev.TS = unixNanoInRange(ts)
 		d.p.lastTS = ev.TS
 	} else {
-		ev.TS = d.p.lastTS
+		// claude -p's stream-json has no times: the time of the record
+		// before, or (live, none before) when it is read, counted as
+		// no_timestamp.
+		ev.TS, ev.TSCarried = d.p.lastTS, true
 	}
 	return ev
 }
@@ -515,23 +531,31 @@ func apiErrorText(line []byte) (status int, typ string, ok bool) {
 		return 0, "", false
 	}
 	for _, c := range rec.Message.Content {
-		rest, found := strings.CutPrefix(c.Text, "API Error: ")
-		if !found {
-			continue
+		if status, typ, ok = apiErrorOf(c.Text); ok {
+			return status, typ, ok
 		}
-		if len(rest) >= 3 {
-			if n, err := strconv.Atoi(rest[:3]); err == nil && n >= 100 && n <= 599 {
-				status = n
-				var body struct{ Error struct{ Type string } }
-				if json.Unmarshal([]byte(strings.TrimSpace(rest[3:])), &body) == nil {
-					typ = body.Error.Type
-				}
-				return status, typ, true
-			}
-		}
-		return 0, "", true // "API Error: Connection error." and the like
 	}
 	return 0, "", false
+}
+
+// apiErrorOf reads "API Error: 529 {…}" (a synthetic record's text, a
+// claude -p result's): its status and error type; ok when text is one.
+func apiErrorOf(text string) (status int, typ string, ok bool) {
+	rest, found := strings.CutPrefix(text, "API Error: ")
+	if !found {
+		return 0, "", false
+	}
+	if len(rest) >= 3 {
+		if n, err := strconv.Atoi(rest[:3]); err == nil && n >= 100 && n <= 599 {
+			status = n
+			var body struct{ Error struct{ Type string } }
+			if json.Unmarshal([]byte(strings.TrimSpace(rest[3:])), &body) == nil {
+				typ = body.Error.Type
+			}
+			return status, typ, true
+		}
+	}
+	return 0, "", true // "API Error: Connection error." and the like
 }
 
 // response is a completed call: the first record of a message.id (and
@@ -703,6 +727,15 @@ func (d *claudeDecoder) result(r *claudeRecord, emit func(*ingest.Event)) ingest
 			return ingest.SkipWrongType
 		}
 	}
+	_, gaveUp := d.failed[r.SessionID]
+	if !gaveUp && d.sessions[keyOf(r.SessionID, "")] == nil {
+		// No assistant record came for the session (claude -p
+		// --output-format json writes this record alone): the result is
+		// all there is of the run's calls, so it stands for the last of
+		// them, with the run's outcome, and modelUsage below bills them.
+		status = d.lastCall(r, emit)
+		emitted = true
+	}
 	// What modelUsage names beyond the records. A model is matched by its
 	// family (modelUsage writes "claude-opus-4-6[1m]" or a Bedrock ID
 	// where the records say "claude-opus-4-6"). An entry that matches
@@ -769,6 +802,41 @@ func (d *claudeDecoder) result(r *claudeRecord, emit func(*ingest.Event)) ingest
 		return ingest.SkipInfo
 	}
 	return ingest.Accepted
+}
+
+// lastCall is the attempt a result record stands for when no assistant
+// record showed the run's calls: 200, or for is_error the status its
+// text gives ("API Error: 529 {…}"; 0 with the subtype as the error, as
+// "error_max_turns", when it names none). The model is the one that wrote
+// most of the run's output. It returns the status.
+func (d *claudeDecoder) lastCall(r *claudeRecord, emit func(*ingest.Event)) int16 {
+	ev := d.base(r)
+	c := d.call(r)
+	c.attempts++
+	ev.Attempt = c.attempts
+	ev.IdempotencyKey = c.key
+	delete(d.calls, r.SessionID) // the run is over
+	ev.Status = 200
+	if r.IsError {
+		st, typ, ok := apiErrorOf(r.Result)
+		ev.Status = int16(min(max(st, 0), 999))
+		switch {
+		case typ != "":
+			ev.ErrorType = CleanField(typ)
+		case ok && st == 0:
+			ev.ErrorType = "connection_error"
+		case !ok:
+			ev.ErrorType = CleanField(cmp.Or(r.Subtype, "is_error"))
+		}
+	}
+	var most int64 = -1
+	for _, mu := range r.ModelUsage {
+		if mu.Output > most {
+			most, ev.Model = mu.Output, CleanField(mu.Model)
+		}
+	}
+	emit(ev)
+	return ev.Status
 }
 
 // satAdd adds token counts without wrapping (a hostile transcript's sums).

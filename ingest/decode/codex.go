@@ -2,6 +2,7 @@ package decode
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -30,9 +31,18 @@ import (
 // last_token_usage. OpenAI's meaning holds: input_tokens include
 // cached_input_tokens, and reasoning_output_tokens are inside
 // output_tokens. A rollout without token_count events has no usage: it
-// gives no calls rather than invented ones. A stream_error event
+// gives no calls rather than invented ones. Older rollouts (codex-rs's
+// EventMsg::TokenCount(TokenUsage), before TokenCountEvent{info,
+// rate_limits}) write the usage flat in the payload —
+// {"type":"token_count","input_tokens":…,"cached_input_tokens":…,
+// "output_tokens":…} — one per response (the TUI of that time added each
+// to its running total: codex-rs/tui/src/chatwidget.rs, 2025), so each is
+// a call. An info with a running total but no last_token_usage bills what
+// the total moved by. A stream_error event
 // ("Reconnecting... 2/5") is a failed attempt of the call in flight,
-// which the next counted call completes.
+// which the next counted call completes; an error event (Codex gave up:
+// "exceeded retry limit, last status: 429 …") is its last failed attempt
+// and ends it, as a turn_aborted after failed attempts does.
 
 type codexUsage struct {
 	Input, Cached, Output, Reasoning, Total int64
@@ -59,7 +69,10 @@ type codexDecoder struct {
 	typ, ts, msg string     // the line's type, timestamp, stream_error message
 	payloadType  string
 	hasInfo      bool
-	last, cum    codexUsage
+	hasLast      bool       // info held last_token_usage
+	hasFlat      bool       // the usage was flat in the payload (older Codex)
+	last, cum    codexUsage // flat usage is read into last
+	tokenCounts  int        // token_count events seen, for the hint
 }
 
 // rolloutName is Codex's file name: rollout-<stamp>-<session uuid>.jsonl.
@@ -89,6 +102,13 @@ func (d *codexDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		return d.tokenCount(emit)
 	case d.typ == "event_msg" && d.payloadType == "stream_error":
 		return d.streamError(emit)
+	case d.typ == "event_msg" && d.payloadType == "error":
+		return d.gaveUp(emit)
+	case d.typ == "event_msg" && d.payloadType == "turn_aborted" && d.tries > 0:
+		// The turn ended with its call failing (interrupted between
+		// retries): the next turn's call is an operation of its own.
+		d.calls++
+		d.tries = 0
 	}
 	return ingest.SkipInfo // messages, reasoning, tool calls, turn contexts: not calls
 }
@@ -98,7 +118,7 @@ func (d *codexDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 	sc := &d.sc
 	sc.reset(line)
-	d.typ, d.ts, d.payloadType, d.msg, d.hasInfo = "", "", "", "", false
+	d.typ, d.ts, d.payloadType, d.msg, d.hasInfo, d.hasLast, d.hasFlat = "", "", "", "", false, false, false
 	d.last, d.cum = codexUsage{}, codexUsage{}
 	wrong := false
 	str := sc.strOrSkip
@@ -166,6 +186,23 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 					meta.model = str()
 				case "message":
 					d.msg = str()
+				case "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens":
+					// older Codex: TokenUsage flat in the payload
+					d.hasFlat = true
+					n := num()
+					switch string(k) {
+					case "input_tokens":
+						d.last.Input = n
+					case "cached_input_tokens":
+						d.last.Cached = n
+					case "output_tokens":
+						d.last.Output = n
+					case "reasoning_output_tokens":
+						d.last.Reasoning = n
+					default:
+						d.last.Total = n
+					}
+
 				case "info":
 					if sc.peek() != '{' {
 						sc.skip() // null: only the rate limits changed
@@ -177,6 +214,7 @@ func (d *codexDecoder) scan(line []byte) ingest.SkipReason {
 						case "total_token_usage":
 							usage(&d.cum)
 						case "last_token_usage":
+							d.hasLast = sc.peek() == '{'
 							usage(&d.last)
 						default:
 							sc.skip()
@@ -243,7 +281,7 @@ func (d *codexDecoder) base() *ingest.Event {
 		ev.TS = unixNanoInRange(ts)
 		d.p.lastTS = ev.TS
 	} else {
-		ev.TS = d.p.lastTS
+		ev.TS, ev.TSCarried = d.p.lastTS, true
 	}
 	ev.IdempotencyKey = CleanID("codex:" + session + ":" + strconv.Itoa(d.calls+1))
 	return ev
@@ -251,8 +289,23 @@ func (d *codexDecoder) base() *ingest.Event {
 
 // tokenCount is a call when the session's cumulative total moved.
 func (d *codexDecoder) tokenCount(emit func(*ingest.Event)) ingest.SkipReason {
-	if !d.hasInfo || d.cum == d.total {
+	d.tokenCounts++
+	if d.hasFlat && !d.hasInfo {
+		// Older Codex: one flat event per response, no running total.
+		d.cum = codexUsage{Input: satAdd(d.total.Input, d.last.Input), Cached: satAdd(d.total.Cached, d.last.Cached),
+			Output: satAdd(d.total.Output, d.last.Output), Reasoning: satAdd(d.total.Reasoning, d.last.Reasoning), Total: satAdd(d.total.Total, d.last.Total)}
+		if d.last == (codexUsage{}) {
+			return ingest.SkipInfo // no usage at all
+		}
+	} else if !d.hasInfo || d.cum == d.total {
 		return ingest.SkipInfo // rate limits only, or the same snapshot again
+	} else if !d.hasLast {
+		// A running total alone: the call is what it moved by.
+		sub := func(now, was int64) int64 { return max(0, now-was) }
+		d.last = codexUsage{Input: sub(d.cum.Input, d.total.Input), Cached: sub(d.cum.Cached, d.total.Cached),
+			Output: sub(d.cum.Output, d.total.Output), Reasoning: sub(d.cum.Reasoning, d.total.Reasoning), Total: sub(d.cum.Total, d.total.Total)}
+		d.last.Cached = min(d.last.Cached, d.last.Input)
+		d.last.Reasoning = min(d.last.Reasoning, d.last.Output)
 	}
 	if d.forked && d.forkAt != 0 && rolloutTime(d.ts) <= d.forkAt+2*int64(time.Second) {
 		// The parent's history, copied when the fork was made (within
@@ -292,6 +345,23 @@ func (d *codexDecoder) streamError(emit func(*ingest.Event)) ingest.SkipReason {
 	return ingest.Accepted
 }
 
+// gaveUp is the error that ends a turn ({"type":"error","message":
+// "exceeded retry limit, last status: 429 Too Many Requests, …"}, codex-rs
+// EventMsg::Error): the last failed attempt of the call in flight, whose
+// operation it closes — the next turn's call is its own operation, not
+// the success of this one's retries.
+func (d *codexDecoder) gaveUp(emit func(*ingest.Event)) ingest.SkipReason {
+	ev := d.base()
+	d.tries = min(d.tries+1, 1<<14)
+	ev.Attempt = d.tries
+	ev.Status = statusIn(d.msg)
+	ev.ErrorType = "codex_error"
+	d.calls++
+	d.tries = 0
+	emit(ev)
+	return ingest.Accepted
+}
+
 // rolloutTime is a record's timestamp in Unix ns, 0 when it has none.
 func rolloutTime(ts string) int64 {
 	t, err := time.Parse(time.RFC3339Nano, ts)
@@ -303,8 +373,12 @@ func rolloutTime(ts string) int64 {
 
 // Hint says why a rollout gave no calls.
 func (d *codexDecoder) Hint(events int64) string {
-	if events == 0 && d.metaSeen {
+	switch {
+	case events > 0 || !d.metaSeen:
+	case d.tokenCounts == 0:
 		return "this Codex rollout has no token_count events: Codex recorded no usage for it, so its calls cannot be counted (none are invented)"
+	default:
+		return fmt.Sprintf("this Codex rollout's %d token_count event(s) carry no usage (rate limits only, or usage that did not read): its calls cannot be counted (none are invented)", d.tokenCounts)
 	}
 	return ""
 }

@@ -89,10 +89,15 @@ var Formats = []FormatInfo{
 		// The record types Codex writes: "type" alone is too common a key.
 		Detect: 2, Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
 		New: func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) }},
-	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (one JSON document each): a call per model message with token usage; its logs.json prompt log holds no usage",
-		Example: `{"sessionId":"37b7…","projectHash":"9f2c…","messages":[{"id":"ad67…","type":"gemini","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}]}`,
-		Detect:  1, Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "messageId", "type", "message"}},
-		New: func(p *Parser, _ Options) Decoder { return newGeminiDecoder(p) }},
+	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (session-*.jsonl lines, or the older one JSON document each): a call per model message with token usage, billed once however often it is rewritten; its logs.json prompt log holds no usage",
+		Example: `{"id":"ad67…","timestamp":"2026-05-01T10:00:03.000Z","type":"gemini","content":"","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}`,
+		// .json: the session document; .jsonl: its metadata line, a
+		// message (gemini-cli's message types, with content), a $set or
+		// $rewindTo line; logs.json: a prompt.
+		Detect: 1, Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "projectHash", "startTime"},
+			{"id", "timestamp", "type=user|gemini|info|error|warning", "content"}, {"$set"}, {"$rewindTo"},
+			{"sessionId", "messageId", "type", "message"}},
+		New: func(p *Parser, o Options) Decoder { return newGeminiDecoder(p, o.SourceName) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -110,6 +115,14 @@ var keyed = func() []*FormatInfo {
 	slices.SortFunc(out, func(a, b *FormatInfo) int { return a.Detect - b.Detect })
 	return out
 }()
+
+// RecordFormat reports a format of JSON records with keys of its own
+// (LiteLLM, the batch results, the agents): a JSON document in it is read
+// record by record, also when the format is forced.
+func RecordFormat(f Format) bool {
+	info := formatInfo(f)
+	return info != nil && len(info.Keys) > 0
+}
 
 // formatInfo is f's row.
 func formatInfo(f Format) *FormatInfo {

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bufio"
 	"bytes"
 	"container/heap"
 	"errors"
@@ -109,15 +110,17 @@ func NewIter(r io.Reader, name string, idx uint16, opts decode.Options) *FileIte
 // Hint explains, once the file is read, why it gave no events, if the
 // decoder can tell (JSON that maps to nothing: try --map).
 func (it *FileIter) Hint() string {
-	if h, ok := it.dec.(decode.Hinter); ok {
-		if s := h.Hint(it.Stats.Events); s != "" {
-			return s
-		}
-	}
+	// A forced format that read nothing, where the file is recognisably
+	// another: that first — the forced format's own decoder can only say
+	// what it did not find (a Codex rollout forced as jsonl got the
+	// generic --map hint).
 	f := it.Detected.Format
 	if it.Stats.Events == 0 && it.looksLike != "" && it.looksLike != f && it.Detected.Counts[it.looksLike] > 0 {
 		return fmt.Sprintf("no line read as %s, the format forced (--input-format or the config's format), but %d of the first %d lines are %s: drop the forced format, or pass --input-format %s",
 			f, it.Detected.Counts[it.looksLike], it.Detected.Lines, it.looksLike, it.looksLike)
+	}
+	if h, ok := it.dec.(decode.Hinter); ok {
+		return h.Hint(it.Stats.Events)
 	}
 	return ""
 }
@@ -133,7 +136,11 @@ func (it *FileIter) start() {
 	if forced == decode.FormatJSONDocument {
 		forced = decode.FormatAuto // the records' own format is still detected
 	}
-	if kind != lineRecords && (forced == decode.FormatAuto || forced == decode.FormatOTLPJSON) {
+	// A document is read record by record when its format is detected or
+	// forced as one of JSON records (a Gemini session .json forced as
+	// gemini-cli was read line by line, its fragments as nothing); a
+	// text format forced reads lines.
+	if kind != lineRecords && (forced == decode.FormatAuto || forced == decode.FormatOTLPJSON || decode.RecordFormat(forced)) {
 		if bytes.HasPrefix(peek, ingest.BOM) {
 			it.lines.r.Discard(len(ingest.BOM))
 		}
@@ -152,6 +159,11 @@ func (it *FileIter) start() {
 			it.head = append(it.head, bufLine{rec, tooLong, false})
 		}
 	} else {
+		if kind != lineRecords {
+			// A document forced through a line format: its start, for the
+			// hint (reading the head reuses the peeked buffer).
+			peek = bytes.Clone(peek)
+		}
 		it.readHead()
 	}
 	f := forced
@@ -170,6 +182,34 @@ func (it *FileIter) start() {
 		f = it.Detected.Format
 	} else {
 		it.Detected = decode.Detection{Format: f}
+		switch {
+		case it.doc != nil:
+			// A document's records, read as the forced format: what they
+			// look like, for the hint.
+			it.detector = decode.NewDetector()
+			it.detector.Patterns = it.opts.Patterns
+			for _, l := range it.head {
+				if !l.tooLong {
+					it.detector.Add(l.b)
+				}
+			}
+		case it.detector != nil && kind != lineRecords:
+			// A JSON document read line by line, as a forced text format
+			// asks: its lines are fragments, so what it is comes from its
+			// first records.
+			it.detector = decode.NewDetector()
+			it.detector.Patterns = it.opts.Patterns
+			doc := newDocumentReader(bufio.NewReader(bytes.NewReader(peek)), kind)
+			for range decode.DetectLines {
+				rec, tooLong, ok := doc.next()
+				if !ok {
+					break
+				}
+				if !tooLong {
+					it.detector.Add(rec)
+				}
+			}
+		}
 		if it.detector != nil {
 			// What the lines look like, for the hint when the forced
 			// format reads none of them.

@@ -349,3 +349,99 @@ func TestLiveLineWithoutTimeAfterATimedOne(t *testing.T) {
 		t.Errorf("TS %d job %q, want the line before's time %d and job", got[1].TS, got[1].JobID, want)
 	}
 }
+
+// TestGeminiJSONLChatIsFollowed: Gemini CLI's session-*.jsonl chats are
+// appended to (each message again whenever it changes: tokens:null, then
+// its tokens, then its tool calls — gemini-cli's ChatRecordingService,
+// packages/core/src/services/chatRecordingService.ts at 5411f113ca), so
+// watch follows them: each response is one call however often it is
+// written. With --from-end the metadata line naming the session is
+// skipped, and the file's name keeps the calls in one job.
+func TestGeminiJSONLChatIsFollowed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tmp", "abc123", "chats")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "session-2026-05-01T10-00-7c1e0f4a.jsonl")
+	msg := func(id, tokens string) string {
+		return `{"id":"` + id + `","timestamp":"2026-05-01T10:00:03.000Z","type":"gemini","content":"","displayContent":null,"thoughts":[],"tokens":` + tokens + `,"model":"gemini-2.5-pro"}` + "\n"
+	}
+	tok := `{"input":12000,"output":150,"cached":0,"thoughts":300,"tool":0,"total":12450}`
+	os.WriteFile(path, []byte(`{"sessionId":"7c1e0f4a-1111-4222-8333-944455556666","projectHash":"abc123","startTime":"2026-05-01T10:00:00.000Z","lastUpdated":"2026-05-01T10:00:00.000Z","kind":"main"}`+"\n"+msg("g1", "null")), 0o644)
+	for _, fromEnd := range []bool{false, true} {
+		tl := NewTail([]string{filepath.Dir(dir)}, fromEnd, decode.Options{})
+		tl.SetPoll(10 * time.Millisecond)
+		c, cancel, done := startTail(t, tl)
+		time.Sleep(100 * time.Millisecond)
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(msg("g1", tok) + `{"$set":{"lastUpdated":"2026-05-01T10:00:04.000Z"}}` + "\n" + msg("g1", tok))
+		f.Close()
+		waitFor(t, "the call", 5*time.Second, func() bool { return c.n.Load() >= 1 })
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		<-done
+		want := "7c1e0f4a-1111-4222-8333-944455556666"
+		if fromEnd {
+			want = "session-2026-05-01T10-00-7c1e0f4a"
+		}
+		c.mu.Lock()
+		if c.n.Load() != 1 || c.jobs[want] != 1 {
+			t.Errorf("from the end %v: %d events, jobs %v; want one call of %s", fromEnd, c.n.Load(), c.jobs, want)
+		}
+		c.mu.Unlock()
+		if st := tl.Status()[0]; st.Name != path || st.Err != "" {
+			t.Errorf("status %+v", st)
+		}
+	}
+}
+
+// TestLiveClaudePrintStreamIsTimedWhenRead: claude -p --output-format
+// stream-json writes no timestamps (the real run in
+// ../shared/realdata/round2/claude-headless). Watched live, its calls had
+// time 0 (an alert's "at" was empty) and no line counted as no_timestamp;
+// like any untimed line they happened when read.
+func TestLiveClaudePrintStreamIsTimedWhenRead(t *testing.T) {
+	b, err := os.ReadFile("../../../shared/realdata/round2/claude-headless/vecsum-2026-01-14-12-37-51-659_req_fix_02_database-schema.stream.jsonl")
+	if err != nil {
+		t.Fatalf("%v (../shared must sit beside the repository)", err)
+	}
+	path := filepath.Join(t.TempDir(), "run.stream.jsonl")
+	os.WriteFile(path, nil, 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	var mu sync.Mutex
+	var got []ingest.Event
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan ingest.Batch, 64)
+	done := make(chan struct{})
+	go func() { tl.Run(ctx, out); close(out) }()
+	go func() {
+		defer close(done)
+		for b := range out {
+			mu.Lock()
+			got = append(got, b...)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	before := time.Now().UnixNano()
+	os.WriteFile(path, b, 0o644)
+	calls := func() (n int) {
+		for _, e := range got {
+			if e.Kind == ingest.KindLLMCall {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "the run's 3 calls", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return calls() == 3 })
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range got {
+		if e.Kind != ingest.KindAssumption && (e.TS < before || e.TS > time.Now().UnixNano()) {
+			t.Errorf("%s at %d: an untimed record is timed when read (after %d)", e.Kind, e.TS, before)
+		}
+	}
+	if st := tl.Status()[0].Stats; st.NoTimestamp == 0 {
+		t.Errorf("stats %+v: the untimed records are not counted as no_timestamp", st)
+	}
+}

@@ -117,7 +117,11 @@ func (t *Tail) expand() []string {
 		}
 		if strings.ContainsAny(p, "*?[") {
 			m, _ := filepath.Glob(p)
-			paths = append(paths, m...)
+			for _, g := range m {
+				if !ingestfile.GeminiSession(g) { // rewritten whole, not followed (its .jsonl is)
+					paths = append(paths, g)
+				}
+			}
 			continue
 		}
 		paths = append(paths, p)
@@ -229,7 +233,12 @@ type sink struct {
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
-	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(t.opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	opts := t.opts
+	// The file's name: a Codex rollout's names its session, a Gemini
+	// chat's its session's prefix — all a follower that starts at the end
+	// (past the line naming the session) has of it.
+	opts.SourceName = path
+	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
 	s.emitFn = s.emit
 	return s
 }
