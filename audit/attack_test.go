@@ -253,7 +253,7 @@ func FuzzDetectors(f *testing.F) {
 		scanNginx("nginx.conf", b)
 		scanClaudeSettings(".claude/settings.json", b)
 		for _, p := range []string{"go.mod", "package-lock.json", "package.json", "pnpm-lock.yaml", "yarn.lock", "uv.lock", "Gemfile.lock", "requirements.txt"} {
-			lockfileParser(p)(b, versionSet{})
+			lockfileParser(p)(b, func(string) versionSet { return versionSet{} })
 		}
 	})
 }

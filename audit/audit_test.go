@@ -399,3 +399,37 @@ func TestNginxDirectivesOnOneLine(t *testing.T) {
 		t.Fatalf("layers %+v: want one nginx layer of 3 attempts that retries a 4xx", layersOf(r))
 	}
 }
+
+// A repository of several projects: each file's version comes from the
+// nearest lockfile or manifest up the tree. The layout follows
+// langchain-ai/langchainjs (a pnpm/yarn workspace beside examples with
+// their own lockfiles) and the lockfile shapes pnpm v9 (importers keyed by
+// directory), yarn v1, npm v3, Poetry and uv write.
+func TestVersionsResolvePerProject(t *testing.T) {
+	r := scan(t, "testdata/monorepo")
+	want := map[string]string{
+		"py-poetry/llm.py":      "0.40.0",
+		"py-uv/llm.py":          "0.41.0", // not Poetry's
+		"tools/client.ts":       "0.27.0", // the root's own lockfile
+		"web-npm/client.ts":     "0.30.1",
+		"web-yarn/client.ts":    "0.30.3",         // not npm's
+		"ws/apps/bot/client.ts": "0.32.1",         // the pnpm importer apps/bot of ws/pnpm-lock.yaml
+		"ws/apps/old/client.ts": "range ^0.120.0", // the root's 0.27.0 is another release line
+	}
+	if len(r.Layers) != len(want) {
+		t.Fatalf("layers %v", layersOf(r))
+	}
+	for _, l := range r.Layers {
+		if l.Version != want[l.File] {
+			t.Errorf("%s: version %q, want %q", l.File, l.Version, want[l.File])
+		}
+	}
+	for range 5 { // the same answer every run: no map-order dependence
+		again := scan(t, "testdata/monorepo")
+		for i := range again.Layers {
+			if again.Layers[i].Version != r.Layers[i].Version {
+				t.Fatalf("run-to-run difference at %s", r.Layers[i].File)
+			}
+		}
+	}
+}

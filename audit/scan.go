@@ -143,7 +143,7 @@ type rootScan struct {
 	layers   []Layer
 	skipped  map[string]*Skip
 	files    int
-	versions versionSet
+	versions *versionTree
 	// declared holds the packages any manifest names, for detectors
 	// that only trust a bare shape when the library is a dependency.
 	pending []pendingFile
@@ -251,7 +251,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit %s: %w", root, err)
 	}
-	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: versionSet{}}
+	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: newVersionTree()}
 	if !fi.IsDir() {
 		// One file: scan it alone, named by its base name.
 		rel := filepath.Base(root)
@@ -268,6 +268,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 			src = append(src, p)
 		}
 	}
+	s.versions.finish()
 	work := make(chan pendingFile)
 	var wg sync.WaitGroup
 	for range opt.Workers {
@@ -289,7 +290,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 		l.Root = root
 		if d, ok := Lookup(l.DefaultID); ok {
 			if l.Version == "" {
-				l.Version = s.versions.versionOf(d)
+				l.Version = s.versions.versionOf(d, l.File)
 			}
 			// A default read at one major version says little of another.
 			if got, read := major(l.Version), major(d.Versions); !l.Configured && got >= 0 && read >= 0 && got != read {
@@ -439,7 +440,7 @@ func (s *rootScan) readSource(p pendingFile) {
 	var perr error
 	switch p.kind {
 	case fkJS:
-		ls = scanJS(p.rel, b, s.versions)
+		ls = scanJS(p.rel, b, s.versions.all)
 	case fkPython:
 		ls = scanPython(p.rel, b)
 	case fkGo:
@@ -479,7 +480,7 @@ func (s *rootScan) readLock(p pendingFile) {
 		return
 	}
 	s.files++
-	if err := lockfileParser(path.Base(p.rel))(b, s.versions); err != nil {
+	if err := s.versions.parse(p.rel, b); err != nil {
 		s.skip(skipUnparsed, p.rel)
 	}
 }
