@@ -433,3 +433,29 @@ func TestVersionsResolvePerProject(t *testing.T) {
 		}
 	}
 }
+
+// instructor: from_openai()'s create retries 3 times by default (the layer
+// nobody set), every exception included, each a full round of the SDK's
+// own; the legacy instructor.patch(client) defaults to 1. Shapes from
+// instructor-ai/instructor's README and docs/concepts/retrying.md: a
+// response_model create through from_openai / from_anthropic / patch.
+func TestInstructorDefaultIsThreeTimesTheSDK(t *testing.T) {
+	r := scan(t, "testdata/instructor")
+	sameLayers(t, r, []want{
+		{"app/extract.py:11", "openai-python", 3, false},
+		{"app/extract.py:12", "openai-python", 3, false},
+		{"app/extract.py:16", "instructor", 3, false}, // the create with response_model, nothing set
+		{"app/legacy.py:10", "openai-python", 1, true},
+		{"app/legacy.py:14", "instructor", 1, false}, // instructor.patch's default
+		{"app/tuned.py:10", "anthropic-python", 3, false},
+		{"app/tuned.py:14", "instructor", 2, true},
+	})
+	for _, l := range r.Layers {
+		if l.DefaultID == "instructor" && !l.Retries4xx {
+			t.Errorf("%s:%d instructor re-sends every exception, a 400 included", l.File, l.Line)
+		}
+	}
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 9 {
+		t.Fatalf("stacks %+v, want instructor 3 × SDK 3 = 9", r.Stacks)
+	}
+}

@@ -10,37 +10,40 @@ var (
 	pyFromImport = regexp.MustCompile(`^from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
 	pyImport     = regexp.MustCompile(`^import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
 
-	pyMaxRetries   = knobRe("max_retries")
-	pyMaxTries     = knobRe("max_tries")
-	pyMaxTime      = regexp.MustCompile(`\bmax_time\s*=`)
-	pyStopAttempt  = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
-	pyStopAny      = regexp.MustCompile(`\bstop\s*=`)
-	pyRetryIf      = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
-	pyAutoretry    = regexp.MustCompile(`\bautoretry_for\s*=`)
-	pyBindTrue     = regexp.MustCompile(`\bbind\s*=\s*True\b`)
-	pySelfRetry    = regexp.MustCompile(`\bself\.retry\s*\(`)
-	pyTaskClass    = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
-	pyTopLevel     = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
-	pyRetryKwargs  = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
-	pyTaskDeco     = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
-	pyRQRetry      = regexp.MustCompile(`\bRetry\s*\(`)
-	pyRQMax        = knobRe("max")
-	pyWithRetry    = regexp.MustCompile(`\.with_retry\s*\(`)
-	pyInstrCreate  = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
-	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
-	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
-	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
-	pyGenaiAttempt = knobRe("attempts")
-	pyProvider     = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
-	pyTemporalCall = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
-	pyMaxAttempts  = knobRe("maximum_attempts")
-	pyTotal        = knobRe("total")
-	pyFirstInt     = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
-	pyRangeLoop    = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
-	pyTry          = regexp.MustCompile(`\btry\s*:`)
-	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
+	pyMaxRetries    = knobRe("max_retries")
+	pyMaxTries      = knobRe("max_tries")
+	pyMaxTime       = regexp.MustCompile(`\bmax_time\s*=`)
+	pyStopAttempt   = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAny       = regexp.MustCompile(`\bstop\s*=`)
+	pyRetryIf       = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
+	pyAutoretry     = regexp.MustCompile(`\bautoretry_for\s*=`)
+	pyBindTrue      = regexp.MustCompile(`\bbind\s*=\s*True\b`)
+	pySelfRetry     = regexp.MustCompile(`\bself\.retry\s*\(`)
+	pyTaskClass     = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
+	pyTopLevel      = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
+	pyRetryKwargs   = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
+	pyTaskDeco      = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
+	pyRQRetry       = regexp.MustCompile(`\bRetry\s*\(`)
+	pyRQMax         = knobRe("max")
+	pyWithRetry     = regexp.MustCompile(`\.with_retry\s*\(`)
+	pyInstrCreate   = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
+	pyResponseModel = regexp.MustCompile(`\bresponse_model\s*=`)
+	pyInstrPatch    = regexp.MustCompile(`\binstructor\.a?patch\s*\(|(?m)^from\s+instructor\s+import\s+[^\n]*\ba?patch\b`)
+	pyInstrFrom     = regexp.MustCompile(`\bfrom_(?:openai|anthropic|provider|litellm|gemini|genai|mistral|cohere|groq|vertexai|bedrock)\s*\(`)
+	pyBotoClient    = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyBotoTotal     = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax       = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard  = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry    = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt  = knobRe("attempts")
+	pyProvider      = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
+	pyTemporalCall  = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
+	pyMaxAttempts   = knobRe("maximum_attempts")
+	pyTotal         = knobRe("total")
+	pyFirstInt      = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
+	pyRangeLoop     = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyTry           = regexp.MustCompile(`\btry\s*:`)
+	pySleep         = regexp.MustCompile(`\bsleep\s*\(`)
 )
 
 // pyImports maps local names to "module.Name" (or "module" for a module).
@@ -202,18 +205,32 @@ func scanPython(rel string, raw []byte) []Layer {
 		}
 	}
 	if importsPrefix(bs, "instructor") {
+		// instructor's create: Instructor.create (from_openai,
+		// from_anthropic, from_provider) defaults max_retries to 3; only
+		// the legacy instructor.patch(client) defaults to 1. A create
+		// call is instructor's when it passes response_model or
+		// max_retries (a plain SDK create in the same file passes neither).
+		legacy := pyInstrPatch.Match(code) && !pyInstrFrom.Match(code)
 		for _, m := range pyInstrCreate.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			a, b := args(code, o)
-			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok {
-				l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
-				if num {
-					l.setAttempts(v, snippet(code[a:b], k))
-				} else {
-					l.setUnknown(snippet(code[a:b], k))
-				}
-				out = append(out, l)
+			v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+			if !ok && !pyResponseModel.Match(code[a:b]) {
+				continue
 			}
+			l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
+			switch {
+			case ok && num:
+				l.setAttempts(v, snippet(code[a:b], k))
+			case ok:
+				l.setUnknown(snippet(code[a:b], k))
+			case legacy:
+				l.Attempts = 1
+				l.Setting = "max_retries (not set: instructor.patch's default, 1 attempt)"
+			default:
+				l.Note = "Instructor.create's default max_retries=3, each attempt a full round of the SDK's own retries"
+			}
+			out = append(out, l)
 		}
 	}
 	out = append(out, pyTenacity(rel, code, ln, bs)...)
