@@ -459,3 +459,34 @@ func TestInstructorDefaultIsThreeTimesTheSDK(t *testing.T) {
 		t.Fatalf("stacks %+v, want instructor 3 × SDK 3 = 9", r.Stacks)
 	}
 }
+
+// LangChain.js: every chat model and embeddings class retries through
+// @langchain/core's AsyncCaller (maxRetries ?? 6: 7 attempts), the SDK
+// under it set to 0. The shapes follow sankett13/Intelligent-Support-Ticket-System
+// @f515000274af (require'd ChatGoogleGenerativeAI and
+// GoogleGenerativeAIEmbeddings with no options, a BullMQ add with
+// attempts: 3): hand-checked, 3 × 7 = 21 is over the threshold.
+func TestLangChainJSModelsRetrySixTimes(t *testing.T) {
+	r := scan(t, "testdata/langchainjs")
+	sameLayers(t, r, []want{
+		{"src/ai/draft.ts:5", "langchainjs-asynccaller", 2, true},
+		{"src/ai/embeddings.js:3", "langchainjs-asynccaller", 7, false},
+		{"src/ai/llm.js:3", "langchainjs-asynccaller", 7, false},
+		{"src/routes/message.route.js:8", "bullmq", 3, true},
+	})
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 21 {
+		t.Fatalf("stacks %+v, want BullMQ 3 × AsyncCaller 7 = 21", r.Stacks)
+	}
+	over := false
+	for _, f := range r.Findings {
+		over = over || f.Kind == FindingOverBudget
+	}
+	if !over {
+		t.Error("21 attempts is over the threshold of 10: a warning")
+	}
+	for _, l := range r.Layers {
+		if l.DefaultID == "langchainjs-asynccaller" && l.Retries4xx {
+			t.Errorf("%s: the AsyncCaller does not retry 400–407 or 409", l.File)
+		}
+	}
+}

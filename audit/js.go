@@ -198,6 +198,12 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 					}
 				})
 			}
+		case isLangChainJSModel(b):
+			for _, o := range jsCalls(code, name, true) {
+				add("langchainjs-asynccaller", o, ConfidenceMedium, jsMaxRetries, func(l *Layer, _ []byte) {
+					l.Note = langChainJSNote(b.module)
+				})
+			}
 		case strings.HasPrefix(b.module, "@apollo/client") && b.imported == "RetryLink":
 			for _, o := range jsCalls(code, name, true) {
 				add("apollo-retrylink", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
@@ -315,4 +321,34 @@ func bullBackoff(raw []byte) string {
 		return "exp:" + strconv.Itoa(d) + "ms"
 	}
 	return "fixed:" + strconv.Itoa(d) + "ms"
+}
+
+// isLangChainJSModel: a chat model, LLM or embeddings class of a
+// LangChain.js provider package (@langchain/openai, /anthropic,
+// /google-genai, /community …). Each extends BaseLanguageModel or
+// Embeddings, whose AsyncCaller retries every call (maxRetries ?? 6).
+func isLangChainJSModel(b binding) bool {
+	if !strings.HasPrefix(b.module, "@langchain/") || strings.HasPrefix(b.module, "@langchain/core") || strings.HasPrefix(b.module, "@langchain/langgraph") {
+		return false
+	}
+	n := b.imported
+	return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+}
+
+// langChainJSNote says what sits under the AsyncCaller: the packages
+// read (langchain-ai/langchainjs @62fc484b2a0d) build the provider's SDK
+// client with maxRetries: 0, so the AsyncCaller is the one layer; for the
+// others the provider's own client is not modelled.
+func langChainJSNote(module string) string {
+	pkg := module
+	if i := strings.Index(module[len("@langchain/"):], "/"); i >= 0 {
+		pkg = module[:len("@langchain/")+i]
+	}
+	switch pkg {
+	case "@langchain/openai", "@langchain/anthropic", "@langchain/groq":
+		return "LangChain.js's AsyncCaller retries; it builds the provider's SDK client with maxRetries: 0"
+	case "@langchain/google-genai":
+		return "LangChain.js's AsyncCaller retries the @google/generative-ai call, which has no retries of its own"
+	}
+	return "LangChain.js's AsyncCaller retries; the provider client underneath may retry too (not modelled)"
 }
