@@ -490,3 +490,40 @@ func TestLangChainJSModelsRetrySixTimes(t *testing.T) {
 		}
 	}
 }
+
+// Python LangChain chat models are layers whether or not max_retries is
+// written, and a with_retry applies to the model it wraps, not to the
+// worst SDK of the code. Shapes from langchain-ai/langchain's docs and
+// typical apps ((prompt | model).with_retry(stop_after_attempt=2)) and
+// the provider packages' constructors (langchain-google, langchain-aws).
+func TestLangChainPythonModelsAndWhatWithRetryWraps(t *testing.T) {
+	r := scan(t, "testdata/lcpy")
+	sameLayers(t, r, []want{
+		{"chains/review.py:6", "anthropic-python", 3, false}, // ChatAnthropic(): the SDK's 2 retries
+		{"chains/review.py:7", "openai-python", 6, true},
+		{"chains/review.py:8", "langchain-with-retry", 2, true},
+		{"models/providers.py:5", "google-genai", 6, false}, // ChatGoogleGenerativeAI's max_retries=6
+		{"models/providers.py:6", "langchain-vertexai", 2, true},
+		{"models/providers.py:7", "botocore", 5, false},
+	})
+	if len(r.Stacks) != 1 {
+		t.Fatalf("stacks %+v", r.Stacks)
+	}
+	st := r.Stacks[0]
+	if st.Product != "2 × 3 = 6" || !strings.Contains(st.Note, "wraps Anthropic Python SDK (chains/review.py:6)") {
+		t.Errorf("with_retry wraps ChatAnthropic: got %q (%s)", st.Product, st.Note)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == FindingOverBudget {
+			t.Errorf("2 × 3 = 6 is under the threshold; ChatOpenAI's 6 is another model: %s", f.Message)
+		}
+	}
+
+	// A wrapper whose model is not known keeps the worst SDK and says so.
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "chain.py"), []byte("from langchain_openai import ChatOpenAI\nfrom app.models import build\n\nfast = ChatOpenAI(max_retries=5)\nchain = build().with_retry(stop_after_attempt=2)\n"))
+	r = scan(t, dir)
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 12 || !strings.Contains(r.Stacks[0].Note, "not known") {
+		t.Fatalf("unknown wrapped model: %+v", r.Stacks)
+	}
+}

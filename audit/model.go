@@ -30,6 +30,10 @@ type Layer struct {
 	Confidence Confidence
 	Note       string
 	group      string // the call-path group: a language, or config layers
+	// wraps is the line, in the same file, of the layer this one is
+	// known to wrap (with_retry on a chat model bound in the file); 0
+	// when not known.
+	wraps int
 }
 
 // Stack is one likely call path, outermost layer first.
@@ -47,6 +51,7 @@ type Stack struct {
 	// clock of an overload where every call is answered, with an error.
 	FailFastS float64
 	Product   string // "3 × 3 × 7 = 63"
+	Note      string // how the path was chosen, when a wrapper decided it
 }
 
 // Severity of a finding.

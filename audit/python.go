@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,20 +169,38 @@ func scanPython(rel string, raw []byte) []Layer {
 			out = append(out, fw, sdk)
 		}
 	}
-	// ChatOpenAI / ChatAnthropic pass max_retries through to the SDK.
-	for _, c := range []struct{ module, name, id string }{
-		{"langchain_openai", "ChatOpenAI", "openai-python"}, {"langchain_openai", "AzureChatOpenAI", "openai-python"},
-		{"langchain_anthropic", "ChatAnthropic", "anthropic-python"},
-	} {
+	// LangChain's chat models: each is a layer whether or not max_retries
+	// is written (the one nobody set). ChatOpenAI and ChatAnthropic pass
+	// max_retries to the SDK client (default 2, the SDK's own);
+	// ChatGoogleGenerativeAI to google-genai's HttpRetryOptions(attempts=)
+	// (default 6; 0 means Google's default of 5); ChatVertexAI to its own
+	// tenacity decorator (6 attempts); ChatBedrock to botocore's
+	// retries.max_attempts (botocore's legacy 5 attempts when unset).
+	models := map[string]int{} // variable bound to a chat model → its layer's index in out
+	chained := map[int]int{}   // offset just past a model constructor's ) → its layer's index
+	for _, c := range pyChatModels {
 		for _, n := range pyNames(bs, c.module, c.name) {
 			for _, o := range pyCalls(code, n) {
 				a, b := args(code, o)
-				if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num {
-					l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+				l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+				v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+				switch {
+				case ok && num && c.id == "google-genai" && v == 0:
+					l.setAttempts(5, snippet(code[a:b], k)+" (0: Google's default, 5 attempts)")
+				case ok && num:
 					l.set(v, snippet(code[a:b], k))
-					l.Note = c.name + " passes max_retries through to the SDK client"
-					out = append(out, l)
+				case ok:
+					l.setUnknown(snippet(code[a:b], k))
+				case c.unset > 0:
+					l.Attempts = c.unset
+					l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
 				}
+				l.Note = c.note
+				out = append(out, l)
+				if name := assignedTo(code, o-len(n)); name != "" {
+					models[name] = len(out) - 1
+				}
+				chained[b+1] = len(out) - 1
 			}
 		}
 	}
@@ -200,6 +219,18 @@ func scanPython(rel string, raw []byte) []Layer {
 			if rm := regexp.MustCompile(`\bretry_if_exception_type\s*=`).FindIndex(code[a:b]); rm != nil {
 				l.Retries4xx = false
 				l.Note = "retry_if_exception_type narrows what it retries"
+			}
+			// The model it wraps: model.with_retry(…) of a variable bound
+			// to a chat model here, or ChatAnthropic(…).with_retry(…).
+			recv := m[0]
+			if i, ok := chained[recv]; ok {
+				l.wraps = out[i].Line
+			} else if name := receiver(code, recv); name != "" {
+				if i, ok := models[name]; ok {
+					l.wraps = out[i].Line
+				}
+			} else if i, ok := pipedModel(code, recv, models); ok {
+				l.wraps = out[i].Line // (prompt | model).with_retry(…)
 			}
 			out = append(out, l)
 		}
@@ -359,6 +390,81 @@ func scanPython(rel string, raw []byte) []Layer {
 	}
 	out = append(out, pyHandLoops(rel, code, ln)...)
 	return out
+}
+
+// pyChatModels are LangChain's chat-model classes, the row their retries
+// belong to, and the attempts when max_retries is not written (0: the
+// row's own default).
+var pyChatModels = []struct {
+	module, name, id string
+	unset            int
+	note             string
+}{
+	{"langchain_openai", "ChatOpenAI", "openai-python", 0, "ChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_openai", "AzureChatOpenAI", "openai-python", 0, "AzureChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_anthropic", "ChatAnthropic", "anthropic-python", 0, "ChatAnthropic builds the Anthropic client with its max_retries (default 2, the SDK's)"},
+	{"langchain_google_genai", "ChatGoogleGenerativeAI", "google-genai", 6, "ChatGoogleGenerativeAI passes max_retries (default 6) to google-genai as HttpRetryOptions(attempts=)"},
+	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
+	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+}
+
+var (
+	pyAssign   = regexp.MustCompile(`(?:^|\n)[ \t]*([A-Za-z_][\w.]*)[ \t]*(?::[^=\n]*)?=[ \t]*$`)
+	pyReceiver = regexp.MustCompile(`([A-Za-z_][\w.]*)\s*$`)
+)
+
+// assignedTo is the name a call at offset at is assigned to on its line
+// ("model = ChatAnthropic(…)", "self.llm: BaseChatModel = …"), or "".
+func assignedTo(code []byte, at int) string {
+	start := max(0, at-200)
+	if m := pyAssign.FindSubmatch(code[start:at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// receiver is the name just before offset at ("model" of model.with_retry).
+func receiver(code []byte, at int) string {
+	if m := pyReceiver.FindSubmatch(code[max(0, at-200):at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+var pyIdent = regexp.MustCompile(`[A-Za-z_][\w.]*`)
+
+// pipedModel: the chat model named inside the parenthesised expression
+// that ends just before offset at ("(prompt | model)"), when one is.
+func pipedModel(code []byte, at int, models map[string]int) (int, bool) {
+	i := at - 1
+	for i >= 0 && (code[i] == ' ' || code[i] == '\t' || code[i] == '\n') {
+		i--
+	}
+	if i < 0 || code[i] != ')' {
+		return 0, false
+	}
+	depth := 0
+	j := i
+	for ; j >= 0 && i-j < maxArgBytes; j-- {
+		if code[j] == ')' {
+			depth++
+		} else if code[j] == '(' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	if j < 0 || depth != 0 {
+		return 0, false
+	}
+	found, idx := false, 0
+	for _, id := range pyIdent.FindAll(code[j+1:i], -1) {
+		if k, ok := models[string(id)]; ok {
+			found, idx = true, k
+		}
+	}
+	return idx, found
 }
 
 // pyTenacity: @retry bare is forever; @retry(...) and Retrying(...) stop
