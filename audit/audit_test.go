@@ -527,3 +527,30 @@ func TestLangChainPythonModelsAndWhatWithRetryWraps(t *testing.T) {
 		t.Fatalf("unknown wrapped model: %+v", r.Stacks)
 	}
 }
+
+// BullMQ options that are not a literal: a fallback (opts?.attempts || 3,
+// the shape of sankett13/Intelligent-Support-Ticket-System's job helpers
+// and many BullMQ wrappers) is its literal, and a constant exported from
+// another file (defaultJobOptions: DEFAULT_JOB_OPTIONS, as BullMQ's docs
+// and taskforcesh/bullmq's examples share job options) is resolved; a
+// constant no file defines stays a layer of unknown value, at low
+// confidence. Set.add(…) is not a queue.
+func TestBullMQOptionsFromFallbacksAndConstants(t *testing.T) {
+	r := scan(t, "testdata/bullconst")
+	sameLayers(t, r, []want{
+		{"src/jobs/enqueue.js:6", "bullmq", 3, true},
+		{"src/jobs/enqueue.js:14", "bullmq", 2, true},
+		{"src/queues/index.ts:5", "bullmq", 5, true},
+		{"src/queues/index.ts:6", "bullmq", 1, true},
+	})
+	conf := map[string]Confidence{}
+	for _, l := range r.Layers {
+		conf[fmt.Sprintf("%s:%d", l.File, l.Line)] = l.Confidence
+		if l.Line == 5 && l.Backoff != "exp:5000ms" {
+			t.Errorf("the constant's backoff: %q", l.Backoff)
+		}
+	}
+	if conf["src/jobs/enqueue.js:6"] != ConfidenceMedium || conf["src/queues/index.ts:5"] != ConfidenceMedium || conf["src/queues/index.ts:6"] != ConfidenceLow {
+		t.Errorf("confidences %v", conf)
+	}
+}

@@ -34,6 +34,11 @@ type Layer struct {
 	// known to wrap (with_retry on a chat model bound in the file); 0
 	// when not known.
 	wraps int
+	// fromConst names the constant the options come from, resolved
+	// across the root's files; constRequired keeps the layer (at low
+	// confidence) when no file defines it.
+	fromConst     string
+	constRequired bool
 }
 
 // Stack is one likely call path, outermost layer first.
