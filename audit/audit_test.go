@@ -554,3 +554,29 @@ func TestBullMQOptionsFromFallbacksAndConstants(t *testing.T) {
 		t.Errorf("confidences %v", conf)
 	}
 }
+
+// proxy_next_upstream http_429 sends a rate-limited request to the next
+// server: a retryable status, not a 400's kind. Only http_403 and
+// http_404 are non-retryable 4xx (the conditions nginx's
+// ngx_http_proxy_module takes; the shape of an LLM gateway's location
+// block as LiteLLM's and vLLM's deployment docs write it).
+func TestNginx429IsNotANonRetryable4xx(t *testing.T) {
+	for conds, want := range map[string]bool{
+		"error timeout http_429 http_502 http_503 http_504": false,
+		"error timeout http_500 non_idempotent":             false,
+		"error timeout http_403 http_429":                   true,
+		"http_404":                                          true,
+	} {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "nginx.conf"), []byte("http {\n  upstream llm { server a:4000; server b:4000; }\n  server {\n    location /v1/ {\n      proxy_pass http://llm;\n      proxy_next_upstream "+conds+";\n    }\n  }\n}\n"))
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Retries4xx != want {
+			t.Errorf("%s: layers %+v, retries a non-retryable 4xx: want %v", conds, layersOf(r), want)
+		}
+		for _, f := range r.Findings {
+			if f.Kind == FindingRetries4xx && !want {
+				t.Errorf("%s: %s", conds, f.Message)
+			}
+		}
+	}
+}

@@ -276,7 +276,10 @@ var (
 	// "upstream up { server a:80; server b:80; }" is written on one line
 	// as often as on three.
 	ngxServer = regexp.MustCompile(`\bserver\s+[^;{]+;`) // within an upstream block
-	ngx4xx    = regexp.MustCompile(`\bhttp_4\d\d\b`)
+	// The 4xx conditions proxy_next_upstream takes are http_403,
+	// http_404 and http_429 (nginx.org ngx_http_proxy_module docs); a 429
+	// is worth sending elsewhere, a 403 or 404 fails on every server.
+	ngx4xx = regexp.MustCompile(`\bhttp_40[34]\b`)
 )
 
 func scanNginx(rel string, raw []byte) []Layer {
@@ -297,7 +300,7 @@ func scanNginx(rel string, raw []byte) []Layer {
 		l.Configured = true
 		l.Setting = string(code[nm[0]:nm[1]])
 		if ngx4xx.Match(code[nm[0]:nm[1]]) {
-			l.Retries4xx = true // http_403, http_404, http_429 named: client errors sent to the next server
+			l.Retries4xx = true // http_403 or http_404 named: a client error sent to the next server
 		}
 	}
 	attempts := max(servers, 1)
