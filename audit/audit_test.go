@@ -140,7 +140,7 @@ func TestFixtureRepositories(t *testing.T) {
 			{"mesh/llm-gateway.yaml:17", "istio", 5, true}, // attempts: 4 retries
 			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
 			{"statemachines/report.asl.json:9", "step-functions", 7, true}, // the worse of MaxAttempts 6 and an unset one (3)
-		}, []string{"4 = 4", "5 × 7 = 35"}},
+		}, []string{"4 = 4", "3 × 7 × 5 = 105"}}, // nginx in front, the Job, the Job's Istio sidecar
 		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
 		// class (generic, autoretry_for and max_retries as attributes),
 		// retry_kwargs, an OpenAI client built in a class, and npm and
@@ -578,5 +578,26 @@ func TestNginx429IsNotANonRetryable4xx(t *testing.T) {
 				t.Errorf("%s: %s", conds, f.Message)
 			}
 		}
+	}
+}
+
+// The nesting rule: nginx (a proxy in front of the handler) is outside the
+// queue; an Istio sidecar is on the worker's outbound path — a Kubernetes
+// Job's pod calls out through it — so it is inside the Job, innermost. The
+// infra fixture follows a Helm-rendered Job beside an Istio VirtualService
+// for an LLM gateway (istio/istio's samples, the shape of LiteLLM's chart).
+func TestMeshIsInsideTheQueueAProxyOutside(t *testing.T) {
+	r := scan(t, "testdata/infra")
+	var kinds []Kind
+	for _, st := range r.Stacks {
+		if st.Group != "config" {
+			continue
+		}
+		for _, i := range st.Layers {
+			kinds = append(kinds, r.Layers[i].Kind)
+		}
+	}
+	if fmt.Sprint(kinds) != fmt.Sprint([]Kind{KindProxy, KindQueue, KindMesh}) {
+		t.Errorf("config path nests %v, want proxy → queue → mesh", kinds)
 	}
 }

@@ -20,18 +20,24 @@ type Kind string
 
 const (
 	KindClient    Kind = "client"    // a front-end data client (TanStack Query, SWR, Apollo)
-	KindProxy     Kind = "proxy"     // a reverse proxy or mesh in front of the handler (nginx)
+	KindProxy     Kind = "proxy"     // a reverse proxy in front of the handler (nginx, an ingress)
 	KindQueue     Kind = "queue"     // a job queue or scheduler (BullMQ, Celery, Sidekiq, Kubernetes Job)
 	KindAgent     Kind = "agent"     // a coding agent's own retries (Claude Code)
 	KindWrapper   Kind = "wrapper"   // a generic retry wrapper (p-retry, tenacity, backoff)
 	KindFramework Kind = "framework" // an LLM framework around the SDK (LangChain, LlamaIndex, Vercel AI SDK)
 	KindSDK       Kind = "sdk"       // the provider's client (Anthropic, OpenAI, AWS, Stripe)
+	KindMesh      Kind = "mesh"      // a sidecar on the caller's outbound path (Istio): it retries each request the SDK sends
 )
 
 // Kinds is the nesting order of a likely call path, outermost first: a
 // front end calls through a proxy into a queue's handler, which wraps a
-// framework that calls the SDK.
-var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWrapper, KindFramework, KindSDK}
+// framework that calls the SDK, whose requests leave the pod through the
+// mesh's sidecar. The rule: a proxy in front of the handler (nginx, an
+// ingress) is outside the queue — it retries the request that enqueues
+// or runs the handler; a mesh sidecar is on the worker's outbound path
+// — a Kubernetes Job's pod, and every SDK attempt in it, calls out
+// through it — so it is innermost, retrying each request the SDK sends.
+var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWrapper, KindFramework, KindSDK, KindMesh}
 
 // Semantics says what a library's knob counts: the trap of boto3's
 // retries={'max_attempts': 2} (2 retries) beside AWS_MAX_ATTEMPTS=2 (2
@@ -268,7 +274,7 @@ var Defaults = []Default{
 		Versions: "nginx (master)",
 		Source:   "nginx/nginx src/http/modules/ngx_http_proxy_module.c (next_upstream merged to NGX_HTTP_UPSTREAM_FT_ERROR|NGX_HTTP_UPSTREAM_FT_TIMEOUT; proxy_next_upstream_tries 0 = no limit) @948a18ed542a",
 		Trap:     "a timed-out LLM call is sent again to the next upstream server: one attempt per server unless proxy_next_upstream_tries is set"},
-	{ID: "istio", Library: "Istio sidecar (VirtualService retries)", Ecosystem: "config", Packages: nil, Kind: KindProxy,
+	{ID: "istio", Library: "Istio sidecar (VirtualService retries)", Ecosystem: "config", Packages: nil, Kind: KindMesh,
 		Knob: "http[].retries.attempts", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connect-failure, refused-stream, unavailable, cancelled and 503 — on every route, with or without a VirtualService", Backoff: "Envoy's 25 ms base, jittered", BudgetBackoff: "exp:0.025s",
 		Versions: "istio (master)",
