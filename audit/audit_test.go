@@ -601,3 +601,23 @@ func TestMeshIsInsideTheQueueAProxyOutside(t *testing.T) {
 		t.Errorf("config path nests %v, want proxy → queue → mesh", kinds)
 	}
 }
+
+// ingress-nginx retries through annotations, in a Helm chart's
+// values.yaml (ingress.annotations, the shape of the charts
+// `helm create` writes and LiteLLM's chart) and in Ingress manifests; an
+// Ingress of the nginx class with none still tries 3 pods (the
+// controller's default, kubernetes/ingress-nginx config.go), "off" is no
+// layer, and another class's Ingress is not nginx's.
+func TestIngressNginxAnnotations(t *testing.T) {
+	r := scan(t, "testdata/ingress")
+	sameLayers(t, r, []want{
+		{"chart/values.yaml:11", "ingress-nginx", 5, true},
+		{"deploy/ingress.yaml:6", "ingress-nginx", 3, true},
+		{"deploy/ingress.yaml:19", "ingress-nginx", 3, false},
+	})
+	for _, l := range r.Layers {
+		if want := l.File == "chart/values.yaml"; l.Retries4xx != want {
+			t.Errorf("%s:%d retries a 404 to the next pod: %v, want %v", l.File, l.Line, l.Retries4xx, want)
+		}
+	}
+}
