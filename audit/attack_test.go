@@ -243,12 +243,16 @@ func FuzzDetectors(f *testing.F) {
 	for _, s := range []string{layerTS, "from tenacity import retry\n@retry\ndef f(): pass\n", "`", "\"\"\"", "/*", "for (let i = 0; i < 3; i++) {", "kind: Job\nspec: {backoffLimit: x}", "upstream a {", "package p\nfunc f(){for i:=0;i<3;i++{}}",
 		"backend b\n retries 2\n retry-on 503\n server a x\n", "[model_providers.a]\nrequest_max_retries = 3\n", "routes:\n- retry_policy: {retry_on: 5xx, num_retries: x}\n",
 		"model_list: []\nrouter_settings: {num_retries: 2}\n", "from pydantic_ai import Agent\nAgent[a](retries={'output': 2})\n", "import { task } from '@trigger.dev/sdk';\ntask({ retry: { maxAttempts: 2 }",
-		"from airflow import DAG\nx = {'retries': 3}\nf(retries=2)\n"} {
+		"from airflow import DAG\nx = {'retries': 3}\nf(retries=2)\n",
+		"a:\n  nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"5\"\n", "kind: Ingress\nspec: {ingressClassName: nginx}",
+		"export const O = { attempts: 5 };\nnew Queue('q', { defaultJobOptions: O });", "from langchain_anthropic import ChatAnthropic\nm = ChatAnthropic()\n(p | m).with_retry()\n",
+		"import instructor\nc.chat.completions.create(response_model=X)"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		vs := versionSet{"npm/bullmq": "1"}
 		scanJS("f.ts", b, vs)
+		jsConstants("f.ts", b)
 		scanPython("f.py", b)
 		scanGo("f.go", b)
 		scanRuby("f.rb", b)
@@ -258,7 +262,7 @@ func FuzzDetectors(f *testing.F) {
 		scanHAProxy("haproxy.cfg", b)
 		scanCodexConfig(".codex/config.toml", b)
 		for _, p := range []string{"go.mod", "package-lock.json", "package.json", "pnpm-lock.yaml", "yarn.lock", "uv.lock", "Gemfile.lock", "requirements.txt"} {
-			lockfileParser(p)(b, versionSet{})
+			lockfileParser(p)(b, func(string) versionSet { return versionSet{} })
 		}
 	})
 }
@@ -292,3 +296,25 @@ func TestYAMLAliasBombs(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Two files define the same constant name with different attempts: the
+// worst is shown at low confidence, the same on every run (files are read
+// concurrently); a pnpm importer whose key climbs out of the root names no
+// file's directory.
+func TestConstantsAndImportersAreResolvedDeterministically(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "package.json"), []byte(`{"dependencies":{"bullmq":"^5.0.0"}}`))
+	write(t, filepath.Join(dir, "a/opts.ts"), []byte("export const OPTS = { attempts: 2 };\n"))
+	write(t, filepath.Join(dir, "b/opts.ts"), []byte("export const OPTS = { attempts: 9 };\n"))
+	write(t, filepath.Join(dir, "q.ts"), []byte("import { Queue } from \"bullmq\";\nexport const q = new Queue(\"q\", { defaultJobOptions: OPTS });\n"))
+	write(t, filepath.Join(dir, "pnpm-lock.yaml"), []byte("lockfileVersion: '9.0'\nimporters:\n  ../../..:\n    dependencies:\n      bullmq: {specifier: ^5.0.0, version: 5.1.0}\n"))
+	for range 10 {
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Attempts != 9 || r.Layers[0].Confidence != ConfidenceLow || !strings.Contains(r.Layers[0].Note, "b/opts.ts:1") {
+			t.Fatalf("layers %+v", r.Layers)
+		}
+		if r.Layers[0].Version != "range ^5.0.0" {
+			t.Fatalf("version %q: the importer outside the root must not apply", r.Layers[0].Version)
+		}
+	}
+}

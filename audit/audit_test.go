@@ -140,7 +140,7 @@ func TestFixtureRepositories(t *testing.T) {
 			{"mesh/llm-gateway.yaml:17", "istio", 5, true}, // attempts: 4 retries
 			{"nginx/nginx.conf:13", "nginx-proxy-next-upstream", 3, false},
 			{"statemachines/report.asl.json:9", "step-functions", 7, true}, // the worse of MaxAttempts 6 and an unset one (3)
-		}, []string{"4 = 4", "5 × 7 = 35"}},
+		}, []string{"4 = 4", "3 × 7 × 5 = 105"}}, // nginx in front, the Job, the Job's Istio sidecar
 		// Shapes from CrimeIsDown/trunk-transcribe: a Celery base task
 		// class (generic, autoretry_for and max_retries as attributes),
 		// retry_kwargs, an OpenAI client built in a class, and npm and
@@ -453,5 +453,227 @@ func TestNginxDirectivesOnOneLine(t *testing.T) {
 	r := scan(t, dir)
 	if len(r.Layers) != 1 || r.Layers[0].Attempts != 3 || !r.Layers[0].Retries4xx {
 		t.Fatalf("layers %+v: want one nginx layer of 3 attempts that retries a 4xx", layersOf(r))
+	}
+}
+
+// A repository of several projects: each file's version comes from the
+// nearest lockfile or manifest up the tree. The layout follows
+// langchain-ai/langchainjs (a pnpm/yarn workspace beside examples with
+// their own lockfiles) and the lockfile shapes pnpm v9 (importers keyed by
+// directory), yarn v1, npm v3, Poetry and uv write.
+func TestVersionsResolvePerProject(t *testing.T) {
+	r := scan(t, "testdata/monorepo")
+	want := map[string]string{
+		"py-poetry/llm.py":      "0.40.0",
+		"py-uv/llm.py":          "0.41.0", // not Poetry's
+		"tools/client.ts":       "0.27.0", // the root's own lockfile
+		"web-npm/client.ts":     "0.30.1",
+		"web-yarn/client.ts":    "0.30.3",         // not npm's
+		"ws/apps/bot/client.ts": "0.32.1",         // the pnpm importer apps/bot of ws/pnpm-lock.yaml
+		"ws/apps/old/client.ts": "range ^0.120.0", // the root's 0.27.0 is another release line
+	}
+	if len(r.Layers) != len(want) {
+		t.Fatalf("layers %v", layersOf(r))
+	}
+	for _, l := range r.Layers {
+		if l.Version != want[l.File] {
+			t.Errorf("%s: version %q, want %q", l.File, l.Version, want[l.File])
+		}
+	}
+	for range 5 { // the same answer every run: no map-order dependence
+		again := scan(t, "testdata/monorepo")
+		for i := range again.Layers {
+			if again.Layers[i].Version != r.Layers[i].Version {
+				t.Fatalf("run-to-run difference at %s", r.Layers[i].File)
+			}
+		}
+	}
+}
+
+// instructor: from_openai()'s create retries 3 times by default (the layer
+// nobody set), every exception included, each a full round of the SDK's
+// own; the legacy instructor.patch(client) defaults to 1. Shapes from
+// instructor-ai/instructor's README and docs/concepts/retrying.md: a
+// response_model create through from_openai / from_anthropic / patch.
+func TestInstructorDefaultIsThreeTimesTheSDK(t *testing.T) {
+	r := scan(t, "testdata/instructor")
+	sameLayers(t, r, []want{
+		{"app/extract.py:11", "openai-python", 3, false},
+		{"app/extract.py:12", "openai-python", 3, false},
+		{"app/extract.py:16", "instructor", 3, false}, // the create with response_model, nothing set
+		{"app/legacy.py:10", "openai-python", 1, true},
+		{"app/legacy.py:14", "instructor", 1, false}, // instructor.patch's default
+		{"app/tuned.py:10", "anthropic-python", 3, false},
+		{"app/tuned.py:14", "instructor", 2, true},
+	})
+	for _, l := range r.Layers {
+		if l.DefaultID == "instructor" && !l.Retries4xx {
+			t.Errorf("%s:%d instructor re-sends every exception, a 400 included", l.File, l.Line)
+		}
+	}
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 9 {
+		t.Fatalf("stacks %+v, want instructor 3 × SDK 3 = 9", r.Stacks)
+	}
+}
+
+// LangChain.js: every chat model and embeddings class retries through
+// @langchain/core's AsyncCaller (maxRetries ?? 6: 7 attempts), the SDK
+// under it set to 0. The shapes follow sankett13/Intelligent-Support-Ticket-System
+// @f515000274af (require'd ChatGoogleGenerativeAI and
+// GoogleGenerativeAIEmbeddings with no options, a BullMQ add with
+// attempts: 3): hand-checked, 3 × 7 = 21 is over the threshold.
+func TestLangChainJSModelsRetrySixTimes(t *testing.T) {
+	r := scan(t, "testdata/langchainjs")
+	sameLayers(t, r, []want{
+		{"src/ai/draft.ts:5", "langchainjs-asynccaller", 2, true},
+		{"src/ai/embeddings.js:3", "langchainjs-asynccaller", 7, false},
+		{"src/ai/llm.js:3", "langchainjs-asynccaller", 7, false},
+		{"src/routes/message.route.js:8", "bullmq", 3, true},
+	})
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 21 {
+		t.Fatalf("stacks %+v, want BullMQ 3 × AsyncCaller 7 = 21", r.Stacks)
+	}
+	over := false
+	for _, f := range r.Findings {
+		over = over || f.Kind == FindingOverBudget
+	}
+	if !over {
+		t.Error("21 attempts is over the threshold of 10: a warning")
+	}
+	for _, l := range r.Layers {
+		if l.DefaultID == "langchainjs-asynccaller" && l.Retries4xx {
+			t.Errorf("%s: the AsyncCaller does not retry 400–407 or 409", l.File)
+		}
+	}
+}
+
+// Python LangChain chat models are layers whether or not max_retries is
+// written, and a with_retry applies to the model it wraps, not to the
+// worst SDK of the code. Shapes from langchain-ai/langchain's docs and
+// typical apps ((prompt | model).with_retry(stop_after_attempt=2)) and
+// the provider packages' constructors (langchain-google, langchain-aws).
+func TestLangChainPythonModelsAndWhatWithRetryWraps(t *testing.T) {
+	r := scan(t, "testdata/lcpy")
+	sameLayers(t, r, []want{
+		{"chains/review.py:6", "anthropic-python", 3, false}, // ChatAnthropic(): the SDK's 2 retries
+		{"chains/review.py:7", "openai-python", 6, true},
+		{"chains/review.py:8", "langchain-with-retry", 2, true},
+		{"models/providers.py:5", "google-genai", 6, false}, // ChatGoogleGenerativeAI's max_retries=6
+		{"models/providers.py:6", "langchain-vertexai", 2, true},
+		{"models/providers.py:7", "botocore", 5, false},
+	})
+	if len(r.Stacks) != 1 {
+		t.Fatalf("stacks %+v", r.Stacks)
+	}
+	st := r.Stacks[0]
+	if st.Product != "2 × 3 = 6" || !strings.Contains(st.Note, "wraps Anthropic Python SDK (chains/review.py:6)") {
+		t.Errorf("with_retry wraps ChatAnthropic: got %q (%s)", st.Product, st.Note)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == FindingOverBudget {
+			t.Errorf("2 × 3 = 6 is under the threshold; ChatOpenAI's 6 is another model: %s", f.Message)
+		}
+	}
+
+	// A wrapper whose model is not known keeps the worst SDK and says so.
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "chain.py"), []byte("from langchain_openai import ChatOpenAI\nfrom app.models import build\n\nfast = ChatOpenAI(max_retries=5)\nchain = build().with_retry(stop_after_attempt=2)\n"))
+	r = scan(t, dir)
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 12 || !strings.Contains(r.Stacks[0].Note, "not known") {
+		t.Fatalf("unknown wrapped model: %+v", r.Stacks)
+	}
+}
+
+// BullMQ options that are not a literal: a fallback (opts?.attempts || 3,
+// the shape of sankett13/Intelligent-Support-Ticket-System's job helpers
+// and many BullMQ wrappers) is its literal, and a constant exported from
+// another file (defaultJobOptions: DEFAULT_JOB_OPTIONS, as BullMQ's docs
+// and taskforcesh/bullmq's examples share job options) is resolved; a
+// constant no file defines stays a layer of unknown value, at low
+// confidence. Set.add(…) is not a queue.
+func TestBullMQOptionsFromFallbacksAndConstants(t *testing.T) {
+	r := scan(t, "testdata/bullconst")
+	sameLayers(t, r, []want{
+		{"src/jobs/enqueue.js:6", "bullmq", 3, true},
+		{"src/jobs/enqueue.js:14", "bullmq", 2, true},
+		{"src/queues/index.ts:5", "bullmq", 5, true},
+		{"src/queues/index.ts:6", "bullmq", 1, true},
+	})
+	conf := map[string]Confidence{}
+	for _, l := range r.Layers {
+		conf[fmt.Sprintf("%s:%d", l.File, l.Line)] = l.Confidence
+		if l.Line == 5 && l.Backoff != "exp:5000ms" {
+			t.Errorf("the constant's backoff: %q", l.Backoff)
+		}
+	}
+	if conf["src/jobs/enqueue.js:6"] != ConfidenceMedium || conf["src/queues/index.ts:5"] != ConfidenceMedium || conf["src/queues/index.ts:6"] != ConfidenceLow {
+		t.Errorf("confidences %v", conf)
+	}
+}
+
+// proxy_next_upstream http_429 sends a rate-limited request to the next
+// server: a retryable status, not a 400's kind. Only http_403 and
+// http_404 are non-retryable 4xx (the conditions nginx's
+// ngx_http_proxy_module takes; the shape of an LLM gateway's location
+// block as LiteLLM's and vLLM's deployment docs write it).
+func TestNginx429IsNotANonRetryable4xx(t *testing.T) {
+	for conds, want := range map[string]bool{
+		"error timeout http_429 http_502 http_503 http_504": false,
+		"error timeout http_500 non_idempotent":             false,
+		"error timeout http_403 http_429":                   true,
+		"http_404":                                          true,
+	} {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "nginx.conf"), []byte("http {\n  upstream llm { server a:4000; server b:4000; }\n  server {\n    location /v1/ {\n      proxy_pass http://llm;\n      proxy_next_upstream "+conds+";\n    }\n  }\n}\n"))
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Retries4xx != want {
+			t.Errorf("%s: layers %+v, retries a non-retryable 4xx: want %v", conds, layersOf(r), want)
+		}
+		for _, f := range r.Findings {
+			if f.Kind == FindingRetries4xx && !want {
+				t.Errorf("%s: %s", conds, f.Message)
+			}
+		}
+	}
+}
+
+// The nesting rule: nginx (a proxy in front of the handler) is outside the
+// queue; an Istio sidecar is on the worker's outbound path — a Kubernetes
+// Job's pod calls out through it — so it is inside the Job, innermost. The
+// infra fixture follows a Helm-rendered Job beside an Istio VirtualService
+// for an LLM gateway (istio/istio's samples, the shape of LiteLLM's chart).
+func TestMeshIsInsideTheQueueAProxyOutside(t *testing.T) {
+	r := scan(t, "testdata/infra")
+	var kinds []Kind
+	for _, st := range r.Stacks {
+		if st.Group != "config" {
+			continue
+		}
+		for _, i := range st.Layers {
+			kinds = append(kinds, r.Layers[i].Kind)
+		}
+	}
+	if fmt.Sprint(kinds) != fmt.Sprint([]Kind{KindProxy, KindQueue, KindMesh}) {
+		t.Errorf("config path nests %v, want proxy → queue → mesh", kinds)
+	}
+}
+
+// ingress-nginx retries through annotations, in a Helm chart's
+// values.yaml (ingress.annotations, the shape of the charts
+// `helm create` writes and LiteLLM's chart) and in Ingress manifests; an
+// Ingress of the nginx class with none still tries 3 pods (the
+// controller's default, kubernetes/ingress-nginx config.go), "off" is no
+// layer, and another class's Ingress is not nginx's.
+func TestIngressNginxAnnotations(t *testing.T) {
+	r := scan(t, "testdata/ingress")
+	sameLayers(t, r, []want{
+		{"chart/values.yaml:11", "ingress-nginx", 5, true},
+		{"deploy/ingress.yaml:6", "ingress-nginx", 3, true},
+		{"deploy/ingress.yaml:19", "ingress-nginx", 3, false},
+	})
+	for _, l := range r.Layers {
+		if want := l.File == "chart/values.yaml"; l.Retries4xx != want {
+			t.Errorf("%s:%d retries a 404 to the next pod: %v, want %v", l.File, l.Line, l.Retries4xx, want)
+		}
 	}
 }

@@ -74,7 +74,10 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 	envoy := bytes.Contains(raw, []byte("retry_policy"))
 	litellmProxy := bytes.Contains(raw, []byte("model_list"))
 	airflowEnv := bytes.Contains(raw, []byte(airflowRetriesEnv))
-	if !sfn && !envoy && !litellmProxy && !airflowEnv && !bytes.Contains(raw, []byte("kind:")) {
+	// ingress-nginx annotations: in Ingress manifests and in Helm values
+	// (ingress.annotations of a chart), which have no kind.
+	ingress := bytes.Contains(raw, []byte(ingressNextUpstream))
+	if !sfn && !envoy && !litellmProxy && !airflowEnv && !ingress && !bytes.Contains(raw, []byte("kind:")) {
 		return nil, nil
 	}
 	if bytes.Contains(raw, []byte("{{")) {
@@ -111,8 +114,17 @@ func scanYAML(rel string, raw []byte) ([]Layer, error) {
 		if airflowEnv {
 			out = append(out, airflowEnvLayers(rel, top, 0)...)
 		}
+		if ingress {
+			out = append(out, ingressAnnotations(rel, top, 0)...)
+		}
 		kind := mapValue(top, "kind")
 		if kind == nil {
+			continue
+		}
+		if kind.Value == "Ingress" {
+			if l, ok := nginxIngressDefault(rel, top, kind); ok {
+				out = append(out, l)
+			}
 			continue
 		}
 		if kind.Value == "VirtualService" {
@@ -238,6 +250,94 @@ func stateMachines(rel string, n *yaml.Node, depth int) []Layer {
 	return out
 }
 
+// ingressNextUpstream prefixes the ingress-nginx annotations that make it
+// retry: proxy-next-upstream, -tries and -timeout.
+const ingressNextUpstream = "nginx.ingress.kubernetes.io/proxy-next-upstream"
+
+// ingressAnnotations finds each mapping holding ingress-nginx
+// proxy-next-upstream annotations — an Ingress's metadata.annotations or
+// a chart's ingress.annotations in values.yaml — anywhere in a document,
+// and makes a layer of each: the tries annotation's attempts, the
+// controller's default 3 when only the conditions are set, none when they
+// are "off".
+func ingressAnnotations(rel string, n *yaml.Node, depth int) []Layer {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode {
+		conds := mapValue(n, ingressNextUpstream)
+		tries := mapValue(n, ingressNextUpstream+"-tries")
+		if conds != nil || tries != nil {
+			return ingressLayer(rel, conds, tries)
+		}
+	}
+	var out []Layer
+	for _, c := range n.Content {
+		if len(out) >= maxCandidates {
+			break
+		}
+		out = append(out, ingressAnnotations(rel, c, depth+1)...)
+	}
+	return out
+}
+
+func ingressLayer(rel string, conds, tries *yaml.Node) []Layer {
+	at := conds
+	if tries != nil {
+		at = tries
+	}
+	l := newLayer("ingress-nginx", rel, at.Line, "config", ConfidenceHigh)
+	if conds != nil {
+		v := strings.TrimSpace(conds.Value)
+		if v == "off" {
+			return nil // no next upstream: no retry
+		}
+		l.Configured = true
+		l.Setting = "proxy-next-upstream: " + v
+		l.Retries4xx = ngx4xx.MatchString(v)
+	}
+	if tries != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(tries.Value))
+		switch {
+		case err == nil && n > 0 && n <= 1_000_000:
+			l.setAttempts(n, "proxy-next-upstream-tries: "+tries.Value)
+		case err == nil && n == 0:
+			// 0 is nginx's "no limit": one try per endpoint.
+			l.setUnknown("proxy-next-upstream-tries: 0 (no limit: one try per pod)")
+		default:
+			l.setUnknown("proxy-next-upstream-tries: " + tries.Value)
+		}
+	}
+	if conds != nil && tries != nil {
+		l.Setting = "proxy-next-upstream: " + strings.TrimSpace(conds.Value) + "; " + l.Setting
+	}
+	if conds != nil && tries == nil {
+		l.Note = "the tries are the controller's default (3) unless its ConfigMap sets proxy-next-upstream-tries"
+	}
+	return []Layer{l}
+}
+
+// nginxIngressDefault: an Ingress of the nginx class with no
+// proxy-next-upstream annotation still retries, at the controller's
+// defaults (the one nobody set); its ConfigMap may change them, so the
+// confidence is low.
+func nginxIngressDefault(rel string, top, kind *yaml.Node) (Layer, bool) {
+	class := ""
+	if c := mapValue(mapValue(top, "spec"), "ingressClassName"); c != nil {
+		class = c.Value
+	}
+	if c := mapValue(mapValue(mapValue(top, "metadata"), "annotations"), "kubernetes.io/ingress.class"); c != nil {
+		class = c.Value
+	}
+	annotations := mapValue(mapValue(top, "metadata"), "annotations")
+	if class != "nginx" || mapValue(annotations, ingressNextUpstream) != nil || mapValue(annotations, ingressNextUpstream+"-tries") != nil {
+		return Layer{}, false // another controller's, or annotated (read by ingressAnnotations)
+	}
+	l := newLayer("ingress-nginx", rel, kind.Line, "config", ConfidenceLow)
+	l.Note = "an Ingress of the nginx class: the controller's defaults, unless its ConfigMap sets proxy-next-upstream-tries"
+	return l, true
+}
+
 // istioLayer is a VirtualService's worst HTTP route: retries.attempts
 // (retries, 0 disabling them) or Istio's default when a route sets none.
 func istioLayer(rel string, top *yaml.Node) (Layer, bool) {
@@ -293,7 +393,10 @@ var (
 	// "upstream up { server a:80; server b:80; }" is written on one line
 	// as often as on three.
 	ngxServer = regexp.MustCompile(`\bserver\s+[^;{]+;`) // within an upstream block
-	ngx4xx    = regexp.MustCompile(`\bhttp_4\d\d\b`)
+	// The 4xx conditions proxy_next_upstream takes are http_403,
+	// http_404 and http_429 (nginx.org ngx_http_proxy_module docs); a 429
+	// is worth sending elsewhere, a 403 or 404 fails on every server.
+	ngx4xx = regexp.MustCompile(`\bhttp_40[34]\b`)
 )
 
 func scanNginx(rel string, raw []byte) []Layer {
@@ -314,7 +417,7 @@ func scanNginx(rel string, raw []byte) []Layer {
 		l.Configured = true
 		l.Setting = string(code[nm[0]:nm[1]])
 		if ngx4xx.Match(code[nm[0]:nm[1]]) {
-			l.Retries4xx = true // http_403, http_404, http_429 named: client errors sent to the next server
+			l.Retries4xx = true // http_403 or http_404 named: a client error sent to the next server
 		}
 	}
 	attempts := max(servers, 1)

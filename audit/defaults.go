@@ -20,18 +20,24 @@ type Kind string
 
 const (
 	KindClient    Kind = "client"    // a front-end data client (TanStack Query, SWR, Apollo)
-	KindProxy     Kind = "proxy"     // a reverse proxy or mesh in front of the handler (nginx)
+	KindProxy     Kind = "proxy"     // a reverse proxy in front of the handler (nginx, an ingress)
 	KindQueue     Kind = "queue"     // a job queue or scheduler (BullMQ, Celery, Sidekiq, Kubernetes Job)
 	KindAgent     Kind = "agent"     // a coding agent's own retries (Claude Code)
 	KindWrapper   Kind = "wrapper"   // a generic retry wrapper (p-retry, tenacity, backoff)
 	KindFramework Kind = "framework" // an LLM framework around the SDK (LangChain, LlamaIndex, Vercel AI SDK)
 	KindSDK       Kind = "sdk"       // the provider's client (Anthropic, OpenAI, AWS, Stripe)
+	KindMesh      Kind = "mesh"      // a sidecar on the caller's outbound path (Istio): it retries each request the SDK sends
 )
 
 // Kinds is the nesting order of a likely call path, outermost first: a
 // front end calls through a proxy into a queue's handler, which wraps a
-// framework that calls the SDK.
-var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWrapper, KindFramework, KindSDK}
+// framework that calls the SDK, whose requests leave the pod through the
+// mesh's sidecar. The rule: a proxy in front of the handler (nginx, an
+// ingress) is outside the queue — it retries the request that enqueues
+// or runs the handler; a mesh sidecar is on the worker's outbound path
+// — a Kubernetes Job's pod, and every SDK attempt in it, calls out
+// through it — so it is innermost, retrying each request the SDK sends.
+var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWrapper, KindFramework, KindSDK, KindMesh}
 
 // Semantics says what a library's knob counts: the trap of boto3's
 // retries={'max_attempts': 2} (2 retries) beside AWS_MAX_ATTEMPTS=2 (2
@@ -164,12 +170,30 @@ var Defaults = []Default{
 		Versions: "langchain-core (master)",
 		Source:   "langchain-ai/langchain libs/core/langchain_core/runnables/base.py (with_retry: retry_if_exception_type=(Exception,), stop_after_attempt: int = 3) @88a8152e0dc1",
 		Trap:     "a bad request is sent 3 times; ChatOpenAI(max_retries=) only passes through to the SDK, a second layer"},
+	{ID: "langchainjs-asynccaller", Library: "LangChain.js model (AsyncCaller)", Ecosystem: "npm", Packages: []string{"@langchain/core", "@langchain/openai", "@langchain/anthropic", "@langchain/google-genai"}, Kind: KindFramework,
+		Knob: "maxRetries", Semantics: CountsRetries, Attempts: 7,
+		RetriesOn: "5xx, 408, network errors and a 429 whose Retry-After is 60 s or less; not 400–407, 409, an abort, a 429 without Retry-After or with the quota exhausted", Backoff: "p-retry's 1 s doubling, randomised", BudgetBackoff: "exp:1s",
+		RetryAfter: "a 429 is retried only with a Retry-After of 60 s or less (on p-retry's own schedule)", Versions: "@langchain/core 1.2.5",
+		Source: "langchain-ai/langchainjs libs/langchain-core/src/utils/async_caller.ts (this.maxRetries = params.maxRetries ?? 6; pRetry(..., { retries: this.maxRetries, randomize: true }); STATUS_NO_RETRY), libs/langchain-core/src/language_models/base.ts and embeddings.ts (new AsyncCaller(params)), libs/providers/langchain-openai/src/chat_models/base.ts, embeddings.ts, langchain-anthropic/src/chat_models.ts, langchain-groq/src/chat_models.ts (the SDK client built with maxRetries: 0) @62fc484b2a0d",
+		Trap:   "new ChatOpenAI() with no options is 7 attempts, not the SDK's 3: LangChain.js sets the SDK's retries to 0 and retries 6 times itself"},
+	{ID: "langchain-vertexai", Library: "LangChain ChatVertexAI (tenacity)", Ecosystem: "pypi", Packages: []string{"langchain-google-vertexai"}, Kind: KindFramework,
+		Knob: "max_retries", Semantics: CountsAttempts, Attempts: 6, Retries4xx: true,
+		RetriesOn: "every google.api_core GoogleAPIError (ResourceExhausted, ServiceUnavailable, Aborted, DeadlineExceeded and their base class): an InvalidArgument 400 included", Backoff: "wait_exponential: 4 s to 10 s", BudgetBackoff: "exp:4s",
+		Versions: "langchain-google-vertexai 3.2.4",
+		Source:   "langchain-ai/langchain-google libs/vertexai/langchain_google_vertexai/_base.py (max_retries: int = 6), _utils.py (create_retry_decorator errors incl. GoogleAPIError), _retry.py (stop_after_attempt(max_retries), wait_exponential min 4 max 10) @75f75815e0fd",
+		Trap:     "max_retries=6 is 6 attempts of tenacity around the Vertex client, whose own GAPIC retry is not modelled"},
+	{ID: "ingress-nginx", Library: "ingress-nginx (proxy-next-upstream annotations)", Ecosystem: "config", Packages: nil, Kind: KindProxy,
+		Knob: "nginx.ingress.kubernetes.io/proxy-next-upstream-tries (and proxy-next-upstream)", Semantics: CountsAttempts, Attempts: 3,
+		RetriesOn: "error and timeout by default (proxy-next-upstream); a POST already sent is passed on only with retry-non-idempotent (false by default)", Backoff: "none", BudgetBackoff: "none",
+		Versions: "ingress-nginx (main)",
+		Source:   "kubernetes/ingress-nginx internal/ingress/controller/config/config.go (NewDefault: ProxyNextUpstream \"error timeout\", ProxyNextUpstreamTries 3, RetryNonIdempotent false) @17e788b8e115",
+		Trap:     "every Ingress of the nginx class tries 3 pods on error or timeout unless an annotation or the controller's ConfigMap says otherwise"},
 	{ID: "instructor", Library: "instructor", Ecosystem: "pypi", Packages: []string{"instructor"}, Kind: KindFramework,
-		Knob: "max_retries", Semantics: CountsAttempts, Attempts: 1,
-		RetriesOn: "validation errors (ValidationError, JSONDecodeError) by re-asking the model", Backoff: "none", BudgetBackoff: "none",
+		Knob: "max_retries", Semantics: CountsAttempts, Attempts: 3, Retries4xx: true,
+		RetriesOn: "every exception raised inside its tenacity Retrying: a validation error re-asks the model, and an SDK error (a 400 included) is re-sent", Backoff: "none", BudgetBackoff: "none",
 		Versions: "1.8.3",
-		Source:   "567-labs/instructor instructor/patch.py (max_retries: int | Retrying = 1), instructor/retry.py (stop_after_attempt(max_retries)) @cc67955310e6",
-		Trap:     "max_retries=N is N attempts (tenacity stop_after_attempt), each a full round of the SDK's own retries"},
+		Source:   "instructor-ai/instructor instructor/client.py (Instructor.create: max_retries: int | Retrying | AsyncRetrying = 3), instructor/retry.py (initialize_retrying: Retrying(stop=stop_after_attempt(max_retries)) with tenacity's default retry on every exception; retry_sync re-raises inside `with attempt`), instructor/patch.py (instructor.patch(...)'s create: max_retries = 1) @2e6c3b3f6ff0",
+		Trap:     "from_openai()'s create with nobody setting max_retries is 3 attempts, each a full round of the SDK's own 3: 9 calls, and a 400 sent 3 times; only the legacy instructor.patch(client) defaults to 1"},
 	{ID: "pydantic-ai", Library: "Pydantic AI Agent (tool and output retries)", Ecosystem: "pypi", Packages: []string{"pydantic-ai", "pydantic-ai-slim"}, Kind: KindFramework,
 		Knob: "Agent(retries=N) or retries={'tools': N, 'output': M}", Semantics: CountsRetries, Attempts: 2,
 		RetriesOn: "output that fails validation, a tool raising ModelRetry, bad tool arguments: a new model request with a RetryPromptPart; never an HTTP error (a 429 or 5xx is the SDK client's to retry)", Backoff: "none", BudgetBackoff: "none",
@@ -316,7 +340,7 @@ var Defaults = []Default{
 		Versions: "nginx (master)",
 		Source:   "nginx/nginx src/http/modules/ngx_http_proxy_module.c (next_upstream merged to NGX_HTTP_UPSTREAM_FT_ERROR|NGX_HTTP_UPSTREAM_FT_TIMEOUT; proxy_next_upstream_tries 0 = no limit) @948a18ed542a",
 		Trap:     "a timed-out LLM call is sent again to the next upstream server: one attempt per server unless proxy_next_upstream_tries is set"},
-	{ID: "istio", Library: "Istio sidecar (VirtualService retries)", Ecosystem: "config", Packages: nil, Kind: KindProxy,
+	{ID: "istio", Library: "Istio sidecar (VirtualService retries)", Ecosystem: "config", Packages: nil, Kind: KindMesh,
 		Knob: "http[].retries.attempts", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connect-failure, refused-stream, unavailable, cancelled and 503 — on every route, with or without a VirtualService", Backoff: "Envoy's 25 ms base, jittered", BudgetBackoff: "exp:0.025s",
 		Versions: "istio (master)",

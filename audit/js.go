@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -198,6 +199,12 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 					}
 				})
 			}
+		case isLangChainJSModel(b):
+			for _, o := range jsCalls(code, name, true) {
+				add("langchainjs-asynccaller", o, ConfidenceMedium, jsMaxRetries, func(l *Layer, _ []byte) {
+					l.Note = langChainJSNote(b.module)
+				})
+			}
 		case strings.HasPrefix(b.module, "@apollo/client") && b.imported == "RetryLink":
 			for _, o := range jsCalls(code, name, true) {
 				add("apollo-retrylink", o, ConfidenceMedium, nil, func(l *Layer, r []byte) {
@@ -242,13 +249,34 @@ func scanJS(rel string, raw []byte, vs versionSet) []Layer {
 				region := code[a:e]
 				v, ok, num, at := intKnob(jsAttempts, region)
 				if !ok {
+					// The options are a constant: defaultJobOptions: NAME, a
+					// spread ...NAME, or .add(name, data, NAME). It is
+					// resolved once every file is read (resolveConstants);
+					// only defaultJobOptions is a layer when it cannot be.
+					name, at, sure := bullOptionsConst(region, re == jsNewQueue)
+					if name == "" {
+						continue
+					}
+					l := newLayer("bullmq", rel, ln.at(a+at), "javascript", ConfidenceLow)
+					l.setUnknown(snippet(region, at))
+					l.fromConst, l.constRequired = name, sure
+					l.Backoff = bullBackoff(raw[a:e])
+					out = append(out, l)
 					continue
 				}
 				l := newLayer("bullmq", rel, ln.at(a+at), "javascript", ConfidenceMedium)
-				if num {
+				switch {
+				case num:
 					l.setAttempts(v, snippet(region, at))
-				} else {
-					l.setUnknown(snippet(region, at))
+				default:
+					if fb, ok := fallbackLiteral(region[at:]); ok {
+						// attempts: opts?.attempts || 3 — the literal is what
+						// a caller that passes nothing gets.
+						l.setAttempts(fb, snippet(region, at))
+						l.Note = fmt.Sprintf("an expression with a fallback: %d attempts when the caller passes none", fb)
+					} else {
+						l.setUnknown(snippet(region, at))
+					}
 				}
 				l.Backoff = bullBackoff(raw[a:e])
 				out = append(out, l)
@@ -471,4 +499,99 @@ func topLevel(re *regexp.Regexp, obj []byte) []int {
 		}
 	}
 	return nil
+}
+
+// isLangChainJSModel: a chat model, LLM or embeddings class of a
+// LangChain.js provider package (@langchain/openai, /anthropic,
+// /google-genai, /community …). Each extends BaseLanguageModel or
+// Embeddings, whose AsyncCaller retries every call (maxRetries ?? 6).
+func isLangChainJSModel(b binding) bool {
+	if !strings.HasPrefix(b.module, "@langchain/") || strings.HasPrefix(b.module, "@langchain/core") || strings.HasPrefix(b.module, "@langchain/langgraph") {
+		return false
+	}
+	n := b.imported
+	return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+}
+
+// langChainJSNote says what sits under the AsyncCaller: the packages
+// read (langchain-ai/langchainjs @62fc484b2a0d) build the provider's SDK
+// client with maxRetries: 0, so the AsyncCaller is the one layer; for the
+// others the provider's own client is not modelled.
+func langChainJSNote(module string) string {
+	pkg := module
+	if i := strings.Index(module[len("@langchain/"):], "/"); i >= 0 {
+		pkg = module[:len("@langchain/")+i]
+	}
+	switch pkg {
+	case "@langchain/openai", "@langchain/anthropic", "@langchain/groq":
+		return "LangChain.js's AsyncCaller retries; it builds the provider's SDK client with maxRetries: 0"
+	case "@langchain/google-genai":
+		return "LangChain.js's AsyncCaller retries the @google/generative-ai call, which has no retries of its own"
+	}
+	return "LangChain.js's AsyncCaller retries; the provider client underneath may retry too (not modelled)"
+}
+
+var (
+	jsFallback    = regexp.MustCompile(`^attempts\s*:\s*[^,}\n]{0,120}?(?:\|\||\?\?)\s*([0-9_]+)\s*(?:[,}\n]|$)`)
+	jsDefaultOpts = regexp.MustCompile(`\bdefaultJobOptions\s*:\s*([A-Za-z_$][\w$]*)\s*(?:[,}]|$)`)
+	jsSpread      = regexp.MustCompile(`\.\.\.\s*([A-Za-z_$][\w$]*)`)
+	jsLastArg     = regexp.MustCompile(`,\s*([A-Za-z_$][\w$]*)\s*$`)
+	jsObjConst    = regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{0,200})?=\s*\{`)
+)
+
+// fallbackLiteral reads the literal after || or ?? in an attempts value
+// ("attempts: opts?.attempts || 3" → 3).
+func fallbackLiteral(code []byte) (int, bool) {
+	m := jsFallback.FindSubmatch(code)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(string(m[1]), "_", ""))
+	return n, err == nil && n > 0 && n <= 1_000_000
+}
+
+// bullOptionsConst names the constant a queue's or job's options come
+// from, where in region it is written, and whether the shape is BullMQ's
+// beyond doubt (defaultJobOptions: NAME) rather than any .add(…, NAME).
+func bullOptionsConst(region []byte, queue bool) (string, int, bool) {
+	if m := jsDefaultOpts.FindSubmatchIndex(region); m != nil {
+		return string(region[m[2]:m[3]]), m[0], true
+	}
+	if m := jsSpread.FindSubmatchIndex(region); m != nil {
+		return string(region[m[2]:m[3]]), m[0], queue && jsDefaultOpts.Match(region)
+	}
+	if !queue {
+		if m := jsLastArg.FindSubmatchIndex(region); m != nil {
+			return string(region[m[2]:m[3]]), m[2], false
+		}
+	}
+	return "", 0, false
+}
+
+// jsConst is an object constant with attempts: a job-options constant
+// another file's queue may use.
+type jsConst struct {
+	file     string
+	line     int
+	attempts int
+	written  string
+	backoff  string // the constant's own backoff option, budget-layers syntax
+}
+
+// jsConstants finds `const NAME = { … attempts: N … }` in a file.
+func jsConstants(rel string, raw []byte) map[string]jsConst {
+	if !bytes.Contains(raw, []byte("attempts")) {
+		return nil
+	}
+	code := blank(raw, jsSyntax)
+	ln := newLines(raw)
+	out := map[string]jsConst{}
+	for _, m := range jsObjConst.FindAllSubmatchIndex(code, maxCandidates) {
+		a, b := args(code, m[1]-1)
+		v, ok, num, at := intKnob(jsAttempts, code[a:b])
+		if ok && num {
+			out[string(code[m[2]:m[3]])] = jsConst{file: rel, line: ln.at(a + at), attempts: v, written: snippet(code[a:b], at), backoff: bullBackoff(raw[a:b])}
+		}
+	}
+	return out
 }

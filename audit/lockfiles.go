@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -33,6 +35,82 @@ func (v versionSet) put(eco, name, version string, exact bool) {
 
 func (v versionSet) declares(eco, name string) bool { _, ok := v[eco+"/"+name]; return ok }
 
+// versionTree holds one versionSet per directory that has a lockfile or
+// manifest: a repository of several projects (an npm app beside a pnpm
+// one, Poetry beside uv) resolves each file's version from its own
+// project, not from whichever lockfile was read first.
+type versionTree struct {
+	dirs map[string]versionSet // slash-separated, relative to the root; "." is the root
+	all  versionSet            // every package any manifest names, for declares
+}
+
+func newVersionTree() *versionTree {
+	return &versionTree{dirs: map[string]versionSet{}, all: versionSet{}}
+}
+
+// at is the set of a directory below the root, made on first use.
+func (t *versionTree) at(dir string) versionSet {
+	dir = path.Clean(dir)
+	v := t.dirs[dir]
+	if v == nil {
+		v = versionSet{}
+		t.dirs[dir] = v
+	}
+	return v
+}
+
+// parse reads one lockfile or manifest into the set of its directory
+// (pnpm's importers into the set of each importer's directory).
+func (t *versionTree) parse(rel string, b []byte) error {
+	dir := path.Dir(rel)
+	return lockfileParser(path.Base(rel))(b, func(sub string) versionSet { return t.at(path.Join(dir, sub)) })
+}
+
+// finish fills the union that declares reads, in a fixed order.
+func (t *versionTree) finish() {
+	dirs := make([]string, 0, len(t.dirs))
+	for d := range t.dirs {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	for _, d := range dirs {
+		for k, v := range t.dirs[d] {
+			if _, ok := t.all[k]; !ok {
+				t.all[k] = v
+			}
+		}
+	}
+}
+
+// versionOf resolves the library's version for a file: the nearest
+// directory up the tree whose lockfile pins it wins. A manifest's range
+// nearer the file stands unless an ancestor's lockfile pins the same
+// release line (a workspace's root lockfile resolving a member's range);
+// a pin of another line is another project's and the range is kept.
+func (t *versionTree) versionOf(d Default, rel string) string {
+	if t == nil {
+		return ""
+	}
+	nearRange := ""
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if set, ok := t.dirs[dir]; ok {
+			if v := set.versionOf(d); v != "" {
+				exact := !strings.HasPrefix(v, "range ")
+				switch {
+				case exact && (nearRange == "" || sameRelease(nearRange, v)):
+					return v
+				case !exact && nearRange == "":
+					nearRange = v
+				}
+			}
+		}
+		if dir == "." || dir == "/" || dir == "" {
+			break
+		}
+	}
+	return nearRange
+}
+
 func (v versionSet) versionOf(d Default) string {
 	ecos := []string{d.Ecosystem}
 	if d.Ecosystem == "config" {
@@ -48,7 +126,9 @@ func (v versionSet) versionOf(d Default) string {
 	return ""
 }
 
-type lockParser func([]byte, versionSet) error
+// lockParser reads a lockfile or manifest; at gives the set of a
+// directory relative to the file's own ("" is its own).
+type lockParser func(b []byte, at func(sub string) versionSet) error
 
 func lockfileParser(base string) lockParser {
 	switch {
@@ -72,7 +152,8 @@ func lockfileParser(base string) lockParser {
 	return nil
 }
 
-func parseGoMod(b []byte, v versionSet) error {
+func parseGoMod(b []byte, at func(string) versionSet) error {
+	v := at("")
 	in := false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -105,7 +186,8 @@ func parseGoMod(b []byte, v versionSet) error {
 	return sc.Err()
 }
 
-func parsePackageLock(b []byte, v versionSet) error {
+func parsePackageLock(b []byte, at func(string) versionSet) error {
+	v := at("")
 	var lock struct {
 		Packages map[string]struct {
 			Version string `json:"version"`
@@ -129,7 +211,8 @@ func parsePackageLock(b []byte, v versionSet) error {
 	return nil
 }
 
-func parsePackageJSON(b []byte, v versionSet) error {
+func parsePackageJSON(b []byte, at func(string) versionSet) error {
+	v := at("")
 	var pj struct {
 		Dependencies    map[string]string `json:"dependencies"`
 		DevDependencies map[string]string `json:"devDependencies"`
@@ -146,7 +229,7 @@ func parsePackageJSON(b []byte, v versionSet) error {
 	return nil
 }
 
-func parsePnpmLock(b []byte, v versionSet) error {
+func parsePnpmLock(b []byte, at func(string) versionSet) error {
 	var lock struct {
 		Importers map[string]struct {
 			Dependencies    map[string]any `yaml:"dependencies"`
@@ -157,7 +240,7 @@ func parsePnpmLock(b []byte, v versionSet) error {
 	if err := yaml.Unmarshal(b, &lock); err != nil {
 		return err
 	}
-	put := func(deps map[string]any) {
+	put := func(v versionSet, deps map[string]any) {
 		for n, d := range deps {
 			switch x := d.(type) {
 			case string:
@@ -169,11 +252,13 @@ func parsePnpmLock(b []byte, v versionSet) error {
 			}
 		}
 	}
-	for _, imp := range lock.Importers {
-		put(imp.Dependencies)
-		put(imp.DevDependencies)
+	// Importers are the workspace's projects, keyed by their directory
+	// relative to the lockfile ("." is its own).
+	for dir, imp := range lock.Importers {
+		put(at(dir), imp.Dependencies)
+		put(at(dir), imp.DevDependencies)
 	}
-	put(lock.Dependencies)
+	put(at(""), lock.Dependencies)
 	return nil
 }
 
@@ -182,7 +267,8 @@ var (
 	yarnVersion = regexp.MustCompile(`^\s+version:?\s+"?([^"\s]+)"?`)
 )
 
-func parseYarnLock(b []byte, v versionSet) error {
+func parseYarnLock(b []byte, at func(string) versionSet) error {
+	v := at("")
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	name := ""
@@ -206,7 +292,8 @@ func parseYarnLock(b []byte, v versionSet) error {
 	return sc.Err()
 }
 
-func parseTOMLLock(b []byte, v versionSet) error {
+func parseTOMLLock(b []byte, at func(string) versionSet) error {
+	v := at("")
 	var lock struct {
 		Package []struct {
 			Name    string `toml:"name"`
@@ -224,7 +311,8 @@ func parseTOMLLock(b []byte, v versionSet) error {
 
 var reqLine = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(==|>=|~=|<=|>|<)\s*([^\s;#,]+)`)
 
-func parseRequirements(b []byte, v versionSet) error {
+func parseRequirements(b []byte, at func(string) versionSet) error {
+	v := at("")
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -237,7 +325,8 @@ func parseRequirements(b []byte, v versionSet) error {
 
 var gemSpec = regexp.MustCompile(`^    ([A-Za-z0-9_.-]+) \(([^)]+)\)$`)
 
-func parseGemfileLock(b []byte, v versionSet) error {
+func parseGemfileLock(b []byte, at func(string) versionSet) error {
+	v := at("")
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -251,4 +340,38 @@ func parseGemfileLock(b []byte, v versionSet) error {
 // normalisePy is PEP 503's name normalisation.
 func normalisePy(n string) string {
 	return strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(n))
+}
+
+// sameRelease: the two versions share a major version, and a minor one
+// below 1.0 (semver: ^0.30 and 0.120 are different lines).
+func sameRelease(a, b string) bool {
+	na, nb := numbers(a, 2), numbers(b, 2)
+	if len(na) == 0 || len(nb) == 0 || na[0] != nb[0] {
+		return false
+	}
+	if na[0] == 0 && len(na) > 1 && len(nb) > 1 {
+		return na[1] == nb[1]
+	}
+	return true
+}
+
+// numbers is up to n dot-separated numbers from the first digit of v.
+func numbers(v string, n int) []int {
+	i := strings.IndexAny(v, "0123456789")
+	if i < 0 {
+		return nil
+	}
+	var out []int
+	for len(out) < n && i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		x := 0
+		for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && x < 1e6; i++ {
+			x = x*10 + int(v[i]-'0')
+		}
+		out = append(out, x)
+		if i >= len(v) || v[i] != '.' {
+			break
+		}
+		i++
+	}
+	return out
 }

@@ -30,6 +30,15 @@ type Layer struct {
 	Confidence Confidence
 	Note       string
 	group      string // the call-path group: a language, or config layers
+	// wraps is the line, in the same file, of the layer this one is
+	// known to wrap (with_retry on a chat model bound in the file); 0
+	// when not known.
+	wraps int
+	// fromConst names the constant the options come from, resolved
+	// across the root's files; constRequired keeps the layer (at low
+	// confidence) when no file defines it.
+	fromConst     string
+	constRequired bool
 }
 
 // Stack is one likely call path, outermost layer first.
@@ -47,6 +56,7 @@ type Stack struct {
 	// clock of an overload where every call is answered, with an error.
 	FailFastS float64
 	Product   string // "3 × 3 × 7 = 63"
+	Note      string // how the path was chosen, when a wrapper decided it
 }
 
 // Severity of a finding.

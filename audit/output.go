@@ -45,6 +45,7 @@ type StackJSON struct {
 	Product    string   `json:"product"`
 	WallClockS *float64 `json:"worst_case_wall_clock_s"`
 	FailFastS  *float64 `json:"fail_fast_wall_clock_s"`
+	Note       string   `json:"note,omitempty"`
 }
 
 // FindingJSON is one finding.
@@ -91,7 +92,7 @@ func (r *Result) JSON() ReportJSON {
 		out.Layers = append(out.Layers, j)
 	}
 	for _, s := range r.Stacks {
-		j := StackJSON{Group: s.Group, Layers: s.Layers, Unbounded: s.Unbounded, Product: s.Product}
+		j := StackJSON{Group: s.Group, Layers: s.Layers, Unbounded: s.Unbounded, Product: s.Product, Note: s.Note}
 		if !s.Unbounded {
 			a := s.Attempts
 			j.Attempts = &a
@@ -155,6 +156,9 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 			if s.WallClockS > 0 {
 				fmt.Fprintf(w, "; wall clock %.0f s (%.1f min) when each call fails in %g s, %.0f s (%.1f min) when each runs to its timeout",
 					s.FailFastS, s.FailFastS/60, r.AttemptTime, s.WallClockS, s.WallClockS/60)
+			}
+			if s.Note != "" {
+				fmt.Fprintf(w, " (%s)", cell(s.Note))
 			}
 			fmt.Fprintln(w)
 		}
@@ -248,6 +252,9 @@ func (r *Result) WriteTOML(w io.Writer) error {
 	}
 	s := r.Stacks[best]
 	fmt.Fprintf(w, "# %s path: %s\n", tomlComment(s.Group), tomlComment(s.Product))
+	if s.Note != "" {
+		fmt.Fprintf(w, "# %s\n", tomlComment(s.Note))
+	}
 	for _, i := range s.Layers {
 		l := r.Layers[i]
 		timeout, assumed := assumedTimeout, true

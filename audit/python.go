@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,37 +11,40 @@ var (
 	pyFromImport = regexp.MustCompile(`^from\s+([\w.]+)\s+import\s+(?:\(([^)]{0,1000})\)|([^\n(]+))`)
 	pyImport     = regexp.MustCompile(`^import\s+([\w.]+)(?:\s+as\s+(\w+))?`)
 
-	pyMaxRetries   = knobRe("max_retries")
-	pyMaxTries     = knobRe("max_tries")
-	pyMaxTime      = regexp.MustCompile(`\bmax_time\s*=`)
-	pyStopAttempt  = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
-	pyStopAny      = regexp.MustCompile(`\bstop\s*=`)
-	pyRetryIf      = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
-	pyAutoretry    = regexp.MustCompile(`\bautoretry_for\s*=`)
-	pyBindTrue     = regexp.MustCompile(`\bbind\s*=\s*True\b`)
-	pySelfRetry    = regexp.MustCompile(`\bself\.retry\s*\(`)
-	pyTaskClass    = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
-	pyTopLevel     = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
-	pyRetryKwargs  = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
-	pyTaskDeco     = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
-	pyRQRetry      = regexp.MustCompile(`\bRetry\s*\(`)
-	pyRQMax        = knobRe("max")
-	pyWithRetry    = regexp.MustCompile(`\.with_retry\s*\(`)
-	pyInstrCreate  = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
-	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
-	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
-	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
-	pyGenaiAttempt = knobRe("attempts")
-	pyProvider     = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
-	pyTemporalCall = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
-	pyMaxAttempts  = knobRe("maximum_attempts")
-	pyTotal        = knobRe("total")
-	pyFirstInt     = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
-	pyRangeLoop    = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
-	pyTry          = regexp.MustCompile(`\btry\s*:`)
-	pySleep        = regexp.MustCompile(`\bsleep\s*\(`)
+	pyMaxRetries    = knobRe("max_retries")
+	pyMaxTries      = knobRe("max_tries")
+	pyMaxTime       = regexp.MustCompile(`\bmax_time\s*=`)
+	pyStopAttempt   = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAny       = regexp.MustCompile(`\bstop\s*=`)
+	pyRetryIf       = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
+	pyAutoretry     = regexp.MustCompile(`\bautoretry_for\s*=`)
+	pyBindTrue      = regexp.MustCompile(`\bbind\s*=\s*True\b`)
+	pySelfRetry     = regexp.MustCompile(`\bself\.retry\s*\(`)
+	pyTaskClass     = regexp.MustCompile(`(?m)^class\s+(\w+)\s*\(([^)]*Task\b[^)]*)\)\s*:`)
+	pyTopLevel      = regexp.MustCompile(`(?m)^(?:class|def|@)\b`)
+	pyRetryKwargs   = regexp.MustCompile(`['"]max_retries['"]\s*:\s*(\d+|None)`)
+	pyTaskDeco      = regexp.MustCompile(`(?m)^[ \t]*@\s*(?:[\w]+\.)?(?:task|shared_task)\b\s*(\()?`)
+	pyRQRetry       = regexp.MustCompile(`\bRetry\s*\(`)
+	pyRQMax         = knobRe("max")
+	pyWithRetry     = regexp.MustCompile(`\.with_retry\s*\(`)
+	pyInstrCreate   = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
+	pyResponseModel = regexp.MustCompile(`\bresponse_model\s*=`)
+	pyInstrPatch    = regexp.MustCompile(`\binstructor\.a?patch\s*\(|(?m)^from\s+instructor\s+import\s+[^\n]*\ba?patch\b`)
+	pyInstrFrom     = regexp.MustCompile(`\bfrom_(?:openai|anthropic|provider|litellm|gemini|genai|mistral|cohere|groq|vertexai|bedrock)\s*\(`)
+	pyBotoClient    = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyBotoTotal     = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax       = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard  = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry    = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt  = knobRe("attempts")
+	pyProvider      = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
+	pyTemporalCall  = regexp.MustCompile(`\.(?:execute|start)_(?:local_)?activity(?:_method)?\s*\(`)
+	pyMaxAttempts   = knobRe("maximum_attempts")
+	pyTotal         = knobRe("total")
+	pyFirstInt      = regexp.MustCompile(`^\s*([0-9]+)\s*[,)]?`)
+	pyRangeLoop     = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyTry           = regexp.MustCompile(`\btry\s*:`)
+	pySleep         = regexp.MustCompile(`\bsleep\s*\(`)
 )
 
 // pyImports maps local names to "module.Name" (or "module" for a module).
@@ -165,20 +169,38 @@ func scanPython(rel string, raw []byte) []Layer {
 			out = append(out, fw, sdk)
 		}
 	}
-	// ChatOpenAI / ChatAnthropic pass max_retries through to the SDK.
-	for _, c := range []struct{ module, name, id string }{
-		{"langchain_openai", "ChatOpenAI", "openai-python"}, {"langchain_openai", "AzureChatOpenAI", "openai-python"},
-		{"langchain_anthropic", "ChatAnthropic", "anthropic-python"},
-	} {
+	// LangChain's chat models: each is a layer whether or not max_retries
+	// is written (the one nobody set). ChatOpenAI and ChatAnthropic pass
+	// max_retries to the SDK client (default 2, the SDK's own);
+	// ChatGoogleGenerativeAI to google-genai's HttpRetryOptions(attempts=)
+	// (default 6; 0 means Google's default of 5); ChatVertexAI to its own
+	// tenacity decorator (6 attempts); ChatBedrock to botocore's
+	// retries.max_attempts (botocore's legacy 5 attempts when unset).
+	models := map[string]int{} // variable bound to a chat model → its layer's index in out
+	chained := map[int]int{}   // offset just past a model constructor's ) → its layer's index
+	for _, c := range pyChatModels {
 		for _, n := range pyNames(bs, c.module, c.name) {
 			for _, o := range pyCalls(code, n) {
 				a, b := args(code, o)
-				if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num {
-					l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+				l := newLayer(c.id, rel, ln.at(o), "python", ConfidenceMedium)
+				v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+				switch {
+				case ok && num && c.id == "google-genai" && v == 0:
+					l.setAttempts(5, snippet(code[a:b], k)+" (0: Google's default, 5 attempts)")
+				case ok && num:
 					l.set(v, snippet(code[a:b], k))
-					l.Note = c.name + " passes max_retries through to the SDK client"
-					out = append(out, l)
+				case ok:
+					l.setUnknown(snippet(code[a:b], k))
+				case c.unset > 0:
+					l.Attempts = c.unset
+					l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
 				}
+				l.Note = c.note
+				out = append(out, l)
+				if name := assignedTo(code, o-len(n)); name != "" {
+					models[name] = len(out) - 1
+				}
+				chained[b+1] = len(out) - 1
 			}
 		}
 	}
@@ -198,22 +220,48 @@ func scanPython(rel string, raw []byte) []Layer {
 				l.Retries4xx = false
 				l.Note = "retry_if_exception_type narrows what it retries"
 			}
+			// The model it wraps: model.with_retry(…) of a variable bound
+			// to a chat model here, or ChatAnthropic(…).with_retry(…).
+			recv := m[0]
+			if i, ok := chained[recv]; ok {
+				l.wraps = out[i].Line
+			} else if name := receiver(code, recv); name != "" {
+				if i, ok := models[name]; ok {
+					l.wraps = out[i].Line
+				}
+			} else if i, ok := pipedModel(code, recv, models); ok {
+				l.wraps = out[i].Line // (prompt | model).with_retry(…)
+			}
 			out = append(out, l)
 		}
 	}
 	if importsPrefix(bs, "instructor") {
+		// instructor's create: Instructor.create (from_openai,
+		// from_anthropic, from_provider) defaults max_retries to 3; only
+		// the legacy instructor.patch(client) defaults to 1. A create
+		// call is instructor's when it passes response_model or
+		// max_retries (a plain SDK create in the same file passes neither).
+		legacy := pyInstrPatch.Match(code) && !pyInstrFrom.Match(code)
 		for _, m := range pyInstrCreate.FindAllIndex(code, maxCandidates) {
 			o := m[1] - 1
 			a, b := args(code, o)
-			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok {
-				l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
-				if num {
-					l.setAttempts(v, snippet(code[a:b], k))
-				} else {
-					l.setUnknown(snippet(code[a:b], k))
-				}
-				out = append(out, l)
+			v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+			if !ok && !pyResponseModel.Match(code[a:b]) {
+				continue
 			}
+			l := newLayer("instructor", rel, ln.at(o), "python", ConfidenceMedium)
+			switch {
+			case ok && num:
+				l.setAttempts(v, snippet(code[a:b], k))
+			case ok:
+				l.setUnknown(snippet(code[a:b], k))
+			case legacy:
+				l.Attempts = 1
+				l.Setting = "max_retries (not set: instructor.patch's default, 1 attempt)"
+			default:
+				l.Note = "Instructor.create's default max_retries=3, each attempt a full round of the SDK's own retries"
+			}
+			out = append(out, l)
 		}
 	}
 	out = append(out, pyTenacity(rel, code, ln, bs)...)
@@ -343,6 +391,81 @@ func scanPython(rel string, raw []byte) []Layer {
 	out = append(out, pyFrameworks(rel, raw, code, ln, bs)...)
 	out = append(out, pyHandLoops(rel, code, ln)...)
 	return out
+}
+
+// pyChatModels are LangChain's chat-model classes, the row their retries
+// belong to, and the attempts when max_retries is not written (0: the
+// row's own default).
+var pyChatModels = []struct {
+	module, name, id string
+	unset            int
+	note             string
+}{
+	{"langchain_openai", "ChatOpenAI", "openai-python", 0, "ChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_openai", "AzureChatOpenAI", "openai-python", 0, "AzureChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_anthropic", "ChatAnthropic", "anthropic-python", 0, "ChatAnthropic builds the Anthropic client with its max_retries (default 2, the SDK's)"},
+	{"langchain_google_genai", "ChatGoogleGenerativeAI", "google-genai", 6, "ChatGoogleGenerativeAI passes max_retries (default 6) to google-genai as HttpRetryOptions(attempts=)"},
+	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
+	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+}
+
+var (
+	pyAssign   = regexp.MustCompile(`(?:^|\n)[ \t]*([A-Za-z_][\w.]*)[ \t]*(?::[^=\n]*)?=[ \t]*$`)
+	pyReceiver = regexp.MustCompile(`([A-Za-z_][\w.]*)\s*$`)
+)
+
+// assignedTo is the name a call at offset at is assigned to on its line
+// ("model = ChatAnthropic(…)", "self.llm: BaseChatModel = …"), or "".
+func assignedTo(code []byte, at int) string {
+	start := max(0, at-200)
+	if m := pyAssign.FindSubmatch(code[start:at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// receiver is the name just before offset at ("model" of model.with_retry).
+func receiver(code []byte, at int) string {
+	if m := pyReceiver.FindSubmatch(code[max(0, at-200):at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+var pyIdent = regexp.MustCompile(`[A-Za-z_][\w.]*`)
+
+// pipedModel: the chat model named inside the parenthesised expression
+// that ends just before offset at ("(prompt | model)"), when one is.
+func pipedModel(code []byte, at int, models map[string]int) (int, bool) {
+	i := at - 1
+	for i >= 0 && (code[i] == ' ' || code[i] == '\t' || code[i] == '\n') {
+		i--
+	}
+	if i < 0 || code[i] != ')' {
+		return 0, false
+	}
+	depth := 0
+	j := i
+	for ; j >= 0 && i-j < maxArgBytes; j-- {
+		if code[j] == ')' {
+			depth++
+		} else if code[j] == '(' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	if j < 0 || depth != 0 {
+		return 0, false
+	}
+	found, idx := false, 0
+	for _, id := range pyIdent.FindAll(code[j+1:i], -1) {
+		if k, ok := models[string(id)]; ok {
+			found, idx = true, k
+		}
+	}
+	return idx, found
 }
 
 // pyTenacity: @retry bare is forever; @retry(...) and Retrying(...) stop

@@ -155,10 +155,11 @@ type rootScan struct {
 	layers   []Layer
 	skipped  map[string]*Skip
 	files    int
-	versions versionSet
+	versions *versionTree
 	// declared holds the packages any manifest names, for detectors
 	// that only trust a bare shape when the library is a dependency.
 	pending []pendingFile
+	consts  map[string][]jsConst // object constants with attempts, by name
 	trunc   bool
 }
 
@@ -263,7 +264,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit %s: %w", root, err)
 	}
-	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: versionSet{}}
+	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: newVersionTree(), consts: map[string][]jsConst{}}
 	if !fi.IsDir() {
 		// One file: scan it alone, named by its base name.
 		rel := filepath.Base(root)
@@ -280,6 +281,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 			src = append(src, p)
 		}
 	}
+	s.versions.finish()
 	work := make(chan pendingFile)
 	var wg sync.WaitGroup
 	for range opt.Workers {
@@ -296,12 +298,13 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	}
 	close(work)
 	wg.Wait()
+	s.resolveConstants()
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root
 		if d, ok := Lookup(l.DefaultID); ok {
 			if l.Version == "" {
-				l.Version = s.versions.versionOf(d)
+				l.Version = s.versions.versionOf(d, l.File)
 			}
 			// A default read at one major version says little of another.
 			if got, read := major(l.Version), major(d.Versions); !l.Configured && got >= 0 && read >= 0 && got != read {
@@ -311,6 +314,54 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 		}
 	}
 	return s, nil
+}
+
+// resolveConstants gives a layer whose options are a named constant the
+// attempts of that constant, defined in any file of the root
+// (defaultJobOptions: DEFAULT_JOB_OPTIONS, exported from another file).
+// Several definitions of one name: the worst, at low confidence. None: a
+// defaultJobOptions layer stays, valued unknown at low confidence; an
+// .add(…, opts) of an unknown name is no layer.
+func (s *rootScan) resolveConstants() {
+	kept := s.layers[:0]
+	for _, l := range s.layers {
+		if l.fromConst == "" {
+			kept = append(kept, l)
+			continue
+		}
+		defs := slices.Clone(s.consts[l.fromConst])
+		slices.SortFunc(defs, func(a, b jsConst) int {
+			if c := strings.Compare(a.file, b.file); c != 0 {
+				return c
+			}
+			return a.line - b.line
+		})
+		switch {
+		case len(defs) == 0 && !l.constRequired:
+			continue
+		case len(defs) == 0:
+			l.Note = fmt.Sprintf("the options are %s, defined in no file read: the default (%s) is shown", l.fromConst, attemptsText(l))
+		default:
+			worst := defs[0]
+			for _, d := range defs[1:] {
+				if d.attempts > worst.attempts {
+					worst = d
+				}
+			}
+			l.setAttempts(worst.attempts, fmt.Sprintf("%s (%s at %s:%d)", l.Setting, worst.written, worst.file, worst.line))
+			if l.Backoff == "none" {
+				l.Backoff = worst.backoff
+			}
+			l.Confidence = ConfidenceMedium
+			l.Note = fmt.Sprintf("%s is defined at %s:%d", l.fromConst, worst.file, worst.line)
+			if len(defs) > 1 {
+				l.Confidence = ConfidenceLow
+				l.Note = fmt.Sprintf("%d constants are named %s: the worst, at %s:%d, is shown", len(defs), l.fromConst, worst.file, worst.line)
+			}
+		}
+		kept = append(kept, l)
+	}
+	s.layers = kept
 }
 
 // walk lists the files to read. filepath.WalkDir never follows a symbolic
@@ -451,7 +502,14 @@ func (s *rootScan) readSource(p pendingFile) {
 	var perr error
 	switch p.kind {
 	case fkJS:
-		ls = scanJS(p.rel, b, s.versions)
+		ls = scanJS(p.rel, b, s.versions.all)
+		if cs := jsConstants(p.rel, b); len(cs) > 0 {
+			s.mu.Lock()
+			for name, c := range cs {
+				s.consts[name] = append(s.consts[name], c)
+			}
+			s.mu.Unlock()
+		}
 	case fkPython:
 		ls = scanPython(p.rel, b)
 	case fkGo:
@@ -497,7 +555,7 @@ func (s *rootScan) readLock(p pendingFile) {
 		return
 	}
 	s.files++
-	if err := lockfileParser(path.Base(p.rel))(b, s.versions); err != nil {
+	if err := s.versions.parse(p.rel, b); err != nil {
 		s.skip(skipUnparsed, p.rel)
 	}
 }

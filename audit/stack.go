@@ -76,9 +76,61 @@ func buildStacks(res *Result) {
 		if len(st.Layers) == 0 {
 			continue
 		}
+		st.Layers, st.Note = wrapTargets(st.Layers, members, res.Layers)
 		fold(&st, res.Layers, res.AttemptTime)
 		res.Stacks = append(res.Stacks, st)
 	}
+}
+
+// wrapTargets: a wrapper that names the model it wraps (LangChain's
+// model.with_retry(…) on a chat model bound in the same file) multiplies
+// that model, not the worst SDK of the path: the wrapped layer takes its
+// kind's place (or follows the wrapper when both are frameworks). A
+// framework wrapper whose model is not known keeps the worst SDK, and the
+// path says so.
+func wrapTargets(path, members []int, layers []Layer) ([]int, string) {
+	for pi, i := range path {
+		l := layers[i]
+		if l.DefaultID != "langchain-with-retry" {
+			continue
+		}
+		target := -1
+		if l.wraps > 0 {
+			for _, j := range members {
+				if m := layers[j]; j != i && m.File == l.File && m.Line == l.wraps {
+					target = j
+					break
+				}
+			}
+		}
+		if target < 0 {
+			return path, fmt.Sprintf("the model %s (%s:%d) wraps is not known here: the path assumes the worst SDK of the %s code", l.Library, l.File, l.Line, l.group)
+		}
+		t := layers[target]
+		out := slices.Clone(path[:pi+1])
+		rest := path[pi+1:]
+		placed := false
+		if t.Kind == l.Kind {
+			out, placed = append(out, target), true
+		}
+		for _, j := range rest {
+			switch {
+			case j == target:
+				// already placed, or placed now
+			case layers[j].Kind == t.Kind && !placed:
+				out, placed = append(out, target), true // the wrapped model replaces the worst of its kind
+			case layers[j].Kind == t.Kind:
+				// the worst of the wrapped model's kind is not on this path
+			default:
+				out = append(out, j)
+			}
+		}
+		if !placed {
+			out = append(out, target)
+		}
+		return out, fmt.Sprintf("%s (%s:%d) wraps %s (%s:%d): the path multiplies that model", l.Library, l.File, l.Line, t.Library, t.File, t.Line)
+	}
+	return path, ""
 }
 
 // worse: unbounded beats any count, then more attempts, then a configured

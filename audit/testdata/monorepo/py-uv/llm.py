@@ -1,0 +1,2 @@
+from anthropic import Anthropic
+client = Anthropic()

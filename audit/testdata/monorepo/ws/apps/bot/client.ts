@@ -1,0 +1,2 @@
+import Anthropic from "@anthropic-ai/sdk";
+export const c = new Anthropic();
