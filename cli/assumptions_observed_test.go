@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+// observedReport runs report --format json on files and decodes the report.
+func observedReport(t *testing.T, files ...string) correlate.Report {
+	t.Helper()
+	out, err := run(t, append([]string{"report", "--format", "json"}, files...)...)
+	if err != nil && !strings.Contains(err.Error(), "critical") {
+		t.Fatal(err)
+	}
+	var r correlate.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	return r
+}
+
+func findingsOf(r correlate.Report, kind string) []correlate.FindingReport {
+	var out []correlate.FindingReport
+	for _, f := range r.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func assumptionRows(r correlate.Report) map[string]correlate.AssumptionReport {
+	rows := map[string]correlate.AssumptionReport{}
+	for _, a := range r.Assumptions {
+		if a.JobType == "" {
+			rows[a.Key] = a
+		}
+	}
+	return rows
+}
+
+// TestClaudeCodeBumpAcrossTheWatchdog: a Claude Code transcript (records
+// field for field as Claude Code writes them: version, sessionId,
+// message.usage, requestId) whose version moves from 2.1.195 to 2.1.196
+// crosses the change anthropics/claude-code's CHANGELOG.md records for
+// 2.1.196 ("The streaming idle watchdog is now on by default for all
+// providers"): default_changed_upstream at the first record under 2.1.196.
+func TestClaudeCodeBumpAcrossTheWatchdog(t *testing.T) {
+	r := observedReport(t, assumeFixtures+"claude-code-watchdog-bump.jsonl")
+	if v := assumptionRows(r)["claude-code.version"]; v.Observed != "2.1.196" || v.Previous != "2.1.195" {
+		t.Errorf("claude-code.version: %+v", v)
+	}
+	up := findingsOf(r, "default_changed_upstream")
+	if len(up) != 1 || !strings.Contains(up[0].Example, "watchdog") || !strings.HasPrefix(up[0].FirstAt, "2026-06-29T23:00:05") {
+		t.Fatalf("default_changed_upstream: %+v", up)
+	}
+}
