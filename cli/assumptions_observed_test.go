@@ -58,3 +58,32 @@ func TestClaudeCodeBumpAcrossTheWatchdog(t *testing.T) {
 		t.Fatalf("default_changed_upstream: %+v", up)
 	}
 }
+
+// TestLiteLLMRetriesAreTheRouters: LiteLLM's proxy answers
+// x-litellm-attempted-retries and x-litellm-max-retries (BerriAI/litellm
+// litellm/router_utils/add_retry_fallback_headers.py
+// add_retry_headers_to_response; docs/my-website/docs/proxy/response_headers.md),
+// string-valued as an HTTP client logs them. Those are the Router's
+// retries: a run that declares anthropic-sdk.maxRetries 0 and
+// retry.owner litellm-router keeps its premises — no assumption_violated
+// (the SDK was charged with them), no assumption_missing (the owner is
+// declared) — and the Router's layer is observed: 2 retries made, 3
+// configured (litellm-router.numRetries, after its num_retries).
+func TestLiteLLMRetriesAreTheRouters(t *testing.T) {
+	r := observedReport(t, assumeFixtures+"litellm-proxy-2026-07-02.jsonl")
+	rows := assumptionRows(r)
+	if m := rows["litellm-router.maxRetries"]; m.Observed != "2" || !strings.Contains(m.Evidence, "x-litellm-attempted-retries") || !strings.Contains(m.Evidence, "article-17") {
+		t.Errorf("litellm-router.maxRetries: %+v", m)
+	}
+	if n := rows["litellm-router.numRetries"]; n.Observed != "3" || n.Evidence != "x-litellm-max-retries" || n.ObservedAt != "2026-07-02T01:00:04.21Z" {
+		t.Errorf("litellm-router.numRetries: %+v", n)
+	}
+	if s := rows["anthropic-sdk.maxRetries"]; s.Declared != "0" || s.Observed != "" {
+		t.Errorf("the SDK's row: %+v (the Router's retries are not the SDK's)", s)
+	}
+	for _, k := range []string{"assumption_violated", "assumption_missing"} {
+		if f := findingsOf(r, k); len(f) != 0 {
+			t.Errorf("%s: %+v", k, f)
+		}
+	}
+}

@@ -195,6 +195,10 @@ func (a *assumptionLog) fact(key, value, from string, ts int64) {
 // retryLayer names the layer whose attempt number an event carries, by
 // the decoder that read it (its operation key's prefix) or its source.
 func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
+	if l := ev.AttemptBy.Layer(); l != "" {
+		// The record named the layer: a gateway's header, an AWS SDK's.
+		return l, attemptByEvidence[ev.AttemptBy]
+	}
 	k := ev.IdempotencyKey
 	provider := ev.Provider
 	if provider == "" {
@@ -237,6 +241,14 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 		return named("-agent"), "agent transcript"
 	}
 	return named("-sdk"), "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
+}
+
+// attemptByEvidence says what an AttemptBy layer's attempt was read from.
+var attemptByEvidence = map[ingest.AttemptBy]string{
+	ingest.AttemptByLiteLLMRouter: "x-litellm-attempted-retries (LiteLLM proxy)",
+	ingest.AttemptByPortkey:       "x-portkey-retry-attempt-count (Portkey gateway)",
+	ingest.AttemptByBotocore:      "amz-sdk-request attempt=N (Botocore user agent)",
+	ingest.AttemptByAWSSDK:        "amz-sdk-request attempt=N",
 }
 
 // retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
@@ -448,8 +460,13 @@ func (s *State) assumptionFindings(r *Report) {
 	s.appendFindings(r, add)
 }
 
-// declaresLayer: a declared key names the layer ("anthropic-sdk.…").
+// declaresLayer: a declared key names the layer ("anthropic-sdk.…"), or
+// retry.owner does (retry.owner = litellm-router: the owner's retries
+// are the declared design, not a missing premise).
 func declaresLayer(declared map[string]string, layer string) bool {
+	if o := declared["retry.owner"]; o == layer || strings.HasPrefix(o, layer+".") {
+		return true
+	}
 	for k := range declared {
 		if strings.HasPrefix(k, layer+".") {
 			return true

@@ -92,6 +92,39 @@ const (
 	NoValue       = -1 // generic "absent" for counters such as rate-limit headers
 )
 
+// AttemptBy is the layer whose count an event's Attempt is. A LiteLLM
+// proxy's x-litellm-attempted-retries counts the Router's retries, not the
+// client SDK's: charged to the SDK, a run that declared
+// anthropic-sdk.maxRetries 0 behind a retrying proxy read as violated.
+type AttemptBy uint8
+
+const (
+	// AttemptByLine: the decoder's own reading (an SDK's retry line, an
+	// attempt field, x-stainless-retry-count, http.request.resend_count).
+	AttemptByLine AttemptBy = iota
+	// AttemptByLiteLLMRouter: x-litellm-attempted-retries.
+	AttemptByLiteLLMRouter
+	// AttemptByPortkey: x-portkey-retry-attempt-count, Portkey gateway's.
+	AttemptByPortkey
+	// AttemptByBotocore: amz-sdk-request "attempt=N" from a client whose
+	// user agent is Botocore's (boto3).
+	AttemptByBotocore
+	// AttemptByAWSSDK: amz-sdk-request from another AWS SDK.
+	AttemptByAWSSDK
+)
+
+var attemptLayers = [...]string{"", "litellm-router", "portkey-gateway", "botocore", "aws-sdk"}
+
+// Layer is the assumptions log's name of the layer ("" for
+// AttemptByLine: the decoder decides). Keys are LAYER.maxRetries; the
+// names are the defaults table's IDs where it has a row (botocore).
+func (a AttemptBy) Layer() string {
+	if int(a) < len(attemptLayers) {
+		return attemptLayers[a]
+	}
+	return ""
+}
+
 // Event is one normalized log record. It is the hot path: keep it small and
 // free of pointers other than strings.
 //
@@ -141,8 +174,12 @@ type Event struct {
 	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
 	Attempt           int16
 	Kind              Kind
-	HasCost           bool
-	StreamDropped     bool
+	// AttemptBy names the layer that numbered Attempt when the record
+	// says so (a gateway's or an AWS SDK's header), AttemptByLine when the
+	// decoder's own reading does.
+	AttemptBy     AttemptBy
+	HasCost       bool
+	StreamDropped bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// TSCarried marks a TS the record did not carry: the time of the line
