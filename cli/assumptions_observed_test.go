@@ -87,3 +87,36 @@ func TestLiteLLMRetriesAreTheRouters(t *testing.T) {
 		}
 	}
 }
+
+// TestBotocoreObservedKeys: two nights of a boto3 Bedrock client over
+// OTLP, its headers as botocore writes them — amz-sdk-request joined from
+// ttl, attempt and max (boto/botocore botocore/handlers.py
+// add_retry_headers; no max on the first attempt before 1.43.66), the user
+// agent of botocore/useragent.py with cfg/retry-mode. The attempts are
+// botocore's layer (botocore.maxRetries, not a "-sdk" guess), max= is its
+// configured attempts (botocore.maxAttempts, the key `burnrate audit`
+// derives for the botocore row), the agent gives botocore.version and
+// botocore.retryMode; 1.42.9 → 1.43.3 crosses AWS_NEW_RETRIES_2026.
+func TestBotocoreObservedKeys(t *testing.T) {
+	r := observedReport(t, assumeFixtures+"otlp-botocore-two-nights.jsonl")
+	rows := assumptionRows(r)
+	for key, want := range map[string][2]string{
+		"botocore.maxAttempts": {"3", "5"}, "botocore.retryMode": {"standard", "legacy"}, "botocore.version": {"1.43.3", "1.42.9"},
+	} {
+		if a := rows[key]; a.Observed != want[0] || a.Previous != want[1] || !strings.HasPrefix(a.ChangedAt, "2026-07-02T01:00:0") {
+			t.Errorf("%s: %+v, want %s after %s on night 2", key, a, want[0], want[1])
+		}
+	}
+	if m := rows["botocore.maxRetries"]; m.Observed != "4" || !strings.Contains(m.Evidence, "amz-sdk-request") || !strings.Contains(m.Evidence, "article-0701") {
+		t.Errorf("botocore.maxRetries: %+v", m)
+	}
+	for k := range rows {
+		if strings.HasSuffix(k, "-sdk.maxRetries") {
+			t.Errorf("%s: the AWS SDK's attempts charged to a provider SDK", k)
+		}
+	}
+	up := findingsOf(r, "default_changed_upstream")
+	if len(up) != 1 || !strings.Contains(up[0].Example, "AWS_NEW_RETRIES_2026") || up[0].FirstAt != "2026-07-02T01:00:00Z" {
+		t.Fatalf("default_changed_upstream: %+v", up)
+	}
+}

@@ -286,8 +286,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				}
 			}
 			if ev.Attempt == 0 {
-				if a, ok := stainlessRetries(attrs); ok {
-					ev.Attempt = a
+				if a, by, ok := stainlessRetries(attrs); ok {
+					ev.Attempt, ev.AttemptBy = a, by
 				}
 			}
 			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
@@ -300,8 +300,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			ev.Status = spanStatus(r.span, attrs)
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
 				ev.Attempt = int16(min(n+1, 1<<15-1))
-			} else if a, ok := stainlessRetries(attrs); ok {
-				ev.Attempt = a
+			} else if a, by, ok := stainlessRetries(attrs); ok {
+				ev.Attempt, ev.AttemptBy = a, by
 			}
 			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		default:
