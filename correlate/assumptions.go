@@ -73,6 +73,20 @@ type observedRetries struct {
 	byType map[string]int16
 }
 
+// observedRetryAfter is how one layer's retries treated a Retry-After:
+// every retry that followed an answer asking for one, its wait set
+// against what was asked.
+type observedRetryAfter struct {
+	honoured      int64
+	maxHonouredMs int64 // the longest Retry-After waited out
+	shortened     int64
+	// the waits of the retries that came sooner than asked, and the
+	// shortest Retry-After cut short
+	minShortWaitMs, maxShortWaitMs, minShortAskedMs int64
+	ts                                              int64 // the first case's log time
+	example                                         string
+}
+
 type observedFact struct {
 	value, from string
 	firstTS     int64
@@ -88,7 +102,8 @@ type assumptionLog struct {
 	layerNames map[string]map[string]string
 	declared   map[assumptionKey]*declaredAssumption
 	retries    map[string]*observedRetries // by layer
-	facts      map[string]*observedFact    // by key
+	retryAfter map[string]*observedRetryAfter
+	facts      map[string]*observedFact // by key
 	pending    []*declaredAssumption
 	dropped    int64 // declarations past maxDeclaredAssumptions
 	derived    map[string]DerivedAssumption
@@ -99,7 +114,79 @@ type assumptionLog struct {
 
 // any: the run has something in its assumptions log.
 func (a *assumptionLog) any() bool {
-	return len(a.declared) > 0 || len(a.derived) > 0 || len(a.retries) > 0 || len(a.facts) > 0
+	return len(a.declared) > 0 || len(a.derived) > 0 || len(a.retries) > 0 || len(a.facts) > 0 || len(a.retryAfter) > 0
+}
+
+// retryAfterSeen notes one retry of ev's layer that came wait ns after an
+// answer asking for askedMs: evidence only where the log gives both the
+// header and the retry's time (a negative wait, from files merged out of
+// order or a clock step, is none).
+func (a *assumptionLog) retryAfterSeen(ev *ingest.Event, job *Job, wait, askedMs int64) {
+	if wait < 0 || askedMs < 0 {
+		return
+	}
+	layer, _ := a.retryLayer(ev)
+	if a.retryAfter == nil {
+		a.retryAfter = map[string]*observedRetryAfter{}
+	}
+	o := a.retryAfter[layer]
+	if o == nil {
+		if len(a.retryAfter) >= maxObservedLayers {
+			return
+		}
+		o = &observedRetryAfter{ts: ev.TS}
+		a.retryAfter[layer] = o
+	}
+	waitMs := wait / 1e6
+	first := o.honoured+o.shortened == 0
+	// A log's times are often to the millisecond or the second: a retry
+	// within a tenth of the Retry-After (at most a second) waited it out.
+	if waitMs >= askedMs-min(askedMs/10, 1000) {
+		o.honoured++
+		o.maxHonouredMs = max(o.maxHonouredMs, askedMs)
+	} else {
+		if o.shortened == 0 {
+			o.minShortWaitMs, o.maxShortWaitMs, o.minShortAskedMs = waitMs, waitMs, askedMs
+		}
+		o.shortened++
+		o.minShortWaitMs, o.maxShortWaitMs = min(o.minShortWaitMs, waitMs), max(o.maxShortWaitMs, waitMs)
+		o.minShortAskedMs = min(o.minShortAskedMs, askedMs)
+	}
+	if first {
+		o.example = fmt.Sprintf("job %s: Retry-After %s, the next attempt %s later", job.ID, fmtDur(askedMs*1e6), fmtDur(wait))
+	}
+}
+
+// verdict reads a layer's Retry-After cases: "honoured" when every retry
+// waited as long as asked; "capped at Xs" when the ones that came sooner
+// all came at about the same wait (a ceiling, openai-go's 8 s) — with
+// two or more such cases, or beside shorter ones it honoured; "honoured
+// up to Xs" when it waited out the short ones and cut the long ones short
+// at varying waits (its own backoff); "ignored" when it honoured none and
+// its waits vary; one case cut short alone says only that.
+func (o *observedRetryAfter) verdict() string {
+	if o.shortened == 0 {
+		return "honoured"
+	}
+	tol := max(500, o.maxShortWaitMs/10)
+	agree := o.maxShortWaitMs-o.minShortWaitMs <= tol && o.maxShortWaitMs > 0
+	// A ceiling honours what is below it and waits it out above: no
+	// Retry-After longer than it was honoured.
+	capped := agree && (o.honoured == 0 && o.shortened >= 2 || o.honoured > 0 && o.maxHonouredMs <= o.maxShortWaitMs+tol)
+	switch {
+	case capped:
+		return "capped at " + seconds(o.maxShortWaitMs)
+	case o.honoured > 0 && o.maxHonouredMs < o.minShortAskedMs:
+		return "honoured up to " + seconds(o.maxHonouredMs)
+	case o.shortened == 1 && o.honoured == 0:
+		return fmt.Sprintf("cut short (waited %s of %s)", seconds(o.maxShortWaitMs), seconds(o.minShortAskedMs))
+	}
+	return "ignored"
+}
+
+// seconds writes ms as seconds, to a tenth: "8s", "7.5s".
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64((ms+50)/100)/10, 'f', -1, 64) + "s"
 }
 
 // DerivedAssumption is one value `burnrate audit` derived from the code:
@@ -352,6 +439,12 @@ func (s *State) reportAssumptions(r *Report) {
 		x := row(assumptionKey{"", layer + ".maxRetries"})
 		x.Observed = strconv.Itoa(int(o.max) - 1)
 		x.Evidence = fmt.Sprintf("%s: attempt %d in job %s", o.evidence, o.max, o.job)
+		x.ObservedAt = FormatTime(o.ts)
+	}
+	for layer, o := range a.retryAfter {
+		x := row(assumptionKey{"", layer + ".retryAfter"})
+		x.Observed = o.verdict()
+		x.Evidence = fmt.Sprintf("%d retries after a Retry-After: %d waited it out, %d came sooner; first %s", o.honoured+o.shortened, o.honoured, o.shortened, o.example)
 		x.ObservedAt = FormatTime(o.ts)
 	}
 	for key, f := range a.facts {
