@@ -582,7 +582,7 @@ func (p *Parser) headerField(k []byte) {
 		// (add_retry_headers_to_response): what it is configured to do, an
 		// observed litellm-router.numRetries.
 		if f, ok := p.number(); ok {
-			if f < 0 {
+			if !(f >= 0) { // negative or NaN
 				p.bad = true
 				return
 			}
