@@ -537,7 +537,7 @@ func (s *State) assumptionFindings(r *Report) {
 		if n <= 0 {
 			continue
 		}
-		if hasOwner && strings.HasSuffix(layer, "-sdk") && !strings.Contains(strings.ToLower(owner), "sdk") {
+		if hasOwner && isSDKLayer(layer) && !strings.Contains(strings.ToLower(owner), "sdk") && !declaresLayer(map[string]string{"retry.owner": owner}, layer) {
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
 			continue
@@ -551,6 +551,12 @@ func (s *State) assumptionFindings(r *Report) {
 		}
 	}
 	s.appendFindings(r, add)
+}
+
+// isSDKLayer: a client SDK's layer — "<provider>-sdk", aws-sdk, or
+// botocore (named by its defaults row, not by a provider).
+func isSDKLayer(layer string) bool {
+	return strings.HasSuffix(layer, "-sdk") || layer == ingest.AttemptByBotocore.Layer()
 }
 
 // declaresLayer: a declared key names the layer ("anthropic-sdk.…"), or

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // retryAfterLog is one job's attempts of one call as an application logs
@@ -100,6 +102,33 @@ func TestSecondsText(t *testing.T) {
 	for ms, want := range map[int64]string{8000: "8s", 7500: "7.5s", 8249: "8.2s", 120000: "120s", 0: "0s", 49: "0s", 50: "0.1s"} {
 		if got := seconds(ms); got != want {
 			t.Errorf("seconds(%d) = %s, want %s", ms, got, want)
+		}
+	}
+}
+
+// TestBotocoreIsAnSDKLayer: retry.owner declared as the queue while
+// botocore retried (its amz-sdk-request attempts) is a contradiction, as
+// for any SDK; declared as botocore itself, it is the design.
+func TestBotocoreIsAnSDKLayer(t *testing.T) {
+	for owner, want := range map[string]bool{"queue": true, "botocore": false, "aws-sdk-owner": false} {
+		st := New(DefaultConfig())
+		var ev ingest.Event
+		ev.Reset()
+		ev.Kind, ev.TS = ingest.KindAssumption, time.Date(2026, 7, 1, 1, 0, 0, 0, time.UTC).UnixNano()
+		ev.SetAssumption("assumptions record", "retry.owner", owner)
+		st.Apply(&ev)
+		for i := int16(1); i <= 3; i++ {
+			ev.Reset()
+			ev.Kind, ev.TS, ev.JobID, ev.Model, ev.Provider = ingest.KindLLMCall, time.Date(2026, 7, 1, 1, 0, int(i), 0, time.UTC).UnixNano(), "j", "anthropic.claude-3-5-sonnet-20240620-v1:0", "aws.bedrock"
+			ev.Status, ev.Attempt, ev.AttemptBy = 429, i, ingest.AttemptByBotocore
+			if i == 3 {
+				ev.Status = 200
+			}
+			st.Apply(&ev)
+		}
+		r := st.Report()
+		if got := findingOf(r, "assumption_violated") != nil; got != want {
+			t.Errorf("retry.owner %s: violated %v, want %v (%+v)", owner, got, want, r.Assumptions)
 		}
 	}
 }
