@@ -122,8 +122,8 @@ func (a *assumptionLog) any() bool {
 // header and the retry's time (a negative wait, from files merged out of
 // order or a clock step, is none).
 func (a *assumptionLog) retryAfterSeen(ev *ingest.Event, job *Job, wait, askedMs int64) {
-	if wait < 0 || askedMs < 0 {
-		return
+	if wait < 0 || askedMs < 0 || ev.Kind != ingest.KindLLMCall {
+		return // a tool's retries are no model layer's (as in call)
 	}
 	layer, _ := a.retryLayer(ev)
 	if a.retryAfter == nil {
