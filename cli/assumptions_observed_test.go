@@ -120,3 +120,15 @@ func TestBotocoreObservedKeys(t *testing.T) {
 		t.Fatalf("default_changed_upstream: %+v", up)
 	}
 }
+
+// TestBotocoreDerivedBesideObserved: the audit's botocore row (a boto3
+// client never configured: legacy mode's 5 attempts) and the traffic's
+// amz-sdk-request max=3 meet in one row, botocore.maxAttempts: what the
+// code was read to do beside what the SDK told the server.
+func TestBotocoreDerivedBesideObserved(t *testing.T) {
+	r := observedReport(t, "--audit", "../audit/testdata/boto3-bedrock", assumeFixtures+"otlp-botocore-two-nights.jsonl")
+	a := assumptionRows(r)["botocore.maxAttempts"]
+	if a.Derived != "5" || !strings.Contains(a.DerivedFrom, "app.py:3") || a.Observed != "3" {
+		t.Errorf("botocore.maxAttempts: %+v", a)
+	}
+}
