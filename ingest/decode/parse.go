@@ -570,7 +570,9 @@ func (p *Parser) headerField(k []byte) {
 	case "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
 		// A gateway's retries, counted in its response: the attempt is the
 		// gateway layer's (litellm-router, portkey-gateway), not the
-		// client SDK's. LiteLLM: litellm/router_utils/add_retry_fallback_headers.py.
+		// client SDK's. LiteLLM: litellm/router_utils/add_retry_fallback_headers.py;
+		// Portkey: its response schema ("the number of retry attempts made
+		// for the call", the first not counted).
 		if a := p.attempt(1); ev.Attempt == 0 && a > 0 {
 			ev.Attempt, ev.AttemptBy = a, ingest.AttemptByPortkey
 			if name[2] == 'l' {
