@@ -73,6 +73,20 @@ type observedRetries struct {
 	byType map[string]int16
 }
 
+// observedRetryAfter is how one layer's retries treated a Retry-After:
+// every retry that followed an answer asking for one, its wait set
+// against what was asked.
+type observedRetryAfter struct {
+	honoured      int64
+	maxHonouredMs int64 // the longest Retry-After waited out
+	shortened     int64
+	// the waits of the retries that came sooner than asked, and the
+	// shortest Retry-After cut short
+	minShortWaitMs, maxShortWaitMs, minShortAskedMs int64
+	ts                                              int64 // the first case's log time
+	example                                         string
+}
+
 type observedFact struct {
 	value, from string
 	firstTS     int64
@@ -88,7 +102,8 @@ type assumptionLog struct {
 	layerNames map[string]map[string]string
 	declared   map[assumptionKey]*declaredAssumption
 	retries    map[string]*observedRetries // by layer
-	facts      map[string]*observedFact    // by key
+	retryAfter map[string]*observedRetryAfter
+	facts      map[string]*observedFact // by key
 	pending    []*declaredAssumption
 	dropped    int64 // declarations past maxDeclaredAssumptions
 	derived    map[string]DerivedAssumption
@@ -99,7 +114,79 @@ type assumptionLog struct {
 
 // any: the run has something in its assumptions log.
 func (a *assumptionLog) any() bool {
-	return len(a.declared) > 0 || len(a.derived) > 0 || len(a.retries) > 0 || len(a.facts) > 0
+	return len(a.declared) > 0 || len(a.derived) > 0 || len(a.retries) > 0 || len(a.facts) > 0 || len(a.retryAfter) > 0
+}
+
+// retryAfterSeen notes one retry of ev's layer that came wait ns after an
+// answer asking for askedMs: evidence only where the log gives both the
+// header and the retry's time (a negative wait, from files merged out of
+// order or a clock step, is none).
+func (a *assumptionLog) retryAfterSeen(ev *ingest.Event, job *Job, wait, askedMs int64) {
+	if wait < 0 || askedMs < 0 || ev.Kind != ingest.KindLLMCall {
+		return // a tool's retries are no model layer's (as in call)
+	}
+	layer, _ := a.retryLayer(ev)
+	if a.retryAfter == nil {
+		a.retryAfter = map[string]*observedRetryAfter{}
+	}
+	o := a.retryAfter[layer]
+	if o == nil {
+		if len(a.retryAfter) >= maxObservedLayers {
+			return
+		}
+		o = &observedRetryAfter{ts: ev.TS}
+		a.retryAfter[layer] = o
+	}
+	waitMs := wait / 1e6
+	first := o.honoured+o.shortened == 0
+	// A log's times are often to the millisecond or the second: a retry
+	// within a tenth of the Retry-After (at most a second) waited it out.
+	if waitMs >= askedMs-min(askedMs/10, 1000) {
+		o.honoured++
+		o.maxHonouredMs = max(o.maxHonouredMs, askedMs)
+	} else {
+		if o.shortened == 0 {
+			o.minShortWaitMs, o.maxShortWaitMs, o.minShortAskedMs = waitMs, waitMs, askedMs
+		}
+		o.shortened++
+		o.minShortWaitMs, o.maxShortWaitMs = min(o.minShortWaitMs, waitMs), max(o.maxShortWaitMs, waitMs)
+		o.minShortAskedMs = min(o.minShortAskedMs, askedMs)
+	}
+	if first {
+		o.example = fmt.Sprintf("job %s: Retry-After %s, the next attempt %s later", job.ID, fmtDur(askedMs*1e6), fmtDur(wait))
+	}
+}
+
+// verdict reads a layer's Retry-After cases: "honoured" when every retry
+// waited as long as asked; "capped at Xs" when the ones that came sooner
+// all came at about the same wait (a ceiling, openai-go's 8 s) — with
+// two or more such cases, or beside shorter ones it honoured; "honoured
+// up to Xs" when it waited out the short ones and cut the long ones short
+// at varying waits (its own backoff); "ignored" when it honoured none and
+// its waits vary; one case cut short alone says only that.
+func (o *observedRetryAfter) verdict() string {
+	if o.shortened == 0 {
+		return "honoured"
+	}
+	tol := max(500, o.maxShortWaitMs/10)
+	agree := o.maxShortWaitMs-o.minShortWaitMs <= tol && o.maxShortWaitMs > 0
+	// A ceiling honours what is below it and waits it out above: no
+	// Retry-After longer than it was honoured.
+	capped := agree && (o.honoured == 0 && o.shortened >= 2 || o.honoured > 0 && o.maxHonouredMs <= o.maxShortWaitMs+tol)
+	switch {
+	case capped:
+		return "capped at " + seconds(o.maxShortWaitMs)
+	case o.honoured > 0 && o.maxHonouredMs < o.minShortAskedMs:
+		return "honoured up to " + seconds(o.maxHonouredMs)
+	case o.shortened == 1 && o.honoured == 0:
+		return fmt.Sprintf("cut short (waited %s of %s)", seconds(o.maxShortWaitMs), seconds(o.minShortAskedMs))
+	}
+	return "ignored"
+}
+
+// seconds writes ms as seconds, to a tenth: "8s", "7.5s".
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64((ms+50)/100)/10, 'f', -1, 64) + "s"
 }
 
 // DerivedAssumption is one value `burnrate audit` derived from the code:
@@ -195,6 +282,10 @@ func (a *assumptionLog) fact(key, value, from string, ts int64) {
 // retryLayer names the layer whose attempt number an event carries, by
 // the decoder that read it (its operation key's prefix) or its source.
 func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
+	if l := ev.AttemptBy.Layer(); l != "" {
+		// The record named the layer: a gateway's header, an AWS SDK's.
+		return l, attemptByEvidence[ev.AttemptBy]
+	}
 	k := ev.IdempotencyKey
 	provider := ev.Provider
 	if provider == "" {
@@ -236,13 +327,8 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	case ev.AgentSession:
 		return named("-agent"), "agent transcript"
 	}
-	switch ev.AttemptFrom {
-	case ingest.AttemptFromSDK:
-		return named("-sdk"), "the SDK's own attempt count (x-stainless-retry-count, amz-sdk-request, http.request.resend_count)"
-	case ingest.AttemptFromLiteLLM:
-		return "litellm-router", "LiteLLM's x-litellm-attempted-retries"
-	case ingest.AttemptFromPortkey:
-		return "portkey", "Portkey's x-portkey-retry-attempt-count"
+	if ev.AttemptBy == ingest.AttemptBySDK {
+		return named("-sdk"), "the SDK's own attempt count (x-stainless-retry-count, http.request.resend_count)"
 	}
 	// A record's own attempt field is the layer that logged the line. In
 	// burnrate's JSON contract an llm_call's attempt is the SDK's (the
@@ -273,6 +359,14 @@ func (a *assumptionLog) declaredOwner(jobType string) string {
 // appLayer is the layer that numbers the attempts of an application's own
 // records when a declared retry.owner that is no SDK is taken to be it.
 const appLayer = "app"
+
+// attemptByEvidence says what an AttemptBy layer's attempt was read from.
+var attemptByEvidence = map[ingest.AttemptBy]string{
+	ingest.AttemptByLiteLLMRouter: "x-litellm-attempted-retries (LiteLLM proxy)",
+	ingest.AttemptByPortkey:       "x-portkey-retry-attempt-count (Portkey gateway)",
+	ingest.AttemptByBotocore:      "amz-sdk-request attempt=N (Botocore user agent)",
+	ingest.AttemptByAWSSDK:        "amz-sdk-request attempt=N",
+}
 
 // retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
 // other key or a value that is no count.
@@ -377,6 +471,12 @@ func (s *State) reportAssumptions(r *Report) {
 		x.Evidence = fmt.Sprintf("%s: attempt %d in job %s", o.evidence, o.max, o.job)
 		x.ObservedAt = FormatTime(o.ts)
 	}
+	for layer, o := range a.retryAfter {
+		x := row(assumptionKey{"", layer + ".retryAfter"})
+		x.Observed = o.verdict()
+		x.Evidence = fmt.Sprintf("%d retries after a Retry-After: %d waited it out, %d came sooner; first %s", o.honoured+o.shortened, o.honoured, o.shortened, o.example)
+		x.ObservedAt = FormatTime(o.ts)
+	}
 	for key, f := range a.facts {
 		x := row(assumptionKey{"", key})
 		x.Observed, x.Evidence, x.ObservedAt = f.value, f.from, FormatTime(f.firstTS)
@@ -467,7 +567,7 @@ func (s *State) assumptionFindings(r *Report) {
 		if n <= 0 {
 			continue
 		}
-		if hasOwner && strings.HasSuffix(layer, "-sdk") && !strings.Contains(strings.ToLower(owner), "sdk") {
+		if hasOwner && isSDKLayer(layer) && !strings.Contains(strings.ToLower(owner), "sdk") && !declaresLayer(map[string]string{"retry.owner": owner}, layer) {
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
 			continue
@@ -486,8 +586,19 @@ func (s *State) assumptionFindings(r *Report) {
 	s.appendFindings(r, add)
 }
 
-// declaresLayer: a declared key names the layer ("anthropic-sdk.…").
+// isSDKLayer: a client SDK's layer — "<provider>-sdk", aws-sdk, or
+// botocore (named by its defaults row, not by a provider).
+func isSDKLayer(layer string) bool {
+	return strings.HasSuffix(layer, "-sdk") || layer == ingest.AttemptByBotocore.Layer()
+}
+
+// declaresLayer: a declared key names the layer ("anthropic-sdk.…"), or
+// retry.owner does (retry.owner = litellm-router: the owner's retries
+// are the declared design, not a missing premise).
 func declaresLayer(declared map[string]string, layer string) bool {
+	if o := declared["retry.owner"]; o == layer || strings.HasPrefix(o, layer+".") {
+		return true
+	}
 	for k := range declared {
 		if strings.HasPrefix(k, layer+".") {
 			return true

@@ -682,6 +682,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 			a.Flags |= FlagRetry
 		}
 		if prevFailed && op.lastRetryAfter >= 0 {
+			s.assume.retryAfterSeen(ev, job, wait, op.lastRetryAfter)
 			if wait < op.lastRetryAfter*1e6 {
 				a.Flags |= FlagRetryAfterIgnored
 				s.flag(RetryAfterIgnored, job, 1, attemptWaste(class, cost), ts, func() string {

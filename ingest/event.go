@@ -92,6 +92,45 @@ const (
 	NoValue       = -1 // generic "absent" for counters such as rate-limit headers
 )
 
+// AttemptBy is the layer whose count an event's Attempt is. A LiteLLM
+// proxy's x-litellm-attempted-retries counts the Router's retries, not the
+// client SDK's: charged to the SDK, a run that declared
+// anthropic-sdk.maxRetries 0 behind a retrying proxy read as violated.
+type AttemptBy uint8
+
+const (
+	// AttemptByLine: the decoder's own reading (an SDK's retry line, a
+	// record's attempt field).
+	AttemptByLine AttemptBy = iota
+	// AttemptByLiteLLMRouter: x-litellm-attempted-retries.
+	AttemptByLiteLLMRouter
+	// AttemptByPortkey: x-portkey-retry-attempt-count, Portkey gateway's.
+	AttemptByPortkey
+	// AttemptByBotocore: amz-sdk-request "attempt=N" from a client whose
+	// user agent is Botocore's (boto3).
+	AttemptByBotocore
+	// AttemptByAWSSDK: amz-sdk-request from another AWS SDK.
+	AttemptByAWSSDK
+	// AttemptBySDK: the provider SDK's own count, sent with the request
+	// (x-stainless-retry-count) or resent by its HTTP client (OTel's
+	// http.request.resend_count): the SDK's layer even where a declared
+	// retry owner logs the record (an AttemptByLine attempt field is the
+	// owner's then).
+	AttemptBySDK
+)
+
+var attemptLayers = [...]string{"", "litellm-router", "portkey-gateway", "botocore", "aws-sdk", ""}
+
+// Layer is the assumptions log's name of the layer ("" for
+// AttemptByLine: the decoder decides). Keys are LAYER.maxRetries; the
+// names are the defaults table's IDs where it has a row (botocore).
+func (a AttemptBy) Layer() string {
+	if int(a) < len(attemptLayers) {
+		return attemptLayers[a]
+	}
+	return ""
+}
+
 // Event is one normalized log record. It is the hot path: keep it small and
 // free of pointers other than strings.
 //
@@ -141,8 +180,12 @@ type Event struct {
 	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
 	Attempt           int16
 	Kind              Kind
-	HasCost           bool
-	StreamDropped     bool
+	// AttemptBy names the layer that numbered Attempt when the record
+	// says so (a gateway's or an AWS SDK's header), AttemptByLine when the
+	// decoder's own reading does.
+	AttemptBy     AttemptBy
+	HasCost       bool
+	StreamDropped bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// TSCarried marks a TS the record did not carry: the time of the line
@@ -154,9 +197,6 @@ type Event struct {
 	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
 	// design, so no job deadline applies to it.
 	AgentSession bool
-	// AttemptFrom is the layer that numbered Attempt, where the record
-	// says: the assumptions log charges a retry to that layer.
-	AttemptFrom AttemptFrom
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
 }
@@ -181,26 +221,6 @@ func IsCappedID(s string) bool {
 	}
 	return true
 }
-
-// AttemptFrom is who numbered an event's Attempt.
-type AttemptFrom uint8
-
-const (
-	// AttemptFromRecord: the record's own attempt field — the layer that
-	// logged the line, which in an application's own log is its wrapper
-	// or queue, not the SDK under it (seed 003's single owner logs
-	// "attempt":1..3 with the SDK at 0 retries).
-	AttemptFromRecord AttemptFrom = iota
-	// AttemptFromSDK: the provider SDK's own count, sent with the request
-	// (x-stainless-retry-count, amz-sdk-request) or resent by its HTTP
-	// client (OTel's http.request.resend_count on the client span).
-	AttemptFromSDK
-	// AttemptFromLiteLLM and AttemptFromPortkey: a gateway's count of
-	// its own retries (x-litellm-attempted-retries,
-	// x-portkey-retry-attempt-count), behind the SDK.
-	AttemptFromLiteLLM
-	AttemptFromPortkey
-)
 
 // Bounds of one assumption: a key, a value, and how many keys one
 // declaration may carry (the rest are counted, not kept).

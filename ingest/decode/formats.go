@@ -339,6 +339,27 @@ type jsonlDecoder struct {
 	held      []ingest.Event
 	outer     func(*ingest.Event)
 	releaseFn func(*ingest.Event)
+	// routerRetries is the last x-litellm-max-retries observed (-1 none
+	// yet, since it is emitted when it changes, not on every response).
+	routerRetries int64
+	routerSeen    bool
+}
+
+// observeRouter emits the LiteLLM Router's configured retries, read from
+// the call line's x-litellm-max-retries, as an observed assumption
+// (litellm-router.numRetries, after the Router's num_retries) when it
+// first shows or changes: one event per change, not per response.
+func (d *jsonlDecoder) observeRouter(emit func(*ingest.Event)) {
+	n := d.p.routerRetries
+	if n < 0 || (d.routerSeen && n == d.routerRetries) {
+		return
+	}
+	d.routerRetries, d.routerSeen = n, true
+	var ev ingest.Event
+	ev.Reset()
+	ev.Kind, ev.TS, ev.TSCarried = ingest.KindAssumption, d.ev.TS, d.ev.TSCarried
+	ev.SetAssumption(ingest.AssumptionFromObserved+"x-litellm-max-retries", "litellm-router.numRetries", strconv.FormatInt(n, 10))
+	emit(&ev)
 }
 
 // holdOrEmit emits an assumption, or holds it while it has no time.
@@ -425,6 +446,7 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			return ingest.SkipNoEvent
 		}
 		d.text.noteJSON(&d.ev)
+		d.observeRouter(emit)
 		emit(&d.ev)
 	case ingest.SkipInvalidJSON:
 		// A call line stays a call: the text decoders first, and only a

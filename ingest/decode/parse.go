@@ -49,6 +49,9 @@ type Parser struct {
 	hasEv, hasType      bool
 	hasDate             bool
 	resetMs, resetAt    int64 // rate-limit reset hints: a duration, an instant
+	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
+	// when the line has none.
+	routerRetries int64
 }
 
 const (
@@ -99,6 +102,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
 	p.hasDate = false
 	p.resetMs, p.resetAt = -1, 0
+	p.routerRetries = -1
 	sc := &p.sc
 	sc.reset(line)
 	sc.ws()
@@ -339,9 +343,9 @@ func (p *Parser) topField(field Field) {
 	case FieldIdempotencyKey:
 		ev.IdempotencyKey = p.id()
 	case FieldAttempt:
-		ev.Attempt = p.attempt(0)
+		ev.Attempt, ev.AttemptBy = p.attempt(0), ingest.AttemptByLine
 	case FieldRetryCount:
-		ev.Attempt = p.attempt(1)
+		ev.Attempt, ev.AttemptBy = p.attempt(1), ingest.AttemptByLine
 	case FieldProvider:
 		ev.Provider = LowerProvider(p.strRecent(recentProvider))
 	case FieldSystem:
@@ -559,17 +563,34 @@ func (p *Parser) headerField(k []byte) {
 		name[i] = c
 	}
 	switch string(name) {
-	case "x-stainless-retry-count", "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
+	case "x-stainless-retry-count":
+		// The SDK's own count, sent with each request: the SDK's layer,
+		// whoever logged the record.
 		if a := p.attempt(1); ev.Attempt == 0 {
-			ev.Attempt = a
-			switch string(name) {
-			case "x-stainless-retry-count":
-				ev.AttemptFrom = ingest.AttemptFromSDK
-			case "x-litellm-attempted-retries":
-				ev.AttemptFrom = ingest.AttemptFromLiteLLM
-			default:
-				ev.AttemptFrom = ingest.AttemptFromPortkey
+			ev.Attempt, ev.AttemptBy = a, ingest.AttemptBySDK
+		}
+	case "x-litellm-attempted-retries", "x-portkey-retry-attempt-count":
+		// A gateway's retries, counted in its response: the attempt is the
+		// gateway layer's (litellm-router, portkey-gateway), not the
+		// client SDK's. LiteLLM: litellm/router_utils/add_retry_fallback_headers.py;
+		// Portkey: its response schema ("the number of retry attempts made
+		// for the call", the first not counted).
+		if a := p.attempt(1); ev.Attempt == 0 && a > 0 {
+			ev.Attempt, ev.AttemptBy = a, ingest.AttemptByPortkey
+			if name[2] == 'l' {
+				ev.AttemptBy = ingest.AttemptByLiteLLMRouter
 			}
+		}
+	case "x-litellm-max-retries":
+		// The Router's num_retries, sent beside x-litellm-attempted-retries
+		// (add_retry_headers_to_response): what it is configured to do, an
+		// observed litellm-router.numRetries.
+		if f, ok := p.number(); ok {
+			if !(f >= 0) { // negative or NaN
+				p.bad = true
+				return
+			}
+			p.routerRetries = int64(min(f, 1e6))
 		}
 	case "retry-after":
 		if p.kind() == 's' {

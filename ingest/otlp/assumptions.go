@@ -58,24 +58,99 @@ func declared(events []ingest.Event, m pcommon.Map, from, jobType string, ts int
 }
 
 // stainlessRetries reads the retry count the SDK sent with the request:
-// x-stainless-retry-count ("0" on the first attempt), or AWS's
-// amz-sdk-request "attempt=N; max=M".
-func stainlessRetries(m pcommon.Map) (attempt int16, ok bool) {
+// x-stainless-retry-count ("0" on the first attempt), or the AWS SDKs'
+// amz-sdk-request "attempt=N; max=M" — then by names the layer,
+// botocore or another AWS SDK, by the user agent.
+func stainlessRetries(m pcommon.Map) (attempt int16, by ingest.AttemptBy, ok bool) {
 	if s := header(m, "http.request.header.x-stainless-retry-count", "x-stainless-retry-count"); s != "" {
 		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
-			return int16(min(n+1, 1<<15-1)), true
+			return int16(min(n+1, 1<<15-1)), ingest.AttemptByLine, true
 		}
 	}
-	if s := header(m, "http.request.header.amz-sdk-request", "amz-sdk-request"); s != "" {
-		for _, part := range strings.Split(s, ";") {
-			if v, found := strings.CutPrefix(strings.TrimSpace(part), "attempt="); found {
-				if n, err := strconv.Atoi(v); err == nil && n >= 1 {
-					return int16(min(n, 1<<15-1)), true
-				}
-			}
+	if n, _ := amzRequest(m); n >= 1 {
+		by = ingest.AttemptByAWSSDK
+		if v, _ := botocoreAgent(m); v != "" {
+			by = ingest.AttemptByBotocore
+		}
+		return int16(min(n, 1<<15-1)), by, true
+	}
+	return 0, ingest.AttemptByLine, false
+}
+
+// amzRequest reads the amz-sdk-request header the AWS SDKs send with
+// every attempt: "attempt=1" (botocore before 1.43.66 sends max only
+// once a retry is evaluated), "ttl=20260310T020010Z; attempt=2; max=3"
+// (boto/botocore botocore/handlers.py add_retry_headers: the keys ttl,
+// attempt, max joined by "; "; MaxAttemptsSeeder in
+// botocore/retries/standard.py, commit d41c584, puts max on the first).
+// 0 for what it does not give.
+func amzRequest(m pcommon.Map) (attempt, maxAttempts int64) {
+	s := header(m, "http.request.header.amz-sdk-request", "amz-sdk-request")
+	if s == "" || len(s) > 256 {
+		return 0, 0
+	}
+	for _, part := range strings.Split(s, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 || n > 1<<15-1 {
+			continue
+		}
+		switch k {
+		case "attempt":
+			attempt = n
+		case "max":
+			maxAttempts = n
 		}
 	}
-	return 0, false
+	return attempt, maxAttempts
+}
+
+// botocoreAgent reads botocore's version and retry mode from its user
+// agent (boto/botocore botocore/useragent.py UserAgentString.to_string):
+// "Boto3/1.35.0 md/Botocore#1.35.0 ua/2.0 os/linux#6.1 … cfg/retry-mode#standard Botocore/1.35.0",
+// or the legacy form "Boto3/1.35.0 Python/3.12.3 Linux/6.1 Botocore/1.35.0".
+// "" when the agent is not botocore's.
+func botocoreAgent(m pcommon.Map) (version, retryMode string) {
+	ua := header(m, "user_agent.original", "http.request.header.user-agent", "http.user_agent")
+	if len(ua) > 2048 {
+		ua = ua[:2048]
+	}
+	for _, tok := range strings.Fields(ua) {
+		switch {
+		case strings.HasPrefix(tok, "Botocore/"):
+			version = tok[len("Botocore/"):]
+		case strings.HasPrefix(tok, "md/Botocore#") && version == "":
+			version = tok[len("md/Botocore#"):]
+		case strings.HasPrefix(tok, "cfg/retry-mode#"):
+			retryMode = tok[len("cfg/retry-mode#"):]
+		}
+	}
+	if version == "" {
+		return "", ""
+	}
+	return version, retryMode
+}
+
+// awsFacts are what the AWS SDKs' headers show of their configuration:
+// the attempts they allow (amz-sdk-request max=, LAYER.maxAttempts, the
+// key `burnrate audit` derives for the botocore row), botocore's version
+// and retry mode.
+func awsFacts(m pcommon.Map, add func(key, value, evidence string)) {
+	_, maxAttempts := amzRequest(m)
+	version, mode := botocoreAgent(m)
+	if maxAttempts > 0 {
+		layer := ingest.AttemptByAWSSDK.Layer()
+		if version != "" {
+			layer = ingest.AttemptByBotocore.Layer()
+		}
+		add(layer+".maxAttempts", strconv.FormatInt(maxAttempts, 10), "amz-sdk-request max=")
+	}
+	if version != "" {
+		add("botocore.version", version, "user agent Botocore/")
+	}
+	if mode != "" {
+		add("botocore.retryMode", mode, "user agent cfg/retry-mode")
+	}
 }
 
 // sdkLangs maps x-stainless-lang to the Defaults table's row suffix.
@@ -122,29 +197,35 @@ func sdkVersion(m pcommon.Map, provider string) (key, version, evidence string) 
 	return decode.AssumptionText(name+".version", ingest.MaxAssumptionKeyBytes), decode.AssumptionText(version, 64), evidence
 }
 
-// observeSDK appends an observed version when it is new for its key.
+// observeSDK appends the observed facts of a call's headers — its SDK's
+// package version, an AWS SDK's max attempts and botocore's version and
+// retry mode — each when it is new for its key.
 func (mp *Mapper) observeSDK(events []ingest.Event, m pcommon.Map, provider string, ts int64) []ingest.Event {
-	key, version, evidence := sdkVersion(m, provider)
-	if key == "" {
-		return events
+	add := func(key, value, evidence string) {
+		key = decode.AssumptionText(key, ingest.MaxAssumptionKeyBytes)
+		value = decode.AssumptionText(value, 64)
+		mp.sdkMu.Lock()
+		defer mp.sdkMu.Unlock()
+		if mp.sdk == nil {
+			mp.sdk = map[string]string{}
+		}
+		if old, known := mp.sdk[key]; known && old == value {
+			return
+		} else if !known && len(mp.sdk) >= maxSDKFacts {
+			return
+		}
+		mp.sdk[key] = value
+		var ev ingest.Event
+		ev.Reset()
+		ev.Kind, ev.TS = ingest.KindAssumption, ts
+		ev.SetAssumption(ingest.AssumptionFromObserved+evidence+" (otlp)", key, value)
+		events = append(events, ev)
 	}
-	mp.sdkMu.Lock()
-	defer mp.sdkMu.Unlock()
-	if mp.sdk == nil {
-		mp.sdk = map[string]string{}
+	if key, version, evidence := sdkVersion(m, provider); key != "" {
+		add(key, version, evidence)
 	}
-	if mp.sdk[key] == version {
-		return events
-	}
-	if _, known := mp.sdk[key]; !known && len(mp.sdk) >= maxSDKFacts {
-		return events
-	}
-	mp.sdk[key] = version
-	var ev ingest.Event
-	ev.Reset()
-	ev.Kind, ev.TS = ingest.KindAssumption, ts
-	ev.SetAssumption(ingest.AssumptionFromObserved+evidence+" (otlp)", key, version)
-	return append(events, ev)
+	awsFacts(m, add)
+	return events
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

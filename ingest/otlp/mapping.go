@@ -257,7 +257,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 			g.spans++
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
-				ev.Attempt, ev.AttemptFrom = int16(min(n+1, 1<<15-1)), ingest.AttemptFromSDK
+				ev.Attempt, ev.AttemptBy = int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK
 				if n < 64 && g.placeholders&(1<<n) != 0 {
 					// This attempt was counted, status unknown, when a later
 					// one arrived first: its own span adds only what it cost.
@@ -273,7 +273,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				if missing := n + 1 - g.spans - g.synth; missing > 0 {
 					for k := range missing {
 						unk := ev
-						unk.Attempt, unk.AttemptFrom = int16(min(n+1-missing+k, 1<<15-1)), ingest.AttemptFromSDK
+						unk.Attempt, unk.AttemptBy = int16(min(n+1-missing+k, 1<<15-1)), ingest.AttemptBySDK
 						if a := int64(unk.Attempt) - 1; a >= 0 && a < 64 {
 							g.placeholders |= 1 << a
 						}
@@ -286,8 +286,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				}
 			}
 			if ev.Attempt == 0 {
-				if a, ok := stainlessRetries(attrs); ok {
-					ev.Attempt, ev.AttemptFrom = a, ingest.AttemptFromSDK
+				if a, by, ok := stainlessRetries(attrs); ok {
+					ev.Attempt, ev.AttemptBy = a, by
 				}
 			}
 			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
@@ -299,9 +299,9 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 			ev.Status = spanStatus(r.span, attrs)
 			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
-				ev.Attempt, ev.AttemptFrom = int16(min(n+1, 1<<15-1)), ingest.AttemptFromSDK
-			} else if a, ok := stainlessRetries(attrs); ok {
-				ev.Attempt, ev.AttemptFrom = a, ingest.AttemptFromSDK
+				ev.Attempt, ev.AttemptBy = int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK
+			} else if a, by, ok := stainlessRetries(attrs); ok {
+				ev.Attempt, ev.AttemptBy = a, by
 			}
 			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		default:
