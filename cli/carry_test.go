@@ -523,3 +523,24 @@ func TestCarryFileRoundTrip(t *testing.T) {
 		t.Errorf("a line past the bound was read")
 	}
 }
+
+// TestTwoWatchesOnOneCarry: two watches with no kill hook may share a
+// journal (neither locks it); only the first owns the carry, the second
+// says so and neither reads nor writes it.
+func TestTwoWatchesOnOneCarry(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	p1 := startCarryProc(t, journal, "--run-id", "night-a")
+	p2 := startCarryProc(t, journal, "--run-id", "night-b")
+	p1.span("job-a", "", 0)
+	p2.span("job-b", "", 0)
+	p1.settle()
+	p2.stop(syscall.SIGTERM)
+	p1.stop(syscall.SIGTERM)
+	if !strings.Contains(p2.errText(), "is held by burnrate PID") {
+		t.Errorf("the second watch does not say who holds the carry:\n%s", p2.errText())
+	}
+	runs := readCarry(t, journal)
+	if len(runs) != 1 || runs[0].ID != "night-a" {
+		t.Fatalf("carried %+v, want night-a's run only", runs)
+	}
+}

@@ -1,0 +1,71 @@
+package correlate
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+func carryCall(job string, ts int64, cost float64) *ingest.Event {
+	return &ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: job, JobType: "nightly", Model: "claude-sonnet-4-6", Status: 200, CostUSD: cost, HasCost: true,
+		RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue}
+}
+
+// TestSeedThenApplyAddsToTheCarriedSpend: a seeded job's next attempt adds
+// to its carried spend and calls; the run's totals start from the carried
+// ones; a State that applied anything refuses a seed.
+func TestSeedThenApplyAddsToTheCarriedSpend(t *testing.T) {
+	a := New(DefaultConfig())
+	a.Apply(carryCall("j1", 1e18, 0.18))
+	a.Apply(carryCall("j2", 1e18+1e9, 0.01))
+	c := a.CarryOut(0)
+	if c.Spend != 190_000_000_000 || c.Attempts != 2 || len(c.JobList) != 2 || c.Jobs != 2 || c.LeftOut != 0 {
+		t.Fatalf("carried %+v", c)
+	}
+	b := New(DefaultConfig())
+	if err := b.Seed(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Seed(c); !errors.Is(err, ErrSeedNotEmpty) {
+		t.Errorf("a second seed: %v", err)
+	}
+	job := b.Apply(carryCall("j1", 1e18+2e9, 0.18))
+	if job.Spend != 360_000_000_000 || job.Calls != 2 || job.Type != "nightly" || job.FirstTS != 1e18 {
+		t.Errorf("j1 after the seed: spend %d calls %d type %q first %d", job.Spend, job.Calls, job.Type, job.FirstTS)
+	}
+	if b.Spend() != 370_000_000_000 || b.AttemptCount() != 3 || b.Now() != 1e18+2e9 || len(b.Jobs()) != 2 {
+		t.Errorf("run after the seed: spend %d calls %d now %d jobs %d", b.Spend(), b.AttemptCount(), b.Now(), len(b.Jobs()))
+	}
+	fresh := New(DefaultConfig())
+	fresh.Apply(carryCall("x", 1e18, 0.01))
+	if err := fresh.Seed(c); !errors.Is(err, ErrSeedNotEmpty) {
+		t.Errorf("a seed after an event: %v", err)
+	}
+	if r := b.Report(); r.Totals.SpendUSD != 0.37 {
+		t.Errorf("report spend %v, want $0.37", r.Totals.SpendUSD)
+	}
+}
+
+// TestCarryOutKeepsTheJobsThatCanStillBeStopped: past the bound the
+// highest spend is kept (a job ceiling can still stop those), in
+// first-seen order; the run total keeps every job's spend.
+func TestCarryOutKeepsTheJobsThatCanStillBeStopped(t *testing.T) {
+	s := New(DefaultConfig())
+	for i, cost := range []float64{0.01, 0.5, 0.02, 0.4, 0.03} {
+		s.Apply(carryCall(string(rune('a'+i)), 1e18+int64(i), cost))
+	}
+	c := s.CarryOut(2)
+	if len(c.JobList) != 2 || c.JobList[0].ID != "b" || c.JobList[1].ID != "d" || c.LeftOut != 3 || c.Spend != 960_000_000_000 {
+		t.Fatalf("carried %+v", c)
+	}
+	if none := s.CarryOut(-1); len(none.JobList) != 0 || none.LeftOut != 5 || none.Spend != c.Spend {
+		t.Errorf("totals only: %+v", none)
+	}
+	// Hostile amounts from a file are floored at 0, never negative spend.
+	b := New(DefaultConfig())
+	b.Seed(Carried{Spend: -5, JobList: []CarriedJob{{ID: "x", Spend: -7, Calls: -1}, {ID: "x", Spend: 9}}})
+	if b.Spend() != 0 || len(b.Jobs()) != 1 || b.Job("x").Spend != 0 || b.Job("x").Calls != 0 {
+		t.Errorf("hostile seed: spend %d jobs %d", b.Spend(), len(b.Jobs()))
+	}
+}
