@@ -130,6 +130,7 @@ type carryRunLine struct {
 	End       int64     `json:"window_end_ns,omitempty"`
 	LastRoute int64     `json:"route_last_ts_ns,omitempty"`
 	Current   bool      `json:"current,omitempty"`
+	Events    int64     `json:"events"`
 	SpendPico int64     `json:"spend_pico"`
 	Attempts  int64     `json:"calls"`
 	ToolCalls int64     `json:"tool_calls"`
@@ -169,7 +170,7 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 	for i, r := range runs {
 		t := r.Totals
 		if err := enc.Encode(carryRunLine{Run: i, RunID: exactText(r.ID), LogRunID: exactText(r.LogRunID), Window: r.Window, Start: r.Start, End: r.End, LastRoute: r.LastTS,
-			Current: r.Current, SpendPico: int64(t.Spend), Attempts: t.Attempts, ToolCalls: t.ToolCalls, FirstTS: t.FirstTS, LastTS: t.LastTS, Jobs: t.Jobs, LeftOut: t.LeftOut}); err != nil {
+			Current: r.Current, Events: t.Events, SpendPico: int64(t.Spend), Attempts: t.Attempts, ToolCalls: t.ToolCalls, FirstTS: t.FirstTS, LastTS: t.LastTS, Jobs: t.Jobs, LeftOut: t.LeftOut}); err != nil {
 			return err
 		}
 		for _, j := range t.JobList {
@@ -263,11 +264,11 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if rl.RunID == "" {
 				return "", nil, fail("a run with no run_id")
 			}
-			if rl.SpendPico < 0 || rl.Attempts < 0 || rl.ToolCalls < 0 || rl.Jobs < 0 || rl.LeftOut < 0 {
+			if rl.Events < 0 || rl.SpendPico < 0 || rl.Attempts < 0 || rl.ToolCalls < 0 || rl.Jobs < 0 || rl.LeftOut < 0 {
 				return "", nil, fail("a negative amount")
 			}
 			runs = append(runs, engine.CarriedRun{ID: string(rl.RunID), LogRunID: string(rl.LogRunID), Window: rl.Window, Start: rl.Start, End: rl.End, LastTS: rl.LastRoute,
-				Current: rl.Current, Totals: correlate.Carried{Spend: correlate.Pico(rl.SpendPico), Attempts: rl.Attempts, ToolCalls: rl.ToolCalls, FirstTS: rl.FirstTS,
+				Current: rl.Current, Totals: correlate.Carried{Events: rl.Events, Spend: correlate.Pico(rl.SpendPico), Attempts: rl.Attempts, ToolCalls: rl.ToolCalls, FirstTS: rl.FirstTS,
 					LastTS: rl.LastTS, Jobs: rl.Jobs, LeftOut: rl.LeftOut}})
 		default:
 			return "", nil, fail("neither a run, a job nor the end")

@@ -155,8 +155,9 @@ func TestRestartMidNightLosesNoKill(t *testing.T) {
 	journal := filepath.Join(dir, "journal.jsonl")
 	rc := newReceiver(t, false)
 	args := []string{"--job-ceiling", "0.2", "--run-id", "night-x", "--replica", "b", "--kill-webhook", rc.URL}
+	rep := filepath.Join(dir, "b.json") // the first part's is moved aside at the restart
 
-	p1 := startCarryProc(t, journal, args...)
+	p1 := startCarryProc(t, journal, append(args, "--report-out", rep)...)
 	p1.span("job-straddle", "", 0)
 	p1.settle()
 	p1.stop(syscall.SIGTERM)
@@ -167,7 +168,7 @@ func TestRestartMidNightLosesNoKill(t *testing.T) {
 		t.Fatalf("no carry written at SIGTERM: %v\n%s", err, p1.errText())
 	}
 
-	p2 := startCarryProc(t, journal, args...)
+	p2 := startCarryProc(t, journal, append(args, "--report-out", rep)...)
 	p2.span("job-straddle", "", 1)
 	waitUntil(t, "the job_ceiling alert after the restart", 10*time.Second, func() bool { return len(p2.alerts("job_ceiling")) > 0 })
 	waitUntil(t, "the kill to be delivered", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
@@ -180,6 +181,23 @@ func TestRestartMidNightLosesNoKill(t *testing.T) {
 		t.Errorf("the resume is not said:\n%s", p2.errText())
 	}
 	t.Logf("after one restart: job_ceiling at $%.2f, %s", a[0]["spend_usd"], strings.TrimSpace(p2.errText()[strings.Index(p2.errText(), "resumed"):]))
+	// The report after the restart holds the one before it: report --merge
+	// of the two counts the night once.
+	parts, _ := filepath.Glob(filepath.Join(dir, "b*.json"))
+	if len(parts) != 2 {
+		t.Fatalf("reports %v, want the two parts", parts)
+	}
+	out, err := exec.Command(burnrate(t), append([]string{"report", "--merge", "--format", "json"}, parts...)...).Output()
+	if err != nil {
+		t.Fatalf("report --merge: %v", err)
+	}
+	var merged correlate.Report
+	if err := json.Unmarshal(out, &merged); err != nil {
+		t.Fatal(err)
+	}
+	if merged.Totals.SpendUSD != 0.36 || merged.Totals.Attempts != 2 || len(merged.Jobs) != 1 || merged.Jobs[0].Attempts != 2 || merged.Jobs[0].SpendUSD != 0.36 {
+		t.Errorf("merged parts: $%v, %d calls, jobs %+v; want job-straddle once, 2 calls, $0.36", merged.Totals.SpendUSD, merged.Totals.Attempts, merged.Jobs)
+	}
 
 	// Two restarts: job-late is $0.18 a part under a $0.50 ceiling of its own
 	// type; straddle logs again after its kill.

@@ -32,6 +32,9 @@ type CarriedJob struct {
 // Carried is one run's totals and the jobs that matter most to its
 // ceilings (the highest spend first, when not all are kept).
 type Carried struct {
+	// Events counts the events the run applied, so a report after the
+	// restart holds the one before it (report --merge keeps the later).
+	Events          int64
 	Spend           Pico
 	Attempts        int64
 	ToolCalls       int64
@@ -48,7 +51,7 @@ type Carried struct {
 // job ceiling can still stop; a negative maxJobs keeps none, the totals
 // only. The job list is in first-seen order.
 func (s *State) CarryOut(maxJobs int) Carried {
-	c := Carried{Spend: s.spend, Attempts: s.attempts, ToolCalls: s.toolCalls, FirstTS: s.firstTS, LastTS: s.lastTS,
+	c := Carried{Events: s.events, Spend: s.spend, Attempts: s.attempts, ToolCalls: s.toolCalls, FirstTS: s.firstTS, LastTS: s.lastTS,
 		Jobs: int64(len(s.jobList)) + s.retired.jobs}
 	jobs := s.jobList
 	if maxJobs < 0 {
@@ -85,9 +88,10 @@ var ErrSeedNotEmpty = errors.New("carried totals can only seed a run that has ap
 // judged on the sum. A job listed twice is seeded once (the first).
 // Negative amounts are taken as 0: the carry is read from a file.
 func (s *State) Seed(c Carried) error {
-	if s.events != 0 || len(s.jobList) != 0 || s.spend != 0 {
+	if s.events != 0 || len(s.jobList) != 0 || s.spend != 0 || s.attempts != 0 {
 		return ErrSeedNotEmpty
 	}
+	s.events = max(c.Events, 0)
 	s.spend = max(c.Spend, 0)
 	s.attempts = max(c.Attempts, 0)
 	s.toolCalls = max(c.ToolCalls, 0)

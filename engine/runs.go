@@ -250,7 +250,10 @@ type carrySeeder interface{ Seeded(st *correlate.State) }
 func (rs *runs) resume(carried []CarriedRun) {
 	for _, c := range carried {
 		rs.seq++
-		r := &run{id: c.ID, logRunID: c.LogRunID, window: c.Window, st: correlate.New(rs.cfg), start: c.Start, end: c.End, lastTS: c.LastTS, seq: rs.seq}
+		// A run that was not current was recorded in the assumptions log
+		// when a later one superseded it, or at the stop; the current one
+		// is recorded again, whole, when its turn comes.
+		r := &run{id: c.ID, logRunID: c.LogRunID, window: c.Window, st: correlate.New(rs.cfg), start: c.Start, end: c.End, lastTS: c.LastTS, seq: rs.seq, recorded: !c.Current}
 		_ = r.st.Seed(c.Totals) // a new State: never refused
 		if rs.observer != nil {
 			r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: c.LogRunID, Window: c.Window, Resume: c.ID})
