@@ -82,3 +82,24 @@ func TestACarriedRunTakesTheNextEventsOfItsRun(t *testing.T) {
 		})
 	}
 }
+
+// TestAnOldCarriedRunIsNotCarriedForEver: a resumed run that gets no event
+// in this process, and is not the current one, is left out of the next
+// carry: last week's run is not reopened at every restart.
+func TestAnOldCarriedRunIsNotCarriedForEver(t *testing.T) {
+	cfg := alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn}
+	_, carried := carryPart(t, cfg, correlate.RunWindow{}, nil, call("n1", "a", 10, 0.18), call("n2", "b", 11, 0.18))
+	if len(carried) != 2 || !carried[1].Current {
+		t.Fatalf("part 1 carries %+v", carried)
+	}
+	// Restarted with no event: both stay (n2 is still current).
+	_, again := carryPart(t, cfg, correlate.RunWindow{}, carried)
+	if len(again) != 2 {
+		t.Fatalf("a restart with no event carries %d runs, want 2", len(again))
+	}
+	// n3 begins: n1 (untouched since the restart) is left out; n2 too.
+	_, next := carryPart(t, cfg, correlate.RunWindow{}, again, call("n3", "c", 12, 0.01))
+	if len(next) != 1 || next[0].ID != "n3" {
+		t.Fatalf("after n3 began, carried %+v, want n3 only", next)
+	}
+}

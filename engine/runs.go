@@ -296,6 +296,13 @@ func (rs *runs) carry(maxJobs int) []CarriedRun {
 	}
 	all := make([]taken, 0, len(order))
 	for _, r := range order {
+		if r.used == 0 && r != cur && rs.events > 0 {
+			// Resumed, and no event came to it while others came: a run
+			// of an earlier night is not carried from restart to restart
+			// for ever (its straggler after that begins at $0). A process
+			// that applied nothing keeps every run it resumed.
+			continue
+		}
 		limit := 0
 		if maxJobs > 0 {
 			limit = max(left, 0)
