@@ -74,42 +74,29 @@ func carryFingerprint(runID string, sources []string, window correlate.RunWindow
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// exactText is a log-derived string written so that its exact bytes come
-// back: a JSON string when it is valid UTF-8 (JSON-escaped), else
-// {"base64": "..."} — encoding/json would replace a bad byte with U+FFFD,
-// and a job ID so changed would be another job.
-type exactText string
-
-func (t exactText) MarshalJSON() ([]byte, error) {
-	if utf8.ValidString(string(t)) {
-		return json.Marshal(string(t))
+// A log-derived string is written so that its exact bytes come back: as a
+// JSON string (JSON-escaped) when it is valid UTF-8, else base64 in the
+// field of the same name ending _base64 — encoding/json would replace a
+// bad byte with U+FFFD, and a job ID so changed would be another job.
+func splitText(s string) (plain, b64 string) {
+	if utf8.ValidString(s) {
+		return s, ""
 	}
-	return json.Marshal(struct {
-		B64 string `json:"base64"`
-	}{base64.StdEncoding.EncodeToString([]byte(t))})
+	return "", base64.StdEncoding.EncodeToString([]byte(s))
 }
 
-func (t *exactText) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*t = exactText(s)
-		return nil
+func joinText(plain, b64, name string) (string, error) {
+	if b64 == "" {
+		return plain, nil
 	}
-	var v struct {
-		B64 *string `json:"base64"`
+	if plain != "" {
+		return "", fmt.Errorf("both %s and %s_base64", name, name)
 	}
-	if err := json.Unmarshal(b, &v); err != nil || v.B64 == nil {
-		return errors.New("a text is neither a string nor {\"base64\": ...}")
-	}
-	raw, err := base64.StdEncoding.DecodeString(*v.B64)
+	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return fmt.Errorf("a text's base64: %w", err)
+		return "", fmt.Errorf("%s_base64: %w", name, err)
 	}
-	*t = exactText(raw)
-	return nil
+	return string(raw), nil
 }
 
 // The lines of a carry file: a header, then each run followed by its jobs,
@@ -122,34 +109,39 @@ type carryHeader struct {
 }
 
 type carryRunLine struct {
-	Run       int       `json:"run"`
-	RunID     exactText `json:"run_id"`
-	LogRunID  exactText `json:"log_run_id"`
-	Window    string    `json:"window,omitempty"`
-	Start     int64     `json:"window_start_ns,omitempty"`
-	End       int64     `json:"window_end_ns,omitempty"`
-	LastRoute int64     `json:"route_last_ts_ns,omitempty"`
-	Current   bool      `json:"current,omitempty"`
-	Events    int64     `json:"events"`
-	SpendPico int64     `json:"spend_pico"`
-	Attempts  int64     `json:"calls"`
-	ToolCalls int64     `json:"tool_calls"`
-	FirstTS   int64     `json:"first_ts_ns"`
-	LastTS    int64     `json:"last_ts_ns"`
-	Jobs      int64     `json:"jobs"`
-	LeftOut   int64     `json:"jobs_left_out"`
+	Run         int    `json:"run"`
+	RunID       string `json:"run_id,omitempty"`
+	RunIDB64    string `json:"run_id_base64,omitempty"`
+	LogRunID    string `json:"log_run_id,omitempty"`
+	LogRunIDB64 string `json:"log_run_id_base64,omitempty"`
+	Window      string `json:"window,omitempty"`
+	Start       int64  `json:"window_start_ns,omitempty"`
+	End         int64  `json:"window_end_ns,omitempty"`
+	LastRoute   int64  `json:"route_last_ts_ns,omitempty"`
+	Current     bool   `json:"current,omitempty"`
+	Events      int64  `json:"events"`
+	SpendPico   int64  `json:"spend_pico"`
+	Attempts    int64  `json:"calls"`
+	ToolCalls   int64  `json:"tool_calls"`
+	FirstTS     int64  `json:"first_ts_ns"`
+	LastTS      int64  `json:"last_ts_ns"`
+	Jobs        int64  `json:"jobs"`
+	LeftOut     int64  `json:"jobs_left_out"`
 }
 
 type carryJobLine struct {
-	Job       int       `json:"job_of_run"`
-	ID        exactText `json:"job_id"`
-	Type      exactText `json:"job_type"`
-	RunID     exactText `json:"job_run_id"`
-	SpendPico int64     `json:"spend_pico"`
-	Calls     int32     `json:"calls"`
-	ToolCalls int32     `json:"tool_calls"`
-	FirstTS   int64     `json:"first_ts_ns"`
-	LastTS    int64     `json:"last_ts_ns"`
+	Job       int    `json:"job_of_run"`
+	ID        string `json:"job_id,omitempty"`
+	IDB64     string `json:"job_id_base64,omitempty"`
+	Type      string `json:"job_type,omitempty"`
+	TypeB64   string `json:"job_type_base64,omitempty"`
+	RunID     string `json:"job_run_id,omitempty"`
+	RunIDB64  string `json:"job_run_id_base64,omitempty"`
+	SpendPico int64  `json:"spend_pico"`
+	Calls     int32  `json:"calls"`
+	ToolCalls int32  `json:"tool_calls"`
+	FirstTS   int64  `json:"first_ts_ns"`
+	LastTS    int64  `json:"last_ts_ns"`
 }
 
 type carryEnd struct {
@@ -169,13 +161,19 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 	jobs := 0
 	for i, r := range runs {
 		t := r.Totals
-		if err := enc.Encode(carryRunLine{Run: i, RunID: exactText(r.ID), LogRunID: exactText(r.LogRunID), Window: r.Window, Start: r.Start, End: r.End, LastRoute: r.LastTS,
-			Current: r.Current, Events: t.Events, SpendPico: int64(t.Spend), Attempts: t.Attempts, ToolCalls: t.ToolCalls, FirstTS: t.FirstTS, LastTS: t.LastTS, Jobs: t.Jobs, LeftOut: t.LeftOut}); err != nil {
+		rl := carryRunLine{Run: i, Window: r.Window, Start: r.Start, End: r.End, LastRoute: r.LastTS, Current: r.Current, Events: t.Events, SpendPico: int64(t.Spend),
+			Attempts: t.Attempts, ToolCalls: t.ToolCalls, FirstTS: t.FirstTS, LastTS: t.LastTS, Jobs: t.Jobs, LeftOut: t.LeftOut}
+		rl.RunID, rl.RunIDB64 = splitText(r.ID)
+		rl.LogRunID, rl.LogRunIDB64 = splitText(r.LogRunID)
+		if err := enc.Encode(rl); err != nil {
 			return err
 		}
 		for _, j := range t.JobList {
-			if err := enc.Encode(carryJobLine{Job: i, ID: exactText(j.ID), Type: exactText(j.Type), RunID: exactText(j.RunID), SpendPico: int64(j.Spend),
-				Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS}); err != nil {
+			jl := carryJobLine{Job: i, SpendPico: int64(j.Spend), Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS}
+			jl.ID, jl.IDB64 = splitText(j.ID)
+			jl.Type, jl.TypeB64 = splitText(j.Type)
+			jl.RunID, jl.RunIDB64 = splitText(j.RunID)
+			if err := enc.Encode(jl); err != nil {
 				return err
 			}
 			jobs++
@@ -219,23 +217,11 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			fingerprint = h.Fingerprint
 			continue
 		}
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(b, &probe); err != nil {
-			return "", nil, fail("%v", err)
-		}
+		// encodeCarry writes each kind of line with its own first key.
 		switch {
-		case probe["end"] != nil:
-			var e carryEnd
-			if err := strict(b, &e); err != nil {
-				return "", nil, fail("%v", err)
-			}
-			if !e.End || e.Runs != len(runs) || e.Jobs != jobs {
-				return "", nil, fail("the end line counts %d run(s) and %d job(s), the file holds %d and %d", e.Runs, e.Jobs, len(runs), jobs)
-			}
-			ended = true
-		case probe["job_of_run"] != nil:
+		case bytes.HasPrefix(b, []byte(`{"job_of_run":`)):
 			var j carryJobLine
-			if err := strict(b, &j); err != nil {
+			if err := json.Unmarshal(b, &j); err != nil {
 				return "", nil, fail("%v", err)
 			}
 			if len(runs) == 0 || j.Job != len(runs)-1 {
@@ -247,10 +233,19 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if j.SpendPico < 0 || j.Calls < 0 || j.ToolCalls < 0 {
 				return "", nil, fail("a negative amount")
 			}
+			id, err1 := joinText(j.ID, j.IDB64, "job_id")
+			typ, err2 := joinText(j.Type, j.TypeB64, "job_type")
+			jrun, err3 := joinText(j.RunID, j.RunIDB64, "job_run_id")
+			if err := errors.Join(err1, err2, err3); err != nil {
+				return "", nil, fail("%v", err)
+			}
+			if id == "" {
+				return "", nil, fail("a job with no job_id")
+			}
 			t := &runs[len(runs)-1].Totals
-			t.JobList = append(t.JobList, correlate.CarriedJob{ID: string(j.ID), Type: string(j.Type), RunID: string(j.RunID), Spend: correlate.Pico(j.SpendPico),
+			t.JobList = append(t.JobList, correlate.CarriedJob{ID: id, Type: typ, RunID: jrun, Spend: correlate.Pico(j.SpendPico),
 				Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS})
-		case probe["run"] != nil:
+		case bytes.HasPrefix(b, []byte(`{"run":`)):
 			var rl carryRunLine
 			if err := strict(b, &rl); err != nil {
 				return "", nil, fail("%v", err)
@@ -261,15 +256,29 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if len(runs) >= maxCarryRuns {
 				return "", nil, fail("more than %d runs", maxCarryRuns)
 			}
-			if rl.RunID == "" {
+			id, err1 := joinText(rl.RunID, rl.RunIDB64, "run_id")
+			logID, err2 := joinText(rl.LogRunID, rl.LogRunIDB64, "log_run_id")
+			if err := errors.Join(err1, err2); err != nil {
+				return "", nil, fail("%v", err)
+			}
+			if id == "" {
 				return "", nil, fail("a run with no run_id")
 			}
 			if rl.Events < 0 || rl.SpendPico < 0 || rl.Attempts < 0 || rl.ToolCalls < 0 || rl.Jobs < 0 || rl.LeftOut < 0 {
 				return "", nil, fail("a negative amount")
 			}
-			runs = append(runs, engine.CarriedRun{ID: string(rl.RunID), LogRunID: string(rl.LogRunID), Window: rl.Window, Start: rl.Start, End: rl.End, LastTS: rl.LastRoute,
+			runs = append(runs, engine.CarriedRun{ID: id, LogRunID: logID, Window: rl.Window, Start: rl.Start, End: rl.End, LastTS: rl.LastRoute,
 				Current: rl.Current, Totals: correlate.Carried{Events: rl.Events, Spend: correlate.Pico(rl.SpendPico), Attempts: rl.Attempts, ToolCalls: rl.ToolCalls, FirstTS: rl.FirstTS,
 					LastTS: rl.LastTS, Jobs: rl.Jobs, LeftOut: rl.LeftOut}})
+		case bytes.HasPrefix(b, []byte(`{"end":`)):
+			var e carryEnd
+			if err := strict(b, &e); err != nil {
+				return "", nil, fail("%v", err)
+			}
+			if !e.End || e.Runs != len(runs) || e.Jobs != jobs {
+				return "", nil, fail("the end line counts %d run(s) and %d job(s), the file holds %d and %d", e.Runs, e.Jobs, len(runs), jobs)
+			}
+			ended = true
 		default:
 			return "", nil, fail("neither a run, a job nor the end")
 		}

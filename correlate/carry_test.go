@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -67,5 +68,31 @@ func TestCarryOutKeepsTheJobsThatCanStillBeStopped(t *testing.T) {
 	b.Seed(Carried{Spend: -5, JobList: []CarriedJob{{ID: "x", Spend: -7, Calls: -1}, {ID: "x", Spend: 9}}})
 	if b.Spend() != 0 || len(b.Jobs()) != 1 || b.Job("x").Spend != 0 || b.Job("x").Calls != 0 {
 		t.Errorf("hostile seed: spend %d jobs %d", b.Spend(), len(b.Jobs()))
+	}
+}
+
+// BenchmarkCarryOut100kJobs: what the engine goroutine spends every
+// --carry-interval on a run of 100,000 jobs (every job kept).
+func BenchmarkCarryOut100kJobs(b *testing.B) {
+	s := New(DefaultConfig())
+	for i := range 100_000 {
+		s.Apply(carryCall("job-"+strconv.Itoa(i), 1e18+int64(i)*1e6, 0.01))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.CarryOut(0)
+	}
+}
+
+// BenchmarkCarryOutBounded: the same run over a bound of 10,000 jobs (the
+// highest spend kept: a sort of every job).
+func BenchmarkCarryOutBounded(b *testing.B) {
+	s := New(DefaultConfig())
+	for i := range 100_000 {
+		s.Apply(carryCall("job-"+strconv.Itoa(i), 1e18+int64(i)*1e6, float64(i%97)/100))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.CarryOut(10_000)
 	}
 }
