@@ -48,9 +48,16 @@ func freeAddr(t *testing.T) string {
 // receiver and waits until it listens.
 func startCarryProc(t *testing.T, journal string, extra ...string) *carryProc {
 	t.Helper()
+	return startCarryProcUnder(t, nil, journal, extra...)
+}
+
+// startCarryProcUnder is startCarryProc run by a wrapper command (prlimit).
+func startCarryProcUnder(t *testing.T, wrapper []string, journal string, extra ...string) *carryProc {
+	t.Helper()
 	p := &carryProc{t: t, addr: freeAddr(t), done: make(chan struct{})}
 	args := append([]string{"watch", "--headless", "--journal", journal, "--otlp-http", p.addr}, extra...)
-	p.cmd = exec.Command(burnrate(t), args...)
+	argv := append(append(wrapper[:len(wrapper):len(wrapper)], burnrate(t)), args...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stderr = &lockedWriter{mu: &p.mu, w: &p.stderr}
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -560,5 +567,46 @@ func TestTwoWatchesOnOneCarry(t *testing.T) {
 	runs := readCarry(t, journal)
 	if len(runs) != 1 || runs[0].ID != "night-a" {
 		t.Fatalf("carried %+v, want night-a's run only", runs)
+	}
+}
+
+// TestAFullDiskKeepsTheLastGoodCarry: a carry that cannot be written (a
+// full disk, RLIMIT_FSIZE) is said on stderr, the watch goes on, and the
+// file keeps the last carry that was written whole: the temporary file is
+// never renamed over it.
+func TestAFullDiskKeepsTheLastGoodCarry(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Fatal("prlimit (util-linux) is needed to cap the carry's size:", err)
+	}
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	p1 := startCarryProc(t, journal, "--run-id", "night-f")
+	p1.span("job-f0", "", 0)
+	p1.settle()
+	p1.stop(syscall.SIGTERM)
+	before, err := os.ReadFile(carryPath(journal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Room for the first carry, not for one of twelve jobs.
+	limit := fmt.Sprintf("--fsize=%d", len(before)+200)
+	p2 := startCarryProcUnder(t, []string{"prlimit", limit, "--"}, journal, "--run-id", "night-f")
+	for i := range 12 {
+		p2.span(fmt.Sprintf("job-f%d", i+1), "", 1+i) // a span ID of its own: the receiver bills a repeated one once
+	}
+	p2.settle()
+	p2.stop(syscall.SIGTERM)
+	if !strings.Contains(p2.errText(), "could not be written") {
+		t.Fatalf("a carry past RLIMIT_FSIZE is not said (%v):\n%s", p2.cmd.ProcessState, p2.errText())
+	}
+	after, _ := os.ReadFile(carryPath(journal))
+	if !bytes.Equal(after, before) {
+		t.Fatalf("the last good carry was replaced:\n%s", after)
+	}
+	if runs := readCarry(t, journal); len(runs) != 1 || runs[0].Totals.Spend != 180_000_000_000 {
+		t.Fatalf("the carry kept: %+v", runs)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(journal), ".*.tmp"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
