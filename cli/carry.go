@@ -142,6 +142,11 @@ type carryJobLine struct {
 	ToolCalls int32  `json:"tool_calls"`
 	FirstTS   int64  `json:"first_ts_ns"`
 	LastTS    int64  `json:"last_ts_ns"`
+	// The job's standing, for the report: a queue lifecycle's outcome,
+	// whether its last call failed, its spend on non-2xx attempts.
+	Outcome    string `json:"outcome,omitempty"`
+	LastFailed bool   `json:"last_failed,omitempty"`
+	Non2xxPico int64  `json:"spend_non2xx_pico,omitempty"`
 }
 
 type carryEnd struct {
@@ -169,7 +174,11 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 			return err
 		}
 		for _, j := range t.JobList {
-			jl := carryJobLine{Job: i, SpendPico: int64(j.Spend), Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS}
+			jl := carryJobLine{Job: i, SpendPico: int64(j.Spend), Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS,
+				LastFailed: j.LastFailed, Non2xxPico: int64(j.SpendNon2xx)}
+			if j.Lifecycle {
+				jl.Outcome = j.Outcome.String()
+			}
 			jl.ID, jl.IDB64 = splitText(j.ID)
 			jl.Type, jl.TypeB64 = splitText(j.Type)
 			jl.RunID, jl.RunIDB64 = splitText(j.RunID)
@@ -230,7 +239,7 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if jobs++; jobs > maxCarryJobs {
 				return "", nil, fail("more than %d jobs", maxCarryJobs)
 			}
-			if j.SpendPico < 0 || j.Calls < 0 || j.ToolCalls < 0 {
+			if j.SpendPico < 0 || j.Calls < 0 || j.ToolCalls < 0 || j.Non2xxPico < 0 {
 				return "", nil, fail("a negative amount")
 			}
 			id, err1 := joinText(j.ID, j.IDB64, "job_id")
@@ -242,9 +251,17 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if id == "" {
 				return "", nil, fail("a job with no job_id")
 			}
+			cj := correlate.CarriedJob{ID: id, Type: typ, RunID: jrun, Spend: correlate.Pico(j.SpendPico),
+				Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS, LastFailed: j.LastFailed, SpendNon2xx: correlate.Pico(j.Non2xxPico)}
+			if j.Outcome != "" {
+				o, ok := correlate.ParseOutcome(j.Outcome)
+				if !ok {
+					return "", nil, fail("outcome %q", j.Outcome)
+				}
+				cj.Outcome, cj.Lifecycle = o, true
+			}
 			t := &runs[len(runs)-1].Totals
-			t.JobList = append(t.JobList, correlate.CarriedJob{ID: id, Type: typ, RunID: jrun, Spend: correlate.Pico(j.SpendPico),
-				Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS})
+			t.JobList = append(t.JobList, cj)
 		case bytes.HasPrefix(b, []byte(`{"run":`)):
 			var rl carryRunLine
 			if err := strict(b, &rl); err != nil {

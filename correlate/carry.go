@@ -27,6 +27,13 @@ type CarriedJob struct {
 	Calls           int32
 	ToolCalls       int32
 	FirstTS, LastTS int64
+	// What the report reads of the job's standing: its queue lifecycle
+	// outcome (Lifecycle: the log gave one), whether its last call
+	// failed, and its spend on non-2xx attempts (wasted spend).
+	Outcome     Outcome
+	Lifecycle   bool
+	LastFailed  bool
+	SpendNon2xx Pico
 }
 
 // Carried is one run's totals and the jobs that matter most to its
@@ -73,7 +80,8 @@ func (s *State) CarryOut(maxJobs int) Carried {
 	c.LeftOut = c.Jobs - int64(len(jobs))
 	c.JobList = make([]CarriedJob, len(jobs))
 	for i, j := range jobs {
-		c.JobList[i] = CarriedJob{ID: j.ID, Type: j.Type, RunID: j.RunID, Spend: j.Spend, Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS}
+		c.JobList[i] = CarriedJob{ID: j.ID, Type: j.Type, RunID: j.RunID, Spend: j.Spend, Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS,
+			Outcome: j.Outcome, Lifecycle: j.lifecycle, LastFailed: j.lastFailed, SpendNon2xx: j.spendNon2xx}
 	}
 	return c
 }
@@ -108,6 +116,10 @@ func (s *State) Seed(c Carried) error {
 		}
 		j := &Job{ID: strings.Clone(cj.ID), Type: strings.Clone(cj.Type), RunID: strings.Clone(cj.RunID), Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown,
 			Spend: max(cj.Spend, 0), Calls: max(cj.Calls, 0), ToolCalls: max(cj.ToolCalls, 0), FirstTS: max(cj.FirstTS, 0), LastTS: max(cj.LastTS, 0)}
+		j.lastFailed, j.spendNon2xx = cj.LastFailed, min(max(cj.SpendNon2xx, 0), j.Spend)
+		if cj.Lifecycle && int(cj.Outcome) < len(outcomeNames) {
+			j.lifecycle, j.Outcome = true, cj.Outcome
+		}
 		s.jobs.add(h, int32(len(s.jobList)))
 		s.jobList = append(s.jobList, j)
 	}

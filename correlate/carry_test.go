@@ -96,3 +96,27 @@ func BenchmarkCarryOutBounded(b *testing.B) {
 		s.CarryOut(10_000)
 	}
 }
+
+// TestSeedKeepsAJobsStanding: a dead-lettered job stays dead-lettered and
+// its spend wasted after the restart; a job whose last call failed ends
+// failed; non-2xx spend stays wasted.
+func TestSeedKeepsAJobsStanding(t *testing.T) {
+	a := New(DefaultConfig())
+	a.Apply(carryCall("dl", 1e18, 0.10))
+	a.Apply(&ingest.Event{TS: 1e18 + 1e9, Kind: ingest.KindJobDeadLettered, JobID: "dl", JobType: "nightly"})
+	bad := carryCall("bad", 1e18, 0.05)
+	bad.Status = 500
+	a.Apply(bad)
+	b := New(DefaultConfig())
+	b.Seed(a.CarryOut(0))
+	ra, rb := a.Report(), b.Report()
+	if len(rb.Jobs) != 2 || rb.Totals.WastedUSD != ra.Totals.WastedUSD || ra.Totals.WastedUSD != 0.15 {
+		t.Fatalf("after the seed: %d jobs, wasted $%v; before: wasted $%v (want $0.15)", len(rb.Jobs), rb.Totals.WastedUSD, ra.Totals.WastedUSD)
+	}
+	for i := range ra.Jobs {
+		ja, jb := ra.Jobs[i], rb.Jobs[i]
+		if ja.JobID != jb.JobID || ja.Outcome != jb.Outcome || ja.WastedUSD != jb.WastedUSD || ja.SpendUSD != jb.SpendUSD {
+			t.Errorf("job %s: before %s wasted $%v spend $%v; after the seed %s %s wasted $%v spend $%v", ja.JobID, ja.Outcome, ja.WastedUSD, ja.SpendUSD, jb.JobID, jb.Outcome, jb.WastedUSD, jb.SpendUSD)
+		}
+	}
+}
