@@ -103,3 +103,17 @@ func TestAnOldCarriedRunIsNotCarriedForEver(t *testing.T) {
 		t.Fatalf("after n3 began, carried %+v, want n3 only", next)
 	}
 }
+
+// TestAJobTypeCeilingCountsTheCarriedJobs: a job type's ceiling is judged
+// on its carried jobs' spend plus what comes after the restart.
+func TestAJobTypeCeilingCountsTheCarriedJobs(t *testing.T) {
+	cfg := alerts.Config{JobTypeCeilingUSD: map[string]float64{"": 0.5}, RunID: "night-t", KillOn: alerts.DefaultKillOn}
+	fired, carried := carryPart(t, cfg, correlate.RunWindow{}, nil, call("", "a", 10, 0.18), call("", "b", 10, 0.18))
+	if len(fired) != 0 {
+		t.Fatalf("part 1 fired %v", fired)
+	}
+	fired, _ = carryPart(t, cfg, correlate.RunWindow{}, carried, call("", "c", 10, 0.18))
+	if len(fired) != 1 || fired[0] != "job_type_ceiling night-t/" {
+		t.Fatalf("after the restart: %v, want the job type's ceiling at $0.54", fired)
+	}
+}
