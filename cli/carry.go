@@ -390,6 +390,11 @@ func (c *carrier) load() []engine.CarriedRun {
 	}
 	fp, runs, err := decodeCarry(io.LimitReader(f, maxCarryBytes))
 	if err != nil {
+		// Kept aside for a look, not overwritten by the next carry.
+		aside := c.path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
+		if rerr := os.Rename(c.path, aside); rerr == nil {
+			return ignore("is corrupt or torn (" + err.Error() + "); kept as " + aside)
+		}
 		return ignore("is corrupt or torn (" + err.Error() + ")")
 	}
 	kept := runs[:0]

@@ -383,6 +383,9 @@ func TestABadCarryIsSaidAndIgnored(t *testing.T) {
 					t.Errorf("a directory at the carry path is not said at the write:\n%s", p.errText())
 				}
 			default:
+				if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != 1 {
+					t.Errorf("the %s carry is not kept aside: %v", c.name, bad)
+				}
 				// Replaced by a good carry of this process's run.
 				if runs := readCarry(t, journal); len(runs) != 1 || runs[0].Totals.Spend != 180_000_000_000 {
 					t.Errorf("the carry after a %s one: %+v", c.name, runs)
