@@ -155,8 +155,97 @@ type carryEnd struct {
 	Jobs int  `json:"jobs"`
 }
 
-// encodeCarry writes a carry file's lines.
+// carryJobBound is at least the bytes a job's line takes: its texts as
+// encoded (see textBound) and the rest of the line.
+func carryJobBound(j *correlate.CarriedJob) int {
+	return textBound(j.ID) + textBound(j.Type) + textBound(j.RunID) + 320
+}
+
+// textBound is at least the bytes of s in a carry line: base64 when it is
+// not UTF-8, else JSON-escaped (a control byte as \u00XX, a quote or
+// backslash as two, U+2028/2029 as six: counted on their lead byte).
+func textBound(s string) int {
+	if !utf8.ValidString(s) {
+		return (len(s)+2)/3*4 + 2
+	}
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20:
+			n += 6
+		case c == '"' || c == '\\':
+			n += 2
+		case c == 0xe2:
+			n += 4
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// fitCarry trims the runs' job lists, lowest spend first, until the file
+// is sure to be within maxCarryBytes — long job IDs (up to 512 bytes
+// each) would otherwise make a carry the next start refuses whole. A
+// job left out is counted in its run's LeftOut; its spend stays in the
+// run's. The runs are copied where trimmed, never changed in place.
+func fitCarry(runs []engine.CarriedRun) []engine.CarriedRun {
+	budget := maxCarryBytes - (maxCarryRuns+2)*2048 // the header, the run lines, the end
+	total := 0
+	for i := range runs {
+		for j := range runs[i].Totals.JobList {
+			total += carryJobBound(&runs[i].Totals.JobList[j])
+		}
+	}
+	if total <= budget {
+		return runs
+	}
+	type ref struct{ run, job int }
+	var refs []ref
+	for i := range runs {
+		for j := range runs[i].Totals.JobList {
+			refs = append(refs, ref{i, j})
+		}
+	}
+	spend := func(r ref) correlate.Pico { return runs[r.run].Totals.JobList[r.job].Spend }
+	slices.SortStableFunc(refs, func(a, b ref) int {
+		switch {
+		case spend(a) > spend(b):
+			return -1
+		case spend(a) < spend(b):
+			return 1
+		}
+		return 0
+	})
+	keep := make(map[ref]bool, len(refs))
+	used := 0
+	for _, r := range refs {
+		n := carryJobBound(&runs[r.run].Totals.JobList[r.job])
+		if used+n > budget {
+			continue
+		}
+		used += n
+		keep[r] = true
+	}
+	out := slices.Clone(runs)
+	for i := range out {
+		t := out[i].Totals
+		kept := make([]correlate.CarriedJob, 0, len(t.JobList))
+		for j := range t.JobList {
+			if keep[ref{i, j}] {
+				kept = append(kept, t.JobList[j])
+			}
+		}
+		t.LeftOut += int64(len(t.JobList) - len(kept))
+		t.JobList = kept
+		out[i].Totals = t
+	}
+	return out
+}
+
+// encodeCarry writes a carry file's lines (fitted to maxCarryBytes).
 func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now time.Time) error {
+	runs = fitCarry(runs)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

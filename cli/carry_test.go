@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
@@ -534,6 +535,12 @@ func TestCarryFileRoundTrip(t *testing.T) {
 	if err := encodeCarry(&buf, "fp", runs, time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
+	for _, j := range runs[0].Totals.JobList {
+		line := fmt.Sprintf(`{"job_of_run":0,"job_id":%s}`, mustJSON(t, j.ID))
+		if utf8.ValidString(j.ID) && len(line) > carryJobBound(&j) {
+			t.Errorf("the bound of %q is %d, its line %d", j.ID, carryJobBound(&j), len(line))
+		}
+	}
 	fp, back, err := decodeCarry(bytes.NewReader(buf.Bytes()))
 	if err != nil || fp != "fp" {
 		t.Fatalf("decode: %v %q\n%s", err, fp, buf.String())
@@ -612,4 +619,51 @@ func TestAFullDiskKeepsTheLastGoodCarry(t *testing.T) {
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
+}
+
+// TestACarryOfLongJobIDsFitsItsBound: 200,000 jobs with 512-byte IDs would
+// be a carry of ~130 MB, which the next start refuses whole; the writer
+// leaves out the lowest spend until it fits, and the start reads it.
+func TestACarryOfLongJobIDsFitsItsBound(t *testing.T) {
+	jobs := make([]correlate.CarriedJob, maxCarryJobs)
+	pad := strings.Repeat("x", 500)
+	for i := range jobs {
+		jobs[i] = correlate.CarriedJob{ID: fmt.Sprintf("%s-%08d", pad, i), Spend: correlate.Pico(i + 1), Calls: 1}
+	}
+	runs := []engine.CarriedRun{{ID: "night-l", Current: true, Totals: correlate.Carried{Spend: 1 << 40, Jobs: int64(len(jobs)), JobList: jobs}}}
+	var buf bytes.Buffer
+	if err := encodeCarry(&buf, "fp", runs, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	size := buf.Len()
+	if size > maxCarryBytes {
+		t.Fatalf("carry of %d bytes, over the %d a start reads", size, maxCarryBytes)
+	}
+	_, back, err := decodeCarry(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back[0].Totals
+	if len(got.JobList) == 0 || len(got.JobList) == len(jobs) || got.LeftOut != int64(len(jobs)-len(got.JobList)) || got.Spend != 1<<40 {
+		t.Fatalf("kept %d jobs, %d left out, spend %d", len(got.JobList), got.LeftOut, got.Spend)
+	}
+	// The highest spend is kept: the last jobs.
+	if last := got.JobList[len(got.JobList)-1]; last.Spend != correlate.Pico(len(jobs)) {
+		t.Errorf("the costliest job was left out (last kept: $%d)", last.Spend)
+	}
+	if first := got.JobList[0]; first.Spend != correlate.Pico(len(jobs)-len(got.JobList)+1) {
+		t.Errorf("kept from spend %d, want the %d costliest", first.Spend, len(got.JobList))
+	}
+	if len(runs[0].Totals.JobList) != len(jobs) {
+		t.Errorf("the engine's carry was changed in place")
+	}
+	t.Logf("200,000 jobs with 509-byte IDs: %d kept in %d bytes, %d left out", len(got.JobList), size, got.LeftOut)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
