@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +50,9 @@ const (
 	maxCarryRuns  = 64 // engine's maxOpenRuns
 	maxCarryBytes = 64 << 20
 	maxCarryLine  = 256 << 10
+	// maxCarryStatuses bounds a run's statuses (HTTP statuses are three
+	// digits; a hostile log's are int16).
+	maxCarryStatuses = 1024
 )
 
 // carryPath is the carry file of a journal: "journal.jsonl" →
@@ -127,6 +132,8 @@ type carryRunLine struct {
 	LastTS      int64  `json:"last_ts_ns"`
 	Jobs        int64  `json:"jobs"`
 	LeftOut     int64  `json:"jobs_left_out"`
+	// Statuses: the run's attempts by HTTP status ("200": n).
+	Statuses map[string]int64 `json:"status,omitempty"`
 }
 
 type carryJobLine struct {
@@ -259,6 +266,15 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 			Attempts: t.Attempts, ToolCalls: t.ToolCalls, FirstTS: t.FirstTS, LastTS: t.LastTS, Jobs: t.Jobs, LeftOut: t.LeftOut}
 		rl.RunID, rl.RunIDB64 = splitText(r.ID)
 		rl.LogRunID, rl.LogRunIDB64 = splitText(r.LogRunID)
+		if len(t.Statuses) > 0 {
+			// The most frequent, when a hostile log gave thousands.
+			sts := slices.Collect(maps.Keys(t.Statuses))
+			slices.SortFunc(sts, func(a, b int16) int { return cmp.Compare(t.Statuses[b], t.Statuses[a]) })
+			rl.Statuses = make(map[string]int64, min(len(sts), maxCarryStatuses))
+			for _, st := range sts[:min(len(sts), maxCarryStatuses)] {
+				rl.Statuses[strconv.Itoa(int(st))] = t.Statuses[st]
+			}
+		}
 		if err := enc.Encode(rl); err != nil {
 			return err
 		}
@@ -373,9 +389,23 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if rl.Events < 0 || rl.SpendPico < 0 || rl.Attempts < 0 || rl.ToolCalls < 0 || rl.Jobs < 0 || rl.LeftOut < 0 {
 				return "", nil, fail("a negative amount")
 			}
+			if len(rl.Statuses) > maxCarryStatuses {
+				return "", nil, fail("more than %d statuses", maxCarryStatuses)
+			}
+			var statuses map[int16]int64
+			for k, n := range rl.Statuses {
+				st, err := strconv.ParseInt(k, 10, 16)
+				if err != nil || n < 0 {
+					return "", nil, fail("status %q: %d", k, n)
+				}
+				if statuses == nil {
+					statuses = map[int16]int64{}
+				}
+				statuses[int16(st)] = n
+			}
 			runs = append(runs, engine.CarriedRun{ID: id, LogRunID: logID, Window: rl.Window, Start: rl.Start, End: rl.End, LastTS: rl.LastRoute,
 				Current: rl.Current, Totals: correlate.Carried{Events: rl.Events, Spend: correlate.Pico(rl.SpendPico), Attempts: rl.Attempts, ToolCalls: rl.ToolCalls, FirstTS: rl.FirstTS,
-					LastTS: rl.LastTS, Jobs: rl.Jobs, LeftOut: rl.LeftOut}})
+					LastTS: rl.LastTS, Jobs: rl.Jobs, LeftOut: rl.LeftOut, Statuses: statuses}})
 		case bytes.HasPrefix(b, []byte(`{"end":`)):
 			var e carryEnd
 			if err := strict(b, &e); err != nil {

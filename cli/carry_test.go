@@ -529,7 +529,7 @@ func TestFilesReadFromTheStartAreNotCarried(t *testing.T) {
 // byte included; the end line's counts are checked.
 func TestCarryFileRoundTrip(t *testing.T) {
 	runs := []engine.CarriedRun{{ID: "night-\xff", LogRunID: "night-\xff", Current: true, LastTS: 5,
-		Totals: correlate.Carried{Spend: 7, Attempts: 2, FirstTS: 1, LastTS: 5, Jobs: 3, LeftOut: 1,
+		Totals: correlate.Carried{Spend: 7, Attempts: 2, FirstTS: 1, LastTS: 5, Jobs: 3, LeftOut: 1, Statuses: map[int16]int64{200: 1, 529: 1},
 			JobList: []correlate.CarriedJob{{ID: "a\"\n\x00\xfe", Type: "t", Spend: 3, Calls: 1, FirstTS: 1, LastTS: 2}, {ID: "b", Spend: 4, Calls: 1}}}}}
 	var buf bytes.Buffer
 	if err := encodeCarry(&buf, "fp", runs, time.Unix(0, 0)); err != nil {
@@ -545,7 +545,8 @@ func TestCarryFileRoundTrip(t *testing.T) {
 	if err != nil || fp != "fp" {
 		t.Fatalf("decode: %v %q\n%s", err, fp, buf.String())
 	}
-	if back[0].ID != runs[0].ID || back[0].Totals.JobList[0].ID != runs[0].Totals.JobList[0].ID || back[0].Totals.Spend != 7 || back[0].Totals.LeftOut != 1 || !back[0].Current {
+	if back[0].ID != runs[0].ID || back[0].Totals.JobList[0].ID != runs[0].Totals.JobList[0].ID || back[0].Totals.Spend != 7 || back[0].Totals.LeftOut != 1 || !back[0].Current ||
+		back[0].Totals.Statuses[529] != 1 || back[0].Totals.Statuses[200] != 1 {
 		t.Fatalf("round trip: %+v", back)
 	}
 	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -46,6 +47,9 @@ type Carried struct {
 	Attempts        int64
 	ToolCalls       int64
 	FirstTS, LastTS int64
+	// Statuses counts the run's attempts by HTTP status (the attempts by
+	// status on /metrics, whose sum is the run's calls there).
+	Statuses map[int16]int64
 	// Jobs counts every job the run had (retired ones too); LeftOut those
 	// not in JobList (their spend is in Spend all the same).
 	Jobs    int64
@@ -60,6 +64,12 @@ type Carried struct {
 func (s *State) CarryOut(maxJobs int) Carried {
 	c := Carried{Events: s.events, Spend: s.spend, Attempts: s.attempts, ToolCalls: s.toolCalls, FirstTS: s.firstTS, LastTS: s.lastTS,
 		Jobs: int64(len(s.jobList)) + s.retired.jobs}
+	if len(s.statuses) > 0 {
+		c.Statuses = make(map[int16]int64, len(s.statuses))
+		for _, sc := range s.statuses {
+			c.Statuses[sc.status] += sc.n
+		}
+	}
 	jobs := s.jobList
 	if maxJobs < 0 {
 		jobs = nil
@@ -105,6 +115,11 @@ func (s *State) Seed(c Carried) error {
 	s.toolCalls = max(c.ToolCalls, 0)
 	if c.FirstTS > 0 {
 		s.firstTS = c.FirstTS
+	}
+	for _, st := range slices.Sorted(maps.Keys(c.Statuses)) {
+		if n := c.Statuses[st]; n > 0 {
+			s.statuses = append(s.statuses, statusCount{st, n})
+		}
 	}
 	if c.LastTS > 0 {
 		s.lastTS = c.LastTS

@@ -43,8 +43,8 @@ func TestSeedThenApplyAddsToTheCarriedSpend(t *testing.T) {
 	if err := fresh.Seed(c); !errors.Is(err, ErrSeedNotEmpty) {
 		t.Errorf("a seed after an event: %v", err)
 	}
-	if r := b.Report(); r.Totals.SpendUSD != 0.37 {
-		t.Errorf("report spend %v, want $0.37", r.Totals.SpendUSD)
+	if r := b.Report(); r.Totals.SpendUSD != 0.37 || r.Status["200"] != 3 {
+		t.Errorf("report spend %v, status %v; want $0.37 and 3 of 200", r.Totals.SpendUSD, r.Status)
 	}
 }
 
