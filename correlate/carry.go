@@ -96,6 +96,14 @@ func (s *State) CarryOut(maxJobs int) Carried {
 	return c
 }
 
+// CarriedReport is, in a report, what its run was resumed with.
+type CarriedReport struct {
+	Events   int64   `json:"events"`
+	Attempts int64   `json:"attempts"`
+	SpendUSD float64 `json:"spend_usd"`
+	Jobs     int     `json:"jobs"`
+}
+
 // ErrSeedNotEmpty refuses a Seed into a State that has applied events:
 // the carried totals would be added to what they already hold.
 var ErrSeedNotEmpty = errors.New("carried totals can only seed a run that has applied nothing yet")
@@ -139,5 +147,6 @@ func (s *State) Seed(c Carried) error {
 		s.jobList = append(s.jobList, j)
 	}
 	s.lastJob = nil
+	s.seeded = &CarriedReport{Events: s.events, Attempts: s.attempts, SpendUSD: s.spend.USD(), Jobs: len(s.jobList)}
 	return nil
 }
