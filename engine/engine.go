@@ -153,7 +153,8 @@ type Options struct {
 }
 
 // DefaultCarryEvery is how often a live run's carried totals are taken:
-// a process killed without a stop loses at most this much of log spend.
+// a process killed without a stop loses what arrived in at most this long
+// (wall time) before the kill.
 const DefaultCarryEvery = 30 * time.Second
 
 // AssumptionsLog is the assumptions log across runs (seed 003: "the
