@@ -668,3 +668,48 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestFromEndFilesAreCarried: a file followed --from-end is not read again
+// at a restart (what was written before it is skipped), so its spend is
+// carried like OTLP's, and counted once.
+func TestFromEndFilesAreCarried(t *testing.T) {
+	dir := t.TempDir()
+	journal, logPath := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "live.jsonl")
+	if err := os.WriteFile(logPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendCall := func(min int) {
+		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := time.Unix(0, 1796180270000000000).Add(time.Duration(min) * time.Minute).UTC().Format(time.RFC3339)
+		fmt.Fprintf(f, `{"ts":%q,"event":"llm_call","job_id":"job-e","job_type":"nightly","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", ts)
+		f.Close()
+	}
+	var alerts []string
+	for part := range 2 {
+		cmd := exec.Command(burnrate(t), "watch", "--headless", "--from-end", "--poll-interval", "50ms", "--job-ceiling", "0.3", "--run-id", "night-e", "--journal", journal, logPath)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond) // at the end of the file before the line is written
+		appendCall(part)
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			if strings.Contains(l, `"type":"alert"`) && strings.Contains(l, `"rule":"job_ceiling"`) {
+				alerts = append(alerts, l)
+			}
+		}
+		if part == 1 && len(alerts) != 1 {
+			t.Fatalf("after the restart: %d job_ceiling alerts, want one at $0.36\n%s", len(alerts), stderr.String())
+		}
+	}
+	if !strings.Contains(alerts[0], `"spend_usd":0.36`) {
+		t.Errorf("the alert: %s, want job-e at $0.36 (its line before the restart counted once)", alerts[0])
+	}
+}
