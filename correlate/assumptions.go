@@ -3,6 +3,7 @@ package correlate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,6 +111,36 @@ type assumptionLog struct {
 	// violatedLive are the keys assumptionCall flagged as they happened:
 	// the report does not count them again.
 	violatedLive map[string]bool
+	// typesDeclared are the job types with declarations of their own;
+	// products caches the declared product of calls per job by job type
+	// ("" the run's), dropped whenever a declaration changes.
+	typesDeclared map[string]bool
+	products      map[string]declaredProduct
+	// productWorst is the job furthest past its declared product, and
+	// productExample whether the finding's example is a product's: the
+	// report then names the worst job at its final count.
+	productWorst   productExcess
+	productExample bool
+}
+
+type productExcess struct {
+	job, jobType string
+	calls, over  int64 // the job's calls, the product they passed
+}
+
+func (e productExcess) String() string {
+	what := "calls per job"
+	if e.jobType != "" {
+		what = "calls per job of type " + e.jobType
+	}
+	return fmt.Sprintf("%s above the declared product (%d): job %s made %d", what, e.over, e.job, e.calls)
+}
+
+// declaredProduct is the most calls one job may make as declared; ok
+// false when the declarations bound none.
+type declaredProduct struct {
+	calls int64
+	ok    bool
 }
 
 // any: the run has something in its assumptions log.
@@ -223,6 +254,13 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 		}
 		d = &declaredAssumption{value: value, from: from}
 		a.declared[k] = d
+		a.products = nil
+		if k.jobType != "" {
+			if a.typesDeclared == nil {
+				a.typesDeclared = map[string]bool{}
+			}
+			a.typesDeclared[k.jobType] = true
+		}
 		d.retries = retriesOf(key, value)
 		a.stamp(d, ev)
 		return
@@ -232,6 +270,7 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 	}
 	d.prev, d.value, d.from, d.changed = d.value, value, from, true
 	d.retries = retriesOf(key, value)
+	a.products = nil
 	a.stamp(d, ev)
 	d.changedTS = d.firstTS
 }
@@ -388,7 +427,13 @@ func retriesOf(key, value string) int64 {
 // rules can raise (finding alerts), not only a line of the report.
 func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	a := &s.assume
-	if ev.Attempt < 1 || ev.Kind != ingest.KindLLMCall {
+	if ev.Kind != ingest.KindLLMCall {
+		return
+	}
+	if len(a.declared) > 0 {
+		s.productCheck(ev, job)
+	}
+	if ev.Attempt < 1 {
 		return
 	}
 	a.call(ev, job)
@@ -411,6 +456,71 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		return fmt.Sprintf("%s declared %d but job %s made retry %d", key, d.retries, job.ID, ev.Attempt-1)
 	})
+}
+
+// productCheck flags a job at the call that takes it past the declared
+// product of calls per job: the layers the run declares (its job type's
+// keys over the run's), multiplied as budget layers --from-assumptions
+// multiplies them (ReadAssumedLayers). Only where every declared layer is
+// bounded; a job already flagged is not flagged again past that call.
+func (s *State) productCheck(ev *ingest.Event, job *Job) {
+	a := &s.assume
+	jobType := ""
+	if a.typesDeclared[job.Type] {
+		jobType = job.Type
+	}
+	p, ok := a.products[jobType]
+	if !ok {
+		p = a.product(jobType)
+		if a.products == nil {
+			a.products = map[string]declaredProduct{}
+		}
+		a.products[jobType] = p // as many as typesDeclared, bounded by it
+	}
+	calls := int64(job.Calls)
+	if !p.ok || calls <= p.calls {
+		return
+	}
+	if w := &a.productWorst; calls-p.calls > w.calls-w.over {
+		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}
+	}
+	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) {
+		return
+	}
+	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
+		a.productExample = true
+		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}.String()
+	})
+}
+
+// product multiplies the layers declared for jobType: the run's keys,
+// with the job type's own in their place.
+func (a *assumptionLog) product(jobType string) declaredProduct {
+	values := map[string]string{}
+	for k, d := range a.declared {
+		if k.jobType == "" {
+			if _, own := values[k.key]; !own {
+				values[k.key] = d.value
+			}
+		}
+	}
+	if jobType != "" {
+		for k, d := range a.declared {
+			if k.jobType == jobType {
+				values[k.key] = d.value
+			}
+		}
+	}
+	kv := make([][2]string, 0, len(values))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		kv = append(kv, [2]string{k, values[k]})
+	}
+	read, err := ReadAssumedLayers(kv)
+	if err != nil {
+		return declaredProduct{}
+	}
+	n, ok := read.Product()
+	return declaredProduct{calls: n, ok: ok}
 }
 
 func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
@@ -505,6 +615,14 @@ func (s *State) reportAssumptions(r *Report) {
 		return cmp.Or(cmp.Compare(x.JobType, y.JobType), cmp.Compare(x.Key, y.Key))
 	})
 	r.AssumptionsDropped = a.dropped
+	if a.productExample {
+		// Flagged as the job passed its product; said at its final count.
+		for i := range r.Findings {
+			if r.Findings[i].Kind == AssumptionViolated.String() {
+				r.Findings[i].Example = a.productWorst.String()
+			}
+		}
+	}
 	s.assumptionFindings(r)
 }
 
