@@ -597,16 +597,7 @@ func (s *State) reportAssumptions(r *Report) {
 			x.Previous, x.ChangedAt = f.prev, FormatTime(f.changedTS)
 		}
 	}
-	// Per job type, p99 calls per job: the job types' own figure, which
-	// counts the jobs retired from memory too.
-	for _, jt := range r.JobTypes {
-		if jt.JobType == jobTypeName("") || jt.Jobs == 0 || jt.CallsPerJobP99 == 0 || len(rows) >= maxDeclaredAssumptions+maxObservedFacts {
-			continue
-		}
-		x := row(assumptionKey{jt.JobType, "calls_per_job.p99"})
-		x.Observed = strconv.FormatInt(jt.CallsPerJobP99, 10)
-		x.Evidence = fmt.Sprintf("%d jobs of type %s", jt.Jobs, jt.JobType)
-	}
+	callsPerJobRows(r.JobTypes, rows, row)
 	r.Assumptions = make([]AssumptionReport, 0, len(rows))
 	for _, x := range rows {
 		r.Assumptions = append(r.Assumptions, *x)
@@ -624,6 +615,25 @@ func (s *State) reportAssumptions(r *Report) {
 		}
 	}
 	s.assumptionFindings(r)
+}
+
+// callsPerJobKey is the observed row of a job type's p99 calls per job.
+const callsPerJobKey = "calls_per_job.p99"
+
+// callsPerJobRows fills, per job type, the p99 calls per job: the job
+// types' own figure, which counts the jobs retired from memory too — and,
+// for report --merge, the merged job types', recomputed from every
+// replica's jobs (never one replica's figure).
+func callsPerJobRows(types []JobTypeReport, rows map[assumptionKey]*AssumptionReport, row func(assumptionKey) *AssumptionReport) {
+	for _, jt := range types {
+		if jt.JobType == jobTypeName("") || jt.Jobs == 0 || jt.CallsPerJobP99 == 0 || len(rows) >= maxDeclaredAssumptions+maxObservedFacts {
+			continue
+		}
+		x := row(assumptionKey{jt.JobType, callsPerJobKey})
+		x.Observed = strconv.FormatInt(jt.CallsPerJobP99, 10)
+		x.Evidence = fmt.Sprintf("%d jobs of type %s", jt.Jobs, jt.JobType)
+		x.ObservedAt = ""
+	}
 }
 
 // assumptionFindings adds what this run's assumptions alone show.
