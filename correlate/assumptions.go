@@ -796,13 +796,17 @@ func CompareAssumptions(r *Report, prev []AssumptionReport, sev func(FindingKind
 		if !ok {
 			continue
 		}
+		// A change within this run from the baseline's value is the same
+		// change the run's own finding says (0 → 2 in the log, and 0 in
+		// the baseline): one occurrence, not two.
+		withinFrom := x.Previous
 		if strings.HasSuffix(x.Key, ".version") && p.Observed != "" && x.Observed != "" && p.Observed != x.Observed && x.Previous == "" {
 			// A package version moved since the last run: no finding by
 			// itself (FlagUpstreamChanges judges it), but the row says so.
 			x.Previous, x.ChangedAt = p.Observed, x.ObservedAt
 		}
 		for _, c := range [...]struct{ what, was, now string }{{"declared", p.Declared, x.Declared}, {"derived", p.Derived, x.Derived}} {
-			if c.was == "" || c.now == "" || c.was == c.now {
+			if c.was == "" || c.now == "" || c.was == c.now || c.what == "declared" && withinFrom != "" && withinFrom == c.was {
 				continue
 			}
 			if x.Previous == "" {

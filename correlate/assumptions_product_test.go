@@ -122,3 +122,25 @@ func TestAssumedLayersSaturate(t *testing.T) {
 		t.Errorf("product %d %v, want saturated", p, ok)
 	}
 }
+
+// TestAChangeWithinTheRunAndAgainstTheBaselineIsOne: issue 27 — a night
+// whose line went from 0 to 2, against a baseline of 0, counted "2
+// occurrence(s)": the same change twice. Against a baseline of 1 there
+// are two changes (1 → 0 before the night, 0 → 2 in it).
+func TestAChangeWithinTheRunAndAgainstTheBaselineIsOne(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "night.log")
+	os.WriteFile(p, []byte(`2026-03-11 02:00:00,001 - nightly - INFO - [assumptions] {"anthropic-sdk.maxRetries":0}
+2026-03-11 02:00:04,000 - httpx - INFO - HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 200 OK"
+2026-03-11 03:00:00,001 - nightly - INFO - [assumptions] {"anthropic-sdk.maxRetries":2}
+2026-03-11 03:00:04,000 - httpx - INFO - HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 200 OK"
+`), 0o600)
+	cfg := correlate.DefaultConfig()
+	for baseline, want := range map[string]int64{"0": 1, "1": 2, "2": 1} {
+		r := reportOf(t, cfg, p)
+		correlate.CompareAssumptions(r, []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: baseline}}, cfg.SeverityOf)
+		f := finding(r, "assumption_changed")
+		if f == nil || f.Count != want {
+			t.Errorf("baseline %s: %+v, want %d occurrence(s)", baseline, f, want)
+		}
+	}
+}
