@@ -57,7 +57,10 @@ type declaredAssumption struct {
 	value, from string
 	// retries is value as a count, for a NAME.maxRetries key (-1: none),
 	// checked live against every attempt of that layer.
-	retries   int64
+	retries int64
+	// layer: the key can set a retry layer (isLayerKey), so the
+	// declared product of calls per job reads it.
+	layer     bool
 	firstTS   int64
 	pending   bool // firstTS waits for the next event with a time
 	prev      string
@@ -116,6 +119,9 @@ type assumptionLog struct {
 	// ("" the run's), dropped whenever a declaration changes.
 	typesDeclared map[string]bool
 	products      map[string]declaredProduct
+	// layerKeys counts the declared keys that can set a layer, by job
+	// type: past maxProductKeys no product is checked (see product).
+	layerKeys map[string]int
 	// productWorst is the job furthest past its declared product, and
 	// productExample whether the finding's example is a product's: the
 	// report then names the worst job at its final count.
@@ -252,9 +258,15 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 			a.dropped++
 			return
 		}
-		d = &declaredAssumption{value: value, from: from}
+		d = &declaredAssumption{value: value, from: from, layer: isLayerKey(key)}
 		a.declared[k] = d
-		a.products = nil
+		if d.layer {
+			a.products = nil
+			if a.layerKeys == nil {
+				a.layerKeys = map[string]int{}
+			}
+			a.layerKeys[k.jobType]++
+		}
 		if k.jobType != "" {
 			if a.typesDeclared == nil {
 				a.typesDeclared = map[string]bool{}
@@ -270,7 +282,9 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 	}
 	d.prev, d.value, d.from, d.changed = d.value, value, from, true
 	d.retries = retriesOf(key, value)
-	a.products = nil
+	if d.layer {
+		a.products = nil
+	}
 	a.stamp(d, ev)
 	d.changedTS = d.firstTS
 }
@@ -493,11 +507,34 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 	})
 }
 
+// maxProductKeys bounds the keys a declared product is read from: no
+// real stack has this many retry layers, and a hostile log changing one
+// of a thousand declarations before every call would otherwise have each
+// call read them all again.
+const maxProductKeys = 64
+
+// isLayerKey: a key ReadAssumedLayers can read as a layer, an owner or
+// an unread retry setting (every other key it passes over).
+func isLayerKey(key string) bool {
+	l := strings.ToLower(key)
+	return strings.Contains(l, "retr") || strings.Contains(l, "rerun") || strings.Contains(l, "attempt") || strings.Contains(l, "watchdog")
+}
+
 // product multiplies the layers declared for jobType: the run's keys,
 // with the job type's own in their place.
 func (a *assumptionLog) product(jobType string) declaredProduct {
-	values := map[string]string{}
+	n := a.layerKeys[""]
+	if jobType != "" {
+		n += a.layerKeys[jobType]
+	}
+	if n == 0 || n > maxProductKeys {
+		return declaredProduct{}
+	}
+	values := make(map[string]string, n)
 	for k, d := range a.declared {
+		if !d.layer {
+			continue
+		}
 		if k.jobType == "" {
 			if _, own := values[k.key]; !own {
 				values[k.key] = d.value
@@ -506,7 +543,7 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 	}
 	if jobType != "" {
 		for k, d := range a.declared {
-			if k.jobType == jobType {
+			if d.layer && k.jobType == jobType {
 				values[k.key] = d.value
 			}
 		}
@@ -519,8 +556,8 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 	if err != nil {
 		return declaredProduct{}
 	}
-	n, ok := read.Product()
-	return declaredProduct{calls: n, ok: ok}
+	calls, ok := read.Product()
+	return declaredProduct{calls: calls, ok: ok}
 }
 
 func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
