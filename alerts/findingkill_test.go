@@ -128,3 +128,26 @@ func TestFindingKillSkipsAJobAlreadyKilled(t *testing.T) {
 		t.Errorf("%d kills in %d alerts, want 1 kill (the ceiling's) and 2 alerts: %+v", kills, len(fired), fired)
 	}
 }
+
+// TestKillOnCallsAboveTheDeclaredProduct: a run whose declared layers
+// multiply to 4 kills each job at its fifth call, once.
+func TestKillOnCallsAboveTheDeclaredProduct(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0,"scheduler.rerunsOnFailure":1,"wrapper.maxAttempts":2}}`)
+	for j := range 2 {
+		for c := range 7 {
+			line(fmt.Sprintf(`{"ts":"2026-03-10T02:%02d:%02dZ","event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, j, c+1, j, j))
+		}
+	}
+	var got []string
+	for _, a := range fired {
+		got = append(got, fmt.Sprintf("%s %s %s %v %d", a.Rule, a.Scope, a.JobID, a.Kill, a.Attempts))
+	}
+	want := "finding:assumption_violated job job-0 true 5,finding:assumption_violated job job-1 true 5"
+	if strings.Join(got, ",") != want {
+		t.Errorf("alerts %q, want %q", got, want)
+	}
+}
