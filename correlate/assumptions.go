@@ -139,7 +139,7 @@ func (e productExcess) String() string {
 	if e.jobType != "" {
 		what = "calls per job of type " + e.jobType
 	}
-	return fmt.Sprintf("%s above the declared product (%d): job %s made %d", what, e.over, e.job, e.calls)
+	return fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
 }
 
 // declaredProduct is the most calls one job may make as declared; ok
@@ -477,6 +477,9 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 // keys over the run's), multiplied as budget layers --from-assumptions
 // multiplies them (ReadAssumedLayers). Only where every declared layer is
 // bounded; a job already flagged is not flagged again past that call.
+// The layers bound the tries of one call (its operation's attempts, as
+// undeclared_retry_layer counts them): a job or an agent session that
+// makes many calls, each answered, breaks no premise.
 func (s *State) productCheck(ev *ingest.Event, job *Job) {
 	a := &s.assume
 	jobType := ""
@@ -491,7 +494,7 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 		}
 		a.products[jobType] = p // as many as typesDeclared, bounded by it
 	}
-	calls := int64(job.Calls)
+	calls := int64(s.lastTries)
 	if !p.ok || calls <= p.calls {
 		return
 	}

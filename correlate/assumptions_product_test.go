@@ -60,7 +60,7 @@ func TestCallsPerJobAboveTheDeclaredProduct(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no assumption_violated: %+v", r.Findings)
 	}
-	if f.Count != 3 || f.JobsTotal != 3 || f.Example != "calls per job above the declared product (4): job nightly-article-0 made 7" {
+	if f.Count != 3 || f.JobsTotal != 3 || f.Example != "calls per job above the declared product (4): job nightly-article-0 made 7 calls of one operation" {
 		t.Errorf("%d occurrence(s) in %d job(s): %q", f.Count, f.JobsTotal, f.Example)
 	}
 	if f.FirstAt != "2026-03-10T02:00:05Z" {
@@ -70,6 +70,29 @@ func TestCallsPerJobAboveTheDeclaredProduct(t *testing.T) {
 	r = reportOf(t, correlate.DefaultConfig(), productNight(t, []string{seed003Owned}, map[string]int{"nightly-article": 3}, 4))
 	if f := finding(r, "assumption_violated"); f != nil {
 		t.Errorf("4 calls per job under a product of 4: %+v", f)
+	}
+}
+
+// TestManyAnsweredCallsBreakNoProduct: a job (or an agent session) that
+// makes ten calls, each its own operation answered at once, or keyless
+// calls each answered, is within a product of 4: the layers bound the
+// tries of one call, not the calls of a job.
+func TestManyAnsweredCallsBreakNoProduct(t *testing.T) {
+	for _, key := range []string{`"idempotency_key":"op-%d",`, ``} {
+		var b strings.Builder
+		b.WriteString(seed003Owned + "\n")
+		for c := range 10 {
+			k := key
+			if k != "" {
+				k = fmt.Sprintf(key, c)
+			}
+			fmt.Fprintf(&b, `{"ts":"2026-03-10T02:00:%02d.000Z","event":"llm_call","job_id":"session-1","job_type":"nightly-article",%s"provider":"anthropic","model":"claude-sonnet-4-5","status":200}`+"\n", c+1, k)
+		}
+		p := filepath.Join(t.TempDir(), "night.jsonl")
+		os.WriteFile(p, []byte(b.String()), 0o600)
+		if f := finding(reportOf(t, correlate.DefaultConfig(), p), "assumption_violated"); f != nil {
+			t.Errorf("keyed=%v: ten answered calls broke a product of 4: %s", key != "", f.Example)
+		}
 	}
 }
 
@@ -102,7 +125,7 @@ func TestDeclaredProductPerJobType(t *testing.T) {
 		t.Fatalf("want only the nightly-article job past its product of 4: %+v", f)
 	}
 	r = reportOf(t, correlate.DefaultConfig(), productNight(t, []string{seed003Owned, typed}, map[string]int{"backfill": 1}, 9))
-	if f := finding(r, "assumption_violated"); f == nil || f.Example != "calls per job of type backfill above the declared product (8): job backfill-0 made 9" {
+	if f := finding(r, "assumption_violated"); f == nil || f.Example != "calls per job of type backfill above the declared product (8): job backfill-0 made 9 calls of one operation" {
 		t.Errorf("backfill past its own product: %+v", f)
 	}
 }

@@ -83,6 +83,10 @@ type State struct {
 	timeline   map[int64]*Bucket
 
 	lastCost                                          Pico
+	// lastTries is the tries of one call the last attempt made (its
+	// operation's attempts, or its keyless streak): the declared
+	// product of calls is held to it (productCheck).
+	lastTries  int32
 	batchSpend                                        Pico
 	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
@@ -659,6 +663,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		tries = int32(job.streak)
 	}
 	op.maxTries = max(op.maxTries, tries)
+	s.lastTries = tries
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
 	job.lastFailed = failed
