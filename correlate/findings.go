@@ -19,7 +19,9 @@ const (
 	BreakerOpen
 	StreamRepaid
 	DeadlineExceeded
-	// The assumptions log's (assumptions.go): run-level, on no job.
+	// The assumptions log's (assumptions.go): run-level, on no job —
+	// but for AssumptionViolated, which assumptionCall also flags on the
+	// job at the attempt that broke the declaration (kill_on may name it).
 	AssumptionViolated
 	AssumptionChanged
 	AssumptionMissing

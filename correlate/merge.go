@@ -135,7 +135,7 @@ func MergeReports(in []MergeInput) (*Report, error) {
 	mergeTools(out, kept)
 	out.Breakers = []BreakerReport{}
 	mergeFindings(out, kept, split)
-	out.Assumptions = mergeAssumptions(kept)
+	out.Assumptions = mergeAssumptions(kept, out.JobTypes)
 	mergeTimeline(out, kept)
 	out.Config = kept[0].Report.Config
 	for _, k := range kept[1:] {

@@ -82,7 +82,11 @@ type State struct {
 	retryAfter map[int64]int64 // ms → count
 	timeline   map[int64]*Bucket
 
-	lastCost                                          Pico
+	lastCost Pico
+	// lastTries is the tries of one call the last attempt made (its
+	// operation's attempts, or its keyless streak): the declared
+	// product of calls is held to it (productCheck).
+	lastTries                                         int32
 	batchSpend                                        Pico
 	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
@@ -661,6 +665,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		tries = int32(job.streak)
 	}
 	op.maxTries = max(op.maxTries, tries)
+	s.lastTries = tries
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
 	job.lastFailed = failed
