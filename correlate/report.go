@@ -729,7 +729,7 @@ func (s *State) reportFindings(r *Report) {
 	}
 	for k := range NumFindingKinds {
 		f := s.findings[k]
-		count, example := f.count, f.example
+		count, example := f.count, f.exampleText()
 		if k == RetryAfterTooShort {
 			if s.raHonored < int64(s.cfg.RetryAfterMinSample) || float64(s.raRehit) < s.cfg.RetryAfterRehitShare*float64(s.raHonored) {
 				continue

@@ -598,6 +598,9 @@ func (e *Engine) Report() *correlate.Report {
 	var src []correlate.SourceInfo
 	for _, s := range e.sources {
 		for _, st := range s.Status() {
+			if st.SameFileAs != "" {
+				continue // not read: the file is listed once, by the path read
+			}
 			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err})
 		}
 	}
