@@ -497,3 +497,26 @@ func TestDaemonKeepsALinePerNight(t *testing.T) {
 		}
 	}
 }
+
+// TestARunWrittenAgainIsComparedWithTheNightBefore: a run stopped and
+// resumed (its spend carried) writes its line again at its end; its
+// baseline is the night before it, not its own earlier line.
+func TestARunWrittenAgainIsComparedWithTheNightBefore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "assumptions.jsonl")
+	rows := func(v string) []correlate.AssumptionReport {
+		return []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: v}}
+	}
+	var b bytes.Buffer
+	for _, l := range []assumptionsLine{{RunID: "n1", Assumptions: rows("0")}, {RunID: "n2", Assumptions: rows("2")}} {
+		line, _ := json.Marshal(l)
+		b.Write(append(line, '\n'))
+	}
+	os.WriteFile(path, b.Bytes(), 0o600)
+	l := newAssumptionsLog(filepath.Join(filepath.Dir(path), "journal.jsonl"), true, true, correlate.DefaultConfig())
+	if got := l.Baseline("n2"); len(got) != 1 || got[0].Declared != "0" {
+		t.Errorf("n2 resumed: baseline %+v, want n1's", got)
+	}
+	if got := l.Baseline("n3"); len(got) != 1 || got[0].Declared != "2" {
+		t.Errorf("n3: baseline %+v, want n2's", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -46,6 +47,17 @@ func assumptionsLogPath(journal string) string {
 // (and no error) when there is no log yet. A torn last line (a crash
 // mid-write) is passed over for the whole line before it.
 func lastAssumptions(path string) ([]correlate.AssumptionReport, error) {
+	runs, err := recentAssumptions(path)
+	if len(runs) == 0 {
+		return nil, err
+	}
+	return runs[len(runs)-1].Assumptions, err
+}
+
+// recentAssumptions reads the whole lines of the log's tail, oldest first:
+// a run written again after a restart is compared with the run before it,
+// not with its own earlier line.
+func recentAssumptions(path string) ([]assumptionsLine, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -67,17 +79,22 @@ func lastAssumptions(path string) ([]correlate.AssumptionReport, error) {
 		return nil, fmt.Errorf("assumptions log %s: %w", path, err)
 	}
 	lines := bytes.Split(b, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
+	var out []assumptionsLine
+	for i := len(lines) - 1; i >= 0 && len(out) < maxRecentRuns; i-- {
 		if i == 0 && off > 0 {
 			break // cut by the tail window: not a whole line
 		}
 		var l assumptionsLine
 		if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &l) == nil && l.Assumptions != nil {
-			return l.Assumptions, nil
+			out = append(out, l)
 		}
 	}
-	return nil, nil
+	slices.Reverse(out)
+	return out, nil
 }
+
+// maxRecentRuns is how many of the log's last runs are kept in memory.
+const maxRecentRuns = 8
 
 // appendAssumptions writes r's assumptions as one line, in one write.
 func appendAssumptions(path string, r *correlate.Report, now time.Time) error {
@@ -122,7 +139,9 @@ type assumptionsLog struct {
 	write bool // only watch --headless (and replay --headless) keep the file
 	cfg   correlate.Config
 	mu    sync.Mutex
-	last  []correlate.AssumptionReport
+	// recent are the last runs recorded, oldest first: the file's tail,
+	// then this process's.
+	recent []assumptionsLine
 }
 
 // newAssumptionsLog reads the baseline beside the journal when read is
@@ -130,19 +149,27 @@ type assumptionsLog struct {
 func newAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *assumptionsLog {
 	l := &assumptionsLog{path: assumptionsLogPath(journal), write: write, cfg: cfg}
 	if read || write {
-		prev, err := lastAssumptions(l.path)
+		recent, err := recentAssumptions(l.path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
 		}
-		l.last = prev
+		l.recent = recent
 	}
 	return l
 }
 
-func (l *assumptionsLog) Baseline() []correlate.AssumptionReport {
+// Baseline is the last run recorded other than runID: a run resumed after
+// a restart (its spend carried) is compared with the night before it,
+// and its line written again at its end supersedes the one of its stop.
+func (l *assumptionsLog) Baseline(runID string) []correlate.AssumptionReport {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.last
+	for i := len(l.recent) - 1; i >= 0; i-- {
+		if l.recent[i].RunID != runID || runID == "" {
+			return l.recent[i].Assumptions
+		}
+	}
+	return nil
 }
 
 func (l *assumptionsLog) Upstream(id, from, to string) []string { return upstreamChanges(id, from, to) }
@@ -176,9 +203,13 @@ func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.Assump
 			}
 		}
 	}
-	l.last = r.Assumptions
-	if l.last == nil {
-		l.last = []correlate.AssumptionReport{} // a run was recorded: the baseline is it, with nothing in it
+	rec := assumptionsLine{RunID: r.RunID, Assumptions: r.Assumptions}
+	if rec.Assumptions == nil {
+		rec.Assumptions = []correlate.AssumptionReport{} // a run was recorded: the baseline is it, with nothing in it
+	}
+	l.recent = append(l.recent, rec)
+	if len(l.recent) > maxRecentRuns {
+		l.recent = slices.Delete(l.recent, 0, len(l.recent)-maxRecentRuns)
 	}
 }
 

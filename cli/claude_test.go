@@ -141,6 +141,11 @@ tail -f "$t" > /dev/null & decoy_tail=$!
 --session-id=$id") & decoy_newline=$!
 mkdir -p "$dir/npm/bin"; printf 'while :; do sleep 1; done\n' > "$dir/npm/cli.js"; ln -s ../cli.js "$dir/npm/bin/claude"
 (exec -a node sh "$dir/npm/bin/claude" --session-id "$id") & npm=$!
+# Every process has exec'd (a loaded machine took longer than 0.3 s, and
+# a process still a subshell was not the recipe's to find).
+for p in $deaf $writer $reused $npm; do
+  for try in $(seq 100); do tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q -- '--session-id\|--resume\|jsonl\|claude ' && break; sleep 0.05; done
+done
 sleep 0.3
 CLAUDE_KILL_GRACE=3 "$recipe" "$id" > "$dir/recipe.out" 2>&1 & r=$!
 # The third process exits on SIGTERM; its PID goes to an unrelated one.
@@ -194,6 +199,8 @@ s5=55555555-5555-4555-8555-555555555555; s6=66666666-6666-4666-8666-666666666666
 (cd "$p3" && exec -a claude sh -c 'while :; do sleep 1; done') & bystander=$!
 sleep 0.3
 CLAUDE_KILL_GRACE=2 "$recipe" "$s5" > /dev/null 2>&1; echo "ended-session-exit $?"
+touch -d '+1 hour' "$HOME/.claude/projects/$(enc "$p3")/$s5.jsonl"
+CLAUDE_KILL_GRACE=2 "$recipe" "$s5" > /dev/null 2>&1; echo "future-mtime-exit $?"
 touch -d '30 seconds ago' "$HOME/.claude/projects/$(enc "$p3")/$s5.jsonl"
 CLAUDE_KILL_GRACE=2 "$recipe" "$s5" > /dev/null 2>&1; echo "newer-beside-exit $?"
 echo "bystander $(state $bystander)"
@@ -233,7 +240,7 @@ func TestKillRecipeKillsOnlyTheSession(t *testing.T) {
 		"decoy_burnrate": "alive", "decoy_tail": "alive", "decoy_prefix": "alive", "decoy_longer": "alive",
 		"decoy_newline": "alive", "npm": "dead", "plain": "dead", "twin_a": "alive", "twin_b": "alive",
 		"plain-exit": "0", "ambiguous-exit": "3", "fresh-no-process-exit": "3", "old-no-process-exit": "0",
-		"ended-session-exit": "0", "newer-beside-exit": "3", "bystander": "alive"} {
+		"ended-session-exit": "0", "future-mtime-exit": "3", "newer-beside-exit": "3", "bystander": "alive"} {
 		if got[name] != want {
 			t.Errorf("%s: %s, want %s", name, got[name], want)
 		}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,7 +20,7 @@ type fakeAssumptionsLog struct {
 	compared []*correlate.Report
 }
 
-func (l *fakeAssumptionsLog) Baseline() []correlate.AssumptionReport { return l.last }
+func (l *fakeAssumptionsLog) Baseline(string) []correlate.AssumptionReport { return l.last }
 func (l *fakeAssumptionsLog) Upstream(string, string, string) []string {
 	return nil
 }
@@ -193,3 +195,107 @@ func TestADeclarationAtTheEndIsKept(t *testing.T) {
 		t.Fatalf("the last line's declaration was lost: %+v", r.Assumptions)
 	}
 }
+
+// TestADeclarationAtTheTopOfARunIDLogIsThatRuns: the decoder gives an
+// untimed declaration the next line's time; at the top of a log whose
+// events name a run_id it opened a derived run of its own, and the real
+// run lost its declarations (red team).
+func TestADeclarationAtTheTopOfARunIDLogIsThatRuns(t *testing.T) {
+	n1 := time.Date(2026, 6, 30, 1, 0, 0, 0, time.UTC)
+	evs := assumptionNight("night-1", n1, "0", 0)
+	evs[0].TS, evs[0].TSCarried = evs[1].TS, false // as the jsonl decoder releases it
+	eng := New(Options{Config: correlate.DefaultConfig()}, &oneByOne{events: evs})
+	eng.Run(context.Background())
+	r := eng.Report()
+	if r.RunID != "night-1" || len(r.PreviousRuns) != 0 {
+		t.Fatalf("run %q with %d runs before it, want night-1 alone", r.RunID, len(r.PreviousRuns))
+	}
+	if !slices.ContainsFunc(r.Assumptions, func(a correlate.AssumptionReport) bool { return a.Key == "anthropic-sdk.maxRetries" && a.Declared == "0" }) {
+		t.Errorf("night-1 lost its declaration: %+v", r.Assumptions)
+	}
+}
+
+// TestHeldDeclarationsAreBounded: a million untimed declarations with no
+// event between held 990 MB; one key's keep only its last, and distinct
+// keys never pass maxHeld.
+func TestHeldDeclarationsAreBounded(t *testing.T) {
+	eng := New(Options{Config: correlate.DefaultConfig()})
+	var b ingest.Batch
+	for i := range 100_000 {
+		ev := ingest.Event{Kind: ingest.KindAssumption}
+		ev.SetAssumption("log line", "anthropic-sdk.maxRetries", strconv.Itoa(i))
+		b = append(b, ev)
+	}
+	eng.apply(b)
+	if len(eng.held) != 1 {
+		t.Fatalf("%d held for one key", len(eng.held))
+	}
+	b = nil
+	for i := range 3 * maxHeld {
+		ev := ingest.Event{Kind: ingest.KindAssumption}
+		ev.SetAssumption("log line", "k"+strconv.Itoa(i), "1")
+		b = append(b, ev)
+	}
+	eng.apply(b)
+	if len(eng.held) >= maxHeld {
+		t.Fatalf("%d held, bound %d", len(eng.held), maxHeld)
+	}
+}
+
+// TestEveryRunIsRecordedOnce: a hundred runs beginning in one batch (64
+// stay open; the rest are closed) each get their line, once; a run whose
+// run_id interleaves with the next is recorded only when the next has
+// moved an hour past it, so its later retries are in its line.
+func TestEveryRunIsRecordedOnce(t *testing.T) {
+	base := time.Date(2026, 6, 30, 1, 0, 0, 0, time.UTC)
+	var evs []ingest.Event
+	for i := range 100 {
+		evs = append(evs, assumptionNight(fmt.Sprintf("r%03d", i), base.Add(time.Duration(i)*2*time.Hour), "0", 0)...)
+	}
+	log := &fakeAssumptionsLog{}
+	eng := New(Options{Config: correlate.DefaultConfig(), Assumptions: log}, &oneBatch{events: evs})
+	eng.Run(context.Background())
+	eng.RecordFinal(eng.Report())
+	seen := map[string]int{}
+	for _, r := range log.recorded {
+		seen[r.RunID]++
+	}
+	if len(seen) != 100 || len(log.recorded) != 100 {
+		t.Fatalf("%d lines for %d runs, want 100 once each", len(log.recorded), len(seen))
+	}
+
+	// A and B interleave: A's retry after B began is in A's line.
+	call := func(run string, at time.Duration, attempt int16) ingest.Event {
+		return ingest.Event{Kind: ingest.KindLLMCall, TS: base.Add(at).UnixNano(), RunID: run, JobID: run + "-job", Attempt: attempt,
+			Status: 200, Model: "claude-sonnet-4-6", Provider: "anthropic", InputTokens: 10, OutputTokens: 1}
+	}
+	evs = []ingest.Event{call("A", 0, 1), call("B", time.Minute, 1), call("A", 2*time.Minute, 2), call("A", 3*time.Minute, 3), call("B", 2*time.Hour, 1)}
+	log = &fakeAssumptionsLog{}
+	eng = New(Options{Config: correlate.DefaultConfig(), Assumptions: log}, &oneByOne{events: evs})
+	eng.Run(context.Background())
+	if len(log.recorded) != 1 || log.recorded[0].RunID != "A" {
+		t.Fatalf("recorded %d runs before the stop, want A once B moved an hour past it", len(log.recorded))
+	}
+	var observed string
+	for _, a := range log.recorded[0].Assumptions {
+		if a.Key == "anthropic-sdk.maxRetries" {
+			observed = a.Observed
+		}
+	}
+	if observed != "2" {
+		t.Errorf("A's line says %q retries, want its later 2", observed)
+	}
+}
+
+// oneBatch sends every event in one batch.
+type oneBatch struct{ events []ingest.Event }
+
+func (s *oneBatch) Run(ctx context.Context, out chan<- ingest.Batch) error {
+	select {
+	case out <- ingest.Batch(s.events):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+func (s *oneBatch) Status() []ingest.Status { return nil }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,8 +123,10 @@ type Engine struct {
 	lastEvent time.Time
 	horizon   time.Duration
 	assume    AssumptionsLog
-	// held are floating declarations waiting for the event after them.
-	held []ingest.Event
+	// held are floating declarations waiting for the event after them,
+	// heldAt their positions by job type and key.
+	held   []ingest.Event
+	heldAt map[[2]string]int
 	// onCarry, carryEvery, carryMax: see Options.OnCarry.
 	onCarry    func([]CarriedRun)
 	carryEvery time.Duration
@@ -173,8 +176,9 @@ const DefaultCarryEvery = 30 * time.Second
 // begun — so a daemon that runs for weeks keeps a line per night, not
 // one at its stop.
 type AssumptionsLog interface {
-	// Baseline is the last run recorded; nil when there is none.
-	Baseline() []correlate.AssumptionReport
+	// Baseline is the last run recorded other than runID (a run resumed
+	// after a restart is not its own baseline); nil when there is none.
+	Baseline(runID string) []correlate.AssumptionReport
 	// Record compares a run that a later one has superseded with its
 	// baseline and keeps it; it becomes the baseline. It is called on
 	// the engine goroutine, once per run.
@@ -199,6 +203,13 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
 	e.assume = opt.Assumptions
+	if e.assume != nil {
+		e.runs.closing = func(r *run) {
+			if !r.recorded {
+				e.recordRun(r)
+			}
+		}
+	}
 	e.horizon = opt.Config.IdleAfter
 	if e.horizon <= 0 { // jobs end only at the end: still, bound the run-on
 		e.horizon = correlate.DefaultIdleAfter
@@ -389,7 +400,7 @@ func (e *Engine) apply(b ingest.Batch) {
 		if floatingDeclaration(ev) {
 			flush(i)
 			from = i + 1
-			e.held = append(e.held, *ev)
+			e.hold(ev)
 			continue
 		}
 		r := e.runs.route(ev)
@@ -399,6 +410,7 @@ func (e *Engine) apply(b ingest.Batch) {
 			e.applyTo(r, e.held)
 			clear(e.held)
 			e.held = e.held[:0]
+			clear(e.heldAt)
 			cur = r
 			continue
 		}
@@ -417,12 +429,45 @@ func (e *Engine) apply(b ingest.Batch) {
 	ingest.Recycle(b) // the engine owns it, and nothing keeps it past here
 }
 
-// floatingDeclaration is a declaration with no time and no run of its own
-// — seed 003's `[assumptions] {…}` line, printed at the top of a run: it
-// belongs to the run the event after it opens, not to the one the line
-// before it ended (it carries that line's time).
+// floatingDeclaration is a declaration that names no run — seed 003's
+// `[assumptions] {…}` line, printed at the top of a run: it belongs to the
+// run the event after it opens, not to the one the line before it ended
+// (it carries that line's time), nor to a run of its own (the decoder
+// gives an untimed one the next line's time: at the top of a log whose
+// events name a run_id it opened a derived run, and the real run lost its
+// declarations and a critical violation). What the traffic showed
+// (observed facts) is routed with its call.
 func floatingDeclaration(ev *ingest.Event) bool {
-	return ev.Kind == ingest.KindAssumption && ev.RunID == "" && (ev.TS == 0 || ev.TSCarried)
+	if ev.Kind != ingest.KindAssumption || ev.RunID != "" {
+		return false
+	}
+	from, _, _, ok := ev.AssumptionParts()
+	return ok && !strings.HasPrefix(from, ingest.AssumptionFromObserved)
+}
+
+// maxHeld bounds the declarations waiting for an event: past it they are
+// the current run's at once.
+const maxHeld = 4096
+
+// hold keeps a floating declaration until the next event. Declarations of
+// one key with no event between them have no event under any but the
+// last: only the last is kept (a million untimed lines with no event
+// between held 990 MB), and the hold never passes maxHeld.
+func (e *Engine) hold(ev *ingest.Event) {
+	_, key, _, _ := ev.AssumptionParts()
+	k := [2]string{ev.JobType, key}
+	if i, ok := e.heldAt[k]; ok {
+		e.held[i] = *ev
+		return
+	}
+	if e.heldAt == nil {
+		e.heldAt = map[[2]string]int{}
+	}
+	e.heldAt[k] = len(e.held)
+	e.held = append(e.held, *ev)
+	if len(e.held) >= maxHeld {
+		e.placeHeld()
+	}
 }
 
 // placeHeld applies declarations still waiting for an event (the input
@@ -436,7 +481,7 @@ func (e *Engine) placeHeld() {
 		r = e.runs.route(&e.held[0])
 	}
 	e.applyTo(r, e.held)
-	e.held = nil
+	e.held, e.heldAt = nil, nil
 	e.st = r.st
 }
 
@@ -455,20 +500,27 @@ func (e *Engine) observe(job *correlate.Job, ev *ingest.Event) {
 }
 
 // recordSuperseded hands the assumptions log every run a later one has
-// superseded — a new run_id, the next day of a run window — once: a
-// straggler of last night that arrives after tonight began stays in its
-// run's numbers but is not recorded again.
+// superseded — a new run_id, the next day of a run window — once the
+// later run's log has moved recordAfter past the earlier one's last event:
+// interleaved run_ids and last night's stragglers land in their run's
+// line first (written at once, a run's later retries were left out of it
+// and the next night's baseline was stale). A straggler later still stays
+// in its run's numbers but is not recorded again.
 func (e *Engine) recordSuperseded(cur *run) {
 	if e.assume == nil || cur == nil {
 		return
 	}
 	for _, r := range e.runs.open {
-		if r.recorded || r.seq >= cur.seq {
+		if r.recorded || r.seq >= cur.seq || cur.lastTS-r.lastTS < recordAfter {
 			continue
 		}
 		e.recordRun(r)
 	}
 }
+
+// recordAfter is how far past a superseded run's last event the run after
+// it must be before its assumptions line is written.
+const recordAfter = int64(time.Hour)
 
 // RecordFinal records, after Run has returned, every run not recorded
 // yet in the order they began — the current one as final, its final
@@ -515,7 +567,7 @@ func (e *Engine) baseline(r *run) *correlate.AssumptionOptions {
 		return nil
 	}
 	if !r.baselineSet {
-		r.baseline, r.baselineSet = e.assume.Baseline(), true
+		r.baseline, r.baselineSet = e.assume.Baseline(r.id), true
 	}
 	return &correlate.AssumptionOptions{Baseline: r.baseline, Upstream: e.assume.Upstream}
 }

@@ -63,6 +63,8 @@ type runs struct {
 	closed []correlate.RunSummary
 	seq    int
 	events int64 // events routed, the clock of run.used
+	// closing is told of a run evict is about to close.
+	closing func(*run)
 	// jumpTo is the time of a lone event more than a day ahead of the
 	// current run, waiting for a second to confirm the jump (pick).
 	jumpTo int64
@@ -197,6 +199,9 @@ func (rs *runs) evict() {
 			}
 		}
 		r := rs.open[oldest]
+		if rs.closing != nil {
+			rs.closing(r) // its assumptions line, before its State goes
+		}
 		rs.open = slices.Delete(rs.open, oldest, oldest+1)
 		rs.closed = append(rs.closed, r.st.Summary(r.id))
 		if len(rs.closed) > maxRunSummaries {
