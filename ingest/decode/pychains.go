@@ -27,6 +27,10 @@ const (
 	// pyRetryLineWindow is how long after a failed response its "Retrying"
 	// line may come: the SDK logs it at once, before it sleeps.
 	pyRetryLineWindow = int64(1e9)
+	// pyRetryLineNear is how close before a "Retrying" line another failed
+	// response must be to be the one it announces, as well as the newest:
+	// further back, it is a failure the SDK gave up on.
+	pyRetryLineNear = int64(100e6)
 	// pyRetryStale is how long past its due time an announced retry may
 	// still be answered: the SDK's default timeout is 10 minutes, and a
 	// retry whose response never came (the app gave up) must not take a
@@ -150,16 +154,20 @@ func (e *pyEndpoint) answer(ts int64, timed bool) (ch pyChain, ok bool) {
 	return ch, true
 }
 
-// announced takes the failed response a "Retrying" line announces the
-// retry of: the newest (the SDK logs the line right after the response).
-func (e *pyEndpoint) announced() (ch pyChain, ok bool) {
+// announced takes the failed response a "Retrying" line at ts announces
+// the retry of: the newest (the SDK logs the line right after the
+// response). Another failure just before it that would number the retry
+// differently makes both chains ambiguous.
+func (e *pyEndpoint) announced(ts int64, timed bool) (ch pyChain, ok bool) {
 	n := len(e.failed)
 	if n == 0 {
 		return pyChain{}, false
 	}
 	ch = e.failed[n-1].chain
 	for i := range n - 1 {
-		if !sameCount(e.failed[i].chain, ch) {
+		f := &e.failed[i]
+		near := !timed || !f.timed || ts-f.ts <= pyRetryLineNear+granularity(f.ts, ts)
+		if near && !sameCount(f.chain, ch) {
 			e.failed[i].chain.ambiguous, ch.ambiguous = true, true
 		}
 	}
@@ -227,7 +235,7 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	e := t.endpointState(key)
 	e.expire(ts, timed)
 	retry := pyAnnounced{announced: ts, wait: retryWait(m[2]), timed: timed}
-	if ch, ok := e.announced(); ok {
+	if ch, ok := e.announced(ts, timed); ok {
 		// Announces the retry of a failed response already counted.
 		retry.chain = ch
 		e.addPending(retry)
