@@ -210,18 +210,45 @@ func (t *sdkText) newPyChain() pyChain {
 }
 
 // pyKey names a Python operation: the job, the endpoint and its number.
-func pyKey(ch pyChain, endpoint string) string {
-	return CleanField("sdk:" + ch.ctx.JobID + ":" + endpoint + ":" + strconv.Itoa(ch.op)) // the path is raw log text
+func (t *sdkText) pyKey(ch pyChain, endpoint string) string {
+	b := append(t.keyBuf[:0], "sdk:"...)
+	b = append(b, ch.ctx.JobID...)
+	b = append(b, ':')
+	b = append(b, endpoint...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(ch.op), 10)
+	t.keyBuf = b
+	return CleanField(string(b)) // the path is raw log text
 }
 
-// retryWait reads a "Retrying … in 0.785249 seconds" wait in ns; -1 when
-// it does not read.
+// retryWait reads a "Retrying … in 0.785249 seconds" wait (digits, an
+// optional fraction) in ns; -1 when it does not read or passes a day.
 func retryWait(s []byte) int64 {
-	f, err := strconv.ParseFloat(string(s), 64)
-	if err != nil || f < 0 || f > 1e6 {
+	var whole, frac int64
+	scale := int64(1e9)
+	dot := false
+	if len(s) == 0 {
 		return -1
 	}
-	return int64(f * 1e9)
+	for _, c := range s {
+		switch {
+		case c == '.' && !dot:
+			dot = true
+		case c >= '0' && c <= '9' && !dot:
+			whole = whole*10 + int64(c-'0')
+			if whole > 86_400 {
+				return -1
+			}
+		case c >= '0' && c <= '9':
+			if scale > 1 {
+				scale /= 10
+				frac += int64(c-'0') * scale
+			}
+		default:
+			return -1
+		}
+	}
+	return whole*1e9 + frac
 }
 
 func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
@@ -253,7 +280,7 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	e.addPending(retry)
 	ev := t.attemptAt(ts, carried, ch.ctx)
 	ev.Status, ev.Attempt, ev.ErrorType = 0, ch.attempt, "connection_error"
-	ev.IdempotencyKey = pyKey(ch, key)
+	ev.IdempotencyKey = t.pyKey(ch, key)
 	if ch.ambiguous {
 		ev.AttemptBy = ingest.AttemptByLineAmbiguous
 	}
@@ -296,7 +323,7 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 	if provider != "" && (ev.Provider == "" || model != "") {
 		ev.Provider = provider
 	}
-	ev.IdempotencyKey = pyKey(ch, key)
+	ev.IdempotencyKey = t.pyKey(ch, key)
 	if t.holdHTTP {
 		// The router's line after this one names the model: keep the
 		// response back until it comes (liteMerge), or the next line.

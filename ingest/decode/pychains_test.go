@@ -175,3 +175,12 @@ func TestPyInFlightIsBounded(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryWaitReads(t *testing.T) {
+	for in, want := range map[string]int64{"0.785249": 785_249_000, "4": 4e9, "1.5": 1_500_000_000, "0.1234567891234": 123_456_789,
+		"": -1, "1.2.3": -1, ".": 0, "99999999999": -1, "1e3": -1} {
+		if got := retryWait([]byte(in)); got != want {
+			t.Errorf("retryWait(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

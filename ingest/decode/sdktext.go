@@ -75,6 +75,7 @@ type sdkText struct {
 	py     map[string]*pyEndpoint
 	pySeq  int
 	pyLast string // endpoint of the last response line
+	keyBuf []byte // pyKey's scratch
 	// sawSDK: this file has SDK lines, so other text lines are its
 	// application's own text, not broken JSON.
 	sawSDK bool
