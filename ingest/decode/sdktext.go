@@ -62,10 +62,11 @@ func sdkLineKind(line []byte) Format {
 // sdkText turns text lines into llm_call attempts: the SDKs' own request
 // and retry lines, LiteLLM's router lines, retry libraries' warnings and
 // the user's own patterns. Python lines do not number their attempts: a
-// "Retrying" line makes the next response to the same endpoint the next
-// attempt. Node lines chain by retryOf: the chain's first log ID is the
-// operation. Text lines belong to the job of the most recent JSON line in
-// the file, and take its model unless they name their own.
+// "Retrying" line makes the response to the same endpoint that comes at
+// its announced time the next attempt (pychains.go). Node lines chain by
+// retryOf: the chain's first log ID is the operation. Text lines belong to
+// the job of the most recent JSON line in the file, and take its model
+// unless they name their own; a retry chain keeps its first attempt's.
 type sdkText struct {
 	p       *Parser
 	ev      ingest.Event
