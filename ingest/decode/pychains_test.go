@@ -184,3 +184,46 @@ func TestRetryWaitReads(t *testing.T) {
 		}
 	}
 }
+
+// TestPyRandomLinesKeepInvariants: any order of responses, retry lines,
+// times stepping back and forth, waits and statuses: every attempt is
+// numbered 1 or more, never more than the lines seen, and state stays
+// bounded.
+func TestPyRandomLinesKeepInvariants(t *testing.T) {
+	d := NewDecoder(FormatSDKText, nil, Options{}).(*checked).inner.(*jsonlDecoder)
+	seed := uint64(0x9e3779b97f4a7c15)
+	next := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return int(seed % uint64(n))
+	}
+	statuses := []string{"200 OK", "429 Too Many Requests", "529 Overloaded", "400 Bad Request", "500 "}
+	attempts := 0
+	for i := range 50_000 {
+		at := fmt.Sprintf("%02d,%03d", next(60), next(1000))
+		var l string
+		switch next(4) {
+		case 0, 1:
+			l = httpLine(at, statuses[next(len(statuses))])
+		case 2:
+			l = retryLine(at, fmt.Sprintf("%d.%06d", next(3), next(1_000_000)))
+		default:
+			l = "INFO:anthropic._base_client:Retrying request in 0.5 seconds"
+		}
+		d.Decode([]byte(l), func(e *ingest.Event) {
+			attempts++
+			if e.Attempt < 1 || int(e.Attempt) > i+1 {
+				t.Fatalf("line %d: attempt %d", i, e.Attempt)
+			}
+		})
+	}
+	if attempts == 0 {
+		t.Fatal("no attempt read")
+	}
+	for k, e := range d.text.py {
+		if len(e.failed) > maxPyInFlight || len(e.pending) > maxPyInFlight {
+			t.Errorf("%s: %d failed, %d pending", k, len(e.failed), len(e.pending))
+		}
+	}
+}
