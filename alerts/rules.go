@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,28 @@ var killableRules = func() (out []string) {
 		if r.killable {
 			out = append(out, r.name)
 		}
+	}
+	return out
+}()
+
+// KillableFindings are the finding kinds kill_on may name, as
+// "finding:NAME". A kill needs a job: the kind must be flagged on the job
+// at the attempt that showed it (the rules see it on that attempt and
+// kill that job). Of those, only a contradiction of what the operator
+// declared: assumption_violated (the run said anthropic-sdk.maxRetries 0,
+// or a product of 4 calls per job, and the traffic broke it). The other
+// kinds that name a job (terminal_error_retried, hidden_retry_layer,
+// deadline_exceeded, …) are inferences from the traffic, left as alerts
+// deliberately: a guess should not stop a job. Run-level kinds
+// (assumption_changed, assumption_missing, default_changed_upstream,
+// undeclared_retry_layer, synchronized_retries) name no job to stop.
+var KillableFindings = []correlate.FindingKind{correlate.AssumptionViolated}
+
+// killOnChoices is every kill_on entry Validate accepts, for its message.
+var killOnChoices = func() (out []string) {
+	out = append(out, killableRules...)
+	for _, k := range KillableFindings {
+		out = append(out, findingPrefix+k.String())
 	}
 	return out
 }()
@@ -121,8 +144,18 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, r := range c.KillOn {
-		if !slices.Contains(killableRules, r) {
-			errs = append(errs, fmt.Errorf("kill_on %q: use one of %v", r, killableRules))
+		if slices.Contains(killableRules, r) {
+			continue
+		}
+		name, isFinding := strings.CutPrefix(r, findingPrefix)
+		k, err := correlate.ParseFindingKind(name)
+		switch {
+		case !isFinding || err != nil:
+			errs = append(errs, fmt.Errorf("kill_on %q: use one of %v", r, killOnChoices))
+		case !slices.Contains(KillableFindings, k):
+			errs = append(errs, fmt.Errorf("kill_on %q: %s is no kill rule (it names no job, or is an inference from the traffic rather than a broken declaration); killable findings: %v", r, name, killOnChoices[len(killableRules):]))
+		case c.FindingAlerts[k] == correlate.SeverityOff:
+			errs = append(errs, fmt.Errorf("kill_on %q: [alerts] %s is off, so it never fires and never kills; give it a severity, or drop it from kill_on", r, name))
 		}
 	}
 	return errors.Join(errs...)
@@ -213,6 +246,13 @@ type Rules struct {
 	// Observe moves them into the current run's killedAt.
 	manual    map[string]int64
 	hasManual atomic.Bool
+
+	// killFinding marks the finding kinds kill_on names: they fire per
+	// job (findingKill), not once per run; findingRules are their rule
+	// names, made once.
+	killFinding  [correlate.NumFindingKinds]bool
+	findingRules [correlate.NumFindingKinds]string
+	noKill       bool // fireNoKill's: this alert kills nothing
 
 	mu    sync.Mutex // guards manual: the dashboard's goroutine adds to it
 	board Board      // alert lines and counters, shared with the action workers
@@ -307,8 +347,13 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 	if cfg.BurnWindow <= 0 {
 		cfg.BurnWindow = DefaultBurnWindow
 	}
-	return &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, runs: map[*correlate.State]*runRules{},
+	r := &Rules{cfg: cfg, jobCeilings: cfg.JobCeilings(), disp: disp, emit: emit, runs: map[*correlate.State]*runRules{},
 		manual: map[string]int64{}, board: newBoard()}
+	for k := range correlate.NumFindingKinds {
+		r.findingRules[k] = findingPrefix + k.String()
+		r.killFinding[k] = slices.Contains(KillableFindings, k) && slices.Contains(cfg.KillOn, r.findingRules[k])
+	}
+	return r
 }
 
 // Observe evaluates the rules after the State applied ev to job.
@@ -405,7 +450,14 @@ func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
 func (r *Rules) findings(job *correlate.Job, ts int64) {
 	for k := range correlate.NumFindingKinds {
 		sev := r.cfg.FindingAlerts[k]
-		if sev == correlate.SeverityOff || !job.HasFinding(k) || r.run.findingFired[k] {
+		if sev == correlate.SeverityOff || !job.HasFinding(k) {
+			continue
+		}
+		if r.killFinding[k] {
+			r.findingKill(k, sev, job, ts)
+			continue
+		}
+		if r.run.findingFired[k] {
 			continue
 		}
 		// Once per run (fire's key has no job): every later attempt of
@@ -417,6 +469,27 @@ func (r *Rules) findings(job *correlate.Job, ts int64) {
 	}
 }
 
+// findingKill fires a kill_on finding on the job flagged with it: once
+// per job and run (fire's job key), through the dispatcher like a job
+// ceiling's kill — the same idempotency key for a restart or a replica,
+// the same journal. A job another rule already killed this run gets the
+// alert, not a second kill.
+func (r *Rules) findingKill(k correlate.FindingKind, sev correlate.Severity, job *correlate.Job, ts int64) {
+	rule := r.findingRules[k]
+	if r.run.fired[rule+"|job||"+job.ID] {
+		return // every later attempt of the job: no alert to build
+	}
+	a := Alert{Rule: rule, Severity: sev, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
+		SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
+		Reason: fmt.Sprintf("%s in job %s — %s", k, job.ID, correlate.Advice[k])}
+	if _, killed := r.run.killedAt[job.ID]; killed {
+		a.Reason = fmt.Sprintf("%s in job %s, already killed this run: no second kill — %s", k, job.ID, correlate.Advice[k])
+		r.fireNoKill(a)
+		return
+	}
+	r.fire(a)
+}
+
 // RunStart describes a run the engine begins (see BeginRun).
 type RunStart struct {
 	// LogRunID is the run_id the logs name, "" when they name none.
@@ -425,7 +498,12 @@ type RunStart struct {
 	// daily window), "" without one.
 	Window string
 	// First is the run's first event; the rules read it during the call.
+	// nil for a run resumed from carried totals (Resume).
 	First *ingest.Event
+	// Resume is the ID of the run a stopped process carried, which this
+	// run continues: its name whatever the logs' first event would derive
+	// (the caller checks that the configuration would name it alike).
+	Resume string
 }
 
 // BeginRun makes a new State a run of its own and returns its ID: the
@@ -443,6 +521,18 @@ func (r *Rules) BeginRun(st *correlate.State, start RunStart) string {
 		r.setCurrent(rr)
 	}
 	return id
+}
+
+// Seeded adds a run's carried jobs (correlate.State.Seed) to its job-type
+// spend, so a job-type ceiling is judged on the carried spend too.
+func (r *Rules) Seeded(st *correlate.State) {
+	rr := r.runs[st]
+	if rr == nil || len(r.cfg.JobTypeCeilingUSD) == 0 {
+		return
+	}
+	for _, j := range st.Jobs() {
+		rr.typeSpend[j.Type] = rr.typeSpend[j.Type].Add(j.Spend)
+	}
 }
 
 // EndRun lets a finished run's rule state go.
@@ -497,6 +587,8 @@ const sameRunWithin = 6 * time.Hour
 // action, see fire), nil otherwise.
 func (r *Rules) nameRun(start RunStart) (string, *Record) {
 	switch {
+	case start.Resume != "":
+		return start.Resume, nil
 	case start.LogRunID != "":
 		return start.LogRunID, nil
 	case r.cfg.RunID != "" && start.Window != "":
@@ -604,7 +696,7 @@ func (r *Rules) fire(a Alert) {
 	}
 	r.run.fired[key] = true
 	a.RunID = r.runOf()
-	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule)
+	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule) && !r.noKill
 	r.board.countAlert(a.Rule)
 	// A derived run's name goes into the journal before the first kill
 	// keyed by it: a crash between the two must not re-key the run.
@@ -618,11 +710,11 @@ func (r *Rules) fire(a Alert) {
 	}
 	// The action first (journaled before Kill returns), then the words:
 	// nothing that writes output can stand between a rule and its kill.
+	if a.Kill && a.JobID != "" {
+		r.run.killedAt[a.JobID] = a.At
+	}
 	if r.disp != nil {
 		if a.Kill {
-			if a.JobID != "" {
-				r.run.killedAt[a.JobID] = a.At
-			}
 			r.disp.Kill(a)
 		} else {
 			r.disp.Notify(a)
@@ -632,6 +724,13 @@ func (r *Rules) fire(a Alert) {
 	if r.emit != nil {
 		r.emit(a)
 	}
+}
+
+// fireNoKill fires a as an alert whatever kill_on says.
+func (r *Rules) fireNoKill(a Alert) {
+	r.noKill = true
+	r.fire(a)
+	r.noKill = false
 }
 
 func (r *Rules) line(at int64, sev correlate.Severity, text string) { r.board.add(at, sev, text) }

@@ -406,13 +406,7 @@ func jsQueuesAndAzure(rel string, code []byte, ln lines, bs map[string]binding, 
 					continue
 				}
 				da, de := args(code, ra+dm[1]-1)
-				l := newLayer("trigger-dev", rel, ln.at(a+rm[0]), "javascript", ConfidenceMedium)
-				l.Attempts, l.Setting = 3, "retries.default without maxAttempts (defaultRetryOptions: 3)"
-				if v, ok, num, at := intKnob(jsMaxAttemptsTD, code[da:de]); ok && num {
-					l.setAttempts(v, "retries.default."+snippet(code[da:de], at))
-				} else if ok {
-					l.setUnknown(snippet(code[da:de], at))
-				}
+				l := triggerLayer(rel, ln.at(a+rm[0]), "retries.default", code[da:de])
 				l.Note = "the default of every task without its own retry"
 				out = append(out, l)
 			}
@@ -457,14 +451,20 @@ func triggerTask(rel string, code []byte, ln lines, open int) (Layer, bool) {
 		return Layer{}, false
 	}
 	ra, re := args(code, a+rm[1]-1)
-	l := newLayer("trigger-dev", rel, ln.at(a+rm[0]), "javascript", ConfidenceMedium)
-	l.Attempts, l.Setting = 3, "retry without maxAttempts (defaultRetryOptions: 3)"
-	if v, ok, num, at := intKnob(jsMaxAttemptsTD, code[ra:re]); ok && num {
-		l.setAttempts(v, "retry."+snippet(code[ra:re], at))
+	return triggerLayer(rel, ln.at(a+rm[0]), "retry", code[ra:re]), true
+}
+
+// triggerLayer is a Trigger.dev retry object's layer, written at where:
+// its maxAttempts, else Trigger.dev's defaultRetryOptions (3).
+func triggerLayer(rel string, line int, where string, obj []byte) Layer {
+	l := newLayer("trigger-dev", rel, line, "javascript", ConfidenceMedium)
+	l.Attempts, l.Setting = 3, where+" without maxAttempts (defaultRetryOptions: 3)"
+	if v, ok, num, at := intKnob(jsMaxAttemptsTD, obj); ok && num {
+		l.setAttempts(v, where+"."+snippet(obj, at))
 	} else if ok {
-		l.setUnknown(snippet(code[ra:re], at))
+		l.setUnknown(snippet(obj, at))
 	}
-	return l, true
+	return l
 }
 
 // firstObject is the inside of the { … } a call's first argument opens.

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,55 +40,40 @@ const defaultLayerTimeout = 600 * time.Second
 func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []string, error) {
 	var got []assumedLayer
 	var notes []string
-	seen := map[string]bool{}
+	// The run-wide keys, declared else derived, in the report's order:
+	// read by the same correlate.ReadAssumedLayers the live check of
+	// calls per job multiplies.
+	var kv [][2]string
+	from := map[string]string{}
 	for _, a := range as {
-		value, from := a.Declared, "declared"
+		value, src := a.Declared, "declared"
 		if value == "" {
-			value, from = a.Derived, "derived"
+			value, src = a.Derived, "derived"
 		}
 		if value == "" || a.JobType != "" {
 			continue
 		}
-		name, knob, ok := cutLast(a.Key)
-		if !ok || seen[name] {
-			continue
-		}
-		attempts := 0
-		switch k := strings.ToLower(knob); {
-		case k == "maxretries" || k == "max_retries" || k == "retries" || k == "rerunsonfailure" || k == "reruns":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || n >= 1000 {
-				// Left out, the worst case would be understated: refused.
-				return nil, notes, fmt.Errorf("%s = %s: not a count of retries (0 to 999): fix the declaration, or give the layer with --layer", display.Text(a.Key), display.Text(value))
-			}
-			attempts = n + 1
-		case k == "maxattempts" || k == "max_attempts" || k == "attempts":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > 1000 {
-				return nil, notes, fmt.Errorf("%s = %s: not a count of attempts (1 to 1,000): fix the declaration, or give the layer with --layer", display.Text(a.Key), display.Text(value))
-			}
-			attempts = n
-		case strings.Contains(k, "watchdog"):
-			v := strings.ToLower(value)
-			if strings.HasPrefix(v, "on") || strings.HasPrefix(v, "default-on") || strings.Contains(v, "retry") && !strings.HasPrefix(v, "off") {
-				attempts, name = 2, a.Key
-			}
-		}
-		if attempts == 0 && a.Key == "retry.owner" {
-			notes = append(notes, fmt.Sprintf("retry.owner = %s: the owner's own attempts are not declared; declare %s.maxAttempts to count it", display.Text(value), display.Text(value)))
-			continue
-		}
-		if attempts == 0 {
-			if strings.Contains(strings.ToLower(a.Key), "retr") || strings.Contains(strings.ToLower(a.Key), "attempt") {
-				notes = append(notes, fmt.Sprintf("%s = %s: not a count of retries or attempts; not a layer", display.Text(a.Key), display.Text(value)))
-			}
-			continue
-		}
-		seen[name] = true
-		l := budget.Layer{Name: display.Text(name), Attempts: attempts, Timeout: defaultLayerTimeout, Backoff: budget.Backoff{Kind: budget.BackoffNone, Label: "none"}}
+		kv = append(kv, [2]string{a.Key, value})
+		from[a.Key] = src
+	}
+	read, err := correlate.ReadAssumedLayers(kv)
+	var bad *correlate.AssumedLayerError
+	if errors.As(err, &bad) {
+		// Left out, the worst case would be understated: refused.
+		return nil, notes, fmt.Errorf("%s = %s: %v: fix the declaration, or give the layer with --layer", display.Text(bad.Key), display.Text(bad.Value), bad.Err)
+	} else if err != nil {
+		return nil, notes, err
+	}
+	if read.Owner != "" && !read.OwnerCounted {
+		notes = append(notes, fmt.Sprintf("retry.owner = %s: the owner's own attempts are not declared; declare %s.maxAttempts to count it", display.Text(read.Owner), display.Text(read.Owner)))
+	}
+	for _, u := range read.Unread {
+		notes = append(notes, fmt.Sprintf("%s = %s: not a count of retries or attempts; not a layer", display.Text(u.Key), display.Text(u.Value)))
+	}
+	for _, r := range read.Layers {
+		l := budget.Layer{Name: display.Text(r.Name), Attempts: r.Attempts, Timeout: defaultLayerTimeout, Backoff: budget.Backoff{Kind: budget.BackoffNone, Label: "none"}}
 		rank := len(audit.Kinds) - 1
-		watchdog := strings.Contains(strings.ToLower(knob), "watchdog")
-		if d, ok := defaultFor(name); ok && !watchdog {
+		if d, ok := defaultFor(r.Name); ok && !r.Watchdog {
 			if d.Timeout > 0 {
 				l.Timeout = d.Timeout
 			}
@@ -97,16 +82,16 @@ func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []str
 			}
 			rank = slices.Index(audit.Kinds, d.Kind)
 		} else {
-			rank = kindRank(name)
+			rank = kindRank(r.Name)
 		}
-		if m := durationIn.FindStringSubmatch(value); m != nil && watchdog {
+		if m := durationIn.FindStringSubmatch(r.Value); m != nil && r.Watchdog {
 			// The watchdog aborts after this long without a token: the
 			// longest a stalled attempt lasts.
 			if d, err := time.ParseDuration(m[1] + m[2]); err == nil && d > 0 {
 				l.Timeout = d
 			}
 		}
-		got = append(got, assumedLayer{layer: l, rank: rank, from: fmt.Sprintf("%s = %s (%s)", display.Text(a.Key), display.Text(value), from)})
+		got = append(got, assumedLayer{layer: l, rank: rank, from: fmt.Sprintf("%s = %s (%s)", display.Text(r.Key), display.Text(r.Value), from[r.Key])})
 	}
 	if len(got) == 0 {
 		return nil, notes, fmt.Errorf("the report's assumptions declare no retry layer (no NAME.maxRetries, NAME.maxAttempts or NAME.rerunsOnFailure): declare them (README: Assumptions), or give --layer")
@@ -118,15 +103,6 @@ func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []str
 		notes = append(notes, g.from)
 	}
 	return st, notes, nil
-}
-
-// cutLast splits "anthropic-sdk.maxRetries" into its layer and knob.
-func cutLast(key string) (name, knob string, ok bool) {
-	i := strings.LastIndexByte(key, '.')
-	if i <= 0 || i == len(key)-1 {
-		return "", "", false
-	}
-	return key[:i], key[i+1:], true
 }
 
 // defaultFor finds the defaults row of a declared layer: its ID

@@ -382,7 +382,10 @@ func TestMetricsAreBoundedAndGuarded(t *testing.T) {
 	if n := strings.Count(string(body), "burnrate_spend_usd_by_job_type{"); n != 101 || !strings.Contains(string(body), `job_type="other"`) {
 		t.Errorf("%d job-type series (want 100 and other)", n)
 	}
-	if len(body) > 512<<10 {
+	// README states about 180 KB (179,562 bytes measured: the 101 job-type
+	// series of each family, the calls-per-job histogram's 10 buckets each).
+	t.Logf("scrape of 100,000 job types: %d bytes", len(body))
+	if len(body) > 256<<10 {
 		t.Errorf("a scrape of 100,000 job types is %d bytes", len(body))
 	}
 	if _, _, err := metrics.Listen("0.0.0.0:0", eng, rules, "", false); err == nil || !strings.Contains(err.Error(), "not loopback") {

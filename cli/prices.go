@@ -69,16 +69,7 @@ func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 			fmt.Fprintf(tw, "%s\t-\t\t\t\t\tunpriced: reported with its tokens, never as $0\n", display.Text(m))
 			continue
 		}
-		note := ""
-		if r.Approximate {
-			note = "approximate: priced as its family"
-		}
-		if len(r.Price.Tiers) > 0 {
-			tr := r.Price.Tiers[0]
-			note = fmt.Sprintf("%s above %dk input: %s / %s", note, tr.Above/1000, perM(tr.Input), perM(tr.Output))
-		}
-		p := r.Price
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", display.Text(m), r.Key, perM(p.Input), perM(p.Output), perM(p.CacheRead), perM(p.CacheWrite), note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", display.Text(m), r.Key, perM(r.Price.Input), perM(r.Price.Output), perM(r.Price.CacheRead), perM(r.Price.CacheWrite), priceNote(r))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nUSD per million tokens.")
@@ -86,6 +77,26 @@ func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 		return errCritical // a script can tell that a model is not priced
 	}
 	return nil
+}
+
+// priceNote names every way a resolved price is not the entry's own
+// exact rate — the same approximations the report's pricing section
+// names — so the table a reader checks says what the report will say.
+func priceNote(r correlate.Resolution) string {
+	var notes []string
+	if r.Approximate {
+		notes = append(notes, "approximate: priced as its family")
+	}
+	if r.Price.NoCacheRead {
+		// The entry has no cache-read rate: the CACHE READ column is the
+		// input rate, charged so cached tokens are never free.
+		notes = append(notes, "no cache-read rate: cache reads priced at the input rate")
+	}
+	if len(r.Price.Tiers) > 0 {
+		tr := r.Price.Tiers[0]
+		notes = append(notes, fmt.Sprintf("above %dk input: %s / %s", tr.Above/1000, perM(tr.Input), perM(tr.Output)))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // maxPlausiblePerToken is a price no model has come near: $10,000 per

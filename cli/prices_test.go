@@ -125,3 +125,31 @@ func TestSpecialFilesAreRefusedAsConfigAndPrices(t *testing.T) {
 		}
 	}
 }
+
+// TestPricesNoteNamesAMissingCacheReadRate: issue 25 — an entry without a
+// cache-read rate (gemini-3-pro-image-preview in LiteLLM's table) prices
+// cache reads at the input rate, and the report says so; the prices table
+// must say so too, beside the other notes, and not for an entry that has one.
+func TestPricesNoteNamesAMissingCacheReadRate(t *testing.T) {
+	out, err := run(t, "prices", "gemini-3-pro-image-preview", "claude-opus-4-6", "gemini-2.5-pro")
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = line
+		}
+	}
+	if r := rows["gemini-3-pro-image-preview"]; !strings.Contains(r, "no cache-read rate: cache reads priced at the input rate") {
+		t.Errorf("an entry without a cache-read rate must say so:\n%s", out)
+	}
+	for _, m := range []string{"claude-opus-4-6", "gemini-2.5-pro"} {
+		if strings.Contains(rows[m], "no cache-read rate") {
+			t.Errorf("%s has a cache-read rate:\n%s", m, out)
+		}
+	}
+	if r := rows["gemini-2.5-pro"]; !strings.Contains(r, "  above 200k input: $2.5 / $15") {
+		t.Errorf("the tier note, after the column gap with no stray prefix:\n%s", out)
+	}
+}

@@ -239,7 +239,11 @@ func TestOneFileManyPathsIsBilledOnce(t *testing.T) {
 	os.Link(dated, filepath.Join(dir, "hardlink.jsonl"))
 	paths := []string{filepath.Join(dir, "current.jsonl"), dated, filepath.Join(dir, "hardlink.jsonl"), dated}
 
-	out, err := exec.Command(bin, append([]string{"report", "--format", "json"}, paths...)...).Output()
+	var reportErr bytes.Buffer
+	glob, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")) // as a shell expands report dir/*.jsonl
+	rcmd := exec.Command(bin, append([]string{"report", "--format", "json"}, append(paths, glob...)...)...)
+	rcmd.Stderr = &reportErr
+	out, err := rcmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,15 +252,28 @@ func TestOneFileManyPathsIsBilledOnce(t *testing.T) {
 			SpendUSD float64 `json:"spend_usd"`
 			Attempts int64   `json:"attempts"`
 		}
+		Source struct {
+			Files []string `json:"files"`
+		}
 	}
 	json.Unmarshal(out, &rep)
 	if rep.Totals.SpendUSD != 0.5 || rep.Totals.Attempts != 1 {
 		t.Errorf("report over four paths to one file: $%v in %d attempts, want $0.50 in 1", rep.Totals.SpendUSD, rep.Totals.Attempts)
 	}
+	if !slices.Equal(rep.Source.Files, []string{dated}) {
+		t.Errorf("report source.files %q, want the one path read", rep.Source.Files)
+	}
+	// Each duplicate path is said once, though named twice (itself and the glob).
+	for _, dup := range []string{"current.jsonl", "hardlink.jsonl"} {
+		note := filepath.Join(dir, dup) + " and " + dated + " are the same file"
+		if n := strings.Count(reportErr.String(), note); n != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", note, n, reportErr.String())
+		}
+	}
 
 	// watch: a glob and the names; a $0.60 job ceiling must not fire.
 	rc := newReceiver(t, false)
-	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.6", "--kill-webhook", rc.URL, "--journal", filepath.Join(dir, "j.jsonl"),
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.6", "--kill-webhook", rc.URL, "--journal", filepath.Join(t.TempDir(), "j.jsonl"),
 		"--report-out", filepath.Join(dir, "watch.json"), filepath.Join(dir, "*.jsonl"), dated, filepath.Join(dir, "current.jsonl"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -273,6 +290,11 @@ func TestOneFileManyPathsIsBilledOnce(t *testing.T) {
 	json.Unmarshal(b, &rep)
 	if rep.Totals.SpendUSD != 0.5 {
 		t.Errorf("watch over a glob, a name and a symlink: $%v, want $0.50", rep.Totals.SpendUSD)
+	}
+	// The --report-out lists the file once, by the path read: not the
+	// paths left out as the same file.
+	if len(rep.Source.Files) != 1 || !strings.Contains(stderr.String(), "read once, as "+rep.Source.Files[0]) {
+		t.Errorf("watch --report-out source.files %q, want the one path read:\n%s", rep.Source.Files, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "are the same file: read once") {
 		t.Errorf("the duplicate paths were not said:\n%s", stderr.String())

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -50,6 +51,10 @@ type liveFlags struct {
 	// afterRun, when set, judges the run once it has ended (replay: no
 	// events is an error, as for report).
 	afterRun func(last *engine.Frame) error
+	// carry keeps the runs' totals across a restart (see carry.go): set
+	// by watch when no input would be read again from its start.
+	carry      bool
+	carryEvery time.Duration
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -150,6 +155,10 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
 			}
+			l.carry = carryable(followable, fromEnd)
+			if !l.carry && (otlpOn || slices.Contains(followable, "-")) {
+				fmt.Fprintln(os.Stderr, "burnrate: note: spend received over OTLP or stdin is not carried across a restart while files are followed from their start (a restart reads them again, and carrying them too would count them twice): give the receiver a watch of its own, or --from-end")
+			}
 			return runLive(cmd.Context(), l, "watch", runSourceNames(args, len(sources) > len(args)), sources...)
 		},
 	}
@@ -165,7 +174,20 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	f.Int64Var(&oc.MaxBytes, "otlp-max-bytes", otlp.DefaultMaxBytes, "largest OTLP request accepted, in bytes (after decompression)")
 	f.Int64Var(&oc.MaxInFlightBytes, "otlp-max-inflight-bytes", otlp.DefaultMaxInFlightBytes, "memory all OTLP requests in progress may take together; past it, 429 / RESOURCE_EXHAUSTED before the body is read")
 	f.BoolVar(&oc.InsecureListen, "insecure-listen", false, "allow a non-loopback OTLP address without --otlp-token")
+	f.DurationVar(&l.carryEvery, "carry-interval", engine.DefaultCarryEvery, "with inputs that cannot be read again (OTLP, stdin, --from-end), how often the runs' spend is written beside the journal for a restart; a stop writes it too")
 	return cmd
+}
+
+// carryable reports whether a watch of these inputs carries its runs
+// across a restart: when none is read again from its start then — OTLP,
+// stdin, files followed from their end.
+func carryable(followable []string, fromEnd bool) bool {
+	for _, p := range followable {
+		if p != "-" && !fromEnd {
+			return false
+		}
+	}
+	return true
 }
 
 func newReplayCmd() *cobra.Command {
@@ -395,8 +417,19 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// (the last line of assumptions.jsonl, then the runs it saw); a
 	// headless process keeps the file, a line per run.
 	assume := newAssumptionsLog(acts.Journal, title == "watch", l.headless, cfg)
-	eng := engine.New(engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
-		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume}, sources...) // headless, only metrics read job rows
+	var carry *carrier
+	if l.carry && title == "watch" {
+		carry = openCarrier(acts.Journal, carryFingerprint(acts.Rules.RunID, runSources, acts.RunWindow))
+		defer carry.close()
+	}
+	eopt := engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
+		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume} // headless, only metrics read job rows
+	if carry != nil {
+		eopt.Carried = carry.load()
+		carry.start()
+		eopt.OnCarry, eopt.CarryEvery, eopt.CarryMaxJobs = carry.offer, l.carryEvery, maxCarryJobs
+	}
+	eng := engine.New(eopt, sources...)
 	if l.metricsAddr != "" {
 		token, err := tokenFrom("metrics", "", l.metricsTokenFile, envMetricsToken)
 		if err != nil {
@@ -440,6 +473,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		stop()
 		<-eng.Done()
 	}
+	// The engine has stopped: the last carry, before anything that may
+	// fail or take long (a report on a full disk, the kills' drain).
+	carry.final(eng.Carry(maxCarryJobs))
 	var final *correlate.Report
 	if l.headless {
 		final = eng.Report()

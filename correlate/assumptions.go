@@ -3,6 +3,7 @@ package correlate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +57,10 @@ type declaredAssumption struct {
 	value, from string
 	// retries is value as a count, for a NAME.maxRetries key (-1: none),
 	// checked live against every attempt of that layer.
-	retries   int64
+	retries int64
+	// layer: the key can set a retry layer (isLayerKey), so the
+	// declared product of calls per job reads it.
+	layer     bool
 	firstTS   int64
 	pending   bool // firstTS waits for the next event with a time
 	prev      string
@@ -119,6 +123,39 @@ type assumptionLog struct {
 	// violatedLive are the keys assumptionCall flagged as they happened:
 	// the report does not count them again.
 	violatedLive map[string]bool
+	// typesDeclared are the job types with declarations of their own;
+	// products caches the declared product of calls per job by job type
+	// ("" the run's), dropped whenever a declaration changes.
+	typesDeclared map[string]bool
+	products      map[string]declaredProduct
+	// layerKeys counts the declared keys that can set a layer, by job
+	// type: past maxProductKeys no product is checked (see product).
+	layerKeys map[string]int
+	// productWorst is the job furthest past its declared product, and
+	// productExample whether the finding's example is a product's: the
+	// report then names the worst job at its final count.
+	productWorst   productExcess
+	productExample bool
+}
+
+type productExcess struct {
+	job, jobType string
+	calls, over  int64 // the job's calls, the product they passed
+}
+
+func (e productExcess) String() string {
+	what := "calls per job"
+	if e.jobType != "" {
+		what = "calls per job of type " + e.jobType
+	}
+	return fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
+}
+
+// declaredProduct is the most calls one job may make as declared; ok
+// false when the declarations bound none.
+type declaredProduct struct {
+	calls int64
+	ok    bool
 }
 
 // any: the run has something in its assumptions log.
@@ -230,8 +267,21 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 			a.dropped++
 			return
 		}
-		d = &declaredAssumption{value: value, from: from}
+		d = &declaredAssumption{value: value, from: from, layer: isLayerKey(key)}
 		a.declared[k] = d
+		if d.layer {
+			a.products = nil
+			if a.layerKeys == nil {
+				a.layerKeys = map[string]int{}
+			}
+			a.layerKeys[k.jobType]++
+		}
+		if k.jobType != "" {
+			if a.typesDeclared == nil {
+				a.typesDeclared = map[string]bool{}
+			}
+			a.typesDeclared[k.jobType] = true
+		}
 		d.retries = retriesOf(key, value)
 		a.stamp(d, ev)
 		return
@@ -241,6 +291,9 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 	}
 	d.prev, d.value, d.from, d.changed = d.value, value, from, true
 	d.retries = retriesOf(key, value)
+	if d.layer {
+		a.products = nil
+	}
 	a.stamp(d, ev)
 	d.changedTS = d.firstTS
 }
@@ -397,7 +450,13 @@ func retriesOf(key, value string) int64 {
 // rules can raise (finding alerts), not only a line of the report.
 func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	a := &s.assume
-	if ev.Attempt < 1 || ev.Kind != ingest.KindLLMCall {
+	if ev.Kind != ingest.KindLLMCall {
+		return
+	}
+	if len(a.declared) > 0 {
+		s.productCheck(ev, job)
+	}
+	if ev.Attempt < 1 {
 		return
 	}
 	a.call(ev, job)
@@ -420,6 +479,97 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		return fmt.Sprintf("%s declared %d but job %s made retry %d", key, d.retries, job.ID, ev.Attempt-1)
 	})
+}
+
+// productCheck flags a job at the call that takes it past the declared
+// product of calls per job: the layers the run declares (its job type's
+// keys over the run's), multiplied as budget layers --from-assumptions
+// multiplies them (ReadAssumedLayers). Only where every declared layer is
+// bounded; a job already flagged is not flagged again past that call.
+// The layers bound the tries of one call (its operation's attempts, as
+// undeclared_retry_layer counts them): a job or an agent session that
+// makes many calls, each answered, breaks no premise.
+func (s *State) productCheck(ev *ingest.Event, job *Job) {
+	a := &s.assume
+	jobType := ""
+	if a.typesDeclared[job.Type] {
+		jobType = job.Type
+	}
+	p, ok := a.products[jobType]
+	if !ok {
+		p = a.product(jobType)
+		if a.products == nil {
+			a.products = map[string]declaredProduct{}
+		}
+		a.products[jobType] = p // as many as typesDeclared, bounded by it
+	}
+	calls := int64(s.lastTries)
+	if !p.ok || calls <= p.calls {
+		return
+	}
+	if w := &a.productWorst; calls-p.calls > w.calls-w.over {
+		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}
+	}
+	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) {
+		return
+	}
+	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
+		a.productExample = true
+		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}.String()
+	})
+}
+
+// maxProductKeys bounds the keys a declared product is read from: no
+// real stack has this many retry layers, and a hostile log changing one
+// of a thousand declarations before every call would otherwise have each
+// call read them all again.
+const maxProductKeys = 64
+
+// isLayerKey: a key ReadAssumedLayers can read as a layer, an owner or
+// an unread retry setting (every other key it passes over).
+func isLayerKey(key string) bool {
+	l := strings.ToLower(key)
+	return strings.Contains(l, "retr") || strings.Contains(l, "rerun") || strings.Contains(l, "attempt") || strings.Contains(l, "watchdog")
+}
+
+// product multiplies the layers declared for jobType: the run's keys,
+// with the job type's own in their place.
+func (a *assumptionLog) product(jobType string) declaredProduct {
+	n := a.layerKeys[""]
+	if jobType != "" {
+		n += a.layerKeys[jobType]
+	}
+	if n == 0 || n > maxProductKeys {
+		return declaredProduct{}
+	}
+	values := make(map[string]string, n)
+	for k, d := range a.declared {
+		if !d.layer {
+			continue
+		}
+		if k.jobType == "" {
+			if _, own := values[k.key]; !own {
+				values[k.key] = d.value
+			}
+		}
+	}
+	if jobType != "" {
+		for k, d := range a.declared {
+			if d.layer && k.jobType == jobType {
+				values[k.key] = d.value
+			}
+		}
+	}
+	kv := make([][2]string, 0, len(values))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		kv = append(kv, [2]string{k, values[k]})
+	}
+	read, err := ReadAssumedLayers(kv)
+	if err != nil {
+		return declaredProduct{}
+	}
+	calls, ok := read.Product()
+	return declaredProduct{calls: calls, ok: ok}
 }
 
 func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
@@ -514,16 +664,7 @@ func (s *State) reportAssumptions(r *Report) {
 			x.Previous, x.ChangedAt = f.prev, FormatTime(f.changedTS)
 		}
 	}
-	// Per job type, p99 calls per job: the job types' own figure, which
-	// counts the jobs retired from memory too.
-	for _, jt := range r.JobTypes {
-		if jt.JobType == jobTypeName("") || jt.Jobs == 0 || jt.CallsPerJobP99 == 0 || len(rows) >= maxDeclaredAssumptions+maxObservedFacts {
-			continue
-		}
-		x := row(assumptionKey{jt.JobType, "calls_per_job.p99"})
-		x.Observed = strconv.FormatInt(jt.CallsPerJobP99, 10)
-		x.Evidence = fmt.Sprintf("%d jobs of type %s", jt.Jobs, jt.JobType)
-	}
+	callsPerJobRows(r.JobTypes, rows, row)
 	r.Assumptions = make([]AssumptionReport, 0, len(rows))
 	for _, x := range rows {
 		r.Assumptions = append(r.Assumptions, *x)
@@ -532,7 +673,34 @@ func (s *State) reportAssumptions(r *Report) {
 		return cmp.Or(cmp.Compare(x.JobType, y.JobType), cmp.Compare(x.Key, y.Key))
 	})
 	r.AssumptionsDropped = a.dropped
+	if a.productExample {
+		// Flagged as the job passed its product; said at its final count.
+		for i := range r.Findings {
+			if r.Findings[i].Kind == AssumptionViolated.String() {
+				r.Findings[i].Example = a.productWorst.String()
+			}
+		}
+	}
 	s.assumptionFindings(r)
+}
+
+// callsPerJobKey is the observed row of a job type's p99 calls per job.
+const callsPerJobKey = "calls_per_job.p99"
+
+// callsPerJobRows fills, per job type, the p99 calls per job: the job
+// types' own figure, which counts the jobs retired from memory too — and,
+// for report --merge, the merged job types', recomputed from every
+// replica's jobs (never one replica's figure).
+func callsPerJobRows(types []JobTypeReport, rows map[assumptionKey]*AssumptionReport, row func(assumptionKey) *AssumptionReport) {
+	for _, jt := range types {
+		if jt.JobType == jobTypeName("") || jt.Jobs == 0 || jt.CallsPerJobP99 == 0 || len(rows) >= maxDeclaredAssumptions+maxObservedFacts {
+			continue
+		}
+		x := row(assumptionKey{jt.JobType, callsPerJobKey})
+		x.Observed = strconv.FormatInt(jt.CallsPerJobP99, 10)
+		x.Evidence = fmt.Sprintf("%d jobs of type %s", jt.Jobs, jt.JobType)
+		x.ObservedAt = ""
+	}
 }
 
 // assumptionFindings adds what this run's assumptions alone show.
@@ -704,13 +872,17 @@ func CompareAssumptions(r *Report, prev []AssumptionReport, sev func(FindingKind
 		if !ok {
 			continue
 		}
+		// A change within this run from the baseline's value is the same
+		// change the run's own finding says (0 → 2 in the log, and 0 in
+		// the baseline): one occurrence, not two.
+		withinFrom := x.Previous
 		if strings.HasSuffix(x.Key, ".version") && p.Observed != "" && x.Observed != "" && p.Observed != x.Observed && x.Previous == "" {
 			// A package version moved since the last run: no finding by
 			// itself (FlagUpstreamChanges judges it), but the row says so.
 			x.Previous, x.ChangedAt = p.Observed, x.ObservedAt
 		}
 		for _, c := range [...]struct{ what, was, now string }{{"declared", p.Declared, x.Declared}, {"derived", p.Derived, x.Derived}} {
-			if c.was == "" || c.now == "" || c.was == c.now {
+			if c.was == "" || c.now == "" || c.was == c.now || c.what == "declared" && withinFrom != "" && withinFrom == c.was {
 				continue
 			}
 			if x.Previous == "" {

@@ -8,13 +8,22 @@ import (
 
 // mergeAssumptions is the assumptions log of a sharded run (report
 // --merge): per key and job type, the earliest declaration, the derived
-// value, and the worst observation — the largest count (retries, calls
-// per job), else the latest value seen (a package version).
-func mergeAssumptions(in []MergeInput) []AssumptionReport {
+// value, and the worst observation — the largest count (retries), else
+// the latest value seen (a package version). Calls per job are no
+// replica's to give: a job's calls may be split across replicas, and a
+// p99 of p99s is none; they are recomputed from types, the merged job
+// types (the jobs of every replica, joined).
+func mergeAssumptions(in []MergeInput, types []JobTypeReport) []AssumptionReport {
 	rows := map[assumptionKey]*AssumptionReport{}
 	for _, m := range in {
 		for _, a := range m.Report.Assumptions {
 			k := assumptionKey{a.JobType, a.Key}
+			if a.Key == callsPerJobKey {
+				a.Observed, a.Evidence, a.ObservedAt = "", "", ""
+				if a.Declared == "" && a.Derived == "" {
+					continue
+				}
+			}
 			x := rows[k]
 			if x == nil {
 				c := a
@@ -35,6 +44,14 @@ func mergeAssumptions(in []MergeInput) []AssumptionReport {
 			}
 		}
 	}
+	callsPerJobRows(types, rows, func(k assumptionKey) *AssumptionReport {
+		if x := rows[k]; x != nil {
+			return x
+		}
+		x := &AssumptionReport{Key: k.key, JobType: k.jobType}
+		rows[k] = x
+		return x
+	})
 	out := make([]AssumptionReport, 0, len(rows))
 	for _, x := range rows {
 		out = append(out, *x)

@@ -19,7 +19,9 @@ const (
 	BreakerOpen
 	StreamRepaid
 	DeadlineExceeded
-	// The assumptions log's (assumptions.go): run-level, on no job.
+	// The assumptions log's (assumptions.go): run-level, on no job —
+	// but for AssumptionViolated, which assumptionCall also flags on the
+	// job at the attempt that broke the declaration (kill_on may name it).
 	AssumptionViolated
 	AssumptionChanged
 	AssumptionMissing
@@ -163,4 +165,17 @@ type findingAcc struct {
 	jobsTotal int
 	example   string
 	firstTS   int64
+	// exampleOf, when set, renders the example again from its job's
+	// state when a report is built (see flagJob): a job's figures grow
+	// after the finding's first crossing, and the example must give the
+	// ones its job's row shows.
+	exampleOf func() string
+}
+
+// exampleText is the example as a report gives it.
+func (f *findingAcc) exampleText() string {
+	if f.exampleOf != nil {
+		return f.exampleOf()
+	}
+	return f.example
 }

@@ -288,3 +288,66 @@ func TestOneMinuteRateIsOfTheLastMinute(t *testing.T) {
 		t.Errorf("61 s quiet: $%.2f/min, want $0", r)
 	}
 }
+
+// TestJobExamplesGiveTheJobsFinalFigures: issue 23 — a finding's example
+// was written at its first crossing: "retry layers 2×3×3 multiply to 18
+// calls" while the job's row read 63 calls at 7×3×3, and "tried 11 times
+// … 1×1×11" while the job read 1×1×12. The examples of
+// retry_amplification and hidden_retry_layer now give the job's figures
+// as the report finds them: at every report, not only the first; the
+// most-tried call, not the last one flagged; the first job flagged, not a
+// later one.
+func TestJobExamplesGiveTheJobsFinalFigures(t *testing.T) {
+	st := New(DefaultConfig())
+	p := decode.NewParser()
+	sec := 0
+	call := func(job, key string, attempt, status int) {
+		t.Helper()
+		sec++
+		l := `{"ts":"2026-03-10T01:` + pad2(sec/60) + `:` + pad2(sec%60) + `Z","job_id":"` + job + `","idempotency_key":"` + key + `","attempt":` + itoa(attempt) + `,"model":"m","status":` + itoa(status) + `,"cost_usd":0.01}`
+		var ev ingest.Event
+		if r := p.ParseLine([]byte(l), &ev); r != ingest.Accepted {
+			t.Fatalf("%s: %v", l, r)
+		}
+		st.Apply(&ev)
+	}
+	example := func(kind string) string {
+		t.Helper()
+		f := findingOf(st.Report(), kind)
+		if f == nil {
+			t.Fatalf("no %s finding", kind)
+		}
+		return f.Example
+	}
+	for a := 1; a <= 11; a++ { // one call tried 11 times: both findings cross
+		call("j", "k1", a, 500)
+	}
+	if got, want := example("hidden_retry_layer"), "job j: one model call was tried 11 times (limit 10): layers 1×1×11"; got != want {
+		t.Errorf("at the crossing: %q, want %q", got, want)
+	}
+	call("j", "k1", 12, 500)
+	call("j", "k1", 13, 500)   // the call gives up at 13 tries; the next is a new round
+	for a := 1; a <= 11; a++ { // a second call of the job, tried less
+		call("j", "k2", a, 500)
+	}
+	for a := 1; a <= 20; a++ { // another job, flagged later, tried more
+		call("other", "k3", a, 500)
+	}
+	if got, want := example("hidden_retry_layer"), "job j: one model call was tried 13 times (limit 10): layers 1×2×13"; got != want {
+		t.Errorf("after the job grew: %q, want %q", got, want)
+	}
+	if got, want := example("retry_amplification"), "job j: retry layers 1×2×13 multiply to 26 calls"; got != want {
+		t.Errorf("after the job grew: %q, want %q", got, want)
+	}
+	r := st.Report()
+	for _, j := range r.Jobs {
+		if j.JobID == "j" && FormatLayers(j.Layers) != "1×2×13" {
+			t.Errorf("the job's row reads %s, the examples 1×2×13", FormatLayers(j.Layers))
+		}
+	}
+	if f := findingOf(r, "hidden_retry_layer"); f.FirstAt != "2026-03-10T01:00:11Z" {
+		t.Errorf("first_at %s: the first crossing's time stays", f.FirstAt)
+	}
+}
+
+func pad2(i int) string { return string([]byte{byte('0' + i/10), byte('0' + i%10)}) }

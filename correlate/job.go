@@ -29,6 +29,16 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
+// ParseOutcome is String's inverse.
+func ParseOutcome(name string) (Outcome, bool) {
+	for i, n := range outcomeNames {
+		if n == name {
+			return Outcome(i), true
+		}
+	}
+	return 0, false
+}
+
 // Finished reports whether the outcome is final.
 func (o Outcome) Finished() bool {
 	return o == OutcomeSucceeded || o == OutcomeFailed || o == OutcomeDeadLettered

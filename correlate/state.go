@@ -74,15 +74,27 @@ type State struct {
 	syncPendingWaste Pico // what the retries of those bursts wasted
 	syncJoined       [1]*Job
 	findings         [NumFindingKinds]findingAcc
-	raHonored        int64 // retries that waited the full Retry-After
-	raRehit          int64 // ... and met another 429
-	raExample        string
+	// hiddenExample is the hidden_retry_layer example's job and its
+	// most-tried call (see layers).
+	hiddenExample struct {
+		job   *Job
+		tries int32
+		limit int
+		what  string
+	}
+	raHonored int64 // retries that waited the full Retry-After
+	raRehit   int64 // ... and met another 429
+	raExample string
 
 	statuses   statusCounts
 	retryAfter map[int64]int64 // ms → count
 	timeline   map[int64]*Bucket
 
-	lastCost                                          Pico
+	lastCost Pico
+	// lastTries is the tries of one call the last attempt made (its
+	// operation's attempts, or its keyless streak): the declared
+	// product of calls is held to it (productCheck).
+	lastTries                                         int32
 	batchSpend                                        Pico
 	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
@@ -95,6 +107,8 @@ type State struct {
 	sources []SourceInfo
 	// assume is the assumptions log (assumptions.go).
 	assume assumptionLog
+	// seeded is what Seed began the run with (nil: nothing).
+	seeded *CarriedReport
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -659,6 +673,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		tries = int32(job.streak)
 	}
 	op.maxTries = max(op.maxTries, tries)
+	s.lastTries = tries
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
 	job.lastFailed = failed
@@ -782,7 +797,7 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 			s.noHint429++
 		}
 		if job.Amplification() >= s.cfg.AmplificationThreshold && !job.HasFinding(RetryAmplification) {
-			s.flag(RetryAmplification, job, 1, 0, ts, func() string {
+			s.flagJob(RetryAmplification, job, 1, 0, ts, func() string {
 				return fmt.Sprintf("job %s: retry layers %s multiply to %d calls", job.ID, FormatLayers(job.Layers()), job.Amplification())
 			})
 		}
@@ -800,12 +815,21 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 		if job.HasFinding(HiddenRetryLayer) {
 			n = 0
 		}
-		s.flag(HiddenRetryLayer, job, n, attemptWaste(class, a.Cost), ts, func() string {
-			what := "model call"
+		// The example names the example job's most-tried call, followed
+		// past the first crossing: its tries as they end, not as they
+		// were at limit + 1.
+		hx := &s.hiddenExample
+		if hx.job == nil && s.cfg.severity(HiddenRetryLayer) != SeverityOff {
+			hx.job, hx.limit = job, lim
+		}
+		if hx.job == job && tries > hx.tries {
+			hx.tries, hx.what = tries, "model call"
 			if ev.Kind != ingest.KindLLMCall {
-				what = ev.Tool + " call"
+				hx.what = ev.Tool + " call"
 			}
-			return fmt.Sprintf("job %s: one %s was tried %d times (limit %d): layers %s", job.ID, what, tries, lim, FormatLayers(job.Layers()))
+		}
+		s.flagJob(HiddenRetryLayer, job, n, attemptWaste(class, a.Cost), ts, func() string {
+			return fmt.Sprintf("job %s: one %s was tried %d times (limit %d): layers %s", hx.job.ID, hx.what, hx.tries, hx.limit, FormatLayers(hx.job.Layers()))
 		})
 	}
 }
@@ -1107,8 +1131,22 @@ func (s *State) minuteBucket(ts int64) *Bucket {
 	return b
 }
 
-// flag records n occurrences of a finding for job (nil for none).
+// flag records n occurrences of a finding for job (nil for none); example
+// describes the first, as it was then.
 func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string) {
+	s.flagExample(k, job, n, wasted, ts, example, false)
+}
+
+// flagJob is flag for a finding whose example gives its job's figures
+// (layers, calls, tries): example is kept and called again whenever a
+// report is built, so it must read only the job and state that outlive
+// the event (never the event). The first report of a night read "layers
+// 2×3×3 multiply to 18 calls" while the job's row showed 63 at 7×3×3.
+func (s *State) flagJob(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string) {
+	s.flagExample(k, job, n, wasted, ts, example, true)
+}
+
+func (s *State) flagExample(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string, live bool) {
 	if s.cfg.severity(k) == SeverityOff {
 		return
 	}
@@ -1116,6 +1154,9 @@ func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, ex
 	if f.count == 0 && f.example == "" {
 		f.example = example()
 		f.firstTS = ts
+		if live {
+			f.exampleOf = example
+		}
 	}
 	f.count += n
 	f.wasted = f.wasted.Add(wasted)

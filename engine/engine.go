@@ -124,7 +124,11 @@ type Engine struct {
 	assume    AssumptionsLog
 	// held are floating declarations waiting for the event after them.
 	held []ingest.Event
-	mu   sync.Mutex // guards st after Run returns, for Report
+	// onCarry, carryEvery, carryMax: see Options.OnCarry.
+	onCarry    func([]CarriedRun)
+	carryEvery time.Duration
+	carryMax   int
+	mu         sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -146,7 +150,22 @@ type Options struct {
 	// Assumptions keeps the assumptions log across runs (nil: each run
 	// is compared with nothing before it).
 	Assumptions AssumptionsLog
+	// Carried are the runs a stopped process carried (see CarriedRun):
+	// opened before the first event, each seeded with its totals.
+	Carried []CarriedRun
+	// OnCarry, when set, receives the open runs' carried totals every
+	// CarryEvery (DefaultCarryEvery when 0), on the engine goroutine,
+	// when something was applied since the last: it must not block.
+	// CarryMaxJobs bounds the jobs carried in all (0: every job).
+	OnCarry      func([]CarriedRun)
+	CarryEvery   time.Duration
+	CarryMaxJobs int
 }
+
+// DefaultCarryEvery is how often a live run's carried totals are taken:
+// a process killed without a stop loses what arrived in at most this long
+// (wall time) before the kill.
+const DefaultCarryEvery = 30 * time.Second
 
 // AssumptionsLog is the assumptions log across runs (seed 003: "the
 // boundary shows up mechanically in the sequence of logs"): the run a
@@ -186,6 +205,16 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	}
 	if ro, ok := opt.Observer.(RunObserver); ok {
 		e.runs.observer = ro
+	}
+	e.onCarry, e.carryEvery, e.carryMax = opt.OnCarry, opt.CarryEvery, opt.CarryMaxJobs
+	if e.carryEvery <= 0 {
+		e.carryEvery = DefaultCarryEvery
+	}
+	if len(opt.Carried) > 0 {
+		e.runs.resume(opt.Carried)
+		if c := e.runs.current(); c != nil {
+			e.st = c.st
+		}
 	}
 	for _, s := range sources {
 		if r, ok := s.(ingest.ReplayControl); ok {
@@ -241,12 +270,17 @@ func (e *Engine) Run(ctx context.Context) {
 	// milliseconds. Frames may take at most a fifth of the engine's time,
 	// so a huge run redraws less often rather than falling behind.
 	var notBefore, lastPublish time.Time
+	lastCarry, carried := time.Now(), true
 	for {
 		select {
 		case b := <-e.in:
 			e.apply(b)
-			dirty = true
+			dirty, carried = true, false
 		case <-ticker.C:
+			if e.onCarry != nil && !carried && time.Since(lastCarry) >= e.carryEvery {
+				e.onCarry(e.runs.carry(e.carryMax))
+				lastCarry, carried = time.Now(), true
+			}
 			if d := e.detailJob(); d != lastDetail {
 				lastDetail, dirty = d, true
 			}
@@ -548,6 +582,14 @@ func (e *Engine) publish(final bool) {
 	}
 }
 
+// Carry takes every open run's carried totals (see CarriedRun), at most
+// maxJobs jobs in all (0: every job); call it after Run has returned.
+func (e *Engine) Carry(maxJobs int) []CarriedRun {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runs.carry(maxJobs)
+}
+
 // Report builds the postmortem of everything applied; call it after Run
 // has returned.
 func (e *Engine) Report() *correlate.Report {
@@ -556,6 +598,9 @@ func (e *Engine) Report() *correlate.Report {
 	var src []correlate.SourceInfo
 	for _, s := range e.sources {
 		for _, st := range s.Status() {
+			if st.SameFileAs != "" {
+				continue // not read: the file is listed once, by the path read
+			}
 			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err})
 		}
 	}

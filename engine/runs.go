@@ -227,3 +227,105 @@ func (rs *runs) previous(cur *run) []correlate.RunSummary {
 	}
 	return out
 }
+
+// CarriedRun is a run taken before a stop for a restart (see
+// correlate.Carried): its ID and what routes events to it, and its totals.
+type CarriedRun struct {
+	ID       string
+	LogRunID string // the logs' run_id, "" for a run a window or the configuration named
+	Window   string
+	// Start and End are a daily window's span of log time; LastTS the
+	// run's latest event (an idle window's gap is measured from it).
+	Start, End, LastTS int64
+	// Current marks the run the latest event went to.
+	Current bool
+	Totals  correlate.Carried
+}
+
+// carrySeeder is an observer told that a run began from carried totals
+// (alerts.Rules adds the carried jobs to its job-type spend).
+type carrySeeder interface{ Seeded(st *correlate.State) }
+
+// resume opens each carried run before the first event, seeded with its
+// totals, so the same routing that would have sent the next events to it
+// before the stop sends them to it now: by the logs' run_id, the day of a
+// daily window, an idle window's gap from its last event, or, with none,
+// to the one run there is. The run that was current is current again.
+func (rs *runs) resume(carried []CarriedRun) {
+	for _, c := range carried {
+		rs.seq++
+		// A run that was not current was recorded in the assumptions log
+		// when a later one superseded it, or at the stop; the current one
+		// is recorded again, whole, when its turn comes.
+		r := &run{id: c.ID, logRunID: c.LogRunID, window: c.Window, st: correlate.New(rs.cfg), start: c.Start, end: c.End, lastTS: c.LastTS, seq: rs.seq, recorded: !c.Current}
+		_ = r.st.Seed(c.Totals) // a new State: never refused
+		if rs.observer != nil {
+			r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: c.LogRunID, Window: c.Window, Resume: c.ID})
+			if s, ok := rs.observer.(carrySeeder); ok {
+				s.Seeded(r.st)
+			}
+		}
+		rs.open = append(rs.open, r)
+		if c.Current || rs.last == nil {
+			rs.last = r
+		}
+	}
+	rs.evict()
+}
+
+// carry takes every open run's carried totals, at most maxJobs jobs in
+// all (0: every job): the current run's first, then the others' from the
+// one with the latest event back; a run's jobs left out are counted in
+// its totals, and their spend is in its spend all the same.
+func (rs *runs) carry(maxJobs int) []CarriedRun {
+	cur := rs.current()
+	order := slices.Clone(rs.open)
+	slices.SortStableFunc(order, func(a, b *run) int {
+		switch {
+		case a == cur:
+			return -1
+		case b == cur:
+			return 1
+		case a.used > b.used:
+			return -1
+		case a.used < b.used:
+			return 1
+		}
+		return a.seq - b.seq
+	})
+	left := maxJobs
+	type taken struct {
+		seq int
+		c   CarriedRun
+	}
+	all := make([]taken, 0, len(order))
+	for _, r := range order {
+		if r.used == 0 && r != cur && rs.events > 0 {
+			// Resumed, and no event came to it while others came: a run
+			// of an earlier night is not carried from restart to restart
+			// for ever (its straggler after that begins at $0). A process
+			// that applied nothing keeps every run it resumed.
+			continue
+		}
+		limit := 0
+		if maxJobs > 0 {
+			limit = max(left, 0)
+			if limit == 0 {
+				limit = -1 // the budget is spent: totals only
+			}
+		}
+		t := r.st.CarryOut(limit)
+		left -= len(t.JobList)
+		if t.Spend == 0 && t.Jobs == 0 {
+			continue // nothing a ceiling could use
+		}
+		all = append(all, taken{r.seq, CarriedRun{ID: r.id, LogRunID: r.logRunID, Window: r.window, Start: r.start, End: r.end, LastTS: r.lastTS, Current: r == cur, Totals: t}})
+	}
+	// In the order the runs began, so a restart opens them in that order.
+	slices.SortFunc(all, func(a, b taken) int { return a.seq - b.seq })
+	out := make([]CarriedRun, len(all))
+	for i, t := range all {
+		out[i] = t.c
+	}
+	return out
+}

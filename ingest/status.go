@@ -15,6 +15,10 @@ type Status struct {
 	Active      bool
 	Missing     bool   // the file does not exist yet; it is waited for
 	Detail      string // source-specific counters, e.g. OTLP requests
+	// SameFileAs is the path read instead of this one when both name the
+	// same file (a symlink, a hard link, a glob and the file's own name):
+	// this path is not read, so a report lists only the other.
+	SameFileAs string
 }
 
 // Source is anything that feeds the live engine: a followed file, stdin, a

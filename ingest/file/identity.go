@@ -73,18 +73,21 @@ func OnePathPerFileKeeping(paths []string, reading func(string) bool) (kept []st
 			}
 		}
 	}
+	// seen: a path named twice (its own name and a glob that matches it)
+	// is kept, or said to be a duplicate, once.
 	seen := map[string]bool{}
 	for _, p := range paths {
 		id, ok := identity(p)
 		switch {
 		case !ok:
 			kept = append(kept, p)
-		case owner[id] == p && !seen[p]:
-			seen[p] = true
+		case seen[p]:
+		case owner[id] == p:
 			kept = append(kept, p)
-		case owner[id] != p:
+		default:
 			dups = append(dups, Duplicate{Path: p, Kept: owner[id]})
 		}
+		seen[p] = true
 	}
 	return kept, dups
 }

@@ -21,11 +21,12 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-// collect runs a Tail and gathers every event's job ID.
+// collect runs a Tail and gathers every event's job ID, and the events.
 type collector struct {
-	mu   sync.Mutex
-	jobs map[string]int
-	n    atomic.Int64
+	mu     sync.Mutex
+	jobs   map[string]int
+	events []ingest.Event
+	n      atomic.Int64
 }
 
 func startTail(t *testing.T, tl *Tail) (*collector, context.CancelFunc, chan struct{}) {
@@ -42,6 +43,7 @@ func startTail(t *testing.T, tl *Tail) (*collector, context.CancelFunc, chan str
 			for i := range b {
 				c.jobs[b[i].JobID]++
 			}
+			c.events = append(c.events, b...)
 			c.mu.Unlock()
 			c.n.Add(int64(len(b)))
 		}
@@ -290,30 +292,17 @@ func TestLiveLineWithoutTimeIsTimedWhenRead(t *testing.T) {
 	os.WriteFile(path, nil, 0o644)
 	tl := NewTail([]string{path}, false, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
-	var mu sync.Mutex
-	var got []ingest.Event
-	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan ingest.Batch, 64)
-	done := make(chan struct{})
-	go func() { tl.Run(ctx, out); close(out) }()
-	go func() {
-		defer close(done)
-		for b := range out {
-			mu.Lock()
-			got = append(got, b...)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	c, _, _ := startTail(t, tl)
+	mu := &c.mu
 	before := time.Now().UnixNano()
 	os.WriteFile(path, []byte(`[log_c0cd86, request-id: "req_01A"] post https://api.anthropic.com/v1/messages failed with status 529 in 30ms - retrying, 2 attempts remaining
 00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3
 INFO:httpx:HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 429 Too Many Requests"
 `), 0o644)
-	waitFor(t, "both attempts", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 2 })
+	waitFor(t, "both attempts", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(c.events) == 2 })
 	mu.Lock()
 	defer mu.Unlock()
-	for _, e := range got {
+	for _, e := range c.events {
 		if e.TS < before || e.TS > time.Now().UnixNano() {
 			t.Errorf("TS %d: a line without a time is timed when read (after %d)", e.TS, before)
 		}
@@ -407,25 +396,12 @@ func TestLiveClaudePrintStreamIsTimedWhenRead(t *testing.T) {
 	os.WriteFile(path, nil, 0o644)
 	tl := NewTail([]string{path}, false, decode.Options{})
 	tl.SetPoll(10 * time.Millisecond)
-	var mu sync.Mutex
-	var got []ingest.Event
-	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan ingest.Batch, 64)
-	done := make(chan struct{})
-	go func() { tl.Run(ctx, out); close(out) }()
-	go func() {
-		defer close(done)
-		for b := range out {
-			mu.Lock()
-			got = append(got, b...)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	c, _, _ := startTail(t, tl)
+	mu := &c.mu
 	before := time.Now().UnixNano()
 	os.WriteFile(path, b, 0o644)
 	calls := func() (n int) {
-		for _, e := range got {
+		for _, e := range c.events {
 			if e.Kind == ingest.KindLLMCall {
 				n++
 			}
@@ -436,7 +412,7 @@ func TestLiveClaudePrintStreamIsTimedWhenRead(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
-	for _, e := range got {
+	for _, e := range c.events {
 		if e.Kind != ingest.KindAssumption && (e.TS < before || e.TS > time.Now().UnixNano()) {
 			t.Errorf("%s at %d: an untimed record is timed when read (after %d)", e.Kind, e.TS, before)
 		}

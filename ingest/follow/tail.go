@@ -48,7 +48,7 @@ type Tail struct {
 	mu    sync.Mutex
 	files map[string]*followed
 	order []string
-	dups  map[string]string // a path left out → why (the same file as another)
+	dups  map[string]ingestfile.Duplicate // a path left out → the path read instead
 }
 
 type followed struct {
@@ -59,7 +59,7 @@ type followed struct {
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
 func NewTail(patterns []string, fromEnd bool, opts decode.Options) *Tail {
-	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]string{}}
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]ingestfile.Duplicate{}}
 }
 
 // SetPoll sets how often files are checked; call it before Run.
@@ -84,7 +84,8 @@ func (t *Tail) Status() []ingest.Status {
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.dups)) {
 		if _, followed := t.files[name]; !followed {
-			out = append(out, ingest.Status{Name: name, Warn: t.dups[name]})
+			d := t.dups[name]
+			out = append(out, ingest.Status{Name: name, Warn: d.Note(), SameFileAs: d.Kept})
 		}
 	}
 	return out
@@ -137,7 +138,7 @@ func (t *Tail) expand() []string {
 	t.mu.Lock()
 	for _, d := range dups {
 		if _, said := t.dups[d.Path]; !said {
-			t.dups[d.Path] = d.Note()
+			t.dups[d.Path] = d
 		}
 	}
 	t.mu.Unlock()

@@ -1,11 +1,14 @@
 package otlp
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +136,70 @@ func TestNeverEndingBodiesStarveNoOne(t *testing.T) {
 	}
 	if held := tr.r.budget.used.Load(); held > 8<<20 {
 		t.Errorf("four slow bodies hold %d bytes of the in-flight budget", held)
+	}
+}
+
+// TestASlowBodyIsAnswered408: issue 22 — a body still arriving at the read
+// timeout was answered 400 ("reading the body: i/o timeout"), which tells
+// an exporter the batch is malformed and to drop it. It is 408 now, in the
+// request's encoding, for a chunked body, a Content-Length one and a
+// gzip'd one whose header never comes; a body that arrives in time is
+// answered 200 on the same receiver.
+func TestASlowBodyIsAnswered408(t *testing.T) {
+	tr := startReceiver(t, Config{HTTPReadTimeout: 700 * time.Millisecond}, 8)
+	_, h := tr.r.Addrs()
+	slow := func(head string, drip string) (status string, body string) {
+		c, err := net.Dial("tcp", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+		// A byte every 100 ms, as a client on a starved link sends it,
+		// until the server answers (or 10 s, far past the timeout).
+		stop := make(chan struct{})
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				if _, err := io.WriteString(c, drip); err != nil {
+					return
+				}
+			}
+		}()
+		defer close(stop)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no answer to a slow body: %v", err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		return resp.Status, string(b)
+	}
+	for _, tc := range []struct{ name, head, drip, want string }{
+		{"chunked JSON", "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", "1\r\n \r\n", `"code":4`},
+		{"Content-Length protobuf", "POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 100000\r\n\r\n", "\x00", "did not arrive within the read timeout"},
+		{"gzip header never complete", "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n\x1f", "", `"code":4`},
+	} {
+		status, body := slow(tc.head, tc.drip)
+		if !strings.HasPrefix(status, "408") || !strings.Contains(body, tc.want) || !strings.Contains(body, "read timeout") {
+			t.Errorf("%s: %s %q, want 408 saying the body was too slow", tc.name, status, body)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+h+"/v1/traces", bytes.NewReader(exampleModelTrace()))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("an export in time after the slow ones: HTTP %d, want 200", resp.StatusCode)
 	}
 }

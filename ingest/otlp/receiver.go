@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/subtle"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,6 +65,9 @@ type Config struct {
 	// delay) before its body is read.
 	MaxInFlightBytes int64
 	InsecureListen   bool // allow a non-loopback address without a token
+	// HTTPReadTimeout bounds reading one OTLP/HTTP request, body included;
+	// 0 is a minute. A body still arriving then is answered 408.
+	HTTPReadTimeout time.Duration
 }
 
 // Validate refuses settings that would expose spend data by accident.
@@ -188,8 +193,16 @@ func (b *budget) take(n int64) bool {
 
 func (b *budget) give(n int64) { b.used.Add(-n) }
 
-// httpReadTimeout bounds reading one OTLP/HTTP request, body included.
+// httpReadTimeout bounds reading one OTLP/HTTP request, body included,
+// when Config.HTTPReadTimeout does not say.
 const httpReadTimeout = time.Minute
+
+// timedOut: the read deadline passed while the body was still arriving
+// (http.Server's ReadTimeout sets it on the connection).
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
 
 // reservingReader reads a body while holding budget for what it has read
 // so far (times decodeFactor), growing the reservation a step at a time;
@@ -331,7 +344,8 @@ func (r *Receiver) Run(ctx context.Context, out chan<- ingest.Batch) error {
 		// A client that sends its headers or body slowly, or holds an idle
 		// connection, is cut off: four never-ending bodies must not hold
 		// the receiver (with the reservation below, they hold no memory).
-		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: httpReadTimeout, IdleTimeout: 2 * time.Minute}
+		readTimeout := cmp.Or(r.cfg.HTTPReadTimeout, httpReadTimeout)
+		hs = &http.Server{Handler: mux, ReadHeaderTimeout: min(10*time.Second, readTimeout), ReadTimeout: readTimeout, IdleTimeout: 2 * time.Minute}
 		wg.Add(1)
 		go func() { defer wg.Done(); errc <- hs.Serve(ln) }()
 	}
@@ -554,6 +568,10 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 		case "", "identity":
 		case "gzip":
 			zr, err := gzip.NewReader(body)
+			if err != nil && timedOut(err) {
+				fail(http.StatusRequestTimeout, slowBody)
+				return
+			}
 			if err != nil {
 				fail(http.StatusBadRequest, "Content-Encoding is gzip but the body is not: "+err.Error())
 				return
@@ -576,6 +594,11 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 			return
 		case errors.As(err, &tooBig) || int64(len(data)) > r.cfg.MaxBytes:
 			fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the %d-byte limit: send smaller batches", r.cfg.MaxBytes))
+			return
+		case timedOut(err):
+			// Not malformed: the body was too slow. 400 tells an exporter
+			// to drop the batch; 408 says the request may be sent again.
+			fail(http.StatusRequestTimeout, slowBody)
 			return
 		case err != nil:
 			fail(http.StatusBadRequest, "reading the body: "+err.Error())
@@ -600,6 +623,9 @@ func (r *Receiver) handleHTTP(traces bool) http.HandlerFunc {
 		w.Write(respBytes)
 	}
 }
+
+// slowBody is the 408's message.
+const slowBody = "the request body did not arrive within the read timeout: send it again, or in smaller batches"
 
 func signalName(traces bool) string {
 	if traces {
@@ -682,6 +708,8 @@ func grpcCodeFor(httpCode int) codes.Code {
 		return codes.Unauthenticated
 	case http.StatusTooManyRequests:
 		return codes.ResourceExhausted
+	case http.StatusRequestTimeout:
+		return codes.DeadlineExceeded
 	}
 	return codes.Unknown
 }

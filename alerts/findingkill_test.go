@@ -1,0 +1,153 @@
+package alerts
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
+)
+
+func findingAlertsOn() (fa [correlate.NumFindingKinds]correlate.Severity) {
+	for k := range correlate.NumFindingKinds {
+		fa[k] = correlate.DefaultSeverity[k]
+	}
+	return fa
+}
+
+// TestKillOnFindingValidates: finding:assumption_violated is a kill_on
+// entry; a finding that names no job, or is an inference, is refused with
+// the killable list; an unknown one with every choice; one whose alert is
+// off, with why.
+func TestKillOnFindingValidates(t *testing.T) {
+	ok := Config{KillOn: []string{RuleJobCeiling, "finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("finding:assumption_violated refused: %v", err)
+	}
+	for _, c := range []struct{ entry, want string }{
+		{"finding:assumption_changed", "killable findings: [finding:assumption_violated]"},
+		{"finding:terminal_error_retried", "is no kill rule"},
+		{"finding:nope", "use one of [job_ceiling"},
+		{"assumption_violated", "finding:assumption_violated]"},
+	} {
+		err := Config{KillOn: []string{c.entry}, FindingAlerts: findingAlertsOn()}.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("kill_on %q: %v, want %q", c.entry, err, c.want)
+		}
+	}
+	off := findingAlertsOn()
+	off[correlate.AssumptionViolated] = correlate.SeverityOff
+	if err := (Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: off}).Validate(); err == nil || !strings.Contains(err.Error(), "is off") {
+		t.Errorf("kill_on of a finding whose alert is off: %v", err)
+	}
+}
+
+// jsonlFeeder decodes JSON lines as a file read does (an assumptions
+// record is several events) and feeds each event.
+func jsonlFeeder(t *testing.T, feed func(*ingest.Event)) func(string) {
+	dec := decode.NewDecoder(decode.FormatJSONL, nil, decode.Options{})
+	return func(l string) {
+		t.Helper()
+		if r := dec.Decode([]byte(l), func(ev *ingest.Event) { e := *ev; feed(&e) }); r != ingest.Accepted {
+			t.Fatalf("not accepted (%v): %s", r, l)
+		}
+	}
+}
+
+// violatingNight: a run declaring anthropic-sdk.maxRetries 0 whose jobs
+// each retry twice (attempts 1..3), then go on calling.
+func violatingNight(t *testing.T, jobs int, feed func(*ingest.Event)) {
+	t.Helper()
+	line := jsonlFeeder(t, feed)
+	line(`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	for j := range jobs {
+		for a := 1; a <= 5; a++ {
+			line(fmt.Sprintf(`{"ts":"2026-07-01T01:%02d:%02dZ","event":"llm_call","job_id":"job-%d","job_type":"nightly","idempotency_key":"k-%d-%d","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-5","status":529}`,
+				j, a, j, j, (a-1)%3, (a-1)%3+1))
+		}
+	}
+}
+
+// TestKillOnAssumptionViolatedKillsEachJobOnce: with kill_on naming the
+// finding, every job flagged with it gets one job-scope kill alert, at
+// the attempt that broke the declaration, and no more for its later
+// attempts; without it, the finding alerts once per run and kills nothing.
+func TestKillOnAssumptionViolatedKillsEachJobOnce(t *testing.T) {
+	for _, kill := range []bool{true, false} {
+		cfg := Config{FindingAlerts: findingAlertsOn()}
+		if kill {
+			cfg.KillOn = []string{"finding:assumption_violated"}
+		}
+		var fired []Alert
+		r := NewRules(cfg, nil, func(a Alert) { fired = append(fired, a) })
+		st := correlate.New(correlate.DefaultConfig())
+		violatingNight(t, 3, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+		var got []string
+		for _, a := range fired {
+			if a.Rule == "finding:assumption_violated" {
+				got = append(got, fmt.Sprintf("%s %s %v %d", a.Scope, a.JobID, a.Kill, a.Attempts))
+			}
+		}
+		want := "job job-0 true 2,job job-1 true 2,job job-2 true 2"
+		if !kill {
+			want = "run job-0 false 2"
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("kill_on=%v: alerts %q, want %q", kill, got, want)
+		}
+	}
+}
+
+// TestFindingKillSkipsAJobAlreadyKilled: a job its ceiling killed is not
+// killed again by the finding; the alert still says what happened.
+func TestFindingKillSkipsAJobAlreadyKilled(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{RuleJobCeiling, "finding:assumption_violated"}, FindingAlerts: findingAlertsOn(), JobCeilingUSD: 0.000001}, nil,
+		func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+	for _, l := range []string{
+		`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`,
+		`{"ts":"2026-07-01T01:00:01Z","event":"llm_call","job_id":"j","idempotency_key":"k","attempt":1,"provider":"anthropic","model":"claude-sonnet-4-5","status":529,"cost_usd":0.01}`,
+		`{"ts":"2026-07-01T01:00:02Z","event":"llm_call","job_id":"j","idempotency_key":"k","attempt":2,"provider":"anthropic","model":"claude-sonnet-4-5","status":200,"cost_usd":0.01}`,
+	} {
+		line(l)
+	}
+	kills := 0
+	for _, a := range fired {
+		if a.Kill {
+			kills++
+		}
+		if a.Rule == "finding:assumption_violated" && (a.Kill || !strings.Contains(a.Reason, "already killed")) {
+			t.Errorf("finding alert on a killed job: %+v", a)
+		}
+	}
+	if kills != 1 || len(fired) != 2 {
+		t.Errorf("%d kills in %d alerts, want 1 kill (the ceiling's) and 2 alerts: %+v", kills, len(fired), fired)
+	}
+}
+
+// TestKillOnCallsAboveTheDeclaredProduct: a run whose declared layers
+// multiply to 4 kills each job at its fifth call, once.
+func TestKillOnCallsAboveTheDeclaredProduct(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0,"scheduler.rerunsOnFailure":1,"wrapper.maxAttempts":2}}`)
+	for j := range 2 {
+		for c := range 7 {
+			line(fmt.Sprintf(`{"ts":"2026-03-10T02:%02d:%02dZ","event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, j, c+1, j, j))
+		}
+	}
+	var got []string
+	for _, a := range fired {
+		got = append(got, fmt.Sprintf("%s %s %s %v %d", a.Rule, a.Scope, a.JobID, a.Kill, a.Attempts))
+	}
+	want := "finding:assumption_violated job job-0 true 5,finding:assumption_violated job job-1 true 5"
+	if strings.Join(got, ",") != want {
+		t.Errorf("alerts %q, want %q", got, want)
+	}
+}
