@@ -453,7 +453,8 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	if ev.Kind != ingest.KindLLMCall {
 		return
 	}
-	if len(a.declared) > 0 {
+	if len(a.declared) > 0 && ev.AttemptBy != ingest.AttemptByLineAmbiguous {
+		// An ambiguous chain's tries are not certain: no evidence.
 		s.productCheck(ev, job)
 	}
 	if ev.Attempt < 1 {
