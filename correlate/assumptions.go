@@ -75,7 +75,16 @@ type observedRetries struct {
 	evidence string
 	// byType is the largest per job type, for a job type's declaration.
 	byType map[string]int16
+	// ambMax is the largest attempt number read from retry lines two
+	// concurrent requests made ambiguous (ingest.AttemptByLineAmbiguous):
+	// shown, never held against a declaration.
+	ambMax int16
+	ambTS  int64
+	ambJob string
 }
+
+// ambiguousEvidence says why an observed count is not held against a declaration.
+const ambiguousEvidence = "ambiguous: concurrent requests to one endpoint whose retry lines fit either, not held against a declaration"
 
 // observedRetryAfter is how one layer's retries treated a Retry-After:
 // every retry that followed an answer asking for one, its wait set
@@ -444,14 +453,15 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	if ev.Kind != ingest.KindLLMCall {
 		return
 	}
-	if len(a.declared) > 0 {
+	if len(a.declared) > 0 && ev.AttemptBy != ingest.AttemptByLineAmbiguous {
+		// An ambiguous chain's tries are not certain: no evidence.
 		s.productCheck(ev, job)
 	}
 	if ev.Attempt < 1 {
 		return
 	}
 	a.call(ev, job)
-	if len(a.declared) == 0 || ev.Attempt < 2 {
+	if len(a.declared) == 0 || ev.Attempt < 2 || ev.AttemptBy == ingest.AttemptByLineAmbiguous {
 		return
 	}
 	layer, _ := a.retryLayer(ev)
@@ -576,6 +586,15 @@ func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
 		r = &observedRetries{}
 		a.retries[layer] = r
 	}
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+		if ev.Attempt > r.ambMax {
+			r.ambMax, r.ambTS, r.ambJob = ev.Attempt, ev.TS, job.ID
+		}
+		if r.evidence == "" {
+			r.evidence = evidence
+		}
+		return
+	}
 	if ev.Attempt > r.max {
 		r.max, r.ts, r.job, r.evidence = ev.Attempt, ev.TS, job.ID, evidence
 	}
@@ -617,6 +636,15 @@ func (s *State) reportAssumptions(r *Report) {
 	}
 	for layer, o := range a.retries {
 		x := row(assumptionKey{"", layer + ".maxRetries"})
+		if o.ambMax > o.max {
+			x.Observed = strconv.Itoa(int(o.ambMax) - 1)
+			x.Evidence = fmt.Sprintf("%s: attempt %d in job %s, %s", o.evidence, o.ambMax, o.ambJob, ambiguousEvidence)
+			if o.max > 0 {
+				x.Evidence += fmt.Sprintf("; attempt %d in job %s read with certainty", o.max, o.job)
+			}
+			x.ObservedAt = FormatTime(o.ambTS)
+			continue
+		}
 		x.Observed = strconv.Itoa(int(o.max) - 1)
 		x.Evidence = fmt.Sprintf("%s: attempt %d in job %s", o.evidence, o.max, o.job)
 		x.ObservedAt = FormatTime(o.ts)
@@ -715,6 +743,15 @@ func (s *State) assumptionFindings(r *Report) {
 		got, okG := strconv.ParseInt(x.Observed, 10, 64)
 		if okW != nil || okG != nil {
 			continue
+		}
+		if layer, ok := strings.CutSuffix(x.Key, ".maxRetries"); ok && x.JobType == "" {
+			// Only the counts read with certainty are held against it.
+			if o := s.assume.retries[layer]; o != nil && o.ambMax > o.max {
+				if o.max == 0 {
+					continue
+				}
+				got = int64(o.max) - 1
+			}
 		}
 		switch {
 		case strings.HasSuffix(x.Key, ".maxRetries") && got > want && !s.assume.violatedLive[x.Key]:

@@ -117,9 +117,14 @@ const (
 	// retry owner logs the record (an AttemptByLine attempt field is the
 	// owner's then).
 	AttemptBySDK
+	// AttemptByLineAmbiguous: the decoder's own reading of retry lines
+	// that could not tell two requests apart (Python SDK lines carry no
+	// request ID: two concurrent requests to one endpoint whose retries
+	// fit either). The count is shown, never held against a declaration.
+	AttemptByLineAmbiguous
 )
 
-var attemptLayers = [...]string{"", "litellm-router", "portkey-gateway", "botocore", "aws-sdk", ""}
+var attemptLayers = [...]string{"", "litellm-router", "portkey-gateway", "botocore", "aws-sdk", "", ""}
 
 // Layer is the assumptions log's name of the layer ("" for
 // AttemptByLine: the decoder decides). Keys are LAYER.maxRetries; the

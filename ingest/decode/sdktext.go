@@ -40,9 +40,6 @@ var (
 	retryHint = regexp.MustCompile(`^(\d+(?:\.\d+)?) ?(ms|s|sec|secs|seconds?)\b`)
 )
 
-// maxPyEndpoints bounds the endpoints followed at once.
-const maxPyEndpoints = 10_000
-
 // maxTextBytes is how much of a text line the text formats read.
 const maxTextBytes = 64 << 10
 
@@ -65,23 +62,21 @@ func sdkLineKind(line []byte) Format {
 // sdkText turns text lines into llm_call attempts: the SDKs' own request
 // and retry lines, LiteLLM's router lines, retry libraries' warnings and
 // the user's own patterns. Python lines do not number their attempts: a
-// "Retrying" line makes the next response to the same endpoint the next
-// attempt. Node lines chain by retryOf: the chain's first log ID is the
-// operation. Text lines belong to the job of the most recent JSON line in
-// the file, and take its model unless they name their own.
+// "Retrying" line makes the response to the same endpoint that comes at
+// its announced time the next attempt (pychains.go). Node lines chain by
+// retryOf: the chain's first log ID is the operation. Text lines belong to
+// the job of the most recent JSON line in the file, and take its model
+// unless they name their own; a retry chain keeps its first attempt's.
 type sdkText struct {
 	p       *Parser
 	ev      ingest.Event
-	lastJob ingest.Event // job, type, model, provider of the last JSON line
-	// Python, per endpoint (the path relative to the base URL): the attempt
-	// and operation number in flight, failed responses not yet followed by
-	// their "Retrying" line, and retries announced but not yet answered.
-	pyAttempt map[string]int16
-	pyOp      map[string]int
-	pyFailed  map[string]int
-	pyPending map[string]int
-	pySeq     int
-	pyLast    string // endpoint of the last response line
+	lastJob jobContext // job, type, model, provider of the last JSON line
+	// py follows Python requests per endpoint (the path relative to the
+	// base URL): their failed responses and announced retries (pychains.go).
+	py     map[string]*pyEndpoint
+	pySeq  int
+	pyLast string // endpoint of the last response line
+	keyBuf []byte // pyKey's scratch
 	// sawSDK: this file has SDK lines, so other text lines are its
 	// application's own text, not broken JSON.
 	sawSDK bool
@@ -98,15 +93,24 @@ type sdkText struct {
 	scratch  []byte // a line without its ANSI escapes
 }
 
-// nodeChain is, for a chain's first log ID, the chain and its latest attempt.
+// jobContext is what a JSON line says about the text lines after it: the
+// job and the model. An SDK retry chain keeps the one of its first
+// attempt — a JSON line of another job logged while a retry waits does
+// not move the retry into that job.
+type jobContext struct {
+	JobID, JobType, CorrelationID, Model, Provider string
+}
+
+// nodeChain is, for a chain's first log ID, the chain, its latest attempt
+// and the job context of its first attempt.
 type nodeChain struct {
 	root    string
 	attempt int16
+	ctx     jobContext
 }
 
 func newSDKText(p *Parser) *sdkText {
-	return &sdkText{p: p, pyAttempt: map[string]int16{}, pyOp: map[string]int{}, pyFailed: map[string]int{}, pyPending: map[string]int{},
-		node: map[string]nodeChain{}}
+	return &sdkText{p: p, py: map[string]*pyEndpoint{}, node: map[string]nodeChain{}}
 }
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
@@ -119,20 +123,32 @@ func (t *sdkText) noteJSON(ev *ingest.Event) {
 	}
 }
 
-// base starts an attempt from a text line: the job context, and the
-// line's own time, or the time of the line before it (TSCarried).
+// base starts an attempt from a text line: the job context of the last
+// JSON line, and the line's own time, or the time of the line before it
+// (TSCarried).
 func (t *sdkText) base(line []byte) *ingest.Event {
+	ts, carried := t.lineTime(line)
+	return t.attemptAt(ts, carried, t.lastJob)
+}
+
+// lineTime is a text line's time: its own, or the time of the line before
+// it (carried).
+func (t *sdkText) lineTime(line []byte) (ts int64, carried bool) {
+	if ts, ok := t.lineTS(line); ok {
+		t.p.lastTS = ts
+		return ts, false
+	}
+	return t.p.lastTS, true
+}
+
+// attemptAt starts an attempt at ts in the job context ctx.
+func (t *sdkText) attemptAt(ts int64, carried bool, ctx jobContext) *ingest.Event {
 	ev := &t.ev
 	ev.Reset()
 	ev.Kind = ingest.KindLLMCall
-	ev.JobID, ev.JobType, ev.CorrelationID = t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID
-	ev.Model, ev.Provider = t.lastJob.Model, t.lastJob.Provider
-	if ts, ok := t.lineTS(line); ok {
-		ev.TS = ts
-		t.p.lastTS = ts
-	} else {
-		ev.TS, ev.TSCarried = t.p.lastTS, true
-	}
+	ev.JobID, ev.JobType, ev.CorrelationID = ctx.JobID, ctx.JobType, ctx.CorrelationID
+	ev.Model, ev.Provider = ctx.Model, ctx.Provider
+	ev.TS, ev.TSCarried = ts, carried
 	return ev
 }
 
@@ -280,11 +296,6 @@ func unescapePath(s string) string {
 	return s
 }
 
-// pyKey names a Python operation: the job, the endpoint and its number.
-func (t *sdkText) pyKey(job, endpoint string) string {
-	return CleanField("sdk:" + job + ":" + endpoint + ":" + strconv.Itoa(t.pyOp[endpoint])) // the path is raw log text
-}
-
 func providerOf(host string) string {
 	_, _, p := route(host, "")
 	return p
@@ -358,89 +369,6 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	return t.decodeOther(line, emit)
 }
 
-// boundPy forgets the endpoints followed when a log of ever new paths (an
-// ID in each) has made too many.
-func (t *sdkText) boundPy() {
-	if len(t.pyOp) > maxPyEndpoints || len(t.pyPending) > maxPyEndpoints {
-		clear(t.pyOp)
-		clear(t.pyAttempt)
-		clear(t.pyFailed)
-		clear(t.pyPending)
-	}
-}
-
-func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
-	t.sawSDK = true
-	t.boundPy()
-	key := endpoint(string(m[1]))
-	if key == "" {
-		key = t.pyLast // "Retrying request in 0.4 seconds" names no path
-	}
-	if t.pyFailed[key] > 0 {
-		// Announces the retry of a failed response already counted.
-		t.pyFailed[key]--
-		t.pyPending[key]++
-		return -1
-	}
-	// No failed response came first: the attempt got none at all — a
-	// connection error or a timeout, which httpx does not log. It is
-	// the retry announced before, if one is unanswered, else the first
-	// attempt of a new request.
-	if t.pyPending[key] > 0 {
-		t.pyPending[key]--
-		t.pyAttempt[key]++
-	} else {
-		t.pySeq++
-		t.pyOp[key], t.pyAttempt[key] = t.pySeq, 1
-	}
-	t.pyPending[key]++
-	ev := t.base(line)
-	ev.Status, ev.Attempt, ev.ErrorType = 0, t.pyAttempt[key], "connection_error"
-	ev.IdempotencyKey = t.pyKey(ev.JobID, key)
-	emit(ev)
-	return 1
-}
-
-func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
-	t.sawSDK = true
-	status, ok := atoi16(string(m[5]))
-	if !ok {
-		return 0
-	}
-	key, model, provider := route(string(m[3]), string(m[4]))
-	t.pyLast = key
-	t.boundPy()
-	if t.pyPending[key] > 0 {
-		t.pyPending[key]--
-		t.pyAttempt[key]++
-	} else {
-		// A new request: failures of one the app gave up on (its
-		// retries exhausted, no "Retrying" line after the last) are over.
-		t.pySeq++
-		t.pyOp[key], t.pyAttempt[key], t.pyFailed[key] = t.pySeq, 1, 0
-	}
-	if retryableStatus(status) {
-		t.pyFailed[key]++ // the SDK retries these; its "Retrying" line follows
-	}
-	ev := t.base(line)
-	ev.Status, ev.Attempt = status, max(t.pyAttempt[key], 1)
-	if model != "" {
-		ev.Model = t.p.intern.get([]byte(CleanField(model))) // the request names it: it wins over the job's
-	}
-	if provider != "" && (ev.Provider == "" || model != "") {
-		ev.Provider = provider
-	}
-	ev.IdempotencyKey = t.pyKey(ev.JobID, key)
-	if t.holdHTTP {
-		// The router's line after this one names the model: keep the
-		// response back until it comes (liteMerge), or the next line.
-		t.held, t.hasHeld = *ev, true
-		return -1
-	}
-	emit(ev)
-	return 1
-}
-
 func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
 	status, ok := atoi16(string(m[7]))
@@ -448,7 +376,8 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 		return 0
 	}
 	ch := t.nodeChainOf(string(m[1]), m[2])
-	ev := t.base(line)
+	ts, carried := t.lineTime(line)
+	ev := t.attemptAt(ts, carried, ch.ctx)
 	latency, _ := strconv.Atoi(string(m[8]))
 	ev.LatencyMs = int32(min(latency, 1<<31-1))
 	if !ev.TSCarried {
@@ -474,7 +403,8 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 func (t *sdkText) nodeConnection(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
 	ch := t.nodeChainOf(string(m[1]), m[2])
-	ev := t.base(line)
+	ts, carried := t.lineTime(line)
+	ev := t.attemptAt(ts, carried, ch.ctx)
 	ev.Status, ev.Attempt = 0, ch.attempt
 	ev.ErrorType = "connection_error"
 	if string(m[3]) == "timed out" {
@@ -486,20 +416,24 @@ func (t *sdkText) nodeConnection(line []byte, m [][]byte, emit func(*ingest.Even
 }
 
 // nodeChainOf counts attempts per chain root: retryOf names the chain's
-// first request on every retry.
+// first request on every retry. A chain keeps the job context of its first
+// attempt: a JSON line of another job between a failure and its retry does
+// not move the retry into that job.
 func (t *sdkText) nodeChainOf(id string, rest []byte) nodeChain {
-	ch := nodeChain{root: id, attempt: 1}
+	ch := nodeChain{root: id, attempt: 1, ctx: t.lastJob}
 	if r := nodeRetryOf.FindSubmatch(rest); r != nil {
 		root := string(r[1])
 		if prev, ok := t.node[root]; ok {
 			root = prev.root
 		}
-		last := t.node[root]
-		if last.attempt == 0 {
-			last.attempt = 1 // the first request's line was not in this file
+		last, ok := t.node[root]
+		if !ok {
+			// The first request's line was not in this file: the chain
+			// starts here, in the context of now.
+			last = nodeChain{root: root, attempt: 1, ctx: t.lastJob}
 		}
-		ch = nodeChain{root: root, attempt: min(last.attempt, 1<<14) + 1}
-		t.node[root] = nodeChain{root: root, attempt: ch.attempt}
+		ch = nodeChain{root: root, attempt: min(last.attempt, 1<<14) + 1, ctx: last.ctx}
+		t.node[root] = ch
 	}
 	if ch.attempt == 1 {
 		t.node[id] = ch

@@ -76,8 +76,8 @@ func TestTextDecoderStateIsBounded(t *testing.T) {
 		b = append(b, " \"HTTP/1.1 429 \""...)
 		d.Decode(b, func(*ingest.Event) {})
 	}
-	if n := len(d.text.pyOp) + len(d.text.pyAttempt) + len(d.text.pyFailed) + len(d.text.pyPending); n > 4*maxPyEndpoints {
-		t.Errorf("%d endpoint entries kept", n)
+	if n := len(d.text.py); n > maxPyEndpoints {
+		t.Errorf("%d endpoints kept", n)
 	}
 }
 

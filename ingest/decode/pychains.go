@@ -1,0 +1,335 @@
+package decode
+
+import (
+	"strconv"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Python SDK lines (Stainless: anthropic-python, openai-python) carry no
+// request ID. What links a response to its retry is the endpoint and the
+// SDK's own announcement, "Retrying request to /v1/messages in 0.785249
+// seconds": the retry's "HTTP Request:" line is logged once its response
+// arrives, so no sooner than the announced wait after the announcement. A
+// response to that endpoint logged well before that — before half the
+// wait has passed, within the log's time granularity — is another request
+// in flight at the same time (asyncio, threads): a new operation, not the
+// retry. Each endpoint keeps its few announced retries with the time each
+// is due, and every response goes to the one whose time it fits.
+
+const (
+	// maxPyEndpoints bounds the endpoints followed at once.
+	maxPyEndpoints = 10_000
+	// maxPyInFlight bounds, per endpoint, the failed responses awaiting
+	// their "Retrying" line and the retries awaiting their response: the
+	// oldest goes first (a log of endless concurrent failures stays small).
+	maxPyInFlight = 16
+	// pyRetryLineWindow is how long after a failed response its "Retrying"
+	// line may come: the SDK logs it at once, before it sleeps.
+	pyRetryLineWindow = int64(1e9)
+	// pyRetryLineNear is how close before a "Retrying" line another failed
+	// response must be to be the one it announces, as well as the newest:
+	// further back, it is a failure the SDK gave up on.
+	pyRetryLineNear = int64(100e6)
+	// pyRetryStale is how long past its due time an announced retry may
+	// still be answered: the SDK's default timeout is 10 minutes, and a
+	// retry whose response never came (the app gave up) must not take a
+	// request of the next hour for its own.
+	pyRetryStale = int64(15 * 60 * 1e9)
+)
+
+// pyChain is one Python request: its operation number, the attempt in
+// flight, and the job context of its first attempt.
+type pyChain struct {
+	ctx     jobContext
+	op      int
+	attempt int16
+	// ambiguous: an attempt of this chain fitted another chain's retry as
+	// well, and the two differ, so its attempt numbers are not certain.
+	ambiguous bool
+}
+
+// pyFailure is a failed, retryable response whose "Retrying" line has not
+// come yet.
+type pyFailure struct {
+	chain pyChain
+	ts    int64
+	timed bool
+}
+
+// pyAnnounced is a retry the SDK announced at announced, due wait later
+// (wait < 0: the line's wait did not read).
+type pyAnnounced struct {
+	chain           pyChain
+	announced, wait int64
+	timed           bool
+}
+
+// pyEndpoint is one endpoint's requests in flight.
+type pyEndpoint struct {
+	failed  []pyFailure   // newest last
+	pending []pyAnnounced // oldest first
+}
+
+// granularity is the tolerance two log times are compared with: a second
+// when either has no fraction (a log that prints whole seconds), else 10 ms
+// (Python logging's asctime prints milliseconds).
+func granularity(a, b int64) int64 {
+	if a%1e9 == 0 || b%1e9 == 0 {
+		return 1e9
+	}
+	return 10e6
+}
+
+// fits: a response logged at ts can be the answer to retry r. Only a time
+// on both lines can say no: a response well before half the announced wait
+// has passed is another request's. A time before the announcement (lines
+// merged out of order, a clock stepped back) is no such evidence.
+func (r *pyAnnounced) fits(ts int64, timed bool) bool {
+	if !timed || !r.timed || r.wait < 0 {
+		return true
+	}
+	tol := granularity(r.announced, ts)
+	d := ts - r.announced
+	return d < -tol || d >= r.wait/2-tol
+}
+
+func (r *pyAnnounced) due() int64 { return r.announced + max(r.wait, 0) }
+
+// sameCount: two chains whose next attempt would be numbered the same in
+// the same job — which of them a line answers changes no count.
+func sameCount(a, b pyChain) bool { return a.attempt == b.attempt && a.ctx == b.ctx }
+
+// expire drops what can no longer be answered at ts: failures whose
+// "Retrying" line did not come at once (the SDK gave up on them), retries
+// long past due.
+func (e *pyEndpoint) expire(ts int64, timed bool) {
+	if !timed {
+		return
+	}
+	e.failed = deleteIf(e.failed, func(f pyFailure) bool {
+		return f.timed && ts-f.ts > pyRetryLineWindow+granularity(f.ts, ts)
+	})
+	e.pending = deleteIf(e.pending, func(r pyAnnounced) bool {
+		return r.timed && r.wait >= 0 && ts-r.due() > pyRetryStale
+	})
+}
+
+func deleteIf[T any](s []T, drop func(T) bool) []T {
+	out := s[:0]
+	for _, x := range s {
+		if !drop(x) {
+			out = append(out, x)
+		}
+	}
+	clear(s[len(out):])
+	return out
+}
+
+// answer takes the announced retry a response (or a "Retrying" line of an
+// attempt that got none) at ts is: of those it fits, the one due first.
+// ok is false when it fits none: a new request. When it fits two that
+// would number it differently, both chains are marked ambiguous.
+func (e *pyEndpoint) answer(ts int64, timed bool) (ch pyChain, ok bool) {
+	best := -1
+	for i := range e.pending {
+		if !e.pending[i].fits(ts, timed) {
+			continue
+		}
+		if best < 0 || e.pending[i].due() < e.pending[best].due() {
+			best = i
+		}
+	}
+	if best < 0 {
+		return pyChain{}, false
+	}
+	ch = e.pending[best].chain
+	for i := range e.pending {
+		if i != best && e.pending[i].fits(ts, timed) && !sameCount(e.pending[i].chain, ch) {
+			e.pending[i].chain.ambiguous, ch.ambiguous = true, true
+		}
+	}
+	e.pending = append(e.pending[:best], e.pending[best+1:]...)
+	ch.attempt = min(ch.attempt, 1<<14) + 1
+	return ch, true
+}
+
+// announced takes the failed response a "Retrying" line at ts announces
+// the retry of: the newest (the SDK logs the line right after the
+// response). Another failure just before it that would number the retry
+// differently makes both chains ambiguous.
+func (e *pyEndpoint) announced(ts int64, timed bool) (ch pyChain, ok bool) {
+	n := len(e.failed)
+	if n == 0 {
+		return pyChain{}, false
+	}
+	ch = e.failed[n-1].chain
+	for i := range n - 1 {
+		f := &e.failed[i]
+		near := !timed || !f.timed || ts-f.ts <= pyRetryLineNear+granularity(f.ts, ts)
+		if near && !sameCount(f.chain, ch) {
+			e.failed[i].chain.ambiguous, ch.ambiguous = true, true
+		}
+	}
+	e.failed = e.failed[:n-1]
+	return ch, true
+}
+
+func (e *pyEndpoint) addFailed(f pyFailure) {
+	if len(e.failed) >= maxPyInFlight {
+		e.failed = append(e.failed[:0], e.failed[1:]...)
+	}
+	e.failed = append(e.failed, f)
+}
+
+func (e *pyEndpoint) addPending(r pyAnnounced) {
+	if len(e.pending) >= maxPyInFlight {
+		e.pending = append(e.pending[:0], e.pending[1:]...)
+	}
+	e.pending = append(e.pending, r)
+}
+
+// endpointState is key's state, made on first use; a log of ever new
+// paths (an ID in each) past maxPyEndpoints starts over.
+func (t *sdkText) endpointState(key string) *pyEndpoint {
+	if e := t.py[key]; e != nil {
+		return e
+	}
+	if len(t.py) >= maxPyEndpoints {
+		clear(t.py)
+	}
+	e := &pyEndpoint{}
+	t.py[key] = e
+	return e
+}
+
+// newPyChain starts a request in the context of now.
+func (t *sdkText) newPyChain() pyChain {
+	t.pySeq++
+	return pyChain{ctx: t.lastJob, op: t.pySeq, attempt: 1}
+}
+
+// pyKey names a Python operation: the job, the endpoint and its number.
+func (t *sdkText) pyKey(ch pyChain, endpoint string) string {
+	b := append(t.keyBuf[:0], "sdk:"...)
+	b = append(b, ch.ctx.JobID...)
+	b = append(b, ':')
+	b = append(b, endpoint...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(ch.op), 10)
+	t.keyBuf = b
+	return CleanField(string(b)) // the path is raw log text
+}
+
+// retryWait reads a "Retrying … in 0.785249 seconds" wait (digits, an
+// optional fraction) in ns; -1 when it does not read or passes a day.
+func retryWait(s []byte) int64 {
+	var whole, frac int64
+	scale := int64(1e9)
+	dot := false
+	if len(s) == 0 {
+		return -1
+	}
+	for _, c := range s {
+		switch {
+		case c == '.' && !dot:
+			dot = true
+		case c >= '0' && c <= '9' && !dot:
+			whole = whole*10 + int64(c-'0')
+			if whole > 86_400 {
+				return -1
+			}
+		case c >= '0' && c <= '9':
+			if scale > 1 {
+				scale /= 10
+				frac += int64(c-'0') * scale
+			}
+		default:
+			return -1
+		}
+	}
+	return whole*1e9 + frac
+}
+
+func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	key := endpoint(string(m[1]))
+	if key == "" {
+		key = t.pyLast // "Retrying request in 0.4 seconds" names no path
+	}
+	ts, carried := t.lineTime(line)
+	timed := !carried && ts > 0
+	e := t.endpointState(key)
+	e.expire(ts, timed)
+	retry := pyAnnounced{announced: ts, wait: retryWait(m[2]), timed: timed}
+	if ch, ok := e.announced(ts, timed); ok {
+		// Announces the retry of a failed response already counted.
+		retry.chain = ch
+		e.addPending(retry)
+		return -1
+	}
+	// No failed response came first: the attempt got none at all — a
+	// connection error or a timeout, which httpx does not log. It is the
+	// retry announced before that it fits, if any, else the first
+	// attempt of a new request.
+	ch, ok := e.answer(ts, timed)
+	if !ok {
+		ch = t.newPyChain()
+	}
+	retry.chain = ch
+	e.addPending(retry)
+	ev := t.attemptAt(ts, carried, ch.ctx)
+	ev.Status, ev.Attempt, ev.ErrorType = 0, ch.attempt, "connection_error"
+	ev.IdempotencyKey = t.pyKey(ch, key)
+	if ch.ambiguous {
+		ev.AttemptBy = ingest.AttemptByLineAmbiguous
+	}
+	emit(ev)
+	return 1
+}
+
+func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+	t.sawSDK = true
+	status, ok := atoi16(string(m[5]))
+	if !ok {
+		return 0
+	}
+	key, model, provider := route(string(m[3]), string(m[4]))
+	t.pyLast = key
+	ts, carried := t.lineTime(line)
+	timed := !carried && ts > 0
+	e := t.endpointState(key)
+	e.expire(ts, timed)
+	ch, ok := e.answer(ts, timed)
+	if !ok {
+		ch = t.newPyChain()
+		if !timed {
+			// Without times, a new request says the failures of one the
+			// app gave up on (no "Retrying" line after its last) are over.
+			e.failed = e.failed[:0]
+		}
+	}
+	if retryableStatus(status) {
+		e.addFailed(pyFailure{chain: ch, ts: ts, timed: timed}) // the SDK retries these; its "Retrying" line follows
+	}
+	ev := t.attemptAt(ts, carried, ch.ctx)
+	ev.Status, ev.Attempt = status, ch.attempt
+	if ch.ambiguous {
+		ev.AttemptBy = ingest.AttemptByLineAmbiguous
+	}
+	if model != "" {
+		ev.Model = t.p.intern.get([]byte(CleanField(model))) // the request names it: it wins over the job's
+	}
+	if provider != "" && (ev.Provider == "" || model != "") {
+		ev.Provider = provider
+	}
+	ev.IdempotencyKey = t.pyKey(ch, key)
+	if t.holdHTTP {
+		// The router's line after this one names the model: keep the
+		// response back until it comes (liteMerge), or the next line.
+		t.held, t.hasHeld = *ev, true
+		return -1
+	}
+	emit(ev)
+	return 1
+}
