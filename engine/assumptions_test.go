@@ -210,7 +210,9 @@ func TestADeclarationAtTheTopOfARunIDLogIsThatRuns(t *testing.T) {
 	if r.RunID != "night-1" || len(r.PreviousRuns) != 0 {
 		t.Fatalf("run %q with %d runs before it, want night-1 alone", r.RunID, len(r.PreviousRuns))
 	}
-	if !slices.ContainsFunc(r.Assumptions, func(a correlate.AssumptionReport) bool { return a.Key == "anthropic-sdk.maxRetries" && a.Declared == "0" }) {
+	if !slices.ContainsFunc(r.Assumptions, func(a correlate.AssumptionReport) bool {
+		return a.Key == "anthropic-sdk.maxRetries" && a.Declared == "0"
+	}) {
 		t.Errorf("night-1 lost its declaration: %+v", r.Assumptions)
 	}
 }
