@@ -70,7 +70,8 @@ type Record struct {
 	Attempts int         `json:"attempts,omitempty"`
 	Status   int         `json:"status,omitempty"`
 	ExitCode *int        `json:"exit_code,omitempty"`
-	Stderr   string      `json:"stderr,omitempty"`
+	Stdout   string      `json:"stdout,omitempty"` // a kill command's stdout: its first 4 KiB
+	Stderr   string      `json:"stderr,omitempty"` // its stderr: the first 4 KiB and the last 1 KiB
 	Error    string      `json:"error,omitempty"`
 	// Resent counts the starts that ran this action again without knowing
 	// how the previous run of it ended (a crash, or a result the journal
