@@ -172,6 +172,10 @@ func OpenJournal(path string) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := checkOneName(f, path, "open"); err != nil {
+		f.Close()
+		return nil, err
+	}
 	lock, err := lockJournal(path)
 	if err != nil {
 		f.Close()
@@ -265,6 +269,33 @@ func checkJournalFile(f *os.File, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: journal %s does not begin with a journal record, so it was not read, written or compacted; point --journal at a new file (or the journal you meant)", ErrNotAJournal, path)
+}
+
+// ErrJournalLinked refuses a journal file that has more than one name.
+var ErrJournalLinked = errors.New("journal has more than one name")
+
+// checkOneName refuses a journal file with hard links. The lock is taken
+// on a file named after the journal's path, so two processes that reach
+// one journal by two names would take two locks and both run every kill
+// (audit a2: both POSTed it); and compaction renames a new file over one
+// name, leaving the other on the old records. A file with one name has
+// one lock. (A symlink is refused by O_NOFOLLOW; a directory reached two
+// ways resolves to the same lock file, which the kernel locks as one.)
+func checkOneName(f *os.File, path, doing string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", path, err)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || sys.Nlink <= 1 {
+		return nil
+	}
+	what := "not opened"
+	if doing == "compact" {
+		what = "not compacted (the rename would split the names into two journals); kills are still journaled"
+	}
+	return fmt.Errorf("%w: journal %s has %d hard links (inode %d): %s, because the lock is per name — a second burnrate reaching it by another name would take another lock and run every kill again; give --journal a file with one name (copy it to a new path, or remove the other names: find / -xdev -inum %d)",
+		ErrJournalLinked, path, sys.Nlink, sys.Ino, what, sys.Ino)
 }
 
 // OpenJournalReadOnly reads a journal without owning it, for a process
@@ -641,6 +672,12 @@ func (j *Journal) compactNow() error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	// A hard link made after start: the rename would leave the other
+	// name on the old file, a second journal that a burnrate started by
+	// that name would resend from.
+	if err := checkOneName(j.f, j.path, "compact"); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), j.path); err != nil {

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJournalReachedByTwoHardLinksIsRefused: audit a2 — the lock is a file
+// named after the journal's path, so two processes on one journal reached
+// through two hard links took two locks and both POSTed the kill. A
+// journal with more than one name is refused, by both, with the reason;
+// kills are delivered once it has one name again.
+func TestJournalReachedByTwoHardLinksIsRefused(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "night.jsonl")
+	night(t, logPath, "2026-03-10", 5)
+	rc := newReceiver(t, false)
+	j1, j2 := filepath.Join(dir, "j1.jsonl"), filepath.Join(dir, "j2.jsonl")
+	rec := `{"time":"2026-12-02T00:00:00Z","key":"x","action":"kill_webhook","rule":"job_ceiling","scope":"job","run_id":"q","job_id":"q","state":"would_fire"}` + "\n"
+	if err := os.WriteFile(j1, []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(j1, j2); err != nil {
+		t.Fatal(err)
+	}
+	// Both at once, as in the audit.
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for _, j := range []string{j1, j2} {
+		c := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", j, logPath)
+		var b bytes.Buffer
+		c.Stdout, c.Stderr = &b, &b
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, c), append(outs, &b)
+	}
+	for i, c := range cmds {
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case err := <-done:
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+				t.Errorf("process %d on a hard-linked journal: %v, want exit 2\n%s", i, err, outs[i])
+			}
+		case <-time.After(15 * time.Second):
+			c.Process.Signal(syscall.SIGTERM)
+			<-done
+			t.Errorf("process %d on a hard-linked journal kept running\n%s", i, outs[i])
+		}
+		if o := outs[i].String(); !strings.Contains(o, "has 2 hard links") || !strings.Contains(o, "another lock") {
+			t.Errorf("process %d: the refusal does not say why:\n%s", i, o)
+		}
+	}
+	if k, _ := rc.snapshot(); len(k) != 0 {
+		t.Errorf("%d kills POSTed through a hard-linked journal, want 0 (refused)", len(k))
+	}
+	// A hook-less dashboard still reads it: it never locks or writes.
+	view := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", j2, logPath)
+	if out, err := view.CombinedOutput(); err != nil {
+		t.Errorf("a hook-less reader of a hard-linked journal was refused: %v\n%s", err, out)
+	}
+
+	// One name again: the kills go out, once each.
+	if err := os.Remove(j2); err != nil {
+		t.Fatal(err)
+	}
+	first := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", j1, logPath)
+	var firstOut bytes.Buffer
+	first.Stderr = &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Signal(syscall.SIGTERM); first.Wait() }()
+	waitUntil(t, "the kills once the journal has one name", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 5 })
+
+	// A link made while it runs: a second process through it is refused
+	// too (the link count is the file's, seen by both).
+	if err := os.Link(j1, j2); err != nil {
+		t.Fatal(err)
+	}
+	second := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", j2, logPath)
+	out, err := second.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "hard links") {
+		t.Errorf("a second process through a link made after start: %v\n%s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if k, _ := rc.snapshot(); len(k) != 5 {
+		t.Errorf("%d distinct kills, want 5", len(k))
+	}
+	for key, n := range func() map[string]int { k, _ := rc.snapshot(); return k }() {
+		if n != 1 {
+			t.Errorf("kill %s POSTed %d times, want 1", key, n)
+		}
+	}
+}
