@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +100,65 @@ func TestJournalReachedByTwoHardLinksIsRefused(t *testing.T) {
 	for key, n := range func() map[string]int { k, _ := rc.snapshot(); return k }() {
 		if n != 1 {
 			t.Errorf("kill %s POSTed %d times, want 1", key, n)
+		}
+	}
+}
+
+// TestMisconfiguredReceiverIsSaidOnStderr: audit a2 — a redirect or a
+// 401/403/404/405 printed nothing on stderr; only the JSON line and the
+// journal named it. One loud line names the status, the redacted Location
+// and the setting to fix: the first, then every hundredth.
+func TestMisconfiguredReceiverIsSaidOnStderr(t *testing.T) {
+	bin := burnrate(t)
+	for _, tc := range []struct {
+		status int
+		jobs   int
+		lines  int
+		says   []string
+	}{
+		{302, 5, 1, []string{"HTTP 302 redirects to http://127.0.0.1:9/…", "redirects are never followed"}},
+		{401, 5, 1, []string{"HTTP 401 Unauthorized", "receiver's token"}},
+		{404, 5, 1, []string{"HTTP 404 Not Found", "check the webhook URL"}},
+		{405, 250, 3, []string{"HTTP 405 Method Not Allowed"}}, // 1st, 100th, 200th
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tc.status/100 == 3 {
+				w.Header().Set("Location", "http://127.0.0.1:9/landed/SECRETPATH?token=SECRETQUERY")
+			}
+			w.WriteHeader(tc.status)
+		}))
+		dir := t.TempDir()
+		logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+		night(t, logPath, "2026-03-10", tc.jobs)
+		cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--job-ceiling", "0.1",
+			"--kill-webhook", srv.URL+"/hook/SECRETHOOK?token=SECRETTOKEN", "--journal", journal, logPath)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		srv.Close()
+		if err != nil {
+			t.Fatalf("HTTP %d: %v\n%s", tc.status, err, stderr.String())
+		}
+		var said []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.Contains(l, "is misconfigured") {
+				said = append(said, l)
+			}
+		}
+		if len(said) != tc.lines {
+			t.Errorf("HTTP %d with %d kills: %d stderr line(s), want %d:\n%s", tc.status, tc.jobs, len(said), tc.lines, stderr.String())
+			continue
+		}
+		for _, want := range append(tc.says, "burnrate: error: kill_webhook for job job-", "(--kill-webhook)", srv.URL+"/…?…", "(1 such delivery(ies) so far)") {
+			if !strings.Contains(said[0], want) {
+				t.Errorf("HTTP %d: the stderr line does not say %q:\n%s", tc.status, want, said[0])
+			}
+		}
+		if tc.lines == 3 && (!strings.Contains(said[1], "(100 such") || !strings.Contains(said[2], "(200 such")) {
+			t.Errorf("HTTP %d: not the 100th and the 200th:\n%s", tc.status, strings.Join(said, "\n"))
+		}
+		if strings.Contains(stderr.String()+stdout.String(), "SECRET") {
+			t.Errorf("HTTP %d: a secret of the URL or the Location was printed:\n%s", tc.status, stderr.String())
 		}
 	}
 }
