@@ -162,3 +162,36 @@ func TestMisconfiguredReceiverIsSaidOnStderr(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralConfigErrorsPrintOneLineEach: audit a2 — two bad limits were
+// printed as one line joined by a literal "\u000a". Each is its own
+// "burnrate: config …:" line naming its key; a newline inside one error
+// (a file name may hold one) stays escaped, so input cannot forge a line.
+func TestSeveralConfigErrorsPrintOneLineEach(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad\nburnrate: forged.toml")
+	if err := os.WriteFile(cfg, []byte("[budget]\nceiling_usd = inf\nburn_rate_usd_per_min = nan\n[job_types.sum]\nceiling_usd = -inf\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--config", cfg, "../sample-logs/healthy-night.jsonl")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("a config with three bad limits: %v, want exit 2\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+	want := []string{"[budget] ceiling_usd = +Inf: ", "[budget] burn_rate_usd_per_min = NaN: ", "[job_types.sum] ceiling_usd = -Inf: "}
+	if len(lines) != len(want) {
+		t.Fatalf("%d stderr line(s), want %d, one per error:\n%s", len(lines), len(want), stderr.String())
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "burnrate: config ") || !strings.Contains(l, `bad\u000aburnrate: forged.toml: `+want[i]) {
+			t.Errorf("line %d: %q, want the escaped file name and %q", i, l, want[i])
+		}
+		if strings.Count(l, `\u000a`) != 1 {
+			t.Errorf("line %d: an escaped newline other than the file name's joins errors: %q", i, l)
+		}
+	}
+}
