@@ -72,8 +72,8 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			key string
 			v   *float64
 		}{{"ceiling_usd", sec.CeilingUSD}, {"job_ceiling_usd", sec.JobCeilingUSD}} {
-			if l.v == nil {
-				continue
+			if l.v == nil || (l.key == "job_ceiling_usd" && fl.JobCeiling != 0) {
+				continue // unset, or overridden by --job-ceiling: not in force
 			}
 			if err := alerts.CheckLimit(fmt.Sprintf("[job_types.%s] %s", jt, l.key), *l.v); err != nil {
 				errs, badLimits = append(errs, err), true

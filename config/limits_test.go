@@ -76,3 +76,23 @@ type two struct{ x, y error }
 func (e two) Error() string   { return "both " + e.x.Error() + " and " + e.y.Error() }
 func (e two) Unwrap() []error { return []error{e.x, e.y} }
 func fmtTwo(x, y error) error { return two{x, y} }
+
+// TestOverriddenJobTypeJobCeilingIsNotChecked: --job-ceiling is every
+// job's ceiling, so a [job_types] job_ceiling_usd it overrides is not in
+// force, and is not blamed; the type's ceiling_usd still is.
+func TestOverriddenJobTypeJobCeilingIsNotChecked(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.toml")
+	if err := os.WriteFile(p, []byte("[job_types.sum]\njob_ceiling_usd = nan\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Alerts(ActionFlags{JobCeiling: 2}); err != nil {
+		t.Errorf("an overridden job_ceiling_usd was checked: %v", err)
+	}
+	if _, err := f.Alerts(ActionFlags{}); err == nil || !strings.Contains(err.Error(), "[job_types.sum] job_ceiling_usd = NaN") {
+		t.Errorf("in force, it was not refused: %v", err)
+	}
+}
