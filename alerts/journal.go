@@ -116,6 +116,7 @@ type Journal struct {
 	warnings []string
 
 	lock     *os.File // the held flock on path+".lock"; nil when read-only
+	fileLock *os.File // the held flock on the journal file itself (see lockJournalFile)
 	readOnly bool
 	badLines int // lines skipped as not records
 
@@ -181,10 +182,17 @@ func OpenJournal(path string) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
-	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
+	fileLock, err := lockJournalFile(path, f)
+	if err != nil {
+		f.Close()
+		unlockJournal(lock)
+		return nil, err
+	}
+	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, fileLock: fileLock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
 	if err := j.read(); err != nil {
 		f.Close()
 		unlockJournal(lock)
+		unlockJournal(fileLock)
 		return nil, err
 	}
 	if j.badLines > 100 && j.badLines > len(j.last) {
@@ -192,6 +200,7 @@ func OpenJournal(path string) (*Journal, error) {
 		// compaction would drop every line of it.
 		f.Close()
 		unlockJournal(lock)
+		unlockJournal(fileLock)
 		return nil, fmt.Errorf("%w: journal %s has %d lines that are not journal records and %d that are: not read, written or compacted; point --journal at a new file", ErrNotAJournal, path, j.badLines, len(j.last))
 	}
 	if j.badLines > maxWarnings {
@@ -671,18 +680,37 @@ func (j *Journal) compactNow() error {
 		tmp.Close()
 		return err
 	}
+	// The new file is locked before its name becomes the journal's, so
+	// there is no moment when a process reaching it by another name could
+	// take it; nobody else knows the temporary name, so this cannot fail
+	// for a holder.
+	newLock, err := os.Open(tmp.Name())
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := syscall.Flock(int(newLock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		newLock.Close()
+		tmp.Close()
+		return fmt.Errorf("locking the compacted journal: %w", err)
+	}
 	if err := tmp.Close(); err != nil {
+		newLock.Close()
 		return err
 	}
 	// A hard link made after start: the rename would leave the other
 	// name on the old file, a second journal that a burnrate started by
 	// that name would resend from.
 	if err := checkOneName(j.f, j.path, "compact"); err != nil {
+		newLock.Close()
 		return err
 	}
 	if err := os.Rename(tmp.Name(), j.path); err != nil {
+		newLock.Close()
 		return err
 	}
+	unlockJournal(j.fileLock)
+	j.fileLock = newLock
 	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
 		d.Sync()
 		d.Close()
@@ -718,6 +746,8 @@ func (j *Journal) Close() error {
 		err = cerr
 	}
 	j.f = nil
+	unlockJournal(j.fileLock)
+	j.fileLock = nil
 	unlockJournal(j.lock)
 	j.lock = nil
 	return err

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -192,6 +194,60 @@ func TestSeveralConfigErrorsPrintOneLineEach(t *testing.T) {
 		}
 		if strings.Count(l, `\u000a`) != 1 {
 			t.Errorf("line %d: an escaped newline other than the file name's joins errors: %q", i, l)
+		}
+	}
+}
+
+// TestJournalReachedThroughABindMountIsRefused: the lock file is named
+// after the path, and a bind mount of the journal (a container's
+// /state/journal.jsonl on the host's file) is another path to one file
+// with one link: both processes took their own path lock and would both
+// run every kill. The file itself is locked too, so the second refuses,
+// naming the first's PID. Needs root and unshare (util-linux), as the
+// machine these tests run on has.
+func TestJournalReachedThroughABindMountIsRefused(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Fatal("unshare (util-linux) is needed for a private bind mount:", err)
+	}
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "night.jsonl")
+	night(t, logPath, "2026-03-10", 5)
+	rc := newReceiver(t, false)
+	host, inContainer := filepath.Join(dir, "host.jsonl"), filepath.Join(dir, "container.jsonl")
+	for _, p := range []string{host, inContainer} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.1", "--kill-webhook", rc.URL, "--journal", host, logPath)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Signal(syscall.SIGTERM); first.Wait() }()
+	waitUntil(t, "the first process's kills", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 5 })
+
+	// The mount lives in a namespace of the second process's own.
+	// Bounded: a second process that is not refused runs until killed.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" "$2" && exec "$3" watch --headless --job-ceiling 0.1 --kill-webhook "$4" --journal "$2" "$5"`,
+		"sh", host, inContainer, bin, rc.URL, logPath)
+	out, err := second.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("a second process on the journal through a bind mount: %v, want exit 2\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "PID "+strconv.Itoa(first.Process.Pid)) || !strings.Contains(string(out), "another name for the same file") {
+		t.Errorf("the refusal does not name the holder and why:\n%s", out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	keys, _ := rc.snapshot()
+	if len(keys) != 5 {
+		t.Errorf("%d distinct kills, want 5", len(keys))
+	}
+	for key, n := range keys {
+		if n != 1 {
+			t.Errorf("kill %s POSTed %d times, want 1", key, n)
 		}
 	}
 }
