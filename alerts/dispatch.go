@@ -640,10 +640,14 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			return false
 		}
 		code := res.ExitCode
-		r := Record{ExitCode: &code, Stderr: res.Output}
+		r := Record{ExitCode: &code, Stdout: res.Stdout, Stderr: res.Stderr}
 		state, detail := StateAcknowledged, fmt.Sprintf("%q exited 0", res.Argv)
 		if res.Err != nil {
 			state, r.Error, detail = StateFailed, res.Err.Error(), res.Err.Error()
+			if why := lastLine(res.Stderr, 200); why != "" {
+				// The reason a command gives is usually its last line.
+				detail += "; stderr ends: " + display.Text(why)
+			}
 			if errors.Is(res.Err, ErrRefused) {
 				state = StateRefused
 			}

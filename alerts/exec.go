@@ -1,7 +1,6 @@
 package alerts
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,14 +158,22 @@ func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
 type ExecResult struct {
 	Argv     []string
 	ExitCode int
-	// Output is the start of what the command wrote to stdout and stderr
-	// (at most execOutputMax bytes), for the journal and the alert.
-	Output string
+	// Stdout and Stderr are what the command wrote to each stream, kept
+	// apart: a command that prints a lot and then says why it failed on
+	// stderr must not have its error pushed out by its own output. Each
+	// holds the first execOutputMax bytes; Stderr also keeps its last
+	// execStderrTail bytes, since the reason is usually at the end.
+	Stdout string
+	Stderr string
 	Err    error
 }
 
-// execOutputMax bounds what is kept of a kill command's output.
-const execOutputMax = 4096
+// execOutputMax bounds what is kept of the start of each output stream;
+// execStderrTail what is kept of the end of stderr past that.
+const (
+	execOutputMax  = 4096
+	execStderrTail = 1024
+)
 
 // execWaitDelay is how long Run waits, after the command exited or was
 // killed, for its output pipes to close. A child it left in the background
@@ -195,13 +202,17 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = execWaitDelay
-	out := &limitedBuffer{max: execOutputMax}
-	cmd.Stdout, cmd.Stderr = out, out
+	// Two buffers: a shared one journaled 4 KiB of stdout as "stderr"
+	// and lost the error message written after it. os/exec copies each
+	// stream on its own goroutine, so each buffer has one writer.
+	stdout := &headTailBuffer{head: execOutputMax}
+	stderr := &headTailBuffer{head: execOutputMax, tail: execStderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A child the command left in the background after exiting 0 is let
 	// be (it may be the kill itself, detached); WaitDelay only stops it
 	// from holding this worker through the pipes it inherited.
 	err = cmd.Run()
-	res := ExecResult{Argv: argv, Output: strings.TrimSpace(out.String())}
+	res := ExecResult{Argv: argv, Stdout: strings.TrimSpace(stdout.String()), Stderr: strings.TrimSpace(stderr.String())}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	} else {
@@ -219,25 +230,75 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	return res
 }
 
-// limitedBuffer keeps the first max bytes of a stream and drops the rest;
-// stdout and stderr share it, so it locks.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	b   bytes.Buffer
-	max int
+// headTailBuffer keeps the first head bytes of a stream and, when tail
+// is set, its last tail bytes, in bounded memory however much is written.
+// It locks: Wait may read it while a lingering child still writes.
+type headTailBuffer struct {
+	mu         sync.Mutex
+	head, tail int
+	first      []byte
+	last       []byte // a ring of tail bytes once full; lastAt is its start
+	lastAt     int
+	total      int64
 }
 
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.max - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(len(p), room)])
+func (b *headTailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	b.total += int64(n)
+	if room := b.head - len(b.first); room > 0 {
+		k := min(len(p), room)
+		b.first = append(b.first, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	if b.tail == 0 || len(p) == 0 {
+		return n, nil
+	}
+	if len(p) >= b.tail {
+		// Only the end of this write can survive.
+		b.last = append(b.last[:0], p[len(p)-b.tail:]...)
+		b.lastAt = 0
+		return n, nil
+	}
+	for len(p) > 0 {
+		if len(b.last) < b.tail {
+			k := min(len(p), b.tail-len(b.last))
+			b.last = append(b.last, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(b.last[b.lastAt:], p)
+		b.lastAt = (b.lastAt + k) % b.tail
+		p = p[k:]
+	}
+	return n, nil
 }
 
-func (l *limitedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// String is the head, then — when bytes were dropped between them — a
+// line saying how many, then the tail.
+func (b *headTailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tail := append(append([]byte(nil), b.last[b.lastAt:]...), b.last[:b.lastAt]...)
+	dropped := b.total - int64(len(b.first)) - int64(len(tail))
+	if dropped <= 0 {
+		return string(b.first) + string(tail)
+	}
+	if len(tail) == 0 {
+		return string(b.first) + fmt.Sprintf("\n[… %d more bytes not kept]", dropped)
+	}
+	return string(b.first) + fmt.Sprintf("\n[… %d bytes not kept …]\n", dropped) + string(tail)
+}
+
+// lastLine is the last non-blank line of s, cut to at most max bytes.
+func lastLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[len(s)-max:], "")
+	}
+	return s
 }

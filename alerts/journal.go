@@ -70,7 +70,8 @@ type Record struct {
 	Attempts int         `json:"attempts,omitempty"`
 	Status   int         `json:"status,omitempty"`
 	ExitCode *int        `json:"exit_code,omitempty"`
-	Stderr   string      `json:"stderr,omitempty"`
+	Stdout   string      `json:"stdout,omitempty"` // a kill command's stdout: its first 4 KiB
+	Stderr   string      `json:"stderr,omitempty"` // its stderr: the first 4 KiB and the last 1 KiB
 	Error    string      `json:"error,omitempty"`
 	// Resent counts the starts that ran this action again without knowing
 	// how the previous run of it ended (a crash, or a result the journal
@@ -115,6 +116,7 @@ type Journal struct {
 	warnings []string
 
 	lock     *os.File // the held flock on path+".lock"; nil when read-only
+	fileLock *os.File // the held flock on the journal file itself (see lockJournalFile)
 	readOnly bool
 	badLines int // lines skipped as not records
 
@@ -171,15 +173,26 @@ func OpenJournal(path string) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := checkOneName(f, path, "open"); err != nil {
+		f.Close()
+		return nil, err
+	}
 	lock, err := lockJournal(path)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
+	fileLock, err := lockJournalFile(path, f)
+	if err != nil {
+		f.Close()
+		unlockJournal(lock)
+		return nil, err
+	}
+	j := &Journal{f: f, path: path, last: map[string]Record{}, lock: lock, fileLock: fileLock, compactReq: make(chan struct{}, 1), closed: make(chan struct{})}
 	if err := j.read(); err != nil {
 		f.Close()
 		unlockJournal(lock)
+		unlockJournal(fileLock)
 		return nil, err
 	}
 	if j.badLines > 100 && j.badLines > len(j.last) {
@@ -187,6 +200,7 @@ func OpenJournal(path string) (*Journal, error) {
 		// compaction would drop every line of it.
 		f.Close()
 		unlockJournal(lock)
+		unlockJournal(fileLock)
 		return nil, fmt.Errorf("%w: journal %s has %d lines that are not journal records and %d that are: not read, written or compacted; point --journal at a new file", ErrNotAJournal, path, j.badLines, len(j.last))
 	}
 	if j.badLines > maxWarnings {
@@ -264,6 +278,33 @@ func checkJournalFile(f *os.File, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: journal %s does not begin with a journal record, so it was not read, written or compacted; point --journal at a new file (or the journal you meant)", ErrNotAJournal, path)
+}
+
+// ErrJournalLinked refuses a journal file that has more than one name.
+var ErrJournalLinked = errors.New("journal has more than one name")
+
+// checkOneName refuses a journal file with hard links. The lock is taken
+// on a file named after the journal's path, so two processes that reach
+// one journal by two names would take two locks and both run every kill
+// (audit a2: both POSTed it); and compaction renames a new file over one
+// name, leaving the other on the old records. A file with one name has
+// one lock. (A symlink is refused by O_NOFOLLOW; a directory reached two
+// ways resolves to the same lock file, which the kernel locks as one.)
+func checkOneName(f *os.File, path, doing string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", path, err)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || sys.Nlink <= 1 {
+		return nil
+	}
+	what := "not opened"
+	if doing == "compact" {
+		what = "not compacted (the rename would split the names into two journals); kills are still journaled"
+	}
+	return fmt.Errorf("%w: journal %s has %d hard links (inode %d): %s, because the lock is per name — a second burnrate reaching it by another name would take another lock and run every kill again; give --journal a file with one name (copy it to a new path, or remove the other names: find / -xdev -inum %d)",
+		ErrJournalLinked, path, sys.Nlink, sys.Ino, what, sys.Ino)
 }
 
 // OpenJournalReadOnly reads a journal without owning it, for a process
@@ -639,12 +680,37 @@ func (j *Journal) compactNow() error {
 		tmp.Close()
 		return err
 	}
+	// The new file is locked before its name becomes the journal's, so
+	// there is no moment when a process reaching it by another name could
+	// take it; nobody else knows the temporary name, so this cannot fail
+	// for a holder.
+	newLock, err := os.Open(tmp.Name())
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := syscall.Flock(int(newLock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		newLock.Close()
+		tmp.Close()
+		return fmt.Errorf("locking the compacted journal: %w", err)
+	}
 	if err := tmp.Close(); err != nil {
+		newLock.Close()
+		return err
+	}
+	// A hard link made after start: the rename would leave the other
+	// name on the old file, a second journal that a burnrate started by
+	// that name would resend from.
+	if err := checkOneName(j.f, j.path, "compact"); err != nil {
+		newLock.Close()
 		return err
 	}
 	if err := os.Rename(tmp.Name(), j.path); err != nil {
+		newLock.Close()
 		return err
 	}
+	unlockJournal(j.fileLock)
+	j.fileLock = newLock
 	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
 		d.Sync()
 		d.Close()
@@ -680,6 +746,8 @@ func (j *Journal) Close() error {
 		err = cerr
 	}
 	j.f = nil
+	unlockJournal(j.fileLock)
+	j.fileLock = nil
 	unlockJournal(j.lock)
 	j.lock = nil
 	return err

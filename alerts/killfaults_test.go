@@ -163,7 +163,7 @@ func TestKillCommandLeavingABackgroundChildDoesNotHang(t *testing.T) {
 	start := time.Now()
 	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling})
 	took := time.Since(start)
-	if res.Err != nil || res.ExitCode != 0 || res.Output != "killed job-7" {
+	if res.Err != nil || res.ExitCode != 0 || res.Stdout != "killed job-7" {
 		t.Fatalf("result %+v", res)
 	}
 	if took > execWaitDelay+5*time.Second {

@@ -135,10 +135,13 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	for _, m := range []map[string]float64{c.JobTypeCeilingUSD, c.JobTypeJobCeilingUSD} {
-		types := slices.Sorted(maps.Keys(m))
+	for _, m := range []struct {
+		key string
+		v   map[string]float64
+	}{{"ceiling_usd", c.JobTypeCeilingUSD}, {"job_ceiling_usd", c.JobTypeJobCeilingUSD}} {
+		types := slices.Sorted(maps.Keys(m.v))
 		for _, jt := range types {
-			if err := checkLimit(fmt.Sprintf("[job_types.%s]", jt), m[jt]); err != nil {
+			if err := checkLimit(fmt.Sprintf("[job_types.%s] %s", jt, m.key), m.v[jt]); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -173,15 +176,21 @@ const MaxLimitUSD = 9e6
 func CheckLimit(name string, v float64) error { return checkLimit(name, v) }
 
 func checkLimit(name string, v float64) error {
+	// A config key is named as the file writes it ("[budget] ceiling_usd
+	// = NaN"), a flag as "--ceiling is NaN".
+	name += " is"
+	if strings.HasPrefix(name, "[") {
+		name = strings.TrimSuffix(name, " is") + " ="
+	}
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return fmt.Errorf("%s is %g: give a finite USD amount, or 0 to turn it off", name, v)
+		return fmt.Errorf("%s %g: give a finite USD amount, or 0 to turn it off", name, v)
 	case v < 0:
-		return fmt.Errorf("%s is %g: give a positive USD amount, or 0 to turn it off", name, v)
+		return fmt.Errorf("%s %g: give a positive USD amount, or 0 to turn it off", name, v)
 	case v > 0 && correlate.PicoFromUSD(v) == 0:
-		return fmt.Errorf("%s is %g: smaller than a picodollar, so it would never fire; give a larger amount, or 0 to turn it off", name, v)
+		return fmt.Errorf("%s %g: smaller than a picodollar, so it would never fire; give a larger amount, or 0 to turn it off", name, v)
 	case v > MaxLimitUSD:
-		return fmt.Errorf("%s is %g: the largest amount burnrate can count to is %s; give a smaller one, or 0 to turn it off", name, v, correlate.USD(MaxLimitUSD))
+		return fmt.Errorf("%s %g: the largest amount burnrate can count to is %s; give a smaller one, or 0 to turn it off", name, v, correlate.USD(MaxLimitUSD))
 	}
 	return nil
 }

@@ -162,7 +162,11 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 		}
 		return s, 0, fmt.Errorf("%w: HTTP %d redirects to %s; redirects are never followed (the kill did not reach a receiver): set the webhook URL to the final address", ErrMisconfigured, s, loc)
 	case misconfiguredStatus(s):
-		return s, 0, fmt.Errorf("%w: HTTP %d: %s; check the webhook URL and the receiver's token, then restart: the kill is sent again", ErrMisconfigured, s, snippet)
+		said := ""
+		if len(snippet) > 0 {
+			said = fmt.Sprintf(" (%s)", snippet)
+		}
+		return s, 0, fmt.Errorf("%w: HTTP %d %s%s; check the webhook URL and the receiver's token, then restart: the kill is sent again", ErrMisconfigured, s, http.StatusText(s), said)
 	case s == 408 || s == 429 || s >= 500:
 		return s, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("HTTP %d: %s", s, snippet)
 	default:

@@ -115,7 +115,7 @@ func TestNoSilentFailures(t *testing.T) {
 		strings.Contains(err.Error(), "config burnrate.toml") {
 		t.Errorf("bad limits: %v", err)
 	}
-	if _, err := run(t, "replay", "--headless", "--config", "burnrate.toml", sample); err == nil || !strings.Contains(err.Error(), "config burnrate.toml: [budget] job_ceiling_usd is -2") {
+	if _, err := run(t, "replay", "--headless", "--config", "burnrate.toml", sample); err == nil || !strings.Contains(err.Error(), "config burnrate.toml: [budget] job_ceiling_usd = -2") {
 		t.Errorf("a bad file value: %v", err)
 	}
 	os.WriteFile("exec.toml", []byte("[actions]\nkill_exec = \"kill {jobid}\"\n"), 0o600)

@@ -57,7 +57,9 @@ func Main(args []string) int {
 	default:
 		// Errors name files, and a file name can hold anything (a glob
 		// over a directory others can write to).
-		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
+		for _, line := range errorLines(err) {
+			fmt.Fprintln(os.Stderr, "burnrate:", display.Text(line))
+		}
 		return exitUsage
 	}
 }
@@ -174,4 +176,31 @@ call each token_count whose running total moved. New sessions are picked up.
 Same flags as watch; burnrate report --codex writes the postmortem instead.`
 	watch.Flags().Set("codex", "true")
 	return watch
+}
+
+// errorLines is an error's text, one line per error when it is an
+// errors.Join of several (a config with two bad limits), so each is its
+// own "burnrate:" line instead of one line with an escaped newline. Only
+// the join's own separators split: a newline inside one error (a file
+// name can hold one) stays escaped by display.Text, so input can never
+// forge a line of its own.
+func errorLines(err error) []string {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []string{err.Error()}
+	}
+	var lines []string
+	var msgs []string
+	for _, e := range j.Unwrap() {
+		if e == nil {
+			continue
+		}
+		msgs = append(msgs, e.Error())
+		lines = append(lines, errorLines(e)...)
+	}
+	if err.Error() != strings.Join(msgs, "\n") {
+		// Several wrapped under a text of its own (fmt.Errorf with two %w).
+		return []string{err.Error()}
+	}
+	return lines
 }

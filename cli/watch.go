@@ -385,7 +385,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		time.AfterFunc(time.Second, func() { close(wait) })
 		out.Close(wait)
 	}()
-	var journalErrs atomic.Int64
+	var journalErrs, misconfigured atomic.Int64
 	wiring := alerts.Wiring{OnResult: func(r alerts.Result) {
 		if r.JournalError != "" {
 			// Loud, but not one line per kill on a full disk: the first,
@@ -393,6 +393,19 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			if n := journalErrs.Add(1); n == 1 || n%100 == 0 {
 				fmt.Fprintf(os.Stderr, "burnrate: error: the action journal could not record %s %s for %s (%d failure(s) so far): %s; free space or fix --journal: until it writes, a restart may send kills again\n",
 					r.Action, r.State, display.Text(r.Alert.Subject()), n, display.Text(r.JournalError))
+			}
+		}
+		if r.State == alerts.StateMisconfigured {
+			// A redirect or a 401/403/404/405 is a wrong URL or token,
+			// not a verdict on the kill: say it where the operator looks,
+			// rate-limited like the journal's failures.
+			if n := misconfigured.Add(1); n == 1 || n%100 == 0 {
+				setting, url := "--kill-webhook", acts.Hooks.KillWebhook
+				if r.Action == "notify" {
+					setting, url = "--notify-webhook", acts.Hooks.NotifyWebhook
+				}
+				fmt.Fprintf(os.Stderr, "burnrate: error: %s for %s not delivered: the receiver %s (%s) is misconfigured (%d such delivery(ies) so far): %s\n",
+					r.Action, display.Text(r.Alert.Subject()), display.Text(alerts.RedactURL(url)), setting, n, display.Text(r.Detail))
 			}
 		}
 		if l.headless {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -61,6 +62,22 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 			}
 		} else if err := alerts.CheckLimit("[budget] "+l.key, l.fileV); err != nil {
 			errs, badLimits = append(errs, err), true
+		}
+	}
+	// Per-type limits come only from the file: named by table and key,
+	// and said with the [budget] ones, so one start lists every bad limit.
+	for _, jt := range slices.Sorted(maps.Keys(f.JobTypes)) {
+		sec := f.JobTypes[jt]
+		for _, l := range []struct {
+			key string
+			v   *float64
+		}{{"ceiling_usd", sec.CeilingUSD}, {"job_ceiling_usd", sec.JobCeilingUSD}} {
+			if l.v == nil || (l.key == "job_ceiling_usd" && fl.JobCeiling != 0) {
+				continue // unset, or overridden by --job-ceiling: not in force
+			}
+			if err := alerts.CheckLimit(fmt.Sprintf("[job_types.%s] %s", jt, l.key), *l.v); err != nil {
+				errs, badLimits = append(errs, err), true
+			}
 		}
 	}
 	for jt, sec := range f.JobTypes {

@@ -522,15 +522,48 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 }
 
 // wrap joins errors under the file's name, or nil when there are none.
+// Each error is its own element of the join, named by the file, so one
+// printed per line says where every one of them is (two bad limits were
+// one line, the second without the file).
 func (f *File) wrap(errs []error) error {
-	if err := errors.Join(errs...); err != nil {
-		where := "settings"
-		if f.path != "" {
-			where = "config " + f.path
-		}
-		return fmt.Errorf("%s: %w", where, err)
+	where := "settings"
+	if f.path != "" {
+		where = "config " + f.path
 	}
-	return nil
+	var each []error
+	for _, err := range flattenJoined(errs) {
+		each = append(each, fmt.Errorf("%s: %w", where, err))
+	}
+	return errors.Join(each...)
+}
+
+// flattenJoined lists the errors inside errors.Join results, recursively,
+// leaving any other error whole.
+func flattenJoined(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok && isJoin(err, j.Unwrap()) {
+			out = append(out, flattenJoined(j.Unwrap())...)
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
+// isJoin tells an errors.Join result (its text is its errors' texts, one
+// a line) from an error that wraps several with text of its own.
+func isJoin(err error, inner []error) bool {
+	msgs := make([]string, 0, len(inner))
+	for _, e := range inner {
+		if e != nil {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return err.Error() == strings.Join(msgs, "\n")
 }
 
 // MaxPriceTableBytes bounds a price table: LiteLLM's is about 1.5 MB.
