@@ -172,6 +172,7 @@ func (a *assumptionLog) retryAfterSeen(ev *ingest.Event, job *Job, wait, askedMs
 		return // a tool's retries are no model layer's (as in call)
 	}
 	layer, _ := a.retryLayer(ev)
+	layer, _ = a.ownedLayer(layer, ev.JobType)
 	if a.retryAfter == nil {
 		a.retryAfter = map[string]*observedRetryAfter{}
 	}
@@ -398,11 +399,72 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	// declares a retry owner that is no SDK: then that owner logs them
 	// (seed 003's single owner logs "attempt":1..3 with its SDK at 0
 	// retries), and they are no evidence of what the SDK did.
-	if owner := a.declaredOwner(ev.JobType); owner != "" && !strings.Contains(strings.ToLower(owner), "sdk") {
+	// Which it is, is judged by the declarations the run has made by the
+	// time it is read (live) or by its end (the report): recordLayer
+	// marks the layer so (an owner declared after the calls gave a
+	// critical the same declaration first did not).
+	return recordLayer + named("-sdk"), recordEvidence
+}
+
+// recordLayer prefixes the layer of a record's own attempt numbers until
+// the run's declarations say whose they are (ownedLayer).
+const recordLayer = "record:"
+
+// ownedLayer resolves a record's attempt layer by the declarations made
+// so far: the declared retry.owner's (appLayer) when that is no SDK,
+// else the SDK's; any other layer is itself.
+func (a *assumptionLog) ownedLayer(layer, jobType string) (string, string) {
+	sdk, ok := strings.CutPrefix(layer, recordLayer)
+	if !ok {
+		return layer, ""
+	}
+	if owner := a.declaredOwner(jobType); owner != "" && !ownerIsSDK(owner) {
 		return appLayer, "the log's own attempt numbers, the declared retry.owner's (" + owner + ")"
 	}
-	return named("-sdk"), "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
+	return sdk, "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
 }
+
+// resolvedRetries is the observed retries by layer as the run's
+// declarations now read them: each record layer merged into the layer
+// it resolves to.
+func (a *assumptionLog) resolvedRetries() map[string]*observedRetries {
+	out := make(map[string]*observedRetries, len(a.retries))
+	for layer, o := range a.retries {
+		to, evidence := a.ownedLayer(layer, "")
+		c := *o
+		if evidence != "" && c.evidence == recordEvidence {
+			c.evidence = evidence
+		}
+		prev := out[to]
+		if prev == nil {
+			out[to] = &c
+			continue
+		}
+		m := *prev
+		if c.max > m.max {
+			m.max, m.ts, m.job, m.evidence = c.max, c.ts, c.job, c.evidence
+		}
+		if c.ambMax > m.ambMax {
+			m.ambMax, m.ambTS, m.ambJob = c.ambMax, c.ambTS, c.ambJob
+		}
+		if len(c.byType) > 0 {
+			bt := make(map[string]int16, len(m.byType)+len(c.byType))
+			for k, v := range m.byType {
+				bt[k] = v
+			}
+			for k, v := range c.byType {
+				bt[k] = max(bt[k], v)
+			}
+			m.byType = bt
+		}
+		out[to] = &m
+	}
+	return out
+}
+
+// recordEvidence is retryLayer's evidence for a record layer, replaced by
+// its resolution's.
+const recordEvidence = "attempt numbers in the log's own records (attempt)"
 
 // declaredOwner is the declared retry.owner for a job type, else the run's.
 func (a *assumptionLog) declaredOwner(jobType string) string {
@@ -465,6 +527,7 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 		return
 	}
 	layer, _ := a.retryLayer(ev)
+	layer, _ = a.ownedLayer(layer, job.Type)
 	key := layer + ".maxRetries"
 	d := a.declared[assumptionKey{job.Type, key}]
 	if d == nil {
@@ -634,7 +697,8 @@ func (s *State) reportAssumptions(r *Report) {
 		x := row(assumptionKey{"", key})
 		x.Derived, x.DerivedFrom = d.Value, d.From
 	}
-	for layer, o := range a.retries {
+	retries := a.resolvedRetries()
+	for layer, o := range retries {
 		x := row(assumptionKey{"", layer + ".maxRetries"})
 		if o.ambMax > o.max {
 			x.Observed = strconv.Itoa(int(o.ambMax) - 1)
@@ -706,6 +770,7 @@ func callsPerJobRows(types []JobTypeReport, rows map[assumptionKey]*AssumptionRe
 
 // assumptionFindings adds what this run's assumptions alone show.
 func (s *State) assumptionFindings(r *Report) {
+	retries := s.assume.resolvedRetries()
 	var add []FindingReport
 	declared := map[string]string{} // key → value, any job type
 	for _, x := range r.Assumptions {
@@ -725,7 +790,7 @@ func (s *State) assumptionFindings(r *Report) {
 		if x.JobType != "" && x.Observed == "" && x.Declared != "" {
 			// A job type's declaration is held to its own jobs' retries.
 			layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
-			if o, ok := s.assume.retries[layer]; ok && isRetries {
+			if o, ok := retries[layer]; ok && isRetries {
 				if n, ok := o.byType[x.JobType]; ok {
 					x.Observed = strconv.Itoa(int(n) - 1)
 					x.Evidence, x.ObservedAt = observed[x.Key].Evidence+" (run-wide)", observed[x.Key].ObservedAt
@@ -746,7 +811,7 @@ func (s *State) assumptionFindings(r *Report) {
 		}
 		if layer, ok := strings.CutSuffix(x.Key, ".maxRetries"); ok && x.JobType == "" {
 			// Only the counts read with certainty are held against it.
-			if o := s.assume.retries[layer]; o != nil && o.ambMax > o.max {
+			if o := retries[layer]; o != nil && o.ambMax > o.max {
 				if o.max == 0 {
 					continue
 				}
@@ -772,12 +837,19 @@ func (s *State) assumptionFindings(r *Report) {
 		if n <= 0 {
 			continue
 		}
-		if hasOwner && isSDKLayer(layer) && !strings.Contains(strings.ToLower(owner), "sdk") && !declaresLayer(map[string]string{"retry.owner": owner}, layer) {
+		if hasOwner && isSDKLayer(layer) && !ownerIsSDK(owner) && !declaresLayer(map[string]string{"retry.owner": owner}, layer) {
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
 			continue
 		}
-		if hasOwner && (strings.EqualFold(owner, layer) || layer == appLayer && !strings.Contains(strings.ToLower(owner), "sdk")) {
+		if hasOwner && layer == appLayer && !ownerIsSDK(owner) && !declaresCount(declared, owner) {
+			// The owner's retries are the design, but how many it may make
+			// is a premise too: without OWNER.maxAttempts no product holds.
+			add = append(add, s.assumptionFinding(AssumptionMissing, x.ObservedAt,
+				fmt.Sprintf("the declared retry.owner %s retried %d times and declares no count of its own (%s.maxAttempts) (%s)", owner, n, owner, x.Evidence)))
+			continue
+		}
+		if hasOwner && (strings.EqualFold(owner, layer) || layer == appLayer && !ownerIsSDK(owner)) {
 			continue // the declared owner retried: that is its declaration
 		}
 		// Only a run that keeps an assumptions log misses a key: a night
@@ -789,6 +861,25 @@ func (s *State) assumptionFindings(r *Report) {
 		}
 	}
 	s.appendFindings(r, add)
+}
+
+// declaresCount: the run declares how many attempts owner may make.
+func declaresCount(declared map[string]string, owner string) bool {
+	_, a := declared[owner+".maxAttempts"]
+	_, r := declared[owner+".maxRetries"]
+	return a || r
+}
+
+// ownerIsSDK: a declared retry.owner that names a client SDK's layer
+// ("anthropic-sdk", "openai-sdk.maxRetries", "botocore", "sdk",
+// "aws-sdk-owner") — not any owner with "sdk" in its name: the last word
+// says what it is ("sdk-wrapper" is a wrapper).
+func ownerIsSDK(owner string) bool {
+	seg, _, _ := strings.Cut(strings.ToLower(owner), ".")
+	for _, role := range []string{"-owner", "-client"} {
+		seg = strings.TrimSuffix(seg, role)
+	}
+	return seg == "sdk" || isSDKLayer(seg)
 }
 
 // isSDKLayer: a client SDK's layer — "<provider>-sdk", aws-sdk, or
