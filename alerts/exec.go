@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // DefaultExecTimeout bounds a kill command.
@@ -143,6 +145,9 @@ func (t *ExecTemplate) Argv(a Alert) ([]string, error) {
 		for f, v := range fields {
 			if !strings.Contains(arg, f) {
 				continue
+			}
+			if (f == "{job_id}" || f == "{run_id}") && ingest.IsCappedID(v) {
+				return nil, fmt.Errorf("%w: the %s is longer than %d bytes and was kept as its prefix and a digest (%q): no command can name it; the command was not run, stop it by hand", ErrRefused, strings.Trim(f, "{}"), ingest.MaxIDBytes, v[len(v)-48:])
 			}
 			if why := SafeValue(v); why != "" {
 				return nil, fmt.Errorf("%w: %s %q %s; the command was not run", ErrRefused, strings.Trim(f, "{}"), v, why)

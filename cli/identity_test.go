@@ -217,4 +217,26 @@ func TestALongJobIDIsKilledAsLogged(t *testing.T) {
 	if !strings.Contains(string(out), "no kill can name it") {
 		t.Errorf("the digest-kept ID's kill was not refused with a reason:\n%s", out)
 	}
+	// --kill-exec gives the same reason, and a job named in the capped
+	// shape within the bound keeps its name and its kill.
+	forged := strings.Repeat("F", 200) + "…#" + strings.Repeat("0", 32)
+	b.Reset()
+	for i, id := range []string{huge, forged} {
+		for k := range 2 {
+			fmt.Fprintf(&b, `{"ts":"2026-03-10T02:0%d:0%dZ","event":"llm_call","job_id":"%s","model":"claude-sonnet-4-6","status":200,"input_tokens":10000,"output_tokens":100}`+"\n", i, k, id)
+		}
+	}
+	os.WriteFile(logPath, []byte(b.String()), 0o600)
+	out, err = exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j2.jsonl"),
+		"--job-ceiling", "0.03", "--kill-webhook", recv.URL, "--kill-exec", "/bin/true {job_id}", logPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "no command can name it") {
+		t.Errorf("--kill-exec refused the digest-kept ID without its reason:\n%s", out)
+	}
+	_, kills = recv.snapshot()
+	if last := kills[len(kills)-1]; fmt.Sprint(last["job_id"]) != forged {
+		t.Errorf("the job named in the capped shape was not killed by its name: %v", last["job_id"])
+	}
 }

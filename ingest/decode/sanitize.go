@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
@@ -100,14 +99,14 @@ func (a *idArena) get(b []byte) string {
 }
 
 // CleanID applies the ingest rule for an identifier (a job ID, an
-// idempotency key, a correlation ID): capped at 512 bytes (see capID), its
-// bytes otherwise exact. An ID is identity — a literal "job\u202ex" and the
+// idempotency key, a correlation ID): exact up to MaxIDBytes, past it
+// capped (see capAt). An ID is identity — a literal "job\u202ex" and the
 // real control character are two jobs, and a kill names the job as it was
 // logged — so it is escaped where a person sees it (display.Text, in the
 // dashboard, the Markdown report, stderr; display.JSON in JSON output),
 // never here.
 func CleanID(s string) string {
-	if len(s) > MaxIDBytes || len(s) >= len("…#")+32 && looksCapped([]byte(s)) {
+	if len(s) > MaxIDBytes {
 		return string(capAt([]byte(s), MaxIDBytes))
 	}
 	return s
@@ -129,46 +128,32 @@ func CleanField(s string) string {
 	return SanitizeString(s)
 }
 
-// capID bounds an identifier at maxFieldBytes without merging two that
-// differ only past the bound: a longer one becomes its first bytes (cut on
-// a character boundary), "…#" and 128 bits of the SHA-256 of all of it —
-// two 540-byte job IDs with a common prefix stay two jobs, and the same ID
-// always caps the same way. The result is a copy: it never pins a large
-// original (a 2 MB attribute) in memory.
+// capID bounds a field at maxFieldBytes (see capAt).
 func capID(b []byte) []byte { return capAt(b, maxFieldBytes) }
 
-// capAt is capID at limit bytes.
+// capAt bounds a value of more than limit bytes without merging two that
+// differ only past the bound: it becomes its first bytes (cut on a
+// character boundary), "…#" and 128 bits of the SHA-256 of all of it —
+// two long IDs with a common prefix stay two, and the same one always caps
+// the same way. A capped value is always longer than limit (limit+3 to
+// limit+6 bytes), so no value logged within the bound — one written in a
+// capped value's shape included — is ever taken for one: a job named so
+// keeps its name and its kill (digesting look-alikes let a job escape its
+// kill by its name). The result is a copy: it never pins a large original
+// (a 2 MB attribute) in memory.
 func capAt(b []byte, limit int) []byte {
-	if len(b) <= limit && !looksCapped(b) {
+	if len(b) <= limit {
 		return b
 	}
 	sum := sha256.Sum256(b)
-	const digest = len("…#") + 32
-	cut := min(limit-digest, len(b)) // shorter: an ID shaped like a capped one
-	for cut > 0 && cut < len(b) && !utf8.RuneStart(b[cut]) {
+	cut := limit - 30
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
 		cut--
 	}
-	out := make([]byte, 0, limit)
+	out := make([]byte, 0, cut+len("…#")+32)
 	out = append(out, b[:cut]...)
 	out = append(out, "…#"...)
 	return hex.AppendEncode(out, sum[:16])
-}
-
-// looksCapped reports an ID that already has a capped ID's shape ("…#"
-// and 32 hex digits at its end): logged as such, it could be the capped
-// form of another, longer ID — so it is capped (digested) too, and the two
-// stay two jobs.
-func looksCapped(b []byte) bool {
-	const tail = len("…#") + 32
-	if len(b) < tail || !bytes.HasPrefix(b[len(b)-tail:], []byte("…#")) {
-		return false
-	}
-	for _, c := range b[len(b)-32:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // IsCappedID reports an ID kept as a prefix and a digest (CleanID).
