@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // nightCalls is one night of calls: each entry a job and its one call's cost.
@@ -433,7 +435,7 @@ func TestADaemonWithNothingToEndARunSaysSo(t *testing.T) {
 	logPath := filepath.Join(dir, "nights.jsonl")
 	os.WriteFile(logPath, []byte(b.String()), 0o600)
 	cmd := exec.Command(bin, "watch", "--headless", "--journal", filepath.Join(dir, "journal.jsonl"), logPath)
-	var stderr bytes.Buffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@
 package testutil
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,4 +19,31 @@ func WaitFor(t testing.TB, what string, within time.Duration, cond func() bool) 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// LockedBuffer is a buffer a process's output is copied into while the
+// test reads it.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is what was written so far.
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Reset empties it.
+func (b *LockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
