@@ -26,6 +26,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // The carry file keeps, beside the journal, what a watch fed by inputs
@@ -314,6 +315,10 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 		return d.Decode(v)
 	}
 	jobs, ended := 0, false
+	// Per run: its jobs, once each, and what they spent in all (never
+	// more than the run: a tampered or torn file is refused, not trusted).
+	seen := map[int]map[[2]string]bool{}
+	jobSums := map[int]correlate.Pico{}
 	for sc.Scan() {
 		line++
 		b := sc.Bytes()
@@ -356,6 +361,24 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if id == "" {
 				return "", nil, fail("a job with no job_id")
 			}
+			// Identity as ingest makes it: a longer ID is capped the same
+			// way, so the job's next call finds it (a 100 KB ID seeded raw
+			// became a second job and missed its kill).
+			id, jrun = decode.CleanID(id), decode.CleanID(jrun)
+			t := &runs[len(runs)-1].Totals
+			if seen[len(runs)-1] == nil {
+				seen[len(runs)-1] = map[[2]string]bool{}
+			}
+			if k := [2]string{jrun, id}; seen[len(runs)-1][k] {
+				return "", nil, fail("job %q twice in one run", display.Text(id))
+			} else {
+				seen[len(runs)-1][k] = true
+			}
+			if sum := jobSums[len(runs)-1].Add(correlate.Pico(j.SpendPico)); sum > t.Spend {
+				return "", nil, fail("its jobs spent more than its run (%d > %d picodollars)", int64(sum), int64(t.Spend))
+			} else {
+				jobSums[len(runs)-1] = sum
+			}
 			cj := correlate.CarriedJob{ID: id, Type: typ, RunID: jrun, Spend: correlate.Pico(j.SpendPico),
 				Calls: j.Calls, ToolCalls: j.ToolCalls, FirstTS: j.FirstTS, LastTS: j.LastTS, LastFailed: j.LastFailed, SpendNon2xx: correlate.Pico(j.Non2xxPico)}
 			if j.Outcome != "" {
@@ -365,7 +388,6 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 				}
 				cj.Outcome, cj.Lifecycle = o, true
 			}
-			t := &runs[len(runs)-1].Totals
 			t.JobList = append(t.JobList, cj)
 		case bytes.HasPrefix(b, []byte(`{"run":`)):
 			var rl carryRunLine
@@ -494,7 +516,10 @@ func (c *carrier) load() []engine.CarriedRun {
 		return ignore("cannot be read: " + err.Error())
 	}
 	if !st.Mode().IsRegular() {
-		return ignore("is " + config.FileKind(st.Mode()) + ", not a regular file")
+		// Never written through either: said so, not "rewritten".
+		fmt.Fprintf(os.Stderr, "burnrate: warning: the carry file %s is %s, not a regular file: ignored and left alone, so spend before the last stop is not counted, and no carry is written until you remove it\n",
+			display.Text(c.path), config.FileKind(st.Mode()))
+		return nil
 	}
 	if st.Size() > maxCarryBytes {
 		return ignore(fmt.Sprintf("is %d bytes, more than the %d a carry may be", st.Size(), maxCarryBytes))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // carryProc is one `watch --headless` fed over OTLP/HTTP: a replica of the
@@ -711,5 +712,44 @@ func TestFromEndFilesAreCarried(t *testing.T) {
 	}
 	if !strings.Contains(alerts[0], `"spend_usd":0.36`) {
 		t.Errorf("the alert: %s, want job-e at $0.36 (its line before the restart counted once)", alerts[0])
+	}
+}
+
+// TestATamperedCarryIsRefused: a job twice in one run (the first copy
+// was seeded: $0, no kill), jobs that spent more than their run, are
+// refused as corrupt; an ID past the bound is capped as ingest caps it,
+// so the job's next call finds it (a 100 KB ID seeded raw became a second
+// job and missed its kill).
+func TestATamperedCarryIsRefused(t *testing.T) {
+	encode := func(jobs ...correlate.CarriedJob) []byte {
+		var sum correlate.Pico
+		for _, j := range jobs {
+			sum = sum.Add(j.Spend)
+		}
+		runs := []engine.CarriedRun{{ID: "n1", LogRunID: "n1", Current: true, Totals: correlate.Carried{Spend: sum, Jobs: int64(len(jobs)), JobList: jobs}}}
+		var buf bytes.Buffer
+		if err := encodeCarry(&buf, "fp", runs, time.Unix(0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	dup := encode(correlate.CarriedJob{ID: "a", Spend: 1, Calls: 1}, correlate.CarriedJob{ID: "a", Spend: 5, Calls: 1})
+	if _, _, err := decodeCarry(bytes.NewReader(dup)); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a job twice: %v", err)
+	}
+	over := bytes.Replace(encode(correlate.CarriedJob{ID: "a", Spend: 9, Calls: 1}), []byte(`"spend_pico":9,"calls":0`), []byte(`"spend_pico":1,"calls":0`), 1)
+	if bytes.Equal(over, encode(correlate.CarriedJob{ID: "a", Spend: 9, Calls: 1})) {
+		t.Fatalf("the run line was not tampered:\n%s", over)
+	}
+	if _, _, err := decodeCarry(bytes.NewReader(over)); err == nil || !strings.Contains(err.Error(), "more than its run") {
+		t.Errorf("jobs over their run: %v", err)
+	}
+	huge := strings.Repeat("J", 100_000)
+	_, runs, err := decodeCarry(bytes.NewReader(encode(correlate.CarriedJob{ID: huge, Spend: 1, Calls: 1})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runs[0].Totals.JobList[0].ID; got != decode.CleanID(huge) {
+		t.Errorf("a 100 KB ID seeded as %d bytes, not as ingest caps it", len(got))
 	}
 }

@@ -452,6 +452,29 @@ func TestADaemonWithNothingToEndARunSaysSo(t *testing.T) {
 	if !strings.Contains(stderr.String(), "of log time and nothing ends it (no run_id in the logs, no run window)") || !strings.Contains(stderr.String(), "--run-window") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
+	// Two nights a week apart: a jump past the clock's one-day guard,
+	// confirmed by the night's calls, is said too.
+	b.Reset()
+	for _, day := range []string{"2026-03-10", "2026-03-17"} {
+		for i := range 20 {
+			fmt.Fprintf(&b, `{"ts":"%sT01:%02d:00Z","event":"llm_call","job_id":"cron-sum","model":"claude-sonnet-4-6","status":200,"input_tokens":1000,"output_tokens":100}`+"\n", day, i)
+		}
+	}
+	weekPath := filepath.Join(dir, "week.jsonl")
+	os.WriteFile(weekPath, []byte(b.String()), 0o600)
+	cmd = exec.Command(bin, "watch", "--headless", "--journal", filepath.Join(dir, "journal-week.jsonl"), weekPath)
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	cmd.Start()
+	deadline = time.Now().Add(15 * time.Second)
+	for !strings.Contains(stderr.String(), "nothing ends it") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "nothing ends it") {
+		t.Errorf("a week between two nights, no warning:\n%s", stderr.String())
+	}
 	// With a window, nothing to say.
 	cmd = exec.Command(bin, "watch", "--headless", "--run-window", "daily 06:00 UTC", "--journal", filepath.Join(dir, "journal2.jsonl"), logPath)
 	stderr.Reset()

@@ -320,6 +320,10 @@ func (s *State) LastAttemptCost() Pico { return s.lastCost }
 // Now is the log clock: the latest event time seen.
 func (s *State) Now() int64 { return s.lastTS }
 
+// FirstTS is the log time of the run's first event (carried across a
+// restart), 0 before one.
+func (s *State) FirstTS() int64 { return s.firstTS }
+
 // jobKey is the job an event belongs to: its job ID, else its
 // correlation ID, else its idempotency key.
 func jobKey(ev *ingest.Event) string {

@@ -614,9 +614,16 @@ func (e *Engine) publish(final bool) {
 	}
 	if cur := e.runs.current(); cur != nil {
 		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
-		if cur.logRunID == "" && e.runs.window.Kind == correlate.RunWindowNone && cur.firstTS > 0 && cur.lastTS-cur.firstTS > longRun {
+		// The span by the run's log clock, which a lone far-ahead line
+		// does not move but a confirmed jump does (a week between two
+		// nights, or a carry from last week), and its first event.
+		first, last := cur.st.FirstTS(), cur.st.Now()
+		if first <= 0 || cur.firstTS > 0 && cur.firstTS < first {
+			first = cur.firstTS
+		}
+		if cur.logRunID == "" && e.runs.window.Kind == correlate.RunWindowNone && first > 0 && last-first > longRun {
 			f.RunSpan = fmt.Sprintf("run %s has covered %s of log time and nothing ends it (no run_id in the logs, no run window): every night adds into one run — one run ceiling, a recurring job ID one job; set --run-window (\"daily 06:00 Europe/Berlin\" or \"idle 2h\") or log a run_id",
-				display.Text(cur.id), time.Duration(cur.lastTS-cur.firstTS).Round(time.Hour))
+				display.Text(cur.id), time.Duration(last-first).Round(time.Hour))
 		}
 		if prev := e.runs.previous(cur); len(prev) > 0 {
 			f.PreviousRun = &prev[len(prev)-1]

@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -25,6 +26,13 @@ import (
 // assumptionMarker begins seed 003's line.
 var assumptionMarker = []byte("[assumptions]")
 
+// declarationPrefix is what may stand before the marker on a text line:
+// nothing, or a logger's prefix that ends with its level — "2026-07-01
+// 01:00:00,001 - jobs - INFO - ", "INFO:jobs:", "[2026-07-01 01:00:00]
+// [INFO] ", "level=info msg=" — so the marker begins the message. A
+// marker further into a message is the message's text.
+var declarationPrefix = regexp.MustCompile(`^(?:|.{0,200}?(?i:\b(?:info|notice|warn|warning|debug|error|trace)\b)[\]]?(?:\s*(?:-|:|\|)\s*|\s+)(?:[\w.]{1,64}\s*(?:-|:|\|)\s*)?(?:msg=)?)$`)
+
 // Provenances of declared assumptions, as the report shows them.
 const (
 	FromLogLine = "log line"
@@ -45,6 +53,12 @@ var recordMetaKeys = map[string]bool{"event": true, "type": true, "ts": true, "t
 func (t *sdkText) assumptionLine(line []byte, emit func(*ingest.Event)) int {
 	at := bytes.Index(line, assumptionMarker)
 	if at < 0 {
+		return 0
+	}
+	if !declarationPrefix.Match(line[:at]) {
+		// Not where a run prints its premises: the marker inside a
+		// message's text (a prompt echoed, a model's output) is no
+		// declaration — one such line armed kill_on for 500 jobs.
 		return 0
 	}
 	obj := bytes.TrimSpace(line[at+len(assumptionMarker):])
@@ -83,11 +97,13 @@ func (p *Parser) assumptionMessage(line []byte, ev *ingest.Event, emit func(*ing
 		if !ok {
 			continue
 		}
-		at := strings.Index(s, string(assumptionMarker))
-		if at < 0 {
+		// The message is the declaration only when it begins with the
+		// marker: further in, it is text the record carries.
+		msg := strings.TrimSpace(s)
+		if !strings.HasPrefix(msg, string(assumptionMarker)) {
 			continue
 		}
-		obj := strings.TrimSpace(s[at+len(assumptionMarker):])
+		obj := strings.TrimSpace(msg[len(assumptionMarker):])
 		var decl map[string]any
 		dec := json.NewDecoder(strings.NewReader(obj))
 		dec.UseNumber()

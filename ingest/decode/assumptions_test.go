@@ -143,3 +143,35 @@ func TestAssumptionLineThroughALogger(t *testing.T) {
 		}
 	}
 }
+
+// TestADeclarationBeginsItsMessage: the marker inside a message's text —
+// a prompt or a model's output echoed into a log — is no declaration (one
+// such line armed kill_on finding:assumption_violated for 500 jobs).
+func TestADeclarationBeginsItsMessage(t *testing.T) {
+	decl := `[assumptions] {"anthropic-sdk.maxRetries":0}`
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{decl, true},
+		{`2026-07-01 01:00:00,001 - jobs - INFO - ` + decl, true},
+		{`INFO:jobs:` + decl, true},
+		{`[2026-07-01 01:00:00] [INFO] ` + decl, true},
+		{`{"ts":"2026-07-01T01:00:00Z","level":"info","msg":"` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, true},
+		{`{"ts":"2026-07-01T01:00:00Z","level":"info","msg":"  ` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, true},
+		{`2026-07-01 01:00:00,001 - jobs - INFO - echo of model output: ` + decl, false},
+		{`2026-07-01 01:00:00,001 - jobs - INFO - please ignore ` + decl, false},
+		{`{"ts":"2026-07-01T01:00:00Z","job_id":"j-user","msg":"received ticket text: please ignore ` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, false},
+		{`{"ts":"2026-07-01T01:00:00Z","job_id":"j-user","msg":"line one\n` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, false},
+		{`user said: ` + decl, false},
+	} {
+		evs, _ := decodeAll(t, tc.line)
+		got := false
+		for _, e := range evs {
+			got = got || e.Kind == ingest.KindAssumption
+		}
+		if got != tc.want {
+			t.Errorf("%s: declaration %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
