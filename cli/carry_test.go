@@ -53,14 +53,9 @@ func startCarryProc(t *testing.T, journal string, extra ...string) *carryProc {
 	return startCarryProcUnder(t, nil, journal, extra...)
 }
 
-// startCarryProcUnder is startCarryProc run by a wrapper command (prlimit).
-func startCarryProcUnder(t *testing.T, wrapper []string, journal string, extra ...string) *carryProc {
+// start runs p's command, gathering its stdout lines until it ends.
+func (p *carryProc) start(t *testing.T) {
 	t.Helper()
-	p := &carryProc{t: t, addr: freeAddr(t), done: make(chan struct{})}
-	args := append([]string{"watch", "--headless", "--journal", journal, "--otlp-http", p.addr}, extra...)
-	argv := append(append(wrapper[:len(wrapper):len(wrapper)], burnrate(t)), args...)
-	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Stderr = &lockedWriter{mu: &p.mu, w: &p.stderr}
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +73,17 @@ func startCarryProcUnder(t *testing.T, wrapper []string, journal string, extra .
 		close(p.done)
 	}()
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+}
+
+// startCarryProcUnder is startCarryProc run by a wrapper command (prlimit).
+func startCarryProcUnder(t *testing.T, wrapper []string, journal string, extra ...string) *carryProc {
+	t.Helper()
+	p := &carryProc{t: t, addr: freeAddr(t), done: make(chan struct{})}
+	args := append([]string{"watch", "--headless", "--journal", journal, "--otlp-http", p.addr}, extra...)
+	argv := append(append(wrapper[:len(wrapper):len(wrapper)], burnrate(t)), args...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Stderr = &lockedWriter{mu: &p.mu, w: &p.stderr}
+	p.start(t)
 	waitUntil(t, "the OTLP receiver to listen", 15*time.Second, func() bool {
 		c, err := net.Dial("tcp", p.addr)
 		if err == nil {
@@ -459,23 +465,7 @@ func startCarryStdin(t *testing.T, journal string, extra ...string) *carryProc {
 		t.Fatal(err)
 	}
 	p.stdin = in
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.lines = append(p.lines, sc.Text())
-			p.mu.Unlock()
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	p.start(t)
 	return p
 }
 
