@@ -26,6 +26,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
@@ -54,6 +55,9 @@ const (
 	// maxCarryStatuses bounds a run's statuses (HTTP statuses are three
 	// digits; a hostile log's are int16).
 	maxCarryStatuses = 1024
+	// maxCarryDecls bounds the declarations of all runs (correlate keeps
+	// at most 1,024 a run).
+	maxCarryDecls = 64 * 1024
 )
 
 // carryPath is the carry file of a journal: "journal.jsonl" →
@@ -158,9 +162,20 @@ type carryJobLine struct {
 }
 
 type carryEnd struct {
-	End  bool `json:"end"`
-	Runs int  `json:"runs"`
-	Jobs int  `json:"jobs"`
+	End   bool `json:"end"`
+	Runs  int  `json:"runs"`
+	Jobs  int  `json:"jobs"`
+	Decls int  `json:"declarations,omitempty"`
+}
+
+// carryDeclLine is one declared assumption of a run (its current value).
+type carryDeclLine struct {
+	Run     int    `json:"declaration_of_run"`
+	JobType string `json:"job_type,omitempty"`
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	From    string `json:"from,omitempty"`
+	FirstTS int64  `json:"first_ts_ns,omitempty"`
 }
 
 // carryJobBound is at least the bytes a job's line takes: its texts as
@@ -199,6 +214,13 @@ func textBound(s string) int {
 // run's. The runs are copied where trimmed, never changed in place.
 func fitCarry(runs []engine.CarriedRun) []engine.CarriedRun {
 	budget := maxCarryBytes - (maxCarryRuns+2)*2048 // the header, the run lines, the end
+	for i := range runs {
+		for _, d := range runs[i].Totals.Declared {
+			// A declaration's line: its texts JSON-escaped (at most six
+			// bytes a byte) and the rest.
+			budget -= 6*(len(d.JobType)+len(d.Key)+len(d.Value)+len(d.From)) + 128
+		}
+	}
 	total := 0
 	for i := range runs {
 		for j := range runs[i].Totals.JobList {
@@ -260,7 +282,7 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 	if err := enc.Encode(carryHeader{Version: carryVersion, Fingerprint: fingerprint, WrittenAt: now.UTC().Format(time.RFC3339), PID: os.Getpid()}); err != nil {
 		return err
 	}
-	jobs := 0
+	jobs, decls := 0, 0
 	for i, r := range runs {
 		t := r.Totals
 		rl := carryRunLine{Run: i, Window: r.Window, Start: r.Start, End: r.End, LastRoute: r.LastTS, Current: r.Current, Events: t.Events, SpendPico: int64(t.Spend),
@@ -293,8 +315,17 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 			}
 			jobs++
 		}
+		for _, d := range t.Declared {
+			if !utf8.ValidString(d.JobType + d.Key + d.Value + d.From) {
+				continue // sanitised at ingest: never the case
+			}
+			if err := enc.Encode(carryDeclLine{Run: i, JobType: d.JobType, Key: d.Key, Value: d.Value, From: d.From, FirstTS: d.FirstTS}); err != nil {
+				return err
+			}
+			decls++
+		}
 	}
-	if err := enc.Encode(carryEnd{End: true, Runs: len(runs), Jobs: jobs}); err != nil {
+	if err := enc.Encode(carryEnd{End: true, Runs: len(runs), Jobs: jobs, Decls: decls}); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -314,7 +345,7 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 		d.DisallowUnknownFields()
 		return d.Decode(v)
 	}
-	jobs, ended := 0, false
+	jobs, decls, ended := 0, 0, false
 	// Per run: its jobs, once each, and what they spent in all (never
 	// more than the run: a tampered or torn file is refused, not trusted).
 	seen := map[int]map[[2]string]bool{}
@@ -428,12 +459,28 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			runs = append(runs, engine.CarriedRun{ID: id, LogRunID: logID, Window: rl.Window, Start: rl.Start, End: rl.End, LastTS: rl.LastRoute,
 				Current: rl.Current, Totals: correlate.Carried{Events: rl.Events, Spend: correlate.Pico(rl.SpendPico), Attempts: rl.Attempts, ToolCalls: rl.ToolCalls, FirstTS: rl.FirstTS,
 					LastTS: rl.LastTS, Jobs: rl.Jobs, LeftOut: rl.LeftOut, Statuses: statuses}})
+		case bytes.HasPrefix(b, []byte(`{"declaration_of_run":`)):
+			var dl carryDeclLine
+			if err := strict(b, &dl); err != nil {
+				return "", nil, fail("%v", err)
+			}
+			if len(runs) == 0 || dl.Run != len(runs)-1 {
+				return "", nil, fail("a declaration of run %d, after run %d", dl.Run, len(runs)-1)
+			}
+			if decls++; decls > maxCarryDecls {
+				return "", nil, fail("more than %d declarations", maxCarryDecls)
+			}
+			if dl.Key == "" || len(dl.Key) > ingest.MaxAssumptionKeyBytes || len(dl.Value) > ingest.MaxAssumptionValueBytes || len(dl.JobType) > ingest.MaxIDBytes || len(dl.From) > 256 {
+				return "", nil, fail("a declaration out of bounds")
+			}
+			t := &runs[len(runs)-1].Totals
+			t.Declared = append(t.Declared, correlate.CarriedDeclaration{JobType: dl.JobType, Key: dl.Key, Value: dl.Value, From: dl.From, FirstTS: dl.FirstTS})
 		case bytes.HasPrefix(b, []byte(`{"end":`)):
 			var e carryEnd
 			if err := strict(b, &e); err != nil {
 				return "", nil, fail("%v", err)
 			}
-			if !e.End || e.Runs != len(runs) || e.Jobs != jobs {
+			if !e.End || e.Runs != len(runs) || e.Jobs != jobs || e.Decls != decls {
 				return "", nil, fail("the end line counts %d run(s) and %d job(s), the file holds %d and %d", e.Runs, e.Jobs, len(runs), jobs)
 			}
 			ended = true

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/engine"
+	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
@@ -741,5 +743,48 @@ func TestATamperedCarryIsRefused(t *testing.T) {
 	}
 	if got := runs[0].Totals.JobList[0].ID; got != decode.CleanID(huge) {
 		t.Errorf("a 100 KB ID seeded as %d bytes, not as ingest caps it", len(got))
+	}
+}
+
+// TestDeclarationsAreCarried: a declaration printed once at the top of a
+// stream is not printed again after a restart; carried, the resumed run
+// keeps its premises (the kill kill_on finding:assumption_violated makes
+// at a retry past them was missed after a restart).
+func TestDeclarationsAreCarried(t *testing.T) {
+	st := correlate.New(correlate.DefaultConfig())
+	var ev ingest.Event
+	ev.Kind, ev.TS = ingest.KindAssumption, 1773104400*1e9
+	ev.SetAssumption("log line", "anthropic-sdk.maxRetries", "0")
+	st.Apply(&ev)
+	c := st.CarryOut(0)
+	if len(c.Declared) != 1 {
+		t.Fatalf("carried %+v", c.Declared)
+	}
+	runs := []engine.CarriedRun{{ID: "n1", LogRunID: "n1", Current: true, Totals: c}}
+	var buf bytes.Buffer
+	if err := encodeCarry(&buf, "fp", runs, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	_, back, err := decodeCarry(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	resumed := correlate.New(correlate.DefaultConfig())
+	if err := resumed.Seed(back[0].Totals); err != nil {
+		t.Fatal(err)
+	}
+	// The SDK's own retry after the restart breaks the carried premise.
+	call := ingest.Event{Kind: ingest.KindLLMCall, TS: 1773104460 * 1e9, JobID: "j", Model: "claude-sonnet-4-6", Provider: "anthropic", Status: 200,
+		Attempt: 2, AttemptBy: ingest.AttemptBySDK, RetryAfterMs: ingest.NoRetryAfter}
+	resumed.Apply(&call)
+	r := resumed.Report()
+	if !slices.ContainsFunc(r.Findings, func(f correlate.FindingReport) bool { return f.Kind == "assumption_violated" }) {
+		t.Errorf("the resumed run lost its premise: %+v", r.Assumptions)
+	}
+	// A declaration line out of place or past its bounds is corruption.
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	dropped := bytes.Join(append(lines[:len(lines)-2:len(lines)-2], lines[len(lines)-1]), []byte("\n"))
+	if _, _, err := decodeCarry(bytes.NewReader(dropped)); err == nil {
+		t.Error("a declaration line left out went unnoticed")
 	}
 }

@@ -55,6 +55,17 @@ type Carried struct {
 	Jobs    int64
 	LeftOut int64
 	JobList []CarriedJob
+	// Declared are the run's declared assumptions as they stand: a
+	// declaration printed once at the top of a stream is not printed
+	// again after a restart, and the run's premises (and the kills
+	// kill_on finding:assumption_violated makes from them) must outlive it.
+	Declared []CarriedDeclaration
+}
+
+// CarriedDeclaration is one declared assumption of a run.
+type CarriedDeclaration struct {
+	JobType, Key, Value, From string
+	FirstTS                   int64
 }
 
 // CarryOut takes the state's carried totals, keeping at most maxJobs jobs
@@ -87,6 +98,12 @@ func (s *State) CarryOut(maxJobs int) Carried {
 		jobs = jobs[:maxJobs]
 		slices.SortFunc(jobs, func(a, b *Job) int { return int(a.Seq - b.Seq) })
 	}
+	for k, d := range s.assume.declared {
+		c.Declared = append(c.Declared, CarriedDeclaration{JobType: k.jobType, Key: k.key, Value: d.value, From: d.from, FirstTS: d.firstTS})
+	}
+	slices.SortFunc(c.Declared, func(a, b CarriedDeclaration) int {
+		return strings.Compare(a.JobType+"\x00"+a.Key, b.JobType+"\x00"+b.Key)
+	})
 	c.LeftOut = c.Jobs - int64(len(jobs))
 	c.JobList = make([]CarriedJob, len(jobs))
 	for i, j := range jobs {
@@ -145,6 +162,17 @@ func (s *State) Seed(c Carried) error {
 		}
 		s.jobs.add(h, int32(len(s.jobList)))
 		s.jobList = append(s.jobList, j)
+	}
+	for _, d := range c.Declared {
+		// Through the one path a declaration takes, so its layer, job
+		// type and the declared product are kept as the log's would be.
+		if d.Key == "" || len(d.Key) > ingest.MaxAssumptionKeyBytes || len(d.Value) > ingest.MaxAssumptionValueBytes {
+			continue
+		}
+		var ev ingest.Event
+		ev.Kind, ev.TS, ev.JobType = ingest.KindAssumption, max(d.FirstTS, 0), strings.Clone(d.JobType)
+		ev.SetAssumption(strings.Clone(d.From), strings.Clone(d.Key), strings.Clone(d.Value))
+		s.assume.assumption(&ev)
 	}
 	s.lastJob = nil
 	s.seeded = &CarriedReport{Events: s.events, Attempts: s.attempts, SpendUSD: s.spend.USD(), Jobs: len(s.jobList)}
