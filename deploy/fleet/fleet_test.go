@@ -516,23 +516,7 @@ func TestFleet(t *testing.T) {
 	dir := t.TempDir()
 	burnrate, collectorBin := buildBinaries(t, dir)
 
-	rv := newReceiver()
-	srv := &http.Server{Handler: rv}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-	killBase := "http://" + ln.Addr().String()
-
-	a := &replica{name: "burnrate-a", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "a.journal")}
-	b := &replica{name: "burnrate-b", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "b.journal")}
-	single := &replica{name: "single", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "single.journal")}
-	for _, r := range []*replica{a, b} {
-		r.start(t, burnrate, killBase+"/fleet", dir)
-	}
-	single.start(t, burnrate, killBase+"/single", dir)
+	rv, killBase, a, b, single := startFleet(t, burnrate, dir)
 	fleetCeiling := strconv.FormatFloat(math.Round(fleetCeilingPerJob*float64(jobs)), 'f', -1, 64)
 	startAlerting(t, dir, killBase, fleetCeiling, a, b)
 
@@ -779,22 +763,7 @@ func runVariant(t *testing.T, edit func(cfg []byte) []byte, rootOnly bool) varia
 	cfgPath := filepath.Join(dir, "collector.yaml")
 	os.WriteFile(cfgPath, edit(cfg), 0o644)
 
-	rv := newReceiver()
-	srv := &http.Server{Handler: rv}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-	killBase := "http://" + ln.Addr().String()
-	a := &replica{name: "burnrate-a", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "a.journal")}
-	b := &replica{name: "burnrate-b", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "b.journal")}
-	single := &replica{name: "single", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "single.journal")}
-	for _, r := range []*replica{a, b} {
-		r.start(t, burnrate, killBase+"/fleet", dir)
-	}
-	single.start(t, burnrate, killBase+"/single", dir)
+	rv, _, a, b, single := startFleet(t, burnrate, dir)
 	collectorAddr := freePort(t)
 	col := start(t, "collector-variant", []string{
 		"BURNRATE_OTLP_TOKEN=" + otlpToken, "BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
@@ -884,4 +853,27 @@ func TestFleetRootOnlyJobID(t *testing.T) {
 		t.Errorf("with job.id on the root only, the calls were spread %v: the key of a trace is its first span's", v.callsByReplica)
 	}
 	t.Logf("FLEET CHECK (job.id on the root span only, the pitfall): model calls by replica %v — one replica took the whole night; jobs: fleet %d, single %d (a call span that arrives before its root's is a job of its trace ID on either); kills: fleet %d, single %d", v.callsByReplica, len(v.merged.Jobs), len(v.single.Jobs), len(v.fleetKills), len(v.oneKills))
+}
+
+// startFleet starts the kill receiver, the two replicas behind it and the
+// single instance fed everything, each a real burnrate.
+func startFleet(t *testing.T, burnrate, dir string) (rv *receiver, killBase string, a, b, single *replica) {
+	t.Helper()
+	rv = newReceiver()
+	srv := &http.Server{Handler: rv}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	killBase = "http://" + ln.Addr().String()
+	a = &replica{name: "burnrate-a", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "a.journal")}
+	b = &replica{name: "burnrate-b", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "b.journal")}
+	single = &replica{name: "single", otlp: freePort(t), metrics: freePort(t), journal: filepath.Join(dir, "single.journal")}
+	for _, r := range []*replica{a, b} {
+		r.start(t, burnrate, killBase+"/fleet", dir)
+	}
+	single.start(t, burnrate, killBase+"/single", dir)
+	return rv, killBase, a, b, single
 }
