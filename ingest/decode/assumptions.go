@@ -29,9 +29,12 @@ var assumptionMarker = []byte("[assumptions]")
 // declarationPrefix is what may stand before the marker on a text line:
 // nothing, or a logger's prefix that ends with its level — "2026-07-01
 // 01:00:00,001 - jobs - INFO - ", "INFO:jobs:", "[2026-07-01 01:00:00]
-// [INFO] ", "level=info msg=" — so the marker begins the message. A
-// marker further into a message is the message's text.
-var declarationPrefix = regexp.MustCompile(`^(?:|.{0,200}?(?i:\b(?:info|notice|warn|warning|debug|error|trace)\b)[\]]?(?:\s*(?:-|:|\|)\s*|\s+)(?:[\w.]{1,64}\s*(?:-|:|\|)\s*)?(?:msg=)?)$`)
+// [INFO] ", structlog's "… [info     ] ", loguru's "… | INFO     |
+// module:func:12 - ", Ruby's "I, […]  INFO -- : ", "level=info msg=" —
+// so the marker begins the message: after the level at most one word
+// (the logger's name) and separators. A marker further into a message
+// is the message's text.
+var declarationPrefix = regexp.MustCompile(`^(?:|.{0,200}?(?i:\b(?:info|notice|warn|warning|debug|error|trace)\b)\s*\]?(?:[\s\-:|>]+(?:[\w.:<>/\[\]-]{1,128}[\s\-:|>]+)?)?(?:msg=)?)$`)
 
 // Provenances of declared assumptions, as the report shows them.
 const (

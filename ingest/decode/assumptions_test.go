@@ -157,6 +157,10 @@ func TestADeclarationBeginsItsMessage(t *testing.T) {
 		{`2026-07-01 01:00:00,001 - jobs - INFO - ` + decl, true},
 		{`INFO:jobs:` + decl, true},
 		{`[2026-07-01 01:00:00] [INFO] ` + decl, true},
+		{`2026-07-01 01:00:00 [info     ] ` + decl, true},                            // structlog's console renderer
+		{`2026-07-01 01:00:00.000 | INFO     | jobs.nightly:run:12 - ` + decl, true}, // loguru
+		{`I, [2026-07-01T01:00:00.000000 #4121]  INFO -- : ` + decl, true},           // Ruby's Logger
+		{`time=2026-07-01T01:00:00Z level=INFO msg=` + decl, true},                   // logfmt, unquoted
 		{`{"ts":"2026-07-01T01:00:00Z","level":"info","msg":"` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, true},
 		{`{"ts":"2026-07-01T01:00:00Z","level":"info","msg":"  ` + strings.ReplaceAll(decl, `"`, `\"`) + `"}`, true},
 		{`2026-07-01 01:00:00,001 - jobs - INFO - echo of model output: ` + decl, false},
