@@ -520,21 +520,7 @@ func TestFleet(t *testing.T) {
 	fleetCeiling := strconv.FormatFloat(math.Round(fleetCeilingPerJob*float64(jobs)), 'f', -1, 64)
 	startAlerting(t, dir, killBase, fleetCeiling, a, b)
 
-	collectorAddr := freePort(t)
-	col := start(t, "collector", []string{
-		"BURNRATE_OTLP_TOKEN=" + otlpToken,
-		"BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
-		"COLLECTOR_OTLP_GRPC=" + collectorAddr,
-		"COLLECTOR_OTLP_HTTP=" + freePort(t),
-	}, collectorBin, "--config", "../collector/collector.yaml")
-	waitFor(t, "the Collector listening", 30*time.Second, func() (bool, string) {
-		c, err := net.Dial("tcp", collectorAddr)
-		if err == nil {
-			c.Close()
-			return true, ""
-		}
-		return false, tail(col.log.String(), 800)
-	})
+	col, collectorAddr := startCollector(t, "collector", collectorBin, "../collector/collector.yaml", a, b)
 
 	ctx := context.Background()
 	tp, lp := providers(t, ctx, collectorAddr, single.otlp)
@@ -764,19 +750,7 @@ func runVariant(t *testing.T, edit func(cfg []byte) []byte, rootOnly bool) varia
 	os.WriteFile(cfgPath, edit(cfg), 0o644)
 
 	rv, _, a, b, single := startFleet(t, burnrate, dir)
-	collectorAddr := freePort(t)
-	col := start(t, "collector-variant", []string{
-		"BURNRATE_OTLP_TOKEN=" + otlpToken, "BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
-		"COLLECTOR_OTLP_GRPC=" + collectorAddr, "COLLECTOR_OTLP_HTTP=" + freePort(t),
-	}, collectorBin, "--config", cfgPath)
-	waitFor(t, "the Collector listening", 30*time.Second, func() (bool, string) {
-		c, err := net.Dial("tcp", collectorAddr)
-		if err == nil {
-			c.Close()
-			return true, ""
-		}
-		return false, tail(col.log.String(), 800)
-	})
+	col, collectorAddr := startCollector(t, "collector-variant", collectorBin, cfgPath, a, b)
 	ctx := context.Background()
 	tp, lp := providers(t, ctx, collectorAddr, single.otlp)
 	n := newNight(300)
@@ -876,4 +850,27 @@ func startFleet(t *testing.T, burnrate, dir string) (rv *receiver, killBase stri
 	}
 	single.start(t, burnrate, killBase+"/single", dir)
 	return rv, killBase, a, b, single
+}
+
+// startCollector starts a Collector built from deploy/collector with the
+// configuration at cfg, routing to the replicas a and b, and waits until
+// it listens; it returns the process and its OTLP/gRPC address.
+func startCollector(t *testing.T, name, collectorBin, cfg string, a, b *replica) (*proc, string) {
+	t.Helper()
+	addr := freePort(t)
+	col := start(t, name, []string{
+		"BURNRATE_OTLP_TOKEN=" + otlpToken,
+		"BURNRATE_REPLICAS=[" + a.otlp + ", " + b.otlp + "]",
+		"COLLECTOR_OTLP_GRPC=" + addr,
+		"COLLECTOR_OTLP_HTTP=" + freePort(t),
+	}, collectorBin, "--config", cfg)
+	waitFor(t, "the Collector listening", 30*time.Second, func() (bool, string) {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return true, ""
+		}
+		return false, tail(col.log.String(), 800)
+	})
+	return col, addr
 }
