@@ -146,16 +146,6 @@ func TestSilentNightInventsNothing(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeVersionObserved: a real Claude Code transcript's
-// "version" is the observed claude-code.version, and declares nothing.
-func TestClaudeCodeVersionObserved(t *testing.T) {
-	r := reportOf(t, correlate.DefaultConfig(), "../../shared/realdata/round1/claude-code-transcript-short.jsonl")
-	a := assumption(r, "", "claude-code.version")
-	if a == nil || a.Observed != "2.1.38" || a.Declared != "" || !strings.Contains(a.Evidence, "Claude Code transcript") {
-		t.Fatalf("claude-code.version: %+v", a)
-	}
-}
-
 // TestJobTypeDeclarationHeldToItsJobs: a job type declaring 0 retries is
 // violated by its own jobs' retries, not by another type's.
 func TestJobTypeDeclarationHeldToItsJobs(t *testing.T) {

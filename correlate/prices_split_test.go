@@ -6,20 +6,6 @@ import (
 	"testing"
 )
 
-// TestSplitterOnTheRealTable: the one-pass splitter finds every member of
-// LiteLLM's real table that encoding/json finds.
-func TestSplitterOnTheRealTable(t *testing.T) {
-	src := readSharedPrices(t)
-	if !json.Valid(src) {
-		t.Fatal("LiteLLM's price table is not valid JSON")
-	}
-	raw, end, err := splitObject(src)
-	var want map[string]json.RawMessage
-	if err != nil || json.Unmarshal(src, &want) != nil || len(raw) != len(want) || len(bytes.TrimSpace(src[end:])) != 0 {
-		t.Fatalf("split %d members (err %v), encoding/json %d", len(raw), err, len(want))
-	}
-}
-
 // FuzzSplitObjectMatchesEncodingJSON: on any valid JSON object the one-pass
 // splitter finds the members encoding/json finds, value bytes and all; on
 // anything else it returns, without panicking.

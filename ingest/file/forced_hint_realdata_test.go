@@ -1,3 +1,5 @@
+//go:build realdata
+
 package file
 
 import (
