@@ -36,6 +36,9 @@ func TestSharedFilesOnlyUnderTheTag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if name == "internal/archtest/shared_test.go" {
+			continue // this file names the path it looks for
+		}
 		if hasTag(f, realdataTag) {
 			tagged++
 			continue
