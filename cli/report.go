@@ -55,14 +55,14 @@ type analysisFlags struct {
 func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	paths := slices.Clone(args)
 	if a.claude {
-		dirs, err := claudeDirs()
+		dirs, err := agentDirs("claude", decode.FormatClaudeCode)
 		if err != nil {
 			return nil, err
 		}
 		paths = append(paths, dirs...)
 	}
 	if a.codex {
-		dirs, err := codexDirs()
+		dirs, err := agentDirs("codex", decode.FormatCodex)
 		if err != nil {
 			return nil, err
 		}
@@ -82,22 +82,13 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	return kept, nil
 }
 
-// claudeDirs are Claude Code's projects directories, or an error that
-// says where they were looked for.
-func claudeDirs() ([]string, error) {
-	dirs := file.ClaudeProjectDirs()
+// agentDirs are where f's producer keeps its files, or an error for
+// --flag that says where they were looked for.
+func agentDirs(flag string, f decode.Format) ([]string, error) {
+	dirs := file.HomeDirs(f)
 	if len(dirs) == 0 {
-		return nil, errors.New("--claude: no Claude Code projects directory (looked in ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects); set CLAUDE_CONFIG_DIR or give the directory")
-	}
-	return dirs, nil
-}
-
-// codexDirs are Codex CLI's session directories, or an error that says
-// where they were looked for.
-func codexDirs() ([]string, error) {
-	dirs := file.CodexSessionDirs()
-	if len(dirs) == 0 {
-		return nil, errors.New("--codex: no Codex sessions directory (looked in ${CODEX_HOME:-~/.codex}/sessions); set CODEX_HOME or give the directory")
+		h := decode.Row(f).Home
+		return nil, fmt.Errorf("--%s: no %s directory (looked in %s); set %s or give the directory", flag, h.What, h.Where(), h.Env)
 	}
 	return dirs, nil
 }

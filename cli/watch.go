@@ -104,14 +104,14 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			}
 			var sources []ingest.Source
 			if l.claude {
-				dirs, err := claudeDirs()
+				dirs, err := agentDirs("claude", decode.FormatClaudeCode)
 				if err != nil {
 					return err
 				}
 				args = append(args, dirs...) // followed as directories: new sessions are picked up
 			}
 			if l.codex {
-				dirs, err := codexDirs()
+				dirs, err := agentDirs("codex", decode.FormatCodex)
 				if err != nil {
 					return err
 				}
@@ -563,8 +563,8 @@ func followableFiles(args []string) (followable []string, refused error) {
 			followable = append(followable, p) // every *.jsonl in it, new ones too
 			continue
 		}
-		if file.GeminiSession(p) {
-			err := fmt.Errorf("%s is a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows", p)
+		if r := decode.DocumentOf(p); r != nil && r.Rewritten != "" {
+			err := fmt.Errorf("%s is %s", p, r.Rewritten)
 			fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
 			if refused == nil {
 				refused = err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,24 +35,90 @@ const (
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
-// about a format, in one place. Adding a format is one row here plus its
-// decoder file and its tests.
+// about a format, in one place — how to detect it, decode it, where its
+// files live, and whether they can be followed. Adding a format is one row
+// here plus its decoder file and its tests; nothing outside the row names
+// the format.
 type FormatInfo struct {
 	Name    Format
 	Summary string // for `burnrate formats`
 	Example string // one real-shaped line
 	// Keys, for a JSON-lines format with keys of its own: a line is the
 	// format's when it has every key of one of these sets ("k=a|b": key k
-	// with the string value a or b). Detect orders
-	// those formats (1 first): a line is counted for the first whose keys
-	// it has, and a tie of counts goes to the first.
-	Detect int
-	Keys   [][]string
+	// with the string value a or b). The rows' order in Formats is the
+	// detection order: a line is counted for the first row whose keys it
+	// has, and a tie of counts goes to the first. Put a new row above any
+	// whose keys a line of the new format could also have.
+	Keys [][]string
 	// New makes the format's decoder (before Event.Check wraps it); nil
 	// for the formats the canonical JSON-lines decoder reads (jsonl,
 	// sdk-text) and for documents, read by ingest/file.
 	New func(p *Parser, o Options) Decoder
+	// Home is where the producer keeps its files (an agent's sessions),
+	// read by report --claude and watch claude; nil for none.
+	Home *Home
+	// Documents are the files other than *.jsonl a directory of the
+	// format holds, each one JSON document: a directory given to report
+	// reads them too.
+	Documents []FileRule
+	// Rewritten, when set, is why a file of Documents cannot be followed:
+	// its producer rewrites it whole. watch refuses such a file by name
+	// with this reason and skips it in a glob.
+	Rewritten string
 }
+
+// Home is where a producer keeps its files: $Env (a comma-separated list)
+// or, without it, each of Defaults under the user's home directory; each
+// root's Sub directory, those that exist.
+type Home struct {
+	What     string   // "Claude Code projects", for messages
+	Env      string   // CLAUDE_CONFIG_DIR
+	Defaults []string // ".claude", ".config/claude": relative to the home directory, first first
+	Sub      string   // "projects"
+}
+
+// Where says where h is looked for, for an error:
+// "${CODEX_HOME:-~/.codex}/sessions".
+func (h *Home) Where() string {
+	var b strings.Builder
+	for i, d := range h.Defaults {
+		if i == 0 {
+			fmt.Fprintf(&b, "${%s:-~/%s}/%s", h.Env, d, h.Sub)
+		} else {
+			fmt.Fprintf(&b, " and ~/%s/%s", d, h.Sub)
+		}
+	}
+	return b.String()
+}
+
+// FileRule matches a file by its name and its directory's name.
+type FileRule struct {
+	Dir    string // the name of the directory the file is in; "" for any
+	Prefix string
+	Suffix string
+}
+
+// Match reports whether path is a file of the rule.
+func (r FileRule) Match(path string) bool {
+	name := filepath.Base(path)
+	return strings.HasPrefix(name, r.Prefix) && strings.HasSuffix(name, r.Suffix) &&
+		(r.Dir == "" || filepath.Base(filepath.Dir(path)) == r.Dir)
+}
+
+// DocumentOf is the row whose Documents path is a file of, or nil.
+func DocumentOf(path string) *FormatInfo {
+	for i := range Formats {
+		for _, r := range Formats[i].Documents {
+			if r.Match(path) {
+				return &Formats[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Row is f's row, or nil for FormatAuto or a name no row has.
+func Row(f Format) *FormatInfo { return formatInfo(f) }
 
 // Formats lists every format, as `burnrate formats` shows them.
 var Formats = []FormatInfo{
@@ -65,46 +132,52 @@ var Formats = []FormatInfo{
 		Example: `Retrying langchain_openai.chat_models.base.…_completion_with_retry in 4.0 seconds as it raised RateLimitError: Rate limit reached for gpt-4 in organization org-… Please try again in 2.904s.`},
 	{Name: FormatPattern, Summary: "an application's own lines, described by --pattern or [[format]] in the config: a regular expression whose named groups are canonical fields",
 		Example: `2026-07-16 20:52:33 | WARNING | - | LLM transient error (attempt 1/3), retrying in 25s: …`},
-	{Name: FormatLiteLLM, Summary: "LiteLLM StandardLoggingPayload and SpendLogs rows",
-		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
-		Detect:  5, Keys: [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
-		New: func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
-	{Name: FormatOpenAIBatch, Summary: "OpenAI Batch API output file",
-		Example: `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`,
-		Detect:  4, Keys: [][]string{{"custom_id", "response"}, {"custom_id", "error"}},
-		New: func(p *Parser, _ Options) Decoder { return &openAIBatchDecoder{p: p} }},
-	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
-		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
-		Detect:  3, Keys: [][]string{{"custom_id", "result"}},
-		New: func(p *Parser, _ Options) Decoder { return &anthropicBatchDecoder{p: p} }},
-	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
-		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
-		Detect:  2, Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
-			// claude -p --output-format stream-json (and json --verbose, an
-			// array of the same records; json alone is the result record)
-			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
-		New: func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) }},
-	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
-		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
-		// The record types Codex writes: "type" alone is too common a key.
-		Detect: 2, Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
-		New: func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) }},
 	{Name: FormatGemini, Summary: "Gemini CLI chat sessions (session-*.jsonl lines, or the older one JSON document each): a call per model message with token usage, billed once however often it is rewritten; its logs.json prompt log holds no usage",
 		Example: `{"id":"ad67…","timestamp":"2026-05-01T10:00:03.000Z","type":"gemini","content":"","model":"gemini-3-pro","tokens":{"input":4749,"output":292,"cached":0,"thoughts":240,"tool":0,"total":5281}}`,
 		// .json: the session document; .jsonl: its metadata line, a
 		// message (gemini-cli's message types, with content), a $set or
 		// $rewindTo line; logs.json: a prompt.
-		Detect: 1, Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "projectHash", "startTime"},
+		Keys: [][]string{{"sessionId", "projectHash", "messages"}, {"sessionId", "projectHash", "startTime"},
 			{"id", "timestamp", "type=user|gemini|info|error|warning", "content"}, {"$set"}, {"$rewindTo"},
 			{"sessionId", "messageId", "type", "message"}},
-		New: func(p *Parser, o Options) Decoder { return newGeminiDecoder(p, o.SourceName) }},
+		New: func(p *Parser, o Options) Decoder { return newGeminiDecoder(p, o.SourceName) },
+		// ~/.gemini/tmp/<hash>/chats/session-*.json, one document each
+		// (Gemini CLI before April 2026), rewritten on every message.
+		Documents: []FileRule{{Dir: "chats", Prefix: "session-", Suffix: ".json"}},
+		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows"},
+	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
+		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
+		Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
+			// claude -p --output-format stream-json (and json --verbose, an
+			// array of the same records; json alone is the result record)
+			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
+		New:  func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) },
+		Home: &Home{What: "Claude Code projects", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".claude", ".config/claude"}, Sub: "projects"}},
+	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
+		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
+		// The record types Codex writes: "type" alone is too common a key.
+		Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
+		New:  func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
+		Home: &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"}},
+	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
+		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
+		Keys:    [][]string{{"custom_id", "result"}},
+		New:     func(p *Parser, _ Options) Decoder { return &anthropicBatchDecoder{p: p} }},
+	{Name: FormatOpenAIBatch, Summary: "OpenAI Batch API output file",
+		Example: `{"custom_id":"req-1","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":{"prompt_tokens":9,"completion_tokens":12}}},"error":null}`,
+		Keys:    [][]string{{"custom_id", "response"}, {"custom_id", "error"}},
+		New:     func(p *Parser, _ Options) Decoder { return &openAIBatchDecoder{p: p} }},
+	{Name: FormatLiteLLM, Summary: "LiteLLM StandardLoggingPayload and SpendLogs rows",
+		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
+		Keys:    [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
+		New:     func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
 		Example: `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
 }
 
-// keyed are the formats with keys of their own, in Detect order.
+// keyed are the formats with keys of their own, in detection order.
 var keyed = func() []*FormatInfo {
 	var out []*FormatInfo
 	for i := range Formats {
@@ -112,7 +185,6 @@ var keyed = func() []*FormatInfo {
 			out = append(out, &Formats[i])
 		}
 	}
-	slices.SortFunc(out, func(a, b *FormatInfo) int { return a.Detect - b.Detect })
 	return out
 }()
 

@@ -609,8 +609,8 @@ func (it *FileIter) ErrText() string {
 }
 
 // ExpandInputs turns the command line's paths into files: a directory
-// stands for every *.jsonl beneath it (and *.jsonl.gz when gz), in name
-// order — a Claude Code projects directory, a folder of worker logs.
+// stands for every *.jsonl beneath it (and *.jsonl.gz when gz, and the
+// documents a format's row names: decode.DocumentOf), in name order — a Claude Code projects directory, a folder of worker logs.
 // Other paths are kept as they are ("-", files, globs for the follower).
 func ExpandInputs(paths []string, gz bool) ([]string, error) {
 	var out []string
@@ -633,7 +633,7 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 				return nil // an unreadable subdirectory: skip it, keep the rest
 			}
 			name := d.Name()
-			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz") || geminiSession(path)) {
+			if !d.IsDir() && (strings.HasSuffix(name, ".jsonl") || gz && strings.HasSuffix(name, ".jsonl.gz") || decode.DocumentOf(path) != nil) {
 				out = append(out, path)
 			}
 			return nil
@@ -649,53 +649,30 @@ func ExpandInputs(paths []string, gz bool) ([]string, error) {
 	return out, nil
 }
 
-// geminiSession is a Gemini CLI chat: ~/.gemini/tmp/<hash>/chats/session-*.json
-// (one JSON document each, not lines).
-func geminiSession(path string) bool {
-	name := filepath.Base(path)
-	return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json") && filepath.Base(filepath.Dir(path)) == "chats"
-}
-
-// GeminiSession reports a Gemini CLI chat file, which Gemini rewrites
-// whole on every message: it can be read, not followed.
-func GeminiSession(path string) bool { return geminiSession(path) }
-
-// CodexSessionDirs is where Codex CLI writes its session rollouts:
-// ${CODEX_HOME:-~/.codex}/sessions (YYYY/MM/DD/rollout-*.jsonl below it),
-// when it exists.
-func CodexSessionDirs() []string {
-	root := os.Getenv("CODEX_HOME")
-	if root == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil
-		}
-		root = filepath.Join(home, ".codex")
+// HomeDirs are the directories where f's producer keeps its files (its
+// row's Home), those that exist: $Env, a comma-separated list, or each
+// default root under the user's home; each root's Sub directory.
+func HomeDirs(f decode.Format) []string {
+	row := decode.Row(f)
+	if row == nil || row.Home == nil {
+		return nil
 	}
-	d := filepath.Join(root, "sessions")
-	if st, err := os.Stat(d); err == nil && st.IsDir() {
-		return []string{d}
-	}
-	return nil
-}
-
-// ClaudeProjectDirs are where Claude Code keeps its transcripts:
-// $CLAUDE_CONFIG_DIR (a comma-separated list) or ~/.claude, and the older
-// ~/.config/claude — each one's projects/ directory, those that exist.
-func ClaudeProjectDirs() []string {
+	h := row.Home
 	var roots []string
-	if env := os.Getenv("CLAUDE_CONFIG_DIR"); env != "" {
+	if env := os.Getenv(h.Env); env != "" {
 		for _, r := range strings.Split(env, ",") {
 			if r = strings.TrimSpace(r); r != "" {
 				roots = append(roots, r)
 			}
 		}
 	} else if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".claude"), filepath.Join(home, ".config", "claude"))
+		for _, d := range h.Defaults {
+			roots = append(roots, filepath.Join(home, filepath.FromSlash(d)))
+		}
 	}
 	var dirs []string
 	for _, r := range roots {
-		d := filepath.Join(r, "projects")
+		d := filepath.Join(r, h.Sub)
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
 			dirs = append(dirs, d)
 		}

@@ -119,7 +119,7 @@ func (t *Tail) expand() []string {
 		if strings.ContainsAny(p, "*?[") {
 			m, _ := filepath.Glob(p)
 			for _, g := range m {
-				if !ingestfile.GeminiSession(g) { // rewritten whole, not followed (its .jsonl is)
+				if r := decode.DocumentOf(g); r == nil || r.Rewritten == "" { // rewritten whole: read, never followed
 					paths = append(paths, g)
 				}
 			}
