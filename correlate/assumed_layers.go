@@ -1,10 +1,10 @@
 package correlate
 
 import (
-	"errors"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // The layers a run's declarations set, read one way for both their users:
@@ -36,11 +36,10 @@ type AssumedLayers struct {
 	Unread []AssumedLayer
 }
 
-// Errors of a retry knob whose value is no count; never left out, which
-// would understate the worst case.
+// Errors of a retry knob whose value is no count (layers' own).
 var (
-	ErrNotRetryCount   = errors.New("not a count of retries (0 to 999)")
-	ErrNotAttemptCount = errors.New("not a count of attempts (1 to 1,000)")
+	ErrNotRetryCount   = layers.ErrNotRetryCount
+	ErrNotAttemptCount = layers.ErrNotAttemptCount
 )
 
 // ReadAssumedLayers reads key → value pairs, in the order given (the
@@ -54,37 +53,25 @@ func ReadAssumedLayers(kv [][2]string) (AssumedLayers, error) {
 	seen := map[string]bool{}
 	for _, p := range kv {
 		key, value := p[0], p[1]
-		name, knob, ok := cutKnob(key)
+		name, knob, ok := layers.CutKey(key)
 		if value == "" || !ok || seen[name] {
 			continue
 		}
-		attempts, watchdog := 0, false
-		switch k := strings.ToLower(knob); {
-		case k == "maxretries" || k == "max_retries" || k == "retries" || k == "rerunsonfailure" || k == "reruns":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || n >= 1000 {
-				return out, &AssumedLayerError{Key: key, Value: value, Err: ErrNotRetryCount}
-			}
-			attempts = n + 1
-		case k == "maxattempts" || k == "max_attempts" || k == "attempts":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > 1000 {
-				return out, &AssumedLayerError{Key: key, Value: value, Err: ErrNotAttemptCount}
-			}
-			attempts = n
-		case strings.Contains(k, "watchdog"):
-			watchdog = true
-			v := strings.ToLower(value)
-			if strings.HasPrefix(v, "on") || strings.HasPrefix(v, "default-on") || strings.Contains(v, "retry") && !strings.HasPrefix(v, "off") {
-				attempts, name = 2, key
-			}
+		k := layers.ParseKnob(knob)
+		attempts, err := layers.Attempts(k, value)
+		if err != nil {
+			return out, &AssumedLayerError{Key: key, Value: value, Err: err}
 		}
-		if attempts == 0 && key == "retry.owner" {
+		watchdog := k == layers.KnobWatchdog
+		if watchdog && attempts > 0 {
+			name = key
+		}
+		if attempts == 0 && key == layers.Owner {
 			out.Owner = value
 			continue
 		}
 		if attempts == 0 {
-			if l := strings.ToLower(key); !watchdog && (strings.Contains(l, "retr") || strings.Contains(l, "attempt")) {
+			if !watchdog && layers.AboutRetries(key) {
 				out.Unread = append(out.Unread, AssumedLayer{Key: key, Value: value, Name: name, Knob: knob})
 			}
 			continue
@@ -127,12 +114,3 @@ type AssumedLayerError struct {
 
 func (e *AssumedLayerError) Error() string { return e.Key + " = " + e.Value + ": " + e.Err.Error() }
 func (e *AssumedLayerError) Unwrap() error { return e.Err }
-
-// cutKnob splits "anthropic-sdk.maxRetries" into its layer and knob.
-func cutKnob(key string) (name, knob string, ok bool) {
-	i := strings.LastIndexByte(key, '.')
-	if i <= 0 || i == len(key)-1 {
-		return "", "", false
-	}
-	return key[:i], key[i+1:], true
-}

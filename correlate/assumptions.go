@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // The assumptions log (seed 003): what each run depended on, from three
@@ -471,10 +472,10 @@ func (a *assumptionLog) declaredOwner(jobType string) string {
 	if len(a.declared) == 0 {
 		return ""
 	}
-	if d := a.declared[assumptionKey{jobType, "retry.owner"}]; d != nil {
+	if d := a.declared[assumptionKey{jobType, layers.Owner}]; d != nil {
 		return d.value
 	}
-	if d := a.declared[assumptionKey{"", "retry.owner"}]; d != nil {
+	if d := a.declared[assumptionKey{"", layers.Owner}]; d != nil {
 		return d.value
 	}
 	return ""
@@ -495,7 +496,7 @@ var attemptByEvidence = map[ingest.AttemptBy]string{
 // retriesOf reads a NAME.maxRetries declaration as a count; -1 for any
 // other key or a value that is no count.
 func retriesOf(key, value string) int64 {
-	if !strings.HasSuffix(key, ".maxRetries") {
+	if _, ok := layers.CutRetriesKey(key); !ok {
 		return -1
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
@@ -528,7 +529,7 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	}
 	layer, _ := a.retryLayer(ev)
 	layer, _ = a.ownedLayer(layer, job.Type)
-	key := layer + ".maxRetries"
+	key := layers.Key(layer, layers.MaxRetries)
 	d := a.declared[assumptionKey{job.Type, key}]
 	if d == nil {
 		d = a.declared[assumptionKey{"", key}]
@@ -699,7 +700,7 @@ func (s *State) reportAssumptions(r *Report) {
 	}
 	retries := a.resolvedRetries()
 	for layer, o := range retries {
-		x := row(assumptionKey{"", layer + ".maxRetries"})
+		x := row(assumptionKey{"", layers.Key(layer, layers.MaxRetries)})
 		if o.ambMax > o.max {
 			x.Observed = strconv.Itoa(int(o.ambMax) - 1)
 			x.Evidence = fmt.Sprintf("%s: attempt %d in job %s, %s", o.evidence, o.ambMax, o.ambJob, ambiguousEvidence)
@@ -789,7 +790,7 @@ func (s *State) assumptionFindings(r *Report) {
 	for _, x := range r.Assumptions {
 		if x.JobType != "" && x.Observed == "" && x.Declared != "" {
 			// A job type's declaration is held to its own jobs' retries.
-			layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
+			layer, isRetries := layers.CutRetriesKey(x.Key)
 			if o, ok := retries[layer]; ok && isRetries {
 				if n, ok := o.byType[x.JobType]; ok {
 					x.Observed = strconv.Itoa(int(n) - 1)
@@ -809,7 +810,7 @@ func (s *State) assumptionFindings(r *Report) {
 		if okW != nil || okG != nil {
 			continue
 		}
-		if layer, ok := strings.CutSuffix(x.Key, ".maxRetries"); ok && x.JobType == "" {
+		if layer, ok := layers.CutRetriesKey(x.Key); ok && x.JobType == "" {
 			// Only the counts read with certainty are held against it.
 			if o := retries[layer]; o != nil && o.ambMax > o.max {
 				if o.max == 0 {
@@ -819,7 +820,7 @@ func (s *State) assumptionFindings(r *Report) {
 			}
 		}
 		switch {
-		case strings.HasSuffix(x.Key, ".maxRetries") && got > want && !s.assume.violatedLive[x.Key]:
+		case isRetriesKey(x.Key) && got > want && !s.assume.violatedLive[x.Key]:
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("%s declared %d but %d retries observed (%s)", describeKey(x), want, got, x.Evidence)))
 		case x.Key == "calls_per_job.max" && got > want:
@@ -827,9 +828,9 @@ func (s *State) assumptionFindings(r *Report) {
 				fmt.Sprintf("%s declared %d but p99 %d observed (%s)", describeKey(x), want, got, x.Evidence)))
 		}
 	}
-	owner, hasOwner := declared["retry.owner"]
+	owner, hasOwner := declared[layers.Owner]
 	for _, x := range r.Assumptions {
-		layer, isRetries := strings.CutSuffix(x.Key, ".maxRetries")
+		layer, isRetries := layers.CutRetriesKey(x.Key)
 		if !isRetries || x.Observed == "" || x.Observed == "0" || x.Declared != "" {
 			continue
 		}
@@ -837,7 +838,7 @@ func (s *State) assumptionFindings(r *Report) {
 		if n <= 0 {
 			continue
 		}
-		if hasOwner && isSDKLayer(layer) && !ownerIsSDK(owner) && !declaresLayer(map[string]string{"retry.owner": owner}, layer) {
+		if hasOwner && isSDKLayer(layer) && !ownerIsSDK(owner) && !declaresLayer(map[string]string{layers.Owner: owner}, layer) {
 			add = append(add, s.assumptionFinding(AssumptionViolated, x.ObservedAt,
 				fmt.Sprintf("retry.owner declared %s but the %s layer retried %d times (%s)", owner, layer, n, x.Evidence)))
 			continue
@@ -865,10 +866,10 @@ func (s *State) assumptionFindings(r *Report) {
 
 // declaresCount: the run declares how many attempts owner may make.
 func declaresCount(declared map[string]string, owner string) bool {
-	_, a := declared[owner+".maxAttempts"]
-	_, r := declared[owner+".maxRetries"]
-	return a || r
+	return layers.DeclaresCount(declared, owner)
 }
+
+func isRetriesKey(key string) bool { _, ok := layers.CutRetriesKey(key); return ok }
 
 // ownerIsSDK: a declared retry.owner that names a client SDK's layer
 // ("anthropic-sdk", "openai-sdk.maxRetries", "botocore", "sdk",
@@ -885,14 +886,15 @@ func ownerIsSDK(owner string) bool {
 // isSDKLayer: a client SDK's layer — "<provider>-sdk", aws-sdk, or
 // botocore (named by its defaults row, not by a provider).
 func isSDKLayer(layer string) bool {
-	return strings.HasSuffix(layer, "-sdk") || layer == ingest.AttemptByBotocore.Layer()
+	_, sdk := layers.ProviderOfSDKLayer(layer)
+	return sdk || layer == ingest.AttemptByBotocore.Layer()
 }
 
 // declaresLayer: a declared key names the layer ("anthropic-sdk.…"), or
 // retry.owner does (retry.owner = litellm-router: the owner's retries
 // are the declared design, not a missing premise).
 func declaresLayer(declared map[string]string, layer string) bool {
-	if o := declared["retry.owner"]; o == layer || strings.HasPrefix(o, layer+".") {
+	if o := declared[layers.Owner]; o == layer || strings.HasPrefix(o, layer+".") {
 		return true
 	}
 	for k := range declared {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // Lines the official SDKs write about their own retries. They carry no
@@ -241,17 +242,8 @@ func route(host, path string) (key, model, provider string) {
 		path = path[:i]
 	}
 	path = strings.TrimSuffix(path, "/")
-	switch {
-	case strings.Contains(host, "bedrock"):
-		provider = "bedrock"
-	case strings.Contains(host, "aiplatform.googleapis.com"):
-		provider = "vertex_ai"
-	case strings.Contains(host, ".azure.com") || strings.Contains(host, "azure-api.net"):
-		provider = "azure"
-	case strings.Contains(host, "anthropic"):
-		provider = "anthropic"
-	case strings.Contains(host, "openai"):
-		provider = "openai"
+	if p := layers.ByHost(host); p != nil {
+		provider = p.Name
 	}
 	// Most paths hold no model: the regexps only look at those that may.
 	if strings.Contains(path, "/model/") || strings.HasPrefix(path, "model/") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // The assumptions log's OTLP side: assumption.* attributes declare (on a
@@ -143,7 +144,7 @@ func awsFacts(m pcommon.Map, add func(key, value, evidence string)) {
 		if version != "" {
 			layer = ingest.AttemptByBotocore.Layer()
 		}
-		add(layer+".maxAttempts", strconv.FormatInt(maxAttempts, 10), "amz-sdk-request max=")
+		add(layers.Key(layer, layers.MaxAttempts), strconv.FormatInt(maxAttempts, 10), "amz-sdk-request max=")
 	}
 	if version != "" {
 		add("botocore.version", version, "user agent Botocore/")
@@ -151,12 +152,6 @@ func awsFacts(m pcommon.Map, add func(key, value, evidence string)) {
 	if mode != "" {
 		add("botocore.retryMode", mode, "user agent cfg/retry-mode")
 	}
-}
-
-// sdkLangs maps x-stainless-lang to the Defaults table's row suffix.
-var sdkLangs = map[string]map[string]string{
-	"anthropic": {"python": "anthropic-python", "js": "anthropic-ts", "go": "anthropic-go"},
-	"openai":    {"python": "openai-python", "js": "openai-node", "go": "openai-go"},
 }
 
 // sdkVersion is the package version a call's SDK sent: the Stainless
@@ -187,11 +182,11 @@ func sdkVersion(m pcommon.Map, provider string) (key, version, evidence string) 
 	if provider == "" {
 		provider = "llm"
 	}
-	name := provider + "-sdk"
+	name := layers.SDKLayer(provider)
 	if lang == "javascript" || lang == "node" || lang == "typescript" {
 		lang = "js"
 	}
-	if id, ok := sdkLangs[provider][lang]; ok {
+	if id := layers.SDKRow(provider, lang); id != "" {
 		name = id
 	}
 	return decode.AssumptionText(name+".version", ingest.MaxAssumptionKeyBytes), decode.AssumptionText(version, 64), evidence
@@ -230,14 +225,8 @@ func (mp *Mapper) observeSDK(events []ingest.Event, m pcommon.Map, provider stri
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// hostProvider names the provider of an HTTP client span by its host.
+// hostProvider names the provider whose own SDK an HTTP client span's
+// call was made with, by its host.
 func hostProvider(m pcommon.Map) string {
-	h := firstStr(m, "server.address", "url.full", "http.url")
-	switch {
-	case strings.Contains(h, "anthropic"):
-		return "anthropic"
-	case strings.Contains(h, "openai"):
-		return "openai"
-	}
-	return ""
+	return layers.SDKMakerOfHost(firstStr(m, "server.address", "url.full", "http.url"))
 }

@@ -50,6 +50,7 @@ var boundaries = []boundary{
 	{pkg: "audit", never: []string{"report/...", "metrics/...", "cli/...", "ui/...", "engine/...", "ingest/...", "correlate/...", "alerts/..."},
 		why: "audit reads source trees, not logs: a leaf that uses budget's fold and display's sanitiser only"},
 	{pkg: "display", never: []string{"..."}, why: "the one sanitizer imports nothing of ours"},
+	{pkg: "layers", never: []string{"..."}, why: "the vocabulary of retry layers and providers is read by ingest, correlate, audit and budget: it imports nothing of ours"},
 }
 
 // onlyImporters: these third-party packages may be imported by the named
