@@ -238,7 +238,8 @@ func TestBudgetFromAssumptions(t *testing.T) {
 	}
 }
 
-// TestReadmeAssumptions: docs/assumptions.md opens with seed 003's line, and its TOML example is a file burnrate reads.
+// TestReadmeAssumptions: docs/assumptions.md opens with seed 003's line,
+// and its TOML example is a file burnrate reads.
 func TestReadmeAssumptions(t *testing.T) {
 	b, err := os.ReadFile("../docs/assumptions.md")
 	if err != nil {
