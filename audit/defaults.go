@@ -90,7 +90,7 @@ func (d Default) AttemptsFor(knob int) int {
 
 // Defaults is the table. Each row was read from the library's own source at
 // the commit in Source; when a library changes a default, change its row
-// and the commit it cites (README: "The defaults table").
+// and the commit it cites (docs/audit.md: the defaults table).
 var Defaults = []Default{
 	{ID: "anthropic-python", Library: "Anthropic Python SDK", Ecosystem: "pypi", Packages: []string{"anthropic"}, Kind: KindSDK,
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,

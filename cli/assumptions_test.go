@@ -107,7 +107,7 @@ func TestAssumptionsTOML(t *testing.T) {
 		}
 	}
 	os.WriteFile(path, []byte("not = [toml"), 0o600)
-	if _, err := run(t, "report", "--assumptions", path, assumeFixtures+"silent.log"); err == nil || !strings.Contains(err.Error(), "README: Assumptions") {
+	if _, err := run(t, "report", "--assumptions", path, assumeFixtures+"silent.log"); err == nil || !strings.Contains(err.Error(), "docs/assumptions.md") {
 		t.Errorf("a broken file: %v", err)
 	}
 }
@@ -238,16 +238,16 @@ func TestBudgetFromAssumptions(t *testing.T) {
 	}
 }
 
-// TestReadmeAssumptions: the README's Assumptions section opens with seed
-// 003's line, and its TOML example is a file burnrate reads.
+// TestReadmeAssumptions: docs/assumptions.md opens with seed 003's line,
+// and its TOML example is a file burnrate reads.
 func TestReadmeAssumptions(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/assumptions.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(b), "\n## Assumptions")
+	_, sec, ok := strings.Cut(string(b), "# Assumptions")
 	if !ok {
-		t.Fatal("README has no Assumptions section")
+		t.Fatal("docs/assumptions.md has no Assumptions title")
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	line, err := os.ReadFile(assumeFixtures + "night-2026-06-30.log")

@@ -42,7 +42,7 @@ lines your own patterns match are counted as pattern.`,
 				}
 				w.Flush()
 				fmt.Println("\nAny other JSON logger: --map CANONICAL=dotted.path (e.g. --map job_id=ctx.job.id).")
-				fmt.Println("Your application's own text lines: --pattern REGEX or [[format]] tables (README: your own format).")
+				fmt.Println("Your application's own text lines: --pattern REGEX or [[format]] tables (docs/formats.md: Your own format).")
 				return nil
 			}
 			cfg, err := config.Load(configPath)
@@ -68,7 +68,7 @@ lines your own patterns match are counted as pattern.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&detect, "detect", nil, "the files to detect: --detect FILE... (or repeat the flag)")
-	cmd.Flags().StringArrayVar(&patterns, "pattern", nil, "a line format of your own to count (repeat; README: your own format)")
+	cmd.Flags().StringArrayVar(&patterns, "pattern", nil, "a line format of your own to count (repeat; docs/formats.md: Your own format)")
 	cmd.Flags().StringVar(&configPath, "config", "", "TOML config file whose [[format]] tables are counted too (default ./burnrate.toml if present)")
 	return cmd
 }
@@ -105,7 +105,7 @@ func detectOne(path string, opts decode.Options) error {
 	switch other := d.Lines - total; {
 	case d.Document || d.Lines == 0:
 	case total == 0:
-		fmt.Println("  hint: no line matched any format. If these are your application's own lines, describe them with --pattern 'REGEX' whose named groups are canonical fields (README: your own format); JSON of another logger: --map")
+		fmt.Println("  hint: no line matched any format. If these are your application's own lines, describe them with --pattern 'REGEX' whose named groups are canonical fields (docs/formats.md: Your own format); JSON of another logger: --map")
 	case len(matched) > 1:
 		fmt.Printf("  hint: lines of %s: each line is read by the format that recognises it (%d lines matched none)\n", strings.Join(matched, ", "), other)
 	case other > 0 && d.Format != decode.FormatJSONL:

@@ -101,10 +101,10 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "attempts of one call (a model or tool call retried) above which hidden_retry_layer fires; 0 disables")
 	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: "+formatNames()+" (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
-	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; README: your own format)")
+	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; docs/formats.md: Your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
-	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on (default ./"+config.DefaultAssumptionsPath+" if present; README: Assumptions)")
+	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on (default ./"+config.DefaultAssumptionsPath+" if present; docs/assumptions.md)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -160,7 +160,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		// burnrate.assumptions.toml lying in the working directory must
 		// not keep the kill path from starting.
 		if a.assumptionsPath != "" {
-			return file, cfg, fmt.Errorf("--assumptions is read by report and budget; a live run reads its declarations from its logs ([assumptions] lines, assumptions records, assumption.* OTLP attributes): see README: Assumptions")
+			return file, cfg, fmt.Errorf("--assumptions is read by report and budget; a live run reads its declarations from its logs ([assumptions] lines, assumptions records, assumption.* OTLP attributes): see docs/assumptions.md")
 		}
 		return file, cfg, nil
 	}

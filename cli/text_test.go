@@ -12,13 +12,13 @@ import (
 // format" section, in order: the tests run what the README shows.
 func readmeFormats(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/formats.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sec, ok := strings.Cut(string(b), "### Your own format")
 	if !ok {
-		t.Fatal("README has no Your own format section")
+		t.Fatal("docs/formats.md has no Your own format section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	var out []string

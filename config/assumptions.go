@@ -44,7 +44,7 @@ func LoadAssumptions(path string) ([]ingest.Event, error) {
 	}
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
-		return nil, fmt.Errorf("--assumptions %s: %w (README: Assumptions shows the file's shape)", path, err)
+		return nil, fmt.Errorf("--assumptions %s: %w (docs/assumptions.md shows the file's shape)", path, err)
 	}
 	var out []ingest.Event
 	add := func(jobType string, m map[string]any) {
@@ -68,7 +68,7 @@ func LoadAssumptions(path string) ([]ingest.Event, error) {
 	}
 	add("", m)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--assumptions %s declares nothing: write keys such as \"anthropic-sdk.maxRetries\" = 0 (README: Assumptions)", path)
+		return nil, fmt.Errorf("--assumptions %s declares nothing: write keys such as \"anthropic-sdk.maxRetries\" = 0 (docs/assumptions.md)", path)
 	}
 	return out, nil
 }

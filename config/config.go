@@ -196,7 +196,7 @@ func LoadFor(path string, acting bool) (*File, error) {
 	f := &File{path: path, implicit: !explicit}
 	md, err := toml.Decode(string(data), f)
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w (see the Configuration section of README.md)", path, err)
+		return nil, fmt.Errorf("config %s: %w (see docs/configuration.md)", path, err)
 	}
 	if undec := md.Undecoded(); len(undec) > 0 {
 		keys := make([]string, len(undec))
@@ -328,7 +328,7 @@ type FormatSetting struct {
 }
 
 // LineFormat is one [[format]] table: a regular expression whose named
-// groups are canonical fields (README: your own format).
+// groups are canonical fields (docs/formats.md: Your own format).
 type LineFormat struct {
 	Name       string
 	Pattern    string

@@ -14,7 +14,7 @@ import (
 func writeAssumptions(b *strings.Builder, r *correlate.Report) {
 	b.WriteString("## Assumptions\n\n")
 	if len(r.Assumptions) == 0 {
-		b.WriteString("None: the run declared no assumption and its logs show no retry count, package version or job type to observe. Declare the premises a run depends on with an `[assumptions] {…}` line, an `assumptions` record, `assumption.*` OTLP attributes or `burnrate.assumptions.toml` (README: Assumptions).\n\n")
+		b.WriteString("None: the run declared no assumption and its logs show no retry count, package version or job type to observe. Declare the premises a run depends on with an `[assumptions] {…}` line, an `assumptions` record, `assumption.*` OTLP attributes or `burnrate.assumptions.toml` (docs/assumptions.md).\n\n")
 		return
 	}
 	b.WriteString("| Key | Declared | Derived | Observed | Last run | Change | Evidence |\n|---|---|---|---|---|---|---|\n")

@@ -506,10 +506,10 @@ func TestQuietInputRunsTheClock(t *testing.T) {
 	}
 }
 
-// TestREADMEScreensAreTheGoldens: the screens the README shows are the
-// ones this package renders (trailing spaces aside), not an old capture.
+// TestREADMEScreensAreTheGoldens: the screens docs/dashboard.md shows are
+// the ones this package renders (trailing spaces aside), not an old capture.
 func TestREADMEScreensAreTheGoldens(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/dashboard.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +523,7 @@ func TestREADMEScreensAreTheGoldens(t *testing.T) {
 			lines[i] = strings.TrimRight(l, " ")
 		}
 		if !strings.Contains(string(readme), "```\n"+strings.Join(lines, "\n")+"\n```") {
-			t.Errorf("README.md does not show testdata/%s.golden as it is: paste it in again", name)
+			t.Errorf("docs/dashboard.md does not show testdata/%s.golden as it is: paste it in again", name)
 		}
 	}
 }

@@ -595,7 +595,7 @@ func (d *jsonlDecoder) Hint(events int64) string {
 			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))
 	}
 	if events == 0 && d.jsonNoEvent == 0 && d.notJSON > 0 {
-		return display.Text(fmt.Sprintf("%d lines are neither JSON nor an SDK log line; the file looks like %s. burnrate reads JSON lines, JSON documents (an array, pretty-printed objects), OTLP/JSON, LiteLLM and batch results, and SDK, LiteLLM and retry-library log text: see burnrate formats. Your application's own lines: describe them with --pattern or a [[format]] table (README: your own format)",
+		return display.Text(fmt.Sprintf("%d lines are neither JSON nor an SDK log line; the file looks like %s. burnrate reads JSON lines, JSON documents (an array, pretty-printed objects), OTLP/JSON, LiteLLM and batch results, and SDK, LiteLLM and retry-library log text: see burnrate formats. Your application's own lines: describe them with --pattern or a [[format]] table (docs/formats.md: Your own format)",
 			d.notJSON, looksLike(d.firstBad)))
 	}
 	if events > 0 || d.jsonNoEvent == 0 {

@@ -1,5 +1,6 @@
-// Package archtest holds the README code map to the code: a package that
-// imports what the map says it must never import fails the build's tests.
+// Package archtest holds the code map in docs/development.md to the code:
+// a package that imports what the map says it must never import fails the
+// build's tests.
 package archtest
 
 import (
@@ -13,7 +14,7 @@ import (
 
 const module = "github.com/burnrate-dev/burnrate"
 
-// boundary is one row of the README code map's "never imports" column.
+// boundary is one row of the code map's "never imports" column.
 type boundary struct {
 	pkg string // a package of the module, and its subpackages with a trailing /...
 	// never are import paths (a trailing /... takes subpackages) the
@@ -116,7 +117,7 @@ func isStd(p string) bool {
 	return slices.Contains([]string{"os", "os/exec", "net", "net/http", "time/tzdata"}, p)
 }
 
-// TestImportBoundaries fails when a package imports what the README code
+// TestImportBoundaries fails when a package imports what the code
 // map says it must never import.
 func TestImportBoundaries(t *testing.T) {
 	pkgs := list(t)
