@@ -22,6 +22,7 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
 	"github.com/burnrate-dev/burnrate/report"
+	"github.com/burnrate-dev/burnrate/statedir"
 )
 
 // analysisFlags are shared by every command that correlates logs.
@@ -256,7 +257,7 @@ exists; 2: bad usage or unreadable input.`,
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
-			correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
+			correlate.FlagUpstreamChanges(r, statedir.UpstreamChanges, cfg.SeverityOf)
 			switch {
 			case stackFile != "":
 				st.CompareDeclared(r, declared, "", nil, cfg.SeverityOf)
