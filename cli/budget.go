@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/declared"
 	"github.com/burnrate-dev/burnrate/display"
 )
 
@@ -28,17 +29,11 @@ func (s *stackFlags) register(cmd *cobra.Command) {
 func (s *stackFlags) stack() (budget.Stack, error) {
 	var st budget.Stack
 	if s.file != "" {
-		layers, err := readStackFile(s.file, "--file")
+		layers, err := declared.ReadBudgetStack(s.file, "--file")
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range layers {
-			layer, err := l.budgetLayer()
-			if err != nil {
-				return nil, fmt.Errorf("--file %s: %w", s.file, err)
-			}
-			st = append(st, layer)
-		}
+		st = append(st, layers...)
 	}
 	for _, spec := range s.layers {
 		l, err := budget.ParseLayer(spec)
@@ -118,15 +113,15 @@ func newBudgetLayersCmd() *cobra.Command {
 			}
 			var assumed []string
 			if fromAssumptions != "" {
-				as, err := readAssumptionsReport(fromAssumptions)
+				as, err := declared.ReadAssumptionsReport(fromAssumptions)
 				if err != nil {
 					return err
 				}
-				declared, notes, err := layersFromAssumptions(as)
+				layers, notes, err := declared.LayersFromAssumptions(as)
 				if err != nil {
 					return fmt.Errorf("--from-assumptions %s: %w", fromAssumptions, err)
 				}
-				st, assumed = append(declared, st...), notes
+				st, assumed = append(layers, st...), notes
 			}
 			if err := st.Validate(); err != nil {
 				return err

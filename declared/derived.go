@@ -1,4 +1,4 @@
-package cli
+package declared
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"github.com/burnrate-dev/burnrate/display"
 )
 
-// derivedAssumptions names each layer an audit (of report --audit's roots,
+// Derived names each layer an audit (of report --audit's roots,
 // scanned as `burnrate audit` does) found in the assumptions log's words: a provider SDK's
 // retries as PROVIDER-sdk.maxRetries (the key runs declare, seed 003's
 // anthropic-sdk.maxRetries), every other layer as ID.maxAttempts. Two
 // layers of one key keep the larger (the worst case).
-func derivedAssumptions(res *audit.Result) map[string]correlate.DerivedAssumption {
+func Derived(res *audit.Result) map[string]correlate.DerivedAssumption {
 	out := map[string]correlate.DerivedAssumption{}
 	best := map[string]int{}
 	for _, l := range res.Layers {

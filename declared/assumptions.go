@@ -1,4 +1,4 @@
-package cli
+package declared
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/report"
 )
 
 // budget layers --from-assumptions REPORT.json: seed 003's number "before
@@ -32,12 +33,12 @@ var durationIn = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(ms|s|m|h)\b`)
 // declaration nor the defaults table gives one (as audit assumes).
 const defaultLayerTimeout = 600 * time.Second
 
-// layersFromAssumptions turns declared (else derived) keys into a stack:
+// LayersFromAssumptions turns declared (else derived) keys into a stack:
 // NAME.maxRetries (retries: attempts = n+1), NAME.maxAttempts or
 // NAME.attempts (attempts), NAME.rerunsOnFailure (reruns: attempts =
 // n+1), and a key naming a watchdog whose value turns it on (abort and
 // regenerate: two attempts). notes say what was read, and what could not be.
-func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []string, error) {
+func LayersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []string, error) {
 	var got []assumedLayer
 	var notes []string
 	// The run-wide keys, declared else derived, in the report's order:
@@ -141,9 +142,9 @@ func kindRank(name string) int {
 	return slices.Index(audit.Kinds, audit.KindWrapper)
 }
 
-// readAssumptionsReport reads a report's assumptions (report --format json).
-func readAssumptionsReport(path string) ([]correlate.AssumptionReport, error) {
-	b, err := readReportFile(path)
+// ReadAssumptionsReport reads a report's assumptions (report --format json).
+func ReadAssumptionsReport(path string) ([]correlate.AssumptionReport, error) {
+	b, err := report.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--from-assumptions: %w", err)
 	}
