@@ -93,3 +93,6 @@ func TestHeadlessAssumptionsLog(t *testing.T) {
 		t.Error("the symlink's target was created")
 	}
 }
+
+// assumeFixtures are the logs of issue 27 (declared assumptions).
+const assumeFixtures = "../correlate/testdata/assumptions/"

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 )
 
-const seed000Log = "../sample-logs/seed000-incident.jsonl"
+const seed000Log = "../../sample-logs/seed000-incident.jsonl"
 
 // auditStack writes `burnrate audit --format toml code` to a file.
 func auditStack(t *testing.T, code string) string {
@@ -58,7 +58,7 @@ func TestReportStackSeed000(t *testing.T) {
 		code     string
 		declared int
 		above    bool
-	}{{"../audit/testdata/seed000", 63, false}, {"../audit/testdata/seed000-fixed", 4, true}} {
+	}{{"../../audit/testdata/seed000", 63, false}, {"../../audit/testdata/seed000-fixed", 4, true}} {
 		for _, how := range [][]string{{"--stack", auditStack(t, c.code)}, {"--audit", c.code}} {
 			r, err := declaredReport(t, append(how, seed000Log)...)
 			if !errors.Is(err, errCritical) {
@@ -92,14 +92,14 @@ func TestReportStackSeed000(t *testing.T) {
 		}
 	}
 	// After the fix, the fixed code's stack holds: nothing above it, exit 0.
-	r, err := declaredReport(t, "--stack", auditStack(t, "../audit/testdata/seed000-fixed"), "../sample-logs/seed000-after-fix.jsonl")
+	r, err := declaredReport(t, "--stack", auditStack(t, "../../audit/testdata/seed000-fixed"), "../../sample-logs/seed000-after-fix.jsonl")
 	if err != nil || r.DeclaredVsObserved.Above || r.DeclaredVsObserved.Observed.PerOperation.Max != 3 || len(r.Findings) != 0 {
 		t.Errorf("after the fix: %v %+v %+v", err, r.DeclaredVsObserved, r.Findings)
 	}
 }
 
 func TestReportStackMarkdown(t *testing.T) {
-	out, _ := run(t, "report", "--stack", auditStack(t, "../audit/testdata/seed000-fixed"), seed000Log)
+	out, _ := run(t, "report", "--stack", auditStack(t, "../../audit/testdata/seed000-fixed"), seed000Log)
 	for _, want := range []string{"## Declared vs observed", "| 0 | BullMQ (bullmq) | src/enqueue.ts:10 | 4 |",
 		"| all | 22 | 63 / 63 | 63 / 63 | report:sess-4107 (7×3×3) | 22 |", "**Observed above declared**", "### undeclared_retry_layer — critical"} {
 		if !strings.Contains(out, want) {
@@ -167,9 +167,9 @@ func TestReportStackFileHostile(t *testing.T) {
 		{[]string{"--stack", write("wrap.toml", "[[layer]]\nname = \"x\"\nattempts = 99999999999999999999999\n")}, "wrap.toml"},
 		{[]string{"--stack", write("noname.toml", "[[layer]]\nattempts = 2\n")}, "has no name"},
 		{[]string{"--stack", write("to.toml", "[[layer]]\nname = \"x\"\nattempts = 2\ntimeout = \"soon\"\n")}, "invalid duration"},
-		{[]string{"--stack", ok, "--audit", "../audit/testdata/seed000"}, "give one"},
+		{[]string{"--stack", ok, "--audit", "../../audit/testdata/seed000"}, "give one"},
 		{[]string{"--stack", ok, "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
-		{[]string{"--audit", "../audit/testdata/seed000", "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
+		{[]string{"--audit", "../../audit/testdata/seed000", "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
 		{[]string{"--audit", filepath.Join(dir, "no-such-tree")}, "--audit"},
 	} {
 		_, err := run(t, append(append([]string{"report"}, c.args...), seed000Log)...)
@@ -200,7 +200,7 @@ func TestReportStackFileHostile(t *testing.T) {
 // nothing (a wrong PATH must not read as a hidden layer): no section, no
 // finding, a note on stderr.
 func TestReportAuditWithoutLayers(t *testing.T) {
-	r, err := declaredReport(t, "--audit", "../audit/testdata/none", "../sample-logs/seed000-after-fix.jsonl")
+	r, err := declaredReport(t, "--audit", "../../audit/testdata/none", "../../sample-logs/seed000-after-fix.jsonl")
 	if err != nil || r.DeclaredVsObserved != nil || finding(r, "undeclared_retry_layer") != nil {
 		t.Errorf("%v %+v", err, r.DeclaredVsObserved)
 	}
@@ -215,7 +215,7 @@ func TestReportStackExitCodes(t *testing.T) {
 	if err := os.WriteFile(stack, []byte("[[layer]]\nname = \"queue\"\nattempts = 4\n\n[[layer]]\nname = \"sdk\"\nattempts = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := filepath.Abs("../sample-logs/seed000-after-fix.jsonl")
+	after, _ := filepath.Abs("../../sample-logs/seed000-after-fix.jsonl")
 	for _, c := range []struct {
 		args   []string
 		code   int
