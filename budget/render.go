@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/guptarohit/asciigraph"
 )
 
@@ -140,4 +141,76 @@ func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// Layers is `budget layers`' answer for a stack, ready to render: the
+// stack, the threshold it is held to, and the notes of the report its
+// layers were read from (budget layers --from-assumptions FILE), if any.
+type Layers struct {
+	Stack     Stack
+	Threshold int
+	// From names the report the layers were read from; Assumed are what
+	// was read from it, and what could not be.
+	From    string
+	Assumed []string
+}
+
+// layersJSON is the JSON of one layer of `budget layers --format json`.
+type layersJSON struct {
+	Name     string  `json:"name"`
+	Attempts int     `json:"attempts"`
+	TimeoutS float64 `json:"timeout_s"`
+	Backoff  string  `json:"backoff"`
+}
+
+// WriteLayersJSON writes `budget layers --format json`:
+// {"worst_case_attempts", "worst_case_wall_clock_s", "layers": [...],
+// "over_threshold", "retry_owner", "silence", "from_assumptions"}.
+func WriteLayersJSON(w io.Writer, l Layers) error {
+	st := l.Stack
+	attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
+	owner, silence := st.Silence()
+	out := struct {
+		Attempts int          `json:"worst_case_attempts"`
+		WallS    float64      `json:"worst_case_wall_clock_s"`
+		Layers   []layersJSON `json:"layers"`
+		Over     bool         `json:"over_threshold"`
+		Owner    string       `json:"retry_owner"`
+		Silence  []string     `json:"silence"`
+		Assumed  []string     `json:"from_assumptions,omitempty"`
+	}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > l.Threshold, Owner: owner, Silence: silence, Assumed: l.Assumed}
+	for _, l := range st {
+		out.Layers = append(out.Layers, layersJSON{l.Name, l.Attempts, l.Timeout.Seconds(), l.Backoff.Label})
+	}
+	return WriteJSON(w, out)
+}
+
+// PrintLayers writes `budget layers` as text: the notes of the report the
+// layers came from, a table with the calls so far at each layer, the
+// worst cases, and over the threshold which layer keeps the retries.
+func PrintLayers(out io.Writer, l Layers) {
+	st := l.Stack
+	attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
+	owner, silence := st.Silence()
+	if len(l.Assumed) > 0 {
+		fmt.Fprintf(out, "from the assumptions of %s:\n", display.Text(l.From))
+		for _, n := range l.Assumed {
+			fmt.Fprintf(out, "  %s\n", n)
+		}
+		fmt.Fprintln(out)
+	}
+	w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(w, "LAYER\tATTEMPTS\tTIMEOUT\tBACKOFF\tCALLS SO FAR")
+	running := 1
+	for _, l := range st {
+		running = SatMul(running, l.Attempts)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", l.Name, l.Attempts, l.Timeout, l.Backoff.Label, running)
+	}
+	w.Flush()
+	fmt.Fprintf(out, "\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
+	fmt.Fprintf(out, "worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
+	if attempts > l.Threshold {
+		fmt.Fprintf(out, "\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
+			attempts, l.Threshold, owner, strings.Join(silence, ", "))
+	}
 }

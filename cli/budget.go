@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/declared"
 )
 
 // stackFlags read a layer stack from --layer flags or a TOML file.
@@ -28,17 +26,11 @@ func (s *stackFlags) register(cmd *cobra.Command) {
 func (s *stackFlags) stack() (budget.Stack, error) {
 	var st budget.Stack
 	if s.file != "" {
-		layers, err := readStackFile(s.file, "--file")
+		layers, err := declared.ReadBudgetStack(s.file, "--file")
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range layers {
-			layer, err := l.budgetLayer()
-			if err != nil {
-				return nil, fmt.Errorf("--file %s: %w", s.file, err)
-			}
-			st = append(st, layer)
-		}
+		st = append(st, layers...)
 	}
 	for _, spec := range s.layers {
 		l, err := budget.ParseLayer(spec)
@@ -118,70 +110,31 @@ func newBudgetLayersCmd() *cobra.Command {
 			}
 			var assumed []string
 			if fromAssumptions != "" {
-				as, err := readAssumptionsReport(fromAssumptions)
+				as, err := declared.ReadAssumptionsReport(fromAssumptions)
 				if err != nil {
 					return err
 				}
-				declared, notes, err := layersFromAssumptions(as)
+				layers, notes, err := declared.LayersFromAssumptions(as)
 				if err != nil {
 					return fmt.Errorf("--from-assumptions %s: %w", fromAssumptions, err)
 				}
-				st, assumed = append(declared, st...), notes
+				st, assumed = append(layers, st...), notes
 			}
 			if err := st.Validate(); err != nil {
 				return err
 			}
-			attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
-			owner, silence := st.Silence()
 			switch emit {
 			case "":
 			case "env", "toml", "json":
-				return budget.EmitConfig(os.Stdout, emit, budget.EmitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: attempts, DeadlineS: wall.Seconds()})
+				return budget.EmitConfig(os.Stdout, emit, budget.EmitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: st.WorstCaseAttempts(), DeadlineS: st.WorstCaseWallClock().Seconds()})
 			default:
 				return fmt.Errorf("--emit %q: use env, toml or json", emit)
 			}
+			l := budget.Layers{Stack: st, Threshold: threshold, From: fromAssumptions, Assumed: assumed}
 			if format == "json" {
-				type layerJSON struct {
-					Name     string  `json:"name"`
-					Attempts int     `json:"attempts"`
-					TimeoutS float64 `json:"timeout_s"`
-					Backoff  string  `json:"backoff"`
-				}
-				out := struct {
-					Attempts int         `json:"worst_case_attempts"`
-					WallS    float64     `json:"worst_case_wall_clock_s"`
-					Layers   []layerJSON `json:"layers"`
-					Over     bool        `json:"over_threshold"`
-					Owner    string      `json:"retry_owner"`
-					Silence  []string    `json:"silence"`
-					Assumed  []string    `json:"from_assumptions,omitempty"`
-				}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > threshold, Owner: owner, Silence: silence, Assumed: assumed}
-				for _, l := range st {
-					out.Layers = append(out.Layers, layerJSON{l.Name, l.Attempts, l.Timeout.Seconds(), l.Backoff.Label})
-				}
-				return budget.WriteJSON(os.Stdout, out)
+				return budget.WriteLayersJSON(os.Stdout, l)
 			}
-			if len(assumed) > 0 {
-				fmt.Printf("from the assumptions of %s:\n", display.Text(fromAssumptions))
-				for _, n := range assumed {
-					fmt.Printf("  %s\n", n)
-				}
-				fmt.Println()
-			}
-			w := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(w, "LAYER\tATTEMPTS\tTIMEOUT\tBACKOFF\tCALLS SO FAR")
-			running := 1
-			for _, l := range st {
-				running = budget.SatMul(running, l.Attempts)
-				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", l.Name, l.Attempts, l.Timeout, l.Backoff.Label, running)
-			}
-			w.Flush()
-			fmt.Printf("\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
-			fmt.Printf("worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
-			if attempts > threshold {
-				fmt.Printf("\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
-					attempts, threshold, owner, strings.Join(silence, ", "))
-			}
+			budget.PrintLayers(os.Stdout, l)
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -76,11 +77,11 @@ func reportOf(t *testing.T, path string) reportJSON {
 func TestOTLPAndJSONDocumentFiles(t *testing.T) {
 	dir := t.TempDir()
 	perLine := filepath.Join(dir, "collector-file-exporter.json")
-	writeFile(t, perLine, string(otlpJSON(t, 1, 3))+"\n"+string(otlpJSON(t, 2, 4))+"\n")
+	testutil.WriteFile(t, perLine, string(otlpJSON(t, 1, 3))+"\n"+string(otlpJSON(t, 2, 4))+"\n")
 	var pretty bytes.Buffer
 	json.Indent(&pretty, otlpJSON(t, 3, 5), "", "  ")
 	prettyPath := filepath.Join(dir, "export.json")
-	writeFile(t, prettyPath, pretty.String())
+	testutil.WriteFile(t, prettyPath, pretty.String())
 	for path, want := range map[string]int64{perLine: 7, prettyPath: 5} {
 		r := reportOf(t, path)
 		if r.Totals.Attempts != want || len(r.Source.SkippedByReason) != 0 {
@@ -107,8 +108,8 @@ func TestOTLPAndJSONDocumentFiles(t *testing.T) {
 	}
 	arr.WriteString("\n]\n")
 	arrPath, objPath := filepath.Join(dir, "array.json"), filepath.Join(dir, "pretty.json")
-	writeFile(t, arrPath, arr.String())
-	writeFile(t, objPath, objs.String())
+	testutil.WriteFile(t, arrPath, arr.String())
+	testutil.WriteFile(t, objPath, objs.String())
 	for _, path := range []string{arrPath, objPath} {
 		r := reportOf(t, path)
 		if r.Totals.Attempts != 50 || len(r.Source.SkippedByReason) != 0 || r.Source.Lines != 50 {
@@ -140,9 +141,9 @@ func TestDocumentShapesReadLikeLines(t *testing.T) {
 		objs.WriteString(p.String() + "\n")
 	}
 	arr.WriteString("\n]\n")
-	writeFile(t, dir+"/payloads.jsonl", strings.Join(lines, "\n")+"\n")
-	writeFile(t, dir+"/payloads-array.json", arr.String())
-	writeFile(t, dir+"/payloads-pretty.json", objs.String())
+	testutil.WriteFile(t, dir+"/payloads.jsonl", strings.Join(lines, "\n")+"\n")
+	testutil.WriteFile(t, dir+"/payloads-array.json", arr.String())
+	testutil.WriteFile(t, dir+"/payloads-pretty.json", objs.String())
 	base := reportOf(t, dir+"/payloads.jsonl")
 	for _, name := range []string{"payloads-array.json", "payloads-pretty.json"} {
 		got := reportOf(t, dir+"/"+name)

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -16,12 +13,14 @@ import (
 	"github.com/burnrate-dev/burnrate/audit"
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/declared"
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
 	"github.com/burnrate-dev/burnrate/ingest/file"
 	"github.com/burnrate-dev/burnrate/ingest/otlp"
 	"github.com/burnrate-dev/burnrate/report"
+	"github.com/burnrate-dev/burnrate/statedir"
 )
 
 // analysisFlags are shared by every command that correlates logs.
@@ -197,12 +196,12 @@ exists; 2: bad usage or unreadable input.`,
 				}
 				return mergeReports(args, format, replicas)
 			}
-			var declared correlate.DeclaredStack
+			var stack correlate.DeclaredStack
 			if stackFile != "" {
 				// Read before the logs: a bad stack file fails in a moment,
 				// not after a night's log.
 				var err error
-				if declared, err = declaredFromStackFile(stackFile); err != nil {
+				if stack, err = declared.FromStackFile(stackFile); err != nil {
 					return err
 				}
 			}
@@ -223,7 +222,7 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			var base *correlate.Report
 			if baseline != "" {
-				if base, err = readBaseline(baseline); err != nil {
+				if base, err = report.ReadBaseline(baseline); err != nil {
 					return err
 				}
 			}
@@ -232,7 +231,7 @@ exists; 2: bad usage or unreadable input.`,
 				return err
 			}
 			if audited != nil {
-				st.SetDerivedAssumptions(derivedAssumptions(audited))
+				st.SetDerivedAssumptions(declared.Derived(audited))
 			}
 			// Only what is written is built: JSON streams every job
 			// from the state, Markdown shows the costliest few.
@@ -247,13 +246,13 @@ exists; 2: bad usage or unreadable input.`,
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
-			correlate.FlagUpstreamChanges(r, upstreamChanges, cfg.SeverityOf)
+			correlate.FlagUpstreamChanges(r, statedir.UpstreamChanges, cfg.SeverityOf)
 			switch {
 			case stackFile != "":
-				st.CompareDeclared(r, declared, "", nil, cfg.SeverityOf)
+				st.CompareDeclared(r, stack, "", nil, cfg.SeverityOf)
 			case audited != nil:
-				d, rule, others, err := declaredFromAudit(audited, r)
-				if errors.Is(err, errNoAuditStack) {
+				d, rule, others, err := declared.FromAudit(audited, r)
+				if errors.Is(err, declared.ErrNoAuditStack) {
 					fmt.Fprintf(os.Stderr, "burnrate: --audit %s: no retry layer found in %d files read, so no declared stack to compare with the logs: is it the code that wrote them?\n", display.Text(strings.Join(auditRoots, ", ")), audited.Files)
 					break
 				}
@@ -311,42 +310,11 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, d
 	return st, nil
 }
 
-// maxMergeReportBytes bounds one report --merge input: a million jobs
-// are about 400 MB of JSON.
-const maxMergeReportBytes = 1 << 30
-
 // mergeReports is report --merge: replicas' JSON reports in, one out.
 func mergeReports(paths []string, format string, replicas []string) error {
-	if len(paths) < 2 {
-		return fmt.Errorf("report --merge needs two or more replicas' JSON reports (watch --report-out), got %d", len(paths))
-	}
-	in := make([]correlate.MergeInput, 0, len(paths))
-	for _, p := range paths {
-		b, err := readReportFile(p)
-		if err != nil {
-			return err
-		}
-		var r correlate.Report
-		if err := json.Unmarshal(b, &r); err != nil || r.Source.Files == nil {
-			return fmt.Errorf("report --merge %s: not a burnrate report JSON (watch --report-out or report --format json writes one)", p)
-		}
-		in = append(in, correlate.MergeInput{Name: p, Report: &r, Digest: sha256.Sum256(b)})
-	}
-	if len(replicas) > 0 {
-		have := map[string]bool{}
-		for _, m := range in {
-			have[m.Report.Replica] = true
-		}
-		for _, name := range replicas {
-			if !have[name] {
-				return fmt.Errorf("report --merge: no report of replica %q among %s: its shard's calls and spend would be missing from the totals (find its --report-out, or leave it out of --replicas knowingly)", name, strings.Join(paths, ", "))
-			}
-		}
-		for name := range have {
-			if !slices.Contains(replicas, name) {
-				return fmt.Errorf("report --merge: a report is of replica %q, which --replicas does not name", name)
-			}
-		}
+	in, err := report.ReadMergeInputs(paths, replicas)
+	if err != nil {
+		return err
 	}
 	r, err := correlate.MergeReports(in)
 	if err != nil {
@@ -373,43 +341,6 @@ func mergeReports(paths []string, format string, replicas []string) error {
 		return errCritical
 	}
 	return nil
-}
-
-// readReportFile reads one regular file of at most maxMergeReportBytes.
-func readReportFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("report --merge: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("report --merge: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("report --merge %s: not a regular file (give the replicas' report files)", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMergeReportBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("report --merge %s: %w", path, err)
-	}
-	if len(b) > maxMergeReportBytes {
-		return nil, fmt.Errorf("report --merge %s: over %d MiB, more than any report of a million jobs: not a replica's report", path, maxMergeReportBytes>>20)
-	}
-	return b, nil
-}
-
-// readBaseline reads a report JSON written earlier.
-func readBaseline(path string) (*correlate.Report, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--baseline: %w", err)
-	}
-	var r correlate.Report
-	if err := json.Unmarshal(b, &r); err != nil || r.Source.Files == nil {
-		return nil, fmt.Errorf("--baseline %s: not a burnrate report JSON (write one with burnrate report --format json)", path)
-	}
-	return &r, nil
 }
 
 // formatNames lists every format the registry has, for help texts.

@@ -31,6 +31,7 @@ import (
 	"github.com/burnrate-dev/burnrate/metrics"
 	"github.com/burnrate-dev/burnrate/report"
 	"github.com/burnrate-dev/burnrate/scenario"
+	"github.com/burnrate-dev/burnrate/statedir"
 	"github.com/burnrate-dev/burnrate/ui"
 )
 
@@ -51,7 +52,7 @@ type liveFlags struct {
 	// afterRun, when set, judges the run once it has ended (replay: no
 	// events is an error, as for report).
 	afterRun func(last *engine.Frame) error
-	// carry keeps the runs' totals across a restart (see carry.go): set
+	// carry keeps the runs' totals across a restart (see statedir.Carrier): set
 	// by watch when no input would be read again from its start.
 	carry      bool
 	carryEvery time.Duration
@@ -429,18 +430,18 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// The assumptions log: watch compares each run with the one before it
 	// (the last line of assumptions.jsonl, then the runs it saw); a
 	// headless process keeps the file, a line per run.
-	assume := newAssumptionsLog(acts.Journal, title == "watch", l.headless, cfg)
-	var carry *carrier
+	assume := statedir.NewAssumptionsLog(acts.Journal, title == "watch", l.headless, cfg)
+	var carry *statedir.Carrier
 	if l.carry && title == "watch" {
-		carry = openCarrier(acts.Journal, carryFingerprint(acts.Rules.RunID, runSources, acts.RunWindow))
-		defer carry.close()
+		carry = statedir.OpenCarrier(acts.Journal, statedir.CarryFingerprint(acts.Rules.RunID, runSources, acts.RunWindow))
+		defer carry.Close()
 	}
 	eopt := engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
 		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume} // headless, only metrics read job rows
 	if carry != nil {
-		eopt.Carried = carry.load()
-		carry.start()
-		eopt.OnCarry, eopt.CarryEvery, eopt.CarryMaxJobs = carry.offer, l.carryEvery, maxCarryJobs
+		eopt.Carried = carry.Load()
+		carry.Start()
+		eopt.OnCarry, eopt.CarryEvery, eopt.CarryMaxJobs = carry.Offer, l.carryEvery, statedir.MaxCarryJobs
 	}
 	eng := engine.New(eopt, sources...)
 	if l.metricsAddr != "" {
@@ -488,7 +489,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	// The engine has stopped: the last carry, before anything that may
 	// fail or take long (a report on a full disk, the kills' drain).
-	carry.final(eng.Carry(maxCarryJobs))
+	carry.Final(eng.Carry(statedir.MaxCarryJobs))
 	var final *correlate.Report
 	if l.headless {
 		final = eng.Report()

@@ -3,45 +3,20 @@ package doccheck
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// burnrate builds the binary once per test process, as a user would run
-// it: the examples are held to what the command prints, not to a package's
-// API.
-func burnrate(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "burnrate-doccheck")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "burnrate")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+// burnrate is the binary, built once per test process as a user would
+// run it: the examples are held to what the command prints, not to a
+// package's API.
+func burnrate(t *testing.T) string { return testutil.Binary(t) }
 
 // example is one "$ burnrate …" command of a documentation code block and
 // the output the page shows under it.

@@ -1,6 +1,6 @@
 //go:build realdata
 
-package cli
+package e2e
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 func TestCodexFollowsNewSessions(t *testing.T) {
 	bin := burnrate(t)
 	home := t.TempDir()
-	src := "../../shared/realdata/round2/codex/localpush-2026-02-23/"
+	src := "../../../shared/realdata/round2/codex/localpush-2026-02-23/"
 	first, second := "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl", "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
 	copyInto := func(day, name string) {
 		b, err := os.ReadFile(src + name)
@@ -70,7 +70,7 @@ func TestCodexFollowsNewSessions(t *testing.T) {
 // each agent's files: a Codex rollout, claude -p stream output, a Gemini
 // session and its prompt log (once taken for a Claude Code transcript).
 func TestFormatsDetectNamesEveryAgent(t *testing.T) {
-	r := "../../shared/realdata/round2/"
+	r := "../../../shared/realdata/round2/"
 	for path, want := range map[string]string{
 		r + "codex/codemie/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl": "codex",
 		r + "claude-headless/vecsum-2026-01-14-12-47-23-313_req_fix_05_logging.stream.jsonl":       "claude-code",
@@ -98,7 +98,7 @@ func TestLinkedAgentRootsAndGeminiChats(t *testing.T) {
 	data := filepath.Join(home, "data", "2026", "02", "23")
 	os.MkdirAll(data, 0o755)
 	name := "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
-	b, err := os.ReadFile("../../shared/realdata/round2/codex/localpush-2026-02-23/" + name)
+	b, err := os.ReadFile("../../../shared/realdata/round2/codex/localpush-2026-02-23/" + name)
 	if err != nil {
 		t.Fatalf("%v (../shared must sit beside the repository)", err)
 	}
@@ -113,7 +113,7 @@ func TestLinkedAgentRootsAndGeminiChats(t *testing.T) {
 
 	chats := filepath.Join(home, "gemini", "tmp", "9f2c", "chats")
 	os.MkdirAll(chats, 0o755)
-	g, err := os.ReadFile("../../shared/realdata/round2/gemini/session-2025-12-01T21-45-5b959dae.json")
+	g, err := os.ReadFile("../../../shared/realdata/round2/gemini/session-2025-12-01T21-45-5b959dae.json")
 	if err != nil {
 		t.Fatal(err)
 	}

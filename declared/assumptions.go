@@ -1,4 +1,4 @@
-package cli
+package declared
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/layers"
+	"github.com/burnrate-dev/burnrate/report"
 )
 
 // budget layers --from-assumptions REPORT.json: seed 003's number "before
@@ -32,12 +34,12 @@ var durationIn = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(ms|s|m|h)\b`)
 // declaration nor the defaults table gives one (as audit assumes).
 const defaultLayerTimeout = 600 * time.Second
 
-// layersFromAssumptions turns declared (else derived) keys into a stack:
+// LayersFromAssumptions turns declared (else derived) keys into a stack:
 // NAME.maxRetries (retries: attempts = n+1), NAME.maxAttempts or
 // NAME.attempts (attempts), NAME.rerunsOnFailure (reruns: attempts =
 // n+1), and a key naming a watchdog whose value turns it on (abort and
 // regenerate: two attempts). notes say what was read, and what could not be.
-func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []string, error) {
+func LayersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []string, error) {
 	var got []assumedLayer
 	var notes []string
 	// The run-wide keys, declared else derived, in the report's order:
@@ -94,7 +96,7 @@ func layersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []str
 		got = append(got, assumedLayer{layer: l, rank: rank, from: fmt.Sprintf("%s = %s (%s)", display.Text(r.Key), display.Text(r.Value), from[r.Key])})
 	}
 	if len(got) == 0 {
-		return nil, notes, fmt.Errorf("the report's assumptions declare no retry layer (no NAME.maxRetries, NAME.maxAttempts or NAME.rerunsOnFailure): declare them (README: Assumptions), or give --layer")
+		return nil, notes, fmt.Errorf("the report's assumptions declare no retry layer (no NAME.maxRetries, NAME.maxAttempts or NAME.rerunsOnFailure): declare them (docs/assumptions.md), or give --layer")
 	}
 	slices.SortStableFunc(got, func(a, b assumedLayer) int { return a.rank - b.rank })
 	var st budget.Stack
@@ -112,7 +114,7 @@ func defaultFor(name string) (audit.Default, bool) {
 	if d, ok := audit.Lookup(name); ok {
 		return d, true
 	}
-	if p, ok := strings.CutSuffix(name, "-sdk"); ok {
+	if p, ok := layers.ProviderOfSDKLayer(name); ok {
 		for _, d := range audit.Defaults {
 			if strings.HasPrefix(d.ID, p+"-") && d.Kind == audit.KindSDK {
 				return d, true
@@ -141,9 +143,9 @@ func kindRank(name string) int {
 	return slices.Index(audit.Kinds, audit.KindWrapper)
 }
 
-// readAssumptionsReport reads a report's assumptions (report --format json).
-func readAssumptionsReport(path string) ([]correlate.AssumptionReport, error) {
-	b, err := readReportFile(path)
+// ReadAssumptionsReport reads a report's assumptions (report --format json).
+func ReadAssumptionsReport(path string) ([]correlate.AssumptionReport, error) {
+	b, err := report.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--from-assumptions: %w", err)
 	}

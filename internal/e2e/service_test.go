@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestShippedUnitStartsAsAServiceUser: issue 14 — the README's unit failed
@@ -17,7 +19,7 @@ import (
 // only its state directory ($STATE_DIRECTORY), starts, journals there,
 // and on SIGTERM writes its report there and exits 0.
 func TestShippedUnitStartsAsAServiceUser(t *testing.T) {
-	unit, err := os.ReadFile("../deploy/burnrate.service")
+	unit, err := os.ReadFile("../../deploy/burnrate.service")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestShippedUnitStartsAsAServiceUser(t *testing.T) {
 	for _, d := range []string{etc, logs, state} {
 		os.Mkdir(d, 0o755)
 	}
-	writeFile(t, filepath.Join(etc, "burnrate.toml"), "[budget]\njob_ceiling_usd = 0.10\n")
+	testutil.WriteFile(t, filepath.Join(etc, "burnrate.toml"), "[budget]\njob_ceiling_usd = 0.10\n")
 	night(t, filepath.Join(logs, "worker-1.jsonl"), "2026-03-10", 5)
 	bin := filepath.Join(root, "burnrate")
 	data, _ := os.ReadFile(burnrate(t))

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bufio"
@@ -80,34 +80,6 @@ func night(t *testing.T, path, day string, jobs int) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// burnrate builds the binary once, for tests that need a real process
-// (signals, exit codes).
-func burnrate(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "burnrate-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "burnrate")
-		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // TestSIGTERMThenRestartDeliversEveryPendingKillOnce: issue 11 — SIGTERM

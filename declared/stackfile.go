@@ -1,4 +1,4 @@
-package cli
+package declared
 
 import (
 	"bufio"
@@ -25,8 +25,8 @@ const maxStackFileBytes = 1 << 20
 // at most one per kind, seven): past it the file is not a stack.
 const maxStackLayers = 64
 
-// stackFileLayer is one [[layer]] table as written.
-type stackFileLayer struct {
+// StackLayer is one [[layer]] table as written.
+type StackLayer struct {
 	Name     string `toml:"name"`
 	Attempts int    `toml:"attempts"`
 	Timeout  any    `toml:"timeout"` // "120s" or plain seconds
@@ -38,15 +38,15 @@ type stackFileLayer struct {
 
 var layerHeader = regexp.MustCompile(`^\s*\[\[\s*layer\s*\]\]`)
 
-// readStackFile reads and checks a stack file; flag names it in errors
+// ReadStackFile reads and checks a stack file; flag names it in errors
 // ("--file", "--stack").
-func readStackFile(path, flag string) ([]stackFileLayer, error) {
+func ReadStackFile(path, flag string) ([]StackLayer, error) {
 	data, err := config.ReadSmallFile(path, maxStackFileBytes, flag)
 	if err != nil {
 		return nil, fmt.Errorf("%w (a stack file is the [[layer]] tables burnrate audit --format toml writes)", err)
 	}
 	var f struct {
-		Layer []stackFileLayer `toml:"layer"`
+		Layer []StackLayer `toml:"layer"`
 	}
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
@@ -82,7 +82,7 @@ func readStackFile(path, flag string) ([]stackFileLayer, error) {
 
 // budgetLayer is the layer as `budget layers` computes it: a timeout is
 // required, since the wall clock is folded from it.
-func (l stackFileLayer) budgetLayer() (budget.Layer, error) {
+func (l StackLayer) BudgetLayer() (budget.Layer, error) {
 	b := l.Backoff
 	if b == "" {
 		b = "none"
@@ -93,7 +93,7 @@ func (l stackFileLayer) budgetLayer() (budget.Layer, error) {
 // checkForReport validates what report --stack reads: the name and the
 // attempts; a timeout or backoff, not used to count calls, must still be
 // readable when given.
-func (l stackFileLayer) checkForReport() error {
+func (l StackLayer) CheckForReport() error {
 	if l.Name == "" {
 		return fmt.Errorf("a [[layer]] has no name")
 	}
@@ -111,4 +111,22 @@ func (l stackFileLayer) checkForReport() error {
 		}
 	}
 	return nil
+}
+
+// ReadBudgetStack reads a stack file as budget layers, outermost first;
+// flag names it in errors ("--file").
+func ReadBudgetStack(path, flag string) (budget.Stack, error) {
+	layers, err := ReadStackFile(path, flag)
+	if err != nil {
+		return nil, err
+	}
+	var st budget.Stack
+	for _, l := range layers {
+		layer, err := l.BudgetLayer()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+		}
+		st = append(st, layer)
+	}
+	return st, nil
 }

@@ -1,12 +1,10 @@
 //go:build realdata
 
-package cli
+package correlate
 
 import (
 	"os"
 	"testing"
-
-	"github.com/burnrate-dev/burnrate/correlate"
 )
 
 // TestTheRealTableIsPlausible: LiteLLM's own table passes the check that
@@ -16,7 +14,7 @@ func TestTheRealTableIsPlausible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plausiblePrices(b, correlate.EmbeddedPrices()); err != nil {
+	if err := PlausiblePrices(b, EmbeddedPrices()); err != nil {
 		t.Error(err)
 	}
 }

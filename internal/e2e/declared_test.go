@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"encoding/json"
@@ -11,11 +11,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/burnrate-dev/burnrate/audit"
 	"github.com/burnrate-dev/burnrate/correlate"
 )
 
-const seed000Log = "../sample-logs/seed000-incident.jsonl"
+const seed000Log = "../../sample-logs/seed000-incident.jsonl"
 
 // auditStack writes `burnrate audit --format toml code` to a file.
 func auditStack(t *testing.T, code string) string {
@@ -59,7 +58,7 @@ func TestReportStackSeed000(t *testing.T) {
 		code     string
 		declared int
 		above    bool
-	}{{"../audit/testdata/seed000", 63, false}, {"../audit/testdata/seed000-fixed", 4, true}} {
+	}{{"../../audit/testdata/seed000", 63, false}, {"../../audit/testdata/seed000-fixed", 4, true}} {
 		for _, how := range [][]string{{"--stack", auditStack(t, c.code)}, {"--audit", c.code}} {
 			r, err := declaredReport(t, append(how, seed000Log)...)
 			if !errors.Is(err, errCritical) {
@@ -93,14 +92,14 @@ func TestReportStackSeed000(t *testing.T) {
 		}
 	}
 	// After the fix, the fixed code's stack holds: nothing above it, exit 0.
-	r, err := declaredReport(t, "--stack", auditStack(t, "../audit/testdata/seed000-fixed"), "../sample-logs/seed000-after-fix.jsonl")
+	r, err := declaredReport(t, "--stack", auditStack(t, "../../audit/testdata/seed000-fixed"), "../../sample-logs/seed000-after-fix.jsonl")
 	if err != nil || r.DeclaredVsObserved.Above || r.DeclaredVsObserved.Observed.PerOperation.Max != 3 || len(r.Findings) != 0 {
 		t.Errorf("after the fix: %v %+v %+v", err, r.DeclaredVsObserved, r.Findings)
 	}
 }
 
 func TestReportStackMarkdown(t *testing.T) {
-	out, _ := run(t, "report", "--stack", auditStack(t, "../audit/testdata/seed000-fixed"), seed000Log)
+	out, _ := run(t, "report", "--stack", auditStack(t, "../../audit/testdata/seed000-fixed"), seed000Log)
 	for _, want := range []string{"## Declared vs observed", "| 0 | BullMQ (bullmq) | src/enqueue.ts:10 | 4 |",
 		"| all | 22 | 63 / 63 | 63 / 63 | report:sess-4107 (7×3×3) | 22 |", "**Observed above declared**", "### undeclared_retry_layer — critical"} {
 		if !strings.Contains(out, want) {
@@ -168,9 +167,9 @@ func TestReportStackFileHostile(t *testing.T) {
 		{[]string{"--stack", write("wrap.toml", "[[layer]]\nname = \"x\"\nattempts = 99999999999999999999999\n")}, "wrap.toml"},
 		{[]string{"--stack", write("noname.toml", "[[layer]]\nattempts = 2\n")}, "has no name"},
 		{[]string{"--stack", write("to.toml", "[[layer]]\nname = \"x\"\nattempts = 2\ntimeout = \"soon\"\n")}, "invalid duration"},
-		{[]string{"--stack", ok, "--audit", "../audit/testdata/seed000"}, "give one"},
+		{[]string{"--stack", ok, "--audit", "../../audit/testdata/seed000"}, "give one"},
 		{[]string{"--stack", ok, "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
-		{[]string{"--audit", "../audit/testdata/seed000", "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
+		{[]string{"--audit", "../../audit/testdata/seed000", "--merge", "a.json", "b.json"}, "--merge reads replicas' reports"},
 		{[]string{"--audit", filepath.Join(dir, "no-such-tree")}, "--audit"},
 	} {
 		_, err := run(t, append(append([]string{"report"}, c.args...), seed000Log)...)
@@ -201,7 +200,7 @@ func TestReportStackFileHostile(t *testing.T) {
 // nothing (a wrong PATH must not read as a hidden layer): no section, no
 // finding, a note on stderr.
 func TestReportAuditWithoutLayers(t *testing.T) {
-	r, err := declaredReport(t, "--audit", "../audit/testdata/none", "../sample-logs/seed000-after-fix.jsonl")
+	r, err := declaredReport(t, "--audit", "../../audit/testdata/none", "../../sample-logs/seed000-after-fix.jsonl")
 	if err != nil || r.DeclaredVsObserved != nil || finding(r, "undeclared_retry_layer") != nil {
 		t.Errorf("%v %+v", err, r.DeclaredVsObserved)
 	}
@@ -216,7 +215,7 @@ func TestReportStackExitCodes(t *testing.T) {
 	if err := os.WriteFile(stack, []byte("[[layer]]\nname = \"queue\"\nattempts = 4\n\n[[layer]]\nname = \"sdk\"\nattempts = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := filepath.Abs("../sample-logs/seed000-after-fix.jsonl")
+	after, _ := filepath.Abs("../../sample-logs/seed000-after-fix.jsonl")
 	for _, c := range []struct {
 		args   []string
 		code   int
@@ -259,49 +258,5 @@ func TestReportStackExitCodes(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "undeclared_retry_layer — critical") {
 		t.Errorf("incident against a 4-attempt stack: %v\n%.400s", err, out)
-	}
-}
-
-// TestDeclaredFromAuditRule: of several likely paths, the one compared is
-// the largest bounded one among those calling the logs' provider; a path
-// calling another provider is not it, however large; an unbounded path is
-// named as left out.
-func TestDeclaredFromAuditRule(t *testing.T) {
-	res := &audit.Result{Roots: []string{"."}, Layers: []audit.Layer{
-		{Root: ".", File: "a.py", Line: 1, DefaultID: "openai-python", Library: "OpenAI Python SDK", Attempts: 3},
-		{Root: ".", File: "q.py", Line: 2, DefaultID: "celery", Library: "Celery", Attempts: 100},
-		{Root: ".", File: "b.ts", Line: 3, DefaultID: "anthropic-ts", Library: "Anthropic TypeScript SDK", Attempts: 3},
-		{Root: ".", File: "w.ts", Line: 4, DefaultID: "p-retry", Library: "p-retry", Attempts: 3},
-		{Root: ".", File: "c.go", Line: 5, DefaultID: "anthropic-go", Library: "Anthropic Go SDK", Attempts: 3},
-		{Root: ".", File: "r.go", Line: 6, DefaultID: "cenkalti-backoff", Library: "cenkalti/backoff", Unbounded: true},
-	}, Stacks: []audit.Stack{
-		{Group: "python", Layers: []int{1, 0}, Attempts: 300},
-		{Group: "javascript", Layers: []int{3, 2}, Attempts: 9},
-		{Group: "go", Layers: []int{5, 4}, Unbounded: true},
-	}}
-	r := &correlate.Report{Models: []correlate.ModelReport{{Model: "claude-sonnet-4-6"}}}
-	d, rule, others, err := declaredFromAudit(res, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := d.Product(); n != 9 || d.Layers[1].Source != "b.ts:3" || !strings.Contains(d.From, "javascript path") {
-		t.Fatalf("chose %+v", d)
-	}
-	for _, want := range []string{"the javascript path", "2 of 3 likely call paths that call anthropic", "left out, unbounded: go (cenkalti/backoff at r.go:6: unbounded"} {
-		if !strings.Contains(rule, want) {
-			t.Errorf("rule %q lacks %q", rule, want)
-		}
-	}
-	if len(others) != 2 || !strings.Contains(others[0], "100 × 3 = 300 (calls no provider of these logs)") {
-		t.Errorf("others %q", others)
-	}
-	// A log that names no provider the code calls: every path is a
-	// candidate, and the largest bounded one is compared.
-	r.Models = []correlate.ModelReport{{Model: "mistral-large"}}
-	if d, _, _, _ = declaredFromAudit(res, r); !strings.Contains(d.From, "python path") {
-		t.Errorf("no provider in common: %s", d.From)
-	}
-	if _, _, _, err := declaredFromAudit(&audit.Result{}, r); !errors.Is(err, errNoAuditStack) {
-		t.Errorf("no stack: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/alerts"
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // claudeProjects writes a projects directory of Claude Code transcripts in
@@ -41,7 +42,7 @@ func claudeProjects(t *testing.T, dir string, costs map[string]float64) []string
 				b.WriteByte('\n')
 			}
 		}
-		writeFile(t, filepath.Join(proj, id+".jsonl"), b.String())
+		testutil.WriteFile(t, filepath.Join(proj, id+".jsonl"), b.String())
 		if usd > 5 {
 			over = append(over, id)
 		}
@@ -62,7 +63,7 @@ func TestReplayKillsClaudeSessionsOverTheirCeiling(t *testing.T) {
 	})
 	killed := filepath.Join(t.TempDir(), "killed")
 	hook := filepath.Join(t.TempDir(), "kill.sh")
-	writeFile(t, hook, "#!/bin/sh\necho \"$1\" >> "+killed+"\n")
+	testutil.WriteFile(t, hook, "#!/bin/sh\necho \"$1\" >> "+killed+"\n")
 	os.Chmod(hook, 0o755)
 	if _, err := run(t, "replay", "--headless", "--speed", "max", "--job-ceiling", "5", "--kill-exec", hook+" {job_id}",
 		"--journal", filepath.Join(t.TempDir(), "j.jsonl"), dir); err != nil {
@@ -95,7 +96,7 @@ func TestClaudeKillSessionScript(t *testing.T) {
 	}
 	victim, bystander := fake(target), fake(other)
 	time.Sleep(100 * time.Millisecond)
-	out, err := exec.Command("../contrib/claude-kill-session", target).CombinedOutput()
+	out, err := exec.Command("../../contrib/claude-kill-session", target).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -110,7 +111,7 @@ func TestClaudeKillSessionScript(t *testing.T) {
 		t.Errorf("another session's process was stopped: %v", err)
 	}
 	for _, bad := range []string{"--all", "-9", "../x", "a;b", ""} {
-		if err := exec.Command("../contrib/claude-kill-session", bad).Run(); err == nil {
+		if err := exec.Command("../../contrib/claude-kill-session", bad).Run(); err == nil {
 			t.Errorf("the recipe accepted %q", bad)
 		}
 	}
@@ -221,10 +222,10 @@ func TestKillRecipeKillsOnlyTheSession(t *testing.T) {
 	}
 	id := "0b6f1c52-7c1e-4c55-9a53-2f9e6f2d1a01"
 	other := id[:len(id)-1] + "2" // shares every character but the last
-	recipe, _ := filepath.Abs("../contrib/claude-kill-session")
+	recipe, _ := filepath.Abs("../../contrib/claude-kill-session")
 	dir := t.TempDir()
 	harness := filepath.Join(dir, "harness.sh")
-	writeFile(t, harness, killRecipeHarness)
+	testutil.WriteFile(t, harness, killRecipeHarness)
 	out, err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "bash", harness, id, other, recipe, dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

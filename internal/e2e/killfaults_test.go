@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestSecondProcessOnAJournalIsRefused: issue 21 — the default journal is
@@ -167,7 +169,7 @@ func TestAConfigNobodyNamedRunsNothing(t *testing.T) {
 	bin := burnrate(t)
 	dir := t.TempDir()
 	pwned := filepath.Join(dir, "pwned")
-	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
+	testutil.WriteFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
 	cmd := exec.Command(bin, "demo", "--headless", "--speed", "max")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -181,20 +183,20 @@ func TestAConfigNobodyNamedRunsNothing(t *testing.T) {
 	// (readonly, kill_on = [], [map] job_id) is refused the same way for
 	// the commands that can kill; report, which kills nothing, reads a
 	// harmless one, and refuses one that sets a command.
-	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nreadonly = true\nkill_on = []\n[map]\njob_id = \"model\"\n")
+	testutil.WriteFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nreadonly = true\nkill_on = []\n[map]\njob_id = \"model\"\n")
 	cmd = exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j2.jsonl"), "../../sample-logs/healthy-night.jsonl")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "read a config only when it is named") {
 		t.Errorf("an implicit config that turns kills off: %v\n%s", err, out)
 	}
-	writeFile(t, filepath.Join(dir, "burnrate.toml"), "max_calls_per_job = 7\n")
-	abs, _ := filepath.Abs("../sample-logs/healthy-night.jsonl")
+	testutil.WriteFile(t, filepath.Join(dir, "burnrate.toml"), "max_calls_per_job = 7\n")
+	abs, _ := filepath.Abs("../../sample-logs/healthy-night.jsonl")
 	cmd = exec.Command(bin, "report", abs)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("report with a harmless implicit config: %v\n%s", err, out)
 	}
-	writeFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
+	testutil.WriteFile(t, filepath.Join(dir, "burnrate.toml"), "[actions]\nkill_exec = \"touch "+pwned+"\"\n")
 	// Named, it is the operator's choice: it loads, and says which file.
 	cmd = exec.Command(bin, "demo", "--headless", "--speed", "max", "--config", "burnrate.toml", "--run-id", "named-config-test", "--journal", filepath.Join(dir, "journal.jsonl"))
 	cmd.Dir = dir
@@ -295,7 +297,7 @@ func TestSIGHUPDrainsLikeSIGTERM(t *testing.T) {
 // without it; two sources at once are refused at start.
 func TestOTLPTokenFromAFileOrTheEnvironment(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
-	writeFile(t, tokenFile, "s3cret-from-file\n")
+	testutil.WriteFile(t, tokenFile, "s3cret-from-file\n")
 	os.Chmod(tokenFile, 0o600)
 	_, httpAddr, _ := startReceiver(t, "--otlp-token-file", tokenFile)
 	post := func(auth string) int {
@@ -317,13 +319,6 @@ func TestOTLPTokenFromAFileOrTheEnvironment(t *testing.T) {
 	if got := post("Bearer s3cret-from-file"); got != http.StatusOK {
 		t.Errorf("the file's token: HTTP %d, want 200", got)
 	}
-	t.Setenv(envOTLPToken, "from-env")
-	if _, err := otlpToken("", tokenFile); err == nil || !strings.Contains(err.Error(), "more than once") {
-		t.Errorf("env and file together: %v", err)
-	}
-	if tok, err := otlpToken("", ""); err != nil || tok != "from-env" {
-		t.Errorf("from the environment: %q %v", tok, err)
-	}
 }
 
 // TestFilesItShouldNotTouch: issue 29 — --journal pointed at an existing
@@ -337,19 +332,19 @@ func TestFilesItShouldNotTouch(t *testing.T) {
 	night(t, logPath, "2026-03-10", 3)
 	rc := newReceiver(t, false)
 	appLog := filepath.Join(dir, "app.log")
-	writeFile(t, appLog, strings.Repeat("2026-03-10 01:00:00 INFO request served in 3 ms\n", 17<<20/48))
+	testutil.WriteFile(t, appLog, strings.Repeat("2026-03-10 01:00:00 INFO request served in 3 ms\n", 17<<20/48))
 	before, _ := os.Stat(appLog)
 	victim := filepath.Join(dir, "victim")
-	writeFile(t, victim, "precious\n")
+	testutil.WriteFile(t, victim, "precious\n")
 	os.Symlink(victim, filepath.Join(dir, "journal-link.jsonl"))
 	os.Symlink(victim, filepath.Join(dir, "report-link.json"))
 	// Red team: Go's slog JSON lines begin like a journal record, and a
 	// blank first line passed the first-line check: both were compacted
 	// to 0 bytes.
 	slogLog := filepath.Join(dir, "slog.jsonl")
-	writeFile(t, slogLog, strings.Repeat(`{"time":"2026-03-10T01:00:00Z","level":"INFO","msg":"request served","ms":3}`+"\n", 17<<20/76))
+	testutil.WriteFile(t, slogLog, strings.Repeat(`{"time":"2026-03-10T01:00:00Z","level":"INFO","msg":"request served","ms":3}`+"\n", 17<<20/76))
 	blankFirst := filepath.Join(dir, "notes.txt")
-	writeFile(t, blankFirst, "\n"+strings.Repeat("a note that is not a record\n", 1000))
+	testutil.WriteFile(t, blankFirst, "\n"+strings.Repeat("a note that is not a record\n", 1000))
 	sizes := map[string]int64{}
 	for _, p := range []string{slogLog, blankFirst} {
 		st, _ := os.Stat(p)
@@ -403,15 +398,15 @@ func TestFilesItShouldNotTouch(t *testing.T) {
 func TestLimitsParsedStrictly(t *testing.T) {
 	for _, flag := range []string{"--ceiling", "--job-ceiling", "--burn-rate", "--projected-ceiling"} {
 		for _, v := range []string{"nan", "inf", "-inf", "-5", "1e300", "1e-13"} {
-			out, err := run(t, "replay", "--headless", "--speed", "max", flag, v, "../sample-logs/healthy-night.jsonl")
+			out, err := run(t, "replay", "--headless", "--speed", "max", flag, v, "../../sample-logs/healthy-night.jsonl")
 			if err == nil || !strings.Contains(err.Error(), flag) {
 				t.Errorf("%s %s: %v %s", flag, v, err, out)
 			}
 		}
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "b.toml"), "[budget]\nceiling_usd = nan\n")
-	if _, err := run(t, "replay", "--headless", "--speed", "max", "--config", filepath.Join(dir, "b.toml"), "../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "ceiling_usd") {
+	testutil.WriteFile(t, filepath.Join(dir, "b.toml"), "[budget]\nceiling_usd = nan\n")
+	if _, err := run(t, "replay", "--headless", "--speed", "max", "--config", filepath.Join(dir, "b.toml"), "../../sample-logs/healthy-night.jsonl"); err == nil || !strings.Contains(err.Error(), "ceiling_usd") {
 		t.Errorf("ceiling_usd = nan in the config: %v", err)
 	}
 }

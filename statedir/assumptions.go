@@ -1,4 +1,4 @@
-package cli
+package statedir
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ const AssumptionsLogName = "assumptions.jsonl"
 // run: more than any one line (1,280 bounded keys).
 const maxAssumptionsTail = 4 << 20
 
-// assumptionsLine is one run's record.
-type assumptionsLine struct {
+// AssumptionsLine is one run's record.
+type AssumptionsLine struct {
 	WrittenAt   string                       `json:"written_at"`
 	RunID       string                       `json:"run_id,omitempty"`
 	FirstTS     string                       `json:"first_ts"`
@@ -43,10 +43,10 @@ func assumptionsLogPath(journal string) string {
 	return filepath.Join(filepath.Dir(journal), AssumptionsLogName)
 }
 
-// lastAssumptions reads the last run's assumptions from the log; none
+// LastAssumptions reads the last run's assumptions from the log; none
 // (and no error) when there is no log yet. A torn last line (a crash
 // mid-write) is passed over for the whole line before it.
-func lastAssumptions(path string) ([]correlate.AssumptionReport, error) {
+func LastAssumptions(path string) ([]correlate.AssumptionReport, error) {
 	runs, err := recentAssumptions(path)
 	if len(runs) == 0 {
 		return nil, err
@@ -57,7 +57,7 @@ func lastAssumptions(path string) ([]correlate.AssumptionReport, error) {
 // recentAssumptions reads the whole lines of the log's tail, oldest first:
 // a run written again after a restart is compared with the run before it,
 // not with its own earlier line.
-func recentAssumptions(path string) ([]assumptionsLine, error) {
+func recentAssumptions(path string) ([]AssumptionsLine, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -79,12 +79,12 @@ func recentAssumptions(path string) ([]assumptionsLine, error) {
 		return nil, fmt.Errorf("assumptions log %s: %w", path, err)
 	}
 	lines := bytes.Split(b, []byte("\n"))
-	var out []assumptionsLine
+	var out []AssumptionsLine
 	for i := len(lines) - 1; i >= 0 && len(out) < maxRecentRuns; i-- {
 		if i == 0 && off > 0 {
 			break // cut by the tail window: not a whole line
 		}
-		var l assumptionsLine
+		var l AssumptionsLine
 		if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &l) == nil && l.Assumptions != nil {
 			out = append(out, l)
 		}
@@ -96,9 +96,9 @@ func recentAssumptions(path string) ([]assumptionsLine, error) {
 // maxRecentRuns is how many of the log's last runs are kept in memory.
 const maxRecentRuns = 8
 
-// appendAssumptions writes r's assumptions as one line, in one write.
-func appendAssumptions(path string, r *correlate.Report, now time.Time) error {
-	line, err := json.Marshal(assumptionsLine{WrittenAt: now.UTC().Format(time.RFC3339), RunID: r.RunID,
+// AppendAssumptions writes r's assumptions as one line, in one write.
+func AppendAssumptions(path string, r *correlate.Report, now time.Time) error {
+	line, err := json.Marshal(AssumptionsLine{WrittenAt: now.UTC().Format(time.RFC3339), RunID: r.RunID,
 		FirstTS: r.Source.FirstTS, LastTS: r.Source.LastTS, Assumptions: r.Assumptions})
 	if err != nil {
 		return err
@@ -130,24 +130,24 @@ func appendAssumptions(path string, r *correlate.Report, now time.Time) error {
 	return f.Close()
 }
 
-// assumptionsLog is the engine's assumptions log (engine.AssumptionsLog):
+// AssumptionsLog is the engine's assumptions log (engine.AssumptionsLog):
 // the baseline is the last line of assumptions.jsonl at start, then each
 // run this process recorded; a headless process appends a line per run
 // as the next run supersedes it, and one for the run it stops in.
-type assumptionsLog struct {
+type AssumptionsLog struct {
 	path  string
 	write bool // only watch --headless (and replay --headless) keep the file
 	cfg   correlate.Config
 	mu    sync.Mutex
 	// recent are the last runs recorded, oldest first: the file's tail,
 	// then this process's.
-	recent []assumptionsLine
+	recent []AssumptionsLine
 }
 
-// newAssumptionsLog reads the baseline beside the journal when read is
+// NewAssumptionsLog reads the baseline beside the journal when read is
 // set; a log it cannot read is said on stderr, never the end of the run.
-func newAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *assumptionsLog {
-	l := &assumptionsLog{path: assumptionsLogPath(journal), write: write, cfg: cfg}
+func NewAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *AssumptionsLog {
+	l := &AssumptionsLog{path: assumptionsLogPath(journal), write: write, cfg: cfg}
 	if read || write {
 		recent, err := recentAssumptions(l.path)
 		if err != nil {
@@ -161,7 +161,7 @@ func newAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *
 // Baseline is the last run recorded other than runID: a run resumed after
 // a restart (its spend carried) is compared with the night before it,
 // and its line written again at its end supersedes the one of its stop.
-func (l *assumptionsLog) Baseline(runID string) []correlate.AssumptionReport {
+func (l *AssumptionsLog) Baseline(runID string) []correlate.AssumptionReport {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := len(l.recent) - 1; i >= 0; i-- {
@@ -172,21 +172,21 @@ func (l *assumptionsLog) Baseline(runID string) []correlate.AssumptionReport {
 	return nil
 }
 
-func (l *assumptionsLog) Upstream(id, from, to string) []string { return upstreamChanges(id, from, to) }
+func (l *AssumptionsLog) Upstream(id, from, to string) []string { return UpstreamChanges(id, from, to) }
 
 // Compare adds to a run's report what changed since its baseline
 // (assumption_changed, default_changed_upstream).
-func (l *assumptionsLog) Compare(r *correlate.Report, baseline []correlate.AssumptionReport) {
+func (l *AssumptionsLog) Compare(r *correlate.Report, baseline []correlate.AssumptionReport) {
 	if baseline != nil {
 		correlate.CompareAssumptions(r, baseline, l.cfg.SeverityOf)
 	}
-	correlate.FlagUpstreamChanges(r, upstreamChanges, l.cfg.SeverityOf)
+	correlate.FlagUpstreamChanges(r, UpstreamChanges, l.cfg.SeverityOf)
 }
 
 // Record compares a finished run's report with its baseline, appends its
 // line when this process keeps the file, says the changes on stderr, and
 // makes it the baseline of the next run.
-func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.AssumptionReport) {
+func (l *AssumptionsLog) Record(r *correlate.Report, baseline []correlate.AssumptionReport) {
 	l.Compare(r, baseline)
 	if r.Source.Events == 0 {
 		return // nothing was read: no run to record
@@ -194,7 +194,7 @@ func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.Assump
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.write {
-		if err := appendAssumptions(l.path, r, time.Now()); err != nil {
+		if err := AppendAssumptions(l.path, r, time.Now()); err != nil {
 			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(err.Error()))
 		}
 		for _, f := range r.Findings {
@@ -203,7 +203,7 @@ func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.Assump
 			}
 		}
 	}
-	rec := assumptionsLine{RunID: r.RunID, Assumptions: r.Assumptions}
+	rec := AssumptionsLine{RunID: r.RunID, Assumptions: r.Assumptions}
 	if rec.Assumptions == nil {
 		rec.Assumptions = []correlate.AssumptionReport{} // a run was recorded: the baseline is it, with nothing in it
 	}
@@ -213,8 +213,8 @@ func (l *assumptionsLog) Record(r *correlate.Report, baseline []correlate.Assump
 	}
 }
 
-// upstreamChanges is audit.ChangesAcross in the words of a finding.
-func upstreamChanges(id, from, to string) []string {
+// UpstreamChanges is audit.ChangesAcross in the words of a finding.
+func UpstreamChanges(id, from, to string) []string {
 	var out []string
 	for _, c := range audit.ChangesAcross(id, from, to) {
 		out = append(out, fmt.Sprintf("after %s, %s (before: %s; %s)", c.LastBefore, c.After, c.Before, c.Source))

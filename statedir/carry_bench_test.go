@@ -1,4 +1,4 @@
-package cli
+package statedir
 
 import (
 	"bytes"
@@ -25,22 +25,22 @@ func carryOf100k() []engine.CarriedRun {
 func BenchmarkCarryEncode100kJobs(b *testing.B) {
 	runs := carryOf100k()
 	var buf bytes.Buffer
-	encodeCarry(&buf, "fp", runs, time.Unix(0, 0))
+	EncodeCarry(&buf, "fp", runs, time.Unix(0, 0))
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		encodeCarry(io.Discard, "fp", runs, time.Unix(0, 0))
+		EncodeCarry(io.Discard, "fp", runs, time.Unix(0, 0))
 	}
 }
 
 // BenchmarkCarryDecode100kJobs: reading that carry back at start.
 func BenchmarkCarryDecode100kJobs(b *testing.B) {
 	var buf bytes.Buffer
-	encodeCarry(&buf, "fp", carryOf100k(), time.Unix(0, 0))
+	EncodeCarry(&buf, "fp", carryOf100k(), time.Unix(0, 0))
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := decodeCarry(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, _, err := DecodeCarry(bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"os"
@@ -25,12 +25,7 @@ func TestNewUserCommandLine(t *testing.T) {
 	}
 	// Help shows one default per flag, and no placeholder taken from prose.
 	for _, sub := range []string{"report", "watch", "replay", "budget"} {
-		cmd := newRootCmd()
-		var b strings.Builder
-		cmd.SetOut(&b)
-		cmd.SetArgs([]string{sub, "--help"})
-		cmd.Execute()
-		help := b.String()
+		help, _ := run(t, sub, "--help")
 		if strings.Count(help, "(default 10)") > 1 || strings.Contains(help, "(default -1)") || strings.Contains(help, "--baseline report") {
 			t.Errorf("%s --help:\n%s", sub, help)
 		}
@@ -38,7 +33,7 @@ func TestNewUserCommandLine(t *testing.T) {
 			t.Errorf("%s --help talks about our seeds", sub)
 		}
 	}
-	if _, err := os.Stat("../LICENSE"); err != nil {
+	if _, err := os.Stat("../../LICENSE"); err != nil {
 		t.Error("no LICENSE at the root")
 	}
 }
@@ -54,7 +49,7 @@ func TestVersion(t *testing.T) {
 		return // not a git checkout: there is no revision to embed
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", dir+"/burnrate", "..")
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", dir+"/burnrate", "../..")
 	build.Env = append(os.Environ(), "GOFLAGS=")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -buildvcs=true: %v\n%s", err, b)
@@ -69,8 +64,8 @@ func TestVersion(t *testing.T) {
 // 0.1 fired nothing because [job_types.report] job_ceiling_usd = 0.50 won.
 func TestFlagBeatsPerTypeConfig(t *testing.T) {
 	journal := t.TempDir() + "/j.jsonl"
-	out, err := run(t, "replay", "--headless", "--speed", "max", "--config", "../burnrate.example.toml", "--job-ceiling", "0.1",
-		"--journal", journal, "../sample-logs/seed000-incident.jsonl")
+	out, err := run(t, "replay", "--headless", "--speed", "max", "--config", "../../burnrate.example.toml", "--job-ceiling", "0.1",
+		"--journal", journal, "../../sample-logs/seed000-incident.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

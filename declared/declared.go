@@ -1,4 +1,11 @@
-package cli
+// Package declared is where the retry layers people declare meet the
+// calls the logs show: the STACK.toml format (report --stack, budget
+// layers --file), the rule that picks which of an audit's call paths
+// meets the logs (report --audit), the assumptions an audit derives, and
+// a report's assumptions turned into budget layers
+// (budget layers --from-assumptions). It reads files and source trees;
+// the comparison itself is correlate's (correlate.CompareDeclared).
+package declared
 
 import (
 	"errors"
@@ -11,21 +18,22 @@ import (
 	"github.com/burnrate-dev/burnrate/audit"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // report --stack STACK.toml and report --audit PATH: the declared retry
 // layers, set beside the calls of one operation seen in the logs
 // (correlate.CompareDeclared).
 
-// declaredFromStackFile reads report --stack's file.
-func declaredFromStackFile(file string) (correlate.DeclaredStack, error) {
-	layers, err := readStackFile(file, "--stack")
+// FromStackFile reads report --stack's file.
+func FromStackFile(file string) (correlate.DeclaredStack, error) {
+	layers, err := ReadStackFile(file, "--stack")
 	if err != nil {
 		return correlate.DeclaredStack{}, err
 	}
 	d := correlate.DeclaredStack{From: "--stack " + display.Text(file)}
 	for _, l := range layers {
-		if err := l.checkForReport(); err != nil {
+		if err := l.CheckForReport(); err != nil {
 			return d, fmt.Errorf("--stack %s: %w", file, err)
 		}
 		src := l.Source
@@ -46,7 +54,7 @@ type stackCandidate struct {
 	unbounded bool
 }
 
-// declaredFromAudit chooses the audit's stack to compare, and says how.
+// FromAudit chooses the audit's stack to compare, and says how.
 //
 // A log shows no call path, and an audit finds one likely path per
 // language, so the rule is an SRE's worst case: among the paths that call
@@ -56,9 +64,9 @@ type stackCandidate struct {
 // calls — a hidden layer on a smaller path is missed rather than a
 // path's calls taken for another's. An unbounded path explains any count:
 // it is left out of the comparison and named, since it may be the gap.
-func declaredFromAudit(res *audit.Result, r *correlate.Report) (d correlate.DeclaredStack, rule string, others []string, err error) {
+func FromAudit(res *audit.Result, r *correlate.Report) (d correlate.DeclaredStack, rule string, others []string, err error) {
 	if len(res.Stacks) == 0 {
-		return d, "", nil, errNoAuditStack
+		return d, "", nil, ErrNoAuditStack
 	}
 	var cands []stackCandidate
 	for _, st := range res.Stacks {
@@ -138,26 +146,14 @@ func declaredFromAudit(res *audit.Result, r *correlate.Report) (d correlate.Decl
 	return chosen.stack, rule, others, nil
 }
 
-// errNoAuditStack: the audit found no retry layer, so nothing declared
+// ErrNoAuditStack: the audit found no retry layer, so nothing declared
 // can be compared (a wrong PATH must not read as a hidden layer).
-var errNoAuditStack = errors.New("the audit found no retry layer")
+var ErrNoAuditStack = errors.New("the audit found no retry layer")
 
-// providerOfLayer is the API provider an SDK or agent layer calls, by its
-// defaults row; "" for a layer that calls any (a queue, a wrapper, a
-// multi-provider framework).
-func providerOfLayer(id string) string {
-	switch {
-	case strings.HasPrefix(id, "anthropic-"), id == "claude-code":
-		return "anthropic"
-	case strings.HasPrefix(id, "openai-"), id == "llamaindex-openai", id == "codex":
-		return "openai"
-	case id == "google-genai":
-		return "google"
-	case id == "botocore":
-		return "bedrock"
-	}
-	return ""
-}
+// providerOfLayer is the family of providers an SDK or agent layer
+// calls, by its defaults row; "" for a layer that calls any (a queue, a
+// wrapper, a multi-provider framework).
+func providerOfLayer(id string) string { return layers.FamilyOfLayer(id) }
 
 // loggedProviders are the providers of the logs' models: the family a
 // model ID names, and the provider the log gives (Bedrock, Vertex and
@@ -170,25 +166,8 @@ func loggedProviders(r *correlate.Report) []string {
 		}
 	}
 	for _, m := range r.Models {
-		model := strings.ToLower(m.Model)
-		switch {
-		case strings.Contains(model, "claude"):
-			add("anthropic")
-		case strings.HasPrefix(model, "gpt") || strings.HasPrefix(model, "o1") || strings.HasPrefix(model, "o3") || strings.HasPrefix(model, "o4") || strings.Contains(model, "text-embedding"):
-			add("openai")
-		case strings.Contains(model, "gemini"):
-			add("google")
-		}
-		switch p := strings.ToLower(m.Provider); p {
-		case "vertex_ai", "vertex", "gemini", "google":
-			add("google")
-		case "azure", "azure_openai":
-			add("openai")
-		case "bedrock", "aws", "aws_bedrock":
-			add("bedrock")
-		default:
-			add(p)
-		}
+		add(layers.FamilyOfModel(m.Model))
+		add(layers.FamilyOfLogged(m.Provider))
 	}
 	slices.Sort(out)
 	return out

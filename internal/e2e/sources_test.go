@@ -1,18 +1,19 @@
-package cli
+package e2e
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestWatchOnlyGzipExitsNonZero: issue 12 — `watch --headless x.jsonl.gz`
 // printed an empty status line every minute forever and exited 0.
 func TestWatchOnlyGzipExitsNonZero(t *testing.T) {
-	cmd := exec.Command(burnrate(t), "watch", "--headless", "../sample-logs/seed001-poisoned-400.jsonl.gz")
+	cmd := exec.Command(burnrate(t), "watch", "--headless", "../../sample-logs/seed001-poisoned-400.jsonl.gz")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	done := make(chan error, 1)
@@ -45,7 +46,7 @@ func TestHostileTextInTheReport(t *testing.T) {
 		`{"ts":"2026-03-10T01:00:01Z","event":"llm_call","job_id":"job\u202eexe.txt","job_type":"<img src=x onerror=alert(1)>","model":"claude-sonnet-4-6","status":400,"error_type":"invalid_request_error"}`,
 		`{"ts":"2026-03-10T01:00:02Z","event":"llm_call","job_id":"[x](javascript:alert(1))\u200b","job_type":"t|x","model":"claude-sonnet-4-6","status":200,"input_tokens":10}`,
 	}
-	writeFile(t, log, strings.Join(lines, "\n")+"\n")
+	testutil.WriteFile(t, log, strings.Join(lines, "\n")+"\n")
 	md, _ := run(t, "report", log)
 	for _, bad := range []string{"\u202e", "\u200b", "<img", "[x](", "| t|x"} {
 		if strings.Contains(md, bad) {
@@ -61,12 +62,5 @@ func TestHostileTextInTheReport(t *testing.T) {
 	// shows the escape.
 	if !strings.Contains(js, `"job\u202eexe.txt"`) || strings.Contains(js, "\u202e") {
 		t.Errorf("JSON must hold the exact ID as a \\u escape and no raw bidi control:\n%s", js)
-	}
-}
-
-func writeFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

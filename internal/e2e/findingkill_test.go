@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // log with the same journal sends none (the journal has it acknowledged).
 func TestKillOnAssumptionViolatedKillsThatJobOnce(t *testing.T) {
 	bin := burnrate(t)
-	logPath, err := filepath.Abs("../correlate/testdata/assumptions/violated-2026-07-01.log")
+	logPath, err := filepath.Abs("../../correlate/testdata/assumptions/violated-2026-07-01.log")
 	if err != nil {
 		t.Fatal(err)
 	}

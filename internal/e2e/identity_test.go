@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bytes"
@@ -161,7 +161,7 @@ func TestARestartKeepsTheEarlierReport(t *testing.T) {
 	bin := burnrate(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "a.json")
-	for i, log := range []string{"../sample-logs/healthy-night.jsonl", "../sample-logs/seed000-incident.jsonl"} {
+	for i, log := range []string{"../../sample-logs/healthy-night.jsonl", "../../sample-logs/seed000-incident.jsonl"} {
 		cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", out, log)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("run %d: %v\n%s", i, err, b)

@@ -1,4 +1,4 @@
-package cli
+package statedir
 
 import (
 	"bufio"
@@ -28,6 +28,7 @@ import (
 	"github.com/burnrate-dev/burnrate/engine"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/statedir/flock"
 )
 
 // The carry file keeps, beside the journal, what a watch fed by inputs
@@ -48,7 +49,7 @@ const carryVersion = 1
 
 // Bounds on what a carry holds and what is read back.
 const (
-	maxCarryJobs  = 200_000
+	MaxCarryJobs  = 200_000
 	maxCarryRuns  = 64 // engine's maxOpenRuns
 	maxCarryBytes = 64 << 20
 	maxCarryLine  = 256 << 10
@@ -60,20 +61,20 @@ const (
 	maxCarryDecls = 64 * 1024
 )
 
-// carryPath is the carry file of a journal: "journal.jsonl" →
+// CarryPath is the carry file of a journal: "journal.jsonl" →
 // "journal.carry.jsonl" in the same directory, owned by the process that
 // holds that journal's carry lock.
-func carryPath(journal string) string {
+func CarryPath(journal string) string {
 	base := filepath.Base(journal)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	return filepath.Join(filepath.Dir(journal), base+".carry.jsonl")
 }
 
-// carryFingerprint names what decides the name of a run whose logs name
+// CarryFingerprint names what decides the name of a run whose logs name
 // no run_id: --run-id, the inputs and --run-window. A carried run of that
 // kind is resumed only under the same fingerprint: another --run-id is
 // another run, and must not begin with the old one's spend.
-func carryFingerprint(runID string, sources []string, window correlate.RunWindow) string {
+func CarryFingerprint(runID string, sources []string, window correlate.RunWindow) string {
 	srcs := slices.Clone(sources)
 	slices.Sort(srcs)
 	h := sha256.New()
@@ -273,8 +274,8 @@ func fitCarry(runs []engine.CarriedRun) []engine.CarriedRun {
 	return out
 }
 
-// encodeCarry writes a carry file's lines (fitted to maxCarryBytes).
-func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now time.Time) error {
+// EncodeCarry writes a carry file's lines (fitted to maxCarryBytes).
+func EncodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now time.Time) error {
 	runs = fitCarry(runs)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
@@ -331,9 +332,9 @@ func encodeCarry(w io.Writer, fingerprint string, runs []engine.CarriedRun, now 
 	return bw.Flush()
 }
 
-// decodeCarry reads a carry file's lines back; any line out of place,
+// DecodeCarry reads a carry file's lines back; any line out of place,
 // out of bounds or missing is an error naming its line.
-func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err error) {
+func DecodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxCarryLine)
 	line := 0
@@ -367,7 +368,7 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			fingerprint = h.Fingerprint
 			continue
 		}
-		// encodeCarry writes each kind of line with its own first key.
+		// EncodeCarry writes each kind of line with its own first key.
 		switch {
 		case bytes.HasPrefix(b, []byte(`{"job_of_run":`)):
 			var j carryJobLine
@@ -377,8 +378,8 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 			if len(runs) == 0 || j.Job != len(runs)-1 {
 				return "", nil, fail("a job of run %d, after run %d", j.Job, len(runs)-1)
 			}
-			if jobs++; jobs > maxCarryJobs {
-				return "", nil, fail("more than %d jobs", maxCarryJobs)
+			if jobs++; jobs > MaxCarryJobs {
+				return "", nil, fail("more than %d jobs", MaxCarryJobs)
 			}
 			if j.SpendPico < 0 || j.Calls < 0 || j.ToolCalls < 0 || j.Non2xxPico < 0 {
 				return "", nil, fail("a negative amount")
@@ -500,9 +501,9 @@ func decodeCarry(r io.Reader) (fingerprint string, runs []engine.CarriedRun, err
 	return fingerprint, runs, nil
 }
 
-// carrier owns a journal's carry file for one watch: it holds the carry
+// Carrier owns a journal's carry file for one watch: it holds the carry
 // lock, reads the carry at start and writes it while the watch runs.
-type carrier struct {
+type Carrier struct {
 	path, fingerprint string
 	lock              *os.File
 
@@ -512,41 +513,30 @@ type carrier struct {
 	done    chan struct{}
 }
 
-// openCarrier takes the carry lock of journal's carry file. A lock held by
+// OpenCarrier takes the carry lock of journal's carry file. A lock held by
 // another process is said and carries nothing (nil, no error): two
 // processes writing one carry would each overwrite the other's runs.
-func openCarrier(journal, fingerprint string) *carrier {
-	path := carryPath(journal)
+func OpenCarrier(journal, fingerprint string) *Carrier {
+	path := CarryPath(journal)
 	lp := path + ".lock"
-	f, err := os.OpenFile(lp, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
+	f, err := flock.Lock(lp)
+	if held := (*flock.HeldError)(nil); errors.As(err, &held) {
+		fmt.Fprintf(os.Stderr, "burnrate: warning: the carry file %s is held by %s: this process neither reads nor writes it, so its spend is not kept across a restart; give it its own --journal\n",
+			display.Text(path), held.Holder)
+		return nil
+	} else if err != nil {
 		fmt.Fprintf(os.Stderr, "burnrate: warning: the carry lock %s cannot be opened (%s): spend from inputs that cannot be read again is not kept across a restart; fix the directory of --journal\n",
 			display.Text(lp), display.Text(err.Error()))
 		return nil
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder := "another process"
-		if b, rerr := os.ReadFile(lp); rerr == nil {
-			if pid, perr := strconv.Atoi(string(bytes.TrimSpace(b))); perr == nil && pid > 0 {
-				holder = "burnrate PID " + strconv.Itoa(pid)
-			}
-		}
-		f.Close()
-		fmt.Fprintf(os.Stderr, "burnrate: warning: the carry file %s is held by %s: this process neither reads nor writes it, so its spend is not kept across a restart; give it its own --journal\n",
-			display.Text(path), holder)
-		return nil
-	}
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return &carrier{path: path, fingerprint: fingerprint, lock: f}
+	return &Carrier{path: path, fingerprint: fingerprint, lock: f}
 }
 
-// load reads the carry back: the runs to resume. Whatever is wrong with the
+// Load reads the carry back: the runs to resume. Whatever is wrong with the
 // file is said on stderr and ignores it, never ends the watch; a run that
 // the logs did not name and that this configuration would name otherwise
 // (another --run-id, other inputs, another --run-window) is said and left.
-func (c *carrier) load() []engine.CarriedRun {
+func (c *Carrier) Load() []engine.CarriedRun {
 	if c == nil {
 		return nil
 	}
@@ -579,7 +569,7 @@ func (c *carrier) load() []engine.CarriedRun {
 	if fst, err := f.Stat(); err != nil || !fst.Mode().IsRegular() {
 		return ignore("is not a regular file")
 	}
-	fp, runs, err := decodeCarry(io.LimitReader(f, maxCarryBytes))
+	fp, runs, err := DecodeCarry(io.LimitReader(f, maxCarryBytes))
 	if err != nil {
 		// Kept aside for a look, not overwritten by the next carry.
 		aside := c.path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
@@ -609,8 +599,8 @@ func (c *carrier) load() []engine.CarriedRun {
 	return kept
 }
 
-// start runs the periodic writer: offer hands it the latest carry.
-func (c *carrier) start() {
+// Start runs the periodic writer: Offer hands it the latest carry.
+func (c *Carrier) Start() {
 	if c == nil {
 		return
 	}
@@ -624,9 +614,9 @@ func (c *carrier) start() {
 	}()
 }
 
-// offer queues a carry for the writer, replacing one not written yet; it
+// Offer queues a carry for the writer, replacing one not written yet; it
 // never blocks (the engine calls it).
-func (c *carrier) offer(runs []engine.CarriedRun) {
+func (c *Carrier) Offer(runs []engine.CarriedRun) {
 	for {
 		select {
 		case c.pending <- runs:
@@ -640,9 +630,9 @@ func (c *carrier) offer(runs []engine.CarriedRun) {
 	}
 }
 
-// final stops the periodic writer and writes the last carry, so nothing
+// Final stops the periodic writer and writes the last carry, so nothing
 // older can be renamed over it.
-func (c *carrier) final(runs []engine.CarriedRun) {
+func (c *Carrier) Final(runs []engine.CarriedRun) {
 	if c == nil {
 		return
 	}
@@ -654,17 +644,17 @@ func (c *carrier) final(runs []engine.CarriedRun) {
 	c.write(runs)
 }
 
-// close releases the carry lock.
-func (c *carrier) close() {
+// Close releases the carry lock.
+func (c *Carrier) Close() {
 	if c != nil && c.lock != nil {
-		c.lock.Close()
+		flock.Unlock(c.lock)
 		c.lock = nil
 	}
 }
 
 // write replaces the carry file atomically; a failure is said (the first,
 // then every hundredth) and the last good carry stays.
-func (c *carrier) write(runs []engine.CarriedRun) {
+func (c *Carrier) write(runs []engine.CarriedRun) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.writeFile(runs); err != nil {
@@ -675,7 +665,7 @@ func (c *carrier) write(runs []engine.CarriedRun) {
 	}
 }
 
-func (c *carrier) writeFile(runs []engine.CarriedRun) error {
+func (c *Carrier) writeFile(runs []engine.CarriedRun) error {
 	if st, err := os.Lstat(c.path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is %s, not a regular file: remove it", c.path, config.FileKind(st.Mode()))
 	}
@@ -685,7 +675,7 @@ func (c *carrier) writeFile(runs []engine.CarriedRun) error {
 		return err
 	}
 	defer os.Remove(f.Name()) // after the rename, a no-op
-	if err := encodeCarry(f, c.fingerprint, runs, time.Now()); err != nil {
+	if err := EncodeCarry(f, c.fingerprint, runs, time.Now()); err != nil {
 		f.Close()
 		return err
 	}

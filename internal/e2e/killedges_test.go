@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bytes"
@@ -176,7 +176,7 @@ func TestSeveralConfigErrorsPrintOneLineEach(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[budget]\nceiling_usd = inf\nburn_rate_usd_per_min = nan\n[job_types.sum]\nceiling_usd = -inf\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--config", cfg, "../sample-logs/healthy-night.jsonl")
+	cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--config", cfg, "../../sample-logs/healthy-night.jsonl")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()

@@ -1,30 +1,23 @@
-package cli
+package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-
-	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/config"
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
-const assumeFixtures = "../correlate/testdata/assumptions/"
+const assumeFixtures = "../../correlate/testdata/assumptions/"
 
 // TestReportAssumptionViolatedExits1: a run declaring 0 SDK retries
 // whose SDK lines show 2 is critical.
@@ -112,86 +105,6 @@ func TestAssumptionsTOML(t *testing.T) {
 	}
 }
 
-// TestHeadlessAssumptionsLog: each headless run appends a line to
-// assumptions.jsonl beside its journal; the second night, changed,
-// compares with the first without a flag.
-func TestHeadlessAssumptionsLog(t *testing.T) {
-	dir := t.TempDir()
-	cfgPath := dir + "/burnrate.toml"
-	os.WriteFile(cfgPath, []byte("journal = \""+dir+"/journal.jsonl\"\n"), 0o644)
-	night := func(name string) *correlate.Report {
-		t.Helper()
-		var l liveFlags
-		l.configPath, l.maxCallsPerJob = cfgPath, -1
-		l.headless, l.reportOut = true, filepath.Join(dir, name+".json")
-		r, err := loadReplay([]string{assumeFixtures + name}, 0, decode.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		old := os.Stdout
-		devnull, _ := os.Open(os.DevNull)
-		os.Stdout = devnull
-		err = runLive(context.Background(), l, "replay", nil, r)
-		os.Stdout = old
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(l.reportOut)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep correlate.Report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
-		return &rep
-	}
-	first := night("night-2026-06-30.log")
-	for _, f := range first.Findings {
-		if f.Kind == "assumption_changed" {
-			t.Fatalf("the first night has no previous run: %+v", f)
-		}
-	}
-	second := night("night-2026-07-01.log")
-	var changed *correlate.FindingReport
-	for i := range second.Findings {
-		if second.Findings[i].Kind == "assumption_changed" {
-			changed = &second.Findings[i]
-		}
-	}
-	if changed == nil || changed.FirstAt != "2026-07-01T01:00:00Z" {
-		t.Fatalf("second night: %+v", second.Findings)
-	}
-	log, err := os.ReadFile(filepath.Join(dir, "assumptions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := bytes.Count(log, []byte("\n")); n != 2 {
-		t.Fatalf("%d lines in assumptions.jsonl, want one per run:\n%s", n, log)
-	}
-	// A torn last line (a crash mid-write) is passed over: the run
-	// before it is the baseline.
-	os.WriteFile(filepath.Join(dir, "assumptions.jsonl"), append(log, []byte(`{"written_at":"2026-07-02T0`)...), 0o600)
-	prev, err := lastAssumptions(filepath.Join(dir, "assumptions.jsonl"))
-	if err != nil || len(prev) == 0 {
-		t.Fatalf("after a torn line: %v, %v", prev, err)
-	}
-	for _, a := range prev {
-		if a.Key == "anthropic-sdk.maxRetries" && a.Declared != "2" {
-			t.Errorf("baseline after a torn line: %+v", a)
-		}
-	}
-	// A symlink in its place is refused, never followed.
-	os.Remove(filepath.Join(dir, "assumptions.jsonl"))
-	os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "assumptions.jsonl"))
-	if err := appendAssumptions(filepath.Join(dir, "assumptions.jsonl"), second, time.Now()); err == nil {
-		t.Error("appended through a symlink")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
-		t.Error("the symlink's target was created")
-	}
-}
-
 // TestBudgetFromAssumptions: seed 003's line, read into a report, gives
 // the layers it declares, multiplied: scheduler 2 × watchdog 2 × SDK 1.
 func TestBudgetFromAssumptions(t *testing.T) {
@@ -241,7 +154,7 @@ func TestBudgetFromAssumptions(t *testing.T) {
 // TestReadmeAssumptions: docs/assumptions.md opens with seed 003's line,
 // and its TOML example is a file burnrate reads.
 func TestReadmeAssumptions(t *testing.T) {
-	b, err := os.ReadFile("../docs/assumptions.md")
+	b, err := os.ReadFile("../../docs/assumptions.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +222,7 @@ func TestOTLPVersionBumpAcrossADefaultChange(t *testing.T) {
 // TestReportAuditDerived: report --audit fills the derived column from the
 // code's layers, keyed as runs declare them.
 func TestReportAuditDerived(t *testing.T) {
-	out, _ := run(t, "report", "--format", "json", "--audit", "../audit/testdata/pyagent", assumeFixtures+"violated-2026-07-01.log")
+	out, _ := run(t, "report", "--format", "json", "--audit", "../../audit/testdata/pyagent", assumeFixtures+"violated-2026-07-01.log")
 	var r correlate.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -325,30 +238,6 @@ func TestReportAuditDerived(t *testing.T) {
 	t.Fatalf("no anthropic-sdk.maxRetries in %+v", r.Assumptions)
 }
 
-// TestATornAssumptionsLineIsNotGlued: red team of issue 27 — a line cut
-// short (a crash, a full disk) had the next night's line glued onto it, and
-// every later night compared with the old line: a false assumption_changed
-// night after night. The next line starts on a line of its own.
-func TestATornAssumptionsLineIsNotGlued(t *testing.T) {
-	path := filepath.Join(t.TempDir(), AssumptionsLogName)
-	night := func(v string) *correlate.Report {
-		return &correlate.Report{RunID: "n", Assumptions: []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: v}}}
-	}
-	if err := appendAssumptions(path, night("0"), time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	f.WriteString(`{"written_at":"2026-12-02T01:00:00Z","assumptions":[{"key":"anthropic-sdk.max`) // torn
-	f.Close()
-	if err := appendAssumptions(path, night("2"), time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	last, err := lastAssumptions(path)
-	if err != nil || len(last) != 1 || last[0].Declared != "2" {
-		t.Errorf("after a torn line the last whole line reads %+v (%v), want the newest night's", last, err)
-	}
-}
-
 // TestBudgetFromHostileAssumptions: red team of issue 27 — maxRetries of
 // -5, 999999999999 or 1e308 became a note, and the worst case was printed
 // without that layer (understated), exit 0. Refused.
@@ -362,71 +251,6 @@ func TestBudgetFromHostileAssumptions(t *testing.T) {
 			t.Errorf("maxRetries %s: %v", v, err)
 		}
 	}
-}
-
-// TestMetricsAssumptions: /metrics carries the run's assumptions log as an
-// info metric and its open findings by kind, so an alert can be written on
-// a premise the traffic broke; keys from a hostile log stay bounded and
-// the scrape whole.
-func TestMetricsAssumptions(t *testing.T) {
-	_, body := scrapeReplay(t, []string{assumeFixtures + "violated-2026-07-01.log"}, alerts.Config{}, "r1")
-	for _, want := range []string{
-		`burnrate_assumption_info{declared="0",derived="",job_type="",key="anthropic-sdk.maxRetries",observed="2",replica="r1",run_id=`,
-		`burnrate_assumption_findings{kind="assumption_violated",replica="r1",run_id=`,
-		`burnrate_assumption_findings{kind="assumption_changed",replica="r1",run_id=`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("metrics lack %q", want)
-		}
-	}
-	if !regexp.MustCompile(`burnrate_assumption_findings\{kind="assumption_violated",[^}]*\} 2\n`).Match(body) {
-		t.Errorf("assumption_violated is not the report's 2 (two retries past the declared 0):\n%s", grepLines(body, "burnrate_assumption"))
-	}
-	problems, err := promlint.New(bytes.NewReader(body)).Lint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
-
-	// 500 keys sharing a 300-byte prefix: one series per key at most 100,
-	// labels cut at 128 bytes, and the cut ones never a duplicate series
-	// (which fails the whole scrape).
-	dir := t.TempDir()
-	var b strings.Builder
-	prefix := strings.Repeat("k", 300)
-	for i := range 500 {
-		fmt.Fprintf(&b, `[assumptions] {"%s%d.maxRetries":%d, "v\u202e%d":"%s"}`+"\n", prefix, i, i, i, strings.Repeat("x", 1000))
-	}
-	b.WriteString(`{"ts":"2026-07-01T01:00:00Z","event":"llm_call","job_id":"j","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":1}` + "\n")
-	os.WriteFile(dir+"/hostile.log", []byte(b.String()), 0o600)
-	_, body = scrapeReplay(t, []string{dir + "/hostile.log"}, alerts.Config{}, "r1")
-	n := 0
-	for _, line := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(line, "burnrate_assumption_info{") {
-			continue
-		}
-		n++
-		for _, v := range regexp.MustCompile(`="([^"]*)"`).FindAllStringSubmatch(line, -1) {
-			if len(v[1]) > 128 || strings.ContainsRune(v[1], '\u202e') {
-				t.Fatalf("label value not bounded or not escaped: %q", v[1])
-			}
-		}
-	}
-	if n == 0 || n > 100 {
-		t.Errorf("%d assumption series, want 1–100", n)
-	}
-}
-
-func grepLines(b []byte, sub string) string {
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 // TestDaemonKeepsALinePerNight: one watch --headless over three nights
@@ -495,28 +319,5 @@ func TestDaemonKeepsALinePerNight(t *testing.T) {
 		if f.Kind == "assumption_changed" {
 			t.Errorf("night 3 equals night 2, yet: %+v", f)
 		}
-	}
-}
-
-// TestARunWrittenAgainIsComparedWithTheNightBefore: a run stopped and
-// resumed (its spend carried) writes its line again at its end; its
-// baseline is the night before it, not its own earlier line.
-func TestARunWrittenAgainIsComparedWithTheNightBefore(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "assumptions.jsonl")
-	rows := func(v string) []correlate.AssumptionReport {
-		return []correlate.AssumptionReport{{Key: "anthropic-sdk.maxRetries", Declared: v}}
-	}
-	var b bytes.Buffer
-	for _, l := range []assumptionsLine{{RunID: "n1", Assumptions: rows("0")}, {RunID: "n2", Assumptions: rows("2")}} {
-		line, _ := json.Marshal(l)
-		b.Write(append(line, '\n'))
-	}
-	os.WriteFile(path, b.Bytes(), 0o600)
-	l := newAssumptionsLog(filepath.Join(filepath.Dir(path), "journal.jsonl"), true, true, correlate.DefaultConfig())
-	if got := l.Baseline("n2"); len(got) != 1 || got[0].Declared != "0" {
-		t.Errorf("n2 resumed: baseline %+v, want n1's", got)
-	}
-	if got := l.Baseline("n3"); len(got) != 1 || got[0].Declared != "2" {
-		t.Errorf("n3: baseline %+v, want n2's", got)
 	}
 }
