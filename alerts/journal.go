@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/statedir/flock"
 )
 
 // ActionState is where an action is on its way; the journal, headless
@@ -684,13 +685,8 @@ func (j *Journal) compactNow() error {
 	// there is no moment when a process reaching it by another name could
 	// take it; nobody else knows the temporary name, so this cannot fail
 	// for a holder.
-	newLock, err := os.Open(tmp.Name())
+	newLock, err := flock.LockFile(tmp.Name(), tmp)
 	if err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := syscall.Flock(int(newLock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		newLock.Close()
 		tmp.Close()
 		return fmt.Errorf("locking the compacted journal: %w", err)
 	}
