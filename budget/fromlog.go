@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // Measured is what the logs say, set beside what the model predicts.
@@ -102,7 +103,7 @@ func Measure(r *correlate.Report, configured Stack) Measured {
 		m.LatencyS = latSum / latN / 1000
 	}
 	for _, jt := range r.JobTypes {
-		s := JobTypeStack{JobType: jt.JobType, Layers: jt.Layers, CallsPerJobP99: jt.CallsPerJobP99, ObservedWorstCase: product(jt.Layers)}
+		s := JobTypeStack{JobType: jt.JobType, Layers: jt.Layers, CallsPerJobP99: jt.CallsPerJobP99, ObservedWorstCase: layers.Product(jt.Layers)}
 		if configured != nil {
 			s.ConfiguredWorst = configured.WorstCaseAttempts()
 			s.OverConfigured = jt.CallsPerJobP99 > int64(s.ConfiguredWorst)
@@ -119,17 +120,6 @@ func Measure(r *correlate.Report, configured Stack) Measured {
 	m.Dispersion = dispersion(r.Timeline)
 	m.Clustered = m.Dispersion > clusteredDispersion
 	return m
-}
-
-func product(l []int) int {
-	if len(l) == 0 {
-		return 0
-	}
-	p := 1
-	for _, v := range l {
-		p *= v
-	}
-	return p
 }
 
 // dispersion is the index of dispersion of failed model calls per minute

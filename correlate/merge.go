@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/layers"
 )
 
 // MergeInput is one replica's JSON report, as report --merge read it.
@@ -486,7 +488,7 @@ func mergeJobs(in []MergeInput, info *MergeInfo) ([]JobReport, map[string]int) {
 			if last := parseTS(j.LastTS); last >= mj.lastTS {
 				mj.lastTS, mj.LastTS, mj.Outcome, mj.LastStatus = last, j.LastTS, j.Outcome, j.LastStatus
 			}
-			if product(j.Layers) > product(mj.Layers) {
+			if layers.Product(j.Layers) > layers.Product(mj.Layers) {
 				mj.Layers = slices.Clone(j.Layers)
 			}
 			if mj.JobType == "" {
@@ -525,17 +527,6 @@ func satAdd32(a, b int32) int32 {
 		return int32(s)
 	}
 	return math.MaxInt32
-}
-
-func product(layers []int) int {
-	if len(layers) == 0 {
-		return 0
-	}
-	p := 1
-	for _, l := range layers {
-		p *= l
-	}
-	return p
 }
 
 // findingKindIndex maps a finding's name to its kind, the order a job
@@ -618,7 +609,7 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 		case OutcomeDeadLettered.String():
 			a.DeadLettered++
 		}
-		if amp := product(j.Layers); amp > a.amp {
+		if amp := layers.Product(j.Layers); amp > a.amp {
 			a.amp, a.Layers = amp, slices.Clone(j.Layers)
 		}
 	}

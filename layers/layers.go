@@ -9,6 +9,7 @@ package layers
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -133,4 +134,21 @@ func ProviderOfSDKLayer(layer string) (string, bool) { return strings.CutSuffix(
 // them to.
 func CutRetriesKey(key string) (layer string, ok bool) {
 	return strings.CutSuffix(key, "."+MaxRetries)
+}
+
+// Product is the calls one unit of work can make through layers of these
+// attempts, outermost first: their product, saturating at MaxInt (a
+// product that wrapped would read as a small, safe stack); 0 for none.
+func Product(attempts []int) int {
+	if len(attempts) == 0 {
+		return 0
+	}
+	p := 1
+	for _, a := range attempts {
+		if a > 0 && p > math.MaxInt/a {
+			return math.MaxInt
+		}
+		p *= a
+	}
+	return p
 }

@@ -2,6 +2,7 @@ package layers
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -104,5 +105,20 @@ func TestProviderTable(t *testing.T) {
 		if got := FamilyOfLogged(p); got != want {
 			t.Errorf("FamilyOfLogged(%s) = %q, want %q", p, got, want)
 		}
+	}
+}
+
+// TestProductSaturates: a product that wrapped would read as a small,
+// safe stack (budget's and merge's copies multiplied without a bound).
+func TestProductSaturates(t *testing.T) {
+	if p := Product([]int{7, 3, 3}); p != 63 {
+		t.Errorf("7×3×3 = %d", p)
+	}
+	if p := Product(nil); p != 0 {
+		t.Errorf("no layer: %d", p)
+	}
+	big := []int{1000, 1000, 1000, 1000, 1000, 1000, 1000}
+	if p := Product(big); p != math.MaxInt {
+		t.Errorf("1000^7 = %d, want MaxInt", p)
 	}
 }

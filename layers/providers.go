@@ -88,37 +88,44 @@ func SDKRow(provider, lang string) string {
 // by its defaults row; "" for a layer that calls any (a queue, a wrapper,
 // a multi-provider framework).
 func FamilyOfLayer(id string) string {
-	for _, p := range Providers {
-		for _, x := range p.LayerIDs {
-			if id == x {
-				return p.Family
-			}
-		}
-		for _, x := range p.LayerPrefixes {
-			if strings.HasPrefix(id, x) {
-				return p.Family
-			}
-		}
-	}
-	return ""
+	return familyOf(func(p *Provider) bool { return named(id, p.LayerIDs, p.LayerPrefixes, nil) })
 }
 
 // FamilyOfModel is the family a model ID names, or "".
 func FamilyOfModel(model string) string {
 	m := strings.ToLower(model)
-	for _, p := range Providers {
-		for _, w := range p.ModelWords {
-			if strings.Contains(m, w) {
-				return p.Family
-			}
-		}
-		for _, x := range p.ModelPrefixes {
-			if strings.HasPrefix(m, x) {
-				return p.Family
-			}
+	return familyOf(func(p *Provider) bool { return named(m, nil, p.ModelPrefixes, p.ModelWords) })
+}
+
+// familyOf is the family of the first row match takes, or "".
+func familyOf(match func(*Provider) bool) string {
+	for i := range Providers {
+		if match(&Providers[i]) {
+			return Providers[i].Family
 		}
 	}
 	return ""
+}
+
+// named: s is one of exact, begins with one of prefixes or holds one of
+// words.
+func named(s string, exact, prefixes, words []string) bool {
+	for _, x := range exact {
+		if s == x {
+			return true
+		}
+	}
+	for _, x := range prefixes {
+		if strings.HasPrefix(s, x) {
+			return true
+		}
+	}
+	for _, x := range words {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // FamilyOfLogged is the family of a provider name a log gives; the name
