@@ -431,8 +431,11 @@ func TestARunIDChangeStartsFromZero(t *testing.T) {
 		journal := filepath.Join(t.TempDir(), "journal.jsonl")
 		p1 := startCarryStdin(t, journal, "--job-ceiling", "0.2")
 		p1.line("job-r", "n1", 0)
-		p1.settle()
-		p1.stop(syscall.SIGTERM)
+		// The end of stdin stops the first watch once it has read the
+		// line: a SIGTERM after a fixed sleep lost it on a loaded machine
+		// (the line still in the pipe), and with it the carry this test
+		// is about.
+		p1.endInput()
 		p2 := startCarryStdin(t, journal, "--job-ceiling", "0.2")
 		p2.line("job-r", "n2", 1)
 		p2.settle()
@@ -466,6 +469,15 @@ func startCarryStdin(t *testing.T, journal string, extra ...string) *carryProc {
 	p.stdin = in
 	p.start(t)
 	return p
+}
+
+// endInput closes a stdin watch's input and waits for the watch to end:
+// a clean stop after every line written was read.
+func (p *carryProc) endInput() {
+	p.t.Helper()
+	p.stdin.Close()
+	p.cmd.Wait()
+	<-p.done
 }
 
 // line writes a JSON-lines call of $0.18 to a stdin watch.
