@@ -377,7 +377,7 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	}
 	switch {
 	case strings.HasPrefix(k, "sdk:"):
-		return named("-sdk"), "SDK retry lines"
+		return named(layers.SDKSuffix), "SDK retry lines"
 	case strings.HasPrefix(k, "litellm:"):
 		return "litellm-router", "LiteLLM Router lines"
 	case strings.HasPrefix(k, "retry:") && strings.Contains(k, ":claude-code:"):
@@ -392,7 +392,7 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 		return named("-agent"), "agent transcript"
 	}
 	if ev.AttemptBy == ingest.AttemptBySDK {
-		return named("-sdk"), "the SDK's own attempt count (x-stainless-retry-count, http.request.resend_count)"
+		return named(layers.SDKSuffix), "the SDK's own attempt count (x-stainless-retry-count, http.request.resend_count)"
 	}
 	// A record's own attempt field is the layer that logged the line. In
 	// burnrate's JSON contract an llm_call's attempt is the SDK's (the
@@ -404,7 +404,7 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	// time it is read (live) or by its end (the report): recordLayer
 	// marks the layer so (an owner declared after the calls gave a
 	// critical the same declaration first did not).
-	return recordLayer + named("-sdk"), recordEvidence
+	return recordLayer + named(layers.SDKSuffix), recordEvidence
 }
 
 // recordLayer prefixes the layer of a record's own attempt numbers until

@@ -122,12 +122,15 @@ func DeclaresCount(declared map[string]string, layer string) bool {
 	return a || r
 }
 
+// SDKSuffix ends the name of a provider's client SDK layer.
+const SDKSuffix = "-sdk"
+
 // SDKLayer is the layer of a provider's client SDK: "anthropic-sdk".
-func SDKLayer(provider string) string { return provider + "-sdk" }
+func SDKLayer(provider string) string { return provider + SDKSuffix }
 
 // ProviderOfSDKLayer is the provider of "anthropic-sdk"; ok is false for
 // a layer that is no provider's SDK.
-func ProviderOfSDKLayer(layer string) (string, bool) { return strings.CutSuffix(layer, "-sdk") }
+func ProviderOfSDKLayer(layer string) (string, bool) { return strings.CutSuffix(layer, SDKSuffix) }
 
 // CutRetriesKey is the layer of NAME.maxRetries: the key burnrate writes
 // a layer's observed retries under, and the one declaration it holds
