@@ -23,31 +23,8 @@ func stateMachines(rel string, n *yaml.Node, depth int) []Layer {
 				if retry == nil || retry.Kind != yaml.SequenceNode {
 					continue
 				}
-				var worst Layer
-				for j, r := range retry.Content {
-					l := newLayer("step-functions", rel, r.Line, "config", ConfidenceHigh)
-					l.Setting = "MaxAttempts not set (3 retries)"
-					if ma := mapValue(r, "MaxAttempts"); ma != nil {
-						if v, err := strconv.Atoi(ma.Value); err == nil && v >= 0 && v <= 1_000_000 {
-							l.set(v, "MaxAttempts: "+ma.Value)
-						} else {
-							l.setUnknown("MaxAttempts: " + ma.Value)
-						}
-					}
-					all := false
-					if eq := mapValue(r, "ErrorEquals"); eq != nil {
-						for _, e := range eq.Content {
-							all = all || e.Value == "States.ALL" || e.Value == "States.TaskFailed"
-						}
-					}
-					l.Retries4xx = all
-					l.Note = "state " + states.Content[i-1].Value
-					if j == 0 || worse(l, worst) {
-						worst = l
-					}
-				}
 				if len(retry.Content) > 0 {
-					out = append(out, worst)
+					out = append(out, worstRetrier(rel, states.Content[i-1].Value, retry))
 				}
 			}
 		}
@@ -66,4 +43,33 @@ func stepFunctions(f *file) []Layer {
 		out = append(out, stateMachines(f.rel, top, 0)...)
 	}
 	return out
+}
+
+// worstRetrier is the layer of a state's worst retrier (retry holds at
+// least one).
+func worstRetrier(rel, state string, retry *yaml.Node) Layer {
+	var worst Layer
+	for j, r := range retry.Content {
+		l := newLayer("step-functions", rel, r.Line, "config", ConfidenceHigh)
+		l.Setting = "MaxAttempts not set (3 retries)"
+		if ma := mapValue(r, "MaxAttempts"); ma != nil {
+			if v, err := strconv.Atoi(ma.Value); err == nil && v >= 0 && v <= 1_000_000 {
+				l.set(v, "MaxAttempts: "+ma.Value)
+			} else {
+				l.setUnknown("MaxAttempts: " + ma.Value)
+			}
+		}
+		all := false
+		if eq := mapValue(r, "ErrorEquals"); eq != nil {
+			for _, e := range eq.Content {
+				all = all || e.Value == "States.ALL" || e.Value == "States.TaskFailed"
+			}
+		}
+		l.Retries4xx = all
+		l.Note = "state " + state
+		if j == 0 || worse(l, worst) {
+			worst = l
+		}
+	}
+	return worst
 }
