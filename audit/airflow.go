@@ -120,11 +120,7 @@ func airflowEnvLayers(rel string, n *yaml.Node, depth int) []Layer {
 
 // airflowEnv: the variable anywhere in a YAML file's documents.
 func airflowEnv(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		out = append(out, airflowEnvLayers(f.rel, top, 0)...)
-	}
-	return out
+	return perDocument(f, func(rel string, top *yaml.Node) []Layer { return airflowEnvLayers(rel, top, 0) })
 }
 
 var (

@@ -213,3 +213,36 @@ func scanCodexConfig(rel string, raw []byte) ([]Layer, error) {
 }
 
 func layersOnly(ls []Layer, _ error) []Layer { return ls }
+
+// perDocument runs a detector of one YAML document over each document of
+// the file, in order.
+func perDocument(f *file, detect func(rel string, top *yaml.Node) []Layer) []Layer {
+	var out []Layer
+	for _, top := range f.yamlDocs() {
+		out = append(out, detect(f.rel, top)...)
+	}
+	return out
+}
+
+// atMostOne adapts a document detector that finds one layer or none.
+func atMostOne(detect func(rel string, top *yaml.Node) (Layer, bool)) func(string, *yaml.Node) []Layer {
+	return func(rel string, top *yaml.Node) []Layer {
+		if l, ok := detect(rel, top); ok {
+			return []Layer{l}
+		}
+		return nil
+	}
+}
+
+// ofKind restricts a document detector to the documents of one
+// Kubernetes kind.
+func ofKind(kind string, detect func(rel string, top, kind *yaml.Node) (Layer, bool)) func(string, *yaml.Node) []Layer {
+	return func(rel string, top *yaml.Node) []Layer {
+		if k := mapValue(top, "kind"); k != nil && k.Value == kind {
+			if l, ok := detect(rel, top, k); ok {
+				return []Layer{l}
+			}
+		}
+		return nil
+	}
+}

@@ -12,72 +12,50 @@ import (
 // Istio).
 
 // kubernetesJobs: a Job's or CronJob's backoffLimit (6 unset).
-func kubernetesJobs(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		kind := mapValue(top, "kind")
-		if kind == nil {
-			continue
-		}
-		var spec *yaml.Node
-		switch kind.Value {
-		case "Job":
-			spec = mapValue(top, "spec")
-		case "CronJob":
-			spec = mapValue(mapValue(mapValue(top, "spec"), "jobTemplate"), "spec")
-		}
-		if spec == nil {
-			continue
-		}
-		l := newLayer("kubernetes-job", f.rel, kind.Line, "config", ConfidenceHigh)
-		if bl := mapValue(spec, "backoffLimit"); bl != nil {
-			l.Line = bl.Line
-			if n, err := strconv.Atoi(bl.Value); err == nil && n >= 0 && n <= 1_000_000 {
-				l.set(n, "backoffLimit: "+bl.Value)
-			} else {
-				l.setUnknown("backoffLimit: " + bl.Value)
-			}
-		}
-		out = append(out, l)
+func kubernetesJobs(f *file) []Layer { return perDocument(f, atMostOne(jobLayer)) }
+
+func jobLayer(rel string, top *yaml.Node) (Layer, bool) {
+	kind := mapValue(top, "kind")
+	if kind == nil {
+		return Layer{}, false
 	}
-	return out
+	var spec *yaml.Node
+	switch kind.Value {
+	case "Job":
+		spec = mapValue(top, "spec")
+	case "CronJob":
+		spec = mapValue(mapValue(mapValue(top, "spec"), "jobTemplate"), "spec")
+	}
+	if spec == nil {
+		return Layer{}, false
+	}
+	l := newLayer("kubernetes-job", rel, kind.Line, "config", ConfidenceHigh)
+	if bl := mapValue(spec, "backoffLimit"); bl != nil {
+		l.Line = bl.Line
+		if n, err := strconv.Atoi(bl.Value); err == nil && n >= 0 && n <= 1_000_000 {
+			l.set(n, "backoffLimit: "+bl.Value)
+		} else {
+			l.setUnknown("backoffLimit: " + bl.Value)
+		}
+	}
+	return l, true
 }
 
 // ingressNginx: each mapping of ingress-nginx annotations in every
 // document (ingressAnnotations).
 func ingressNginx(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		out = append(out, ingressAnnotations(f.rel, top, 0)...)
-	}
-	return out
+	return perDocument(f, func(rel string, top *yaml.Node) []Layer { return ingressAnnotations(rel, top, 0) })
 }
 
 // ingressNginxDefault: each Ingress of the nginx class without the
 // annotations (nginxIngressDefault).
 func ingressNginxDefault(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		if kind := mapValue(top, "kind"); kind != nil && kind.Value == "Ingress" {
-			if l, ok := nginxIngressDefault(f.rel, top, kind); ok {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
+	return perDocument(f, ofKind("Ingress", nginxIngressDefault))
 }
 
 // istio: each VirtualService's worst route (istioLayer).
 func istio(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		if kind := mapValue(top, "kind"); kind != nil && kind.Value == "VirtualService" {
-			if l, ok := istioLayer(f.rel, top); ok {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
+	return perDocument(f, ofKind("VirtualService", func(rel string, top, _ *yaml.Node) (Layer, bool) { return istioLayer(rel, top) }))
 }
 
 // ingressNextUpstream prefixes the ingress-nginx annotations that make it

@@ -86,17 +86,23 @@ func blankBlockComment(out []byte, i int) int {
 	return i
 }
 
+// blankChar blanks the byte at i of a string, and the next with it when it
+// is a backslash escaping it.
+func blankChar(out []byte, i int) int {
+	if out[i] == '\\' && i+1 < len(out) {
+		space(out, i)
+		i++
+	}
+	space(out, i)
+	return i + 1
+}
+
 // blankTripleQuoted blanks the inside of a Python triple-quoted string.
 func blankTripleQuoted(out []byte, i int, c byte) int {
 	n := len(out)
 	i += 3
 	for i < n && !(out[i] == c && i+2 < n && out[i+1] == c && out[i+2] == c) {
-		if out[i] == '\\' && i+1 < n {
-			space(out, i)
-			i++
-		}
-		space(out, i)
-		i++
+		i = blankChar(out, i)
 	}
 	return i + 3
 }
@@ -110,12 +116,7 @@ func blankQuoted(out []byte, i int, c byte) int {
 		if out[i] == '\n' && c != '`' {
 			break // an unterminated string ends at its line
 		}
-		if out[i] == '\\' && i+1 < n {
-			space(out, i)
-			i++
-		}
-		space(out, i)
-		i++
+		i = blankChar(out, i)
 	}
 	return i + 1
 }

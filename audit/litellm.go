@@ -29,16 +29,14 @@ func litellm(f *file) []Layer {
 func litellmCompletions(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "litellm", "completion", "acompletion", "text_completion", "responses", "aresponses") {
-		for _, o := range pyCalls(code, n) {
-			a, b := args(code, o)
-			if _, ok, _, _ := intKnob(pyNumRetries, code[a:b]); !ok {
-				continue
-			}
-			l := pyCallLayer(f, "litellm", o, pyNumRetries)
-			l.Note = "the first call also passes num_retries to the provider client as max_retries: an OpenAI-backed call can make 2N+1 requests"
-			out = append(out, l)
+	for _, o := range pyCallsOf(f, "litellm", "completion", "acompletion", "text_completion", "responses", "aresponses") {
+		a, b := args(code, o)
+		if _, ok, _, _ := intKnob(pyNumRetries, code[a:b]); !ok {
+			continue
 		}
+		l := pyCallLayer(f, "litellm", o, pyNumRetries)
+		l.Note = "the first call also passes num_retries to the provider client as max_retries: an OpenAI-backed call can make 2N+1 requests"
+		out = append(out, l)
 	}
 	return out
 }
@@ -46,18 +44,16 @@ func litellmCompletions(f *file) []Layer {
 func litellmWithRetries(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "litellm", "completion_with_retries", "acompletion_with_retries") {
-		for _, o := range pyCalls(code, n) {
-			a, b := args(code, o)
-			l := newLayer("litellm", f.rel, f.lines().at(o), "python", ConfidenceMedium)
-			l.Attempts, l.Setting = 3, "completion_with_retries (num_retries not set: stop_after_attempt(3))"
-			if v, ok, num, k := intKnob(pyNumRetries, code[a:b]); ok && num {
-				l.setAttempts(v, snippet(code[a:b], k)+" (stop_after_attempt: attempts)")
-			} else if ok {
-				l.setUnknown(snippet(code[a:b], k))
-			}
-			out = append(out, l)
+	for _, o := range pyCallsOf(f, "litellm", "completion_with_retries", "acompletion_with_retries") {
+		a, b := args(code, o)
+		l := newLayer("litellm", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+		l.Attempts, l.Setting = 3, "completion_with_retries (num_retries not set: stop_after_attempt(3))"
+		if v, ok, num, k := intKnob(pyNumRetries, code[a:b]); ok && num {
+			l.setAttempts(v, snippet(code[a:b], k)+" (stop_after_attempt: attempts)")
+		} else if ok {
+			l.setUnknown(snippet(code[a:b], k))
 		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -87,15 +83,13 @@ func litellmGlobals(f *file) []Layer {
 func litellmRouters(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "litellm", "Router") {
-		for _, o := range pyCalls(code, n) {
-			a, b := args(code, o)
-			l := pyCallLayer(f, "litellm-router", o, pyNumRetries)
-			if pyFallbacks.Match(code[a:b]) {
-				l.Note = "fallbacks: each fallback model group gets another round of these retries"
-			}
-			out = append(out, l)
+	for _, o := range pyCallsOf(f, "litellm", "Router") {
+		a, b := args(code, o)
+		l := pyCallLayer(f, "litellm-router", o, pyNumRetries)
+		if pyFallbacks.Match(code[a:b]) {
+			l.Note = "fallbacks: each fallback model group gets another round of these retries"
 		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -103,15 +97,7 @@ func litellmRouters(f *file) []Layer {
 // litellmProxy: a LiteLLM proxy config.yaml: a top-level model_list and
 // the Router the proxy builds from it, whose num_retries comes from
 // router_settings, else litellm_settings, else 2.
-func litellmProxy(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		if l, ok := litellmProxyLayer(f.rel, top); ok {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func litellmProxy(f *file) []Layer { return perDocument(f, atMostOne(litellmProxyLayer)) }
 
 // litellmProxyLayer is a LiteLLM proxy config.yaml: a top-level model_list
 // and the Router the proxy builds from it, whose num_retries comes from

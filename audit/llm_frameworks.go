@@ -14,20 +14,18 @@ import (
 // both take max_retries, so one constructor is two layers.
 func llamaIndex(f *file) []Layer {
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "llama_index.llms.openai", "OpenAI") {
-		for _, o := range pyCalls(f.blanked(), n) {
-			fw := pyCallLayer(f, "llamaindex-openai", o, pyMaxRetries)
-			fw.Confidence = ConfidenceHigh
-			sdk := newLayer("openai-python", f.rel, fw.Line, "python", ConfidenceMedium)
-			sdk.Attempts = fw.Attempts + 1
-			sdk.Note = "the OpenAI client LlamaIndex builds with the same max_retries"
-			if fw.Configured {
-				sdk.Configured, sdk.Setting = true, fw.Setting
-			} else {
-				sdk.Setting = "max_retries (LlamaIndex's default 3, passed to the client)"
-			}
-			out = append(out, fw, sdk)
+	for _, o := range pyCallsOf(f, "llama_index.llms.openai", "OpenAI") {
+		fw := pyCallLayer(f, "llamaindex-openai", o, pyMaxRetries)
+		fw.Confidence = ConfidenceHigh
+		sdk := newLayer("openai-python", f.rel, fw.Line, "python", ConfidenceMedium)
+		sdk.Attempts = fw.Attempts + 1
+		sdk.Note = "the OpenAI client LlamaIndex builds with the same max_retries"
+		if fw.Configured {
+			sdk.Configured, sdk.Setting = true, fw.Setting
+		} else {
+			sdk.Setting = "max_retries (LlamaIndex's default 3, passed to the client)"
 		}
+		out = append(out, fw, sdk)
 	}
 	return out
 }
@@ -88,58 +86,54 @@ var (
 // layer at the SDK's default. Its own retries re-ask the model on a bad
 // answer or a tool's ModelRetry (1 by default for tools and for output).
 func pydanticAI(f *file) []Layer {
-	agents := pyNames(f.pyImports(), "pydantic_ai", "Agent")
+	agents := pyCallsOf(f, "pydantic_ai", "Agent")
 	return append(pydanticClients(f, agents), pydanticRetries(f, agents)...)
 }
 
-func pydanticClients(f *file, agents []string) []Layer {
+func pydanticClients(f *file, agents []int) []Layer {
 	var out []Layer
-	for _, n := range agents {
-		for _, o := range pyCalls(f.blanked(), n) {
-			a, b := args(f.blanked(), o)
-			provider := pyProvider.FindSubmatch(f.raw[a:b])
-			conf := ConfidenceMedium
-			if provider == nil {
-				provider, conf = pyProvider.FindSubmatch(f.raw), ConfidenceLow // a model string elsewhere in the file
-			}
-			if provider == nil {
-				continue
-			}
-			id := "openai-python"
-			if string(provider[1]) == "anthropic" {
-				id = "anthropic-python"
-			}
-			l := newLayer(id, f.rel, f.lines().at(o), "python", conf)
-			l.Note = "the " + string(provider[1]) + " client Pydantic AI builds, with the SDK's default max_retries"
-			out = append(out, l)
+	for _, o := range agents {
+		a, b := args(f.blanked(), o)
+		provider := pyProvider.FindSubmatch(f.raw[a:b])
+		conf := ConfidenceMedium
+		if provider == nil {
+			provider, conf = pyProvider.FindSubmatch(f.raw), ConfidenceLow // a model string elsewhere in the file
 		}
+		if provider == nil {
+			continue
+		}
+		id := "openai-python"
+		if string(provider[1]) == "anthropic" {
+			id = "anthropic-python"
+		}
+		l := newLayer(id, f.rel, f.lines().at(o), "python", conf)
+		l.Note = "the " + string(provider[1]) + " client Pydantic AI builds, with the SDK's default max_retries"
+		out = append(out, l)
 	}
 	return out
 }
 
-func pydanticRetries(f *file, agents []string) []Layer {
+func pydanticRetries(f *file, agents []int) []Layer {
 	code, raw := f.blanked(), f.raw
 	var out []Layer
-	for _, n := range agents {
-		for _, o := range pyCalls(code, n) {
-			a, b := args(code, o)
-			l := newLayer("pydantic-ai", f.rel, f.lines().at(o), "python", ConfidenceMedium)
-			if dm := pyRetriesDict.FindSubmatchIndex(raw[a:b]); dm != nil && code[a+dm[0]] == 'r' {
-				worst := -1
-				for _, v := range pyRetriesDictVal.FindAllSubmatch(raw[a+dm[2]:a+dm[3]], -1) {
-					if n, err := strconv.Atoi(string(v[1])); err == nil && n <= 1_000_000 {
-						worst = max(worst, n)
-					}
+	for _, o := range agents {
+		a, b := args(code, o)
+		l := newLayer("pydantic-ai", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+		if dm := pyRetriesDict.FindSubmatchIndex(raw[a:b]); dm != nil && code[a+dm[0]] == 'r' {
+			worst := -1
+			for _, v := range pyRetriesDictVal.FindAllSubmatch(raw[a+dm[2]:a+dm[3]], -1) {
+				if n, err := strconv.Atoi(string(v[1])); err == nil && n <= 1_000_000 {
+					worst = max(worst, n)
 				}
-				if worst >= 0 {
-					l.set(worst, strings.Join(strings.Fields(string(raw[a+dm[0]:a+dm[1]])), " "))
-				}
-			} else if !setKnob(&l, pyRetries, code[a:b]) {
-				setKnob(&l, pyOutputRetries, code[a:b])
 			}
-			l.Note = "re-asks the model on output that fails validation or a tool's ModelRetry; HTTP errors are the SDK client's"
-			out = append(out, l)
+			if worst >= 0 {
+				l.set(worst, strings.Join(strings.Fields(string(raw[a+dm[0]:a+dm[1]])), " "))
+			}
+		} else if !setKnob(&l, pyRetries, code[a:b]) {
+			setKnob(&l, pyOutputRetries, code[a:b])
 		}
+		l.Note = "re-asks the model on output that fails validation or a tool's ModelRetry; HTTP errors are the SDK client's"
+		out = append(out, l)
 	}
 	return out
 }
@@ -147,12 +141,10 @@ func pydanticRetries(f *file, agents []string) []Layer {
 // dspy: dspy.LM(num_retries=3) by default, through LiteLLM.
 func dspy(f *file) []Layer {
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "dspy", "LM") {
-		for _, o := range pyCalls(f.blanked(), n) {
-			l := pyCallLayer(f, "dspy", o, pyNumRetries)
-			l.Note = "retried by LiteLLM, whose first call hands the same num_retries to an OpenAI client"
-			out = append(out, l)
-		}
+	for _, o := range pyCallsOf(f, "dspy", "LM") {
+		l := pyCallLayer(f, "dspy", o, pyNumRetries)
+		l.Note = "retried by LiteLLM, whose first call hands the same num_retries to an OpenAI client"
+		out = append(out, l)
 	}
 	return out
 }

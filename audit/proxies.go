@@ -230,12 +230,4 @@ func has4xx(codes *yaml.Node) bool {
 }
 
 // envoy: each document's worst retry_policy (envoyLayer).
-func envoy(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		if l, ok := envoyLayer(f.rel, top); ok {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func envoy(f *file) []Layer { return perDocument(f, atMostOne(envoyLayer)) }

@@ -114,3 +114,13 @@ func cutLast(full string) (string, string, bool) {
 	}
 	return full[:i], full[i+1:], true
 }
+
+// pyCallsOf are the offsets of the opening parentheses of the calls of
+// module's names in the file, name by name.
+func pyCallsOf(f *file, module string, names ...string) []int {
+	var out []int
+	for _, n := range pyNames(f.pyImports(), module, names...) {
+		out = append(out, pyCalls(f.blanked(), n)...)
+	}
+	return out
+}

@@ -74,15 +74,13 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 func backoff(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, n := range pyNames(f.pyImports(), "backoff", "on_exception", "on_predicate") {
-		for _, o := range pyCalls(code, n) {
-			l := pyCallLayer(f, "backoff", o, pyMaxTries)
-			a, b := args(code, o)
-			if !l.Configured && pyMaxTime.Match(code[a:b]) {
-				l.Note = "max_time bounds it in time, not in attempts"
-			}
-			out = append(out, l)
+	for _, o := range pyCallsOf(f, "backoff", "on_exception", "on_predicate") {
+		l := pyCallLayer(f, "backoff", o, pyMaxTries)
+		a, b := args(code, o)
+		if !l.Configured && pyMaxTime.Match(code[a:b]) {
+			l.Note = "max_time bounds it in time, not in attempts"
 		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -21,10 +21,8 @@ var pySDKClasses = []struct {
 func pySDKClients(f *file) []Layer {
 	var out []Layer
 	for _, c := range pySDKClasses {
-		for _, n := range pyNames(f.pyImports(), c.module, c.names...) {
-			for _, o := range pyCalls(f.blanked(), n) {
-				out = append(out, pyCallLayer(f, c.id, o, pyMaxRetries))
-			}
+		for _, o := range pyCallsOf(f, c.module, c.names...) {
+			out = append(out, pyCallLayer(f, c.id, o, pyMaxRetries))
 		}
 	}
 	return out

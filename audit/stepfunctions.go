@@ -38,11 +38,7 @@ func stateMachines(rel string, n *yaml.Node, depth int) []Layer {
 // stepFunctions: the state machines of every document of a YAML or JSON
 // file.
 func stepFunctions(f *file) []Layer {
-	var out []Layer
-	for _, top := range f.yamlDocs() {
-		out = append(out, stateMachines(f.rel, top, 0)...)
-	}
-	return out
+	return perDocument(f, func(rel string, top *yaml.Node) []Layer { return stateMachines(rel, top, 0) })
 }
 
 // worstRetrier is the layer of a state's worst retrier (retry holds at

@@ -30,14 +30,12 @@ func urllib3(f *file) []Layer {
 			out = append(out, l)
 		}
 	}
-	for _, n := range pyNames(bs, "requests.adapters", "HTTPAdapter") {
-		for _, o := range pyCalls(code, n) {
-			a, b := args(code, o)
-			if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 {
-				l := newLayer("urllib3-retry", f.rel, f.lines().at(o), "python", ConfidenceMedium)
-				l.set(v, snippet(code[a:b], k))
-				out = append(out, l)
-			}
+	for _, o := range pyCallsOf(f, "requests.adapters", "HTTPAdapter") {
+		a, b := args(code, o)
+		if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 {
+			l := newLayer("urllib3-retry", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+			l.set(v, snippet(code[a:b], k))
+			out = append(out, l)
 		}
 	}
 	return out
