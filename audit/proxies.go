@@ -84,15 +84,19 @@ var (
 	hap4xx     = regexp.MustCompile(`\b(401|403|404|421|425)\b`)
 )
 
+// hapSettings are the retry settings in force in a section: its own, else
+// those of the defaults section before it.
+type hapSettings struct {
+	retries, retryOn     string
+	retriesAt, retryOnAt int // their lines
+	redispatch           bool
+}
+
+// haproxy: the worst backend or listen section with a server.
 func haproxy(f *file) []Layer {
-	code, ln, rel := f.blanked(), f.lines(), f.rel
+	code, ln := f.blanked(), f.lines()
 	secs := hapSection.FindAllSubmatchIndex(code, maxCandidates)
-	type setting struct {
-		value string
-		line  int
-	}
-	var defRetries, defRetryOn setting
-	defRedispatch := false
+	var defaults hapSettings
 	var worst Layer
 	found := false
 	for i, m := range secs {
@@ -102,56 +106,23 @@ func haproxy(f *file) []Layer {
 		}
 		body := code[m[1]:end]
 		kind := string(code[m[2]:m[3]])
-		retries, retryOn, redispatch := defRetries, defRetryOn, defRedispatch
+		st := defaults
 		if rm := hapRetries.FindSubmatchIndex(body); rm != nil {
-			retries = setting{string(body[rm[2]:rm[3]]), ln.at(m[1] + rm[0])}
+			st.retries, st.retriesAt = string(body[rm[2]:rm[3]]), ln.at(m[1]+rm[0])
 		}
 		if om := hapRetryOn.FindSubmatchIndex(body); om != nil {
-			retryOn = setting{strings.TrimSpace(string(body[om[2]:om[3]])), ln.at(m[1] + om[0])}
+			st.retryOn, st.retryOnAt = strings.TrimSpace(string(body[om[2]:om[3]])), ln.at(m[1]+om[0])
 		}
-		redispatch = redispatch || hapRedisp.Match(body)
-		switch kind {
-		case "defaults":
-			defRetries, defRetryOn, defRedispatch = retries, retryOn, redispatch
-			continue
-		case "backend", "listen":
-		default:
+		st.redispatch = st.redispatch || hapRedisp.Match(body)
+		if kind == "defaults" {
+			defaults = st
+		}
+		if kind != "backend" && kind != "listen" || !hapServer.Match(body) {
 			continue
 		}
-		if !hapServer.Match(body) {
-			continue
-		}
-		l := newLayer("haproxy", rel, ln.at(m[0]), "config", ConfidenceMedium)
-		if retries.value != "" {
-			l.Line = retries.line
-			if n, err := strconv.Atoi(retries.value); err == nil && n >= 0 && n <= 1_000_000 {
-				l.set(n, "retries "+retries.value)
-			} else {
-				l.setUnknown("retries " + retries.value)
-			}
-		}
-		on := retryOn.value
-		switch {
-		case on == "none":
-			l.setAttempts(1, "retry-on none")
-		case on == "" || on == "conn-failure":
-			l.Note = "connection failures only: a request a server received is not re-sent"
-		default:
-			l.Configured = true
-			l.Setting += "; retry-on " + on
-			l.Retries4xx = hap4xx.MatchString(on)
-			if retries.value == "" {
-				l.Line = retryOn.line
-			}
-		}
-		if redispatch {
-			l.Note = strings.TrimPrefix(l.Note+"; option redispatch: the last retry goes to another server", "; ")
-		}
+		l := hapLayer(f.rel, ln.at(m[0]), st)
 		l.Note = strings.TrimPrefix(l.Note+"; "+kind+" "+strings.TrimSpace(string(code[m[3]:m[1]])), "; ")
-		if l.Attempts < 2 {
-			continue
-		}
-		if !found || worse(l, worst) {
+		if l.Attempts >= 2 && (!found || worse(l, worst)) {
 			worst, found = l, true
 		}
 	}
@@ -159,6 +130,37 @@ func haproxy(f *file) []Layer {
 		return nil
 	}
 	return []Layer{worst}
+}
+
+// hapLayer is a backend's layer at line under the settings st: retries
+// (3 unset) on retry-on's conditions, connection failures by default.
+func hapLayer(rel string, line int, st hapSettings) Layer {
+	l := newLayer("haproxy", rel, line, "config", ConfidenceMedium)
+	if st.retries != "" {
+		l.Line = st.retriesAt
+		if n, err := strconv.Atoi(st.retries); err == nil && n >= 0 && n <= 1_000_000 {
+			l.set(n, "retries "+st.retries)
+		} else {
+			l.setUnknown("retries " + st.retries)
+		}
+	}
+	switch on := st.retryOn; {
+	case on == "none":
+		l.setAttempts(1, "retry-on none")
+	case on == "" || on == "conn-failure":
+		l.Note = "connection failures only: a request a server received is not re-sent"
+	default:
+		l.Configured = true
+		l.Setting += "; retry-on " + on
+		l.Retries4xx = hap4xx.MatchString(on)
+		if st.retries == "" {
+			l.Line = st.retryOnAt
+		}
+	}
+	if st.redispatch {
+		l.Note = strings.TrimPrefix(l.Note+"; option redispatch: the last retry goes to another server", "; ")
+	}
+	return l
 }
 
 // envoyLayer is a file's worst Envoy retry_policy (on a route or a virtual
