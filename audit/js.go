@@ -111,8 +111,11 @@ func jsCallLayer(f *file, id string, open int, knob *regexp.Regexp, tune func(*L
 // jsPackage is the package a module path belongs to for the packages
 // imported by subpath ('@anthropic-ai/sdk/index' is '@anthropic-ai/sdk').
 func jsPackage(module string) string {
+	if strings.IndexByte(module, '/') < 0 {
+		return module
+	}
 	for _, pkg := range []string{"@anthropic-ai/sdk", "openai", "stripe", "p-retry", "async-retry", "ai", "bullmq", "swr"} {
-		if strings.HasPrefix(module, pkg+"/") {
+		if len(module) > len(pkg) && module[len(pkg)] == '/' && strings.HasPrefix(module, pkg) {
 			module = pkg
 		}
 	}

@@ -69,11 +69,13 @@ func pyCalls(code []byte, qualified string) []int { return callsOf(code, qualifi
 func pyNames(bs map[string]string, module string, names ...string) []string {
 	var out []string
 	for local, full := range bs {
-		for _, n := range names {
-			// from openai import OpenAI, and from openai.lib.azure import
-			// AzureOpenAI: a submodule re-exporting the class.
-			if full == module+"."+n || strings.HasPrefix(full, module+".") && strings.HasSuffix(full, "."+n) {
-				out = append(out, local)
+		// from openai import OpenAI, and from openai.lib.azure import
+		// AzureOpenAI: a submodule re-exporting the class.
+		if dottedPrefix(full, module) {
+			for _, n := range names {
+				if dottedSuffix(full, n) {
+					out = append(out, local)
+				}
 			}
 		}
 		if full == module {
@@ -87,7 +89,7 @@ func pyNames(bs map[string]string, module string, names ...string) []string {
 
 func importsPrefix(bs map[string]string, prefix string) bool {
 	for _, full := range bs {
-		if full == prefix || strings.HasPrefix(full, prefix+".") {
+		if full == prefix || dottedPrefix(full, prefix) {
 			return true
 		}
 	}
@@ -123,4 +125,15 @@ func pyCallsOf(f *file, module string, names ...string) []int {
 		out = append(out, pyCalls(f.blanked(), n)...)
 	}
 	return out
+}
+
+// dottedPrefix: name is prefix.something (strings.HasPrefix(name,
+// prefix+".") without building the string: it runs per import per name).
+func dottedPrefix(name, prefix string) bool {
+	return len(name) > len(prefix) && name[len(prefix)] == '.' && strings.HasPrefix(name, prefix)
+}
+
+// dottedSuffix: name is something.suffix.
+func dottedSuffix(name, suffix string) bool {
+	return len(name) > len(suffix) && name[len(name)-len(suffix)-1] == '.' && strings.HasSuffix(name, suffix)
 }
