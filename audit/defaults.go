@@ -8,6 +8,16 @@
 // per library, each citing the file and commit of the library's own source
 // it was read from. The scanner, the assumptions log and `burnrate
 // defaults` all read that one table.
+//
+// What finds the layers in code is the detector registry, rulelist.go: one
+// row per construct family and file kind, run in the order written. A
+// detector receives one file with its shared lexing (comments and strings
+// blanked, lines, imports, parsed tree or documents; detect.go) and returns
+// the layers it finds there, each built on its library's Defaults row
+// (newLayer) or as a hand-rolled loop (handRolled). It owns only its own
+// construct: ordering across files, versions, constants defined in other
+// files and the grouping into stacks are the scan's (scan.go, stack.go), so
+// a detector never sees another's layers.
 package audit
 
 import (

@@ -1,6 +1,9 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+)
 
 // newLayer is a layer at the library's default: what the code gets when
 // nothing is set.
@@ -53,4 +56,18 @@ func attemptsText(l Layer) string {
 		return "unbounded"
 	}
 	return fmt.Sprintf("%d attempts", l.Attempts)
+}
+
+// setKnob records the knob re finds in region: a literal is the value (in
+// the library's units), anything else leaves the default at low
+// confidence. It reports whether the knob is written at all.
+func setKnob(l *Layer, re *regexp.Regexp, region []byte) bool {
+	v, ok, num, k := intKnob(re, region)
+	switch {
+	case ok && num:
+		l.set(v, snippet(region, k))
+	case ok:
+		l.setUnknown(snippet(region, k))
+	}
+	return ok
 }

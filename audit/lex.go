@@ -33,62 +33,92 @@ var (
 func blank(src []byte, sy syntax) []byte {
 	out := bytes.Clone(src)
 	n := len(out)
-	sp := func(i int) {
-		if out[i] != '\n' {
-			out[i] = ' '
-		}
-	}
+	lc := []byte(sy.lineComment)
 	for i := 0; i < n; {
 		c := out[i]
 		switch {
-		case sy.lineComment != "" && bytes.HasPrefix(out[i:], []byte(sy.lineComment)):
-			for i < n && out[i] != '\n' {
-				sp(i)
-				i++
-			}
+		case len(lc) > 0 && bytes.HasPrefix(out[i:], lc):
+			i = blankLineComment(out, i)
 		case sy.blockComment && c == '/' && i+1 < n && out[i+1] == '*':
-			sp(i)
-			sp(i + 1)
-			i += 2
-			for i < n && !(out[i] == '*' && i+1 < n && out[i+1] == '/') {
-				sp(i)
-				i++
-			}
-			if i < n {
-				sp(i)
-				sp(i + 1)
-				i += 2
-			}
+			i = blankBlockComment(out, i)
 		case sy.tripleQuotes && (c == '"' || c == '\'') && i+2 < n && out[i+1] == c && out[i+2] == c:
-			i += 3
-			for i < n && !(out[i] == c && i+2 < n && out[i+1] == c && out[i+2] == c) {
-				if out[i] == '\\' && i+1 < n {
-					sp(i)
-					i++
-				}
-				sp(i)
-				i++
-			}
-			i += 3
+			i = blankTripleQuoted(out, i, c)
 		case c == '"' || c == '\'' || (sy.backticks && c == '`'):
-			i++
-			for i < n && out[i] != c {
-				if out[i] == '\n' && c != '`' {
-					break // an unterminated string ends at its line
-				}
-				if out[i] == '\\' && i+1 < n {
-					sp(i)
-					i++
-				}
-				sp(i)
-				i++
-			}
-			i++
+			i = blankQuoted(out, i, c)
 		default:
 			i++
 		}
 	}
 	return out
+}
+
+// space blanks one byte, keeping newlines so offsets keep their lines.
+func space(out []byte, i int) {
+	if out[i] != '\n' {
+		out[i] = ' '
+	}
+}
+
+// blankLineComment blanks from i to the end of the line. Each blank*
+// returns the offset just past what it blanked.
+func blankLineComment(out []byte, i int) int {
+	for i < len(out) && out[i] != '\n' {
+		space(out, i)
+		i++
+	}
+	return i
+}
+
+func blankBlockComment(out []byte, i int) int {
+	n := len(out)
+	space(out, i)
+	space(out, i+1)
+	i += 2
+	for i < n && !(out[i] == '*' && i+1 < n && out[i+1] == '/') {
+		space(out, i)
+		i++
+	}
+	if i < n {
+		space(out, i)
+		space(out, i+1)
+		i += 2
+	}
+	return i
+}
+
+// blankChar blanks the byte at i of a string, and the next with it when it
+// is a backslash escaping it.
+func blankChar(out []byte, i int) int {
+	if out[i] == '\\' && i+1 < len(out) {
+		space(out, i)
+		i++
+	}
+	space(out, i)
+	return i + 1
+}
+
+// blankTripleQuoted blanks the inside of a Python triple-quoted string.
+func blankTripleQuoted(out []byte, i int, c byte) int {
+	n := len(out)
+	i += 3
+	for i < n && !(out[i] == c && i+2 < n && out[i+1] == c && out[i+2] == c) {
+		i = blankChar(out, i)
+	}
+	return i + 3
+}
+
+// blankQuoted blanks the inside of a string quoted by c; only a backtick
+// string goes on past its line.
+func blankQuoted(out []byte, i int, c byte) int {
+	n := len(out)
+	i++
+	for i < n && out[i] != c {
+		if out[i] == '\n' && c != '`' {
+			break // an unterminated string ends at its line
+		}
+		i = blankChar(out, i)
+	}
+	return i + 1
 }
 
 // lines maps offsets to 1-based line numbers.
@@ -242,49 +272,43 @@ func callsOf(code []byte, name string, ctor bool) []int {
 			k++
 		}
 		if k < len(code) && code[k] == '<' {
-			// TypeScript type arguments: proxyActivities<typeof a>(...)
-			depth, end := 0, min(len(code), k+256)
-			for ; k < end; k++ {
-				if code[k] == '<' {
-					depth++
-				} else if code[k] == '>' {
-					if depth--; depth == 0 {
-						k++
-						break
-					}
-				}
-			}
+			k = skipBalanced(code, k, '<', '>') // TypeScript type arguments: proxyActivities<typeof a>(...)
 		}
 		if k < len(code) && code[k] == '[' {
-			// Python generics: Agent[Deps, Output](...)
-			depth, end := 0, min(len(code), k+256)
-			for ; k < end; k++ {
-				if code[k] == '[' {
-					depth++
-				} else if code[k] == ']' {
-					if depth--; depth == 0 {
-						k++
-						break
-					}
-				}
-			}
+			k = skipBalanced(code, k, '[', ']') // Python generics: Agent[Deps, Output](...)
 			for k < len(code) && (code[k] == ' ' || code[k] == '\t') {
 				k++
 			}
 		}
-		if k >= len(code) || code[k] != '(' {
+		if k >= len(code) || code[k] != '(' || ctor && !afterNew(code, at) {
 			continue
-		}
-		if ctor {
-			b := at
-			for b > 0 && (code[b-1] == ' ' || code[b-1] == '\t' || code[b-1] == '\n') {
-				b--
-			}
-			if b < 3 || string(code[b-3:b]) != "new" || (b > 3 && isWord(code[b-4])) || b == at {
-				continue
-			}
 		}
 		out = append(out, k)
 	}
 	return out
+}
+
+// skipBalanced is the offset just past the close that balances the open at
+// k, looking at most 256 bytes ahead (where it stops if none does).
+func skipBalanced(code []byte, k int, open, close byte) int {
+	depth, end := 0, min(len(code), k+256)
+	for ; k < end; k++ {
+		if code[k] == open {
+			depth++
+		} else if code[k] == close {
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	return k
+}
+
+// afterNew: the word at offset at follows the keyword new (new Anthropic).
+func afterNew(code []byte, at int) bool {
+	b := at
+	for b > 0 && (code[b-1] == ' ' || code[b-1] == '\t' || code[b-1] == '\n') {
+		b--
+	}
+	return b >= 3 && string(code[b-3:b]) == "new" && (b <= 3 || !isWord(code[b-4])) && b != at
 }

@@ -75,7 +75,7 @@ var vendoredDirs = map[string]bool{
 	".yarn": true, ".pnpm-store": true, ".gradle": true, ".idea": true, ".vscode": true,
 }
 
-// fileKind is what a detector a file goes to.
+// fileKind is which detectors a file goes to (rulelist.go).
 type fileKind int
 
 const (
@@ -85,6 +85,7 @@ const (
 	fkGo
 	fkRuby
 	fkYAML
+	fkWorkflow // a GitHub Actions workflow
 	fkNginx
 	fkClaudeSettings
 	fkHAProxy
@@ -95,6 +96,18 @@ const (
 )
 
 func classify(rel string) fileKind {
+	k := classifyName(rel)
+	if k == fkYAML && isWorkflow(rel) {
+		return fkWorkflow
+	}
+	return k
+}
+
+func isWorkflow(rel string) bool {
+	return strings.HasPrefix(rel, ".github/workflows/") || strings.Contains(rel, "/.github/workflows/")
+}
+
+func classifyName(rel string) fileKind {
 	base := path.Base(rel)
 	lower := strings.ToLower(base)
 	if lockfileParser(base) != nil {
@@ -498,11 +511,8 @@ func (s *rootScan) readSource(p pendingFile) {
 	s.mu.Lock()
 	s.files++
 	s.mu.Unlock()
-	var ls []Layer
-	var perr error
-	switch p.kind {
-	case fkJS:
-		ls = scanJS(p.rel, b, s.versions.all)
+	ls, perr := detectFile(p.kind, p.rel, b, s.versions.all)
+	if p.kind == fkJS {
 		if cs := jsConstants(p.rel, b); len(cs) > 0 {
 			s.mu.Lock()
 			for name, c := range cs {
@@ -510,24 +520,6 @@ func (s *rootScan) readSource(p pendingFile) {
 			}
 			s.mu.Unlock()
 		}
-	case fkPython:
-		ls = scanPython(p.rel, b)
-	case fkGo:
-		ls, perr = scanGo(p.rel, b)
-	case fkRuby:
-		ls = scanRuby(p.rel, b)
-	case fkYAML:
-		ls, perr = scanYAML(p.rel, b)
-	case fkNginx:
-		ls = scanNginx(p.rel, b)
-	case fkClaudeSettings:
-		ls, perr = scanClaudeSettings(p.rel, b)
-	case fkHAProxy:
-		ls = scanHAProxy(p.rel, b)
-	case fkCodexConfig:
-		ls, perr = scanCodexConfig(p.rel, b)
-	case fkAirflowCfg:
-		ls = scanAirflowCfg(p.rel, b)
 	}
 	perShape := map[string]int{}
 	for _, l := range ls {

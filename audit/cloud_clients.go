@@ -1,0 +1,142 @@
+package audit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The cloud providers' clients, whose retry policy is their SDK's core
+// library's: botocore, google-genai, Azure's azure-core (Python and JS).
+
+var (
+	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt = knobRe("attempts")
+	pyRetryTotal   = knobRe("retry_total")
+	pyRetryStatus  = knobRe("retry_status")
+)
+
+// botocore: each boto3 client or resource of a file that imports boto3.
+func botocore(f *file) []Layer {
+	if !importsPrefix(f.pyImports(), "boto3") {
+		return nil
+	}
+	raw := f.raw
+	var out []Layer
+	for _, m := range pyBotoClient.FindAllIndex(f.blanked(), maxCandidates) {
+		l := newLayer("botocore", f.rel, f.lines().at(m[0]), "python", ConfidenceMedium)
+		// The retry config is a dict of strings: read it from the
+		// source, where a Config(...) of this file sets it.
+		if v := pyBotoTotal.FindSubmatch(raw); v != nil {
+			n, _ := strconv.Atoi(string(v[1]))
+			l.setAttempts(n, string(v[0]))
+		} else if v := pyBotoMax.FindSubmatch(raw); v != nil {
+			n, _ := strconv.Atoi(string(v[1]))
+			l.set(n, string(v[0])+" (retries: botocore adds the first attempt)")
+		} else if v := pyBotoStandard.Find(raw); v != nil {
+			l.setAttempts(3, string(v)+" (standard mode's default)")
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// googleGenai: HttpRetryOptions(attempts=N), 5 attempts when unset.
+func googleGenai(f *file) []Layer {
+	bs := f.pyImports()
+	if !importsPrefix(bs, "google.genai") && !importsPrefix(bs, "google") {
+		return nil
+	}
+	code := f.blanked()
+	var out []Layer
+	for _, m := range pyGenaiRetry.FindAllIndex(code, maxCandidates) {
+		o := m[1] - 1
+		l := newLayer("google-genai", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+		a, b := args(code, o)
+		if v, ok, num, k := intKnob(pyGenaiAttempt, code[a:b]); ok && num {
+			l.setAttempts(v, snippet(code[a:b], k))
+		} else {
+			l.setAttempts(5, "HttpRetryOptions() (5 attempts when enabled)")
+			l.Configured = false
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// pyAzure: Azure AI clients (azure.ai.inference, azure.ai.projects, …):
+// each carries azure-core's RetryPolicy. A status error has retry_status
+// (3) retries, and never more than retry_total (10).
+func pyAzure(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for local, full := range f.pyImports() {
+		mod, name, ok := cutLast(full)
+		if !ok || !strings.HasPrefix(mod, "azure.ai.") || !strings.HasSuffix(name, "Client") {
+			continue
+		}
+		for _, o := range pyCalls(code, local) {
+			a, b := args(code, o)
+			out = append(out, azurePolicy(f, o, code[a:b]))
+		}
+	}
+	return out
+}
+
+// azurePolicy is the layer of one Azure client call, its arguments region.
+func azurePolicy(f *file, o int, region []byte) Layer {
+	l := newLayer("azure-core-python", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+	total, status := 10, 3
+	var written []string
+	for _, k := range []struct {
+		re  *regexp.Regexp
+		dst *int
+	}{{pyRetryTotal, &total}, {pyRetryStatus, &status}} {
+		if v, ok, num, at := intKnob(k.re, region); ok {
+			written = append(written, snippet(region, at))
+			if num {
+				*k.dst = v
+			} else {
+				l.setUnknown(snippet(region, at))
+			}
+		}
+	}
+	if len(written) > 0 && l.Confidence != ConfidenceLow {
+		l.set(min(total, status), strings.Join(written, ", "))
+	}
+	return l
+}
+
+var (
+	jsAzureRetry  = regexp.MustCompile(`\bretryOptions\s*:\s*\{[^}]*\bmaxRetries\s*:\s*([0-9_]+|[A-Za-z_$][\w$.]*)`)
+	jsAzureModule = regexp.MustCompile(`^@azure(?:-rest)?/(?:ai-[\w-]+|openai)$`)
+)
+
+// jsAzure: new ChatCompletionsClient(...), and @azure-rest/ai-inference's
+// ModelClient(...) called without new.
+func jsAzure(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for name, b := range f.jsImports() {
+		if !jsAzureModule.MatchString(b.module) || (b.imported != "default" && !strings.HasSuffix(b.imported, "Client")) {
+			continue
+		}
+		for _, o := range jsCalls(code, name, false) {
+			a, e := args(code, o)
+			l := newLayer("azure-core-js", f.rel, f.lines().at(o), "javascript", ConfidenceMedium)
+			if v, ok, num, at := intKnob(jsAzureRetry, code[a:e]); ok {
+				if num {
+					l.set(v, "retryOptions: { maxRetries: "+strconv.Itoa(v)+" }")
+				} else {
+					l.setUnknown(snippet(code[a:e], at))
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}

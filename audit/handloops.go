@@ -1,0 +1,201 @@
+package audit
+
+import (
+	"go/ast"
+	"go/token"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Retry loops written by hand: a loop of a small literal count whose body
+// catches an error and sleeps. A low-confidence layer, as only a reader can
+// tell a retry from a loop that happens to sleep.
+
+// handRolled is the layer of a hand-written loop of attempts tries.
+func handRolled(rel string, line, attempts int, setting, group, note string) Layer {
+	return Layer{File: rel, Line: line, DefaultID: "hand-rolled", Library: "hand-rolled retry loop", Kind: KindWrapper,
+		Attempts: attempts, Configured: true, Setting: setting, Retries4xx: true, Backoff: "none",
+		Confidence: ConfidenceLow, group: group, Note: note}
+}
+
+var (
+	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyTry       = regexp.MustCompile(`\btry\s*:`)
+	pySleep     = regexp.MustCompile(`\bsleep\s*\(`)
+)
+
+// pyHandLoops: `for attempt in range(3):` whose block has a try and a
+// sleep.
+func pyHandLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		start := 0
+		if m[4] >= 0 {
+			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
+		}
+		n, err := strconv.Atoi(string(code[m[6]:m[7]]))
+		if err != nil {
+			continue
+		}
+		attempts := n - start
+		if attempts < 2 || attempts > 1000 {
+			continue
+		}
+		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
+		if !pyTry.Match(body) || !pySleep.Match(body) {
+			continue
+		}
+		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a loop that tries and sleeps: read it to confirm it retries the call"))
+	}
+	return out
+}
+
+// pyBlockEnd is where the block of the statement written at [at, end)
+// ends: the following lines indented deeper than it, bounded.
+func pyBlockEnd(code []byte, at, end int) int {
+	indent := 0
+	for i := at - 1; i >= 0 && code[i] != '\n'; i-- {
+		indent++
+	}
+	e := end
+	for e < len(code) && e-end < maxArgBytes {
+		nl := e
+		for nl < len(code) && code[nl] != '\n' {
+			nl++
+		}
+		if nl >= len(code) {
+			return nl
+		}
+		next := nl + 1
+		ind := 0
+		for next+ind < len(code) && (code[next+ind] == ' ' || code[next+ind] == '\t') {
+			ind++
+		}
+		blankLine := next+ind >= len(code) || code[next+ind] == '\n'
+		if !blankLine && ind <= indent {
+			return nl
+		}
+		e = next
+	}
+	return e
+}
+
+var (
+	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
+	jsLoopCatch = regexp.MustCompile(`\bcatch\b`)
+	jsLoopWait  = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
+)
+
+// jsHandLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`.
+func jsHandLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "for", jsHandLoop, 200) {
+		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
+		n, err := strconv.Atoi(string(code[m[10]:m[11]]))
+		if err != nil || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
+			continue
+		}
+		attempts := n - start
+		if string(code[m[8]:m[9]]) == "<=" {
+			attempts++
+		}
+		if attempts < 2 || attempts > 1000 {
+			continue
+		}
+		open := m[1]
+		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
+			open++
+		}
+		if open >= len(code) || code[open] != '{' {
+			continue
+		}
+		a, b := args(code, open)
+		body := code[a:b]
+		if !jsLoopCatch.Match(body) || !jsLoopWait.Match(body) {
+			continue
+		}
+		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a loop that catches and sleeps: read it to confirm it retries the call"))
+	}
+	return out
+}
+
+// goHandLoops: `for i := 0; i < 3; i++ { ... time.Sleep(...) }` that
+// looks at err.
+func goHandLoops(f *file) []Layer {
+	g := f.goSource()
+	if g == nil {
+		return nil
+	}
+	var out []Layer
+	ast.Inspect(g.ast, func(n ast.Node) bool {
+		fs, ok := n.(*ast.ForStmt)
+		if !ok {
+			return true
+		}
+		attempts, lim, ok := goLoopCount(fs)
+		if ok && goSleepsOnErr(fs.Body, g.local) {
+			out = append(out, handRolled(f.rel, g.line(fs), attempts, "for … < "+lim, "go",
+				"a loop that sleeps between tries: read it to confirm it retries the call"))
+		}
+		return true
+	})
+	return out
+}
+
+// goLoopCount is the tries of `for i := a; i < n` (or <=) with literal
+// bounds, and n as written.
+func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
+	if fs.Cond == nil {
+		return 0, "", false
+	}
+	be, ok := fs.Cond.(*ast.BinaryExpr)
+	if !ok || (be.Op != token.LSS && be.Op != token.LEQ) {
+		return 0, "", false
+	}
+	lim, ok := be.Y.(*ast.BasicLit)
+	if !ok || lim.Kind != token.INT {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(lim.Value)
+	if err != nil {
+		return 0, "", false
+	}
+	start := 0
+	if as, ok := fs.Init.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
+		if bl, ok := as.Rhs[0].(*ast.BasicLit); ok {
+			start, _ = strconv.Atoi(bl.Value)
+		}
+	}
+	attempts := n - start
+	if be.Op == token.LEQ {
+		attempts++
+	}
+	return attempts, lim.Value, attempts >= 2 && attempts <= 1000
+}
+
+// goSleepsOnErr: the body calls time.Sleep and names err.
+func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
+	sleeps, checksErr := false, false
+	ast.Inspect(body, func(m ast.Node) bool {
+		if id, ok := m.(*ast.Ident); ok && id.Name == "err" {
+			checksErr = true
+		}
+		if c, ok := m.(*ast.CallExpr); ok {
+			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+					sleeps = true
+				}
+			}
+		}
+		return true
+	})
+	return sleeps && checksErr
+}

@@ -1,0 +1,228 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// LangChain (Python and JS): the chat model is a layer whether or not
+// max_retries is written (the one nobody set), and .with_retry() wraps a
+// model in another.
+
+// pyLangChain: each chat model's layer, then each .with_retry(…) and the
+// line of the model it wraps. ChatOpenAI and ChatAnthropic pass
+// max_retries to the SDK client (default 2, the SDK's own);
+// ChatGoogleGenerativeAI to google-genai's HttpRetryOptions(attempts=)
+// (default 6; 0 means Google's default of 5); ChatVertexAI to its own
+// tenacity decorator (6 attempts); ChatBedrock to botocore's
+// retries.max_attempts (botocore's legacy 5 attempts when unset).
+func pyLangChain(f *file) []Layer {
+	out, models, chained := pyChatModelLayers(f)
+	bs := f.pyImports()
+	if importsPrefix(bs, "langchain_core") || importsPrefix(bs, "langchain") || importsPrefix(bs, "langchain_openai") || importsPrefix(bs, "langchain_anthropic") || importsPrefix(bs, "langgraph") {
+		out = append(out, pyWithRetries(f, models, chained)...)
+	}
+	return out
+}
+
+// pyChatModelLayers returns the chat models' layers, the line of the model
+// each variable is bound to, and the line of the model whose constructor's
+// ) ends just before each offset (ChatAnthropic(…).with_retry).
+func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
+	code := f.blanked()
+	var out []Layer
+	models := map[string]int{}
+	chained := map[int]int{}
+	for _, c := range pyChatModels {
+		for _, n := range pyNames(f.pyImports(), c.module, c.name) {
+			for _, o := range pyCalls(code, n) {
+				a, b := args(code, o)
+				l := newLayer(c.id, f.rel, f.lines().at(o), "python", ConfidenceMedium)
+				v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+				switch {
+				case ok && num && c.id == "google-genai" && v == 0:
+					l.setAttempts(5, snippet(code[a:b], k)+" (0: Google's default, 5 attempts)")
+				case ok && num:
+					l.set(v, snippet(code[a:b], k))
+				case ok:
+					l.setUnknown(snippet(code[a:b], k))
+				case c.unset > 0:
+					l.Attempts = c.unset
+					l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
+				}
+				l.Note = c.note
+				out = append(out, l)
+				if name := assignedTo(code, o-len(n)); name != "" {
+					models[name] = l.Line
+				}
+				chained[b+1] = l.Line
+			}
+		}
+	}
+	return out, models, chained
+}
+
+var (
+	pyWithRetry      = regexp.MustCompile(`\.with_retry\s*\(`)
+	pyStopAfter      = knobRe("stop_after_attempt")
+	pyRetryIfExcType = regexp.MustCompile(`\bretry_if_exception_type\s*=`)
+)
+
+// pyWithRetries: .with_retry(stop_after_attempt=N) layers, each wrapping
+// the model it is called on: a variable bound to a chat model here,
+// ChatAnthropic(…).with_retry(…), or (prompt | model).with_retry(…).
+func pyWithRetries(f *file, models map[string]int, chained map[int]int) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range pyWithRetry.FindAllIndex(code, maxCandidates) {
+		o := m[1] - 1
+		l := pyCallLayer(f, "langchain-with-retry", o, nil)
+		a, b := args(code, o)
+		if v, ok, num, k := intKnob(pyStopAfter, code[a:b]); ok {
+			if num {
+				l.setAttempts(v, snippet(code[a:b], k))
+			} else {
+				l.setUnknown(snippet(code[a:b], k))
+			}
+		}
+		if rm := pyRetryIfExcType.FindIndex(code[a:b]); rm != nil {
+			l.Retries4xx = false
+			l.Note = "retry_if_exception_type narrows what it retries"
+		}
+		recv := m[0]
+		if line, ok := chained[recv]; ok {
+			l.wraps = line
+		} else if name := receiver(code, recv); name != "" {
+			if line, ok := models[name]; ok {
+				l.wraps = line
+			}
+		} else if line, ok := pipedModel(code, recv, models); ok {
+			l.wraps = line
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// pyChatModels are LangChain's chat-model classes, the row their retries
+// belong to, and the attempts when max_retries is not written (0: the
+// row's own default).
+var pyChatModels = []struct {
+	module, name, id string
+	unset            int
+	note             string
+}{
+	{"langchain_openai", "ChatOpenAI", "openai-python", 0, "ChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_openai", "AzureChatOpenAI", "openai-python", 0, "AzureChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_anthropic", "ChatAnthropic", "anthropic-python", 0, "ChatAnthropic builds the Anthropic client with its max_retries (default 2, the SDK's)"},
+	{"langchain_google_genai", "ChatGoogleGenerativeAI", "google-genai", 6, "ChatGoogleGenerativeAI passes max_retries (default 6) to google-genai as HttpRetryOptions(attempts=)"},
+	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
+	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+}
+
+var (
+	pyAssign   = regexp.MustCompile(`(?:^|\n)[ \t]*([A-Za-z_][\w.]*)[ \t]*(?::[^=\n]*)?=[ \t]*$`)
+	pyReceiver = regexp.MustCompile(`([A-Za-z_][\w.]*)\s*$`)
+)
+
+// assignedTo is the name a call at offset at is assigned to on its line
+// ("model = ChatAnthropic(…)", "self.llm: BaseChatModel = …"), or "".
+func assignedTo(code []byte, at int) string {
+	start := max(0, at-200)
+	if m := pyAssign.FindSubmatch(code[start:at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// receiver is the name just before offset at ("model" of model.with_retry).
+func receiver(code []byte, at int) string {
+	if m := pyReceiver.FindSubmatch(code[max(0, at-200):at]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+var pyIdent = regexp.MustCompile(`[A-Za-z_][\w.]*`)
+
+// pipedModel: the line of the chat model named inside the parenthesised expression
+// that ends just before offset at ("(prompt | model)"), when one is.
+func pipedModel(code []byte, at int, models map[string]int) (int, bool) {
+	i := at - 1
+	for i >= 0 && (code[i] == ' ' || code[i] == '\t' || code[i] == '\n') {
+		i--
+	}
+	if i < 0 || code[i] != ')' {
+		return 0, false
+	}
+	depth := 0
+	j := i
+	for ; j >= 0 && i-j < maxArgBytes; j-- {
+		if code[j] == ')' {
+			depth++
+		} else if code[j] == '(' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	if j < 0 || depth != 0 {
+		return 0, false
+	}
+	found, line := false, 0
+	for _, id := range pyIdent.FindAll(code[j+1:i], -1) {
+		if k, ok := models[string(id)]; ok {
+			found, line = true, k
+		}
+	}
+	return line, found
+}
+
+// jsLangChain: a LangChain.js model class (isLangChainJSModel), whose
+// AsyncCaller retries every call.
+func jsLangChain(f *file) []Layer {
+	var out []Layer
+	for name, b := range f.jsImports() {
+		if !isLangChainJSModel(b) {
+			continue
+		}
+		for _, o := range jsCalls(f.blanked(), name, true) {
+			l := jsCallLayer(f, "langchainjs-asynccaller", o, jsMaxRetries, nil)
+			l.Note = langChainJSNote(b.module)
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// isLangChainJSModel: a chat model, LLM or embeddings class of a
+// LangChain.js provider package (@langchain/openai, /anthropic,
+// /google-genai, /community …). Each extends BaseLanguageModel or
+// Embeddings, whose AsyncCaller retries every call (maxRetries ?? 6).
+func isLangChainJSModel(b binding) bool {
+	if !strings.HasPrefix(b.module, "@langchain/") || strings.HasPrefix(b.module, "@langchain/core") || strings.HasPrefix(b.module, "@langchain/langgraph") {
+		return false
+	}
+	n := b.imported
+	return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+}
+
+// langChainJSNote says what sits under the AsyncCaller: the packages
+// read (langchain-ai/langchainjs @62fc484b2a0d) build the provider's SDK
+// client with maxRetries: 0, so the AsyncCaller is the one layer; for the
+// others the provider's own client is not modelled.
+func langChainJSNote(module string) string {
+	pkg := module
+	if i := strings.Index(module[len("@langchain/"):], "/"); i >= 0 {
+		pkg = module[:len("@langchain/")+i]
+	}
+	switch pkg {
+	case "@langchain/openai", "@langchain/anthropic", "@langchain/groq":
+		return "LangChain.js's AsyncCaller retries; it builds the provider's SDK client with maxRetries: 0"
+	case "@langchain/google-genai":
+		return "LangChain.js's AsyncCaller retries the @google/generative-ai call, which has no retries of its own"
+	}
+	return "LangChain.js's AsyncCaller retries; the provider client underneath may retry too (not modelled)"
+}

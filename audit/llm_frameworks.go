@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LLM frameworks that retry the model call above the SDK client, or build
+// the client with their own max_retries: LlamaIndex, Instructor, Pydantic
+// AI, DSPy.
+
+// llamaIndex: LlamaIndex's OpenAI: the client and the tenacity decorator
+// both take max_retries, so one constructor is two layers.
+func llamaIndex(f *file) []Layer {
+	var out []Layer
+	for _, o := range pyCallsOf(f, "llama_index.llms.openai", "OpenAI") {
+		fw := pyCallLayer(f, "llamaindex-openai", o, pyMaxRetries)
+		fw.Confidence = ConfidenceHigh
+		sdk := newLayer("openai-python", f.rel, fw.Line, "python", ConfidenceMedium)
+		sdk.Attempts = fw.Attempts + 1
+		sdk.Note = "the OpenAI client LlamaIndex builds with the same max_retries"
+		if fw.Configured {
+			sdk.Configured, sdk.Setting = true, fw.Setting
+		} else {
+			sdk.Setting = "max_retries (LlamaIndex's default 3, passed to the client)"
+		}
+		out = append(out, fw, sdk)
+	}
+	return out
+}
+
+var (
+	pyInstrCreate   = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
+	pyResponseModel = regexp.MustCompile(`\bresponse_model\s*=`)
+	pyInstrPatch    = regexp.MustCompile(`\binstructor\.a?patch\s*\(|(?m)^from\s+instructor\s+import\s+[^\n]*\ba?patch\b`)
+	pyInstrFrom     = regexp.MustCompile(`\bfrom_(?:openai|anthropic|provider|litellm|gemini|genai|mistral|cohere|groq|vertexai|bedrock)\s*\(`)
+)
+
+// instructor's create: Instructor.create (from_openai, from_anthropic,
+// from_provider) defaults max_retries to 3; only the legacy
+// instructor.patch(client) defaults to 1. A create call is instructor's
+// when it passes response_model or max_retries (a plain SDK create in the
+// same file passes neither).
+func instructor(f *file) []Layer {
+	if !importsPrefix(f.pyImports(), "instructor") {
+		return nil
+	}
+	code := f.blanked()
+	var out []Layer
+	legacy := pyInstrPatch.Match(code) && !pyInstrFrom.Match(code)
+	for _, m := range pyInstrCreate.FindAllIndex(code, maxCandidates) {
+		o := m[1] - 1
+		a, b := args(code, o)
+		v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+		if !ok && !pyResponseModel.Match(code[a:b]) {
+			continue
+		}
+		l := newLayer("instructor", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+		switch {
+		case ok && num:
+			l.setAttempts(v, snippet(code[a:b], k))
+		case ok:
+			l.setUnknown(snippet(code[a:b], k))
+		case legacy:
+			l.Attempts = 1
+			l.Setting = "max_retries (not set: instructor.patch's default, 1 attempt)"
+		default:
+			l.Note = "Instructor.create's default max_retries=3, each attempt a full round of the SDK's own retries"
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+var (
+	pyProvider       = regexp.MustCompile(`['"](openai|anthropic)(?:-chat|-responses)?:[\w.{-]`)
+	pyOutputRetries  = knobRe("output_retries")
+	pyRetriesDict    = regexp.MustCompile(`\bretries\s*=\s*\{([^}]{0,400})\}`)
+	pyRetriesDictVal = regexp.MustCompile(`['"](?:tools|output)['"]\s*:\s*([0-9]+)`)
+)
+
+// pydanticAI: an Agent is two layers. Pydantic AI builds the provider's SDK
+// client without max_retries (providers/_openai_compatible.py and
+// providers/anthropic.py in pydantic/pydantic-ai @4fda38988f29): an SDK
+// layer at the SDK's default. Its own retries re-ask the model on a bad
+// answer or a tool's ModelRetry (1 by default for tools and for output).
+func pydanticAI(f *file) []Layer {
+	agents := pyCallsOf(f, "pydantic_ai", "Agent")
+	return append(pydanticClients(f, agents), pydanticRetries(f, agents)...)
+}
+
+func pydanticClients(f *file, agents []int) []Layer {
+	var out []Layer
+	for _, o := range agents {
+		a, b := args(f.blanked(), o)
+		provider := pyProvider.FindSubmatch(f.raw[a:b])
+		conf := ConfidenceMedium
+		if provider == nil {
+			provider, conf = pyProvider.FindSubmatch(f.raw), ConfidenceLow // a model string elsewhere in the file
+		}
+		if provider == nil {
+			continue
+		}
+		id := "openai-python"
+		if string(provider[1]) == "anthropic" {
+			id = "anthropic-python"
+		}
+		l := newLayer(id, f.rel, f.lines().at(o), "python", conf)
+		l.Note = "the " + string(provider[1]) + " client Pydantic AI builds, with the SDK's default max_retries"
+		out = append(out, l)
+	}
+	return out
+}
+
+func pydanticRetries(f *file, agents []int) []Layer {
+	code, raw := f.blanked(), f.raw
+	var out []Layer
+	for _, o := range agents {
+		a, b := args(code, o)
+		l := newLayer("pydantic-ai", f.rel, f.lines().at(o), "python", ConfidenceMedium)
+		if dm := pyRetriesDict.FindSubmatchIndex(raw[a:b]); dm != nil && code[a+dm[0]] == 'r' {
+			worst := -1
+			for _, v := range pyRetriesDictVal.FindAllSubmatch(raw[a+dm[2]:a+dm[3]], -1) {
+				if n, err := strconv.Atoi(string(v[1])); err == nil && n <= 1_000_000 {
+					worst = max(worst, n)
+				}
+			}
+			if worst >= 0 {
+				l.set(worst, strings.Join(strings.Fields(string(raw[a+dm[0]:a+dm[1]])), " "))
+			}
+		} else if !setKnob(&l, pyRetries, code[a:b]) {
+			setKnob(&l, pyOutputRetries, code[a:b])
+		}
+		l.Note = "re-asks the model on output that fails validation or a tool's ModelRetry; HTTP errors are the SDK client's"
+		out = append(out, l)
+	}
+	return out
+}
+
+// dspy: dspy.LM(num_retries=3) by default, through LiteLLM.
+func dspy(f *file) []Layer {
+	var out []Layer
+	for _, o := range pyCallsOf(f, "dspy", "LM") {
+		l := pyCallLayer(f, "dspy", o, pyNumRetries)
+		l.Note = "retried by LiteLLM, whose first call hands the same num_retries to an OpenAI client"
+		out = append(out, l)
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package audit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Python's retry decorators and wrappers: tenacity, backoff, retrying.
+
+var (
+	pyStopAttempt    = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAny        = regexp.MustCompile(`\bstop\s*=`)
+	pyRetryIf        = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
+	pyMaxTries       = knobRe("max_tries")
+	pyMaxTime        = regexp.MustCompile(`\bmax_time\s*=`)
+	pyStopMaxAttempt = knobRe("stop_max_attempt_number")
+	pyStopMaxDelay   = regexp.MustCompile(`\bstop_max_delay\s*=`)
+)
+
+// tenacity: @retry bare is forever; @retry(...) and Retrying(...) stop
+// where stop_after_attempt says, and never when no stop is given.
+func tenacity(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, n := range pyNames(f.pyImports(), "tenacity", "retry", "Retrying", "AsyncRetrying") {
+		re := regexp.MustCompile(`(?:^|[^\w.])(@\s*)?` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
+		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
+			deco, call := m[2] >= 0, m[4] >= 0
+			isRetry := strings.HasSuffix(n, "retry") && !strings.HasSuffix(n, "Retrying")
+			if !call && !(deco && isRetry) {
+				continue // a mention, not a use
+			}
+			if !call && deco {
+				// @retry bare
+				l := newLayer("tenacity", f.rel, f.lines().at(m[0]), "python", ConfidenceHigh)
+				l.Setting = "@retry (no stop: retries forever)"
+				out = append(out, l)
+				continue
+			}
+			if isRetry && !deco {
+				continue // retry(...) called as a function is rare; skip the ambiguity
+			}
+			a, b := args(code, m[5]-1)
+			out = append(out, tenacityCall(f, m[0], code[a:b]))
+		}
+	}
+	return out
+}
+
+// tenacityCall is @retry(…) or Retrying(…) at offset at, its arguments
+// region.
+func tenacityCall(f *file, at int, region []byte) Layer {
+	l := newLayer("tenacity", f.rel, f.lines().at(at), "python", ConfidenceMedium)
+	if sm := pyStopAttempt.FindSubmatchIndex(region); sm != nil {
+		if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
+			l.setAttempts(v, "stop_after_attempt("+strconv.Itoa(v)+")")
+		} else {
+			l.setUnknown(snippet(region, sm[0]))
+		}
+	} else if sm := pyStopAny.FindIndex(region); sm != nil {
+		l.Configured = true
+		l.Setting = snippet(region, sm[0])
+		l.Note = "stopped by a condition other than an attempt count (stop_after_delay?): attempts not bounded by count"
+	}
+	if rm := pyRetryIf.FindSubmatch(region); rm != nil && string(rm[1]) != "Exception" && string(rm[1]) != "BaseException" {
+		l.Retries4xx = false
+	}
+	return l
+}
+
+// backoff: @backoff.on_exception(…, max_tries=N); max_time alone bounds
+// it in time.
+func backoff(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, o := range pyCallsOf(f, "backoff", "on_exception", "on_predicate") {
+		l := pyCallLayer(f, "backoff", o, pyMaxTries)
+		a, b := args(code, o)
+		if !l.Configured && pyMaxTime.Match(code[a:b]) {
+			l.Note = "max_time bounds it in time, not in attempts"
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// retrying: @retry without a stop never stops.
+func retrying(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, n := range pyNames(f.pyImports(), "retrying", "retry") {
+		re := regexp.MustCompile(`(?:^|[^\w.])@\s*` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
+		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
+			l := newLayer("retrying", f.rel, f.lines().at(m[0]), "python", ConfidenceHigh)
+			if m[2] < 0 {
+				l.Setting = "@retry (no stop: retries forever)"
+				out = append(out, l)
+				continue
+			}
+			l.Confidence = ConfidenceMedium
+			a, b := args(code, m[3]-1)
+			if !setKnob(&l, pyStopMaxAttempt, code[a:b]) {
+				if sm := pyStopMaxDelay.FindIndex(code[a:b]); sm != nil {
+					l.Configured, l.Setting = true, snippet(code[a:b], sm[0])
+					l.Note = "stopped by elapsed time (stop_max_delay), not by a count of attempts"
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}

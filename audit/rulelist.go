@@ -1,0 +1,100 @@
+package audit
+
+// The detector registry: read this first.
+//
+// A detector finds one family of retry constructs (a library's client, a
+// decorator, a queue's job options, a proxy's directive) in one kind of
+// file. It receives the file (detect.go) — its path, raw bytes, and on
+// demand the shared lexed and parsed forms: the source with comments and
+// strings blanked (lex.go), its lines, its imports, its Go syntax tree or
+// YAML documents — and returns the layers it finds, in source order, at
+// most maxCandidates of one shape. It owns nothing else: it does not
+// sort, deduplicate against other detectors, resolve versions or group
+// layers into stacks (scan.go and stack.go do), and it never fails — a
+// parsed form that cannot be built records the failure on the file and
+// is nil, and the file is reported as not parsed.
+//
+// Each row below is one detector. The rows of a file kind run in the
+// order written, each over the same file; their layers are appended in
+// that order, which decides the order of layers that tie in the report
+// (same file, line and default). needs, when given, are strings the
+// file's text must hold for the row to run: a cheap prefilter, and for a
+// YAML file what makes it worth parsing at all.
+//
+// A new detector is its file (one construct family, every language it
+// comes in), one row here, and its tests.
+
+// detector is one row of the registry.
+type detector struct {
+	name   string   // the construct family, as a reader would call it
+	kind   fileKind // the files it reads (classify)
+	needs  []string // all must occur in the raw text for it to run
+	detect func(*file) []Layer
+}
+
+var detectors = []detector{
+	// Python, by import.
+	{"python SDK clients (Anthropic, OpenAI)", fkPython, nil, pySDKClients},
+	{"LlamaIndex OpenAI", fkPython, nil, llamaIndex},
+	{"LangChain chat models and with_retry", fkPython, nil, pyLangChain},
+	{"Instructor create", fkPython, nil, instructor},
+	{"tenacity", fkPython, nil, tenacity},
+	{"backoff", fkPython, nil, backoff},
+	{"Celery tasks", fkPython, nil, celery},
+	{"RQ Retry", fkPython, nil, rq},
+	{"boto3 clients (botocore)", fkPython, nil, botocore},
+	{"google-genai HttpRetryOptions", fkPython, nil, googleGenai},
+	{"Temporal activities", fkPython, nil, pyTemporal},
+	{"Pydantic AI agents", fkPython, nil, pydanticAI},
+	{"urllib3 Retry and HTTPAdapter", fkPython, nil, urllib3},
+	{"LiteLLM", fkPython, nil, litellm},
+	{"DSPy LM", fkPython, nil, dspy},
+	{"retrying", fkPython, nil, retrying},
+	{"Azure AI clients", fkPython, nil, pyAzure},
+	{"Airflow tasks", fkPython, nil, pyAirflow},
+	{"Inngest functions", fkPython, nil, pyInngest},
+	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+
+	// JavaScript and TypeScript, by import (BullMQ and Inngest also by a
+	// manifest's dependency).
+	{"JS SDK clients (Anthropic, OpenAI, Stripe, Vercel AI)", fkJS, nil, jsSDKClients},
+	{"p-retry and async-retry", fkJS, nil, jsRetryWrappers},
+	{"TanStack Query", fkJS, nil, tanstackQuery},
+	{"Temporal activities", fkJS, nil, jsTemporal},
+	{"LangChain.js models", fkJS, nil, jsLangChain},
+	{"Apollo RetryLink", fkJS, nil, apolloRetryLink},
+	{"SWR", fkJS, nil, swr},
+	{"BullMQ job options", fkJS, nil, bullmq},
+	{"Azure AI clients", fkJS, nil, jsAzure},
+	{"Trigger.dev tasks and config", fkJS, nil, triggerDev},
+	{"Inngest functions", fkJS, nil, jsInngest},
+	{"hand-rolled loops", fkJS, nil, jsHandLoops},
+
+	// Go, parsed.
+	{"Temporal activity options", fkGo, nil, goTemporal},
+	{"failsafe-go retry policies", fkGo, nil, failsafe},
+	{"Go SDK clients (Anthropic, OpenAI)", fkGo, nil, goSDKClients},
+	{"go-retryablehttp", fkGo, nil, retryableHTTP},
+	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
+	{"hand-rolled loops", fkGo, nil, goHandLoops},
+
+	{"Sidekiq jobs", fkRuby, nil, sidekiq},
+
+	// YAML and state-machine JSON, parsed once into documents.
+	{"Step Functions retriers", fkYAML, []string{"StartAt", "Retry"}, stepFunctions},
+	{"Envoy retry_policy", fkYAML, []string{"retry_policy"}, envoy},
+	{"LiteLLM proxy config", fkYAML, []string{"model_list"}, litellmProxy},
+	{"Airflow default_task_retries", fkYAML, []string{airflowRetriesEnv}, airflowEnv},
+	{"ingress-nginx annotations", fkYAML, []string{ingressNextUpstream}, ingressNginx},
+	{"ingress-nginx default (Ingress)", fkYAML, nil, ingressNginxDefault},
+	{"Istio VirtualService", fkYAML, nil, istio},
+	{"Kubernetes Job and CronJob backoffLimit", fkYAML, nil, kubernetesJobs},
+	{"GitHub Actions nick-fields/retry", fkWorkflow, []string{"nick-fields/retry"}, ghaRetry},
+
+	// Other config files, each its own kind.
+	{"nginx proxy_next_upstream", fkNginx, nil, nginx},
+	{"HAProxy retries", fkHAProxy, nil, haproxy},
+	{"Airflow default_task_retries", fkAirflowCfg, nil, airflowCfg},
+	{"Claude Code settings", fkClaudeSettings, nil, claudeCode},
+	{"Codex config", fkCodexConfig, nil, codex},
+}

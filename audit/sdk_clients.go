@@ -1,0 +1,98 @@
+package audit
+
+import (
+	"go/ast"
+	"strings"
+)
+
+// The providers' own SDK clients, each a layer whether or not its retry
+// knob is written: the one nobody set is the common case.
+
+// pySDKClasses are the client classes of the Python SDKs and their rows.
+var pySDKClasses = []struct {
+	module, id string
+	names      []string
+}{
+	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
+	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+}
+
+// pySDKClients: Anthropic(max_retries=…) and OpenAI(max_retries=…).
+func pySDKClients(f *file) []Layer {
+	var out []Layer
+	for _, c := range pySDKClasses {
+		for _, o := range pyCallsOf(f, c.module, c.names...) {
+			out = append(out, pyCallLayer(f, c.id, o, pyMaxRetries))
+		}
+	}
+	return out
+}
+
+var (
+	jsNetRetries = knobRe("maxNetworkRetries")
+	// vercelAICalls are the ai package's calls that take maxRetries.
+	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
+)
+
+// jsSDKClients: new Anthropic({ maxRetries }), new OpenAI(…), Stripe(key,
+// { maxNetworkRetries }) and the Vercel AI SDK's generateText({ maxRetries }).
+func jsSDKClients(f *file) []Layer {
+	var out []Layer
+	for name, b := range f.jsImports() {
+		mod := jsPackage(b.module)
+		switch {
+		case mod == "@anthropic-ai/sdk" && (b.imported == "default" || b.imported == "Anthropic"):
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "anthropic-ts", o, jsMaxRetries, nil))
+			}
+		case mod == "openai" && (b.imported == "default" || b.imported == "OpenAI" || b.imported == "AzureOpenAI"):
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "openai-node", o, jsMaxRetries, nil))
+			}
+		case mod == "stripe" && b.imported == "default":
+			// new Stripe(key) and Stripe(key): one layer per call, whichever shape.
+			for _, o := range jsCalls(f.blanked(), name, false) {
+				out = append(out, jsCallLayer(f, "stripe-node", o, jsNetRetries, nil))
+			}
+		case mod == "ai" && vercelAICalls[b.imported]:
+			for _, o := range jsCalls(f.blanked(), name, false) {
+				out = append(out, jsCallLayer(f, "vercel-ai", o, jsMaxRetries, nil))
+			}
+		}
+	}
+	return out
+}
+
+// goSDKClients: anthropic.NewClient(option.WithMaxRetries(N)) and
+// openai.NewClient(…).
+func goSDKClients(f *file) []Layer {
+	g := f.goSource()
+	if g == nil {
+		return nil
+	}
+	var out []Layer
+	for _, call := range g.calls {
+		path, fn := g.pkgOf(call.Fun)
+		if fn != "NewClient" || path != "github.com/anthropics/anthropic-sdk-go" && path != "github.com/openai/openai-go" && !strings.HasPrefix(path, "github.com/openai/openai-go/v") {
+			continue
+		}
+		id := "anthropic-go"
+		if strings.Contains(path, "openai") {
+			id = "openai-go"
+		}
+		l := newLayer(id, f.rel, g.line(call), "go", ConfidenceHigh)
+		for _, a := range call.Args {
+			if c, ok := a.(*ast.CallExpr); ok {
+				if _, opt := g.pkgOf(c.Fun); opt == "WithMaxRetries" && len(c.Args) == 1 {
+					if v, ok := g.intArg(c.Args[0]); ok {
+						l.set(v, g.text(c))
+					} else {
+						l.setUnknown(g.text(c))
+					}
+				}
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
