@@ -79,36 +79,9 @@ var execFields = []string{"{job_id}", "{job_type}", "{scope}", "{rule}", "{run_i
 // ParseExecNamed is ParseExec for the setting called name in its errors
 // (--kill-exec, --run-kill-exec).
 func ParseExecNamed(name, tmpl string, timeout time.Duration) (*ExecTemplate, error) {
-	var argv []string
-	var cur strings.Builder
-	inArg := false
-	var quote rune
-	for _, r := range tmpl {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inArg {
-				argv = append(argv, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("%s %q: unterminated %c quote", name, tmpl, quote)
-	}
-	if inArg {
-		argv = append(argv, cur.String())
+	argv, err := SplitWords(tmpl, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", name, tmpl, err)
 	}
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s is empty: give a command such as 'kubectl delete job {job_id}'", name)
@@ -306,4 +279,48 @@ func lastLine(s string, max int) string {
 		s = strings.ToValidUTF8(s[len(s)-max:], "")
 	}
 	return s
+}
+
+// ErrRefusedChar: SplitWords met, outside quotes, a character it was told
+// to refuse.
+var ErrRefusedChar = errors.New("a character that is not run (a pipe, a variable or a substitution)")
+
+// SplitWords splits a command line into words as a shell does for words
+// and quotes, and nothing else: no variables, globs, pipes or escapes, so
+// a value is never read as shell syntax. A character of refuse outside
+// quotes is ErrRefusedChar; an open quote is an error naming it.
+func SplitWords(s, refuse string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case strings.ContainsRune(refuse, r):
+			return nil, fmt.Errorf("%q: %w", r, ErrRefusedChar)
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote", quote)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
@@ -88,43 +89,10 @@ func examples(t *testing.T, file, page string) []example {
 	return out
 }
 
-// shellWords splits a command line as a shell would for the pages'
-// examples: words, single and double quotes, nothing else.
-func shellWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	in, quote := false, rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case strings.ContainsRune("|;&<`$()", r):
-			return nil, errors.New("pipes, variables and substitutions are not run")
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, errors.New("unterminated quote")
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
+// shellWords splits a command line as the kill command's template is
+// split (alerts.SplitWords): words and quotes; a pipe, variable or
+// substitution is not run.
+func shellWords(s string) ([]string, error) { return alerts.SplitWords(s, "|;&<`$()") }
 
 // normalize makes alignment free: a page may pad columns less than the
 // tool does, never change a word.
