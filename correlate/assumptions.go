@@ -441,11 +441,15 @@ func (a *assumptionLog) resolvedRetries() map[string]*observedRetries {
 			out[to] = &c
 			continue
 		}
+		// Two layers resolved to one owner: the larger count wins, a tie
+		// the earlier, then the smaller job ID and evidence — never the
+		// map's order (a report of one directory named either of two jobs
+		// from run to run).
 		m := *prev
-		if c.max > m.max {
+		if cmp.Or(cmp.Compare(c.max, m.max), cmp.Compare(m.ts, c.ts), strings.Compare(m.job, c.job), strings.Compare(m.evidence, c.evidence)) > 0 {
 			m.max, m.ts, m.job, m.evidence = c.max, c.ts, c.job, c.evidence
 		}
-		if c.ambMax > m.ambMax {
+		if cmp.Or(cmp.Compare(c.ambMax, m.ambMax), cmp.Compare(m.ambTS, c.ambTS), strings.Compare(m.ambJob, c.ambJob)) > 0 {
 			m.ambMax, m.ambTS, m.ambJob = c.ambMax, c.ambTS, c.ambJob
 		}
 		if len(c.byType) > 0 {
