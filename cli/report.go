@@ -143,6 +143,9 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		over.JobRetention, over.RetentionSet = d, true
 	}
 	cfg, err := file.Correlate(over)
+	for _, w := range file.Warnings {
+		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(w))
+	}
 	if err != nil {
 		return file, cfg, err
 	}
