@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -51,7 +50,7 @@ retries a 400 on top of another layer), for CI.`,
 			if err != nil {
 				return err
 			}
-			w := bufio.NewWriter(os.Stdout)
+			w := bufio.NewWriter(cmd.OutOrStdout())
 			switch format {
 			case "json":
 				err = res.WriteJSON(w)
@@ -96,7 +95,7 @@ func newDefaultsCmd() *cobra.Command {
 					return fmt.Errorf("no library %q in the defaults table (burnrate defaults lists them)", args[0])
 				}
 			}
-			audit.WriteDefaults(os.Stdout, rows)
+			audit.WriteDefaults(cmd.OutOrStdout(), rows)
 			return nil
 		},
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -78,9 +77,9 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 			}
 			m := budget.Measure(state.ReportWith(correlate.ReportOptions{StreamJobs: true}), st) // no job list: the budget reads none
 			if format == "json" {
-				return budget.WriteJSON(os.Stdout, m)
+				return budget.WriteJSON(cmd.OutOrStdout(), m)
 			}
-			budget.PrintMeasured(os.Stdout, m)
+			budget.PrintMeasured(cmd.OutOrStdout(), m)
 			return nil
 		},
 	}
@@ -126,15 +125,15 @@ func newBudgetLayersCmd() *cobra.Command {
 			switch emit {
 			case "":
 			case "env", "toml", "json":
-				return budget.EmitConfig(os.Stdout, emit, budget.EmitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: st.WorstCaseAttempts(), DeadlineS: st.WorstCaseWallClock().Seconds()})
+				return budget.EmitConfig(cmd.OutOrStdout(), emit, budget.EmitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: st.WorstCaseAttempts(), DeadlineS: st.WorstCaseWallClock().Seconds()})
 			default:
 				return fmt.Errorf("--emit %q: use env, toml or json", emit)
 			}
 			l := budget.Layers{Stack: st, Threshold: threshold, From: fromAssumptions, Assumed: assumed}
 			if format == "json" {
-				return budget.WriteLayersJSON(os.Stdout, l)
+				return budget.WriteLayersJSON(cmd.OutOrStdout(), l)
 			}
-			budget.PrintLayers(os.Stdout, l)
+			budget.PrintLayers(cmd.OutOrStdout(), l)
 			return nil
 		},
 	}
@@ -190,7 +189,7 @@ func newBudgetModelCmd() *cobra.Command {
 				if costPerCall > 0 {
 					ev.JobCeilingUSD = costPerCall * float64(n+1)
 				}
-				return budget.EmitConfig(os.Stdout, emit, ev)
+				return budget.EmitConfig(cmd.OutOrStdout(), emit, ev)
 			default:
 				return fmt.Errorf("--emit %q: use env, toml or json", emit)
 			}
@@ -203,9 +202,9 @@ func newBudgetModelCmd() *cobra.Command {
 				for i := range ts {
 					out.CDF = append(out.CDF, [2]float64{ts[i], c[i]})
 				}
-				return budget.WriteJSON(os.Stdout, out)
+				return budget.WriteJSON(cmd.OutOrStdout(), out)
 			}
-			budget.PrintModel(os.Stdout, m, r)
+			budget.PrintModel(cmd.OutOrStdout(), m, r)
 			return nil
 		},
 	}

@@ -21,7 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 )
 
-// run executes the CLI in-process and captures stdout.
+// run executes the CLI in-process and captures stdout (the commands print
+// through the root's outWriter, which writes to os.Stdout).
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	r, w, _ := os.Pipe()
@@ -37,7 +38,6 @@ func run(t *testing.T, args ...string) (string, error) {
 	}()
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
 	err := cmd.Execute()
 	w.Close()
 	os.Stdout = old

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -34,15 +35,16 @@ lines your own patterns match are counted as pattern.`,
 			if len(detect) == 0 && len(args) > 0 {
 				return errors.New("give the files after --detect: burnrate formats --detect FILE...")
 			}
+			out := cmd.OutOrStdout()
 			if len(files) == 0 {
-				w := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
+				w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(w, "FORMAT\tWHAT\tEXAMPLE LINE")
 				for _, f := range decode.Formats {
 					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Summary, f.Example)
 				}
 				w.Flush()
-				fmt.Println("\nAny other JSON logger: --map CANONICAL=dotted.path (e.g. --map job_id=ctx.job.id).")
-				fmt.Println("Your application's own text lines: --pattern REGEX or [[format]] tables (docs/formats.md: Your own format).")
+				fmt.Fprintln(out, "\nAny other JSON logger: --map CANONICAL=dotted.path (e.g. --map job_id=ctx.job.id).")
+				fmt.Fprintln(out, "Your application's own text lines: --pattern REGEX or [[format]] tables (docs/formats.md: Your own format).")
 				return nil
 			}
 			cfg, err := config.Load(configPath)
@@ -56,7 +58,7 @@ lines your own patterns match are counted as pattern.`,
 			opts.Format = decode.FormatAuto // what the file is, not what a config forces
 			failed := 0
 			for _, path := range files {
-				if err := detectOne(path, opts); err != nil {
+				if err := detectOne(out, path, opts); err != nil {
 					fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
 					failed++
 				}
@@ -74,7 +76,7 @@ lines your own patterns match are counted as pattern.`,
 }
 
 // detectOne prints one file's verdict and, when it has one, a hint.
-func detectOne(path string, opts decode.Options) error {
+func detectOne(w io.Writer, path string, opts decode.Options) error {
 	it, err := file.OpenFile(path, 0, opts)
 	if err != nil {
 		return err
@@ -95,7 +97,7 @@ func detectOne(path string, opts decode.Options) error {
 		total += d.Counts[f.Name]
 	}
 	b.WriteString(")")
-	fmt.Println(display.Text(b.String()))
+	fmt.Fprintln(w, display.Text(b.String()))
 	var matched []string
 	for _, f := range decode.Formats {
 		if d.Counts[f.Name] > 0 {
@@ -105,11 +107,11 @@ func detectOne(path string, opts decode.Options) error {
 	switch other := d.Lines - total; {
 	case d.Document || d.Lines == 0:
 	case total == 0:
-		fmt.Println("  hint: no line matched any format. If these are your application's own lines, describe them with --pattern 'REGEX' whose named groups are canonical fields (docs/formats.md: Your own format); JSON of another logger: --map")
+		fmt.Fprintln(w, "  hint: no line matched any format. If these are your application's own lines, describe them with --pattern 'REGEX' whose named groups are canonical fields (docs/formats.md: Your own format); JSON of another logger: --map")
 	case len(matched) > 1:
-		fmt.Printf("  hint: lines of %s: each line is read by the format that recognises it (%d lines matched none)\n", strings.Join(matched, ", "), other)
+		fmt.Fprintf(w, "  hint: lines of %s: each line is read by the format that recognises it (%d lines matched none)\n", strings.Join(matched, ", "), other)
 	case other > 0 && d.Format != decode.FormatJSONL:
-		fmt.Printf("  hint: %d of the %d lines matched no format: read as the application's own text (counted as text; with --pattern, as unmatched). Describe them with --pattern if they are calls\n", other, d.Lines)
+		fmt.Fprintf(w, "  hint: %d of the %d lines matched no format: read as the application's own text (counted as text; with --pattern, as unmatched). Describe them with --pattern if they are calls\n", other, d.Lines)
 	}
 	return nil
 }

@@ -85,3 +85,45 @@ func (l *lineWriter) Close(wait <-chan struct{}) {
 		fmt.Fprintf(os.Stderr, "burnrate: %d headless output line(s) were not written (stdout not read, or closed); the journal has every action\n", n)
 	}
 }
+
+// outWriter is the commands' stdout (the root command's OutOrStdout, so
+// cobra's help, --version and completion scripts go through it too). It
+// passes every write to os.Stdout — looked up at each write, so a test
+// that swaps os.Stdout still sees the output — and remembers the first
+// write that failed, so that Main can exit 2 when the output was lost (a
+// full disk, a quota) instead of claiming success. A reader that went away
+// (EPIPE: `| head`) is not remembered: as before, the process ends on
+// SIGPIPE, or, where SIGPIPE is ignored, the command's own error says it.
+type outWriter struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	n, err := os.Stdout.Write(p)
+	if err != nil && !errors.Is(err, syscall.EPIPE) {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed is the first write that failed, or nil.
+func (o *outWriter) failed() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
+
+// writeFailure is the line Main prints for a lost output: the system's
+// reason ("no space left on device"), without the /dev/stdout path.
+func writeFailure(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return "writing the output: " + errno.Error()
+	}
+	return "writing the output: " + err.Error()
+}

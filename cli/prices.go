@@ -37,7 +37,7 @@ takes precedence over it, and the embedded one prices what they lack.`,
 			if err != nil {
 				return err
 			}
-			return printPrices(os.Stdout, cfg.Prices, args)
+			return printPrices(cmd.OutOrStdout(), cfg.Prices, args)
 		},
 	}
 	a.register(cmd)
@@ -140,7 +140,7 @@ Nothing else ever fetches prices: reports and dashboards never touch the network
 			if err != nil {
 				return err
 			}
-			fmt.Printf("wrote %s: %d models, updated %s, sha256 %s\n", dest, t.Models, orDash(t.Date), t.SHA256)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d models, updated %s, sha256 %s\n", dest, t.Models, orDash(t.Date), t.SHA256)
 			return nil
 		},
 	}

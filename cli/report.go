@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -142,6 +143,9 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		over.JobRetention, over.RetentionSet = d, true
 	}
 	cfg, err := file.Correlate(over)
+	for _, w := range file.Warnings {
+		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(w))
+	}
 	if err != nil {
 		return file, cfg, err
 	}
@@ -194,7 +198,7 @@ exists; 2: bad usage or unreadable input.`,
 					// of one operation: the comparison needs the logs.
 					return errors.New("--merge reads replicas' reports, which do not keep the calls of one operation that --stack and --audit compare: run report --stack (or --audit) on the replicas' logs together instead")
 				}
-				return mergeReports(args, format, replicas)
+				return mergeReports(cmd.OutOrStdout(), args, format, replicas)
 			}
 			var stack correlate.DeclaredStack
 			if stackFile != "" {
@@ -259,9 +263,9 @@ exists; 2: bad usage or unreadable input.`,
 				st.CompareDeclared(r, d, rule, others, cfg.SeverityOf)
 			}
 			if format == "json" {
-				err = report.JSON(os.Stdout, r)
+				err = report.JSON(cmd.OutOrStdout(), r)
 			} else {
-				err = report.MarkdownCompared(os.Stdout, r, base)
+				err = report.MarkdownCompared(cmd.OutOrStdout(), r, base)
 			}
 			if err != nil {
 				return fmt.Errorf("write report: %w", err)
@@ -311,7 +315,7 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, d
 }
 
 // mergeReports is report --merge: replicas' JSON reports in, one out.
-func mergeReports(paths []string, format string, replicas []string) error {
+func mergeReports(w io.Writer, paths []string, format string, replicas []string) error {
 	in, err := report.ReadMergeInputs(paths, replicas)
 	if err != nil {
 		return err
@@ -330,9 +334,9 @@ func mergeReports(paths []string, format string, replicas []string) error {
 		fmt.Fprintf(os.Stderr, "burnrate: merge: %d job(s) were seen by more than one replica (a traceID route, spans without job.id, or a restart): their calls and spend are summed\n", r.Merged.SplitJobs)
 	}
 	if format == "json" {
-		err = report.JSON(os.Stdout, r)
+		err = report.JSON(w, r)
 	} else {
-		err = report.Markdown(os.Stdout, r)
+		err = report.Markdown(w, r)
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)

@@ -49,6 +49,18 @@ func Main(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
+	if out, ok := root.OutOrStdout().(*outWriter); ok {
+		if werr := out.failed(); werr != nil {
+			// The output is lost: never a success, never only "critical".
+			if err != nil && !errors.Is(err, errCritical) && !errors.Is(err, werr) {
+				for _, line := range errorLines(err) {
+					fmt.Fprintln(os.Stderr, "burnrate:", display.Text(line))
+				}
+			}
+			fmt.Fprintln(os.Stderr, "burnrate:", writeFailure(werr))
+			return exitUsage
+		}
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -80,6 +92,9 @@ findings.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// Every command prints through cmd.OutOrStdout(): one writer that
+	// remembers a failed write, for Main's exit status.
+	root.SetOut(&outWriter{})
 	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd(),
 		newAuditCmd(), newDefaultsCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.

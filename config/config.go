@@ -69,6 +69,10 @@ func ParseDuration(s string) (time.Duration, error) {
 type File struct {
 	// Prices is a LiteLLM model_prices_and_context_window.json to load.
 	Prices string `toml:"prices"`
+	// Warnings are what Correlate went on past (a damaged cached price
+	// table, replaced by the embedded one): the command says them on
+	// stderr.
+	Warnings []string `toml:"-"`
 	// PricesURL is where `burnrate prices update` fetches a newer table.
 	PricesURL              string    `toml:"prices_url"`
 	MaxCallsPerJob         *int      `toml:"max_calls_per_job"`
@@ -434,22 +438,34 @@ type Analysis struct {
 func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	cfg := correlate.DefaultConfig()
 	var errs []error
+	f.Warnings = nil // this call's
 	prices := f.Prices
 	if flags.Prices != "" {
 		prices = flags.Prices
 	}
+	cached := false
 	if prices == "" {
 		if p := UpdatedPricesPath(); p != "" {
 			if _, err := os.Stat(p); err == nil {
-				prices = p // fetched by `burnrate prices update`
+				prices, cached = p, true // fetched by `burnrate prices update`
 			}
 		}
 	}
 	if prices != "" {
-		if t, err := loadPrices(prices); err != nil {
-			errs = append(errs, err)
-		} else {
+		t, err := loadPrices(prices)
+		switch {
+		case err == nil:
 			cfg.Prices = t
+		case cached:
+			// Nobody named this file: a cache damaged since `prices update`
+			// checked it (truncated, a disk error, an edit) must not stop
+			// every report. The embedded table prices the run, and the
+			// warning says which file and what to do. (Only the parse is
+			// checked here: the plausibility check, done when the table was
+			// fetched, costs 0.4 s, too much for every start.)
+			f.Warnings = append(f.Warnings, fmt.Sprintf("the cached price table %s cannot be read (%s): priced from the embedded table instead; run burnrate prices update again, or delete the file", prices, strings.TrimPrefix(err.Error(), "prices "+prices+": ")))
+		default:
+			errs = append(errs, err) // the table the user asked for
 		}
 	}
 	if f.MaxCallsPerJob != nil {

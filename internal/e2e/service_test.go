@@ -24,12 +24,19 @@ func TestShippedUnitStartsAsAServiceUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var execStart string
+	var environment []string
 	for _, line := range strings.Split(string(unit), "\n") {
 		if v, ok := strings.CutPrefix(line, "ExecStart="); ok {
 			execStart = v
 		}
+		if v, ok := strings.CutPrefix(line, "Environment="); ok {
+			environment = append(environment, strings.Fields(v)...) // GOMEMLIMIT
+		}
 	}
-	for _, want := range []string{"DynamicUser=yes", "StateDirectory=burnrate", "NoNewPrivileges=yes", "ProtectSystem=strict"} {
+	// Issue 36: a crash loop never leaves it down for good, its memory is
+	// bounded, and other processes are out of its sight.
+	for _, want := range []string{"DynamicUser=yes", "StateDirectory=burnrate", "NoNewPrivileges=yes", "ProtectSystem=strict",
+		"StartLimitIntervalSec=0", "Restart=always", "MemoryMax=", "ProtectProc=invisible", "ProcSubset=pid"} {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("the unit lacks %s", want)
 		}
@@ -52,7 +59,7 @@ func TestShippedUnitStartsAsAServiceUser(t *testing.T) {
 	argv := strings.Fields(cmdline) // systemd splits on spaces; the unit quotes nothing
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = "/"
-	cmd.Env = []string{"STATE_DIRECTORY=" + state, "PATH=/usr/bin:/bin"} // no HOME: the state directory must be enough
+	cmd.Env = append([]string{"STATE_DIRECTORY=" + state, "PATH=/usr/bin:/bin"}, environment...) // no HOME: the state directory must be enough
 	if os.Geteuid() == 0 {
 		// As root, run as nobody, who may write only the state directory.
 		os.Chown(state, 65534, 65534)
