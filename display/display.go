@@ -192,13 +192,13 @@ func SARIFText(s string) string {
 	return strings.NewReplacer(`[`, `\[`, `]`, `\]`).Replace(Text(s))
 }
 
-// SARIFURI writes a relative path as a SARIF artifact URI: slash
-// separated, each segment percent-encoded (RFC 3986 unreserved characters
-// and sub-delimiters kept), never absolute, so every byte of a hostile
-// file name — a space, %, #, ?, a control or bidi character — is an
+// SARIFURI writes a slash-separated relative path (filepath.ToSlash: a
+// backslash is a byte of a name, and encoded) as a SARIF artifact URI:
+// each segment percent-encoded (RFC 3986 unreserved characters and
+// sub-delimiters kept), never absolute, so every byte of a hostile file
+// name — a space, %, #, ?, a control or bidi character — is an
 // escape in a valid URI reference relative to %SRCROOT%.
 func SARIFURI(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
 	segs := strings.Split(strings.TrimLeft(p, "/"), "/")
 	var b strings.Builder
 	for i, seg := range segs {

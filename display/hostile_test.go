@@ -74,7 +74,7 @@ func TestHostileCorpusSARIF(t *testing.T) {
 		if strings.ContainsAny(uri, " \\") || testutil.TerminalUnsafe(uri) != "" {
 			t.Errorf("SARIFURI(%q) = %q keeps a raw byte", s, uri)
 		}
-		if back, _ := url.PathUnescape(uri); back != strings.TrimLeft(strings.ReplaceAll(s, `\`, "/"), "/") {
+		if back, _ := url.PathUnescape(uri); back != strings.TrimLeft(s, "/") {
 			t.Errorf("SARIFURI(%q) = %q decodes to %q", s, uri, back)
 		}
 		msg := display.SARIFText(s)
