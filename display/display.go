@@ -116,8 +116,9 @@ var markdownInline = strings.NewReplacer(
 //   - what Text escapes is escaped first, so no control, bidi or
 //     zero-width character and no line break reaches the document;
 //   - < > & become entities, the other specials a backslash escape;
-//   - a # - + = at the start, which could open a heading or a list item
-//     where a writer puts the text at a line's start, is escaped;
+//   - a # at the start, which would open a heading where a writer puts
+//     the text at a line's start, is escaped (a - or + is left: no writer
+//     starts a line with a value, and "--stack x" reads as typed);
 //   - a bare URL ("https://", "www.") is kept from GitHub's autolinker by
 //     escaping its ":" or "." (shown as typed, not a link);
 //   - an @mention ("@name" after a space or at the start) is split after
@@ -140,7 +141,7 @@ func markdownText(s string, cell bool) string {
 	if cell {
 		t = strings.ReplaceAll(t, "|", `\|`)
 	}
-	if t != "" && strings.IndexByte("#-+=", t[0]) >= 0 {
+	if strings.HasPrefix(t, "#") {
 		t = `\` + t
 	}
 	if !strings.Contains(t, "://") && !strings.Contains(t, "@") && !strings.Contains(strings.ToLower(t), "www.") {
