@@ -459,9 +459,10 @@ type NotifyBody struct {
 }
 
 func notifyBody(a Alert) []byte {
-	// text is for people (a chat channel): escaped as shown; the other
+	// text is for people (a chat channel): escaped as shown and as Slack
+	// mrkdwn (& < > as entities: no <!channel> or <@U…> is live); the other
 	// fields are for programs: exact.
-	b, _ := json.Marshal(NotifyBody{Text: display.Text(fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason)), Rule: a.Rule, Scope: a.Scope,
+	b, _ := json.Marshal(NotifyBody{Text: display.Slack(fmt.Sprintf("burnrate %s: %s", a.Severity, a.Reason)), Rule: a.Rule, Scope: a.Scope,
 		RunID: a.RunID, JobID: a.JobID, JobType: a.JobType, SpendUSD: a.SpendUSD, At: correlate.FormatTime(a.At)})
 	return display.JSON(b)
 }

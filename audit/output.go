@@ -116,12 +116,16 @@ func (r *Result) JSON() ReportJSON {
 
 // WriteJSON writes `--format json`.
 func (r *Result) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	// Paths and settings are kept exact; bidi and zero-width characters
+	// in them are written as \u escapes (the same JSON, inert on a terminal).
+	enc := json.NewEncoder(&display.JSONWriter{W: w})
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.JSON())
 }
 
 func cell(s string) string { return display.MarkdownCell(s) }
+
+func md(s string) string { return display.Markdown(s) }
 
 // WriteMarkdown writes the human report.
 func (r *Result) WriteMarkdown(w io.Writer) error {
@@ -167,7 +171,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(w, "\n## Findings")
 		fmt.Fprintln(w)
 		for _, f := range r.Findings {
-			fmt.Fprintf(w, "- **%s** %s at %s:%d — %s\n", f.Severity, f.Kind, cell(f.File), f.Line, cell(f.Message))
+			fmt.Fprintf(w, "- **%s** %s at %s:%d — %s\n", f.Severity, f.Kind, cell(f.File), f.Line, md(f.Message))
 		}
 	}
 	if len(r.Skipped) > 0 || r.Truncated {
@@ -380,10 +384,10 @@ func (r *Result) WriteSARIF(w io.Writer, version string) error {
 			uri = path.Join(filepath.ToSlash(f.Root), f.File)
 		}
 		run.Results = append(run.Results, sarifResult{RuleID: string(f.Kind), RuleIndex: i, Level: sarifRules[i].level,
-			Message:   sarifText{display.Text(f.Message)},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: "%SRCROOT%"}, Region: sarifRegion{StartLine: max(f.Line, 1)}}}}})
+			Message:   sarifText{display.SARIFText(f.Message)},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: display.SARIFURI(uri), URIBaseID: "%SRCROOT%"}, Region: sarifRegion{StartLine: max(f.Line, 1)}}}}})
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(&display.JSONWriter{W: w})
 	enc.SetIndent("", "  ")
 	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
 }

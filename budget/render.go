@@ -69,7 +69,7 @@ func PrintMeasured(w io.Writer, m Measured) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tATTEMPTS\tp\tLATENCY ms\t429\t5xx/529\tterminal 4xx\tconnection")
 	for _, md := range m.Models {
-		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.0f\t%.4f\t%.4f\t%.4f\t%.4f\n", md.Model, md.Attempts, md.P, md.LatencyMs,
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.0f\t%.4f\t%.4f\t%.4f\t%.4f\n", display.Text(md.Model), md.Attempts, md.P, md.LatencyMs,
 			md.ByClass["rate_limit"], md.ByClass["overloaded_5xx"], md.ByClass["terminal_4xx"], md.ByClass["connection"])
 	}
 	tw.Flush()
@@ -88,7 +88,7 @@ func PrintMeasured(w io.Writer, m Measured) {
 		for i, l := range jt.Layers {
 			layers[i] = fmt.Sprint(l)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", jt.JobType, strings.Join(layers, "×"), jt.ObservedWorstCase, jt.CallsPerJobP99, conf)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", display.Text(jt.JobType), strings.Join(layers, "×"), jt.ObservedWorstCase, jt.CallsPerJobP99, conf)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nRecovery within k attempts, observed vs 1 − p^k:  k=1 %.3f vs %.3f   k=3 %.3f vs %.3f   k=5 %.3f vs %.3f\n",
@@ -195,7 +195,7 @@ func PrintLayers(out io.Writer, l Layers) {
 	if len(l.Assumed) > 0 {
 		fmt.Fprintf(out, "from the assumptions of %s:\n", display.Text(l.From))
 		for _, n := range l.Assumed {
-			fmt.Fprintf(out, "  %s\n", n)
+			fmt.Fprintf(out, "  %s\n", display.Text(n))
 		}
 		fmt.Fprintln(out)
 	}
@@ -204,13 +204,13 @@ func PrintLayers(out io.Writer, l Layers) {
 	running := 1
 	for _, l := range st {
 		running = SatMul(running, l.Attempts)
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", l.Name, l.Attempts, l.Timeout, l.Backoff.Label, running)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", display.Text(l.Name), l.Attempts, l.Timeout, display.Text(l.Backoff.Label), running)
 	}
 	w.Flush()
 	fmt.Fprintf(out, "\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
 	fmt.Fprintf(out, "worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
 	if attempts > l.Threshold {
 		fmt.Fprintf(out, "\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
-			attempts, l.Threshold, owner, strings.Join(silence, ", "))
+			attempts, l.Threshold, display.Text(owner), display.Text(strings.Join(silence, ", ")))
 	}
 }

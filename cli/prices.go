@@ -48,7 +48,7 @@ takes precedence over it, and the embedded one prices what they lack.`,
 func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 	if len(models) == 0 {
 		for tb := t; tb != nil; tb = tb.Base {
-			fmt.Fprintf(w, "source  %s\ndate    %s\nsha256  %s\nmodels  %d\n", tb.Source, orDash(tb.Date), tb.SHA256, tb.Models)
+			fmt.Fprintf(w, "source  %s\ndate    %s\nsha256  %s\nmodels  %d\n", display.Text(tb.Source), display.Text(orDash(tb.Date)), display.Text(tb.SHA256), tb.Models)
 			if tb.Base != nil {
 				fmt.Fprintln(w, "\nand for the models it lacks:")
 			}
@@ -65,7 +65,7 @@ func printPrices(w io.Writer, t *correlate.PriceTable, models []string) error {
 			fmt.Fprintf(tw, "%s\t-\t\t\t\t\tunpriced: reported with its tokens, never as $0\n", display.Text(m))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", display.Text(m), r.Key, perM(r.Price.Input), perM(r.Price.Output), perM(r.Price.CacheRead), perM(r.Price.CacheWrite), priceNote(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", display.Text(m), display.Text(r.Key), perM(r.Price.Input), perM(r.Price.Output), perM(r.Price.CacheRead), perM(r.Price.CacheWrite), priceNote(r))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nUSD per million tokens.")

@@ -804,7 +804,7 @@ func (s *State) assumptionFindings(r *Report) {
 		}
 		if x.Declared != "" && x.Previous != "" {
 			add = append(add, s.assumptionFinding(AssumptionChanged, x.ChangedAt,
-				fmt.Sprintf("%s changed from %s to %s; the first event under the new value is at %s", describeKey(x), x.Previous, x.Declared, x.ChangedAt)))
+				fmt.Sprintf("%s changed from %s to %s; the first event under the new value is %s", describeKey(x), x.Previous, x.Declared, atText(x.ChangedAt))))
 		}
 		if x.Declared == "" || x.Observed == "" {
 			continue
@@ -988,7 +988,7 @@ func CompareAssumptions(r *Report, prev []AssumptionReport, sev func(FindingKind
 			}
 			if s := sev(AssumptionChanged); s != SeverityOff {
 				add = append(add, FindingReport{Kind: AssumptionChanged.String(), Severity: s, Count: 1, Jobs: []string{}, FirstAt: x.FirstAt, Advice: Advice[AssumptionChanged],
-					Example: fmt.Sprintf("%s (%s) was %s in the previous run, is %s; the first event under the new value is at %s", describeKey(*x), c.what, c.was, c.now, x.FirstAt)})
+					Example: fmt.Sprintf("%s (%s) was %s in the previous run, is %s; the first event under the new value is %s", describeKey(*x), c.what, c.was, c.now, atText(x.FirstAt))})
 			}
 		}
 	}
@@ -1023,7 +1023,7 @@ func FlagUpstreamChanges(r *Report, crossed func(id, from, to string) []string, 
 		}
 		for _, what := range crossed(id, x.Previous, x.Observed) {
 			add = append(add, FindingReport{Kind: DefaultChangedUpstream.String(), Severity: s, Count: 1, Jobs: []string{}, FirstAt: x.ChangedAt, Advice: Advice[DefaultChangedUpstream],
-				Example: fmt.Sprintf("%s went from %s to %s (first seen at %s) across a change of its default: %s", id, x.Previous, x.Observed, x.ChangedAt, what)})
+				Example: fmt.Sprintf("%s went from %s to %s (first seen %s) across a change of its default: %s", id, x.Previous, x.Observed, atText(x.ChangedAt), what)})
 		}
 	}
 	appendFindingRows(r, add)

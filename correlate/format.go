@@ -57,6 +57,18 @@ func FormatTime(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
+// atTime is "at" and a log time, or words when there is none (the lines
+// had no timestamps): a finding's sentence never ends on a blank.
+func atTime(ns int64) string { return atText(FormatTime(ns)) }
+
+// atText is atTime of a time already formatted.
+func atText(t string) string {
+	if t == "" {
+		return "at a time unknown (its lines had none)"
+	}
+	return "at " + t
+}
+
 // satAdd adds counters that must not wrap (token totals), saturating.
 func satAdd(a, b int64) int64 {
 	if b <= 0 {

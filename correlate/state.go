@@ -900,7 +900,7 @@ func (s *State) shadowBreaker(job *Job, ev *ingest.Event, a *Attempt, ms *modelS
 		}
 		if tripped {
 			s.flag(BreakerOpen, job, 1, 0, ts, func() string {
-				return fmt.Sprintf("breaker %s opened at %s: %.0f%% of the last %d calls failed", br.key, FormatTime(ts), s.cfg.Breaker.TripRate*100, s.cfg.Breaker.Window)
+				return fmt.Sprintf("breaker %s opened %s: %.0f%% of the last %d calls failed", br.key, atTime(ts), s.cfg.Breaker.TripRate*100, s.cfg.Breaker.Window)
 			})
 		}
 	}
@@ -922,7 +922,7 @@ func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job, waste Pico) {
 	// detector), never those of the earlier bursts flagged with it.
 	burstJobs := len(jobs)
 	example := func() string {
-		return fmt.Sprintf("%d jobs retried within %s of each other at %s (burst %d)", burstJobs, s.cfg.SyncWindow, FormatTime(ts), s.sync.bursts)
+		return fmt.Sprintf("%d jobs retried within %s of each other %s (burst %d)", burstJobs, s.cfg.SyncWindow, atTime(ts), s.sync.bursts)
 	}
 	if newBurst {
 		n := int64(1)

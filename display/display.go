@@ -99,20 +99,124 @@ func hidden(r rune) bool {
 	return false
 }
 
-// markdownSpecial are the characters that can start live Markdown or HTML
-// inside a table cell: tags and entities, links and images (both need
-// brackets), emphasis with *, code spans, and the pipe that ends a cell.
-// An underscore is left alone: intraword it does nothing in CommonMark,
-// and job IDs are full of them.
-var markdownSpecial = strings.NewReplacer(
-	`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;",
-	"[", `\[`, "]", `\]`, "*", `\*`, "`", "\\`",
-	"\n", " ", "\r", " ",
+// markdownInline are the characters that can start live Markdown or HTML
+// in running text: tags and entities, links and images (both need
+// brackets), emphasis with * and strikethrough with ~, code spans. An
+// underscore is left alone: intraword it does nothing in CommonMark, and
+// job IDs are full of them.
+var markdownInline = strings.NewReplacer(
+	`\`, `\\`, "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", `\[`, "]", `\]`, "*", `\*`, "`", "\\`", "~", `\~`,
 )
 
-// MarkdownCell makes untrusted text inert in a Markdown table cell: shown
-// literally, never as a link, image, tag or column break.
-func MarkdownCell(s string) string { return markdownSpecial.Replace(Text(s)) }
+// Markdown makes untrusted text inert in running Markdown text (a list
+// item, a sentence, a heading's words) as GitHub renders it: shown
+// literally, never as a tag, link, image, emphasis, code span or heading.
+//
+//   - what Text escapes is escaped first, so no control, bidi or
+//     zero-width character and no line break reaches the document;
+//   - < > & become entities, the other specials a backslash escape;
+//   - a # at the start, which would open a heading where a writer puts
+//     the text at a line's start, is escaped (a - or + is left: no writer
+//     starts a line with a value, and "--stack x" reads as typed);
+//   - a bare URL ("https://", "www.") is kept from GitHub's autolinker by
+//     escaping its ":" or "." (shown as typed, not a link);
+//   - an @mention ("@name" after a space or at the start) is split after
+//     the @ by an empty HTML comment, which GitHub's renderer drops: the
+//     page shows "@name" exactly, no one is notified. It is the one raw <
+//     a writer emits, and it is inert: a comment holds no text.
+//
+// A pipe is left as is: use MarkdownCell inside a table.
+func Markdown(s string) string { return markdownText(s, false) }
+
+// MarkdownCell makes untrusted text inert in a Markdown table cell: what
+// Markdown does, and the pipe that would end the cell escaped.
+func MarkdownCell(s string) string { return markdownText(s, true) }
+
+// MentionBreak is what Markdown puts after the @ of an @mention.
+const MentionBreak = "<!-- -->"
+
+func markdownText(s string, cell bool) string {
+	t := markdownInline.Replace(Text(s))
+	if cell {
+		t = strings.ReplaceAll(t, "|", `\|`)
+	}
+	if strings.HasPrefix(t, "#") {
+		t = `\` + t
+	}
+	if !strings.Contains(t, "://") && !strings.Contains(t, "@") && !strings.Contains(strings.ToLower(t), "www.") {
+		return t
+	}
+	var b strings.Builder
+	b.Grow(len(t) + 16)
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == ':' && strings.HasPrefix(t[i:], "://") && i > 0 && isAlnum(t[i-1]):
+			b.WriteString(`\:`)
+			continue
+		case (c == 'w' || c == 'W') && len(t) >= i+4 && strings.EqualFold(t[i:i+4], "www.") && (i == 0 || !isWord(t[i-1])):
+			b.WriteString(t[i : i+3])
+			b.WriteString(`\.`)
+			i += 3
+			continue
+		case c == '@' && (i == 0 || !isWord(t[i-1])) && i+1 < len(t) && isAlnum(t[i+1]):
+			b.WriteString("@" + MentionBreak)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isWord is GitHub's mention filter's word character: an @ after one is
+// an address, not a mention.
+func isWord(c byte) bool { return isAlnum(c) || c == '_' || c >= 0x80 }
+
+// slackSpecial are the three characters Slack's mrkdwn says to escape:
+// with them as entities no <!channel>, <@U123> or <https://x|y> is live.
+var slackSpecial = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// Slack makes untrusted text inert in a Slack message's mrkdwn text: what
+// Text escapes, then & < > as entities (Slack's "escaping text"), so no
+// mention, channel-wide ping or link can be forged.
+func Slack(s string) string { return slackSpecial.Replace(Text(s)) }
+
+// SARIFText makes untrusted text plain in a SARIF message: what Text
+// escapes, and the brackets SARIF reads as an embedded link escaped as
+// the format says (\[ \]).
+func SARIFText(s string) string {
+	return strings.NewReplacer(`[`, `\[`, `]`, `\]`).Replace(Text(s))
+}
+
+// SARIFURI writes a slash-separated relative path (filepath.ToSlash: a
+// backslash is a byte of a name, and encoded) as a SARIF artifact URI:
+// each segment percent-encoded (RFC 3986 unreserved characters and
+// sub-delimiters kept), never absolute, so every byte of a hostile file
+// name — a space, %, #, ?, a control or bidi character — is an
+// escape in a valid URI reference relative to %SRCROOT%.
+func SARIFURI(p string) string {
+	segs := strings.Split(strings.TrimLeft(p, "/"), "/")
+	var b strings.Builder
+	for i, seg := range segs {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		for j := 0; j < len(seg); j++ {
+			c := seg[j]
+			if isAlnum(c) || strings.IndexByte("-._~!$'()*+,;=@", c) >= 0 || (c == ':' && i > 0) {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+	}
+	return b.String()
+}
 
 // JSON returns JSON text b with every character Text would escape, beyond
 // the C0 controls encoding/json escapes already, written as a \u escape:

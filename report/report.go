@@ -308,7 +308,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	fmt.Fprintf(&b, "# burnrate postmortem\n\n")
 	fmt.Fprintf(&b, "Log: %s, %s. %s lines, %s events, %s skipped%s. Prices: %s.\n\n",
 		cell(strings.Join(r.Source.Files, ", ")), span(r.Source.FirstTS, r.Source.LastTS),
-		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), r.Pricing.Table)
+		correlate.Count(r.Source.Lines), correlate.Count(r.Source.Events), correlate.Count(r.Source.Skipped), skipReasons(r.Source.SkippedByReason), orUnknown(md(r.Pricing.Table), "none named"))
 	if n := r.Source.NoTimestamp; n > 0 {
 		fmt.Fprintf(&b, "%s %s no time of its own: each took the time of the line before it, where one had a time.\n\n", correlate.Count(n), plural(n, "line had", "lines had"))
 	}
@@ -356,11 +356,15 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		b.WriteString("None: no retry mistakes found.\n\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "### %s — %s\n\n", f.Kind, f.Severity)
+		fmt.Fprintf(&b, "### %s — %s\n\n", md(f.Kind), md(f.Severity.String()))
 		// Two wastes, each named: the finding's own attempts, and all of
 		// its jobs' (a reader adding findings up must not take one for the other).
-		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s). This finding's attempts wasted %s; its %s job(s) wasted %s in all. First at %s.\n\n",
-			correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.JobsWastedUSD), f.FirstAt)
+		first := "First at " + md(f.FirstAt) + "."
+		if f.FirstAt == "" {
+			first = "First at a time unknown: its lines had none."
+		}
+		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s). This finding's attempts wasted %s; its %s job(s) wasted %s in all. %s\n\n",
+			correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.JobsWastedUSD), first)
 		fmt.Fprintf(&b, "- Example: %s\n", cell(f.Example))
 		if len(f.Jobs) > 0 {
 			more := ""
@@ -369,7 +373,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			}
 			fmt.Fprintf(&b, "- Jobs: %s%s\n", cell(strings.Join(f.Jobs, ", ")), more)
 		}
-		fmt.Fprintf(&b, "- What to do: %s\n\n", f.Advice)
+		fmt.Fprintf(&b, "- What to do: %s\n\n", md(f.Advice))
 	}
 
 	agentRows := 0
@@ -426,7 +430,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		if i == CostliestJobs {
 			break
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), j.Outcome, j.Attempts,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), cell(j.Outcome), j.Attempts,
 			correlate.FormatLayers(j.Layers), correlate.USD(j.SpendUSD), correlate.USD(j.WastedUSD), j.Duplicates)
 	}
 
@@ -439,7 +443,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	if len(tripped) > 0 {
 		b.WriteString("\n## Circuit breakers (shadow)\n\nWhat a breaker would have done; nothing was blocked.\n\n| Key | State at end | Trips | Calls it would have refused | Failed spend it would have saved |\n|---|---|---:|---:|---:|\n")
 		for _, br := range tripped {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", cell(br.Key), br.State, br.Trips, correlate.Count(br.WouldBlock), correlate.USD(br.WouldSaveUSD))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", cell(br.Key), cell(br.State.String()), br.Trips, correlate.Count(br.WouldBlock), correlate.USD(br.WouldSaveUSD))
 		}
 	}
 
@@ -447,7 +451,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		b.WriteString("\n## Over time\n\n")
 		calls, spend, span := Series(r.Timeline, 72)
 		fmt.Fprintf(&b, "Model calls per minute (%s per column):\n\n```\n%s\n```\n\n", span, asciigraph.Plot(calls, asciigraph.Height(8), asciigraph.Precision(0)))
-		fmt.Fprintf(&b, "Cumulative spend, USD:\n\n```\n%s\n```\n", asciigraph.Plot(spend, asciigraph.Height(8), asciigraph.Precision(2)))
+		fmt.Fprintf(&b, "Cumulative spend, USD:\n\n```\n%s\n```\n", asciigraph.Plot(spend, asciigraph.Height(8), asciigraph.Precision(2), asciigraph.LowerBound(0)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -459,7 +463,7 @@ func writeMerged(b *strings.Builder, m *correlate.MergeInfo) {
 	fmt.Fprintf(b, "Merged from %d replica report(s) (report --merge):\n\n| File | Replica | Run | Jobs | Calls | Spend | First | Last |\n|---|---|---|---:|---:|---:|---|---|\n", len(m.Replicas))
 	for _, r := range m.Replicas {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(r.File), cell(r.Replica), cell(r.RunID), correlate.Count(int64(r.Jobs)),
-			correlate.Count(r.Attempts), correlate.USD(r.SpendUSD), r.FirstTS, r.LastTS)
+			correlate.Count(r.Attempts), correlate.USD(r.SpendUSD), cell(orUnknown(r.FirstTS, "unknown")), cell(orUnknown(r.LastTS, "unknown")))
 	}
 	b.WriteString("\n")
 	if m.SplitJobs > 0 {
@@ -494,6 +498,19 @@ func Series(tl []correlate.TimelinePoint, width int) (calls, cumSpend []float64,
 // live Markdown or HTML in it.
 func cell(s string) string { return display.MarkdownCell(s) }
 
+// md keeps log-derived text in running Markdown (a heading, a list item,
+// a sentence) from becoming live Markdown or HTML.
+func md(s string) string { return display.Markdown(s) }
+
+// orUnknown is s, or the words said in its place when it is empty: a
+// sentence never ends on a blank.
+func orUnknown(s, words string) string {
+	if s == "" {
+		return words
+	}
+	return s
+}
+
 func plural(n int64, one, many string) string {
 	if n == 1 {
 		return one
@@ -507,7 +524,7 @@ func skipReasons(m map[string]int64) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s %d", cell(k), m[k]))
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
@@ -515,7 +532,7 @@ func skipReasons(m map[string]int64) string {
 func statusLine(m map[string]int64) string {
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s×%s", k, correlate.Count(m[k])))
+		parts = append(parts, fmt.Sprintf("%s×%s", cell(k), correlate.Count(m[k])))
 	}
 	return strings.Join(parts, " ")
 }
@@ -554,5 +571,5 @@ func span(first, last string) string {
 	if first == "" && last == "" {
 		return "no timestamped events"
 	}
-	return first + " → " + last
+	return md(orUnknown(first, "time unknown")) + " → " + md(orUnknown(last, "time unknown"))
 }
