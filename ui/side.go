@@ -143,8 +143,12 @@ func (p *findingsPane) lines() []string {
 	for _, f := range fs {
 		k, _ := correlate.ParseFindingKind(f.Kind)
 		first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
-		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s own/%s jobs\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
-			usd(f.WastedUSD), usd(f.JobsWastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
+		head := fmt.Sprintf("%s %s ×%d  %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+		if lipglossWidth(head) > w {
+			// The money is never cut: too long for one line, it has its own.
+			head = fmt.Sprintf("%s %s ×%d\n    %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+		}
+		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s\n    %s\n    %s", head, p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
 	if len(items) == 0 {
@@ -199,4 +203,11 @@ func shortDur(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// findingMoney says a finding's money in words: what the finding itself
+// wasted, and what the jobs it touched wasted in all ("$0 own/$0.36 jobs"
+// could not be decoded).
+func findingMoney(f correlate.FindingReport) string {
+	return "own " + usd(f.WastedUSD) + " · in its jobs " + usd(f.JobsWastedUSD)
 }

@@ -488,6 +488,7 @@ func TestQuietInputRunsTheClock(t *testing.T) {
 	f := feed.frame("")
 	before := m.View()
 	f.Now, f.QuietFor = f.Snap.Now+int64(2*time.Minute), 2*time.Minute
+	f.Final = false // a live log gone quiet, not an ended one
 	f.Snap.BurnWarming1 = true
 	m.Update(frameMsg{f})
 	screen := m.View()
@@ -549,6 +550,7 @@ func TestHeaderFitsWithEverythingToSay(t *testing.T) {
 	f.JournalProblem = "2 journal write(s) failed: no space left on device"
 	f.Sources = []ingest.Status{{Name: "a.jsonl", Err: "permission denied"}, {Name: "b.jsonl", Missing: true}}
 	f.Now, f.QuietFor = f.Snap.Now+int64(time.Minute), time.Minute
+	f.Final = false // live: the burn rates are shown
 	m.Update(frameMsg{f})
 	screen := m.View()
 	checkSize(t, screen, 80, 24)
@@ -589,5 +591,37 @@ func TestHeaderAssumptionsBadge(t *testing.T) {
 	m.Update(frameMsg{feed.frame("")})
 	if head := strings.Join(strings.Split(m.View(), "\n")[:3], "\n"); strings.Contains(head, "assumption") {
 		t.Errorf("a badge with no finding open:\n%s", head)
+	}
+}
+
+// TestHeaderSaysTheTruthAtTheEnd: issue 36 — at the end of a replay the
+// header said "ceiling in 38s"; "projected run" equal to the spend so far
+// pretended to be a projection; a finding's "$0 own/$0.36 jobs".
+func TestHeaderSaysTheTruthAtTheEnd(t *testing.T) {
+	m, feed := newModel(t, 160, 40, Options{})
+	f := feed.frame("")
+	f.Snap.MinutesToCeil = 0.6
+	f.Snap.ProjectedUSD = f.Snap.Spend.USD()
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if strings.Contains(screen, "ceiling in") || !strings.Contains(screen, "● END") || !strings.Contains(screen, "ended: final figures") {
+		t.Errorf("an ended run must say so, with no countdown:\n%.800s", screen)
+	}
+	if !strings.Contains(screen, "own $0.7290 · in its jobs $0.7290") {
+		t.Errorf("a finding's money in words:\n%s", screen)
+	}
+	live := feed.frame("")
+	live.Final = false
+	live.Snap.MinutesToCeil = 0.6
+	live.Snap.ProjectedUSD = live.Snap.Spend.USD()
+	m.Update(frameMsg{live})
+	screen = m.View()
+	if !strings.Contains(screen, "ceiling in 36s") || strings.Contains(screen, "projected run") {
+		t.Errorf("live: a countdown, and no projection equal to the spend:\n%.800s", screen)
+	}
+	live.Snap.ProjectedUSD = live.Snap.Spend.USD() + 1
+	m.Update(frameMsg{live})
+	if !strings.Contains(m.View(), "projected run $2.30") {
+		t.Errorf("a projection beyond the spend is shown:\n%.800s", m.View())
 	}
 }
