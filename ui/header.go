@@ -15,6 +15,7 @@ import (
 type headerPane struct {
 	st    *styles
 	title string
+	note  string // said of the kill hook (the demo's in-process receiver)
 	width int
 	f     *engine.Frame
 	cache string
@@ -99,6 +100,10 @@ func (h *headerPane) View() string {
 	if len(missing) > 0 {
 		line1 = append(line1, hpart{st.Warn.Render("waiting for " + sanitize(strings.Join(missing, ", "))),
 			st.Warn.Render(fmt.Sprintf("waiting for %d file(s)", len(missing)))})
+	}
+	// After the problems, ahead of the run's name: where kills go.
+	if h.note != "" {
+		line1 = append(line1, hpart{st.Warn.Render(sanitize(h.note)), st.Warn.Render("demo kills")})
 	}
 	if h.f.RunID != "" {
 		// A daemon sees one run per night: say which one the numbers are.

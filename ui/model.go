@@ -50,6 +50,9 @@ type Options struct {
 	Title  string // "watch", "replay", "demo"
 	Replay ReplayControls
 	Killer Killer // nil: no kill hook configured
+	// KillNote is said wherever the kill hook is (the header and the
+	// confirm dialog): the demo's "kills go to an in-process receiver".
+	KillNote string
 }
 
 type mode int
@@ -126,7 +129,7 @@ func New(feed Feed, opt Options) *Model {
 	h := help.New()
 	h.ShowAll = true
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
-	m.header = headerPane{st: &m.st, title: opt.Title}
+	m.header = headerPane{st: &m.st, title: opt.Title, note: opt.KillNote}
 	m.jobs = newJobsPane(&m.st, &m.keys)
 	m.detail = detailPane{st: &m.st, keys: &m.keys, canKill: opt.Killer != nil}
 	m.breakers = breakersPane{listPane{st: &m.st, keys: &m.keys}}
@@ -500,6 +503,7 @@ func (m *Model) confirmView() string {
 	what := m.opt.Killer.Describe(m.killJob.ID, m.killJob.Type)
 	text := m.st.Bad.Render("Kill this job?") + "\n\n" +
 		fmt.Sprintf("job:  %s\ntype: %s\nspend: %s over %d calls\n\n%s\n\n", sanitize(m.killJob.ID), sanitize(m.killJob.Type), usd(m.killJob.Spend.USD()), m.killJob.Calls, sanitize(what)) +
+		noteLine(m.opt.KillNote) +
 		m.st.Selected.Render(" Cancel (n/esc/enter) ") + "   " + m.st.Dim.Render(" Kill (y) ")
 	box := m.st.Dialog.Width(min(70, max(m.width-4, 20))).Render(text)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
@@ -525,4 +529,11 @@ func Run(ctx context.Context, feed Feed, opt Options) error {
 
 func noTTY(why string) string {
 	return "the dashboard needs a terminal, and " + why + ": run with --headless for alerts as JSON lines on stdout and a status line on stderr"
+}
+
+func noteLine(note string) string {
+	if note == "" {
+		return ""
+	}
+	return sanitize(note) + "\n\n"
 }
