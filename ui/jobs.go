@@ -65,7 +65,7 @@ func (p *jobsPane) SetFrame(f *engine.Frame) {
 
 // ShortHelp: the jobs table opens, filters and sorts.
 func (p *jobsPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.keys.Enter, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
+	return []key.Binding{p.keys.Enter, p.keys.Tab, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
 }
 
 // Update takes the table's keys: sort and filters always; movement and
@@ -296,9 +296,13 @@ func (p *jobsPane) View() string {
 		r := &p.rows[p.idx[i]]
 		cells := make([]string, len(cols))
 		for j, c := range cols {
-			if c.right {
+			switch {
+			case j == 0:
+				// An ID is cut in its middle: its distinguishing end stays.
+				cells[j] = pad(truncMiddle(c.cell(r), c.width), c.width)
+			case c.right:
 				cells[j] = padLeft(c.cell(r), c.width)
-			} else {
+			default:
 				cells[j] = pad(c.cell(r), c.width)
 			}
 		}

@@ -63,6 +63,9 @@ const (
 	modeDetail
 	modeConfirmKill
 	modeHelp
+	// modeCharts: the charts fill the body, on a terminal too short to
+	// show them under the table (c had no visible effect at 80×24).
+	modeCharts
 )
 
 type paneID int
@@ -261,6 +264,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if cmd, handled := m.globalKey(msg); handled {
 		return m, cmd
 	}
+	if m.mode == modeCharts {
+		if key.Matches(msg, m.keys.Back) {
+			m.mode = modeNormal
+			m.layout()
+		}
+		return m, nil
+	}
 	if m.mode == modeDetail {
 		_, cmd := m.detail.Update(msg)
 		return m, cmd
@@ -325,8 +335,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.End) && r != nil:
 		r.JumpToEnd()
 	case key.Matches(msg, k.Charts):
-		m.charts = !m.charts
-		m.layout()
+		m.toggleCharts()
 	case key.Matches(msg, k.Kill):
 		m.startKill()
 	default:
@@ -360,6 +369,38 @@ func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	return m, cmd
 }
+
+// chartsFit says whether the charts fit under the panes at this size.
+func (m *Model) chartsFit() bool {
+	return m.height-m.header.heightFor(m.width)-1 >= minChartBody
+}
+
+// toggleCharts: c always does something visible. Where the charts fit
+// under the panes it shows or hides them; where they do not, it gives
+// them the body (and c or esc gives it back); in a job's detail on a
+// short terminal it says why not.
+func (m *Model) toggleCharts() {
+	switch {
+	case m.mode == modeCharts:
+		m.mode = modeNormal
+	case m.chartsFit():
+		m.charts = !m.charts
+		if m.charts {
+			m.status = "charts on"
+		} else {
+			m.status = "charts off (c shows them)"
+		}
+	case m.mode == modeNormal:
+		m.mode = modeCharts
+	default:
+		m.status = fmt.Sprintf("charts: no room beside the detail at %d rows; esc, then c", m.height)
+	}
+	m.layout()
+}
+
+// minChartBody is the body height under which the charts do not fit
+// under the panes.
+const minChartBody = 22
 
 func (m *Model) startKill() {
 	row, ok := m.jobs.selected()
@@ -396,7 +437,10 @@ func (m *Model) layout() {
 	}
 	body := max(h-headerH-footerH, 3)
 	chartH := 0
-	if m.charts && body >= 22 {
+	switch {
+	case m.mode == modeCharts:
+		chartH = body
+	case m.charts && body >= minChartBody:
 		chartH = min(12, body/3)
 	}
 	body -= chartH
@@ -437,6 +481,9 @@ func (m *Model) View() string {
 	if m.mode == modeHelp {
 		return m.helpView()
 	}
+	if m.mode == modeCharts {
+		return clip(lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.chart.View(), m.footer()), m.width, m.height)
+	}
 	main := m.jobs.View()
 	if m.mode == modeDetail {
 		main = m.detail.View()
@@ -471,7 +518,15 @@ func (m *Model) footer() string {
 	}
 	short := help.New()
 	short.Width = m.width
-	b.WriteString(short.ShortHelpView(append(m.focused().ShortHelp(), m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)...)))
+	// The keys that work everywhere first: a narrow footer cuts its end,
+	// and kill, help and quit must stay readable.
+	keys := m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)
+	if m.mode == modeCharts {
+		keys = append([]key.Binding{m.keys.ChartsBack}, keys...)
+	} else {
+		keys = append(keys, m.focused().ShortHelp()...)
+	}
+	b.WriteString(short.ShortHelpView(keys))
 	return b.String()
 }
 

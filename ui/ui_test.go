@@ -625,3 +625,42 @@ func TestHeaderSaysTheTruthAtTheEnd(t *testing.T) {
 		t.Errorf("a projection beyond the spend is shown:\n%.800s", m.View())
 	}
 }
+
+// TestNoLostPanes: issue 36 — at 80×24 the breakers pane vanished under
+// the findings while tab still moved the focus to it, and c did nothing.
+func TestNoLostPanes(t *testing.T) {
+	m, _ := newModel(t, 80, 24, Options{})
+	if v := m.View(); !strings.Contains(v, "breakers hidden: tab to reach") || !strings.Contains(v, "? help") || !strings.Contains(v, "q quit") {
+		t.Fatalf("the hidden pane must be named with the key that shows it:\n%s", v)
+	}
+	press(m, "tab", "tab")
+	if v := m.View(); !strings.Contains(v, "Breakers") || !strings.Contains(v, "claude-sonnet-4-6") {
+		t.Errorf("the focused breakers pane must show:\n%s", v)
+	}
+	press(m, "c")
+	if v := m.View(); m.mode != modeCharts || !strings.Contains(v, "cumulative spend") || !strings.Contains(v, "back to jobs") {
+		t.Errorf("c at 80×24 must show the charts:\n%s", v)
+	}
+	press(m, "esc")
+	if m.mode != modeNormal {
+		t.Errorf("esc leaves the charts: mode %v", m.mode)
+	}
+	big, _ := newModel(t, 140, 45, Options{})
+	press(big, "c")
+	if v := big.View(); strings.Contains(v, "cumulative spend") || !strings.Contains(v, "charts off") {
+		t.Errorf("c at 140×45 hides the charts and says so:\n%s", v)
+	}
+}
+
+// TestTruncMiddleKeepsTheEnd: an ID or model name cut keeps its end.
+func TestTruncMiddleKeepsTheEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{{"anthropic/claude-sonnet-4-6", 16, "anthr…sonnet-4-6"}, {"job-00042", 20, "job-00042"}, {"job-aaaaaaaaaaaaaaaa-00042", 12, "job…aa-00042"}, {"éééé-x", 4, "é…-x"}} {
+		if got := truncMiddle(tc.in, tc.w); got != tc.want || lipglossWidth(got) > tc.w {
+			t.Errorf("truncMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
