@@ -96,12 +96,12 @@ func (p *chartsPane) plot() {
 		spendOpts = append(spendOpts, asciigraph.UpperBound(upper))
 		caption += fmt.Sprintf("; ╌ ceiling %s", usd(c))
 	}
-	spendOpts = append(spendOpts, asciigraph.Caption(caption))
+	spendOpts = append(spendOpts, asciigraph.Caption(fitCaption(caption, "USD; "+perColumnShort(spendPer)+ceilShort(s.CeilingUSD), (p.width-2)/2-8)))
 	okF, callsPer := fold(ok, half, 1, meanOf)
 	retryF, _ := fold(retry, half, 1, meanOf)
 	termF, _ := fold(term, half, 1, meanOf)
 	callOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Precision(0), asciigraph.LowerBound(0),
-		asciigraph.Caption("calls/min: ok · retryable · terminal, " + perColumn(callsPer))}
+		asciigraph.Caption(fitCaption("calls/min: ok · retryable · terminal, "+perColumn(callsPer), "calls/min ok·retry·term; "+perColumnShort(callsPer), (p.width-2)/2-8))}
 	if !p.st.plain {
 		spendOpts = append(spendOpts, asciigraph.SeriesColors(asciigraph.Green))
 		callOpts = append(callOpts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.Yellow, asciigraph.Red))
@@ -123,6 +123,27 @@ func perColumn(minutes float64) string {
 		return fmt.Sprintf("%.1f min per column", minutes)
 	}
 	return fmt.Sprintf("%.1f h per column", minutes/60)
+}
+
+// perColumnShort is perColumn in few cells.
+func perColumnShort(minutes float64) string {
+	return strings.Replace(strings.Replace(perColumn(minutes), " per column", "/col", 1), " min", "m", 1)
+}
+
+func ceilShort(c float64) string {
+	if c <= 0 {
+		return ""
+	}
+	return "; ╌ " + usd(c)
+}
+
+// fitCaption is the long caption when it fits in w cells, else the short
+// one: a caption cut at the pane's edge lost what a column is.
+func fitCaption(long, short string, w int) string {
+	if lipglossWidth(long) <= w {
+		return long
+	}
+	return short
 }
 
 func lastOf(xs []float64) float64 { return xs[len(xs)-1] }

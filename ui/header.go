@@ -128,7 +128,7 @@ func (h *headerPane) View() string {
 		case h.f.Final:
 			// Nothing more will be spent: no countdown to a ceiling the
 			// run can no longer reach.
-			line2 = append(line2, hpart{"ended " + usd(s.CeilingUSD-spend) + " under the ceiling", "ended under"})
+			line2 = append(line2, hpart{"ended " + usd(s.CeilingUSD-spend) + " under the ceiling", "under by " + usd(s.CeilingUSD-spend)})
 		case s.MinutesToCeil >= 0:
 			in := "ceiling in " + minutes(s.MinutesToCeil)
 			if s.BurnWarming1 {

@@ -638,7 +638,7 @@ func TestNoLostPanes(t *testing.T) {
 		t.Errorf("the focused breakers pane must show:\n%s", v)
 	}
 	press(m, "c")
-	if v := m.View(); m.mode != modeCharts || !strings.Contains(v, "cumulative spend") || !strings.Contains(v, "back to jobs") {
+	if v := m.View(); m.mode != modeCharts || !strings.Contains(v, "USD; 1m/col") || !strings.Contains(v, "back to jobs") {
 		t.Errorf("c at 80×24 must show the charts:\n%s", v)
 	}
 	press(m, "esc")
