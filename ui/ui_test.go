@@ -514,7 +514,7 @@ func TestREADMEScreensAreTheGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45"} {
+	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45", "demo_end_120x40", "demo_kill_confirm_80x24"} {
 		g, err := os.ReadFile("testdata/" + name + ".golden")
 		if err != nil {
 			t.Fatal(err)
