@@ -125,3 +125,63 @@ func (nopReplay) Step()        {}
 func (nopReplay) Faster()      {}
 func (nopReplay) Slower()      {}
 func (nopReplay) JumpToEnd()   {}
+
+// TestAttackTheScreens: issue 36's attacks — one session resized to 80×24,
+// 40×10, 300×100; a 200-character model name; a breaker whose name
+// carries escape sequences; no jobs; 100,000 jobs.
+func TestAttackTheScreens(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	d := newDemoFrames(t)
+	f := d.at(0.5, "")
+	long := strings.Repeat("m", 190) + "-sonnet-4-6"
+	f.Snap.Breakers = append(f.Snap.Breakers, correlate.BreakerReport{Key: "anthropic/" + long, State: correlate.BreakerStateOpen, Trips: 1},
+		correlate.BreakerReport{Key: "evil\x1b[2J\x1b]0;pwned\x07/claude-opus-4-1", State: correlate.BreakerStateHalfOpen, Trips: 2})
+	m := New(&fakeFeed{ch: make(chan *engine.Frame, 1)}, Options{Title: "demo", Replay: nopReplay{}, Killer: &demoKiller{}})
+	m.Update(frameMsg{f})
+	for _, size := range [][2]int{{80, 24}, {40, 10}, {300, 100}, {80, 24}} {
+		w, h := size[0], size[1]
+		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		for _, keys := range [][]string{nil, {"tab"}, {"tab"}, {"tab"}, {"c"}, {"c"}, {"enter"}, {"esc"}, {"?"}, {"?"}} {
+			press(m, keys...)
+			screen := m.View()
+			checkSize(t, screen, w, h)
+			if strings.ContainsAny(screen, "\x1b\x07") {
+				t.Fatalf("%d×%d: an escape reached the screen: %q", w, h, screen)
+			}
+		}
+	}
+	// The breakers pane, focused at 300×100, names both endpoints by their
+	// ends, the escapes shown as text.
+	m.Update(tea.WindowSizeMsg{Width: 300, Height: 100})
+	for m.focus != paneBreakers {
+		press(m, "tab")
+	}
+	screen := m.View()
+	if !strings.Contains(screen, "sonnet-4-6") || !strings.Contains(screen, `\u001b[2J`) || !strings.Contains(screen, "claude-opus-4-1") {
+		t.Errorf("breaker names at 300 columns:\n%s", screen)
+	}
+	// No jobs at all; then 100,000.
+	empty := d.at(0.0001, "")
+	empty.Snap.Jobs = nil
+	m.Update(frameMsg{empty})
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		press(m, "enter", "x", "esc", "c", "c")
+		checkSize(t, m.View(), size[0], size[1])
+	}
+	big := d.at(1, "")
+	big.Snap.Jobs = nil
+	for i := range 100_000 {
+		big.Snap.Jobs = append(big.Snap.Jobs, correlate.JobRow{ID: fmt.Sprintf("job-%s-%06d", strings.Repeat("x", i%40), i), Type: "report", Seq: int32(i)})
+	}
+	m.Update(frameMsg{big})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	press(m, "esc")
+	for m.focus != paneJobs {
+		press(m, "tab")
+	}
+	screen = m.View()
+	if !strings.Contains(screen, "100000/100000") || !strings.Contains(screen, "-000000") {
+		t.Errorf("100,000 jobs, IDs cut keeping their numbers:\n%s", screen)
+	}
+}
