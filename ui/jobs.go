@@ -46,10 +46,15 @@ type jobsPane struct {
 	state      int
 	types      []string
 	focused    bool
-	width      int
-	height     int
-	cache      string
-	dirty      bool
+	// hint is said on the title line: where the panes with no room are.
+	hint string
+	// longestID is the widest job ID (bytes, capped): the JOB column is
+	// sized from it, not stretched to the terminal.
+	longestID int
+	width     int
+	height    int
+	cache     string
+	dirty     bool
 }
 
 func newJobsPane(st *styles, keys *keyMap) jobsPane {
@@ -154,6 +159,10 @@ func (p *jobsPane) refresh() {
 			p.idx = append(p.idx, int32(i))
 		}
 	}
+	p.longestID = 8
+	for i := range p.rows {
+		p.longestID = max(p.longestID, min(len(p.rows[i].ID), 64))
+	}
 	rows := p.rows
 	slices.SortFunc(p.idx, func(a, b int32) int {
 		ra, rb := &rows[a], &rows[b]
@@ -242,13 +251,13 @@ func (p *jobsPane) columns() []column {
 		}
 		return n
 	}
-	for _, drop := range []string{"AGE", "WASTED", "TYPE"} {
+	for _, drop := range []string{"AGE", "WASTED", "TYPE", "LAST", "LAYERS", "CALLS"} {
 		if p.width-fixed() >= 16 {
 			break
 		}
 		cols = slices.DeleteFunc(cols, func(c column) bool { return c.title == drop })
 	}
-	cols[0].width = max(p.width-fixed()-1, 8)
+	cols[0].width = max(min(p.width-fixed()-1, p.longestID+2), 8)
 	return cols
 }
 
@@ -287,6 +296,9 @@ func (p *jobsPane) View() string {
 	ts := p.st.Bold
 	if p.focused {
 		ts = p.st.Title
+	}
+	if p.hint != "" {
+		title += "  " + p.hint
 	}
 	b.WriteString(ts.Render(truncate(title, p.width)))
 	b.WriteString("\n")

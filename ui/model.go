@@ -354,6 +354,7 @@ func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.jobs.focused = m.focus == paneJobs
 		m.breakers.focused, m.findings.focused = m.focus == paneBreakers, m.focus == paneFindings
 		m.jobs.dirty, m.breakers.dirty, m.findings.dirty = true, true, true
+		m.layout()
 		return m, nil
 	case key.Matches(msg, k.Filter):
 		m.mode = modeFilter
@@ -397,6 +398,10 @@ func (m *Model) toggleCharts() {
 	}
 	m.layout()
 }
+
+// minSplitBody is the body height under which a narrow terminal shows
+// one pane at a time.
+const minSplitBody = 12
 
 // minChartBody is the body height under which the charts do not fit
 // under the panes.
@@ -451,10 +456,22 @@ func (m *Model) layout() {
 	mainW := w - sideW
 	sideH := body
 	mainH := body
+	m.jobs.hint = ""
 	if sideW == 0 {
 		// Narrow: findings go under the table.
 		sideH = max(body/3, 4)
 		mainH = body - sideH
+		if body < minSplitBody {
+			// Too short to split (the table kept only its title): the
+			// focused pane takes the body, and the table says where
+			// the others are.
+			sideH, mainH = 0, body
+			if m.focus != paneJobs && m.mode != modeDetail {
+				sideH, mainH = body, 0
+			} else {
+				m.jobs.hint = "+2 panes: tab"
+			}
+		}
 	}
 	m.header.SetSize(w, headerH)
 	m.jobs.SetSize(mainW, mainH)
@@ -489,9 +506,14 @@ func (m *Model) View() string {
 		main = m.detail.View()
 	}
 	var body string
-	if m.side.width == m.width {
+	switch {
+	case m.side.height <= 0:
+		body = main // a short narrow terminal: one pane at a time
+	case m.jobs.height <= 0 && m.mode != modeDetail:
+		body = m.side.View()
+	case m.side.width == m.width:
 		body = lipgloss.JoinVertical(lipgloss.Left, main, m.side.View())
-	} else {
+	default:
 		body = lipgloss.JoinHorizontal(lipgloss.Top, main, m.side.View())
 	}
 	parts := []string{m.header.View(), body}
