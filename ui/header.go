@@ -103,7 +103,7 @@ func (h *headerPane) View() string {
 	}
 	// After the problems, ahead of the run's name: where kills go.
 	if h.note != "" {
-		line1 = append(line1, hpart{st.Warn.Render(sanitize(h.note)), st.Warn.Render("demo kills")})
+		line1 = append(line1, hpart{st.Warn.Render(sanitize(h.note)), st.Warn.Render("kills: in-process")})
 	}
 	if h.f.RunID != "" {
 		// A daemon sees one run per night: say which one the numbers are.
