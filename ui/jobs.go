@@ -261,6 +261,14 @@ func (p *jobsPane) columns() []column {
 	return cols
 }
 
+// naturalWidth is the width the table needs with every column and its
+// longest ID whole: beyond it a wide terminal's room goes to the side.
+func (p *jobsPane) naturalWidth() int {
+	// JOB, then TYPE 10, STATE 9, CALLS 6, LAYERS 8, SPEND 9, WASTED 9,
+	// LAST 5, AGE 5, each after a space.
+	return p.longestID + 2 + 10 + 9 + 6 + 8 + 9 + 9 + 5 + 5 + 9
+}
+
 func shortOutcome(o correlate.Outcome) string {
 	if o == correlate.OutcomeDeadLettered {
 		return "dead-lttr"

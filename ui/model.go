@@ -225,8 +225,12 @@ var (
 
 func (m *Model) setFrame(f *engine.Frame) {
 	m.frame = f
+	natural := m.jobs.naturalWidth()
 	for _, p := range []pane{&m.header, &m.jobs, &m.breakers, &m.findings, &m.chart} {
 		p.SetFrame(f)
+	}
+	if m.jobs.naturalWidth() != natural && m.width > 0 {
+		m.layout() // a longer ID: the table's share of a wide screen grows
 	}
 	if m.mode == modeDetail {
 		m.detail.SetFrame(f)
@@ -399,6 +403,10 @@ func (m *Model) toggleCharts() {
 	m.layout()
 }
 
+// minMainWidth is the least the jobs table or a job's detail is given
+// beside the side panes (the detail's attempts table needs about this).
+const minMainWidth = 110
+
 // minSplitBody is the body height under which a narrow terminal shows
 // one pane at a time.
 const minSplitBody = 12
@@ -452,6 +460,12 @@ func (m *Model) layout() {
 	sideW := 0
 	if w >= 110 {
 		sideW = min(w*2/5, 64)
+		// Widths from content: what the table (or a job's detail) does
+		// not need goes to the findings, whose lines were cut at 64
+		// beside a half-empty table at 200 columns.
+		if need := max(m.jobs.naturalWidth(), minMainWidth); w-need > sideW {
+			sideW = w - need
+		}
 	}
 	mainW := w - sideW
 	sideH := body
