@@ -445,7 +445,7 @@ func TestEveryTerminalSize(t *testing.T) {
 	}
 	for _, w := range widths {
 		for _, h := range heights {
-			for _, keys := range [][]string{nil, {"enter"}, {"?"}, {"/"}} {
+			for _, keys := range [][]string{nil, {"enter"}, {"?"}, {"/"}, {"c"}, {"tab", "tab"}} {
 				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				press(m, keys...)
 				screen := m.View()
