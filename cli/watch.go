@@ -56,6 +56,9 @@ type liveFlags struct {
 	// by watch when no input would be read again from its start.
 	carry      bool
 	carryEvery time.Duration
+	// killNote is said beside the kill hook on screen (the demo's
+	// in-process receiver).
+	killNote string
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
@@ -284,6 +287,13 @@ poisoned record whose 400 is tried 75 times.`,
 				// kill hook fires again on the next one.
 				l.act.RunID = fmt.Sprintf("demo-%d", time.Now().UnixNano())
 			}
+			// A kill hook the demo can show: x, its confirm and the
+			// kill's states, sent to a receiver inside this process.
+			done, err := demoKills(&l)
+			if err != nil {
+				return err
+			}
+			defer done()
 			return runLive(cmd.Context(), l, "demo", nil, r)
 		},
 	}
@@ -475,6 +485,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		}
 		if acts.Hooks.KillWebhook != "" || acts.Hooks.KillExec != nil {
 			opt.Killer = alerts.NewManual(rules)
+			opt.KillNote = l.killNote
 		}
 		if err := ui.Run(ctx, eng, opt); err != nil {
 			return err

@@ -137,6 +137,10 @@ type SnapshotOptions struct {
 	// Assumptions compares the run's assumptions with the previous run's
 	// (nil: with nothing before it).
 	Assumptions *AssumptionOptions
+	// Ended: the input has ended (a replay's last event, a closed pipe).
+	// Jobs still open are judged as the report judges them — succeeded or
+	// failed by their last call — not left "active" for ever.
+	Ended bool
 }
 
 // AssumptionOptions is what a live run's assumptions are compared with.
@@ -150,8 +154,8 @@ type AssumptionOptions struct {
 	Upstream func(id, from, to string) []string
 }
 
-func (s *State) row(j *Job) JobRow {
-	o := s.Outcome(j, false)
+func (s *State) row(j *Job, ended bool) JobRow {
+	o := s.Outcome(j, ended)
 	r := JobRow{ID: j.ID, Type: j.Type, Outcome: o, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
 		RunID: j.RunID, Spend: j.Spend, Wasted: j.wasted(o), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
 		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq}
@@ -171,12 +175,12 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	snap.Wasted = s.retired.wasted
 	if opt.NoJobRows {
 		for _, j := range s.jobList {
-			snap.Wasted = snap.Wasted.Add(j.wasted(s.Outcome(j, false)))
+			snap.Wasted = snap.Wasted.Add(j.wasted(s.Outcome(j, opt.Ended)))
 		}
 	} else {
 		snap.Jobs = make([]JobRow, len(s.jobList))
 		for i, j := range s.jobList {
-			snap.Jobs[i] = s.row(j)
+			snap.Jobs[i] = s.row(j, opt.Ended)
 			snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
 			snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
 		}
@@ -240,7 +244,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	snap.Breakers, snap.Findings, snap.Models = r.Breakers, r.Findings, r.Models
 	snap.Status = s.statuses.byName()
 	if j := s.Job(opt.DetailJob); j != nil && opt.DetailJob != "" {
-		snap.Detail = s.detail(j)
+		snap.Detail = s.detail(j, opt.Ended)
 	}
 	return snap
 }
@@ -373,8 +377,8 @@ func (s *State) Projected() Pico {
 	return total
 }
 
-func (s *State) detail(j *Job) *JobDetail {
-	d := &JobDetail{Row: s.row(j), Findings: j.Findings(), CacheShare: -1}
+func (s *State) detail(j *Job, ended bool) *JobDetail {
+	d := &JobDetail{Row: s.row(j, ended), Findings: j.Findings(), CacheShare: -1}
 	if all := j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite; all > 0 {
 		d.CacheShare = float64(j.tokensCacheRead) / float64(all)
 	}

@@ -112,3 +112,17 @@ func TestLiveClockRunsBetweenLines(t *testing.T) {
 		t.Fatalf("log clock %d → %d, live clock %d: want the log clock still and the live one capped at +1s", logNow, f.Snap.Now, f.Now)
 	}
 }
+
+// TestEndedReplayHasNoActiveJobs: issue 36 — after a replay's last event
+// every job stayed "active"; the final frame judges them as the report
+// does.
+func TestEndedReplayHasNoActiveJobs(t *testing.T) {
+	e, cancel := replayEngine(t, nil)
+	defer cancel()
+	f := e.Latest()
+	for _, r := range f.Snap.Jobs {
+		if r.Outcome == correlate.OutcomeActive {
+			t.Fatalf("job %s is still active in the final frame", r.ID)
+		}
+	}
+}

@@ -580,7 +580,7 @@ func (e *Engine) detailJob() string {
 }
 
 func (e *Engine) publish(final bool) {
-	opt := correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary}
+	opt := correlate.SnapshotOptions{CeilingUSD: e.ceiling, JobCeilings: e.jobCeil, DetailJob: e.detailJob(), NoJobRows: e.summary, Ended: final}
 	var quiet time.Duration
 	live := e.replay == nil && !e.lastEvent.IsZero() && e.st.Now() != 0
 	if live {

@@ -2,7 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,10 +53,12 @@ func (p *chartsPane) plot() {
 	}
 	// Spend against the ceiling covers the whole run (correlate folds it
 	// into at most SpendCurvePoints steps): the chart's last point is the
-	// header's spend, never a two-hour window of it.
-	spend := make([]float64, len(s.SpendCurve))
-	for i, v := range s.SpendCurve {
-		spend[i] = v.USD()
+	// header's spend, never a two-hour window of it. The run starts at $0:
+	// the axis of a cumulative spend starts there too.
+	spend := make([]float64, 0, len(s.SpendCurve)+1)
+	spend = append(spend, 0)
+	for _, v := range s.SpendCurve {
+		spend = append(spend, v.USD())
 	}
 	if len(spend) < 2 || len(ok) < 2 {
 		p.cache = p.st.Dim.Render("charts appear after two minutes of log time")
@@ -61,41 +66,159 @@ func (p *chartsPane) plot() {
 	}
 	half := max(p.width/2-12, 10)
 	h := max(p.height-2, 3)
-	// Pin the bounds so the axes do not jump between frames.
-	spendOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Width(half), asciigraph.Precision(2), asciigraph.LowerBound(0),
-		asciigraph.Caption(fmt.Sprintf("spend over the run, USD (ceiling dashed; %s per column)", stepLabel(s.SpendCurveStep)))}
-	series := [][]float64{spend}
-	if s.CeilingUSD > 0 {
-		series = append(series, flat(s.CeilingUSD, len(spend)))
-		spendOpts = append(spendOpts, asciigraph.UpperBound(max(s.CeilingUSD*1.05, spend[len(spend)-1])))
+	// Never stretched: a series is drawn one point per column, or folded
+	// into the pane's columns, and the caption says what a column is
+	// (stretched, a 25-minute batch filled 68 columns under "1 min per
+	// column").
+	step := max(s.SpendCurveStep, 1)
+	spend, spendPer := fold(spend[1:], half-1, step, lastOf)
+	spend = append([]float64{0}, spend...)
+	spendOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Precision(2), asciigraph.LowerBound(0)}
+	caption := "cumulative spend, USD, " + perColumn(spendPer)
+	ceilRow := -1
+	if c := s.CeilingUSD; c > 0 {
+		// The ceiling is a row of its own, at its value: the upper bound
+		// is chosen so that c falls exactly on a row (1.05×c put it at a
+		// label of 5.25 for a $5.00 ceiling).
+		top := slices.Max(spend)
+		upper, k := c, h
+		if top > c {
+			k = int(math.Floor(c * float64(h) / top))
+			if k >= 1 {
+				upper = c * float64(h) / float64(k)
+			} else {
+				upper = top
+			}
+		}
+		if k >= 1 {
+			ceilRow = h - k
+		}
+		spendOpts = append(spendOpts, asciigraph.UpperBound(upper))
+		caption += fmt.Sprintf("; ╌ ceiling %s", usd(c))
 	}
-	callOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Width(half), asciigraph.Precision(0), asciigraph.LowerBound(0),
-		asciigraph.Caption("calls/min: ok · retryable · terminal")}
+	spendOpts = append(spendOpts, asciigraph.Caption(fitCaption(caption, "USD; "+perColumnShort(spendPer)+ceilShort(s.CeilingUSD), (p.width-2)/2-8)))
+	okF, callsPer := fold(ok, half, 1, meanOf)
+	retryF, _ := fold(retry, half, 1, meanOf)
+	termF, _ := fold(term, half, 1, meanOf)
+	callOpts := []asciigraph.Option{asciigraph.Height(h), asciigraph.Precision(0), asciigraph.LowerBound(0),
+		asciigraph.Caption(fitCaption("calls/min: ok · retryable · terminal, "+perColumn(callsPer), "calls/min ok·retry·term; "+perColumnShort(callsPer), (p.width-2)/2-8))}
 	if !p.st.plain {
-		spendOpts = append(spendOpts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.Red))
+		spendOpts = append(spendOpts, asciigraph.SeriesColors(asciigraph.Green))
 		callOpts = append(callOpts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.Yellow, asciigraph.Red))
 	}
-	left := asciigraph.PlotMany(series, spendOpts...)
-	right := asciigraph.PlotMany([][]float64{ok, retry, term}, callOpts...)
+	left := asciigraph.PlotMany([][]float64{spend}, spendOpts...)
+	if ceilRow >= 0 {
+		left = dashRow(left, ceilRow, len(spend)-1, p.st)
+	}
+	right := asciigraph.PlotMany([][]float64{okF, retryF, termF}, callOpts...)
 	p.cache = fill(clip(lipgloss.JoinHorizontal(lipgloss.Top, left, "  ", right), p.width, p.height), p.width, p.height)
 }
 
-func stepLabel(minutes int64) string {
-	if minutes <= 1 {
-		return "1 min"
+// perColumn says what one column of a chart is.
+func perColumn(minutes float64) string {
+	switch {
+	case minutes == math.Trunc(minutes) && minutes < 120:
+		return fmt.Sprintf("%.0f min per column", minutes)
+	case minutes < 120:
+		return fmt.Sprintf("%.1f min per column", minutes)
 	}
-	if minutes%60 == 0 {
-		return fmt.Sprintf("%d h", minutes/60)
-	}
-	return fmt.Sprintf("%d min", minutes)
+	return fmt.Sprintf("%.1f h per column", minutes/60)
 }
 
-func flat(v float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
+// perColumnShort is perColumn in few cells.
+func perColumnShort(minutes float64) string {
+	return strings.Replace(strings.Replace(perColumn(minutes), " per column", "/col", 1), " min", "m", 1)
+}
+
+func ceilShort(c float64) string {
+	if c <= 0 {
+		return ""
 	}
-	return out
+	return "; ╌ " + usd(c)
+}
+
+// fitCaption is the long caption when it fits in w cells, else the short
+// one: a caption cut at the pane's edge lost what a column is.
+func fitCaption(long, short string, w int) string {
+	if lipglossWidth(long) <= w {
+		return long
+	}
+	return short
+}
+
+func lastOf(xs []float64) float64 { return xs[len(xs)-1] }
+
+func meanOf(xs []float64) float64 {
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+// fold maps points of step minutes each onto at most cols columns: one
+// point per column when they fit, else each column takes agg of the
+// points it spans. It returns the columns and the minutes one column is.
+func fold(xs []float64, cols int, step int64, agg func([]float64) float64) ([]float64, float64) {
+	cols = max(cols, 1)
+	if len(xs) <= cols {
+		return xs, float64(step)
+	}
+	out := make([]float64, cols)
+	for i := range out {
+		lo, hi := i*len(xs)/cols, (i+1)*len(xs)/cols
+		out[i] = agg(xs[lo:max(hi, lo+1)])
+	}
+	return out, float64(len(xs)) * float64(step) / float64(cols)
+}
+
+// dashRow draws the ceiling as a dashed line on row r of a plot: the
+// plot's empty cells right of the axis, cols of them, become ╌, what the
+// series drew stays. Escape sequences (colours) are copied as they are.
+func dashRow(plot string, r, cols int, st *styles) string {
+	lines := strings.Split(plot, "\n")
+	if r < 0 || r >= len(lines) {
+		return plot
+	}
+	var b strings.Builder
+	l := lines[r]
+	axis, n := false, 0
+	for i := 0; i < len(l); {
+		if l[i] == 0x1b { // copy an escape sequence to its final byte
+			j := i + 1
+			if j < len(l) && l[j] == '[' {
+				j++
+				for j < len(l) && (l[j] < 0x40 || l[j] > 0x7e) {
+					j++
+				}
+			}
+			j = min(j+1, len(l))
+			b.WriteString(l[i:j])
+			i = j
+			continue
+		}
+		ch, size := utf8.DecodeRuneInString(l[i:])
+		switch {
+		case !axis && (ch == '┤' || ch == '┼'):
+			axis = true
+			b.WriteRune(ch)
+		case axis && ch == ' ':
+			b.WriteString(st.Bad.Render("╌"))
+			n++
+		default:
+			b.WriteRune(ch)
+			if axis {
+				n++
+			}
+		}
+		i += size
+	}
+	if axis && n < cols {
+		// asciigraph trims a line's trailing blanks: the dashes go on.
+		b.WriteString(st.Bad.Render(strings.Repeat("╌", cols-n)))
+	}
+	lines[r] = b.String()
+	return strings.Join(lines, "\n")
 }
 
 func (p *chartsPane) View() string { return strings.TrimRight(p.cache, "\n") }

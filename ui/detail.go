@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -111,6 +112,10 @@ func (p *detailPane) build() {
 	add(fmt.Sprintf("spend %s · wasted %s · %s out %s", usd(r.Spend.USD()), usd(r.Wasted.USD()), tokens, out))
 	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · %d duplicates",
 		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, r.Duplicates))
+	if names := attemptNames(p.d.Attempts); names != "" {
+		// The table may cut a name in its middle; here each is whole.
+		add(truncate("models/tools "+names, max(p.width-1, 1)))
+	}
 	for _, k := range p.d.Findings {
 		add(p.st.Warn.Render("▲ "+k.String()) + " " + p.st.Dim.Render(truncate(correlate.Advice[k], max(p.width-30, 10))))
 	}
@@ -121,7 +126,11 @@ func (p *detailPane) build() {
 			asciigraph.Precision(0), asciigraph.Caption("calls per minute"), asciigraph.LowerBound(0))
 		p.lines = append(p.lines, strings.Split(plot, "\n")...)
 	}
-	cols := attemptColumns(p.width - 1)
+	longest := 0
+	for _, a := range p.d.Attempts {
+		longest = max(longest, lipglossWidth(sanitize(a.Name)))
+	}
+	cols := attemptColumns(p.width-1, longest)
 	add(p.st.Header.Render(cols.row("LAYER", "TIME", "MODEL/TOOL", "STAT", "ERROR", "RA", "WAITED", "TOKENS i/o", "COST")))
 	lastQ, lastR := uint16(0), uint16(0)
 	for _, a := range p.d.Attempts {
@@ -172,18 +181,22 @@ type attemptCols struct{ name, err int }
 // LAYER 6, TIME 12, STAT 5, RA 6, WAITED 7, TOKENS 11, COST 9, 8 spaces.
 const attemptFixed = 6 + 12 + 5 + 6 + 7 + 11 + 9 + 8
 
-func attemptColumns(w int) attemptCols {
+// attemptColumns sizes the name column from its content (the longest
+// model or tool name, so "claude-sonnet-4-6" reads whole where it fits),
+// leaving the error type at least 9 cells; a longer name is cut in its
+// middle (row), keeping its version.
+func attemptColumns(w, longest int) attemptCols {
 	left := max(w-attemptFixed, 0)
-	name := min(max(left*11/20, 8), 22)
+	name := min(max(longest, 8), max(left-9, left*11/20, 8), 40)
 	errw := min(left-name, 20)
 	if errw < 6 { // too narrow to say anything: the name takes it
-		name, errw = min(max(left, 8), 22), 0
+		name, errw = min(max(left, 8), max(longest, 8), 40), 0
 	}
 	return attemptCols{name, errw}
 }
 
 func (c attemptCols) row(layer, at, name, stat, errType, ra, waited, tokens, cost string) string {
-	out := fmt.Sprintf("%-6s %-12s %s %5s ", layer, at, pad(name, c.name), stat)
+	out := fmt.Sprintf("%-6s %-12s %s %5s ", layer, at, pad(truncMiddle(name, c.name), c.name), stat)
 	if c.err > 0 {
 		out += pad(errType, c.err) + " "
 	}
@@ -206,4 +219,23 @@ func (p *detailPane) View() string {
 	start := min(p.offset, end)
 	p.cache = fill(clip(strings.Join(p.lines[start:end], "\n"), max(p.width-1, 1), p.height), p.width, p.height) // a column of gap before the side pane
 	return p.cache
+}
+
+// attemptNames lists the models and tools a job's attempts called, most
+// called first, each with its count.
+func attemptNames(as []correlate.AttemptView) string {
+	count := map[string]int{}
+	var names []string
+	for _, a := range as {
+		if count[a.Name] == 0 {
+			names = append(names, a.Name)
+		}
+		count[a.Name]++
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return count[b] - count[a] })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s ×%d", sanitize(n), count[n])
+	}
+	return strings.Join(parts, " · ")
 }

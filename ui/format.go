@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/burnrate-dev/burnrate/correlate"
-	"github.com/burnrate-dev/burnrate/ingest/decode"
+	"github.com/burnrate-dev/burnrate/display"
 )
 
-// sanitize strips control characters and escape sequences: log content is
-// cleaned at ingest, and again here, before it can reach the terminal.
-func sanitize(s string) string { return decode.SanitizeString(s) }
+// sanitize makes control characters and escape sequences visible text
+// (display.Text): log content is cleaned at ingest, and again here,
+// before it can reach the terminal.
+func sanitize(s string) string { return display.Text(s) }
 
 // lipglossWidth is the number of terminal cells s takes.
 func lipglossWidth(s string) int { return ansi.StringWidth(s) }
@@ -25,6 +26,22 @@ func truncate(s string, w int) string {
 		return ""
 	}
 	return ansi.Truncate(s, w, "…")
+}
+
+// truncMiddle cuts plain text to w cells in its middle, keeping the
+// distinguishing end whole: IDs and model names differ at the end
+// ("…claude-sonnet-4-6", "job-…-00042"), never cut there.
+func truncMiddle(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n <= w {
+		return s
+	}
+	if w <= 1 {
+		return truncate(s, w)
+	}
+	head := (w - 1) / 3
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
 }
 
 // pad truncates or right-pads plain text to exactly w cells.

@@ -15,6 +15,7 @@ import (
 type headerPane struct {
 	st    *styles
 	title string
+	note  string // said of the kill hook (the demo's in-process receiver)
 	width int
 	f     *engine.Frame
 	cache string
@@ -48,8 +49,8 @@ func (h *headerPane) View() string {
 			mode = "PAUSED"
 		}
 	}
-	if h.f.Final && h.f.Replay != nil {
-		mode = "END"
+	if h.f.Final {
+		mode = "END" // the input ended: these are the run's final figures
 	}
 	var files, skipped int64
 	var missing, problems []string
@@ -100,6 +101,10 @@ func (h *headerPane) View() string {
 		line1 = append(line1, hpart{st.Warn.Render("waiting for " + sanitize(strings.Join(missing, ", "))),
 			st.Warn.Render(fmt.Sprintf("waiting for %d file(s)", len(missing)))})
 	}
+	// After the problems, ahead of the run's name: where kills go.
+	if h.note != "" {
+		line1 = append(line1, hpart{st.Warn.Render(sanitize(h.note)), st.Warn.Render("kills: in-process")})
+	}
 	if h.f.RunID != "" {
 		// A daemon sees one run per night: say which one the numbers are.
 		run := "run " + sanitize(h.f.RunID)
@@ -120,6 +125,10 @@ func (h *headerPane) View() string {
 		switch {
 		case spend >= s.CeilingUSD:
 			line2 = append(line2, hpart{st.Bad.Render("over by " + usd(spend-s.CeilingUSD)), st.Bad.Render("over")})
+		case h.f.Final:
+			// Nothing more will be spent: no countdown to a ceiling the
+			// run can no longer reach.
+			line2 = append(line2, hpart{"ended " + usd(s.CeilingUSD-spend) + " under the ceiling", "under by " + usd(s.CeilingUSD-spend)})
 		case s.MinutesToCeil >= 0:
 			in := "ceiling in " + minutes(s.MinutesToCeil)
 			if s.BurnWarming1 {
@@ -147,10 +156,31 @@ func (h *headerPane) View() string {
 		{fmt.Sprintf("errors: model %s tool %s (5m)", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st)),
 			fmt.Sprintf("err %s/%s", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st))},
 		{fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), l5), fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), s5)},
-		{"projected run " + usd(s.ProjectedUSD), "proj " + usd(s.ProjectedUSD)},
-		{fmt.Sprintf("%.1f attempts/s", s.AttemptsPerSec), fmt.Sprintf("%.1f/s", s.AttemptsPerSec)},
-		{fmt.Sprintf("calls %d", s.Attempts), ""},
-		{fmt.Sprintf("jobs %d", s.JobCount), ""},
+	}
+	if s.ProjectedUSD > spend && !h.f.Final {
+		// A projection is the spend plus the open jobs at the mean cost of
+		// finished ones; with no job finished (or none open) there is
+		// nothing to project, and "projected run" equal to the spend so
+		// far would pretend otherwise.
+		line3 = append(line3, hpart{"projected run " + usd(s.ProjectedUSD), "proj " + usd(s.ProjectedUSD)})
+	}
+	line3 = append(line3,
+		hpart{fmt.Sprintf("%.1f attempts/s", s.AttemptsPerSec), fmt.Sprintf("%.1f/s", s.AttemptsPerSec)},
+		hpart{fmt.Sprintf("calls %d", s.Attempts), ""},
+		hpart{fmt.Sprintf("jobs %d", s.JobCount), ""})
+	if h.f.Final {
+		// The run is over: its final figures, not the rates of its last
+		// minutes.
+		what := "input ended"
+		if h.f.Replay != nil {
+			what = "run ended"
+		}
+		line3 = []hpart{
+			{st.Tag.Render(what) + ": final figures", st.Tag.Render(what)},
+			{fmt.Sprintf("calls %d", s.Attempts), fmt.Sprintf("%d calls", s.Attempts)},
+			{fmt.Sprintf("jobs %d", s.JobCount), fmt.Sprintf("%d jobs", s.JobCount)},
+			{fmt.Sprintf("errors: model %s tool %s (last 5m)", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st)), ""},
+		}
 	}
 	line4 := ""
 	if r := h.f.Replay; r != nil {

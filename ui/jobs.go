@@ -46,10 +46,15 @@ type jobsPane struct {
 	state      int
 	types      []string
 	focused    bool
-	width      int
-	height     int
-	cache      string
-	dirty      bool
+	// hint is said on the title line: where the panes with no room are.
+	hint string
+	// longestID is the widest job ID (bytes, capped): the JOB column is
+	// sized from it, not stretched to the terminal.
+	longestID int
+	width     int
+	height    int
+	cache     string
+	dirty     bool
 }
 
 func newJobsPane(st *styles, keys *keyMap) jobsPane {
@@ -65,7 +70,7 @@ func (p *jobsPane) SetFrame(f *engine.Frame) {
 
 // ShortHelp: the jobs table opens, filters and sorts.
 func (p *jobsPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.keys.Enter, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
+	return []key.Binding{p.keys.Enter, p.keys.Tab, p.keys.Filter, p.keys.Sort, p.keys.StateFilter}
 }
 
 // Update takes the table's keys: sort and filters always; movement and
@@ -153,6 +158,10 @@ func (p *jobsPane) refresh() {
 		if p.keep(&p.rows[i]) {
 			p.idx = append(p.idx, int32(i))
 		}
+	}
+	p.longestID = 8
+	for i := range p.rows {
+		p.longestID = max(p.longestID, min(len(p.rows[i].ID), 64))
 	}
 	rows := p.rows
 	slices.SortFunc(p.idx, func(a, b int32) int {
@@ -242,14 +251,22 @@ func (p *jobsPane) columns() []column {
 		}
 		return n
 	}
-	for _, drop := range []string{"AGE", "WASTED", "TYPE"} {
+	for _, drop := range []string{"AGE", "WASTED", "TYPE", "LAST", "LAYERS", "CALLS"} {
 		if p.width-fixed() >= 16 {
 			break
 		}
 		cols = slices.DeleteFunc(cols, func(c column) bool { return c.title == drop })
 	}
-	cols[0].width = max(p.width-fixed()-1, 8)
+	cols[0].width = max(min(p.width-fixed()-1, p.longestID+2), 8)
 	return cols
+}
+
+// naturalWidth is the width the table needs with every column and its
+// longest ID whole: beyond it a wide terminal's room goes to the side.
+func (p *jobsPane) naturalWidth() int {
+	// JOB, then TYPE 10, STATE 9, CALLS 6, LAYERS 8, SPEND 9, WASTED 9,
+	// LAST 5, AGE 5, each after a space.
+	return p.longestID + 2 + 10 + 9 + 6 + 8 + 9 + 9 + 5 + 5 + 9
 }
 
 func shortOutcome(o correlate.Outcome) string {
@@ -288,6 +305,9 @@ func (p *jobsPane) View() string {
 	if p.focused {
 		ts = p.st.Title
 	}
+	if p.hint != "" {
+		title += "  " + p.hint
+	}
 	b.WriteString(ts.Render(truncate(title, p.width)))
 	b.WriteString("\n")
 	b.WriteString(p.st.Header.Render(strings.Join(hdr, " ")))
@@ -296,9 +316,13 @@ func (p *jobsPane) View() string {
 		r := &p.rows[p.idx[i]]
 		cells := make([]string, len(cols))
 		for j, c := range cols {
-			if c.right {
+			switch {
+			case j == 0:
+				// An ID is cut in its middle: its distinguishing end stays.
+				cells[j] = pad(truncMiddle(c.cell(r), c.width), c.width)
+			case c.right:
 				cells[j] = padLeft(c.cell(r), c.width)
-			} else {
+			default:
 				cells[j] = pad(c.cell(r), c.width)
 			}
 		}

@@ -10,6 +10,8 @@ type keyMap struct {
 	Pause, Step, Faster, Slower, End        key.Binding
 	Kill, Confirm, Cancel                   key.Binding
 	Charts, Help, Quit                      key.Binding
+	// ChartsBack is c's help while the charts fill the screen.
+	ChartsBack key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -36,6 +38,7 @@ func newKeyMap() keyMap {
 		Confirm:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "confirm kill")),
 		Cancel:      key.NewBinding(key.WithKeys("n", "esc", "enter"), key.WithHelp("n/esc/enter", "cancel")),
 		Charts:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "toggle charts")),
+		ChartsBack:  key.NewBinding(key.WithKeys("c", "esc"), key.WithHelp("c/esc", "back to jobs")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}

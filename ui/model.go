@@ -50,6 +50,9 @@ type Options struct {
 	Title  string // "watch", "replay", "demo"
 	Replay ReplayControls
 	Killer Killer // nil: no kill hook configured
+	// KillNote is said wherever the kill hook is (the header and the
+	// confirm dialog): the demo's "kills go to an in-process receiver".
+	KillNote string
 }
 
 type mode int
@@ -60,6 +63,9 @@ const (
 	modeDetail
 	modeConfirmKill
 	modeHelp
+	// modeCharts: the charts fill the body, on a terminal too short to
+	// show them under the table (c had no visible effect at 80×24).
+	modeCharts
 )
 
 type paneID int
@@ -126,7 +132,7 @@ func New(feed Feed, opt Options) *Model {
 	h := help.New()
 	h.ShowAll = true
 	m := &Model{opt: opt, feed: feed, keys: newKeyMap(), st: st, help: h, filter: fi, charts: true}
-	m.header = headerPane{st: &m.st, title: opt.Title}
+	m.header = headerPane{st: &m.st, title: opt.Title, note: opt.KillNote}
 	m.jobs = newJobsPane(&m.st, &m.keys)
 	m.detail = detailPane{st: &m.st, keys: &m.keys, canKill: opt.Killer != nil}
 	m.breakers = breakersPane{listPane{st: &m.st, keys: &m.keys}}
@@ -219,8 +225,12 @@ var (
 
 func (m *Model) setFrame(f *engine.Frame) {
 	m.frame = f
+	natural := m.jobs.naturalWidth()
 	for _, p := range []pane{&m.header, &m.jobs, &m.breakers, &m.findings, &m.chart} {
 		p.SetFrame(f)
+	}
+	if m.jobs.naturalWidth() != natural && m.width > 0 {
+		m.layout() // a longer ID: the table's share of a wide screen grows
 	}
 	if m.mode == modeDetail {
 		m.detail.SetFrame(f)
@@ -257,6 +267,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if cmd, handled := m.globalKey(msg); handled {
 		return m, cmd
+	}
+	if m.mode == modeCharts {
+		if key.Matches(msg, m.keys.Back) {
+			m.mode = modeNormal
+			m.layout()
+		}
+		return m, nil
 	}
 	if m.mode == modeDetail {
 		_, cmd := m.detail.Update(msg)
@@ -322,8 +339,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.End) && r != nil:
 		r.JumpToEnd()
 	case key.Matches(msg, k.Charts):
-		m.charts = !m.charts
-		m.layout()
+		m.toggleCharts()
 	case key.Matches(msg, k.Kill):
 		m.startKill()
 	default:
@@ -342,6 +358,7 @@ func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.jobs.focused = m.focus == paneJobs
 		m.breakers.focused, m.findings.focused = m.focus == paneBreakers, m.focus == paneFindings
 		m.jobs.dirty, m.breakers.dirty, m.findings.dirty = true, true, true
+		m.layout()
 		return m, nil
 	case key.Matches(msg, k.Filter):
 		m.mode = modeFilter
@@ -357,6 +374,46 @@ func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	return m, cmd
 }
+
+// chartsFit says whether the charts fit under the panes at this size.
+func (m *Model) chartsFit() bool {
+	return m.height-m.header.heightFor(m.width)-1 >= minChartBody
+}
+
+// toggleCharts: c always does something visible. Where the charts fit
+// under the panes it shows or hides them; where they do not, it gives
+// them the body (and c or esc gives it back); in a job's detail on a
+// short terminal it says why not.
+func (m *Model) toggleCharts() {
+	switch {
+	case m.mode == modeCharts:
+		m.mode = modeNormal
+	case m.chartsFit():
+		m.charts = !m.charts
+		if m.charts {
+			m.status = "charts on"
+		} else {
+			m.status = "charts off (c shows them)"
+		}
+	case m.mode == modeNormal:
+		m.mode = modeCharts
+	default:
+		m.status = fmt.Sprintf("charts: no room beside the detail at %d rows; esc, then c", m.height)
+	}
+	m.layout()
+}
+
+// minMainWidth is the least the jobs table or a job's detail is given
+// beside the side panes (the detail's attempts table needs about this).
+const minMainWidth = 110
+
+// minSplitBody is the body height under which a narrow terminal shows
+// one pane at a time.
+const minSplitBody = 12
+
+// minChartBody is the body height under which the charts do not fit
+// under the panes.
+const minChartBody = 22
 
 func (m *Model) startKill() {
 	row, ok := m.jobs.selected()
@@ -393,21 +450,42 @@ func (m *Model) layout() {
 	}
 	body := max(h-headerH-footerH, 3)
 	chartH := 0
-	if m.charts && body >= 22 {
+	switch {
+	case m.mode == modeCharts:
+		chartH = body
+	case m.charts && body >= minChartBody:
 		chartH = min(12, body/3)
 	}
 	body -= chartH
 	sideW := 0
 	if w >= 110 {
 		sideW = min(w*2/5, 64)
+		// Widths from content: what the table (or a job's detail) does
+		// not need goes to the findings, whose lines were cut at 64
+		// beside a half-empty table at 200 columns.
+		if need := max(m.jobs.naturalWidth(), minMainWidth); w-need > sideW {
+			sideW = w - need
+		}
 	}
 	mainW := w - sideW
 	sideH := body
 	mainH := body
+	m.jobs.hint = ""
 	if sideW == 0 {
 		// Narrow: findings go under the table.
 		sideH = max(body/3, 4)
 		mainH = body - sideH
+		if body < minSplitBody {
+			// Too short to split (the table kept only its title): the
+			// focused pane takes the body, and the table says where
+			// the others are.
+			sideH, mainH = 0, body
+			if m.focus != paneJobs && m.mode != modeDetail {
+				sideH, mainH = body, 0
+			} else {
+				m.jobs.hint = "+2 panes: tab"
+			}
+		}
 	}
 	m.header.SetSize(w, headerH)
 	m.jobs.SetSize(mainW, mainH)
@@ -434,14 +512,22 @@ func (m *Model) View() string {
 	if m.mode == modeHelp {
 		return m.helpView()
 	}
+	if m.mode == modeCharts {
+		return clip(lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.chart.View(), m.footer()), m.width, m.height)
+	}
 	main := m.jobs.View()
 	if m.mode == modeDetail {
 		main = m.detail.View()
 	}
 	var body string
-	if m.side.width == m.width {
+	switch {
+	case m.side.height <= 0:
+		body = main // a short narrow terminal: one pane at a time
+	case m.jobs.height <= 0 && m.mode != modeDetail:
+		body = m.side.View()
+	case m.side.width == m.width:
 		body = lipgloss.JoinVertical(lipgloss.Left, main, m.side.View())
-	} else {
+	default:
 		body = lipgloss.JoinHorizontal(lipgloss.Top, main, m.side.View())
 	}
 	parts := []string{m.header.View(), body}
@@ -468,7 +554,15 @@ func (m *Model) footer() string {
 	}
 	short := help.New()
 	short.Width = m.width
-	b.WriteString(short.ShortHelpView(append(m.focused().ShortHelp(), m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)...)))
+	// The keys that work everywhere first: a narrow footer cuts its end,
+	// and kill, help and quit must stay readable.
+	keys := m.keys.footer(m.opt.Replay != nil, m.opt.Killer != nil)
+	if m.mode == modeCharts {
+		keys = append([]key.Binding{m.keys.ChartsBack}, keys...)
+	} else {
+		keys = append(keys, m.focused().ShortHelp()...)
+	}
+	b.WriteString(short.ShortHelpView(keys))
 	return b.String()
 }
 
@@ -500,6 +594,7 @@ func (m *Model) confirmView() string {
 	what := m.opt.Killer.Describe(m.killJob.ID, m.killJob.Type)
 	text := m.st.Bad.Render("Kill this job?") + "\n\n" +
 		fmt.Sprintf("job:  %s\ntype: %s\nspend: %s over %d calls\n\n%s\n\n", sanitize(m.killJob.ID), sanitize(m.killJob.Type), usd(m.killJob.Spend.USD()), m.killJob.Calls, sanitize(what)) +
+		noteLine(m.opt.KillNote) +
 		m.st.Selected.Render(" Cancel (n/esc/enter) ") + "   " + m.st.Dim.Render(" Kill (y) ")
 	box := m.st.Dialog.Width(min(70, max(m.width-4, 20))).Render(text)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
@@ -525,4 +620,11 @@ func Run(ctx context.Context, feed Feed, opt Options) error {
 
 func noTTY(why string) string {
 	return "the dashboard needs a terminal, and " + why + ": run with --headless for alerts as JSON lines on stdout and a status line on stderr"
+}
+
+func noteLine(note string) string {
+	if note == "" {
+		return ""
+	}
+	return sanitize(note) + "\n\n"
 }

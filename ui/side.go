@@ -114,7 +114,16 @@ func (p *breakersPane) lines() []string {
 				rate += ", half-open in " + shortDur(time.Duration(b.OpenUntilTS-p.f.Clock()))
 			}
 		}
-		out = append(out, truncate(fmt.Sprintf(" %s %-9s %s trips %d  %s", st.Render("●"), b.State, rate, b.Trips, sanitize(b.Key)), w))
+		// The endpoint first, whole or cut in its middle (its model's
+		// version is at the end): "…trips 1 cla…" said nothing.
+		name := sanitize(b.Key)
+		line := fmt.Sprintf(" %s %s  %s  %s · trips %d", st.Render("●"), name, b.State, rate, b.Trips)
+		if lipglossWidth(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		head := fmt.Sprintf(" %s %s  ", st.Render("●"), b.State)
+		out = append(out, head+truncMiddle(name, w-lipglossWidth(head)), truncate(fmt.Sprintf("     %s · trips %d", rate, b.Trips), w))
 	}
 	return p.scrolled(out)
 }
@@ -143,8 +152,12 @@ func (p *findingsPane) lines() []string {
 	for _, f := range fs {
 		k, _ := correlate.ParseFindingKind(f.Kind)
 		first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
-		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s %s ×%d %s own/%s jobs\n    %s\n    %s", p.sev(f.Severity), f.Kind, f.Count,
-			usd(f.WastedUSD), usd(f.JobsWastedUSD), p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
+		head := fmt.Sprintf("%s %s ×%d  %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+		if lipglossWidth(head) > w {
+			// The money is never cut: too long for one line, it has its own.
+			head = fmt.Sprintf("%s %s ×%d\n    %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+		}
+		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s\n    %s\n    %s", head, p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.at, a.at) })
 	if len(items) == 0 {
@@ -183,12 +196,35 @@ func (c *sideColumn) View() string {
 	}
 	c.breakers.dirty, c.findings.dirty = false, false
 	first, second := c.breakers.lines(), c.findings.lines()
+	firstName, secondName := "breakers", "findings"
 	if c.narrow {
 		first, second = second, first
+		firstName, secondName = secondName, firstName
 	}
-	lines := append(append(first, ""), second...)
+	var lines []string
+	switch {
+	case len(first)+1+min(len(second), 3) <= c.height:
+		// Both fit (the second at least by its title and two lines).
+		lines = append(append(first, ""), second...)
+	case c.breakers.focused && c.narrow, c.findings.focused && !c.narrow:
+		// Only one fits: the one with the focus, saying how to reach
+		// the other (a pane pushed off the screen kept the focus order).
+		lines = withHint(second, firstName+" hidden: tab to reach", c.breakers.st)
+	default:
+		lines = withHint(first, secondName+" hidden: tab to reach", c.breakers.st)
+	}
 	c.cache = fill(clip(strings.Join(lines, "\n"), c.width, c.height), c.width, c.height)
 	return c.cache
+}
+
+// withHint adds a dim hint to a pane's title line.
+func withHint(lines []string, hint string, st *styles) []string {
+	if len(lines) == 0 {
+		return lines
+	}
+	out := slices.Clone(lines)
+	out[0] += "  " + st.Dim.Render(hint)
+	return out
 }
 
 func shortDur(d time.Duration) string {
@@ -199,4 +235,11 @@ func shortDur(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// findingMoney says a finding's money in words: what the finding itself
+// wasted, and what the jobs it touched wasted in all ("$0 own/$0.36 jobs"
+// could not be decoded).
+func findingMoney(f correlate.FindingReport) string {
+	return "own " + usd(f.WastedUSD) + " · in its jobs " + usd(f.JobsWastedUSD)
 }

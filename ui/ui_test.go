@@ -445,7 +445,7 @@ func TestEveryTerminalSize(t *testing.T) {
 	}
 	for _, w := range widths {
 		for _, h := range heights {
-			for _, keys := range [][]string{nil, {"enter"}, {"?"}, {"/"}} {
+			for _, keys := range [][]string{nil, {"enter"}, {"?"}, {"/"}, {"c"}, {"tab", "tab"}} {
 				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				press(m, keys...)
 				screen := m.View()
@@ -488,6 +488,7 @@ func TestQuietInputRunsTheClock(t *testing.T) {
 	f := feed.frame("")
 	before := m.View()
 	f.Now, f.QuietFor = f.Snap.Now+int64(2*time.Minute), 2*time.Minute
+	f.Final = false // a live log gone quiet, not an ended one
 	f.Snap.BurnWarming1 = true
 	m.Update(frameMsg{f})
 	screen := m.View()
@@ -513,7 +514,7 @@ func TestREADMEScreensAreTheGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45"} {
+	for _, name := range []string{"main_140x45", "narrow_80x24", "detail_140x45", "demo_end_120x40", "demo_kill_confirm_80x24"} {
 		g, err := os.ReadFile("testdata/" + name + ".golden")
 		if err != nil {
 			t.Fatal(err)
@@ -549,6 +550,7 @@ func TestHeaderFitsWithEverythingToSay(t *testing.T) {
 	f.JournalProblem = "2 journal write(s) failed: no space left on device"
 	f.Sources = []ingest.Status{{Name: "a.jsonl", Err: "permission denied"}, {Name: "b.jsonl", Missing: true}}
 	f.Now, f.QuietFor = f.Snap.Now+int64(time.Minute), time.Minute
+	f.Final = false // live: the burn rates are shown
 	m.Update(frameMsg{f})
 	screen := m.View()
 	checkSize(t, screen, 80, 24)
@@ -589,5 +591,76 @@ func TestHeaderAssumptionsBadge(t *testing.T) {
 	m.Update(frameMsg{feed.frame("")})
 	if head := strings.Join(strings.Split(m.View(), "\n")[:3], "\n"); strings.Contains(head, "assumption") {
 		t.Errorf("a badge with no finding open:\n%s", head)
+	}
+}
+
+// TestHeaderSaysTheTruthAtTheEnd: issue 36 — at the end of a replay the
+// header said "ceiling in 38s"; "projected run" equal to the spend so far
+// pretended to be a projection; a finding's "$0 own/$0.36 jobs".
+func TestHeaderSaysTheTruthAtTheEnd(t *testing.T) {
+	m, feed := newModel(t, 160, 40, Options{})
+	f := feed.frame("")
+	f.Snap.MinutesToCeil = 0.6
+	f.Snap.ProjectedUSD = f.Snap.Spend.USD()
+	m.Update(frameMsg{f})
+	screen := m.View()
+	if strings.Contains(screen, "ceiling in") || !strings.Contains(screen, "● END") || !strings.Contains(screen, "ended: final figures") {
+		t.Errorf("an ended run must say so, with no countdown:\n%.800s", screen)
+	}
+	if !strings.Contains(screen, "own $0.7290 · in its jobs $0.7290") {
+		t.Errorf("a finding's money in words:\n%s", screen)
+	}
+	live := feed.frame("")
+	live.Final = false
+	live.Snap.MinutesToCeil = 0.6
+	live.Snap.ProjectedUSD = live.Snap.Spend.USD()
+	m.Update(frameMsg{live})
+	screen = m.View()
+	if !strings.Contains(screen, "ceiling in 36s") || strings.Contains(screen, "projected run") {
+		t.Errorf("live: a countdown, and no projection equal to the spend:\n%.800s", screen)
+	}
+	live.Snap.ProjectedUSD = live.Snap.Spend.USD() + 1
+	m.Update(frameMsg{live})
+	if !strings.Contains(m.View(), "projected run $2.30") {
+		t.Errorf("a projection beyond the spend is shown:\n%.800s", m.View())
+	}
+}
+
+// TestNoLostPanes: issue 36 — at 80×24 the breakers pane vanished under
+// the findings while tab still moved the focus to it, and c did nothing.
+func TestNoLostPanes(t *testing.T) {
+	m, _ := newModel(t, 80, 24, Options{})
+	if v := m.View(); !strings.Contains(v, "breakers hidden: tab to reach") || !strings.Contains(v, "? help") || !strings.Contains(v, "q quit") {
+		t.Fatalf("the hidden pane must be named with the key that shows it:\n%s", v)
+	}
+	press(m, "tab", "tab")
+	if v := m.View(); !strings.Contains(v, "Breakers") || !strings.Contains(v, "claude-sonnet-4-6") {
+		t.Errorf("the focused breakers pane must show:\n%s", v)
+	}
+	press(m, "c")
+	if v := m.View(); m.mode != modeCharts || !strings.Contains(v, "USD; 1m/col") || !strings.Contains(v, "back to jobs") {
+		t.Errorf("c at 80×24 must show the charts:\n%s", v)
+	}
+	press(m, "esc")
+	if m.mode != modeNormal {
+		t.Errorf("esc leaves the charts: mode %v", m.mode)
+	}
+	big, _ := newModel(t, 140, 45, Options{})
+	press(big, "c")
+	if v := big.View(); strings.Contains(v, "cumulative spend") || !strings.Contains(v, "charts off") {
+		t.Errorf("c at 140×45 hides the charts and says so:\n%s", v)
+	}
+}
+
+// TestTruncMiddleKeepsTheEnd: an ID or model name cut keeps its end.
+func TestTruncMiddleKeepsTheEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{{"anthropic/claude-sonnet-4-6", 16, "anthr…sonnet-4-6"}, {"job-00042", 20, "job-00042"}, {"job-aaaaaaaaaaaaaaaa-00042", 12, "job…aa-00042"}, {"éééé-x", 4, "é…-x"}} {
+		if got := truncMiddle(tc.in, tc.w); got != tc.want || lipglossWidth(got) > tc.w {
+			t.Errorf("truncMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
 	}
 }
