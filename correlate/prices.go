@@ -134,6 +134,11 @@ type PriceTable struct {
 	SHA256 string // of the table's bytes
 	Models int    // entries priced per token
 
+	// Refused names every rate the table gave that no bill could hold
+	// ("model field: why"), sorted; its entry prices nothing (see
+	// implausibleRates). Describe says how many, and which.
+	Refused []string
+
 	// Base prices what this table lacks (a user's file over the embedded
 	// table), nil for none.
 	Base *PriceTable
@@ -218,15 +223,33 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 		t.Date = updated
 	}
 	for name, msg := range raw {
+		if len(msg) == 0 || msg[0] != '{' || name == "sample_spec" {
+			continue // last_updated, and LiteLLM's documentation entry
+		}
 		// Priced per token: both rates are numbers. Cheap to check without
-		// decoding; a malformed value is caught when the entry is decoded.
-		if len(msg) == 0 || msg[0] != '{' || !hasNumber(msg, `"input_cost_per_token"`) || !hasNumber(msg, `"output_cost_per_token"`) {
-			continue // sample_spec, last_updated, and entries not priced per token
+		// decoding; an entry that names a rate is checked in full
+		// (implausibleRates) before it may price anything.
+		perTok := hasNumber(msg, `"input_cost_per_token"`) && hasNumber(msg, `"output_cost_per_token"`)
+		if !perTok && !bytes.Contains(msg, []byte(`"input_cost_per_token"`)) && !bytes.Contains(msg, []byte(`"output_cost_per_token"`)) {
+			continue // entries not priced per token (images, audio seconds)
+		}
+		if bad := implausibleRates(msg); len(bad) > 0 {
+			for _, b := range bad {
+				t.Refused = append(t.Refused, name+" "+b)
+			}
+			continue
+		}
+		if !perTok {
+			continue // a rate given as null: not priced per token
 		}
 		t.raw[strings.ToLower(name)] = msg
 		t.Models++
 	}
+	slices.Sort(t.Refused)
 	if t.Models == 0 {
+		if len(t.Refused) > 0 {
+			return nil, fmt.Errorf("prices %s: no entry is usable: %s", path, t.RefusedSummary())
+		}
 		return nil, fmt.Errorf("prices %s: no entry has input_cost_per_token and output_cost_per_token", path)
 	}
 	t.addOverrides()
@@ -685,7 +708,11 @@ func (t *PriceTable) Describe() string {
 	if t.Date != "" {
 		date = ", updated " + t.Date
 	}
-	d := fmt.Sprintf("%s (%d models%s, sha256 %s)", t.Source, t.Models, date, t.SHA256)
+	refused := ""
+	if len(t.Refused) > 0 {
+		refused = ", " + t.RefusedSummary()
+	}
+	d := fmt.Sprintf("%s (%d models%s%s, sha256 %s)", t.Source, t.Models, date, refused, t.SHA256)
 	if t.Base != nil {
 		d += ", over " + t.Base.Describe()
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -80,4 +81,83 @@ func PlausiblePrices(body []byte, prevs ...*PriceTable) error {
 		more = fmt.Sprintf(" and %d more", len(problems)-len(shown))
 	}
 	return fmt.Errorf("the table would blind the ceilings: %s%s", strings.Join(shown, "; "), more)
+}
+
+// MaxPlausibleUSDPerToken is the dearest rate a price table may give any
+// kind of token: $1 per token, a million dollars per million tokens. Real
+// rates are below $0.001 (the dearest models list about $600 per million);
+// the dearest entry of LiteLLM's own table is $0.54 (a per-million figure
+// entered per token), which still loads. Past $1 a rate is a typo ("3.0"
+// for "3e-6") or hostility, and one call at it can cost more than a
+// night's budget: a table that says so is not believed.
+const MaxPlausibleUSDPerToken = 1.0
+
+// maxPlausiblePico is MaxPlausibleUSDPerToken in picodollars, for the
+// embedded table's integer rates.
+const maxPlausiblePico = Pico(MaxPlausibleUSDPerToken * PicoPerUSD)
+
+// pricingKeys are the rates an entry prices tokens with (liteLLMEntry and
+// the long-context tiers): the ones held to MaxPlausibleUSDPerToken. Other
+// costs (per image, per second of audio) price nothing here.
+var pricingKeys = map[string]bool{
+	"input_cost_per_token": true, "output_cost_per_token": true,
+	"cache_read_input_token_cost": true, "cache_creation_input_token_cost": true,
+	"cache_creation_input_token_cost_above_1hr": true,
+	"input_cost_per_token_batches":              true, "output_cost_per_token_batches": true,
+}
+
+// implausibleRates checks every rate of one LiteLLM entry at load and says
+// what is wrong with each bad one ("input_cost_per_token is 3 (past $1 per
+// token)"); null is a rate not given.
+//
+// The entry is refused, not the table. Refusing the table stops the
+// watcher (or the report) over one line of 2,500, and a watcher that does
+// not run blinds every ceiling at once; believing the entry lets one typo
+// bill $150,000 for 50 calls, or a negative rate read as $0 hide a model's
+// spend. A refused entry prices nothing: the model falls to the next table
+// (the embedded one under a --prices file) when that prices it, else it is
+// unpriced, and the report names it (unpriced_models) with its tokens,
+// never as $0. Describe counts and names the refused entries, so the report's
+// price line and watch's start-up line say which were refused and why. A
+// table none of whose entries survive is refused whole.
+func implausibleRates(msg []byte) []string {
+	members, _, err := splitObject(msg)
+	if err != nil {
+		return []string{"does not parse: " + err.Error()}
+	}
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		if !pricingKeys[k] && !tierKey.MatchString(k) {
+			continue
+		}
+		v := members[k]
+		if string(v) == "null" {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		switch {
+		case len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') || err != nil && !math.IsInf(f, 0):
+			bad = append(bad, fmt.Sprintf("%s is %.40s, not a number", k, v))
+		case math.IsInf(f, 0) || math.IsNaN(f):
+			bad = append(bad, fmt.Sprintf("%s is %.40s, not a finite number", k, v))
+		case f < 0:
+			bad = append(bad, fmt.Sprintf("%s is %g, below zero", k, f))
+		case f > MaxPlausibleUSDPerToken:
+			bad = append(bad, fmt.Sprintf("%s is %g, past $%g per token", k, f, MaxPlausibleUSDPerToken))
+		}
+	}
+	return bad
+}
+
+// RefusedSummary says how many rates the table refused, and the first few.
+func (t *PriceTable) RefusedSummary() string {
+	if len(t.Refused) == 0 {
+		return ""
+	}
+	shown := t.Refused[:min(len(t.Refused), 3)]
+	more := ""
+	if len(t.Refused) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(t.Refused)-len(shown))
+	}
+	return fmt.Sprintf("%d rate(s) refused, their entries price nothing: %s%s", len(t.Refused), strings.Join(shown, "; "), more)
 }
