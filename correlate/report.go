@@ -107,8 +107,12 @@ type ReportTotals struct {
 	QueuedJobs       int   `json:"queued_jobs"`
 	// RetiredJobs are finished jobs whose detail was dropped after the
 	// job retention (live runs); they are in every count and sum here.
-	RetiredJobs      int64   `json:"retired_jobs,omitempty"`
-	SpendUSD         float64 `json:"spend_usd"`
+	RetiredJobs int64   `json:"retired_jobs,omitempty"`
+	SpendUSD    float64 `json:"spend_usd"`
+	// SpendSaturated: the run's spend stopped at the most an amount holds
+	// (about $9.2M, Pico.Saturated); the true figure is at least that, and
+	// so is every job's that reads the same.
+	SpendSaturated   bool    `json:"spend_saturated,omitempty"`
 	WastedUSD        float64 `json:"wasted_usd"`
 	UnpricedAttempts int64   `json:"unpriced_attempts"`
 	InputTokens      int64   `json:"input_tokens"`
@@ -330,6 +334,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList)+int(rt.jobs), s.opCount+int(rt.ops)
 	t.RetiredJobs = rt.jobs
 	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
+	t.SpendSaturated = s.spend.Saturated()
 	t.BatchCalls, t.BatchSpendUSD, t.SyncSpendUSD = s.batchCalls, s.batchSpend.USD(), (s.spend - s.batchSpend).USD()
 	t.BatchExpired, t.BatchCanceled = s.batchExpired, s.batchCanceled
 	if s.batchCalls > 0 {
