@@ -150,6 +150,11 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
+	if cfg.Prices != nil && len(cfg.Prices.Refused) > 0 {
+		// The counted warning of a refused entry (correlate.implausibleRates):
+		// the report's price line says it too, the dashboard does not.
+		fmt.Fprintf(os.Stderr, "burnrate: warning: prices %s: %s\n", display.Text(cfg.Prices.Source), display.Text(cfg.Prices.RefusedSummary()))
+	}
 	a.input, err = file.Input(a.format, a.maps, a.patterns...)
 	if err != nil {
 		return file, cfg, err

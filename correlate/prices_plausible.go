@@ -37,6 +37,13 @@ func PlausiblePrices(body []byte, prevs ...*PriceTable) error {
 	}
 	var problems []string
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		if msg := entries[name]; len(msg) > 0 && msg[0] == '{' && name != "sample_spec" {
+			// What the loader would refuse entry by entry (implausibleRates)
+			// refuses an update whole: the table in use stays.
+			for _, b := range implausibleRates(msg) {
+				problems = append(problems, name+" "+b)
+			}
+		}
 		var e map[string]any
 		if json.Unmarshal(entries[name], &e) != nil {
 			continue // not an entry (last_updated)

@@ -82,3 +82,13 @@ func TestEmbeddedTableRefusesNothing(t *testing.T) {
 		t.Error("b is priced")
 	}
 }
+
+// TestUpdateRefusesWhatTheLoaderWould: prices update refuses a table with
+// a rate the loader would refuse (a string "NaN" slipped past its check,
+// which read only numbers).
+func TestUpdateRefusesWhatTheLoaderWould(t *testing.T) {
+	body := []byte(`{"ok":{"input_cost_per_token":1e-6,"output_cost_per_token":1e-6},"bad":{"input_cost_per_token":"NaN","output_cost_per_token":1e-6}}`)
+	if err := PlausiblePrices(body, EmbeddedPrices()); err == nil || !strings.Contains(err.Error(), `bad input_cost_per_token is "NaN", not a number`) {
+		t.Fatalf("err = %v", err)
+	}
+}
