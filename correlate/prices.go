@@ -223,8 +223,8 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 		t.Date = updated
 	}
 	for name, msg := range raw {
-		if len(msg) == 0 || msg[0] != '{' || name == "sample_spec" {
-			continue // last_updated, and LiteLLM's documentation entry
+		if len(msg) == 0 || msg[0] != '{' {
+			continue // last_updated
 		}
 		// Priced per token: both rates are numbers. Cheap to check without
 		// decoding; an entry that names a rate is checked in full

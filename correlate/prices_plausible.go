@@ -1,7 +1,9 @@
 package correlate
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -128,32 +130,42 @@ var pricingKeys = map[string]bool{
 // price line and watch's start-up line say which were refused and why. A
 // table none of whose entries survive is refused whole.
 func implausibleRates(msg []byte) []string {
-	members, _, err := splitObject(msg)
+	// One pass over the entry's members, no map and no regular expression
+	// for a key that is not a rate: the check runs over every entry of a
+	// 2,500-entry table at each start.
+	var bad []string
+	err := eachMember(msg, func(kb, v []byte) {
+		if !pricingKeys[string(kb)] && !(bytes.Contains(kb, []byte("_above_")) && tierKey.Match(kb)) {
+			return
+		}
+		if p := rateProblem(string(kb), v); p != "" {
+			bad = append(bad, p)
+		}
+	})
 	if err != nil {
 		return []string{"does not parse: " + err.Error()}
 	}
-	var bad []string
-	for _, k := range slices.Sorted(maps.Keys(members)) {
-		if !pricingKeys[k] && !tierKey.MatchString(k) {
-			continue
-		}
-		v := members[k]
-		if string(v) == "null" {
-			continue
-		}
-		f, err := strconv.ParseFloat(string(v), 64)
-		switch {
-		case len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') || err != nil && !math.IsInf(f, 0):
-			bad = append(bad, fmt.Sprintf("%s is %.40s, not a number", k, v))
-		case math.IsInf(f, 0) || math.IsNaN(f):
-			bad = append(bad, fmt.Sprintf("%s is %.40s, not a finite number", k, v))
-		case f < 0:
-			bad = append(bad, fmt.Sprintf("%s is %g, below zero", k, f))
-		case f > MaxPlausibleUSDPerToken:
-			bad = append(bad, fmt.Sprintf("%s is %g, past $%g per token", k, f, MaxPlausibleUSDPerToken))
-		}
-	}
+	slices.Sort(bad) // by field, whatever order the entry wrote them in
 	return bad
+}
+
+// rateProblem says what is wrong with one rate's raw value, "" if nothing.
+func rateProblem(k string, v []byte) string {
+	if string(v) == "null" {
+		return "" // a rate not given
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	switch {
+	case len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') || err != nil && !math.IsInf(f, 0):
+		return fmt.Sprintf("%s is %.40s, not a number", k, v)
+	case math.IsInf(f, 0) || math.IsNaN(f):
+		return fmt.Sprintf("%s is %.40s, not a finite number", k, v)
+	case f < 0:
+		return fmt.Sprintf("%s is %g, below zero", k, f)
+	case f > MaxPlausibleUSDPerToken:
+		return fmt.Sprintf("%s is %g, past $%g per token", k, f, MaxPlausibleUSDPerToken)
+	}
+	return ""
 }
 
 // RefusedSummary says how many rates the table refused, and the first few.
@@ -167,4 +179,44 @@ func (t *PriceTable) RefusedSummary() string {
 		more = fmt.Sprintf(" and %d more", len(t.Refused)-len(shown))
 	}
 	return fmt.Sprintf("%d rate(s) refused, their entries price nothing: %s%s", len(t.Refused), strings.Join(shown, "; "), more)
+}
+
+// eachMember calls f with the key (unquoted; one with an escape decoded,
+// as encoding/json reads it) and raw value of each member of the JSON object
+// msg, in order, without decoding or allocating. It assumes valid JSON
+// (the table was checked with json.Valid) but never reads past msg.
+func eachMember(msg []byte, f func(k, v []byte)) error {
+	i := skipSpace(msg, 0)
+	if i >= len(msg) || msg[i] != '{' {
+		return errors.New("not an object")
+	}
+	i = skipSpace(msg, i+1)
+	for i < len(msg) && msg[i] != '}' {
+		if msg[i] != '"' {
+			return fmt.Errorf("a key expected at byte %d", i)
+		}
+		kEnd := skipString(msg, i)
+		key := msg[i+1 : max(i+1, kEnd-1)]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			// "\u0069nput_cost_per_token" is input_cost_per_token to
+			// encoding/json, which prices the entry: read it as that.
+			var s string
+			if err := json.Unmarshal(msg[i:kEnd], &s); err != nil {
+				return fmt.Errorf("key at byte %d: %w", i, err)
+			}
+			key = []byte(s)
+		}
+		i = skipSpace(msg, kEnd)
+		if i >= len(msg) || msg[i] != ':' {
+			return fmt.Errorf("':' expected at byte %d", i)
+		}
+		vStart := skipSpace(msg, i+1)
+		vEnd := skipValue(msg, vStart)
+		f(key, msg[vStart:vEnd])
+		i = skipSpace(msg, vEnd)
+		if i < len(msg) && msg[i] == ',' {
+			i = skipSpace(msg, i+1)
+		}
+	}
+	return nil
 }

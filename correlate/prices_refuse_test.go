@@ -92,3 +92,20 @@ func TestUpdateRefusesWhatTheLoaderWould(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestEscapedRateKeyIsChecked: a rate whose key is written with an escape
+// is the same rate to encoding/json, which prices the entry: it is
+// checked as that rate.
+func TestEscapedRateKeyIsChecked(t *testing.T) {
+	body := `{"m":{"input_cost_per_token":1e-6,"output_cost_per_token":1e-6,"cache_read_input_token_\u0063ost":1e300},"ok":{"input_cost_per_token":1e-6,"output_cost_per_token":1e-6}}`
+	tab, err := LoadLiteLLMPrices(strings.NewReader(body), "h.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Refused) != 1 || tab.Refused[0] != "m cache_read_input_token_cost is 1e+300, past $1 per token" {
+		t.Fatalf("refused = %q", tab.Refused)
+	}
+	if _, ok := tab.Lookup("m"); ok {
+		t.Error("m is priced")
+	}
+}
