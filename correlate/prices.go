@@ -148,9 +148,12 @@ type PriceTable struct {
 	// of 2,500), so start-up costs a scan of the table, not a parse.
 	raw    map[string]json.RawMessage
 	prices map[string]Price // decoded entries and the overrides
-	bare   map[string]string
-	mu     sync.Mutex
-	cache  map[string]Resolution
+	// free lists the entries that price input and output at $0, checked
+	// against the base table by WithBase.
+	free  []string
+	bare  map[string]string
+	mu    sync.Mutex
+	cache map[string]Resolution
 }
 
 var (
@@ -244,6 +247,9 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 		}
 		t.raw[strings.ToLower(name)] = msg
 		t.Models++
+		if freeEntry(msg) {
+			t.free = append(t.free, strings.ToLower(name))
+		}
 	}
 	slices.Sort(t.Refused)
 	if t.Models == 0 {
@@ -689,10 +695,33 @@ func (t *PriceTable) resolve(model string) Resolution {
 	return r
 }
 
-// WithBase layers t over base: t's entries win, base prices the rest.
+// WithBase layers t over base: t's entries win, base prices the rest —
+// except an entry that prices input and output at $0 for a model base
+// prices: it is refused (PriceTable.Refused) and base's price stands, as
+// prices update refuses a table in which a priced model "becomes free". A
+// $0 entry would make that model's spend, and every ceiling over it,
+// read nothing; a model base does not price may be free (local models).
 func (t *PriceTable) WithBase(base *PriceTable) *PriceTable {
 	t.Base = base
 	t.cache = map[string]Resolution{}
+	if base == nil {
+		return t
+	}
+	for _, name := range t.free {
+		if _, ok := t.raw[name]; !ok {
+			continue
+		}
+		r := base.Resolve(name)
+		if r.Key == "" || r.Price.Input == 0 && r.Price.Output == 0 {
+			continue
+		}
+		delete(t.raw, name)
+		t.Models--
+		t.Refused = append(t.Refused, fmt.Sprintf("%s input and output_cost_per_token are 0, where %s prices it (as %s)", name, base.Source, r.Key))
+	}
+	t.free = nil
+	slices.Sort(t.Refused)
+	t.indexBare()
 	return t
 }
 

@@ -220,3 +220,22 @@ func eachMember(msg []byte, f func(k, v []byte)) error {
 	}
 	return nil
 }
+
+// freeEntry reports whether an entry prices both input and output at $0
+// (less than a picodollar per token, as PicoFromUSD reads it).
+func freeEntry(msg []byte) bool {
+	in, out := false, false
+	_ = eachMember(msg, func(k, v []byte) {
+		zero := false
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			zero = PicoFromUSD(f) == 0
+		}
+		switch string(k) {
+		case "input_cost_per_token":
+			in = zero
+		case "output_cost_per_token":
+			out = zero
+		}
+	})
+	return in && out
+}

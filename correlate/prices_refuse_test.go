@@ -109,3 +109,30 @@ func TestEscapedRateKeyIsChecked(t *testing.T) {
 		t.Error("m is priced")
 	}
 }
+
+// TestFreeEntryOverAPricedModelRefused: a --prices entry at $0 for a model
+// the embedded table prices (or one that shadows it under a prefix) is
+// refused, the embedded price standing; a free model the embedded table
+// does not price stays free.
+func TestFreeEntryOverAPricedModelRefused(t *testing.T) {
+	body := `{"claude-sonnet-4-6":{"input_cost_per_token":0,"output_cost_per_token":0},
+	"anthropic/claude-opus-4-6":{"input_cost_per_token":1e-30,"output_cost_per_token":0},
+	"my-local-llama":{"input_cost_per_token":0,"output_cost_per_token":0}}`
+	tab, err := LoadLiteLLMPrices(strings.NewReader(body), "free.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.WithBase(EmbeddedPrices())
+	if len(tab.Refused) != 2 || !strings.HasPrefix(tab.Refused[0], "anthropic/claude-opus-4-6 input and output_cost_per_token are 0, where") ||
+		!strings.HasPrefix(tab.Refused[1], "claude-sonnet-4-6 input and output_cost_per_token are 0") {
+		t.Fatalf("refused = %q", tab.Refused)
+	}
+	for _, m := range []string{"claude-sonnet-4-6", "claude-opus-4-6", "anthropic/claude-opus-4-6"} {
+		if p, ok := tab.Lookup(m); !ok || p.Input == 0 {
+			t.Errorf("%s = %+v %v, want the embedded price", m, p, ok)
+		}
+	}
+	if p, ok := tab.Lookup("my-local-llama"); !ok || p.Input != 0 {
+		t.Errorf("my-local-llama = %+v %v, want free", p, ok)
+	}
+}
