@@ -19,7 +19,9 @@ type Measured struct {
 	Dispersion float64 `json:"failure_dispersion"`
 	Clustered  bool    `json:"failures_clustered"`
 	P          float64 `json:"p_overall"`
-	LatencyS   float64 `json:"latency_s"`
+	// LatencyS is the mean latency of the attempts that reported one;
+	// null when none did (issue 36: it read "0.00 s").
+	LatencyS *float64 `json:"latency_s"`
 }
 
 // ModelRate is one model's observed failure rate and latency.
@@ -27,8 +29,8 @@ type ModelRate struct {
 	Model     string             `json:"model"`
 	Attempts  int64              `json:"attempts"`
 	P         float64            `json:"p"`
-	LatencyMs float64            `json:"mean_latency_ms"`
-	ByClass   map[string]float64 `json:"p_by_class"` // share of attempts: rate_limit, overloaded_5xx, terminal_4xx, connection
+	LatencyMs float64            `json:"mean_latency_ms"` // 0: none reported
+	ByClass   map[string]float64 `json:"p_by_class"`      // share of attempts: rate_limit, overloaded_5xx, terminal_4xx, connection
 }
 
 // JobTypeStack sets a job type's observed layers against a configured stack.
@@ -100,7 +102,8 @@ func Measure(r *correlate.Report, configured Stack) Measured {
 		m.P = float64(failed) / float64(attempts)
 	}
 	if latN > 0 {
-		m.LatencyS = latSum / latN / 1000
+		l := latSum / latN / 1000
+		m.LatencyS = &l
 	}
 	for _, jt := range r.JobTypes {
 		s := JobTypeStack{JobType: jt.JobType, Layers: jt.Layers, CallsPerJobP99: jt.CallsPerJobP99, ObservedWorstCase: layers.Product(jt.Layers)}

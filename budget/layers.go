@@ -37,11 +37,36 @@ func (b Backoff) Delay(i int) time.Duration {
 	case BackoffFixed:
 		return b.Base
 	case BackoffExp:
-		return b.Base << min(i, 40)
+		sh := min(max(i, 0), 40)
+		if b.Base > math.MaxInt64>>sh {
+			return math.MaxInt64 // saturated: a shift past int64 wrapped negative
+		}
+		return b.Base << sh
 	case BackoffLinear:
-		return b.Base + time.Duration(i)*b.Step
+		return SatAddDur(b.Base, SatMulDur(b.Step, i))
 	}
 	return 0
+}
+
+// SatAddDur adds durations (each at least 0) without wrapping: a sum past
+// what a time.Duration holds (about 292 years) stays there, so a worst
+// case can read "more than any wall clock", never a negative one.
+func SatAddDur(a, b time.Duration) time.Duration {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// SatMulDur multiplies a duration by a count, saturating as SatAddDur.
+func SatMulDur(d time.Duration, n int) time.Duration {
+	if d <= 0 || n <= 0 {
+		return 0
+	}
+	if d > time.Duration(math.MaxInt64/int64(n)) {
+		return math.MaxInt64
+	}
+	return d * time.Duration(n)
 }
 
 // ParseBackoff reads "none", "fixed:D", "exp:D" or "linear:D+S"; durations
@@ -87,7 +112,7 @@ func ParseSeconds(s string) (time.Duration, error) {
 }
 
 // Layer is one retry layer: attempts including the first, how long one
-// attempt may take, and the wait between attempts.
+// attempt may take (0: no timeout), and the wait between attempts.
 type Layer struct {
 	Name     string
 	Attempts int
@@ -125,13 +150,16 @@ func ParseLayer(s string) (Layer, error) {
 	return l, l.Validate()
 }
 
-// Validate reports a layer that cannot be computed.
+// Validate reports a layer that cannot be computed. A layer without a
+// timeout is accepted (issue 36: budget layers refused it even when only
+// the product was wanted): its attempts multiply as any layer's, and the
+// wall clock is unbounded unless a layer outside it has a timeout (Stack.WallClock).
 func (l Layer) Validate() error {
 	switch {
 	case l.Attempts < 1 || l.Attempts > 1000:
 		return fmt.Errorf("layer %s: attempts %d: use 1..1000 (attempts include the first)", l.Name, l.Attempts)
-	case l.Timeout <= 0:
-		return fmt.Errorf("layer %s: needs a positive per-attempt timeout", l.Name)
+	case l.Timeout < 0:
+		return fmt.Errorf("layer %s: timeout %s: use a positive per-attempt timeout, or none", l.Name, l.Timeout)
 	}
 	return nil
 }
@@ -161,27 +189,50 @@ func SatMul(a, b int) int {
 	return a * b
 }
 
-// WorstCaseWallClock folds from the inside out exactly as seed 003's
-// worstCaseWallClockSec does: one outer attempt costs min(inner total,
-// its own timeout), plus the backoffs between its attempts.
+// WorstCaseWallClock is WallClock's duration: math.MaxInt64 (about 292
+// years, "more than any wall clock") when no timeout bounds the stack.
 func (s Stack) WorstCaseWallClock() time.Duration {
+	d, ok := s.WallClock()
+	if !ok {
+		return math.MaxInt64
+	}
+	return d
+}
+
+// WallClock folds from the inside out exactly as seed 003's
+// worstCaseWallClockSec does: one outer attempt costs min(inner total,
+// its own timeout), plus the backoffs between its attempts. A layer
+// without a timeout costs what is inside it; bounded is false when no
+// timeout bounds the innermost attempt's path (the innermost layer has
+// none and no layer outside it has one either). Sums saturate
+// (SatAddDur): never negative, however many layers and attempts.
+func (s Stack) WallClock() (d time.Duration, bounded bool) {
 	var inner time.Duration
+	innerBounded := false
 	for i := len(s) - 1; i >= 0; i-- {
 		l := s[i]
-		per := l.Timeout
-		if inner > 0 {
+		var per time.Duration
+		switch {
+		case innerBounded && l.Timeout > 0:
 			per = min(inner, l.Timeout)
+		case innerBounded:
+			per = inner
+		case l.Timeout > 0:
+			per, innerBounded = l.Timeout, true
+		}
+		if !innerBounded {
+			continue // unbounded so far: an outer timeout may bound it
 		}
 		var total time.Duration
 		for a := range l.Attempts {
-			total += per
+			total = SatAddDur(total, per)
 			if a < l.Attempts-1 {
-				total += l.Backoff.Delay(a)
+				total = SatAddDur(total, l.Backoff.Delay(a))
 			}
 		}
 		inner = total
 	}
-	return inner
+	return inner, innerBounded
 }
 
 // Silence returns the layers to set to one attempt so that only one layer

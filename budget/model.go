@@ -30,7 +30,23 @@ type Model struct {
 	RetryAfter float64 // honoured server value; 0: none
 }
 
-// Validate reports inputs the equations cannot take.
+// MaxMultiplier bounds --multiplier: real backoffs multiply by 1.5 to 3;
+// past 100 a typo, and b·m^n would pass any float for n = 1000.
+const MaxMultiplier = 100
+
+// MaxSeconds is the longest duration the model takes or computes, about
+// 31,700 years: a delay b·m^i past it is held there (a longer one is a
+// call that never returns), so every sum of at most 1,001 of them is a
+// finite number, never +Inf or NaN.
+const MaxSeconds = 1e12
+
+// MaxCostPerCallUSD bounds --cost-per-call: ingest's bound on one call's
+// logged cost (ingest.MaxCostPerCallUSD).
+const MaxCostPerCallUSD = 100_000
+
+// Validate reports inputs the equations cannot take, each naming its flag:
+// NaN and infinities are refused for every float (NaN passed every
+// comparison, and --multiplier NaN printed a schedule of NaN).
 func (m Model) Validate() error {
 	var errs []error
 	if m.P < 0 || m.P > 1 || math.IsNaN(m.P) {
@@ -39,10 +55,18 @@ func (m Model) Validate() error {
 	if m.Retries < 0 || m.Retries > 1000 {
 		errs = append(errs, fmt.Errorf("--retries %d: use 0..1000", m.Retries))
 	}
-	if m.Base < 0 || m.Multiplier < 1 || m.Cap < 0 || m.Latency < 0 || m.Deadline < 0 || m.RetryAfter < 0 {
-		errs = append(errs, errors.New("durations must be non-negative and the multiplier at least 1"))
+	if !(m.Multiplier >= 1 && m.Multiplier <= MaxMultiplier) { // NaN fails both
+		errs = append(errs, fmt.Errorf("--multiplier %g: use 1..%d", m.Multiplier, MaxMultiplier))
 	}
-	if m.Target < 0 || m.Target >= 1 {
+	for _, d := range []struct {
+		flag string
+		v    float64
+	}{{"--base", m.Base}, {"--cap", m.Cap}, {"--latency", m.Latency}, {"--deadline", m.Deadline}, {"--retry-after", m.RetryAfter}} {
+		if !(d.v >= 0 && d.v <= MaxSeconds) {
+			errs = append(errs, fmt.Errorf("%s %gs: use a duration from 0 to %g s", d.flag, d.v, float64(MaxSeconds)))
+		}
+	}
+	if !(m.Target >= 0 && m.Target < 1) {
 		errs = append(errs, fmt.Errorf("--target %g: a success probability in [0, 1), e.g. 0.999", m.Target))
 	}
 	switch m.Jitter {
@@ -86,9 +110,9 @@ func (m Model) delays(capV float64) (nominal, expected, worst []float64) {
 	nominal, expected, worst = make([]float64, n), make([]float64, n), make([]float64, n)
 	capped := func(v float64) float64 {
 		if capV > 0 {
-			return math.Min(capV, v)
+			v = math.Min(capV, v)
 		}
-		return v
+		return math.Min(v, MaxSeconds) // never +Inf: see MaxSeconds
 	}
 	prevMean, prevMax := m.Base, m.Base
 	for i := range n {
@@ -120,6 +144,7 @@ func (m Model) delays(capV float64) (nominal, expected, worst []float64) {
 			default:
 				expected[i] = (m.Base + hi) / 2
 			}
+			expected[i] = math.Min(expected[i], MaxSeconds)
 			worst[i] = capped(3 * prevMax)
 			prevMean, prevMax = expected[i], worst[i]
 		}

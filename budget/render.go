@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/guptarohit/asciigraph"
@@ -65,11 +66,19 @@ func orNone(v float64, unit string) string {
 
 // PrintMeasured writes what a log measured as text.
 func PrintMeasured(w io.Writer, m Measured) {
-	fmt.Fprintf(w, "Measured from the log: p = %.4f overall, mean latency %.2f s\n\n", m.P, m.LatencyS)
+	lat := "latency unknown (no attempt reported one)"
+	if m.LatencyS != nil {
+		lat = fmt.Sprintf("mean latency %.2f s", *m.LatencyS)
+	}
+	fmt.Fprintf(w, "Measured from the log: p = %.4f overall, %s\n\n", m.P, lat)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tATTEMPTS\tp\tLATENCY ms\t429\t5xx/529\tterminal 4xx\tconnection")
 	for _, md := range m.Models {
-		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.0f\t%.4f\t%.4f\t%.4f\t%.4f\n", display.Text(md.Model), md.Attempts, md.P, md.LatencyMs,
+		lat := "unknown"
+		if md.LatencyMs > 0 {
+			lat = fmt.Sprintf("%.0f", md.LatencyMs)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%s\t%.4f\t%.4f\t%.4f\t%.4f\n", display.Text(md.Model), md.Attempts, md.P, lat,
 			md.ByClass["rate_limit"], md.ByClass["overloaded_5xx"], md.ByClass["terminal_4xx"], md.ByClass["connection"])
 	}
 	tw.Flush()
@@ -157,30 +166,49 @@ type Layers struct {
 
 // layersJSON is the JSON of one layer of `budget layers --format json`.
 type layersJSON struct {
-	Name     string  `json:"name"`
-	Attempts int     `json:"attempts"`
-	TimeoutS float64 `json:"timeout_s"`
-	Backoff  string  `json:"backoff"`
+	Name     string   `json:"name"`
+	Attempts int      `json:"attempts"`
+	TimeoutS *float64 `json:"timeout_s"` // null: no timeout
+	Backoff  string   `json:"backoff"`
+}
+
+// secondsOrNull is d in seconds, nil for none (0).
+func secondsOrNull(d time.Duration, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	s := d.Seconds()
+	return &s
+}
+
+// timeoutText is a layer's timeout as the table shows it.
+func timeoutText(d time.Duration) string {
+	if d <= 0 {
+		return "no timeout"
+	}
+	return d.String()
 }
 
 // WriteLayersJSON writes `budget layers --format json`:
 // {"worst_case_attempts", "worst_case_wall_clock_s", "layers": [...],
-// "over_threshold", "retry_owner", "silence", "from_assumptions"}.
+// "over_threshold", "retry_owner", "silence", "from_assumptions"}. The wall
+// clock, and a layer's timeout_s, are null when no timeout bounds them.
 func WriteLayersJSON(w io.Writer, l Layers) error {
 	st := l.Stack
-	attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
+	attempts := st.WorstCaseAttempts()
+	wall, bounded := st.WallClock()
 	owner, silence := st.Silence()
 	out := struct {
 		Attempts int          `json:"worst_case_attempts"`
-		WallS    float64      `json:"worst_case_wall_clock_s"`
+		WallS    *float64     `json:"worst_case_wall_clock_s"`
 		Layers   []layersJSON `json:"layers"`
 		Over     bool         `json:"over_threshold"`
 		Owner    string       `json:"retry_owner"`
 		Silence  []string     `json:"silence"`
 		Assumed  []string     `json:"from_assumptions,omitempty"`
-	}{Attempts: attempts, WallS: wall.Seconds(), Over: attempts > l.Threshold, Owner: owner, Silence: silence, Assumed: l.Assumed}
+	}{Attempts: attempts, WallS: secondsOrNull(wall, bounded), Over: attempts > l.Threshold, Owner: owner, Silence: silence, Assumed: l.Assumed}
 	for _, l := range st {
-		out.Layers = append(out.Layers, layersJSON{l.Name, l.Attempts, l.Timeout.Seconds(), l.Backoff.Label})
+		out.Layers = append(out.Layers, layersJSON{l.Name, l.Attempts, secondsOrNull(l.Timeout, l.Timeout > 0), l.Backoff.Label})
 	}
 	return WriteJSON(w, out)
 }
@@ -190,7 +218,8 @@ func WriteLayersJSON(w io.Writer, l Layers) error {
 // worst cases, and over the threshold which layer keeps the retries.
 func PrintLayers(out io.Writer, l Layers) {
 	st := l.Stack
-	attempts, wall := st.WorstCaseAttempts(), st.WorstCaseWallClock()
+	attempts := st.WorstCaseAttempts()
+	wall, bounded := st.WallClock()
 	owner, silence := st.Silence()
 	if len(l.Assumed) > 0 {
 		fmt.Fprintf(out, "from the assumptions of %s:\n", display.Text(l.From))
@@ -204,11 +233,18 @@ func PrintLayers(out io.Writer, l Layers) {
 	running := 1
 	for _, l := range st {
 		running = SatMul(running, l.Attempts)
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", display.Text(l.Name), l.Attempts, l.Timeout, display.Text(l.Backoff.Label), running)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", display.Text(l.Name), l.Attempts, timeoutText(l.Timeout), display.Text(l.Backoff.Label), running)
 	}
 	w.Flush()
 	fmt.Fprintf(out, "\nworst-case attempts: %d (the product: retry layers multiply, they don't add)\n", attempts)
-	fmt.Fprintf(out, "worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
+	switch {
+	case !bounded:
+		fmt.Fprintln(out, "worst-case wall clock: no timeout — no layer has one, so nothing bounds how long a unit of work can retry (give the innermost layer timeout=D)")
+	case wall == math.MaxInt64:
+		fmt.Fprintln(out, "worst-case wall clock: more than 292 years (saturated: past what a duration holds), folded from the inside out")
+	default:
+		fmt.Fprintf(out, "worst-case wall clock: %.0f s (%.1f min), folded from the inside out: each layer waits for everything inside it\n", wall.Seconds(), wall.Minutes())
+	}
 	if attempts > l.Threshold {
 		fmt.Fprintf(out, "\n%d attempts per unit of work is over %d: keep retries in %s only (it can hold the idempotency key) and set %s to a single attempt (maxRetries: 0), then bound the path with an absolute deadline.\n",
 			attempts, l.Threshold, display.Text(owner), display.Text(strings.Join(silence, ", ")))

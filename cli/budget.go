@@ -9,6 +9,7 @@ import (
 	"github.com/burnrate-dev/burnrate/budget"
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/declared"
+	"github.com/burnrate-dev/burnrate/display"
 )
 
 // stackFlags read a layer stack from --layer flags or a TOML file.
@@ -125,7 +126,12 @@ func newBudgetLayersCmd() *cobra.Command {
 			switch emit {
 			case "":
 			case "env", "toml", "json":
-				return budget.EmitConfig(cmd.OutOrStdout(), emit, budget.EmitValues{MaxRetries: 0, TimeoutS: st[len(st)-1].Timeout.Seconds(), MaxCalls: st.WorstCaseAttempts(), DeadlineS: st.WorstCaseWallClock().Seconds()})
+				in := st[len(st)-1]
+				if in.Timeout <= 0 {
+					return fmt.Errorf("--emit: the innermost layer (%s) has no timeout, and API_TIMEOUT_MS is its timeout: give it timeout=D", display.Text(in.Name))
+				}
+				wall, _ := st.WallClock() // bounded: the innermost layer has a timeout
+				return budget.EmitConfig(cmd.OutOrStdout(), emit, budget.EmitValues{MaxRetries: 0, TimeoutS: in.Timeout.Seconds(), MaxCalls: st.WorstCaseAttempts(), DeadlineS: wall.Seconds()})
 			default:
 				return fmt.Errorf("--emit %q: use env, toml or json", emit)
 			}
@@ -157,6 +163,9 @@ func newBudgetModelCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m.Retries, m.Jitter = retries, budget.Jitter(jitter)
+			if math.IsNaN(costPerCall) || math.IsInf(costPerCall, 0) || costPerCall < 0 || costPerCall > budget.MaxCostPerCallUSD {
+				return fmt.Errorf("--cost-per-call %g: give USD per attempt, 0..%g", costPerCall, float64(budget.MaxCostPerCallUSD))
+			}
 			for _, d := range []struct {
 				flag string
 				in   string

@@ -41,6 +41,8 @@ func TestPricesUpdate(t *testing.T) {
 			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":3e-06,"output_cost_per_token":1.5e-05,"cache_read_input_token_cost":-1}}`))
 		case "/huge":
 			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":3,"output_cost_per_token":1.5e-05}}`))
+		case "/dear":
+			w.Write([]byte(`{"claude-sonnet-4-6":{"input_cost_per_token":0.5,"output_cost_per_token":1.5e-05}}`))
 		default:
 			w.Write([]byte(good))
 		}
@@ -63,7 +65,7 @@ func TestPricesUpdate(t *testing.T) {
 	}
 	// Issue 29: plain http, a redirect to another host, and tables that
 	// would blind every ceiling are refused, and the table in use stays.
-	for path, want := range map[string]string{"/elsewhere": "another host", "/free": "becomes free", "/negative": "input_cost_per_token is -3e-06", "/huge": "$3 per token (was $3e-06)",
+	for path, want := range map[string]string{"/elsewhere": "another host", "/free": "becomes free", "/negative": "input_cost_per_token is -3e-06", "/huge": "claude-sonnet-4-6 input_cost_per_token is 3, past $1 per token", "/dear": "$0.5 per token (was $3e-06)",
 		"/tiny": "becomes free", "/shadow": "anthropic/claude-sonnet-4-6 becomes free", "/negative-cache": "cache_read_input_token_cost is -1"} {
 		if _, err := run(t, "prices", "update", "--url", srv.URL+path); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "nothing was changed") {
 			t.Errorf("%s: %v, want a refusal saying %q", path, err, want)

@@ -29,6 +29,7 @@ type analysisFlags struct {
 	configPath     string
 	prices         string
 	maxCallsPerJob int
+	maxCallCost    float64
 	flags          *pflag.FlagSet // to tell a given flag from its default
 	jobDeadline    string
 	jobIdle        string
@@ -99,6 +100,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringVar(&a.configPath, "config", "", "TOML config file (default ./burnrate.toml if present)")
 	f.StringVar(&a.prices, "prices", "", "a price table in LiteLLM's format; wins over the embedded LiteLLM table (burnrate prices)")
 	f.IntVar(&a.maxCallsPerJob, "max-calls-per-job", correlate.DefaultMaxCallsPerJob, "attempts of one call (a model or tool call retried) above which hidden_retry_layer fires; 0 disables")
+	f.Float64Var(&a.maxCallCost, "max-call-cost", correlate.DefaultMaxCallCostUSD, "USD: a call whose computed cost (tokens × prices) is above this is flagged over cap in the report, and still counted in spend and every ceiling; 0 flags none")
 	f.StringVar(&a.format, "input-format", "", "force the input format instead of detecting it per file: "+formatNames()+" (burnrate formats)")
 	f.StringArrayVar(&a.maps, "map", nil, "map a canonical field to a dotted path in nested JSON, e.g. --map job_id=ctx.job.id (repeat)")
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; docs/formats.md: Your own format)")
@@ -119,6 +121,9 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	over := config.Analysis{Prices: a.prices, MaxCallsPerJob: -1}
 	if a.flags != nil && a.flags.Changed("max-calls-per-job") {
 		over.MaxCallsPerJob = a.maxCallsPerJob // given: it beats the config file
+	}
+	if a.flags != nil && a.flags.Changed("max-call-cost") {
+		over.MaxCallCostUSD, over.MaxCallCostSet = a.maxCallCost, true
 	}
 	if a.jobDeadline != "" {
 		d, err := config.ParseDuration(a.jobDeadline)
@@ -148,6 +153,11 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	}
 	if err != nil {
 		return file, cfg, err
+	}
+	if cfg.Prices != nil && len(cfg.Prices.Refused) > 0 {
+		// The counted warning of a refused entry (correlate.implausibleRates):
+		// the report's price line says it too, the dashboard does not.
+		fmt.Fprintf(os.Stderr, "burnrate: warning: prices %s: %s\n", display.Text(cfg.Prices.Source), display.Text(cfg.Prices.RefusedSummary()))
 	}
 	a.input, err = file.Input(a.format, a.maps, a.patterns...)
 	if err != nil {

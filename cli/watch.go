@@ -64,6 +64,9 @@ type liveFlags struct {
 func (l *liveFlags) register(cmd *cobra.Command) {
 	l.analysisFlags.register(cmd)
 	l.acting = true
+	// What config.LoadFor does for a command that can kill: it reads no
+	// ./burnrate.toml it was not given (issue 36: the help said it did).
+	cmd.Flags().Lookup("config").Usage = "TOML config file, read only when named here or by $" + config.EnvConfig + ": a ./burnrate.toml in the working directory is not read (the command stops and says so), since a command that can kill reads no config it was not given"
 	f := cmd.Flags()
 	f.Float64Var(&l.act.Ceiling, "ceiling", 0, "run spend ceiling in USD (rule run_ceiling; drawn in the header)")
 	f.Float64Var(&l.act.JobCeiling, "job-ceiling", 0, "per-job spend ceiling in USD (rule job_ceiling)")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,8 +75,11 @@ type File struct {
 	// stderr.
 	Warnings []string `toml:"-"`
 	// PricesURL is where `burnrate prices update` fetches a newer table.
-	PricesURL              string    `toml:"prices_url"`
-	MaxCallsPerJob         *int      `toml:"max_calls_per_job"`
+	PricesURL      string `toml:"prices_url"`
+	MaxCallsPerJob *int   `toml:"max_calls_per_job"`
+	// MaxCallCostUSD flags a call whose computed cost (tokens × the price
+	// table) is above it; 0 flags none (correlate.Config.MaxCallCost).
+	MaxCallCostUSD         *float64  `toml:"max_call_cost_usd"`
 	AmplificationThreshold *int      `toml:"amplification_threshold"`
 	JobDeadline            *Duration `toml:"job_deadline"`
 	// JobIdle ends a job without queue lifecycle events once it has logged
@@ -423,6 +427,9 @@ func lineFormat(t map[string]any) (LineFormat, error) {
 type Analysis struct {
 	Prices         string
 	MaxCallsPerJob int // -1: not given
+	// MaxCallCostUSD is --max-call-cost, when MaxCallCostSet.
+	MaxCallCostUSD float64
+	MaxCallCostSet bool
 	JobDeadline    time.Duration
 	DeadlineSet    bool
 	JobIdle        time.Duration
@@ -473,6 +480,20 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	}
 	if flags.MaxCallsPerJob >= 0 {
 		cfg.MaxCallsPerJob = flags.MaxCallsPerJob
+	}
+	if f.MaxCallCostUSD != nil {
+		if c, err := MaxCallCost(*f.MaxCallCostUSD); err != nil {
+			errs = append(errs, fmt.Errorf("max_call_cost_usd: %w", err))
+		} else {
+			cfg.MaxCallCost = c
+		}
+	}
+	if flags.MaxCallCostSet {
+		if c, err := MaxCallCost(flags.MaxCallCostUSD); err != nil {
+			errs = append(errs, fmt.Errorf("--max-call-cost: %w", err))
+		} else {
+			cfg.MaxCallCost = c
+		}
 	}
 	if f.AmplificationThreshold != nil {
 		cfg.AmplificationThreshold = *f.AmplificationThreshold
@@ -610,4 +631,13 @@ func UpdatedPricesPath() string {
 		return ""
 	}
 	return filepath.Join(dir, "burnrate", "model_prices_and_context_window.json")
+}
+
+// MaxCallCost reads a per-call cap in dollars: 0 flags no call; NaN, an
+// infinity, a negative amount or one past what a Pico holds is refused.
+func MaxCallCost(usd float64) (correlate.Pico, error) {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 || usd >= correlate.MaxPico.USD() {
+		return 0, fmt.Errorf("%g is not a cap: use 0 to flag no call, or dollars such as %g (the default)", usd, float64(correlate.DefaultMaxCallCostUSD))
+	}
+	return correlate.PicoFromUSD(usd), nil
 }

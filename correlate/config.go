@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
 )
 
 // Defaults for the analysis; each can be changed by flag or config file.
@@ -25,6 +27,12 @@ const (
 	DefaultSyncMinBursts        = 3
 	DefaultRetryAfterMinSample  = 5
 	DefaultRetryAfterRehitShare = 0.10
+	// DefaultMaxCallCostUSD flags a call whose cost burnrate computed
+	// (tokens × the table's rates) above it: ingest's bound on a logged
+	// cost (ingest.MaxCostPerCallUSD, $100,000), the same figure, so a
+	// computed cost is held to what a logged one is. Past it a call is
+	// over_cap (counted, named in the report), yet kept in spend.
+	DefaultMaxCallCostUSD = ingest.MaxCostPerCallUSD
 	// MaxRetainedAttemptsPerJob bounds the attempts kept for the job detail
 	// view; counters and spend keep counting past it.
 	MaxRetainedAttemptsPerJob = 4096
@@ -46,6 +54,13 @@ type Config struct {
 	// view reads them, and a headless report of millions of lines should
 	// not pay their memory. Counters, spend and findings are unchanged.
 	NoAttemptDetail bool
+	// MaxCallCost flags a call whose computed cost is above it (0: none
+	// is flagged). The cost is flagged, never dropped or clipped: it stays
+	// in the job's, the type's and the run's spend, so every ceiling sees
+	// it — a kill on a price typo is cheaper than a night a ceiling could
+	// not see. A logged cost is held to ingest.MaxCostPerCallUSD instead
+	// (past it the line is skipped as implausible, at ingest).
+	MaxCallCost Pico
 	// MaxCallsPerJobType overrides MaxCallsPerJob for a job type.
 	MaxCallsPerJobType     map[string]int
 	AmplificationThreshold int
@@ -75,6 +90,7 @@ func DefaultConfig() Config {
 	return Config{
 		Prices:                 EmbeddedPrices(),
 		MaxCallsPerJob:         DefaultMaxCallsPerJob,
+		MaxCallCost:            PicoFromUSD(DefaultMaxCallCostUSD),
 		AmplificationThreshold: DefaultAmplificationThreshold,
 		JobDeadline:            DefaultJobDeadline,
 		IdleAfter:              DefaultIdleAfter,
@@ -95,6 +111,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxCallsPerJob < 0 {
 		errs = append(errs, fmt.Errorf("max calls per job is %d: use 0 to disable or a positive count", c.MaxCallsPerJob))
+	}
+	if c.MaxCallCost < 0 {
+		errs = append(errs, fmt.Errorf("max call cost is %s: use 0 to flag none or a positive amount", USD(c.MaxCallCost.USD())))
 	}
 	for jt, n := range c.MaxCallsPerJobType {
 		if n < 0 {

@@ -11,6 +11,7 @@ import (
 // the dashboard — so a number reads the same wherever it is shown.
 
 // USD formats dollars: cents for whole amounts, more digits below a dollar.
+// A saturated amount (MaxPico, about $9.2M) reads "≥$9,223,372.04".
 func USD(v float64) string {
 	switch {
 	case v == 0:
@@ -22,6 +23,10 @@ func USD(v float64) string {
 	}
 	if math.Abs(v) >= 1e15 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Sprintf("$%.4g", v) // past what cents in an int64 hold: never a wrapped figure
+	}
+	if v == saturatedUSD {
+		// A saturated sum (Pico.Saturated): at least this much.
+		return "≥$" + Count(int64(saturatedUSD)) + fmt.Sprintf(".%02d", int64(math.Round(saturatedUSD*100))%100)
 	}
 	cents := int64(math.Round(math.Abs(v) * 100)) // round once, so $3.999 carries to $4.00
 	sign := ""

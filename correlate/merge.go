@@ -387,9 +387,16 @@ func minTS(a, b int64) int64 {
 func mergePricing(out *Report, in []MergeInput, info *MergeInfo) {
 	p := in[0].Report.Pricing
 	out.Pricing = ReportPricing{Table: p.Table, File: p.File, SHA256: p.SHA256, BatchNote: p.BatchNote}
-	unpriced := map[string]bool{}
+	unpriced, overCap, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, m := range in {
 		q := m.Report.Pricing
+		for _, u := range q.OverCapModels {
+			overCap[u] = true
+		}
+		for _, u := range q.RefusedRates {
+			refused[u] = true
+		}
+		out.Pricing.MaxCallCostUSD = max(out.Pricing.MaxCallCostUSD, q.MaxCallCostUSD)
 		if q.Table != p.Table || q.SHA256 != p.SHA256 {
 			info.Conflicts = append(info.Conflicts, fmt.Sprintf("%s was priced by %q (sha256 %s), %s by %q (sha256 %s): each replica's spend is as its table priced it", m.Name, q.Table, q.SHA256, in[0].Name, p.Table, p.SHA256))
 		}
@@ -407,6 +414,8 @@ func mergePricing(out *Report, in []MergeInput, info *MergeInfo) {
 		}
 	}
 	out.Pricing.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
+	out.Pricing.OverCapModels = slices.Sorted(maps.Keys(overCap))
+	out.Pricing.RefusedRates = slices.Sorted(maps.Keys(refused))
 	if out.Pricing.UnpricedModels == nil {
 		out.Pricing.UnpricedModels = []string{}
 	}
@@ -428,6 +437,8 @@ func mergeTotals(out *Report, in []MergeInput) {
 		t.ToolCalls = satAdd(t.ToolCalls, s.ToolCalls)
 		t.Operations = satAddInt(t.Operations, s.Operations)
 		t.UnpricedAttempts = satAdd(t.UnpricedAttempts, s.UnpricedAttempts)
+		t.OverCapCalls = satAdd(t.OverCapCalls, max(s.OverCapCalls, 0))
+		t.SpendSaturated = t.SpendSaturated || s.SpendSaturated
 		t.InputTokens = satAdd(t.InputTokens, s.InputTokens)
 		t.OutputTokens = satAdd(t.OutputTokens, s.OutputTokens)
 		t.CacheReadTokens = satAdd(t.CacheReadTokens, s.CacheReadTokens)

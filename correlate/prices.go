@@ -134,6 +134,11 @@ type PriceTable struct {
 	SHA256 string // of the table's bytes
 	Models int    // entries priced per token
 
+	// Refused names every rate the table gave that no bill could hold
+	// ("model field: why"), sorted; its entry prices nothing (see
+	// implausibleRates). Describe says how many, and which.
+	Refused []string
+
 	// Base prices what this table lacks (a user's file over the embedded
 	// table), nil for none.
 	Base *PriceTable
@@ -143,9 +148,12 @@ type PriceTable struct {
 	// of 2,500), so start-up costs a scan of the table, not a parse.
 	raw    map[string]json.RawMessage
 	prices map[string]Price // decoded entries and the overrides
-	bare   map[string]string
-	mu     sync.Mutex
-	cache  map[string]Resolution
+	// free lists the entries that price input and output at $0, checked
+	// against the base table by WithBase.
+	free  []string
+	bare  map[string]string
+	mu    sync.Mutex
+	cache map[string]Resolution
 }
 
 var (
@@ -218,15 +226,36 @@ func LoadLiteLLMPrices(f io.Reader, path string) (*PriceTable, error) {
 		t.Date = updated
 	}
 	for name, msg := range raw {
+		if len(msg) == 0 || msg[0] != '{' {
+			continue // last_updated
+		}
 		// Priced per token: both rates are numbers. Cheap to check without
-		// decoding; a malformed value is caught when the entry is decoded.
-		if len(msg) == 0 || msg[0] != '{' || !hasNumber(msg, `"input_cost_per_token"`) || !hasNumber(msg, `"output_cost_per_token"`) {
-			continue // sample_spec, last_updated, and entries not priced per token
+		// decoding; an entry that names a rate is checked in full
+		// (implausibleRates) before it may price anything.
+		perTok := hasNumber(msg, `"input_cost_per_token"`) && hasNumber(msg, `"output_cost_per_token"`)
+		if !perTok && !bytes.Contains(msg, []byte(`"input_cost_per_token"`)) && !bytes.Contains(msg, []byte(`"output_cost_per_token"`)) {
+			continue // entries not priced per token (images, audio seconds)
+		}
+		if bad := implausibleRates(msg); len(bad) > 0 {
+			for _, b := range bad {
+				t.Refused = append(t.Refused, name+" "+b)
+			}
+			continue
+		}
+		if !perTok {
+			continue // a rate given as null: not priced per token
 		}
 		t.raw[strings.ToLower(name)] = msg
 		t.Models++
+		if freeEntry(msg) {
+			t.free = append(t.free, strings.ToLower(name))
+		}
 	}
+	slices.Sort(t.Refused)
 	if t.Models == 0 {
+		if len(t.Refused) > 0 {
+			return nil, fmt.Errorf("prices %s: no entry is usable: %s", path, t.RefusedSummary())
+		}
 		return nil, fmt.Errorf("prices %s: no entry has input_cost_per_token and output_cost_per_token", path)
 	}
 	t.addOverrides()
@@ -666,10 +695,33 @@ func (t *PriceTable) resolve(model string) Resolution {
 	return r
 }
 
-// WithBase layers t over base: t's entries win, base prices the rest.
+// WithBase layers t over base: t's entries win, base prices the rest —
+// except an entry that prices input and output at $0 for a model base
+// prices: it is refused (PriceTable.Refused) and base's price stands, as
+// prices update refuses a table in which a priced model "becomes free". A
+// $0 entry would make that model's spend, and every ceiling over it,
+// read nothing; a model base does not price may be free (local models).
 func (t *PriceTable) WithBase(base *PriceTable) *PriceTable {
 	t.Base = base
 	t.cache = map[string]Resolution{}
+	if base == nil {
+		return t
+	}
+	for _, name := range t.free {
+		if _, ok := t.raw[name]; !ok {
+			continue
+		}
+		r := base.Resolve(name)
+		if r.Key == "" || r.Price.Input == 0 && r.Price.Output == 0 {
+			continue
+		}
+		delete(t.raw, name)
+		t.Models--
+		t.Refused = append(t.Refused, fmt.Sprintf("%s input and output_cost_per_token are 0, where %s prices it (as %s)", name, base.Source, r.Key))
+	}
+	t.free = nil
+	slices.Sort(t.Refused)
+	t.indexBare()
 	return t
 }
 
@@ -685,7 +737,11 @@ func (t *PriceTable) Describe() string {
 	if t.Date != "" {
 		date = ", updated " + t.Date
 	}
-	d := fmt.Sprintf("%s (%d models%s, sha256 %s)", t.Source, t.Models, date, t.SHA256)
+	refused := ""
+	if len(t.Refused) > 0 {
+		refused = ", " + t.RefusedSummary()
+	}
+	d := fmt.Sprintf("%s (%d models%s%s, sha256 %s)", t.Source, t.Models, date, refused, t.SHA256)
 	if t.Base != nil {
 		d += ", over " + t.Base.Describe()
 	}

@@ -115,6 +115,10 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 				p.Tiers = append(p.Tiers, Tier{Above: tv[0], Input: Pico(tv[1]), Output: Pico(tv[2]), CacheRead: Pico(tv[3]), CacheWrite: Pico(tv[4])})
 			}
 		}
+		if r := p.implausible(); r != "" {
+			t.Refused = append(t.Refused, f[0]+" "+r) // as a LiteLLM entry would be (implausibleRates)
+			continue
+		}
 		t.prices[f[0]] = p
 	}
 	if len(t.prices) == 0 {
@@ -123,4 +127,26 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 	t.addOverrides()
 	t.indexBare()
 	return t, nil
+}
+
+// implausible names the first rate of p past MaxPlausibleUSDPerToken, ""
+// when none is (the embedded table's rates are integers, never negative).
+func (p Price) implausible() string {
+	rates := []struct {
+		name string
+		v    Pico
+	}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite},
+		{"cache_write_1h", p.CacheWrite1h}, {"batch_input", p.BatchInput}, {"batch_output", p.BatchOutput}}
+	for _, tr := range p.Tiers {
+		rates = append(rates, struct {
+			name string
+			v    Pico
+		}{"tier", max(tr.Input, tr.Output, tr.CacheRead, tr.CacheWrite)})
+	}
+	for _, r := range rates {
+		if r.v > maxPlausiblePico {
+			return fmt.Sprintf("%s is %d picodollars, past $%g per token", r.name, r.v, MaxPlausibleUSDPerToken)
+		}
+	}
+	return ""
 }

@@ -10,6 +10,9 @@ import (
 // a cost logged as 0.00022500000000000002 sums exactly. Sums saturate at
 // MaxPico (about $9.2M) instead of wrapping: a hostile line can make spend
 // read "at least $9.2M", never negative, so a ceiling always still fires.
+// A saturated amount is written "≥$9,223,372.04" (USD) wherever it is
+// shown, so a run of ten saturated jobs never reads as exactly one job's
+// worth: the run and every job in it say "at least".
 type Pico int64
 
 // PicoPerUSD is one dollar.
@@ -50,8 +53,19 @@ func PicoFromUSD(usd float64) Pico {
 	if usd <= 0 || math.IsNaN(usd) {
 		return 0
 	}
-	if usd > 9e6 {
-		usd = 9e6 // int64 picodollars hold about $9.2M per amount
+	if v := math.Round(usd * PicoPerUSD); v < float64(MaxPico) { // 2^63: past it a conversion wraps
+		return Pico(v)
 	}
-	return Pico(math.Round(usd * PicoPerUSD))
+	// Saturated, as a sum is: $9.2M read back from a report (a merge, a
+	// carried total) stays the saturated amount, never a smaller one that
+	// a job's own saturated spend would be above.
+	return MaxPico
 }
+
+// Saturated reports whether p is the most a Pico holds: a sum that
+// stopped there, so the true amount is at least this. Every level that
+// includes it (job, type, run) is saturated too, since sums saturate.
+func (p Pico) Saturated() bool { return p == MaxPico }
+
+// saturatedUSD is MaxPico in dollars, as USD receives it.
+var saturatedUSD = MaxPico.USD()

@@ -93,6 +93,13 @@ type ReportPricing struct {
 	// a preview tag dropped) to the entry that priced it.
 	ApproximatedModels map[string]string `json:"approximated_models,omitempty"`
 	BatchNote          string            `json:"batch_note,omitempty"`
+	// OverCapModels are the models some call of which was priced above
+	// the per-call cap (Totals.OverCapCalls); MaxCallCostUSD is the cap.
+	OverCapModels  []string `json:"over_cap_models,omitempty"`
+	MaxCallCostUSD float64  `json:"max_call_cost_usd,omitempty"`
+	// RefusedRates are the price table's rates refused at load (model,
+	// field and why; PriceTable.Refused), the base table's after its own.
+	RefusedRates []string `json:"refused_rates,omitempty"`
 }
 
 type ReportTotals struct {
@@ -107,8 +114,16 @@ type ReportTotals struct {
 	QueuedJobs       int   `json:"queued_jobs"`
 	// RetiredJobs are finished jobs whose detail was dropped after the
 	// job retention (live runs); they are in every count and sum here.
-	RetiredJobs      int64   `json:"retired_jobs,omitempty"`
-	SpendUSD         float64 `json:"spend_usd"`
+	RetiredJobs int64   `json:"retired_jobs,omitempty"`
+	SpendUSD    float64 `json:"spend_usd"`
+	// SpendSaturated: the run's spend stopped at the most an amount holds
+	// (about $9.2M, Pico.Saturated); the true figure is at least that, and
+	// so is every job's that reads the same.
+	SpendSaturated bool `json:"spend_saturated,omitempty"`
+	// OverCapCalls are calls (or usage growths) whose computed cost was
+	// above the per-call cap (max_call_cost_usd): kept in spend and in
+	// every ceiling, flagged because a price table is likelier wrong.
+	OverCapCalls     int64   `json:"over_cap_calls,omitempty"`
 	WastedUSD        float64 `json:"wasted_usd"`
 	UnpricedAttempts int64   `json:"unpriced_attempts"`
 	InputTokens      int64   `json:"input_tokens"`
@@ -330,6 +345,13 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	t.Attempts, t.ToolCalls, t.Jobs, t.Operations = s.attempts, s.toolCalls, len(s.jobList)+int(rt.jobs), s.opCount+int(rt.ops)
 	t.RetiredJobs = rt.jobs
 	t.SpendUSD, t.UnpricedAttempts = s.spend.USD(), s.unpriced
+	t.SpendSaturated = s.spend.Saturated()
+	if t.OverCapCalls = s.overCap; s.overCap > 0 {
+		r.Pricing.MaxCallCostUSD = s.cfg.MaxCallCost.USD()
+	}
+	for tab := s.cfg.Prices; tab != nil; tab = tab.Base {
+		r.Pricing.RefusedRates = append(r.Pricing.RefusedRates, tab.Refused...)
+	}
 	t.BatchCalls, t.BatchSpendUSD, t.SyncSpendUSD = s.batchCalls, s.batchSpend.USD(), (s.spend - s.batchSpend).USD()
 	t.BatchExpired, t.BatchCanceled = s.batchExpired, s.batchCanceled
 	if s.batchCalls > 0 {
@@ -673,9 +695,13 @@ func (s *State) reportModels(r *Report) {
 		if m.unpriced > 0 || m.unpricedGrowth {
 			r.Pricing.UnpricedModels = append(r.Pricing.UnpricedModels, mr.Model)
 		}
+		if m.overCap > 0 {
+			r.Pricing.OverCapModels = append(r.Pricing.OverCapModels, mr.Model)
+		}
 		r.Models = append(r.Models, mr)
 	}
 	slices.Sort(r.Pricing.UnpricedModels)
+	slices.Sort(r.Pricing.OverCapModels)
 	slices.SortFunc(r.Models, func(a, b ModelReport) int {
 		return cmp.Or(cmp.Compare(b.SpendUSD, a.SpendUSD), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Model, b.Model))
 	})

@@ -98,10 +98,12 @@ type State struct {
 	batchSpend                                        Pico
 	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
-	input, output, cacheRead, cacheWrite              int64
-	spend                                             Pico
-	batchExpired, batchCanceled                       int64
-	firstTS, lastTS                                   int64
+	// overCap counts calls whose computed cost passed cfg.MaxCallCost.
+	overCap                              int64
+	input, output, cacheRead, cacheWrite int64
+	spend                                Pico
+	batchExpired, batchCanceled          int64
+	firstTS, lastTS                      int64
 	// Source stats are owned by the sources; the State only stores the
 	// latest copy it was handed, for reports.
 	sources []SourceInfo
@@ -153,6 +155,7 @@ type modelStats struct {
 	cacheRead       int64
 	cacheWrite      int64
 	unpriced        int64
+	overCap         int64 // calls priced above cfg.MaxCallCost
 	unpricedGrowth  bool  // unpriced tokens from usage growth alone
 	latencySum      int64 // ms, over attempts that reported one
 	latencyN        int64
@@ -976,18 +979,28 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		p = p.at(prompt, 0, 0)
 		p.Tiers = nil
 	}
+	var c Pico
 	switch {
 	case ev.HasCost:
 		return PicoFromUSD(ev.CostUSD), true
 	case ms.priced && ev.Batch:
-		return p.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens), true
+		c = p.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	case ms.priced && ev.CacheCreate1hTokens > 0:
 		// The one-hour cache is written at its own rate (Anthropic: twice
 		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
 		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
-		return p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h())), true
+		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h()))
 	case ms.priced:
-		return p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens), true
+		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	}
+	if ms.priced {
+		if s.cfg.MaxCallCost > 0 && c > s.cfg.MaxCallCost {
+			// A computed cost no call should have: flagged (the report
+			// counts and names it), kept in spend and in every ceiling.
+			s.overCap++
+			ms.overCap++
+		}
+		return c, true
 	}
 	// No price: report tokens as unpriced, never as $0. A failed call
 	// that used no tokens costs nothing whatever the price.

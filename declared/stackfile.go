@@ -80,14 +80,19 @@ func ReadStackFile(path, flag string) ([]StackLayer, error) {
 	return f.Layer, nil
 }
 
-// budgetLayer is the layer as `budget layers` computes it: a timeout is
-// required, since the wall clock is folded from it.
+// budgetLayer is the layer as `budget layers` computes it. A layer
+// without a timeout is taken (its attempts multiply; the wall clock says
+// "no timeout" unless a layer outside it has one).
 func (l StackLayer) BudgetLayer() (budget.Layer, error) {
 	b := l.Backoff
 	if b == "" {
 		b = "none"
 	}
-	return budget.ParseLayer(fmt.Sprintf("%s:attempts=%d,timeout=%v,backoff=%s", l.Name, l.Attempts, l.Timeout, b))
+	timeout := ""
+	if l.Timeout != nil {
+		timeout = fmt.Sprintf(",timeout=%v", l.Timeout)
+	}
+	return budget.ParseLayer(fmt.Sprintf("%s:attempts=%d%s,backoff=%s", l.Name, l.Attempts, timeout, b))
 }
 
 // checkForReport validates what report --stack reads: the name and the

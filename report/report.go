@@ -292,6 +292,9 @@ func headline(r *correlate.Report) [][2]string {
 	if t.UnpricedAttempts > 0 {
 		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", correlate.Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
 	}
+	if t.OverCapCalls > 0 { // issue 36: a computed cost no call should have, kept in spend
+		rows = append(rows, [2]string{"Calls priced above the per-call cap", fmt.Sprintf("%s above %s each (models: %s; kept in spend and every ceiling: check the price table)", correlate.Count(t.OverCapCalls), correlate.USD(r.Pricing.MaxCallCostUSD), cell(strings.Join(r.Pricing.OverCapModels, ", ")))})
+	}
 	if t.BatchExpired+t.BatchCanceled > 0 {
 		rows = append(rows, [2]string{"Batch requests that never ran (expired / canceled)", fmt.Sprintf("%s / %s (not calls; their jobs failed)", correlate.Count(t.BatchExpired), correlate.Count(t.BatchCanceled))})
 	}
