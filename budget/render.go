@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -124,8 +125,13 @@ func EmitConfig(w io.Writer, format string, v EmitValues) error {
 		fmt.Fprintf(w, "MAX_RETRIES=%d\nAPI_TIMEOUT_MS=%d\n", v.MaxRetries, timeoutMs)
 	case "toml":
 		fmt.Fprintf(w, "# burnrate.toml lines that follow from this budget\nmax_calls_per_job = %d\n", v.MaxCalls)
-		if v.DeadlineS > 0 {
-			fmt.Fprintf(w, "job_deadline = \"%gs\"\n", math.Ceil(v.DeadlineS))
+		// Whole seconds, never %g's 1.0008e+06s, which burnrate's own config
+		// loader refuses (red team); past what a duration holds, no line.
+		switch s := math.Ceil(v.DeadlineS); {
+		case s > float64(math.MaxInt64/int64(time.Second)):
+			fmt.Fprintf(w, "# job_deadline: the worst case is past what a duration holds (%.3g s); set one that bounds the night\n", s)
+		case s > 0:
+			fmt.Fprintf(w, "job_deadline = \"%ss\"\n", strconv.FormatFloat(s, 'f', -1, 64))
 		}
 		if v.JobCeilingUSD > 0 {
 			fmt.Fprintf(w, "\n[budget]\njob_ceiling_usd = %.4f\n", v.JobCeilingUSD)

@@ -74,6 +74,10 @@ func atText(t string) string {
 	return "at " + t
 }
 
+// Saturated reports an amount in dollars that is a saturated sum
+// (MaxPico): at least that much, no figure to divide.
+func Saturated(usd float64) bool { return usd == saturatedUSD }
+
 // satAdd adds counters that must not wrap (token totals), saturating.
 func satAdd(a, b int64) int64 {
 	if b <= 0 {

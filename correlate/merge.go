@@ -751,7 +751,7 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 		for _, f := range m.Report.Findings {
 			a := byKind[f.Kind]
 			if a == nil {
-				a = &acc{FindingReport: FindingReport{Kind: f.Kind, Severity: f.Severity, Example: f.Example, Advice: f.Advice, FirstAt: f.FirstAt, Jobs: []string{}}, firstAt: parseTS(f.FirstAt)}
+				a = &acc{FindingReport: FindingReport{Kind: f.Kind, Severity: f.Severity, Example: f.Example, Advice: mergedAdvice(f, m.Name), FirstAt: f.FirstAt, Jobs: []string{}}, firstAt: parseTS(f.FirstAt)}
 				byKind[f.Kind] = a
 			}
 			a.Severity = max(a.Severity, f.Severity)
@@ -833,4 +833,18 @@ func mergeTimeline(out *Report, in []MergeInput) {
 		a.SpendUSD = a.spend.USD()
 		out.Timeline = append(out.Timeline, a.TimelinePoint)
 	}
+}
+
+// mergedAdvice is a merged finding's advice: ours, from the finding table,
+// for a kind we know — a replica's file (a report a user was handed)
+// never speaks in burnrate's voice; a kind we do not know keeps its
+// replica's words, said to be theirs.
+func mergedAdvice(f FindingReport, replica string) string {
+	if k, err := ParseFindingKind(f.Kind); err == nil {
+		return Advice[k]
+	}
+	if f.Advice == "" {
+		return ""
+	}
+	return "(advice from " + replica + ", a finding this burnrate does not know) " + f.Advice
 }

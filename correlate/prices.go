@@ -436,8 +436,32 @@ func (t *PriceTable) price(key string) (Price, bool) {
 		p.CacheWrite = p.Input
 	}
 	p.Tiers = tiers(msg)
+	if why := t.tooCheapForBase(key, p); why != "" {
+		t.refuse(key, why)
+		return Price{}, false
+	}
 	t.prices[key] = p
 	return p, true
+}
+
+// tooCheapForBase says why an entry that is not free, only nearly, is
+// refused: 1e-12 per token for a model base prices at 3e-6 blinds its
+// ceilings as $0 does (red team). Checked when the entry is first used,
+// as entries are decoded (checking all 2,500 of LiteLLM's at load cost
+// 0.28 s a start); base's price then stands, and the report's Prices
+// line names the entry.
+func (t *PriceTable) tooCheapForBase(key string, p Price) string {
+	if t.Base == nil {
+		return ""
+	}
+	r := t.Base.Resolve(key)
+	if r.Key == "" || r.Approximate {
+		return "" // a model base does not know by this name may be cheap
+	}
+	if why := tooCheap(p, r.Price); why != "" {
+		return fmt.Sprintf("%s %s, under 1/%d of %s's price for it (as %s)", key, why, cheaperLimit, t.Base.Source, r.Key)
+	}
+	return ""
 }
 
 func tiers(msg json.RawMessage) []Tier {
@@ -715,14 +739,51 @@ func (t *PriceTable) WithBase(base *PriceTable) *PriceTable {
 		if r.Key == "" || r.Price.Input == 0 && r.Price.Output == 0 {
 			continue
 		}
-		delete(t.raw, name)
-		t.Models--
-		t.Refused = append(t.Refused, fmt.Sprintf("%s input and output_cost_per_token are 0, where %s prices it (as %s)", name, base.Source, r.Key))
+		t.refuse(name, fmt.Sprintf("%s input and output_cost_per_token are 0, where %s prices it (as %s)", name, base.Source, r.Key))
 	}
 	t.free = nil
 	slices.Sort(t.Refused)
 	t.indexBare()
 	return t
+}
+
+// cheaperLimit is how many times cheaper than the embedded (base) table a
+// price table may price one model before the entry is refused: no
+// provider has cut a price 100× at once; a typo in the exponent has.
+const cheaperLimit = 100
+
+// tooCheap names the rate of p under 1/cheaperLimit of was's, or "".
+// Cache rates count only where p gives them (an absent cache read rate is
+// priced as input, never as free).
+func tooCheap(p, was Price) string {
+	rates := []struct {
+		name     string
+		now, was Pico
+	}{
+		{"input_cost_per_token", p.Input, was.Input},
+		{"output_cost_per_token", p.Output, was.Output},
+		{"cache_creation_input_token_cost", p.CacheWrite, was.CacheWrite},
+	}
+	if !p.NoCacheRead {
+		rates = append(rates, struct {
+			name     string
+			now, was Pico
+		}{"cache_read_input_token_cost", p.CacheRead, was.CacheRead})
+	}
+	for _, r := range rates {
+		if r.was > 0 && r.now < r.was/cheaperLimit {
+			return fmt.Sprintf("%s is $%g per token", r.name, r.now.USD())
+		}
+	}
+	return ""
+}
+
+// refuse drops an entry of t, saying why in t.Refused.
+func (t *PriceTable) refuse(name, why string) {
+	delete(t.raw, name)
+	delete(t.prices, name)
+	t.Models--
+	t.Refused = append(t.Refused, why)
 }
 
 // Lookup finds the price of a logged model ID.

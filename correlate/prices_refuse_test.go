@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -134,5 +135,36 @@ func TestFreeEntryOverAPricedModelRefused(t *testing.T) {
 	}
 	if p, ok := tab.Lookup("my-local-llama"); !ok || p.Input != 0 {
 		t.Errorf("my-local-llama = %+v %v, want free", p, ok)
+	}
+}
+
+// TestNearlyFreeEntryOverAPricedModelRefused: red team — 1e-12 per token
+// for a model the embedded table prices at 3e-6 got past the $0 rule and
+// blinded the ceilings as $0 does (a $11.25 job read $0.000003). Under
+// 1/100 of the embedded rate, the entry is refused when first used and the
+// embedded price stands; a cheap model the embedded table does not know
+// keeps its price, and an entry merely cheaper (a 10% cut) is kept.
+func TestNearlyFreeEntryOverAPricedModelRefused(t *testing.T) {
+	emb, _ := EmbeddedPrices().Lookup("claude-sonnet-4-6")
+	opus, _ := EmbeddedPrices().Lookup("claude-opus-4-6")
+	body := fmt.Sprintf(`{"claude-sonnet-4-6":{"input_cost_per_token":1e-12,"output_cost_per_token":1e-12},
+	"claude-opus-4-6":{"input_cost_per_token":%g,"output_cost_per_token":%g},
+	"my-local-llama":{"input_cost_per_token":1e-12,"output_cost_per_token":1e-12}}`, 0.9*opus.Input.USD(), 0.9*opus.Output.USD())
+	tab, err := LoadLiteLLMPrices(strings.NewReader(body), "cheap.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.WithBase(EmbeddedPrices())
+	if p, ok := tab.Lookup("claude-sonnet-4-6"); !ok || p.Input != emb.Input || p.Output != emb.Output {
+		t.Errorf("claude-sonnet-4-6 = %+v %v, want the embedded %+v", p, ok, emb)
+	}
+	if len(tab.Refused) != 1 || !strings.Contains(tab.Refused[0], "claude-sonnet-4-6 input_cost_per_token is $1e-12 per token, under 1/100") {
+		t.Errorf("refused = %q", tab.Refused)
+	}
+	if p, ok := tab.Lookup("my-local-llama"); !ok || p.Input != 1 {
+		t.Errorf("my-local-llama = %+v %v, want its own price", p, ok)
+	}
+	if r := tab.Resolve("claude-opus-4-6"); r.Key != "claude-opus-4-6" || r.Price.Input == 0 || r.Price.Input >= opus.Input {
+		t.Errorf("a plausible cut is refused: %+v", r)
 	}
 }

@@ -545,6 +545,9 @@ func Percent(part, whole float64) string {
 	if whole == 0 {
 		return "0%"
 	}
+	if correlate.Saturated(part) || correlate.Saturated(whole) {
+		return "share unknown: past what a sum holds" // ≥$9.2M of ≥$9.2M is no 100%
+	}
 	return fmt.Sprintf("%.0f%%", 100*part/whole)
 }
 
