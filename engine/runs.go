@@ -104,6 +104,10 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 				return r
 			}
 		}
+		if r := rs.adoptable(); r != nil {
+			rs.adopt(r, ev)
+			return r
+		}
 		return rs.begin(ev, ev.RunID, "", 0, 0)
 	}
 	// An event that names no run, in a log whose events name one, is of
@@ -157,6 +161,34 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		return rs.open[len(rs.open)-1]
 	}
 	return rs.begin(ev, "", "", 0, 0)
+}
+
+// adoptable is the run the first named run takes over instead of
+// beginning beside it: the one run there is, drawn for events that named
+// no run (no window), which has seen no call and no spend — a log whose
+// job_started lines carry no run_id and whose calls do. Beginning beside
+// it showed a phantom run ("2 runs; before: derived-… spent $0") and
+// left the first jobs' starts in it.
+func (rs *runs) adoptable() *run {
+	if rs.window.Kind != correlate.RunWindowNone || len(rs.open) != 1 || len(rs.closed) > 0 {
+		return nil
+	}
+	r := rs.open[0]
+	if r.logRunID != "" || r.window != "" || r.st.AttemptCount() > 0 || r.st.Spend() != 0 {
+		return nil
+	}
+	return r
+}
+
+// adopt makes r the run ev names: the rules forget the derived name (it
+// fired nothing: no call was made in it) and key the run by the logs'.
+func (rs *runs) adopt(r *run, ev *ingest.Event) {
+	r.logRunID, r.id = ev.RunID, ev.RunID
+	r.baseline, r.baselineSet = nil, false
+	if rs.observer != nil {
+		rs.observer.EndRun(r.st)
+		r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: ev.RunID, First: ev})
+	}
 }
 
 func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int64) *run {

@@ -175,3 +175,29 @@ func TestALoneFarAheadLineOpensNoRun(t *testing.T) {
 		t.Errorf("%d runs, want the night and the next one after the weekend", f.Runs)
 	}
 }
+
+// TestALifecycleLineBeforeTheFirstRunIDOpensNoRun: issue 36 — a log whose
+// job_started lines name no run and whose calls do showed a phantom run
+// ("2 runs; before: derived-… spent $0") and kept job a's start in it.
+// The run the first named event finds empty of calls is that run; one
+// that saw a call is not taken over.
+func TestALifecycleLineBeforeTheFirstRunIDOpensNoRun(t *testing.T) {
+	start := call("", "a", 10, 0)
+	start.Kind = ingest.KindJobStarted
+	evs := []ingest.Event{start, call("n1", "a", 10, 0.05), call("n1", "b", 10, 0.05)}
+	_, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 1, KillOn: alerts.DefaultKillOn})
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	if f := e.Latest(); f.Runs != 1 || f.RunID != "n1" || f.PreviousRun != nil {
+		t.Errorf("runs %d, shown %q, previous %+v: want the one run n1", f.Runs, f.RunID, f.PreviousRun)
+	}
+	// A run that saw a call is a run: the named one begins beside it.
+	evs = []ingest.Event{call("", "x", 10, 0.05), call("n1", "a", 10, 0.05)}
+	e = New(Options{Config: correlate.DefaultConfig()}, &oneByOne{evs})
+	e.Run(context.Background())
+	if f := e.Latest(); f.Runs != 2 || f.RunID != "n1" {
+		t.Errorf("runs %d, shown %q: want a derived run and n1", f.Runs, f.RunID)
+	}
+}
