@@ -662,6 +662,10 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 // journal cannot record it, the report carries the real outcome and the
 // journal's error, never a second, contradicting state.
 func (d *Dispatcher) finish(t task, state ActionState, r Record, detail string) {
+	// Whatever a command printed or a receiver answered passes the one
+	// redaction before the journal, stdout and alerts see it (Run and the
+	// poster redact already; this also covers a secret in an argv).
+	r.Stdout, r.Stderr, r.Error, detail = Redact(r.Stdout), Redact(r.Stderr), Redact(r.Error), Redact(detail)
 	jerr := d.record(t, state, r)
 	if t.kill() {
 		d.setState(t.alert, state)

@@ -180,6 +180,10 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = execWaitDelay
+	// burnrate's environment minus its own secrets (the HMAC key, the
+	// OTLP and /metrics tokens): a command that fails under "curl -v" or
+	// "set -x", or runs "env", must not hand them to the journal.
+	cmd.Env = commandEnv()
 	// Two buffers: a shared one journaled 4 KiB of stdout as "stderr"
 	// and lost the error message written after it. os/exec copies each
 	// stream on its own goroutine, so each buffer has one writer.
@@ -190,7 +194,9 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	// be (it may be the kill itself, detached); WaitDelay only stops it
 	// from holding this worker through the pipes it inherited.
 	err = cmd.Run()
-	res := ExecResult{Argv: argv, Stdout: strings.TrimSpace(stdout.String()), Stderr: strings.TrimSpace(stderr.String())}
+	// Redacted before anyone sees them: "curl -v" prints the request's
+	// Authorization header, "set -x" the token it was given.
+	res := ExecResult{Argv: argv, Stdout: strings.TrimSpace(Redact(stdout.String())), Stderr: strings.TrimSpace(Redact(stderr.String()))}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	} else {
@@ -204,6 +210,11 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 		res.Err = fmt.Errorf("timed out after %s; its process group was killed", t.Timeout)
 	case err != nil:
 		res.Err = fmt.Errorf("%s: %w", argv[0], err)
+	}
+	if res.Err != nil {
+		if msg := Redact(res.Err.Error()); msg != res.Err.Error() {
+			res.Err = redactedError{msg: msg, err: res.Err}
+		}
 	}
 	return res
 }

@@ -226,7 +226,9 @@ func scrub(body []byte, rawURL string) []byte {
 			s = strings.ReplaceAll(s, sec, "…")
 		}
 	}
-	return []byte(display.Text(s))
+	// A receiver that echoes the request's headers ("Authorization:
+	// Bearer …", a key in a query string) is redacted too.
+	return []byte(display.Text(Redact(s)))
 }
 
 // redactErr takes the URL out of an error from the HTTP client, which

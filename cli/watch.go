@@ -550,6 +550,7 @@ func tokenFrom(what, flag, file, envName string) (string, error) {
 	}
 	switch {
 	case flag != "":
+		alerts.AddSecretValue(flag) // redacted from what kill commands print
 		return flag, nil
 	case env != "":
 		return strings.TrimSpace(env), nil
@@ -567,6 +568,7 @@ func tokenFrom(what, flag, file, envName string) (string, error) {
 	if tok = strings.TrimSpace(tok); tok == "" {
 		return "", fmt.Errorf("--%s-token-file %s is empty: write the token on its first line", what, file)
 	}
+	alerts.AddSecretValue(tok) // redacted from what kill commands print
 	return tok, nil
 }
 

@@ -173,6 +173,9 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	}
 	var secret []byte
 	if a.SecretEnv != "" {
+		// Kept from kill commands' environment, its value redacted from
+		// their output, like the built-in secret variables.
+		alerts.AddSecretEnv(a.SecretEnv)
 		v, ok := os.LookupEnv(a.SecretEnv)
 		if !ok || v == "" {
 			errs = append(errs, fmt.Errorf("[actions] secret_env = %q but that environment variable is empty: export it, or remove secret_env", a.SecretEnv))
