@@ -20,14 +20,16 @@ var redactions = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)((?:x-)?(?:api[-_]?key|auth[-_]?token|access[-_]?token)\s*:\s*)[^\s,;"']+`),
 	// A bearer token wherever it stands ("Bearer eyJ…" in a JSON body).
 	regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`),
-	// key=value in a query string, a form or a log line; also key: "value"
-	// as JSON writes it.
-	regexp.MustCompile(`(?i)(\b[a-z0-9_.-]*(?:api[-_]?key|apikey|token|secret|password|passwd|pwd|access[-_]?key|client[-_]?secret)["']?\s*[=:]\s*["']?)[^\s&"',;]+`),
+	// key=value in a query string, a form, an env dump or a log line
+	// (not "key: value": "error: invalid token: expired" is prose).
+	regexp.MustCompile(`(?i)(\b[a-z0-9_.-]*(?:api[-_]?key|apikey|token|secret|password|passwd|access[-_]?key)\s*=\s*["']?)[^\s&"',;]+`),
+	// "key": "value" as JSON writes it.
+	regexp.MustCompile(`(?i)("[a-z0-9_.-]*(?:api[-_]?key|apikey|token|secret|password|passwd|access[-_]?key)"\s*:\s*")[^"]+`),
 	// URL user-info: https://user:pass@host keeps the scheme and host.
 	regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*@`),
 	// Provider key shapes standing alone: sk-…, sk-ant-…, sk-proj-…,
-	// GitHub tokens, AWS access key IDs, Slack tokens.
-	regexp.MustCompile(`()\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})`),
+	// GitHub tokens, AWS access key IDs, Slack tokens, JWTs.
+	regexp.MustCompile(`()\b(?:eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})`),
 }
 
 // Redact returns s with credentials replaced by [redacted]: Authorization
@@ -51,7 +53,7 @@ func Redact(s string, secrets ...string) string {
 		s = strings.ReplaceAll(s, v, Redacted)
 	}
 	for i, re := range redactions {
-		if i == 4 { // user-info: keep the scheme, drop user and password
+		if i == 5 { // user-info: keep the scheme, drop user and password
 			s = re.ReplaceAllString(s, "${1}"+Redacted+"@")
 			continue
 		}

@@ -18,6 +18,8 @@ func TestRedactShapes(t *testing.T) {
 		{"GET /v1?model=x&token=t0k3n", "t0k3n", "GET /v1?model=x&token="},
 		{"secret=hunter22 user=bob", "hunter22", " user=bob"},
 		{"password=hunter22", "hunter22", "password="},
+		{"GITHUB_TOKEN=abcd1234efgh", "abcd1234efgh", "GITHUB_TOKEN="},
+		{"token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_x", "eyJzdWIiOiIxIn0", "token: "},
 		{`{"client_secret": "zzzzyyyy"}`, "zzzzyyyy", `{"client_secret": "`},
 		{"curl: (7) https://admin:pa55w0rd@api.example.com/kill failed", "pa55w0rd", "https://"},
 		{"curl: (7) https://admin:pa55w0rd@api.example.com/kill failed", "admin", "@api.example.com/kill failed"},
@@ -49,6 +51,9 @@ func TestRedactLeavesBenignText(t *testing.T) {
 		"https://api.example.com/v1/jobs/42?force=true",
 		"exit status 1",
 		"HTTP/1.1 401 Unauthorized",
+		"PWD=/srv/jobs OLDPWD=/root",
+		"error: invalid token: expired",
+		"/etc/passwd: no such file",
 	} {
 		if got := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q: benign text changed", s, got)
