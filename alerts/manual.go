@@ -33,7 +33,7 @@ func (m *Manual) Describe(jobID, jobType string) string {
 		if err != nil {
 			what = append(what, "exec refused: "+err.Error())
 		} else {
-			what = append(what, fmt.Sprintf("exec %q", argv))
+			what = append(what, Redact(fmt.Sprintf("exec %q", argv))) // a token in the template stays off the screen
 		}
 	}
 	if m.hooks.DryRun {
