@@ -450,7 +450,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		defer carry.Close()
 	}
 	eopt := engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
-		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume} // headless, only metrics read job rows
+		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume, Declared: l.declared} // headless, only metrics read job rows
 	if carry != nil {
 		eopt.Carried = carry.Load()
 		carry.Start()

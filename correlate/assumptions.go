@@ -152,6 +152,9 @@ type assumptionLog struct {
 type productExcess struct {
 	job, jobType string
 	calls, over  int64 // the job's calls, the product they passed
+	// from is where the product's declarations came from: the
+	// operator's file, else the first that is not the operator's.
+	from string
 }
 
 func (e productExcess) String() string {
@@ -159,7 +162,11 @@ func (e productExcess) String() string {
 	if e.jobType != "" {
 		what = "calls per job of type " + e.jobType
 	}
-	return fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
+	s := fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
+	if e.from != "" {
+		s += " (declared in: " + e.from + ")"
+	}
+	return s
 }
 
 // declaredProduct is the most calls one job may make as declared; ok
@@ -634,7 +641,7 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 		return
 	}
 	if w := &a.productWorst; calls-p.calls > w.calls-w.over {
-		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}
+		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}
 	}
 	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) && (!p.op || job.FindingArmed(AssumptionViolated)) {
 		return
@@ -644,7 +651,7 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 	}
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		a.productExample = true
-		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}.String()
+		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}.String()
 	})
 	if p.op {
 		job.armViolation()
@@ -693,7 +700,7 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 			}
 		}
 	}
-	op, from := true, ""
+	op, from := true, ingest.AssumptionFromOperator
 	for _, k := range slices.Sorted(maps.Keys(froms)) {
 		if !ingest.IsOperatorAssumption(froms[k]) {
 			op, from = false, froms[k]
