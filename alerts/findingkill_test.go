@@ -199,7 +199,7 @@ func TestOnlyTheOperatorArmsAFindingKill(t *testing.T) {
 		kill     bool
 		inReason string
 	}{
-		{"log record", func(_ func(*ingest.Event), line func(string)) { line(logged) }, false, "declared in the log (assumptions record): not a kill (only --assumptions or the config arms a kill)"},
+		{"log record", func(_ func(*ingest.Event), line func(string)) { line(logged) }, false, "declared in the log (assumptions record): not a kill (only the operator's --assumptions FILE arms a kill)"},
 		{"log lowers the operator's", func(feed func(*ingest.Event), line func(string)) {
 			operatorDeclares(feed, "anthropic-sdk.maxRetries", "3")
 			line(logged)

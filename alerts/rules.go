@@ -486,7 +486,7 @@ func (r *Rules) findings(st *correlate.State, job *correlate.Job, ts int64) {
 		if k == correlate.AssumptionViolated && st != nil && st.ViolatedUnarmedFrom() != "" {
 			from = "the log (" + st.ViolatedUnarmedFrom() + ")"
 		}
-		a.Reason = fmt.Sprintf("%s, first in job %s, declared in %s: not a kill (only --assumptions or the config arms a kill) — %s", k, job.ID, from, correlate.Advice[k])
+		a.Reason = fmt.Sprintf("%s, first in job %s, declared in %s: not a kill (only the operator's --assumptions FILE arms a kill) — %s", k, job.ID, from, correlate.Advice[k])
 		r.fireNoKill(a)
 	}
 }

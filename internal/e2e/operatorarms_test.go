@@ -70,7 +70,7 @@ func TestOnlyTheOperatorArmsAKill(t *testing.T) {
 			if strings.Contains(out, `"kill":true`) {
 				t.Errorf("a kill alert from an echoed declaration:\n%s", out)
 			}
-			if !strings.Contains(out, `"rule":"finding:assumption_violated"`) || !strings.Contains(out, "declared in the log (log line): not a kill (only --assumptions or the config arms a kill)") {
+			if !strings.Contains(out, `"rule":"finding:assumption_violated"`) || !strings.Contains(out, "declared in the log (log line): not a kill (only the operator's --assumptions FILE arms a kill)") {
 				t.Errorf("no alert saying the finding is no kill, and why:\n%s\nstderr:\n%s", out, stderr.String())
 			}
 			data, err := os.ReadFile(reportPath)
