@@ -59,10 +59,16 @@ func TestOnlyTheOperatorArmsAKill(t *testing.T) {
 			out := stdout.String()
 			_, kills := rc.snapshot()
 			if operator {
+				if strings.Contains(stderr.String(), "arms no kill") {
+					t.Errorf("warned that nothing arms the kill, with --assumptions:\n%s", stderr.String())
+				}
 				if len(kills) != 1 || kills[0]["job_id"] != "site-a/2026-07-01/article-x" || kills[0]["rule"] != "finding:assumption_violated" {
 					t.Errorf("the operator's declaration: kills %v, want the job that retried killed once\nstdout:\n%s\nstderr:\n%s", kills, out, stderr.String())
 				}
 				return
+			}
+			if !strings.Contains(stderr.String(), "kill_on finding:assumption_violated arms no kill without --assumptions FILE") {
+				t.Errorf("no warning that nothing arms the kill:\n%s", stderr.String())
 			}
 			if len(kills) != 0 {
 				t.Errorf("an echoed declaration sent %d kill(s): %v\nstdout:\n%s", len(kills), kills, out)
