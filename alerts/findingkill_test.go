@@ -56,12 +56,30 @@ func jsonlFeeder(t *testing.T, feed func(*ingest.Event)) func(string) {
 	}
 }
 
+// operatorDeclares feeds declarations as --assumptions FILE gives them
+// (config.LoadAssumptions): the operator's, which arm a kill.
+func operatorDeclares(feed func(*ingest.Event), kv ...string) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		var ev ingest.Event
+		ev.Reset()
+		ev.Kind, ev.TSCarried = ingest.KindAssumption, true
+		ev.SetAssumption(ingest.AssumptionFromOperator, kv[i], kv[i+1])
+		feed(&ev)
+	}
+}
+
 // violatingNight: a run declaring anthropic-sdk.maxRetries 0 whose jobs
-// each retry twice (attempts 1..3), then go on calling.
-func violatingNight(t *testing.T, jobs int, feed func(*ingest.Event)) {
+// each retry twice (attempts 1..3), then go on calling. The operator
+// declares it (the assumptions file), or with operator false the log does
+// (an assumptions record).
+func violatingNight(t *testing.T, jobs int, operator bool, feed func(*ingest.Event)) {
 	t.Helper()
 	line := jsonlFeeder(t, feed)
-	line(`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	if operator {
+		operatorDeclares(feed, "anthropic-sdk.maxRetries", "0")
+	} else {
+		line(`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`)
+	}
 	for j := range jobs {
 		for a := 1; a <= 5; a++ {
 			line(fmt.Sprintf(`{"ts":"2026-07-01T01:%02d:%02dZ","event":"llm_call","job_id":"job-%d","job_type":"nightly","idempotency_key":"k-%d-%d","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-5","status":529}`,
@@ -72,8 +90,9 @@ func violatingNight(t *testing.T, jobs int, feed func(*ingest.Event)) {
 
 // TestKillOnAssumptionViolatedKillsEachJobOnce: with kill_on naming the
 // finding, every job flagged with it gets one job-scope kill alert, at
-// the attempt that broke the declaration, and no more for its later
-// attempts; without it, the finding alerts once per run and kills nothing.
+// the attempt that broke the operator's declaration, and no more for its
+// later attempts; without it, the finding alerts once per run and kills
+// nothing.
 func TestKillOnAssumptionViolatedKillsEachJobOnce(t *testing.T) {
 	for _, kill := range []bool{true, false} {
 		cfg := Config{FindingAlerts: findingAlertsOn()}
@@ -83,7 +102,7 @@ func TestKillOnAssumptionViolatedKillsEachJobOnce(t *testing.T) {
 		var fired []Alert
 		r := NewRules(cfg, nil, func(a Alert) { fired = append(fired, a) })
 		st := correlate.New(correlate.DefaultConfig())
-		violatingNight(t, 3, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+		violatingNight(t, 3, true, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
 		var got []string
 		for _, a := range fired {
 			if a.Rule == "finding:assumption_violated" {
@@ -107,9 +126,10 @@ func TestFindingKillSkipsAJobAlreadyKilled(t *testing.T) {
 	r := NewRules(Config{KillOn: []string{RuleJobCeiling, "finding:assumption_violated"}, FindingAlerts: findingAlertsOn(), JobCeilingUSD: 0.000001}, nil,
 		func(a Alert) { fired = append(fired, a) })
 	st := correlate.New(correlate.DefaultConfig())
-	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+	feed := func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }
+	line := jsonlFeeder(t, feed)
+	operatorDeclares(feed, "anthropic-sdk.maxRetries", "0")
 	for _, l := range []string{
-		`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`,
 		`{"ts":"2026-07-01T01:00:01Z","event":"llm_call","job_id":"j","idempotency_key":"k","attempt":1,"provider":"anthropic","model":"claude-sonnet-4-5","status":529,"cost_usd":0.01}`,
 		`{"ts":"2026-07-01T01:00:02Z","event":"llm_call","job_id":"j","idempotency_key":"k","attempt":2,"provider":"anthropic","model":"claude-sonnet-4-5","status":200,"cost_usd":0.01}`,
 	} {
@@ -135,8 +155,9 @@ func TestKillOnCallsAboveTheDeclaredProduct(t *testing.T) {
 	var fired []Alert
 	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
 	st := correlate.New(correlate.DefaultConfig())
-	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
-	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0,"scheduler.rerunsOnFailure":1,"wrapper.maxAttempts":2}}`)
+	feed := func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }
+	line := jsonlFeeder(t, feed)
+	operatorDeclares(feed, "anthropic-sdk.maxRetries", "0", "scheduler.rerunsOnFailure", "1", "wrapper.maxAttempts", "2")
 	for j := range 2 {
 		for c := range 7 {
 			line(fmt.Sprintf(`{"ts":"2026-03-10T02:%02d:%02dZ","event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, j, c+1, j, j))
@@ -149,5 +170,78 @@ func TestKillOnCallsAboveTheDeclaredProduct(t *testing.T) {
 	want := "finding:assumption_violated job job-0 true 5,finding:assumption_violated job job-1 true 5"
 	if strings.Join(got, ",") != want {
 		t.Errorf("alerts %q, want %q", got, want)
+	}
+}
+
+// TestOnlyTheOperatorArmsAFindingKill: issue 34 — a declaration read
+// from the log (an assumptions record, an [assumptions] line: a model's
+// output echoed into the app log reads as one) gives the finding and its
+// alert, naming where it was declared, but never a kill; nor does a log
+// line that declares a count lower than the operator's. A log line that
+// raises the operator's count does not disarm the operator's kill.
+func TestOnlyTheOperatorArmsAFindingKill(t *testing.T) {
+	run := func(feedDecl func(feed func(*ingest.Event), line func(string))) []Alert {
+		var fired []Alert
+		r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+		st := correlate.New(correlate.DefaultConfig())
+		feed := func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }
+		line := jsonlFeeder(t, feed)
+		feedDecl(feed, line)
+		for a := 1; a <= 2; a++ {
+			line(fmt.Sprintf(`{"ts":"2026-07-01T01:00:%02dZ","event":"llm_call","job_id":"j","idempotency_key":"k","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, a, a))
+		}
+		return fired
+	}
+	logged := `{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}`
+	for _, c := range []struct {
+		name     string
+		decl     func(feed func(*ingest.Event), line func(string))
+		kill     bool
+		inReason string
+	}{
+		{"log record", func(_ func(*ingest.Event), line func(string)) { line(logged) }, false, "declared in the log (assumptions record): not a kill (only the operator's --assumptions FILE arms a kill)"},
+		{"log lowers the operator's", func(feed func(*ingest.Event), line func(string)) {
+			operatorDeclares(feed, "anthropic-sdk.maxRetries", "3")
+			line(logged)
+		}, false, "not a kill"},
+		{"operator", func(feed func(*ingest.Event), _ func(string)) {
+			operatorDeclares(feed, "anthropic-sdk.maxRetries", "0")
+		}, true, "assumption_violated in job j"},
+		{"log raises the operator's", func(feed func(*ingest.Event), line func(string)) {
+			operatorDeclares(feed, "anthropic-sdk.maxRetries", "0")
+			line(`{"ts":"2026-07-01T01:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":5}}`)
+		}, true, "assumption_violated in job j"},
+	} {
+		fired := run(c.decl)
+		if len(fired) != 1 {
+			t.Errorf("%s: %d alerts, want 1: %+v", c.name, len(fired), fired)
+			continue
+		}
+		a := fired[0]
+		if a.Rule != "finding:assumption_violated" || a.Kill != c.kill || !strings.Contains(a.Reason, c.inReason) {
+			t.Errorf("%s: %+v, want kill %v and %q in the reason", c.name, a, c.kill, c.inReason)
+		}
+		if !c.kill && a.Scope != "run" {
+			t.Errorf("%s: scope %q, want run (an alert, no job's kill)", c.name, a.Scope)
+		}
+	}
+}
+
+// TestDeclaredProductFromTheLogKillsNothing: the declared product's kill
+// (TestKillOnCallsAboveTheDeclaredProduct) when the log declares the
+// layers: one run alert, no kill.
+func TestDeclaredProductFromTheLogKillsNothing(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	line := jsonlFeeder(t, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0,"scheduler.rerunsOnFailure":1,"wrapper.maxAttempts":2}}`)
+	for j := range 2 {
+		for c := range 7 {
+			line(fmt.Sprintf(`{"ts":"2026-03-10T02:%02d:%02dZ","event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, j, c+1, j, j))
+		}
+	}
+	if len(fired) != 1 || fired[0].Kill || fired[0].Scope != "run" || !strings.Contains(fired[0].Reason, "not a kill") {
+		t.Errorf("alerts %+v, want one run alert, no kill", fired)
 	}
 }

@@ -401,7 +401,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		}
 		r.burnAdd(r.run.mono, cost)
 		r.ceilings(st, job, ts)
-		r.findings(job, ts)
+		r.findings(st, job, ts)
 	}
 	if now := r.run.mono; r.cfg.ProjectedCeilingUSD > 0 && now-r.run.lastProj >= int64(projectedEvery) {
 		r.run.lastProj = now
@@ -456,13 +456,16 @@ func (r *Rules) burnAdd(ts int64, cost correlate.Pico) {
 	}
 }
 
-func (r *Rules) findings(job *correlate.Job, ts int64) {
+func (r *Rules) findings(st *correlate.State, job *correlate.Job, ts int64) {
 	for k := range correlate.NumFindingKinds {
 		sev := r.cfg.FindingAlerts[k]
 		if sev == correlate.SeverityOff || !job.HasFinding(k) {
 			continue
 		}
-		if r.killFinding[k] {
+		// Only the operator arms a kill: a finding that rests on a
+		// declaration read from the log (a model's output echoed there
+		// reads as one) is alerted, never killed on (FindingArmed).
+		if r.killFinding[k] && job.FindingArmed(k) {
 			r.findingKill(k, sev, job, ts)
 			continue
 		}
@@ -472,9 +475,19 @@ func (r *Rules) findings(job *correlate.Job, ts int64) {
 		// Once per run (fire's key has no job): every later attempt of
 		// a job with the finding skips the message it would have built.
 		r.run.findingFired[k] = true
-		r.fire(Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
+		a := Alert{Rule: findingPrefix + k.String(), Severity: sev, Scope: "run", RunID: job.RunID, JobID: job.ID, JobType: job.Type,
 			SpendUSD: job.Spend.USD(), Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])})
+			Reason: fmt.Sprintf("%s, first in job %s — %s", k, job.ID, correlate.Advice[k])}
+		if !r.killFinding[k] {
+			r.fire(a)
+			continue
+		}
+		from := "the log"
+		if k == correlate.AssumptionViolated && st != nil && st.ViolatedUnarmedFrom() != "" {
+			from = "the log (" + st.ViolatedUnarmedFrom() + ")"
+		}
+		a.Reason = fmt.Sprintf("%s, first in job %s, declared in %s: not a kill (only the operator's --assumptions FILE arms a kill) — %s", k, job.ID, from, correlate.Advice[k])
+		r.fireNoKill(a)
 	}
 }
 

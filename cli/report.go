@@ -41,8 +41,9 @@ type analysisFlags struct {
 	maps           []string
 	patterns       []string
 	input          decode.Options // resolved by load
-	// assumptionsPath is --assumptions; declared what it (or a
-	// burnrate.assumptions.toml in the working directory) declares.
+	// assumptionsPath is --assumptions; declared what it (or, for a
+	// command that cannot kill, a burnrate.assumptions.toml in the working
+	// directory) declares: the operator's declarations.
 	assumptionsPath string
 	declared        []ingest.Event
 	// acting is set for the commands that can kill (watch, replay, demo,
@@ -106,7 +107,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; docs/formats.md: Your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
-	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on (default ./"+config.DefaultAssumptionsPath+" if present; docs/assumptions.md)")
+	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on, the operator's: the only declarations that arm a kill (kill_on finding:assumption_violated); report and budget read ./"+config.DefaultAssumptionsPath+" if present, watch and replay only the file named here (docs/assumptions.md)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -168,15 +169,17 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
-	if a.acting {
-		// A live run's declarations come from its logs; and a broken
-		// burnrate.assumptions.toml lying in the working directory must
-		// not keep the kill path from starting.
-		if a.assumptionsPath != "" {
-			return file, cfg, fmt.Errorf("--assumptions is read by report and budget; a live run reads its declarations from its logs ([assumptions] lines, assumptions records, assumption.* OTLP attributes): see docs/assumptions.md")
-		}
+	if a.acting && a.assumptionsPath == "" {
+		// A command that can kill reads no file it was not given (as
+		// --config): a broken burnrate.assumptions.toml lying in the
+		// working directory must not keep the kill path from starting,
+		// nor one nobody named arm a kill. Its declarations are then
+		// the logs' own: shown and alerted, never a kill.
 		return file, cfg, nil
 	}
+	// Named: the operator's declarations, the only ones that arm a kill
+	// (kill_on finding:assumption_violated); a live run applies them to
+	// every run before its first event.
 	a.declared, err = config.LoadAssumptions(a.assumptionsPath)
 	return file, cfg, err
 }

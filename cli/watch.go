@@ -391,6 +391,11 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	acts.Rules.RunSources = runSources
 	fmt.Fprintf(os.Stderr, "burnrate: limits in force (%s): %s\n", display.Text(file.Describe()), acts.Effective())
+	if slices.Contains(acts.Rules.KillOn, "finding:"+correlate.AssumptionViolated.String()) && len(l.declared) == 0 {
+		// Only the operator arms a kill (issue 34): said before the
+		// night, not discovered when a broken premise kills nothing.
+		fmt.Fprintln(os.Stderr, "burnrate: warning: kill_on finding:assumption_violated arms no kill without --assumptions FILE: the logs' own declarations are shown and alerted, never killed on (docs/kill-hooks.md)")
+	}
 	out := newLineWriter(os.Stdout)
 	defer func() {
 		// Deferred before the dispatcher's Shutdown, so it runs after it:
@@ -450,7 +455,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		defer carry.Close()
 	}
 	eopt := engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
-		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume} // headless, only metrics read job rows
+		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume, Declared: l.declared} // headless, only metrics read job rows
 	if carry != nil {
 		eopt.Carried = carry.Load()
 		carry.Start()

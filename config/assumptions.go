@@ -17,8 +17,9 @@ import (
 // is in the working directory (it only declares; it runs nothing).
 const DefaultAssumptionsPath = "burnrate.assumptions.toml"
 
-// FromAssumptionsFile is the provenance of its declarations.
-const FromAssumptionsFile = "burnrate.assumptions.toml"
+// FromAssumptionsFile is the provenance of its declarations: the
+// operator's, the only ones that arm a kill (ingest.IsOperatorAssumption).
+const FromAssumptionsFile = ingest.AssumptionFromOperator
 
 // maxAssumptionsBytes bounds the file: a few hundred premises fit in a
 // fraction of it.

@@ -61,7 +61,13 @@ type declaredAssumption struct {
 	retries int64
 	// layer: the key can set a retry layer (isLayerKey), so the
 	// declared product of calls per job reads it.
-	layer     bool
+	layer bool
+	// op: the operator declared the key (ingest.IsOperatorAssumption),
+	// opRetries its count as the operator declared it (-1: none), kept
+	// whatever a log line declares after it: a declaration read from the
+	// traffic neither arms a kill nor moves the one the operator armed.
+	op        bool
+	opRetries int64
 	firstTS   int64
 	pending   bool // firstTS waits for the next event with a time
 	prev      string
@@ -124,6 +130,10 @@ type assumptionLog struct {
 	// violatedLive are the keys assumptionCall flagged as they happened:
 	// the report does not count them again.
 	violatedLive map[string]bool
+	// unarmedFrom is where the first declaration a job broke that no
+	// operator declared came from ("log line", "otlp resource"...): the
+	// alert that is no kill names it (ViolatedUnarmedFrom).
+	unarmedFrom string
 	// typesDeclared are the job types with declarations of their own;
 	// products caches the declared product of calls per job by job type
 	// ("" the run's), dropped whenever a declaration changes.
@@ -142,6 +152,9 @@ type assumptionLog struct {
 type productExcess struct {
 	job, jobType string
 	calls, over  int64 // the job's calls, the product they passed
+	// from is where the product's declarations came from: the
+	// operator's file, else the first that is not the operator's.
+	from string
 }
 
 func (e productExcess) String() string {
@@ -149,7 +162,11 @@ func (e productExcess) String() string {
 	if e.jobType != "" {
 		what = "calls per job of type " + e.jobType
 	}
-	return fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
+	s := fmt.Sprintf("%s above the declared product (%d): job %s made %d calls of one operation", what, e.over, e.job, e.calls)
+	if e.from != "" {
+		s += " (declared in: " + e.from + ")"
+	}
+	return s
 }
 
 // declaredProduct is the most calls one job may make as declared; ok
@@ -157,6 +174,11 @@ func (e productExcess) String() string {
 type declaredProduct struct {
 	calls int64
 	ok    bool
+	// op: every layer of the product is as the operator declared it
+	// (ingest.IsOperatorAssumption), so a job past it may be killed;
+	// from is otherwise a declaration's provenance that is not.
+	op   bool
+	from string
 }
 
 // any: the run has something in its assumptions log.
@@ -237,6 +259,19 @@ func seconds(ms int64) string {
 	return strconv.FormatFloat(float64((ms+50)/100)/10, 'f', -1, 64) + "s"
 }
 
+// operator marks d declared by the operator when from is the operator's
+// (the assumptions file): its count is then the one a kill is armed by.
+func (a *assumptionLog) operator(d *declaredAssumption, from, key, value string) bool {
+	if !ingest.IsOperatorAssumption(from) {
+		return false
+	}
+	d.op, d.opRetries = true, retriesOf(key, value)
+	if d.layer {
+		a.products = nil
+	}
+	return true
+}
+
 // DerivedAssumption is one value `burnrate audit` derived from the code:
 // a layer's configured or default retries for its locked version.
 type DerivedAssumption struct {
@@ -269,7 +304,7 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 			a.dropped++
 			return
 		}
-		d = &declaredAssumption{value: value, from: from, layer: isLayerKey(key)}
+		d = &declaredAssumption{value: value, from: from, layer: isLayerKey(key), opRetries: -1}
 		a.declared[k] = d
 		if d.layer {
 			a.products = nil
@@ -285,8 +320,12 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 			a.typesDeclared[k.jobType] = true
 		}
 		d.retries = retriesOf(key, value)
+		a.operator(d, from, key, value)
 		a.stamp(d, ev)
 		return
+	}
+	if a.operator(d, from, key, value) && d.value == value {
+		d.from = from // the operator's premise, first echoed by the log
 	}
 	if d.value == value {
 		return // the same premise, declared again (every run prints it)
@@ -534,21 +573,46 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	layer, _ := a.retryLayer(ev)
 	layer, _ = a.ownedLayer(layer, job.Type)
 	key := layers.Key(layer, layers.MaxRetries)
-	d := a.declared[assumptionKey{job.Type, key}]
+	own, run := a.declared[assumptionKey{job.Type, key}], a.declared[assumptionKey{"", key}]
+	d, op := own, own
 	if d == nil {
-		d = a.declared[assumptionKey{"", key}]
+		d = run
 	}
-	if d == nil || d.retries < 0 || int64(ev.Attempt-1) <= d.retries {
+	if op == nil || !op.op {
+		op = run // the run's premise as the operator declared it
+	}
+	retry := int64(ev.Attempt - 1)
+	broken := d != nil && d.retries >= 0 && retry > d.retries
+	// armed: past the count the operator declared, whatever the log
+	// declared since; only then may a kill follow.
+	armed := op != nil && op.op && op.opRetries >= 0 && retry > op.opRetries
+	if !broken && !armed {
 		return
 	}
 	if a.violatedLive == nil {
 		a.violatedLive = map[string]bool{}
 	}
 	a.violatedLive[key] = true
+	if !armed && a.unarmedFrom == "" {
+		a.unarmedFrom = d.from
+	}
+	shown, n := d, d.retries
+	if armed {
+		shown, n = op, op.opRetries
+	}
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
-		return fmt.Sprintf("%s declared %d but job %s made retry %d", key, d.retries, job.ID, ev.Attempt-1)
+		return fmt.Sprintf("%s declared %d but job %s made retry %d (declared in: %s)", key, n, job.ID, ev.Attempt-1, shown.from)
 	})
+	if armed {
+		job.armViolation()
+	}
 }
+
+// ViolatedUnarmedFrom is where the first declaration a job broke came
+// from when no operator declared it ("log line", "assumptions record",
+// "otlp resource"...; "" when none): its finding is shown and alerted,
+// never a kill.
+func (s *State) ViolatedUnarmedFrom() string { return s.assume.unarmedFrom }
 
 // productCheck flags a job at the call that takes it past the declared
 // product of calls per job: the layers the run declares (its job type's
@@ -577,15 +641,21 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 		return
 	}
 	if w := &a.productWorst; calls-p.calls > w.calls-w.over {
-		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}
+		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}
 	}
-	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) {
+	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) && (!p.op || job.FindingArmed(AssumptionViolated)) {
 		return
+	}
+	if !p.op && a.unarmedFrom == "" {
+		a.unarmedFrom = p.from
 	}
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		a.productExample = true
-		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls}.String()
+		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}.String()
 	})
+	if p.op {
+		job.armViolation()
+	}
 }
 
 // maxProductKeys bounds the keys a declared product is read from: no
@@ -612,21 +682,29 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 		return declaredProduct{}
 	}
 	values := make(map[string]string, n)
+	froms := make(map[string]string, n)
 	for k, d := range a.declared {
 		if !d.layer {
 			continue
 		}
 		if k.jobType == "" {
 			if _, own := values[k.key]; !own {
-				values[k.key] = d.value
+				values[k.key], froms[k.key] = d.value, d.from
 			}
 		}
 	}
 	if jobType != "" {
 		for k, d := range a.declared {
 			if d.layer && k.jobType == jobType {
-				values[k.key] = d.value
+				values[k.key], froms[k.key] = d.value, d.from
 			}
+		}
+	}
+	op, from := true, ingest.AssumptionFromOperator
+	for _, k := range slices.Sorted(maps.Keys(froms)) {
+		if !ingest.IsOperatorAssumption(froms[k]) {
+			op, from = false, froms[k]
+			break
 		}
 	}
 	kv := make([][2]string, 0, len(values))
@@ -638,7 +716,7 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 		return declaredProduct{}
 	}
 	calls, ok := read.Product()
-	return declaredProduct{calls: calls, ok: ok}
+	return declaredProduct{calls: calls, ok: ok, op: op, from: from}
 }
 
 func (a *assumptionLog) call(ev *ingest.Event, job *Job) {

@@ -60,7 +60,7 @@ func TestCallsPerJobAboveTheDeclaredProduct(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no assumption_violated: %+v", r.Findings)
 	}
-	if f.Count != 3 || f.JobsTotal != 3 || f.Example != "calls per job above the declared product (4): job nightly-article-0 made 7 calls of one operation" {
+	if f.Count != 3 || f.JobsTotal != 3 || f.Example != "calls per job above the declared product (4): job nightly-article-0 made 7 calls of one operation (declared in: log line)" {
 		t.Errorf("%d occurrence(s) in %d job(s): %q", f.Count, f.JobsTotal, f.Example)
 	}
 	if f.FirstAt != "2026-03-10T02:00:05Z" {
@@ -125,7 +125,7 @@ func TestDeclaredProductPerJobType(t *testing.T) {
 		t.Fatalf("want only the nightly-article job past its product of 4: %+v", f)
 	}
 	r = reportOf(t, correlate.DefaultConfig(), productNight(t, []string{seed003Owned, typed}, map[string]int{"backfill": 1}, 9))
-	if f := finding(r, "assumption_violated"); f == nil || f.Example != "calls per job of type backfill above the declared product (8): job backfill-0 made 9 calls of one operation" {
+	if f := finding(r, "assumption_violated"); f == nil || f.Example != "calls per job of type backfill above the declared product (8): job backfill-0 made 9 calls of one operation (declared in: log line)" {
 		t.Errorf("backfill past its own product: %+v", f)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/report"
 )
 
@@ -236,5 +237,56 @@ func TestRetriesAreChargedToTheLayerThatNumberedThem(t *testing.T) {
 	r := reportOf(t, correlate.DefaultConfig(), path)
 	if !slices.ContainsFunc(r.Findings, func(f correlate.FindingReport) bool { return f.Kind == "assumption_violated" }) {
 		t.Errorf("the SDK retried twice under a declared 0, yet: %+v", r.Findings)
+	}
+}
+
+// TestOnlyTheOperatorsDeclarationArmsTheViolation: issue 34 — the same
+// declaration broken by the same retry flags assumption_violated either
+// way, but the job's finding is armed (may be killed on) only when the
+// operator declared it (the assumptions file); a log line's declaration
+// is named where it came from, and a later log line can neither lower
+// the operator's count into an armed kill nor raise it out of one.
+func TestOnlyTheOperatorsDeclarationArmsTheViolation(t *testing.T) {
+	declare := func(st *correlate.State, from, value string) {
+		var ev ingest.Event
+		ev.Reset()
+		ev.Kind, ev.TSCarried = ingest.KindAssumption, true
+		ev.SetAssumption(from, "anthropic-sdk.maxRetries", value)
+		st.Apply(&ev)
+	}
+	const op, logLine = ingest.AssumptionFromOperator, "log line"
+	for _, c := range []struct {
+		name  string
+		decl  [][2]string // from, value
+		armed bool
+		from  string // ViolatedUnarmedFrom
+	}{
+		{"log", [][2]string{{logLine, "0"}}, false, logLine},
+		{"operator", [][2]string{{op, "0"}}, true, ""},
+		{"log lowers the operator's", [][2]string{{op, "3"}, {logLine, "0"}}, false, logLine},
+		{"log raises the operator's", [][2]string{{op, "0"}, {logLine, "5"}}, true, ""},
+		{"log first, operator the same", [][2]string{{logLine, "0"}, {op, "0"}}, true, ""},
+	} {
+		st := correlate.New(correlate.DefaultConfig())
+		for _, d := range c.decl {
+			declare(st, d[0], d[1])
+		}
+		for a := 1; a <= 2; a++ {
+			ev := ingest.Event{}
+			ev.Reset()
+			ev.Kind, ev.TS, ev.JobID, ev.IdempotencyKey, ev.Attempt, ev.Provider, ev.Model, ev.Status = ingest.KindLLMCall, int64(1782867600+a)*1e9, "j", "k", int16(a), "anthropic", "claude-sonnet-4-5", 529
+			st.Apply(&ev)
+		}
+		j := st.Job("j")
+		if j == nil || !j.HasFinding(correlate.AssumptionViolated) {
+			t.Errorf("%s: no assumption_violated on the job", c.name)
+			continue
+		}
+		if got := j.FindingArmed(correlate.AssumptionViolated); got != c.armed {
+			t.Errorf("%s: armed %v, want %v", c.name, got, c.armed)
+		}
+		if got := st.ViolatedUnarmedFrom(); got != c.from {
+			t.Errorf("%s: unarmed from %q, want %q", c.name, got, c.from)
+		}
 	}
 }

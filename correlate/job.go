@@ -108,7 +108,7 @@ type Job struct {
 	streak        int16
 	MaxSDKAttempt int16
 	LastStatus    int16
-	findings      uint16 // bit per FindingKind
+	findings      uint16 // bit per FindingKind, and armedViolation
 	Outcome       Outcome
 	lifecycle     bool
 	lastFailed    bool
@@ -163,6 +163,40 @@ func (j *Job) wasted(o Outcome) Pico {
 
 // HasFinding reports whether the job is involved in a finding of kind k.
 func (j *Job) HasFinding(k FindingKind) bool { return j.findings&(1<<k) != 0 }
+
+// armedViolation is the bit of Job.findings past every kind's: the job's
+// assumption_violated rests on a declaration of the operator. The Job
+// has no byte to spare (TestJobFitsItsSizeClass); the constant below
+// stops the build when a kind takes the bit.
+const armedViolation = 1 << 15
+
+const _ = uint(15) - uint(NumFindingKinds)
+
+// FindingArmed reports whether the job's finding of kind k may arm a
+// kill (kill_on finding:…). A finding that rests on a declaration does
+// only when the operator declared it (the assumptions file, ingest.
+// IsOperatorAssumption): a declaration read from the log (an [assumptions]
+// line, an assumptions record, assumption.* OTLP attributes) may be a
+// model's output echoed there, so its finding is shown and alerted, never
+// a kill. Any other finding the job has is armed.
+func (j *Job) FindingArmed(k FindingKind) bool {
+	switch k {
+	case AssumptionViolated:
+		return j.findings&armedViolation != 0 && j.HasFinding(k)
+	case AssumptionChanged, AssumptionMissing, UndeclaredRetryLayer:
+		return false // declarations, or their absence: no job's kill
+	}
+	return j.HasFinding(k)
+}
+
+// armViolation marks the job's assumption_violated the operator's
+// (FindingArmed): only when the job has it (flag skips a finding whose
+// severity is off).
+func (j *Job) armViolation() {
+	if j.HasFinding(AssumptionViolated) {
+		j.findings |= armedViolation
+	}
+}
 
 // Findings lists the kinds the job is involved in.
 func (j *Job) Findings() []FindingKind {

@@ -153,6 +153,12 @@ type Options struct {
 	// Assumptions keeps the assumptions log across runs (nil: each run
 	// is compared with nothing before it).
 	Assumptions AssumptionsLog
+	// Declared are the operator's declarations (--assumptions FILE,
+	// config.LoadAssumptions): applied to every run's State before its
+	// first event, they are the only declarations that arm a kill
+	// (kill_on finding:assumption_violated); the logs' own are shown and
+	// alerted, never killed on.
+	Declared []ingest.Event
 	// Carried are the runs a stopped process carried (see CarriedRun):
 	// opened before the first event, each seeded with its totals.
 	Carried []CarriedRun
@@ -201,7 +207,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
 		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
-	e.runs = runs{cfg: opt.Config, window: opt.RunWindow}
+	e.runs = runs{cfg: opt.Config, window: opt.RunWindow, declared: opt.Declared}
 	e.assume = opt.Assumptions
 	if e.assume != nil {
 		e.runs.closing = func(r *run) {

@@ -57,6 +57,9 @@ type runs struct {
 	cfg      correlate.Config
 	window   correlate.RunWindow
 	observer RunObserver
+	// declared are the operator's declarations (Options.Declared), given
+	// to every run's State as it opens.
+	declared []ingest.Event
 
 	open   []*run
 	last   *run // the run the previous event went to
@@ -194,12 +197,22 @@ func (rs *runs) adopt(r *run, ev *ingest.Event) {
 func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int64) *run {
 	rs.seq++
 	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
+	rs.declare(r.st)
 	r.id = logRunID
 	if rs.observer != nil {
 		r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: logRunID, Window: window, First: ev})
 	}
 	rs.open = append(rs.open, r)
 	return r
+}
+
+// declare gives a run's State the operator's declarations (copies: a
+// State keeps no event).
+func (rs *runs) declare(st *correlate.State) {
+	for i := range rs.declared {
+		ev := rs.declared[i]
+		st.Apply(&ev)
+	}
 }
 
 // current is the run the latest event went to: the one the dashboard and
@@ -296,6 +309,7 @@ func (rs *runs) resume(carried []CarriedRun) {
 		// is recorded again, whole, when its turn comes.
 		r := &run{id: c.ID, logRunID: c.LogRunID, window: c.Window, st: correlate.New(rs.cfg), start: c.Start, end: c.End, lastTS: c.LastTS, seq: rs.seq, recorded: !c.Current}
 		_ = r.st.Seed(c.Totals) // a new State: never refused
+		rs.declare(r.st)
 		if rs.observer != nil {
 			r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: c.LogRunID, Window: c.Window, Resume: c.ID})
 			if s, ok := rs.observer.(carrySeeder); ok {

@@ -232,6 +232,19 @@ const assumptionSep = "\x1f"
 // AssumptionFromObserved prefixes the provenance of an observed fact.
 const AssumptionFromObserved = "observed: "
 
+// AssumptionFromOperator is the provenance of the operator's own
+// declarations: the assumptions file (--assumptions FILE, or
+// ./burnrate.assumptions.toml where report reads it). No decoder of a log
+// or of OTLP gives it: a declaration read from the traffic (an [assumptions]
+// line, an assumptions record, assumption.* attributes) may be a model's
+// output echoed into the log, and only the operator arms a kill.
+const AssumptionFromOperator = "burnrate.assumptions.toml"
+
+// IsOperatorAssumption reports whether a declaration's provenance (the
+// from of AssumptionParts) is the operator's: only such a declaration
+// can arm a kill (kill_on finding:assumption_violated).
+func IsOperatorAssumption(from string) bool { return from == AssumptionFromOperator }
+
 // SetAssumption makes e a KindAssumption of provenance from ("log line",
 // "assumptions record", "otlp resource", "burnrate.assumptions.toml", or
 // AssumptionFromObserved and what was seen), key and value, packed into

@@ -12,10 +12,12 @@ import (
 
 // TestKillOnAssumptionViolatedKillsThatJobOnce: issue 27 — kill_on =
 // ["finding:assumption_violated"] was refused by config validation. A
-// real process replaying a log that declares anthropic-sdk.maxRetries 0
-// while its SDK retry lines show retries now sends exactly one kill, of
-// the job that retried, under a stable key; a second run over the same
-// log with the same journal sends none (the journal has it acknowledged).
+// real process replaying a log whose SDK retry lines show retries, with
+// the operator's --assumptions FILE declaring anthropic-sdk.maxRetries 0
+// (the log declares it too, which alone arms nothing since issue 34: see
+// TestOnlyTheOperatorArmsAKill), now sends exactly one kill, of the job
+// that retried, under a stable key; a second run over the same log with
+// the same journal sends none (the journal has it acknowledged).
 func TestKillOnAssumptionViolatedKillsThatJobOnce(t *testing.T) {
 	bin := burnrate(t)
 	logPath, err := filepath.Abs("../../correlate/testdata/assumptions/violated-2026-07-01.log")
@@ -30,8 +32,10 @@ func TestKillOnAssumptionViolatedKillsThatJobOnce(t *testing.T) {
 	cfg := filepath.Join(dir, "kill.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("[actions]\nkill_webhook = %q\nkill_on = [\"job_ceiling\", \"finding:assumption_violated\"]\n", rc.URL)), 0o600)
 	journal := filepath.Join(dir, "journal.jsonl")
+	assumptions := filepath.Join(dir, "operator.assumptions.toml")
+	os.WriteFile(assumptions, []byte("[anthropic-sdk]\nmaxRetries = 0\n"), 0o600)
 	replay := func() string {
-		cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", journal, logPath)
+		cmd := exec.Command(bin, "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", journal, "--assumptions", assumptions, logPath)
 		cmd.Dir = dir
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
