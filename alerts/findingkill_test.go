@@ -245,3 +245,30 @@ func TestDeclaredProductFromTheLogKillsNothing(t *testing.T) {
 		t.Errorf("alerts %+v, want one run alert, no kill", fired)
 	}
 }
+
+// TestALogLineCannotDisarmTheOperatorsProduct: the operator declares a
+// product of 2 (scheduler 1 rerun × wrapper 1 attempt × SDK 0 retries); a
+// log line then re-declares the wrapper at 5 attempts (product 10). A job
+// of 3 tries of one call is past the operator's 2: it is killed, whatever
+// the log says now (the re-declared layer once disarmed the kill).
+func TestALogLineCannotDisarmTheOperatorsProduct(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	feed := func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }
+	operatorDeclares(feed, "anthropic-sdk.maxRetries", "0", "scheduler.rerunsOnFailure", "1", "wrapper.maxAttempts", "1")
+	line := jsonlFeeder(t, feed)
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"wrapper.maxAttempts":5}}`)
+	for c := range 3 {
+		line(fmt.Sprintf(`{"ts":"2026-03-10T02:00:%02dZ","event":"llm_call","job_id":"job-1","idempotency_key":"k-1","provider":"anthropic","model":"claude-sonnet-4-5","status":529}`, c+1))
+	}
+	kills := 0
+	for _, a := range fired {
+		if a.Kill && a.JobID == "job-1" {
+			kills++
+		}
+	}
+	if kills != 1 {
+		t.Errorf("alerts %+v: want job-1 killed once, at the operator's product", fired)
+	}
+}

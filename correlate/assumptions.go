@@ -68,6 +68,7 @@ type declaredAssumption struct {
 	// traffic neither arms a kill nor moves the one the operator armed.
 	op        bool
 	opRetries int64
+	opValue   string // the value as the operator declared it
 	firstTS   int64
 	pending   bool // firstTS waits for the next event with a time
 	prev      string
@@ -174,11 +175,15 @@ func (e productExcess) String() string {
 type declaredProduct struct {
 	calls int64
 	ok    bool
-	// op: every layer of the product is as the operator declared it
-	// (ingest.IsOperatorAssumption), so a job past it may be killed;
-	// from is otherwise a declaration's provenance that is not.
-	op   bool
+	// from is where the product's declarations came from: the
+	// operator's file, else the first declaration that is not.
 	from string
+	// op: the operator's own declarations (ingest.IsOperatorAssumption),
+	// as the operator declared them, bound opCalls: a job past it may be
+	// killed. A log line can neither arm that kill nor move its bound (a
+	// re-declared layer once disarmed it).
+	op      bool
+	opCalls int64
 }
 
 // any: the run has something in its assumptions log.
@@ -265,7 +270,7 @@ func (a *assumptionLog) operator(d *declaredAssumption, from, key, value string)
 	if !ingest.IsOperatorAssumption(from) {
 		return false
 	}
-	d.op, d.opRetries = true, retriesOf(key, value)
+	d.op, d.opRetries, d.opValue = true, retriesOf(key, value), value
 	if d.layer {
 		a.products = nil
 	}
@@ -637,23 +642,30 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 		a.products[jobType] = p // as many as typesDeclared, bounded by it
 	}
 	calls := int64(s.lastTries)
-	if !p.ok || calls <= p.calls {
+	over := p.ok && calls > p.calls
+	armed := p.op && calls > p.opCalls
+	if !over && !armed {
 		return
 	}
-	if w := &a.productWorst; calls-p.calls > w.calls-w.over {
+	bound, from := p.calls, p.from
+	if !over {
+		// Past the operator's product, not the one the log's declarations
+		// make now: the operator's bound stands.
+		bound, from = p.opCalls, ingest.AssumptionFromOperator
+	} else if w := &a.productWorst; calls-p.calls > w.calls-w.over {
 		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}
 	}
-	if calls > p.calls+1 && job.HasFinding(AssumptionViolated) && (!p.op || job.FindingArmed(AssumptionViolated)) {
+	if calls > bound+1 && job.HasFinding(AssumptionViolated) && (!armed || job.FindingArmed(AssumptionViolated)) {
 		return
 	}
-	if !p.op && a.unarmedFrom == "" {
-		a.unarmedFrom = p.from
+	if !armed && a.unarmedFrom == "" {
+		a.unarmedFrom = from
 	}
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		a.productExample = true
-		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}.String()
+		return productExcess{job: job.ID, jobType: jobType, calls: calls, over: bound, from: from}.String()
 	})
-	if p.op {
+	if armed {
 		job.armViolation()
 	}
 }
@@ -700,23 +712,48 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 			}
 		}
 	}
-	op, from := true, ingest.AssumptionFromOperator
+	from := ingest.AssumptionFromOperator
 	for _, k := range slices.Sorted(maps.Keys(froms)) {
 		if !ingest.IsOperatorAssumption(froms[k]) {
-			op, from = false, froms[k]
+			from = froms[k]
 			break
 		}
 	}
+	calls, ok := multiply(values)
+	// The operator's product: their keys at their values, the job type's
+	// in the run's place, whatever the log declared since.
+	opValues := map[string]string{}
+	for k, d := range a.declared {
+		if d.layer && d.op && k.jobType == "" {
+			opValues[k.key] = d.opValue
+		}
+	}
+	if jobType != "" {
+		for k, d := range a.declared {
+			if d.layer && d.op && k.jobType == jobType {
+				opValues[k.key] = d.opValue
+			}
+		}
+	}
+	p := declaredProduct{calls: calls, ok: ok, from: from}
+	if len(opValues) > 0 {
+		p.opCalls, p.op = multiply(opValues)
+	}
+	return p
+}
+
+// multiply reads key → value declarations as layers (ReadAssumedLayers)
+// and multiplies them; ok false when they bound no product.
+func multiply(values map[string]string) (int64, bool) {
 	kv := make([][2]string, 0, len(values))
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		kv = append(kv, [2]string{k, values[k]})
 	}
 	read, err := ReadAssumedLayers(kv)
 	if err != nil {
-		return declaredProduct{}
+		return 0, false
 	}
-	calls, ok := read.Product()
-	return declaredProduct{calls: calls, ok: ok, op: op, from: from}
+	return read.Product()
 }
 
 func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
