@@ -272,3 +272,39 @@ func TestALogLineCannotDisarmTheOperatorsProduct(t *testing.T) {
 		t.Errorf("alerts %+v: want job-1 killed once, at the operator's product", fired)
 	}
 }
+
+// TestALogCannotResolveTheOperatorsCountAway: red team — a log line
+// naming a retry.owner moved the records' attempts off the operator's
+// anthropic-sdk.maxRetries, and 73 more layer keys (past the product's
+// bound of 64) took the operator's product with them: no kill, no alert,
+// no finding. The operator's owner and the operator's keys decide.
+func TestALogCannotResolveTheOperatorsCountAway(t *testing.T) {
+	var fired []Alert
+	r := NewRules(Config{KillOn: []string{"finding:assumption_violated"}, FindingAlerts: findingAlertsOn()}, nil, func(a Alert) { fired = append(fired, a) })
+	st := correlate.New(correlate.DefaultConfig())
+	feed := func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) }
+	operatorDeclares(feed, "anthropic-sdk.maxRetries", "0")
+	line := jsonlFeeder(t, feed)
+	// Two records: one record's keys are read up to a bound of its own.
+	var keys, more []string
+	for i := range 63 {
+		keys = append(keys, fmt.Sprintf(`"l%02d.maxRetries":5`, i))
+	}
+	for i := range 10 {
+		more = append(more, fmt.Sprintf(`"m%02d.maxRetries":5`, i))
+	}
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{"retry.owner":"wrapper",` + strings.Join(keys, ",") + `}}`)
+	line(`{"ts":"2026-03-10T02:00:00Z","event":"assumptions","assumptions":{` + strings.Join(more, ",") + `}}`)
+	for c := range 3 {
+		line(fmt.Sprintf(`{"ts":"2026-03-10T02:00:%02dZ","event":"llm_call","job_id":"job-1","provider":"anthropic","model":"claude-sonnet-4-5","status":529,"attempt":%d}`, c+1, c+1))
+	}
+	kills := 0
+	for _, a := range fired {
+		if a.Kill && a.JobID == "job-1" {
+			kills++
+		}
+	}
+	if kills != 1 {
+		t.Errorf("alerts %+v: want job-1 killed once, by the operator's count", fired)
+	}
+}

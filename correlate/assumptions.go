@@ -118,6 +118,10 @@ type observedFact struct {
 
 // assumptionLog is the State's part for assumptions.
 type assumptionLog struct {
+	// opLayers are the layer keys the operator declared (a few, from the
+	// assumptions file): the armed product is read from them alone, never
+	// by walking every declaration a log made.
+	opLayers map[assumptionKey]*declaredAssumption
 	// layerNames are the "<provider>-sdk" and "-agent" layer names made
 	// so far, by suffix and provider (retryLayer).
 	layerNames map[string]map[string]string
@@ -266,13 +270,17 @@ func seconds(ms int64) string {
 
 // operator marks d declared by the operator when from is the operator's
 // (the assumptions file): its count is then the one a kill is armed by.
-func (a *assumptionLog) operator(d *declaredAssumption, from, key, value string) bool {
+func (a *assumptionLog) operator(d *declaredAssumption, k assumptionKey, from, value string) bool {
 	if !ingest.IsOperatorAssumption(from) {
 		return false
 	}
-	d.op, d.opRetries, d.opValue = true, retriesOf(key, value), value
+	d.op, d.opRetries, d.opValue = true, retriesOf(k.key, value), value
 	if d.layer {
 		a.products = nil
+		if a.opLayers == nil {
+			a.opLayers = map[assumptionKey]*declaredAssumption{}
+		}
+		a.opLayers[k] = d
 	}
 	return true
 }
@@ -325,11 +333,11 @@ func (a *assumptionLog) assumption(ev *ingest.Event) {
 			a.typesDeclared[k.jobType] = true
 		}
 		d.retries = retriesOf(key, value)
-		a.operator(d, from, key, value)
+		a.operator(d, k, from, value)
 		a.stamp(d, ev)
 		return
 	}
-	if a.operator(d, from, key, value) && d.value == value {
+	if a.operator(d, k, from, value) && d.value == value {
 		d.from = from // the operator's premise, first echoed by the log
 	}
 	if d.value == value {
@@ -459,11 +467,16 @@ const recordLayer = "record:"
 // so far: the declared retry.owner's (appLayer) when that is no SDK,
 // else the SDK's; any other layer is itself.
 func (a *assumptionLog) ownedLayer(layer, jobType string) (string, string) {
+	return ownedLayerBy(layer, a.declaredOwner(jobType))
+}
+
+// ownedLayerBy resolves a record layer as a declared owner makes it.
+func ownedLayerBy(layer, owner string) (string, string) {
 	sdk, ok := strings.CutPrefix(layer, recordLayer)
 	if !ok {
 		return layer, ""
 	}
-	if owner := a.declaredOwner(jobType); owner != "" && !ownerIsSDK(owner) {
+	if owner != "" && !ownerIsSDK(owner) {
 		return appLayer, "the log's own attempt numbers, the declared retry.owner's (" + owner + ")"
 	}
 	return sdk, "attempt numbers in the log (attempt, http.request.resend_count, x-stainless-retry-count)"
@@ -529,6 +542,19 @@ func (a *assumptionLog) declaredOwner(jobType string) string {
 	return ""
 }
 
+// operatorOwner is retry.owner as the operator declared it, for a job
+// type, else the run's: the owner an armed kill resolves layers by, so a
+// log line naming another owner cannot move the operator's count out of
+// reach (red team: a log retry.owner and 64 keys disarmed every kill).
+func (a *assumptionLog) operatorOwner(jobType string) string {
+	for _, k := range []assumptionKey{{jobType, layers.Owner}, {"", layers.Owner}} {
+		if d := a.declared[k]; d != nil && d.op {
+			return d.opValue
+		}
+	}
+	return ""
+}
+
 // appLayer is the layer that numbers the attempts of an application's own
 // records when a declared retry.owner that is no SDK is taken to be it.
 const appLayer = "app"
@@ -575,21 +601,26 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	if len(a.declared) == 0 || ev.Attempt < 2 || ev.AttemptBy == ingest.AttemptByLineAmbiguous {
 		return
 	}
-	layer, _ := a.retryLayer(ev)
-	layer, _ = a.ownedLayer(layer, job.Type)
+	raw, _ := a.retryLayer(ev)
+	layer, _ := a.ownedLayer(raw, job.Type)
 	key := layers.Key(layer, layers.MaxRetries)
-	own, run := a.declared[assumptionKey{job.Type, key}], a.declared[assumptionKey{"", key}]
-	d, op := own, own
+	d := a.declared[assumptionKey{job.Type, key}]
 	if d == nil {
-		d = run
+		d = a.declared[assumptionKey{"", key}]
 	}
+	// The operator's premise: the layer resolved by the owner the
+	// operator declared, its count as the operator declared it — whatever
+	// the log declared since.
+	opLayer, _ := ownedLayerBy(raw, a.operatorOwner(job.Type))
+	opKey := layers.Key(opLayer, layers.MaxRetries)
+	op := a.declared[assumptionKey{job.Type, opKey}]
 	if op == nil || !op.op {
-		op = run // the run's premise as the operator declared it
+		op = a.declared[assumptionKey{"", opKey}]
 	}
 	retry := int64(ev.Attempt - 1)
 	broken := d != nil && d.retries >= 0 && retry > d.retries
-	// armed: past the count the operator declared, whatever the log
-	// declared since; only then may a kill follow.
+	// armed: past the count the operator declared; only then may a kill
+	// follow.
 	armed := op != nil && op.op && op.opRetries >= 0 && retry > op.opRetries
 	if !broken && !armed {
 		return
@@ -597,13 +628,21 @@ func (s *State) assumptionCall(ev *ingest.Event, job *Job) {
 	if a.violatedLive == nil {
 		a.violatedLive = map[string]bool{}
 	}
-	a.violatedLive[key] = true
+	if broken {
+		a.violatedLive[key] = true
+	}
 	if !armed && a.unarmedFrom == "" {
 		a.unarmedFrom = d.from
 	}
-	shown, n := d, d.retries
+	// The count shown is the one broken: the operator's where armed (the
+	// log's own may name no count for that layer), else the log's.
+	var shown *declaredAssumption
+	var n int64
 	if armed {
-		shown, n = op, op.opRetries
+		a.violatedLive[opKey] = true
+		shown, n, key = op, op.opRetries, opKey
+	} else {
+		shown, n = d, d.retries
 	}
 	s.flag(AssumptionViolated, job, 1, 0, ev.TS, func() string {
 		return fmt.Sprintf("%s declared %d but job %s made retry %d (declared in: %s)", key, n, job.ID, ev.Attempt-1, shown.from)
@@ -652,8 +691,9 @@ func (s *State) productCheck(ev *ingest.Event, job *Job) {
 		// Past the operator's product, not the one the log's declarations
 		// make now: the operator's bound stands.
 		bound, from = p.opCalls, ingest.AssumptionFromOperator
-	} else if w := &a.productWorst; calls-p.calls > w.calls-w.over {
-		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: p.calls, from: p.from}
+	}
+	if w := &a.productWorst; calls-bound > w.calls-w.over {
+		*w = productExcess{job: job.ID, jobType: jobType, calls: calls, over: bound, from: from}
 	}
 	if calls > bound+1 && job.HasFinding(AssumptionViolated) && (!armed || job.FindingArmed(AssumptionViolated)) {
 		return
@@ -686,12 +726,13 @@ func isLayerKey(key string) bool {
 // product multiplies the layers declared for jobType: the run's keys,
 // with the job type's own in their place.
 func (a *assumptionLog) product(jobType string) declaredProduct {
+	p := a.operatorProduct(jobType)
 	n := a.layerKeys[""]
 	if jobType != "" {
 		n += a.layerKeys[jobType]
 	}
 	if n == 0 || n > maxProductKeys {
-		return declaredProduct{}
+		return p // the log's keys bound nothing; the operator's still do
 	}
 	values := make(map[string]string, n)
 	froms := make(map[string]string, n)
@@ -719,26 +760,38 @@ func (a *assumptionLog) product(jobType string) declaredProduct {
 			break
 		}
 	}
-	calls, ok := multiply(values)
-	// The operator's product: their keys at their values, the job type's
-	// in the run's place, whatever the log declared since.
+	p.calls, p.ok = multiply(values)
+	p.from = from
+	return p
+}
+
+// operatorProduct is the product of the operator's own declarations, at
+// the values the operator gave, the job type's in the run's place —
+// whatever the log declared since, and however many keys it declared
+// (the log's keys past maxProductKeys once took the operator's product
+// with them).
+func (a *assumptionLog) operatorProduct(jobType string) declaredProduct {
+	if len(a.opLayers) == 0 {
+		return declaredProduct{}
+	}
 	opValues := map[string]string{}
-	for k, d := range a.declared {
-		if d.layer && d.op && k.jobType == "" {
+	for k, d := range a.opLayers {
+		if k.jobType == "" {
 			opValues[k.key] = d.opValue
 		}
 	}
 	if jobType != "" {
-		for k, d := range a.declared {
-			if d.layer && d.op && k.jobType == jobType {
+		for k, d := range a.opLayers {
+			if k.jobType == jobType {
 				opValues[k.key] = d.opValue
 			}
 		}
 	}
-	p := declaredProduct{calls: calls, ok: ok, from: from}
-	if len(opValues) > 0 {
-		p.opCalls, p.op = multiply(opValues)
+	if len(opValues) == 0 || len(opValues) > maxProductKeys {
+		return declaredProduct{}
 	}
+	var p declaredProduct
+	p.opCalls, p.op = multiply(opValues)
 	return p
 }
 
