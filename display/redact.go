@@ -27,9 +27,19 @@ var redactions = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)("[a-z0-9_.-]*(?:api[-_]?key|apikey|token|secret|password|passwd|access[-_]?key)"\s*:\s*")[^"]+`),
 	// URL user-info: https://user:pass@host keeps the scheme and host.
 	regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*@`),
-	// Provider key shapes standing alone: sk-…, sk-ant-…, sk-proj-…,
-	// GitHub tokens, AWS access key IDs, Slack tokens, JWTs.
-	regexp.MustCompile(`()\b(?:eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})`),
+	// Provider key shapes standing alone: sk-…, sk-ant-…, sk-proj-…
+	// (20 characters on at least: a job ID sk-learn-nightly-0001 is no
+	// key, and blanking it lost the one useful line of an error), GitHub
+	// tokens, AWS access key IDs, Slack tokens, JWTs.
+	regexp.MustCompile(`()\b(?:eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})`),
+	// Cookies: a session is a credential.
+	regexp.MustCompile(`(?i)((?:set-)?cookie\s*:\s*)[^\r\n]+`),
+	// YAML's "password: x": a key naming a secret at the start of a line,
+	// one word after it (prose such as "error: invalid token: expired"
+	// has no such key first).
+	regexp.MustCompile(`(?im)(^\s*[a-z0-9_.-]*(?:api[-_]?key|apikey|token|secret|password|passwd|access[-_]?key)\s*:\s*["']?)[^\s"']+["']?\s*$`),
+	// A signed URL's signature (Azure SAS sig=, S3 X-Amz-Signature=).
+	regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|signature)=)[^&\s"']+`),
 }
 
 // Redact returns s with credentials replaced by [redacted]: Authorization

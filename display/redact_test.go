@@ -60,3 +60,29 @@ func TestRedactLeavesBenignText(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactRedTeamShapes: red team of issue 34 — shapes that passed, and
+// a job ID that was blanked.
+func TestRedactRedTeamShapes(t *testing.T) {
+	for _, tc := range []struct{ in, secret string }{
+		{"cookie: session=abcdef123456", "abcdef123456"},
+		{"< Set-Cookie: sid=zz9911aa; Path=/", "zz9911aa"},
+		{"password: hunter2hunter2", "hunter2hunter2"},
+		{"  aws_secret_access_key: wJalrXUtnFEMIK7MDENG", "wJalrXUtnFEMIK7MDENG"},
+		{"GET /blob?sv=2024&sig=AbCdEf%2B123 HTTP/1.1", "AbCdEf%2B123"},
+		{"token github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz01", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz01"},
+	} {
+		if got := Redact(tc.in); strings.Contains(got, tc.secret) {
+			t.Errorf("Redact(%q) = %q: the secret is still there", tc.in, got)
+		}
+	}
+	for _, keep := range []string{
+		"could not delete sk-learn-nightly-0001: not found",
+		"error: invalid token: expired",
+		"config: /etc/burnrate/burnrate.toml",
+	} {
+		if got := Redact(keep); got != keep {
+			t.Errorf("Redact(%q) = %q, want it unchanged", keep, got)
+		}
+	}
+}
