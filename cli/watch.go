@@ -84,7 +84,9 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 	f.StringVar(&l.act.RunID, "run-id", "", "name this run: kills are keyed by it (default: the logs' run_id, else derived from the file names and first event)")
 	f.StringVar(&l.act.RunWindow, "run-window", "", "where a run ends when the logs name no run_id: \"daily 06:00 Europe/Berlin\", \"idle 2h\" (default: only at a change of the logs' run_id)")
 	f.StringVar(&l.act.Journal, "journal", "", "action journal file (default $STATE_DIRECTORY/journal.jsonl, else ~/.local/state/burnrate/journal.jsonl)")
-	f.DurationVar(&l.act.DrainWindow, "drain-window", alerts.DefaultDrainWindow, "on SIGINT/SIGTERM, how long deliveries under way may finish; the rest are sent at the next start")
+	// Default 0 (unset): a flag default that is set would always win over
+	// the config's [actions] drain_window (issue 34: it was ignored).
+	f.DurationVar(&l.act.DrainWindow, "drain-window", 0, fmt.Sprintf("on SIGINT/SIGTERM, how long deliveries under way may finish; the rest are sent at the next start (default: [actions] drain_window, else %s)", alerts.DefaultDrainWindow))
 	f.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (a host left out is loopback)")
 	f.StringVar(&l.metricsTokenFile, "metrics-token-file", "", "require \"Authorization: Bearer TOKEN\" on /metrics, the token read from this file (or $"+envMetricsToken+"); needed off loopback")
 	f.BoolVar(&l.metricsInsecure, "metrics-insecure-listen", false, "allow a non-loopback --metrics-addr without a token")
