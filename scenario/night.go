@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 )
 
@@ -17,7 +18,23 @@ func Night(w io.Writer, n, concurrent int) error { return NightOf(w, n, concurre
 // NightOf is Night with jobs of `calls` model calls (calls+2 lines each):
 // 3 gives the 5-line jobs of a 1,000,000-job, 5,000,000-line night.
 func NightOf(w io.Writer, n, concurrent, calls int) error {
+	return night(w, n, concurrent, calls, nil)
+}
+
+// NightUniform writes the other shape that hurts: every job is in flight
+// for the whole log, each job's lines spread uniformly from the first
+// line to the last in a shuffled order, as in a fleet's 24-hour file or a
+// log merged from many workers — n/(calls+2) jobs, every lookup a job
+// that was last touched a whole round ago. Deterministic for a seed.
+func NightUniform(w io.Writer, n, calls int, seed uint64) error {
 	calls = max(calls, 1)
+	jobs := max(n/(calls+2), 1)
+	return night(w, n, jobs, calls, rand.New(rand.NewPCG(seed, 0x6275726e72617465)))
+}
+
+func night(w io.Writer, n, concurrent, calls int, shuffle *rand.Rand) error {
+	calls = max(calls, 1)
+	concurrent = max(concurrent, 1)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	start := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC)
 	statuses := []int{529, 529, 429, 200, 200, 200, 200, 200}
@@ -28,8 +45,22 @@ func NightOf(w io.Writer, n, concurrent, calls int) error {
 		slots[i] = slot{job: next}
 		next++
 	}
+	var order []int
+	if shuffle != nil {
+		order = make([]int, concurrent)
+		for i := range order {
+			order[i] = i
+		}
+	}
 	for i := 0; i < n; i++ {
-		s := &slots[i%concurrent]
+		at := i % concurrent
+		if order != nil {
+			if at == 0 {
+				shuffle.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			}
+			at = order[at]
+		}
+		s := &slots[at]
 		ts := start.Add(time.Duration(i) * 3 * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
 		job := s.job
 		switch {

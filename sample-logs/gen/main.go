@@ -2,6 +2,7 @@
 //
 //	go run ./sample-logs/gen -out sample-logs
 //	go run ./sample-logs/gen -night 1000000 > night.jsonl   # a benchmark log
+//	go run ./sample-logs/gen -night 1000000 -calls 8 -uniform > uniform.jsonl
 package main
 
 import (
@@ -22,9 +23,15 @@ func main() {
 	night := flag.Int("night", 0, "instead, write an interleaved benchmark log of this many lines to stdout")
 	concurrent := flag.Int("concurrent", 8000, "jobs in flight at once in the -night log")
 	calls := flag.Int("calls", 10, "model calls per job in the -night log (a job is calls+2 lines)")
+	uniform := flag.Bool("uniform", false, "in the -night log, keep every job in flight for the whole log, its lines spread uniformly and shuffled (-concurrent is ignored)")
+	seed := flag.Uint64("seed", 1, "shuffle seed of the -uniform log")
 	flag.Parse()
 	if *night > 0 {
-		if err := scenario.NightOf(os.Stdout, *night, *concurrent, *calls); err != nil {
+		write := func() error { return scenario.NightOf(os.Stdout, *night, *concurrent, *calls) }
+		if *uniform {
+			write = func() error { return scenario.NightUniform(os.Stdout, *night, *calls, *seed) }
+		}
+		if err := write(); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
