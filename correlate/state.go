@@ -111,6 +111,9 @@ type State struct {
 	assume assumptionLog
 	// seeded is what Seed began the run with (nil: nothing).
 	seeded *CarriedReport
+	// rehomed counts trace-ID jobs moved to their named job; merged is
+	// how many of them wait to leave the job list (tracejob.go).
+	rehomed, merged int64
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -234,6 +237,11 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	res := s.resolved[:len(b)]
 	for i := range b {
 		ev := &b[i]
+		if ev.Kind == ingest.KindTraceJob {
+			// It moves jobs: the events after it are looked up as they
+			// are applied.
+			break
+		}
 		if ev.Kind == ingest.KindAssumption {
 			continue // belongs to no job: apply takes it alone
 		}
@@ -249,6 +257,12 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			s.assumption(ev)
 			continue
 		}
+		if ev.Kind == ingest.KindTraceJob {
+			if job := s.traceJob(ev); job != nil && after != nil {
+				after(job, ev)
+			}
+			continue
+		}
 		job := res[i].job
 		if job == nil {
 			job = s.job(ev)
@@ -258,7 +272,8 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			after(job, ev)
 		}
 	}
-	clear(res)      // no pointers kept past the batch
+	clear(res) // no pointers kept past the batch
+	s.dropMerged()
 	s.retireSweep() // between batches: it moves jobs and operations
 }
 
@@ -427,6 +442,11 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 	if ev.Kind == ingest.KindAssumption {
 		s.assumption(ev)
 		return nil
+	}
+	if ev.Kind == ingest.KindTraceJob {
+		job := s.traceJob(ev)
+		s.dropMerged()
+		return job
 	}
 	job := s.apply(ev, s.job(ev), nil)
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {

@@ -1,0 +1,46 @@
+// A Node batch instrumented the way apps are today: OTel Node SDK,
+// instrumentation-undici (both SDKs use fetch), OpenLLMetry's Anthropic
+// and OpenAI instrumentations, a root span per job carrying job.id,
+// OTLP/HTTP JSON export. A 2-try wrapper around each SDK call.
+const { NodeSDK } = require('@opentelemetry/sdk-node');
+const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http');
+const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici');
+const { AnthropicInstrumentation } = require('@traceloop/instrumentation-anthropic');
+const { OpenAIInstrumentation } = require('@traceloop/instrumentation-openai');
+const api = require('@opentelemetry/api');
+// OpenLLMetry 0.27 patches modules by an older layout (Anthropic.Completions,
+// OpenAI.Chat): its require hooks are off, and its own wrappers are put on
+// the SDKs' classes here, as its manuallyInstrument does.
+const anthInstr = new AnthropicInstrumentation({ enabled: false }), oaInstr = new OpenAIInstrumentation({ enabled: false });
+const sdk = new NodeSDK({ serviceName: 'batch-worker',
+  traceExporter: new OTLPTraceExporter({ url: process.env.CAPTURE + '/v1/traces' }),
+  instrumentations: [new UndiciInstrumentation()] });
+sdk.start();
+const Anthropic = require('@anthropic-ai/sdk'); const OpenAI = require('openai');
+for (const i of [anthInstr, oaInstr]) i.setTracerProvider(api.trace.getTracerProvider());
+if (process.env.LLMETRY !== '0') {
+  const M = Anthropic.Anthropic.Messages.prototype; M.create = anthInstr.patchAnthropic('chat', Anthropic)(M.create);
+  const C = OpenAI.OpenAI.Chat.Completions.prototype; C.create = oaInstr.patchOpenAI('chat')(C.create);
+}
+const tracer = api.trace.getTracer('batch-worker');
+async function wrapper(fn) { try { return await fn(); } catch (e) { return await fn(); } }
+async function job(id) {
+  return tracer.startActiveSpan('process-job', { attributes: { 'job.id': id, 'job.type': 'summarize' } }, async (span) => {
+    try {
+      if (id.startsWith('oa-')) {
+        const c = new OpenAI({ apiKey: 'sk-test', baseURL: process.env.MOCK + '/v1', defaultHeaders: { 'x-job-id': id } });
+        await wrapper(() => c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }));
+      } else {
+        const c = new Anthropic({ apiKey: 'sk-ant-test', baseURL: process.env.MOCK, defaultHeaders: { 'x-job-id': id } });
+        await wrapper(() => c.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }));
+      }
+      span.setAttribute('job.outcome', 'succeeded');
+    } catch (e) { span.setStatus({ code: api.SpanStatusCode.ERROR, message: String(e.status) }); }
+    finally { span.end(); }
+  });
+}
+(async () => {
+  const ids = ['job-1', 'job-2', 'job-3', 'job-4', 'oa-1', 'oa-2'];
+  for (let i = 0; i < ids.length; i += 2) await Promise.all(ids.slice(i, i + 2).map(job));
+  await sdk.shutdown();
+})();
