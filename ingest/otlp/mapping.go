@@ -91,6 +91,13 @@ type Mapper struct {
 	LostLinks, RehomeLinks int64
 }
 
+// links returns RehomeLinks and LostLinks.
+func (mp *Mapper) links() (linked, lost int64) {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	return mp.RehomeLinks, mp.LostLinks
+}
+
 // callMemo is what the attempt spans of a model call take from it.
 type callMemo struct {
 	model, provider string
