@@ -559,6 +559,12 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 // the last IdleAfter of log time; final (a report at the end of input)
 // classifies every job.
 func (s *State) Outcome(job *Job, final bool) Outcome {
+	if job.KilledTS != 0 {
+		// Killed (the alerts journal says a kill was acknowledged): its
+		// work was not done, and its spend is wasted. Reports show
+		// "killed" for it (fillJobReport).
+		return OutcomeFailed
+	}
 	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
 		return job.Outcome
 	}

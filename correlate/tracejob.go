@@ -25,6 +25,7 @@ func (s *State) RehomedTraces() int64 { return s.rehomed }
 // traceJob applies a KindTraceJob event and returns the job the trace
 // belongs to now (nil when no job holds it: nothing was filed under it).
 func (s *State) traceJob(ev *ingest.Event) *Job {
+	s.lastCost = 0 // no spend of its own: the rules' burn window must not count the last call again
 	from, to := ev.CorrelationID, ev.JobID
 	if from == "" || to == "" || from == to {
 		return nil
