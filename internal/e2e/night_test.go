@@ -151,3 +151,55 @@ func TestReportKnowsWhatTheNightDid(t *testing.T) {
 		t.Error("report created the journal it was asked to read")
 	}
 }
+
+// TestReportReadsTheAppsLifecycle: issue 39 — a pino app's own lifecycle
+// lines ("job finished", "job failed", an outcome field) were skipped as
+// no_event, so a job that failed with every call a 200 read "succeeded";
+// durationMs was not a latency. On the binary: each job has the outcome
+// its app said, and the model's mean latency is the calls' durations.
+func TestReportReadsTheAppsLifecycle(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "app.jsonl")
+	lines := `{"level":30,"time":1773104400000,"msg":"job started","jobId":"job-1"}
+{"level":30,"time":1773104401000,"msg":"llm call","jobId":"job-1","model":"claude-sonnet-4-5","status":200,"input_tokens":100,"output_tokens":10,"durationMs":1000}
+{"level":30,"time":1773104402000,"msg":"job finished","jobId":"job-1","durationMs":2000}
+{"level":30,"time":1773104403000,"msg":"job started","jobId":"job-2"}
+{"level":30,"time":1773104404000,"msg":"llm call","jobId":"job-2","model":"claude-sonnet-4-5","status":200,"input_tokens":100,"output_tokens":10,"duration_ms":2000}
+{"level":50,"time":1773104405000,"msg":"job failed","jobId":"job-2","error":"validation failed"}
+{"level":30,"time":1773104406000,"msg":"llm call","jobId":"job-3","model":"claude-sonnet-4-5","status":200,"input_tokens":100,"output_tokens":10,"latency_ms":3000}
+{"level":30,"time":1773104407000,"msg":"job done","jobId":"job-3","outcome":"failed"}
+`
+	if err := os.WriteFile(log, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(burnrate(t), "report", "--format", "json", log).Output()
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var r struct {
+		Source struct {
+			Skipped int `json:"skipped"`
+		} `json:"source"`
+		Jobs []struct {
+			ID      string `json:"job_id"`
+			Outcome string `json:"outcome"`
+		} `json:"jobs"`
+		Models []struct {
+			Latency float64 `json:"mean_latency_ms"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"job-1": "succeeded", "job-2": "failed", "job-3": "failed"}
+	for _, j := range r.Jobs {
+		if want[j.ID] != j.Outcome {
+			t.Errorf("%s: %s, want %s", j.ID, j.Outcome, want[j.ID])
+		}
+	}
+	if r.Source.Skipped != 0 {
+		t.Errorf("%d lines skipped; every line is a call or a lifecycle event", r.Source.Skipped)
+	}
+	if len(r.Models) != 1 || r.Models[0].Latency != 2000 {
+		t.Errorf("models %+v; want one, mean latency 2000 ms (1000, 2000, 3000)", r.Models)
+	}
+}
