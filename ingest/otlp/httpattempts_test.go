@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -146,5 +147,36 @@ func TestRootAfterChildrenLinksTheTrace(t *testing.T) {
 	}
 	if _, _, _, _, links := count(t, tracesOf(root(1, "job-9"), sdkCall(2, 1, 0, s, 0, 200, 5))); len(links) != 0 {
 		t.Errorf("a trace named in its own request was linked: %+v", links)
+	}
+}
+
+// TestHTTPAttemptsNumbered: the HTTP attempts of a call whose span is in
+// the request are the SDK's attempts 1, 2, 3 (in the order they ended),
+// after those of it that came in an earlier request; attempts whose call
+// span has not come are unnumbered (their parent may be the job).
+func TestHTTPAttemptsNumbered(t *testing.T) {
+	s := time.Second
+	call := sdkCall(2, 1, 0, 3*s, 2, 200, 10)
+	kids := []spanSpec{undiciPost(3, 2, 0, s, 529), undiciPost(4, 2, s, 2*s, 529), undiciPost(5, 2, 2*s, 3*s, 200)}
+	for name, c := range map[string]struct {
+		reqs []ptrace.Traces
+		want []int16
+	}{
+		"one request":    {[]ptrace.Traces{tracesOf(append(kids, call)...)}, []int16{1, 2, 3}},
+		"attempts first": {[]ptrace.Traces{tracesOf(kids[0]), tracesOf(kids[1], kids[2], call)}, []int16{0, 2, 3}},
+	} {
+		mp := NewMapper()
+		var got []int16
+		for _, td := range c.reqs {
+			evs, _, _ := mp.MapTraces(td)
+			for _, ev := range evs {
+				if ev.Kind == ingest.KindLLMCall {
+					got = append(got, ev.Attempt)
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: attempts numbered %v, want %v", name, got, c.want)
+		}
 	}
 }

@@ -233,9 +233,21 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 	}
 	// An HTTP CLIENT span under a model-call span is an attempt of that
-	// call: the call's span then carries only its usage.
+	// call: the call's span then carries only its usage. The attempts of
+	// a call whose span is here are numbered in the order they came (an
+	// exporter sends spans as they end: a retry ends after the attempt it
+	// retried), after those of it that came in earlier requests; that is
+	// the SDK's attempt number. Attempts whose call span is not here yet
+	// stay unnumbered: their parent may be the call or the job.
+	var attemptNo map[int]int16
 	for i := range refs {
 		if m := anc.model[i]; m >= 0 && isHTTPClient(&refs[i]) {
+			if refs[i].span.ParentSpanID() == refs[m].span.SpanID() {
+				if attemptNo == nil {
+					attemptNo = map[int]int16{}
+				}
+				attemptNo[i] = int16(min(int64(mp.kids[spanKey{refs[m].span.TraceID(), refs[m].span.SpanID()}])+int64(refs[m].httpKids)+1, 1<<15-1))
+			}
 			refs[m].httpKids++
 		}
 	}
@@ -417,6 +429,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				ev.Attempt, ev.AttemptBy = int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK
 			} else if a, by, ok := stainlessRetries(attrs); ok {
 				ev.Attempt, ev.AttemptBy = a, by
+			} else if n, ok := attemptNo[i]; ok {
+				ev.Attempt, ev.AttemptBy = n, ingest.AttemptBySDK
 			}
 			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		case r.span.Kind() == ptrace.SpanKindClient && has(attrs, "http.response.status_code"):

@@ -23,7 +23,9 @@ if (process.env.LLMETRY !== '0') {
   const C = OpenAI.OpenAI.Chat.Completions.prototype; C.create = oaInstr.patchOpenAI('chat')(C.create);
 }
 const tracer = api.trace.getTracer('batch-worker');
-async function wrapper(fn) { try { return await fn(); } catch (e) { return await fn(); } }
+async function wrapper(fn, tries = 2) {
+  for (let i = 1; ; i++) { try { return await fn(); } catch (e) { if (i >= tries) throw e; } }
+}
 async function job(id) {
   return tracer.startActiveSpan('process-job', { attributes: { 'job.id': id, 'job.type': 'summarize' } }, async (span) => {
     try {
@@ -39,7 +41,29 @@ async function job(id) {
     finally { span.end(); }
   });
 }
+// STORM=1: seed 000's stack in a 529 storm — the SDK's default retries
+// (3 attempts) × a 3-try wrapper (p-retry {retries: 2}) × a queue's 7
+// attempts, each queue attempt a root span of its own with the job's
+// job.id: 63 calls per job on the wire, 7 traces per job.
+async function stormJob(id) {
+  for (let attempt = 1; attempt <= 7; attempt++) {
+    const ok = await tracer.startActiveSpan('process-job', { attributes: { 'job.id': id, 'job.type': 'storm', 'job.attempt': attempt } }, async (span) => {
+      try {
+        const c = new Anthropic({ apiKey: 'sk-ant-test', baseURL: process.env.MOCK, defaultHeaders: { 'x-job-id': id } });
+        await wrapper(() => c.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }), 3);
+        return true;
+      } catch (e) { span.setStatus({ code: api.SpanStatusCode.ERROR, message: String(e.status) }); return false; }
+      finally { span.end(); }
+    });
+    if (ok) return;
+  }
+}
 (async () => {
+  if (process.env.STORM === '1') {
+    await Promise.all(['storm-1', 'storm-2'].map(stormJob));
+    await sdk.shutdown();
+    return;
+  }
   const ids = ['job-1', 'job-2', 'job-3', 'job-4', 'oa-1', 'oa-2'];
   for (let i = 0; i < ids.length; i += 2) await Promise.all(ids.slice(i, i + 2).map(job));
   await sdk.shutdown();

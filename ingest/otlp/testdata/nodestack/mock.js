@@ -3,7 +3,7 @@
 const http = require('http'); const fs = require('fs');
 const ledger = fs.createWriteStream(process.argv[3] || 'ledger.jsonl');
 // Failures per job: how many 529s (Anthropic) / 500s (OpenAI) before a 200.
-const fail = { 'job-1': 0, 'job-2': 2, 'job-3': 4, 'job-4': 1, 'oa-1': 0, 'oa-2': 2 };
+const fail = { 'job-1': 0, 'job-2': 2, 'job-3': 4, 'job-4': 1, 'oa-1': 0, 'oa-2': 2, 'storm-1': 1e9, 'storm-2': 1e9 };
 const seen = {};
 http.createServer((req, res) => {
   let body = ''; req.on('data', c => body += c); req.on('end', () => {
