@@ -111,9 +111,8 @@ type State struct {
 	assume assumptionLog
 	// seeded is what Seed began the run with (nil: nothing).
 	seeded *CarriedReport
-	// rehomed counts trace-ID jobs moved to their named job; merged is
-	// how many of them wait to leave the job list (tracejob.go).
-	rehomed, merged int64
+	// rehomed counts trace-ID jobs moved to their named job (tracejob.go).
+	rehomed int64
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -272,8 +271,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			after(job, ev)
 		}
 	}
-	clear(res) // no pointers kept past the batch
-	s.dropMerged()
+	clear(res)      // no pointers kept past the batch
 	s.retireSweep() // between batches: it moves jobs and operations
 }
 
@@ -444,9 +442,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		return nil
 	}
 	if ev.Kind == ingest.KindTraceJob {
-		job := s.traceJob(ev)
-		s.dropMerged()
-		return job
+		return s.traceJob(ev)
 	}
 	job := s.apply(ev, s.job(ev), nil)
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
