@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,6 +178,39 @@ func TestHTTPAttemptsNumbered(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: attempts numbered %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+// TestCallMemoryIsBounded: red team of issue 39's memory of call spans —
+// a client sending many model-call spans with 512-byte model names and
+// HTTP spans under parents never sent fills the memory to its bound and
+// starts over; it never grows past it.
+func TestCallMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps 100,000 spans")
+	}
+	mp := NewMapper()
+	model := strings.Repeat("m", 600)
+	for r := range 20 {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for i := range 5000 {
+			sp := spans.AppendEmpty()
+			sp.SetTraceID(pcommon.TraceID{byte(r), byte(r >> 8), byte(i), byte(i >> 8), 1})
+			sp.SetSpanID(pcommon.SpanID{byte(i), byte(i >> 8), 1})
+			sp.SetParentSpanID(pcommon.SpanID{byte(i), byte(i >> 8), 2})
+			sp.SetKind(ptrace.SpanKindClient)
+			if i%2 == 0 {
+				sp.Attributes().PutStr("gen_ai.request.model", model)
+			} else {
+				sp.Attributes().PutStr("http.request.method", "POST")
+				sp.Attributes().PutStr("url.full", "https://api.anthropic.com/v1/messages")
+			}
+		}
+		mp.MapTraces(td)
+		if len(mp.calls) > maxRemembered+5000 || len(mp.kids) > maxRemembered+5000 || mp.callBytes > maxRememberedBytes/2+5000*1200 {
+			t.Fatalf("request %d: %d calls, %d kids, %d bytes remembered", r, len(mp.calls), len(mp.kids), mp.callBytes)
 		}
 	}
 }

@@ -83,8 +83,9 @@ type Mapper struct {
 	// attempts counted for them), and kids the HTTP attempt spans mapped
 	// under a model-call span not seen yet: the call's span ends after
 	// its attempts and often comes in a later request.
-	calls map[spanKey]*callMemo
-	kids  map[spanKey]int32
+	calls     map[spanKey]*callMemo
+	kids      map[spanKey]int32
+	callBytes int64 // held by calls and kids
 	// LostLinks counts traces whose calls stay under the trace ID because
 	// the memory of them was dropped at its bound before the job's span
 	// came; RehomeLinks counts the KindTraceJob events sent.
@@ -179,15 +180,21 @@ type SpanKey spanKey
 func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, rejected int64, reason string, keys []SpanKey) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
-	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes ||
-		len(mp.orphans) > maxRemembered || len(mp.calls) > maxRemembered || len(mp.kids) > maxRemembered {
-		mp.LostLinks += int64(len(mp.orphans))
+	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
 		clear(mp.groups)
 		clear(mp.jobs)
-		clear(mp.orphans)
+		mp.bytes = 0
+	}
+	// The call memory has its own bounds, so a busy app's model spans do
+	// not wipe the memory of trace jobs more often than before.
+	if len(mp.calls) > maxRemembered || len(mp.kids) > maxRemembered || mp.callBytes > maxRememberedBytes/2 {
 		clear(mp.calls)
 		clear(mp.kids)
-		mp.bytes = 0
+		mp.callBytes = 0
+	}
+	if len(mp.orphans) > maxRemembered {
+		mp.LostLinks += int64(len(mp.orphans))
+		clear(mp.orphans)
 	}
 	n := td.SpanCount()
 	refs := make([]spanRef, 0, n)
@@ -421,7 +428,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// The call's span may come later: it must know its
 				// attempts were counted.
 				if _, had := mp.kids[parent]; !had {
-					mp.bytes += 64
+					mp.callBytes += 64
 				}
 				mp.kids[parent]++
 			}
@@ -506,7 +513,7 @@ func (mp *Mapper) rememberCall(k spanKey, model, provider string, counted int32)
 		return
 	}
 	if _, had := mp.calls[k]; !had {
-		mp.bytes += int64(len(model) + len(provider) + 96)
+		mp.callBytes += int64(len(model) + len(provider) + 96)
 	}
 	mp.calls[k] = &callMemo{model: model, provider: provider, counted: counted}
 }
