@@ -27,7 +27,12 @@ type nightRules struct {
 	rules     *alerts.Rules
 	limits    string
 	crossings []correlate.Crossing
+	total     int
 }
+
+// maxNightCrossings bounds the crossings a report lists (a night of
+// 100,000 jobs over their ceiling is counted, not printed).
+const maxNightCrossings = 1000
 
 // newNightRules builds the rules of the config file f, or nil when it sets
 // no limit and no kill rule of its own. A config a live run would refuse
@@ -78,6 +83,10 @@ func newNightRules(f *config.File) (*nightRules, error) {
 		// Findings alert once per run and are in the report's findings;
 		// a crossing is a limit, or a finding a kill rule names.
 		if strings.HasPrefix(a.Rule, "finding:") && !a.Kill {
+			return
+		}
+		n.total++
+		if len(n.crossings) >= maxNightCrossings {
 			return
 		}
 		at := ""

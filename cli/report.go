@@ -273,6 +273,7 @@ exists; 2: bad usage or unreadable input.`,
 				r.Night = &correlate.NightReport{Journal: journal, Kills: kills, Crossings: []correlate.Crossing{}}
 				if night != nil {
 					r.Night.Limits, r.Night.Crossings = night.limits, append(r.Night.Crossings, night.crossings...)
+					r.Night.CrossingsTotal = night.total
 				}
 			}
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {

@@ -72,6 +72,9 @@ type NightReport struct {
 	// Limits says which limits were applied ("job ceiling $2.00, …").
 	Limits    string     `json:"limits"`
 	Crossings []Crossing `json:"crossings"`
+	// CrossingsTotal counts every crossing; Crossings holds the first
+	// MaxNightCrossings of them.
+	CrossingsTotal int `json:"crossings_total"`
 	// Journal is the alerts journal read (--journal); Kills its kill
 	// actions for this night's jobs (or its run), newest state each.
 	Journal string     `json:"journal,omitempty"`

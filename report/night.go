@@ -40,6 +40,9 @@ func writeNight(b *strings.Builder, r *correlate.Report) {
 				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(orUnknown(c.At, "unknown")), cell(c.Rule), cell(who),
 					correlate.USD(c.SpendUSD), limit, kill, cell(c.Reason))
 			}
+			if more := n.CrossingsTotal - len(n.Crossings); more > 0 {
+				fmt.Fprintf(b, "\nAnd %s more crossings (--format json counts them in night.crossings_total).\n", correlate.Count(int64(more)))
+			}
 			b.WriteString("\n")
 		}
 	}
