@@ -272,7 +272,9 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			_, jt := resolveJob(&refs[i], anc, i, mp.jobs[refs[i].span.TraceID()])
 			var ev ingest.Event
 			ev.Reset()
-			ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, int64(refs[i].span.StartTimestamp()), id, jt
+			// At the span's end: it ended after the calls it names the job
+			// of, and a merge of files by time must not put it first.
+			ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
 			ev.CorrelationID = clean(refs[i].span.TraceID().String())
 			events = append(events, ev)
 			mp.RehomeLinks++
