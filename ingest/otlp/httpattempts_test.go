@@ -214,3 +214,25 @@ func TestCallMemoryIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestToolFetchUnderAnOuterCallSpan: red team of issue 39's HTTP attempts
+// — the Vercel AI SDK's ai.generateText is a call span whose doGenerate
+// child is the call; a tool's fetch under ai.generateText (via
+// ai.toolCall) is a tool call, not an attempt of the model call, and the
+// model request under doGenerate is its attempt.
+func TestToolFetchUnderAnOuterCallSpan(t *testing.T) {
+	s := time.Second
+	vercel := func(id, parent byte, name string) spanSpec {
+		return spanSpec{id: id, parent: parent, name: name, kind: ptrace.SpanKindInternal, end: 3 * s,
+			attrs: map[string]any{"ai.model.id": "claude-sonnet-4-5", "ai.usage.inputTokens": 100, "ai.usage.outputTokens": 10, "gen_ai.request.model": "claude-sonnet-4-5"}}
+	}
+	tool := spanSpec{id: 5, parent: 4, name: "GET", kind: ptrace.SpanKindClient, start: 2 * s, end: 3 * s,
+		attrs: map[string]any{"http.request.method": "GET", "url.full": "http://inventory:8080/items", "http.response.status_code": 200}}
+	model := undiciPost(6, 3, 0, s, 200)
+	model.attrs["url.full"], model.attrs["server.address"] = "https://api.anthropic.com/v1/messages", "api.anthropic.com"
+	toolCall := spanSpec{id: 4, parent: 2, name: "ai.toolCall", kind: ptrace.SpanKindInternal, start: 2 * s, end: 3 * s, attrs: map[string]any{"ai.toolCall.name": "inventory"}}
+	attempts, tools, _, _, _ := count(t, tracesOf(root(1, "j"), vercel(2, 1, "ai.generateText"), vercel(3, 2, "ai.generateText.doGenerate"), toolCall, tool, model))
+	if attempts != 1 || tools != 1 {
+		t.Errorf("%d model attempts, %d tool calls; want 1 (the request under doGenerate) and 1 (the tool's fetch)", attempts, tools)
+	}
+}

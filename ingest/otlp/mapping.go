@@ -246,17 +246,31 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	// retried), after those of it that came in earlier requests; that is
 	// the SDK's attempt number. Attempts whose call span is not here yet
 	// stay unnumbered: their parent may be the call or the job.
+	//
+	// Only the innermost call's own requests are its attempts: its direct
+	// children, or requests to a model endpoint below it. A tool's fetch
+	// under the Vercel AI SDK's ai.generateText (a call span whose
+	// doGenerate child is the call) is a tool call.
 	var attemptNo map[int]int16
+	callOf := make([]int32, len(refs))
 	for i := range refs {
-		if m := anc.model[i]; m >= 0 && isHTTPClient(&refs[i]) {
-			if refs[i].span.ParentSpanID() == refs[m].span.SpanID() {
-				if attemptNo == nil {
-					attemptNo = map[int]int16{}
-				}
-				attemptNo[i] = int16(min(int64(mp.kids[spanKey{refs[m].span.TraceID(), refs[m].span.SpanID()}])+int64(refs[m].httpKids)+1, 1<<15-1))
-			}
-			refs[m].httpKids++
+		callOf[i] = -1
+		m := anc.model[i]
+		if m < 0 || !isHTTPClient(&refs[i]) || refs[m].shadowed {
+			continue
 		}
+		direct := refs[i].span.ParentSpanID() == refs[m].span.SpanID()
+		if !direct && modelEndpoint(refs[i].span.Attributes()) == "" {
+			continue
+		}
+		callOf[i] = m
+		if direct {
+			if attemptNo == nil {
+				attemptNo = map[int]int16{}
+			}
+			attemptNo[i] = int16(min(int64(mp.kids[spanKey{refs[m].span.TraceID(), refs[m].span.SpanID()}])+int64(refs[m].httpKids)+1, 1<<15-1))
+		}
+		refs[m].httpKids++
 	}
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
@@ -402,13 +416,13 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				}
 			}
 			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
-		case isHTTPClient(r) && (anc.model[i] >= 0 || mp.calls[parent] != nil || modelEndpoint(attrs) != ""):
+		case isHTTPClient(r) && (callOf[i] >= 0 || mp.calls[parent] != nil || modelEndpoint(attrs) != ""):
 			// One HTTP attempt of a model call: under the call's span (in
 			// this request or an earlier one), or to a provider's host
 			// with no call span above it. Never a tool call.
 			ev.Kind = ingest.KindLLMCall
 			ev.Status = spanStatus(r.span, attrs)
-			if m := anc.model[i]; m >= 0 {
+			if m := callOf[i]; m >= 0 {
 				var call ingest.Event
 				readModelCall(&call, refs[m].span.Attributes())
 				ev.Model, ev.Provider = call.Model, call.Provider
@@ -426,7 +440,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			if ev.Provider == "" {
 				ev.Provider = modelEndpoint(attrs)
 			}
-			if anc.model[i] < 0 && mp.calls[parent] == nil && !parent.span.IsEmpty() {
+			if callOf[i] < 0 && mp.calls[parent] == nil && !parent.span.IsEmpty() {
 				// The call's span may come later: it must know its
 				// attempts were counted.
 				if _, had := mp.kids[parent]; !had {
