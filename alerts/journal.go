@@ -482,6 +482,22 @@ func (j *Journal) Last(key string) (Record, bool) {
 	return r, ok
 }
 
+// Records returns the latest record of every action, ordered by key: for
+// a report of what was done (report --journal).
+func (j *Journal) Records() []Record {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]Record, 0, len(j.last))
+	for _, r := range j.last {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
 // ResendWithin is how old an unfinished action may be and still be sent
 // by a new start: a kill for a job of last week is not a kill any more.
 const ResendWithin = 24 * time.Hour

@@ -384,7 +384,10 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	isAttempt := ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall
 	// A usage growth is spend without an attempt (a response's later
 	// records): it can carry a job over its ceiling as well.
-	if isAttempt || ev.Kind == ingest.KindUsageGrowth {
+	// A usage growth is spend without an attempt; a trace's calls moved
+	// to the job its late root span named (KindTraceJob) may carry that
+	// job over its ceiling at once.
+	if isAttempt || ev.Kind == ingest.KindUsageGrowth || ev.Kind == ingest.KindTraceJob {
 		if at, ok := r.run.killedAt[job.ID]; isAttempt && ok && ts > at && !r.run.still[job.ID] {
 			r.run.still[job.ID] = true
 			// Said as it happened: with no hook, a dry run or read-only,

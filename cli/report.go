@@ -186,7 +186,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 
 func newReportCmd() *cobra.Command {
 	var a analysisFlags
-	var format, baseline, stackFile string
+	var format, baseline, stackFile, journal string
 	var auditRoots []string
 	var merge bool
 	var replicas []string
@@ -222,11 +222,17 @@ exists; 2: bad usage or unreadable input.`,
 					return err
 				}
 			}
-			_, cfg, err := a.load()
+			cfgFile, cfg, err := a.load()
 			if err != nil {
 				return err
 			}
 			cfg.NoAttemptDetail = true // no view reads them
+			// The config's limits and kill rules, run over the night as
+			// the live run ran them.
+			night, err := newNightRules(cfgFile)
+			if err != nil {
+				return err
+			}
 			var audited *audit.Result
 			if len(auditRoots) > 0 {
 				if audited, err = audit.Scan(auditRoots, audit.DefaultOptions()); err != nil {
@@ -243,9 +249,15 @@ exists; 2: bad usage or unreadable input.`,
 					return err
 				}
 			}
-			st, err := correlateFiles(cfg, paths, a.input, a.declared)
+			st, err := correlateFilesObserved(cfg, paths, a.input, a.declared, night)
 			if err != nil {
 				return err
+			}
+			var kills []correlate.KillMade
+			if journal != "" {
+				if kills, err = readKills(journal, st); err != nil {
+					return err
+				}
 			}
 			if audited != nil {
 				st.SetDerivedAssumptions(declared.Derived(audited))
@@ -257,6 +269,13 @@ exists; 2: bad usage or unreadable input.`,
 				opt = correlate.ReportOptions{StreamJobs: true}
 			}
 			r := st.ReportWith(opt)
+			if night != nil || journal != "" {
+				r.Night = &correlate.NightReport{Journal: journal, Kills: kills, Crossings: []correlate.Crossing{}}
+				if night != nil {
+					r.Night.Limits, r.Night.Crossings = night.limits, append(r.Night.Crossings, night.crossings...)
+					r.Night.CrossingsTotal = night.total
+				}
+			}
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
 			}
@@ -299,6 +318,7 @@ exists; 2: bad usage or unreadable input.`,
 	cmd.Flags().StringSliceVar(&replicas, "replicas", nil, "with --merge: every replica of the fleet (--replica names, comma-separated); a missing report is an error, not a smaller total")
 	cmd.Flags().StringSliceVar(&auditRoots, "audit", nil, "source trees to audit (burnrate audit): their retry layers become the assumptions' derived values, and their likeliest call path is set beside the calls per operation seen (Declared vs observed)")
 	cmd.Flags().StringVar(&stackFile, "stack", "", "a stack file (burnrate audit --format toml writes one; budget layers --file reads it): its layers' product is set beside the calls per operation seen, and an operation above it is undeclared_retry_layer")
+	cmd.Flags().StringVar(&journal, "journal", "", "the alerts journal the live run wrote (watch --journal): the report lists the kills it records, and a job a kill reached is \"killed\"")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "a previous report's JSON (report --format json): the Markdown headline gets a Baseline column, before beside after, and assumptions that changed since it are assumption_changed")
 	return cmd
 }
@@ -309,6 +329,12 @@ exists; 2: bad usage or unreadable input.`,
 // declared are the assumptions of --assumptions: applied first, they take
 // the time of the first event.
 func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (*correlate.State, error) {
+	return correlateFilesObserved(cfg, paths, opts, declared, nil)
+}
+
+// correlateFilesObserved is correlateFiles with the config's rules (night,
+// may be nil) seeing every event right after it is applied.
+func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event, night *nightRules) (*correlate.State, error) {
 	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
 		return nil, err
@@ -318,7 +344,11 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, d
 	for i := range declared {
 		st.Apply(&declared[i])
 	}
-	file.Drain(fs.Events(), st)
+	if night != nil {
+		file.Drain(fs.Events(), observer{st: st, after: func(j *correlate.Job, ev *ingest.Event) { night.rules.Observe(st, j, ev) }})
+	} else {
+		file.Drain(fs.Events(), st)
+	}
 	src := make([]correlate.SourceInfo, len(fs.Files))
 	for i, it := range fs.Files {
 		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint(), Err: it.ErrText()}

@@ -77,3 +77,34 @@ func (x *hashIndex) grow() {
 		}
 	}
 }
+
+// remove deletes key (of hash h) from the index, shifting the slots after
+// it back so no probe chain is broken (linear probing has no tombstones).
+// It reports whether the key was there.
+func (x *hashIndex) remove(key string, h uint64, keyAt func(int32) string) bool {
+	tag := h >> 32
+	mask := uint64(len(x.slots) - 1)
+	i := tag & mask
+	for ; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return false
+		}
+		if s>>32 == tag && keyAt(int32(uint32(s)-1)) == key {
+			break
+		}
+	}
+	// Backward-shift: move each later slot of the run into the hole when
+	// its home is not between the hole and itself.
+	hole := i
+	for j := (i + 1) & mask; x.slots[j] != 0; j = (j + 1) & mask {
+		home := x.slots[j] >> 32 & mask
+		if (j > hole && (home <= hole || home > j)) || (j < hole && home <= hole && home > j) {
+			x.slots[hole] = x.slots[j]
+			hole = j
+		}
+	}
+	x.slots[hole] = 0
+	x.count--
+	return true
+}

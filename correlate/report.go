@@ -51,6 +51,10 @@ type Report struct {
 	// Merged describes the replicas' reports this one was merged from
 	// (report --merge); nil for one process's report.
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Night is what the config's limits and kill rules did, or would
+	// have done, to this night (report --config, --journal); nil, and
+	// absent, when no limit is set and no journal was read.
+	Night *NightReport `json:"night,omitempty"`
 	// Carried is what the run was resumed with after a restart (see
 	// State.Seed); nil when it began from nothing. Its numbers are in
 	// every total: report --merge drops the replica's earlier report of
@@ -59,6 +63,50 @@ type Report struct {
 	// JobSource, set by ReportOptions.StreamJobs, gives every job's
 	// report in Jobs' order, one at a time, while the State is unchanged.
 	JobSource JobSource `json:"-"`
+}
+
+// NightReport is the limits and kills of a night: each crossing of a
+// ceiling or kill rule the config sets, as a live run would have seen it
+// at that event, and the kills the alerts journal says were made.
+type NightReport struct {
+	// Limits says which limits were applied ("job ceiling $2.00, …").
+	Limits    string     `json:"limits"`
+	Crossings []Crossing `json:"crossings"`
+	// CrossingsTotal counts every crossing; Crossings holds the first
+	// MaxNightCrossings of them.
+	CrossingsTotal int `json:"crossings_total"`
+	// Journal is the alerts journal read (--journal); Kills its kill
+	// actions for this night's jobs (or its run), newest state each.
+	Journal string     `json:"journal,omitempty"`
+	Kills   []KillMade `json:"kills,omitempty"`
+}
+
+// Crossing is one rule firing, as a live run fires it (once per job for a
+// job rule, once per run otherwise).
+type Crossing struct {
+	Rule       string  `json:"rule"`
+	Scope      string  `json:"scope"`
+	JobID      string  `json:"job_id,omitempty"`
+	JobType    string  `json:"job_type,omitempty"`
+	At         string  `json:"at"`
+	SpendUSD   float64 `json:"spend_usd"`
+	CeilingUSD float64 `json:"ceiling_usd,omitempty"`
+	// KillRule: the config's kill_on names the rule, so a live run with a
+	// kill hook would have killed here.
+	KillRule bool   `json:"kill_rule"`
+	Reason   string `json:"reason"`
+}
+
+// KillMade is one kill the journal records.
+type KillMade struct {
+	JobID  string `json:"job_id,omitempty"`
+	RunID  string `json:"run_id,omitempty"`
+	Rule   string `json:"rule"`
+	Action string `json:"action"`
+	// State is the action's last state: acknowledged (the hook answered
+	// 2xx, the command exited 0), sent, failed, …
+	State string `json:"state"`
+	At    string `json:"at"`
 }
 
 type ReportSource struct {
@@ -558,7 +606,11 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 	if findings == nil {
 		findings = []string{}
 	}
-	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: o.String(), Attempts: j.Calls, ToolCalls: j.ToolCalls,
+	outcome := o.String()
+	if j.KilledTS != 0 {
+		outcome = "killed" // a kill was made (the alerts journal says so)
+	}
+	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: outcome, Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: j.Layers(), SpendUSD: j.Spend.USD(), WastedUSD: j.wasted(o).USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
 		FirstTS: FormatTime(j.FirstTS), LastTS: FormatTime(j.LastTS), Findings: findings}
 	if p, ok := s.AgentReported(j); ok {

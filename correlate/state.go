@@ -111,6 +111,8 @@ type State struct {
 	assume assumptionLog
 	// seeded is what Seed began the run with (nil: nothing).
 	seeded *CarriedReport
+	// rehomed counts trace-ID jobs moved to their named job (tracejob.go).
+	rehomed int64
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -234,6 +236,11 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	res := s.resolved[:len(b)]
 	for i := range b {
 		ev := &b[i]
+		if ev.Kind == ingest.KindTraceJob {
+			// It moves jobs: the events after it are looked up as they
+			// are applied.
+			break
+		}
 		if ev.Kind == ingest.KindAssumption {
 			continue // belongs to no job: apply takes it alone
 		}
@@ -247,6 +254,12 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		ev := &b[i]
 		if ev.Kind == ingest.KindAssumption {
 			s.assumption(ev)
+			continue
+		}
+		if ev.Kind == ingest.KindTraceJob {
+			if job := s.traceJob(ev); job != nil && after != nil {
+				after(job, ev)
+			}
 			continue
 		}
 		job := res[i].job
@@ -428,6 +441,9 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		s.assumption(ev)
 		return nil
 	}
+	if ev.Kind == ingest.KindTraceJob {
+		return s.traceJob(ev)
+	}
 	job := s.apply(ev, s.job(ev), nil)
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
 		// A retired job is still whole for the caller: compaction only
@@ -539,6 +555,12 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 // the last IdleAfter of log time; final (a report at the end of input)
 // classifies every job.
 func (s *State) Outcome(job *Job, final bool) Outcome {
+	if job.KilledTS != 0 {
+		// Killed (the alerts journal says a kill was acknowledged): its
+		// work was not done, and its spend is wasted. Reports show
+		// "killed" for it (fillJobReport).
+		return OutcomeFailed
+	}
 	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
 		return job.Outcome
 	}

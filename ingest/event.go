@@ -49,9 +49,15 @@ const (
 	// its key, value and provenance are packed into Tool (see
 	// SetAssumption). JobType names the job type it holds for, "" all.
 	KindAssumption
+	// KindTraceJob says that the trace CorrelationID belongs to the job
+	// JobID (of type JobType): an exporter sends a job's root span — the
+	// one that carries job.id — after its children, whose calls were
+	// filed under the trace ID meanwhile. It is no call; correlate moves
+	// what the trace-ID job holds into the named job.
+	KindTraceJob
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption", "trace_job"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -3,12 +3,13 @@ package ingest
 import "testing"
 
 // TestParseKindKnowsEveryName: every kind's name parses back to it, but
-// the kinds only decoders make (a usage growth, an agent's own figure):
+// the kinds only decoders make (a usage growth, an agent's own figure, a
+// trace's job):
 // a canonical log line naming them is an unknown event, not a way to add
 // spend no call made.
 func TestParseKindKnowsEveryName(t *testing.T) {
 	for k := KindUnknown + 1; int(k) < len(kindNames); k++ {
-		if k == KindUsageGrowth || k == KindAgentReport {
+		if k == KindUsageGrowth || k == KindAgentReport || k == KindTraceJob {
 			if got := ParseKind(k.String()); got != KindUnknown {
 				t.Errorf("ParseKind(%q) = %v: a decoder's own kind was taken from a log", k.String(), got)
 			}

@@ -379,6 +379,8 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		fmt.Fprintf(&b, "- What to do: %s\n\n", md(f.Advice))
 	}
 
+	writeNight(&b, r)
+
 	agentRows := 0
 	for i := range r.Jobs {
 		j := &r.Jobs[i]

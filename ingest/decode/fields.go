@@ -43,6 +43,8 @@ const (
 	FieldLatency
 	FieldTool
 	FieldStreamDropped
+	FieldMessage // a logger's message: "job finished", "job failed"
+	FieldOutcome // the app's own word on how a job ended
 	numFields
 )
 
@@ -84,9 +86,11 @@ var fieldSpellings = [numFields]struct {
 	FieldCacheReadTokens:      {json: []string{"cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"}, otel: []string{"gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read", "ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens"}},
 	FieldCacheWriteTokens:     {json: []string{"cache_creation_tokens", "gen_ai.usage.cache_creation.input_tokens"}, otel: []string{"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write", "ai.usage.inputTokenDetails.cacheWriteTokens"}},
 	FieldCost:                 {json: []string{"cost_usd", "response_cost"}, otel: []string{"gen_ai.usage.cost", "llm.cost.total"}},
-	FieldLatency:              {json: []string{"latency_ms", "duration_ms"}},
+	FieldLatency:              {json: []string{"latency_ms", "duration_ms", "durationMs", "latencyMs"}},
 	FieldTool:                 {json: []string{"tool", "endpoint"}},
 	FieldStreamDropped:        {json: []string{"stream_dropped"}},
+	FieldMessage:              {json: []string{"msg", "message"}},
+	FieldOutcome:              {json: []string{"outcome"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.
@@ -110,7 +114,7 @@ var CanonicalFields = func() []string {
 	var out []string
 	for f := range numFields {
 		switch f {
-		case fieldNone, FieldJob, FieldError, FieldHeaders, FieldUsage, FieldType, FieldSystem, FieldResponseModel, FieldRequestModel:
+		case fieldNone, FieldJob, FieldError, FieldHeaders, FieldUsage, FieldType, FieldSystem, FieldResponseModel, FieldRequestModel, FieldMessage, FieldOutcome:
 			continue
 		}
 		out = append(out, fieldSpellings[f].json[0])

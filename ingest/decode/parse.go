@@ -37,6 +37,10 @@ type Parser struct {
 	keys [maxKeyPredictions]keyPrediction
 
 	// per-line scratch
+	// msg and outcome are the line's message and outcome words (a
+	// lifecycle line of the app's own: lifecycle.go), cut to
+	// maxLifecycleBytes; reset by topObject.
+	msg, outcome        []byte
 	ev                  *ingest.Event
 	bad                 bool
 	evName              []byte
@@ -161,6 +165,10 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 			// Token counts are a model call, whatever it forgot to name:
 			// kept as an unpriced call of model "(unknown)", never dropped.
 			ev.Kind = ingest.KindLLMCall
+		case ev.JobID != "" && lifecycleKind(p.msg, p.outcome) != ingest.KindUnknown:
+			// The app's own "job finished" / "job failed" line, or its
+			// outcome field (lifecycle.go).
+			ev.Kind = lifecycleKind(p.msg, p.outcome)
 		default:
 			return ingest.SkipNoEvent
 		}
@@ -245,6 +253,7 @@ func (p *Parser) kind() byte {
 // before the key is scanned and looked up. Only the raw bytes are
 // compared, quotes included, so a match is exactly the same key.
 func (p *Parser) topObject() {
+	p.msg, p.outcome = p.msg[:0], p.outcome[:0]
 	s := &p.sc
 	s.i++ // '{', checked by the caller
 	s.depth++
@@ -398,6 +407,19 @@ func (p *Parser) topField(field Field) {
 		if f, ok := p.number(); ok {
 			ev.LatencyMs = int32(clamp(f, 0, math.MaxInt32))
 		}
+	case FieldMessage, FieldOutcome:
+		// Words, read only to tell a lifecycle line: any other type (a
+		// message object) is not this field's, and costs nothing.
+		if p.kind() != 's' {
+			p.sc.skip()
+			break
+		}
+		dst := &p.msg
+		if field == FieldOutcome {
+			dst = &p.outcome
+		}
+		v := p.sc.str()
+		*dst = append((*dst)[:0], v[:min(len(v), maxLifecycleBytes)]...)
 	case FieldTool:
 		ev.Tool = p.strRecent(recentTool)
 	case FieldStreamDropped:

@@ -33,6 +33,10 @@ type spanRef struct {
 	// shadowed: a model-call child exists, so this span's usage is the
 	// child's counted again (the Vercel AI SDK's ai.generateText).
 	shadowed bool
+	// httpKids is how many HTTP CLIENT spans under this model-call span
+	// are in the request: they are its attempts (instrumentation-undici
+	// records one span per HTTP request the SDK sends).
+	httpKids int32
 }
 
 type spanKey struct {
@@ -71,6 +75,34 @@ type Mapper struct {
 	Repeats int64
 	jobs    map[pcommon.TraceID][2]string // job ID, job type
 	bytes   int64                         // of the strings held by groups and jobs
+	// orphans are traces whose calls were mapped under their trace ID (no
+	// span had named the job yet): when a later span names it, a
+	// KindTraceJob event tells correlate to move them.
+	orphans map[pcommon.TraceID]struct{}
+	// calls remembers model-call spans mapped (model, provider, and the
+	// attempts counted for them), and kids the HTTP attempt spans mapped
+	// under a model-call span not seen yet: the call's span ends after
+	// its attempts and often comes in a later request.
+	calls     map[spanKey]*callMemo
+	kids      map[spanKey]int32
+	callBytes int64 // held by calls and kids
+	// LostLinks counts traces whose calls stay under the trace ID because
+	// the memory of them was dropped at its bound before the job's span
+	// came; RehomeLinks counts the KindTraceJob events sent.
+	LostLinks, RehomeLinks int64
+}
+
+// links returns RehomeLinks and LostLinks.
+func (mp *Mapper) links() (linked, lost int64) {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	return mp.RehomeLinks, mp.LostLinks
+}
+
+// callMemo is what the attempt spans of a model call take from it.
+type callMemo struct {
+	model, provider string
+	counted         int32 // attempts counted for it, that HTTP spans may still claim
 }
 
 // groupKey names a call: its trace, its parent span and its span name.
@@ -89,6 +121,11 @@ type group struct {
 	// with several export consumers can deliver resend_count 2 before 0
 	// and 1, and their spans must not be counted a second time.
 	placeholders uint64
+	// synthBefore is the start of the span that synthesized the
+	// placeholders: only a span that ended by then can be one of those
+	// attempts. A span that started later is another call of the same
+	// name (a wrapper's second try): spans are distinct by span ID.
+	synthBefore int64
 }
 
 // maxSeenSpans is one generation of the span memory: about 13 MB, and
@@ -112,7 +149,8 @@ func (mp *Mapper) sawSpan(k spanKey) bool {
 
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
-	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}}
+	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{},
+		orphans: map[pcommon.TraceID]struct{}{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
 }
 
 // MapTraces turns model-call and client HTTP spans into events. rejected
@@ -146,6 +184,17 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		clear(mp.groups)
 		clear(mp.jobs)
 		mp.bytes = 0
+	}
+	// The call memory has its own bounds, so a busy app's model spans do
+	// not wipe the memory of trace jobs more often than before.
+	if len(mp.calls) > maxRemembered || len(mp.kids) > maxRemembered || mp.callBytes > maxRememberedBytes/2 {
+		clear(mp.calls)
+		clear(mp.kids)
+		mp.callBytes = 0
+	}
+	if len(mp.orphans) > maxRemembered {
+		mp.LostLinks += int64(len(mp.orphans))
+		clear(mp.orphans)
 	}
 	n := td.SpanCount()
 	refs := make([]spanRef, 0, n)
@@ -190,12 +239,59 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		}
 	}
+	// An HTTP CLIENT span under a model-call span is an attempt of that
+	// call: the call's span then carries only its usage. The attempts of
+	// a call whose span is here are numbered in the order they came (an
+	// exporter sends spans as they end: a retry ends after the attempt it
+	// retried), after those of it that came in earlier requests; that is
+	// the SDK's attempt number. Attempts whose call span is not here yet
+	// stay unnumbered: their parent may be the call or the job.
+	//
+	// Only the innermost call's own requests are its attempts: its direct
+	// children, or requests to a model endpoint below it. A tool's fetch
+	// under the Vercel AI SDK's ai.generateText (a call span whose
+	// doGenerate child is the call) is a tool call.
+	var attemptNo map[int]int16
+	callOf := make([]int32, len(refs))
+	for i := range refs {
+		callOf[i] = -1
+		m := anc.model[i]
+		if m < 0 || !isHTTPClient(&refs[i]) || refs[m].shadowed {
+			continue
+		}
+		direct := refs[i].span.ParentSpanID() == refs[m].span.SpanID()
+		if !direct && modelEndpoint(refs[i].span.Attributes()) == "" {
+			continue
+		}
+		callOf[i] = m
+		if direct {
+			if attemptNo == nil {
+				attemptNo = map[int]int16{}
+			}
+			attemptNo[i] = int16(min(int64(mp.kids[spanKey{refs[m].span.TraceID(), refs[m].span.SpanID()}])+int64(refs[m].httpKids)+1, 1<<15-1))
+		}
+		refs[m].httpKids++
+	}
 	// Learn each trace's job from any span that names it.
 	for i := range refs {
 		a := refs[i].span.Attributes()
 		id, typ := decode.CleanID(firstStr(a, decode.FieldJobID.OTel()...)), clean(firstStr(a, decode.FieldJobType.OTel()...))
 		if id == "" && typ == "" {
 			continue
+		}
+		if _, orphan := mp.orphans[refs[i].span.TraceID()]; orphan && id != "" {
+			// Calls of this trace went out under its trace ID: they are
+			// this job's. The job's type is the one its span gives.
+			delete(mp.orphans, refs[i].span.TraceID())
+			_, jt := resolveJob(&refs[i], anc, i, mp.jobs[refs[i].span.TraceID()])
+			var ev ingest.Event
+			ev.Reset()
+			// At the span's end: it ended after the calls it names the job
+			// of, and a merge of files by time must not put it first.
+			ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
+			ev.CorrelationID = clean(refs[i].span.TraceID().String())
+			events = append(events, ev)
+			mp.RehomeLinks++
 		}
 		known := mp.jobs[refs[i].span.TraceID()]
 		if known[0] == "" {
@@ -232,9 +328,27 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
+		named := anc.id[i] != "" || mp.jobs[r.span.TraceID()][0] != "" || firstStr(r.res, decode.FieldJobID.OTel()...) != ""
 		ev.IdempotencyKey = decode.CleanID(header(attrs, decode.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
+		self := spanKey{r.span.TraceID(), r.span.SpanID()}
+		parent := spanKey{r.span.TraceID(), r.span.ParentSpanID()}
 		switch {
+		case r.model && !r.shadowed && (r.httpKids > 0 || mp.kids[self] > 0):
+			// Its attempts came as HTTP spans: the call adds its usage.
+			ev.Kind = ingest.KindUsageGrowth
+			if !readModelCall(&ev, attrs) {
+				rejected++
+				reason = "a model-call span has a non-numeric token count"
+				continue
+			}
+			ev.Status = spanStatus(r.span, attrs)
+			mp.rememberCall(self, ev.Model, ev.Provider, 0)
+			delete(mp.kids, self)
+			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
+			if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 && !ev.HasCost {
+				continue
+			}
 		case r.model && !r.shadowed:
 			ev.Kind = ingest.KindLLMCall
 			if !readModelCall(&ev, attrs) {
@@ -255,8 +369,16 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				mp.groups[key] = g
 				mp.bytes += int64(len(key.name) + 96)
 			}
+			resend, hasResend := num(attrs, "http.request.resend_count")
+			if hasResend && resend >= 0 && resend+1 <= g.spans+g.synth &&
+				(resend >= 64 || g.placeholders&(1<<resend) == 0 || int64(r.span.EndTimestamp()) > g.synthBefore) {
+				// Its attempt was counted already, and not as a
+				// placeholder it could be: another call of this name.
+				*g = group{}
+			}
 			g.spans++
-			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
+			counted := int32(1)
+			if n, ok := resend, hasResend; ok && n >= 0 {
 				ev.Attempt, ev.AttemptBy = int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK
 				if n < 64 && g.placeholders&(1<<n) != 0 {
 					// This attempt was counted, status unknown, when a later
@@ -283,14 +405,57 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 						events = append(events, unk)
 					}
 					g.synth += missing
+					g.synthBefore = int64(r.span.StartTimestamp())
+					counted += int32(min(missing, 1<<20))
 				}
 			}
+			mp.rememberCall(self, ev.Model, ev.Provider, counted)
 			if ev.Attempt == 0 {
 				if a, by, ok := stainlessRetries(attrs); ok {
 					ev.Attempt, ev.AttemptBy = a, by
 				}
 			}
 			events = mp.observeSDK(events, attrs, ev.Provider, ev.TS)
+		case isHTTPClient(r) && (callOf[i] >= 0 || mp.calls[parent] != nil || modelEndpoint(attrs) != ""):
+			// One HTTP attempt of a model call: under the call's span (in
+			// this request or an earlier one), or to a provider's host
+			// with no call span above it. Never a tool call.
+			ev.Kind = ingest.KindLLMCall
+			ev.Status = spanStatus(r.span, attrs)
+			if m := callOf[i]; m >= 0 {
+				var call ingest.Event
+				readModelCall(&call, refs[m].span.Attributes())
+				ev.Model, ev.Provider = call.Model, call.Provider
+				if refs[m].span.SpanID() != r.span.ParentSpanID() {
+					parent = spanKey{} // attempts are remembered under their direct parent only
+				}
+			} else if c := mp.calls[parent]; c != nil {
+				ev.Model, ev.Provider = c.model, c.provider
+				if c.counted > 0 {
+					// The call's span came first and counted this attempt.
+					c.counted--
+					continue
+				}
+			}
+			if ev.Provider == "" {
+				ev.Provider = modelEndpoint(attrs)
+			}
+			if callOf[i] < 0 && mp.calls[parent] == nil && !parent.span.IsEmpty() {
+				// The call's span may come later: it must know its
+				// attempts were counted.
+				if _, had := mp.kids[parent]; !had {
+					mp.callBytes += 64
+				}
+				mp.kids[parent]++
+			}
+			if n, ok := num(attrs, "http.request.resend_count"); ok && n >= 0 {
+				ev.Attempt, ev.AttemptBy = int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK
+			} else if a, by, ok := stainlessRetries(attrs); ok {
+				ev.Attempt, ev.AttemptBy = a, by
+			} else if n, ok := attemptNo[i]; ok {
+				ev.Attempt, ev.AttemptBy = n, ingest.AttemptBySDK
+			}
+			events = mp.observeSDK(events, attrs, hostProvider(attrs), ev.TS)
 		case r.span.Kind() == ptrace.SpanKindClient && has(attrs, "http.response.status_code"):
 			ev.Kind = ingest.KindToolCall
 			ev.Tool = clean(firstStr(attrs, "url.template", "http.route", "url.path", "server.address"))
@@ -307,10 +472,66 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		default:
 			continue
 		}
+		if !named && ev.JobID == lastTraceHex {
+			mp.orphans[r.span.TraceID()] = struct{}{}
+		}
 		events = append(events, ev)
 	}
 	events, rejected, reason = checkEvents(events, rejected, reason)
 	return events, rejected, reason, keys
+}
+
+// isHTTPClient: an HTTP CLIENT span (a request was sent: it has a method
+// or a response status) that is not itself a model-call span.
+func isHTTPClient(r *spanRef) bool {
+	if r.model || r.span.Kind() != ptrace.SpanKindClient {
+		return false
+	}
+	a := r.span.Attributes()
+	return has(a, "http.response.status_code") || has(a, "http.request.method") || has(a, "http.method")
+}
+
+// modelEndpoint names the provider an HTTP request went to when it was a
+// model call by its own attributes: a provider's host, a provider SDK's
+// user agent (Anthropic/JS 1.17.0, OpenAI/Python 1.x: a base URL pointed
+// at a proxy or a mock keeps it), or a model API path. "" when none.
+func modelEndpoint(m pcommon.Map) string {
+	if p := hostProvider(m); p != "" {
+		return p
+	}
+	ua := strings.ToLower(firstStr(m, "user_agent.original", "http.user_agent"))
+	switch {
+	case strings.HasPrefix(ua, "anthropic/"), strings.HasPrefix(ua, "anthropicbedrock/"):
+		return "anthropic"
+	case strings.HasPrefix(ua, "openai/"):
+		return "openai"
+	}
+	path := firstStr(m, "url.path", "url.template", "http.route", "http.target")
+	if path == "" {
+		path = firstStr(m, "url.full", "http.url")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+	}
+	switch {
+	case strings.HasSuffix(path, "/v1/messages"):
+		return "anthropic"
+	case strings.HasSuffix(path, "/chat/completions"), strings.HasSuffix(path, "/v1/responses"):
+		return "openai"
+	}
+	return ""
+}
+
+// rememberCall keeps a model-call span's model and the attempts counted
+// for it, for HTTP attempt spans of it that come in a later request.
+func (mp *Mapper) rememberCall(k spanKey, model, provider string, counted int32) {
+	if k.span.IsEmpty() {
+		return
+	}
+	if _, had := mp.calls[k]; !had {
+		mp.callBytes += int64(len(model) + len(provider) + 96)
+	}
+	mp.calls[k] = &callMemo{model: model, provider: provider, counted: counted}
 }
 
 // isModelCall: GenAI semantic conventions, older spellings, OpenInference
@@ -360,6 +581,10 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.OutputTokens = get(decode.FieldOutputTokens.OTel()...)
 	cacheRead := get(decode.FieldCacheReadTokens.OTel()...)
 	cacheWrite := get(decode.FieldCacheWriteTokens.OTel()...)
+	if cacheWrite == 0 && has(m, "gen_ai.usage.cache_write.input_tokens") {
+		// The Anthropic TypeScript SDK's own span (1.17) spells it so.
+		cacheWrite = get("gen_ai.usage.cache_write.input_tokens")
+	}
 	if cacheWrite == 0 {
 		cacheWrite = providerMetadataCacheWrite(m)
 	}

@@ -109,6 +109,10 @@ type Stats struct {
 	Rejected                            int64 // items refused in partial-success responses
 	BadRequests                         int64 // malformed, unauthorized or oversized
 	Refused                             int64 // 429 / RESOURCE_EXHAUSTED: the engine was behind or memory was full
+	// Linked counts traces whose calls came before the span naming their
+	// job, and were moved to it; Unlinked those left under the trace ID
+	// (the mapper's memory of them reached its bound first).
+	Linked, Unlinked int64
 }
 
 // Receiver serves OTLP/gRPC and OTLP/HTTP. Run starts it; it stops, after
@@ -161,8 +165,9 @@ func (r *Receiver) Addrs() (grpcAddr, httpAddr string) {
 
 // Stats returns the counters.
 func (r *Receiver) Stats() Stats {
+	linked, unlinked := r.mapper.links()
 	return Stats{Requests: r.requests.Load(), Spans: r.spans.Load(), LogRecords: r.logRecords.Load(), Events: r.events.Load(),
-		Rejected: r.rejected.Load(), BadRequests: r.bad.Load(), Refused: r.refused.Load()}
+		Rejected: r.rejected.Load(), BadRequests: r.bad.Load(), Refused: r.refused.Load(), Linked: linked, Unlinked: unlinked}
 }
 
 var (

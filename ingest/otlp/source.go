@@ -42,6 +42,9 @@ func (o *Source) Status() []ingest.Status {
 		Stats: ingest.Stats{Lines: s.Requests, Events: s.Events},
 		Detail: fmt.Sprintf("%d requests, %d spans, %d log records, %d rejected, %d bad, %d refused (429)",
 			s.Requests, s.Spans, s.LogRecords, s.Rejected, s.BadRequests, s.Refused)}
+	if s.Linked > 0 {
+		st.Detail += fmt.Sprintf("; %d traces moved to the job their late root span named, %d left under the trace ID (memory bound)", s.Linked, s.Unlinked)
+	}
 	o.mu.Lock()
 	st.Err = o.err
 	st.Active = o.err == "" // a receiver that could not listen reads nothing
