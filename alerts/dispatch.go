@@ -699,6 +699,23 @@ func (d *Dispatcher) request(t task) {
 		}
 		return // under way already: its result is reported once, by its worker
 	}
+	if prev, ok := d.journal.Last(t.key); ok {
+		t.resent = prev.Resent
+		if isExec(t.action) && unknownOutcome(prev) && !d.hooks.ReadOnly && !d.hooks.DryRun {
+			// The log raised a kill command that an earlier run started
+			// and never saw end (a crash, exec_timeout): the same count as
+			// a start's resend, so it runs at most once more in all.
+			if prev.Resent >= 1 {
+				detail := fmt.Sprintf("the outcome of this command was lost twice (crash, timeout or journal failure); not run a third time: check %s by hand", t.alert.Subject())
+				jerr := d.record(t, StateGaveUp, Record{Error: detail, Resent: prev.Resent})
+				d.release(t.key)
+				d.setState(t.alert, StateGaveUp)
+				d.report(Result{Alert: t.alert, Action: t.action, State: StateGaveUp, Detail: detail, JournalError: jerr})
+				return
+			}
+			t.resent = prev.Resent + 1
+		}
+	}
 	switch {
 	case d.hooks.ReadOnly && t.kill():
 		d.setState(t.alert, StateRefused)
@@ -716,7 +733,7 @@ func (d *Dispatcher) request(t task) {
 		return
 	}
 	a := t.alert
-	if jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At}); jerr != "" {
+	if jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: t.resent}); jerr != "" {
 		d.hold(t, "its request could not be journaled", jerr)
 		return
 	}
