@@ -475,8 +475,13 @@ func (d *Dispatcher) hold(t task, why, jerr string) {
 	if t.kill() {
 		d.setState(t.alert, StateHeld)
 	}
-	d.report(Result{Alert: t.alert, Action: t.action, State: StateHeld, JournalError: jerr,
-		Detail: fmt.Sprintf("not fired: %s; a kill is fired only once its record is on disk (so a restart cannot fire it twice): the journal is tried again in %s, and it fires then", why, wait.Round(time.Millisecond))})
+	if t.holds == 1 || t.holds%20 == 0 {
+		// Said when it is first held, then every twentieth try (about
+		// every ten minutes at the cap): a full disk for a night must not
+		// become a line per kill every 30 s.
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateHeld, JournalError: jerr,
+			Detail: fmt.Sprintf("not fired (try %d): %s; a kill is fired only once its record is on disk (so a restart cannot fire it twice): the journal is tried again in %s, and it fires then", t.holds, why, wait.Round(time.Millisecond))})
+	}
 	d.after(t, wait, true, d.unhold)
 }
 
