@@ -229,6 +229,12 @@ func OpenJournal(path string) (*Journal, error) {
 	if j.badLines > maxWarnings {
 		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: %d lines in all were skipped", path, j.badLines))
 	}
+	// The room kept for outcomes, taken now: a file system that cannot
+	// keep it, or a journal that has none, is said at start (Warnings),
+	// not at the first kill.
+	if err := j.room(j.f, j.size, ReserveBytes); err != nil {
+		j.warnings = append(j.warnings, fmt.Sprintf("%v: until it has room, kills are held, not fired", err))
+	}
 	j.live = j.size
 	if j.size > compactAbove {
 		// At start nothing else writes: compact before the first append.
