@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -538,7 +537,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			r = eng.Report()
 		}
 		r.Replica = replica
-		r.Instance = instanceID(replica, r.RunID, started)
+		r.Instance = report.InstanceID(replica, r.RunID, started)
 		if err := writeReport(l.reportOut, r); err != nil {
 			return err
 		}
@@ -547,16 +546,6 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		return l.afterRun(eng.Latest())
 	}
 	return srcErr
-}
-
-// instanceID names the process that writes a report, uniquely: its
-// replica name, its run and its start, and a random part (two processes
-// of one host name may start in the same nanosecond in containers).
-// report --merge tells two same-named replicas apart by it.
-func instanceID(replica, run string, started time.Time) string {
-	var b [4]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s/%s/%s-%x", replica, run, started.UTC().Format("20060102T150405.000000000Z"), b)
 }
 
 // envOTLPToken holds the OTLP bearer token, so it need not be on the
