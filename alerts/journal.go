@@ -150,6 +150,9 @@ type Journal struct {
 	// noFallocate is set when the file system cannot reserve room beyond
 	// the end of the file (see room): the file-size limit is still checked.
 	noFallocate bool
+	// allocated is the offset up to which f's blocks are known allocated
+	// (see room): an append within it makes no system call.
+	allocated int64
 	closed      chan struct{}
 	closeOnce   sync.Once
 	compactWG   sync.WaitGroup
@@ -625,6 +628,10 @@ func (j *Journal) Reserve() error {
 	return j.room(j.f, j.size, ReserveBytes)
 }
 
+// allocSlack is allocated past the room kept, so that the room need not
+// be allocated again at every append.
+const allocSlack = 1 << 20
+
 // rlimInfinity is RLIM_INFINITY on Linux.
 const rlimInfinity = ^uint64(0)
 
@@ -635,26 +642,44 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err == nil && lim.Cur != rlimInfinity && uint64(size+n) > lim.Cur {
 		return fmt.Errorf("%w: journal %s would pass the file-size limit (%d bytes, RLIMIT_FSIZE) with the %d bytes kept for kills under way", ErrNoRoom, j.path, lim.Cur, ReserveBytes)
 	}
-	if j.noFallocate {
+	if j.noFallocate || (f == j.f && size+n <= j.allocated) {
 		return nil
 	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			ferr = syscall.Fallocate(int(fd), 1 /* FALLOC_FL_KEEP_SIZE */, size, n)
-			if ferr != syscall.EINTR {
-				return
+	fallocate := func(n int64) (ferr error) {
+		if err := rc.Control(func(fd uintptr) {
+			for {
+				ferr = syscall.Fallocate(int(fd), 1 /* FALLOC_FL_KEEP_SIZE */, size, n)
+				if ferr != syscall.EINTR {
+					return
+				}
 			}
+		}); err != nil {
+			return err
 		}
-	}); err != nil {
-		return fmt.Errorf("journal %s: %w", j.path, err)
+		return ferr
+	}
+	// A slack beyond what is needed, so most appends find their room
+	// allocated already and the fsync after them has no allocation to
+	// write; without it if the disk has no more.
+	ferr := fallocate(n + allocSlack)
+	if ferr == nil {
+		if f == j.f {
+			j.allocated = size + n + allocSlack
+		}
+		return nil
+	}
+	if errors.Is(ferr, syscall.ENOSPC) || errors.Is(ferr, syscall.EDQUOT) {
+		ferr = fallocate(n)
 	}
 	switch {
 	case ferr == nil:
+		if f == j.f {
+			j.allocated = size + n
+		}
 		return nil
 	case errors.Is(ferr, syscall.EOPNOTSUPP) || errors.Is(ferr, syscall.ENOSYS):
 		// Said once: on such a file system a full disk can still cost an
@@ -885,6 +910,7 @@ func (j *Journal) compactNow() error {
 	}
 	j.f.Close()
 	j.f, j.size, j.live = f, size, size
+	j.allocated = 0 // the new file's room was kept above; known again at the next append
 	return nil
 }
 
