@@ -153,9 +153,9 @@ type Journal struct {
 	// allocated is the offset up to which f's blocks are known allocated
 	// (see room): an append within it makes no system call.
 	allocated int64
-	closed      chan struct{}
-	closeOnce   sync.Once
-	compactWG   sync.WaitGroup
+	closed    chan struct{}
+	closeOnce sync.Once
+	compactWG sync.WaitGroup
 }
 
 // ErrJournalLocked is returned when another process holds the journal.
