@@ -94,3 +94,24 @@ func TestProcStatReadsGroupAndStart(t *testing.T) {
 		t.Errorf("group still alive: %v", m)
 	}
 }
+
+// TestEndGroupKillsWhatIgnoresSIGTERM: a leftover that traps SIGTERM gets
+// SIGKILL after the grace.
+func TestEndGroupKillsWhatIgnoresSIGTERM(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `trap "" TERM; sleep 30 & wait; sleep 30`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait() // reap the leader, as init would
+	time.Sleep(200 * time.Millisecond)
+	st, err := procStart(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	n, err := endGroup(cmd.Process.Pid, st)
+	if n < 2 || err != nil || time.Since(start) < groupGrace {
+		t.Errorf("endGroup: %d found, %v, after %s; want the shell and its sleep, ended by SIGKILL after the grace", n, err, time.Since(start))
+	}
+}

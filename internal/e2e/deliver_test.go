@@ -381,3 +381,29 @@ cp %s/journal.jsonl %s/journal.after
 		t.Errorf("the first start had no room to journal kills, yet %d were fired; or the held kills were not said on stderr:\n%s", first, err1)
 	}
 }
+
+// TestACleanStopDuringABackoffLosesNoKill: a kill waiting for its next
+// delivery when SIGTERM comes is left at once (the stop does not wait out
+// the backoff), journaled failed, and the next start sends it under the
+// same key.
+func TestACleanStopDuringABackoffLosesNoKill(t *testing.T) {
+	dir := t.TempDir()
+	down := newFlaky(t, func(int, time.Duration) reply { return reply{status: 503, retryAfter: "20"} })
+	logPath, journal := oneJob(t, dir), filepath.Join(dir, "journal.jsonl")
+	cfg := actionsConfig(t, dir, "timeout = \"300ms\"\ndeadline = \"300ms\"\nmax_retry_after = \"20s\"\n")
+	d := startDaemon(t, "--config", cfg, "--job-ceiling", "0.1", "--kill-webhook", down.URL, "--journal", journal, logPath)
+	waitUntil(t, "the kill waiting for its next delivery", 10*time.Second, func() bool { return strings.Contains(d.out(), `"state":"retrying"`) })
+	start := time.Now()
+	d.stop(syscall.SIGTERM)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the stop took %s: it waited out the backoff", took)
+	}
+	downKeys, _ := down.requests()
+	up := newReceiver(t, false)
+	d2 := startDaemon(t, "--config", cfg, "--job-ceiling", "0.1", "--kill-webhook", up.URL, "--journal", journal, "--from-end", logPath)
+	waitUntil(t, "the kill sent by the next start", 10*time.Second, func() bool { k, _ := up.snapshot(); return len(k) == 1 })
+	d2.stop(syscall.SIGTERM)
+	if keys, _ := up.snapshot(); keys[downKeys[0]] != 1 {
+		t.Errorf("the next start sent %v; want key %s once", keys, downKeys[0])
+	}
+}
