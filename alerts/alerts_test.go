@@ -302,7 +302,7 @@ func TestExecHookTerminatesARealProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := tmpl.Run(context.Background(), Alert{JobID: fmt.Sprint(child.Process.Pid), Scope: "job", Rule: RuleJobCeiling})
+	res := tmpl.Run(context.Background(), Alert{JobID: fmt.Sprint(child.Process.Pid), Scope: "job", Rule: RuleJobCeiling}, nil)
 	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("%+v", res)
 	}
@@ -324,7 +324,7 @@ func TestExecRefusesUnsafeJobIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"x; touch " + pwned, "$(touch " + pwned + ")", "`touch " + pwned + "`", "a b", "x\ntouch " + pwned, ""} {
-		res := tmpl.Run(context.Background(), Alert{JobID: id, Scope: "job", Rule: RuleJobCeiling})
+		res := tmpl.Run(context.Background(), Alert{JobID: id, Scope: "job", Rule: RuleJobCeiling}, nil)
 		if res.Err == nil || res.Argv != nil {
 			t.Errorf("job ID %q was not refused: %+v", id, res)
 		}

@@ -57,6 +57,19 @@ type task struct {
 	action string
 	key    string
 	alert  Alert
+	// resent is the journal's count of blind re-runs (Record.Resent),
+	// carried into every record of this action.
+	resent int
+	// onDisk: its requested record is in the journal. An action is fired
+	// only then (see hold).
+	onDisk bool
+	// first is when this process first delivered it, rounds how many
+	// deliveries it made and attempts their attempts: a retryable
+	// failure is delivered again until first + RetryFor.
+	first    time.Time
+	rounds   int
+	attempts int
+	holds    int // times it was held (see hold), for its backoff
 }
 
 func (t task) kill() bool { return t.action != actionNotify }
@@ -68,7 +81,7 @@ func isExec(action string) bool { return action == actionKillExec || action == a
 // in, for metrics initialized at zero.
 var (
 	KnownActions = []string{actionKillWebhook, actionKillExec, actionRunKillExec, actionNotify}
-	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateGaveUp, StateRefused, StateWouldFire}
+	KnownStates  = []ActionState{StateRequested, StateAcknowledged, StateRejected, StateMisconfigured, StateFailed, StateGaveUp, StateRefused, StateWouldFire, StateHeld, StateRetrying}
 )
 
 // Action names, as the journal and headless output write them.
@@ -98,7 +111,13 @@ type Dispatcher struct {
 	// claim) under mu after the journal said it does not block, and
 	// released only after its final record is in the journal: the resend
 	// of an unfinished kill and the log raising it again cannot both run.
-	claimed         map[string]bool
+	claimed map[string]bool
+	// waiting holds the actions due again later (a redelivery after a
+	// backoff, a kill held until the journal has room), each with its
+	// timer; under mu. Shutdown takes them out and leaves them for the
+	// next start.
+	waiting         map[string]*waitingTask
+	held            atomic.Int64 // kills held now: not fired, the journal had no room
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
 	states          map[runJob]ActionState // a job's kill state: job identity is run + job ID
@@ -132,8 +151,21 @@ func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatc
 		report = func(Result) {}
 	}
 	return &Dispatcher{hooks: h, poster: p, journal: j, report: report, wake: make(chan struct{}, 1),
-		claimed: map[string]bool{}, states: map[runJob]ActionState{}}
+		claimed: map[string]bool{}, states: map[runJob]ActionState{}, waiting: map[string]*waitingTask{}}
 }
+
+// waitingTask is an action due again when its timer fires.
+type waitingTask struct {
+	t     task
+	held  bool
+	timer *time.Timer
+}
+
+// Backoff of a held kill: how soon the journal is tried again.
+const (
+	heldRetryFirst = 500 * time.Millisecond
+	heldRetryCap   = 30 * time.Second
+)
 
 // Start launches the workers and returns at once. It first queues every
 // action the journal holds unfinished — requested before a stop or a
@@ -170,7 +202,7 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		}
 		why := "left unfinished by an earlier run (" + string(r.State) + "): sent again under the same key"
 		resent := r.Resent
-		if r.State == StateRequested || r.State == StateSent {
+		if unknownOutcome(r) {
 			// How the last run of it ended is unknown.
 			resent++
 			if isExec(r.Action) && r.Resent >= 1 {
@@ -186,11 +218,40 @@ func (d *Dispatcher) Start(ctx context.Context) {
 			}
 			if isExec(r.Action) {
 				why = "left unfinished by an earlier run whose outcome is unknown: run again once (never a third time)"
+				if r.TimedOut {
+					why = "killed at exec_timeout by an earlier run, so its outcome is unknown: run again once (never a third time)"
+				}
 			}
 		}
+		if isExec(r.Action) && r.State == StateSent && r.Pgid > 0 {
+			// Its group may have outlived the burnrate that ran it: ended
+			// before the command runs again, so the two never overlap.
+			if n, err := endGroup(r.Pgid, r.PgidStart); err != nil {
+				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were found and could not all be ended: %v", n, r.Pgid, err)
+			} else if n > 0 {
+				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were still running and were ended first (SIGTERM, then SIGKILL)", n, r.Pgid)
+			}
+		}
+		t.resent = resent
 		jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: resent})
-		d.enqueue(t, why, jerr)
+		if jerr != "" {
+			d.hold(t, why+"; its request could not be journaled", jerr)
+			continue
+		}
+		t.onDisk = true
+		d.enqueue(t, why, "")
 	}
+}
+
+// unknownOutcome: the record says the action may have run, and not how it
+// ended — a delivery or a command under way when burnrate died, or a
+// command killed at its timeout. A requested kill command with no "sent"
+// record never started.
+func unknownOutcome(r Record) bool {
+	if isExec(r.Action) {
+		return r.State == StateSent || (r.State == StateFailed && r.TimedOut)
+	}
+	return r.State == StateRequested || r.State == StateSent
 }
 
 // claim takes a key for this process: false if it is queued or under way
@@ -305,6 +366,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	if !started {
 		return d.journal.Close()
 	}
+	d.leaveWaiting()
 	d.poke()
 	done := make(chan struct{})
 	go func() { d.wg.Wait(); close(done) }()
@@ -326,6 +388,118 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	return d.journal.Close()
 }
 
+// leaveWaiting takes every action due again later out of the timers and
+// leaves it for the next start. A held kill whose request never reached
+// the journal gets one more try to write it; what still cannot be written
+// is said lost from this process (the log raising it again fires it).
+func (d *Dispatcher) leaveWaiting() {
+	d.mu.Lock()
+	left := make([]*waitingTask, 0, len(d.waiting))
+	for k, w := range d.waiting {
+		w.timer.Stop()
+		delete(d.waiting, k)
+		left = append(left, w)
+	}
+	d.mu.Unlock()
+	for _, w := range left {
+		if w.held {
+			d.held.Add(-1)
+		}
+		d.leaveOne(w.t)
+	}
+}
+
+func (d *Dispatcher) leaveOne(t task) {
+	if t.onDisk {
+		d.leave(t, "waiting to be delivered again when burnrate stopped")
+		return
+	}
+	a := t.alert
+	jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: t.resent})
+	if jerr == "" {
+		d.leave(t, "held (the journal had no room) when burnrate stopped; its request is journaled now")
+		return
+	}
+	{
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateHeld, JournalError: jerr,
+			Detail: "held when burnrate stopped: never fired, and its request could not be journaled, so no start will send it; a start that reads the log again raises it again"})
+	}
+}
+
+// after runs then(t) once wait has passed, unless Shutdown comes first
+// (then the action is left for the next start). The action stays claimed
+// meanwhile; Wait does not wait for it.
+func (d *Dispatcher) after(t task, wait time.Duration, held bool, then func(task)) {
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		d.leaveOne(t)
+		return
+	}
+	if held {
+		d.held.Add(1)
+	}
+	w := &waitingTask{t: t, held: held}
+	d.waiting[t.key] = w
+	w.timer = time.AfterFunc(wait, func() {
+		d.mu.Lock()
+		if d.waiting[t.key] != w {
+			d.mu.Unlock()
+			return // Shutdown took it
+		}
+		delete(d.waiting, t.key)
+		d.mu.Unlock()
+		if held {
+			d.held.Add(-1)
+		}
+		then(w.t)
+	})
+	d.mu.Unlock()
+}
+
+// Held counts the kills held now: not fired because the journal could not
+// record them first. For the dashboard header and /metrics.
+func (d *Dispatcher) Held() int64 { return d.held.Load() }
+
+// hold keeps an action that may not be fired yet — its record cannot be
+// journaled first, or the journal cannot keep room for its outcome (a
+// full disk) — and tries again, with a backoff, while burnrate runs.
+//
+// The rule: no action is fired before its requested record is on disk
+// and room for its outcome is kept (Journal.Reserve). A kill that cannot
+// be journaled is late, never doubled: fired twice across a restart
+// because its record was lost, a kill command would kill a successor.
+func (d *Dispatcher) hold(t task, why, jerr string) {
+	t.holds++
+	wait := min(heldRetryCap, heldRetryFirst<<min(t.holds-1, 16))
+	if t.kill() {
+		d.setState(t.alert, StateHeld)
+	}
+	if t.holds == 1 || t.holds%20 == 0 {
+		// Said when it is first held, then every twentieth try (about
+		// every ten minutes at the cap): a full disk for a night must not
+		// become a line per kill every 30 s.
+		d.report(Result{Alert: t.alert, Action: t.action, State: StateHeld, JournalError: jerr,
+			Detail: fmt.Sprintf("not fired (try %d): %s; a kill is fired only once its record is on disk (so a restart cannot fire it twice): the journal is tried again in %s, and it fires then", t.holds, why, wait.Round(time.Millisecond))})
+	}
+	d.after(t, wait, true, d.unhold)
+}
+
+// unhold tries a held action again: its request is journaled if it was
+// not, then it is queued (the worker checks the room for its outcome).
+func (d *Dispatcher) unhold(t task) {
+	if !t.onDisk {
+		a := t.alert
+		if jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: t.resent}); jerr != "" {
+			d.hold(t, "its request still cannot be journaled", jerr)
+			return
+		}
+		t.onDisk = true
+	}
+	t.holds = 0
+	d.enqueue(t, "the journal has room again: fired now", "")
+}
+
 // leave reports an action left for the next start: its requested record is
 // already in the journal.
 func (d *Dispatcher) leave(t task, why string) {
@@ -335,9 +509,17 @@ func (d *Dispatcher) leave(t task, why string) {
 	d.report(Result{Alert: t.alert, Action: t.action, State: StateRequested, Detail: why + "; still requested in the journal: the next start sends it under the same key"})
 }
 
-// Wait blocks until every enqueued action has finished; for tests and
-// for --report-out at exit.
+// Wait blocks until no action is queued or under way: each has finished
+// or is due again later (a redelivery after a backoff, a held kill; see
+// Waiting). For tests.
 func (d *Dispatcher) Wait() { d.inflight.Wait() }
+
+// Waiting counts the actions due again later.
+func (d *Dispatcher) Waiting() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.waiting)
+}
 
 // runJob is a job's identity across runs: a cron job's name recurs every
 // night, and each night's is another job.
@@ -471,9 +653,19 @@ func notifyBody(a Alert) []byte {
 // on disk, else the error, which is also counted for JournalHealth: the
 // caller reports it with the step's real outcome, never as a second one.
 func (d *Dispatcher) record(t task, state ActionState, r Record) string {
+	return d.journalRecord(t, state, r, d.journal.Append)
+}
+
+// recordOutcome is record for what a fired action did: it may use the
+// room the journal keeps (Journal.AppendOutcome).
+func (d *Dispatcher) recordOutcome(t task, state ActionState, r Record) string {
+	return d.journalRecord(t, state, r, d.journal.AppendOutcome)
+}
+
+func (d *Dispatcher) journalRecord(t task, state ActionState, r Record, write func(Record) error) string {
 	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
 	r.RunID, r.JobID, r.JobType, r.State = t.alert.RunID, t.alert.JobID, t.alert.JobType, state
-	err := d.journal.Append(r)
+	err := write(r)
 	if err == nil {
 		return ""
 	}
@@ -512,6 +704,23 @@ func (d *Dispatcher) request(t task) {
 		}
 		return // under way already: its result is reported once, by its worker
 	}
+	if prev, ok := d.journal.Last(t.key); ok {
+		t.resent = prev.Resent
+		if isExec(t.action) && unknownOutcome(prev) && !d.hooks.ReadOnly && !d.hooks.DryRun {
+			// The log raised a kill command that an earlier run started
+			// and never saw end (a crash, exec_timeout): the same count as
+			// a start's resend, so it runs at most once more in all.
+			if prev.Resent >= 1 {
+				detail := fmt.Sprintf("the outcome of this command was lost twice (crash, timeout or journal failure); not run a third time: check %s by hand", t.alert.Subject())
+				jerr := d.record(t, StateGaveUp, Record{Error: detail, Resent: prev.Resent})
+				d.release(t.key)
+				d.setState(t.alert, StateGaveUp)
+				d.report(Result{Alert: t.alert, Action: t.action, State: StateGaveUp, Detail: detail, JournalError: jerr})
+				return
+			}
+			t.resent = prev.Resent + 1
+		}
+	}
 	switch {
 	case d.hooks.ReadOnly && t.kill():
 		d.setState(t.alert, StateRefused)
@@ -529,8 +738,12 @@ func (d *Dispatcher) request(t task) {
 		return
 	}
 	a := t.alert
-	jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At})
-	d.enqueue(t, "", jerr)
+	if jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: t.resent}); jerr != "" {
+		d.hold(t, "its request could not be journaled", jerr)
+		return
+	}
+	t.onDisk = true
+	d.enqueue(t, "", "")
 }
 
 // enqueue hands a claimed, journaled action to the workers. jerr is the
@@ -586,8 +799,16 @@ func (d *Dispatcher) interrupted(ctx context.Context) bool {
 }
 
 // run delivers one action and journals its outcome; it returns false when
-// the stop interrupted it (it stays requested for the next start).
+// the action is not finished: the stop interrupted it (it stays requested
+// for the next start), or it is due again later (held, or a retryable
+// failure delivered again after a backoff).
 func (d *Dispatcher) run(ctx context.Context, t task) bool {
+	if err := d.journal.Reserve(); err != nil {
+		// Fired now, its outcome might not reach the disk, and a restart
+		// would fire it again.
+		d.hold(t, "the journal cannot keep room for its outcome", d.journalError(err))
+		return false
+	}
 	switch t.action {
 	case actionKillWebhook, actionNotify:
 		url, body := d.hooks.KillWebhook, killBody(t.alert)
@@ -613,21 +834,40 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		if t.kill() {
 			d.setState(t.alert, StateSent)
 		}
+		if t.first.IsZero() {
+			t.first = time.Now()
+		}
 		del := d.poster.Post(ctx, url, t.key, body)
+		t.rounds++
+		t.attempts += del.Attempts
 		if del.Err != nil && d.interrupted(ctx) {
-			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", del.Attempts))
+			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", t.attempts))
 			return false
 		}
-		r := Record{Attempts: del.Attempts, Status: del.Status}
+		r := Record{Attempts: t.attempts, Status: del.Status, Resent: t.resent}
 		state := StateAcknowledged
-		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, del.Attempts)
+		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, t.attempts)
 		switch {
 		case errors.Is(del.Err, ErrMisconfigured):
 			state, r.Error, detail = StateMisconfigured, del.Err.Error(), del.Err.Error()
 		case errors.Is(del.Err, ErrPermanent):
 			state, r.Error, detail = StateRejected, del.Err.Error(), del.Err.Error()+" (the receiver refused it: not sent again)"
 		case del.Err != nil:
-			state, r.Error, detail = StateFailed, del.Err.Error(), del.Err.Error()+" (the next start sends it again)"
+			// Retryable (429, 5xx, a timeout, a reset): delivered again by
+			// this process, after a backoff that frees the worker, until
+			// the absolute deadline; then failed, for the next start.
+			until := t.first.Add(d.poster.retryFor())
+			wait := redeliverWait(t.rounds, del.RetryAfter)
+			if time.Now().Add(wait).Before(until) {
+				r.State, r.Error = StateFailed, del.Err.Error()
+				detail := fmt.Sprintf("%s; delivered again in %s under the same key (delivery %d, %d attempt(s); retried until %s, then the next start sends it)",
+					del.Err.Error(), wait.Round(time.Millisecond), t.rounds, t.attempts, until.UTC().Format(time.RFC3339))
+				d.step(t, StateFailed, StateRetrying, r, detail)
+				d.after(t, wait, false, func(t task) { d.enqueue(t, "", "") })
+				return false
+			}
+			state, r.Error = StateFailed, del.Err.Error()
+			detail = fmt.Sprintf("%s; not delivered in %s (%d deliveries, %d attempt(s)): the next start sends it again", del.Err.Error(), d.poster.retryFor(), t.rounds, t.attempts)
 		}
 		d.finish(t, state, r, detail)
 	case actionKillExec, actionRunKillExec:
@@ -635,13 +875,19 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		if t.action == actionRunKillExec {
 			tmpl = d.hooks.RunKillExec
 		}
-		res := tmpl.Run(ctx, t.alert)
+		var sentErr string
+		res := tmpl.Run(ctx, t.alert, func(pgid int, start uint64) {
+			// Its group, on disk before the wait: a burnrate killed now
+			// leaves what a start needs to end the group before it runs
+			// the command again.
+			sentErr = d.recordOutcome(t, StateSent, Record{Pgid: pgid, PgidStart: start, Resent: t.resent})
+		})
 		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
 			d.leave(t, "the command was interrupted by the stop")
 			return false
 		}
 		code := res.ExitCode
-		r := Record{ExitCode: &code, Stdout: res.Stdout, Stderr: res.Stderr}
+		r := Record{ExitCode: &code, Stdout: res.Stdout, Stderr: res.Stderr, Resent: t.resent, TimedOut: res.TimedOut}
 		state, detail := StateAcknowledged, fmt.Sprintf("%q exited 0", res.Argv)
 		if res.Err != nil {
 			state, r.Error, detail = StateFailed, res.Err.Error(), res.Err.Error()
@@ -652,10 +898,31 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			if errors.Is(res.Err, ErrRefused) {
 				state = StateRefused
 			}
+			if res.TimedOut {
+				if t.resent >= 1 {
+					detail += "; it was already a re-run whose outcome was unknown: not run again (the next start gives it up: check it by hand)"
+				} else {
+					detail += "; run once more at the next start, never again after that"
+				}
+			}
+		}
+		if sentErr != "" {
+			detail += "; its process group could not be journaled (" + sentErr + ")"
 		}
 		d.finish(t, state, r, detail)
 	}
 	return true
+}
+
+// step journals a step that is not an action's end (as journalState: a
+// crash leaves it for the next start) and reports it as shown.
+func (d *Dispatcher) step(t task, journalState, shown ActionState, r Record, detail string) {
+	r.Stdout, r.Stderr, r.Error, detail = Redact(r.Stdout), Redact(r.Stderr), Redact(r.Error), Redact(detail)
+	jerr := d.recordOutcome(t, journalState, r)
+	if t.kill() {
+		d.setState(t.alert, shown)
+	}
+	d.report(Result{Alert: t.alert, Action: t.action, State: shown, Detail: detail, JournalError: jerr})
 }
 
 // finish journals an action's outcome and reports it once: when the
@@ -666,7 +933,10 @@ func (d *Dispatcher) finish(t task, state ActionState, r Record, detail string) 
 	// redaction before the journal, stdout and alerts see it (Run and the
 	// poster redact already; this also covers a secret in an argv).
 	r.Stdout, r.Stderr, r.Error, detail = Redact(r.Stdout), Redact(r.Stderr), Redact(r.Error), Redact(detail)
-	jerr := d.record(t, state, r)
+	if r.Resent < t.resent {
+		r.Resent = t.resent
+	}
+	jerr := d.recordOutcome(t, state, r)
 	if t.kill() {
 		d.setState(t.alert, state)
 	}

@@ -144,6 +144,8 @@ type ExecResult struct {
 	Stdout string
 	Stderr string
 	Err    error
+	// TimedOut: killed at the timeout; whether it did its work is unknown.
+	TimedOut bool
 }
 
 // execOutputMax bounds what is kept of the start of each output stream;
@@ -163,7 +165,12 @@ const execWaitDelay = 2 * time.Second
 // in a process group of its own: at the timeout, and when the stop
 // interrupts it, the whole group gets SIGKILL, so a shell script's
 // children die with it instead of outliving the timeout.
-func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
+//
+// started, when not nil, is called once the command runs, with its
+// process group and its leader's start time (see Record.Pgid), before
+// Run waits for it: the dispatcher journals them, so a start after a
+// crash can end a group that outlived burnrate.
+func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, start uint64)) ExecResult {
 	argv, err := t.Argv(a)
 	if err != nil {
 		return ExecResult{ExitCode: -1, Err: err}
@@ -193,7 +200,15 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 	// A child the command left in the background after exiting 0 is let
 	// be (it may be the kill itself, detached); WaitDelay only stops it
 	// from holding this worker through the pipes it inherited.
-	err = cmd.Run()
+	if err = cmd.Start(); err == nil {
+		if started != nil {
+			// Setpgid: the group's ID is the leader's PID.
+			pid := cmd.Process.Pid
+			st, _ := procStart(pid)
+			started(pid, st)
+		}
+		err = cmd.Wait()
+	}
 	// Redacted before anyone sees them: "curl -v" prints the request's
 	// Authorization header, "set -x" the token it was given.
 	res := ExecResult{Argv: argv, Stdout: strings.TrimSpace(Redact(stdout.String())), Stderr: strings.TrimSpace(Redact(stderr.String()))}
@@ -207,7 +222,8 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert) ExecResult {
 		// The command itself exited 0 (before the timeout, or it would
 		// show a signal); only a lingering child kept its output open.
 	case ctx.Err() == context.DeadlineExceeded:
-		res.Err = fmt.Errorf("timed out after %s; its process group was killed", t.Timeout)
+		res.Err = fmt.Errorf("timed out after %s; its process group was killed (whether it did its work is unknown)", t.Timeout)
+		res.TimedOut = true
 	case err != nil:
 		res.Err = fmt.Errorf("%s: %w", argv[0], err)
 	}

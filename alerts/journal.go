@@ -37,7 +37,15 @@ const (
 	StateMisconfigured ActionState = "misconfigured"
 	// StateGaveUp: a kill command whose outcome was lost twice; never run
 	// again blind (an operator checks by hand).
-	StateGaveUp    ActionState = "gave_up"
+	StateGaveUp ActionState = "gave_up"
+	// StateHeld: not fired, because its record could not be journaled
+	// first (a full disk): fired once the journal writes again. Said in
+	// results only; the journal cannot hold it, by definition.
+	StateHeld ActionState = "held"
+	// StateRetrying: a delivery failed with a retryable error and the
+	// running daemon sends it again after a backoff; the journal says
+	// failed meanwhile, so a crash leaves it for the next start.
+	StateRetrying  ActionState = "retrying"
 	StateRefused   ActionState = "refused"    // this process would not act (read-only, unsafe value, no hook)
 	StateWouldFire ActionState = "would_fire" // --dry-run
 )
@@ -79,6 +87,17 @@ type Record struct {
 	// could not record). A command is re-run at most once that way: it is
 	// not idempotent the way a keyed webhook is.
 	Resent int `json:"resent,omitempty"`
+	// TimedOut: the command was killed at exec_timeout, so whether it
+	// did its work is unknown; a later start counts it like a lost
+	// outcome (Resent), so it runs at most once more across all starts.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Pgid and PgidStart name a kill command's process group while it
+	// runs (the "sent" record): the group's ID and its leader's start time
+	// in clock ticks since boot (/proc/PID/stat field 22), so a PID reused
+	// by another process is not taken for it. A start that finds the group
+	// still alive ends it before it runs the command again.
+	Pgid      int    `json:"pgid,omitempty"`
+	PgidStart uint64 `json:"pgid_start,omitempty"`
 	// Alert is carried by requested records, so that a later start can
 	// send an action this process never finished, even when the log that
 	// raised it is not read again.
@@ -128,9 +147,15 @@ type Journal struct {
 	tail       [][]byte
 	compactReq chan struct{}
 	compactErr error
-	closed     chan struct{}
-	closeOnce  sync.Once
-	compactWG  sync.WaitGroup
+	// noFallocate is set when the file system cannot reserve room beyond
+	// the end of the file (see room): the file-size limit is still checked.
+	noFallocate bool
+	// allocated is the offset up to which f's blocks are known allocated
+	// (see room): an append within it makes no system call.
+	allocated int64
+	closed    chan struct{}
+	closeOnce sync.Once
+	compactWG sync.WaitGroup
 }
 
 // ErrJournalLocked is returned when another process holds the journal.
@@ -206,6 +231,12 @@ func OpenJournal(path string) (*Journal, error) {
 	}
 	if j.badLines > maxWarnings {
 		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: %d lines in all were skipped", path, j.badLines))
+	}
+	// The room kept for outcomes, taken now: a file system that cannot
+	// keep it, or a journal that has none, is said at start (Warnings),
+	// not at the first kill.
+	if err := j.room(j.f, j.size, ReserveBytes); err != nil {
+		j.warnings = append(j.warnings, fmt.Sprintf("%v: until it has room, kills are held, not fired", err))
 	}
 	j.live = j.size
 	if j.size > compactAbove {
@@ -411,8 +442,15 @@ func (j *Journal) take(lineNo int, line []byte, tooLong, torn bool) {
 // keep makes r its action's latest record; results carry no alert, so the
 // request's is kept with them.
 func (j *Journal) keep(r Record) {
-	if prev, ok := j.last[r.Key]; ok && r.Alert == nil {
+	prev, ok := j.last[r.Key]
+	if ok && r.Alert == nil {
 		r.Alert, r.AtNS = prev.Alert, prev.AtNS
+	}
+	if ok && r.Resent < prev.Resent {
+		// The count of blind re-runs only grows: an outcome record
+		// written without it must not reset it (a timed-out command
+		// re-ran at every start that way).
+		r.Resent = prev.Resent
 	}
 	j.last[r.Key] = r
 }
@@ -551,8 +589,149 @@ func (r Record) moot(resendCutoff, doneCutoff string) bool {
 
 // Append writes a record and syncs it to disk before returning. It never
 // rewrites the file: past the compaction threshold it asks the compactor
-// goroutine, and returns.
-func (j *Journal) Append(r Record) error {
+// goroutine, and returns. It first makes sure the room Reserve keeps for
+// the outcomes of actions under way stays free after the record: when it
+// cannot (a full disk, the file-size limit), nothing is written and the
+// error wraps ErrNoRoom, so a kill that cannot be journaled first is not
+// fired.
+func (j *Journal) Append(r Record) error { return j.append(r, false) }
+
+// AppendOutcome writes the outcome of an action that was fired (and the
+// "sent" record of a command under way). It may use the room Reserve
+// kept, so it succeeds on a full disk when Reserve succeeded before the
+// firing: a fired kill's outcome is never the record that cannot be
+// written.
+func (j *Journal) AppendOutcome(r Record) error { return j.append(r, true) }
+
+// Journal room. A fired action's outcome must reach the disk, or a restart
+// would fire it again; so the journal keeps room for the outcomes of the
+// actions that may be under way at once (one per worker), allocated past
+// the end of the file (fallocate with FALLOC_FL_KEEP_SIZE: the file's
+// size does not change, its blocks are its own), and fires nothing
+// without it.
+const (
+	// maxOutcomeBytes bounds an outcome record: a command's kept output
+	// (4 KiB + 5 KiB) escaped at worst six bytes for one fits, and a
+	// longer record is shortened to fit (shrinkOutcome).
+	maxOutcomeBytes = 64 << 10
+	// sentRecordBytes bounds a command's "sent" record (no alert, no
+	// output).
+	sentRecordBytes = 4 << 10
+	// ReserveBytes is the room kept past the end of the journal.
+	ReserveBytes = actionWorkers * (maxOutcomeBytes + sentRecordBytes)
+)
+
+// ErrNoRoom: the journal cannot take the record and still keep the room
+// for the outcomes of actions under way (a full file system, a quota, the
+// file-size limit). Nothing was written.
+var ErrNoRoom = errors.New("no room in the journal")
+
+// Reserve makes sure ReserveBytes are free past the end of the journal; a
+// worker calls it right before it fires an action, and does not fire on
+// an error.
+func (j *Journal) Reserve() error {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.readOnly:
+		return fmt.Errorf("journal %s was opened read-only (this process has no hook)", j.path)
+	case j.f == nil:
+		return fmt.Errorf("journal %s is closed", j.path)
+	}
+	return j.room(j.f, j.size, ReserveBytes)
+}
+
+// allocSlack is allocated past the room kept, so that the room need not
+// be allocated again at every append.
+const allocSlack = 1 << 20
+
+// rlimInfinity is RLIM_INFINITY on Linux.
+const rlimInfinity = ^uint64(0)
+
+// room makes sure n bytes past size can be written to f: within the
+// file-size limit (RLIMIT_FSIZE), and allocated on the file system.
+func (j *Journal) room(f *os.File, size, n int64) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err == nil && lim.Cur != rlimInfinity && uint64(size+n) > lim.Cur {
+		return fmt.Errorf("%w: journal %s would pass the file-size limit (%d bytes, RLIMIT_FSIZE) with the %d bytes kept for kills under way", ErrNoRoom, j.path, lim.Cur, ReserveBytes)
+	}
+	if j.noFallocate || (f == j.f && size+n <= j.allocated) {
+		return nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	fallocate := func(n int64) (ferr error) {
+		if err := rc.Control(func(fd uintptr) {
+			for {
+				ferr = syscall.Fallocate(int(fd), 1 /* FALLOC_FL_KEEP_SIZE */, size, n)
+				if ferr != syscall.EINTR {
+					return
+				}
+			}
+		}); err != nil {
+			return err
+		}
+		return ferr
+	}
+	// A slack beyond what is needed, so most appends find their room
+	// allocated already and the fsync after them has no allocation to
+	// write; without it if the disk has no more.
+	ferr := fallocate(n + allocSlack)
+	if ferr == nil {
+		if f == j.f {
+			j.allocated = size + n + allocSlack
+		}
+		return nil
+	}
+	if errors.Is(ferr, syscall.ENOSPC) || errors.Is(ferr, syscall.EDQUOT) {
+		ferr = fallocate(n)
+	}
+	switch {
+	case ferr == nil:
+		if f == j.f {
+			j.allocated = size + n
+		}
+		return nil
+	case errors.Is(ferr, syscall.EOPNOTSUPP) || errors.Is(ferr, syscall.ENOSYS):
+		// Said once: on such a file system a full disk can still cost an
+		// outcome record, and a restart may then send that kill again.
+		j.noFallocate = true
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: its file system cannot reserve room (fallocate: %v); on a full disk a kill's outcome may not be recorded", j.path, ferr))
+		return nil
+	}
+	return fmt.Errorf("%w: journal %s: cannot keep %d bytes free for kills under way: %v; free space on its file system", ErrNoRoom, j.path, n, ferr)
+}
+
+// shrinkOutcome cuts a command's kept output until the record fits
+// maxOutcomeBytes; what went is said in the record.
+func shrinkOutcome(r Record) []byte {
+	for _, keep := range []int{1024, 0} {
+		b, _ := json.Marshal(r)
+		if len(b) < maxOutcomeBytes {
+			return b
+		}
+		r.Stdout, r.Stderr = cutTo(r.Stdout, keep), cutTo(r.Stderr, keep)
+		if len(r.Error) > 1024 {
+			r.Error = cutTo(r.Error, 1024)
+		}
+	}
+	b, _ := json.Marshal(r)
+	return b
+}
+
+func cutTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + " [… cut to fit the journal]"
+}
+
+func (j *Journal) append(r Record, outcome bool) error {
 	if j == nil {
 		return nil
 	}
@@ -560,6 +739,9 @@ func (j *Journal) Append(r Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
+	}
+	if outcome && len(b) >= maxOutcomeBytes {
+		b = shrinkOutcome(r)
 	}
 	b = append(b, '\n')
 	j.mu.Lock()
@@ -569,6 +751,11 @@ func (j *Journal) Append(r Record) error {
 		return fmt.Errorf("journal %s was opened read-only (this process has no hook), so it cannot record %s", j.path, r.State)
 	case j.f == nil:
 		return fmt.Errorf("journal %s is closed", j.path)
+	}
+	// The record, then the reserve after it. An outcome is written even
+	// when the reserve cannot be kept whole: it is what the reserve is for.
+	if err := j.room(j.f, j.size, int64(len(b))+ReserveBytes); err != nil && !outcome {
+		return err
 	}
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
@@ -689,6 +876,12 @@ func (j *Journal) compactNow() error {
 		}
 		size += int64(len(b))
 	}
+	// The new file keeps the room the old one kept, or it does not
+	// replace it.
+	if err := j.room(tmp, size, ReserveBytes); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
 		return err
@@ -733,6 +926,7 @@ func (j *Journal) compactNow() error {
 	}
 	j.f.Close()
 	j.f, j.size, j.live = f, size, size
+	j.allocated = 0 // the new file's room was kept above; known again at the next append
 	return nil
 }
 

@@ -161,7 +161,7 @@ func TestKillCommandLeavingABackgroundChildDoesNotHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling})
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling}, nil)
 	took := time.Since(start)
 	if res.Err != nil || res.ExitCode != 0 || res.Stdout != "killed job-7" {
 		t.Fatalf("result %+v", res)
@@ -187,7 +187,7 @@ func TestHungScriptIsEndedAsAGroupAtItsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling})
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-7", Scope: "job", Rule: RuleJobCeiling}, nil)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "timed out") {
 		t.Fatalf("a hung script was not reported timed out: %+v", res)
 	}
@@ -402,7 +402,9 @@ func TestLostCommandOutcomeIsRunAgainOnlyOnce(t *testing.T) {
 		dir := t.TempDir()
 		path, ran := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "ran")
 		j, _ := OpenJournal(path)
-		j.Append(Record{Key: key, Action: actionKillExec, State: StateRequested, Alert: &a, Resent: tc.resent})
+		// "sent": the command had started (a requested record with no
+		// "sent" after it is a command that never started).
+		j.Append(Record{Key: key, Action: actionKillExec, State: StateSent, Alert: &a, Resent: tc.resent})
 		j.Close()
 		tmpl, _ := ParseExec(`sh -c 'echo x >> `+ran+`'`, 5*time.Second)
 		j, err := OpenJournal(path)
@@ -502,7 +504,7 @@ func TestShortTimeoutAndALingeringChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := tmpl.Run(context.Background(), Alert{JobID: "job-1", Scope: "job", Rule: RuleJobCeiling})
+	res := tmpl.Run(context.Background(), Alert{JobID: "job-1", Scope: "job", Rule: RuleJobCeiling}, nil)
 	if res.Err != nil || res.ExitCode != 0 {
 		t.Errorf("a command that exited 0 was reported %+v", res)
 	}

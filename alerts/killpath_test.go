@@ -277,7 +277,7 @@ func TestHostileIDsNeverBecomeOptionsOrPaths(t *testing.T) {
 	touch, _ := ParseExec("touch "+dir+"/{job_id}", 5*time.Second)
 	for _, id := range []string{"--all", "-rf", "../victim", "a/../../etc", "..", ".", "-", "x/./y", "/etc/passwd", "//x"} {
 		for _, tmpl := range []*ExecTemplate{rm, touch} {
-			res := tmpl.Run(context.Background(), Alert{JobID: id, Scope: "job", Rule: RuleJobCeiling})
+			res := tmpl.Run(context.Background(), Alert{JobID: id, Scope: "job", Rule: RuleJobCeiling}, nil)
 			if res.Err == nil || res.Argv != nil || !strings.Contains(res.Err.Error(), "was not run") {
 				t.Errorf("job ID %q was not refused: %+v", id, res)
 			}
@@ -285,7 +285,7 @@ func TestHostileIDsNeverBecomeOptionsOrPaths(t *testing.T) {
 
 	}
 	typed, _ := ParseExec("echo {job_type}", time.Second)
-	if res := typed.Run(context.Background(), Alert{JobID: "j", JobType: "--all"}); res.Err == nil {
+	if res := typed.Run(context.Background(), Alert{JobID: "j", JobType: "--all"}, nil); res.Err == nil {
 		t.Error("a hostile {job_type} was substituted")
 	}
 	for _, f := range []string{victim, etc} {
@@ -294,7 +294,7 @@ func TestHostileIDsNeverBecomeOptionsOrPaths(t *testing.T) {
 		}
 	}
 	// A plain ID still runs.
-	if res := rm.Run(context.Background(), Alert{JobID: "rec-42", Scope: "job"}); res.Err != nil {
+	if res := rm.Run(context.Background(), Alert{JobID: "rec-42", Scope: "job"}, nil); res.Err != nil {
 		t.Errorf("a plain ID was refused: %v", res.Err)
 	}
 }

@@ -804,10 +804,23 @@ func (r *Rules) JournalProblem() string {
 		return ""
 	}
 	n, last := r.disp.JournalHealth()
-	if n == 0 {
+	held := r.disp.Held()
+	switch {
+	case n == 0 && held == 0:
 		return ""
+	case held > 0:
+		return fmt.Sprintf("journal: %d kill(s) held, not fired until the journal has room; %d write(s) failed, last: %s", held, n, last)
 	}
 	return fmt.Sprintf("journal: %d write(s) failed, last: %s", n, last)
+}
+
+// KillsHeld counts the kills held now (not fired: the journal could not
+// record them first), for /metrics.
+func (r *Rules) KillsHeld() int64 {
+	if r.disp == nil {
+		return 0
+	}
+	return r.disp.Held()
 }
 
 // JournalFailures counts failed journal writes, for /metrics.

@@ -23,11 +23,28 @@ import (
 // Webhook delivery defaults. They practise what the seeds preach: a
 // timeout per call, retries only on retryable errors, full jitter, server
 // guidance (Retry-After) wins, and an absolute deadline over everything.
+//
+// Two bounds: Deadline bounds one delivery (its attempts and the waits
+// between them, holding a worker); RetryFor is the absolute deadline of a
+// kill in a running daemon: a delivery that failed with a retryable error
+// is sent again, after a backoff that frees the worker, until RetryFor has
+// passed since its first attempt in this process — then it is failed,
+// and the next start sends it again.
 const (
 	DefaultCallTimeout = 5 * time.Second
 	DefaultDeadline    = 60 * time.Second
-	backoffBase        = 500 * time.Millisecond
-	backoffCap         = 10 * time.Second
+	// DefaultRetryFor is how long a running daemon keeps delivering a
+	// failed kill.
+	DefaultRetryFor = 15 * time.Minute
+	// DefaultMaxRetryAfter caps a receiver's Retry-After: a kill waits
+	// at most this long on the server's word (a "Retry-After: 3600" must
+	// not park a kill for an hour while the money burns).
+	DefaultMaxRetryAfter = 30 * time.Second
+	backoffBase          = 500 * time.Millisecond
+	backoffCap           = 10 * time.Second
+	// Between deliveries: equal jitter from 1 s, doubling to 60 s.
+	redeliverBase = time.Second
+	redeliverCap  = 60 * time.Second
 )
 
 // ErrPermanent marks a delivery that must not be retried (400, 409, 422
@@ -53,6 +70,10 @@ type Delivery struct {
 	Attempts int
 	Status   int // last HTTP status, 0 when no response arrived
 	Err      error
+	// RetryAfter is the receiver's Retry-After (capped) when the delivery
+	// ended because waiting it out would pass the delivery's deadline:
+	// the next delivery waits at least that long.
+	RetryAfter time.Duration
 }
 
 // Poster posts JSON bodies with the retry policy above.
@@ -61,6 +82,9 @@ type Poster struct {
 	CallTimeout time.Duration
 	Deadline    time.Duration
 	Secret      []byte // HMAC-SHA256 key for X-Burnrate-Signature; nil for none
+	// RetryFor and MaxRetryAfter: see DefaultRetryFor, DefaultMaxRetryAfter.
+	RetryFor      time.Duration
+	MaxRetryAfter time.Duration
 	// sleep waits between attempts; tests replace it.
 	sleep func(context.Context, time.Duration) error
 }
@@ -73,7 +97,33 @@ func NewPoster(callTimeout, deadline time.Duration, secret []byte) *Poster {
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
-	return &Poster{Client: noRedirectClient(), CallTimeout: callTimeout, Deadline: deadline, Secret: secret, sleep: sleepCtx}
+	return &Poster{Client: noRedirectClient(), CallTimeout: callTimeout, Deadline: deadline, Secret: secret, sleep: sleepCtx,
+		RetryFor: DefaultRetryFor, MaxRetryAfter: DefaultMaxRetryAfter}
+}
+
+// retryFor and maxRetryAfter are the fields with their defaults, for a
+// Poster built without NewPoster.
+func (p *Poster) retryFor() time.Duration {
+	if p.RetryFor > 0 {
+		return p.RetryFor
+	}
+	return DefaultRetryFor
+}
+
+func (p *Poster) maxRetryAfter() time.Duration {
+	if p.MaxRetryAfter > 0 {
+		return p.MaxRetryAfter
+	}
+	return DefaultMaxRetryAfter
+}
+
+// redeliverWait is how long a failed delivery waits before the next one
+// (round counts the deliveries made): equal jitter — half fixed, half
+// random — so kills that failed together do not come back together, and
+// never less than the receiver's Retry-After.
+func redeliverWait(round int, retryAfter time.Duration) time.Duration {
+	d := min(redeliverCap, redeliverBase<<min(max(round-1, 0), 20))
+	return max(retryAfter, d/2+time.Duration(rand.Int64N(int64(d/2)+1)))
 }
 
 // noRedirectClient never follows a redirect. Go's default client would:
@@ -114,9 +164,13 @@ func (p *Poster) Post(ctx context.Context, url, idempotencyKey string, body []by
 		}
 		wait := fullJitter(attempt)
 		if retryAfter > 0 {
-			wait = retryAfter // the server said how long; honour it
+			// The server said how long; honoured up to a cap.
+			wait = min(retryAfter, p.maxRetryAfter())
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			if retryAfter > 0 {
+				d.RetryAfter = wait
+			}
 			d.Err = fmt.Errorf("deadline of %s would pass before the next attempt (%d made): %w", p.Deadline, d.Attempts, err)
 			return d
 		}

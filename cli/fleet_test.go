@@ -234,6 +234,27 @@ func TestMergeSaysWhatItCannotSum(t *testing.T) {
 		}
 	})
 
+	t.Run("two reports of one name that overlap are refused, not summed", func(t *testing.T) {
+		// Issue 34: reports of one replica name are merged by job
+		// identity. Two that both hold the middle third of a's lines —
+		// the same jobs from the same first call — but neither holding
+		// the other cannot be summed (the overlap would count twice) nor
+		// one dropped (the other's jobs would go): refused, with the job.
+		data, _ := os.ReadFile("../sample-logs/healthy-night.jsonl") // short jobs: some lie wholly in the middle third
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		n := len(lines)
+		first, second := filepath.Join(dir, "o1.jsonl"), filepath.Join(dir, "o2.jsonl")
+		os.WriteFile(first, bytes.Join(lines[:2*n/3], nil), 0o644)
+		os.WriteFile(second, bytes.Join(lines[n/3:], nil), 0o644)
+		o1, o2 := parse(fleetReport(t, first)), parse(fleetReport(t, second))
+		o1.Replica, o1.RunID, o1.Instance = "burnrate-a", "nightly-1", "burnrate-a/nightly-1/1"
+		o2.Replica, o2.RunID, o2.Instance = "burnrate-a", "nightly-1", "burnrate-a/nightly-1/2"
+		_, err := run(t, "report", "--merge", "--format", "json", write("o1.json", o1), write("o2.json", o2))
+		if err == nil || !strings.Contains(err.Error(), "neither holds the other") {
+			t.Errorf("overlapping reports of one name: err %v", err)
+		}
+	})
+
 	t.Run("a job split by a traceID route is joined again", func(t *testing.T) {
 		// Every job's lines alternate between two replicas.
 		data, _ := os.ReadFile(log)

@@ -367,6 +367,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	} else if err := metrics.CheckReplica(replica); err != nil {
 		return err
 	}
+	started := time.Now()
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -406,14 +407,28 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		time.AfterFunc(time.Second, func() { close(wait) })
 		out.Close(wait)
 	}()
-	var journalErrs, misconfigured atomic.Int64
+	var journalErrs, misconfigured, failedKills atomic.Int64
 	wiring := alerts.Wiring{OnResult: func(r alerts.Result) {
 		if r.JournalError != "" {
 			// Loud, but not one line per kill on a full disk: the first,
 			// then every hundredth (the header and /metrics count all).
 			if n := journalErrs.Add(1); n == 1 || n%100 == 0 {
-				fmt.Fprintf(os.Stderr, "burnrate: error: the action journal could not record %s %s for %s (%d failure(s) so far): %s; free space or fix --journal: until it writes, a restart may send kills again\n",
+				fmt.Fprintf(os.Stderr, "burnrate: error: the action journal could not record %s %s for %s (%d failure(s) so far): %s; free space or fix --journal: until it writes, kills are held, not fired (a kill is fired only once it is journaled)\n",
 					r.Action, r.State, display.Text(r.Alert.Subject()), n, display.Text(r.JournalError))
+			}
+		}
+		if r.State == alerts.StateHeld && r.JournalError == "" {
+			// A held kill without a journal error is held for the room
+			// its outcome needs: as loud as a failed write.
+			if n := journalErrs.Add(1); n == 1 || n%100 == 0 {
+				fmt.Fprintf(os.Stderr, "burnrate: error: %s for %s held (%d so far): %s\n", r.Action, display.Text(r.Alert.Subject()), n, display.Text(r.Detail))
+			}
+		}
+		if r.State == alerts.StateFailed && r.Action != "notify" {
+			// The running daemon gave up on it (retry_for ran out, or a
+			// command failed): said where the operator looks.
+			if n := failedKills.Add(1); n == 1 || n%100 == 0 {
+				fmt.Fprintf(os.Stderr, "burnrate: error: %s for %s failed (%d such kill(s) so far): %s\n", r.Action, display.Text(r.Alert.Subject()), n, display.Text(r.Detail))
 			}
 		}
 		if r.State == alerts.StateMisconfigured {
@@ -522,6 +537,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			r = eng.Report()
 		}
 		r.Replica = replica
+		r.Instance = report.InstanceID(replica, r.RunID, started)
 		if err := writeReport(l.reportOut, r); err != nil {
 			return err
 		}

@@ -207,7 +207,14 @@ func (f *File) Alerts(fl ActionFlags) (*Actions, error) {
 	if err := errors.Join(append(flagErrs, f.wrap(errs))...); err != nil {
 		return nil, err
 	}
-	return &Actions{Rules: rc, Hooks: h, Poster: alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret), Journal: journal, DrainWindow: drain,
+	poster := alerts.NewPoster(a.Timeout.Duration, a.Deadline.Duration, secret)
+	if a.RetryFor.Duration > 0 {
+		poster.RetryFor = a.RetryFor.Duration
+	}
+	if a.MaxRetryAfter.Duration > 0 {
+		poster.MaxRetryAfter = a.MaxRetryAfter.Duration
+	}
+	return &Actions{Rules: rc, Hooks: h, Poster: poster, Journal: journal, DrainWindow: drain,
 		RunWindow: window}, nil
 }
 

@@ -161,10 +161,15 @@ type ActionsSection struct {
 	RunKillExec   string `toml:"run_kill_exec"`
 	NotifyWebhook string `toml:"notify_webhook"`
 	// SecretEnv names the environment variable holding the HMAC secret.
-	SecretEnv   string   `toml:"secret_env"`
-	Timeout     Duration `toml:"timeout"`
-	Deadline    Duration `toml:"deadline"`
-	ExecTimeout Duration `toml:"exec_timeout"`
+	SecretEnv string   `toml:"secret_env"`
+	Timeout   Duration `toml:"timeout"`
+	Deadline  Duration `toml:"deadline"`
+	// RetryFor is the absolute deadline of a kill in a running daemon;
+	// MaxRetryAfter caps a receiver's Retry-After (alerts.DefaultRetryFor,
+	// alerts.DefaultMaxRetryAfter).
+	RetryFor      Duration `toml:"retry_for"`
+	MaxRetryAfter Duration `toml:"max_retry_after"`
+	ExecTimeout   Duration `toml:"exec_timeout"`
 	// DrainWindow is how long a clean stop waits for deliveries under way.
 	DrainWindow Duration `toml:"drain_window"`
 	DryRun      bool     `toml:"dry_run"`

@@ -255,12 +255,13 @@ func dedupeInputs(in []MergeInput, info *MergeInfo) ([]MergeInput, error) {
 	drop := make([]bool, len(kept))
 	for i := range kept {
 		for j := range kept {
-			if i == j || drop[i] || drop[j] || kept[i].Report.Replica != kept[j].Report.Replica {
+			a, b := kept[i].Report, kept[j].Report
+			if i == j || drop[i] || drop[j] || a.Replica != b.Replica {
 				continue
 			}
-			if contains(kept[j].Report, kept[i].Report) && !(contains(kept[i].Report, kept[j].Report) && i > j) {
+			if contains(b, a) && !(contains(a, b) && i > j) {
 				drop[i] = true
-				info.Dropped = append(info.Dropped, fmt.Sprintf("%s: an earlier snapshot of replica %q's %s (every job of it is there with as many calls), counted once", kept[i].Name, kept[i].Report.Replica, kept[j].Name))
+				info.Dropped = append(info.Dropped, fmt.Sprintf("%s: an earlier snapshot of replica %q's %s (every job of it is there with as many calls%s), counted once", kept[i].Name, a.Replica, kept[j].Name, instances(a, b)))
 			}
 		}
 	}
@@ -270,26 +271,77 @@ func dedupeInputs(in []MergeInput, info *MergeInfo) ([]MergeInput, error) {
 			out = append(out, m)
 		}
 	}
+	// What is left of one name is merged by job identity: two processes
+	// that share a name (the default is the host name) are two shards,
+	// unless their reports hold the same job from its first call without
+	// one holding the other — then no sum is right, and none is made.
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			a, b := out[i].Report, out[j].Report
+			if a.Replica != b.Replica {
+				continue
+			}
+			if a.Instance != "" && a.Instance == b.Instance {
+				return nil, fmt.Errorf("report --merge: %s and %s are reports of one process (instance %q) and neither holds the other: not snapshots of one run; merge one of them", out[i].Name, out[j].Name, a.Instance)
+			}
+			if id, ok := sharedFirstCall(a, b); ok {
+				return nil, fmt.Errorf("report --merge: %s and %s are both of replica %q%s and both hold job %q from its first call, but neither holds the other: a process that read part of its input again? a sum would count those calls twice and dropping either would lose the other's jobs; give each replica its own --replica name, and merge the report that holds the night", out[i].Name, out[j].Name, a.Replica, instances(a, b), id)
+			}
+			info.Conflicts = append(info.Conflicts, fmt.Sprintf("%s and %s share the replica name %q%s: two processes (two replicas, or one restarted without its state), merged by job identity; give each replica its own --replica", out[i].Name, out[j].Name, a.Replica, instances(a, b)))
+		}
+	}
 	return out, nil
 }
 
-// contains reports whether big holds every call of small: as many events
-// or more, and each of small's jobs with its first call and at least as
-// many calls.
+// instances names two reports' instances for a message, when they have
+// them.
+func instances(a, b *Report) string {
+	if a.Instance == "" && b.Instance == "" {
+		return ""
+	}
+	return fmt.Sprintf("; instances %q and %q", a.Instance, b.Instance)
+}
+
+// sharedFirstCall names a job both reports hold from the same first call.
+func sharedFirstCall(a, b *Report) (string, bool) {
+	first := make(map[string]string, len(a.Jobs))
+	for i := range a.Jobs {
+		first[a.Jobs[i].JobID] = a.Jobs[i].FirstTS
+	}
+	for i := range b.Jobs {
+		if ts, ok := first[b.Jobs[i].JobID]; ok && ts == b.Jobs[i].FirstTS {
+			return b.Jobs[i].JobID, true
+		}
+	}
+	return "", false
+}
+
+// contains reports whether big holds every call of small, by job
+// identity: each of small's jobs is in big — with its first call and at
+// least as many calls, or, when big's run was resumed from a carry that
+// holds at least small's totals, at all. Totals alone never decide: two
+// processes sharing a replica name (one restarted with a carry) hold
+// different jobs, and the carry's totals said nothing of whose (issue 34:
+// a whole shard, 3 jobs and $1.50, was dropped that way).
 func contains(big, small *Report) bool {
+	byID := make(map[string]*JobReport, len(big.Jobs))
+	for i := range big.Jobs {
+		byID[big.Jobs[i].JobID] = &big.Jobs[i]
+	}
 	if c := big.Carried; c != nil && big.RunID != "" && big.RunID == small.RunID && small.Totals.Attempts <= c.Attempts && small.Totals.SpendUSD <= c.SpendUSD {
 		// big's run was resumed from a carry holding at least what small
 		// counted: small is the part before big's restart (its spans may
 		// have been re-sent since, earlier than its first call: a
-		// Collector's queue), every call of it already in big's totals.
+		// Collector's queue) — when every job of it is in big.
+		for i := range small.Jobs {
+			if byID[small.Jobs[i].JobID] == nil {
+				return false
+			}
+		}
 		return true
 	}
 	if big.Source.Events < small.Source.Events || big.Totals.Attempts < small.Totals.Attempts || len(big.Jobs) < len(small.Jobs) {
 		return false
-	}
-	byID := make(map[string]*JobReport, len(big.Jobs))
-	for i := range big.Jobs {
-		byID[big.Jobs[i].JobID] = &big.Jobs[i]
 	}
 	for i := range small.Jobs {
 		s := &small.Jobs[i]

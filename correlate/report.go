@@ -48,6 +48,11 @@ type Report struct {
 	// Replica names the process of a fleet that wrote it (watch
 	// --replica), so report --merge can tell a shard from a copy.
 	Replica string `json:"replica,omitempty"`
+	// Instance names the process that wrote it, uniquely: its replica
+	// name, run and start (watch --report-out). Two replicas may share a
+	// name (the default is the host name); report --merge tells them
+	// apart by it, and merges them by job identity or refuses them.
+	Instance string `json:"instance,omitempty"`
 	// Merged describes the replicas' reports this one was merged from
 	// (report --merge); nil for one process's report.
 	Merged *MergeInfo `json:"merged,omitempty"`

@@ -377,6 +377,10 @@ func killLabel(k alerts.KillState) string {
 		label = "kill:cfg"
 	case alerts.StateGaveUp:
 		label = "kill:gave"
+	case alerts.StateHeld:
+		label = "kill:held"
+	case alerts.StateRetrying:
+		label = "kill:retry"
 	case alerts.StateRefused:
 		label = "kill:refd"
 	case alerts.StateWouldFire:
