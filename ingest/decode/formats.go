@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -249,6 +250,10 @@ type Options struct {
 	// a live export go through the same mapping while the decoders do not
 	// import pdata. Nil: such a file's records are unknown events.
 	OTLP func() OTLPDecoder
+	// Zone is where a time written without a zone ("2026-05-30T11:30:35",
+	// Python's isoformat()) is read; nil is UTC. Each such line is counted
+	// (ingest.DropTimeNoZone).
+	Zone *time.Location
 	// Patterns are the user's line formats (--pattern, [[format]]),
 	// compiled by CompilePattern, tried in order on every line that is not
 	// JSON, before the built-in text formats.
@@ -263,12 +268,32 @@ type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
 // Every event it emits has passed Event.Check.
+//
+// Each record is then judged by its own shape (shape.go): a record the
+// format's decoder reads as no event is read by the row whose keys it
+// has, or as a canonical JSON line.
 func NewDecoder(f Format, maps []FieldMap, o Options) Decoder {
-	p := NewParser()
+	rows := newRowSet(o)
+	d := newDecoder(f, maps, o, rows)
+	if info := formatInfo(f); info != nil && info.New != nil {
+		return newKeyedDecoder(d, f, rows)
+	}
+	if c, ok := d.(*checked); ok {
+		if jd, ok := c.inner.(*jsonlDecoder); ok {
+			jd.flushRows = true
+		}
+	}
+	return d
+}
+
+// newDecoder is one format's own decoder, whose records of other shapes
+// go to rows.
+func newDecoder(f Format, maps []FieldMap, o Options, rows *rowSet) Decoder {
+	p := NewParserFor(o)
 	if info := formatInfo(f); info != nil && info.New != nil {
 		return newChecked(info.New(p, o))
 	}
-	d := &jsonlDecoder{p: p, text: newSDKText(p)}
+	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows}
 	// Detected from text lines in the file's head: other text lines are
 	// the application's own.
 	d.text.sawSDK = isTextFormat(f)
@@ -415,6 +440,10 @@ type jsonlDecoder struct {
 	// yet, since it is emitted when it changes, not on every response).
 	routerRetries int64
 	routerSeen    bool
+	// rows read the records of other formats' shapes (shape.go);
+	// flushRows: this decoder is the stream's own, which flushes them.
+	rows      *rowSet
+	flushRows bool
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -465,7 +494,11 @@ func (d *jsonlDecoder) releaseAt(ts int64, emit func(*ingest.Event)) {
 func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	n := len(d.held)
 	d.releaseAt(0, emit)
-	return n + d.text.flush(emit)
+	n += d.text.flush(emit)
+	if d.flushRows {
+		n += d.rows.flush(emit)
+	}
+	return n
 }
 
 func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
@@ -570,6 +603,13 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return ingest.Accepted
 			case n < 0:
 				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+		}
+		if d.rows != nil {
+			// A record of another row's shape (a Claude Code record, a
+			// LiteLLM payload in an app's stream): that row reads it.
+			if r2, ok := d.rows.otherRow(line, emit); ok {
+				return r2
 			}
 		}
 		d.jsonNoEvent++
