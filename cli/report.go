@@ -37,6 +37,7 @@ type analysisFlags struct {
 	codex          bool
 	jobRetention   string // live commands only
 	costMode       string
+	timezone       string
 	format         string
 	maps           []string
 	patterns       []string
@@ -108,6 +109,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
 	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on, the operator's: the only declarations that arm a kill (kill_on finding:assumption_violated); report and budget read ./"+config.DefaultAssumptionsPath+" if present, watch and replay only the file named here (docs/assumptions.md)")
+	f.StringVar(&a.timezone, "timezone", "", "the zone of a time written without one (\"2026-05-30T11:30:35\", Python's isoformat()): an IANA name (Europe/Berlin), Local, or an offset (+09:00); default UTC. Each such line is counted (fields_dropped: time_no_zone)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -168,6 +170,9 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	a.input.OTLP = otlp.NewFileDecoder // files of OTLP/JSON requests: the receiver's mapping
 	if err != nil {
 		return file, cfg, err
+	}
+	if a.input.Zone, err = decode.ParseZone(a.timezone); err != nil {
+		return file, cfg, fmt.Errorf("--timezone: %w", err)
 	}
 	if a.acting && a.assumptionsPath == "" {
 		// A command that can kill reads no file it was not given (as
@@ -243,7 +248,7 @@ exists; 2: bad usage or unreadable input.`,
 					return err
 				}
 			}
-			st, err := correlateFiles(cfg, paths, a.input, a.declared)
+			st, empty, err := correlateFiles(cfg, paths, a.input, a.declared)
 			if err != nil {
 				return err
 			}
@@ -259,6 +264,9 @@ exists; 2: bad usage or unreadable input.`,
 			r := st.ReportWith(opt)
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
+			}
+			if len(r.Source.FieldsDropped) > 0 {
+				fmt.Fprintln(os.Stderr, "burnrate: lines kept without a field they carried:", display.Text(report.FieldsDropped(r.Source.FieldsDropped)))
 			}
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
@@ -285,7 +293,14 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			if r.Source.Events == 0 {
 				// A postmortem of nothing is a usage error, not a clean night.
-				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", strings.Join(args, ", "))
+				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", display.Text(strings.Join(args, ", ")))
+			}
+			if len(empty) > 0 {
+				// One file read to nothing beside others that read: its
+				// calls are missing from the report above, which is no
+				// clean night either (issue 39: a chat log lost 50 of 100
+				// calls with exit 0 and nothing said).
+				return fmt.Errorf("no events in %s: nothing in it was read as a model call or job event, so the report above is without it (see its hint above; burnrate formats lists what is read)", display.Text(strings.Join(empty, ", ")))
 			}
 			if r.HasCritical() {
 				return errCritical
@@ -308,13 +323,16 @@ exists; 2: bad usage or unreadable input.`,
 //
 // declared are the assumptions of --assumptions: applied first, they take
 // the time of the first event.
-func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (*correlate.State, error) {
+//
+// empty names the files that gave no event and skipped lines for an error
+// (a summary-only Claude Code transcript gave no event and skipped none).
+func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (st *correlate.State, empty []string, err error) {
 	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fs.Close()
-	st := correlate.New(cfg)
+	st = correlate.New(cfg)
 	for i := range declared {
 		st.Apply(&declared[i])
 	}
@@ -322,9 +340,12 @@ func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, d
 	src := make([]correlate.SourceInfo, len(fs.Files))
 	for i, it := range fs.Files {
 		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint(), Err: it.ErrText()}
+		if it.Stats.Events == 0 && it.Stats.SkippedTotal() > 0 {
+			empty = append(empty, it.Path)
+		}
 	}
 	st.SetSources(src)
-	return st, nil
+	return st, empty, nil
 }
 
 // mergeReports is report --merge: replicas' JSON reports in, one out.

@@ -207,6 +207,28 @@ func formatInfo(f Format) *FormatInfo {
 	return nil
 }
 
+// ParseZone reads a --timezone value: "" or UTC (nil: UTC), Local, an
+// IANA name, or a fixed offset such as +09:00 or -0530.
+func ParseZone(s string) (*time.Location, error) {
+	switch s {
+	case "", "UTC", "utc", "Z":
+		return nil, nil
+	case "Local", "local":
+		return time.Local, nil
+	}
+	for _, layout := range []string{"-07:00", "-0700", "-07"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			_, off := t.Zone()
+			return time.FixedZone(s, off), nil
+		}
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is no zone: give an IANA name such as Europe/Berlin, Local, UTC or an offset such as +09:00", s)
+	}
+	return loc, nil
+}
+
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
@@ -422,7 +444,7 @@ type jsonlDecoder struct {
 	ev   ingest.Event
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
-	keys        map[string]bool
+	keys        map[string]int // key path → lines that had it
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
@@ -613,16 +635,8 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			}
 		}
 		d.jsonNoEvent++
-		if d.keys == nil {
-			d.keys = map[string]bool{}
-		}
-		if len(d.keys) < 64 {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(line, &m) == nil {
-				for k := range m {
-					d.keys[k] = true
-				}
-			}
+		if d.jsonNoEvent <= maxKeyedLines {
+			d.countKeys(line)
 		}
 	}
 	return r
@@ -641,13 +655,124 @@ func (d *jsonlDecoder) Hint(events int64) string {
 	if events > 0 || d.jsonNoEvent == 0 {
 		return ""
 	}
+	return display.Text(fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; keys seen (lines): %s. %s",
+		d.jsonNoEvent, d.topKeys(12), d.suggestMaps()))
+}
+
+// Bounds of the key census behind the hint: the first lines that read as
+// no event, the distinct paths kept, how deep objects are walked.
+const (
+	maxKeyedLines = 1000
+	maxKeyPaths   = 256
+	maxKeyDepth   = 3
+)
+
+// countKeys counts each key path ("ctx.job.id") of a record that read as
+// no event, for the hint.
+func (d *jsonlDecoder) countKeys(line []byte) {
+	var m map[string]any
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	if d.keys == nil {
+		d.keys = map[string]int{}
+	}
+	var walk func(prefix string, m map[string]any, depth int)
+	walk = func(prefix string, m map[string]any, depth int) {
+		for k, v := range m {
+			if len(k) > 64 {
+				k = k[:64]
+			}
+			path := prefix + k
+			if _, ok := d.keys[path]; ok || len(d.keys) < maxKeyPaths {
+				d.keys[path]++
+			}
+			if o, ok := v.(map[string]any); ok && depth < maxKeyDepth {
+				walk(path+".", o, depth+1)
+			}
+		}
+	}
+	walk("", m, 1)
+}
+
+// topKeys are the n key paths most lines had, the most first, each with
+// its count of lines, sanitized (a key is input too).
+func (d *jsonlDecoder) topKeys(n int) string {
 	keys := make([]string, 0, len(d.keys))
 	for k := range d.keys {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	return display.Text(fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; top-level keys seen: %s. Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode",
-		d.jsonNoEvent, strings.Join(keys, ", ")))
+	slices.SortFunc(keys, func(a, b string) int {
+		if d.keys[a] != d.keys[b] {
+			return d.keys[b] - d.keys[a]
+		}
+		return strings.Compare(a, b)
+	})
+	more := ""
+	if len(keys) > n {
+		more = fmt.Sprintf(" and %d more", len(keys)-n)
+		keys = keys[:n]
+	}
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s %d", strconv.Quote(display.Text(k)), d.keys[k])
+	}
+	return strings.Join(keys, ", ") + more
+}
+
+// keySynonyms are names loggers give the canonical fields that the
+// canonical spellings do not include, for a --map suggestion only.
+var keySynonyms = map[string]string{
+	"job": "job_id", "jobid": "job_id", "model_name": "model", "modelname": "model", "statuscode": "status",
+	"code": "status", "prompt": "input_tokens", "completion": "output_tokens", "cost": "cost_usd",
+}
+
+// suggestMaps is the --map that would read the keys seen: each nested
+// path whose last name is a field's spelling (or a common synonym) mapped
+// to that field; a generic example when none is.
+func (d *jsonlDecoder) suggestMaps() string {
+	best := map[string]string{} // canonical field → path
+	for path, n := range d.keys {
+		i := strings.LastIndexByte(path, '.')
+		if i < 0 {
+			continue // a top-level key with a known name would have been read
+		}
+		leaf := strings.ToLower(path[i+1:])
+		field := ""
+		if f, ok := jsonFields[path[i+1:]]; ok && slices.Contains(CanonicalFields, fieldSpellings[f].json[0]) {
+			field = fieldSpellings[f].json[0]
+		} else if f, ok := keySynonyms[leaf]; ok {
+			field = f
+		}
+		if field == "" || !safeMapPath(path) {
+			continue
+		}
+		if cur, ok := best[field]; !ok || n > d.keys[cur] || (n == d.keys[cur] && path < cur) {
+			best[field] = path
+		}
+	}
+	if len(best) == 0 {
+		return "Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode (docs/formats.md: Any other JSON logger)"
+	}
+	fields := make([]string, 0, len(best))
+	for f := range best {
+		fields = append(fields, f)
+	}
+	slices.Sort(fields)
+	for i, f := range fields {
+		fields[i] = "--map " + f + "=" + best[f]
+	}
+	return "The keys burnrate knows by name read with " + strings.Join(fields, " ") + "; map the others (model, tokens, status) as --map FIELD=path (docs/formats.md: Any other JSON logger)"
+}
+
+// safeMapPath: a path shown as a flag to copy holds only plain key
+// characters, never a quote, a space or a control byte from the input.
+func safeMapPath(p string) bool {
+	for _, c := range []byte(p) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-' || c == '@') {
+			return false
+		}
+	}
+	return len(p) > 0 && len(p) <= 128
 }
 
 // Hinter is implemented by decoders that can explain an empty result.
