@@ -52,6 +52,9 @@ type Parser struct {
 	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
 	// when the line has none.
 	routerRetries int64
+	statusCode    int16 // a status object's word, read (statusObjField)
+	statusFailed  bool
+	statusKnown   bool
 	// drops are the fields of the line that could not be read as written
 	// (ingest.FieldDrop), set on its event.
 	drops ingest.FieldDrop
@@ -744,7 +747,7 @@ func (p *Parser) status() int16 {
 			}
 			return int16(n)
 		}
-		code, failed := statusWord(b)
+		code, failed, known := statusWord(b)
 		switch {
 		case code != 0:
 			return code
@@ -753,12 +756,32 @@ func (p *Parser) status() int16 {
 				p.ev.ErrorType = "error"
 			}
 			return ingest.StatusUnknown
-		case len(b) == 0:
+		case len(b) == 0 || known:
 			return ingest.StatusUnknown
 		}
 		p.drops |= ingest.DropStatusUnread
 		return ingest.StatusUnknown
-	case '{', '[', 't', 'f':
+	case '{':
+		// A span's status as the OTel Python console exporter writes it,
+		// {"status_code":"ERROR","description":…}: its word is read. A
+		// number in an object ({"code":2}: OTel's enum, or an HTTP
+		// status?) says nothing for certain, and is dropped.
+		p.statusCode, p.statusFailed, p.statusKnown = 0, false, false
+		p.sc.object(p.statusObjField)
+		switch {
+		case p.statusCode != 0:
+			return p.statusCode
+		case p.statusFailed:
+			if p.ev.ErrorType == "" {
+				p.ev.ErrorType = "error"
+			}
+			return ingest.StatusUnknown
+		case p.statusKnown:
+			return ingest.StatusUnknown
+		}
+		p.drops |= ingest.DropStatusUnread
+		return ingest.StatusUnknown
+	case '[', 't', 'f':
 		p.sc.skip()
 		p.drops |= ingest.DropStatusUnread
 		return ingest.StatusUnknown
@@ -774,12 +797,22 @@ func (p *Parser) status() int16 {
 	return int16(f)
 }
 
+func (p *Parser) statusObjField(key []byte) {
+	if (string(key) == "status_code" || string(key) == "code") && p.kind() == 's' {
+		code, failed, known := statusWord(p.sc.str())
+		p.statusCode, p.statusFailed, p.statusKnown = max(p.statusCode, code), p.statusFailed || failed, p.statusKnown || known
+		return
+	}
+	p.sc.skip()
+}
+
 // statusWord reads a status spelled as a word: code 200 for one that says
 // the call succeeded, failed for one that says it did not (with no code:
-// which error, the word does not say).
-func statusWord(b []byte) (code int16, failed bool) {
+// which error, the word does not say); known for any word it knows, such
+// as OTel's UNSET (no status was set).
+func statusWord(b []byte) (code int16, failed, known bool) {
 	if len(b) > 24 {
-		return 0, false
+		return 0, false, false
 	}
 	var low [24]byte
 	for i, c := range b {
@@ -790,11 +823,13 @@ func statusWord(b []byte) (code int16, failed bool) {
 	}
 	switch string(low[:len(b)]) {
 	case "ok", "success", "succeeded", "successful", "completed", "complete", "done", "status_code_ok":
-		return 200, false
+		return 200, false, true
 	case "error", "failed", "failure", "fail", "errored", "status_code_error":
-		return 0, true
+		return 0, true, true
+	case "unset", "status_code_unset":
+		return 0, false, true
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // attempt reads an attempt number; base is 1 for 0-based retry counts.

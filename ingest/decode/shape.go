@@ -175,7 +175,7 @@ func (s *rowSet) canonical() Decoder {
 // top level, so it is never billed a second time this way.
 func (s *rowSet) isCanonicalCall(line []byte) bool {
 	if s.probe == nil {
-		s.probe = NewParser()
+		s.probe = NewParserFor(s.opts)
 	}
 	if s.probe.ParseAlone(line, &s.ev) != ingest.Accepted {
 		return false
@@ -265,7 +265,7 @@ func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 // reader. A line too long, binary or blank is no record of anyone's.
 func recordNotRead(r ingest.SkipReason) bool {
 	switch r {
-	case ingest.SkipInfo, ingest.SkipNoEvent, ingest.SkipUnknownEvent, ingest.SkipWrongType, ingest.Accepted:
+	case ingest.SkipInfo, ingest.SkipNoEvent, ingest.SkipUnknownEvent, ingest.SkipWrongType:
 		return true
 	}
 	return false

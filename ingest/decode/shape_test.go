@@ -1,0 +1,94 @@
+package decode
+
+import (
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// decodeAll runs lines through d and returns the events.
+func decodeStream(d Decoder, lines ...string) (evs []ingest.Event, reasons []ingest.SkipReason) {
+	emit := func(e *ingest.Event) { evs = append(evs, *e) }
+	for _, l := range lines {
+		reasons = append(reasons, d.Decode([]byte(l), emit))
+	}
+	if f, ok := d.(Flusher); ok {
+		f.Flush(emit)
+	}
+	return evs, reasons
+}
+
+// TestShapeOf: a record's row is the first whose keys it has, valued keys
+// included; a canonical line has none.
+func TestShapeOf(t *testing.T) {
+	cases := map[string]Format{
+		`{"type":"assistant","sessionId":"s","message":{}}`:                     FormatClaudeCode,
+		`{"timestamp":"t","type":"event_msg","payload":{}}`:                     FormatCodex,
+		`{"timestamp":"t","type":"other","payload":{}}`:                         "",
+		`{"custom_id":"r","result":{}}`:                                         FormatAnthropicBatch,
+		`{"model":"gpt-4o","response_cost":0.1,"custom_llm_provider":"openai"}`: FormatLiteLLM,
+		`{"ts":"t","event":"llm_call","model":"m"}`:                             "",
+		`{"id":"a","timestamp":"t","type":"gemini","content":""}`:               FormatGemini,
+		`not json`: "",
+	}
+	for line, want := range cases {
+		var got Format
+		if row := shapeOf([]byte(line)); row != nil {
+			got = row.Name
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestStreamStartupLineBlindsNothing: a followed stream whose first line
+// is shaped like a Claude Code record reads the app's calls after it.
+func TestStreamStartupLineBlindsNothing(t *testing.T) {
+	d := NewStreamDecoder(Options{})
+	evs, _ := decodeStream(d,
+		`{"type":"app_start","sessionId":"worker-7"}`,
+		`{"ts":"2026-05-30T01:00:00Z","event":"llm_call","job_id":"j1","model":"m","status":200,"cost_usd":0.5}`,
+		`{"ts":"2026-05-30T01:00:01Z","job_id":"j1","model":"m","status":200,"cost_usd":0.5}`)
+	if len(evs) != 2 || evs[0].JobID != "j1" || evs[1].JobID != "j1" {
+		t.Fatalf("%d events %+v, want the 2 calls of j1", len(evs), evs)
+	}
+}
+
+// TestStreamReadsEachRecordByItsRow: a Claude Code response in an app's
+// JSON-lines stream is read by the Claude Code decoder, once; an app's
+// canonical call in a Claude Code stream by the canonical one.
+func TestStreamReadsEachRecordByItsRow(t *testing.T) {
+	claude := `{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-05-30T01:00:02Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":20}}}`
+	app := `{"ts":"2026-05-30T01:00:00Z","event":"llm_call","job_id":"j1","model":"m","status":200}`
+	for _, order := range [][]string{{app, claude}, {claude, app}} {
+		evs, _ := decodeStream(NewStreamDecoder(Options{}), order...)
+		var calls, claudeCalls int
+		for _, e := range evs {
+			if e.Kind == ingest.KindLLMCall {
+				calls++
+				if e.Model == "claude-sonnet-4-5" && e.OutputTokens == 20 {
+					claudeCalls++
+				}
+			}
+		}
+		if calls != 2 || claudeCalls != 1 {
+			t.Errorf("first line %.20s: %d calls (%d Claude Code's), want 2 (1): %+v", order[0], calls, claudeCalls, evs)
+		}
+	}
+}
+
+// TestKeyedFileKeepsItsOwnRecords: a Claude Code user turn and a Gemini
+// message written again are their format's records that bill nothing:
+// never billed again by the canonical reader.
+func TestKeyedFileKeepsItsOwnRecords(t *testing.T) {
+	gem := `{"id":"g1","timestamp":"2026-05-01T10:00:03.000Z","type":"gemini","content":"","tokens":{"input":100,"output":10,"cached":0,"thoughts":0,"tool":0,"total":110},"model":"gemini-2.5-pro"}`
+	evs, _ := decodeStream(NewDecoder(FormatGemini, nil, Options{}), gem, gem, gem)
+	if len(evs) != 1 {
+		t.Errorf("a Gemini message written three times: %d events, want 1", len(evs))
+	}
+	user := `{"type":"user","sessionId":"s1","timestamp":"2026-05-30T01:00:00Z","model":"x","message":{"role":"user","content":"hi"}}`
+	if evs, _ := decodeStream(NewDecoder(FormatClaudeCode, nil, Options{}), user); len(evs) != 0 {
+		t.Errorf("a Claude Code user turn: %+v, want no event", evs)
+	}
+}
