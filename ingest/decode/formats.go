@@ -444,7 +444,8 @@ type jsonlDecoder struct {
 	ev   ingest.Event
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
-	keys        map[string]int // key path → lines that had it
+	keys        map[string]int  // key path → lines that had it
+	scalars     map[string]bool // the paths whose value was a string or a number
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
@@ -675,7 +676,7 @@ func (d *jsonlDecoder) countKeys(line []byte) {
 		return
 	}
 	if d.keys == nil {
-		d.keys = map[string]int{}
+		d.keys, d.scalars = map[string]int{}, map[string]bool{}
 	}
 	var walk func(prefix string, m map[string]any, depth int)
 	walk = func(prefix string, m map[string]any, depth int) {
@@ -686,6 +687,10 @@ func (d *jsonlDecoder) countKeys(line []byte) {
 			path := prefix + k
 			if _, ok := d.keys[path]; ok || len(d.keys) < maxKeyPaths {
 				d.keys[path]++
+				switch v.(type) {
+				case string, float64:
+					d.scalars[path] = true // a value a --map can copy
+				}
 			}
 			if o, ok := v.(map[string]any); ok && depth < maxKeyDepth {
 				walk(path+".", o, depth+1)
@@ -720,10 +725,15 @@ func (d *jsonlDecoder) topKeys(n int) string {
 }
 
 // keySynonyms are names loggers give the canonical fields that the
-// canonical spellings do not include, for a --map suggestion only.
+// canonical spellings do not include, for a --map suggestion only: a
+// leaf's name lower-cased, or its parent's and its ("job.id").
 var keySynonyms = map[string]string{
-	"job": "job_id", "jobid": "job_id", "model_name": "model", "modelname": "model", "statuscode": "status",
-	"code": "status", "prompt": "input_tokens", "completion": "output_tokens", "cost": "cost_usd",
+	"job": "job_id", "jobid": "job_id", "job.id": "job_id", "job.name": "job_type", "job.kind": "job_type", "job.type": "job_type",
+	"model_name": "model", "modelname": "model", "statuscode": "status", "http_status": "status",
+	"vendor": "provider", "try": "attempt", "retry": "retry_count", "cost": "cost_usd",
+	"usage.in": "input_tokens", "usage.input": "input_tokens", "usage.prompt": "input_tokens",
+	"usage.out": "output_tokens", "usage.output": "output_tokens", "usage.completion": "output_tokens",
+	"res.ms": "latency_ms", "elapsed_ms": "latency_ms", "durationms": "latency_ms",
 }
 
 // suggestMaps is the --map that would read the keys seen: each nested
@@ -733,13 +743,16 @@ func (d *jsonlDecoder) suggestMaps() string {
 	best := map[string]string{} // canonical field → path
 	for path, n := range d.keys {
 		i := strings.LastIndexByte(path, '.')
-		if i < 0 {
+		if i < 0 || !d.scalars[path] {
 			continue // a top-level key with a known name would have been read
 		}
 		leaf := strings.ToLower(path[i+1:])
+		parentLeaf := strings.ToLower(path[strings.LastIndexByte(path[:i], '.')+1:])
 		field := ""
 		if f, ok := jsonFields[path[i+1:]]; ok && slices.Contains(CanonicalFields, fieldSpellings[f].json[0]) {
 			field = fieldSpellings[f].json[0]
+		} else if f, ok := keySynonyms[parentLeaf]; ok {
+			field = f
 		} else if f, ok := keySynonyms[leaf]; ok {
 			field = f
 		}
@@ -761,7 +774,7 @@ func (d *jsonlDecoder) suggestMaps() string {
 	for i, f := range fields {
 		fields[i] = "--map " + f + "=" + best[f]
 	}
-	return "The keys burnrate knows by name read with " + strings.Join(fields, " ") + "; map the others (model, tokens, status) as --map FIELD=path (docs/formats.md: Any other JSON logger)"
+	return "The keys burnrate knows by name read with " + strings.Join(fields, " ") + "; map any other as --map FIELD=path (docs/formats.md: Any other JSON logger)"
 }
 
 // safeMapPath: a path shown as a flag to copy holds only plain key

@@ -281,4 +281,22 @@ func TestFileOfNothingNamesKeysAndMap(t *testing.T) {
 	if strings.Contains(said, "\x1b") {
 		t.Errorf("raw escape on stderr: %q", said)
 	}
+
+	// The --map said reads the file: a pino log of nested fields, read
+	// with exactly the flags the error names.
+	pino := "../../sample-logs/formats/pino-nested.jsonl"
+	_, err = run(t, "report", pino)
+	if err == nil || err == errCritical {
+		t.Fatalf("pino without --map: %v, want exit 2", err)
+	}
+	var maps []string
+	for _, w := range strings.Fields(err.Error()) {
+		if f, p, ok := strings.Cut(strings.TrimSuffix(w, ";"), "="); ok && !strings.ContainsAny(f, "-\"") && strings.Contains(p, ".") && !strings.HasPrefix(f, "FIELD") {
+			maps = append(maps, "--map", f+"="+p)
+		}
+	}
+	rep, err := reportJSON(t, append(maps, pino)...)
+	if err != nil || rep.Totals.Attempts != 60 || rep.Totals.Jobs != 30 || rep.Totals.InputTokens != 60*900 {
+		t.Errorf("pino with the --map the error named (%v): %v, totals %+v; want 60 calls in 30 jobs", maps, err, rep.Totals)
+	}
 }
