@@ -444,8 +444,8 @@ type jsonlDecoder struct {
 	ev   ingest.Event
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
-	keys        map[string]int  // key path → lines that had it
-	scalars     map[string]bool // the paths whose value was a string or a number
+	keys        map[string]int    // key path → lines that had it
+	scalars     map[string]string // the paths whose value was a string or a number → their key
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
@@ -676,7 +676,7 @@ func (d *jsonlDecoder) countKeys(line []byte) {
 		return
 	}
 	if d.keys == nil {
-		d.keys, d.scalars = map[string]int{}, map[string]bool{}
+		d.keys, d.scalars = map[string]int{}, map[string]string{}
 	}
 	var walk func(prefix string, m map[string]any, depth int)
 	walk = func(prefix string, m map[string]any, depth int) {
@@ -689,7 +689,7 @@ func (d *jsonlDecoder) countKeys(line []byte) {
 				d.keys[path]++
 				switch v.(type) {
 				case string, float64:
-					d.scalars[path] = true // a value a --map can copy
+					d.scalars[path] = k // a value a --map can copy, under its own key
 				}
 			}
 			if o, ok := v.(map[string]any); ok && depth < maxKeyDepth {
@@ -742,15 +742,23 @@ var keySynonyms = map[string]string{
 func (d *jsonlDecoder) suggestMaps() string {
 	best := map[string]string{} // canonical field → path
 	for path, n := range d.keys {
-		i := strings.LastIndexByte(path, '.')
-		if i < 0 || !d.scalars[path] {
+		key, scalar := d.scalars[path]
+		if !scalar || len(key) == len(path) {
 			continue // a top-level key with a known name would have been read
 		}
-		leaf := strings.ToLower(path[i+1:])
+		i := len(path) - len(key) - 1
+		leaf := strings.ToLower(key)
 		parentLeaf := strings.ToLower(path[strings.LastIndexByte(path[:i], '.')+1:])
 		field := ""
-		if f, ok := jsonFields[path[i+1:]]; ok && slices.Contains(CanonicalFields, fieldSpellings[f].json[0]) {
-			field = fieldSpellings[f].json[0]
+		f, known := jsonFields[key]
+		switch f {
+		case FieldRequestModel, FieldResponseModel:
+			f = FieldModel
+		case FieldSystem:
+			f = FieldProvider
+		}
+		if known && slices.Contains(CanonicalFields, fieldSpellings[f].json[0]) {
+			field = fieldSpellings[f].json[0] // gen_ai.usage.input_tokens: prompt_tokens, cache included
 		} else if f, ok := keySynonyms[parentLeaf]; ok {
 			field = f
 		} else if f, ok := keySynonyms[leaf]; ok {
@@ -812,6 +820,36 @@ func ParseFieldMap(s string) (FieldMap, error) {
 	return FieldMap{Field: field, Path: strings.Split(path, ".")}, nil
 }
 
+// lookupPath walks path through nested objects. A key may itself hold
+// dots (OTel's attributes: {"attributes":{"gen_ai.usage.input_tokens":…}}):
+// at each level the shortest run of the path's parts that is a key is
+// taken, so attributes.gen_ai.usage.input_tokens reads it.
+func lookupPath(v any, path []string) any {
+	for i := 0; i < len(path); {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		var next any
+		found := false
+		k := ""
+		for j := i; j < len(path) && !found; j++ {
+			if j > i {
+				k += "."
+			}
+			k += path[j]
+			if next, found = o[k]; found {
+				i = j + 1
+			}
+		}
+		if !found {
+			return nil
+		}
+		v = next
+	}
+	return v
+}
+
 // applyMaps copies mapped nested values to canonical top-level keys.
 func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
 	var obj map[string]any
@@ -822,15 +860,7 @@ func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
 	}
 	changed := false
 	for _, m := range maps {
-		var cur any = obj
-		for _, k := range m.Path {
-			o, ok := cur.(map[string]any)
-			if !ok {
-				cur = nil
-				break
-			}
-			cur = o[k]
-		}
+		cur := lookupPath(obj, m.Path)
 		if cur != nil {
 			obj[m.Field] = cur
 			changed = true

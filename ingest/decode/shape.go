@@ -219,16 +219,23 @@ func (s *rowSet) otherRow(line []byte, emit func(*ingest.Event)) (ingest.SkipRea
 // for a record it read as no event, the record's own row and the
 // canonical JSON lines.
 type keyedDecoder struct {
-	base   Decoder
-	format Format
-	rows   *rowSet
-	n      int
-	outer  func(*ingest.Event)
-	count  func(*ingest.Event)
+	// ownInfo: the base decoder's SkipInfo always means a record of its
+	// own that bills nothing (infoOwner): no second look, the fast path
+	// of a transcript's many user turns and progress records.
+	ownInfo bool
+	base    Decoder
+	format  Format
+	rows    *rowSet
+	n       int
+	outer   func(*ingest.Event)
+	count   func(*ingest.Event)
 }
 
 func newKeyedDecoder(base Decoder, f Format, rows *rowSet) *keyedDecoder {
 	d := &keyedDecoder{base: base, format: f, rows: rows}
+	if c, ok := base.(*checked); ok {
+		_, d.ownInfo = c.inner.(infoOwner)
+	}
 	d.count = func(ev *ingest.Event) { d.n++; d.outer(ev) }
 	return d
 }
@@ -237,7 +244,7 @@ func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 	d.n, d.outer = 0, emit
 	defer func() { d.outer = nil }()
 	r := d.base.Decode(line, d.count)
-	if d.n > 0 || !recordNotRead(r) || !looksLikeJSONStart(line) {
+	if d.n > 0 || !recordNotRead(r) || (r == ingest.SkipInfo && d.ownInfo) || !looksLikeJSONStart(line) {
 		return r
 	}
 	row := shapeOf(line)
@@ -260,6 +267,15 @@ func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 	}
 	return r
 }
+
+// infoOwner is a decoder whose SkipInfo is only ever its own format's
+// record (a Claude Code user turn or progress record: a record type it
+// does not know is SkipUnknownEvent), never a record it did not
+// recognise. (Gemini's is not: any record with an "id" is a message to
+// it.)
+type infoOwner interface{ infoIsOwn() }
+
+func (*claudeDecoder) infoIsOwn() {}
 
 // recordNotRead: a decoder's outcome that leaves the record to another
 // reader. A line too long, binary or blank is no record of anyone's.

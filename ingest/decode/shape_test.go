@@ -92,3 +92,22 @@ func TestKeyedFileKeepsItsOwnRecords(t *testing.T) {
 		t.Errorf("a Claude Code user turn: %+v, want no event", evs)
 	}
 }
+
+// TestMapReadsDottedKeys: OTel attributes keep dots in their keys
+// ({"attributes":{"gen_ai.usage.input_tokens":…}}): the --map the 0-event
+// hint names for them (attributes.gen_ai.usage.input_tokens) reads them.
+func TestMapReadsDottedKeys(t *testing.T) {
+	var maps []FieldMap
+	for _, s := range []string{"model=attributes.gen_ai.request.model", "prompt_tokens=attributes.gen_ai.usage.input_tokens", "status=status.status_code", "job_id=ctx.job.id"} {
+		m, err := ParseFieldMap(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, m)
+	}
+	d := NewDecoder(FormatJSONL, maps, Options{Maps: maps})
+	evs, _ := decodeStream(d, `{"name":"chat","attributes":{"gen_ai.request.model":"gpt-4o","gen_ai.usage.input_tokens":120},"status":{"status_code":"ERROR"},"ctx":{"job":{"id":"j9"}}}`)
+	if len(evs) != 1 || evs[0].Model != "gpt-4o" || evs[0].InputTokens != 120 || evs[0].JobID != "j9" || evs[0].ErrorType == "" {
+		t.Fatalf("%+v", evs)
+	}
+}
