@@ -109,7 +109,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
 	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on, the operator's: the only declarations that arm a kill (kill_on finding:assumption_violated); report and budget read ./"+config.DefaultAssumptionsPath+" if present, watch and replay only the file named here (docs/assumptions.md)")
-	f.StringVar(&a.timezone, "timezone", "", "the zone of a time written without one (\"2026-05-30T11:30:35\", Python's isoformat()): an IANA name (Europe/Berlin), Local, or an offset (+09:00); default UTC. Each such line is counted (fields_dropped: time_no_zone)")
+	f.StringVar(&a.timezone, "timezone", "", "the zone of a time written without one (\"2026-05-30T11:30:35\", Python's isoformat()): an IANA name (Europe/Berlin), Local, or an offset (+09:00); default the config's timezone, else UTC. Each such line is counted (fields_dropped: time_no_zone)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -171,8 +171,10 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	if err != nil {
 		return file, cfg, err
 	}
-	if a.input.Zone, err = decode.ParseZone(a.timezone); err != nil {
-		return file, cfg, fmt.Errorf("--timezone: %w", err)
+	if a.timezone != "" { // given: it beats the config's timezone
+		if a.input.Zone, err = decode.ParseZone(a.timezone); err != nil {
+			return file, cfg, fmt.Errorf("--timezone: %w", err)
+		}
 	}
 	if a.acting && a.assumptionsPath == "" {
 		// A command that can kill reads no file it was not given (as

@@ -192,6 +192,15 @@ func TestZonelessTimesAreReadAndCounted(t *testing.T) {
 	if err != nil || rep.Source.FirstTS != "2026-05-30T09:30:35Z" {
 		t.Errorf("--timezone +02:00: first %s (%v), want 09:30:35Z", rep.Source.FirstTS, err)
 	}
+	// The config's timezone, and the flag over it.
+	cfg := filepath.Join(filepath.Dir(path), "burnrate.toml")
+	os.WriteFile(cfg, []byte("timezone = \"-03:00\"\n"), 0o644)
+	if rep, err = reportJSON(t, "--config", cfg, path); err != nil || rep.Source.FirstTS != "2026-05-30T14:30:35Z" {
+		t.Errorf("timezone = -03:00: first %s (%v), want 14:30:35Z", rep.Source.FirstTS, err)
+	}
+	if rep, err = reportJSON(t, "--config", cfg, "--timezone", "UTC", path); err != nil || rep.Source.FirstTS != "2026-05-30T11:30:35Z" {
+		t.Errorf("--timezone UTC over the config's: first %s (%v), want 11:30:35Z", rep.Source.FirstTS, err)
+	}
 	// Said on stderr too, where a report to a file is read.
 	cmd := exec.Command(burnrate(t), "report", path)
 	var stderr strings.Builder
@@ -280,6 +289,12 @@ func TestFileOfNothingNamesKeysAndMap(t *testing.T) {
 	}
 	if strings.Contains(said, "\x1b") {
 		t.Errorf("raw escape on stderr: %q", said)
+	}
+
+	// replay too: the night played without a file is no clean exit.
+	_, err = run(t, "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), good, odd)
+	if err == nil || err == errCritical || !strings.Contains(err.Error(), "no events in "+odd) || !strings.Contains(err.Error(), `"ctx.job" 20`) {
+		t.Errorf("replay with a file read to nothing: %v, want exit 2 naming it and its keys", err)
 	}
 
 	// The --map said reads the file: a pino log of nested fields, read
