@@ -242,11 +242,18 @@ func newKeyedDecoder(base Decoder, f Format, rows *rowSet) *keyedDecoder {
 
 func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	d.n, d.outer = 0, emit
-	defer func() { d.outer = nil }()
 	r := d.base.Decode(line, d.count)
 	if d.n > 0 || !recordNotRead(r) || (r == ingest.SkipInfo && d.ownInfo) || !looksLikeJSONStart(line) {
-		return r
+		return r // the fast path: the format's own record
 	}
+	r = d.again(line, r)
+	d.outer = nil
+	return r
+}
+
+// again is the second look at a record the file's own decoder read as
+// no event: the row whose keys it has, then the canonical JSON lines.
+func (d *keyedDecoder) again(line []byte, r ingest.SkipReason) ingest.SkipReason {
 	row := shapeOf(line)
 	if row != nil && row.Name != d.format && row.New != nil {
 		if od := d.rows.row(row.Name); od != nil {
@@ -269,13 +276,14 @@ func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 }
 
 // infoOwner is a decoder whose SkipInfo is only ever its own format's
-// record (a Claude Code user turn or progress record: a record type it
-// does not know is SkipUnknownEvent), never a record it did not
+// record (a Claude Code user turn or progress record, a Codex message: a
+// record type it does not know is SkipUnknownEvent), never a record it did not
 // recognise. (Gemini's is not: any record with an "id" is a message to
 // it.)
 type infoOwner interface{ infoIsOwn() }
 
 func (*claudeDecoder) infoIsOwn() {}
+func (*codexDecoder) infoIsOwn()  {}
 
 // recordNotRead: a decoder's outcome that leaves the record to another
 // reader. A line too long, binary or blank is no record of anyone's.
