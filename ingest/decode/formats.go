@@ -294,7 +294,13 @@ type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err
 // Each record is then judged by its own shape (shape.go): a record the
 // format's decoder reads as no event is read by the row whose keys it
 // has, or as a canonical JSON line.
+//
+// A format forced (o.Format, by --input-format or the config) is read
+// strictly: its decoder alone, as the user asked.
 func NewDecoder(f Format, maps []FieldMap, o Options) Decoder {
+	if o.Format != FormatAuto && o.Format != FormatJSONDocument {
+		return newDecoder(f, maps, o, nil)
+	}
 	rows := newRowSet(o)
 	d := newDecoder(f, maps, o, rows)
 	if info := formatInfo(f); info != nil && info.New != nil {

@@ -111,3 +111,15 @@ func TestMapReadsDottedKeys(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 }
+
+// TestForcedFormatIsStrict: a format forced (--input-format) is read by
+// its decoder alone: the user said what the file is.
+func TestForcedFormatIsStrict(t *testing.T) {
+	app := `{"ts":"2026-05-30T01:00:00Z","event":"llm_call","job_id":"j1","model":"m","status":200}`
+	if evs, _ := decodeStream(NewDecoder(FormatClaudeCode, nil, Options{Format: FormatClaudeCode}), app); len(evs) != 0 {
+		t.Errorf("forced claude-code read an app's line: %+v", evs)
+	}
+	if evs, _ := decodeStream(NewDecoder(FormatClaudeCode, nil, Options{}), app); len(evs) != 1 {
+		t.Errorf("detected claude-code: %d events of an app's line, want 1", len(evs))
+	}
+}
