@@ -242,6 +242,15 @@ func newKeyedDecoder(base Decoder, f Format, rows *rowSet) *keyedDecoder {
 
 func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	d.n, d.outer = 0, emit
+	if !d.ownInfo && looksLikeJSONStart(line) && shapeOf(line) == nil && d.rows.isCanonicalCall(line) {
+		// A decoder that reads more than its own shape (LiteLLM's takes
+		// any record with a model) does not get a record without its
+		// keys that is a canonical call: an app's line in a LiteLLM
+		// file keeps its input_tokens.
+		if r := d.rows.canonical().Decode(line, d.count); d.n > 0 {
+			return r
+		}
+	}
 	r := d.base.Decode(line, d.count)
 	if d.n > 0 || !recordNotRead(r) || (r == ingest.SkipInfo && d.ownInfo) || !looksLikeJSONStart(line) {
 		return r // the fast path: the format's own record

@@ -123,3 +123,15 @@ func TestForcedFormatIsStrict(t *testing.T) {
 		t.Errorf("detected claude-code: %d events of an app's line, want 1", len(evs))
 	}
 }
+
+// TestCanonicalLineInALiteLLMFile: LiteLLM's decoder takes any record
+// with a model; an app's canonical line among LiteLLM payloads is read as
+// canonical, its tokens kept, and the payloads as LiteLLM's.
+func TestCanonicalLineInALiteLLMFile(t *testing.T) {
+	app := `{"ts":"2026-05-30T01:00:00Z","event":"llm_call","job_id":"j1","model":"gpt-4o","input_tokens":700,"output_tokens":50}`
+	payload := `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"success","startTime":1737710446.8,"endTime":1737710447.8}`
+	evs, _ := decodeStream(NewDecoder(FormatLiteLLM, nil, Options{}), payload, app)
+	if len(evs) != 2 || evs[1].JobID != "j1" || evs[1].InputTokens != 700 || !evs[0].HasCost {
+		t.Fatalf("%+v", evs)
+	}
+}
