@@ -135,3 +135,26 @@ func TestCanonicalLineInALiteLLMFile(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 }
+
+// FuzzEachRecordByItsShape: any lines, after any first line, through the
+// stream decoder and every keyed format's decoder with its second look:
+// no panic, and every event passes Event.Check.
+func FuzzEachRecordByItsShape(f *testing.F) {
+	f.Add(`{"type":"app_start","sessionId":"w"}`, `{"ts":"2026-05-30T01:00:00","model":"m","status":{"status_code":"ERROR"}}`)
+	f.Add(`{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}`, `{"custom_id":"r","result":{"type":"succeeded"}}`)
+	f.Add(`{"model":"gpt-4o","response_cost":0.1,"startTime":1}`, `{"id":"g","timestamp":"t","type":"gemini","content":"","model":"x","tokens":{"input":1}}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		decs := []Decoder{NewStreamDecoder(Options{})}
+		for _, row := range keyed {
+			decs = append(decs, NewDecoder(row.Name, nil, Options{}))
+		}
+		for _, d := range decs {
+			evs, _ := decodeStream(d, a, b, a)
+			for _, e := range evs {
+				if r := e.Check(); r != ingest.Accepted {
+					t.Fatalf("an event that fails Check (%v): %+v", r, e)
+				}
+			}
+		}
+	})
+}
