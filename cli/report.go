@@ -268,7 +268,7 @@ exists; 2: bad usage or unreadable input.`,
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
 			}
 			if len(r.Source.FieldsDropped) > 0 {
-				fmt.Fprintln(os.Stderr, "burnrate: lines kept without a field they carried:", display.Text(report.FieldsDropped(r.Source.FieldsDropped)))
+				fmt.Fprintln(os.Stderr, "burnrate: fields not read as written, each line kept:", display.Text(report.FieldsDropped(r.Source.FieldsDropped)))
 			}
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)

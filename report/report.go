@@ -317,7 +317,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		fmt.Fprintf(&b, "%s %s no time of its own: each took the time of the line before it, where one had a time.\n\n", correlate.Count(n), plural(n, "line had", "lines had"))
 	}
 	if len(r.Source.FieldsDropped) > 0 {
-		fmt.Fprintf(&b, "Lines kept without a field they carried (the field dropped, the record read): %s.\n\n", FieldsDropped(r.Source.FieldsDropped))
+		fmt.Fprintf(&b, "Fields not read as written, each line kept (a field that cannot be read costs that field, never the record): %s.\n\n", FieldsDropped(r.Source.FieldsDropped))
 	}
 	if n := r.Source.SkippedByReason["unmatched"]; n > 0 {
 		fmt.Fprintf(&b, "%s %s none of the line formats (--pattern, [[format]]): the hint on stderr quotes the first; burnrate formats --detect FILE counts what each format matched.\n\n", correlate.Count(n), plural(n, "text line matched", "text lines matched"))

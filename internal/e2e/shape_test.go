@@ -209,6 +209,9 @@ func TestZonelessTimesAreReadAndCounted(t *testing.T) {
 	if !strings.Contains(stderr.String(), "time_no_zone 9") {
 		t.Errorf("stderr does not count the zone-less times: %q", stderr.String())
 	}
+	if md, err := run(t, "report", path); err != nil || !strings.Contains(md, "Fields not read as written") || !strings.Contains(md, "time_no_zone 9") {
+		t.Errorf("the Markdown header does not count the zone-less times (%v):\n%.600s", err, md)
+	}
 }
 
 // TestStatusObjectAndWordsKeepTheRecord: a status that is an object (the
