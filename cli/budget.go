@@ -72,7 +72,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 					return err
 				}
 			}
-			state, err := correlateFiles(cfg, fromLog, a.input, a.declared)
+			state, _, err := correlateFiles(cfg, fromLog, a.input, a.declared)
 			if err != nil {
 				return err
 			}

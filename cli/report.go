@@ -37,6 +37,7 @@ type analysisFlags struct {
 	codex          bool
 	jobRetention   string // live commands only
 	costMode       string
+	timezone       string
 	format         string
 	maps           []string
 	patterns       []string
@@ -108,6 +109,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
 	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on, the operator's: the only declarations that arm a kill (kill_on finding:assumption_violated); report and budget read ./"+config.DefaultAssumptionsPath+" if present, watch and replay only the file named here (docs/assumptions.md)")
+	f.StringVar(&a.timezone, "timezone", "", "the zone of a time written without one (\"2026-05-30T11:30:35\", Python's isoformat()): an IANA name (Europe/Berlin), Local, or an offset (+09:00); default the config's timezone, else UTC. Each such line is counted (fields_dropped: time_no_zone)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
@@ -168,6 +170,11 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 	a.input.OTLP = otlp.NewFileDecoder // files of OTLP/JSON requests: the receiver's mapping
 	if err != nil {
 		return file, cfg, err
+	}
+	if a.timezone != "" { // given: it beats the config's timezone
+		if a.input.Zone, err = decode.ParseZone(a.timezone); err != nil {
+			return file, cfg, fmt.Errorf("--timezone: %w", err)
+		}
 	}
 	if a.acting && a.assumptionsPath == "" {
 		// A command that can kill reads no file it was not given (as
@@ -249,7 +256,7 @@ exists; 2: bad usage or unreadable input.`,
 					return err
 				}
 			}
-			st, err := correlateFilesObserved(cfg, paths, a.input, a.declared, night)
+			st, empty, err := correlateFilesObserved(cfg, paths, a.input, a.declared, night)
 			if err != nil {
 				return err
 			}
@@ -279,6 +286,9 @@ exists; 2: bad usage or unreadable input.`,
 			for _, h := range append(r.Source.ReadErrors, r.Source.Hints...) {
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(h)) // file names are untrusted too
 			}
+			if len(r.Source.FieldsDropped) > 0 {
+				fmt.Fprintln(os.Stderr, "burnrate: fields not read as written, each line kept:", display.Text(report.FieldsDropped(r.Source.FieldsDropped)))
+			}
 			if base != nil {
 				correlate.CompareAssumptions(r, base.Assumptions, cfg.SeverityOf)
 			}
@@ -304,7 +314,14 @@ exists; 2: bad usage or unreadable input.`,
 			}
 			if r.Source.Events == 0 {
 				// A postmortem of nothing is a usage error, not a clean night.
-				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", strings.Join(args, ", "))
+				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", display.Text(strings.Join(args, ", ")))
+			}
+			if len(empty) > 0 {
+				// One file read to nothing beside others that read: its
+				// calls are missing from the report above, which is no
+				// clean night either (issue 39: a chat log lost 50 of 100
+				// calls with exit 0 and nothing said).
+				return fmt.Errorf("no events in %s: nothing in it was read as a model call or job event, so the report above is without it (see its hint above; burnrate formats lists what is read)", display.Text(strings.Join(empty, ", ")))
 			}
 			if r.HasCritical() {
 				return errCritical
@@ -328,19 +345,22 @@ exists; 2: bad usage or unreadable input.`,
 //
 // declared are the assumptions of --assumptions: applied first, they take
 // the time of the first event.
-func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (*correlate.State, error) {
+//
+// empty names the files that gave no event and skipped lines for an error
+// (a summary-only Claude Code transcript gave no event and skipped none).
+func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (st *correlate.State, empty []string, err error) {
 	return correlateFilesObserved(cfg, paths, opts, declared, nil)
 }
 
 // correlateFilesObserved is correlateFiles with the config's rules (night,
 // may be nil) seeing every event right after it is applied.
-func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event, night *nightRules) (*correlate.State, error) {
+func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event, night *nightRules) (st *correlate.State, empty []string, err error) {
 	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fs.Close()
-	st := correlate.New(cfg)
+	st = correlate.New(cfg)
 	for i := range declared {
 		st.Apply(&declared[i])
 	}
@@ -352,9 +372,12 @@ func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Op
 	src := make([]correlate.SourceInfo, len(fs.Files))
 	for i, it := range fs.Files {
 		src[i] = correlate.SourceInfo{Name: it.Path, Stats: it.Stats, Format: string(it.Detected.Format), Hint: it.Hint(), Err: it.ErrText()}
+		if it.Stats.Events == 0 && it.Stats.SkippedTotal() > 0 {
+			empty = append(empty, it.Path)
+		}
 	}
 	st.SetSources(src)
-	return st, nil
+	return st, empty, nil
 }
 
 // mergeReports is report --merge: replicas' JSON reports in, one out.

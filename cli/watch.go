@@ -227,6 +227,20 @@ E jump to the end.`,
 			}
 			l.afterRun = func(last *engine.Frame) error {
 				if last != nil && last.Snap.Events > 0 {
+					// As report: one file read to nothing beside others
+					// that read is missing from what was played.
+					var empty []string
+					for _, it := range fs.Files {
+						if it.Stats.Events == 0 && it.Stats.SkippedTotal() > 0 {
+							if h := it.Hint(); h != "" {
+								fmt.Fprintln(os.Stderr, "burnrate:", display.Text(it.Path+": "+h))
+							}
+							empty = append(empty, it.Path)
+						}
+					}
+					if len(empty) > 0 {
+						return fmt.Errorf("no events in %s: nothing in it was read as a model call or job event, so the replay was without it (see its hint above; burnrate formats lists what is read)", display.Text(strings.Join(empty, ", ")))
+					}
 					return nil
 				}
 				// As report: a replay of nothing is a usage error, said

@@ -98,6 +98,9 @@ type File struct {
 	Format FormatSetting `toml:"format"`
 	// Map maps canonical fields to dotted paths in nested JSON (--map).
 	Map map[string]string `toml:"map"`
+	// Timezone is the zone of a time written without one (--timezone):
+	// an IANA name, Local, or an offset; "" is UTC.
+	Timezone string `toml:"timezone"`
 	// AlertOn maps finding kinds to the severity of their alert ("off" silences one).
 	AlertOn map[string]string `toml:"alerts"`
 	Actions ActionsSection    `toml:"actions"`
@@ -315,6 +318,9 @@ func (f *File) Input(format string, maps []string, patterns ...string) (decode.O
 		return o, err
 	}
 	o.Format = fm
+	if o.Zone, err = decode.ParseZone(f.Timezone); err != nil {
+		return o, fmt.Errorf("config %s: timezone: %w", f.path, err)
+	}
 	keys := make([]string, 0, len(f.Map))
 	for k := range f.Map {
 		keys = append(keys, k)

@@ -400,6 +400,12 @@ func mergeSource(out *Report, in []MergeInput) {
 		for k, v := range s.SkippedByReason {
 			src.SkippedByReason[k] = satAdd(src.SkippedByReason[k], v)
 		}
+		for k, v := range s.FieldsDropped {
+			if src.FieldsDropped == nil {
+				src.FieldsDropped = map[string]int64{}
+			}
+			src.FieldsDropped[k] = satAdd(src.FieldsDropped[k], v)
+		}
 		for _, e := range s.ReadErrors {
 			src.ReadErrors = append(src.ReadErrors, m.Name+": "+e)
 		}

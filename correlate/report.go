@@ -131,6 +131,10 @@ type ReportSource struct {
 	// NoTimestamp counts lines read without a time of their own: each took
 	// the time of the line before it (live: the time it was read).
 	NoTimestamp int64 `json:"no_timestamp,omitempty"`
+	// FieldsDropped counts, by reason, lines kept without one of their
+	// fields (or with a time read in the configured zone): a field that
+	// cannot be read costs that field, never the record (issue 39).
+	FieldsDropped map[string]int64 `json:"fields_dropped,omitempty"`
 }
 
 // UnknownModel names the calls that were clearly model calls (tokens, a
@@ -510,6 +514,12 @@ func (s *State) reportSource(r *Report) {
 		src.NoTimestamp += in.Stats.NoTimestamp
 		for k, v := range in.Stats.SkippedByReason() {
 			src.SkippedByReason[k] += v
+		}
+		for k, v := range in.Stats.FieldsDroppedByReason() {
+			if src.FieldsDropped == nil {
+				src.FieldsDropped = map[string]int64{}
+			}
+			src.FieldsDropped[k] += v
 		}
 		if in.Err != "" {
 			src.ReadErrors = append(src.ReadErrors, in.Err)

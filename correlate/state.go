@@ -539,7 +539,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeFailed, ts)
 	}
-	if d := s.cfg.JobDeadline; d > 0 && !job.agent && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
+	// The unattributed calls (no job, no key: an editor's token log) are
+	// no job, so they have no deadline to miss (issue 39).
+	if d := s.cfg.JobDeadline; d > 0 && !job.agent && job.ID != UnattributedJob && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
 		s.flag(DeadlineExceeded, job, 1, 0, ts, func() string {
 			return fmt.Sprintf("job %s was still going %s after its first attempt (deadline %s)", job.ID, fmtDur(ts-job.FirstAttemptTS), d)
 		})

@@ -208,6 +208,10 @@ type Event struct {
 	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
 	// design, so no job deadline applies to it.
 	AgentSession bool
+	// Dropped says which fields of the record could not be read as
+	// written (each dropped, or read by an assumption, and counted by the
+	// source as Stats.FieldsDropped); the record itself was kept.
+	Dropped FieldDrop
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
 }

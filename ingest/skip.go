@@ -58,6 +58,59 @@ type Stats struct {
 	// NoTimestamp counts accepted lines that carried no time of their own
 	// (they took the time of the line before, or live the time read).
 	NoTimestamp int64
+	// FieldsDropped counts, by reason, accepted lines that lost a field
+	// (or read one by an assumption) rather than the whole line.
+	FieldsDropped [NumFieldDrops]int64
+}
+
+// FieldDrop is why one field of a kept record was not read as written:
+// a bit on Event.Dropped, counted once per line by the source. A field
+// that cannot be read costs that field, never the record.
+type FieldDrop uint8
+
+const (
+	// DropTimeNoZone is a time written without a zone (Python's
+	// isoformat()): read in the configured zone (--timezone, default UTC).
+	// The field is kept; the assumption is counted.
+	DropTimeNoZone FieldDrop = 1 << iota
+	// DropTimeUnread is a time that does not read: the record takes the
+	// time of the line before it, as one without a time does.
+	DropTimeUnread
+	// DropStatusUnread is a status that is neither a number nor a word
+	// burnrate knows (an object, "maybe"): the record keeps an unknown
+	// status.
+	DropStatusUnread
+	// DropWrongType is another field of the wrong type (an object where a
+	// string or a number was expected): that field is dropped.
+	DropWrongType
+)
+
+// NumFieldDrops is how many FieldDrop reasons there are.
+const NumFieldDrops = 4
+
+var fieldDropNames = [NumFieldDrops]string{"time_no_zone", "time_unreadable", "status_unreadable", "wrong_type_field"}
+
+// FieldDropName names reason i (0 ≤ i < NumFieldDrops), as the report does.
+func FieldDropName(i int) string { return fieldDropNames[i] }
+
+// Fields counts the field drops of one line (the union of its events').
+func (s *Stats) Fields(d FieldDrop) {
+	for i := range NumFieldDrops {
+		if d&(1<<i) != 0 {
+			s.FieldsDropped[i]++
+		}
+	}
+}
+
+// FieldsDroppedByReason returns the non-zero field-drop counters by name.
+func (s *Stats) FieldsDroppedByReason() map[string]int64 {
+	m := map[string]int64{}
+	for i, n := range s.FieldsDropped {
+		if n > 0 {
+			m[fieldDropNames[i]] = n
+		}
+	}
+	return m
 }
 
 // Count records the outcome of one line.
@@ -121,6 +174,9 @@ func (s *Stats) Add(o Stats) {
 	s.Lines += o.Lines
 	s.Events += o.Events
 	s.NoTimestamp += o.NoTimestamp
+	for i := range s.FieldsDropped {
+		s.FieldsDropped[i] += o.FieldsDropped[i]
+	}
 	for i := range s.Skipped {
 		s.Skipped[i] += o.Skipped[i]
 	}

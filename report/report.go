@@ -5,6 +5,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -315,6 +316,9 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	if n := r.Source.NoTimestamp; n > 0 {
 		fmt.Fprintf(&b, "%s %s no time of its own: each took the time of the line before it, where one had a time.\n\n", correlate.Count(n), plural(n, "line had", "lines had"))
 	}
+	if len(r.Source.FieldsDropped) > 0 {
+		fmt.Fprintf(&b, "Fields not read as written, each line kept (a field that cannot be read costs that field, never the record): %s.\n\n", FieldsDropped(r.Source.FieldsDropped))
+	}
 	if n := r.Source.SkippedByReason["unmatched"]; n > 0 {
 		fmt.Fprintf(&b, "%s %s none of the line formats (--pattern, [[format]]): the hint on stderr quotes the first; burnrate formats --detect FILE counts what each format matched.\n\n", correlate.Count(n), plural(n, "text line matched", "text lines matched"))
 	}
@@ -580,4 +584,27 @@ func span(first, last string) string {
 		return "no timestamped events"
 	}
 	return md(orUnknown(first, "time unknown")) + " → " + md(orUnknown(last, "time unknown"))
+}
+
+// FieldsDropped says the field-drop counts by reason, the largest first:
+// "time_no_zone 9 (read in the configured zone)".
+func FieldsDropped(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return cmp.Compare(m[b], m[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %s", md(k), correlate.Count(m[k]))
+		if k == "time_no_zone" {
+			parts[i] += " (a time without a zone, read in the configured zone: --timezone, UTC by default)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

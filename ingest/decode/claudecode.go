@@ -224,7 +224,20 @@ func (d *claudeDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Ski
 	case r.Type == "result":
 		return d.result(r, emit)
 	}
+	if !claudeRecordTypes[r.Type] {
+		// Not a record Claude Code writes (an app's {"type":"app_start",
+		// "sessionId":…}, a chat log's messages): left to the reader of
+		// its own shape (shape.go), never taken for a transcript's turn.
+		return ingest.SkipUnknownEvent
+	}
 	return ingest.SkipInfo // user turns, summaries, snapshots, init: not API calls
+}
+
+// claudeRecordTypes are the record types Claude Code and claude -p write.
+var claudeRecordTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true, "result": true,
+	"file-history-snapshot": true, "queue-operation": true, "progress": true,
+	"attachment": true, "stream_event": true, "custom-title": true, "tag": true,
 }
 
 // scan reads the fields a record needs with the single-pass scanner,

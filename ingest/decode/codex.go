@@ -110,7 +110,13 @@ func (d *codexDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		d.calls++
 		d.tries = 0
 	}
-	return ingest.SkipInfo // messages, reasoning, tool calls, turn contexts: not calls
+	switch d.typ {
+	case "session_meta", "turn_context", "event_msg", "response_item", "compacted":
+		return ingest.SkipInfo // messages, reasoning, tool calls, turn contexts: not calls
+	}
+	// Not a record Codex writes: left to the reader of its own shape
+	// (shape.go), as an app's line in the same stream is.
+	return ingest.SkipUnknownEvent
 }
 
 // scan picks the fields a record needs, skipping content without

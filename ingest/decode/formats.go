@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -206,6 +207,28 @@ func formatInfo(f Format) *FormatInfo {
 	return nil
 }
 
+// ParseZone reads a --timezone value: "" or UTC (nil: UTC), Local, an
+// IANA name, or a fixed offset such as +09:00 or -0530.
+func ParseZone(s string) (*time.Location, error) {
+	switch s {
+	case "", "UTC", "utc", "Z":
+		return nil, nil
+	case "Local", "local":
+		return time.Local, nil
+	}
+	for _, layout := range []string{"-07:00", "-0700", "-07"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			_, off := t.Zone()
+			return time.FixedZone(s, off), nil
+		}
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is no zone: give an IANA name such as Europe/Berlin, Local, UTC or an offset such as +09:00", s)
+	}
+	return loc, nil
+}
+
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
@@ -249,6 +272,10 @@ type Options struct {
 	// a live export go through the same mapping while the decoders do not
 	// import pdata. Nil: such a file's records are unknown events.
 	OTLP func() OTLPDecoder
+	// Zone is where a time written without a zone ("2026-05-30T11:30:35",
+	// Python's isoformat()) is read; nil is UTC. Each such line is counted
+	// (ingest.DropTimeNoZone).
+	Zone *time.Location
 	// Patterns are the user's line formats (--pattern, [[format]]),
 	// compiled by CompilePattern, tried in order on every line that is not
 	// JSON, before the built-in text formats.
@@ -263,12 +290,38 @@ type OTLPDecoder func(raw []byte, emit func(*ingest.Event)) (rejected int64, err
 
 // NewDecoder returns the decoder for a format (auto is decided by Detect).
 // Every event it emits has passed Event.Check.
+//
+// Each record is then judged by its own shape (shape.go): a record the
+// format's decoder reads as no event is read by the row whose keys it
+// has, or as a canonical JSON line.
+//
+// A format forced (o.Format, by --input-format or the config) is read
+// strictly: its decoder alone, as the user asked.
 func NewDecoder(f Format, maps []FieldMap, o Options) Decoder {
-	p := NewParser()
+	if o.Format != FormatAuto && o.Format != FormatJSONDocument {
+		return newDecoder(f, maps, o, nil)
+	}
+	rows := newRowSet(o)
+	d := newDecoder(f, maps, o, rows)
+	if info := formatInfo(f); info != nil && info.New != nil {
+		return newKeyedDecoder(d, f, rows)
+	}
+	if c, ok := d.(*checked); ok {
+		if jd, ok := c.inner.(*jsonlDecoder); ok {
+			jd.flushRows = true
+		}
+	}
+	return d
+}
+
+// newDecoder is one format's own decoder, whose records of other shapes
+// go to rows.
+func newDecoder(f Format, maps []FieldMap, o Options, rows *rowSet) Decoder {
+	p := NewParserFor(o)
 	if info := formatInfo(f); info != nil && info.New != nil {
 		return newChecked(info.New(p, o))
 	}
-	d := &jsonlDecoder{p: p, text: newSDKText(p)}
+	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows}
 	// Detected from text lines in the file's head: other text lines are
 	// the application's own.
 	d.text.sawSDK = isTextFormat(f)
@@ -397,7 +450,8 @@ type jsonlDecoder struct {
 	ev   ingest.Event
 	// hint bookkeeping for --map: JSON objects that mapped to nothing.
 	jsonNoEvent int
-	keys        map[string]bool
+	keys        map[string]int    // key path → lines that had it
+	scalars     map[string]string // the paths whose value was a string or a number → their key
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
@@ -415,6 +469,10 @@ type jsonlDecoder struct {
 	// yet, since it is emitted when it changes, not on every response).
 	routerRetries int64
 	routerSeen    bool
+	// rows read the records of other formats' shapes (shape.go);
+	// flushRows: this decoder is the stream's own, which flushes them.
+	rows      *rowSet
+	flushRows bool
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -465,7 +523,11 @@ func (d *jsonlDecoder) releaseAt(ts int64, emit func(*ingest.Event)) {
 func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	n := len(d.held)
 	d.releaseAt(0, emit)
-	return n + d.text.flush(emit)
+	n += d.text.flush(emit)
+	if d.flushRows {
+		n += d.rows.flush(emit)
+	}
+	return n
 }
 
 func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
@@ -572,17 +634,16 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
 			}
 		}
-		d.jsonNoEvent++
-		if d.keys == nil {
-			d.keys = map[string]bool{}
-		}
-		if len(d.keys) < 64 {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(line, &m) == nil {
-				for k := range m {
-					d.keys[k] = true
-				}
+		if d.rows != nil {
+			// A record of another row's shape (a Claude Code record, a
+			// LiteLLM payload in an app's stream): that row reads it.
+			if r2, ok := d.rows.otherRow(line, emit); ok {
+				return r2
 			}
+		}
+		d.jsonNoEvent++
+		if d.jsonNoEvent <= maxKeyedLines {
+			d.countKeys(line)
 		}
 	}
 	return r
@@ -601,13 +662,144 @@ func (d *jsonlDecoder) Hint(events int64) string {
 	if events > 0 || d.jsonNoEvent == 0 {
 		return ""
 	}
+	return display.Text(fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; keys seen (lines): %s. %s",
+		d.jsonNoEvent, d.topKeys(12), d.suggestMaps()))
+}
+
+// Bounds of the key census behind the hint: the first lines that read as
+// no event, the distinct paths kept, how deep objects are walked.
+const (
+	maxKeyedLines = 1000
+	maxKeyPaths   = 256
+	maxKeyDepth   = 3
+)
+
+// countKeys counts each key path ("ctx.job.id") of a record that read as
+// no event, for the hint.
+func (d *jsonlDecoder) countKeys(line []byte) {
+	var m map[string]any
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	if d.keys == nil {
+		d.keys, d.scalars = map[string]int{}, map[string]string{}
+	}
+	var walk func(prefix string, m map[string]any, depth int)
+	walk = func(prefix string, m map[string]any, depth int) {
+		for k, v := range m {
+			if len(k) > 64 {
+				k = k[:64]
+			}
+			path := prefix + k
+			if _, ok := d.keys[path]; ok || len(d.keys) < maxKeyPaths {
+				d.keys[path]++
+				switch v.(type) {
+				case string, float64:
+					d.scalars[path] = k // a value a --map can copy, under its own key
+				}
+			}
+			if o, ok := v.(map[string]any); ok && depth < maxKeyDepth {
+				walk(path+".", o, depth+1)
+			}
+		}
+	}
+	walk("", m, 1)
+}
+
+// topKeys are the n key paths most lines had, the most first, each with
+// its count of lines, sanitized (a key is input too).
+func (d *jsonlDecoder) topKeys(n int) string {
 	keys := make([]string, 0, len(d.keys))
 	for k := range d.keys {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	return display.Text(fmt.Sprintf("%d lines parsed as JSON but none is a model call or job event; top-level keys seen: %s. Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode",
-		d.jsonNoEvent, strings.Join(keys, ", ")))
+	slices.SortFunc(keys, func(a, b string) int {
+		if d.keys[a] != d.keys[b] {
+			return d.keys[b] - d.keys[a]
+		}
+		return strings.Compare(a, b)
+	})
+	more := ""
+	if len(keys) > n {
+		more = fmt.Sprintf(" and %d more", len(keys)-n)
+		keys = keys[:n]
+	}
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s %d", strconv.Quote(display.Text(k)), d.keys[k])
+	}
+	return strings.Join(keys, ", ") + more
+}
+
+// keySynonyms are names loggers give the canonical fields that the
+// canonical spellings do not include, for a --map suggestion only: a
+// leaf's name lower-cased, or its parent's and its ("job.id").
+var keySynonyms = map[string]string{
+	"job": "job_id", "jobid": "job_id", "job.id": "job_id", "job.name": "job_type", "job.kind": "job_type", "job.type": "job_type",
+	"model_name": "model", "modelname": "model", "statuscode": "status", "http_status": "status",
+	"vendor": "provider", "try": "attempt", "retry": "retry_count", "cost": "cost_usd",
+	"usage.in": "input_tokens", "usage.input": "input_tokens", "usage.prompt": "input_tokens",
+	"usage.out": "output_tokens", "usage.output": "output_tokens", "usage.completion": "output_tokens",
+	"res.ms": "latency_ms", "elapsed_ms": "latency_ms", "durationms": "latency_ms",
+}
+
+// suggestMaps is the --map that would read the keys seen: each nested
+// path whose last name is a field's spelling (or a common synonym) mapped
+// to that field; a generic example when none is.
+func (d *jsonlDecoder) suggestMaps() string {
+	best := map[string]string{} // canonical field → path
+	for path, n := range d.keys {
+		key, scalar := d.scalars[path]
+		if !scalar || len(key) == len(path) {
+			continue // a top-level key with a known name would have been read
+		}
+		i := len(path) - len(key) - 1
+		leaf := strings.ToLower(key)
+		parentLeaf := strings.ToLower(path[strings.LastIndexByte(path[:i], '.')+1:])
+		field := ""
+		f, known := jsonFields[key]
+		switch f {
+		case FieldRequestModel, FieldResponseModel:
+			f = FieldModel
+		case FieldSystem:
+			f = FieldProvider
+		}
+		if known && slices.Contains(CanonicalFields, fieldSpellings[f].json[0]) {
+			field = fieldSpellings[f].json[0] // gen_ai.usage.input_tokens: prompt_tokens, cache included
+		} else if f, ok := keySynonyms[parentLeaf]; ok {
+			field = f
+		} else if f, ok := keySynonyms[leaf]; ok {
+			field = f
+		}
+		if field == "" || !safeMapPath(path) {
+			continue
+		}
+		if cur, ok := best[field]; !ok || n > d.keys[cur] || (n == d.keys[cur] && path < cur) {
+			best[field] = path
+		}
+	}
+	if len(best) == 0 {
+		return "Tell burnrate where the fields are, e.g. --map model=llm.model --map job_id=ctx.job.id --map status=res.statusCode (docs/formats.md: Any other JSON logger)"
+	}
+	fields := make([]string, 0, len(best))
+	for f := range best {
+		fields = append(fields, f)
+	}
+	slices.Sort(fields)
+	for i, f := range fields {
+		fields[i] = "--map " + f + "=" + best[f]
+	}
+	return "The keys burnrate knows by name read with " + strings.Join(fields, " ") + "; map any other as --map FIELD=path (docs/formats.md: Any other JSON logger)"
+}
+
+// safeMapPath: a path shown as a flag to copy holds only plain key
+// characters, never a quote, a space or a control byte from the input.
+func safeMapPath(p string) bool {
+	for _, c := range []byte(p) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-' || c == '@') {
+			return false
+		}
+	}
+	return len(p) > 0 && len(p) <= 128
 }
 
 // Hinter is implemented by decoders that can explain an empty result.
@@ -634,6 +826,36 @@ func ParseFieldMap(s string) (FieldMap, error) {
 	return FieldMap{Field: field, Path: strings.Split(path, ".")}, nil
 }
 
+// lookupPath walks path through nested objects. A key may itself hold
+// dots (OTel's attributes: {"attributes":{"gen_ai.usage.input_tokens":…}}):
+// at each level the shortest run of the path's parts that is a key is
+// taken, so attributes.gen_ai.usage.input_tokens reads it.
+func lookupPath(v any, path []string) any {
+	for i := 0; i < len(path); {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		var next any
+		found := false
+		k := ""
+		for j := i; j < len(path) && !found; j++ {
+			if j > i {
+				k += "."
+			}
+			k += path[j]
+			if next, found = o[k]; found {
+				i = j + 1
+			}
+		}
+		if !found {
+			return nil
+		}
+		v = next
+	}
+	return v
+}
+
 // applyMaps copies mapped nested values to canonical top-level keys.
 func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
 	var obj map[string]any
@@ -644,15 +866,7 @@ func applyMaps(line []byte, maps []FieldMap) ([]byte, bool) {
 	}
 	changed := false
 	for _, m := range maps {
-		var cur any = obj
-		for _, k := range m.Path {
-			o, ok := cur.(map[string]any)
-			if !ok {
-				cur = nil
-				break
-			}
-			cur = o[k]
-		}
+		cur := lookupPath(obj, m.Path)
 		if cur != nil {
 			obj[m.Field] = cur
 			changed = true

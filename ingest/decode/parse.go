@@ -56,6 +56,14 @@ type Parser struct {
 	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
 	// when the line has none.
 	routerRetries int64
+	statusCode    int16 // a status object's word, read (statusObjField)
+	statusFailed  bool
+	statusKnown   bool
+	// drops are the fields of the line that could not be read as written
+	// (ingest.FieldDrop), set on its event.
+	drops ingest.FieldDrop
+	// zone reads a time written without one; nil is UTC.
+	zone *time.Location
 }
 
 const (
@@ -74,6 +82,13 @@ const recentWays = 8
 // NewParser returns a parser with an empty intern table.
 func NewParser() *Parser {
 	return &Parser{intern: newInterner(minInternSlots)}
+}
+
+// NewParserFor is NewParser reading times without a zone in o.Zone.
+func NewParserFor(o Options) *Parser {
+	p := NewParser()
+	p.zone = o.Zone
+	return p
 }
 
 // prelude is every decoder's first look at a line: surrounding space
@@ -107,6 +122,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	p.hasDate = false
 	p.resetMs, p.resetAt = -1, 0
 	p.routerRetries = -1
+	p.drops = 0
 	sc := &p.sc
 	sc.reset(line)
 	sc.ws()
@@ -138,6 +154,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 }
 
 func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
+	ev.Dropped = p.drops
 	switch {
 	case p.hasEv:
 		ev.Kind = ingest.ParseKind(string(p.evName))
@@ -439,10 +456,13 @@ func (p *Parser) topField(field Field) {
 	}
 }
 
-// wrong consumes a value of the wrong type and marks the line.
+// wrong consumes a value of the wrong type: that field is dropped and
+// counted, the line kept (a field that cannot be read costs that field,
+// never the record). A value of the right type that no real record holds
+// (a negative count) still marks the line (p.bad).
 func (p *Parser) wrong() {
 	p.sc.skip()
-	p.bad = true
+	p.drops |= ingest.DropWrongType
 }
 
 func (p *Parser) job() {
@@ -732,7 +752,62 @@ func (p *Parser) count() int64 {
 	return int64(clamp(f, 0, 1e15))
 }
 
+// status reads an HTTP status: a number, a number in a string, or a
+// word that says one ("OK", "success": 200). A value that says no number
+// — an object ({"code":2,"message":…}, OTel's console exporter), a word
+// such as "ERROR" or "failed" that names no status — is dropped and
+// counted (ingest.DropStatusUnread): the record stays, of unknown status,
+// and its error type, if it has none, says it failed.
 func (p *Parser) status() int16 {
+	switch p.kind() {
+	case 's':
+		b := p.sc.str()
+		if n, ok := smallInt(b); ok && len(b) > 0 {
+			if n > 999 {
+				p.drops |= ingest.DropStatusUnread
+				return ingest.StatusUnknown
+			}
+			return int16(n)
+		}
+		code, failed, known := statusWord(b)
+		switch {
+		case code != 0:
+			return code
+		case failed:
+			if p.ev.ErrorType == "" {
+				p.ev.ErrorType = "error"
+			}
+			return ingest.StatusUnknown
+		case len(b) == 0 || known:
+			return ingest.StatusUnknown
+		}
+		p.drops |= ingest.DropStatusUnread
+		return ingest.StatusUnknown
+	case '{':
+		// A span's status as the OTel Python console exporter writes it,
+		// {"status_code":"ERROR","description":…}: its word is read. A
+		// number in an object ({"code":2}: OTel's enum, or an HTTP
+		// status?) says nothing for certain, and is dropped.
+		p.statusCode, p.statusFailed, p.statusKnown = 0, false, false
+		p.sc.object(p.statusObjField)
+		switch {
+		case p.statusCode != 0:
+			return p.statusCode
+		case p.statusFailed:
+			if p.ev.ErrorType == "" {
+				p.ev.ErrorType = "error"
+			}
+			return ingest.StatusUnknown
+		case p.statusKnown:
+			return ingest.StatusUnknown
+		}
+		p.drops |= ingest.DropStatusUnread
+		return ingest.StatusUnknown
+	case '[', 't', 'f':
+		p.sc.skip()
+		p.drops |= ingest.DropStatusUnread
+		return ingest.StatusUnknown
+	}
 	f, ok := p.number()
 	if !ok {
 		return ingest.StatusUnknown
@@ -742,6 +817,41 @@ func (p *Parser) status() int16 {
 		return ingest.StatusUnknown
 	}
 	return int16(f)
+}
+
+func (p *Parser) statusObjField(key []byte) {
+	if (string(key) == "status_code" || string(key) == "code") && p.kind() == 's' {
+		code, failed, known := statusWord(p.sc.str())
+		p.statusCode, p.statusFailed, p.statusKnown = max(p.statusCode, code), p.statusFailed || failed, p.statusKnown || known
+		return
+	}
+	p.sc.skip()
+}
+
+// statusWord reads a status spelled as a word: code 200 for one that says
+// the call succeeded, failed for one that says it did not (with no code:
+// which error, the word does not say); known for any word it knows, such
+// as OTel's UNSET (no status was set).
+func statusWord(b []byte) (code int16, failed, known bool) {
+	if len(b) > 24 {
+		return 0, false, false
+	}
+	var low [24]byte
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low[:len(b)]) {
+	case "ok", "success", "succeeded", "successful", "completed", "complete", "done", "status_code_ok":
+		return 200, false, true
+	case "error", "failed", "failure", "fail", "errored", "status_code_error":
+		return 0, true, true
+	case "unset", "status_code_unset":
+		return 0, false, true
+	}
+	return 0, false, false
 }
 
 // attempt reads an attempt number; base is 1 for 0-based retry counts.
@@ -773,6 +883,11 @@ func (p *Parser) seconds() int64 {
 
 // timestamp reads RFC 3339 text or a Unix epoch number whose unit (s, ms,
 // µs, ns) is told apart by magnitude.
+//
+// A time written without a zone ("2026-05-30T11:30:35", what Python's
+// isoformat() writes) is read in the configured zone and counted
+// (DropTimeNoZone); a time that does not read is dropped and counted
+// (DropTimeUnread), and the record takes the time of the line before it.
 func (p *Parser) timestamp() int64 {
 	switch p.kind() {
 	case 's':
@@ -780,7 +895,13 @@ func (p *Parser) timestamp() int64 {
 		if ts, ok := p.hour.rfc3339(b); ok {
 			return ts
 		}
-		if ts, ok := parseTimeText(b); ok {
+		if ts, ok := fastRFC3339(b); ok {
+			return ts
+		}
+		if t, err := time.Parse(time.RFC3339Nano, string(b)); err == nil {
+			return unixNanoInRange(t)
+		}
+		if ts, ok := p.zoneless(b); ok {
 			return ts
 		}
 		if ts, ok := parseEpoch(b); ok {
@@ -796,8 +917,32 @@ func (p *Parser) timestamp() int64 {
 	default:
 		p.sc.skip()
 	}
-	p.bad = true
+	p.drops |= ingest.DropTimeUnread
 	return 0
+}
+
+// zonelessLayouts are the times written without a zone that loggers
+// write: Python's isoformat() and its str(datetime), with or without a
+// fraction (the .999999999 layouts also read none).
+var zonelessLayouts = [...]string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+
+// zoneless reads a time without a zone in p.zone (UTC when none is set)
+// and counts it.
+func (p *Parser) zoneless(b []byte) (int64, bool) {
+	if len(b) < 19 || len(b) > 29 || b[4] != '-' || b[7] != '-' {
+		return 0, false
+	}
+	loc := p.zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, l := range zonelessLayouts {
+		if t, err := time.ParseInLocation(l, string(b), loc); err == nil {
+			p.drops |= ingest.DropTimeNoZone
+			return unixNanoInRange(t), true
+		}
+	}
+	return 0, false
 }
 
 // parseEpoch reads a decimal Unix time exactly (a float64 would lose

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -66,30 +67,69 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 // TestBadLines: every kind of bad line is skipped with its own reason.
 func TestBadLines(t *testing.T) {
 	cases := map[string]ingest.SkipReason{
-		``:                                     ingest.SkipBlank,
-		`   `:                                  ingest.SkipBlank,
-		`{"ts":1,"event":"llm_ca`:              ingest.SkipInvalidJSON,
-		`not json at all`:                      ingest.SkipInvalidJSON,
-		"{\"model\":\"m\x00\"}":                ingest.SkipBinary,
-		`[1,2,3]`:                              ingest.SkipNotObject,
-		`"a string"`:                           ingest.SkipNotObject,
-		`{"model":"m","status":"abc"}`:         ingest.SkipWrongType,
-		`{"model":"m","status":{}}`:            ingest.SkipWrongType,
-		`{"model":"m","status":70000}`:         ingest.SkipWrongType,
-		`{"model":"m","ts":true}`:              ingest.SkipWrongType,
-		`{"model":"m","input_tokens":-5}`:      ingest.SkipWrongType,
-		`{"model":"m","cost_usd":"x"}`:         ingest.SkipWrongType,
-		`{"model":["m"]}`:                      ingest.SkipWrongType,
-		`{"model":"m","usage":"lots"}`:         ingest.SkipWrongType,
-		`{"model":"m","stream_dropped":"yes"}`: ingest.SkipWrongType,
-		`{"event":"teleport","model":"m"}`:     ingest.SkipUnknownEvent,
-		`{"msg":"hello","level":"info"}`:       ingest.SkipNoEvent,
-		`{"type":"message","msg":"hi"}`:        ingest.SkipNoEvent,
+		``:                                 ingest.SkipBlank,
+		`   `:                              ingest.SkipBlank,
+		`{"ts":1,"event":"llm_ca`:          ingest.SkipInvalidJSON,
+		`not json at all`:                  ingest.SkipInvalidJSON,
+		"{\"model\":\"m\x00\"}":            ingest.SkipBinary,
+		`[1,2,3]`:                          ingest.SkipNotObject,
+		`"a string"`:                       ingest.SkipNotObject,
+		`{"model":"m","status":70000}`:     ingest.SkipWrongType,
+		`{"model":"m","input_tokens":-5}`:  ingest.SkipWrongType,
+		`{"model":"m","cost_usd":"x"}`:     ingest.SkipWrongType,
+		`{"event":"teleport","model":"m"}`: ingest.SkipUnknownEvent,
+		`{"msg":"hello","level":"info"}`:   ingest.SkipNoEvent,
+		`{"type":"message","msg":"hi"}`:    ingest.SkipNoEvent,
 	}
 	for line, want := range cases {
 		if _, got := parse(t, line); got != want {
 			t.Errorf("%q: %v, want %v", line, got, want)
 		}
+	}
+}
+
+// TestFieldDrops: a field that cannot be read costs that field, never
+// the record (issue 39): the line is kept, the field dropped (or read by
+// an assumption) and the reason set on the event for the source to count.
+func TestFieldDrops(t *testing.T) {
+	cases := []struct {
+		line   string
+		drop   ingest.FieldDrop
+		status int16
+	}{
+		{`{"model":"m","status":"abc"}`, ingest.DropStatusUnread, ingest.StatusUnknown},
+		{`{"model":"m","status":{}}`, ingest.DropStatusUnread, ingest.StatusUnknown},
+		{`{"model":"m","status":{"code":2,"message":"boom"}}`, ingest.DropStatusUnread, ingest.StatusUnknown},
+		{`{"model":"m","status":"OK"}`, 0, 200},
+		{`{"model":"m","status":{"status_code":"OK"}}`, 0, 200},
+		{`{"model":"m","status":{"status_code":"ERROR","description":"boom"}}`, 0, ingest.StatusUnknown},
+		{`{"model":"m","status":{"status_code":"UNSET"}}`, 0, ingest.StatusUnknown},
+		{`{"model":"m","status":"maybe"}`, ingest.DropStatusUnread, ingest.StatusUnknown},
+		{`{"model":"m","status":"success"}`, 0, 200},
+		{`{"model":"m","status":"529"}`, 0, 529},
+		{`{"model":"m","status":"ERROR"}`, 0, ingest.StatusUnknown},
+		{`{"model":"m","ts":true}`, ingest.DropTimeUnread, ingest.StatusUnknown},
+		{`{"model":"m","ts":"yesterday"}`, ingest.DropTimeUnread, ingest.StatusUnknown},
+		{`{"model":"m","ts":"2026-05-30T11:30:35"}`, ingest.DropTimeNoZone, ingest.StatusUnknown},
+		{`{"model":"m","usage":"lots"}`, ingest.DropWrongType, ingest.StatusUnknown},
+		{`{"model":"m","stream_dropped":"yes"}`, ingest.DropWrongType, ingest.StatusUnknown},
+		{`{"model":"m","job_id":{"id":1}}`, ingest.DropWrongType, ingest.StatusUnknown},
+	}
+	for _, c := range cases {
+		ev, r := parse(t, c.line)
+		if r != ingest.Accepted || ev.Dropped != c.drop || ev.Status != c.status || ev.Model != "m" {
+			t.Errorf("%s: %v dropped %b status %d model %q, want accepted, dropped %b, status %d", c.line, r, ev.Dropped, ev.Status, ev.Model, c.drop, c.status)
+		}
+	}
+	if ev, _ := parse(t, `{"model":"m","status":"failed"}`); ev.ErrorType == "" {
+		t.Errorf("status failed: no error type, so the call would not read as failed")
+	}
+	// A zone-less time is read in the configured zone.
+	tokyo := time.FixedZone("JST", 9*3600)
+	p := NewParserFor(Options{Zone: tokyo})
+	var ev ingest.Event
+	if r := p.ParseLine([]byte(`{"model":"m","ts":"2026-05-30T11:30:35.5"}`), &ev); r != ingest.Accepted || ev.TS != time.Date(2026, 5, 30, 11, 30, 35, 5e8, tokyo).UnixNano() {
+		t.Errorf("zone-less time in JST: %v %d", r, ev.TS)
 	}
 }
 

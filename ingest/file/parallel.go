@@ -97,7 +97,7 @@ func (it *FileIter) startParallel() {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
-			p := decode.NewParser()
+			p := decode.NewParserFor(it.opts)
 			for c := range todo {
 				parseChunk(p, c)
 				close(c.done)
@@ -294,6 +294,10 @@ func (it *FileIter) account(r ingest.SkipReason, final bool) bool {
 	if it.lineNoTS {
 		it.lineNoTS = false
 		it.Stats.NoTimestamp++
+	}
+	if it.lineDrops != 0 {
+		it.Stats.Fields(it.lineDrops)
+		it.lineDrops = 0
 	}
 	return it.Stats.Line(r, it.n, final)
 }

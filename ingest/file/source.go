@@ -54,6 +54,8 @@ type FileIter struct {
 	// its own; flushed: the decoder's held event was taken at the end.
 	lineNoTS bool
 	flushed  bool
+	// lineDrops: the fields the line's events lost (Event.Dropped).
+	lineDrops ingest.FieldDrop
 	// looksLike is the format detection saw when another was forced.
 	looksLike decode.Format
 }
@@ -61,6 +63,7 @@ type FileIter struct {
 func (it *FileIter) emit(e *ingest.Event) {
 	e.Source = it.idx
 	it.lineNoTS = it.lineNoTS || e.TSCarried
+	it.lineDrops |= e.Dropped
 	if it.n == 0 {
 		*it.cur = *e
 	} else {
@@ -332,6 +335,10 @@ func (it *FileIter) flush(ev *ingest.Event) bool {
 	it.cur, it.n = ev, 0
 	f.Flush(it.emitFn)
 	it.lineNoTS = false
+	if it.lineDrops != 0 {
+		it.Stats.Fields(it.lineDrops)
+		it.lineDrops = 0
+	}
 	if it.n == 0 {
 		return false
 	}

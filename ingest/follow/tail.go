@@ -230,7 +230,8 @@ type sink struct {
 	batch ingest.Batch
 	// emitFn is s.emit bound once: a closure per line would allocate.
 	emitFn func(*ingest.Event)
-	noTS   bool // the line being decoded gave an event without a time
+	noTS   bool             // the line being decoded gave an event without a time
+	drops  ingest.FieldDrop // the fields its events lost (Event.Dropped)
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
@@ -255,6 +256,7 @@ func (s *sink) emit(e *ingest.Event) {
 		}
 		s.noTS = true
 	}
+	s.drops |= e.Dropped
 	s.batch = append(s.batch, *e)
 }
 
@@ -277,6 +279,10 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 	if s.noTS {
 		s.noTS = false
 		s.stats.NoTimestamp++
+	}
+	if s.drops != 0 {
+		s.stats.Fields(s.drops)
+		s.drops = 0
 	}
 	s.stats.Line(r, len(s.batch)-n, final)
 }
