@@ -7,11 +7,11 @@ type Logging string
 
 // The loggings of the matrix.
 const (
-	AppJSON       Logging = "app-json"            // the app's JSON lines alone
-	SDKDebug      Logging = "sdk-debug"           // the SDK's debug output alone
-	BothStream    Logging = "both-one-stream"     // both, interleaved in one stream
-	BothFiles     Logging = "both-separate-files" // both, one file each
-	OTLP          Logging = "otlp"                // OpenTelemetry traces, live over OTLP/HTTP
+	AppJSON    Logging = "app-json"            // the app's JSON lines alone
+	SDKDebug   Logging = "sdk-debug"           // the SDK's debug output alone
+	BothStream Logging = "both-one-stream"     // both, interleaved in one stream
+	BothFiles  Logging = "both-separate-files" // both, one file each
+	OTLP       Logging = "otlp"                // OpenTelemetry traces, live over OTLP/HTTP
 )
 
 // Loggings are every logging, in the table's order.

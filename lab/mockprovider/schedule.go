@@ -11,13 +11,13 @@ type Fault string
 // The faults of a schedule. Their names are the ledger's "fault" values.
 const (
 	OK               Fault = ""
-	Overloaded       Fault = "overloaded"        // Anthropic 529 overloaded_error; OpenAI 503
-	RateLimited      Fault = "rate_limited"      // 429 without retry-after
+	Overloaded       Fault = "overloaded"         // Anthropic 529 overloaded_error; OpenAI 503
+	RateLimited      Fault = "rate_limited"       // 429 without retry-after
 	RateLimitedAfter Fault = "rate_limited_after" // 429 with retry-after: 1
-	BadRequest       Fault = "bad_request"       // 400 invalid_request_error: never succeeds
-	ServerError      Fault = "server_error"      // 500 api_error
-	Timeout          Fault = "timeout"           // the connection is held past the client's timeout
-	Reset            Fault = "reset"             // the TCP connection is reset before any response
+	BadRequest       Fault = "bad_request"        // 400 invalid_request_error: never succeeds
+	ServerError      Fault = "server_error"       // 500 api_error
+	Timeout          Fault = "timeout"            // the connection is held past the client's timeout
+	Reset            Fault = "reset"              // the TCP connection is reset before any response
 )
 
 // Schedule decides each request's fault from its job and its ordinal
