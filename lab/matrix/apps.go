@@ -4,15 +4,16 @@ package matrix
 // mock provider and logs as such an app does.
 type App struct {
 	Name string
-	// Argv runs the app, relative to the repository root; the runner puts
-	// the interpreter in front.
-	Interp string // "node" or "python3"
+	// Interp runs Script (relative to the repository root).
+	Interp string
 	Script string
 	// Redis: the app needs the lab's Redis (BullMQ).
 	Redis bool
 	// SDKLogEnv turns the SDK's debug output on.
 	SDKLogEnv string
-	Loggings  []Logging
+	// SDKOnStderr: the SDK's lines go to stderr (Python's logging).
+	SDKOnStderr bool
+	Loggings    []Logging
 	// Jobs is how many jobs a night of this app runs.
 	Jobs func(seed uint64) int
 }
@@ -31,8 +32,8 @@ var Apps = []App{
 		SDKLogEnv: "OPENAI_LOG=debug", Loggings: []Logging{AppJSON, SDKDebug, BothStream, BothFiles, OTLP},
 		Jobs: func(uint64) int { return 30 }},
 	{Name: "python-asyncio-tenacity", Interp: "/usr/bin/python3", Script: "lab/python/batch.py",
-		Loggings: []Logging{BothStream},
-		Jobs:     func(uint64) int { return 30 }},
+		SDKLogEnv: "ANTHROPIC_LOG=debug", SDKOnStderr: true, Loggings: []Logging{AppJSON, SDKDebug, BothStream, BothFiles},
+		Jobs: func(uint64) int { return 30 }},
 }
 
 func appNamed(name string) (App, bool) {

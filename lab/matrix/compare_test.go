@@ -84,3 +84,12 @@ func TestCompareFalseCritical(t *testing.T) {
 		t.Fatalf("false critical %d, want 3", r.FalseCritical)
 	}
 }
+
+// A kill is innocent when the wire shows the job below the ceiling.
+func TestInnocentKills(t *testing.T) {
+	truth := TruthFrom(ledger(e("rich", 200, PicoFromUSD(0.02)), e("poor", 200, PicoFromUSD(0.002))))
+	kills := []Kill{{JobID: "rich", Scope: "job"}, {JobID: "poor", Scope: "job"}, {JobID: "4bf92f3577b34da6", Scope: "job"}, {Scope: "run"}}
+	if n := InnocentKills(truth, kills, PicoFromUSD(JobCeilingUSD)); n != 2 {
+		t.Fatalf("innocent kills %d, want 2 (poor and the trace-ID job)", n)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,6 +40,8 @@ type Row struct {
 	Setup
 	Result
 	Err error
+	// Note is what burnrate said when it read nothing (its exit 2).
+	Note string
 	// WireBad: the wire broke the setup's own expectation (seed 000's 63).
 	WireBad string
 }
@@ -94,6 +97,12 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 		return
 	}
 	dir := filepath.Join(l.Work, fmt.Sprintf("%s-%s-c%d-s%03d", rn.App, rn.Mode, rn.Concurrency, rn.Seed))
+	// A kept directory from an earlier matrix is replaced: its ledger and
+	// reports are another run's truth.
+	if err := os.RemoveAll(dir); err != nil {
+		fail(err)
+		return
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fail(err)
 		return
@@ -136,11 +145,11 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 	switch rn.Mode {
 	case "files":
 		env = append(env, "APP_LOG="+filepath.Join(dir, "app.log"), app.SDKLogEnv)
-		err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "sdk.log"))
+		err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "sdk.log"), false)
 		evidence = map[Logging][]string{AppJSON: {"app.log"}, SDKDebug: {"sdk.log"}, BothFiles: {"app.log", "sdk.log"}}
 	case "stream":
 		env = append(env, app.SDKLogEnv)
-		err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "stream.log"))
+		err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "stream.log"), true)
 		evidence = map[Logging][]string{BothStream: {"stream.log"}}
 	case "otlp":
 		otlpReport = filepath.Join(dir, "night.json")
@@ -148,7 +157,7 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 		otlp, addr, err = l.startWatch(dir, otlpReport)
 		if err == nil {
 			env = append(env, "LAB_OTLP=1", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://"+addr+"/v1/traces", "OTEL_SERVICE_NAME="+app.Name)
-			err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "app.log"))
+			err = l.runApp(ctx, app, dir, env, filepath.Join(dir, "app.log"), true)
 		}
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -186,13 +195,21 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 		if s.Logging == OTLP {
 			seen, err = readSeenFile(otlpReport)
 		} else {
-			seen, err = l.report(dir, evidence[s.Logging])
+			seen, rows[i].Note, err = l.report(dir, evidence[s.Logging])
 		}
 		if err != nil {
 			rows[i].Err = err
 			continue
 		}
 		rows[i].Result = Compare(truth, seen)
+		if s.Logging == OTLP {
+			kills, err := readKills(filepath.Join(dir, "watch.out"))
+			if err != nil {
+				rows[i].Err = err
+				continue
+			}
+			rows[i].FalseKills = InnocentKills(truth, kills, PicoFromUSD(JobCeilingUSD))
+		}
 	}
 }
 
@@ -216,30 +233,44 @@ func wireCheck(s Setup, t Truth, jobs int) string {
 	return strings.Join(bad, "; ")
 }
 
-// runApp runs the app to its end, its stdout to outPath, with a bound: a
-// run that hangs is an error, not a stuck matrix.
-func (l *Lab) runApp(ctx context.Context, app App, dir string, env []string, outPath string) error {
-	out, err := os.Create(outPath)
+// runApp runs the app to its end, with a bound: a run that hangs is an
+// error, not a stuck matrix. The SDK's debug lines go where the SDK writes
+// them (Node's console: stdout; Python's logging: stderr): sdkPath gets
+// that stream; with oneStream both stdout and stderr go to it, as 2>&1.
+func (l *Lab) runApp(ctx context.Context, app App, dir string, env []string, sdkPath string, oneStream bool) error {
+	out, err := os.Create(sdkPath)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
+	other, err := os.Create(filepath.Join(dir, "other.out"))
+	if err != nil {
+		return err
+	}
+	defer other.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	interp := app.Interp
 	var args []string
-	if app.Interp == "node" {
-		if strings.Contains(strings.Join(env, "\n"), "LAB_OTLP=1") {
-			args = append(args, "--import", filepath.Join(l.Root, "lab/node/otel.mjs"))
-		}
+	if app.Interp == "node" && slices.Contains(env, "LAB_OTLP=1") {
+		args = append(args, "--import", filepath.Join(l.Root, "lab/node/otel.mjs"))
 	}
 	args = append(args, filepath.Join(l.Root, app.Script))
-	cmd := exec.CommandContext(ctx, interp, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout = dir, env, out
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := exec.CommandContext(ctx, app.Interp, args...)
+	cmd.Dir, cmd.Env = dir, env
+	switch {
+	case oneStream:
+		cmd.Stdout, cmd.Stderr = out, out
+	case app.SDKOnStderr:
+		cmd.Stdout, cmd.Stderr = other, out
+	default:
+		cmd.Stdout, cmd.Stderr = out, other
+	}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w: %s", app.Name, err, lastLines(stderr.String(), 5))
+		tail, _ := os.ReadFile(other.Name())
+		if oneStream {
+			tail, _ = os.ReadFile(out.Name())
+		}
+		return fmt.Errorf("%s: %w: %s", app.Name, err, lastLines(string(tail), 5))
 	}
 	return nil
 }
@@ -247,7 +278,7 @@ func (l *Lab) runApp(ctx context.Context, app App, dir string, env []string, out
 // report runs `burnrate report --format json` on the evidence. Exit 1 (a
 // critical finding) is an answer; exit 2 (nothing read, bad input) is
 // measured as burnrate seeing no job, with its message kept.
-func (l *Lab) report(dir string, files []string) (Seen, error) {
+func (l *Lab) report(dir string, files []string) (Seen, string, error) {
 	args := append([]string{"report", "--format", "json"}, files...)
 	cmd := exec.Command(l.Burnrate, args...)
 	cmd.Dir = dir
@@ -257,11 +288,12 @@ func (l *Lab) report(dir string, files []string) (Seen, error) {
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
 		if errors.As(err, &ee) && ee.ExitCode() == 2 {
-			return Seen{}, nil
+			return Seen{}, "burnrate read nothing: " + lastLines(stderr.String(), 1), nil
 		}
-		return Seen{}, fmt.Errorf("burnrate report: %w: %s", err, lastLines(stderr.String(), 3))
+		return Seen{}, "", fmt.Errorf("burnrate report: %w: %s", err, lastLines(stderr.String(), 3))
 	}
-	return ReadSeen(&stdout)
+	seen, err := ReadSeen(&stdout)
+	return seen, "", err
 }
 
 func readSeenFile(path string) (Seen, error) {
@@ -281,8 +313,10 @@ func (l *Lab) startWatch(dir, reportOut string) (*exec.Cmd, string, error) {
 		return nil, "", err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	// An operator's guard: a job ceiling whose kill runs a command that
+	// does nothing (the kill is counted from watch's alert lines).
 	cmd := exec.Command(l.Burnrate, "watch", "--headless", "--otlp-http", addr, "--report-out", reportOut,
-		"--journal", filepath.Join(dir, "journal.jsonl"))
+		"--journal", filepath.Join(dir, "journal.jsonl"), "--job-ceiling", fmt.Sprint(JobCeilingUSD), "--kill-exec", "/bin/true {job_id}")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "STATE_DIRECTORY="+dir)
 	out, err := os.Create(filepath.Join(dir, "watch.out"))

@@ -47,6 +47,8 @@ func Table(w io.Writer, rows []Row) {
 			notes = append(notes, fmt.Sprintf("- %s: error: %v", r.Setup, r.Err))
 		case r.WireBad != "":
 			notes = append(notes, fmt.Sprintf("- %s: the wire: %s", r.Setup, cut(r.WireBad, 300)))
+		case r.Note != "":
+			notes = append(notes, fmt.Sprintf("- %s: %s", r.Setup, cut(r.Note, 300)))
 		}
 		if len(r.Wrong) > 0 {
 			shown := r.Wrong[:min(3, len(r.Wrong))]
