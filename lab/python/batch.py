@@ -3,10 +3,12 @@
 The official anthropic SDK is not a Debian package, so the client below
 does what its AsyncAPIClient does on the wire (max_retries 2, its backoff,
 x-stainless-retry-count, retry-after-ms/retry-after) and prints its log
-lines exactly as src/anthropic/_base_client.py writes them: the same logger
-name, format, messages and line numbers (anthropic-sdk-python at commit
-009b035305e0724ce108ebd796935f91711fc6e1), and httpx's own lines. Around
-it, the app's tenacity wrapper (3 attempts) and structlog JSON lines.
+lines as src/anthropic/_base_client.py writes them: the same logger name,
+format, messages and line numbers (anthropic-sdk-python at commit
+009b035305e0724ce108ebd796935f91711fc6e1), and httpx's own lines (the
+real httpx). One difference: "Request options" shows method, url and
+json_data, where the SDK's dump has a few more keys. Around it, the app's
+tenacity wrapper (3 attempts) and structlog JSON lines.
 
 Env: LAB_BASE_URL, JOBS, CONCURRENCY, APP_LOG (the app's lines to a file),
 ANTHROPIC_LOG=debug (the SDK's lines, on stderr), LAB_TIMEOUT_MS.
