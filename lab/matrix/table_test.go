@@ -58,3 +58,19 @@ func TestSeed000Expectation(t *testing.T) {
 		t.Fatalf("wire check: %q", bad)
 	}
 }
+
+// The summary adds each app × logging up over its setups.
+func TestSummaryAddsUp(t *testing.T) {
+	rows := []Row{
+		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 1}, Result: Result{WireCalls: 63, SeenCalls: 40, WireJobs: 1, JobsWrong: 3, FalseKills: 1}},
+		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 4}, Result: Result{WireCalls: 63, SeenCalls: 63, WireJobs: 1, JobsExact: 1, FalseKills: 0}},
+		{Setup: Setup{App: "a", Logging: AppJSON}, Result: Result{WireCalls: 5, SeenCalls: 5, WireJobs: 2, JobsExact: 2, FalseKills: -1, FalseCritical: 2}},
+	}
+	var b strings.Builder
+	Summary(&b, rows)
+	for _, want := range []string{"| a | otlp | 2 | 126 | 103 | 1 of 2 | 3 | 0 | 1 | 0 |", "| a | app-json | 1 | 5 | 5 | 2 of 2 | 0 | 2 | not run | 0 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

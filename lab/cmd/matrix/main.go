@@ -88,6 +88,8 @@ func run(slice, only, keep string, retryAfter, pretryMin, clientTimeout int) int
 	defer l.Close()
 	start := time.Now()
 	rows := l.Run(ctx, setups)
+	matrix.Summary(os.Stdout, rows)
+	fmt.Println()
 	matrix.Table(os.Stdout, rows)
 	fmt.Fprintf(os.Stderr, "lab: %d setups in %s\n", len(rows), time.Since(start).Round(time.Second))
 	if failed := matrix.Failed(rows); len(failed) > 0 {
