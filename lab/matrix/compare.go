@@ -118,6 +118,9 @@ type Result struct {
 	// FalseKills counts kills of jobs that the wire shows did nothing to
 	// deserve them; -1 when the setup does not run kills.
 	FalseKills int
+	// MissedKills counts jobs the wire shows over the ceiling that were
+	// not killed (live setups only).
+	MissedKills int
 }
 
 // spendTolerance: burnrate sums picodollars and prints USD as a float64;

@@ -89,7 +89,10 @@ func TestCompareFalseCritical(t *testing.T) {
 func TestInnocentKills(t *testing.T) {
 	truth := TruthFrom(ledger(e("rich", 200, PicoFromUSD(0.02)), e("poor", 200, PicoFromUSD(0.002))))
 	kills := []Kill{{JobID: "rich", Scope: "job"}, {JobID: "poor", Scope: "job"}, {JobID: "4bf92f3577b34da6", Scope: "job"}, {Scope: "run"}}
-	if n := InnocentKills(truth, kills, PicoFromUSD(JobCeilingUSD)); n != 2 {
+	if n := InnocentKills(truth, kills, PicoFromUSD(0.01)); n != 2 {
 		t.Fatalf("innocent kills %d, want 2 (poor and the trace-ID job)", n)
+	}
+	if n := MissedKills(truth, []Kill{{JobID: "poor"}}, PicoFromUSD(0.01)); n != 1 {
+		t.Fatalf("missed kills %d, want 1 (rich)", n)
 	}
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // JobCeilingUSD is the job ceiling the live (OTLP) setups run under, with
-// a kill: the wire's spend says which of its kills were deserved.
-const JobCeilingUSD = 0.01
+// a kill: the wire's spend says which of its kills were deserved. It sits
+// inside the lab's range of job spend (a healthy Anthropic job spends
+// $0.002–$0.011), so some jobs deserve a kill and most do not.
+const JobCeilingUSD = 0.005
 
 // PicoFromUSD converts dollars to picodollars.
 func PicoFromUSD(usd float64) int64 { return int64(math.Round(usd * 1e12)) }
@@ -47,6 +49,22 @@ func readKills(path string) ([]Kill, error) {
 		out = append(out, Kill{JobID: a.JobID, Rule: a.Rule, Scope: a.Scope})
 	}
 	return out, sc.Err()
+}
+
+// MissedKills counts the jobs the wire shows at or over the ceiling that
+// burnrate did not kill.
+func MissedKills(t Truth, kills []Kill, ceilingPico int64) int {
+	killed := map[string]bool{}
+	for _, k := range kills {
+		killed[k.JobID] = true
+	}
+	n := 0
+	for id, w := range t.Jobs {
+		if w.SpendPico >= ceilingPico && !killed[id] {
+			n++
+		}
+	}
+	return n
 }
 
 // InnocentKills counts the kills of jobs whose wire spend stayed below the

@@ -65,6 +65,11 @@ func (l *Lab) Run(ctx context.Context, setups []Setup) []Row {
 	}
 	done := map[run]bool{}
 	for i, s := range setups {
+		if ctx.Err() != nil {
+			// Stopped (SIGINT/SIGTERM): the rest are errors, not measured.
+			rows[i].Err = ctx.Err()
+			continue
+		}
 		rn := run{App: s.App, Mode: modeOf(s.Logging), Concurrency: s.Concurrency, Seed: s.Seed}
 		if done[rn] {
 			continue
@@ -209,6 +214,7 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 				continue
 			}
 			rows[i].FalseKills = InnocentKills(truth, kills, PicoFromUSD(JobCeilingUSD))
+			rows[i].MissedKills = MissedKills(truth, kills, PicoFromUSD(JobCeilingUSD))
 		}
 	}
 }

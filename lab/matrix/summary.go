@@ -13,8 +13,8 @@ func Summary(w io.Writer, rows []Row) {
 		l   Logging
 	}
 	type sum struct {
-		setups, errs, wire, seen, wireJobs, exact, wrong, falseCrit, kills int
-		killsRun                                                           bool
+		setups, errs, wire, seen, wireJobs, exact, wrong, falseCrit, kills, missed int
+		killsRun                                                                   bool
 	}
 	var order []key
 	sums := map[key]*sum{}
@@ -40,6 +40,7 @@ func Summary(w io.Writer, rows []Row) {
 		if r.FalseKills >= 0 {
 			s.killsRun = true
 			s.kills += r.FalseKills
+			s.missed += r.MissedKills
 		}
 	}
 	fmt.Fprintln(w, "| app | logging | setups | wire calls | burnrate calls | wire jobs exact | jobs wrong | false critical findings | kills of innocent jobs | errors |")
@@ -48,7 +49,7 @@ func Summary(w io.Writer, rows []Row) {
 		s := sums[k]
 		kills := "not run"
 		if s.killsRun {
-			kills = fmt.Sprint(s.kills)
+			kills = fmt.Sprintf("%d (missed %d)", s.kills, s.missed)
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d of %d | %d | %d | %s | %d |\n", k.app, k.l, s.setups, s.wire, s.seen, s.exact, s.wireJobs, s.wrong, s.falseCrit, kills, s.errs)
 	}

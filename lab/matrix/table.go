@@ -21,7 +21,7 @@ func Table(w io.Writer, rows []Row) {
 		}
 		kills := "not run"
 		if r.FalseKills >= 0 {
-			kills = fmt.Sprint(r.FalseKills)
+			kills = fmt.Sprintf("%d (missed %d)", r.FalseKills, r.MissedKills)
 		}
 		verdict := "yes"
 		switch {
