@@ -145,7 +145,7 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 		fmt.Sprintf("LAB_PRETRY_MIN_MS=%d", l.PRetryMinMs), fmt.Sprintf("LAB_TIMEOUT_MS=%d", l.ClientTimeoutMs),
 		fmt.Sprintf("REDIS_URL=redis://127.0.0.1:%d", l.rport))
 	var evidence map[Logging][]string
-	var otlp *exec.Cmd
+	var otlp *watch
 	var otlpReport string
 	switch rn.Mode {
 	case "files":
@@ -172,7 +172,7 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 		err = cerr
 	}
 	if otlp != nil {
-		if werr := stopWatch(otlp); err == nil {
+		if werr := otlp.stop(); err == nil {
 			err = werr
 		}
 	}
@@ -311,9 +311,15 @@ func readSeenFile(path string) (Seen, error) {
 	return ReadSeen(f)
 }
 
+// watch is a running `burnrate watch`; done yields its Wait.
+type watch struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
 // startWatch starts `burnrate watch --headless` with its OTLP/HTTP
 // receiver on a free port, and waits until it accepts.
-func (l *Lab) startWatch(dir, reportOut string) (*exec.Cmd, string, error) {
+func (l *Lab) startWatch(dir, reportOut string) (*watch, string, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, "", err
@@ -334,26 +340,28 @@ func (l *Lab) startWatch(dir, reportOut string) (*exec.Cmd, string, error) {
 		out.Close()
 		return nil, "", err
 	}
-	go func() { _ = cmd.Wait(); out.Close() }()
+	w := &watch{cmd: cmd, done: make(chan error, 1)}
+	go func() { w.done <- cmd.Wait(); out.Close() }()
 	if err := waitPort(addr, 10*time.Second); err != nil {
 		_ = cmd.Process.Kill()
 		return nil, "", fmt.Errorf("burnrate watch: %w", err)
 	}
-	return cmd, addr, nil
+	return w, addr, nil
 }
 
-// stopWatch sends SIGTERM (watch writes --report-out and exits) and waits.
-func stopWatch(cmd *exec.Cmd) error {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if cmd.ProcessState != nil {
-			return nil
+// stop sends SIGTERM (watch writes --report-out and exits) and waits.
+func (w *watch) stop() error {
+	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-w.done:
+		if err != nil {
+			return fmt.Errorf("burnrate watch: %w", err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = w.cmd.Process.Kill()
+		return errors.New("burnrate watch did not exit within 30 s of SIGTERM")
 	}
-	_ = cmd.Process.Kill()
-	return errors.New("burnrate watch did not exit within 30 s of SIGTERM")
 }
 
 func (l *Lab) startRedis() error {
