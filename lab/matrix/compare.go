@@ -1,0 +1,222 @@
+// Package matrix runs the lab's apps against the mock provider, runs
+// burnrate on the evidence they leave, and compares burnrate's answer per
+// job with the provider's ledger (docs/lab.md). The ledger is the truth:
+// what burnrate says is right only where it matches the wire.
+package matrix
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/burnrate-dev/burnrate/lab/mockprovider"
+)
+
+// WireJob is one job as the wire saw it.
+type WireJob struct {
+	Calls     int   // HTTP requests
+	Answered  int   // of them, answered 200
+	SpendPico int64 // their cost, by burnrate's embedded price table
+	// Succeeded: at least one request was answered 200 (the apps stop
+	// calling once one is).
+	Succeeded bool
+	// TerminalRetried: a 400 was followed by another request of the job.
+	TerminalRetried bool
+}
+
+// Truth is the ledger folded per job. Requests without a job are counted
+// apart (Unattributed): an app of the lab always names its job, so any is
+// a bug of the lab.
+type Truth struct {
+	Jobs         map[string]*WireJob
+	Calls        int
+	Unattributed int
+}
+
+// TruthFrom folds ledger entries per job, in arrival order.
+func TruthFrom(entries []mockprovider.Entry) Truth {
+	t := Truth{Jobs: map[string]*WireJob{}}
+	es := slices.Clone(entries)
+	slices.SortStableFunc(es, func(a, b mockprovider.Entry) int { return int(a.Seq - b.Seq) })
+	seen400 := map[string]bool{}
+	for _, e := range es {
+		t.Calls++
+		if e.Job == "" {
+			t.Unattributed++
+			continue
+		}
+		j := t.Jobs[e.Job]
+		if j == nil {
+			j = &WireJob{}
+			t.Jobs[e.Job] = j
+		}
+		if seen400[e.Job] {
+			j.TerminalRetried = true
+		}
+		j.Calls++
+		j.SpendPico += e.CostPico
+		switch e.Status {
+		case 200:
+			j.Answered++
+			j.Succeeded = true
+		case 400:
+			seen400[e.Job] = true
+		}
+	}
+	return t
+}
+
+// SeenJob is one job as burnrate's report JSON gives it.
+type SeenJob struct {
+	JobID    string  `json:"job_id"`
+	Outcome  string  `json:"outcome"`
+	Attempts int     `json:"attempts"`
+	SpendUSD float64 `json:"spend_usd"`
+}
+
+// Finding is one of the report's findings.
+type Finding struct {
+	Kind     string   `json:"kind"`
+	Severity string   `json:"severity"`
+	Jobs     []string `json:"jobs"`
+}
+
+// Seen is what burnrate reported: `report --format json`, or the report
+// `watch --report-out` writes (the same schema).
+type Seen struct {
+	Totals struct {
+		Attempts int `json:"attempts"`
+	} `json:"totals"`
+	Jobs     []SeenJob `json:"jobs"`
+	Findings []Finding `json:"findings"`
+}
+
+// ReadSeen decodes a report. A report that is not one is an error: a row
+// must never read as "0 calls seen" because the run broke.
+func ReadSeen(r io.Reader) (Seen, error) {
+	var s Seen
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return s, fmt.Errorf("burnrate's report: %w", err)
+	}
+	return s, nil
+}
+
+// Result is one setup's comparison.
+type Result struct {
+	WireCalls, SeenCalls int
+	WireJobs             int
+	JobsExact, JobsWrong int
+	// Wrong lists, per wrong job, what differed (for the detail section).
+	Wrong []string
+	// FalseCritical counts each job a critical finding names that the
+	// wire refutes: a job the wire never saw, or a kind the ledger can
+	// judge (terminal_error_retried, duplicate_completion) that did not
+	// happen to that job.
+	FalseCritical int
+	// FalseKills counts kills of jobs that the wire shows did nothing to
+	// deserve them; -1 when the setup does not run kills.
+	FalseKills int
+	// MissedKills counts jobs the wire shows over the ceiling that were
+	// not killed (live setups only).
+	MissedKills int
+}
+
+// spendTolerance: burnrate sums picodollars and prints USD as a float64;
+// one part in 10^9 of a dollar is far below any price difference.
+const spendTolerance = 1e-9
+
+// Compare judges burnrate's report against the wire, job by job. A job is
+// exact when its calls, spend and outcome all match; a job burnrate names
+// that the wire never saw, or a wire job burnrate lost, is wrong.
+func Compare(t Truth, s Seen) Result {
+	r := Result{WireCalls: t.Calls, SeenCalls: s.Totals.Attempts, WireJobs: len(t.Jobs), FalseKills: -1}
+	seen := map[string]SeenJob{}
+	for _, j := range s.Jobs {
+		if prev, dup := seen[j.JobID]; dup {
+			// One job reported twice is wrong however its halves add up.
+			j.Attempts += prev.Attempts
+			j.SpendUSD += prev.SpendUSD
+			j.Outcome = "reported twice"
+		}
+		seen[j.JobID] = j
+	}
+	ids := make([]string, 0, len(t.Jobs)+len(seen))
+	for id := range t.Jobs {
+		ids = append(ids, id)
+	}
+	for id := range seen {
+		if t.Jobs[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		w, sj := t.Jobs[id], seen[id]
+		if why := judge(w, sj, id, seen); why != "" {
+			r.JobsWrong++
+			r.Wrong = append(r.Wrong, fmt.Sprintf("%s: %s", id, why))
+			continue
+		}
+		r.JobsExact++
+	}
+	for _, f := range s.Findings {
+		if f.Severity != "critical" {
+			continue
+		}
+		for _, id := range f.Jobs {
+			w := t.Jobs[id]
+			switch {
+			case w == nil:
+				r.FalseCritical++
+			case f.Kind == "terminal_error_retried" && !w.TerminalRetried:
+				r.FalseCritical++
+			case f.Kind == "duplicate_completion" && w.Answered < 2:
+				r.FalseCritical++
+			}
+		}
+	}
+	return r
+}
+
+func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob) string {
+	if w == nil {
+		return fmt.Sprintf("not on the wire; burnrate: %d calls", s.Attempts)
+	}
+	if _, ok := seen[id]; !ok {
+		return fmt.Sprintf("missing from burnrate; wire: %d calls", w.Calls)
+	}
+	var why []string
+	if s.Attempts != w.Calls {
+		why = append(why, fmt.Sprintf("calls %d, wire %d", s.Attempts, w.Calls))
+	}
+	if wire := float64(w.SpendPico) / 1e12; math.Abs(s.SpendUSD-wire) > spendTolerance {
+		why = append(why, fmt.Sprintf("spend $%.6f, wire $%.6f", s.SpendUSD, wire))
+	}
+	if got, want := outcome(s.Outcome), wireOutcome(w); got != want {
+		why = append(why, fmt.Sprintf("outcome %q, wire %s", s.Outcome, want))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprint(why)
+}
+
+// outcome maps burnrate's outcomes onto what the wire can tell.
+func outcome(o string) string {
+	switch o {
+	case "succeeded":
+		return "succeeded"
+	case "failed", "dead_lettered", "killed":
+		return "failed"
+	}
+	return o
+}
+
+func wireOutcome(w *WireJob) string {
+	if w.Succeeded {
+		return "succeeded"
+	}
+	return "failed"
+}

@@ -1,0 +1,98 @@
+package matrix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/lab/mockprovider"
+)
+
+func ledger(rows ...mockprovider.Entry) []mockprovider.Entry {
+	for i := range rows {
+		rows[i].Seq = int64(i + 1)
+	}
+	return rows
+}
+
+func e(job string, status int, cost int64) mockprovider.Entry {
+	return mockprovider.Entry{Job: job, Status: status, CostPico: cost}
+}
+
+// A job is exact only when calls, spend and outcome all match the wire.
+func TestCompareJudgesEachJob(t *testing.T) {
+	truth := TruthFrom(ledger(
+		e("a", 529, 0), e("a", 529, 0), e("a", 200, 2_500_000_000), // 3 calls, $0.0025, succeeded
+		e("b", 529, 0), e("b", 529, 0), // 2 calls, failed
+		e("c", 200, 1_000_000_000),
+		e("", 200, 7),
+	))
+	if truth.Calls != 7 || truth.Unattributed != 1 || truth.Jobs["a"].Calls != 3 || !truth.Jobs["a"].Succeeded || truth.Jobs["b"].Succeeded {
+		t.Fatalf("truth %+v", truth)
+	}
+	seen := Seen{Jobs: []SeenJob{
+		{JobID: "a", Outcome: "succeeded", Attempts: 3, SpendUSD: 0.0025},
+		{JobID: "b", Outcome: "succeeded", Attempts: 2},                             // wrong outcome
+		{JobID: "c", Outcome: "succeeded", Attempts: 2, SpendUSD: 0.001},            // counted twice
+		{JobID: "0af7651916cd43dd8448eb211c80319c", Outcome: "failed", Attempts: 1}, // a trace-ID job
+	}}
+	seen.Totals.Attempts = 8
+	r := Compare(truth, seen)
+	if r.JobsExact != 1 || r.JobsWrong != 3 || r.WireJobs != 3 || r.WireCalls != 7 || r.SeenCalls != 8 {
+		t.Fatalf("result %+v", r)
+	}
+	all := strings.Join(r.Wrong, "\n")
+	for _, want := range []string{`b: [outcome "succeeded", wire failed]`, "c: [calls 2, wire 1]", "0af7651916cd43dd8448eb211c80319c: not on the wire"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("wrong list lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// Spend is compared to the picodollar, and a lost job is wrong.
+func TestCompareSpendAndMissing(t *testing.T) {
+	truth := TruthFrom(ledger(e("a", 200, 1_234_567_891), e("b", 200, 1)))
+	r := Compare(truth, Seen{Jobs: []SeenJob{{JobID: "a", Outcome: "succeeded", Attempts: 1, SpendUSD: 0.001234}}})
+	if r.JobsExact != 0 || r.JobsWrong != 2 {
+		t.Fatalf("result %+v", r)
+	}
+	if !strings.Contains(strings.Join(r.Wrong, "\n"), "b: missing from burnrate") {
+		t.Fatalf("%v", r.Wrong)
+	}
+	r = Compare(truth, Seen{Jobs: []SeenJob{{JobID: "a", Outcome: "dead_lettered", Attempts: 1, SpendUSD: 0.001234567891}, {JobID: "b", Outcome: "succeeded", Attempts: 1, SpendUSD: 1e-12}}})
+	if r.JobsExact != 1 || r.JobsWrong != 1 || !strings.Contains(r.Wrong[0], `outcome "dead_lettered"`) {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// A critical finding is false when the wire refutes it for the job it names.
+func TestCompareFalseCritical(t *testing.T) {
+	truth := TruthFrom(ledger(
+		e("dup", 200, 1), e("dup", 200, 1), // two successes: a true duplicate_completion
+		e("bad", 400, 0), e("bad", 400, 0), // a 400 retried: a true terminal_error_retried
+		e("ok", 429, 0), e("ok", 200, 1),
+	))
+	if !truth.Jobs["bad"].TerminalRetried || truth.Jobs["ok"].TerminalRetried || truth.Jobs["dup"].Answered != 2 {
+		t.Fatalf("truth %+v", truth.Jobs)
+	}
+	r := Compare(truth, Seen{Findings: []Finding{
+		{Kind: "duplicate_completion", Severity: "critical", Jobs: []string{"dup", "ok"}},     // ok: false
+		{Kind: "terminal_error_retried", Severity: "critical", Jobs: []string{"bad", "ok"}},   // ok: false
+		{Kind: "assumption_violated", Severity: "critical", Jobs: []string{"trace-4bf92f35"}}, // no such job: false
+		{Kind: "retry_amplification", Severity: "warning", Jobs: []string{"nobody"}},          // not critical
+	}})
+	if r.FalseCritical != 3 {
+		t.Fatalf("false critical %d, want 3", r.FalseCritical)
+	}
+}
+
+// A kill is innocent when the wire shows the job below the ceiling.
+func TestInnocentKills(t *testing.T) {
+	truth := TruthFrom(ledger(e("rich", 200, PicoFromUSD(0.02)), e("poor", 200, PicoFromUSD(0.002))))
+	kills := []Kill{{JobID: "rich", Scope: "job"}, {JobID: "poor", Scope: "job"}, {JobID: "4bf92f3577b34da6", Scope: "job"}, {Scope: "run"}}
+	if n := InnocentKills(truth, kills, PicoFromUSD(0.01)); n != 2 {
+		t.Fatalf("innocent kills %d, want 2 (poor and the trace-ID job)", n)
+	}
+	if n := MissedKills(truth, []Kill{{JobID: "poor"}}, PicoFromUSD(0.01)); n != 1 {
+		t.Fatalf("missed kills %d, want 1 (rich)", n)
+	}
+}

@@ -1,0 +1,85 @@
+package matrix
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// JobCeilingUSD is the job ceiling the live (OTLP) setups run under, with
+// a kill: the wire's spend says which of its kills were deserved. It sits
+// inside the lab's range of job spend (a healthy Anthropic job spends
+// $0.002–$0.011), so some jobs deserve a kill and most do not.
+const JobCeilingUSD = 0.005
+
+// PicoFromUSD converts dollars to picodollars.
+func PicoFromUSD(usd float64) int64 { return int64(math.Round(usd * 1e12)) }
+
+// Kill is one kill burnrate fired: a headless alert line with kill true.
+type Kill struct {
+	JobID string `json:"job_id"`
+	Rule  string `json:"rule"`
+	Scope string `json:"scope"`
+}
+
+// readKills reads watch --headless's stdout: JSON lines, of which alerts
+// with "kill": true are kills. Other lines (status, warnings) are skipped.
+func readKills(path string) ([]Kill, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("watch's output: %w", err)
+	}
+	defer f.Close()
+	var out []Kill
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	for sc.Scan() {
+		var a struct {
+			Type   string `json:"type"`
+			IsKill bool   `json:"kill"`
+			JobID  string `json:"job_id"`
+			Rule   string `json:"rule"`
+			Scope  string `json:"scope"`
+		}
+		if json.Unmarshal(sc.Bytes(), &a) != nil || a.Type != "alert" || !a.IsKill {
+			continue
+		}
+		out = append(out, Kill{JobID: a.JobID, Rule: a.Rule, Scope: a.Scope})
+	}
+	return out, sc.Err()
+}
+
+// MissedKills counts the jobs the wire shows at or over the ceiling that
+// burnrate did not kill.
+func MissedKills(t Truth, kills []Kill, ceilingPico int64) int {
+	killed := map[string]bool{}
+	for _, k := range kills {
+		killed[k.JobID] = true
+	}
+	n := 0
+	for id, w := range t.Jobs {
+		if w.SpendPico >= ceilingPico && !killed[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// InnocentKills counts the kills of jobs whose wire spend stayed below the
+// ceiling (or that the wire never saw); a run-wide kill names no job and is
+// not judged here.
+func InnocentKills(t Truth, kills []Kill, ceilingPico int64) int {
+	n := 0
+	for _, k := range kills {
+		if k.Scope == "run" && k.JobID == "" {
+			continue
+		}
+		w := t.Jobs[k.JobID]
+		if w == nil || w.SpendPico < ceilingPico {
+			n++
+		}
+	}
+	return n
+}

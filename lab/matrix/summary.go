@@ -1,0 +1,56 @@
+package matrix
+
+import (
+	"fmt"
+	"io"
+)
+
+// Summary writes one line per app × logging, added up over its
+// concurrencies and seeds: the short form of the matrix.
+func Summary(w io.Writer, rows []Row) {
+	type key struct {
+		app string
+		l   Logging
+	}
+	type sum struct {
+		setups, errs, wire, seen, wireJobs, exact, wrong, falseCrit, kills, missed int
+		killsRun                                                                   bool
+	}
+	var order []key
+	sums := map[key]*sum{}
+	for _, r := range rows {
+		k := key{r.App, r.Logging}
+		s := sums[k]
+		if s == nil {
+			s = &sum{}
+			sums[k] = s
+			order = append(order, k)
+		}
+		s.setups++
+		if r.Err != nil {
+			s.errs++
+			continue
+		}
+		s.wire += r.WireCalls
+		s.seen += r.SeenCalls
+		s.wireJobs += r.WireJobs
+		s.exact += r.JobsExact
+		s.wrong += r.JobsWrong
+		s.falseCrit += r.FalseCritical
+		if r.FalseKills >= 0 {
+			s.killsRun = true
+			s.kills += r.FalseKills
+			s.missed += r.MissedKills
+		}
+	}
+	fmt.Fprintln(w, "| app | logging | setups | wire calls | burnrate calls | wire jobs exact | jobs wrong | false critical findings | kills of innocent jobs | errors |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, k := range order {
+		s := sums[k]
+		kills := "not run"
+		if s.killsRun {
+			kills = fmt.Sprintf("%d (missed %d)", s.kills, s.missed)
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d of %d | %d | %d | %s | %d |\n", k.app, k.l, s.setups, s.wire, s.seen, s.exact, s.wireJobs, s.wrong, s.falseCrit, kills, s.errs)
+	}
+}
