@@ -43,6 +43,7 @@ const (
 	FieldLatency
 	FieldTool
 	FieldStreamDropped
+	FieldRequestID // the provider's request ID (req_…): two records of one HTTP attempt are one call
 	numFields
 )
 
@@ -87,6 +88,7 @@ var fieldSpellings = [numFields]struct {
 	FieldLatency:              {json: []string{"latency_ms", "duration_ms"}},
 	FieldTool:                 {json: []string{"tool", "endpoint"}},
 	FieldStreamDropped:        {json: []string{"stream_dropped"}},
+	FieldRequestID:            {json: []string{"request_id", "requestId", "requestID", "_request_id", "request-id", "x-request-id"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.
