@@ -291,7 +291,6 @@ func (t *sdkText) releaseNode(i int, emit func(*ingest.Event), ctx *jobContext) 
 		}
 		if timing {
 			ev.AttemptBy = ingest.AttemptByLineAmbiguous
-			t.TimingLinks++
 		}
 		emit(ev)
 	}

@@ -77,7 +77,10 @@ type sdkText struct {
 	py     map[string]*pyEndpoint
 	pySeq  int
 	pyLast string // endpoint of the last response line
-	keyBuf []byte // pyKey's scratch
+	// pyJobChains counts the Python requests started since the job of
+	// the last JSON line became the context (pyFresh).
+	pyJobChains int
+	keyBuf      []byte // pyKey's scratch
 	// sawSDK: this file has SDK lines, so other text lines are its
 	// application's own text, not broken JSON.
 	sawSDK bool
@@ -91,8 +94,12 @@ type sdkText struct {
 	nodeHeld    []*nodeHeld
 	jobSwitches int // JSON lines naming another job than the one before
 	lines       int
-	// TimingLinks counts attempts placed in a job by timing alone.
-	TimingLinks int64
+	// open holds the time of each job's last JSON line; interleavedAt is
+	// when the lines last showed two jobs at work at once (pychains.go:
+	// noteOpen).
+	open          map[string]int64
+	interleavedAt int64
+	interleaved   bool
 	// held is an httpx response kept back one line in a file of LiteLLM
 	// router lines: the router's line after it names the model (see
 	// textlines.go).
@@ -131,7 +138,9 @@ func (t *sdkText) noteJSON(ev *ingest.Event) {
 	t.lines++
 	if ev.JobID != "" && ev.JobID != t.lastJob.JobID {
 		t.jobSwitches++
+		t.pyJobChains = 0
 	}
+	t.noteOpen(ev)
 	if ev.JobID != "" || ev.CorrelationID != "" {
 		t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID = ev.JobID, ev.JobType, ev.CorrelationID
 	}
