@@ -147,6 +147,16 @@ func TestTimingLinksConvictNoJob(t *testing.T) {
 		if calls != total {
 			t.Errorf("seed %d: %d calls read, %d on the wire", seed, calls, total)
 		}
+		// The links timing made are counted, and their jobs' counts say so.
+		if r.Totals.TimingLinks == 0 || r.Totals.AmbiguousJobs == 0 {
+			t.Errorf("seed %d: %d timing links in %d jobs: jobs in flight link by timing alone", seed, r.Totals.TimingLinks, r.Totals.AmbiguousJobs)
+		}
+		for _, j := range r.Jobs {
+			if j.Count == "" {
+				t.Errorf("seed %d: %s has no count kind", seed, j.JobID)
+				break
+			}
+		}
 	}
 }
 
