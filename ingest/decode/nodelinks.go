@@ -70,6 +70,15 @@ type nodeBlockState struct {
 // block; ok is false for any other line.
 func (t *sdkText) nodeBlockLine(line []byte) (ok bool) {
 	b := &t.nodeBlock
+	if b.id != "" && len(line) > 0 && line[0] == '[' {
+		// A block's own lines are indented; a line that starts a record
+		// means its closing brace was lost (a truncated write): the block
+		// ends, and the line is read as what it is.
+		if b.request {
+			t.noteNodeRequest(b.id, b.req)
+		}
+		*b = nodeBlockState{}
+	}
 	if b.id != "" {
 		b.lines++
 		if len(line) > 0 && line[0] == '}' && len(bytes.TrimSpace(line)) == 1 || b.lines > maxNodeBlockLines {
