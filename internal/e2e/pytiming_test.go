@@ -157,6 +157,14 @@ func TestTimingLinksConvictNoJob(t *testing.T) {
 				break
 			}
 		}
+		// Nor is a job found above a declared stack on them: an
+		// operation timing stitched together is no undeclared layer.
+		stack := filepath.Join(dir, "stack.toml")
+		os.WriteFile(stack, []byte("[[layer]]\nname = \"anthropic-sdk\"\nattempts = 3\n"), 0o600)
+		r, err = declaredReport(t, "--stack", stack, log)
+		if f := finding(r, "undeclared_retry_layer"); f != nil || err != nil {
+			t.Errorf("seed %d: --stack of 3 attempts: %v, %+v", seed, err, f)
+		}
 	}
 }
 
