@@ -215,6 +215,8 @@ func providerRequestID(v string) bool {
 // the meantime: bounded by count, by log time, and by the file's end.
 const (
 	maxNodeHeldChains = 256
+	// maxNodeHeldAttempts bounds one held chain.
+	maxNodeHeldAttempts = 256
 	// nodeHeldFor is how long, in log time after its last attempt, a
 	// chain waits for the app's line: an app logs a call when it returns.
 	nodeHeldFor = int64(60e9)
@@ -250,6 +252,16 @@ func (t *sdkText) holdNode(ev *ingest.Event, root string, emit func(*ingest.Even
 	h.evs = append(h.evs, *ev)
 	if ev.ResponseID != "" {
 		h.reqIDs = append(h.reqIDs, ev.ResponseID)
+	}
+	if len(h.evs) >= maxNodeHeldAttempts {
+		// No SDK retries this often: a hostile or broken chain is let go
+		// (by timing) rather than held without bound.
+		for i, c := range t.nodeHeld {
+			if c == h {
+				t.releaseNode(i, emit, nil)
+				return
+			}
+		}
 	}
 	if !ev.TSCarried && ev.TS > 0 {
 		h.lastTS = max(h.lastTS, ev.TS+int64(ev.LatencyMs)*1e6)

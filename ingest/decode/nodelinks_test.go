@@ -52,3 +52,38 @@ func TestNodeBlocksBoundedAndExact(t *testing.T) {
 		t.Errorf("the SDK's line and the app's of req_0002abcd are one HTTP attempt: %q, %q", calls[1].ResponseID, calls[2].ResponseID)
 	}
 }
+
+// A hostile retryOf chain of a million lines, no app line claiming it, is
+// held in bounded memory: every attempt comes out, none is lost.
+func TestNodeHeldChainIsBounded(t *testing.T) {
+	d := NewDecoder(FormatAuto, nil, Options{})
+	n := 0
+	emit := func(ev *ingest.Event) {
+		if ev.Kind == ingest.KindLLMCall {
+			n++
+		}
+	}
+	d.Decode([]byte(`{"ts":"2026-03-10T01:00:00Z","job_id":"job-1","event":"job_started"}`), emit)
+	d.Decode([]byte(`[log_000000] post https://api.anthropic.com/v1/messages failed with status 529 in 1ms - retrying, 2 attempts remaining`), emit)
+	text := d.(*checked).inner.(*jsonlDecoder).text
+	const lines = 100_000
+	most := 0
+	for range lines {
+		d.Decode([]byte(`[log_000001, retryOf: log_000000] post https://api.anthropic.com/v1/messages failed with status 529 in 1ms - retrying, 2 attempts remaining`), emit)
+		for _, h := range text.nodeHeld {
+			most = max(most, len(h.evs))
+		}
+	}
+	if most > maxNodeHeldAttempts {
+		t.Errorf("one chain held %d attempts at once, past %d", most, maxNodeHeldAttempts)
+	}
+	if f, ok := d.(interface{ Flush(func(*ingest.Event)) int }); ok {
+		f.Flush(emit)
+	}
+	if n != lines+1 {
+		t.Errorf("%d attempts out of %d", n, lines+1)
+	}
+	if len(text.nodeHeld) != 0 {
+		t.Errorf("%d chains still held after the end", len(text.nodeHeld))
+	}
+}
