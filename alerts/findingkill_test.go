@@ -44,6 +44,15 @@ func TestKillOnFindingValidates(t *testing.T) {
 	}
 }
 
+// sdkAttempts is the default config with the records' attempt field the
+// SDK's ([layers] attempt = "sdk"): violatingNight's records number the
+// SDK's attempts (by default a record's attempt is the application's).
+func sdkAttempts() correlate.Config {
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk"
+	return cfg
+}
+
 // jsonlFeeder decodes JSON lines as a file read does (an assumptions
 // record is several events) and feeds each event.
 func jsonlFeeder(t *testing.T, feed func(*ingest.Event)) func(string) {
@@ -101,7 +110,7 @@ func TestKillOnAssumptionViolatedKillsEachJobOnce(t *testing.T) {
 		}
 		var fired []Alert
 		r := NewRules(cfg, nil, func(a Alert) { fired = append(fired, a) })
-		st := correlate.New(correlate.DefaultConfig())
+		st := correlate.New(sdkAttempts())
 		violatingNight(t, 3, true, func(ev *ingest.Event) { r.Observe(st, st.Apply(ev), ev) })
 		var got []string
 		for _, a := range fired {

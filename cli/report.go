@@ -26,6 +26,8 @@ import (
 
 // analysisFlags are shared by every command that correlates logs.
 type analysisFlags struct {
+	// attemptLayer is --attempt-layer (correlate.Config.AttemptLayer).
+	attemptLayer   string
 	configPath     string
 	prices         string
 	maxCallsPerJob int
@@ -113,6 +115,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")
 	f.StringVar(&a.jobIdle, "job-idle", "", fmt.Sprintf("live: a job without queue events takes its outcome (its last call's) once idle this long in log time; 0: only at the end (default %s)", correlate.DefaultIdleAfter))
 	f.StringVar(&a.jobDeadline, "job-deadline", "", fmt.Sprintf("first attempt to outcome limit for deadline_exceeded; 0 disables (default %s)", correlate.DefaultJobDeadline))
+	f.StringVar(&a.attemptLayer, "attempt-layer", "", "whose count a record's own attempt field is: app (the application's wrapper, the default), sdk (the provider SDK's: each record one HTTP attempt) or a layer's name; wins over the config's [layers] attempt (docs/assumptions.md)")
 }
 
 // load reads the config file and builds the correlation config.
@@ -150,6 +153,7 @@ func (a *analysisFlags) load() (*config.File, correlate.Config, error) {
 		}
 		over.JobRetention, over.RetentionSet = d, true
 	}
+	over.AttemptLayer = a.attemptLayer
 	cfg, err := file.Correlate(over)
 	for _, w := range file.Warnings {
 		fmt.Fprintln(os.Stderr, "burnrate:", display.Text(w))

@@ -292,6 +292,11 @@ poisoned record whose 400 is tried 75 times.`,
 			if err := scenario.Write(&buf, scenario.Demo()); err != nil {
 				return err
 			}
+			// The simulation logs every HTTP attempt, numbered by the SDK
+			// (queue × wrapper × SDK): its attempt field is the SDK's.
+			if l.attemptLayer == "" {
+				l.attemptLayer = "sdk"
+			}
 			it := file.NewIter(&buf, "demo (built-in)", 0, decode.Options{})
 			r := file.NewReplay(it, nil, sp)
 			r.SetSources([]ingest.Status{{Name: it.Path, Stats: it.Stats}})

@@ -110,11 +110,35 @@ type File struct {
 	// RunWindow draws run boundaries for logs that name no run_id
 	// (--run-window): "daily 06:00 Europe/Berlin", "idle 2h" or "none".
 	RunWindow string `toml:"run_window"`
+	// Layers says whose counts the log's own fields are: [layers]
+	// attempt = "sdk" (the provider SDK's), "app" (the default: the
+	// application's wrapper) or a layer's name (docs/assumptions.md).
+	Layers LayersSection `toml:"layers"`
 
 	// path is where the file was read from, for messages and defaults;
 	// implicit when it was found in the working directory, not named.
 	path     string
 	implicit bool
+}
+
+// validLayerName: letters, digits, '-', '_' and '.', up to 64 bytes, as
+// the layers' keys (anthropic-sdk, hand-rolled) are spelled.
+func validLayerName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// LayersSection is the [layers] table.
+type LayersSection struct {
+	// Attempt is the layer a record's attempt field counts.
+	Attempt string `toml:"attempt"`
 }
 
 // Path is the file the configuration was read from, or "".
@@ -450,6 +474,8 @@ type Analysis struct {
 	// Live is set for the commands that run live (watch, replay, demo,
 	// claude, codex): they retire finished jobs by default.
 	Live bool
+	// AttemptLayer is --attempt-layer: it wins over [layers] attempt.
+	AttemptLayer string
 }
 
 // Correlate builds the correlation config: defaults, then the file, then flags.
@@ -488,6 +514,17 @@ func (f *File) Correlate(flags Analysis) (correlate.Config, error) {
 	}
 	if f.MaxCallsPerJob != nil {
 		cfg.MaxCallsPerJob = *f.MaxCallsPerJob
+	}
+	attempt, what := f.Layers.Attempt, "[layers] attempt"
+	if flags.AttemptLayer != "" {
+		attempt, what = flags.AttemptLayer, "--attempt-layer"
+	}
+	switch l := strings.TrimSpace(attempt); {
+	case l == "" || l == "app":
+	case !validLayerName(l):
+		errs = append(errs, fmt.Errorf("%s %q: not a layer name; use \"app\" (the application's wrapper, the default), \"sdk\" (the provider SDK's) or a layer such as \"anthropic-sdk\"", what, l))
+	default:
+		cfg.AttemptLayer = l
 	}
 	if flags.MaxCallsPerJob >= 0 {
 		cfg.MaxCallsPerJob = flags.MaxCallsPerJob

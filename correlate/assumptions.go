@@ -125,13 +125,15 @@ type assumptionLog struct {
 	// layerNames are the "<provider>-sdk" and "-agent" layer names made
 	// so far, by suffix and provider (retryLayer).
 	layerNames map[string]map[string]string
-	declared   map[assumptionKey]*declaredAssumption
-	retries    map[string]*observedRetries // by layer
-	retryAfter map[string]*observedRetryAfter
-	facts      map[string]*observedFact // by key
-	pending    []*declaredAssumption
-	dropped    int64 // declarations past maxDeclaredAssumptions
-	derived    map[string]DerivedAssumption
+	// attemptLayer is Config.AttemptLayer: whose a record's attempt is.
+	attemptLayer string
+	declared     map[assumptionKey]*declaredAssumption
+	retries      map[string]*observedRetries // by layer
+	retryAfter   map[string]*observedRetryAfter
+	facts        map[string]*observedFact // by key
+	pending      []*declaredAssumption
+	dropped      int64 // declarations past maxDeclaredAssumptions
+	derived      map[string]DerivedAssumption
 	// violatedLive are the keys assumptionCall flagged as they happened:
 	// the report does not count them again.
 	violatedLive map[string]bool
@@ -405,7 +407,11 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	k := ev.IdempotencyKey
 	provider := ev.Provider
 	if provider == "" {
-		provider = "llm"
+		// The model names its family (claude: anthropic): one row with
+		// the audit's anthropic-sdk, not an "llm-sdk" of its own.
+		if provider = layers.FamilyOfModel(ev.Model); provider == "" {
+			provider = "llm"
+		}
 	}
 	// Every call asks: the "<provider>-sdk" and "-agent" names are made
 	// once per provider, not once per call (6.7% of a 1M-line report).
@@ -456,8 +462,31 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 	// time it is read (live) or by its end (the report): recordLayer
 	// marks the layer so (an owner declared after the calls gave a
 	// critical the same declaration first did not).
+	if ev.Attempt > 0 {
+		// The record numbers its own attempts (attempt, retry_count): the
+		// layer that logged it, the application's — its wrapper's attempt
+		// 3 is not the SDK's retry 2 (issue 39: "llm-sdk.maxRetries
+		// observed 2" from an app's 3-attempt loop) — unless the config
+		// says whose it is, or a declared retry.owner that is an SDK.
+		switch a.attemptLayer {
+		case "":
+			return fieldLayer + named(layers.SDKSuffix), fieldEvidence
+		case "sdk":
+			return named(layers.SDKSuffix), "the log's own attempt numbers, the SDK's by the config ([layers] attempt = \"sdk\")"
+		default:
+			return a.attemptLayer, "the log's own attempt numbers, " + a.attemptLayer + "'s by the config ([layers] attempt)"
+		}
+	}
 	return recordLayer + named(layers.SDKSuffix), recordEvidence
 }
+
+// fieldLayer prefixes the layer of a record's own attempt field while the
+// config names none: the application's (appLayer), or the SDK's when the
+// run declares the SDK its retry owner (ownedLayerBy).
+const fieldLayer = "field:"
+
+// fieldEvidence is retryLayer's evidence for a record's attempt field.
+const fieldEvidence = "the log's own attempt numbers (attempt): the application's layer, not the SDK's ([layers] attempt in the config says whose)"
 
 // recordLayer prefixes the layer of a record's own attempt numbers until
 // the run's declarations say whose they are (ownedLayer).
@@ -472,6 +501,12 @@ func (a *assumptionLog) ownedLayer(layer, jobType string) (string, string) {
 
 // ownedLayerBy resolves a record layer as a declared owner makes it.
 func ownedLayerBy(layer, owner string) (string, string) {
+	if sdk, ok := strings.CutPrefix(layer, fieldLayer); ok {
+		if owner != "" && ownerIsSDK(owner) {
+			return sdk, "the log's own attempt numbers, the declared retry.owner's (" + owner + ")"
+		}
+		return appLayer, ""
+	}
 	sdk, ok := strings.CutPrefix(layer, recordLayer)
 	if !ok {
 		return layer, ""

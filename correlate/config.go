@@ -83,6 +83,12 @@ type Config struct {
 	// Severity overrides a finding kind's default severity; SeverityOff
 	// turns the kind off.
 	Severity map[FindingKind]Severity
+	// AttemptLayer names whose count a record's own attempt field is
+	// (the config's [layers] attempt): "" is the application's layer (a
+	// wrapper), "sdk" the provider SDK's that the record names
+	// (anthropic-sdk), any other a layer of that name. A log's attempt
+	// field is never taken for the SDK's count unless said so.
+	AttemptLayer string
 }
 
 // DefaultConfig returns the documented defaults with built-in prices.

@@ -112,9 +112,10 @@ type Job struct {
 	Outcome       Outcome
 	lifecycle     bool
 	lastFailed    bool
-	// agent marks an interactive agent session (Claude Code, Codex,
-	// Gemini CLI): long by design, so no job deadline applies to it.
-	agent bool
+	// evidence holds the job's agent bit — an interactive agent session
+	// (Claude Code, Codex, Gemini CLI), long by design, so no job deadline
+	// applies to it — and what its calls were seen by (counts.go).
+	evidence uint8
 
 	Type string
 	// RunID is the run its first event named, "" when the log names none.

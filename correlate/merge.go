@@ -504,6 +504,8 @@ func mergeTotals(out *Report, in []MergeInput) {
 		t.BatchCalls = satAdd(t.BatchCalls, s.BatchCalls)
 		t.BatchExpired = satAdd(t.BatchExpired, s.BatchExpired)
 		t.BatchCanceled = satAdd(t.BatchCanceled, s.BatchCanceled)
+		t.TimingLinks = satAdd(t.TimingLinks, s.TimingLinks)
+		out.UnseenLayers = mergeUnseen(out.UnseenLayers, m.Report.UnseenLayers)
 		spend.add(s.SpendUSD)
 		wasted.add(s.WastedUSD)
 		batch.add(s.BatchSpendUSD)
@@ -563,6 +565,7 @@ func mergeJobs(in []MergeInput, info *MergeInfo) ([]JobReport, map[string]int) {
 			if mj.JobType == "" {
 				mj.JobType = j.JobType
 			}
+			mj.Count = weakerCount(mj.Count, j.Count)
 			for _, f := range j.Findings {
 				if !slices.Contains(mj.Findings, f) {
 					mj.Findings = append(mj.Findings, f)
@@ -628,6 +631,12 @@ func recountJobs(out *Report, jobs []JobReport) {
 		}
 		if jobs[i].Attempts > 0 {
 			calls = append(calls, int64(jobs[i].Attempts))
+		}
+		switch jobs[i].Count {
+		case CountLowerBound:
+			t.LowerBoundJobs++
+		case CountAmbiguous:
+			t.AmbiguousJobs++
 		}
 	}
 	out.CallsPerJob = intPercentiles(calls)
@@ -905,4 +914,37 @@ func mergedAdvice(f FindingReport, replica string) string {
 		return ""
 	}
 	return "(advice from " + replica + ", a finding this burnrate does not know) " + f.Advice
+}
+
+// weakerCount is the less trusted of two count kinds of one job's parts:
+// a part placed by timing makes the whole ambiguous, a part that is a
+// lower bound the whole a lower bound.
+func weakerCount(a, b string) string {
+	rank := func(c string) int {
+		switch c {
+		case CountAmbiguous:
+			return 2
+		case CountLowerBound:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// mergeUnseen adds a replica's unseen layers to the merged ones, by
+// layer: its jobs are added (a job split across replicas counts in each).
+func mergeUnseen(out, in []UnseenLayer) []UnseenLayer {
+	for _, u := range in {
+		i := slices.IndexFunc(out, func(o UnseenLayer) bool { return o.Layer == u.Layer })
+		if i < 0 {
+			out = append(out, u)
+			continue
+		}
+		out[i].Jobs = satAddInt(out[i].Jobs, u.Jobs)
+	}
+	return out
 }

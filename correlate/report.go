@@ -30,6 +30,10 @@ type Report struct {
 	Jobs     []JobReport     `json:"jobs"`
 	Breakers []BreakerReport `json:"breakers"`
 	Findings []FindingReport `json:"findings"`
+	// UnseenLayers are the retry layers below the application's records
+	// that the log cannot show (counts.go): their jobs' counts are lower
+	// bounds. Absent when every call was seen at its HTTP attempt.
+	UnseenLayers []UnseenLayer `json:"unseen_layers,omitempty"`
 	// Assumptions is the assumptions log of the run (assumptions.go):
 	// empty when the run declared nothing and showed no evidence.
 	Assumptions []AssumptionReport `json:"assumptions"`
@@ -189,9 +193,16 @@ type ReportTotals struct {
 	CacheWriteTokens int64   `json:"cache_creation_tokens"`
 	// Batch and synchronous spend side by side (seed 002 moved jobs to
 	// batch to halve cost and cut 429s).
-	BatchCalls    int64   `json:"batch_calls"`
-	BatchSpendUSD float64 `json:"batch_spend_usd"`
-	SyncSpendUSD  float64 `json:"sync_spend_usd"`
+	// TimingLinks are model calls placed in a job by timing alone (SDK
+	// lines that name no request, with jobs in flight): shown, never
+	// held against a declaration, never a kill; their jobs' counts are
+	// ambiguous. LowerBoundJobs are jobs whose count is a lower bound.
+	TimingLinks    int64   `json:"timing_links,omitempty"`
+	LowerBoundJobs int     `json:"lower_bound_jobs,omitempty"`
+	AmbiguousJobs  int     `json:"ambiguous_jobs,omitempty"`
+	BatchCalls     int64   `json:"batch_calls"`
+	BatchSpendUSD  float64 `json:"batch_spend_usd"`
+	SyncSpendUSD   float64 `json:"sync_spend_usd"`
 	// Batch requests that never ran: not calls, but failed jobs.
 	BatchExpired  int64 `json:"batch_expired"`
 	BatchCanceled int64 `json:"batch_canceled"`
@@ -283,6 +294,12 @@ type JobReport struct {
 	// -p's total_cost_usd), beside the computed SpendUSD; absent when the
 	// log gave none.
 	AgentReportedUSD *float64 `json:"agent_reported_usd,omitempty"`
+	// Count says how far Attempts can be trusted (counts.go): exact (every
+	// call seen at its HTTP attempt, or no retrying layer below the
+	// records), lower_bound (the application's records, with an SDK below
+	// that retries unseen: Report.UnseenLayers), ambiguous (a call placed
+	// in the job by timing alone).
+	Count string `json:"count"`
 }
 
 type BreakerReport struct {
@@ -468,7 +485,23 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		}
 		acc.add(j, o, w)
 		order = append(order, jobOrder{usd: j.Spend.USD(), calls: j.Calls, idx: uint32(i), id: j.ID})
+		switch s.countKind(j) {
+		case CountLowerBound:
+			t.LowerBoundJobs++
+		case CountAmbiguous:
+			t.AmbiguousJobs++
+		}
 	}
+	for ev, n := range rt.evidence {
+		switch s.countKindOf(ev) {
+		case CountLowerBound:
+			t.LowerBoundJobs += int(n)
+		case CountAmbiguous:
+			t.AmbiguousJobs += int(n)
+		}
+	}
+	t.TimingLinks = s.timingLinks
+	r.UnseenLayers = s.unseenLayers()
 	t.WastedUSD = wasted.USD()
 	r.CallsPerJob = histPercentiles(calls, rt.calls)
 	slices.Sort(deadLetter)
@@ -637,6 +670,7 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 			jr.Findings = append(jr.Findings, k.String())
 		}
 	}
+	jr.Count = s.countKind(j)
 }
 
 type jobTypeAcc struct {

@@ -38,6 +38,9 @@ type retired struct {
 	// findingJobsWasted and findingAttemptsWasted are the retired jobs'
 	// shares of each finding's two figures (see reportFindings).
 	findingJobsWasted, findingAttemptsWasted [NumFindingKinds]Pico
+	// evidence counts the jobs by what their calls were seen by (Job.evidence):
+	// how far their counts can be trusted outlives their detail.
+	evidence map[uint8]int64
 }
 
 // retiredType is one job type's retired jobs.
@@ -194,6 +197,12 @@ func (s *State) retire(j *Job) {
 	o := s.Outcome(j, false)
 	w := j.wasted(o)
 	r.jobs++
+	if j.evidence&^evAgent != 0 {
+		if r.evidence == nil {
+			r.evidence = map[uint8]int64{}
+		}
+		r.evidence[j.evidence&^evAgent]++
+	}
 	r.wasted = r.wasted.Add(w)
 	switch o {
 	case OutcomeSucceeded:

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -111,6 +112,11 @@ type JobDetail struct {
 	// CallsPerMinute is the job's model calls per minute from its first
 	// attempt, for the mini chart.
 	CallsPerMinute []float64
+	// Count is how far Row.Calls can be trusted: CountExact,
+	// CountLowerBound (Unseen names the layer below the log that retries
+	// unseen), CountAmbiguous (calls placed in the job by timing alone).
+	Count  string
+	Unseen string
 }
 
 // AttemptView is an Attempt with its names resolved.
@@ -378,7 +384,15 @@ func (s *State) Projected() Pico {
 }
 
 func (s *State) detail(j *Job, ended bool) *JobDetail {
-	d := &JobDetail{Row: s.row(j, ended), Findings: j.Findings(), CacheShare: -1}
+	d := &JobDetail{Row: s.row(j, ended), Findings: j.Findings(), CacheShare: -1, Count: s.countKind(j)}
+	if d.Count == CountLowerBound {
+		for _, u := range s.unseenLayers() {
+			if d.Unseen != "" {
+				d.Unseen += "; "
+			}
+			d.Unseen += fmt.Sprintf("%s %d retries (%s): up to %d HTTP calls per call logged", u.Layer, u.Retries, u.From, u.AttemptsPerCall)
+		}
+	}
 	if all := j.tokensFresh + j.tokensCacheRead + j.tokensCacheWrite; all > 0 {
 		d.CacheShare = float64(j.tokensCacheRead) / float64(all)
 	}

@@ -25,6 +25,8 @@ type State struct {
 
 	jobs    hashIndex // job ID → position in jobList
 	jobList []*Job
+	// timingLinks counts model calls placed in a job by timing alone (counts.go).
+	timingLinks int64
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).
@@ -208,6 +210,7 @@ func New(cfg Config) *State {
 
 		retryAfter: map[int64]int64{},
 		timeline:   map[int64]*Bucket{},
+		assume:     assumptionLog{attemptLayer: cfg.AttemptLayer},
 	}
 }
 
@@ -478,7 +481,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	if job.Type == "" && ev.JobType != "" {
 		job.Type = ev.JobType
 	}
-	job.agent = job.agent || ev.AgentSession
+	if ev.AgentSession {
+		job.evidence |= evAgent
+	}
 	switch ev.Kind {
 	case ingest.KindJobEnqueued:
 		if job.EnqueuedTS == 0 {
@@ -515,6 +520,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 			}
 		}
 		s.attempt(job, ev, op)
+		s.noteEvidence(job, ev)
 		s.assumptionCall(ev, job)
 	case ingest.KindUsageGrowth:
 		if ev.ResponseID == "" {
@@ -541,7 +547,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	}
 	// The unattributed calls (no job, no key: an editor's token log) are
 	// no job, so they have no deadline to miss (issue 39).
-	if d := s.cfg.JobDeadline; d > 0 && !job.agent && job.ID != UnattributedJob && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
+	if d := s.cfg.JobDeadline; d > 0 && job.evidence&evAgent == 0 && job.ID != UnattributedJob && job.FirstAttemptTS != 0 && ts-job.FirstAttemptTS > int64(d) && !job.HasFinding(DeadlineExceeded) {
 		s.flag(DeadlineExceeded, job, 1, 0, ts, func() string {
 			return fmt.Sprintf("job %s was still going %s after its first attempt (deadline %s)", job.ID, fmtDur(ts-job.FirstAttemptTS), d)
 		})

@@ -137,7 +137,7 @@ func (s *State) fold(jj, tj *Job) {
 	jj.MaxRounds = max(jj.MaxRounds, tj.MaxRounds)
 	jj.MaxSDKAttempt = max(jj.MaxSDKAttempt, tj.MaxSDKAttempt)
 	jj.findings |= tj.findings
-	jj.agent = jj.agent || tj.agent
+	jj.evidence |= tj.evidence
 	if tj.lifecycle && !jj.lifecycle {
 		jj.Outcome, jj.lifecycle = tj.Outcome, true
 	}

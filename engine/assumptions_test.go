@@ -273,7 +273,9 @@ func TestEveryRunIsRecordedOnce(t *testing.T) {
 	}
 	evs = []ingest.Event{call("A", 0, 1), call("B", time.Minute, 1), call("A", 2*time.Minute, 2), call("A", 3*time.Minute, 3), call("B", 2*time.Hour, 1)}
 	log = &fakeAssumptionsLog{}
-	eng = New(Options{Config: correlate.DefaultConfig(), Assumptions: log}, &oneByOne{events: evs})
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk" // the calls number the SDK's attempts (by default a record's attempt is the application's)
+	eng = New(Options{Config: cfg, Assumptions: log}, &oneByOne{events: evs})
 	eng.Run(context.Background())
 	if len(log.recorded) != 1 || log.recorded[0].RunID != "A" {
 		t.Fatalf("recorded %d runs before the stop, want A once B moved an hour past it", len(log.recorded))

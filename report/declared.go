@@ -56,6 +56,11 @@ func writeDeclared(b *strings.Builder, r *correlate.Report) {
 	case d.Above:
 		fmt.Fprintf(b, "**Observed above declared**: one operation made %d calls where the layers allow %d — ×%s unexplained: a retry layer the stack does not list (undeclared_retry_layer).\n\n",
 			d.Observed.PerOperation.Max, *d.DeclaredAttempts, strconv.FormatFloat(d.GapFactor, 'f', -1, 64))
+	case r.Totals.LowerBoundJobs > 0:
+		// Issue 39: the app's records alone hide the SDK's retries below
+		// them; "within" would be an exact-looking wrong conclusion.
+		fmt.Fprintf(b, "Observed within the declared worst case (%d) as far as the log shows: %s %s lower bounds, the layers below the application's records unseen (Calls not seen, above).\n\n",
+			*d.DeclaredAttempts, correlate.Count(int64(r.Totals.LowerBoundJobs)), plural(int64(r.Totals.LowerBoundJobs), "job's count is a", "jobs' counts are"))
 	default:
 		fmt.Fprintf(b, "Observed within the declared worst case (%d): no operation made more calls than the layers allow.\n\n", *d.DeclaredAttempts)
 	}

@@ -219,6 +219,8 @@ func appendJob(b []byte, j *correlate.JobReport) []byte {
 		b = append(b, ","+in+`"agent_reported_usd": `...)
 		b = appendFloat(b, *j.AgentReportedUSD)
 	}
+	b = append(b, ","+in+`"count": `...)
+	b = appendString(b, j.Count)
 	return append(b, "\n    }"...)
 }
 
@@ -257,6 +259,19 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// Calls writes a job's call count as far as it can be trusted: "≥3" for a
+// lower bound (a layer below the log retries unseen), "3?" for a count
+// timing alone placed calls in, "3" for an exact one.
+func Calls(n int32, count string) string {
+	switch count {
+	case correlate.CountLowerBound:
+		return "≥" + strconv.FormatInt(int64(n), 10)
+	case correlate.CountAmbiguous:
+		return strconv.FormatInt(int64(n), 10) + "?"
+	}
+	return strconv.FormatInt(int64(n), 10)
+}
+
 // CostliestJobs is how many jobs the Markdown report lists.
 const CostliestJobs = 10
 
@@ -290,6 +305,17 @@ func headline(r *correlate.Report) [][2]string {
 		status = "none"
 	}
 	rows = append(rows, [2]string{"Status of model calls", status})
+	// Issue 39: where the log cannot show every HTTP request, the count is
+	// said to be a lower bound, and by which layer; a call placed by timing
+	// alone is said to be one.
+	for _, u := range r.UnseenLayers {
+		rows = append(rows, [2]string{"Calls not seen: " + cell(u.Layer), fmt.Sprintf("%d retries (%s) below the application's records: up to %d HTTP calls per call logged; %s %s lower bounds (≥ in the job tables)",
+			u.Retries, cell(u.From), u.AttemptsPerCall, correlate.Count(int64(u.Jobs)), plural(int64(u.Jobs), "job's count is a", "jobs' counts are"))})
+	}
+	if t.TimingLinks > 0 {
+		rows = append(rows, [2]string{"Calls linked by timing alone", fmt.Sprintf("%s in %s %s (ambiguous, ? in the job tables: the SDK's lines name no request; shown, never held against a declaration, never a kill)",
+			correlate.Count(t.TimingLinks), correlate.Count(int64(t.AmbiguousJobs)), plural(int64(t.AmbiguousJobs), "job", "jobs"))})
+	}
 	if t.UnpricedAttempts > 0 {
 		rows = append(rows, [2]string{"Unpriced attempts", fmt.Sprintf("%s (models: %s; tokens are counted, spend is not)", correlate.Count(t.UnpricedAttempts), cell(strings.Join(r.Pricing.UnpricedModels, ", ")))})
 	}
@@ -439,7 +465,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		if i == CostliestJobs {
 			break
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), cell(j.Outcome), j.Attempts,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), cell(j.Outcome), Calls(j.Attempts, j.Count),
 			correlate.FormatLayers(j.Layers), correlate.USD(j.SpendUSD), correlate.USD(j.WastedUSD), j.Duplicates)
 	}
 

@@ -42,7 +42,9 @@ func newDemoFrames(t testing.TB) *demoFrames {
 // whose detail it carries.
 func (d *demoFrames) at(share float64, detail string) *engine.Frame {
 	n := int(share * float64(len(d.evs)))
-	st := correlate.New(correlate.DefaultConfig())
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk" // as burnrate demo: the simulation's attempt field is the SDK's
+	st := correlate.New(cfg)
 	for i := 0; i < n; i += 256 {
 		st.Consume(ingest.Batch(d.evs[i:min(i+256, n)]))
 	}

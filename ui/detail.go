@@ -112,6 +112,12 @@ func (p *detailPane) build() {
 	add(fmt.Sprintf("spend %s · wasted %s · %s out %s", usd(r.Spend.USD()), usd(r.Wasted.USD()), tokens, out))
 	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · %d duplicates",
 		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, r.Duplicates))
+	switch p.d.Count { // issue 39: how far the call count goes
+	case correlate.CountLowerBound:
+		add(p.st.Dim.Render(truncate("calls are a lower bound: a layer below the log retries unseen — "+sanitize(p.d.Unseen), max(p.width-1, 1))))
+	case correlate.CountAmbiguous:
+		add(p.st.Dim.Render("calls are ambiguous: some were placed in this job by timing alone (never a finding's evidence, never a kill)"))
+	}
 	if names := attemptNames(p.d.Attempts); names != "" {
 		// The table may cut a name in its middle; here each is whole.
 		add(truncate("models/tools "+names, max(p.width-1, 1)))

@@ -55,7 +55,9 @@ func newFeed(t testing.TB) *fakeFeed {
 	if err := scenario.Write(&buf, scenario.Samples["seed000-incident.jsonl"]()); err != nil {
 		t.Fatal(err)
 	}
-	st := correlate.New(correlate.DefaultConfig())
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk" // the simulation logs every HTTP attempt, numbered by the SDK (as burnrate demo)
+	st := correlate.New(cfg)
 	file.Drain(file.NewIter(&buf, "seed000", 0, decode.Options{}), st)
 	return &fakeFeed{ch: make(chan *engine.Frame, 1), st: st}
 }

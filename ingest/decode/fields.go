@@ -43,8 +43,9 @@ const (
 	FieldLatency
 	FieldTool
 	FieldStreamDropped
-	FieldMessage // a logger's message: "job finished", "job failed"
-	FieldOutcome // the app's own word on how a job ended
+	FieldMessage   // a logger's message: "job finished", "job failed"
+	FieldOutcome   // the app's own word on how a job ended
+	FieldRequestID // the provider's request ID (req_…): two records of one HTTP attempt are one call
 	numFields
 )
 
@@ -91,6 +92,7 @@ var fieldSpellings = [numFields]struct {
 	FieldStreamDropped:        {json: []string{"stream_dropped"}},
 	FieldMessage:              {json: []string{"msg", "message"}},
 	FieldOutcome:              {json: []string{"outcome"}},
+	FieldRequestID:            {json: []string{"request_id", "requestId", "requestID", "_request_id", "request-id", "x-request-id"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.

@@ -321,7 +321,7 @@ func newDecoder(f Format, maps []FieldMap, o Options, rows *rowSet) Decoder {
 	if info := formatInfo(f); info != nil && info.New != nil {
 		return newChecked(info.New(p, o))
 	}
-	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows}
+	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows, jsonOnly: o.Format == FormatJSONL}
 	// Detected from text lines in the file's head: other text lines are
 	// the application's own.
 	d.text.sawSDK = isTextFormat(f)
@@ -473,6 +473,11 @@ type jsonlDecoder struct {
 	// flushRows: this decoder is the stream's own, which flushes them.
 	rows      *rowSet
 	flushRows bool
+	// jsonOnly: --input-format jsonl. Only JSON records are calls: SDK
+	// and other text lines are recognized (so they are the SDK's, not
+	// broken JSON) and skipped as text, never counted.
+	jsonOnly bool
+	discard  func(*ingest.Event)
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -523,7 +528,7 @@ func (d *jsonlDecoder) releaseAt(ts int64, emit func(*ingest.Event)) {
 func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	n := len(d.held)
 	d.releaseAt(0, emit)
-	n += d.text.flush(emit)
+	n += d.text.flush(emit) + d.text.flushNode(emit)
 	if d.flushRows {
 		n += d.rows.flush(emit)
 	}
@@ -579,6 +584,10 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			}
 			return ingest.SkipNoEvent
 		}
+		if len(d.text.nodeHeld) > 0 {
+			d.text.claimNode(&d.ev, emit) // the SDK's lines of this call come first
+			d.text.expireNode(d.ev.TS, d.ev.TS > 0 && !d.ev.TSCarried, emit)
+		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
 		emit(&d.ev)
@@ -587,6 +596,22 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		// line none of them reads may be seed 003's declaration (a pattern
 		// line with "note=[assumptions] {}" in it was taken for one, and
 		// its call dropped from the spend).
+		if d.jsonOnly {
+			if d.discard == nil {
+				d.discard = func(*ingest.Event) {}
+			}
+			n := d.text.decode(line, d.discard)
+			clear(d.text.nodeHeld)
+			d.text.nodeHeld, d.text.hasHeld = d.text.nodeHeld[:0], false // nothing of it is emitted later either
+			if n != 0 || d.text.sawSDK && !looksLikeJSON(line) {
+				return ingest.SkipText
+			}
+			d.notJSON++
+			if d.firstBad == nil {
+				d.firstBad = bytes.Clone(line[:min(len(line), 200)])
+			}
+			return ingest.SkipInvalidJSON
+		}
 		switch n := d.text.decode(line, emit); {
 		case n > 0:
 			return ingest.Accepted

@@ -439,6 +439,10 @@ func (p *Parser) topField(field Field) {
 		*dst = append((*dst)[:0], v[:min(len(v), maxLifecycleBytes)]...)
 	case FieldTool:
 		ev.Tool = p.strRecent(recentTool)
+	case FieldRequestID:
+		if v := p.id(); ev.ResponseID == "" && providerRequestID(v) {
+			ev.ResponseID = HTTPAttemptID(v)
+		}
 	case FieldStreamDropped:
 		switch p.sc.peek() {
 		case 't':
@@ -679,6 +683,12 @@ func (p *Parser) headerField(k []byte) {
 	case "idempotency-key", "x-idempotency-key":
 		if v := p.id(); ev.IdempotencyKey == "" {
 			ev.IdempotencyKey = v
+		}
+	case "request-id", "x-request-id":
+		// The response's request ID, logged with its headers: the SDK's
+		// line of the same attempt names it too.
+		if v := p.id(); ev.ResponseID == "" && providerRequestID(v) {
+			ev.ResponseID = HTTPAttemptID(v)
 		}
 	case "x-correlation-id":
 		if v := p.id(); ev.CorrelationID == "" {

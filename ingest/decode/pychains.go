@@ -127,23 +127,44 @@ func deleteIf[T any](s []T, drop func(T) bool) []T {
 }
 
 // answer takes the announced retry a response (or a "Retrying" line of an
-// attempt that got none) at ts is: of those it fits, the one due first.
-// ok is false when it fits none: a new request. When it fits two that
-// would number it differently, both chains are marked ambiguous.
-func (e *pyEndpoint) answer(ts int64, timed bool) (ch pyChain, ok bool) {
-	best := -1
+// attempt that got none) at ts is: of those it fits, the one due first,
+// the current job's (cur, the job of the last JSON line) before another
+// job's. ok is false when it fits none: a new request. When it fits two
+// that would number it differently, both chains are marked ambiguous.
+//
+// A retry of another job is only a guess: the SDK's lines name no job,
+// and a JSON line of cur logged since that retry was announced says cur
+// is at work too. When cur has no request of its own in flight yet
+// (fresh), the response is taken as cur's first — a later job's first 529
+// is not an earlier job's retry — and else as the other job's retry; either
+// way by timing alone, so the chain is marked ambiguous (never held
+// against a declaration, counted in the report).
+func (e *pyEndpoint) answer(ts int64, timed bool, cur string, fresh bool) (ch pyChain, ok bool) {
+	best, own := -1, false
 	for i := range e.pending {
 		if !e.pending[i].fits(ts, timed) {
 			continue
 		}
-		if best < 0 || e.pending[i].due() < e.pending[best].due() {
-			best = i
+		// A chain of no job (it began before any JSON line) is no other
+		// job's: nothing to move a call from.
+		mine := cur == "" || e.pending[i].chain.ctx.JobID == cur || e.pending[i].chain.ctx.JobID == ""
+		switch {
+		case best < 0, mine && !own, mine == own && e.pending[i].due() < e.pending[best].due():
+			best, own = i, mine
 		}
 	}
 	if best < 0 {
 		return pyChain{}, false
 	}
+	if !own && fresh {
+		// cur's first request, or the other job's retry: a new chain,
+		// ambiguous; the retry stays announced for its own response.
+		return pyChain{ambiguous: true}, false
+	}
 	ch = e.pending[best].chain
+	if !own {
+		ch.ambiguous = true
+	}
 	for i := range e.pending {
 		if i != best && e.pending[i].fits(ts, timed) && !sameCount(e.pending[i].chain, ch) {
 			e.pending[i].chain.ambiguous, ch.ambiguous = true, true
@@ -203,11 +224,53 @@ func (t *sdkText) endpointState(key string) *pyEndpoint {
 	return e
 }
 
-// newPyChain starts a request in the context of now.
-func (t *sdkText) newPyChain() pyChain {
+// newPyChain starts a request in the context of now; ambiguous when it
+// may as well have been another job's retry (answer).
+func (t *sdkText) newPyChain(ambiguous bool) pyChain {
 	t.pySeq++
-	return pyChain{ctx: t.lastJob, op: t.pySeq, attempt: 1}
+	t.pyJobChains++
+	return pyChain{ctx: t.lastJob, op: t.pySeq, attempt: 1, ambiguous: ambiguous}
 }
+
+// interleaveFor is how long after the log last showed two jobs at work
+// at once their Python lines still link by timing alone.
+const interleaveFor = int64(10 * 60 * 1e9)
+
+// noteOpen watches the JSON lines for jobs at work at once: a line of a
+// job seen before (within interleaveFor) after another job's line — job
+// A's line, then B's, then A's again — says A was at work while B
+// started. A sequential app (each job's lines before the next's) never
+// shows it, whether or not it logs when a job ends.
+func (t *sdkText) noteOpen(ev *ingest.Event) {
+	if ev.JobID == "" {
+		return
+	}
+	ts := ev.TS
+	if ev.TSCarried {
+		ts = 0
+	}
+	if last, seen := t.open[ev.JobID]; seen && ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
+		t.interleavedAt, t.interleaved = ts, true
+	}
+	if t.open == nil || len(t.open) >= 100_000 {
+		t.open = map[string]int64{}
+	}
+	t.open[ev.JobID] = ts
+}
+
+// concurrent: the log has lately shown jobs at work at once — Python's
+// lines, which name no request and no job, then link by timing alone:
+// which job a response is, and which request's retry, is a guess.
+func (t *sdkText) concurrent(ts int64, timed bool) bool {
+	if !t.interleaved {
+		return false
+	}
+	return !timed || t.interleavedAt == 0 || ts-t.interleavedAt <= interleaveFor
+}
+
+// pyFresh: the job of the last JSON line has started no Python request
+// since it became the context (noteJSON resets the count).
+func (t *sdkText) pyFresh() bool { return t.lastJob.JobID != "" && t.pyJobChains == 0 }
 
 // pyKey names a Python operation: the job, the endpoint and its number.
 func (t *sdkText) pyKey(ch pyChain, endpoint string) string {
@@ -272,9 +335,12 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	// connection error or a timeout, which httpx does not log. It is the
 	// retry announced before that it fits, if any, else the first
 	// attempt of a new request.
-	ch, ok := e.answer(ts, timed)
+	ch, ok := e.answer(ts, timed, t.lastJob.JobID, t.pyFresh())
 	if !ok {
-		ch = t.newPyChain()
+		ch = t.newPyChain(ch.ambiguous)
+	}
+	if t.concurrent(ts, timed) {
+		ch.ambiguous = true
 	}
 	retry.chain = ch
 	e.addPending(retry)
@@ -300,9 +366,12 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 	timed := !carried && ts > 0
 	e := t.endpointState(key)
 	e.expire(ts, timed)
-	ch, ok := e.answer(ts, timed)
+	ch, ok := e.answer(ts, timed, t.lastJob.JobID, t.pyFresh())
+	if t.concurrent(ts, timed) {
+		ch.ambiguous = true
+	}
 	if !ok {
-		ch = t.newPyChain()
+		ch = t.newPyChain(ch.ambiguous)
 		if !timed {
 			// Without times, a new request says the failures of one the
 			// app gave up on (no "Retrying" line after its last) are over.

@@ -77,11 +77,29 @@ type sdkText struct {
 	py     map[string]*pyEndpoint
 	pySeq  int
 	pyLast string // endpoint of the last response line
-	keyBuf []byte // pyKey's scratch
+	// pyJobChains counts the Python requests started since the job of
+	// the last JSON line became the context (pyFresh).
+	pyJobChains int
+	keyBuf      []byte // pyKey's scratch
 	// sawSDK: this file has SDK lines, so other text lines are its
 	// application's own text, not broken JSON.
 	sawSDK bool
 	node   map[string]nodeChain
+	// nodeBlock is the Node SDK debug block being read, nodeReqs what
+	// each request block said until its response line (nodelinks.go).
+	nodeBlock nodeBlockState
+	nodeReqs  map[string]nodeRequest
+	// nodeHeld are Node chains no request block placed, waiting for the
+	// app's line that names their request ID (nodelinks.go).
+	nodeHeld    []*nodeHeld
+	jobSwitches int // JSON lines naming another job than the one before
+	lines       int
+	// open holds the time of each job's last JSON line; interleavedAt is
+	// when the lines last showed two jobs at work at once (pychains.go:
+	// noteOpen).
+	open          map[string]int64
+	interleavedAt int64
+	interleaved   bool
 	// held is an httpx response kept back one line in a file of LiteLLM
 	// router lines: the router's line after it names the model (see
 	// textlines.go).
@@ -108,6 +126,7 @@ type nodeChain struct {
 	root    string
 	attempt int16
 	ctx     jobContext
+	placed  bool // a request block's job header named the chain's job
 }
 
 func newSDKText(p *Parser) *sdkText {
@@ -116,6 +135,12 @@ func newSDKText(p *Parser) *sdkText {
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
 func (t *sdkText) noteJSON(ev *ingest.Event) {
+	t.lines++
+	if ev.JobID != "" && ev.JobID != t.lastJob.JobID {
+		t.jobSwitches++
+		t.pyJobChains = 0
+	}
+	t.noteOpen(ev)
 	if ev.JobID != "" || ev.CorrelationID != "" {
 		t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID = ev.JobID, ev.JobType, ev.CorrelationID
 	}
@@ -304,7 +329,15 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 	// on its first maxTextBytes, so a hostile megabyte of "[log_" costs
 	// the regexps no more than that.
 	line = t.stripANSI(line[:min(len(line), maxTextBytes)])
+	t.lines++
 	flushed := 0
+	if len(t.nodeHeld) > 0 {
+		before := len(t.nodeHeld)
+		t.expireNode(t.p.lastTS, t.p.lastTS > 0, emit)
+		if len(t.nodeHeld) < before {
+			flushed = 1
+		}
+	}
 	if t.hasHeld {
 		if n, ok := t.liteMerge(line, emit); ok {
 			return n
@@ -330,6 +363,9 @@ func (t *sdkText) flush(emit func(*ingest.Event)) int {
 }
 
 func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
+	if (t.nodeBlock.id != "" || len(line) > 0 && line[0] == '[') && t.nodeBlockLine(line) {
+		return -1
+	}
 	for _, ps := range t.patterns {
 		if n, ok := t.pattern(ps, line, emit); ok {
 			return n
@@ -370,6 +406,8 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 	ch := t.nodeChainOf(string(m[1]), m[2])
 	ts, carried := t.lineTime(line)
 	ev := t.attemptAt(ts, carried, ch.ctx)
+	placed := t.nodeLinks(ev, string(m[1]), &ch)
+	ev.ResponseID = HTTPAttemptID(CleanID(SanitizeString(nodeRequestID(m[2]))))
 	latency, _ := strconv.Atoi(string(m[8]))
 	ev.LatencyMs = int32(min(latency, 1<<31-1))
 	if !ev.TSCarried {
@@ -385,6 +423,10 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 		ev.Provider = provider
 	}
 	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ch.root)))
+	if !placed {
+		t.holdNode(ev, ch.root, emit)
+		return -1
+	}
 	emit(ev)
 	return 1
 }
@@ -397,12 +439,17 @@ func (t *sdkText) nodeConnection(line []byte, m [][]byte, emit func(*ingest.Even
 	ch := t.nodeChainOf(string(m[1]), m[2])
 	ts, carried := t.lineTime(line)
 	ev := t.attemptAt(ts, carried, ch.ctx)
+	placed := t.nodeLinks(ev, string(m[1]), &ch)
 	ev.Status, ev.Attempt = 0, ch.attempt
 	ev.ErrorType = "connection_error"
 	if string(m[3]) == "timed out" {
 		ev.ErrorType = "timeout"
 	}
 	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ch.root)))
+	if !placed {
+		t.holdNode(ev, ch.root, emit)
+		return -1
+	}
 	emit(ev)
 	return 1
 }
@@ -424,7 +471,7 @@ func (t *sdkText) nodeChainOf(id string, rest []byte) nodeChain {
 			// starts here, in the context of now.
 			last = nodeChain{root: root, attempt: 1, ctx: t.lastJob}
 		}
-		ch = nodeChain{root: root, attempt: min(last.attempt, 1<<14) + 1, ctx: last.ctx}
+		ch = nodeChain{root: root, attempt: min(last.attempt, 1<<14) + 1, ctx: last.ctx, placed: last.placed}
 		t.node[root] = ch
 	}
 	if ch.attempt == 1 {

@@ -65,7 +65,7 @@ func declared(events []ingest.Event, m pcommon.Map, from, jobType string, ts int
 func stainlessRetries(m pcommon.Map) (attempt int16, by ingest.AttemptBy, ok bool) {
 	if s := header(m, "http.request.header.x-stainless-retry-count", "x-stainless-retry-count"); s != "" {
 		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
-			return int16(min(n+1, 1<<15-1)), ingest.AttemptByLine, true
+			return int16(min(n+1, 1<<15-1)), ingest.AttemptBySDK, true // the SDK's own count, whoever logs it
 		}
 	}
 	if n, _ := amzRequest(m); n >= 1 {
