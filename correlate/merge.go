@@ -277,13 +277,6 @@ func dedupeInputs(in []MergeInput, info *MergeInfo) ([]MergeInput, error) {
 // or more, and each of small's jobs with its first call and at least as
 // many calls.
 func contains(big, small *Report) bool {
-	if c := big.Carried; c != nil && big.RunID != "" && big.RunID == small.RunID && small.Totals.Attempts <= c.Attempts && small.Totals.SpendUSD <= c.SpendUSD {
-		// big's run was resumed from a carry holding at least what small
-		// counted: small is the part before big's restart (its spans may
-		// have been re-sent since, earlier than its first call: a
-		// Collector's queue), every call of it already in big's totals.
-		return true
-	}
 	if big.Source.Events < small.Source.Events || big.Totals.Attempts < small.Totals.Attempts || len(big.Jobs) < len(small.Jobs) {
 		return false
 	}

@@ -109,8 +109,6 @@ type State struct {
 	sources []SourceInfo
 	// assume is the assumptions log (assumptions.go).
 	assume assumptionLog
-	// seeded is what Seed began the run with (nil: nothing).
-	seeded *CarriedReport
 }
 
 // SourceInfo describes one input, for the report's source section.

@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/statedir/flock"
 )
@@ -475,6 +476,12 @@ func (s *Spool) fail(events int, err error) error {
 	s.refused += int64(events)
 	s.failures++
 	s.lastErr = err.Error()
+	if s.failures == 1 || s.failures%100 == 0 {
+		// Loud, but not a line per batch on a full disk: the header and
+		// /metrics count every one.
+		fmt.Fprintf(os.Stderr, "burnrate: error: %d event(s) not spooled in all (%d batch(es)): %s; they are applied, but a restart will not have them — free space, raise --spool-max-bytes, or give the runs an end (run_id, --run-window) so old segments go\n",
+			s.refused, s.failures, display.Text(err.Error()))
+	}
 	return err
 }
 

@@ -34,7 +34,7 @@ func sampleEvent(i int) ingest.Event {
 	ev.JobID, ev.JobType, ev.RunID = "job-"+strings.Repeat("x", i%3), "nightly", "run-1"
 	ev.Provider, ev.Model, ev.Kind, ev.Status = "anthropic", "claude-sonnet-4-5", ingest.KindLLMCall, 200
 	ev.InputTokens, ev.OutputTokens, ev.Attempt, ev.LatencyMs = 10000+int64(i), 10000, 1, 1200
-	ev.CostUSD, ev.HasCost, ev.TSCarried, ev.Source = 0.18, i%2 == 0, i%5 == 0, uint16(i % 3)
+	ev.CostUSD, ev.HasCost, ev.TSCarried, ev.Source = 0.18, i%2 == 0, i%5 == 0, uint16(i%3)
 	ev.JobID += "\xff\x00" // log-derived bytes, not UTF-8: kept exactly
 	return ev
 }
