@@ -54,6 +54,28 @@ func (e *Engine) ReplaySpool() (events int64, warnings []string, err error) {
 // status. A batch spooled and then not queued (the process is stopping)
 // is applied at the next start.
 func (e *Engine) spooled(ctx context.Context, s ingest.Source, wg *sync.WaitGroup, mu *sync.Mutex) {
+	if h, ok := s.(ingest.Handing); ok {
+		// It answers its sender: only once the batch is spooled.
+		h.HandWith(func(hctx context.Context, b ingest.Batch) error {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = e.spool.Append(b) // counted and said by the spool
+			select {
+			case e.in <- b:
+				return nil
+			case <-hctx.Done():
+				return hctx.Err()
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Run(ctx, e.in)
+		}()
+		return
+	}
 	mid := make(chan ingest.Batch) // unbuffered: handed on, then spooled at once
 	wg.Add(2)
 	go func() {

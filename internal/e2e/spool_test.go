@@ -1,0 +1,404 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+// spoolProc is one `watch --headless` fed over OTLP/HTTP: a replica of the
+// night in issue 28's restart straddle, whose events the spool keeps.
+type spoolProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	addr   string
+	mu     sync.Mutex
+	lines  []string
+	stderr bytes.Buffer
+	done   chan struct{}
+	stdin  io.WriteCloser // a watch of "-"
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startSpoolProc starts a watch on journal's directory with an OTLP/HTTP
+// receiver and waits until it listens.
+func startSpoolProc(t *testing.T, journal string, extra ...string) *spoolProc {
+	t.Helper()
+	return startSpoolProcUnder(t, nil, journal, extra...)
+}
+
+// start runs p's command, gathering its stdout lines until it ends.
+func (p *spoolProc) start(t *testing.T) {
+	t.Helper()
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			p.mu.Unlock()
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+}
+
+// startSpoolProcUnder is startSpoolProc run by a wrapper command (prlimit).
+func startSpoolProcUnder(t *testing.T, wrapper []string, journal string, extra ...string) *spoolProc {
+	t.Helper()
+	p := &spoolProc{t: t, addr: freeAddr(t), done: make(chan struct{})}
+	args := append([]string{"watch", "--headless", "--journal", journal, "--otlp-http", p.addr}, extra...)
+	argv := append(append(wrapper[:len(wrapper):len(wrapper)], burnrate(t)), args...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Stderr = &lockedWriter{mu: &p.mu, w: &p.stderr}
+	p.start(t)
+	waitUntil(t, "the OTLP receiver to listen", 15*time.Second, func() bool {
+		c, err := net.Dial("tcp", p.addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return p
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// span posts one model call of job (10,000 input and 10,000 output tokens
+// of claude-sonnet-4-5: $0.18) at minute min of the night; runID, when
+// set, is the span's run.id.
+func (p *spoolProc) span(job, runID string, min int) {
+	p.t.Helper()
+	attrs := fmt.Sprintf(`{"key":"service.name","value":{"stringValue":"worker"}},{"key":"job.id","value":{"stringValue":%q}},{"key":"job.type","value":{"stringValue":"nightly"}}`, job)
+	if runID != "" {
+		attrs += fmt.Sprintf(`,{"key":"run.id","value":{"stringValue":%q}}`, runID)
+	}
+	start := int64(1796180270000000000) + int64(min)*int64(time.Minute)
+	body := fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[%s]},"scopeSpans":[{"scope":{"name":"manual"},"spans":[{"traceId":"%032x","spanId":"%016x","name":"chat claude-sonnet-4-5","kind":3,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[{"key":"gen_ai.system","value":{"stringValue":"anthropic"}},{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.request.model","value":{"stringValue":"claude-sonnet-4-5"}},{"key":"gen_ai.response.model","value":{"stringValue":"claude-sonnet-4-5"}},{"key":"gen_ai.usage.input_tokens","value":{"intValue":"10000"}},{"key":"gen_ai.usage.output_tokens","value":{"intValue":"10000"}}]}]}]}]}`,
+		attrs, start, start, start, start+2e9)
+	resp, err := http.Post("http://"+p.addr+"/v1/traces", "application/json", strings.NewReader(body))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		p.t.Fatalf("OTLP post: %s", resp.Status)
+	}
+}
+
+// settle gives a posted span time to be applied (the status line that
+// would say so is a minute away).
+func (p *spoolProc) settle() { time.Sleep(400 * time.Millisecond) }
+
+// stop ends the process with sig and waits for it.
+func (p *spoolProc) stop(sig syscall.Signal) {
+	p.t.Helper()
+	p.cmd.Process.Signal(sig)
+	p.cmd.Wait()
+	<-p.done
+}
+
+func (p *spoolProc) alerts(rule string) []map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []map[string]any
+	for _, l := range p.lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["type"] == "alert" && m["rule"] == rule {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (p *spoolProc) errText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// spoolDir is the spool beside journal (statedir/spool.Dir).
+func spoolDir(journal string) string {
+	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".spool"
+}
+
+// TestRestartMidNightLosesNoKill: issue 28's straddle — one job, two spans
+// of $0.18, a $0.20 job ceiling, the replica stopped (SIGTERM) between
+// them. The restart replays the spool, the second span adds to the first,
+// and the kill fires once at $0.36 and is delivered once. Two more
+// restarts: a job that crosses only after the second is killed there, at
+// $0.54; the job killed before is never killed again (the journal blocks
+// the replay's kill).
+func TestRestartMidNightLosesNoKill(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	rc := newReceiver(t, false)
+	args := []string{"--job-ceiling", "0.2", "--run-id", "night-x", "--replica", "b", "--kill-webhook", rc.URL}
+	rep := filepath.Join(dir, "b.json") // the first part's is moved aside at the restart
+
+	p1 := startSpoolProc(t, journal, append(args, "--report-out", rep)...)
+	p1.span("job-straddle", "", 0)
+	p1.settle()
+	p1.stop(syscall.SIGTERM)
+	if n := len(p1.alerts("job_ceiling")); n != 0 {
+		t.Fatalf("part 1 ($0.18) fired %d job_ceiling alerts", n)
+	}
+	p2 := startSpoolProc(t, journal, append(args, "--report-out", rep)...)
+	p2.span("job-straddle", "", 1)
+	waitUntil(t, "the job_ceiling alert after the restart", 10*time.Second, func() bool { return len(p2.alerts("job_ceiling")) > 0 })
+	waitUntil(t, "the kill to be delivered", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	p2.stop(syscall.SIGTERM)
+	a := p2.alerts("job_ceiling")
+	if len(a) != 1 || a[0]["job_id"] != "job-straddle" || a[0]["spend_usd"].(float64) != 0.36 || a[0]["run_id"] != "night-x" {
+		t.Fatalf("after the restart: %v, want one job_ceiling of job-straddle at $0.36 in night-x\n%s", a, p2.errText())
+	}
+	if !strings.Contains(p2.errText(), "replayed 1 event(s) from the spool") {
+		t.Errorf("the replay is not said:\n%s", p2.errText())
+	}
+	// The report after the restart holds the night: report --merge of the
+	// two parts counts it once.
+	parts, _ := filepath.Glob(filepath.Join(dir, "b*.json"))
+	if len(parts) != 2 {
+		t.Fatalf("reports %v, want the two parts", parts)
+	}
+	out, err := exec.Command(burnrate(t), append([]string{"report", "--merge", "--format", "json"}, parts...)...).Output()
+	if err != nil {
+		t.Fatalf("report --merge: %v", err)
+	}
+	var merged correlate.Report
+	if err := json.Unmarshal(out, &merged); err != nil {
+		t.Fatal(err)
+	}
+	if merged.Totals.SpendUSD != 0.36 || merged.Totals.Attempts != 2 || len(merged.Jobs) != 1 || merged.Jobs[0].Attempts != 2 || merged.Jobs[0].SpendUSD != 0.36 {
+		t.Errorf("merged parts: $%v, %d calls, jobs %+v; want job-straddle once, 2 calls, $0.36", merged.Totals.SpendUSD, merged.Totals.Attempts, merged.Jobs)
+	}
+
+	// Two restarts: job-late is $0.18 a part under a $0.50 ceiling of its own
+	// type; straddle logs again after its kill.
+	args2 := []string{"--run-id", "night-x", "--replica", "b", "--kill-webhook", rc.URL, "--config", writeSpoolConfig(t, dir, "[job_types.nightly]\njob_ceiling_usd = 0.5\n")}
+	p3 := startSpoolProc(t, journal, args2...)
+	p3.span("job-late", "", 2)
+	p3.span("job-straddle", "", 3)
+	p3.settle()
+	p3.stop(syscall.SIGTERM)
+	p4 := startSpoolProc(t, journal, args2...)
+	p4.span("job-late", "", 4)
+	p4.settle()
+	p4.stop(syscall.SIGTERM)
+	p5 := startSpoolProc(t, journal, args2...)
+	p5.span("job-late", "", 5)
+	waitUntil(t, "job-late's kill after the second restart", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 2 })
+	time.Sleep(300 * time.Millisecond) // room for a second delivery to show
+	p5.stop(syscall.SIGTERM)
+	for _, p := range []*spoolProc{p3, p4} {
+		for _, al := range p.alerts("job_ceiling") {
+			if al["job_id"] == "job-late" {
+				t.Errorf("job-late killed before it crossed: %v", al)
+			}
+		}
+	}
+	keys, kills := rc.snapshot()
+	for k, n := range keys {
+		if n != 1 {
+			t.Errorf("kill %s delivered %d times", k, n)
+		}
+	}
+	byJob := map[string]int{}
+	for _, k := range kills {
+		byJob[fmt.Sprint(k["job_id"])]++
+	}
+	if byJob["job-straddle"] != 1 || byJob["job-late"] != 1 || len(kills) != 2 {
+		t.Errorf("kills delivered: %v, want job-straddle and job-late once each", byJob)
+	}
+}
+
+// writeSpoolConfig writes a config file.
+func writeSpoolConfig(t *testing.T, dir, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, "burnrate.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSIGKILLLosesNothing: no stop runs on SIGKILL, and nothing is lost:
+// a request is answered only once its events are in the spool. The carry
+// this replaces lost up to --carry-interval of spend.
+func TestSIGKILLLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	rc := newReceiver(t, false)
+	args := []string{"--job-ceiling", "0.5", "--run-id", "night-k", "--kill-webhook", rc.URL}
+	p1 := startSpoolProc(t, journal, args...)
+	p1.span("job-k", "", 0)
+	p1.span("job-k", "", 1)
+	p1.stop(syscall.SIGKILL) // at once: the answer to the post was the promise
+	p2 := startSpoolProc(t, journal, args...)
+	p2.span("job-k", "", 2)
+	waitUntil(t, "job-k's ceiling after SIGKILL and restart", 10*time.Second, func() bool { return len(p2.alerts("job_ceiling")) > 0 })
+	p2.stop(syscall.SIGTERM)
+	if a := p2.alerts("job_ceiling"); len(a) != 1 || a[0]["spend_usd"].(float64) != 0.54 {
+		t.Fatalf("after SIGKILL: %v, want job-k at $0.54\n%s", a, p2.errText())
+	}
+}
+
+// reportOf reads a --report-out file, without its "source" (what this
+// process read from its own inputs: the spool's replay is listed there).
+func reportOf(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "source")
+	out, _ := json.MarshalIndent(m, "", " ")
+	return string(out)
+}
+
+// TestRestartAtEveryStepIsByteIdentical: a night of eight calls (three
+// jobs, one over its ceiling, one retried across the restart) is watched
+// whole, and again with a restart after each step, by SIGTERM and by
+// SIGKILL: the report at the end is the same, byte for byte (its "source",
+// what each process read from its own inputs, aside), and each kill is
+// delivered once.
+func TestRestartAtEveryStepIsByteIdentical(t *testing.T) {
+	steps := []struct {
+		job string
+		min int
+	}{{"job-a", 0}, {"job-b", 1}, {"job-a", 2}, {"job-c", 3}, {"job-a", 4}, {"job-b", 5}, {"job-c", 6}, {"job-a", 7}}
+	run := func(t *testing.T, restartAfter int, sig syscall.Signal) (string, map[string]int) {
+		dir := t.TempDir()
+		journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
+		rc := newReceiver(t, false)
+		args := []string{"--job-ceiling", "0.5", "--run-id", "night-i", "--kill-webhook", rc.URL, "--report-out", rep}
+		p := startSpoolProc(t, journal, args...)
+		for i, s := range steps {
+			if i == restartAfter {
+				p.stop(sig)
+				p = startSpoolProc(t, journal, args...)
+			}
+			p.span(s.job, "", s.min)
+		}
+		waitUntil(t, "job-a's kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1 })
+		p.settle()
+		p.stop(syscall.SIGTERM)
+		keys, _ := rc.snapshot()
+		return reportOf(t, rep), keys
+	}
+	want, keys := run(t, -1, 0)
+	if len(keys) != 1 {
+		t.Fatalf("the night without a restart: kills %v", keys)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		for k := 1; k < len(steps); k++ {
+			got, keys := run(t, k, sig)
+			if got != want {
+				t.Fatalf("a restart (%v) after step %d changed the report:\n%s\nwant\n%s", sig, k, got, want)
+			}
+			for key, n := range keys {
+				if n != 1 {
+					t.Errorf("a restart (%v) after step %d: kill %s delivered %d times", sig, k, key, n)
+				}
+			}
+		}
+	}
+}
+
+// TestAReSendBillsOnce: a Collector's retry of a batch it had delivered —
+// a span batch, and a Claude Code events batch — is billed once, whether
+// it comes before or after a restart: $0.12 is not $0.24, and no kill.
+func TestAReSendBillsOnce(t *testing.T) {
+	cc := func(seq int) string {
+		return fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"claude-code"}}]},"scopeLogs":[{"scope":{"name":"com.anthropic.claude_code.events"},"logRecords":[{"timeUnixNano":"%d","eventName":"claude_code.api_request","body":{"stringValue":"claude_code.api_request"},"attributes":[{"key":"session.id","value":{"stringValue":"sess-1"}},{"key":"event.sequence","value":{"intValue":"%d"}},{"key":"model","value":{"stringValue":"claude-sonnet-4-5"}},{"key":"cost_usd","value":{"doubleValue":0.12}},{"key":"input_tokens","value":{"intValue":"100"}},{"key":"output_tokens","value":{"intValue":"100"}}]}]}]}]}`,
+			int64(1796180270000000000)+int64(seq)*int64(time.Minute), seq)
+	}
+	post := func(p *spoolProc, path, body string) {
+		t.Helper()
+		resp, err := http.Post("http://"+p.addr+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("OTLP post: %s", resp.Status)
+		}
+	}
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			dir := t.TempDir()
+			journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
+			rc := newReceiver(t, false)
+			args := []string{"--job-ceiling", "0.2", "--run-id", "night-r", "--kill-webhook", rc.URL, "--report-out", rep}
+			p := startSpoolProc(t, journal, args...)
+			post(p, "/v1/logs", cc(1))
+			p.span("job-s", "", 0) // $0.18 under a $0.20 ceiling
+			if restart {
+				p.settle()
+				p.stop(syscall.SIGKILL)
+				p = startSpoolProc(t, journal, args...)
+			}
+			post(p, "/v1/logs", cc(1)) // the Collector's retry
+			p.span("job-s", "", 0)     // the same span, delivered again
+			p.settle()
+			p.stop(syscall.SIGTERM)
+			b, _ := os.ReadFile(rep)
+			var r correlate.Report
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatalf("%v\n%s", err, p.errText())
+			}
+			spend := map[string]float64{}
+			for _, j := range r.Jobs {
+				spend[j.JobID] = j.SpendUSD
+			}
+			if spend["sess-1"] != 0.12 || spend["job-s"] != 0.18 || r.Totals.Attempts != 2 {
+				t.Errorf("billed %v in %d calls, want sess-1 $0.12 and job-s $0.18 once each", spend, r.Totals.Attempts)
+			}
+			if k, _ := rc.snapshot(); len(k) != 0 || len(p.alerts("job_ceiling")) != 0 {
+				t.Errorf("a re-send killed: %v", k)
+			}
+		})
+	}
+}
