@@ -132,7 +132,7 @@ type Engine struct {
 	heldAt map[[2]string]int
 	// spool keeps the events of inputs that cannot be read again.
 	spool    Spool
-	replayed int64 // events ReplaySpool applied
+	replayed int64      // events ReplaySpool applied
 	mu       sync.Mutex // guards st after Run returns, for Report
 }
 
