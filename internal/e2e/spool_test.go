@@ -402,3 +402,300 @@ func TestAReSendBillsOnce(t *testing.T) {
 		})
 	}
 }
+
+// startSpoolStdin starts a watch of stdin ("-").
+func startSpoolStdin(t *testing.T, journal string, extra ...string) *spoolProc {
+	t.Helper()
+	p := &spoolProc{t: t, done: make(chan struct{})}
+	args := append([]string{"watch", "--headless", "--journal", journal}, extra...)
+	p.cmd = exec.Command(burnrate(t), append(args, "-")...)
+	p.cmd.Stderr = &lockedWriter{mu: &p.mu, w: &p.stderr}
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = in
+	p.start(t)
+	return p
+}
+
+// endInput closes a stdin watch's input and waits for the watch to end:
+// a clean stop after every line written was read.
+func (p *spoolProc) endInput() {
+	p.t.Helper()
+	p.stdin.Close()
+	p.cmd.Wait()
+	<-p.done
+}
+
+// line writes a JSON-lines call of $0.18 to a stdin watch.
+func (p *spoolProc) line(job, runID string, min int) {
+	p.t.Helper()
+	ts := time.Unix(0, 1796180270000000000).Add(time.Duration(min) * time.Minute).UTC().Format(time.RFC3339)
+	if _, err := fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":%q,"job_type":"nightly","run_id":%q,"model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", ts, job, runID); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// TestTwoPipelinesTwoRestarts: two pipelines on one stream (run_ids P and
+// Q); after a restart in which only Q logs and a second restart, P's job
+// ($0.18 + $0.18 over a $0.20 ceiling) is killed. The carry kept only the
+// runs that logged since the last start, and P's job was never killed.
+func TestTwoPipelinesTwoRestarts(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	rc := newReceiver(t, false)
+	args := []string{"--job-ceiling", "0.2", "--kill-webhook", rc.URL}
+	p1 := startSpoolStdin(t, journal, args...)
+	p1.line("job-p", "P", 0)
+	p1.line("job-q", "Q", 0)
+	p1.endInput()
+	p2 := startSpoolStdin(t, journal, args...)
+	p2.line("job-q2", "Q", 1)
+	p2.endInput()
+	p3 := startSpoolStdin(t, journal, args...)
+	p3.line("job-p", "P", 2)
+	waitUntil(t, "P's job over its ceiling", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	p3.endInput()
+	a := p3.alerts("job_ceiling")
+	if len(a) != 1 || a[0]["run_id"] != "P" || a[0]["job_id"] != "job-p" || a[0]["spend_usd"].(float64) != 0.36 {
+		t.Fatalf("after two restarts: %v, want job-p of P at $0.36\n%s", a, p3.errText())
+	}
+}
+
+// TestJobRetentionAcrossARestart: jobs retired by job_retention still count
+// in their type's spend after a restart: six jobs of $0.18 under a type
+// ceiling of $1.00, a restart after the third, each job retired before
+// the next — the type ceiling fires at $1.08. The carry rebuilt the type's
+// spend from the jobs it carried and missed it.
+func TestJobRetentionAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	rc := newReceiver(t, false)
+	cfg := writeSpoolConfig(t, dir, "[job_types.nightly]\nceiling_usd = 1.0\n")
+	args := []string{"--run-id", "night-t", "--job-retention", "10m", "--kill-webhook", rc.URL, "--config", cfg}
+	p := startSpoolProc(t, journal, args...)
+	for i := range 6 {
+		if i == 3 {
+			p.settle()
+			p.stop(syscall.SIGTERM)
+			p = startSpoolProc(t, journal, args...)
+		}
+		p.span(fmt.Sprintf("job-t%d", i), "", 20*i)
+	}
+	waitUntil(t, "the type ceiling", 10*time.Second, func() bool { return len(p.alerts("job_type_ceiling")) > 0 })
+	p.stop(syscall.SIGTERM)
+	if a := p.alerts("job_type_ceiling"); len(a) != 1 || a[0]["spend_usd"].(float64) != 1.08 {
+		t.Fatalf("the type ceiling after a restart: %v, want one at $1.08\n%s", a, p.errText())
+	}
+}
+
+// TestAViewerInTheRestartGap: a watch with no kill hook on the daemon's
+// journal, started while the daemon restarts, takes neither the journal's
+// lock nor the spool: the restarted daemon replays its events and kills.
+func TestAViewerInTheRestartGap(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	rc := newReceiver(t, false)
+	args := []string{"--job-ceiling", "0.2", "--run-id", "night-v", "--kill-webhook", rc.URL}
+	p1 := startSpoolProc(t, journal, args...)
+	p1.span("job-v", "", 0)
+	p1.settle()
+	p1.stop(syscall.SIGTERM)
+	viewer := startSpoolProc(t, journal, "--run-id", "night-v")
+	p2 := startSpoolProc(t, journal, args...)
+	p2.span("job-v", "", 1)
+	waitUntil(t, "job-v's kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	p2.stop(syscall.SIGTERM)
+	viewer.stop(syscall.SIGTERM)
+	if !strings.Contains(viewer.errText(), "this watch is a viewer") {
+		t.Errorf("the viewer does not say it keeps nothing:\n%s", viewer.errText())
+	}
+	if a := p2.alerts("job_ceiling"); len(a) != 1 || a[0]["spend_usd"].(float64) != 0.36 {
+		t.Fatalf("the daemon after the gap: %v\n%s", a, p2.errText())
+	}
+}
+
+// TestAForeignStateDirectoryIsRefused: a state directory every user may
+// write, or a spool another user owns, is refused at start (exit 2,
+// said), as the journal refuses such a file: its events would be anyone's
+// — a forged $99 call kills an innocent job. Leftover temporary files
+// of a process killed mid-write are removed at start.
+func TestAForeignStateDirectoryIsRefused(t *testing.T) {
+	rc := newReceiver(t, false)
+	for _, c := range []struct {
+		name, want string
+		spoil      func(dir, journal string)
+	}{
+		{"world-writable", "writable by every user", func(dir, _ string) { os.Chmod(dir, 0o777) }},
+		{"foreign spool", "owned by user 4242", func(_, journal string) {
+			if os.Geteuid() != 0 {
+				t.Skip("chown needs root")
+			}
+			os.Chown(spoolDir(journal), 4242, 4242)
+		}},
+		{"foreign segment", "owned by user 4242", func(_, journal string) {
+			if os.Geteuid() != 0 {
+				t.Skip("chown needs root")
+			}
+			segs, _ := filepath.Glob(filepath.Join(spoolDir(journal), "0*"))
+			os.Chown(segs[0], 4242, 4242)
+		}},
+		{"symlinked spool", "not a directory", func(dir, journal string) {
+			os.Rename(spoolDir(journal), filepath.Join(dir, "elsewhere"))
+			os.Symlink(filepath.Join(dir, "elsewhere"), spoolDir(journal))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			os.Mkdir(dir, 0o700)
+			journal := filepath.Join(dir, "journal.jsonl")
+			p := startSpoolProc(t, journal, "--kill-webhook", rc.URL, "--run-id", "night-f")
+			p.span("job-f", "", 0)
+			p.settle()
+			p.stop(syscall.SIGTERM)
+			c.spoil(dir, journal)
+			cmd := exec.Command(burnrate(t), "watch", "--headless", "--journal", journal, "--kill-webhook", rc.URL, "--otlp-http", freeAddr(t))
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), c.want) {
+				t.Fatalf("started on a %s state (%v):\n%s", c.name, err, out)
+			}
+		})
+	}
+	t.Run("temporaries", func(t *testing.T) {
+		journal := filepath.Join(t.TempDir(), "journal.jsonl")
+		p := startSpoolProc(t, journal, "--kill-webhook", rc.URL)
+		p.stop(syscall.SIGKILL)
+		left := []string{filepath.Join(filepath.Dir(journal), ".journal-123.tmp"), filepath.Join(filepath.Dir(journal), ".journal.carry.jsonl.456.tmp")}
+		for _, l := range left {
+			os.WriteFile(l, bytes.Repeat([]byte("x"), 1<<20), 0o600)
+		}
+		p = startSpoolProc(t, journal, "--kill-webhook", rc.URL)
+		p.stop(syscall.SIGTERM)
+		for _, l := range left {
+			if _, err := os.Stat(l); err == nil {
+				t.Errorf("%s left at start", l)
+			}
+		}
+	})
+}
+
+// TestFilesReadFromTheStartAreNotSpooled: watch reads a file from its
+// start at every start, so a restart rebuilds its spend; spooling it as
+// well would count it twice. A watch of files has no spool; with
+// --from-end (nothing is read again) it has.
+func TestFilesReadFromTheStartAreNotSpooled(t *testing.T) {
+	dir := t.TempDir()
+	journal, logPath := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "night.jsonl")
+	night(t, logPath, "2026-03-10", 3)
+	rc := newReceiver(t, false)
+	for i := range 2 {
+		cmd := exec.Command(burnrate(t), "watch", "--headless", "--journal", journal, "--kill-webhook", rc.URL, "--report-out", filepath.Join(dir, fmt.Sprintf("r%d.json", i)), logPath)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if _, err := os.Stat(spoolDir(journal)); err == nil {
+			t.Fatalf("a watch of a file read from its start spooled it")
+		}
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("r%d.json", i)))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		var r correlate.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Totals.SpendUSD != 1.5 {
+			t.Fatalf("start %d: spend %v, want $1.50 (3 calls of $0.50, never twice)", i, r.Totals.SpendUSD)
+		}
+	}
+}
+
+// TestFromEndFilesAreSpooled: a file followed --from-end is not read again
+// at a restart (what was written before it is skipped), so its events are
+// spooled like OTLP's, and counted once.
+func TestFromEndFilesAreSpooled(t *testing.T) {
+	dir := t.TempDir()
+	journal, logPath := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "live.jsonl")
+	if err := os.WriteFile(logPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc := newReceiver(t, false)
+	appendCall := func(min int) {
+		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := time.Unix(0, 1796180270000000000).Add(time.Duration(min) * time.Minute).UTC().Format(time.RFC3339)
+		fmt.Fprintf(f, `{"ts":%q,"event":"llm_call","job_id":"job-e","job_type":"nightly","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", ts)
+		f.Close()
+	}
+	var alerts []string
+	for part := range 2 {
+		cmd := exec.Command(burnrate(t), "watch", "--headless", "--from-end", "--poll-interval", "50ms", "--job-ceiling", "0.3", "--run-id", "night-e", "--journal", journal, "--kill-webhook", rc.URL, logPath)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond) // at the end of the file before the line is written
+		appendCall(part)
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			if strings.Contains(l, `"type":"alert"`) && strings.Contains(l, `"rule":"job_ceiling"`) {
+				alerts = append(alerts, l)
+			}
+		}
+		if part == 1 && len(alerts) != 1 {
+			t.Fatalf("after the restart: %d job_ceiling alerts, want one at $0.36\n%s", len(alerts), stderr.String())
+		}
+	}
+	if !strings.Contains(alerts[0], `"spend_usd":0.36`) {
+		t.Errorf("the alert: %s, want job-e at $0.36 (its line before the restart counted once)", alerts[0])
+	}
+}
+
+// TestAFullSpoolIsLoud: past --spool-max-bytes events are applied but not
+// spooled, and that is said on stderr and on /metrics — never a silent
+// drop: the kill still fires live.
+func TestAFullSpoolIsLoud(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	rc := newReceiver(t, false)
+	metricsAddr := freeAddr(t)
+	p := startSpoolProc(t, journal, "--job-ceiling", "0.3", "--run-id", "night-c", "--kill-webhook", rc.URL, "--spool-max-bytes", "200", "--metrics-addr", metricsAddr)
+	for i := range 4 {
+		p.span("job-c", "", i)
+	}
+	waitUntil(t, "the kill, live", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	var body []byte
+	counted := func() bool {
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			return false
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, l := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(l, "burnrate_spool_refused_events_total{") {
+				return !strings.HasSuffix(l, " 0")
+			}
+		}
+		return false
+	}
+	ok := counted()
+	for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); ok = counted() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.stop(syscall.SIGTERM)
+	if !strings.Contains(p.errText(), "not spooled") || !strings.Contains(p.errText(), "--spool-max-bytes") {
+		t.Errorf("a full spool is not said on stderr:\n%s", p.errText())
+	}
+	if !ok {
+		t.Errorf("/metrics does not count the refused events:\n%s", body)
+	}
+}
