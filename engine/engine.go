@@ -132,8 +132,10 @@ type Engine struct {
 	heldAt map[[2]string]int
 	// spool keeps the events of inputs that cannot be read again.
 	spool    Spool
-	replayed int64      // events ReplaySpool applied
-	mu       sync.Mutex // guards st after Run returns, for Report
+	replayed int64 // events ReplaySpool applied
+	// replaying is set while ReplaySpool applies the spool.
+	replaying bool
+	mu        sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -552,6 +554,11 @@ func (e *Engine) RecordFinal(final *correlate.Report) {
 
 func (e *Engine) recordRun(r *run) {
 	r.recorded = true
+	if e.replaying {
+		// The process that applied these events first recorded the run:
+		// its line is in the assumptions log already.
+		return
+	}
 	if r.st.Summary(r.id).Events == 0 {
 		return
 	}
@@ -621,7 +628,7 @@ func (e *Engine) publish(final bool) {
 		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
 		// The span by the run's log clock, which a lone far-ahead line
 		// does not move but a confirmed jump does (a week between two
-		// nights, or a carry from last week), and its first event.
+		// nights), and its first event.
 		first, last := cur.st.FirstTS(), cur.st.Now()
 		if first <= 0 || cur.firstTS > 0 && cur.firstTS < first {
 			first = cur.firstTS

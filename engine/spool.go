@@ -38,6 +38,8 @@ func (e *Engine) ReplaySpool() (events int64, warnings []string, err error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.replaying = true
+	defer func() { e.replaying = false }()
 	warnings, err = e.spool.Replay(func(b ingest.Batch) {
 		events += int64(len(b))
 		e.applyBatch(b)
