@@ -699,3 +699,83 @@ func TestAFullSpoolIsLoud(t *testing.T) {
 		t.Errorf("/metrics does not count the refused events:\n%s", body)
 	}
 }
+
+// stdinNight runs a stdin watch over each part of lines, one process a
+// part (the end of stdin stops it), and returns the last report.
+func stdinNight(t *testing.T, parts [][]string, extra ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
+	for _, part := range parts {
+		p := startSpoolStdin(t, journal, append(extra, "--report-out", rep)...)
+		for _, l := range part {
+			if _, err := io.WriteString(p.stdin, l+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.endInput()
+	}
+	return reportOf(t, rep)
+}
+
+// TestARetryStraddlingARestart: an operation whose first attempt came
+// before the restart and whose retry came after is one operation of two
+// attempts, and a declared anthropic-sdk.maxRetries 0 is seen broken by
+// it: the report is the uninterrupted run's. The carry kept no operation,
+// and after a restart the retry was no retry.
+func TestARetryStraddlingARestart(t *testing.T) {
+	ts := func(min int) string {
+		return time.Unix(0, 1796180270000000000).Add(time.Duration(min) * time.Minute).UTC().Format(time.RFC3339)
+	}
+	call := func(min, attempt, status int) string {
+		return fmt.Sprintf(`{"ts":%q,"event":"llm_call","job_id":"job-r","job_type":"nightly","run_id":"night-r","idempotency_key":"op-1","attempt":%d,"provider":"anthropic","model":"claude-sonnet-4-5","status":%d,"input_tokens":1000,"output_tokens":100}`, ts(min), attempt, status)
+	}
+	lines := []string{
+		fmt.Sprintf(`{"ts":%q,"event":"assumptions","run_id":"night-r","assumptions":{"anthropic-sdk.maxRetries":0}}`, ts(0)),
+		call(1, 1, 529),
+		call(2, 2, 200),
+	}
+	hook := newReceiver(t, false)
+	whole := stdinNight(t, [][]string{lines}, "--kill-webhook", hook.URL)
+	if !strings.Contains(whole, `"assumption_violated"`) {
+		t.Fatalf("the night without a restart has no assumption_violated finding: the test proves nothing\n%s", whole)
+	}
+	if split := stdinNight(t, [][]string{lines[:2], lines[2:]}, "--kill-webhook", hook.URL); split != whole {
+		t.Fatalf("a restart between the attempts changed the report:\n%s\nwant\n%s", split, whole)
+	}
+}
+
+// TestDeclarationsDoNotCrowdOutJobs: 13 runs × 1,024 log-written
+// declarations (about 5 MB of log) before a restart, and a job whose two
+// calls straddle it is killed at $0.36. The carry reserved its bytes for
+// the declarations and carried no job.
+func TestDeclarationsDoNotCrowdOutJobs(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	rc := newReceiver(t, false)
+	args := []string{"--job-ceiling", "0.2", "--kill-webhook", rc.URL}
+	p1 := startSpoolStdin(t, journal, args...)
+	p1.line("job-d", "run-0", 0)
+	ts := time.Unix(0, 1796180270000000000).Add(time.Minute).UTC().Format(time.RFC3339)
+	var w strings.Builder
+	pad := strings.Repeat("v", 200)
+	size := 0
+	for r := range 13 {
+		for k := range 1024 {
+			fmt.Fprintf(&w, `{"ts":%q,"event":"assumptions","run_id":"run-%d","job_type":"nightly","assumptions":{"layer-%04d-%s.maxRetries":"%d-%s"}}`+"\n", ts, r, k, strings.Repeat("k", 80), k, pad)
+		}
+		size += w.Len()
+		io.WriteString(p1.stdin, w.String())
+		w.Reset()
+	}
+	p1.endInput()
+	if size < 5<<20 {
+		t.Fatalf("%d bytes of declarations, want about 5 MB", size)
+	}
+	p2 := startSpoolStdin(t, journal, args...)
+	p2.line("job-d", "run-0", 2)
+	waitUntil(t, "job-d's kill", 30*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	p2.endInput()
+	if a := p2.alerts("job_ceiling"); len(a) != 1 || a[0]["job_id"] != "job-d" || a[0]["spend_usd"].(float64) != 0.36 {
+		t.Fatalf("after 5 MB of declarations and a restart: %v\n%s", a, p2.errText())
+	}
+}
