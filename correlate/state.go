@@ -38,6 +38,8 @@ type State struct {
 	// responses is what each response (ingest.Event.ResponseID) has been
 	// billed, by a digest of its ID (responses.go).
 	responses map[responseKey]*responseUsage
+	// responsesOld is the generation before (responses.go).
+	responsesOld map[responseKey]*responseUsage
 	// repeatedRecords are response records that added nothing (copies).
 	repeatedRecords int64
 	// retired sums the jobs retired after JobRetention (retention.go);
