@@ -419,7 +419,8 @@ func (s *Spool) Append(b ingest.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.head == nil {
-		return errors.New("spool: not replayed yet, or closed")
+		// Replay opens the head; a cut that failed (a full disk) left none.
+		return s.fail(len(b), errors.New("no segment open to write to (a new one could not be made; see the error before)"))
 	}
 	buf := s.buf[:0]
 	start := 0
