@@ -47,7 +47,19 @@ type run struct {
 	baseline    []correlate.AssumptionReport
 	baselineSet bool
 	recorded    bool
+	closed      bool // evicted: its State is gone
 }
+
+// jobAt is where a job's events went, for a daily window: the run of its
+// first event and its latest event's time.
+type jobAt struct {
+	run    *run
+	lastTS int64
+}
+
+// maxJobsAt bounds runs.jobAt; past it the map starts again (a job then
+// goes where its day sends it).
+const maxJobsAt = 1 << 18
 
 // runs routes each event to its run: by the logs' run_id when an event
 // names one, else by the run window (a day from a reset time, or a gap
@@ -71,6 +83,10 @@ type runs struct {
 	// jumpTo is the time of a lone event more than a day ahead of the
 	// current run, waiting for a second to confirm the jump (pick).
 	jumpTo int64
+	// jobAt keeps, under a daily window, the run each job began in: a
+	// job still running at the window's reset stays one job of that run
+	// (issue 34: it became two, each under its ceiling).
+	jobAt map[string]jobAt
 }
 
 // farAhead is how far ahead of a run's clock an event may be and still
@@ -81,6 +97,17 @@ const farAhead = 24 * int64(time.Hour)
 // called once per event, in order.
 func (rs *runs) route(ev *ingest.Event) *run {
 	r := rs.pick(ev)
+	if rs.window.Kind == correlate.RunWindowDaily && ev.JobID != "" && ev.TS > 0 {
+		if rs.jobAt == nil || len(rs.jobAt) >= maxJobsAt {
+			rs.jobAt = map[string]jobAt{}
+		}
+		j := rs.jobAt[ev.JobID]
+		if j.run != r {
+			j = jobAt{run: r}
+		}
+		j.lastTS = max(j.lastTS, ev.TS)
+		rs.jobAt[ev.JobID] = j
+	}
 	if r.firstTS == 0 && ev.TS > 0 && !ev.TSCarried {
 		r.firstTS = ev.TS
 	}
@@ -136,6 +163,9 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		if ev.TS <= 0 && last != nil {
 			return last // no time: where the line before it went
 		}
+		if r := rs.continuing(ev); r != nil {
+			return r // a job across the reset: its first event's run
+		}
 		if last != nil && ev.TS >= last.start && ev.TS < last.end {
 			return last
 		}
@@ -164,6 +194,27 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		return rs.open[len(rs.open)-1]
 	}
 	return rs.begin(ev, "", "", 0, 0)
+}
+
+// continuing is the run of ev's job when the job is still running —
+// its last event no longer ago than the job idle time — in an open run
+// other than the one ev's day would send it to, else nil.
+func (rs *runs) continuing(ev *ingest.Event) *run {
+	if ev.JobID == "" {
+		return nil
+	}
+	j, ok := rs.jobAt[ev.JobID]
+	if !ok || j.run.closed {
+		return nil
+	}
+	idle := int64(rs.cfg.IdleAfter)
+	if idle <= 0 {
+		idle = int64(correlate.DefaultIdleAfter)
+	}
+	if ev.TS > j.lastTS+idle || ev.TS < j.run.start-idle {
+		return nil
+	}
+	return j.run
 }
 
 // adoptable is the run the first named run takes over instead of
@@ -244,6 +295,7 @@ func (rs *runs) evict() {
 			}
 		}
 		r := rs.open[oldest]
+		r.closed = true
 		if rs.closing != nil {
 			rs.closing(r) // its assumptions line, before its State goes
 		}

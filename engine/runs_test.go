@@ -201,3 +201,34 @@ func TestALifecycleLineBeforeTheFirstRunIDOpensNoRun(t *testing.T) {
 		t.Errorf("runs %d, shown %q: want a derived run and n1", f.Runs, f.RunID)
 	}
 }
+
+// TestAJobAcrossADailyResetIsOneJob: issue 34 — a job running at a daily
+// window's reset became two, one per run, each under its ceiling: $0.18 +
+// $0.18 over a $0.20 job ceiling, no kill. A job belongs to the run of its
+// first event while it runs (its calls no further apart than the job idle
+// time); a job that begins after the reset is the new day's, and so is a
+// recurring job ID the next day.
+func TestAJobAcrossADailyResetIsOneJob(t *testing.T) {
+	kills, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn})
+	at := func(job string, h, m int) ingest.Event {
+		ev := call("", job, 10, 0.18)
+		ev.TS = time.Date(2026, 3, 10, h, m, 0, 0, time.UTC).UnixNano()
+		return ev
+	}
+	nextDay := at("recurring", 5, 58)
+	nextDay.TS += int64(24 * time.Hour)
+	evs := []ingest.Event{at("straddle", 5, 58), at("recurring", 5, 57), at("straddle", 6, 1), at("fresh", 6, 2), nextDay}
+	w := correlate.RunWindow{Kind: correlate.RunWindowDaily, Hour: 6, Zone: time.UTC}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules, RunWindow: w}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	got := kills()
+	if len(got) != 1 || got[0].JobID != "straddle" || got[0].SpendUSD != 0.36 {
+		t.Fatalf("kills %+v: want straddle once, at $0.36", got)
+	}
+	// recurring's call the next day is the next day's (not $0.36, no kill).
+	if f := e.Latest(); f.Runs != 2 {
+		t.Errorf("%d runs, want two days' (the first with straddle whole)", f.Runs)
+	}
+}
