@@ -706,6 +706,10 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 					failed++
 				}
 			}
+			if f.RunChurn != "" && !said["\x00runchurn"] {
+				said["\x00runchurn"] = true
+				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunChurn)
+			}
 			if f.RunSpan != "" && !said["\x00runspan"] {
 				said["\x00runspan"] = true
 				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunSpan)

@@ -43,6 +43,9 @@ type Frame struct {
 	// JournalProblem is "" while the action journal writes, else what
 	// failed (see alerts.Rules.JournalProblem).
 	JournalProblem string
+	// RunChurn is said once the logs' run IDs churn (a run ID per call,
+	// or many at once): events are routed by the run window from then on.
+	RunChurn string
 	// Spool is the event spool's status, nil without one.
 	Spool *spool.Status
 	// RunID is the run shown (the one with the latest event; "" before
@@ -624,6 +627,7 @@ func (e *Engine) publish(final bool) {
 		st := e.spool.Status()
 		f.Spool = &st
 	}
+	f.RunChurn = e.runs.churnSaid
 	if cur := e.runs.current(); cur != nil {
 		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
 		// The span by the run's log clock, which a lone far-ahead line

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"slices"
@@ -83,6 +84,14 @@ type runs struct {
 	// jumpTo is the time of a lone event more than a day ahead of the
 	// current run, waiting for a second to confirm the jump (pick).
 	jumpTo int64
+	// churn is set once the logs' run IDs churn (see noteBegin): from
+	// then on every event is routed as if it named no run, by the run
+	// window, into fallback runs; churnSaid says why, for the frame.
+	churn        bool
+	churnSaid    string
+	begun        [churnBegins][2]int64 // rs.events and log time at the last logged runs' begins, a ring
+	begunN       int
+	lastFallback *run
 	// jobAt keeps, under a daily window, the run each job began in: a
 	// job still running at the window's reset stays one job of that run
 	// (issue 34: it became two, each under its ceiling).
@@ -96,7 +105,13 @@ const farAhead = 24 * int64(time.Hour)
 // route returns the run ev belongs to, beginning it if need be. It is
 // called once per event, in order.
 func (rs *runs) route(ev *ingest.Event) *run {
-	r := rs.pick(ev)
+	var r *run
+	if rs.churn {
+		r = rs.fallback(ev)
+		rs.lastFallback = r
+	} else {
+		r = rs.pick(ev)
+	}
 	if rs.window.Kind == correlate.RunWindowDaily && ev.JobID != "" && ev.TS > 0 {
 		if rs.jobAt == nil || len(rs.jobAt) >= maxJobsAt {
 			rs.jobAt = map[string]jobAt{}
@@ -245,7 +260,89 @@ func (rs *runs) adopt(r *run, ev *ingest.Event) {
 	}
 }
 
+// Run-ID churn: a log that gives many run IDs at once, or one per call (a
+// LangChain/LangSmith run per call), would open a run per ID and close
+// the honest runs to make room — every ceiling blinded, $1,000 spent and
+// no kill. It is churn when churnBegins logged runs begin within
+// churnWithin events and churnSpan of log time, or when a live run (an
+// event within the last churnLive events and churnLiveSpan of log time)
+// would be closed to make room. A backfill of many nights, each hours of
+// log time apart, is neither.
+const (
+	churnBegins   = 32
+	churnWithin   = 1024
+	churnSpan     = int64(time.Hour)
+	churnLive     = 4096
+	churnLiveSpan = int64(10 * time.Minute)
+)
+
+// noteBegin records a logged run's begin and says churn when the runs
+// begin too fast.
+func (rs *runs) noteBegin(ts int64) {
+	i := rs.begunN % churnBegins
+	prev := rs.begun[i]
+	rs.begun[i] = [2]int64{rs.events, ts}
+	rs.begunN++
+	if rs.begunN >= churnBegins && rs.events-prev[0] < churnWithin && ts > 0 && prev[1] > 0 && ts-prev[1] < churnSpan {
+		rs.setChurn(fmt.Sprintf("%d run IDs began within %d events and %s of log time", churnBegins, rs.events-prev[0]+1, time.Duration(ts-prev[1]).Round(time.Second)))
+	}
+}
+
+func (rs *runs) setChurn(why string) {
+	if rs.churn {
+		return
+	}
+	rs.churn = true
+	by := "into one run (no --run-window)"
+	if rs.window.Kind != correlate.RunWindowNone {
+		by = "by --run-window " + rs.window.String()
+	}
+	rs.churnSaid = fmt.Sprintf("the logs' run IDs churn (%s: a run ID per call, or many at once): from here on events are routed %s instead of by their run_id, so no run is closed to make room and every ceiling still holds; log one run_id per batch, not per call", why, by)
+}
+
+// fallback routes an event by the run window alone, into runs no run_id
+// named (the churn's fallback).
+func (rs *runs) fallback(ev *ingest.Event) *run {
+	last := rs.lastFallback
+	if last != nil && last.closed {
+		last = nil
+	}
+	switch rs.window.Kind {
+	case correlate.RunWindowDaily:
+		if last != nil && (ev.TS <= 0 || ev.TS >= last.start && ev.TS < last.end) {
+			return last
+		}
+		start, end, label := rs.window.DailySpan(ev.TS)
+		for _, r := range rs.open {
+			if r.logRunID == "" && r.start == start {
+				return r
+			}
+		}
+		return rs.begin(ev, "", label, start, end)
+	case correlate.RunWindowIdle:
+		if last != nil && (ev.TS <= 0 || ev.TS-last.lastTS <= int64(rs.window.Idle)) {
+			return last
+		}
+		if last != nil {
+			return rs.begin(ev, "", correlate.FormatTime(ev.TS), 0, 0)
+		}
+	default:
+		if last != nil {
+			return last
+		}
+		for _, r := range rs.open {
+			if r.logRunID == "" && r.window == "" {
+				return r
+			}
+		}
+	}
+	return rs.begin(ev, "", "", 0, 0)
+}
+
 func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int64) *run {
+	if logRunID != "" {
+		rs.noteBegin(ev.TS)
+	}
 	rs.seq++
 	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
 	rs.declare(r.st)
@@ -295,6 +392,12 @@ func (rs *runs) evict() {
 			}
 		}
 		r := rs.open[oldest]
+		if r.logRunID != "" && rs.events-r.used < churnLive && rs.last != nil && rs.last.lastTS-r.lastTS < churnLiveSpan {
+			// A live run would be closed to make room for new run IDs:
+			// churn. It stays; no logged run begins from here on.
+			rs.setChurn(fmt.Sprintf("%d runs open, and the one longest without an event had one %d events ago", len(rs.open), rs.events-r.used))
+			return
+		}
 		r.closed = true
 		if rs.closing != nil {
 			rs.closing(r) // its assumptions line, before its State goes

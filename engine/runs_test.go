@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +232,35 @@ func TestAJobAcrossADailyResetIsOneJob(t *testing.T) {
 	// recurring's call the next day is the next day's (not $0.36, no kill).
 	if f := e.Latest(); f.Runs != 2 {
 		t.Errorf("%d runs, want two days' (the first with straddle whole)", f.Runs)
+	}
+}
+
+// TestPerCallRunIDsDoNotBlindTheCeilings: issue 34 — a run_id per call
+// (LangChain/LangSmith style) made each call a run of its own: $18 spent,
+// no kill against $0.20 a job and $1 a run. The churn is said and the
+// calls are routed by the run window, where the job's and the run's
+// ceilings hold; the runs opened stay few.
+func TestPerCallRunIDsDoNotBlindTheCeilings(t *testing.T) {
+	kills, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.2, RunCeilingUSD: 1, KillOn: alerts.DefaultKillOn})
+	var evs []ingest.Event
+	for i := range 100 {
+		ev := call(fmt.Sprintf("call-%d", i), "job-lc", 10, 0.18)
+		ev.TS += int64(i) * int64(time.Second)
+		evs = append(evs, ev)
+	}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	scopes := map[string]int{}
+	for _, k := range kills() {
+		scopes[k.Scope]++
+	}
+	if scopes["job"] != 1 || scopes["run"] != 1 {
+		t.Errorf("kills by scope %v: want the job and the run once each", scopes)
+	}
+	f := e.Latest()
+	if !strings.Contains(f.RunChurn, "run IDs churn") || f.Runs > churnBegins+2 {
+		t.Errorf("%d runs, churn %q", f.Runs, f.RunChurn)
 	}
 }

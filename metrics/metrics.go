@@ -58,6 +58,7 @@ var (
 	// findings it shows by kind, for an alert on a premise that broke.
 	descAssumption         = prometheus.NewDesc("burnrate_assumption_info", "One key of the current run's assumptions log: what the run declared, what burnrate audit derived, what the traffic showed (empty when unknown). Always 1.", withRun("key", "job_type", "declared", "derived", "observed"), nil)
 	descAssumptionFindings = prometheus.NewDesc("burnrate_assumption_findings", "Open findings of the current run's assumptions log by kind (assumption_violated, assumption_changed, assumption_missing, default_changed_upstream).", withRun("kind"), nil)
+	descRunChurn           = prometheus.NewDesc("burnrate_run_id_churn", "1 once the logs' run IDs churn (a run ID per call, or many at once): events are routed by the run window instead of their run_id.", []string{"replica"}, nil)
 	descSpoolBytes         = prometheus.NewDesc("burnrate_spool_bytes", "Bytes in the event spool beside the journal (inputs that cannot be read again: OTLP, stdin, --from-end).", []string{"replica"}, nil)
 	descSpoolRefused       = prometheus.NewDesc("burnrate_spool_refused_events_total", "Events applied but not spooled (the spool's cap, a failed write): a restart will not have them.", []string{"replica"}, nil)
 	descJournalErrs        = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills may be sent again after a restart.", []string{"replica"}, nil)
@@ -98,7 +99,7 @@ type metrics struct {
 }
 
 func (m metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descSpoolBytes, descSpoolRefused, descRun, descRunCalls, descRunJobs, descRuns} {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descSpoolBytes, descSpoolRefused, descRunChurn, descRun, descRunCalls, descRunJobs, descRuns} {
 		ch <- d
 	}
 	ch <- descBurn
@@ -283,6 +284,13 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descActions, prometheus.CounterValue, float64(n), k[0], k[1], rep)
 	}
 	ch <- prometheus.MustNewConstMetric(descJournalErrs, prometheus.CounterValue, float64(m.rules.JournalFailures()), rep)
+	if f != nil {
+		churn := 0.0
+		if f.RunChurn != "" {
+			churn = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descRunChurn, prometheus.GaugeValue, churn, rep)
+	}
 	if f != nil && f.Spool != nil {
 		ch <- prometheus.MustNewConstMetric(descSpoolBytes, prometheus.GaugeValue, float64(f.Spool.Bytes), rep)
 		ch <- prometheus.MustNewConstMetric(descSpoolRefused, prometheus.CounterValue, float64(f.Spool.Refused), rep)

@@ -89,6 +89,9 @@ func (h *headerPane) View() string {
 		line1 = append(line1, hpart{st.Bad.Render(fmt.Sprintf("✗ %d source problem(s): %s", len(problems), sanitize(problems[0]))),
 			st.Bad.Render(fmt.Sprintf("✗ %d source problem(s)", len(problems)))})
 	}
+	if h.f.RunChurn != "" {
+		line1 = append(line1, hpart{st.Warn.Render("run IDs churn: routed by --run-window"), st.Warn.Render("run ID churn")})
+	}
 	if h.f.RunSpan != "" {
 		line1 = append(line1, hpart{st.Warn.Render("one run for days: set --run-window"), st.Warn.Render("run > 1 day")})
 	}
