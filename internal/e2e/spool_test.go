@@ -779,3 +779,37 @@ func TestDeclarationsDoNotCrowdOutJobs(t *testing.T) {
 		t.Fatalf("after 5 MB of declarations and a restart: %v\n%s", a, p2.errText())
 	}
 }
+
+// TestRunsThatCannotBeBlinded: on a real process, a run_id per call (50
+// calls of one job, $0.18 each) is said as churn and the job is killed;
+// and under a daily window a job running at the reset is one job, killed
+// at $0.36.
+func TestRunsThatCannotBeBlinded(t *testing.T) {
+	at := func(h, m, s int) string {
+		return time.Date(2026, 12, 1, h, m, s, 0, time.UTC).Format(time.RFC3339)
+	}
+	t.Run("per-call run IDs", func(t *testing.T) {
+		rc := newReceiver(t, false)
+		p := startSpoolStdin(t, filepath.Join(t.TempDir(), "journal.jsonl"), "--job-ceiling", "0.2", "--kill-webhook", rc.URL)
+		for i := range 50 {
+			fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":"job-lc","run_id":"call-%d","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", at(1, 0, i), i)
+		}
+		waitUntil(t, "job-lc's kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+		p.endInput()
+		if !strings.Contains(p.errText(), "run IDs churn") {
+			t.Errorf("the churn is not said:\n%s", p.errText())
+		}
+	})
+	t.Run("a daily reset mid-job", func(t *testing.T) {
+		rc := newReceiver(t, false)
+		p := startSpoolStdin(t, filepath.Join(t.TempDir(), "journal.jsonl"), "--job-ceiling", "0.2", "--run-window", "daily 06:00", "--kill-webhook", rc.URL)
+		for _, ts := range []string{at(5, 58, 0), at(6, 1, 0)} {
+			fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":"job-x","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", ts)
+		}
+		waitUntil(t, "job-x's kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+		p.endInput()
+		if a := p.alerts("job_ceiling"); len(a) != 1 || a[0]["spend_usd"].(float64) != 0.36 {
+			t.Errorf("%v", a)
+		}
+	})
+}
