@@ -813,3 +813,22 @@ func TestRunsThatCannotBeBlinded(t *testing.T) {
 		}
 	})
 }
+
+// TestASkewedLineAgesNoJob: on a real process, twenty jobs of $0.18, one
+// line 10 h ahead (local time written as UTC), then each job's second
+// call: all twenty are killed at $0.36 — the line moved the clock and
+// every job began again from $0.
+func TestASkewedLineAgesNoJob(t *testing.T) {
+	rc := newReceiver(t, false)
+	p := startSpoolStdin(t, filepath.Join(t.TempDir(), "journal.jsonl"), "--job-ceiling", "0.3", "--run-id", "night-s", "--kill-webhook", rc.URL)
+	at := func(h, m, s int) string { return time.Date(2026, 12, 1, h, m, s, 0, time.UTC).Format(time.RFC3339) }
+	for i := range 20 {
+		fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":"job-%d","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", at(1, 0, i), i)
+	}
+	fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":"job-skewed","model":"claude-sonnet-4-5","status":200,"cost_usd":0.01}`+"\n", at(11, 0, 30))
+	for i := range 20 {
+		fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","job_id":"job-%d","model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", at(1, 2, i), i)
+	}
+	waitUntil(t, "twenty kills", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 20 })
+	p.endInput()
+}
