@@ -473,9 +473,14 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	eng := engine.New(eopt, sources...)
 	if eopt.Spool != nil {
 		start := time.Now()
-		n, warnings, err := eng.ReplaySpool()
+		n, warnings, err := eng.ReplaySpool(ctx)
 		for _, w := range warnings {
 			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(w))
+		}
+		if err != nil && ctx.Err() != nil {
+			// A stop during a long replay: nothing was cut or written.
+			fmt.Fprintf(os.Stderr, "burnrate: stopped while replaying the spool (%d event(s) in): the spool is kept whole for the next start\n", n)
+			return nil
 		}
 		if err != nil {
 			return err

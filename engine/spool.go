@@ -14,7 +14,7 @@ import (
 // and a start replays it through the same path as a live batch, so a
 // restart at any point rebuilds the state an uninterrupted run would have.
 type Spool interface {
-	Replay(apply func(ingest.Batch)) (warnings []string, err error)
+	Replay(ctx context.Context, apply func(ingest.Batch)) (warnings []string, err error)
 	Append(ingest.Batch) error
 	Retain(keepFrom int64) int
 	Status() spool.Status
@@ -32,7 +32,9 @@ const retainEvery = time.Minute
 // ReplaySpool applies the spooled events, oldest first, as the live run
 // applied them; call it once, before Run. It returns the events replayed
 // and what was wrong with the spool (a torn tail cut, a corrupt record).
-func (e *Engine) ReplaySpool() (events int64, warnings []string, err error) {
+//
+// A ctx that ends stops it (a stop asked for during a long replay).
+func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []string, err error) {
 	if e.spool == nil {
 		return 0, nil, nil
 	}
@@ -40,7 +42,7 @@ func (e *Engine) ReplaySpool() (events int64, warnings []string, err error) {
 	defer e.mu.Unlock()
 	e.replaying = true
 	defer func() { e.replaying = false }()
-	warnings, err = e.spool.Replay(func(b ingest.Batch) {
+	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
 		events += int64(len(b))
 		e.applyBatch(b)
 	})

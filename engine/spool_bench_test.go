@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func BenchmarkSpoolRestart(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := sp.Replay(func(ingest.Batch) {}); err != nil {
+	if _, err := sp.Replay(context.Background(), func(ingest.Batch) {}); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
@@ -57,7 +58,7 @@ func BenchmarkSpoolRestart(b *testing.B) {
 			b.Fatal(err)
 		}
 		e := New(Options{Config: correlate.DefaultConfig(), Spool: sp})
-		n, _, err := e.ReplaySpool()
+		n, _, err := e.ReplaySpool(context.Background())
 		if err != nil || n != int64(len(events)) {
 			b.Fatalf("replayed %d of %d: %v", n, len(events), err)
 		}

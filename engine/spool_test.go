@@ -66,7 +66,7 @@ func TestSpoolReplayIsTheLiveState(t *testing.T) {
 	}
 	sp := openSpool(t, journal, spool.Options{SegmentBytes: 1024})
 	live := New(Options{Config: correlate.DefaultConfig(), Spool: sp}, &src)
-	if _, _, err := live.ReplaySpool(); err != nil {
+	if _, _, err := live.ReplaySpool(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	live.Run(context.Background())
@@ -78,7 +78,7 @@ func TestSpoolReplayIsTheLiveState(t *testing.T) {
 	sp2 := openSpool(t, journal, spool.Options{})
 	defer sp2.Close()
 	again := New(Options{Config: correlate.DefaultConfig(), Spool: sp2})
-	n, warnings, err := again.ReplaySpool()
+	n, warnings, err := again.ReplaySpool(context.Background())
 	if err != nil || len(warnings) != 0 {
 		t.Fatal(err, warnings)
 	}

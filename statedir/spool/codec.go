@@ -52,7 +52,10 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 	return binary.AppendUvarint(b, uint64(ev.Source))
 }
 
-var errCorrupt = errors.New("not an event")
+var (
+	errCorrupt     = errors.New("not an event")
+	errImplausible = errors.New("an event ingest refuses")
+)
 
 // decoder reads events back; prev keeps each string field's last value,
 // so a run of events of one job, model and run shares their strings.
@@ -128,7 +131,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	}
 	ev.Source = uint16(src)
 	if ev.Check() != ingest.Accepted {
-		return nil, errCorrupt
+		return b[k:], errImplausible
 	}
 	return b[k:], nil
 }

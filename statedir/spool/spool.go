@@ -21,6 +21,7 @@
 package spool
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,11 +96,14 @@ type Spool struct {
 	total    int64
 	refused  int64
 	corrupt  []string
-	failures int64
-	lastErr  string
-	buf      []byte
-	stop     chan struct{}
-	stopped  chan struct{}
+	// implausible counts events read back whole that ingest refuses
+	// (never handed on).
+	implausible int64
+	failures    int64
+	lastErr     string
+	buf         []byte
+	stop        chan struct{}
+	stopped     chan struct{}
 }
 
 // Status is what the dashboard header, /metrics and stderr say of a spool.
@@ -273,7 +277,11 @@ func (s *Spool) segPath(n int) string { return filepath.Join(s.dir, fmt.Sprintf(
 // cut off its segment; a record that fails its CRC in the middle of a
 // segment (a disk's fault, or a hand) ends that segment's replay and is
 // said in Status.Problem and the returned warnings, never read as events.
-func (s *Spool) Replay(apply func(ingest.Batch)) (warnings []string, err error) {
+//
+// A ctx that ends stops the replay where it is (a stop asked for during
+// a long replay): nothing is cut and no segment is opened, and the error
+// is ctx's.
+func (s *Spool) Replay(ctx context.Context, apply func(ingest.Batch)) (warnings []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replayed {
@@ -284,7 +292,7 @@ func (s *Spool) Replay(apply func(ingest.Batch)) (warnings []string, err error) 
 	var batch ingest.Batch
 	for i := range s.segs {
 		sg := &s.segs[i]
-		good, w, err := s.replaySegment(sg, &dec, &batch, apply)
+		good, w, err := s.replaySegment(ctx, sg, &dec, &batch, apply)
 		if err != nil {
 			return warnings, err
 		}
@@ -300,6 +308,11 @@ func (s *Spool) Replay(apply func(ingest.Batch)) (warnings []string, err error) 
 				}
 			}
 		}
+	}
+	if s.implausible > 0 {
+		w := fmt.Sprintf("spool %s: %d event(s) read back whole that ingest refuses (out of range or implausible): not replayed", s.dir, s.implausible)
+		warnings = append(warnings, w)
+		s.corrupt = append(s.corrupt, w)
 	}
 	// A batch whose last record never came was never handed on: the
 	// process stopped while writing it.
@@ -318,14 +331,17 @@ func (s *Spool) Replay(apply func(ingest.Batch)) (warnings []string, err error) 
 
 // replaySegment reads one segment; good is the offset after its last
 // whole batch.
-func (s *Spool) replaySegment(sg *segment, dec *decoder, batch *ingest.Batch, apply func(ingest.Batch)) (good int64, warning string, err error) {
+func (s *Spool) replaySegment(ctx context.Context, sg *segment, dec *decoder, batch *ingest.Batch, apply func(ingest.Batch)) (good int64, warning string, err error) {
 	path := s.segPath(sg.n)
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, "", fmt.Errorf("spool segment %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, sg.bytes))
+	// A segment is at most SegmentBytes and one batch past it: what lies
+	// beyond maxSegment was never written by this spool, and is not read.
+	maxSegment := max(s.opt.SegmentBytes, SegmentBytes) + 4*maxRecord
+	data, err := io.ReadAll(io.LimitReader(f, min(sg.bytes, maxSegment)))
 	if err != nil {
 		return 0, "", fmt.Errorf("spool segment %s: %w", path, err)
 	}
@@ -339,6 +355,9 @@ func (s *Spool) replaySegment(sg *segment, dec *decoder, batch *ingest.Batch, ap
 	good = off
 	rest := data[len(magic):]
 	for len(rest) > 0 {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err
+		}
 		if len(rest) < headerBytes {
 			return good, fmt.Sprintf("spool segment %s ends in a torn record at byte %d (the process stopped while writing it): cut there", path, off), nil
 		}
@@ -354,7 +373,11 @@ func (s *Spool) replaySegment(sg *segment, dec *decoder, batch *ingest.Batch, ap
 		flags, body := payload[0], payload[1:]
 		for len(body) > 0 {
 			var ev ingest.Event
-			if body, err = dec.event(body, &ev); err != nil {
+			if body, err = dec.event(body, &ev); err == errImplausible {
+				// Whole, but an event ingest refuses: not handed on.
+				s.implausible++
+				continue
+			} else if err != nil {
 				return good, fmt.Sprintf("spool segment %s has a record at byte %d that is not events (its CRC matches: written by something other than burnrate): the segment is cut there", path, off), nil
 			}
 			*batch = append(*batch, ev)
@@ -372,6 +395,10 @@ func (s *Spool) replaySegment(sg *segment, dec *decoder, batch *ingest.Batch, ap
 			*batch = nil
 			good = off
 		}
+	}
+	if int64(len(data)) < sg.bytes {
+		*batch = nil
+		return good, fmt.Sprintf("spool segment %s is %d bytes, more than this spool ever writes: read to byte %d, cut there", path, sg.bytes, good), nil
 	}
 	if len(*batch) > 0 {
 		// A batch never spans segments: its last record never came.

@@ -2,6 +2,7 @@ package spool
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
@@ -46,7 +47,7 @@ func openReplay(t *testing.T, journal string, opt Options) (*Spool, []ingest.Bat
 		t.Fatal(err)
 	}
 	var got []ingest.Batch
-	w, err := s.Replay(func(b ingest.Batch) { got = append(got, b) })
+	w, err := s.Replay(context.Background(), func(b ingest.Batch) { got = append(got, b) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func FuzzReplay(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		s.Replay(func(b ingest.Batch) {
+		s.Replay(context.Background(), func(b ingest.Batch) {
 			for i := range b {
 				if b[i].Check() != ingest.Accepted {
 					t.Fatalf("an event ingest refuses: %+v", b[i])
@@ -273,4 +274,21 @@ func FuzzReplay(f *testing.F) {
 			t.Fatal("the segment grew")
 		}
 	})
+}
+
+// TestAnImplausibleEventIsNotHandedOn: a whole record (its CRC matches)
+// holding an event ingest refuses — a clock in 2300 — is not replayed,
+// and said; the events beside it are.
+func TestAnImplausibleEventIsNotHandedOn(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	bad := sampleEvent(2)
+	bad.TS = ingest.MaxTS + 1
+	s.Append(ingest.Batch{sampleEvent(1), bad, sampleEvent(3)})
+	s.Close()
+	s, got, w := openReplay(t, journal, Options{})
+	defer s.Close()
+	if len(got) != 1 || len(got[0]) != 2 || got[0][1] != sampleEvent(3) || len(w) != 1 || !strings.Contains(w[0], "refuses") {
+		t.Fatalf("%v, warnings %v", got, w)
+	}
 }
