@@ -186,8 +186,7 @@ func heldByUs(path string) error {
 	var held *flock.HeldError
 	switch {
 	case err == nil:
-		flock.Unlock(f)
-		os.Remove(path) // it was not there to be held: nothing to leave
+		flock.Unlock(f) // the file stays: removing a lock file races its next taker
 		return fmt.Errorf("spool: the state directory's lock %s is not held by this process: open the journal first", path)
 	case errors.As(err, &held) && held.Holder == "burnrate PID "+strconv.Itoa(os.Getpid()):
 		return nil
