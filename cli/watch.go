@@ -435,8 +435,19 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			out.line(r.JSON())
 		}
 	}}
+	// replaying is set while the spool is replayed: the alerts it raises
+	// again were written when their events first came, and are not
+	// written again at every restart (their actions the journal blocks).
+	var replaying atomic.Bool
+	var replayedAlerts atomic.Int64
 	if l.headless {
-		wiring.OnAlert = func(a alerts.Alert) { out.line(a.JSON()) }
+		wiring.OnAlert = func(a alerts.Alert) {
+			if replaying.Load() {
+				replayedAlerts.Add(1)
+				return
+			}
+			out.line(a.JSON())
+		}
 	}
 	rules := alerts.New(acts.Rules, acts.Hooks, acts.Poster, journal, wiring)
 	disp := rules.Dispatcher()
@@ -473,7 +484,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	eng := engine.New(eopt, sources...)
 	if eopt.Spool != nil {
 		start := time.Now()
+		replaying.Store(true)
 		n, warnings, err := eng.ReplaySpool(ctx)
+		replaying.Store(false)
 		for _, w := range warnings {
 			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(w))
 		}
@@ -487,7 +500,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		}
 		if n > 0 {
 			st := eopt.Spool.Status()
-			fmt.Fprintf(os.Stderr, "burnrate: replayed %d event(s) from the spool %s (%d bytes) in %s\n", n, display.Text(st.Dir), st.Bytes, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(os.Stderr, "burnrate: replayed %d event(s) from the spool %s (%d bytes) in %s; %d alert(s) it raised again are not written again (the journal holds what their actions did)\n",
+				n, display.Text(st.Dir), st.Bytes, time.Since(start).Round(time.Millisecond), replayedAlerts.Load())
 		}
 	}
 	if l.metricsAddr != "" {

@@ -235,6 +235,14 @@ func TestRestartMidNightLosesNoKill(t *testing.T) {
 			}
 		}
 	}
+	// p4's replay raised job-straddle's alert again: it is not written
+	// again at every restart, and p4 itself raised none.
+	if a := p4.alerts("job_ceiling"); len(a) != 0 {
+		t.Errorf("the replay's alerts were written again: %v", a)
+	}
+	if !strings.Contains(p4.errText(), "alert(s) it raised again are not written again") {
+		t.Errorf("the replayed alerts are not said:\n%s", p4.errText())
+	}
 	keys, kills := rc.snapshot()
 	for k, n := range keys {
 		if n != 1 {
