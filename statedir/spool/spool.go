@@ -153,8 +153,7 @@ func Open(journal string, opt Options) (*Spool, error) {
 	if err := checkDir(dir, "the spool"); err != nil {
 		return nil, err
 	}
-	removeTemporaries(state)
-	removeTemporaries(dir)
+	removeTemporaries(journal)
 	s := &Spool{dir: dir, opt: opt}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -241,27 +240,27 @@ func checkFile(path string, st os.FileInfo) error {
 	return nil
 }
 
-// removeTemporaries removes what a process killed mid-write left in dir:
-// this user's regular files named .*.tmp (the journal's compaction, the
-// old carry's writes, a report's). The state directory's lock is held, so
-// no other process of ours is writing one.
-func removeTemporaries(dir string) {
+// removeTemporaries removes what a burnrate killed mid-write left beside
+// journal: this user's regular files of the journal's compaction
+// (.journal-*.tmp) and of the carry this spool replaced (its temporaries,
+// its file and its lock). Other programs' files are never touched (the
+// journal's directory may be shared). The state directory's lock is held,
+// so no other burnrate is writing one.
+func removeTemporaries(journal string) {
+	dir := filepath.Dir(journal)
+	carry := strings.TrimSuffix(filepath.Base(journal), filepath.Ext(journal)) + ".carry.jsonl"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+		ours := strings.HasPrefix(name, ".journal-") && strings.HasSuffix(name, ".tmp") ||
+			strings.HasPrefix(name, "."+carry+".") && strings.HasSuffix(name, ".tmp") ||
+			name == carry || name == carry+".lock"
+		if !ours {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && owned(p, st, "") == nil {
-			os.Remove(p)
-		}
-	}
-	// The carry this spool replaces (issue 34): its file and its lock.
-	for _, name := range []string{"journal.carry.jsonl", "journal.carry.jsonl.lock"} {
 		p := filepath.Join(dir, name)
 		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && owned(p, st, "") == nil {
 			os.Remove(p)

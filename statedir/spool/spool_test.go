@@ -226,6 +226,8 @@ func TestRefusedStateDirectories(t *testing.T) {
 	os.Remove(filepath.Join(filepath.Dir(journal), "other"))
 	tmp := filepath.Join(filepath.Dir(journal), ".journal-123.tmp")
 	os.WriteFile(tmp, []byte("x"), 0o600)
+	other := filepath.Join(filepath.Dir(journal), ".an-editor's.tmp")
+	os.WriteFile(other, []byte("x"), 0o600)
 	if s, err := Open(journal, Options{}); err != nil {
 		t.Fatal(err)
 	} else {
@@ -233,6 +235,9 @@ func TestRefusedStateDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); err == nil {
 		t.Fatal("a leftover temporary file was not removed at start")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal("another program's temporary file was removed")
 	}
 }
 
