@@ -523,12 +523,7 @@ type RunStart struct {
 	// daily window), "" without one.
 	Window string
 	// First is the run's first event; the rules read it during the call.
-	// nil for a run resumed from carried totals (Resume).
 	First *ingest.Event
-	// Resume is the ID of the run a stopped process carried, which this
-	// run continues: its name whatever the logs' first event would derive
-	// (the caller checks that the configuration would name it alike).
-	Resume string
 }
 
 // BeginRun makes a new State a run of its own and returns its ID: the
@@ -546,18 +541,6 @@ func (r *Rules) BeginRun(st *correlate.State, start RunStart) string {
 		r.setCurrent(rr)
 	}
 	return id
-}
-
-// Seeded adds a run's carried jobs (correlate.State.Seed) to its job-type
-// spend, so a job-type ceiling is judged on the carried spend too.
-func (r *Rules) Seeded(st *correlate.State) {
-	rr := r.runs[st]
-	if rr == nil || len(r.cfg.JobTypeCeilingUSD) == 0 {
-		return
-	}
-	for _, j := range st.Jobs() {
-		rr.typeSpend[j.Type] = rr.typeSpend[j.Type].Add(j.Spend)
-	}
 }
 
 // EndRun lets a finished run's rule state go.
@@ -612,8 +595,6 @@ const sameRunWithin = 6 * time.Hour
 // action, see fire), nil otherwise.
 func (r *Rules) nameRun(start RunStart) (string, *Record) {
 	switch {
-	case start.Resume != "":
-		return start.Resume, nil
 	case start.LogRunID != "":
 		return start.LogRunID, nil
 	case r.cfg.RunID != "" && start.Window != "":

@@ -32,6 +32,7 @@ import (
 	"github.com/burnrate-dev/burnrate/report"
 	"github.com/burnrate-dev/burnrate/scenario"
 	"github.com/burnrate-dev/burnrate/statedir"
+	"github.com/burnrate-dev/burnrate/statedir/spool"
 	"github.com/burnrate-dev/burnrate/ui"
 )
 
@@ -52,10 +53,10 @@ type liveFlags struct {
 	// afterRun, when set, judges the run once it has ended (replay: no
 	// events is an error, as for report).
 	afterRun func(last *engine.Frame) error
-	// carry keeps the runs' totals across a restart (see statedir.Carrier): set
+	// spool keeps the events across a restart (see statedir/spool): set
 	// by watch when no input would be read again from its start.
-	carry      bool
-	carryEvery time.Duration
+	spool         bool
+	spoolMaxBytes int64
 	// killNote is said beside the kill hook on screen (the demo's
 	// in-process receiver).
 	killNote string
@@ -164,9 +165,9 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
 			}
-			l.carry = carryable(followable, fromEnd)
-			if !l.carry && (otlpOn || slices.Contains(followable, "-")) {
-				fmt.Fprintln(os.Stderr, "burnrate: note: spend received over OTLP or stdin is not carried across a restart while files are followed from their start (a restart reads them again, and carrying them too would count them twice): give the receiver a watch of its own, or --from-end")
+			l.spool = spoolable(followable, fromEnd)
+			if !l.spool && (otlpOn || slices.Contains(followable, "-")) {
+				fmt.Fprintln(os.Stderr, "burnrate: note: events received over OTLP or stdin are not spooled across a restart while files are followed from their start (a restart reads the files again, and replaying a spool of them too would count them twice): give the receiver a watch of its own, or --from-end")
 			}
 			return runLive(cmd.Context(), l, "watch", runSourceNames(args, len(sources) > len(args)), sources...)
 		},
@@ -183,14 +184,14 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 	f.Int64Var(&oc.MaxBytes, "otlp-max-bytes", otlp.DefaultMaxBytes, "largest OTLP request accepted, in bytes (after decompression)")
 	f.Int64Var(&oc.MaxInFlightBytes, "otlp-max-inflight-bytes", otlp.DefaultMaxInFlightBytes, "memory all OTLP requests in progress may take together; past it, 429 / RESOURCE_EXHAUSTED before the body is read")
 	f.BoolVar(&oc.InsecureListen, "insecure-listen", false, "allow a non-loopback OTLP address without --otlp-token")
-	f.DurationVar(&l.carryEvery, "carry-interval", engine.DefaultCarryEvery, "with inputs that cannot be read again (OTLP, stdin, --from-end), how often the runs' spend is written beside the journal for a restart; a stop writes it too")
+	f.Int64Var(&l.spoolMaxBytes, "spool-max-bytes", spool.DefaultMaxBytes, "with inputs that cannot be read again (OTLP, stdin, --from-end), the most the event spool beside the journal may hold; past it events are applied but not spooled, said on stderr, in the header and on /metrics")
 	return cmd
 }
 
-// carryable reports whether a watch of these inputs carries its runs
-// across a restart: when none is read again from its start then — OTLP,
+// spoolable reports whether a watch of these inputs spools its events
+// for a restart: when none is read again from its start then — OTLP,
 // stdin, files followed from their end.
-func carryable(followable []string, fromEnd bool) bool {
+func spoolable(followable []string, fromEnd bool) bool {
 	for _, p := range followable {
 		if p != "-" && !fromEnd {
 			return false
@@ -401,7 +402,8 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// Only a process that can act owns (locks) the journal: a dashboard
 	// with no hook, beside the daemon that kills, reads it and never writes.
 	openJournal := alerts.OpenJournal
-	if acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.RunKillExec == nil && acts.Hooks.NotifyWebhook == "" {
+	viewer := acts.Hooks.KillWebhook == "" && acts.Hooks.KillExec == nil && acts.Hooks.RunKillExec == nil && acts.Hooks.NotifyWebhook == ""
+	if viewer {
 		openJournal = alerts.OpenJournalReadOnly
 	}
 	journal, err := openJournal(acts.Journal)
@@ -467,8 +469,19 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			out.line(r.JSON())
 		}
 	}}
+	// replaying is set while the spool is replayed: the alerts it raises
+	// again were written when their events first came, and are not
+	// written again at every restart (their actions the journal blocks).
+	var replaying atomic.Bool
+	var replayedAlerts atomic.Int64
 	if l.headless {
-		wiring.OnAlert = func(a alerts.Alert) { out.line(a.JSON()) }
+		wiring.OnAlert = func(a alerts.Alert) {
+			if replaying.Load() {
+				replayedAlerts.Add(1)
+				return
+			}
+			out.line(a.JSON())
+		}
 	}
 	rules := alerts.New(acts.Rules, acts.Hooks, acts.Poster, journal, wiring)
 	disp := rules.Dispatcher()
@@ -485,19 +498,46 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	// (the last line of assumptions.jsonl, then the runs it saw); a
 	// headless process keeps the file, a line per run.
 	assume := statedir.NewAssumptionsLog(acts.Journal, title == "watch", l.headless, cfg)
-	var carry *statedir.Carrier
-	if l.carry && title == "watch" {
-		carry = statedir.OpenCarrier(acts.Journal, statedir.CarryFingerprint(acts.Rules.RunID, runSources, acts.RunWindow))
-		defer carry.Close()
-	}
 	eopt := engine.Options{Config: cfg, CeilingUSD: acts.Rules.RunCeilingUSD, JobCeilings: acts.Rules.JobCeilings(), Observer: rules, RunWindow: acts.RunWindow,
 		SummaryFrames: l.headless && l.metricsAddr == "", Assumptions: assume, Declared: l.declared} // headless, only metrics read job rows
-	if carry != nil {
-		eopt.Carried = carry.Load()
-		carry.Start()
-		eopt.OnCarry, eopt.CarryEvery, eopt.CarryMaxJobs = carry.Offer, l.carryEvery, statedir.MaxCarryJobs
+	if l.spool && title == "watch" {
+		// The spool is the journal owner's: a viewer (no hook, the journal
+		// read only) takes neither, so one started in a daemon's restart
+		// gap cannot keep the restarted daemon from its events.
+		if viewer {
+			fmt.Fprintln(os.Stderr, "burnrate: note: no kill hook, so this watch is a viewer: it neither takes the journal's lock nor spools its events, and a restart begins it at $0 (give a hook, or --kill-webhook, to a daemon that must keep its state across restarts)")
+		} else {
+			sp, err := spool.Open(acts.Journal, spool.Options{MaxBytes: l.spoolMaxBytes})
+			if err != nil {
+				return err
+			}
+			defer sp.Close()
+			eopt.Spool = sp
+		}
 	}
 	eng := engine.New(eopt, sources...)
+	if eopt.Spool != nil {
+		start := time.Now()
+		replaying.Store(true)
+		n, warnings, err := eng.ReplaySpool(ctx)
+		replaying.Store(false)
+		for _, w := range warnings {
+			fmt.Fprintln(os.Stderr, "burnrate: warning:", display.Text(w))
+		}
+		if err != nil && ctx.Err() != nil {
+			// A stop during a long replay: nothing was cut or written.
+			fmt.Fprintf(os.Stderr, "burnrate: stopped while replaying the spool (%d event(s) in): the spool is kept whole for the next start\n", n)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			st := eopt.Spool.Status()
+			fmt.Fprintf(os.Stderr, "burnrate: replayed %d event(s) from the spool %s (%d bytes) in %s; %d alert(s) it raised again are not written again (the journal holds what their actions did)\n",
+				n, display.Text(st.Dir), st.Bytes, time.Since(start).Round(time.Millisecond), replayedAlerts.Load())
+		}
+	}
 	if l.metricsAddr != "" {
 		token, err := tokenFrom("metrics", "", l.metricsTokenFile, envMetricsToken)
 		if err != nil {
@@ -542,9 +582,6 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		stop()
 		<-eng.Done()
 	}
-	// The engine has stopped: the last carry, before anything that may
-	// fail or take long (a report on a full disk, the kills' drain).
-	carry.Final(eng.Carry(statedir.MaxCarryJobs))
 	var final *correlate.Report
 	if l.headless {
 		final = eng.Report()
@@ -722,6 +759,10 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 				if src.Err != "" && !src.Active {
 					failed++
 				}
+			}
+			if f.RunChurn != "" && !said["\x00runchurn"] {
+				said["\x00runchurn"] = true
+				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunChurn)
 			}
 			if f.RunSpan != "" && !said["\x00runspan"] {
 				said["\x00runspan"] = true

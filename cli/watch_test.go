@@ -6,11 +6,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TestCarryable: files read from the start are read again at a restart,
+// TestSpoolable: files read from the start are read again at a restart,
 // so only --from-end, stdin and OTLP alone are carried (the process-level
 // half is internal/e2e's TestFilesReadFromTheStartAreNotCarried).
-func TestCarryable(t *testing.T) {
-	if !carryable([]string{"a.jsonl"}, true) || carryable([]string{"a.jsonl"}, false) || !carryable([]string{"-"}, false) || !carryable(nil, false) {
+func TestSpoolable(t *testing.T) {
+	if !spoolable([]string{"a.jsonl"}, true) || spoolable([]string{"a.jsonl"}, false) || !spoolable([]string{"-"}, false) || !spoolable(nil, false) {
 		t.Errorf("carryable: files from the start are read again; --from-end, stdin and OTLP alone are not")
 	}
 }

@@ -317,31 +317,18 @@ func sharedFirstCall(a, b *Report) (string, bool) {
 }
 
 // contains reports whether big holds every call of small, by job
-// identity: each of small's jobs is in big — with its first call and at
-// least as many calls, or, when big's run was resumed from a carry that
-// holds at least small's totals, at all. Totals alone never decide: two
-// processes sharing a replica name (one restarted with a carry) hold
-// different jobs, and the carry's totals said nothing of whose (issue 34:
-// a whole shard, 3 jobs and $1.50, was dropped that way).
+// identity: each of small's jobs is in big with its first call and at
+// least as many calls. Totals alone never decide: two processes sharing a
+// replica name hold different jobs (issue 34: a whole shard, 3 jobs and
+// $1.50, was dropped that way). A restarted replica replays its spool, so
+// its later report holds its earlier one's jobs from the same first calls.
 func contains(big, small *Report) bool {
+	if big.Source.Events < small.Source.Events || big.Totals.Attempts < small.Totals.Attempts || len(big.Jobs) < len(small.Jobs) {
+		return false
+	}
 	byID := make(map[string]*JobReport, len(big.Jobs))
 	for i := range big.Jobs {
 		byID[big.Jobs[i].JobID] = &big.Jobs[i]
-	}
-	if c := big.Carried; c != nil && big.RunID != "" && big.RunID == small.RunID && small.Totals.Attempts <= c.Attempts && small.Totals.SpendUSD <= c.SpendUSD {
-		// big's run was resumed from a carry holding at least what small
-		// counted: small is the part before big's restart (its spans may
-		// have been re-sent since, earlier than its first call: a
-		// Collector's queue) — when every job of it is in big.
-		for i := range small.Jobs {
-			if byID[small.Jobs[i].JobID] == nil {
-				return false
-			}
-		}
-		return true
-	}
-	if big.Source.Events < small.Source.Events || big.Totals.Attempts < small.Totals.Attempts || len(big.Jobs) < len(small.Jobs) {
-		return false
 	}
 	for i := range small.Jobs {
 		s := &small.Jobs[i]

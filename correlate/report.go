@@ -64,11 +64,6 @@ type Report struct {
 	// have done, to this night (report --config, --journal); nil, and
 	// absent, when no limit is set and no journal was read.
 	Night *NightReport `json:"night,omitempty"`
-	// Carried is what the run was resumed with after a restart (see
-	// State.Seed); nil when it began from nothing. Its numbers are in
-	// every total: report --merge drops the replica's earlier report of
-	// the run that it holds.
-	Carried *CarriedReport `json:"carried,omitempty"`
 	// JobSource, set by ReportOptions.StreamJobs, gives every job's
 	// report in Jobs' order, one at a time, while the State is unchanged.
 	JobSource JobSource `json:"-"`
@@ -527,10 +522,6 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	s.reportFindings(r)
 	s.reportAssumptions(r)
 	r.Timeline = s.reportTimeline()
-	if s.seeded != nil {
-		c := *s.seeded
-		r.Carried = &c
-	}
 	return r
 }
 

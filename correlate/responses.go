@@ -34,9 +34,13 @@ func (r *responseUsage) set(ev *ingest.Event) {
 	}
 }
 
-// maxResponses bounds the memory; past it, what was billed is forgotten
-// (a response's records come within seconds of each other, and a resumed
-// session's copies soon after its start).
+// maxResponses bounds the memory: two generations of half as many each.
+// When the newer is full the older is forgotten and the newer takes its
+// place, so the last maxResponses/2 responses at least are always known —
+// a response's records come within seconds of each other, a resumed
+// session's copies soon after its start, and a sender's re-send of a
+// batch (an OTLP span or log record, whose identity is its ResponseID)
+// within minutes — and a full table never forgets all at once.
 const maxResponses = 1 << 20
 
 // response finds what id has been billed; create makes an entry for a new
@@ -49,10 +53,14 @@ func (s *State) response(id string, create bool) (r *responseUsage, seen bool) {
 	if r = s.responses[k]; r != nil {
 		return r, true
 	}
+	if r = s.responsesOld[k]; r != nil {
+		return r, true
+	}
 	if !create {
 		return nil, false
 	}
-	if s.responses == nil || len(s.responses) >= maxResponses {
+	if s.responses == nil || len(s.responses) >= maxResponses/2 {
+		s.responsesOld = s.responses
 		s.responses = map[responseKey]*responseUsage{}
 	}
 	r = &responseUsage{}

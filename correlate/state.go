@@ -40,6 +40,8 @@ type State struct {
 	// responses is what each response (ingest.Event.ResponseID) has been
 	// billed, by a digest of its ID (responses.go).
 	responses map[responseKey]*responseUsage
+	// responsesOld is the generation before (responses.go).
+	responsesOld map[responseKey]*responseUsage
 	// repeatedRecords are response records that added nothing (copies).
 	repeatedRecords int64
 	// retired sums the jobs retired after JobRetention (retention.go);
@@ -63,9 +65,12 @@ type State struct {
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
 	// recent holds the last events' times for advanceClock's median;
 	// outOfOrder counts the events it kept from moving the clock.
-	recent     [64]int64
-	recentN    int
-	sorted     []int64 // scratch for the median of recent
+	recent  [64]int64
+	recentN int
+	sorted  []int64 // scratch for the median of recent
+	// aheadRun counts the events in a row held out of the clock as far
+	// ahead (advanceClock): a confirmed jump takes them back.
+	aheadRun   int64
 	outOfOrder int64
 
 	breakers  map[string]*breaker
@@ -111,8 +116,6 @@ type State struct {
 	sources []SourceInfo
 	// assume is the assumptions log (assumptions.go).
 	assume assumptionLog
-	// seeded is what Seed began the run with (nil: nothing).
-	seeded *CarriedReport
 	// rehomed counts trace-ID jobs moved to their named job (tracejob.go).
 	rehomed int64
 }
@@ -380,8 +383,10 @@ func (s *State) job(ev *ingest.Event) *Job {
 
 // clockAhead is how far ahead of the running median of recent events an
 // event may be and still move the log clock: one line dated 2199 must not
-// hold the burn window and the projection for the rest of the run.
-const clockAhead = 24 * int64(time.Hour)
+// hold the burn window and the projection for the rest of the run, and
+// one line from a skewed clock (10 h ahead: local time written as UTC)
+// must not make every job in flight idle (issue 34: a day let it).
+const clockAhead = int64(time.Hour)
 
 // advanceClock moves the log clock (Now) to ts, unless ts is far ahead of
 // the events around it: then the event is billed and kept at its own
@@ -402,8 +407,15 @@ func (s *State) advanceClock(ts int64) {
 	}
 	if s.lastTS != 0 && ts > s.lastTS+clockAhead && n > 2 && ts > median()+clockAhead {
 		s.outOfOrder++
+		s.aheadRun++
 		return
 	}
+	if s.lastTS != 0 && ts > s.lastTS+clockAhead {
+		// A jump confirmed (the next night, after a gap): the events that
+		// waited for it were its first, not lines out of order.
+		s.outOfOrder -= min(s.aheadRun, s.outOfOrder)
+	}
+	s.aheadRun = 0
 	if s.lastTS > ts+clockAhead && n >= 8 {
 		// The clock is a day ahead of this event: an early line (before
 		// there was a median to judge it by) may have set it. When most

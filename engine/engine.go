@@ -18,6 +18,7 @@ import (
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/statedir/spool"
 )
 
 // DefaultTick is how often a frame is published when something changed:
@@ -42,6 +43,11 @@ type Frame struct {
 	// JournalProblem is "" while the action journal writes, else what
 	// failed (see alerts.Rules.JournalProblem).
 	JournalProblem string
+	// RunChurn is said once the logs' run IDs churn (a run ID per call,
+	// or many at once): events are routed by the run window from then on.
+	RunChurn string
+	// Spool is the event spool's status, nil without one.
+	Spool *spool.Status
 	// RunID is the run shown (the one with the latest event; "" before
 	// the first, or when nothing names runs). Runs counts every run this
 	// process has seen, the shown one included; PreviousRun is the one
@@ -127,11 +133,12 @@ type Engine struct {
 	// heldAt their positions by job type and key.
 	held   []ingest.Event
 	heldAt map[[2]string]int
-	// onCarry, carryEvery, carryMax: see Options.OnCarry.
-	onCarry    func([]CarriedRun)
-	carryEvery time.Duration
-	carryMax   int
-	mu         sync.Mutex // guards st after Run returns, for Report
+	// spool keeps the events of inputs that cannot be read again.
+	spool    Spool
+	replayed int64 // events ReplaySpool applied
+	// replaying is set while ReplaySpool applies the spool.
+	replaying bool
+	mu        sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -159,22 +166,13 @@ type Options struct {
 	// (kill_on finding:assumption_violated); the logs' own are shown and
 	// alerted, never killed on.
 	Declared []ingest.Event
-	// Carried are the runs a stopped process carried (see CarriedRun):
-	// opened before the first event, each seeded with its totals.
-	Carried []CarriedRun
-	// OnCarry, when set, receives the open runs' carried totals every
-	// CarryEvery (DefaultCarryEvery when 0), on the engine goroutine,
-	// when something was applied since the last: it must not block.
-	// CarryMaxJobs bounds the jobs carried in all (0: every job).
-	OnCarry      func([]CarriedRun)
-	CarryEvery   time.Duration
-	CarryMaxJobs int
+	// Spool, when set, is appended every batch of every source before it
+	// is applied; ReplaySpool applies what an earlier process spooled.
+	// Give it only when no source would be read again from its start
+	// at a restart (OTLP, stdin, files followed from their end): such a
+	// file's events would be counted twice.
+	Spool Spool
 }
-
-// DefaultCarryEvery is how often a live run's carried totals are taken:
-// a process killed without a stop loses what arrived in at most this long
-// (wall time) before the kill.
-const DefaultCarryEvery = 30 * time.Second
 
 // AssumptionsLog is the assumptions log across runs (seed 003: "the
 // boundary shows up mechanically in the sequence of logs"): the run a
@@ -223,16 +221,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 	if ro, ok := opt.Observer.(RunObserver); ok {
 		e.runs.observer = ro
 	}
-	e.onCarry, e.carryEvery, e.carryMax = opt.OnCarry, opt.CarryEvery, opt.CarryMaxJobs
-	if e.carryEvery <= 0 {
-		e.carryEvery = DefaultCarryEvery
-	}
-	if len(opt.Carried) > 0 {
-		e.runs.resume(opt.Carried)
-		if c := e.runs.current(); c != nil {
-			e.st = c.st
-		}
-	}
+	e.spool = opt.Spool
 	for _, s := range sources {
 		if r, ok := s.(ingest.ReplayControl); ok {
 			e.replay = r
@@ -267,7 +256,12 @@ func (e *Engine) Run(ctx context.Context) {
 	srcCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	var spoolMu sync.Mutex
 	for _, s := range e.sources {
+		if e.spool != nil {
+			e.spooled(srcCtx, s, &wg, &spoolMu)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -287,16 +281,16 @@ func (e *Engine) Run(ctx context.Context) {
 	// milliseconds. Frames may take at most a fifth of the engine's time,
 	// so a huge run redraws less often rather than falling behind.
 	var notBefore, lastPublish time.Time
-	lastCarry, carried := time.Now(), true
+	lastRetain := time.Now()
 	for {
 		select {
 		case b := <-e.in:
 			e.apply(b)
-			dirty, carried = true, false
+			dirty = true
 		case <-ticker.C:
-			if e.onCarry != nil && !carried && time.Since(lastCarry) >= e.carryEvery {
-				e.onCarry(e.runs.carry(e.carryMax))
-				lastCarry, carried = time.Now(), true
+			if time.Since(lastRetain) >= retainEvery {
+				e.retain()
+				lastRetain = time.Now()
 			}
 			if d := e.detailJob(); d != lastDetail {
 				lastDetail, dirty = d, true
@@ -393,6 +387,12 @@ func (e *Engine) apply(b ingest.Batch) {
 	if len(b) > 0 {
 		e.lastEvent = time.Now()
 	}
+	e.applyBatch(b)
+}
+
+// applyBatch is apply without the live clock: a replayed batch arrived
+// before this process began.
+func (e *Engine) applyBatch(b ingest.Batch) {
 	var cur *run
 	from := 0
 	flush := func(to int) {
@@ -557,6 +557,11 @@ func (e *Engine) RecordFinal(final *correlate.Report) {
 
 func (e *Engine) recordRun(r *run) {
 	r.recorded = true
+	if e.replaying {
+		// The process that applied these events first recorded the run:
+		// its line is in the assumptions log already.
+		return
+	}
 	if r.st.Summary(r.id).Events == 0 {
 		return
 	}
@@ -618,11 +623,16 @@ func (e *Engine) publish(final bool) {
 			f.JournalProblem = jr.JournalProblem()
 		}
 	}
+	if e.spool != nil {
+		st := e.spool.Status()
+		f.Spool = &st
+	}
+	f.RunChurn = e.runs.churnSaid
 	if cur := e.runs.current(); cur != nil {
 		f.RunID, f.Runs = cur.id, len(e.runs.closed)+len(e.runs.open)
 		// The span by the run's log clock, which a lone far-ahead line
 		// does not move but a confirmed jump does (a week between two
-		// nights, or a carry from last week), and its first event.
+		// nights), and its first event.
 		first, last := cur.st.FirstTS(), cur.st.Now()
 		if first <= 0 || cur.firstTS > 0 && cur.firstTS < first {
 			first = cur.firstTS
@@ -647,14 +657,6 @@ func (e *Engine) publish(final bool) {
 	}
 }
 
-// Carry takes every open run's carried totals (see CarriedRun), at most
-// maxJobs jobs in all (0: every job); call it after Run has returned.
-func (e *Engine) Carry(maxJobs int) []CarriedRun {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.runs.carry(maxJobs)
-}
-
 // Report builds the postmortem of everything applied; call it after Run
 // has returned.
 func (e *Engine) Report() *correlate.Report {
@@ -668,6 +670,11 @@ func (e *Engine) Report() *correlate.Report {
 			}
 			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err})
 		}
+	}
+	if e.replayed > 0 {
+		// What an earlier process read, replayed from the spool: the
+		// report's events are the night's, not this process's only.
+		src = append([]correlate.SourceInfo{{Name: "spool (replayed)", Stats: ingest.Stats{Events: e.replayed}}}, src...)
 	}
 	e.st.SetSources(src)
 	r := e.st.Report()

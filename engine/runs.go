@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"slices"
@@ -47,7 +48,19 @@ type run struct {
 	baseline    []correlate.AssumptionReport
 	baselineSet bool
 	recorded    bool
+	closed      bool // evicted: its State is gone
 }
+
+// jobAt is where a job's events went, for a daily window: the run of its
+// first event and its latest event's time.
+type jobAt struct {
+	run    *run
+	lastTS int64
+}
+
+// maxJobsAt bounds runs.jobAt; past it the map starts again (a job then
+// goes where its day sends it).
+const maxJobsAt = 1 << 18
 
 // runs routes each event to its run: by the logs' run_id when an event
 // names one, else by the run window (a day from a reset time, or a gap
@@ -71,6 +84,18 @@ type runs struct {
 	// jumpTo is the time of a lone event more than a day ahead of the
 	// current run, waiting for a second to confirm the jump (pick).
 	jumpTo int64
+	// churn is set once the logs' run IDs churn (see noteBegin): from
+	// then on every event is routed as if it named no run, by the run
+	// window, into fallback runs; churnSaid says why, for the frame.
+	churn        bool
+	churnSaid    string
+	begun        [churnBegins][2]int64 // rs.events and log time at the last logged runs' begins, a ring
+	begunN       int
+	lastFallback *run
+	// jobAt keeps, under a daily window, the run each job began in: a
+	// job still running at the window's reset stays one job of that run
+	// (issue 34: it became two, each under its ceiling).
+	jobAt map[string]jobAt
 }
 
 // farAhead is how far ahead of a run's clock an event may be and still
@@ -80,7 +105,24 @@ const farAhead = 24 * int64(time.Hour)
 // route returns the run ev belongs to, beginning it if need be. It is
 // called once per event, in order.
 func (rs *runs) route(ev *ingest.Event) *run {
-	r := rs.pick(ev)
+	var r *run
+	if rs.churn {
+		r = rs.fallback(ev)
+		rs.lastFallback = r
+	} else {
+		r = rs.pick(ev)
+	}
+	if rs.window.Kind == correlate.RunWindowDaily && ev.JobID != "" && ev.TS > 0 {
+		if rs.jobAt == nil || len(rs.jobAt) >= maxJobsAt {
+			rs.jobAt = map[string]jobAt{}
+		}
+		j := rs.jobAt[ev.JobID]
+		if j.run != r {
+			j = jobAt{run: r}
+		}
+		j.lastTS = max(j.lastTS, ev.TS)
+		rs.jobAt[ev.JobID] = j
+	}
 	if r.firstTS == 0 && ev.TS > 0 && !ev.TSCarried {
 		r.firstTS = ev.TS
 	}
@@ -136,6 +178,9 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		if ev.TS <= 0 && last != nil {
 			return last // no time: where the line before it went
 		}
+		if r := rs.continuing(ev); r != nil {
+			return r // a job across the reset: its first event's run
+		}
 		if last != nil && ev.TS >= last.start && ev.TS < last.end {
 			return last
 		}
@@ -166,6 +211,27 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 	return rs.begin(ev, "", "", 0, 0)
 }
 
+// continuing is the run of ev's job when the job is still running —
+// its last event no longer ago than the job idle time — in an open run
+// other than the one ev's day would send it to, else nil.
+func (rs *runs) continuing(ev *ingest.Event) *run {
+	if ev.JobID == "" {
+		return nil
+	}
+	j, ok := rs.jobAt[ev.JobID]
+	if !ok || j.run.closed {
+		return nil
+	}
+	idle := int64(rs.cfg.IdleAfter)
+	if idle <= 0 {
+		idle = int64(correlate.DefaultIdleAfter)
+	}
+	if ev.TS > j.lastTS+idle || ev.TS < j.run.start-idle {
+		return nil
+	}
+	return j.run
+}
+
 // adoptable is the run the first named run takes over instead of
 // beginning beside it: the one run there is, drawn for events that named
 // no run (no window), which has seen no call and no spend — a log whose
@@ -194,7 +260,89 @@ func (rs *runs) adopt(r *run, ev *ingest.Event) {
 	}
 }
 
+// Run-ID churn: a log that gives many run IDs at once, or one per call (a
+// LangChain/LangSmith run per call), would open a run per ID and close
+// the honest runs to make room — every ceiling blinded, $1,000 spent and
+// no kill. It is churn when churnBegins logged runs begin within
+// churnWithin events and churnSpan of log time, or when a live run (an
+// event within the last churnLive events and churnLiveSpan of log time)
+// would be closed to make room. A backfill of many nights, each hours of
+// log time apart, is neither.
+const (
+	churnBegins   = 32
+	churnWithin   = 1024
+	churnSpan     = int64(time.Hour)
+	churnLive     = 4096
+	churnLiveSpan = int64(10 * time.Minute)
+)
+
+// noteBegin records a logged run's begin and says churn when the runs
+// begin too fast.
+func (rs *runs) noteBegin(ts int64) {
+	i := rs.begunN % churnBegins
+	prev := rs.begun[i]
+	rs.begun[i] = [2]int64{rs.events, ts}
+	rs.begunN++
+	if rs.begunN >= churnBegins && rs.events-prev[0] < churnWithin && ts > 0 && prev[1] > 0 && ts-prev[1] < churnSpan {
+		rs.setChurn(fmt.Sprintf("%d run IDs began within %d events and %s of log time", churnBegins, rs.events-prev[0]+1, time.Duration(ts-prev[1]).Round(time.Second)))
+	}
+}
+
+func (rs *runs) setChurn(why string) {
+	if rs.churn {
+		return
+	}
+	rs.churn = true
+	by := "into one run (no --run-window)"
+	if rs.window.Kind != correlate.RunWindowNone {
+		by = "by --run-window " + rs.window.String()
+	}
+	rs.churnSaid = fmt.Sprintf("the logs' run IDs churn (%s: a run ID per call, or many at once): from here on events are routed %s instead of by their run_id, so no run is closed to make room and every ceiling still holds; log one run_id per batch, not per call", why, by)
+}
+
+// fallback routes an event by the run window alone, into runs no run_id
+// named (the churn's fallback).
+func (rs *runs) fallback(ev *ingest.Event) *run {
+	last := rs.lastFallback
+	if last != nil && last.closed {
+		last = nil
+	}
+	switch rs.window.Kind {
+	case correlate.RunWindowDaily:
+		if last != nil && (ev.TS <= 0 || ev.TS >= last.start && ev.TS < last.end) {
+			return last
+		}
+		start, end, label := rs.window.DailySpan(ev.TS)
+		for _, r := range rs.open {
+			if r.logRunID == "" && r.start == start {
+				return r
+			}
+		}
+		return rs.begin(ev, "", label, start, end)
+	case correlate.RunWindowIdle:
+		if last != nil && (ev.TS <= 0 || ev.TS-last.lastTS <= int64(rs.window.Idle)) {
+			return last
+		}
+		if last != nil {
+			return rs.begin(ev, "", correlate.FormatTime(ev.TS), 0, 0)
+		}
+	default:
+		if last != nil {
+			return last
+		}
+		for _, r := range rs.open {
+			if r.logRunID == "" && r.window == "" {
+				return r
+			}
+		}
+	}
+	return rs.begin(ev, "", "", 0, 0)
+}
+
 func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int64) *run {
+	if logRunID != "" {
+		rs.noteBegin(ev.TS)
+	}
 	rs.seq++
 	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
 	rs.declare(r.st)
@@ -244,6 +392,13 @@ func (rs *runs) evict() {
 			}
 		}
 		r := rs.open[oldest]
+		if r.logRunID != "" && rs.events-r.used < churnLive && rs.last != nil && rs.last.lastTS-r.lastTS < churnLiveSpan {
+			// A live run would be closed to make room for new run IDs:
+			// churn. It stays; no logged run begins from here on.
+			rs.setChurn(fmt.Sprintf("%d runs open, and the one longest without an event had one %d events ago", len(rs.open), rs.events-r.used))
+			return
+		}
+		r.closed = true
 		if rs.closing != nil {
 			rs.closing(r) // its assumptions line, before its State goes
 		}
@@ -274,109 +429,6 @@ func (rs *runs) previous(cur *run) []correlate.RunSummary {
 	slices.SortFunc(others, func(a, b *run) int { return a.seq - b.seq })
 	for _, r := range others {
 		out = append(out, r.st.Summary(r.id))
-	}
-	return out
-}
-
-// CarriedRun is a run taken before a stop for a restart (see
-// correlate.Carried): its ID and what routes events to it, and its totals.
-type CarriedRun struct {
-	ID       string
-	LogRunID string // the logs' run_id, "" for a run a window or the configuration named
-	Window   string
-	// Start and End are a daily window's span of log time; LastTS the
-	// run's latest event (an idle window's gap is measured from it).
-	Start, End, LastTS int64
-	// Current marks the run the latest event went to.
-	Current bool
-	Totals  correlate.Carried
-}
-
-// carrySeeder is an observer told that a run began from carried totals
-// (alerts.Rules adds the carried jobs to its job-type spend).
-type carrySeeder interface{ Seeded(st *correlate.State) }
-
-// resume opens each carried run before the first event, seeded with its
-// totals, so the same routing that would have sent the next events to it
-// before the stop sends them to it now: by the logs' run_id, the day of a
-// daily window, an idle window's gap from its last event, or, with none,
-// to the one run there is. The run that was current is current again.
-func (rs *runs) resume(carried []CarriedRun) {
-	for _, c := range carried {
-		rs.seq++
-		// A run that was not current was recorded in the assumptions log
-		// when a later one superseded it, or at the stop; the current one
-		// is recorded again, whole, when its turn comes.
-		r := &run{id: c.ID, logRunID: c.LogRunID, window: c.Window, st: correlate.New(rs.cfg), start: c.Start, end: c.End, lastTS: c.LastTS, seq: rs.seq, recorded: !c.Current}
-		_ = r.st.Seed(c.Totals) // a new State: never refused
-		rs.declare(r.st)
-		if rs.observer != nil {
-			r.id = rs.observer.BeginRun(r.st, alerts.RunStart{LogRunID: c.LogRunID, Window: c.Window, Resume: c.ID})
-			if s, ok := rs.observer.(carrySeeder); ok {
-				s.Seeded(r.st)
-			}
-		}
-		rs.open = append(rs.open, r)
-		if c.Current || rs.last == nil {
-			rs.last = r
-		}
-	}
-	rs.evict()
-}
-
-// carry takes every open run's carried totals, at most maxJobs jobs in
-// all (0: every job): the current run's first, then the others' from the
-// one with the latest event back; a run's jobs left out are counted in
-// its totals, and their spend is in its spend all the same.
-func (rs *runs) carry(maxJobs int) []CarriedRun {
-	cur := rs.current()
-	order := slices.Clone(rs.open)
-	slices.SortStableFunc(order, func(a, b *run) int {
-		switch {
-		case a == cur:
-			return -1
-		case b == cur:
-			return 1
-		case a.used > b.used:
-			return -1
-		case a.used < b.used:
-			return 1
-		}
-		return a.seq - b.seq
-	})
-	left := maxJobs
-	type taken struct {
-		seq int
-		c   CarriedRun
-	}
-	all := make([]taken, 0, len(order))
-	for _, r := range order {
-		if r.used == 0 && r != cur && rs.events > 0 {
-			// Resumed, and no event came to it while others came: a run
-			// of an earlier night is not carried from restart to restart
-			// for ever (its straggler after that begins at $0). A process
-			// that applied nothing keeps every run it resumed.
-			continue
-		}
-		limit := 0
-		if maxJobs > 0 {
-			limit = max(left, 0)
-			if limit == 0 {
-				limit = -1 // the budget is spent: totals only
-			}
-		}
-		t := r.st.CarryOut(limit)
-		left -= len(t.JobList)
-		if t.Spend == 0 && t.Jobs == 0 {
-			continue // nothing a ceiling could use
-		}
-		all = append(all, taken{r.seq, CarriedRun{ID: r.id, LogRunID: r.logRunID, Window: r.window, Start: r.start, End: r.end, LastTS: r.lastTS, Current: r == cur, Totals: t}})
-	}
-	// In the order the runs began, so a restart opens them in that order.
-	slices.SortFunc(all, func(a, b taken) int { return a.seq - b.seq })
-	out := make([]CarriedRun, len(all))
-	for i, t := range all {
-		out[i] = t.c
 	}
 	return out
 }

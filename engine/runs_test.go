@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,5 +201,66 @@ func TestALifecycleLineBeforeTheFirstRunIDOpensNoRun(t *testing.T) {
 	e.Run(context.Background())
 	if f := e.Latest(); f.Runs != 2 || f.RunID != "n1" {
 		t.Errorf("runs %d, shown %q: want a derived run and n1", f.Runs, f.RunID)
+	}
+}
+
+// TestAJobAcrossADailyResetIsOneJob: issue 34 — a job running at a daily
+// window's reset became two, one per run, each under its ceiling: $0.18 +
+// $0.18 over a $0.20 job ceiling, no kill. A job belongs to the run of its
+// first event while it runs (its calls no further apart than the job idle
+// time); a job that begins after the reset is the new day's, and so is a
+// recurring job ID the next day.
+func TestAJobAcrossADailyResetIsOneJob(t *testing.T) {
+	kills, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.2, KillOn: alerts.DefaultKillOn})
+	at := func(job string, h, m int) ingest.Event {
+		ev := call("", job, 10, 0.18)
+		ev.TS = time.Date(2026, 3, 10, h, m, 0, 0, time.UTC).UnixNano()
+		return ev
+	}
+	nextDay := at("recurring", 5, 58)
+	nextDay.TS += int64(24 * time.Hour)
+	evs := []ingest.Event{at("straddle", 5, 58), at("recurring", 5, 57), at("straddle", 6, 1), at("fresh", 6, 2), nextDay}
+	w := correlate.RunWindow{Kind: correlate.RunWindowDaily, Hour: 6, Zone: time.UTC}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules, RunWindow: w}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	got := kills()
+	if len(got) != 1 || got[0].JobID != "straddle" || got[0].SpendUSD != 0.36 {
+		t.Fatalf("kills %+v: want straddle once, at $0.36", got)
+	}
+	// recurring's call the next day is the next day's (not $0.36, no kill).
+	if f := e.Latest(); f.Runs != 2 {
+		t.Errorf("%d runs, want two days' (the first with straddle whole)", f.Runs)
+	}
+}
+
+// TestPerCallRunIDsDoNotBlindTheCeilings: issue 34 — a run_id per call
+// (LangChain/LangSmith style) made each call a run of its own: $18 spent,
+// no kill against $0.20 a job and $1 a run. The churn is said and the
+// calls are routed by the run window, where the job's and the run's
+// ceilings hold; the runs opened stay few.
+func TestPerCallRunIDsDoNotBlindTheCeilings(t *testing.T) {
+	kills, rules, disp := killWiring(t, alerts.Config{JobCeilingUSD: 0.2, RunCeilingUSD: 1, KillOn: alerts.DefaultKillOn})
+	var evs []ingest.Event
+	for i := range 100 {
+		ev := call(fmt.Sprintf("call-%d", i), "job-lc", 10, 0.18)
+		ev.TS += int64(i) * int64(time.Second)
+		evs = append(evs, ev)
+	}
+	e := New(Options{Config: correlate.DefaultConfig(), Observer: rules}, &oneByOne{evs})
+	e.Run(context.Background())
+	disp.Wait()
+	disp.Shutdown(context.Background())
+	scopes := map[string]int{}
+	for _, k := range kills() {
+		scopes[k.Scope]++
+	}
+	if scopes["job"] != 1 || scopes["run"] != 1 {
+		t.Errorf("kills by scope %v: want the job and the run once each", scopes)
+	}
+	f := e.Latest()
+	if !strings.Contains(f.RunChurn, "run IDs churn") || f.Runs > churnBegins+2 {
+		t.Errorf("%d runs, churn %q", f.Runs, f.RunChurn)
 	}
 }

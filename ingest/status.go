@@ -30,6 +30,15 @@ type Source interface {
 	Status() []Status
 }
 
+// Handing is implemented by a source that answers its sender (an OTLP
+// receiver): HandWith gives it the function that takes each batch in
+// place of the send on out — it returns once the batch is spooled and
+// queued (nil) or refused (the process is stopping) — so the sender is
+// answered only after its events are on disk (engine.Options.Spool).
+type Handing interface {
+	HandWith(hand func(ctx context.Context, b Batch) error)
+}
+
 // BatchSize is how many events a source hands over at once.
 const BatchSize = 512
 

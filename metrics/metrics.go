@@ -60,6 +60,9 @@ var (
 	descAssumptionFindings = prometheus.NewDesc("burnrate_assumption_findings", "Open findings of the current run's assumptions log by kind (assumption_violated, assumption_changed, assumption_missing, default_changed_upstream).", withRun("kind"), nil)
 	descKillsHeld          = prometheus.NewDesc("burnrate_kills_held", "Kills held now: not fired because the action journal could not record them first (a full disk).", []string{"replica"}, nil)
 	descJournalErrs        = prometheus.NewDesc("burnrate_journal_write_errors_total", "Action journal writes that failed (a full disk, say): kills are held, not fired, until it writes.", []string{"replica"}, nil)
+	descRunChurn           = prometheus.NewDesc("burnrate_run_id_churn", "1 once the logs' run IDs churn (a run ID per call, or many at once): events are routed by the run window instead of their run_id.", []string{"replica"}, nil)
+	descSpoolBytes         = prometheus.NewDesc("burnrate_spool_bytes", "Bytes in the event spool beside the journal (inputs that cannot be read again: OTLP, stdin, --from-end).", []string{"replica"}, nil)
+	descSpoolRefused       = prometheus.NewDesc("burnrate_spool_refused_events_total", "Events applied but not spooled (the spool's cap, a failed write): a restart will not have them.", []string{"replica"}, nil)
 )
 
 // maxLabelValues bounds the values of one label a scrape carries; otherLabel
@@ -97,7 +100,7 @@ type metrics struct {
 }
 
 func (m metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descKillsHeld, descRun, descRunCalls, descRunJobs, descRuns} {
+	for _, d := range []*prometheus.Desc{descCallsPerJob, descSpendType, descSpendModel, descAttempts, descWasted, descBreaker, descTrips, descAlerts, descActions, descJournalErrs, descKillsHeld, descSpoolBytes, descSpoolRefused, descRunChurn, descRun, descRunCalls, descRunJobs, descRuns} {
 		ch <- d
 	}
 	ch <- descBurn
@@ -283,6 +286,17 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descJournalErrs, prometheus.CounterValue, float64(m.rules.JournalFailures()), rep)
 	ch <- prometheus.MustNewConstMetric(descKillsHeld, prometheus.GaugeValue, float64(m.rules.KillsHeld()), rep)
+	if f != nil {
+		churn := 0.0
+		if f.RunChurn != "" {
+			churn = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descRunChurn, prometheus.GaugeValue, churn, rep)
+	}
+	if f != nil && f.Spool != nil {
+		ch <- prometheus.MustNewConstMetric(descSpoolBytes, prometheus.GaugeValue, float64(f.Spool.Bytes), rep)
+		ch <- prometheus.MustNewConstMetric(descSpoolRefused, prometheus.CounterValue, float64(f.Spool.Refused), rep)
+	}
 }
 
 // Listen serves /metrics on addr until the server closes, and returns the

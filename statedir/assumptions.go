@@ -159,7 +159,7 @@ func NewAssumptionsLog(journal string, read, write bool, cfg correlate.Config) *
 }
 
 // Baseline is the last run recorded other than runID: a run resumed after
-// a restart (its spend carried) is compared with the night before it,
+// a restart (its events replayed from the spool) is compared with the night before it,
 // and its line written again at its end supersedes the one of its stop.
 func (l *AssumptionsLog) Baseline(runID string) []correlate.AssumptionReport {
 	l.mu.Lock()

@@ -80,10 +80,17 @@ func (h *headerPane) View() string {
 		// Kills may be sent again after a restart: ahead of everything.
 		line1 = append(line1, hpart{st.Bad.Render("✗ " + sanitize(h.f.JournalProblem)), st.Bad.Render("✗ journal")})
 	}
+	if sp := h.f.Spool; sp != nil && sp.Problem != "" {
+		// Events applied but not spooled: a restart would not have them.
+		line1 = append(line1, hpart{st.Bad.Render("✗ spool: " + sanitize(sp.Problem)), st.Bad.Render("✗ spool")})
+	}
 	if len(problems) > 0 {
 		// A source in trouble is the first thing to see after the journal.
 		line1 = append(line1, hpart{st.Bad.Render(fmt.Sprintf("✗ %d source problem(s): %s", len(problems), sanitize(problems[0]))),
 			st.Bad.Render(fmt.Sprintf("✗ %d source problem(s)", len(problems)))})
+	}
+	if h.f.RunChurn != "" {
+		line1 = append(line1, hpart{st.Warn.Render("run IDs churn: routed by --run-window"), st.Warn.Render("run ID churn")})
 	}
 	if h.f.RunSpan != "" {
 		line1 = append(line1, hpart{st.Warn.Render("one run for days: set --run-window"), st.Warn.Render("run > 1 day")})

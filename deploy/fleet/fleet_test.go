@@ -47,7 +47,7 @@ const (
 	jobCeiling = 0.2 // USD: some jobs go over
 	// fleetCeilingPerJob sets the fleet's run ceiling, in place of the
 	// shipped rule's $100: a night spends about $0.10 a job, and the sum
-	// Prometheus sees (a, and b resumed from its carry) about $0.10; neither
+	// Prometheus sees (a, and b after replaying its spool) about $0.10; neither
 	// replica's shard alone reaches $0.065 a job.
 	fleetCeilingPerJob = 0.065
 )
@@ -556,7 +556,7 @@ func TestFleet(t *testing.T) {
 	// undelivered kills stay in its journal) and comes back later. The
 	// Collector queues its share meanwhile and retries.
 	b.p.stop(t)
-	carriedAtRestart := carrySummary(t, b.journal)
+	spooledAtRestart := spoolSummary(t, b.journal)
 	var pendingAtStop []string
 	for key, state := range journalLast(t, b.journal) {
 		if state != "acknowledged" {
@@ -572,9 +572,9 @@ func TestFleet(t *testing.T) {
 	waitFor(t, "second half applied, b back", 3*time.Minute, func() (bool, string) {
 		f := calls(a) + calls(b)
 		s := calls(single)
-		// b resumed its run from the carry its stop wrote: its calls
-		// before the restart are in its count again, never twice.
-		return f == float64(want) && s == float64(want), fmt.Sprintf("fleet %v (b resumed from its carry), single %v, want %d", f, s, want)
+		// b replayed its spool: its calls before the restart are in its
+		// count again, never twice.
+		return f == float64(want) && s == float64(want), fmt.Sprintf("fleet %v (b replayed its spool), single %v, want %d", f, s, want)
 	})
 	// The fleet's run ceiling, which no replica sees: Prometheus sums the
 	// replicas, the rule fires, Alertmanager posts the kill of the run.
@@ -670,7 +670,7 @@ func TestFleet(t *testing.T) {
 	t.Logf("FLEET CHECK: unlabelled calls by replica: %v", onReplica)
 	t.Logf("FLEET CHECK: kills: fleet acted on %d, single %d, equal %v; kill requests at the fleet receiver %d (refused while down: %d)", len(fleetKills), len(singleKills), slices.Equal(fleetKills, singleKills), rv.deliveries["/fleet"], rv.refused)
 	t.Logf("FLEET CHECK: restart: replica b stopped after the first half with %d kill(s) journaled but undelivered; %d of them acknowledged after its restart", len(pendingAtStop), deliveredAfterRestart)
-	t.Logf("FLEET CHECK: restart: replica b resumed its run from its carry (%s): b's calls after the restart count the night whole, %s", filepath.Base(carryOf(b.journal)), carriedAtRestart)
+	t.Logf("FLEET CHECK: restart: replica b replayed its spool (%s): b's calls after the restart count the night whole", spooledAtRestart)
 	t.Logf("FLEET CHECK: fleet run ceiling ($%s, no replica alone over it): Prometheus fired BurnrateFleetRunCeiling, Alertmanager posted %d time(s), the receiver acted once under burnrate's run_ceiling key %s", fleetCeiling,
 		rv.deliveries["/alertmanager"], alerts.IdempotencyKey("kill_webhook", alerts.Alert{Rule: "run_ceiling", Scope: "run", RunID: runID}))
 	t.Logf("FLEET CHECK: first half applied in %s, whole night in %s", firstHalf.Round(time.Millisecond), total.Round(time.Millisecond))
@@ -679,34 +679,22 @@ func TestFleet(t *testing.T) {
 	}
 }
 
-// carryOf is the carry file burnrate writes beside a journal.
-func carryOf(journal string) string {
-	base := strings.TrimSuffix(filepath.Base(journal), filepath.Ext(journal))
-	return filepath.Join(filepath.Dir(journal), base+".carry.jsonl")
-}
-
-// carrySummary reads the run a replica carried at its stop: its run ID,
-// spend and jobs; a stop that carried nothing fails the check.
-func carrySummary(t *testing.T, journal string) string {
+// spoolSummary says what a replica's event spool (beside its journal)
+// held at its stop; a stop that spooled nothing fails the check.
+func spoolSummary(t *testing.T, journal string) string {
 	t.Helper()
-	data, err := os.ReadFile(carryOf(journal))
-	if err != nil {
-		t.Fatalf("replica b wrote no carry at its stop: %v", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var r struct {
-			Run       *int   `json:"run"`
-			RunID     string `json:"run_id"`
-			SpendPico int64  `json:"spend_pico"`
-			Calls     int64  `json:"calls"`
-			Jobs      int64  `json:"jobs"`
-		}
-		if json.Unmarshal([]byte(line), &r) == nil && r.Run != nil && r.RunID == runID {
-			return fmt.Sprintf("carried %s: $%.4f, %d calls, %d jobs", r.RunID, float64(r.SpendPico)/1e12, r.Calls, r.Jobs)
+	dir := strings.TrimSuffix(journal, filepath.Ext(journal)) + ".spool"
+	segs, _ := filepath.Glob(filepath.Join(dir, "0*"))
+	var size int64
+	for _, s := range segs {
+		if st, err := os.Stat(s); err == nil {
+			size += st.Size()
 		}
 	}
-	t.Fatalf("replica b's carry holds no run %s:\n%s", runID, data)
-	return ""
+	if size <= int64(len(segs))*32 {
+		t.Fatalf("replica b spooled nothing before its stop (%s: %d bytes in %d segments)", dir, size, len(segs))
+	}
+	return fmt.Sprintf("%s: %d bytes in %d segment(s)", filepath.Base(dir), size, len(segs))
 }
 
 // journalLast is each key's last state in a replica's action journal.

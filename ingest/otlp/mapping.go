@@ -5,8 +5,12 @@ package otlp
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -351,6 +355,12 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		case r.model && !r.shadowed:
 			ev.Kind = ingest.KindLLMCall
+			if sid := r.span.SpanID(); !sid.IsEmpty() && !r.span.TraceID().IsEmpty() {
+				// Its identity, in the state a restart's replay rebuilds:
+				// a span delivered again after a restart (a Collector's
+				// retry) is billed once (correlate's responses).
+				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String()
+			}
 			if !readModelCall(&ev, attrs) {
 				rejected++
 				reason = "a model-call span has a non-numeric token count"
@@ -792,11 +802,37 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 				default:
 					continue
 				}
+				// Its identity, in the state a restart's replay rebuilds:
+				// a record delivered again (a Collector's retry, before or
+				// after a restart) is billed once (correlate's responses).
+				ev.ResponseID = logRecordID(lr, a, name)
 				events = append(events, ev)
 			}
 		}
 	}
 	return checkEvents(events, rejected, reason)
+}
+
+// logRecordID is a model-call log record's stable identity: Claude Code's
+// own (its session and event.sequence), else a digest of the record's
+// time, name and attributes — what a re-send repeats byte for byte.
+func logRecordID(lr plog.LogRecord, a pcommon.Map, name string) string {
+	if seq, sess := firstStr(a, "event.sequence"), firstStr(a, "session.id"); seq != "" && sess != "" {
+		return decode.CleanID("otlp-log:" + sess + "#" + seq + "#" + name)
+	}
+	kv := make([]string, 0, a.Len())
+	a.Range(func(k string, v pcommon.Value) bool {
+		kv = append(kv, k+"\x00"+v.AsString())
+		return true
+	})
+	slices.Sort(kv)
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%d\x00%s\x00", lr.Timestamp(), lr.ObservedTimestamp(), name)
+	for _, s := range kv {
+		h.Write([]byte(s))
+		h.Write([]byte{0xff})
+	}
+	return "otlp-log:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // mapClaudeCode reads Claude Code's OTLP events: api_request carries cost,

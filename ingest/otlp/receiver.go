@@ -122,6 +122,9 @@ type Receiver struct {
 	mapper *Mapper
 
 	out chan<- ingest.Batch
+	// hand, when set (Source.HandWith), takes each batch in place of the
+	// send on out: it spools the batch before the request is answered.
+	hand func(ctx context.Context, b ingest.Batch) error
 
 	requests, spans, logRecords, events, rejected, bad, refused atomic.Int64
 
@@ -267,6 +270,21 @@ func (r *Receiver) deliver(ctx context.Context, evs []ingest.Event) error {
 			return errSaturated
 		}
 		time.Sleep(time.Millisecond)
+	}
+	if r.hand != nil {
+		for len(evs) > 0 {
+			k := min(len(evs), ingest.BatchSize)
+			if err := r.hand(ctx, ingest.Batch(evs[:k:k])); err != nil {
+				// Stopping: what was handed is spooled and applied at the
+				// next start; the sender retries the request, and its
+				// records are billed once (their identity).
+				r.refused.Add(1)
+				return errSaturated
+			}
+			r.events.Add(int64(k))
+			evs = evs[k:]
+		}
+		return nil
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()

@@ -27,6 +27,10 @@ func (o *Source) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	return err
 }
 
+// HandWith makes the receiver hand each batch to hand instead of sending
+// it: a request is answered once hand has taken all its batches.
+func (o *Source) HandWith(hand func(ctx context.Context, b ingest.Batch) error) { o.R.hand = hand }
+
 // Status reports the receiver's counters as one source.
 func (o *Source) Status() []ingest.Status {
 	g, h := o.R.Addrs()

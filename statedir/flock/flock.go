@@ -1,6 +1,7 @@
 // Package flock is the one file lock of burnrate's state directory: an
 // exclusive, non-blocking flock that names who holds it when it is
-// refused. The alerts journal and the carry take it; it imports nothing
+// refused. The alerts journal takes it (the event spool checks that its
+// process holds it); it imports nothing
 // of ours, so alerts can take it below the packages that import alerts.
 package flock
 

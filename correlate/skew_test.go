@@ -1,0 +1,57 @@
+package correlate
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// TestOneSkewedLineAgesNoJob: issue 34 — one line from a skewed clock, 10 h
+// ahead (local time written as UTC), moved the log clock, and every job in
+// flight was idle by it: each began again from $0 at its next call, and
+// 412 of 1,100 job-ceiling alerts never fired. A line more than an hour
+// ahead of the events around it is billed at its own time and counted; it
+// moves no clock, so no job is aged by it.
+func TestOneSkewedLineAgesNoJob(t *testing.T) {
+	cfg := DefaultConfig()
+	st := New(cfg)
+	t0 := time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC).UnixNano()
+	c := func(job string, ts int64) ingest.Event {
+		var ev ingest.Event
+		ev.Reset()
+		ev.TS, ev.Kind, ev.Status, ev.JobID, ev.Model, ev.CostUSD, ev.HasCost = ts, ingest.KindLLMCall, 200, job, "claude-sonnet-4-5", 0.18, true
+		return ev
+	}
+	for i := range 100 {
+		ev := c(fmt.Sprintf("job-%d", i), t0+int64(i)*int64(time.Second))
+		st.Apply(&ev)
+	}
+	skew := c("job-skewed", t0+10*int64(time.Hour))
+	st.Apply(&skew)
+	for i := range 100 {
+		ev := c(fmt.Sprintf("job-%d", i), t0+2*int64(time.Minute)+int64(i)*int64(time.Second))
+		st.Apply(&ev)
+	}
+	for i := range 100 {
+		j := st.Job(fmt.Sprintf("job-%d", i))
+		if j == nil || j.Spend != PicoFromUSD(0.36) || j.Calls != 2 {
+			t.Fatalf("job-%d after the skewed line: %+v, want $0.36 in 2 calls", i, j)
+		}
+	}
+	if st.OutOfOrder() != 1 || st.Now() > t0+int64(time.Hour) {
+		t.Errorf("out of order %d, clock %s: the skewed line moved it", st.OutOfOrder(), time.Unix(0, st.Now()).UTC())
+	}
+	// The next night, eight hours on: the clock follows once half the
+	// recent events are there, and its first events are not counted out
+	// of order.
+	night := t0 + 8*int64(time.Hour)
+	for i := range 100 {
+		ev := c(fmt.Sprintf("next-%d", i), night+int64(i)*int64(time.Second))
+		st.Apply(&ev)
+	}
+	if st.Now() < night || st.OutOfOrder() != 1 {
+		t.Errorf("after the next night: clock %s, out of order %d (want the night's time, and only the skewed line)", time.Unix(0, st.Now()).UTC(), st.OutOfOrder())
+	}
+}

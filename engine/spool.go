@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/statedir/spool"
+)
+
+// Spool is the event spool of inputs that cannot be read again
+// (statedir/spool): every batch is appended before the engine applies it,
+// and a start replays it through the same path as a live batch, so a
+// restart at any point rebuilds the state an uninterrupted run would have.
+type Spool interface {
+	Replay(ctx context.Context, apply func(ingest.Batch)) (warnings []string, err error)
+	Append(ingest.Batch) error
+	Retain(keepFrom int64) int
+	Status() spool.Status
+}
+
+// ResendHorizon is how long (log time) after a run's last event its
+// events are kept in the spool once a later run has begun: a sender's
+// retry of a batch (a Collector's, within minutes) is told from a new one
+// by the events the replay rebuilds, so they must outlive it.
+const ResendHorizon = int64(time.Hour)
+
+// retainEvery is how often (wall time) spent segments are looked for.
+const retainEvery = time.Minute
+
+// ReplaySpool applies the spooled events, oldest first, as the live run
+// applied them; call it once, before Run. It returns the events replayed
+// and what was wrong with the spool (a torn tail cut, a corrupt record).
+//
+// A ctx that ends stops it (a stop asked for during a long replay).
+func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []string, err error) {
+	if e.spool == nil {
+		return 0, nil, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.replaying = true
+	defer func() { e.replaying = false }()
+	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
+		events += int64(len(b))
+		e.applyBatch(b)
+	})
+	e.replayed = events
+	return events, warnings, err
+}
+
+// spooled hands each source a channel of its own whose batches are
+// appended to the spool and then queued for the engine, one batch at a
+// time under one lock, so the spool holds the batches in the order the
+// engine applies them. A batch the spool refuses (the cap, a failed
+// write) is still applied: never dropped, it is counted in the spool's
+// status. A batch spooled and then not queued (the process is stopping)
+// is applied at the next start.
+func (e *Engine) spooled(ctx context.Context, s ingest.Source, wg *sync.WaitGroup, mu *sync.Mutex) {
+	if h, ok := s.(ingest.Handing); ok {
+		// It answers its sender: only once the batch is spooled.
+		h.HandWith(func(hctx context.Context, b ingest.Batch) error {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = e.spool.Append(b) // counted and said by the spool
+			select {
+			case e.in <- b:
+				return nil
+			case <-hctx.Done():
+				return hctx.Err()
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Run(ctx, e.in)
+		}()
+		return
+	}
+	mid := make(chan ingest.Batch) // unbuffered: handed on, then spooled at once
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer close(mid)
+		_ = s.Run(ctx, mid)
+	}()
+	go func() {
+		defer wg.Done()
+		for b := range mid {
+			mu.Lock()
+			_ = e.spool.Append(b) // counted and said by the spool
+			select {
+			case e.in <- b:
+			case <-ctx.Done():
+			}
+			mu.Unlock()
+		}
+	}()
+}
+
+// retain lets the spool drop the segments no open run needs: a run is
+// done with when a later run's clock has passed its last event by the
+// resend horizon; the spool keeps every event from the first of the runs
+// that are not, less the horizon.
+func (e *Engine) retain() {
+	if e.spool == nil {
+		return
+	}
+	cur := e.runs.current()
+	if cur == nil {
+		return
+	}
+	keepFrom := int64(-1)
+	for _, r := range e.runs.open {
+		if r != cur && cur.lastTS-r.lastTS >= ResendHorizon {
+			continue
+		}
+		first := r.firstTS
+		if st := r.st.FirstTS(); st > 0 && (first == 0 || st < first) {
+			first = st
+		}
+		if first <= 0 {
+			return // a run with no time: keep everything
+		}
+		if keepFrom < 0 || first < keepFrom {
+			keepFrom = first
+		}
+	}
+	if keepFrom > ResendHorizon {
+		e.spool.Retain(keepFrom - ResendHorizon)
+	}
+}

@@ -1,0 +1,299 @@
+package spool
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+	"github.com/burnrate-dev/burnrate/statedir/flock"
+)
+
+// stateDir makes a state directory whose journal lock this process holds.
+func stateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	f, err := flock.Lock(journal + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flock.Unlock(f) })
+	return journal
+}
+
+func sampleEvent(i int) ingest.Event {
+	var ev ingest.Event
+	ev.Reset()
+	ev.TS = 1796180270000000000 + int64(i)*1e9
+	ev.JobID, ev.JobType, ev.RunID = "job-"+strings.Repeat("x", i%3), "nightly", "run-1"
+	ev.Provider, ev.Model, ev.Kind, ev.Status = "anthropic", "claude-sonnet-4-5", ingest.KindLLMCall, 200
+	ev.InputTokens, ev.OutputTokens, ev.Attempt, ev.LatencyMs = 10000+int64(i), 10000, 1, 1200
+	ev.CostUSD, ev.HasCost, ev.TSCarried, ev.Source = 0.18, i%2 == 0, i%5 == 0, uint16(i%3)
+	ev.JobID += "\xff\x00" // log-derived bytes, not UTF-8: kept exactly
+	return ev
+}
+
+func openReplay(t *testing.T, journal string, opt Options) (*Spool, []ingest.Batch, []string) {
+	t.Helper()
+	s, err := Open(journal, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []ingest.Batch
+	w, err := s.Replay(context.Background(), func(b ingest.Batch) { got = append(got, b) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, got, w
+}
+
+// TestRoundTrip: batches come back as they went in — the same events, the
+// same batch boundaries — across starts, a batch larger than a record
+// included.
+func TestRoundTrip(t *testing.T) {
+	journal := stateDir(t)
+	var want []ingest.Batch
+	s, got, _ := openReplay(t, journal, Options{})
+	if len(got) != 0 {
+		t.Fatalf("a new spool replayed %d batches", len(got))
+	}
+	for n := range 3 {
+		var b ingest.Batch
+		for i := range 5 + n*100 {
+			b = append(b, sampleEvent(i))
+		}
+		if err := s.Append(b); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, b)
+	}
+	big := make(ingest.Batch, 0, 9000)
+	for i := range 9000 { // > recordBytes: continued over records
+		ev := sampleEvent(i)
+		ev.Tool = strings.Repeat("t", 200)
+		big = append(big, ev)
+	}
+	if err := s.Append(big); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, big)
+	s.Close()
+	s2, got, w := openReplay(t, journal, Options{})
+	defer s2.Close()
+	if len(w) != 0 {
+		t.Fatalf("warnings: %v", w)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("replayed %d batches, want %d (or events differ)", len(got), len(want))
+	}
+}
+
+// TestEventFields: every field of ingest.Event is written; a field added
+// to the contract fails here until the codec writes it.
+func TestEventFields(t *testing.T) {
+	if n := reflect.TypeOf(ingest.Event{}).NumField(); n != 32 {
+		t.Fatalf("ingest.Event has %d fields, the spool writes 32: add the new one to appendEvent and decoder.event", n)
+	}
+	ev := ingest.Event{TS: 1, JobID: "a", JobType: "b", RunID: "c", CorrelationID: "d", IdempotencyKey: "e", ResponseID: "f", Provider: "g", Model: "h", ErrorType: "i", Tool: "j",
+		CostUSD: 1.5, InputTokens: 2, OutputTokens: 3, CacheReadTokens: 4, CacheCreateTokens: 5, CacheCreate1hTokens: 6, PromptTokens: 7, RetryAfterMs: 8, RateLimitTokens: 9, RateLimitRequests: 10,
+		LatencyMs: 11, Status: 12, Attempt: 13, Kind: ingest.KindAssumption, AttemptBy: ingest.AttemptByLineAmbiguous, HasCost: true, StreamDropped: true, Batch: true, TSCarried: true, AgentSession: true, Source: 14}
+	var d decoder
+	var back ingest.Event
+	rest, err := d.event(appendEvent(nil, &ev), &back)
+	if err != nil || len(rest) != 0 || back != ev {
+		t.Fatalf("%v %d\n%+v\n%+v", err, len(rest), back, ev)
+	}
+}
+
+// TestTornTailIsCut: a process killed mid-write leaves part of a record;
+// the start cuts it and replays every whole batch before it, and what is
+// appended next is read after them.
+func TestTornTailIsCut(t *testing.T) {
+	var size int64
+	ev1 := sampleEvent(1)
+	first := int64(len(magic) + headerBytes + 1 + len(appendEvent(nil, &ev1)))
+	for cut := int64(-1); cut == -1 || cut > first; cut -= 5 {
+		journal := stateDir(t)
+		s, _, _ := openReplay(t, journal, Options{})
+		s.Append(ingest.Batch{sampleEvent(1)})
+		s.Append(ingest.Batch{sampleEvent(2), sampleEvent(3)})
+		s.Close()
+		seg := filepath.Join(Dir(journal), "00000001")
+		if cut == -1 {
+			st, _ := os.Stat(seg)
+			size, cut = st.Size(), st.Size()-1
+		}
+		os.Truncate(seg, cut)
+		s, got, w := openReplay(t, journal, Options{})
+		if len(got) != 1 || got[0][0] != sampleEvent(1) || len(w) != 1 {
+			t.Fatalf("cut at %d of %d: %d batches, warnings %v", cut, size, len(got), w)
+		}
+		s.Append(ingest.Batch{sampleEvent(4)})
+		s.Close()
+		s, got, w = openReplay(t, journal, Options{})
+		s.Close()
+		if len(got) != 2 || got[1][0] != sampleEvent(4) || len(w) != 0 {
+			t.Fatalf("after the cut at %d: %d batches, warnings %v", cut, len(got), w)
+		}
+	}
+}
+
+// TestCorruptRecordIsSaid: a record whose CRC fails is never read as
+// events: its segment is cut there and the start says so.
+func TestCorruptRecordIsSaid(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	s.Append(ingest.Batch{sampleEvent(1)})
+	s.Append(ingest.Batch{sampleEvent(2)})
+	s.Close()
+	seg := filepath.Join(Dir(journal), "00000001")
+	b, _ := os.ReadFile(seg)
+	b[len(b)-5] ^= 0x40 // inside the second record
+	os.WriteFile(seg, b, 0o600)
+	s, got, w := openReplay(t, journal, Options{})
+	defer s.Close()
+	if len(got) != 1 || len(w) != 1 || !strings.Contains(w[0], "CRC") || !strings.Contains(s.Status().Problem, "CRC") {
+		t.Fatalf("%d batches, warnings %v, problem %q", len(got), w, s.Status().Problem)
+	}
+}
+
+// TestCapRefusesLoudly: past the cap a batch is refused with ErrFull and
+// counted; the status says so.
+func TestCapRefusesLoudly(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{MaxBytes: 400})
+	defer s.Close()
+	var err error
+	n := 0
+	for ; n < 100 && err == nil; n++ {
+		err = s.Append(ingest.Batch{sampleEvent(n)})
+	}
+	st := s.Status()
+	if err == nil || !strings.Contains(err.Error(), "full") || st.Refused != 1 || !strings.Contains(st.Problem, "not spooled") || st.Bytes > 400 {
+		t.Fatalf("after %d appends: %v, %+v", n, err, st)
+	}
+}
+
+// TestRetain: a segment goes once all its events are older than the
+// horizon given; the head stays.
+func TestRetain(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{SegmentBytes: 300})
+	defer s.Close()
+	for i := range 10 {
+		s.Append(ingest.Batch{sampleEvent(i)})
+	}
+	before := s.Status().Segments
+	if before < 5 {
+		t.Fatalf("%d segments", before)
+	}
+	if n := s.Retain(sampleEvent(4).TS); n < 2 || s.Status().Segments != before-n {
+		t.Fatalf("removed %d of %d", n, before)
+	}
+	s.Retain(1 << 62)
+	if s.Status().Segments != 1 {
+		t.Fatalf("the head went: %d", s.Status().Segments)
+	}
+}
+
+// TestRefusedStateDirectories: a spool another user could write (its
+// directory or the state directory world-writable), a segment with two
+// names, and a spool whose lock this process does not hold are refused.
+func TestRefusedStateDirectories(t *testing.T) {
+	if _, err := Open(filepath.Join(t.TempDir(), "journal.jsonl"), Options{}); err == nil || !strings.Contains(err.Error(), "not held") {
+		t.Fatalf("no lock: %v", err)
+	}
+	journal := stateDir(t)
+	os.Chmod(filepath.Dir(journal), 0o777)
+	if _, err := Open(journal, Options{}); err == nil || !strings.Contains(err.Error(), "writable by every user") {
+		t.Fatalf("world-writable: %v", err)
+	}
+	os.Chmod(filepath.Dir(journal), 0o700)
+	s, _, _ := openReplay(t, journal, Options{})
+	s.Append(ingest.Batch{sampleEvent(1)})
+	s.Close()
+	os.Link(filepath.Join(Dir(journal), "00000001"), filepath.Join(filepath.Dir(journal), "other"))
+	if _, err := Open(journal, Options{}); err == nil || !strings.Contains(err.Error(), "hard links") {
+		t.Fatalf("linked: %v", err)
+	}
+	os.Remove(filepath.Join(filepath.Dir(journal), "other"))
+	tmp := filepath.Join(filepath.Dir(journal), ".journal-123.tmp")
+	os.WriteFile(tmp, []byte("x"), 0o600)
+	other := filepath.Join(filepath.Dir(journal), ".an-editor's.tmp")
+	os.WriteFile(other, []byte("x"), 0o600)
+	if s, err := Open(journal, Options{}); err != nil {
+		t.Fatal(err)
+	} else {
+		s.Close()
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Fatal("a leftover temporary file was not removed at start")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal("another program's temporary file was removed")
+	}
+}
+
+// FuzzReplay: whatever bytes a segment holds, a replay neither panics
+// nor hangs nor hands on an event ingest would refuse.
+func FuzzReplay(f *testing.F) {
+	rec := func(flags byte, evs ...ingest.Event) []byte {
+		p := []byte{flags}
+		for i := range evs {
+			p = appendEvent(p, &evs[i])
+		}
+		h := binary.LittleEndian.AppendUint32(nil, uint32(len(p)))
+		h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(p, castagnoli))
+		return append(h, p...)
+	}
+	f.Add(append(append([]byte{}, magic...), rec(0, sampleEvent(1))...))
+	f.Add(append(append(append([]byte{}, magic...), rec(1, sampleEvent(1))...), rec(0, sampleEvent(2))...))
+	f.Add([]byte("burnrate-spool 1\n\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		journal := stateDir(t)
+		if err := os.Mkdir(Dir(journal), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(Dir(journal), "00000001"), data, 0o600)
+		s, err := Open(journal, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.Replay(context.Background(), func(b ingest.Batch) {
+			for i := range b {
+				if b[i].Check() != ingest.Accepted {
+					t.Fatalf("an event ingest refuses: %+v", b[i])
+				}
+			}
+		})
+		st, _ := os.Stat(filepath.Join(Dir(journal), "00000001"))
+		if st.Size() > int64(len(data)) || !bytes.HasPrefix(data, make([]byte, 0)) {
+			t.Fatal("the segment grew")
+		}
+	})
+}
+
+// TestAnImplausibleEventIsNotHandedOn: a whole record (its CRC matches)
+// holding an event ingest refuses — a clock in 2300 — is not replayed,
+// and said; the events beside it are.
+func TestAnImplausibleEventIsNotHandedOn(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	bad := sampleEvent(2)
+	bad.TS = ingest.MaxTS + 1
+	s.Append(ingest.Batch{sampleEvent(1), bad, sampleEvent(3)})
+	s.Close()
+	s, got, w := openReplay(t, journal, Options{})
+	defer s.Close()
+	if len(got) != 1 || len(got[0]) != 2 || got[0][1] != sampleEvent(3) || len(w) != 1 || !strings.Contains(w[0], "refuses") {
+		t.Fatalf("%v, warnings %v", got, w)
+	}
+}
