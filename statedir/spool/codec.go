@@ -27,8 +27,9 @@ const (
 	flagAgentSession
 )
 
-// numKinds is how many kinds ingest has (KindAssumption is the last).
-const numKinds = int(ingest.KindAssumption) + 1
+// numKinds is how many kinds ingest has (KindTraceJob is the last;
+// TestEventFields fails when one is added).
+const numKinds = int(ingest.KindTraceJob) + 1
 
 // appendEvent encodes ev at the end of b.
 func appendEvent(b []byte, ev *ingest.Event) []byte {
@@ -48,7 +49,7 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 			flags |= 1 << i
 		}
 	}
-	b = append(b, byte(ev.Kind), byte(ev.AttemptBy), flags)
+	b = append(b, byte(ev.Kind), byte(ev.AttemptBy), flags, byte(ev.Dropped))
 	return binary.AppendUvarint(b, uint64(ev.Source))
 }
 
@@ -114,15 +115,15 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 		return nil, errCorrupt
 	}
 	ev.LatencyMs, ev.Status, ev.Attempt = int32(nums[9]), int16(nums[10]), int16(nums[11])
-	if len(b) < 3 {
+	if len(b) < 4 {
 		return nil, errCorrupt
 	}
-	kind, by, flags := b[0], b[1], b[2]
-	b = b[3:]
-	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<5 {
+	kind, by, flags, dropped := b[0], b[1], b[2], b[3]
+	b = b[4:]
+	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<5 || dropped >= 1<<ingest.NumFieldDrops {
 		return nil, errCorrupt
 	}
-	ev.Kind, ev.AttemptBy = ingest.Kind(kind), ingest.AttemptBy(by)
+	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0
 	ev.TSCarried, ev.AgentSession = flags&flagTSCarried != 0, flags&flagAgentSession != 0
 	src, k := binary.Uvarint(b)

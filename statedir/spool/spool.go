@@ -57,7 +57,7 @@ const (
 )
 
 // magic begins every segment: the format and its version.
-var magic = []byte("burnrate-spool 1\n")
+var magic = []byte("burnrate-spool 2\n")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
