@@ -573,7 +573,7 @@ func isBinary(b []byte) bool {
 
 // syntaxOf is each source kind's comment and string syntax.
 var syntaxOf = map[fileKind]syntax{
-	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: goSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
 }
 
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an

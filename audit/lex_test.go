@@ -1,0 +1,127 @@
+package audit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// The constructs that blinded the one generic lexer to the rest of a file,
+// each in the shape real code writes it. After each, a retry construct on
+// its own line must survive blanking untouched and be found.
+var lexTraps = []struct {
+	name, lang, line string
+}{
+	{"regex ending in a slash-star", "js", `const trim = (u) => u.replace(/\/*$/, '');`},
+	{"regex of backticks", "js", "if (/^```/.test(line)) inFence = !inFence;"},
+	{"regex with a quote", "js", `const q = s.split(/'/);`},
+	{"regex with a slash in a class", "js", `const parts = p.split(/[/\\]/);`},
+	{"regex after return", "js", `function isUrl(s) { return /^https?:\/\//.test(s) }`},
+	{"division then a comment", "js", `const half = total / 2; // split /* evenly`},
+	{"nested template", "js", "const msg = `outer ${ `inner ${x} ` + '`' } end`;"},
+	{"template over lines", "js", "const sql = `\n  SELECT /* hint */ *\n  FROM ${table} -- it's\n`;"},
+	{"template with a brace string", "js", "const s = `${ obj['}'] }`;"},
+	{"go raw string ending in a backslash", "go", "var winPath = `C:\\`"},
+	{"go raw string over lines", "go", "var tmpl = `\n\"quoted\" /* not a comment\n`"},
+	{"go rune of a quote", "go", `var q = '"'`},
+	{"python f-string with the same quotes (3.12)", "py", `print(f"{d["key"]} and {d['x']!r:>{width}}")`},
+	{"python f-string with braces", "py", `s = f"{{literal}} {x}" + '"""'`},
+	{"python triple quotes", "py", "DOC = '''\nIt's a \"doc\" # not a comment\n'''"},
+	{"python raw string", "py", `pat = r"\d+\"" + rb'\''`},
+	{"python unterminated triple", "py", `x = """never closed`},
+	{"js unterminated template", "js", "const x = `never closed"},
+	{"js unterminated block comment", "js", "/* never closed"},
+	{"go unterminated raw string", "go", "var x = `never closed"},
+	{"string continued by a backslash", "js", "const s = 'abc\\"},
+}
+
+var lexConstruct = map[string]string{
+	"js": "const client = new Anthropic({ maxRetries: 5 });",
+	"go": "client := retryablehttp.NewClient() ; client.RetryMax = 5",
+	"py": "client = anthropic.Anthropic(max_retries=5)",
+}
+
+var lexSyntax = map[string]syntax{"js": jsSyntax, "go": goSyntax, "py": pySyntax}
+
+// TestLexerTrapsDoNotBlankWhatFollows: the line after each trap is intact
+// once blanked.
+func TestLexerTrapsDoNotBlankWhatFollows(t *testing.T) {
+	for _, tc := range lexTraps {
+		c := lexConstruct[tc.lang]
+		src := tc.line + "\n" + c + "\n"
+		got := blank([]byte(src), lexSyntax[tc.lang])
+		if len(got) != len(src) || bytes.Count(got, []byte("\n")) != strings.Count(src, "\n") {
+			t.Errorf("%s: blanking changed the length or the lines", tc.name)
+		}
+		if !bytes.Contains(got, []byte("\n"+c+"\n")) {
+			t.Errorf("%s: the construct after it was blanked:\n%s", tc.name, got)
+		}
+	}
+}
+
+// TestLexerBlanksWhatItShould: strings, comments and regex bodies are
+// blank; the code around them is not.
+func TestLexerBlanksWhatItShould(t *testing.T) {
+	for _, tc := range []struct{ lang, src, want string }{
+		{"js", `u.replace(/\/*$/, '') + x /* c */`, `u.replace(/    /, '') + x        `},
+		{"js", "a = `x ${ `y${z}` } w`; b", "a = `                `; b"},
+		{"js", `n = a / b / c; m = "new X("`, `n = a / b / c; m = "      "`},
+		{"js", "return /a'b/.test(s) && f('x')", "return /   /.test(s) && f(' ')"},
+		{"go", "s := `a\\` + x // c", "s := `  ` + x     "},
+		{"py", `f"{d["k"]}" + g('#')  # c`, `f"        " + g(' ')     `},
+		{"py", "x = '''a\nb''' + y", "x = ''' \n ''' + y"},
+	} {
+		got := string(blank([]byte(tc.src), lexSyntax[tc.lang]))
+		if got != tc.want {
+			t.Errorf("%s %q:\n got %q\nwant %q", tc.lang, tc.src, got, tc.want)
+		}
+	}
+}
+
+// FuzzLexersNeverBlankWhatFollows: whatever precedes it, a line of code
+// without quotes after it comes out of every lexer untouched, and blanking
+// keeps the length and the line breaks.
+func FuzzLexersNeverBlankWhatFollows(f *testing.F) {
+	for _, tc := range lexTraps {
+		f.Add([]byte(tc.line))
+	}
+	f.Add([]byte("`${`${`"))
+	f.Add([]byte("f'{\"\"\"'"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for lang, sy := range lexSyntax {
+			c := lexConstruct[lang]
+			src := append(append(bytes.Clone(b), '\n'), c+"\n"...)
+			got := blank(src, sy)
+			if len(got) != len(src) || bytes.Count(got, []byte("\n")) != bytes.Count(src, []byte("\n")) {
+				t.Fatalf("%s: length or lines changed", lang)
+			}
+			if !bytes.HasSuffix(got, []byte("\n"+c+"\n")) {
+				t.Fatalf("%s: construct blanked after %q:\n%q", lang, b, got)
+			}
+		}
+		blank(b, rubySyntax)
+	})
+}
+
+// TestATrapDoesNotHideTheLayersAfterIt: each file of the fixture opens with
+// a construct that blinded the old lexer (a regex ending in /*, a regex of
+// backticks, nested templates, 3.12 f-strings, a Go raw string ending in a
+// backslash) and sets its retries after it; before, the scan said "No
+// retry layers found" for the TypeScript file.
+func TestATrapDoesNotHideTheLayersAfterIt(t *testing.T) {
+	r := scan(t, "testdata/lextraps")
+	got := map[string]int{}
+	for _, l := range r.Layers {
+		got[l.File+" "+l.DefaultID] = l.Attempts
+	}
+	for k, v := range map[string]int{
+		"web/client.ts anthropic-ts":           6,
+		"web/client.ts openai-node":            5,
+		"worker/summarize.py anthropic-python": 7,
+		"gosvc/client.go go-retryablehttp":     8,
+	} {
+		if got[k] != v {
+			t.Errorf("%s: %d attempts, want %d (layers %v)", k, got[k], v, got)
+		}
+	}
+}
