@@ -2,6 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -124,4 +127,44 @@ func TestATrapDoesNotHideTheLayersAfterIt(t *testing.T) {
 			t.Errorf("%s: %d attempts, want %d (layers %v)", k, got[k], v, got)
 		}
 	}
+}
+
+// TestLexersOnACorpus holds the fuzz property to every line of a tree of
+// real code named by BURNRATE_LEX_CORPUS (a checkout of any public
+// repository; none is committed here): after each line, alone, a retry
+// construct survives; and each whole file keeps its length and lines.
+func TestLexersOnACorpus(t *testing.T) {
+	root := os.Getenv("BURNRATE_LEX_CORPUS")
+	if root == "" {
+		t.Skip("BURNRATE_LEX_CORPUS names a tree of real code to lex")
+	}
+	ext := map[string]string{".ts": "js", ".js": "js", ".mjs": "js", ".tsx": "js", ".py": "py", ".go": "go"}
+	lines, files := 0, 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		lang, ok := ext[filepath.Ext(p)]
+		if err != nil || d.IsDir() || !ok {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		files++
+		if got := blank(b, lexSyntax[lang]); len(got) != len(b) || bytes.Count(got, []byte("\n")) != bytes.Count(b, []byte("\n")) {
+			t.Errorf("%s: length or lines changed", p)
+		}
+		c := lexConstruct[lang]
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			lines++
+			src := append(append(bytes.Clone(l), '\n'), c+"\n"...)
+			if got := blank(src, lexSyntax[lang]); !bytes.HasSuffix(got, []byte("\n"+c+"\n")) {
+				t.Errorf("%s: the construct was blanked after the line %q", p, l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files, %d lines", files, lines)
 }
