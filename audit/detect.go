@@ -29,6 +29,7 @@ type file struct {
 	js   map[string]binding
 	gof  *goFile
 	docs []*yaml.Node
+	vals valueIndex // integer definitions (values.go)
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }
@@ -171,6 +172,7 @@ func detectFile(kind fileKind, rel string, raw []byte, vs versionSet) ([]Layer, 
 			out = append(out, d.detect(f)...)
 		}
 	}
+	resolvePending(f, out)
 	return out, f.err
 }
 

@@ -20,7 +20,7 @@ func handRolled(rel string, line, attempts int, setting, group, note string) Lay
 }
 
 var (
-	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+|[A-Za-z_][\w.]*)(\s*\+\s*1)?\s*\)\s*:`)
 	pyTry       = regexp.MustCompile(`\btry\s*:`)
 	pySleep     = regexp.MustCompile(`\bsleep\s*\(`)
 )
@@ -38,9 +38,12 @@ func pyHandLoops(f *file) []Layer {
 		if m[4] >= 0 {
 			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
 		}
-		n, err := strconv.Atoi(string(code[m[6]:m[7]]))
-		if err != nil {
+		n, how, ok := loopBound(f, string(code[m[6]:m[7]]))
+		if !ok {
 			continue
+		}
+		if m[8] >= 0 {
+			n++ // range(attempts + 1)
 		}
 		attempts := n - start
 		if attempts < 2 || attempts > 1000 {
@@ -50,10 +53,24 @@ func pyHandLoops(f *file) []Layer {
 		if !pyTry.Match(body) || !pySleep.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]]))+how, "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"))
 	}
 	return out
+}
+
+// loopBound is a loop's bound as written: a literal, or a name the file
+// gives a value (values.go), with the resolution to show after the
+// setting.
+func loopBound(f *file, written string) (int, string, bool) {
+	if n, err := strconv.Atoi(written); err == nil {
+		return n, "", true
+	}
+	r, ok := f.resolve(written)
+	if !ok {
+		return 0, "", false
+	}
+	return r.n, " (" + r.text(f.rel) + ")", true
 }
 
 // pyBlockEnd is where the block of the statement written at [at, end)
@@ -87,7 +104,7 @@ func pyBlockEnd(code []byte, at, end int) int {
 }
 
 var (
-	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
+	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*;`)
 	jsLoopCatch = regexp.MustCompile(`\bcatch\b`)
 	jsLoopWait  = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
 )
@@ -98,8 +115,8 @@ func jsHandLoops(f *file) []Layer {
 	var out []Layer
 	for _, m := range scanAt(code, "for", jsHandLoop, 200) {
 		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
-		n, err := strconv.Atoi(string(code[m[10]:m[11]]))
-		if err != nil || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
+		n, how, ok := loopBound(f, string(code[m[10]:m[11]]))
+		if !ok || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
 			continue
 		}
 		attempts := n - start
@@ -121,7 +138,7 @@ func jsHandLoops(f *file) []Layer {
 		if !jsLoopCatch.Match(body) || !jsLoopWait.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]]))+how, "javascript",
 			"a loop that catches and sleeps: read it to confirm it retries the call"))
 	}
 	return out
@@ -140,7 +157,7 @@ func goHandLoops(f *file) []Layer {
 		if !ok {
 			return true
 		}
-		attempts, lim, ok := goLoopCount(fs)
+		attempts, lim, ok := goLoopCount(f, fs)
 		if ok && goSleepsOnErr(fs.Body, g.local) {
 			out = append(out, handRolled(f.rel, g.line(fs), attempts, "for … < "+lim, "go",
 				"a loop that sleeps between tries: read it to confirm it retries the call"))
@@ -152,7 +169,7 @@ func goHandLoops(f *file) []Layer {
 
 // goLoopCount is the tries of `for i := a; i < n` (or <=) with literal
 // bounds, and n as written.
-func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
+func goLoopCount(f *file, fs *ast.ForStmt) (int, string, bool) {
 	if fs.Cond == nil {
 		return 0, "", false
 	}
@@ -160,12 +177,23 @@ func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
 	if !ok || (be.Op != token.LSS && be.Op != token.LEQ) {
 		return 0, "", false
 	}
-	lim, ok := be.Y.(*ast.BasicLit)
-	if !ok || lim.Kind != token.INT {
-		return 0, "", false
-	}
-	n, err := strconv.Atoi(lim.Value)
-	if err != nil {
+	var n int
+	var written string
+	switch y := be.Y.(type) {
+	case *ast.BasicLit:
+		v, err := strconv.Atoi(y.Value)
+		if y.Kind != token.INT || err != nil {
+			return 0, "", false
+		}
+		n, written = v, y.Value
+	case *ast.Ident, *ast.SelectorExpr:
+		name := f.gof.text(y)
+		r, ok := f.resolve(name)
+		if !ok {
+			return 0, "", false
+		}
+		n, written = r.n, name+" ("+r.text(f.rel)+")"
+	default:
 		return 0, "", false
 	}
 	start := 0
@@ -178,7 +206,7 @@ func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
 	if be.Op == token.LEQ {
 		attempts++
 	}
-	return attempts, lim.Value, attempts >= 2 && attempts <= 1000
+	return attempts, written, attempts >= 2 && attempts <= 1000
 }
 
 // goSleepsOnErr: the body calls time.Sleep and names err.

@@ -39,6 +39,10 @@ type Layer struct {
 	// confidence) when no file defines it.
 	fromConst     string
 	constRequired bool
+	// pending: set from an expression (setUnknown) the file's values may
+	// resolve (resolvePending); confBefore is the confidence it had.
+	pending    bool
+	confBefore Confidence
 }
 
 // Stack is one likely call path, outermost layer first.

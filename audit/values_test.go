@@ -1,0 +1,42 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBoundsAreValuesNotLiterals: loops and knobs bounded by a name — a
+// parameter's default, a constant of any case, a class field, an
+// environment variable's default, an envconfig struct tag — count what the
+// name resolves to, and the setting says where it came from. Before, the
+// parameter-bounded loop was no layer at all (the path read 3 calls, truly
+// 9) and the named knobs showed the library's default at low confidence.
+func TestBoundsAreValuesNotLiterals(t *testing.T) {
+	r := scan(t, "testdata/values")
+	type row struct {
+		attempts int
+		shows    string
+	}
+	want := map[string]row{
+		"web/retry.ts:8 hand-rolled":          {3, "attempts = 3, default of the parameter at web/retry.ts:6"},
+		"web/retry.ts:21 anthropic-ts":        {6, "MAX_RETRIES = 5, constant at web/retry.ts:19"},
+		"worker/job.py:14 anthropic-python":   {7, "settings.max_retries = 6, attribute default at worker/job.py:10"},
+		"worker/job.py:18 hand-rolled":        {4, "MAX_ATTEMPTS = 4, default of the environment variable JOB_MAX_ATTEMPTS at worker/job.py:6"},
+		"gosvc/client.go:19 go-retryablehttp": {11, "cfg.RetryMax = 10, default of the environment variable RETRY_MAX at gosvc/client.go:13"},
+		"gosvc/client.go:26 hand-rolled":      {4, "maxPolls = 4, constant at gosvc/client.go:16"},
+	}
+	got := map[string]Layer{}
+	for _, l := range r.Layers {
+		got[l.File+":"+itoa(l.Line)+" "+l.DefaultID] = l
+	}
+	for k, w := range want {
+		l, ok := got[k]
+		if !ok {
+			t.Errorf("%s: no layer (layers %v)", k, layersOf(r))
+			continue
+		}
+		if l.Attempts != w.attempts || !strings.Contains(l.Setting, w.shows) || l.Confidence == "" {
+			t.Errorf("%s: %d attempts, setting %q, want %d and %q", k, l.Attempts, l.Setting, w.attempts, w.shows)
+		}
+	}
+}
