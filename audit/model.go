@@ -43,6 +43,9 @@ type Layer struct {
 	// resolve (resolvePending); confBefore is the confidence it had.
 	pending    bool
 	confBefore Confidence
+	// valueName: the name a pending setting reads, not defined in its own
+	// file; resolveValues looks for it in the root's other files.
+	valueName string
 }
 
 // Stack is one likely call path, outermost layer first.

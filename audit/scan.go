@@ -312,6 +312,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	close(work)
 	wg.Wait()
 	s.resolveConstants()
+	s.resolveValues(src)
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root

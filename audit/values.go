@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
+	"path"
+	"slices"
 	"go/ast"
 	"go/token"
 	"reflect"
@@ -365,6 +368,9 @@ func resolvePending(f *file, ls []Layer) {
 		}
 		r, ok := f.resolve(expr)
 		if !ok {
+			if isName(expr) {
+				l.valueName = lastSegment(expr)
+			}
 			continue
 		}
 		conf := l.confBefore
@@ -390,4 +396,134 @@ func knobNamed(knob, key string) bool {
 		return strings.ToLower(strings.NewReplacer("_", "", "'", "", "\"", "", "]", "").Replace(s))
 	}
 	return knob != "" && norm(knob) == norm(key)
+}
+
+// isName: a name or a dotted path of names, nothing else.
+func isName(expr string) bool {
+	if expr == "" || len(expr) > 120 {
+		return false
+	}
+	for _, c := range []byte(expr) {
+		if !isWord(c) && c != '.' && c != '?' {
+			return false
+		}
+	}
+	return true
+}
+
+func lastSegment(expr string) string {
+	return strings.TrimPrefix(expr[strings.LastIndexByte(expr, '.')+1:], "?")
+}
+
+// exported: a definition another file can name (a constant, a field's or
+// an environment variable's default), not a parameter's default or a local
+// assignment.
+func exported(how string) bool {
+	return how == "constant" || how == "field default" || how == "attribute default" || how == "default of the field" ||
+		strings.HasPrefix(how, "default of the environment variable")
+}
+
+// maxValueNames bounds the names looked up across files per root.
+const maxValueNames = 64
+
+// resolveValues gives a layer whose setting names a value defined in
+// another file (a config module's constant, a settings class, a Go
+// package's config struct) that value. Only files that mention one of the
+// names wanted are read again, so a root with nothing pending costs
+// nothing; Go names are looked up in the layer's own package (directory),
+// JavaScript and Python names in every file of the language. Several
+// definitions: the largest, at low confidence.
+func (s *rootScan) resolveValues(src []pendingFile) {
+	type def struct {
+		valueDef
+		rel string
+	}
+	want := map[fileKind]map[string][]def{}
+	wanted := 0
+	for _, l := range s.layers {
+		if l.valueName == "" || !l.pending || wanted >= maxValueNames {
+			continue
+		}
+		k := classify(l.File)
+		if want[k] == nil {
+			want[k] = map[string][]def{}
+		}
+		if _, ok := want[k][l.valueName]; !ok {
+			want[k][l.valueName] = nil
+			wanted++
+		}
+	}
+	if wanted == 0 {
+		return
+	}
+	for _, p := range src {
+		names := want[p.kind]
+		if len(names) == 0 {
+			continue
+		}
+		b, err := read(p.abs, s.opt.MaxFileBytes)
+		if err != nil || isBinary(b) {
+			continue
+		}
+		var hit bool
+		for n := range names {
+			hit = hit || bytes.Contains(b, []byte(n))
+		}
+		if !hit {
+			continue
+		}
+		f := newFile(p.kind, p.rel, b, nil)
+		vi := f.values()
+		for n := range names {
+			for _, key := range []string{n, "." + n} {
+				for _, d := range vi[key] {
+					if exported(d.how) {
+						names[n] = append(names[n], def{d, p.rel})
+					}
+				}
+			}
+		}
+	}
+	for i := range s.layers {
+		l := &s.layers[i]
+		if l.valueName == "" || !l.pending {
+			continue
+		}
+		var defs []def
+		for _, d := range want[classify(l.File)][l.valueName] {
+			if l.group != "go" || path.Dir(d.rel) == path.Dir(l.File) {
+				defs = append(defs, d)
+			}
+		}
+		if len(defs) == 0 {
+			continue
+		}
+		slices.SortFunc(defs, func(a, b def) int {
+			if c := strings.Compare(a.rel, b.rel); c != 0 {
+				return c
+			}
+			return a.line - b.line
+		})
+		worst, distinct := defs[0], map[int]bool{}
+		for _, d := range defs {
+			distinct[d.n] = true
+			if d.n > worst.n {
+				worst = d
+			}
+		}
+		_, expr, _ := knobExpr(l.Setting)
+		r := resolution{name: expr, valueDef: worst.valueDef, defs: 1}
+		conf := l.confBefore
+		if conf == ConfidenceHigh {
+			conf = ConfidenceMedium
+		}
+		if len(distinct) > 1 {
+			r.defs = len(defs)
+			conf = ConfidenceLow
+		}
+		l.set(r.n, l.Setting+" ("+r.text(worst.rel)+")")
+		l.Confidence = conf
+		l.Note = ""
+		l.valueName = ""
+	}
 }
