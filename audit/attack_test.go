@@ -96,6 +96,26 @@ func TestARootGivenAsASymlinkIsScanned(t *testing.T) {
 	}
 }
 
+// TestAFileGivenAsASymlinkIsScanned: `audit link.py`, a link the user
+// named, is read through (it said "unreadable", 0 layers, exit 0).
+func TestAFileGivenAsASymlinkIsScanned(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "src", "app.ts"), []byte(layerTS))
+	for name, target := range map[string]string{"link.ts": "src/app.ts", "current": "src/app.ts"} {
+		link := filepath.Join(dir, name)
+		if err := os.Symlink(filepath.Join(dir, target), link); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Scan([]string{link}, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Layers) != 1 || r.Files != 1 || len(r.Skipped) != 0 {
+			t.Errorf("%s: layers %v, %d files, skipped %+v", name, layersOf(r), r.Files, r.Skipped)
+		}
+	}
+}
+
 func TestBinaryFilesAreSkipped(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "model.py"), append([]byte("from anthropic import Anthropic\nc = Anthropic()\n\x00\x01\x02"), make([]byte, 100)...))

@@ -279,9 +279,15 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	}
 	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: newVersionTree(), consts: map[string][]jsConst{}}
 	if !fi.IsDir() {
-		// One file: scan it alone, named by its base name.
+		// One file: scan it alone, named by its base name. A link the
+		// user named is followed like a root directory's: the file read
+		// is its target (the read refuses links), named as the user
+		// named it unless only the target's name says what it is.
 		rel := filepath.Base(root)
-		s.consider(rel, root, fi.Size(), fi.Mode())
+		if classify(rel) == fkNone {
+			rel = filepath.Base(walkRoot)
+		}
+		s.consider(rel, walkRoot, fi.Size(), fi.Mode())
 	} else if err := s.walk(walkRoot); err != nil {
 		return nil, err
 	}
