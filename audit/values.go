@@ -3,12 +3,12 @@ package audit
 import (
 	"bytes"
 	"fmt"
-	"path"
-	"slices"
 	"go/ast"
 	"go/token"
+	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
