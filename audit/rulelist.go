@@ -36,7 +36,7 @@ var detectors = []detector{
 	// Python, by import.
 	{"python SDK clients (Anthropic, OpenAI)", fkPython, nil, pySDKClients},
 	{"LlamaIndex OpenAI", fkPython, nil, llamaIndex},
-	{"LangChain chat models and with_retry", fkPython, nil, pyLangChain},
+	{"LangChain chat models, init_chat_model and with_retry", fkPython, nil, pyLangChain},
 	{"Instructor create", fkPython, nil, instructor},
 	{"tenacity", fkPython, nil, tenacity},
 	{"backoff", fkPython, nil, backoff},

@@ -43,3 +43,24 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestInitChatModelPassesMaxRetriesToTheSDK: LangChain's init_chat_model
+// builds the provider's chat model, whose max_retries goes to the SDK
+// (anthropic:… with max_retries=3 is 4 attempts; gpt-4o-mini unset is
+// the OpenAI SDK's 3), and .with_retry(stop_after_attempt=4) around it
+// multiplies: 4 × 4 = 16. Before, init_chat_model was no layer: 4.
+func TestInitChatModelPassesMaxRetriesToTheSDK(t *testing.T) {
+	r := scan(t, "testdata/lcinit")
+	sameLayers(t, r, []want{
+		{"agent.py:5", "anthropic-python", 4, true},
+		{"agent.py:7", "langchain-with-retry", 4, true},
+		{"agent.py:9", "openai-python", 3, false},
+	})
+	worst := 0
+	for _, s := range r.Stacks {
+		worst = max(worst, s.Attempts)
+	}
+	if worst != 16 {
+		t.Errorf("stacks %+v, want the path 4 × 4 = 16", r.Stacks)
+	}
+}
