@@ -35,6 +35,7 @@ const (
 	langJS
 	langGo
 	langPython
+	langCSharp
 )
 
 type syntax struct{ lang lang }
@@ -43,6 +44,7 @@ var (
 	jsSyntax     = syntax{langJS}
 	goSyntax     = syntax{langGo}
 	pySyntax     = syntax{langPython}
+	csSyntax     = syntax{langCSharp}
 	rubySyntax   = syntax{langHash}
 	configSyntax = syntax{langHash}
 )
@@ -59,6 +61,8 @@ func blank(src []byte, sy syntax) []byte {
 		lx.goLang()
 	case langPython:
 		lx.python()
+	case langCSharp:
+		lx.csharp()
 	default:
 		lx.hash()
 	}
@@ -69,7 +73,7 @@ type lexer struct {
 	src, out []byte
 	// unclosed: a multi-line construct of this kind ran to the end of the
 	// file; later ones of the kind are read as one-line.
-	unclosed [4]bool
+	unclosed [5]bool
 }
 
 const (
@@ -77,6 +81,7 @@ const (
 	kTemplate
 	kTriple
 	kRaw
+	kVerbatim
 )
 
 // space blanks one byte, keeping newlines so offsets keep their lines.
@@ -685,4 +690,69 @@ func (lx *lexer) pyField(j int, line bool, depth int) (int, bool) {
 		}
 	}
 	return j, line
+}
+
+// csharp: // and /* */ comments, "…" strings and '…' chars with escapes
+// (one line, $"…" interpolated included), @"…" verbatim strings (lines
+// allowed, "" a quote, no escapes; $@ and @$ too) and C# 11 raw strings,
+// opened by three or more quotes and closed by as many.
+func (lx *lexer) csharp() {
+	out, n := lx.out, len(lx.out)
+	for i := 0; i < n; {
+		c := out[i]
+		switch {
+		case c == '/' && i+1 < n && out[i+1] == '/':
+			i = lx.lineComment(i)
+		case c == '/' && i+1 < n && out[i+1] == '*':
+			i = lx.blockComment(i)
+		case c == '"' && i+2 < n && out[i+1] == '"' && out[i+2] == '"':
+			i = lx.csRaw(i)
+		case c == '"' && i > 0 && (out[i-1] == '@' || (out[i-1] == '$' && i > 1 && out[i-2] == '@')):
+			i = lx.csVerbatim(i)
+		case c == '"' || c == '\'':
+			i = lx.quoted(i, c, true)
+		default:
+			i++
+		}
+	}
+}
+
+// csVerbatim blanks a verbatim string from its opening quote at i.
+func (lx *lexer) csVerbatim(i int) int {
+	if lx.unclosed[kVerbatim] {
+		return lx.quoted(i, '"', false)
+	}
+	out, n := lx.out, len(lx.out)
+	for j := i + 1; j < n; j++ {
+		if out[j] == '"' {
+			if j+1 < n && out[j+1] == '"' {
+				space(out, j)
+				space(out, j+1)
+				j++
+				continue
+			}
+			return j + 1
+		}
+		space(out, j)
+	}
+	return lx.unclosedAt(kVerbatim, i)
+}
+
+// csRaw blanks a raw string literal: a run of k ≥ 3 quotes, closed by the
+// next run of k.
+func (lx *lexer) csRaw(i int) int {
+	n := len(lx.out)
+	k := 0
+	for i+k < n && lx.out[i+k] == '"' {
+		k++
+	}
+	if lx.unclosed[kTriple] {
+		return lx.lineComment(i + k)
+	}
+	closer := bytes.Repeat([]byte{'"'}, k)
+	if j := bytes.Index(lx.src[i+k:], closer); j >= 0 {
+		lx.blankRange(i+k, i+k+j)
+		return i + k + j + k
+	}
+	return lx.unclosedAt(kTriple, i+k-1)
 }

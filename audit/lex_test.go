@@ -36,15 +36,21 @@ var lexTraps = []struct {
 	{"js unterminated block comment", "js", "/* never closed"},
 	{"go unterminated raw string", "go", "var x = `never closed"},
 	{"string continued by a backslash", "js", "const s = 'abc\\"},
+	{"c# verbatim string ending in a backslash", "cs", `var dir = @"C:\temp\";`},
+	{"c# verbatim string over lines", "cs", "var sql = @\"\nSELECT \"\"x\"\" /* not a comment\n\";"},
+	{"c# raw string", "cs", "var json = \"\"\"\n  { \"a\": \"/*\" }\n  \"\"\";"},
+	{"c# unterminated raw string", "cs", "var x = \"\"\"never closed"},
+	{"c# interpolated string", "cs", `var m = $"{name}: {(ok ? "yes" : "no")}";`},
 }
 
 var lexConstruct = map[string]string{
 	"js": "const client = new Anthropic({ maxRetries: 5 });",
 	"go": "client := retryablehttp.NewClient() ; client.RetryMax = 5",
 	"py": "client = anthropic.Anthropic(max_retries=5)",
+	"cs": "var pipeline = builder.AddRetry(new RetryStrategyOptions { MaxRetryAttempts = 5 });",
 }
 
-var lexSyntax = map[string]syntax{"js": jsSyntax, "go": goSyntax, "py": pySyntax}
+var lexSyntax = map[string]syntax{"js": jsSyntax, "go": goSyntax, "py": pySyntax, "cs": csSyntax}
 
 // TestLexerTrapsDoNotBlankWhatFollows: the line after each trap is intact
 // once blanked.
@@ -73,6 +79,7 @@ func TestLexerBlanksWhatItShould(t *testing.T) {
 		{"go", "s := `a\\` + x // c", "s := `  ` + x     "},
 		{"py", `f"{d["k"]}" + g('#')  # c`, `f"        " + g(' ')     `},
 		{"py", "x = '''a\nb''' + y", "x = ''' \n ''' + y"},
+		{"cs", `a = @"x""y" + "z\"" // c`, `a = @"    " + "   "     `},
 	} {
 		got := string(blank([]byte(tc.src), lexSyntax[tc.lang]))
 		if got != tc.want {
@@ -138,7 +145,7 @@ func TestLexersOnACorpus(t *testing.T) {
 	if root == "" {
 		t.Skip("BURNRATE_LEX_CORPUS names a tree of real code to lex")
 	}
-	ext := map[string]string{".ts": "js", ".js": "js", ".mjs": "js", ".tsx": "js", ".py": "py", ".go": "go"}
+	ext := map[string]string{".cs": "cs", ".ts": "js", ".js": "js", ".mjs": "js", ".tsx": "js", ".py": "py", ".go": "go"}
 	lines, files := 0, 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		lang, ok := ext[filepath.Ext(p)]

@@ -55,6 +55,10 @@ var detectors = []detector{
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 
+	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
+	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
+	{"hand-rolled loops", fkCSharp, nil, csHandLoops},
+
 	// JavaScript and TypeScript, by import (BullMQ and Inngest also by a
 	// manifest's dependency).
 	{"JS SDK clients (Anthropic, OpenAI, Stripe, Vercel AI)", fkJS, nil, jsSDKClients},

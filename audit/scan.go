@@ -93,6 +93,7 @@ const (
 	fkAirflowCfg
 	fkLock
 	fkMinified // named as minified or bundled: counted, never read
+	fkCSharp
 )
 
 func classify(rel string) fileKind {
@@ -137,6 +138,8 @@ func classifyName(rel string) fileKind {
 		return fkGo
 	case ".rb":
 		return fkRuby
+	case ".cs":
+		return fkCSharp
 	case ".yaml", ".yml":
 		return fkYAML
 	case ".json":
@@ -596,7 +599,7 @@ func isBinary(b []byte) bool {
 
 // syntaxOf is each source kind's comment and string syntax.
 var syntaxOf = map[fileKind]syntax{
-	fkJS: jsSyntax, fkPython: pySyntax, fkGo: goSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: goSyntax, fkRuby: rubySyntax, fkCSharp: csSyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
 }
 
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an

@@ -83,6 +83,8 @@ func (f *file) values() valueIndex {
 		jsValues(f, f.vals)
 	case fkPython:
 		pyValues(f, f.vals)
+	case fkCSharp:
+		csValues(f, f.vals)
 	case fkGo:
 		if g := f.goSource(); g != nil {
 			goValues(g, f.vals)
@@ -419,7 +421,7 @@ func lastSegment(expr string) string {
 // an environment variable's default), not a parameter's default or a local
 // assignment.
 func exported(how string) bool {
-	return how == "constant" || how == "field default" || how == "attribute default" || how == "default of the field" ||
+	return how == "constant" || how == "property default" || how == "field default" || how == "attribute default" || how == "default of the field" ||
 		strings.HasPrefix(how, "default of the environment variable")
 }
 
@@ -525,5 +527,40 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 		l.Confidence = conf
 		l.Note = ""
 		l.valueName = ""
+	}
+}
+
+// csValues: C# constants, fields, properties with initializers and
+// parameter defaults (`const int MaxRetries = 3;`, `public int Retries {
+// get; set; } = 5;`, `int attempts = 3` in a parameter list).
+var csAssignNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:\{\s*get;\s*(?:set;|init;)?\s*\}\s*)?=\s*([0-9][0-9_]*)\s*[;,)]`)
+
+func csValues(f *file, vi valueIndex) {
+	code, ln := f.blanked(), f.lines()
+	for _, m := range csAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
+		n, ok := atoiBounded(string(code[m[4]:m[5]]))
+		if !ok {
+			continue
+		}
+		how := "value assigned"
+		c, w := before(code, m[2])
+		switch {
+		case bytes.Contains(code[m[2]:m[4]], []byte("get;")):
+			how = "property default"
+		case w == "int" || w == "long" || w == "var" || w == "uint" || w == "short":
+			// The type's own predecessor says what the name is.
+			c2, w2 := before(code, m[2]-len(w)-1)
+			switch {
+			case c2 == '(' || c2 == ',':
+				how = "default of the parameter"
+			case w2 == "const" || w2 == "readonly":
+				how = "constant"
+			default:
+				how = "initial value"
+			}
+		case c == '(' || c == ',':
+			continue // a named argument or an assignment in a call
+		}
+		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
 	}
 }
