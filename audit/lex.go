@@ -418,8 +418,14 @@ func intKnob(re *regexp.Regexp, code []byte) (v int, ok, num bool, at int) {
 // (`name=N`) call arguments; the value group is a literal integer or any
 // other token.
 func knobRe(name string) *regexp.Regexp {
-	return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	knobNames[re] = name
+	return re
 }
+
+// knobNames is the knob each knobRe matcher reads, filled as the package's
+// matchers are built (at init, before any scan).
+var knobNames = map[*regexp.Regexp]string{}
 
 // snippet is a setting as written, for the report: one line, bounded.
 func snippet(code []byte, at int) string {

@@ -368,6 +368,16 @@ func resolvePending(f *file, ls []Layer) {
 		if !ok || !found || !knobNamed(d.Knob, key) {
 			continue
 		}
+		if n, ok := fallbackOf(expr); ok {
+			conf := l.confBefore
+			l.set(n, fmt.Sprintf("%s (%d when the caller passes none)", l.Setting, n))
+			l.Confidence = conf
+			if conf == ConfidenceHigh {
+				l.Confidence = ConfidenceMedium
+			}
+			l.Note = ""
+			continue
+		}
 		r, ok := f.resolve(expr)
 		if !ok {
 			if isName(expr) {
@@ -563,4 +573,16 @@ func csValues(f *file, vi valueIndex) {
 		}
 		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
 	}
+}
+
+// jsPyFallback: `opts.maxRetries ?? 2`, `options.retries || 3`,
+// `max_retries or 3` — the literal a caller that passes nothing gets.
+var jsPyFallback = regexp.MustCompile(`^[A-Za-z_$][\w$.?]*\s*(?:\?\?|\|\||\bor\b)\s*([0-9][0-9_]*)\s*$`)
+
+func fallbackOf(expr string) (int, bool) {
+	m := jsPyFallback.FindStringSubmatch(expr)
+	if m == nil {
+		return 0, false
+	}
+	return atoiBounded(m[1])
 }

@@ -24,6 +24,9 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		"worker/job.py:18 hand-rolled":        {4, "MAX_ATTEMPTS = 4, default of the environment variable JOB_MAX_ATTEMPTS at worker/job.py:6"},
 		"gosvc/client.go:19 go-retryablehttp": {11, "cfg.RetryMax = 10, default of the environment variable RETRY_MAX at gosvc/client.go:13"},
 		"gosvc/client.go:26 hand-rolled":      {4, "maxPolls = 4, constant at gosvc/client.go:16"},
+		// A shorthand property, and a fallback for a caller that passes none.
+		"web/factory.ts:6 openai-node":   {5, "maxRetries = 4, default of the parameter at web/factory.ts:5"},
+		"web/factory.ts:10 anthropic-ts": {2, "1 when the caller passes none"},
 		// Defined in another file of the package or the project.
 		"gosvc/batch.go:6 go-retryablehttp":   {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
 		"worker/summarize.py:5 openai-python": {9, "OPENAI_MAX_RETRIES = 8, default of the environment variable OPENAI_MAX_RETRIES at worker/settings.py:4"},
