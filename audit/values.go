@@ -51,9 +51,9 @@ const maxValueDefs = 16 * maxCandidates
 var (
 	// NAME = N, NAME: number = N, NAME: int = N; what precedes the name
 	// says what it is. Numbers survive blanking; strings do not.
-	jsAssignNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*)\s*(?:[,;)}\n]|$)`)
+	jsAssignNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
 	jsPropNum   = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
-	pyAssignNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*)\s*(?:[,)\n#]|$)`)
+	pyAssignNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
 	pyDictNum   = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
 	// Environment-variable defaults, read on the raw text (the default is
 	// often a string): int(os.getenv("X", "5")), Number(process.env.X ?? 5).
@@ -78,6 +78,7 @@ func (f *file) values() valueIndex {
 		return f.vals
 	}
 	f.vals = valueIndex{}
+	f.aliases = aliasIndex{}
 	switch f.kind {
 	case fkJS:
 		jsValues(f, f.vals)
@@ -118,8 +119,9 @@ func before(code []byte, off int) (byte, string) {
 func jsValues(f *file, vi valueIndex) {
 	code, ln := f.blanked(), f.lines()
 	for _, m := range jsAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
-		n, ok := atoiBounded(string(code[m[4]:m[5]]))
-		if !ok {
+		val := string(code[m[4]:m[5]])
+		n, ok := atoiBounded(val)
+		if !ok && !isAlias(val) {
 			continue
 		}
 		how := "value assigned"
@@ -135,6 +137,10 @@ func jsValues(f *file, vi valueIndex) {
 			how = "default of the option"
 		case w == "readonly" || w == "static" || w == "private" || w == "public" || w == "protected":
 			how = "field default"
+		}
+		if !ok {
+			f.aliases.add(string(code[m[2]:m[3]]), aliasDef{val, ln.at(m[2]), how})
+			continue
 		}
 		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
 	}
@@ -156,8 +162,9 @@ func jsValues(f *file, vi valueIndex) {
 func pyValues(f *file, vi valueIndex) {
 	code, ln := f.blanked(), f.lines()
 	for _, m := range pyAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
-		n, ok := atoiBounded(string(code[m[4]:m[5]]))
-		if !ok {
+		val := string(code[m[4]:m[5]])
+		n, ok := atoiBounded(val)
+		if !ok && !isAlias(val) {
 			continue
 		}
 		name := string(code[m[2]:m[3]])
@@ -173,6 +180,10 @@ func pyValues(f *file, vi valueIndex) {
 		case atLineStart(code, m[2]):
 			how = "attribute default"
 		case c == '.':
+			continue
+		}
+		if !ok {
+			f.aliases.add(name, aliasDef{val, ln.at(m[2]), how})
 			continue
 		}
 		vi.add(name, valueDef{n, ln.at(m[2]), how})
@@ -293,6 +304,13 @@ func goDeclOf(f *ast.File, spec *ast.ValueSpec) (*ast.GenDecl, bool) {
 // segment is looked up as a field, option or key (cfg.RetryMax,
 // this.maxAttempts, settings.max_retries) — as the file defines it.
 func (f *file) resolve(expr string) (resolution, bool) {
+	return f.resolveDepth(expr, 0)
+}
+
+// maxAliasDepth bounds a chain of names (attempts = MAX_ATTEMPTS, MAX_ATTEMPTS = 3).
+const maxAliasDepth = 4
+
+func (f *file) resolveDepth(expr string, depth int) (resolution, bool) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" || len(expr) > 120 {
 		return resolution{}, false
@@ -311,6 +329,20 @@ func (f *file) resolve(expr string) (resolution, bool) {
 	var defs []valueDef
 	for _, k := range keys {
 		defs = append(defs, vi[k]...)
+	}
+	if len(defs) == 0 && depth < maxAliasDepth {
+		// A name defined as another name: follow it, and say so.
+		// At most 4 definitions followed per name: a chain of 4 costs
+		// 4^4 lookups, whatever a hostile file defines.
+		as := f.aliases[keys[0]]
+		for _, a := range as[:min(len(as), 4)] {
+			if a.to == expr {
+				continue
+			}
+			if r, ok := f.resolveDepth(a.to, depth+1); ok {
+				defs = append(defs, valueDef{r.n, a.line, fmt.Sprintf("%s, %s = %d (%s at %s:%d)", a.how, a.to, r.n, r.how, f.rel, r.line)})
+			}
+		}
 	}
 	if len(defs) == 0 {
 		return resolution{}, false
@@ -585,4 +617,29 @@ func fallbackOf(expr string) (int, bool) {
 		return 0, false
 	}
 	return atoiBounded(m[1])
+}
+
+// aliasDef: a name defined as another name (a parameter's default that is
+// a constant, a constant set from another).
+type aliasDef struct {
+	to   string
+	line int
+	how  string
+}
+
+type aliasIndex map[string][]aliasDef
+
+func (ai aliasIndex) add(name string, d aliasDef) {
+	if len(ai) < maxValueDefs && len(ai[name]) < 64 {
+		ai[name] = append(ai[name], d)
+	}
+}
+
+// isAlias: a value that is a name worth following (not a keyword).
+func isAlias(v string) bool {
+	switch v {
+	case "None", "True", "False", "null", "undefined", "true", "false", "this", "self", "new":
+		return false
+	}
+	return v != "" && !(v[0] >= '0' && v[0] <= '9')
 }

@@ -27,6 +27,9 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		// A shorthand property, and a fallback for a caller that passes none.
 		"web/factory.ts:6 openai-node":   {5, "maxRetries = 4, default of the parameter at web/factory.ts:5"},
 		"web/factory.ts:10 anthropic-ts": {2, "1 when the caller passes none"},
+		// A default that is itself a constant (openai/openai-agents-python's
+		// sandbox retry_async has this shape), and range(1, n + 1).
+		"worker/transient.py:9 hand-rolled": {3, "max_attempt = 3, default of the parameter, DEFAULT_MAX_ATTEMPT = 3 (constant at worker/transient.py:3) at worker/transient.py:6"},
 		// Defined in another file of the package or the project.
 		"gosvc/batch.go:6 go-retryablehttp":   {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
 		"worker/summarize.py:5 openai-python": {9, "OPENAI_MAX_RETRIES = 8, default of the environment variable OPENAI_MAX_RETRIES at worker/settings.py:4"},
