@@ -120,17 +120,9 @@ func csHandLoops(f *file) []Layer {
 		if string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
 			continue
 		}
-		start := int(code[m[4]] - '0')
-		n, how, ok := loopBound(f, string(code[m[10]:m[11]]))
-		if !ok {
-			continue
-		}
-		attempts := n - start
+		offset := -int(code[m[4]] - '0')
 		if string(code[m[8]:m[9]]) == "<=" {
-			attempts++
-		}
-		if attempts < 2 || attempts > 1000 {
-			continue
+			offset++
 		}
 		open := m[1]
 		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
@@ -143,8 +135,10 @@ func csHandLoops(f *file) []Layer {
 		if body := code[a:b]; !csLoopCatch.Match(body) || !csLoopWait.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]]))+how, "csharp",
-			"a loop that catches and delays: read it to confirm it retries the call"))
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "csharp",
+			"a loop that catches and delays: read it to confirm it retries the call"); ok {
+			out = append(out, l)
+		}
 	}
 	return out
 }

@@ -38,23 +38,18 @@ func pyHandLoops(f *file) []Layer {
 		if m[4] >= 0 {
 			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
 		}
-		n, how, ok := loopBound(f, string(code[m[6]:m[7]]))
-		if !ok {
-			continue
-		}
+		offset := -start
 		if m[8] >= 0 {
-			n++ // range(attempts + 1)
-		}
-		attempts := n - start
-		if attempts < 2 || attempts > 1000 {
-			continue
+			offset++ // range(attempts + 1)
 		}
 		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
 		if !pyTry.Match(body) || !pySleep.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]]))+how, "python",
-			"a loop that tries and sleeps: read it to confirm it retries the call"))
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -71,6 +66,26 @@ func loopBound(f *file, written string) (int, string, bool) {
 		return 0, "", false
 	}
 	return r.n, " (" + r.text(f.rel) + ")", true
+}
+
+// loopLayer is the hand-rolled layer of a loop of bound + offset tries
+// whose head starts at at; a bound that is a name no line of this file
+// defines leaves the layer pending the root's other files
+// (resolveValues), which drop it when none does.
+func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
+	if n, how, ok := loopBound(f, bound); ok {
+		attempts := n + offset
+		if attempts < 2 || attempts > 1000 {
+			return Layer{}, false
+		}
+		return handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note), true
+	}
+	if !isName(bound) {
+		return Layer{}, false
+	}
+	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
+	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
+	return l, true
 }
 
 // pyBlockEnd is where the block of the statement written at [at, end)
@@ -115,16 +130,12 @@ func jsHandLoops(f *file) []Layer {
 	var out []Layer
 	for _, m := range scanAt(code, "for", jsHandLoop, 200) {
 		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
-		n, how, ok := loopBound(f, string(code[m[10]:m[11]]))
-		if !ok || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
+		if string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
 			continue
 		}
-		attempts := n - start
+		offset := -start
 		if string(code[m[8]:m[9]]) == "<=" {
-			attempts++
-		}
-		if attempts < 2 || attempts > 1000 {
-			continue
+			offset++
 		}
 		open := m[1]
 		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
@@ -138,8 +149,10 @@ func jsHandLoops(f *file) []Layer {
 		if !jsLoopCatch.Match(body) || !jsLoopWait.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]]))+how, "javascript",
-			"a loop that catches and sleeps: read it to confirm it retries the call"))
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a loop that catches and sleeps: read it to confirm it retries the call"); ok {
+			out = append(out, l)
+		}
 	}
 	return out
 }

@@ -45,7 +45,12 @@ type Layer struct {
 	confBefore Confidence
 	// valueName: the name a pending setting reads, not defined in its own
 	// file; resolveValues looks for it in the root's other files.
-	valueName string
+	valueName, valueExpr string
+	// loopPending: a hand-rolled loop whose bound (valueName) is defined
+	// in another file, loopOffset tries more or fewer than the bound; it
+	// is no layer unless resolveValues finds the value.
+	loopPending bool
+	loopOffset  int
 }
 
 // Stack is one likely call path, outermost layer first.

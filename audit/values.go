@@ -413,7 +413,7 @@ func resolvePending(f *file, ls []Layer) {
 		r, ok := f.resolve(expr)
 		if !ok {
 			if isName(expr) {
-				l.valueName = lastSegment(expr)
+				l.valueName, l.valueExpr = lastSegment(expr), expr
 			}
 			continue
 		}
@@ -497,6 +497,7 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			wanted++
 		}
 	}
+	defer s.dropPendingLoops()
 	if wanted == 0 {
 		return
 	}
@@ -555,8 +556,7 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 				worst = d
 			}
 		}
-		_, expr, _ := knobExpr(l.Setting)
-		r := resolution{name: expr, valueDef: worst.valueDef, defs: 1}
+		r := resolution{name: l.valueExpr, valueDef: worst.valueDef, defs: 1}
 		conf := l.confBefore
 		if conf == ConfidenceHigh {
 			conf = ConfidenceMedium
@@ -565,11 +565,31 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			r.defs = len(defs)
 			conf = ConfidenceLow
 		}
+		if l.loopPending {
+			if attempts := r.n + l.loopOffset; attempts >= 2 && attempts <= 1000 {
+				l.setAttempts(attempts, l.Setting+" ("+r.text(worst.rel)+")")
+				l.loopPending = false
+			}
+			l.valueName = ""
+			continue
+		}
 		l.set(r.n, l.Setting+" ("+r.text(worst.rel)+")")
 		l.Confidence = conf
 		l.Note = ""
 		l.valueName = ""
 	}
+}
+
+// dropPendingLoops removes the hand-rolled loops whose bound no file
+// defines: a loop of unknown count is not reported as a layer.
+func (s *rootScan) dropPendingLoops() {
+	kept := s.layers[:0]
+	for _, l := range s.layers {
+		if !l.loopPending {
+			kept = append(kept, l)
+		}
+	}
+	s.layers = kept
 }
 
 // csValues: C# constants, fields, properties with initializers and

@@ -32,10 +32,14 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		"worker/transient.py:9 hand-rolled": {3, "max_attempt = 3, default of the parameter, DEFAULT_MAX_ATTEMPT = 3 (constant at worker/transient.py:3) at worker/transient.py:6"},
 		// Defined in another file of the package or the project.
 		"gosvc/batch.go:6 go-retryablehttp":   {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
+		"worker/loop.py:11 hand-rolled":       {5, "cfg.api_retry_max_attempts = 5, attribute default at worker/config.py:6"},
 		"worker/summarize.py:5 openai-python": {9, "OPENAI_MAX_RETRIES = 8, default of the environment variable OPENAI_MAX_RETRIES at worker/settings.py:4"},
 	}
 	got := map[string]Layer{}
 	for _, l := range r.Layers {
+		if l.File == "worker/loop.py" && l.Line == 21 {
+			t.Errorf("a loop bounded by a parameter with no default is a layer: %+v", l)
+		}
 		got[l.File+":"+itoa(l.Line)+" "+l.DefaultID] = l
 	}
 	for k, w := range want {
