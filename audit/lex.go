@@ -250,6 +250,10 @@ func (lx *lexer) js() {
 	}
 }
 
+// maxRegexBytes bounds a regex literal; a longer one is read as a
+// division (the cost of the rare regex that long: its line).
+const maxRegexBytes = 512
+
 // regex blanks the body of a regex literal whose opening slash is at i,
 // classes ([/]) and escapes honoured. ok is false when no closing slash is
 // on the line: then it was a division after all, and nothing is blanked.
@@ -257,7 +261,10 @@ func (lx *lexer) regex(i int) (int, bool) {
 	out, n := lx.out, len(lx.out)
 	class := false
 	j := i + 1
-	for ; j < n && out[j] != '\n'; j++ {
+	// A regex literal is one line, and bounded: a line of 350,000 "(/["
+	// would otherwise cost each slash a scan to the line's end.
+	end := min(n, i+maxRegexBytes)
+	for ; j < end && out[j] != '\n'; j++ {
 		switch out[j] {
 		case '\\':
 			if j+1 < n && out[j+1] != '\n' {

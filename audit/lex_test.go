@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The constructs that blinded the one generic lexer to the rest of a file,
@@ -174,4 +175,52 @@ func TestLexersOnACorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d files, %d lines", files, lines)
+}
+
+// TestHostileLexingIsLinear: red team of the lexers — inputs built so each
+// construct's scan would run to the end of its line or file: 350,000
+// regex starts whose class never closes (it hung before the scan was
+// bounded), 300,000 nested template and f-string openers, 300,000
+// unclosed raw and verbatim strings. Each file is lexed in well under a
+// second; the bound here is loose for a busy machine, a quadratic lexer
+// takes minutes.
+func TestHostileLexingIsLinear(t *testing.T) {
+	for name, src := range map[string]string{
+		"regex classes":  strings.Repeat("(/[", 350_000),
+		"templates":      strings.Repeat("`${", 300_000),
+		"f-strings":      strings.Repeat("f'{", 300_000) + "\n" + strings.Repeat("f\"\"\"{", 200_000),
+		"raw strings":    strings.Repeat("`\n\"\"\"\n@\"\n", 200_000),
+		"block comments": strings.Repeat("/*\n", 300_000),
+		"aliases":        aliasChain(50_000),
+	} {
+		for lang, sy := range lexSyntax {
+			start := time.Now()
+			blank([]byte(src), sy)
+			d := time.Since(start)
+			t.Logf("%s as %s: %v", name, lang, d)
+			if d > 5*time.Second {
+				t.Errorf("%s as %s: %v", name, lang, d)
+			}
+		}
+		start := time.Now()
+		f := newFile(fkPython, "a.py", []byte(src), nil)
+		f.resolve("a49999")
+		nf := newFile(fkJS, "a.ts", []byte(src), nil)
+		nf.resolve("a49999")
+		d := time.Since(start)
+		t.Logf("%s resolved in %v", name, d)
+		if d > 5*time.Second {
+			t.Errorf("%s resolved in %v", name, d)
+		}
+	}
+}
+
+// aliasChain is n names each defined as the one before, and a cycle.
+func aliasChain(n int) string {
+	var b strings.Builder
+	b.WriteString("a0 = a1\nx = y\ny = x\n")
+	for i := 1; i < n; i++ {
+		b.WriteString("a" + itoa(i) + " = a" + itoa(i-1) + "\n")
+	}
+	return b.String()
 }

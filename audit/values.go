@@ -118,7 +118,7 @@ func before(code []byte, off int) (byte, string) {
 
 func jsValues(f *file, vi valueIndex) {
 	code, ln := f.blanked(), f.lines()
-	for _, m := range jsAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
+	for _, m := range around(code, "=", jsAssignNum, 96, 80) {
 		val := string(code[m[4]:m[5]])
 		n, ok := atoiBounded(val)
 		if !ok && !isAlias(val) {
@@ -144,12 +144,12 @@ func jsValues(f *file, vi valueIndex) {
 		}
 		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
 	}
-	for _, m := range jsPropNum.FindAllSubmatchIndex(code, maxValueDefs) {
+	for _, m := range around(code, ":", jsPropNum, 64, 40) {
 		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
 			vi.add("."+string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "value in the object"})
 		}
 	}
-	for _, m := range jsEnvNum.FindAllSubmatchIndex(f.raw, maxCandidates) {
+	for _, m := range around(f.raw, "process.env", jsEnvNum, 96, 120) {
 		if f.code[m[0]] == ' ' {
 			continue // in a comment or a string
 		}
@@ -161,7 +161,7 @@ func jsValues(f *file, vi valueIndex) {
 
 func pyValues(f *file, vi valueIndex) {
 	code, ln := f.blanked(), f.lines()
-	for _, m := range pyAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
+	for _, m := range around(code, "=", pyAssignNum, 96, 80) {
 		val := string(code[m[4]:m[5]])
 		n, ok := atoiBounded(val)
 		if !ok && !isAlias(val) {
@@ -188,14 +188,14 @@ func pyValues(f *file, vi valueIndex) {
 		}
 		vi.add(name, valueDef{n, ln.at(m[2]), how})
 	}
-	for _, m := range pyFieldNum.FindAllSubmatchIndex(code, maxCandidates) {
+	for _, m := range around(code, "=", pyFieldNum, 96, 80) {
 		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
 			vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "field default"})
 		}
 	}
 	// Dictionary keys are strings, blanked in code: read them raw, kept
 	// only where the value's digits survived blanking (not in a string).
-	for _, m := range pyDictNum.FindAllSubmatchIndex(f.raw, maxValueDefs) {
+	for _, m := range around(f.raw, ":", pyDictNum, 64, 40) {
 		if code[m[4]] == ' ' {
 			continue
 		}
@@ -203,7 +203,7 @@ func pyValues(f *file, vi valueIndex) {
 			vi.add("."+string(f.raw[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "value in the dictionary"})
 		}
 	}
-	for _, m := range pyEnvNum.FindAllSubmatchIndex(f.raw, maxCandidates) {
+	for _, m := range around(f.raw, "os.", pyEnvNum, 96, 120) {
 		if code[m[0]] == ' ' {
 			continue
 		}
@@ -599,7 +599,7 @@ var csAssignNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:\{\s*get;\s*(?:set;|in
 
 func csValues(f *file, vi valueIndex) {
 	code, ln := f.blanked(), f.lines()
-	for _, m := range csAssignNum.FindAllSubmatchIndex(code, maxValueDefs) {
+	for _, m := range around(code, "=", csAssignNum, 96, 80) {
 		n, ok := atoiBounded(string(code[m[4]:m[5]]))
 		if !ok {
 			continue
@@ -662,4 +662,38 @@ func isAlias(v string) bool {
 		return false
 	}
 	return v != "" && !(v[0] >= '0' && v[0] <= '9')
+}
+
+// around runs re at each occurrence of anchor in hay, on a window of back
+// bytes before it (never reaching back past the previous occurrence) and
+// fwd after, and keeps the matches that hold that occurrence, offsets into
+// hay. Matching windows rather than the whole file keeps submatch
+// extraction — the slow half of Go's regexp, seconds on a hostile file of
+// a megabyte — to the candidates; matches and tries are bounded per file
+// like scanAt's.
+func around(hay []byte, anchor string, re *regexp.Regexp, back, fwd int) [][]int {
+	var out [][]int
+	a := []byte(anchor)
+	prev := 0
+	for i, tries := 0, 0; i < len(hay) && len(out) < maxValueDefs && tries < 16*maxValueDefs; tries++ {
+		j := bytes.Index(hay[i:], a)
+		if j < 0 {
+			break
+		}
+		p := i + j
+		i = p + len(a)
+		lo := max(p-back, prev)
+		prev = p + len(a)
+		m := re.FindSubmatchIndex(hay[lo:min(len(hay), p+len(a)+fwd)])
+		if m == nil || lo+m[0] > p || lo+m[1] <= p {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += lo
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
