@@ -170,44 +170,39 @@ func goHandLoops(f *file) []Layer {
 		if !ok {
 			return true
 		}
-		attempts, lim, ok := goLoopCount(f, fs)
+		bound, offset, ok := goLoopBound(fs, g)
 		if ok && goSleepsOnErr(fs.Body, g.local) {
-			out = append(out, handRolled(f.rel, g.line(fs), attempts, "for … < "+lim, "go",
-				"a loop that sleeps between tries: read it to confirm it retries the call"))
+			if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
+				"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
+				out = append(out, l)
+			}
 		}
 		return true
 	})
 	return out
 }
 
-// goLoopCount is the tries of `for i := a; i < n` (or <=) with literal
-// bounds, and n as written.
-func goLoopCount(f *file, fs *ast.ForStmt) (int, string, bool) {
+// goLoopBound is the bound of `for i := a; i < n` (or <=) as written — a
+// literal or a name, resolved by loopLayer — and the tries beyond it.
+func goLoopBound(fs *ast.ForStmt, g *goFile) (string, int, bool) {
 	if fs.Cond == nil {
-		return 0, "", false
+		return "", 0, false
 	}
 	be, ok := fs.Cond.(*ast.BinaryExpr)
 	if !ok || (be.Op != token.LSS && be.Op != token.LEQ) {
-		return 0, "", false
+		return "", 0, false
 	}
-	var n int
-	var written string
+	var bound string
 	switch y := be.Y.(type) {
 	case *ast.BasicLit:
-		v, err := strconv.Atoi(y.Value)
-		if y.Kind != token.INT || err != nil {
-			return 0, "", false
+		if y.Kind != token.INT {
+			return "", 0, false
 		}
-		n, written = v, y.Value
+		bound = y.Value
 	case *ast.Ident, *ast.SelectorExpr:
-		name := f.gof.text(y)
-		r, ok := f.resolve(name)
-		if !ok {
-			return 0, "", false
-		}
-		n, written = r.n, name+" ("+r.text(f.rel)+")"
+		bound = g.text(y)
 	default:
-		return 0, "", false
+		return "", 0, false
 	}
 	start := 0
 	if as, ok := fs.Init.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
@@ -215,11 +210,11 @@ func goLoopCount(f *file, fs *ast.ForStmt) (int, string, bool) {
 			start, _ = strconv.Atoi(bl.Value)
 		}
 	}
-	attempts := n - start
+	offset := -start
 	if be.Op == token.LEQ {
-		attempts++
+		offset++
 	}
-	return attempts, written, attempts >= 2 && attempts <= 1000
+	return bound, offset, true
 }
 
 // goSleepsOnErr: the body calls time.Sleep and names err.

@@ -31,7 +31,8 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		// sandbox retry_async has this shape), and range(1, n + 1).
 		"worker/transient.py:9 hand-rolled": {3, "max_attempt = 3, default of the parameter, DEFAULT_MAX_ATTEMPT = 3 (constant at worker/transient.py:3) at worker/transient.py:6"},
 		// Defined in another file of the package or the project.
-		"gosvc/batch.go:6 go-retryablehttp":   {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
+		"gosvc/batch.go:10 go-retryablehttp":  {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
+		"gosvc/batch.go:16 hand-rolled":       {4, "maxTries = 4, constant at gosvc/config.go:7"},
 		"worker/loop.py:11 hand-rolled":       {5, "cfg.api_retry_max_attempts = 5, attribute default at worker/config.py:6"},
 		"worker/summarize.py:5 openai-python": {9, "OPENAI_MAX_RETRIES = 8, default of the environment variable OPENAI_MAX_RETRIES at worker/settings.py:4"},
 	}
