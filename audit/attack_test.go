@@ -266,7 +266,10 @@ func FuzzDetectors(f *testing.F) {
 		"from airflow import DAG\nx = {'retries': 3}\nf(retries=2)\n",
 		"a:\n  nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"5\"\n", "kind: Ingress\nspec: {ingressClassName: nginx}",
 		"export const O = { attempts: 5 };\nnew Queue('q', { defaultJobOptions: O });", "from langchain_anthropic import ChatAnthropic\nm = ChatAnthropic()\n(p | m).with_retry()\n",
-		"import instructor\nc.chat.completions.create(response_model=X)"} {
+		"import instructor\nc.chat.completions.create(response_model=X)",
+		"using Polly;\nPolicy.Handle<E>().WaitAndRetryAsync(N);\nconst int N = 3;\nfor (var i = 0; i < N; i++) { try {} catch { await Task.Delay(1); } }",
+		"services.AddHttpClient(\"a\").AddStandardResilienceHandler().Configure(o => o.Retry.MaxRetryAttempts = 2);",
+		"from langchain.chat_models import init_chat_model\nm = init_chat_model(\"claude-x\", max_retries=R)\nR = 2\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -276,6 +279,7 @@ func FuzzDetectors(f *testing.F) {
 		scanPython("f.py", b)
 		scanGo("f.go", b)
 		scanRuby("f.rb", b)
+		layersOnly(detectFile(fkCSharp, "f.cs", b, nil))
 		scanYAML("f.yaml", b)
 		scanNginx("nginx.conf", b)
 		scanClaudeSettings(".claude/settings.json", b)

@@ -35,7 +35,7 @@ func csPolly(f *file) []Layer {
 		// right after it: o.Retry.MaxRetryAttempts = N.
 		a, b := args(code, m[1]-1)
 		csKnob(f, &l, code[a:b])
-		k := b + 1
+		k := min(b+1, len(code)) // b is the end of the file when the call never closes
 		for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\n' || code[k] == '\r') {
 			k++
 		}
