@@ -235,3 +235,56 @@ func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
 	})
 	return sleeps && checksErr
 }
+
+// pyCounterRetry: a retry counted by hand rather than by a for loop —
+//
+//	empty_retries += 1
+//	if empty_retries > cfg.empty_response_retry_max:
+//	    raise …
+//
+// the shape of a wrapper that regenerates a turn (an empty response, a
+// stalled stream) until a bound, then gives up: bound + 1 tries with `>`,
+// bound with `>=`. The counter's name says retry or attempt; the bound is
+// resolved like a loop's.
+func pyCounterRetry(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "if", pyCounterIf, 200) {
+		name := string(code[m[2]:m[3]])
+		lname := strings.ToLower(name)
+		if !atLineStart(code, m[0]) || !(strings.Contains(lname, "retr") || strings.Contains(lname, "attempt")) {
+			continue
+		}
+		// The line before increments the counter.
+		ls := m[0]
+		for ls > 0 && code[ls-1] != '\n' {
+			ls--
+		}
+		prev := ls - 1
+		for prev > 0 && code[prev-1] != '\n' {
+			prev--
+		}
+		if ls == 0 || !pyIncrement.Match(code[max(prev, 0):ls]) || !strings.Contains(string(code[max(prev, 0):ls]), name) {
+			continue
+		}
+		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
+		if !pyRaise.Match(body) {
+			continue
+		}
+		offset := 1 // > bound: bound + 1 tries
+		if string(code[m[4]:m[5]]) == ">=" {
+			offset = 0
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a counter that retries until a bound, then raises (a regenerate-on-failure wrapper): read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var (
+	pyCounterIf = regexp.MustCompile(`^if\s+([A-Za-z_][\w.]*)\s*(>=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
+	pyIncrement = regexp.MustCompile(`^[ \t]*[A-Za-z_][\w.]*\s*\+=\s*1\s*$`)
+	pyRaise     = regexp.MustCompile(`\braise\b`)
+)

@@ -54,6 +54,7 @@ var detectors = []detector{
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},

@@ -75,3 +75,19 @@ func TestInitChatModelPassesMaxRetriesToTheSDK(t *testing.T) {
 		t.Errorf("stacks %+v, want the path 4 × 4 = 16", r.Stacks)
 	}
 }
+
+// TestARegenerateCounterIsALayer: a turn regenerated while the response is
+// empty, counted by hand up to a config field of another file (3, so 4
+// tries: anthropics/claude-quickstarts' computer-use loop has this shape),
+// multiplies the SDK's 3: 12. A counter not named for retries is not a
+// layer. Before, the path read 3.
+func TestARegenerateCounterIsALayer(t *testing.T) {
+	r := scan(t, "testdata/regenerate")
+	sameLayers(t, r, []want{
+		{"loop.py:5", "anthropic-python", 3, true},
+		{"loop.py:14", "hand-rolled", 4, true},
+	})
+	if len(r.Stacks) != 1 || r.Stacks[0].Attempts != 12 {
+		t.Errorf("stacks %+v, want 4 × 3 = 12", r.Stacks)
+	}
+}
