@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"go/ast"
 	"go/token"
 	"regexp"
@@ -288,3 +289,54 @@ var (
 	pyIncrement = regexp.MustCompile(`^[ \t]*[A-Za-z_][\w.]*\s*\+=\s*1\s*$`)
 	pyRaise     = regexp.MustCompile(`\braise\b`)
 )
+
+var (
+	jsCounterIf = regexp.MustCompile(`^if\s*\(\s*(\+\+)?([A-Za-z_$][\w$.]*)(\+\+)?\s*(>=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*\)\s*\{?\s*throw\b`)
+	jsIncrement = regexp.MustCompile(`(?:\+\+\s*([A-Za-z_$][\w$.]*)|([A-Za-z_$][\w$.]*)\s*(?:\+\+|\+=\s*1))\s*;?\s*$`)
+)
+
+// jsCounterRetry: the JavaScript form of pyCounterRetry —
+//
+//	if (++retries > MAX_RETRIES) throw err;   or
+//	attempts += 1; if (attempts >= maxAttempts) throw err;
+//
+// a handler that re-sends until a counter named for retries passes its
+// bound, then throws.
+func jsCounterRetry(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "if", jsCounterIf, 300) {
+		name := string(code[m[4]:m[5]])
+		lname := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+		if !strings.Contains(lname, "retr") && !strings.Contains(lname, "attempt") {
+			continue
+		}
+		pre, post := m[2] >= 0, m[6] >= 0
+		if !pre && !post {
+			// The statement before increments it, on this line or the last.
+			ls := max(0, m[0]-200)
+			prevText := code[ls:m[0]]
+			if i := bytes.LastIndexByte(prevText, ';'); i >= 0 && bytes.Count(prevText[i:], []byte("\n")) <= 1 {
+				prevText = prevText[:i]
+			} else if i := bytes.LastIndexByte(bytes.TrimRight(prevText, " \t\n"), '\n'); i >= 0 {
+				prevText = bytes.TrimRight(prevText[i+1:], " \t\n")
+			}
+			im := jsIncrement.FindSubmatch(prevText)
+			if im == nil || (string(im[1]) != name && string(im[2]) != name) {
+				continue
+			}
+		}
+		offset := 1 // ++n > bound throws on try bound + 1: bound + 1 tries
+		if string(code[m[8]:m[9]]) == ">=" {
+			offset = 0
+		}
+		if post {
+			offset++ // n++ > bound compares the old value: one more try
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a counter that retries until a bound, then throws: read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -74,6 +74,7 @@ var detectors = []detector{
 	{"Trigger.dev tasks and config", fkJS, nil, triggerDev},
 	{"Inngest functions", fkJS, nil, jsInngest},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
+	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
