@@ -420,10 +420,14 @@ func resolvePending(f *file, ls []Layer) {
 		conf := l.confBefore
 		l.set(r.n, l.Setting+" ("+r.text(f.rel)+")")
 		// A resolved name is as sure as the match was, at most medium:
-		// another caller may pass another value.
+		// another caller may pass another value; low when the file gives
+		// the name several values (the largest is shown).
 		l.Confidence = conf
 		if conf == ConfidenceHigh {
 			l.Confidence = ConfidenceMedium
+		}
+		if r.defs > 1 {
+			l.Confidence = ConfidenceLow
 		}
 		l.Note = ""
 		l.pending = false

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,18 @@ func TestARegenerateCounterInTypeScript(t *testing.T) {
 	}
 	if worst != 6 {
 		t.Errorf("stacks %+v, want the javascript path 2 × 3 = 6", r.Stacks)
+	}
+}
+
+// TestANameWithSeveralValuesIsTheLargestAtLowConfidence: two functions
+// each with a `retries` default: the knob that reads `retries` takes the
+// largest, says so, and is low confidence.
+func TestANameWithSeveralValuesIsTheLargestAtLowConfidence(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "package.json"), []byte(`{"dependencies": {"openai": "^4.80.0"}}`))
+	write(t, filepath.Join(dir, "a.ts"), []byte("import OpenAI from \"openai\";\n\nexport function quick(retries = 1) {\n  return new OpenAI({ maxRetries: retries });\n}\n\nexport function batch(retries = 6) {\n  return retries;\n}\n"))
+	r := scan(t, dir)
+	if len(r.Layers) != 1 || r.Layers[0].Attempts != 7 || r.Layers[0].Confidence != ConfidenceLow || !strings.Contains(r.Layers[0].Setting, "the largest of 2 definitions") {
+		t.Errorf("layers %+v", r.Layers)
 	}
 }
