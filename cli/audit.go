@@ -19,8 +19,9 @@ func newAuditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit [PATH...]",
 		Short: "Find every retry layer in a codebase, with the defaults nobody set, and multiply them",
-		Long: `Reads code, configuration and lockfiles (never following a symlink, skipping
-vendored, generated, binary and oversized files, which it counts) for the layers
+		Long: `Reads code, configuration and lockfiles (never following a symlink below the
+paths named, skipping vendored, generated, binary and oversized files, which it
+counts) for the layers
 that can retry one call: SDK clients, wrappers, frameworks, queues, proxies,
 front-end clients and coding agents. Each layer is given its configured value,
 or the library's default when nothing sets it; the layers of a likely call path
