@@ -440,6 +440,33 @@ func TestIstioDefaultAndDisabled(t *testing.T) {
 	}
 }
 
+// TestIstioRetryOnA4xx: a route whose retryOn names retriable-4xx or a
+// 4xx code retries a client error — with the mesh's default attempts when
+// it sets none — and is critical on top of the SDK's own retries; 503 and
+// 429 alone are not.
+func TestIstioRetryOnA4xx(t *testing.T) {
+	for _, c := range []struct {
+		retries  string
+		attempts int
+		r4xx     bool
+	}{
+		{"      retries:\n        retryOn: 5xx,retriable-4xx\n", 3, true},
+		{"      retries:\n        attempts: 4\n        retryOn: connect-failure,400\n", 5, true},
+		{"      retries:\n        attempts: 4\n        retryOn: 503,429,reset\n", 5, false},
+		{"      retries:\n        attempts: 0\n        retryOn: retriable-4xx\n", 1, false},
+	} {
+		dir := t.TempDir()
+		vs := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: api\nspec:\n  hosts: [api]\n  http:\n    - route:\n        - destination:\n            host: api\n" + c.retries
+		if err := os.WriteFile(filepath.Join(dir, "vs.yaml"), []byte(vs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := scan(t, dir)
+		if len(r.Layers) != 1 || r.Layers[0].Attempts != c.attempts || r.Layers[0].Retries4xx != c.r4xx {
+			t.Errorf("retries %q: layers %+v", c.retries, r.Layers)
+		}
+	}
+}
+
 // TestNginxDirectivesOnOneLine: red team of issue 26 — nginx directives
 // that share a line ("upstream up { server a:80; server b:80; server
 // c:80; }", "proxy_pass http://up; proxy_next_upstream …;") were not read,

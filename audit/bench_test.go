@@ -86,3 +86,73 @@ func BenchmarkHostileFiles(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConstantsTimesCalls: 16,000 one-line job-option constants of
+// one name, each in its own file, and 10,000 `.add(…, OPTS)` calls that
+// name it. Resolving each call against every definition made the cost the
+// product (27–33 s); the definitions of a name are ordered once.
+//
+//	go test ./audit -run x -bench ConstantsTimesCalls -benchtime 1x
+func BenchmarkConstantsTimesCalls(b *testing.B) {
+	dir := b.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write("package.json", `{"dependencies": {"bullmq": "5.0.0"}}`)
+	for i := range 16_000 {
+		write(fmt.Sprintf("opts/o%03d/c%d.ts", i/100, i), fmt.Sprintf("export const OPTS = { attempts: %d };\n", 2+i%5))
+	}
+	for i := range 40 {
+		var s strings.Builder
+		s.WriteString("import { Queue } from \"bullmq\";\nconst q = new Queue(\"q\");\n")
+		for j := range 250 {
+			fmt.Fprintf(&s, "q.add(\"job%d\", { n: %d }, OPTS);\n", j, j)
+		}
+		write(fmt.Sprintf("jobs/j%d.ts", i), s.String())
+	}
+	opt := DefaultOptions()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Scan([]string{dir}, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Layers) != 10_000 {
+			b.Fatalf("%d layers, want 10000", len(r.Layers))
+		}
+	}
+}
+
+// BenchmarkPnpmLock64k: a pnpm-lock.yaml of 64,000 dependencies in one
+// importer and 64,000 packages (13–16 s when each key was checked against
+// every other for duplicates).
+//
+//	go test ./audit -run x -bench PnpmLock -benchtime 1x
+func BenchmarkPnpmLock64k(b *testing.B) {
+	var s strings.Builder
+	s.WriteString("lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n")
+	for i := range 64_000 {
+		fmt.Fprintf(&s, "      pkg-%d:\n        specifier: ^1.0.%d\n        version: 1.0.%d\n", i, i, i)
+	}
+	s.WriteString("packages:\n")
+	for i := range 64_000 {
+		fmt.Fprintf(&s, "  pkg-%d@1.0.%d:\n    resolution: {integrity: sha512-x}\n", i, i)
+	}
+	lock := []byte(s.String())
+	b.SetBytes(int64(len(lock)))
+	for b.Loop() {
+		vs := versionSet{}
+		if err := parsePnpmLock(lock, func(string) versionSet { return vs }); err != nil {
+			b.Fatal(err)
+		}
+		if len(vs) < 64_000 {
+			b.Fatalf("%d versions", len(vs))
+		}
+	}
+}

@@ -22,13 +22,15 @@ type file struct {
 	wanted bool
 	err    error // the first parse failure: reported as not parsed (or a template)
 
-	code []byte // raw with comments and string contents blanked
-	ln   lines
-	has  map[string]bool
-	py   map[string]string
-	js   map[string]binding
-	gof  *goFile
-	docs []*yaml.Node
+	code    []byte // raw with comments and string contents blanked
+	ln      lines
+	has     map[string]bool
+	py      map[string]string
+	js      map[string]binding
+	gof     *goFile
+	docs    []*yaml.Node
+	vals    valueIndex // integer definitions (values.go)
+	aliases aliasIndex // names defined as other names (values.go)
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }
@@ -171,6 +173,7 @@ func detectFile(kind fileKind, rel string, raw []byte, vs versionSet) ([]Layer, 
 			out = append(out, d.detect(f)...)
 		}
 	}
+	resolvePending(f, out)
 	return out, f.err
 }
 

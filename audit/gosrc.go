@@ -97,6 +97,9 @@ func (g *goFile) pkgOf(e ast.Expr) (string, string) {
 
 func (g *goFile) line(n ast.Node) int { return g.fset.Position(n.Pos()).Line }
 
+// offset is the byte offset of n in the source.
+func (g *goFile) offset(n ast.Node) int { return g.fset.Position(n.Pos()).Offset }
+
 // intArg is a literal integer argument, within the audit's bounds.
 func (g *goFile) intArg(e ast.Expr) (int, bool) {
 	lit, ok := e.(*ast.BasicLit)

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"go/ast"
 	"go/token"
 	"regexp"
@@ -20,7 +21,7 @@ func handRolled(rel string, line, attempts int, setting, group, note string) Lay
 }
 
 var (
-	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+)\s*\)\s*:`)
+	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+|[A-Za-z_][\w.]*)(\s*\+\s*1)?\s*\)\s*:`)
 	pyTry       = regexp.MustCompile(`\btry\s*:`)
 	pySleep     = regexp.MustCompile(`\bsleep\s*\(`)
 )
@@ -38,22 +39,54 @@ func pyHandLoops(f *file) []Layer {
 		if m[4] >= 0 {
 			start, _ = strconv.Atoi(string(code[m[4]:m[5]]))
 		}
-		n, err := strconv.Atoi(string(code[m[6]:m[7]]))
-		if err != nil {
-			continue
-		}
-		attempts := n - start
-		if attempts < 2 || attempts > 1000 {
-			continue
+		offset := -start
+		if m[8] >= 0 {
+			offset++ // range(attempts + 1)
 		}
 		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
 		if !pyTry.Match(body) || !pySleep.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
-			"a loop that tries and sleeps: read it to confirm it retries the call"))
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
+			out = append(out, l)
+		}
 	}
 	return out
+}
+
+// loopBound is a loop's bound as written: a literal, or a name the file
+// gives a value (values.go), with the resolution to show after the
+// setting.
+func loopBound(f *file, written string) (int, string, bool) {
+	if n, err := strconv.Atoi(written); err == nil {
+		return n, "", true
+	}
+	r, ok := f.resolve(written)
+	if !ok {
+		return 0, "", false
+	}
+	return r.n, " (" + r.text(f.rel) + ")", true
+}
+
+// loopLayer is the hand-rolled layer of a loop of bound + offset tries
+// whose head starts at at; a bound that is a name no line of this file
+// defines leaves the layer pending the root's other files
+// (resolveValues), which drop it when none does.
+func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
+	if n, how, ok := loopBound(f, bound); ok {
+		attempts := n + offset
+		if attempts < 2 || attempts > 1000 {
+			return Layer{}, false
+		}
+		return handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note), true
+	}
+	if !isName(bound) {
+		return Layer{}, false
+	}
+	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
+	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
+	return l, true
 }
 
 // pyBlockEnd is where the block of the statement written at [at, end)
@@ -87,7 +120,7 @@ func pyBlockEnd(code []byte, at, end int) int {
 }
 
 var (
-	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+)\s*;`)
+	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*;`)
 	jsLoopCatch = regexp.MustCompile(`\bcatch\b`)
 	jsLoopWait  = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
 )
@@ -98,16 +131,12 @@ func jsHandLoops(f *file) []Layer {
 	var out []Layer
 	for _, m := range scanAt(code, "for", jsHandLoop, 200) {
 		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
-		n, err := strconv.Atoi(string(code[m[10]:m[11]]))
-		if err != nil || string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
+		if string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
 			continue
 		}
-		attempts := n - start
+		offset := -start
 		if string(code[m[8]:m[9]]) == "<=" {
-			attempts++
-		}
-		if attempts < 2 || attempts > 1000 {
-			continue
+			offset++
 		}
 		open := m[1]
 		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
@@ -121,8 +150,10 @@ func jsHandLoops(f *file) []Layer {
 		if !jsLoopCatch.Match(body) || !jsLoopWait.Match(body) {
 			continue
 		}
-		out = append(out, handRolled(f.rel, f.lines().at(m[0]), attempts, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
-			"a loop that catches and sleeps: read it to confirm it retries the call"))
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a loop that catches and sleeps: read it to confirm it retries the call"); ok {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -140,33 +171,39 @@ func goHandLoops(f *file) []Layer {
 		if !ok {
 			return true
 		}
-		attempts, lim, ok := goLoopCount(fs)
+		bound, offset, ok := goLoopBound(fs, g)
 		if ok && goSleepsOnErr(fs.Body, g.local) {
-			out = append(out, handRolled(f.rel, g.line(fs), attempts, "for … < "+lim, "go",
-				"a loop that sleeps between tries: read it to confirm it retries the call"))
+			if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
+				"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
+				out = append(out, l)
+			}
 		}
 		return true
 	})
 	return out
 }
 
-// goLoopCount is the tries of `for i := a; i < n` (or <=) with literal
-// bounds, and n as written.
-func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
+// goLoopBound is the bound of `for i := a; i < n` (or <=) as written — a
+// literal or a name, resolved by loopLayer — and the tries beyond it.
+func goLoopBound(fs *ast.ForStmt, g *goFile) (string, int, bool) {
 	if fs.Cond == nil {
-		return 0, "", false
+		return "", 0, false
 	}
 	be, ok := fs.Cond.(*ast.BinaryExpr)
 	if !ok || (be.Op != token.LSS && be.Op != token.LEQ) {
-		return 0, "", false
+		return "", 0, false
 	}
-	lim, ok := be.Y.(*ast.BasicLit)
-	if !ok || lim.Kind != token.INT {
-		return 0, "", false
-	}
-	n, err := strconv.Atoi(lim.Value)
-	if err != nil {
-		return 0, "", false
+	var bound string
+	switch y := be.Y.(type) {
+	case *ast.BasicLit:
+		if y.Kind != token.INT {
+			return "", 0, false
+		}
+		bound = y.Value
+	case *ast.Ident, *ast.SelectorExpr:
+		bound = g.text(y)
+	default:
+		return "", 0, false
 	}
 	start := 0
 	if as, ok := fs.Init.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
@@ -174,11 +211,11 @@ func goLoopCount(fs *ast.ForStmt) (int, string, bool) {
 			start, _ = strconv.Atoi(bl.Value)
 		}
 	}
-	attempts := n - start
+	offset := -start
 	if be.Op == token.LEQ {
-		attempts++
+		offset++
 	}
-	return attempts, lim.Value, attempts >= 2 && attempts <= 1000
+	return bound, offset, true
 }
 
 // goSleepsOnErr: the body calls time.Sleep and names err.
@@ -198,4 +235,108 @@ func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
 		return true
 	})
 	return sleeps && checksErr
+}
+
+// pyCounterRetry: a retry counted by hand rather than by a for loop —
+//
+//	empty_retries += 1
+//	if empty_retries > cfg.empty_response_retry_max:
+//	    raise …
+//
+// the shape of a wrapper that regenerates a turn (an empty response, a
+// stalled stream) until a bound, then gives up: bound + 1 tries with `>`,
+// bound with `>=`. The counter's name says retry or attempt; the bound is
+// resolved like a loop's.
+func pyCounterRetry(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "if", pyCounterIf, 200) {
+		name := string(code[m[2]:m[3]])
+		lname := strings.ToLower(name)
+		if !atLineStart(code, m[0]) || !(strings.Contains(lname, "retr") || strings.Contains(lname, "attempt")) {
+			continue
+		}
+		// The line before increments the counter.
+		ls := m[0]
+		for ls > 0 && code[ls-1] != '\n' {
+			ls--
+		}
+		prev := ls - 1
+		for prev > 0 && code[prev-1] != '\n' {
+			prev--
+		}
+		if ls == 0 || !pyIncrement.Match(code[max(prev, 0):ls]) || !strings.Contains(string(code[max(prev, 0):ls]), name) {
+			continue
+		}
+		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
+		if !pyRaise.Match(body) {
+			continue
+		}
+		offset := 1 // > bound: bound + 1 tries
+		if string(code[m[4]:m[5]]) == ">=" {
+			offset = 0
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a counter that retries until a bound, then raises (a regenerate-on-failure wrapper): read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var (
+	pyCounterIf = regexp.MustCompile(`^if\s+([A-Za-z_][\w.]*)\s*(>=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
+	pyIncrement = regexp.MustCompile(`^[ \t]*[A-Za-z_][\w.]*\s*\+=\s*1\s*$`)
+	pyRaise     = regexp.MustCompile(`\braise\b`)
+)
+
+var (
+	jsCounterIf = regexp.MustCompile(`^if\s*\(\s*(\+\+)?([A-Za-z_$][\w$.]*)(\+\+)?\s*(>=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*\)\s*\{?\s*throw\b`)
+	jsIncrement = regexp.MustCompile(`(?:\+\+\s*([A-Za-z_$][\w$.]*)|([A-Za-z_$][\w$.]*)\s*(?:\+\+|\+=\s*1))\s*;?\s*$`)
+)
+
+// jsCounterRetry: the JavaScript form of pyCounterRetry —
+//
+//	if (++retries > MAX_RETRIES) throw err;   or
+//	attempts += 1; if (attempts >= maxAttempts) throw err;
+//
+// a handler that re-sends until a counter named for retries passes its
+// bound, then throws.
+func jsCounterRetry(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "if", jsCounterIf, 300) {
+		name := string(code[m[4]:m[5]])
+		lname := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+		if !strings.Contains(lname, "retr") && !strings.Contains(lname, "attempt") {
+			continue
+		}
+		pre, post := m[2] >= 0, m[6] >= 0
+		if !pre && !post {
+			// The statement before increments it, on this line or the last.
+			ls := max(0, m[0]-200)
+			prevText := code[ls:m[0]]
+			if i := bytes.LastIndexByte(prevText, ';'); i >= 0 && bytes.Count(prevText[i:], []byte("\n")) <= 1 {
+				prevText = prevText[:i]
+			} else if i := bytes.LastIndexByte(bytes.TrimRight(prevText, " \t\n"), '\n'); i >= 0 {
+				prevText = bytes.TrimRight(prevText[i+1:], " \t\n")
+			}
+			im := jsIncrement.FindSubmatch(prevText)
+			if im == nil || (string(im[1]) != name && string(im[2]) != name) {
+				continue
+			}
+		}
+		offset := 1 // ++n > bound throws on try bound + 1: bound + 1 tries
+		if string(code[m[8]:m[9]]) == ">=" {
+			offset = 0
+		}
+		if post {
+			offset++ // n++ > bound compares the old value: one more try
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a counter that retries until a bound, then throws: read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -30,8 +30,11 @@ func TestAuditWritersHostileCorpus(t *testing.T) {
 	if len(r.Layers) != len(names) || len(r.Findings) == 0 {
 		t.Fatalf("%d layers, %d findings: the corpus was not read", len(r.Layers), len(r.Findings))
 	}
-	var md, js, sarif bytes.Buffer
+	var md, text, js, sarif bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	if u := testutil.MarkdownDocUnsafe(md.String()); u != "" {
@@ -43,7 +46,7 @@ func TestAuditWritersHostileCorpus(t *testing.T) {
 	if err := r.WriteSARIF(&sarif, "t"); err != nil {
 		t.Fatal(err)
 	}
-	for what, out := range map[string]string{"json": js.String(), "sarif": sarif.String()} {
+	for what, out := range map[string]string{"json": js.String(), "sarif": sarif.String(), "text": text.String()} {
 		if u := testutil.TerminalUnsafe(out); u != "" {
 			t.Errorf("%s carries %q raw", what, u)
 		}

@@ -99,8 +99,8 @@ func jsCallLayer(f *file, id string, open int, knob *regexp.Regexp, tune func(*L
 	a, b := args(code, open)
 	l := newLayer(id, f.rel, f.lines().at(open), "javascript", ConfidenceMedium)
 	region := code[a:b]
-	if knob != nil {
-		setKnob(&l, knob, region)
+	if knob != nil && !setKnob(&l, knob, region) {
+		jsShorthandKnob(&l, knob, region)
 	}
 	if tune != nil {
 		tune(&l, region)
@@ -154,4 +154,33 @@ func topLevel(re *regexp.Regexp, obj []byte) []int {
 		}
 	}
 	return nil
+}
+
+// jsShorthandKnob: `{ apiKey, maxRetries }` sets the knob from the local
+// of that name — not the default. It is left to resolvePending, which
+// gives it the file's value of the name, or keeps it unknown.
+func jsShorthandKnob(l *Layer, knob *regexp.Regexp, region []byte) {
+	name := knobNames[knob]
+	if name == "" {
+		return
+	}
+	for i := 0; i < len(region); {
+		j := bytes.Index(region[i:], []byte(name))
+		if j < 0 {
+			return
+		}
+		at := i + j
+		i = at + len(name)
+		if c, _ := before(region, at); c != '{' && c != ',' {
+			continue
+		}
+		k := i
+		for k < len(region) && (region[k] == ' ' || region[k] == '\t' || region[k] == '\n' || region[k] == '\r') {
+			k++
+		}
+		if k < len(region) && (region[k] == ',' || region[k] == '}') {
+			l.setUnknown(name + ": " + name)
+			return
+		}
+	}
 }

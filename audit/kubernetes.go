@@ -160,7 +160,8 @@ func istioLayer(rel string, top *yaml.Node) (Layer, bool) {
 	found := false
 	for _, r := range routes.Content {
 		l := newLayer("istio", rel, r.Line, "config", ConfidenceHigh)
-		if at := mapValue(mapValue(r, "retries"), "attempts"); at != nil {
+		retries := mapValue(r, "retries")
+		if at := mapValue(retries, "attempts"); at != nil {
 			l.Line = at.Line
 			if n, err := strconv.Atoi(at.Value); err == nil && n >= 0 && n <= 1_000_000 {
 				l.set(n, "retries.attempts: "+at.Value)
@@ -168,9 +169,41 @@ func istioLayer(rel string, top *yaml.Node) (Layer, bool) {
 				l.setUnknown("retries.attempts: " + at.Value)
 			}
 		}
+		// retryOn replaces the default conditions: retriable-4xx is
+		// Envoy's 409, and a 4xx code listed (400) is the same bad request
+		// sent again — both retry a client error, as Envoy's own
+		// retry_on does (envoyLayer).
+		if on := mapValue(retries, "retryOn"); on != nil && on.Kind == yaml.ScalarNode && l.Attempts > 1 {
+			if istio4xx(on.Value) {
+				l.Retries4xx = true
+				l.Note = "retryOn " + on.Value + " retries a client error (retriable-4xx is a 409; a code listed is retried as is)"
+			}
+			if l.Configured {
+				l.Setting += "; retryOn: " + on.Value
+			} else {
+				l.Setting = "retryOn: " + on.Value + " (attempts not set: the default)"
+				l.Line = on.Line
+			}
+		}
 		if !found || worse(l, worst) {
 			worst, found = l, true
 		}
 	}
 	return worst, found
+}
+
+// istio4xx: an Istio retryOn list (comma-separated Envoy conditions and
+// HTTP status codes) names retriable-4xx or a client error other than 408
+// and 429.
+func istio4xx(on string) bool {
+	for _, c := range strings.Split(on, ",") {
+		c = strings.TrimSpace(c)
+		if c == "retriable-4xx" {
+			return true
+		}
+		if n, err := strconv.Atoi(c); err == nil && n >= 400 && n < 500 && n != 408 && n != 429 {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,81 @@ func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
 			}
 		}
 	}
+	for _, n := range pyNames(f.pyImports(), "langchain.chat_models", "init_chat_model") {
+		for _, o := range pyCalls(code, n) {
+			a, b := args(code, o)
+			c, ok := initChatModelClass(f.raw[a:b])
+			if !ok {
+				continue // a provider not modelled, or named by a variable
+			}
+			l := newLayer(c.id, f.rel, f.lines().at(o), "python", ConfidenceMedium)
+			v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
+			switch {
+			case ok && num:
+				l.set(v, snippet(code[a:b], k))
+			case ok:
+				l.setUnknown(snippet(code[a:b], k))
+			case c.unset > 0:
+				l.Attempts = c.unset
+				l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
+			}
+			l.Note = "init_chat_model builds " + c.name + " and passes max_retries to it; " + c.note
+			out = append(out, l)
+			if name := assignedTo(code, o-len(n)); name != "" {
+				models[name] = l.Line
+			}
+			chained[b+1] = l.Line
+		}
+	}
 	return out, models, chained
+}
+
+var (
+	pyModelProvider = regexp.MustCompile(`\bmodel_provider\s*=\s*['"]([\w-]+)['"]`)
+	pyFirstString   = regexp.MustCompile(`^\s*(?:model\s*=\s*)?['"]([^'"\n]{1,120})['"]`)
+)
+
+// initChatModelClass is the chat model class init_chat_model builds: the
+// provider named by model_provider= or by "provider:model", else inferred
+// from the model's name as LangChain does (gpt-/o1/o3 → openai, claude →
+// anthropic, gemini → google_vertexai, amazon. → bedrock;
+// langchain-ai/langchain libs/langchain/langchain/chat_models/base.py
+// _attempt_infer_model_provider). The model is a string: read raw.
+func initChatModelClass(raw []byte) (struct {
+	module, name, id string
+	unset            int
+	note             string
+}, bool) {
+	provider, model := "", ""
+	if m := pyModelProvider.FindSubmatch(raw); m != nil {
+		provider = string(m[1])
+	}
+	if m := pyFirstString.FindSubmatch(raw); m != nil {
+		model = string(m[1])
+	}
+	if p, _, ok := strings.Cut(model, ":"); ok && provider == "" {
+		provider = p
+	}
+	if provider == "" {
+		switch {
+		case strings.HasPrefix(model, "gpt-") || strings.HasPrefix(model, "o1") || strings.HasPrefix(model, "o3"):
+			provider = "openai"
+		case strings.HasPrefix(model, "claude"):
+			provider = "anthropic"
+		case strings.HasPrefix(model, "gemini"):
+			provider = "google_vertexai"
+		case strings.HasPrefix(model, "amazon."):
+			provider = "bedrock"
+		}
+	}
+	class := map[string]string{"openai": "ChatOpenAI", "azure_openai": "AzureChatOpenAI", "anthropic": "ChatAnthropic",
+		"google_genai": "ChatGoogleGenerativeAI", "google_vertexai": "ChatVertexAI", "bedrock": "ChatBedrock", "bedrock_converse": "ChatBedrockConverse"}[provider]
+	for _, c := range pyChatModels {
+		if c.name == class {
+			return c, true
+		}
+	}
+	return pyChatModels[0], false
 }
 
 var (

@@ -19,6 +19,7 @@ func newLayer(id, rel string, line int, group string, conf Confidence) Layer {
 
 // set records a configured knob value, in the library's own units.
 func (l *Layer) set(knob int, written string) {
+	l.pending = false
 	d := mustDefault(l.DefaultID)
 	l.Attempts = max(1, d.AttemptsFor(knob))
 	l.Unbounded = false
@@ -28,6 +29,7 @@ func (l *Layer) set(knob int, written string) {
 
 // setAttempts records a configured total.
 func (l *Layer) setAttempts(attempts int, written string) {
+	l.pending = false
 	l.Attempts = max(1, attempts)
 	l.Unbounded = false
 	l.Configured = true
@@ -36,6 +38,7 @@ func (l *Layer) setAttempts(attempts int, written string) {
 
 // setUnbounded records a setting that removes the limit.
 func (l *Layer) setUnbounded(written string) {
+	l.pending = false
 	l.Attempts = 0
 	l.Unbounded = true
 	l.Configured = true
@@ -45,6 +48,9 @@ func (l *Layer) setUnbounded(written string) {
 // setUnknown: the knob is set from a variable; the default stands in and
 // the confidence drops.
 func (l *Layer) setUnknown(written string) {
+	if !l.pending {
+		l.pending, l.confBefore = true, l.Confidence
+	}
 	l.Configured = true
 	l.Setting = written
 	l.Confidence = ConfidenceLow

@@ -13,44 +13,76 @@ import (
 // comment or a string is not a layer, and every offset still points at the
 // same line of the original. One pass, linear in the file; Go's regexp is
 // linear too (RE2), so no input makes matching slow.
+//
+// Each language has its own lexer, because each grammar has a trap that
+// blinds a generic one to the rest of the file: JavaScript's regex literals
+// (`/\/*$/` is not a comment, /^```/ not a template), nested template
+// literals, Go's raw strings (a backslash escapes nothing), Python's triple
+// quotes and f-strings. Two rules hold for every lexer, and
+// FuzzLexersNeverBlankWhatFollows holds them to it:
+//   - a single- or double-quoted string ends at its line, so a misread quote
+//     costs one line;
+//   - a construct that may span lines (block comment, template, raw or
+//     triple-quoted string) and is never closed blanks only the line it
+//     opens on: the file is invalid or misread there, and the code after it
+//     is still code. Once one kind has run to the end unclosed, later
+//     openers of that kind are read as one-line, so the cost stays linear.
 
-type syntax struct {
-	lineComment  string // "//" or "#"
-	blockComment bool   // /* */
-	tripleQuotes bool   // Python's ''' and """
-	backticks    bool   // JS template literals, multi-line
-}
+type lang uint8
+
+const (
+	langHash lang = iota // `#` comments, one-line strings: Ruby, nginx, HAProxy, INI
+	langJS
+	langGo
+	langPython
+	langCSharp
+)
+
+type syntax struct{ lang lang }
 
 var (
-	jsSyntax     = syntax{lineComment: "//", blockComment: true, backticks: true}
-	pySyntax     = syntax{lineComment: "#", tripleQuotes: true}
-	rubySyntax   = syntax{lineComment: "#"}
-	configSyntax = syntax{lineComment: "#"}
+	jsSyntax     = syntax{langJS}
+	goSyntax     = syntax{langGo}
+	pySyntax     = syntax{langPython}
+	csSyntax     = syntax{langCSharp}
+	rubySyntax   = syntax{langHash}
+	configSyntax = syntax{langHash}
 )
 
 // blank returns src with comments and string contents replaced by spaces.
 // Quotes stay, so `"report"` becomes `"      "`.
 func blank(src []byte, sy syntax) []byte {
 	out := bytes.Clone(src)
-	n := len(out)
-	lc := []byte(sy.lineComment)
-	for i := 0; i < n; {
-		c := out[i]
-		switch {
-		case len(lc) > 0 && bytes.HasPrefix(out[i:], lc):
-			i = blankLineComment(out, i)
-		case sy.blockComment && c == '/' && i+1 < n && out[i+1] == '*':
-			i = blankBlockComment(out, i)
-		case sy.tripleQuotes && (c == '"' || c == '\'') && i+2 < n && out[i+1] == c && out[i+2] == c:
-			i = blankTripleQuoted(out, i, c)
-		case c == '"' || c == '\'' || (sy.backticks && c == '`'):
-			i = blankQuoted(out, i, c)
-		default:
-			i++
-		}
+	lx := lexer{src: src, out: out}
+	switch sy.lang {
+	case langJS:
+		lx.js()
+	case langGo:
+		lx.goLang()
+	case langPython:
+		lx.python()
+	case langCSharp:
+		lx.csharp()
+	default:
+		lx.hash()
 	}
 	return out
 }
+
+type lexer struct {
+	src, out []byte
+	// unclosed: a multi-line construct of this kind ran to the end of the
+	// file; later ones of the kind are read as one-line.
+	unclosed [5]bool
+}
+
+const (
+	kBlock = iota
+	kTemplate
+	kTriple
+	kRaw
+	kVerbatim
+)
 
 // space blanks one byte, keeping newlines so offsets keep their lines.
 func space(out []byte, i int) {
@@ -59,66 +91,274 @@ func space(out []byte, i int) {
 	}
 }
 
-// blankLineComment blanks from i to the end of the line. Each blank*
-// returns the offset just past what it blanked.
-func blankLineComment(out []byte, i int) int {
-	for i < len(out) && out[i] != '\n' {
-		space(out, i)
-		i++
+func (lx *lexer) blankRange(a, b int) {
+	for i := a; i < b; i++ {
+		space(lx.out, i)
 	}
-	return i
 }
 
-func blankBlockComment(out []byte, i int) int {
-	n := len(out)
-	space(out, i)
-	space(out, i+1)
-	i += 2
-	for i < n && !(out[i] == '*' && i+1 < n && out[i+1] == '/') {
-		space(out, i)
-		i++
+// lineEnd is the offset of the newline ending i's line (or the end).
+func (lx *lexer) lineEnd(i int) int {
+	if j := bytes.IndexByte(lx.src[i:], '\n'); j >= 0 {
+		return i + j
 	}
-	if i < n {
-		space(out, i)
-		space(out, i+1)
-		i += 2
-	}
-	return i
+	return len(lx.src)
 }
 
-// blankChar blanks the byte at i of a string, and the next with it when it
-// is a backslash escaping it.
-func blankChar(out []byte, i int) int {
-	if out[i] == '\\' && i+1 < len(out) {
-		space(out, i)
-		i++
-	}
-	space(out, i)
-	return i + 1
+// unclosedAt handles a multi-line construct of kind k opened at open that
+// reached the end of the file: what it blanked after its line is restored,
+// its line stays blank, and lexing resumes on the next line.
+func (lx *lexer) unclosedAt(k, open int) int {
+	lx.unclosed[k] = true
+	e := lx.lineEnd(open)
+	copy(lx.out[e:], lx.src[e:])
+	lx.blankRange(open+1, e)
+	return e
 }
 
-// blankTripleQuoted blanks the inside of a Python triple-quoted string.
-func blankTripleQuoted(out []byte, i int, c byte) int {
-	n := len(out)
-	i += 3
-	for i < n && !(out[i] == c && i+2 < n && out[i+1] == c && out[i+2] == c) {
-		i = blankChar(out, i)
-	}
-	return i + 3
+// lineComment blanks from i to the end of the line.
+func (lx *lexer) lineComment(i int) int {
+	e := lx.lineEnd(i)
+	lx.blankRange(i, e)
+	return e
 }
 
-// blankQuoted blanks the inside of a string quoted by c; only a backtick
-// string goes on past its line.
-func blankQuoted(out []byte, i int, c byte) int {
-	n := len(out)
-	i++
-	for i < n && out[i] != c {
-		if out[i] == '\n' && c != '`' {
-			break // an unterminated string ends at its line
+// blockComment blanks /* … */ from i.
+func (lx *lexer) blockComment(i int) int {
+	if !lx.unclosed[kBlock] {
+		if j := bytes.Index(lx.src[i+2:], []byte("*/")); j >= 0 {
+			end := i + 2 + j + 2
+			lx.blankRange(i, end)
+			return end
 		}
-		i = blankChar(out, i)
+		lx.unclosed[kBlock] = true
 	}
-	return i + 1
+	return lx.lineComment(i)
+}
+
+// quoted blanks the inside of a one-line string opened by quote at i,
+// backslash escapes honoured; it ends at its line, closed or not. The
+// offset returned is just past it.
+func (lx *lexer) quoted(i int, quote byte, escapes bool) int {
+	out, n := lx.out, len(lx.out)
+	for i++; i < n && out[i] != '\n'; i++ {
+		c := out[i]
+		if c == quote {
+			return i + 1
+		}
+		if escapes && c == '\\' && i+1 < n && out[i+1] != '\n' {
+			space(out, i)
+			i++
+		}
+		space(out, i)
+	}
+	return i
+}
+
+// hash: `#` comments and one-line strings (Ruby, nginx, HAProxy, INI).
+func (lx *lexer) hash() {
+	out, n := lx.out, len(lx.out)
+	for i := 0; i < n; {
+		switch c := out[i]; c {
+		case '#':
+			i = lx.lineComment(i)
+		case '"', '\'':
+			i = lx.quoted(i, c, true)
+		default:
+			i++
+		}
+	}
+}
+
+// goLang: // and /* */ comments, "…" strings and '…' runes with escapes,
+// and `…` raw strings, where a backslash is a character like any other.
+func (lx *lexer) goLang() {
+	out, n := lx.out, len(lx.out)
+	for i := 0; i < n; {
+		switch c := out[i]; {
+		case c == '/' && i+1 < n && out[i+1] == '/':
+			i = lx.lineComment(i)
+		case c == '/' && i+1 < n && out[i+1] == '*':
+			i = lx.blockComment(i)
+		case c == '"' || c == '\'':
+			i = lx.quoted(i, c, true)
+		case c == '`':
+			i = lx.raw(i)
+		default:
+			i++
+		}
+	}
+}
+
+// raw blanks a Go raw string from its opening backtick at i.
+func (lx *lexer) raw(i int) int {
+	if !lx.unclosed[kRaw] {
+		if j := bytes.IndexByte(lx.src[i+1:], '`'); j >= 0 {
+			lx.blankRange(i+1, i+1+j)
+			return i + 2 + j
+		}
+		lx.unclosed[kRaw] = true
+	}
+	return lx.quoted(i, '`', false)
+}
+
+// jsRegexAfter are the keywords after which a slash starts a regex literal
+// rather than dividing.
+var jsRegexAfter = map[string]bool{"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true,
+	"delete": true, "void": true, "throw": true, "case": true, "do": true, "else": true, "yield": true, "await": true}
+
+// js: JavaScript and TypeScript. A slash starts a regex literal where an
+// operand is expected (after an operator, an opening bracket, a comma, a
+// keyword such as return, or the start), and divides after an operand (a
+// name, a number, a closing parenthesis or bracket). After `}` it is read
+// as a regex: a regex read wrongly costs the rest of its line, a division
+// read wrongly could open a comment or a template that costs the file.
+func (lx *lexer) js() {
+	out, n := lx.out, len(lx.out)
+	regexOK := true
+	for i := 0; i < n; {
+		c := out[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '/' && i+1 < n && out[i+1] == '/':
+			i = lx.lineComment(i)
+		case c == '/' && i+1 < n && out[i+1] == '*':
+			i = lx.blockComment(i)
+		case c == '/' && regexOK:
+			if e, ok := lx.regex(i); ok {
+				i, regexOK = e, false
+			} else {
+				i++
+			}
+		case c == '"' || c == '\'':
+			i, regexOK = lx.quoted(i, c, true), false
+		case c == '`':
+			i, regexOK = lx.template(i), false
+		case isWord(c):
+			j := i
+			for j < n && isWord(out[j]) {
+				j++
+			}
+			regexOK = jsRegexAfter[string(out[i:j])]
+			i = j
+		case c == ')' || c == ']':
+			i, regexOK = i+1, false
+		default:
+			i, regexOK = i+1, true
+		}
+	}
+}
+
+// maxRegexBytes bounds a regex literal; a longer one is read as a
+// division (the cost of the rare regex that long: its line).
+const maxRegexBytes = 512
+
+// regex blanks the body of a regex literal whose opening slash is at i,
+// classes ([/]) and escapes honoured. ok is false when no closing slash is
+// on the line: then it was a division after all, and nothing is blanked.
+func (lx *lexer) regex(i int) (int, bool) {
+	out, n := lx.out, len(lx.out)
+	class := false
+	j := i + 1
+	// A regex literal is one line, and bounded: a line of 350,000 "(/["
+	// would otherwise cost each slash a scan to the line's end.
+	end := min(n, i+maxRegexBytes)
+	for ; j < end && out[j] != '\n'; j++ {
+		switch out[j] {
+		case '\\':
+			if j+1 < n && out[j+1] != '\n' {
+				j++
+			}
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				lx.blankRange(i+1, j)
+				return j + 1, true
+			}
+		}
+	}
+	return i, false
+}
+
+// template blanks a template literal from its opening backtick at i,
+// nested ones in its ${…} included: inside an expression, braces nest,
+// strings and comments are skipped and a backtick opens an inner template.
+// All of it is blanked but the outer backticks.
+func (lx *lexer) template(i int) int {
+	if lx.unclosed[kTemplate] {
+		return lx.quoted(i, '`', true)
+	}
+	out, n := lx.out, len(lx.out)
+	// stack: one entry per open ${…}, its brace depth; text is true while
+	// reading a template's text rather than an expression.
+	var stack []int
+	text := true
+	for j := i + 1; j < n; {
+		c := out[j]
+		if text {
+			switch {
+			case c == '\\' && j+1 < n:
+				space(out, j)
+				space(out, j+1)
+				j += 2
+			case c == '`' && len(stack) == 0:
+				return j + 1
+			case c == '`':
+				space(out, j)
+				j, text = j+1, false
+			case c == '$' && j+1 < n && out[j+1] == '{':
+				space(out, j)
+				space(out, j+1)
+				j += 2
+				stack, text = append(stack, 0), false
+			default:
+				space(out, j)
+				j++
+			}
+			continue
+		}
+		switch {
+		case c == '/' && j+1 < n && out[j+1] == '/':
+			j = lx.lineComment(j)
+		case c == '/' && j+1 < n && out[j+1] == '*':
+			e := bytes.Index(lx.src[j+2:], []byte("*/"))
+			if e < 0 {
+				return lx.unclosedAt(kTemplate, i)
+			}
+			lx.blankRange(j, j+2+e+2)
+			j += 2 + e + 2
+		case c == '"' || c == '\'':
+			e := lx.quoted(j, c, true)
+			space(out, j)
+			if e > j+1 && e <= n && out[e-1] == c {
+				space(out, e-1)
+			}
+			j = e
+		case c == '`':
+			space(out, j)
+			j, text = j+1, true
+		case c == '{':
+			stack[len(stack)-1]++
+			space(out, j)
+			j++
+		case c == '}':
+			space(out, j)
+			j++
+			if stack[len(stack)-1] == 0 {
+				stack, text = stack[:len(stack)-1], true
+			} else {
+				stack[len(stack)-1]--
+			}
+		default:
+			space(out, j)
+			j++
+		}
+	}
+	return lx.unclosedAt(kTemplate, i)
 }
 
 // lines maps offsets to 1-based line numbers.
@@ -185,8 +425,14 @@ func intKnob(re *regexp.Regexp, code []byte) (v int, ok, num bool, at int) {
 // (`name=N`) call arguments; the value group is a literal integer or any
 // other token.
 func knobRe(name string) *regexp.Regexp {
-	return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	knobNames[re] = name
+	return re
 }
+
+// knobNames is the knob each knobRe matcher reads, filled as the package's
+// matchers are built (at init, before any scan).
+var knobNames = map[*regexp.Regexp]string{}
 
 // snippet is a setting as written, for the report: one line, bounded.
 func snippet(code []byte, at int) string {
@@ -311,4 +557,215 @@ func afterNew(code []byte, at int) bool {
 		b--
 	}
 	return b >= 3 && string(code[b-3:b]) == "new" && (b <= 3 || !isWord(code[b-4])) && b != at
+}
+
+// python: `#` comments; strings with their prefixes (r, b, u, f and
+// pairs); triple quotes, which span lines; f-strings, whose {…} fields may
+// hold strings of the same quote (Python 3.12) without ending the outer one.
+func (lx *lexer) python() {
+	out, n := lx.out, len(lx.out)
+	for i := 0; i < n; {
+		c := out[i]
+		switch {
+		case c == '#':
+			i = lx.lineComment(i)
+		case c == '"' || c == '\'':
+			i = lx.pyTop(i, false)
+		case isWord(c):
+			j := i
+			for j < n && isWord(out[j]) {
+				j++
+			}
+			if j < n && (out[j] == '"' || out[j] == '\'') && pyPrefix(out[i:j]) {
+				i = lx.pyTop(j, bytes.ContainsAny(out[i:j], "fF"))
+			} else {
+				i = j
+			}
+		default:
+			i++
+		}
+	}
+}
+
+// pyPrefix: a string prefix (r, b, u, f, rb, br, fr, rf in any case).
+func pyPrefix(w []byte) bool {
+	if len(w) == 0 || len(w) > 2 {
+		return false
+	}
+	for _, c := range w {
+		switch c | 0x20 {
+		case 'r', 'b', 'u', 'f':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pyTop lexes the string opened at i; a triple-quoted one never closed is
+// read as one line.
+func (lx *lexer) pyTop(i int, f bool) int {
+	out, n := lx.out, len(lx.out)
+	q := out[i]
+	triple := i+2 < n && out[i+1] == q && out[i+2] == q
+	if triple && lx.unclosed[kTriple] {
+		return lx.quoted(i, q, true)
+	}
+	e, ok := lx.pyString(i, q, triple, f, !triple, 0)
+	if !ok && triple {
+		return lx.unclosedAt(kTriple, i)
+	}
+	return e
+}
+
+// maxFieldDepth bounds f-strings nested in f-string fields.
+const maxFieldDepth = 8
+
+// pyString blanks the string opened at i by quote q; ok is false when a
+// triple-quoted string (or one nested in its fields) reaches the end. line:
+// it is, or is nested in, a one-line string, so it ends at the line.
+func (lx *lexer) pyString(i int, q byte, triple, f, line bool, depth int) (int, bool) {
+	out, n := lx.out, len(lx.out)
+	j := i + 1
+	if triple {
+		j = i + 3
+	}
+	for j < n {
+		c := out[j]
+		switch {
+		case c == '\n' && line:
+			return j, true
+		case c == '\\' && j+1 < n && (!line || out[j+1] != '\n'):
+			space(out, j)
+			space(out, j+1)
+			j += 2
+		case c == q && !triple:
+			return j + 1, true
+		case c == q && j+2 < n && out[j+1] == q && out[j+2] == q:
+			return j + 3, true
+		case f && c == '{' && j+1 < n && out[j+1] == '{':
+			space(out, j)
+			space(out, j+1)
+			j += 2
+		case f && c == '{' && depth < maxFieldDepth:
+			var ok bool
+			if j, ok = lx.pyField(j+1, line, depth+1); !ok {
+				return j, false
+			}
+		default:
+			space(out, j)
+			j++
+		}
+	}
+	return j, line
+}
+
+// pyField blanks an f-string's replacement field from j (just past its
+// `{`) through its closing `}`, strings inside it included. In a one-line
+// f-string it ends at the line.
+func (lx *lexer) pyField(j int, line bool, depth int) (int, bool) {
+	out, n := lx.out, len(lx.out)
+	space(out, j-1)
+	nest := 0
+	for j < n {
+		c := out[j]
+		switch {
+		case c == '\n' && line:
+			return j, true
+		case c == '"' || c == '\'':
+			k := j
+			for k > 0 && isWord(out[k-1]) {
+				k--
+			}
+			inner := pyPrefix(lx.src[k:j]) && bytes.ContainsAny(lx.src[k:j], "fF")
+			t := j+2 < n && out[j+1] == c && out[j+2] == c
+			e, ok := lx.pyString(j, c, t, inner, line || !t, depth)
+			space(out, j)
+			lx.blankRange(j, min(e, n))
+			if !ok {
+				return e, false
+			}
+			j = e
+		case c == '{' || c == '[' || c == '(':
+			nest++
+			space(out, j)
+			j++
+		case c == '}' && nest == 0:
+			space(out, j)
+			return j + 1, true
+		case c == '}' || c == ']' || c == ')':
+			nest--
+			space(out, j)
+			j++
+		default:
+			space(out, j)
+			j++
+		}
+	}
+	return j, line
+}
+
+// csharp: // and /* */ comments, "…" strings and '…' chars with escapes
+// (one line, $"…" interpolated included), @"…" verbatim strings (lines
+// allowed, "" a quote, no escapes; $@ and @$ too) and C# 11 raw strings,
+// opened by three or more quotes and closed by as many.
+func (lx *lexer) csharp() {
+	out, n := lx.out, len(lx.out)
+	for i := 0; i < n; {
+		c := out[i]
+		switch {
+		case c == '/' && i+1 < n && out[i+1] == '/':
+			i = lx.lineComment(i)
+		case c == '/' && i+1 < n && out[i+1] == '*':
+			i = lx.blockComment(i)
+		case c == '"' && i+2 < n && out[i+1] == '"' && out[i+2] == '"':
+			i = lx.csRaw(i)
+		case c == '"' && i > 0 && (out[i-1] == '@' || (out[i-1] == '$' && i > 1 && out[i-2] == '@')):
+			i = lx.csVerbatim(i)
+		case c == '"' || c == '\'':
+			i = lx.quoted(i, c, true)
+		default:
+			i++
+		}
+	}
+}
+
+// csVerbatim blanks a verbatim string from its opening quote at i.
+func (lx *lexer) csVerbatim(i int) int {
+	if lx.unclosed[kVerbatim] {
+		return lx.quoted(i, '"', false)
+	}
+	out, n := lx.out, len(lx.out)
+	for j := i + 1; j < n; j++ {
+		if out[j] == '"' {
+			if j+1 < n && out[j+1] == '"' {
+				space(out, j)
+				space(out, j+1)
+				j++
+				continue
+			}
+			return j + 1
+		}
+		space(out, j)
+	}
+	return lx.unclosedAt(kVerbatim, i)
+}
+
+// csRaw blanks a raw string literal: a run of k ≥ 3 quotes, closed by the
+// next run of k.
+func (lx *lexer) csRaw(i int) int {
+	n := len(lx.out)
+	k := 0
+	for i+k < n && lx.out[i+k] == '"' {
+		k++
+	}
+	if lx.unclosed[kTriple] {
+		return lx.lineComment(i + k)
+	}
+	closer := bytes.Repeat([]byte{'"'}, k)
+	if j := bytes.Index(lx.src[i+k:], closer); j >= 0 {
+		lx.blankRange(i+k, i+k+j)
+		return i + k + j + k
+	}
+	return lx.unclosedAt(kTriple, i+k-1)
 }

@@ -229,37 +229,63 @@ func parsePackageJSON(b []byte, at func(string) versionSet) error {
 	return nil
 }
 
+// parsePnpmLock walks the lockfile's node tree rather than decoding it
+// into maps: the decoder checks each mapping's keys against every other for
+// duplicates, which made 64,000 dependencies cost 37 s. Aliases are not
+// followed (a lockfile writes none; an alias bomb expands nothing here).
 func parsePnpmLock(b []byte, at func(string) versionSet) error {
-	var lock struct {
-		Importers map[string]struct {
-			Dependencies    map[string]any `yaml:"dependencies"`
-			DevDependencies map[string]any `yaml:"devDependencies"`
-		} `yaml:"importers"`
-		Dependencies map[string]any `yaml:"dependencies"` // lockfile v5
-	}
-	if err := yaml.Unmarshal(b, &lock); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return err
 	}
-	put := func(v versionSet, deps map[string]any) {
-		for n, d := range deps {
-			switch x := d.(type) {
-			case string:
-				v.put("npm", n, strings.SplitN(x, "(", 2)[0], true)
-			case map[string]any:
-				if s, ok := x["version"].(string); ok {
-					v.put("npm", n, strings.SplitN(s, "(", 2)[0], true)
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	put := func(v versionSet, deps *yaml.Node) {
+		eachPair(deps, func(k, d *yaml.Node) {
+			switch d.Kind {
+			case yaml.ScalarNode:
+				v.put("npm", k.Value, strings.SplitN(d.Value, "(", 2)[0], true)
+			case yaml.MappingNode:
+				if s := pairValue(d, "version"); s != nil && s.Kind == yaml.ScalarNode {
+					v.put("npm", k.Value, strings.SplitN(s.Value, "(", 2)[0], true)
 				}
 			}
-		}
+		})
 	}
 	// Importers are the workspace's projects, keyed by their directory
 	// relative to the lockfile ("." is its own).
-	for dir, imp := range lock.Importers {
-		put(at(dir), imp.Dependencies)
-		put(at(dir), imp.DevDependencies)
-	}
-	put(at(""), lock.Dependencies)
+	eachPair(pairValue(root, "importers"), func(dir, imp *yaml.Node) {
+		put(at(dir.Value), pairValue(imp, "dependencies"))
+		put(at(dir.Value), pairValue(imp, "devDependencies"))
+	})
+	put(at(""), pairValue(root, "dependencies")) // lockfile v5
 	return nil
+}
+
+// eachPair calls fn on each scalar key and its value of a mapping node (nil
+// or another kind: none).
+func eachPair(m *yaml.Node, fn func(k, v *yaml.Node)) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Kind == yaml.ScalarNode {
+			fn(m.Content[i], m.Content[i+1])
+		}
+	}
+}
+
+// pairValue is the value of key in a mapping node, or nil.
+func pairValue(m *yaml.Node, key string) *yaml.Node {
+	var out *yaml.Node
+	eachPair(m, func(k, v *yaml.Node) {
+		if out == nil && k.Value == key {
+			out = v
+		}
+	})
+	return out
 }
 
 var (

@@ -39,6 +39,18 @@ type Layer struct {
 	// confidence) when no file defines it.
 	fromConst     string
 	constRequired bool
+	// pending: set from an expression (setUnknown) the file's values may
+	// resolve (resolvePending); confBefore is the confidence it had.
+	pending    bool
+	confBefore Confidence
+	// valueName: the name a pending setting reads, not defined in its own
+	// file; resolveValues looks for it in the root's other files.
+	valueName, valueExpr string
+	// loopPending: a hand-rolled loop whose bound (valueName) is defined
+	// in another file, loopOffset tries more or fewer than the bound; it
+	// is no layer unless resolveValues finds the value.
+	loopPending bool
+	loopOffset  int
 }
 
 // Stack is one likely call path, outermost layer first.

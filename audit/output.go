@@ -123,12 +123,27 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	return enc.Encode(r.JSON())
 }
 
-func cell(s string) string { return display.MarkdownCell(s) }
+// escaper makes untrusted text inert in one human format: Markdown escapes
+// for a Markdown file, plain text for a terminal (where `&lt;=` is noise,
+// not an escape).
+type escaper struct {
+	cell, md func(string) string
+}
 
-func md(s string) string { return display.Markdown(s) }
+var (
+	markdownEscaper = escaper{cell: display.MarkdownCell, md: display.Markdown}
+	textEscaper     = escaper{cell: display.Text, md: display.Text}
+)
 
-// WriteMarkdown writes the human report.
-func (r *Result) WriteMarkdown(w io.Writer) error {
+// WriteMarkdown writes the human report as Markdown, for a file or a page.
+func (r *Result) WriteMarkdown(w io.Writer) error { return r.writeHuman(w, markdownEscaper) }
+
+// WriteText writes the same report for a terminal: the same layout, its
+// text sanitized for a terminal (display.Text) and not Markdown-escaped.
+func (r *Result) WriteText(w io.Writer) error { return r.writeHuman(w, textEscaper) }
+
+func (r *Result) writeHuman(w io.Writer, e escaper) error {
+	cell, md := e.cell, e.md
 	fmt.Fprintf(w, "# Retry layers in %s\n\n", cell(strings.Join(r.Roots, ", ")))
 	if len(r.Layers) == 0 {
 		fmt.Fprintf(w, "No retry layers found in %d files read.\n", r.Files)

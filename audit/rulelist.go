@@ -36,7 +36,7 @@ var detectors = []detector{
 	// Python, by import.
 	{"python SDK clients (Anthropic, OpenAI)", fkPython, nil, pySDKClients},
 	{"LlamaIndex OpenAI", fkPython, nil, llamaIndex},
-	{"LangChain chat models and with_retry", fkPython, nil, pyLangChain},
+	{"LangChain chat models, init_chat_model and with_retry", fkPython, nil, pyLangChain},
 	{"Instructor create", fkPython, nil, instructor},
 	{"tenacity", fkPython, nil, tenacity},
 	{"backoff", fkPython, nil, backoff},
@@ -54,6 +54,11 @@ var detectors = []detector{
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
+
+	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
+	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
+	{"hand-rolled loops", fkCSharp, nil, csHandLoops},
 
 	// JavaScript and TypeScript, by import (BullMQ and Inngest also by a
 	// manifest's dependency).
@@ -69,6 +74,7 @@ var detectors = []detector{
 	{"Trigger.dev tasks and config", fkJS, nil, triggerDev},
 	{"Inngest functions", fkJS, nil, jsInngest},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
+	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},

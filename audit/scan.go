@@ -93,6 +93,7 @@ const (
 	fkAirflowCfg
 	fkLock
 	fkMinified // named as minified or bundled: counted, never read
+	fkCSharp
 )
 
 func classify(rel string) fileKind {
@@ -137,6 +138,8 @@ func classifyName(rel string) fileKind {
 		return fkGo
 	case ".rb":
 		return fkRuby
+	case ".cs":
+		return fkCSharp
 	case ".yaml", ".yml":
 		return fkYAML
 	case ".json":
@@ -279,9 +282,15 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	}
 	s := &rootScan{root: root, opt: opt, skipped: map[string]*Skip{}, versions: newVersionTree(), consts: map[string][]jsConst{}}
 	if !fi.IsDir() {
-		// One file: scan it alone, named by its base name.
+		// One file: scan it alone, named by its base name. A link the
+		// user named is followed like a root directory's: the file read
+		// is its target (the read refuses links), named as the user
+		// named it unless only the target's name says what it is.
 		rel := filepath.Base(root)
-		s.consider(rel, root, fi.Size(), fi.Mode())
+		if classify(rel) == fkNone {
+			rel = filepath.Base(walkRoot)
+		}
+		s.consider(rel, walkRoot, fi.Size(), fi.Mode())
 	} else if err := s.walk(walkRoot); err != nil {
 		return nil, err
 	}
@@ -312,6 +321,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	close(work)
 	wg.Wait()
 	s.resolveConstants()
+	s.resolveValues(src)
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root
@@ -336,31 +346,47 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 // defaultJobOptions layer stays, valued unknown at low confidence; an
 // .add(…, opts) of an unknown name is no layer.
 func (s *rootScan) resolveConstants() {
+	// The definitions of a name are ordered and their worst found once, not
+	// once per layer naming it: 10,000 calls naming one of 16,000
+	// definitions cost the sum, not the product.
+	type resolved struct {
+		defs  []jsConst
+		worst jsConst
+	}
+	byName := map[string]resolved{}
 	kept := s.layers[:0]
 	for _, l := range s.layers {
 		if l.fromConst == "" {
 			kept = append(kept, l)
 			continue
 		}
-		defs := slices.Clone(s.consts[l.fromConst])
-		slices.SortFunc(defs, func(a, b jsConst) int {
-			if c := strings.Compare(a.file, b.file); c != 0 {
-				return c
+		rs, ok := byName[l.fromConst]
+		if !ok {
+			rs.defs = slices.Clone(s.consts[l.fromConst])
+			slices.SortFunc(rs.defs, func(a, b jsConst) int {
+				if c := strings.Compare(a.file, b.file); c != 0 {
+					return c
+				}
+				return a.line - b.line
+			})
+			if len(rs.defs) > 0 {
+				rs.worst = rs.defs[0]
+				for _, d := range rs.defs[1:] {
+					if d.attempts > rs.worst.attempts {
+						rs.worst = d
+					}
+				}
 			}
-			return a.line - b.line
-		})
+			byName[l.fromConst] = rs
+		}
+		defs := rs.defs
 		switch {
 		case len(defs) == 0 && !l.constRequired:
 			continue
 		case len(defs) == 0:
 			l.Note = fmt.Sprintf("the options are %s, defined in no file read: the default (%s) is shown", l.fromConst, attemptsText(l))
 		default:
-			worst := defs[0]
-			for _, d := range defs[1:] {
-				if d.attempts > worst.attempts {
-					worst = d
-				}
-			}
+			worst := rs.worst
 			l.setAttempts(worst.attempts, fmt.Sprintf("%s (%s at %s:%d)", l.Setting, worst.written, worst.file, worst.line))
 			if l.Backoff == "none" {
 				l.Backoff = worst.backoff
@@ -573,7 +599,7 @@ func isBinary(b []byte) bool {
 
 // syntaxOf is each source kind's comment and string syntax.
 var syntaxOf = map[fileKind]syntax{
-	fkJS: jsSyntax, fkPython: pySyntax, fkGo: jsSyntax, fkRuby: rubySyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
+	fkJS: jsSyntax, fkPython: pySyntax, fkGo: goSyntax, fkRuby: rubySyntax, fkCSharp: csSyntax, fkNginx: configSyntax, fkHAProxy: configSyntax, fkAirflowCfg: configSyntax,
 }
 
 // isGenerated: Go's "Code generated ... DO NOT EDIT." convention, an

@@ -3,7 +3,9 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"os"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/burnrate-dev/burnrate/audit"
@@ -17,8 +19,9 @@ func newAuditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit [PATH...]",
 		Short: "Find every retry layer in a codebase, with the defaults nobody set, and multiply them",
-		Long: `Reads code, configuration and lockfiles (never following a symlink, skipping
-vendored, generated, binary and oversized files, which it counts) for the layers
+		Long: `Reads code, configuration and lockfiles (never following a symlink below the
+paths named, skipping vendored, generated, binary and oversized files, which it
+counts) for the layers
 that can retry one call: SDK clients, wrappers, frameworks, queues, proxies,
 front-end clients and coding agents. Each layer is given its configured value,
 or the library's default when nothing sets it; the layers of a likely call path
@@ -42,10 +45,11 @@ retries a 400 on top of another layer), for CI.`,
 				return fmt.Errorf("--threshold %d: use 1 or more", opt.Threshold)
 			}
 			switch format {
-			case "md", "json", "sarif", "toml":
+			case "md", "text", "json", "sarif", "toml":
 			default:
-				return fmt.Errorf("--format %q: use md, json, sarif or toml", format)
+				return fmt.Errorf("--format %q: use md, text, json, sarif or toml", format)
 			}
+			formatSet := cmd.Flags().Changed("format")
 			res, err := audit.Scan(args, opt)
 			if err != nil {
 				return err
@@ -58,8 +62,16 @@ retries a 400 on top of another layer), for CI.`,
 				err = res.WriteSARIF(w, Version())
 			case "toml":
 				err = res.WriteTOML(w)
+			case "text":
+				err = res.WriteText(w)
 			default:
-				err = res.WriteMarkdown(w)
+				// Markdown to a file or a pipe; a terminal gets the text
+				// form, where &lt;= would be noise.
+				if f, ok := cmd.OutOrStdout().(*os.File); ok && !formatSet && term.IsTerminal(f.Fd()) {
+					err = res.WriteText(w)
+				} else {
+					err = res.WriteMarkdown(w)
+				}
 			}
 			if err == nil {
 				err = w.Flush()
@@ -73,7 +85,7 @@ retries a 400 on top of another layer), for CI.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "md", "md, json, sarif (GitHub code scanning) or toml (a budget layers --file stack)")
+	cmd.Flags().StringVar(&format, "format", "md", "md (plain text on a terminal), text, json, sarif (GitHub code scanning) or toml (a budget layers --file stack)")
 	cmd.Flags().IntVar(&opt.Threshold, "threshold", opt.Threshold, "warn when a call path's attempts multiply past this (as budget layers)")
 	cmd.Flags().StringVar(&attempt, "attempt-time", "10s", "how long one failing call takes, for the fail-fast wall clock")
 	cmd.Flags().Int64Var(&opt.MaxFileBytes, "max-file-size", opt.MaxFileBytes, "skip source and config files larger than this many bytes")

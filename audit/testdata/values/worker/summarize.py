@@ -1,0 +1,5 @@
+from openai import OpenAI
+
+from .settings import OPENAI_MAX_RETRIES
+
+client = OpenAI(max_retries=OPENAI_MAX_RETRIES)

@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The audit as a user runs it: the binary, a small repository, its exit
+// status (issue 37).
+
+const auditLoopTS = `import Anthropic from "@anthropic-ai/sdk";
+
+export const trim = (u: string) => u.replace(/\/*$/, '');
+export const isFence = (l: string) => /^` + "```" + `/.test(l);
+
+const client = new Anthropic();
+
+export async function ask(prompt: string, attempts = 3) {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      return await client.messages.create({ model: "m", max_tokens: 1, messages: [{ role: "user", content: prompt }] });
+    } catch (err) {
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+}
+`
+
+func auditRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"package.json":  `{"dependencies": {"@anthropic-ai/sdk": "^0.39.0"}}`,
+		"src/ask.ts":    auditLoopTS,
+		"worker/job.py": "import anthropic\n\nclient = anthropic.Anthropic(max_retries=4)\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestAuditSeesPastARegexLiteral: a regex ending in /* and one of
+// backticks used to blank the rest of the file — "No retry layers found",
+// exit 0. The loop after them, bounded by a parameter's default, is found,
+// multiplied with the SDK's default (3 × 3 = 9) and is critical.
+func TestAuditSeesPastARegexLiteral(t *testing.T) {
+	dir := auditRepo(t)
+	out, err := run(t, "audit", "--format", "json", filepath.Join(dir, "src"))
+	if !errors.Is(err, errCritical) {
+		t.Fatalf("exit: %v, want critical\n%s", err, out)
+	}
+	var r struct {
+		Layers []struct {
+			DefaultID string `json:"default_id"`
+			Attempts  int    `json:"attempts"`
+			Setting   string `json:"setting"`
+		} `json:"layers"`
+		Stacks []struct {
+			Attempts int `json:"attempts"`
+		} `json:"stacks"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layers) != 2 || len(r.Stacks) != 1 || r.Stacks[0].Attempts != 9 {
+		t.Fatalf("layers %+v stacks %+v, want the loop and the SDK, 9 attempts", r.Layers, r.Stacks)
+	}
+	if !strings.Contains(out, "attempts = 3, default of the parameter at ask.ts:8") {
+		t.Errorf("the resolution is not shown:\n%s", out)
+	}
+}
+
+// TestAuditTextIsNotHTMLEscaped: --format text (what a terminal gets by
+// default) shows `<=` as written; --format md escapes it for a page.
+func TestAuditTextIsNotHTMLEscaped(t *testing.T) {
+	dir := auditRepo(t)
+	text, _ := run(t, "audit", "--format", "text", dir)
+	md, _ := run(t, "audit", "--format", "md", dir)
+	if !strings.Contains(text, "attempt <= attempts") || strings.Contains(text, "&lt;") {
+		t.Errorf("text:\n%s", text)
+	}
+	if !strings.Contains(md, "attempt &lt;= attempts") {
+		t.Errorf("md:\n%s", md)
+	}
+}
+
+// TestAuditFollowsALinkTheUserNamed: `audit link.py` on a symlink read it
+// as "unreadable", 0 layers, exit 0.
+func TestAuditFollowsALinkTheUserNamed(t *testing.T) {
+	dir := auditRepo(t)
+	link := filepath.Join(dir, "link.py")
+	if err := os.Symlink(filepath.Join(dir, "worker", "job.py"), link); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "audit", "--format", "text", link)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "unreadable") || !strings.Contains(out, "link.py:3") || !strings.Contains(out, "max_retries=4") {
+		t.Errorf("the link was not read:\n%s", out)
+	}
+}
