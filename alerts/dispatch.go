@@ -147,6 +147,9 @@ type Result struct {
 // NewDispatcher builds a dispatcher; report receives every result and may
 // be nil. It must not block.
 func NewDispatcher(h Hooks, p *Poster, j *Journal, report func(Result)) *Dispatcher {
+	if h.KillExec != nil || h.RunKillExec != nil {
+		hideEnviron() // a command must not read our secrets from /proc/PPID
+	}
 	if report == nil {
 		report = func(Result) {}
 	}
