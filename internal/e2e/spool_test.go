@@ -653,7 +653,11 @@ func TestFromEndFilesAreSpooled(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(700 * time.Millisecond) // at the end of the file before the line is written
+		// At the end of the file before the line is written: the
+		// follower has it open (a fixed sleep lost the line on a loaded
+		// machine), then a moment for its seek to the end.
+		waitUntil(t, "the log open", 20*time.Second, func() bool { return holdsOpen(cmd.Process.Pid, logPath) })
+		time.Sleep(300 * time.Millisecond)
 		appendCall(part)
 		time.Sleep(700 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -843,4 +847,19 @@ func TestASkewedLineAgesNoJob(t *testing.T) {
 	}
 	waitUntil(t, "twenty kills", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 20 })
 	p.endInput()
+}
+
+// holdsOpen reports whether process pid has path open.
+func holdsOpen(pid int, path string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(fds)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && l == path {
+			return true
+		}
+	}
+	return false
 }

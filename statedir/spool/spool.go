@@ -101,9 +101,12 @@ type Spool struct {
 	implausible int64
 	failures    int64
 	lastErr     string
-	buf         []byte
-	stop        chan struct{}
-	stopped     chan struct{}
+	// lastCut is when a failed cut was last tried again (a full disk):
+	// at most once a second, so a write per batch does not hammer it.
+	lastCut time.Time
+	buf     []byte
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 // Status is what the dashboard header, /metrics and stderr say of a spool.
@@ -160,8 +163,8 @@ func Open(journal string, opt Options) (*Spool, error) {
 		return nil, fmt.Errorf("spool %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil || len(e.Name()) != 8 || n <= 0 {
+		n, ok := segmentNumber(e.Name())
+		if !ok {
 			continue // not ours: left alone
 		}
 		st, err := os.Lstat(filepath.Join(dir, e.Name()))
@@ -297,7 +300,15 @@ func (s *Spool) Replay(ctx context.Context, apply func(ingest.Batch)) (warnings 
 		if w != "" {
 			warnings = append(warnings, w)
 			s.corrupt = append(s.corrupt, w)
-			if good < sg.bytes {
+			if good == 0 && sg.bytes > 0 {
+				// Not a segment at all (no header): not ours to
+				// destroy. Moved aside under a name the spool does not
+				// read, kept for whoever looks.
+				if err := os.Rename(s.segPath(sg.n), s.segPath(sg.n)+".not-a-segment"); err == nil {
+					s.total -= sg.bytes
+					sg.bytes = 0
+				}
+			} else if good < sg.bytes {
 				// Cut what cannot be read, so it is not read again and
 				// new segments follow a clean one.
 				if err := os.Truncate(s.segPath(sg.n), good); err == nil {
@@ -406,6 +417,29 @@ func (s *Spool) replaySegment(ctx context.Context, sg *segment, dec *decoder, ba
 	return good, "", nil
 }
 
+// segmentNumber reads a segment's name: exactly eight digits, above 0
+// (strconv.Atoi alone took "+0000001" for segment 1, so a copy named so
+// was replayed twice).
+func segmentNumber(name string) (int, bool) {
+	if len(name) != 8 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(name) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, n > 0
+}
+
+// openSegment creates a segment file; tests make it fail as a full disk
+// does.
+var openSegment = func(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+}
+
 // cut closes the head segment (synced) and starts segment n.
 func (s *Spool) cut(n int) error {
 	if s.head != nil {
@@ -413,12 +447,14 @@ func (s *Spool) cut(n int) error {
 		s.head.Close()
 		s.head = nil
 	}
-	f, err := os.OpenFile(s.segPath(n), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := openSegment(s.segPath(n))
 	if err != nil {
 		return fmt.Errorf("spool: a new segment: %w", err)
 	}
 	if _, err := f.Write(magic); err != nil {
+		// Not left half-made: the next try creates it again (O_EXCL).
 		f.Close()
+		os.Remove(s.segPath(n))
 		return fmt.Errorf("spool: a new segment: %w", err)
 	}
 	f.Sync()
@@ -444,8 +480,22 @@ func (s *Spool) Append(b ingest.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.head == nil {
-		// Replay opens the head; a cut that failed (a full disk) left none.
-		return s.fail(len(b), errors.New("no segment open to write to (a new one could not be made; see the error before)"))
+		// Replay opens the head; a cut that failed (a full disk) left
+		// none. It is tried again, at most once a second, so the spool
+		// writes again once space is back (the red team's full disk:
+		// one ENOSPC turned it off for the rest of the process).
+		if s.stop == nil || time.Since(s.lastCut) < time.Second {
+			return s.fail(len(b), errors.New("no segment open to write to (a new one could not be made; see the error before)"))
+		}
+		s.lastCut = time.Now()
+		next := 1
+		if len(s.segs) > 0 {
+			next = s.segs[len(s.segs)-1].n + 1
+		}
+		if err := s.cut(next); err != nil {
+			return s.fail(len(b), err)
+		}
+		fmt.Fprintf(os.Stderr, "burnrate: the spool %s writes again (segment %08d): the %d event(s) refused before are not in it — a restart will not have them\n", display.Text(s.dir), next, s.refused)
 	}
 	buf := s.buf[:0]
 	start := 0
@@ -486,7 +536,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 		s.head.Close()
 		s.head = nil
 		if cerr := s.cut(head.n + 1); cerr != nil {
-			s.head = nil
+			s.head, s.lastCut = nil, time.Now()
 		}
 		return s.fail(len(b), err)
 	}

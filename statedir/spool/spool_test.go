@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/statedir/flock"
@@ -258,7 +260,8 @@ func FuzzReplay(f *testing.F) {
 	}
 	f.Add(append(append([]byte{}, magic...), rec(0, sampleEvent(1))...))
 	f.Add(append(append(append([]byte{}, magic...), rec(1, sampleEvent(1))...), rec(0, sampleEvent(2))...))
-	f.Add([]byte("burnrate-spool 1\n\xff\xff\xff\xff"))
+	f.Add(append(append([]byte{}, magic...), 0xff, 0xff, 0xff, 0xff))
+	f.Add([]byte("burnrate-spool 1\n\xff\xff\xff\xff")) // an older format's: moved aside
 	f.Fuzz(func(t *testing.T, data []byte) {
 		journal := stateDir(t)
 		if err := os.Mkdir(Dir(journal), 0o700); err != nil {
@@ -277,7 +280,13 @@ func FuzzReplay(f *testing.F) {
 				}
 			}
 		})
-		st, _ := os.Stat(filepath.Join(Dir(journal), "00000001"))
+		st, err := os.Stat(filepath.Join(Dir(journal), "00000001"))
+		if err != nil { // not a segment: moved aside whole
+			st, err = os.Stat(filepath.Join(Dir(journal), "00000001.not-a-segment"))
+			if err != nil || st.Size() != int64(len(data)) {
+				t.Fatalf("the file is neither a segment nor kept aside whole: %v", err)
+			}
+		}
 		if st.Size() > int64(len(data)) || !bytes.HasPrefix(data, make([]byte, 0)) {
 			t.Fatal("the segment grew")
 		}
@@ -298,5 +307,83 @@ func TestAnImplausibleEventIsNotHandedOn(t *testing.T) {
 	defer s.Close()
 	if len(got) != 1 || len(got[0]) != 2 || got[0][1] != sampleEvent(3) || len(w) != 1 || !strings.Contains(w[0], "refuses") {
 		t.Fatalf("%v, warnings %v", got, w)
+	}
+}
+
+// TestWritesAgainAfterAFullDisk: the red team filled the disk — one
+// ENOSPC at a new segment left the spool without one for the rest of the
+// process, so nothing after it was spooled even once space was back, and
+// the restart replayed none of it. A segment that cannot be made is tried
+// again (at most once a second), and what comes after is spooled.
+func TestWritesAgainAfterAFullDisk(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{SegmentBytes: 64})
+	if err := s.Append(ingest.Batch{sampleEvent(1)}); err != nil {
+		t.Fatal(err)
+	}
+	full := errors.New("no space left on device")
+	openSegment = func(string) (*os.File, error) { return nil, full }
+	if err := s.Append(ingest.Batch{sampleEvent(2)}); err == nil {
+		t.Fatal("a segment was made on a full disk")
+	}
+	if err := s.Append(ingest.Batch{sampleEvent(3)}); err == nil {
+		t.Fatal("a segment was made on a full disk")
+	}
+	openSegment = func(p string) (*os.File, error) {
+		return os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
+	t.Cleanup(func() {
+		openSegment = func(p string) (*os.File, error) {
+			return os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+		}
+	})
+	s.mu.Lock()
+	s.lastCut = time.Time{} // a second has passed
+	s.mu.Unlock()
+	if err := s.Append(ingest.Batch{sampleEvent(4)}); err != nil {
+		t.Fatalf("space is back, and the spool still refuses: %v", err)
+	}
+	if err := s.Append(ingest.Batch{sampleEvent(5)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, got, _ := openReplay(t, journal, Options{SegmentBytes: 64})
+	defer s2.Close()
+	var ids []int64
+	for _, b := range got {
+		for _, ev := range b {
+			ids = append(ids, ev.InputTokens-10000)
+		}
+	}
+	if !reflect.DeepEqual(ids, []int64{1, 4, 5}) {
+		t.Fatalf("replayed events %v, want 1, 4, 5 (2 and 3 refused on the full disk, said)", ids)
+	}
+}
+
+// TestOnlyEightDigitNamesAreSegments: "+0000001" is no segment (Atoi took
+// it for segment 1, and the copy was replayed twice); a file with a
+// segment's name and no header is moved aside, not truncated.
+func TestOnlyEightDigitNamesAreSegments(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	s.Append(ingest.Batch{sampleEvent(1)})
+	s.Close()
+	dir := Dir(journal)
+	b, err := os.ReadFile(filepath.Join(dir, "00000001"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "+0000001"), b, 0o600)
+	os.WriteFile(filepath.Join(dir, "00000009"), []byte("someone else's file"), 0o600)
+	s2, got, w := openReplay(t, journal, Options{})
+	defer s2.Close()
+	if len(got) != 1 {
+		t.Errorf("replayed %d batches, want 1: a file named +0000001 was read as a segment", len(got))
+	}
+	if len(w) != 1 || !strings.Contains(w[0], "not a burnrate spool segment") {
+		t.Errorf("warnings %q", w)
+	}
+	if kept, err := os.ReadFile(filepath.Join(dir, "00000009.not-a-segment")); err != nil || string(kept) != "someone else's file" {
+		t.Errorf("the foreign file was not kept aside whole: %q, %v", kept, err)
 	}
 }
