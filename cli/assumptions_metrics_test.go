@@ -18,7 +18,7 @@ import (
 // a premise the traffic broke; keys from a hostile log stay bounded and
 // the scrape whole.
 func TestMetricsAssumptions(t *testing.T) {
-	_, body := scrapeReplay(t, []string{assumeFixtures + "violated-2026-07-01.log"}, alerts.Config{}, "r1")
+	_, body := scrapeReplay(t, []string{assumeFixtures + "violated-records-2026-07-01.log"}, alerts.Config{}, "r1")
 	for _, want := range []string{
 		`burnrate_assumption_info{declared="0",derived="",job_type="",key="anthropic-sdk.maxRetries",observed="2",replica="r1",run_id=`,
 		`burnrate_assumption_findings{kind="assumption_violated",replica="r1",run_id=`,

@@ -92,7 +92,7 @@ type observedRetries struct {
 }
 
 // ambiguousEvidence says why an observed count is not held against a declaration.
-const ambiguousEvidence = "ambiguous: concurrent requests to one endpoint whose retry lines fit either, not held against a declaration"
+const ambiguousEvidence = "ambiguous: placed by position or timing alone (the lines name no job and no request ID: another request, or another process writing the stream, fits as well), not held against a declaration"
 
 // observedRetryAfter is how one layer's retries treated a Retry-After:
 // every retry that followed an answer asking for one, its wait set

@@ -105,21 +105,41 @@ func TestAssumptionChangedAtTheRightTime(t *testing.T) {
 }
 
 // TestAssumptionViolated: declared 0 retries, and the SDK's own lines
-// show two: critical, so `report` exits 1.
+// show two. Python's lines name no job and no request ID: they fall in
+// the job of the JSON line before them by position alone, which another
+// process writing the stream decides as easily (issue 39's red team
+// killed doc-A so), so the row shows the two retries and their doubt,
+// and nothing is held against the declaration. A record that names its
+// job and whose attempt is the SDK's convicts: critical, report exits 1.
 func TestAssumptionViolated(t *testing.T) {
 	r := reportOf(t, correlate.DefaultConfig(), assumeDir+"violated-2026-07-01.log")
 	a := assumption(r, "", "anthropic-sdk.maxRetries")
-	if a == nil || a.Declared != "0" || a.Observed != "2" || !strings.Contains(a.Evidence, "SDK retry lines") {
+	if a == nil || a.Declared != "0" || a.Observed != "2" || !strings.Contains(a.Evidence, "SDK retry lines") || !strings.Contains(a.Evidence, "by position or timing alone") {
 		t.Fatalf("row: %+v", a)
 	}
+	if f := finding(r, "assumption_violated"); f != nil || r.HasCritical() {
+		t.Fatalf("lines placed by position convicted the job: %+v", f)
+	}
+
+	dir := t.TempDir()
+	p := dir + "/records.jsonl"
+	os.WriteFile(p, []byte(`{"event":"assumptions","assumptions":{"anthropic-sdk.maxRetries":0}}
+{"ts":"2026-07-01T01:00:00Z","event":"job_started","job_id":"site-a/2026-07-01/article-x","job_type":"nightly-article"}
+{"ts":"2026-07-01T01:00:03Z","event":"llm_call","job_id":"site-a/2026-07-01/article-x","model":"claude-sonnet-4-5","status":529,"attempt":1,"idempotency_key":"x-1"}
+{"ts":"2026-07-01T01:00:06.377Z","event":"llm_call","job_id":"site-a/2026-07-01/article-x","model":"claude-sonnet-4-5","status":529,"attempt":2,"idempotency_key":"x-1"}
+{"ts":"2026-07-01T01:00:10Z","event":"llm_call","job_id":"site-a/2026-07-01/article-x","model":"claude-sonnet-4-5","status":200,"attempt":3,"idempotency_key":"x-1","input_tokens":100,"output_tokens":10}
+`), 0o600)
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk" // the records' attempt is the SDK's ([layers] attempt = "sdk")
+	r = reportOf(t, cfg, p)
 	f := finding(r, "assumption_violated")
 	// Flagged live, at the first retry the declaration forbids, on the
 	// job that made it (so a finding alert can name it).
-	if f == nil || f.Severity != correlate.SeverityCritical || !r.HasCritical() || f.FirstAt != "2026-07-01T01:00:06.377Z" || f.Count != 2 ||
+	if f == nil || f.Severity != correlate.SeverityCritical || !r.HasCritical() || f.FirstAt != "2026-07-01T01:00:06.377Z" || f.Count < 2 ||
 		len(f.Jobs) != 1 || f.Jobs[0] != "site-a/2026-07-01/article-x" {
 		t.Fatalf("assumption_violated: %+v", f)
 	}
-	if !strings.Contains(f.Example, "anthropic-sdk.maxRetries declared 0 but job site-a/2026-07-01/article-x made retry 1") {
+	if !strings.Contains(f.Example, "job site-a/2026-07-01/article-x made") {
 		t.Errorf("example: %s", f.Example)
 	}
 }
@@ -148,26 +168,29 @@ func TestSilentNightInventsNothing(t *testing.T) {
 }
 
 // TestJobTypeDeclarationHeldToItsJobs: a job type declaring 0 retries is
-// violated by its own jobs' retries, not by another type's.
+// violated by its own jobs' retries, not by another type's (records
+// whose attempt is the SDK's: lines placed by position convict no job).
 func TestJobTypeDeclarationHeldToItsJobs(t *testing.T) {
 	dir := t.TempDir()
+	cfg := correlate.DefaultConfig()
+	cfg.AttemptLayer = "sdk"
 	write := func(name, decl string) string {
-		b, err := os.ReadFile(assumeDir + "night-2026-07-01.log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rest, _ := strings.Cut(string(b), "\n")
 		p := dir + "/" + name
-		os.WriteFile(p, []byte(decl+"\n"+rest), 0o600)
+		os.WriteFile(p, []byte(decl+`
+{"ts":"2026-07-01T01:00:00Z","event":"job_started","job_id":"a-1","job_type":"nightly-article"}
+{"ts":"2026-07-01T01:00:03Z","event":"llm_call","job_id":"a-1","job_type":"nightly-article","model":"claude-sonnet-4-5","status":529,"attempt":1,"idempotency_key":"a-1-1"}
+{"ts":"2026-07-01T01:00:06Z","event":"llm_call","job_id":"a-1","job_type":"nightly-article","model":"claude-sonnet-4-5","status":529,"attempt":2,"idempotency_key":"a-1-1"}
+{"ts":"2026-07-01T01:00:10Z","event":"llm_call","job_id":"a-1","job_type":"nightly-article","model":"claude-sonnet-4-5","status":200,"attempt":3,"idempotency_key":"a-1-1"}
+`), 0o600)
 		return p
 	}
 	mine := write("mine.log", `{"event":"assumptions","job_type":"nightly-article","assumptions":{"anthropic-sdk.maxRetries":0}}`)
-	r := reportOf(t, correlate.DefaultConfig(), mine)
+	r := reportOf(t, cfg, mine)
 	if f := finding(r, "assumption_violated"); f == nil {
 		t.Errorf("its own jobs retried twice: %v %+v", kinds(r), r.Assumptions)
 	}
 	other := write("other.log", `{"event":"assumptions","job_type":"weekly-digest","assumptions":{"anthropic-sdk.maxRetries":0}}`)
-	r = reportOf(t, correlate.DefaultConfig(), other)
+	r = reportOf(t, cfg, other)
 	if f := finding(r, "assumption_violated"); f != nil {
 		t.Errorf("another type's retries violate nothing: %+v", f)
 	}

@@ -347,7 +347,7 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	ev := t.attemptAt(ts, carried, ch.ctx)
 	ev.Status, ev.Attempt, ev.ErrorType = 0, ch.attempt, "connection_error"
 	ev.IdempotencyKey = t.pyKey(ch, key)
-	if ch.ambiguous {
+	if ch.ambiguous || positional(ev) {
 		ev.AttemptBy = ingest.AttemptByLineAmbiguous
 	}
 	emit(ev)
@@ -383,7 +383,7 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 	}
 	ev := t.attemptAt(ts, carried, ch.ctx)
 	ev.Status, ev.Attempt = status, ch.attempt
-	if ch.ambiguous {
+	if ch.ambiguous || positional(ev) {
 		ev.AttemptBy = ingest.AttemptByLineAmbiguous
 	}
 	if model != "" {
@@ -402,3 +402,13 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 	emit(ev)
 	return 1
 }
+
+// positional: a Python SDK line placed in a job. The lines carry no job,
+// no request ID, nothing of the app's: the job is the last JSON line's
+// only by where the line fell in the stream, which another process (or
+// a second logger) writing the same stream decides as easily. A link by
+// position is a link by timing: counted and shown, never held against a
+// declaration, never a kill (the red team convicted and killed doc-A with
+// five 529 lines that were another process's, with no other job in
+// sight). Lines alone, with no job named anywhere, convict no job either.
+func positional(ev *ingest.Event) bool { return ev.JobID != "" }

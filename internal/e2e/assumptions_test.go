@@ -22,7 +22,7 @@ const assumeFixtures = "../../correlate/testdata/assumptions/"
 // TestReportAssumptionViolatedExits1: a run declaring 0 SDK retries
 // whose SDK lines show 2 is critical.
 func TestReportAssumptionViolatedExits1(t *testing.T) {
-	out, err := run(t, "report", assumeFixtures+"violated-2026-07-01.log")
+	out, err := run(t, "report", assumeFixtures+"violated-records-2026-07-01.log")
 	if !errors.Is(err, errCritical) {
 		t.Fatalf("violated: %v, want the critical exit", err)
 	}
@@ -222,7 +222,7 @@ func TestOTLPVersionBumpAcrossADefaultChange(t *testing.T) {
 // TestReportAuditDerived: report --audit fills the derived column from the
 // code's layers, keyed as runs declare them.
 func TestReportAuditDerived(t *testing.T) {
-	out, _ := run(t, "report", "--format", "json", "--audit", "../../audit/testdata/pyagent", assumeFixtures+"violated-2026-07-01.log")
+	out, _ := run(t, "report", "--format", "json", "--audit", "../../audit/testdata/pyagent", assumeFixtures+"violated-records-2026-07-01.log")
 	var r correlate.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)

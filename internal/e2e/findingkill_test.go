@@ -20,7 +20,7 @@ import (
 // the same journal sends none (the journal has it acknowledged).
 func TestKillOnAssumptionViolatedKillsThatJobOnce(t *testing.T) {
 	bin := burnrate(t)
-	logPath, err := filepath.Abs("../../correlate/testdata/assumptions/violated-2026-07-01.log")
+	logPath, err := filepath.Abs("../../correlate/testdata/assumptions/violated-records-2026-07-01.log")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // before.
 func TestOnlyTheOperatorArmsAKill(t *testing.T) {
 	bin := burnrate(t)
-	src, err := os.ReadFile("../../correlate/testdata/assumptions/violated-2026-07-01.log")
+	src, err := os.ReadFile("../../correlate/testdata/assumptions/violated-records-2026-07-01.log")
 	if err != nil {
 		t.Fatal(err)
 	}
