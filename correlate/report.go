@@ -192,12 +192,15 @@ type ReportTotals struct {
 	// lines that name no request, with jobs in flight): shown, never
 	// held against a declaration, never a kill; their jobs' counts are
 	// ambiguous. LowerBoundJobs are jobs whose count is a lower bound.
-	TimingLinks    int64   `json:"timing_links,omitempty"`
-	LowerBoundJobs int     `json:"lower_bound_jobs,omitempty"`
-	AmbiguousJobs  int     `json:"ambiguous_jobs,omitempty"`
-	BatchCalls     int64   `json:"batch_calls"`
-	BatchSpendUSD  float64 `json:"batch_spend_usd"`
-	SyncSpendUSD   float64 `json:"sync_spend_usd"`
+	TimingLinks int64 `json:"timing_links,omitempty"`
+	// RequestIDConflicts are records naming a provider request ID whose
+	// first record named another job (both jobs' counts ambiguous).
+	RequestIDConflicts int64   `json:"request_id_conflicts,omitempty"`
+	LowerBoundJobs     int     `json:"lower_bound_jobs,omitempty"`
+	AmbiguousJobs      int     `json:"ambiguous_jobs,omitempty"`
+	BatchCalls         int64   `json:"batch_calls"`
+	BatchSpendUSD      float64 `json:"batch_spend_usd"`
+	SyncSpendUSD       float64 `json:"sync_spend_usd"`
 	// Batch requests that never ran: not calls, but failed jobs.
 	BatchExpired  int64 `json:"batch_expired"`
 	BatchCanceled int64 `json:"batch_canceled"`
@@ -496,6 +499,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		}
 	}
 	t.TimingLinks = s.timingLinks
+	t.RequestIDConflicts = s.requestIDConflicts
 	r.UnseenLayers = s.unseenLayers()
 	t.WastedUSD = wasted.USD()
 	r.CallsPerJob = histPercentiles(calls, rt.calls)

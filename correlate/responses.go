@@ -24,6 +24,9 @@ var responseSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 type responseUsage struct {
 	in, out, cacheRead, cacheWrite, cacheWrite1h int64
 	cost                                         Pico // a logged cost (costUSD), when the records carry one
+	// job is the job of the response's first record: a later record
+	// naming another job is a conflict (State.requestIDConflicts).
+	job string
 }
 
 func (r *responseUsage) set(ev *ingest.Event) {
@@ -100,4 +103,20 @@ func (s *State) growTo(job *Job, ev *ingest.Event, r *responseUsage) {
 		return
 	}
 	s.grow(job, &g)
+}
+
+// requestIDConflict: a record of job names a provider request ID whose
+// first record named another job — the SDK's request block said one job
+// (its x-job-id header), the app's line another. One of them is wrong,
+// and a forged line can be either, so neither is believed over the
+// other in silence (issue 39's red team split one call between two jobs
+// by the order of the lines): the record's usage stays with the job its
+// own line names, both jobs' counts are marked ambiguous (so neither
+// convicts), and the conflict is counted in the report.
+func (s *State) requestIDConflict(job *Job, r *responseUsage) {
+	s.requestIDConflicts++
+	job.evidence |= evTiming
+	if first := s.Job(r.job); first != nil {
+		first.evidence |= evTiming
+	}
 }

@@ -27,6 +27,9 @@ type State struct {
 	jobList []*Job
 	// timingLinks counts model calls placed in a job by timing alone (counts.go).
 	timingLinks int64
+	// requestIDConflicts counts records naming a request ID whose first
+	// record named another job (requestIDConflict).
+	requestIDConflicts int64
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).
@@ -525,10 +528,16 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 			if r, seen := s.response(ev.ResponseID, true); seen {
 				// The same response, written again in another file (a
 				// resumed session copies earlier messages): what it adds.
+				if r.job != job.ID && strings.HasPrefix(ev.ResponseID, ingest.HTTPAttemptPrefix) {
+					// (A resumed agent session copies its responses
+					// into another session's file: no conflict.)
+					s.requestIDConflict(job, r)
+				}
 				s.growTo(job, ev, r)
 				break
 			} else {
 				r.set(ev)
+				r.job = job.ID
 			}
 		}
 		s.attempt(job, ev, op)

@@ -162,6 +162,8 @@ type Event struct {
 	// belongs to (Claude Code's message.id and requestId), when the log
 	// has one: the same response written in two files — a resumed session
 	// copies earlier messages into its new transcript — is billed once.
+	// A provider's HTTP request ID (req_…) is HTTPAttemptPrefix and the ID:
+	// the app's line and the SDK's line of one request are one call.
 	ResponseID string
 	Provider   string
 	Model      string
@@ -351,3 +353,8 @@ var batchPool sync.Pool
 type Consumer interface {
 	Consume(Batch)
 }
+
+// HTTPAttemptPrefix begins the ResponseID of a record that names the
+// provider's HTTP request ID (decode.HTTPAttemptID), so correlate tells a
+// request's two records apart from a response an agent copied.
+const HTTPAttemptPrefix = "http\x00"

@@ -154,7 +154,7 @@ func HTTPAttemptID(requestID string) string {
 	if requestID == "" {
 		return ""
 	}
-	return CleanID("http\x00" + requestID)
+	return CleanID(ingest.HTTPAttemptPrefix + requestID)
 }
 
 // nodeLinks puts a Node response line's attempt where its request block
