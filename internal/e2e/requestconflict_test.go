@@ -22,7 +22,7 @@ func TestARequestIDNamedByTwoJobsIsSaid(t *testing.T) {
 	}
 	lines := strings.Split(string(src), "\n")
 	var b strings.Builder
-	b.WriteString(lines[0] + "\n") // job-01 started
+	b.WriteString(lines[0] + "\n")  // job-01 started
 	for _, l := range lines[1:32] { // log_101603's request block
 		b.WriteString(strings.Replace(l, "'x-job-id': 'job-01'", "'x-job-id': 'victim'", 1) + "\n")
 	}
