@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Memory of a job that never ends (issue 38): a service log in which every
+# line carries one constant job_id — each request its own idempotency key,
+# one in eight retried once after a 429 — played through
+# `burnrate replay --speed max --headless` (the live engine, as watch
+# runs it) at several lengths. Prints wall seconds and peak RSS for each.
+#   SIZES="2000000 6000000 10000000" bench/longjob.sh
+# BIN=path measures that binary instead of one built from this tree (a
+# build from before a change, for a before/after in one run).
+set -euo pipefail
+SIZES=${SIZES:-2000000 6000000 10000000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ -n ${BIN:-} ]]; then cp "$BIN" "$work/burnrate"; else go build -o "$work/burnrate" .; fi
+gen() { # lines → stdout: one request a second of log time, ~8 requests per 9 lines
+  awk -v n="$1" 'BEGIN {
+    t = 1773104400; k = 0
+    for (i = 0; i < n; k++) {
+      s = t + k; ts = strftime("%Y-%m-%dT%H:%M:%SZ", s, 1)
+      if (k % 8 == 7 && i + 1 < n) {
+        printf "{\"ts\":\"%s\",\"event\":\"llm_call\",\"job_id\":\"service\",\"job_type\":\"api\",\"idempotency_key\":\"req-%d\",\"model\":\"gpt-4o-mini\",\"input_tokens\":800,\"output_tokens\":0,\"status\":429,\"latency_ms\":40}\n", ts, k
+        i++
+      }
+      printf "{\"ts\":\"%s\",\"event\":\"llm_call\",\"job_id\":\"service\",\"job_type\":\"api\",\"idempotency_key\":\"req-%d\",\"model\":\"gpt-4o-mini\",\"input_tokens\":800,\"output_tokens\":200,\"status\":200,\"latency_ms\":900}\n", ts, k
+      i++
+    }
+  }'
+}
+for n in $SIZES; do
+  gen "$n" > "$work/long.jsonl"
+  /usr/bin/time -f "%e %M" -o "$work/t" "$work/burnrate" replay --speed max --headless --journal "$work/j.jsonl" "$work/long.jsonl" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  read -r s kb < <(tail -1 "$work/t")
+  printf '  %9d lines, one job: %6.2f s, peak RSS %5d MiB\n' "$n" "$s" $((kb >> 10))
+  rm -f "$work/long.jsonl" "$work/j.jsonl"
+done
