@@ -3,7 +3,9 @@
 # line carries one constant job_id — each request its own idempotency key,
 # one in eight retried once after a 429 — played through
 # `burnrate replay --speed max --headless` (the live engine, as watch
-# runs it) at several lengths. Prints wall seconds and peak RSS for each.
+# runs it) at several lengths. Prints wall seconds and peak RSS for each;
+# MODE=watch runs `burnrate watch --headless` on the file instead, and
+# prints its peak RSS once it has caught up.
 #   SIZES="2000000 6000000 10000000" bench/longjob.sh
 # BIN=path measures that binary instead of one built from this tree (a
 # build from before a change, for a before/after in one run).
@@ -26,8 +28,25 @@ gen() { # lines → stdout: one request a second of log time, ~8 requests per 9 
     }
   }'
 }
+# watchrss FILE: peak and current RSS of watch --headless once it has
+# caught up on FILE (its CPU time still for 3 s), then stops it.
+watchrss() {
+  "$work/burnrate" watch --headless --journal "$work/j.jsonl" "$1" >/dev/null 2>"$work/err" &
+  local pid=$! last=-1 still=0 start=$SECONDS
+  while (( still < 3 )); do
+    sleep 1
+    local cpu; cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    if [[ $cpu == "$last" ]]; then still=$((still + 1)); else still=0; fi
+    last=$cpu
+  done
+  local hwm rss
+  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status"); rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  kill -TERM "$pid"; wait "$pid" || true
+  printf '  %9d lines, one job: watch --headless caught up in ~%d s, peak RSS %5d MiB, then %5d MiB\n' "$n" $((SECONDS - start - 3)) $((hwm >> 10)) $((rss >> 10))
+}
 for n in $SIZES; do
   gen "$n" > "$work/long.jsonl"
+  if [[ ${MODE:-replay} == watch ]]; then watchrss "$work/long.jsonl"; rm -f "$work/long.jsonl" "$work/j.jsonl"; continue; fi
   /usr/bin/time -f "%e %M" -o "$work/t" "$work/burnrate" replay --speed max --headless --journal "$work/j.jsonl" "$work/long.jsonl" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   read -r s kb < <(tail -1 "$work/t")
   printf '  %9d lines, one job: %6.2f s, peak RSS %5d MiB\n' "$n" "$s" $((kb >> 10))
