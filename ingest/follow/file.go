@@ -216,14 +216,16 @@ func (fl *file) drain(ctx context.Context) bool {
 // file system without SEEK_DATA this does nothing.
 func (fl *file) skipHole() {
 	fd := int(fl.f.Fd())
+	// The size before the look for data: a line appended after it is not
+	// in the hole the look may report up to the end.
+	st, err := fl.f.Stat()
+	if err != nil {
+		return
+	}
 	end, err := unix.Seek(fd, fl.pos, unix.SEEK_DATA)
 	switch {
 	case err == nil:
 	case errors.Is(err, unix.ENXIO): // no data at or after pos: a hole to the end, or the end
-		st, err := fl.f.Stat()
-		if err != nil {
-			return
-		}
 		end = st.Size()
 	default:
 		return
