@@ -29,14 +29,14 @@ gen() { # lines → stdout: one request a second of log time, ~8 requests per 9 
   }'
 }
 # watchrss FILE: peak and current RSS of watch --headless once it has
-# caught up on FILE (its CPU time still for 3 s), then stops it.
+# caught up on FILE (under 5% of a core for 3 s), then stops it.
 watchrss() {
   "$work/burnrate" watch --headless --journal "$work/j.jsonl" "$1" >/dev/null 2>"$work/err" &
   local pid=$! last=-1 still=0 start=$SECONDS
   while (( still < 3 )); do
     sleep 1
     local cpu; cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-    if [[ $cpu == "$last" ]]; then still=$((still + 1)); else still=0; fi
+    if (( last >= 0 && cpu - last < 5 )); then still=$((still + 1)); else still=0; fi # under 5% of a core
     last=$cpu
   done
   local hwm rss
