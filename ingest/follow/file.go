@@ -53,6 +53,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	// --from-end skips what a file held when watching began; a file that
 	// appears later is new, and read from its start.
 	first := true
+	refused := false // the path is a FIFO, a device, …: refused at the last poll
 	for {
 		if fl.f == nil {
 			err := fl.open(first && skipHistory)
@@ -65,8 +66,13 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 				if !errors.Is(err, os.ErrNotExist) {
 					t.setErr(path, err.Error())
 				}
+				if errors.Is(err, errNotRegular) && !refused {
+					t.special(path) // counted once per replacement, not per poll
+				}
+				refused = errors.Is(err, errNotRegular)
 			} else {
 				t.setErr(path, "")
+				refused = false
 			}
 		}
 		if fl.f != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -421,4 +422,33 @@ func TestSparseFileIsNotReadThroughItsHoles(t *testing.T) {
 	if st.Stats.Skipped[ingest.SkipTooLong] != 1 || st.Warn == "" {
 		t.Errorf("the hole's line must count as too long, and be said: %+v", st)
 	}
+}
+
+// TestFollowedPathTurnedFIFOIsCountedOnce: issue 38 — a path replaced by
+// a FIFO is refused by its type (never opened), counted once per
+// replacement however many polls see it, and read again once it is a
+// file.
+func TestFollowedPathTurnedFIFOIsCountedOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(path, []byte(line(1)), 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "the first line", 5*time.Second, func() bool { return c.n.Load() == 1 })
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	waitFor(t, "the FIFO refused", 5*time.Second, func() bool { return tl.Specials(path) == 1 })
+	time.Sleep(200 * time.Millisecond) // twenty polls more
+	if n := tl.Specials(path); n != 1 {
+		t.Errorf("one replacement counted %d times", n)
+	}
+	if st := tl.Status()[0]; !strings.Contains(st.Err, "FIFO") {
+		t.Errorf("the refusal must be said: %+v", st)
+	}
+	os.Remove(path)
+	os.WriteFile(path, []byte(line(2)), 0o644)
+	waitFor(t, "the file read again", 5*time.Second, func() bool { return c.n.Load() == 2 })
 }

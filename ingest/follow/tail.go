@@ -57,6 +57,9 @@ type followed struct {
 	rotations int
 	// holes and holeBytes count the holes skipped unread (file.skipHole).
 	holes, holeBytes int64
+	// specials counts the times the path was found to be a FIFO, a
+	// device or a socket (refused, never read).
+	specials int64
 }
 
 // NewTail follows the given paths and glob patterns; opts may force a
@@ -235,7 +238,26 @@ func (t *Tail) hole(path string, n int64) {
 	f.holes++
 	f.holeBytes += n
 	f.status.Warn = "sparse: holes (never-written bytes, read as NULs) skipped unread; the line each one is in counts as too long"
-	f.status.Detail = fmt.Sprintf("%d holes skipped, %d bytes", f.holes, f.holeBytes)
+	f.status.Detail = fmt.Sprintf("%d holes skipped, %d bytes; not a regular file %d times", f.holes, f.holeBytes, f.specials)
+}
+
+// Specials is how many times path was found replaced by something that
+// is not a regular file.
+func (t *Tail) Specials(path string) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f := t.files[path]; f != nil {
+		return f.specials
+	}
+	return 0
+}
+
+func (t *Tail) special(path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.files[path]
+	f.specials++
+	f.status.Detail = fmt.Sprintf("%d holes skipped, %d bytes; not a regular file %d times", f.holes, f.holeBytes, f.specials)
 }
 
 func (t *Tail) rotated(path string) {
