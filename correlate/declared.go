@@ -149,6 +149,9 @@ func (s *State) jobTries() []int32 {
 		for _, o := range j.ops {
 			tries[i] = max(tries[i], o.op.maxTries)
 		}
+		if t, ok := s.retiredTries[j.Seq]; ok { // its summarized operations
+			tries[i] = max(tries[i], t)
+		}
 	}
 	left := s.opCount
 	for _, slab := range s.opSlabs {

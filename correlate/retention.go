@@ -77,10 +77,36 @@ func (s *State) retireSweep() {
 			n++
 		}
 	}
-	if n < 1024 || n < len(s.jobList)/2 {
+	ops := s.idleOps(horizon)
+	if (n < 1024 || n < len(s.jobList)/2) && (ops < 1024 || ops < s.opCount/2) {
 		return
 	}
 	s.compact(horizon)
+}
+
+// A job that never ends — a service logging under one constant job_id, a
+// claude -p session fed forever — is never retired, and kept an
+// operation per idempotency key it ever used (426 MB at 2M lines, 914 MB
+// at 6M). An operation idle past the horizon (its last attempt ended
+// before it) is summarized instead: folded into the recovery sums, its
+// most tries into its job's (retiredTries), and dropped. A job's memory
+// is then its operations of the last horizon, whatever its length; a
+// retry of a dropped operation's key after the horizon starts a new
+// operation, as a retired job's next line starts a new job.
+
+// idleOps counts the keyed operations of jobs that stay whose last
+// attempt ended before horizon.
+func (s *State) idleOps(horizon int64) int {
+	n, left := 0, s.opCount
+	for _, slab := range s.opSlabs {
+		for i := range slab[:min(len(slab), left)] {
+			if o := &slab[i]; o.key != "" && o.lastEnd < horizon {
+				n++
+			}
+		}
+		left -= min(len(slab), left)
+	}
+	return n
 }
 
 func (s *State) retirable(j *Job, horizon int64) bool {
@@ -134,6 +160,18 @@ func (s *State) compact(horizon int64) {
 			j := s.Job(jobID)
 			if j == nil {
 				s.retireOp(old)
+				continue
+			}
+			if old.lastEnd < horizon {
+				// An idle operation of a job that stays: summarized.
+				s.retireOp(old)
+				if s.retiredTries == nil {
+					s.retiredTries = map[int32]int32{}
+				}
+				s.retiredTries[j.Seq] = max(s.retiredTries[j.Seq], old.maxTries)
+				if j.lastOp == old {
+					j.lastOp, j.lastKey = nil, ""
+				}
 				continue
 			}
 			o := s.newOp()
@@ -262,6 +300,7 @@ func (s *State) retire(j *Job) {
 	if s.agentReported != nil {
 		delete(s.agentReported, j.Seq)
 	}
+	delete(s.retiredTries, j.Seq)
 }
 
 func cmpOr(a, b int64) int64 {

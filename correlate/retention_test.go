@@ -128,3 +128,75 @@ func firstDiff(a, b string) string {
 }
 
 var _ = reflect.DeepEqual
+
+// TestNeverEndingJobIsBounded: issue 38 — a job that never ends (a
+// service logging under one constant job_id) kept an operation per
+// idempotency key for ever: 426 MB at 2M lines, 914 MB at 6M. With a
+// retention its operations idle past the horizon are summarized and
+// dropped, and the report is the same report: operations, recovery,
+// the most tries of one call (here an early call tried 12 times, long
+// since dropped), spend, findings.
+func TestNeverEndingJobIsBounded(t *testing.T) {
+	p := decode.NewParser()
+	var evs []ingest.Event
+	add := func(l string) {
+		var ev ingest.Event
+		if r := p.ParseLine([]byte(l), &ev); r != ingest.Accepted {
+			t.Fatalf("%s: %s", l, r)
+		}
+		evs = append(evs, ev)
+	}
+	base := int64(1773104400000)
+	const ops = 20000 // one every 6 s: 33 hours
+	for i := range ops {
+		ts := base + int64(i)*6000
+		tries := 1
+		switch {
+		case i == 10:
+			tries = 12
+		case i%7 == 3:
+			tries = 2
+		}
+		for k := range tries {
+			status := 200
+			if k < tries-1 {
+				status = 429
+			}
+			add(fmt.Sprintf(`{"ts":%d,"event":"llm_call","job_id":"service","job_type":"api","idempotency_key":"req-%d","attempt":%d,"model":"claude-sonnet-4-6","status":%d,"input_tokens":1000,"output_tokens":50}`,
+				ts+int64(k)*100, i, k+1, status))
+		}
+	}
+	run := func(keep time.Duration) (*State, *Report) {
+		cfg := DefaultConfig()
+		cfg.JobRetention = keep
+		st := New(cfg)
+		for start := 0; start < len(evs); start += ingest.BatchSize {
+			b := make(ingest.Batch, 0, ingest.BatchSize)
+			b = append(b, evs[start:min(start+ingest.BatchSize, len(evs))]...)
+			st.ApplyBatch(b, nil)
+		}
+		return st, st.Report()
+	}
+	all, want := run(0)
+	kept, got := run(time.Hour)
+	if all.opCount != ops {
+		t.Fatalf("without retention %d operations, want %d", all.opCount, ops)
+	}
+	// An hour is 600 operations; a sweep waits for 1,024 idle ones and
+	// for half of those held.
+	if kept.opCount > 3000 {
+		t.Errorf("a never-ending job holds %d operations with a retention of an hour: want them summarized", kept.opCount)
+	}
+	a, _ := json.MarshalIndent(want, "", " ")
+	b, _ := json.MarshalIndent(got, "", " ")
+	if string(a) != string(b) {
+		t.Errorf("the report changed when operations were summarized:\n%s", firstDiff(string(a), string(b)))
+	}
+	// The most tries of one call, which the declared stack is held to.
+	if a, b := all.jobTries(), kept.jobTries(); len(a) != 1 || len(b) != 1 || a[0] != 12 || b[0] != 12 {
+		t.Errorf("most tries of one call: %v without retention, %v with: want 12", a, b)
+	}
+	if want.Recovery.Operations != ops || len(want.Findings) == 0 {
+		t.Errorf("the test must see every operation and the 12-try call's finding: %+v, %d findings", want.Recovery, len(want.Findings))
+	}
+}

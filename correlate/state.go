@@ -51,12 +51,15 @@ type State struct {
 	// nextSweep is the log time of the next look for them.
 	retired   retired
 	nextSweep int64
-	models    map[string]*modelStats
-	modelLs   []*modelStats
-	tools     map[string]*toolStats
-	toolLs    []*toolStats
-	names     []string
-	nameIdx   map[string]uint32
+	// retiredTries is the most tries of one call among a live job's
+	// summarized operations, by Job.Seq (retention.go).
+	retiredTries map[int32]int32
+	models       map[string]*modelStats
+	modelLs      []*modelStats
+	tools        map[string]*toolStats
+	toolLs       []*toolStats
+	names        []string
+	nameIdx      map[string]uint32
 
 	lastModel *modelStats
 	lastTool  *toolStats

@@ -165,6 +165,10 @@ func (s *State) fold(jj, tj *Job) {
 		}
 		delete(s.agentReported, tj.Seq)
 	}
+	if t, ok := s.retiredTries[tj.Seq]; ok { // its summarized operations (retention.go)
+		s.retiredTries[jj.Seq] = max(s.retiredTries[jj.Seq], t)
+		delete(s.retiredTries, tj.Seq)
+	}
 	if s.hiddenExample.job == tj {
 		s.hiddenExample.job = jj
 	}

@@ -61,6 +61,14 @@ func sniffDocument(head []byte, whole bool) (kind documentKind, otlp bool) {
 		switch {
 		case !ok:
 			// Not JSON: lines (a text line, a truncated last record).
+		case !otlp && end < 0 && bytes.IndexByte(head, '\n') < 0:
+			// One line longer than the head, still valid JSON where the
+			// head ends: a long JSON line (or a compact document, which
+			// is one line too). Lines read it whole up to the line cap
+			// and skip it past that at a constant cost; the document
+			// reader would buffer up to MaxRecordBytes of it, and
+			// doubling its buffer to get there (a 100 MB first line
+			// peaked at 455 MiB), then drop every line after it.
 		case otlp || end < 0 || bytes.IndexByte(head[:end], '\n') >= 0:
 			// OTLP requests (lines can be far over 1 MiB), a value
 			// spread over many lines, or one too big for the head.

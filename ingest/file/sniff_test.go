@@ -24,7 +24,9 @@ func TestSniffProvesBeforeItCommits(t *testing.T) {
 		{"{\n  \"model\": \"gpt-4o\"\n}\n", true, jsonValues},
 		{`{"model":"gpt-4o"}` + "\n" + `{"model":"gpt-4o"}` + "\n", true, lineRecords},
 		{`{"model":"gpt-4o"} trailing text` + "\n", true, lineRecords},
-		{`{"model":"gpt-4o", "text":"a line longer than the head`, false, jsonValues},
+		{`{"model":"gpt-4o", "text":"a line longer than the head`, false, lineRecords}, // issue 38: a long line, read (or skipped) as one
+		{"{\n  \"model\": \"gpt-4o\", \"text\": \"a pretty value longer than the head", false, jsonValues},
+		{`{"resourceSpans":[{"resource":{"attributes":"longer than the head`, false, jsonValues},
 		{`{"model":"gpt-4o"` + "\n", true, lineRecords}, // a truncated last line
 		{`{broken json} and text` + "\n", true, lineRecords},
 		{`{"resourceSpans":[]}` + "\n", true, jsonValues},

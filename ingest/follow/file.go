@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	ingestfile "github.com/burnrate-dev/burnrate/ingest/file"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -51,6 +53,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	// --from-end skips what a file held when watching began; a file that
 	// appears later is new, and read from its start.
 	first := true
+	refused := false // the path is a FIFO, a device, …: refused at the last poll
 	for {
 		if fl.f == nil {
 			err := fl.open(first && skipHistory)
@@ -63,8 +66,13 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 				if !errors.Is(err, os.ErrNotExist) {
 					t.setErr(path, err.Error())
 				}
+				if errors.Is(err, errNotRegular) && !refused {
+					t.special(path) // counted once per replacement, not per poll
+				}
+				refused = errors.Is(err, errNotRegular)
 			} else {
 				t.setErr(path, "")
+				refused = false
 			}
 		}
 		if fl.f != nil {
@@ -107,6 +115,12 @@ func Check(path string) error {
 }
 
 func (fl *file) open(fromEnd bool) error {
+	// A path that is not a regular file is refused by its type before it
+	// is opened: opening a FIFO every poll would let a writer waiting on
+	// it through, only to see its reader gone.
+	if st, err := os.Stat(fl.path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return fmt.Errorf("%w (%s)", errNotRegular, ingestfile.Kind(st.Mode()))
+	}
 	// O_NONBLOCK: a path swapped for a FIFO would block the open until a
 	// writer came (and SIGTERM waited on it); it is refused by its type
 	// instead. On a regular file it changes nothing.
@@ -168,6 +182,12 @@ func (fl *file) readHead() {
 // drain reads what f holds beyond pos; false when ctx ended.
 func (fl *file) drain(ctx context.Context) bool {
 	for {
+		if ctx.Err() != nil {
+			// A file that never ends before a stop (a huge one being
+			// caught up on) must not hold the stop up.
+			return false
+		}
+		fl.skipHole()
 		atStart := fl.pos == 0
 		n, err := fl.f.Read(fl.buf)
 		if n > 0 {
@@ -189,6 +209,46 @@ func (fl *file) drain(ctx context.Context) bool {
 			return ctx.Err() == nil
 		}
 	}
+}
+
+// skipHole moves past a hole at pos longer than the line cap. A hole —
+// bytes never written, which read as NULs: a file made sparse by
+// truncate -s, or a writer without O_APPEND going on at its old offset
+// after a copytruncate — can be terabytes long and cost nothing on disk;
+// reading it would keep a core busy for hours to learn that it holds no
+// line. Its NULs would only make the line they are in too long to read,
+// so the line is marked so and the hole is skipped: what follows it is
+// read as it would have been. A shorter hole is read as before. On a
+// file system without SEEK_DATA this does nothing.
+func (fl *file) skipHole() {
+	fd := int(fl.f.Fd())
+	// The size before the look for data: a line appended after it is not
+	// in the hole the look may report up to the end.
+	st, err := fl.f.Stat()
+	if err != nil {
+		return
+	}
+	end, err := unix.Seek(fd, fl.pos, unix.SEEK_DATA)
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.ENXIO): // no data at or after pos: a hole to the end, or the end
+		end = st.Size()
+	default:
+		return
+	}
+	if end-fl.pos <= decode.MaxLineBytes {
+		if end != fl.pos {
+			unix.Seek(fd, fl.pos, io.SeekStart) // SEEK_DATA moved the offset
+		}
+		return
+	}
+	if _, err := unix.Seek(fd, end, io.SeekStart); err != nil {
+		unix.Seek(fd, fl.pos, io.SeekStart)
+		return
+	}
+	fl.t.hole(fl.path, end-fl.pos)
+	fl.pos = end
+	fl.sp.tooLong()
 }
 
 // checkRotation notices the two ways logs rotate. Rename and create: the
@@ -352,6 +412,9 @@ func (s *splitter) keep(b []byte) {
 	}
 	s.partial = append(s.partial, b...)
 }
+
+// tooLong marks the line being read as over the cap (a hole in it).
+func (s *splitter) tooLong() { s.partial, s.long = s.partial[:0], true }
 
 // flush hands over a last line that never got its newline.
 func (s *splitter) flush(line func(b []byte, tooLong bool)) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -380,4 +381,74 @@ func TestGeminiJSONLChatIsFollowed(t *testing.T) {
 			t.Errorf("status %+v", st)
 		}
 	}
+}
+
+// TestSparseFileIsNotReadThroughItsHoles: issue 38 — a followed log
+// replaced by a sparse file (truncate -s) kept a core busy reading NULs.
+// A 64 GiB hole is skipped unread (counted once, the line it is in counts
+// as too long), and the lines written after it are read.
+func TestSparseFileIsNotReadThroughItsHoles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(path, []byte(line(1)), 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(20 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "the first line", 5*time.Second, func() bool { return c.n.Load() == 1 })
+
+	sparse := filepath.Join(dir, "sparse")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	f.Close()
+	if err := os.Rename(sparse, path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hole skipped", 10*time.Second, func() bool { n, _ := tl.Holes(path); return n == 1 })
+	// Data after the hole: the hole's line ends at its newline, the next
+	// line is read.
+	f, _ = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("\n" + line(2))
+	f.Close()
+	waitFor(t, "the line after the hole", 10*time.Second, func() bool { return c.n.Load() == 2 })
+	if n, b := tl.Holes(path); n != 1 || b != 64<<30 {
+		t.Errorf("holes %d (%d bytes), want 1 of 64 GiB", n, b)
+	}
+	st := tl.Status()[0]
+	if st.Stats.Skipped[ingest.SkipTooLong] != 1 || st.Warn == "" {
+		t.Errorf("the hole's line must count as too long, and be said: %+v", st)
+	}
+}
+
+// TestFollowedPathTurnedFIFOIsCountedOnce: issue 38 — a path replaced by
+// a FIFO is refused by its type (never opened), counted once per
+// replacement however many polls see it, and read again once it is a
+// file.
+func TestFollowedPathTurnedFIFOIsCountedOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(path, []byte(line(1)), 0o644)
+	tl := NewTail([]string{path}, false, decode.Options{})
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "the first line", 5*time.Second, func() bool { return c.n.Load() == 1 })
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	waitFor(t, "the FIFO refused", 5*time.Second, func() bool { return tl.Specials(path) == 1 })
+	time.Sleep(200 * time.Millisecond) // twenty polls more
+	if n := tl.Specials(path); n != 1 {
+		t.Errorf("one replacement counted %d times", n)
+	}
+	if st := tl.Status()[0]; !strings.Contains(st.Err, "FIFO") {
+		t.Errorf("the refusal must be said: %+v", st)
+	}
+	os.Remove(path)
+	os.WriteFile(path, []byte(line(2)), 0o644)
+	waitFor(t, "the file read again", 5*time.Second, func() bool { return c.n.Load() == 2 })
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -54,6 +55,11 @@ type Tail struct {
 type followed struct {
 	status    ingest.Status
 	rotations int
+	// holes and holeBytes count the holes skipped unread (file.skipHole).
+	holes, holeBytes int64
+	// specials counts the times the path was found to be a FIFO, a
+	// device or a socket (refused, never read).
+	specials int64
 }
 
 // NewTail follows the given paths and glob patterns; opts may force a
@@ -211,6 +217,47 @@ func (t *Tail) warn(path, msg string) {
 	t.files[path].status.Warn = msg
 	t.files[path].status.Truncations++
 	t.mu.Unlock()
+}
+
+// Holes is how many holes (and their bytes) were skipped unread in path.
+func (t *Tail) Holes(path string) (n, bytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f := t.files[path]; f != nil {
+		return f.holes, f.holeBytes
+	}
+	return 0, 0
+}
+
+// hole records a hole skipped: said once (the warning does not change, so
+// a headless run prints it once), counted in the source's detail.
+func (t *Tail) hole(path string, n int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.files[path]
+	f.holes++
+	f.holeBytes += n
+	f.status.Warn = "sparse: holes (never-written bytes, read as NULs) skipped unread; the line each one is in counts as too long"
+	f.status.Detail = fmt.Sprintf("%d holes skipped, %d bytes; not a regular file %d times", f.holes, f.holeBytes, f.specials)
+}
+
+// Specials is how many times path was found replaced by something that
+// is not a regular file.
+func (t *Tail) Specials(path string) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f := t.files[path]; f != nil {
+		return f.specials
+	}
+	return 0
+}
+
+func (t *Tail) special(path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.files[path]
+	f.specials++
+	f.status.Detail = fmt.Sprintf("%d holes skipped, %d bytes; not a regular file %d times", f.holes, f.holeBytes, f.specials)
 }
 
 func (t *Tail) rotated(path string) {

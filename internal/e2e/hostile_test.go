@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Issue 38: bounded work on hostile files, measured on the process.
+
+const hostileGood = `{"ts":"2026-03-10T01:00:00Z","event":"llm_call","job_id":"after","model":"claude-sonnet-4-5","input_tokens":1000,"output_tokens":100,"status":200}` + "\n"
+
+// hugeFirstLine writes a log whose first line is 100 MB of one JSON
+// string with no newline until its end, then one good line.
+func hugeFirstLine(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "huge.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"event":"llm_call","msg":"`)
+	block := bytes.Repeat([]byte("a"), 1<<20)
+	for range 100 {
+		f.Write(block)
+	}
+	f.WriteString("\"}\n" + hostileGood)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// usage is a finished child's peak RSS in MiB and its CPU time.
+func usage(ps *os.ProcessState) (rssMiB int64, cpu time.Duration) {
+	ru := ps.SysUsage().(*syscall.Rusage)
+	return ru.Maxrss >> 10, ps.UserTime() + ps.SystemTime()
+}
+
+// TestHugeFirstLineCostsTheLineCap: a 100 MB first line that is valid JSON
+// as far as the first 64 KiB go was taken for a JSON document and buffered
+// up to its 64 MiB record cap (a peak of 455 MiB), and the line after it
+// was lost with the "document". It is a line over the 1 MiB cap: skipped
+// and counted, the next line read, in about the memory of any small log.
+func TestHugeFirstLineCostsTheLineCap(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("writes 100 MB and measures peak memory: the plain pass")
+	}
+	dir := t.TempDir()
+	log := hugeFirstLine(t, dir)
+
+	cmd := exec.Command(burnrate(t), "report", "--format", "json", log)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr.String())
+	}
+	rss, _ := usage(cmd.ProcessState)
+	t.Logf("report: peak RSS %d MiB", rss)
+	if rss > 120 {
+		t.Errorf("report peaked at %d MiB on a 100 MB first line: want the line cap plus a constant (under 120 MiB)", rss)
+	}
+	if !strings.Contains(out.String(), `"too_long": 1`) || !strings.Contains(out.String(), `"job_id": "after"`) {
+		t.Errorf("the long line must be counted too long and the line after it read:\n%.1500s", out.String())
+	}
+
+	// watch follows the same file: the same bound.
+	d := startDaemon(t, "--journal", filepath.Join(dir, "journal.jsonl"), "--poll-interval", "20ms", log)
+	time.Sleep(3 * time.Second)
+	d.stop(syscall.SIGTERM)
+	rss, _ = usage(d.cmd.ProcessState)
+	t.Logf("watch: peak RSS %d MiB", rss)
+	if rss > 120 {
+		t.Errorf("watch peaked at %d MiB on a 100 MB first line: want under 120 MiB", rss)
+	}
+}
+
+// TestFollowedFileReplacedByNothingReal: a followed log replaced by a
+// sparse file of 1 TiB, by a FIFO, or by a symlink to /dev/zero is
+// recognised and said once on stderr, and costs no CPU while nothing real
+// arrives (the sparse file kept a core busy reading its NULs).
+func TestFollowedFileReplacedByNothingReal(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("measures CPU time: the plain pass")
+	}
+	for _, c := range []struct {
+		name, said string
+		replace    func(t *testing.T, path string) bool
+	}{
+		{"sparse", "skipped unread", func(t *testing.T, path string) bool {
+			tmp := path + ".new"
+			f, err := os.Create(tmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Truncate(1<<40) != nil {
+				return false
+			}
+			return os.Rename(tmp, path) == nil
+		}},
+		{"fifo", "FIFO", func(t *testing.T, path string) bool {
+			os.Remove(path)
+			return syscall.Mkfifo(path, 0o644) == nil
+		}},
+		{"devzero", "device", func(t *testing.T, path string) bool {
+			os.Remove(path)
+			return os.Symlink("/dev/zero", path) == nil
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			log := filepath.Join(dir, "app.jsonl")
+			os.WriteFile(log, []byte(hostileGood), 0o644)
+			d := startDaemon(t, "--journal", filepath.Join(dir, "journal.jsonl"), "--poll-interval", "20ms", log)
+			time.Sleep(500 * time.Millisecond)
+			if !c.replace(t, log) {
+				t.Skip("cannot make one here")
+			}
+			time.Sleep(4 * time.Second)
+			d.stop(syscall.SIGTERM)
+			rss, cpu := usage(d.cmd.ProcessState)
+			t.Logf("%s: CPU %v over ~4.5 s, peak RSS %d MiB", c.name, cpu, rss)
+			if cpu > 1500*time.Millisecond {
+				t.Errorf("%s: %v of CPU in 4.5 s with nothing real to read", c.name, cpu)
+			}
+			if n := strings.Count(d.err(), c.said); n != 1 {
+				t.Errorf("%s: want it said once on stderr (%q), said %d times:\n%s", c.name, c.said, n, d.err())
+			}
+		})
+	}
+}
