@@ -33,6 +33,7 @@ const (
 	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
 	FormatCodex          Format = "codex"           // OpenAI Codex CLI session rollouts (~/.codex/sessions)
 	FormatGemini         Format = "gemini-cli"      // Gemini CLI chat sessions (~/.gemini/tmp/*/chats)
+	FormatCline          Format = "cline"           // Cline / Roo Code / Kilo Code task files (ui_messages.json)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -172,6 +173,12 @@ var Formats = []FormatInfo{
 		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
 		Keys:    [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
+	{Name: FormatCline, Summary: "Cline, Roo Code and Kilo Code task files (tasks/<id>/ui_messages.json): a call per api_req_started with its tokens and the cost the provider billed, an attempt per api_req_retried; a task is a job",
+		Example:   `{"ts":1770577389904,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":733,\"cacheWrites\":12954,\"cacheReads\":8096,\"cost\":0.1033855}","modelInfo":{"providerId":"anthropic","modelId":"claude-opus-4-6","mode":"act"}}`,
+		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
+		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
+		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report"},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
