@@ -34,6 +34,7 @@ const (
 	FormatCodex          Format = "codex"           // OpenAI Codex CLI session rollouts (~/.codex/sessions)
 	FormatGemini         Format = "gemini-cli"      // Gemini CLI chat sessions (~/.gemini/tmp/*/chats)
 	FormatCline          Format = "cline"           // Cline / Roo Code / Kilo Code task files (ui_messages.json)
+	FormatLangfuse       Format = "langfuse-trace"  // Langfuse trace exports (UI download, public API)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -179,6 +180,10 @@ var Formats = []FormatInfo{
 		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
 		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report"},
+	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
+		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
+		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
+		New:     func(p *Parser, _ Options) Decoder { return &langfuseDecoder{p: p} }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
