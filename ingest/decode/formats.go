@@ -35,6 +35,7 @@ const (
 	FormatGemini         Format = "gemini-cli"      // Gemini CLI chat sessions (~/.gemini/tmp/*/chats)
 	FormatCline          Format = "cline"           // Cline / Roo Code / Kilo Code task files (ui_messages.json)
 	FormatLangfuse       Format = "langfuse-trace"  // Langfuse trace exports (UI download, public API)
+	FormatJaeger         Format = "jaeger-json"     // Jaeger UI "Download JSON" trace exports
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -184,6 +185,10 @@ var Formats = []FormatInfo{
 		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
 		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
 		New:     func(p *Parser, _ Options) Decoder { return &langfuseDecoder{p: p} }},
+	{Name: FormatJaeger, Summary: "Jaeger UI's Download JSON (and /api/traces): each trace read whole, its spans through the OTLP mapping",
+		Example: `{"data":[{"traceID":"5eda…","spans":[{"spanID":"e504…","operationName":"ChatLiteLLM.chat","startTime":1782229343915009,"duration":7200834,"tags":[{"key":"gen_ai.usage.input_tokens","type":"int64","value":806},…]}],"processes":{…}}],"total":0,"limit":0,"offset":0,"errors":null}`,
+		Keys:    [][]string{{"data", "total", "limit", "offset"}},
+		New:     func(p *Parser, o Options) Decoder { return newSpanExportDecoder("jaeger", o, jaegerToOTLP) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",

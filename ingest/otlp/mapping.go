@@ -550,10 +550,34 @@ func (mp *Mapper) rememberCall(k spanKey, model, provider string, counted int32)
 // is never dropped for a missing model: it becomes an unpriced call of
 // model "(unknown)" with its tokens.
 func isModelCall(m pcommon.Map) bool {
-	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || has(m, "gen_ai.operation.name") ||
+	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || modelOperation(m) ||
 		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens") ||
 		firstStr(m, "openinference.span.kind") == "LLM" || has(m, "llm.token_count.prompt") || has(m, "llm.token_count.completion") ||
 		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens")))
+}
+
+// modelOperation: gen_ai.operation.name names a model operation. An
+// agent's, a tool's or a task's span (invoke_agent, execute_tool,
+// OpenLLMetry's execute_task) is no call by that name alone — one per
+// LangGraph node made unpriced calls of model "(unknown)" beside the
+// real ones; with usage or a model of its own it still is one, and its
+// model-call children shadow it.
+func modelOperation(m pcommon.Map) bool {
+	switch firstStr(m, "gen_ai.operation.name") {
+	case "":
+		return false
+	case "invoke_agent", "create_agent", "execute_tool", "execute_task", "invoke_workflow":
+		return false
+	}
+	return true
+}
+
+// vendorModel is the model OpenLLMetry (traceloop) and AGNTCY's
+// ioa_observe record from LangChain's metadata, for a span whose
+// gen_ai.*.model says "unknown" (OpenLLMetry's LangChain instrumentation
+// with ChatLiteLLM): a LiteLLM id, provider-prefixed.
+func vendorModel(m pcommon.Map) string {
+	return firstStr(m, "traceloop.association.properties.ls_model_name", "ioa_observe.association.properties.ls_model_name")
 }
 
 // readModelCall fills model, provider, tokens and cost. OTel's input
@@ -563,6 +587,11 @@ func isModelCall(m pcommon.Map) bool {
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.Model = clean(firstStr(m, decode.FieldModel.OTel()...))
+	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
+		if v := clean(vendorModel(m)); v != "" {
+			ev.Model = v
+		}
+	}
 	ev.Provider = decode.LowerProvider(clean(firstStr(m, decode.FieldSystem.OTel()...)))
 	if ev.Provider == "" {
 		// Vercel: ai.model.provider is "anthropic.messages", "openai.chat".
