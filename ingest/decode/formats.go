@@ -36,6 +36,7 @@ const (
 	FormatCline          Format = "cline"           // Cline / Roo Code / Kilo Code task files (ui_messages.json)
 	FormatLangfuse       Format = "langfuse-trace"  // Langfuse trace exports (UI download, public API)
 	FormatJaeger         Format = "jaeger-json"     // Jaeger UI "Download JSON" trace exports
+	FormatOTelConsole    Format = "otel-console"    // OTel Python SDK ConsoleSpanExporter output
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -188,7 +189,13 @@ var Formats = []FormatInfo{
 	{Name: FormatJaeger, Summary: "Jaeger UI's Download JSON (and /api/traces): each trace read whole, its spans through the OTLP mapping",
 		Example: `{"data":[{"traceID":"5eda…","spans":[{"spanID":"e504…","operationName":"ChatLiteLLM.chat","startTime":1782229343915009,"duration":7200834,"tags":[{"key":"gen_ai.usage.input_tokens","type":"int64","value":806},…]}],"processes":{…}}],"total":0,"limit":0,"offset":0,"errors":null}`,
 		Keys:    [][]string{{"data", "total", "limit", "offset"}},
-		New:     func(p *Parser, o Options) Decoder { return newSpanExportDecoder("jaeger", o, jaegerToOTLP) }},
+		New:     func(p *Parser, o Options) Decoder { return newSpanExportDecoder("jaeger", o, false, jaegerToOTLP) }},
+	{Name: FormatOTelConsole, Summary: "the OpenTelemetry Python SDK's ConsoleSpanExporter (span.to_json(): pretty objects, status an object): each ended span through the OTLP mapping, a span printed twice read once",
+		Example: `{"name":"chat gpt-oss-20b","context":{"trace_id":"0xe0c0…","span_id":"0xdf84…"},"kind":"SpanKind.CLIENT","parent_id":"0x1a2b…","start_time":"2026-03-01T20:47:18.711501Z","end_time":"2026-03-01T20:47:19.9Z","status":{"status_code":"UNSET"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.usage.input_tokens":215,…}}`,
+		Keys:    [][]string{{"name", "context", "parent_id", "start_time", "end_time", "attributes"}},
+		New: func(p *Parser, o Options) Decoder {
+			return newSpanExportDecoder("otel-console", o, true, otelConsoleToOTLP)
+		}},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",

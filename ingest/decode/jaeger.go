@@ -48,7 +48,7 @@ type jaegerTag struct {
 // jaegerKinds are span.kind tag values as OTLP span kinds.
 var jaegerKinds = map[string]int{"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}
 
-func jaegerToOTLP(rec []byte) ([]byte, ingest.SkipReason) {
+func jaegerToOTLP(rec []byte) ([]*otlpResourceSpans, ingest.SkipReason) {
 	var doc jaegerDoc
 	if err := decodeNumbers(rec, &doc); err != nil {
 		return nil, wrongJSON(err)
@@ -115,9 +115,5 @@ func jaegerToOTLP(rec []byte) ([]byte, ingest.SkipReason) {
 	if len(out.ResourceSpans) == 0 {
 		return nil, ingest.SkipNoEvent
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, ingest.SkipInvalidJSON
-	}
-	return b, ingest.Accepted
+	return out.ResourceSpans, ingest.Accepted
 }

@@ -88,18 +88,30 @@ func hexID(s string, n int) string {
 	return strings.Repeat("0", n-len(s)) + s
 }
 
-// spanExportDecoder hands the export requests a non-OTLP span format was
-// rewritten into to the OTLP mapping; one mapping per file, so a span
-// printed twice (the console exporter's) is counted once.
+// spanExportDecoder hands the spans a non-OTLP span format was rewritten
+// into to the OTLP mapping; one mapping per file, so a span printed twice
+// is counted once. A format with one span per record (the console
+// exporter's) is held until its trace's root span ends — the mapping
+// needs a trace's spans together to bill usage on the innermost model
+// span only — and at most maxHeldSpans (or maxHeldBytes of them) are held.
 type spanExportDecoder struct {
 	name     string
 	otlp     OTLPDecoder
-	toOTLP   func(rec []byte) ([]byte, ingest.SkipReason)
+	toOTLP   func(rec []byte) ([]*otlpResourceSpans, ingest.SkipReason)
+	perSpan  bool
+	held     []*otlpResourceSpans
+	heldN    int
+	heldB    int
 	rejected int64
 }
 
-func newSpanExportDecoder(name string, o Options, toOTLP func([]byte) ([]byte, ingest.SkipReason)) *spanExportDecoder {
-	d := &spanExportDecoder{name: name, toOTLP: toOTLP}
+const (
+	maxHeldSpans = 4096
+	maxHeldBytes = 16 << 20
+)
+
+func newSpanExportDecoder(name string, o Options, perSpan bool, toOTLP func([]byte) ([]*otlpResourceSpans, ingest.SkipReason)) *spanExportDecoder {
+	d := &spanExportDecoder{name: name, toOTLP: toOTLP, perSpan: perSpan}
 	if o.OTLP != nil {
 		d.otlp = o.OTLP()
 	}
@@ -116,9 +128,54 @@ func (d *spanExportDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.
 	case d.otlp == nil:
 		return ingest.SkipNoEvent // no OTLP mapping passed in (a bare decoder in a test)
 	}
-	req, skip := d.toOTLP(rec)
+	rss, skip := d.toOTLP(rec)
 	if skip != ingest.Accepted {
 		return skip
+	}
+	if !d.perSpan {
+		return d.send(rss, emit)
+	}
+	root := false
+	for _, rs := range rss {
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				d.heldN++
+				root = root || sp.ParentSpanID == ""
+			}
+		}
+	}
+	d.held = append(d.held, rss...)
+	d.heldB += len(rec)
+	if !root && d.heldN < maxHeldSpans && d.heldB < maxHeldBytes {
+		return ingest.SkipInfo // held with its trace until the root span ends
+	}
+	return d.release(emit)
+}
+
+// release sends what is held as one request.
+func (d *spanExportDecoder) release(emit func(*ingest.Event)) ingest.SkipReason {
+	held := d.held
+	d.held, d.heldN, d.heldB = nil, 0, 0
+	return d.send(held, emit)
+}
+
+// Flush sends the spans still held at the end of the input.
+func (d *spanExportDecoder) Flush(emit func(*ingest.Event)) int {
+	if len(d.held) == 0 {
+		return 0
+	}
+	n := 0
+	d.release(func(ev *ingest.Event) { n++; emit(ev) })
+	return n
+}
+
+func (d *spanExportDecoder) send(rss []*otlpResourceSpans, emit func(*ingest.Event)) ingest.SkipReason {
+	if len(rss) == 0 {
+		return ingest.SkipNoEvent
+	}
+	req, err := json.Marshal(map[string]any{"resourceSpans": rss})
+	if err != nil {
+		return ingest.SkipInvalidJSON
 	}
 	n := 0
 	rejected, err := d.otlp(req, func(ev *ingest.Event) { n++; emit(ev) })

@@ -243,6 +243,24 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		}
 	}
+	// An agent's span (invoke_agent) beside the model calls it made is
+	// their sum, not a call: Microsoft Agent Framework's invoke_agent is a
+	// sibling of its chat spans under one executor span and carries their
+	// summed usage, which doubled the spend.
+	var parentOfCall map[pcommon.SpanID]bool
+	for i := range refs {
+		if refs[i].model && !agentOperation(refs[i].span.Attributes()) && !refs[i].span.ParentSpanID().IsEmpty() {
+			if parentOfCall == nil {
+				parentOfCall = map[pcommon.SpanID]bool{}
+			}
+			parentOfCall[refs[i].span.ParentSpanID()] = true
+		}
+	}
+	for i := range refs {
+		if refs[i].model && parentOfCall[refs[i].span.ParentSpanID()] && agentOperation(refs[i].span.Attributes()) {
+			refs[i].shadowed = true
+		}
+	}
 	// An HTTP CLIENT span under a model-call span is an attempt of that
 	// call: the call's span then carries only its usage. The attempts of
 	// a call whose span is here are numbered in the order they came (an
@@ -570,6 +588,16 @@ func modelOperation(m pcommon.Map) bool {
 		return false
 	}
 	return true
+}
+
+// agentOperation: a span of an agent or a workflow, whose usage (where
+// it has any) is its model calls'.
+func agentOperation(m pcommon.Map) bool {
+	switch firstStr(m, "gen_ai.operation.name") {
+	case "invoke_agent", "create_agent", "invoke_workflow":
+		return true
+	}
+	return false
 }
 
 // vendorModel is the model OpenLLMetry (traceloop) and AGNTCY's
