@@ -37,6 +37,7 @@ const (
 	FormatLangfuse       Format = "langfuse-trace"  // Langfuse trace exports (UI download, public API)
 	FormatJaeger         Format = "jaeger-json"     // Jaeger UI "Download JSON" trace exports
 	FormatOTelConsole    Format = "otel-console"    // OTel Python SDK ConsoleSpanExporter output
+	FormatBedrockBatch   Format = "bedrock-batch"   // Amazon Bedrock batch inference output (.jsonl.out)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -196,6 +197,10 @@ var Formats = []FormatInfo{
 		New: func(p *Parser, o Options) Decoder {
 			return newSpanExportDecoder("otel-console", o, true, otelConsoleToOTLP)
 		}},
+	{Name: FormatBedrockBatch, Summary: "Amazon Bedrock batch inference output (*.jsonl.out): a call per record at batch rates, an error record a failed attempt; the file is the batch job",
+		Example: `{"modelInput":{…},"modelOutput":{"id":"msg_bdrk_01…","model":"claude-3-haiku-20240307","usage":{"input_tokens":111,"output_tokens":73}},"recordId":"rec-0"}`,
+		Keys:    [][]string{{"recordId", "modelOutput"}, {"recordId", "modelInput", "error"}},
+		New:     func(p *Parser, o Options) Decoder { return newBedrockBatchDecoder(p, o.SourceName) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
