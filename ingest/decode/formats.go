@@ -38,6 +38,7 @@ const (
 	FormatJaeger         Format = "jaeger-json"     // Jaeger UI "Download JSON" trace exports
 	FormatOTelConsole    Format = "otel-console"    // OTel Python SDK ConsoleSpanExporter output
 	FormatBedrockBatch   Format = "bedrock-batch"   // Amazon Bedrock batch inference output (.jsonl.out)
+	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -201,6 +202,10 @@ var Formats = []FormatInfo{
 		Example: `{"modelInput":{…},"modelOutput":{"id":"msg_bdrk_01…","model":"claude-3-haiku-20240307","usage":{"input_tokens":111,"output_tokens":73}},"recordId":"rec-0"}`,
 		Keys:    [][]string{{"recordId", "modelOutput"}, {"recordId", "modelInput", "error"}},
 		New:     func(p *Parser, o Options) Decoder { return newBedrockBatchDecoder(p, o.SourceName) }},
+	{Name: FormatPortkey, Summary: "Portkey gateway responses saved whole ({status, headers, body, responseTime}): one attempt each, Portkey's retry count as the gateway's attempts (-1, retries exhausted: the count dropped, the response kept)",
+		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
+		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
+		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",

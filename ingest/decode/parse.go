@@ -621,7 +621,23 @@ func (p *Parser) headerField(k []byte) {
 		// client SDK's. LiteLLM: litellm/router_utils/add_retry_fallback_headers.py;
 		// Portkey: its response schema ("the number of retry attempts made
 		// for the call", the first not counted).
-		if a := p.attempt(1); ev.Attempt == 0 && a > 0 {
+		f, ok := p.number()
+		if !ok {
+			return
+		}
+		if f == -1 && name[2] == 'p' {
+			// Portkey's -1: its retries are exhausted, how many it made
+			// is not said (it depends on the config). The count is
+			// dropped, the record kept: it was read as a negative count
+			// and the whole response lost.
+			p.drops |= ingest.DropWrongType
+			return
+		}
+		if f < 0 || int64(f)+1 < 1 {
+			p.bad = true
+			return
+		}
+		if a := int16(min(int64(f)+1, math.MaxInt16)); ev.Attempt == 0 {
 			ev.Attempt, ev.AttemptBy = a, ingest.AttemptByPortkey
 			if name[2] == 'l' {
 				ev.AttemptBy = ingest.AttemptByLiteLLMRouter
