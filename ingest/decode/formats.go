@@ -39,6 +39,7 @@ const (
 	FormatOTelConsole    Format = "otel-console"    // OTel Python SDK ConsoleSpanExporter output
 	FormatBedrockBatch   Format = "bedrock-batch"   // Amazon Bedrock batch inference output (.jsonl.out)
 	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
+	FormatAider          Format = "aider"           // Aider chat histories (.aider.chat.history.md)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -206,6 +207,9 @@ var Formats = []FormatInfo{
 		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
 		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
+	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
+		Example: `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
+		New:     func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -471,7 +475,7 @@ func looksLikeJSON(line []byte) bool {
 
 // isTextFormat: formats read line by line as text, beside JSON lines.
 func isTextFormat(f Format) bool {
-	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern
+	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern || f == FormatAider
 }
 
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
@@ -988,6 +992,10 @@ func (d *Detector) Add(l []byte) {
 				det.Counts[FormatPattern]++
 				return
 			}
+		}
+		if aiderLine(l) {
+			det.Counts[FormatAider]++
+			return
 		}
 		if f := sdkLineKind(l[:min(len(l), maxTextBytes)]); f != "" {
 			det.Counts[f]++
