@@ -40,6 +40,7 @@ const (
 	FormatBedrockBatch   Format = "bedrock-batch"   // Amazon Bedrock batch inference output (.jsonl.out)
 	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
 	FormatAider          Format = "aider"           // Aider chat histories (.aider.chat.history.md)
+	FormatAIRetry        Format = "ai-sdk-retry"    // Vercel AI SDK RetryError console dumps
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -210,6 +211,9 @@ var Formats = []FormatInfo{
 	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
 		Example: `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
 		New:     func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) }},
+	{Name: FormatAIRetry, Summary: "the Vercel AI SDK's RetryError as Node prints it (Failed after n attempts): one call, n failed attempts, the last with lastError's status, Retry-After and model",
+		Example: `[Error [AI_RetryError]: Failed after 3 attempts. Last error: Rate limit exceeded. Please try again later.] {`,
+		New:     func(p *Parser, o Options) Decoder { return newAIRetryDecoder(p, o.SourceName) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -475,7 +479,7 @@ func looksLikeJSON(line []byte) bool {
 
 // isTextFormat: formats read line by line as text, beside JSON lines.
 func isTextFormat(f Format) bool {
-	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern || f == FormatAider
+	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern || f == FormatAider || f == FormatAIRetry
 }
 
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
@@ -995,6 +999,10 @@ func (d *Detector) Add(l []byte) {
 		}
 		if aiderLine(l) {
 			det.Counts[FormatAider]++
+			return
+		}
+		if aiRetryLine(l) {
+			det.Counts[FormatAIRetry]++
 			return
 		}
 		if f := sdkLineKind(l[:min(len(l), maxTextBytes)]); f != "" {

@@ -63,7 +63,6 @@ func (tr round3Truth) wantAttempts() int64 {
 // not listed that reads wrong fails it too.
 var round3Gaps = map[string]string{
 	"otel/python-console-exporter-ms-agent-framework.jsonl": "calls and tokens right; spend $0.00127 for $0.00123: the bare Fireworks path accounts/fireworks/models/gpt-oss-20b resolves to groq's $0.075/M, not fireworks_ai's $0.07/M (the resolver is correlate/prices.go, another branch's area)",
-	"text/vercel-ai-sdk-retryerror-opencode-zen-429.log":    "the AI SDK RetryError console dump is not read yet",
 }
 
 // TestRound3RealFiles: issue 35 — every file of the third real set read
