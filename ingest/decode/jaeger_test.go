@@ -55,3 +55,36 @@ func TestJaegerExportIsReadAsItsSpans(t *testing.T) {
 		t.Errorf("failed chat span: %+v", calls[1])
 	}
 }
+
+// TestNewGenAIUsageNames: issue 35 — the GenAI conventions renamed
+// gen_ai.usage.cache_creation.input_tokens to
+// gen_ai.usage.cache_write.input_tokens and added gen_ai.usage.cost.amount
+// with .currency; neither was read. A cost in another currency is not
+// taken for dollars.
+func TestNewGenAIUsageNames(t *testing.T) {
+	span := func(id, cur string) string {
+		return `{"traceID":"5edab84350c3da3b38a026540a681653","spanID":"` + id + `","operationName":"chat","references":[],"startTime":1782229343000000,"duration":1000,"processID":"p1","tags":[
+ {"key":"gen_ai.operation.name","type":"string","value":"chat"},{"key":"gen_ai.request.model","type":"string","value":"claude-sonnet-4-5"},
+ {"key":"gen_ai.usage.input_tokens","type":"int64","value":1000},{"key":"gen_ai.usage.output_tokens","type":"int64","value":10},
+ {"key":"gen_ai.usage.cache_write.input_tokens","type":"int64","value":600},{"key":"gen_ai.usage.cache_read.input_tokens","type":"int64","value":300},
+ {"key":"gen_ai.usage.cost.amount","type":"float64","value":0.0042},{"key":"gen_ai.usage.cost.currency","type":"string","value":"` + cur + `"}]}`
+	}
+	doc := `{"data":[{"traceID":"5edab84350c3da3b38a026540a681653","spans":[` + span("d1", "USD") + `,` + span("d2", "EUR") + `],"processes":{"p1":{"serviceName":"app"}}}],"total":0,"limit":0,"offset":0,"errors":null}`
+	var calls []ingest.Event
+	decode.NewDecoder(decode.FormatJaeger, nil, decode.Options{OTLP: otlp.NewFileDecoder}).Decode([]byte(doc), func(ev *ingest.Event) {
+		if ev.Kind == ingest.KindLLMCall {
+			calls = append(calls, *ev)
+		}
+	})
+	if len(calls) != 2 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	for i, c := range calls {
+		if c.CacheCreateTokens != 600 || c.CacheReadTokens != 300 || c.InputTokens != 100 {
+			t.Errorf("call %d: write/read/fresh %d/%d/%d, want 600/300/100", i, c.CacheCreateTokens, c.CacheReadTokens, c.InputTokens)
+		}
+	}
+	if !calls[0].HasCost || calls[0].CostUSD != 0.0042 || calls[1].HasCost {
+		t.Errorf("cost: USD %v %v, EUR %v", calls[0].HasCost, calls[0].CostUSD, calls[1].HasCost)
+	}
+}

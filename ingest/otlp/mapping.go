@@ -657,6 +657,13 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
 	for _, k := range decode.FieldCost.OTel() {
+		if k == "gen_ai.usage.cost.amount" {
+			// The GenAI conventions' cost carries its currency: an amount
+			// in another currency is not dollars, and is left to prices.
+			if c := firstStr(m, "gen_ai.usage.cost.currency"); c != "" && !strings.EqualFold(c, "USD") {
+				continue
+			}
+		}
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
 				ev.CostUSD, ev.HasCost = f, true
