@@ -566,6 +566,19 @@ func (p *Parser) usageField(key []byte) {
 		ev.CacheReadTokens = p.count()
 	case "cache_creation_input_tokens":
 		ev.CacheCreateTokens = p.count()
+	// Gemini's usageMetadata (REST camelCase, the Python SDK's
+	// snake_case): the prompt includes the cached content; thinking is
+	// billed as output and reported apart from the candidates, and the
+	// tool-use prompt is billed as input — both were unbilled.
+	case "promptTokenCount", "prompt_token_count":
+		ev.InputTokens = satAdd(ev.InputTokens, p.count())
+		p.inputIncludesCache = true
+	case "toolUsePromptTokenCount", "tool_use_prompt_token_count":
+		ev.InputTokens = satAdd(ev.InputTokens, p.count())
+	case "candidatesTokenCount", "candidates_token_count", "thoughtsTokenCount", "thoughts_token_count":
+		ev.OutputTokens = satAdd(ev.OutputTokens, p.count())
+	case "cachedContentTokenCount", "cached_content_token_count":
+		ev.CacheReadTokens = p.count()
 	case "prompt_tokens_details":
 		if p.kind() == '{' {
 			p.sc.object(p.cachedField)
