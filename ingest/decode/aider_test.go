@@ -76,3 +76,23 @@ func TestAiderHistoryCallsAndRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentFilesInADirectory: a directory given to report reads the
+// agents' files by name: a Cline task, an Aider history, a Bedrock
+// batch output; watch refuses only the one rewritten whole.
+func TestAgentFilesInADirectory(t *testing.T) {
+	for path, want := range map[string]Format{
+		"tasks/1770000000000/ui_messages.json": FormatCline,
+		"proj/.aider.chat.history.md":          FormatAider,
+		"out/job-1/input.jsonl.out":            FormatBedrockBatch,
+	} {
+		r := DocumentOf(path)
+		if r == nil || r.Name != want {
+			t.Errorf("%s: %v, want %s", path, r, want)
+			continue
+		}
+		if (r.Rewritten != "") != (want == FormatCline) {
+			t.Errorf("%s: rewritten %q", path, r.Rewritten)
+		}
+	}
+}

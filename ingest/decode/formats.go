@@ -67,8 +67,8 @@ type FormatInfo struct {
 	// read by report --claude and watch claude; nil for none.
 	Home *Home
 	// Documents are the files other than *.jsonl a directory of the
-	// format holds, each one JSON document: a directory given to report
-	// reads them too.
+	// format holds (a JSON document each, or an agent's transcript): a
+	// directory given to report reads them too.
 	Documents []FileRule
 	// Rewritten, when set, is why a file of Documents cannot be followed:
 	// its producer rewrites it whole. watch refuses such a file by name
@@ -201,16 +201,18 @@ var Formats = []FormatInfo{
 			return newSpanExportDecoder("otel-console", o, true, otelConsoleToOTLP)
 		}},
 	{Name: FormatBedrockBatch, Summary: "Amazon Bedrock batch inference output (*.jsonl.out): a call per record at batch rates, an error record a failed attempt; the file is the batch job",
-		Example: `{"modelInput":{…},"modelOutput":{"id":"msg_bdrk_01…","model":"claude-3-haiku-20240307","usage":{"input_tokens":111,"output_tokens":73}},"recordId":"rec-0"}`,
-		Keys:    [][]string{{"recordId", "modelOutput"}, {"recordId", "modelInput", "error"}},
-		New:     func(p *Parser, o Options) Decoder { return newBedrockBatchDecoder(p, o.SourceName) }},
+		Example:   `{"modelInput":{…},"modelOutput":{"id":"msg_bdrk_01…","model":"claude-3-haiku-20240307","usage":{"input_tokens":111,"output_tokens":73}},"recordId":"rec-0"}`,
+		Keys:      [][]string{{"recordId", "modelOutput"}, {"recordId", "modelInput", "error"}},
+		New:       func(p *Parser, o Options) Decoder { return newBedrockBatchDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Suffix: ".jsonl.out"}}},
 	{Name: FormatPortkey, Summary: "Portkey gateway responses saved whole ({status, headers, body, responseTime}): one attempt each, Portkey's retry count as the gateway's attempts (-1, retries exhausted: the count dropped, the response kept)",
 		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
 		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
 	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
-		Example: `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
-		New:     func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) }},
+		Example:   `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
+		New:       func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}}},
 	{Name: FormatAIRetry, Summary: "the Vercel AI SDK's RetryError as Node prints it (Failed after n attempts): one call, n failed attempts, the last with lastError's status, Retry-After and model",
 		Example: `[Error [AI_RetryError]: Failed after 3 attempts. Last error: Rate limit exceeded. Please try again later.] {`,
 		New:     func(p *Parser, o Options) Decoder { return newAIRetryDecoder(p, o.SourceName) }},
