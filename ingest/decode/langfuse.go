@@ -206,7 +206,7 @@ func firstLine(s string, n int) string {
 		s = s[:i]
 	}
 	if len(s) > n {
-		s = s[:n]
+		s = strings.ToValidUTF8(s[:n], "") // cut on a character boundary
 	}
 	return s
 }
