@@ -25,3 +25,16 @@ func TestGeminiAPIThinkingIsOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageServiceTierBatch: issue 35 — Anthropic's usage.service_tier
+// "batch" is billed at batch rates; "standard" and "priority" are not
+// batch.
+func TestUsageServiceTierBatch(t *testing.T) {
+	for tier, batch := range map[string]bool{"batch": true, "standard": false, "priority": false} {
+		var ev ingest.Event
+		line := `{"ts":"2026-05-01T10:00:00Z","model":"claude-haiku-4-5","usage":{"input_tokens":10,"output_tokens":5,"service_tier":"` + tier + `"}}`
+		if r := NewParser().ParseLine([]byte(line), &ev); r != ingest.Accepted || ev.Batch != batch || ev.InputTokens != 10 {
+			t.Errorf("%s: %v batch %v in %d", tier, r, ev.Batch, ev.InputTokens)
+		}
+	}
+}

@@ -579,6 +579,16 @@ func (p *Parser) usageField(key []byte) {
 		ev.OutputTokens = satAdd(ev.OutputTokens, p.count())
 	case "cachedContentTokenCount", "cached_content_token_count":
 		ev.CacheReadTokens = p.count()
+	case "service_tier":
+		// Anthropic's usage.service_tier says how the response was billed:
+		// "batch" at batch rates, whatever the request asked for.
+		if p.kind() == 's' {
+			if string(p.sc.str()) == "batch" {
+				ev.Batch = true
+			}
+		} else {
+			p.sc.skip()
+		}
 	case "prompt_tokens_details":
 		if p.kind() == '{' {
 			p.sc.object(p.cachedField)
