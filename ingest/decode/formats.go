@@ -33,6 +33,14 @@ const (
 	FormatClaudeCode     Format = "claude-code"     // Claude Code session transcripts (~/.claude/projects)
 	FormatCodex          Format = "codex"           // OpenAI Codex CLI session rollouts (~/.codex/sessions)
 	FormatGemini         Format = "gemini-cli"      // Gemini CLI chat sessions (~/.gemini/tmp/*/chats)
+	FormatCline          Format = "cline"           // Cline / Roo Code / Kilo Code task files (ui_messages.json)
+	FormatLangfuse       Format = "langfuse-trace"  // Langfuse trace exports (UI download, public API)
+	FormatJaeger         Format = "jaeger-json"     // Jaeger UI "Download JSON" trace exports
+	FormatOTelConsole    Format = "otel-console"    // OTel Python SDK ConsoleSpanExporter output
+	FormatBedrockBatch   Format = "bedrock-batch"   // Amazon Bedrock batch inference output (.jsonl.out)
+	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
+	FormatAider          Format = "aider"           // Aider chat histories (.aider.chat.history.md)
+	FormatAIRetry        Format = "ai-sdk-retry"    // Vercel AI SDK RetryError console dumps
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -59,8 +67,8 @@ type FormatInfo struct {
 	// read by report --claude and watch claude; nil for none.
 	Home *Home
 	// Documents are the files other than *.jsonl a directory of the
-	// format holds, each one JSON document: a directory given to report
-	// reads them too.
+	// format holds (a JSON document each, or an agent's transcript): a
+	// directory given to report reads them too.
 	Documents []FileRule
 	// Rewritten, when set, is why a file of Documents cannot be followed:
 	// its producer rewrites it whole. watch refuses such a file by name
@@ -172,6 +180,42 @@ var Formats = []FormatInfo{
 		Example: `{"model":"gpt-4o","custom_llm_provider":"openai","response_cost":0.0021,"status":"failure","error_information":{"error_code":"429"},"startTime":1737710446.8}`,
 		Keys:    [][]string{{"response_cost", "custom_llm_provider"}, {"request_id", "spend"}, {"response_cost", "startTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &liteLLMDecoder{p: p} }},
+	{Name: FormatCline, Summary: "Cline, Roo Code and Kilo Code task files (tasks/<id>/ui_messages.json): a call per api_req_started with its tokens and the cost the provider billed, an attempt per api_req_retried; a task is a job",
+		Example:   `{"ts":1770577389904,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":733,\"cacheWrites\":12954,\"cacheReads\":8096,\"cost\":0.1033855}","modelInfo":{"providerId":"anthropic","modelId":"claude-opus-4-6","mode":"act"}}`,
+		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
+		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
+		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report"},
+	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
+		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
+		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
+		New:     func(p *Parser, _ Options) Decoder { return &langfuseDecoder{p: p} }},
+	{Name: FormatJaeger, Summary: "Jaeger UI's Download JSON (and /api/traces): each trace read whole, its spans through the OTLP mapping",
+		Example: `{"data":[{"traceID":"5eda…","spans":[{"spanID":"e504…","operationName":"ChatLiteLLM.chat","startTime":1782229343915009,"duration":7200834,"tags":[{"key":"gen_ai.usage.input_tokens","type":"int64","value":806},…]}],"processes":{…}}],"total":0,"limit":0,"offset":0,"errors":null}`,
+		Keys:    [][]string{{"data", "total", "limit", "offset"}},
+		New:     func(p *Parser, o Options) Decoder { return newSpanExportDecoder("jaeger", o, false, jaegerToOTLP) }},
+	{Name: FormatOTelConsole, Summary: "the OpenTelemetry Python SDK's ConsoleSpanExporter (span.to_json(): pretty objects, status an object): each ended span through the OTLP mapping, a span printed twice read once",
+		Example: `{"name":"chat gpt-oss-20b","context":{"trace_id":"0xe0c0…","span_id":"0xdf84…"},"kind":"SpanKind.CLIENT","parent_id":"0x1a2b…","start_time":"2026-03-01T20:47:18.711501Z","end_time":"2026-03-01T20:47:19.9Z","status":{"status_code":"UNSET"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.usage.input_tokens":215,…}}`,
+		Keys:    [][]string{{"name", "context", "parent_id", "start_time", "end_time", "attributes"}},
+		New: func(p *Parser, o Options) Decoder {
+			return newSpanExportDecoder("otel-console", o, true, otelConsoleToOTLP)
+		}},
+	{Name: FormatBedrockBatch, Summary: "Amazon Bedrock batch inference output (*.jsonl.out): a call per record at batch rates, an error record a failed attempt; the file is the batch job",
+		Example:   `{"modelInput":{…},"modelOutput":{"id":"msg_bdrk_01…","model":"claude-3-haiku-20240307","usage":{"input_tokens":111,"output_tokens":73}},"recordId":"rec-0"}`,
+		Keys:      [][]string{{"recordId", "modelOutput"}, {"recordId", "modelInput", "error"}},
+		New:       func(p *Parser, o Options) Decoder { return newBedrockBatchDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Suffix: ".jsonl.out"}}},
+	{Name: FormatPortkey, Summary: "Portkey gateway responses saved whole ({status, headers, body, responseTime}): one attempt each, Portkey's retry count as the gateway's attempts (-1, retries exhausted: the count dropped, the response kept)",
+		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
+		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
+		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
+	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
+		Example:   `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
+		New:       func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) },
+		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}}},
+	{Name: FormatAIRetry, Summary: "the Vercel AI SDK's RetryError as Node prints it (Failed after n attempts): one call, n failed attempts, the last with lastError's status, Retry-After and model",
+		Example: `[Error [AI_RetryError]: Failed after 3 attempts. Last error: Rate limit exceeded. Please try again later.] {`,
+		New:     func(p *Parser, o Options) Decoder { return newAIRetryDecoder(p, o.SourceName) }},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -437,7 +481,7 @@ func looksLikeJSON(line []byte) bool {
 
 // isTextFormat: formats read line by line as text, beside JSON lines.
 func isTextFormat(f Format) bool {
-	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern
+	return f == FormatSDKText || f == FormatLiteLLMText || f == FormatRetryText || f == FormatPattern || f == FormatAider || f == FormatAIRetry
 }
 
 // jsonlDecoder reads canonical JSON lines; lines that are not JSON get a
@@ -954,6 +998,14 @@ func (d *Detector) Add(l []byte) {
 				det.Counts[FormatPattern]++
 				return
 			}
+		}
+		if aiderLine(l) {
+			det.Counts[FormatAider]++
+			return
+		}
+		if aiRetryLine(l) {
+			det.Counts[FormatAIRetry]++
+			return
 		}
 		if f := sdkLineKind(l[:min(len(l), maxTextBytes)]); f != "" {
 			det.Counts[f]++

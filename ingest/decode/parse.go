@@ -566,6 +566,29 @@ func (p *Parser) usageField(key []byte) {
 		ev.CacheReadTokens = p.count()
 	case "cache_creation_input_tokens":
 		ev.CacheCreateTokens = p.count()
+	// Gemini's usageMetadata (REST camelCase, the Python SDK's
+	// snake_case): the prompt includes the cached content; thinking is
+	// billed as output and reported apart from the candidates, and the
+	// tool-use prompt is billed as input — both were unbilled.
+	case "promptTokenCount", "prompt_token_count":
+		ev.InputTokens = satAdd(ev.InputTokens, p.count())
+		p.inputIncludesCache = true
+	case "toolUsePromptTokenCount", "tool_use_prompt_token_count":
+		ev.InputTokens = satAdd(ev.InputTokens, p.count())
+	case "candidatesTokenCount", "candidates_token_count", "thoughtsTokenCount", "thoughts_token_count":
+		ev.OutputTokens = satAdd(ev.OutputTokens, p.count())
+	case "cachedContentTokenCount", "cached_content_token_count":
+		ev.CacheReadTokens = p.count()
+	case "service_tier":
+		// Anthropic's usage.service_tier says how the response was billed:
+		// "batch" at batch rates, whatever the request asked for.
+		if p.kind() == 's' {
+			if string(p.sc.str()) == "batch" {
+				ev.Batch = true
+			}
+		} else {
+			p.sc.skip()
+		}
 	case "prompt_tokens_details":
 		if p.kind() == '{' {
 			p.sc.object(p.cachedField)
@@ -621,7 +644,23 @@ func (p *Parser) headerField(k []byte) {
 		// client SDK's. LiteLLM: litellm/router_utils/add_retry_fallback_headers.py;
 		// Portkey: its response schema ("the number of retry attempts made
 		// for the call", the first not counted).
-		if a := p.attempt(1); ev.Attempt == 0 && a > 0 {
+		f, ok := p.number()
+		if !ok {
+			return
+		}
+		if f == -1 && name[2] == 'p' {
+			// Portkey's -1: its retries are exhausted, how many it made
+			// is not said (it depends on the config). The count is
+			// dropped, the record kept: it was read as a negative count
+			// and the whole response lost.
+			p.drops |= ingest.DropWrongType
+			return
+		}
+		if f < 0 || int64(f)+1 < 1 {
+			p.bad = true
+			return
+		}
+		if a := int16(min(int64(f)+1, math.MaxInt16)); ev.Attempt == 0 {
 			ev.Attempt, ev.AttemptBy = a, ingest.AttemptByPortkey
 			if name[2] == 'l' {
 				ev.AttemptBy = ingest.AttemptByLiteLLMRouter

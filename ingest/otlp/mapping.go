@@ -243,6 +243,24 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		}
 	}
+	// An agent's span (invoke_agent) beside the model calls it made is
+	// their sum, not a call: Microsoft Agent Framework's invoke_agent is a
+	// sibling of its chat spans under one executor span and carries their
+	// summed usage, which doubled the spend.
+	var parentOfCall map[pcommon.SpanID]bool
+	for i := range refs {
+		if refs[i].model && !agentOperation(refs[i].span.Attributes()) && !refs[i].span.ParentSpanID().IsEmpty() {
+			if parentOfCall == nil {
+				parentOfCall = map[pcommon.SpanID]bool{}
+			}
+			parentOfCall[refs[i].span.ParentSpanID()] = true
+		}
+	}
+	for i := range refs {
+		if refs[i].model && parentOfCall[refs[i].span.ParentSpanID()] && agentOperation(refs[i].span.Attributes()) {
+			refs[i].shadowed = true
+		}
+	}
 	// An HTTP CLIENT span under a model-call span is an attempt of that
 	// call: the call's span then carries only its usage. The attempts of
 	// a call whose span is here are numbered in the order they came (an
@@ -550,10 +568,44 @@ func (mp *Mapper) rememberCall(k spanKey, model, provider string, counted int32)
 // is never dropped for a missing model: it becomes an unpriced call of
 // model "(unknown)" with its tokens.
 func isModelCall(m pcommon.Map) bool {
-	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || has(m, "gen_ai.operation.name") ||
+	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || modelOperation(m) ||
 		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens") ||
 		firstStr(m, "openinference.span.kind") == "LLM" || has(m, "llm.token_count.prompt") || has(m, "llm.token_count.completion") ||
 		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens")))
+}
+
+// modelOperation: gen_ai.operation.name names a model operation. An
+// agent's, a tool's or a task's span (invoke_agent, execute_tool,
+// OpenLLMetry's execute_task) is no call by that name alone — one per
+// LangGraph node made unpriced calls of model "(unknown)" beside the
+// real ones; with usage or a model of its own it still is one, and its
+// model-call children shadow it.
+func modelOperation(m pcommon.Map) bool {
+	switch firstStr(m, "gen_ai.operation.name") {
+	case "":
+		return false
+	case "invoke_agent", "create_agent", "execute_tool", "execute_task", "invoke_workflow":
+		return false
+	}
+	return true
+}
+
+// agentOperation: a span of an agent or a workflow, whose usage (where
+// it has any) is its model calls'.
+func agentOperation(m pcommon.Map) bool {
+	switch firstStr(m, "gen_ai.operation.name") {
+	case "invoke_agent", "create_agent", "invoke_workflow":
+		return true
+	}
+	return false
+}
+
+// vendorModel is the model OpenLLMetry (traceloop) and AGNTCY's
+// ioa_observe record from LangChain's metadata, for a span whose
+// gen_ai.*.model says "unknown" (OpenLLMetry's LangChain instrumentation
+// with ChatLiteLLM): a LiteLLM id, provider-prefixed.
+func vendorModel(m pcommon.Map) string {
+	return firstStr(m, "traceloop.association.properties.ls_model_name", "ioa_observe.association.properties.ls_model_name")
 }
 
 // readModelCall fills model, provider, tokens and cost. OTel's input
@@ -563,6 +615,11 @@ func isModelCall(m pcommon.Map) bool {
 // they are never added.
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.Model = clean(firstStr(m, decode.FieldModel.OTel()...))
+	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
+		if v := clean(vendorModel(m)); v != "" {
+			ev.Model = v
+		}
+	}
 	ev.Provider = decode.LowerProvider(clean(firstStr(m, decode.FieldSystem.OTel()...)))
 	if ev.Provider == "" {
 		// Vercel: ai.model.provider is "anthropic.messages", "openai.chat".
@@ -600,6 +657,13 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
 	for _, k := range decode.FieldCost.OTel() {
+		if k == "gen_ai.usage.cost.amount" {
+			// The GenAI conventions' cost carries its currency: an amount
+			// in another currency is not dollars, and is left to prices.
+			if c := firstStr(m, "gen_ai.usage.cost.currency"); c != "" && !strings.EqualFold(c, "USD") {
+				continue
+			}
+		}
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
 				ev.CostUSD, ev.HasCost = f, true

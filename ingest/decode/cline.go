@@ -1,0 +1,176 @@
+package decode
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Cline task files and their forks' (Roo Code, Kilo Code): VS Code's
+// globalStorage/<extension>/tasks/<task id>/ui_messages.json, one JSON
+// array per task, rewritten whole as the task goes on. Each element is a
+// message {ts (Unix ms), type:"say"|"ask", say|ask, text, modelInfo?}.
+//
+// The attempts are two kinds of message:
+//
+//   - say:"api_req_started" is one request to the model. Its text is
+//     itself JSON: {request, tokensIn, tokensOut, cacheWrites, cacheReads,
+//     cost, cancelReason?, streamingFailedMessage?}. tokensIn excludes
+//     cache reads and writes (Anthropic's meaning); cost is what the
+//     provider billed as Cline was told (Cline's gateway bills cache
+//     writes it logs as 0), so it is the call's cost, not tokens × prices.
+//     cancelReason streaming_failed is a request that failed — billed
+//     when its usage says so — and user_cancelled one the user stopped.
+//   - say:"api_req_retried" is the same request sent again after a failure
+//     (Cline's auto-retry, or the user's Retry after ask:"api_req_failed").
+//
+// say:"error_retry" ({attempt, maxAttempts, delaySeconds, failed?}) only
+// schedules the retry and ask:"api_req_failed" is the give-up: neither is
+// a request. modelInfo {providerId, modelId} is on newer Cline's messages
+// only: an older task's calls have no model and are priced by their cost.
+// A task is one job, named by its directory (the task ID).
+
+type clineMessage struct {
+	TS        int64  `json:"ts"`
+	Type      string `json:"type"`
+	Say       string `json:"say"`
+	Ask       string `json:"ask"`
+	Text      string `json:"text"`
+	ModelInfo *struct {
+		ProviderID string `json:"providerId"`
+		ModelID    string `json:"modelId"`
+	} `json:"modelInfo"`
+}
+
+// clineRequest is api_req_started's text, each field read alone: one
+// that does not read costs that field, never the request.
+type clineRequest map[string]json.RawMessage
+
+func (r clineRequest) str(k string) string {
+	var s string
+	json.Unmarshal(r[k], &s)
+	return s
+}
+
+type clineDecoder struct {
+	p       *Parser
+	ev      ingest.Event
+	task    string
+	attempt int32 // of the request under way: 1 at api_req_started, +1 each api_req_retried
+	model   string
+	prov    string
+}
+
+func newClineDecoder(p *Parser, source string) *clineDecoder {
+	d := &clineDecoder{p: p, task: "cline-task"}
+	if source != "" && source != "-" {
+		d.task = filepath.Base(filepath.Dir(source)) // tasks/<task id>/ui_messages.json
+	}
+	return d
+}
+
+// clineStatus finds the HTTP status a failed stream's message names
+// ("request failed with status 400", "statusCode":429).
+var clineStatus = regexp.MustCompile(`(?:status |\\?"statusCode\\?":)([1-5][0-9][0-9])\b`)
+
+func (d *clineDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	rec, skip := prelude(rec, 0)
+	switch {
+	case skip != ingest.Accepted:
+		return skip
+	case rec[0] != '{':
+		return ingest.SkipNotObject
+	}
+	var m clineMessage
+	if err := json.Unmarshal(rec, &m); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); ok {
+			return ingest.SkipWrongType
+		}
+		return ingest.SkipInvalidJSON
+	}
+	if m.ModelInfo != nil {
+		d.model, d.prov = CleanField(m.ModelInfo.ModelID), CleanField(m.ModelInfo.ProviderID)
+	}
+	if m.Type != "say" {
+		return ingest.SkipInfo // asks: the user's turn, a give-up, a resume
+	}
+	ev := &d.ev
+	switch m.Say {
+	case "api_req_started":
+		d.attempt = 1
+		d.start(ev, m.TS)
+		var r clineRequest
+		if json.Unmarshal([]byte(m.Text), &r) != nil {
+			// The request was made; its usage cannot be read.
+			ev.Dropped |= ingest.DropWrongType
+			ev.Status = ingest.StatusUnknown
+			emit(ev)
+			return ingest.Accepted
+		}
+		ev.InputTokens = d.count(ev, r["tokensIn"])
+		ev.OutputTokens = d.count(ev, r["tokensOut"])
+		ev.CacheReadTokens = d.count(ev, r["cacheReads"])
+		ev.CacheCreateTokens = d.count(ev, r["cacheWrites"])
+		if raw, ok := r["cost"]; ok {
+			var c float64
+			if json.Unmarshal(raw, &c) == nil && c >= 0 && c <= ingest.MaxCostPerCallUSD {
+				ev.CostUSD, ev.HasCost = c, true
+			} else {
+				ev.Dropped |= ingest.DropWrongType
+			}
+		}
+		cancel := r.str("cancelReason")
+		switch cancel {
+		case "":
+			ev.Status = 200
+		case "streaming_failed":
+			ev.ErrorType = "streaming_failed"
+			if s := clineStatus.FindStringSubmatch(r.str("streamingFailedMessage")); s != nil {
+				n, _ := strconv.Atoi(s[1])
+				ev.Status = int16(n)
+			}
+		default:
+			ev.ErrorType = CleanField(cancel) // user_cancelled
+		}
+		emit(ev)
+		return ingest.Accepted
+	case "api_req_retried":
+		// The request sent again: an attempt with no usage of its own.
+		d.attempt++
+		d.start(ev, m.TS)
+		ev.ErrorType = "retried"
+		emit(ev)
+		return ingest.Accepted
+	}
+	return ingest.SkipInfo // text, tools, checkpoints, error_retry (a retry scheduled)
+}
+
+func (d *clineDecoder) start(ev *ingest.Event, ts int64) {
+	ev.Reset()
+	ev.Kind, ev.AgentSession = ingest.KindLLMCall, true
+	ev.JobID = CleanID(d.task)
+	ev.Model, ev.Provider = d.model, d.prov
+	ev.Attempt = int16(min(d.attempt, 999))
+	if ts > 0 && ts < ingest.MaxTS/1_000_000 {
+		ev.TS = ts * 1_000_000
+		d.p.lastTS = ev.TS
+	} else {
+		ev.TS, ev.TSCarried = d.p.lastTS, true
+	}
+}
+
+// count reads a token count; one that does not read is dropped (0).
+func (d *clineDecoder) count(ev *ingest.Event, raw json.RawMessage) int64 {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0
+	}
+	var v int64
+	if json.Unmarshal(raw, &v) != nil || v < 0 || v > ingest.MaxTokensPerCall {
+		ev.Dropped |= ingest.DropWrongType
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,205 @@
+package decode
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// Span exports that are not OTLP — Jaeger UI's "Download JSON", the
+// Python SDK's ConsoleSpanExporter — are rewritten here as OTLP/JSON
+// export requests and read through the OTLP mapping (Options.OTLP), the
+// same one a live export goes through: a span means the same whatever
+// file it was saved in.
+
+// otlpSpan is one span in OTLP/JSON's shape (what pdata's JSON reader
+// takes): IDs in hex, times in Unix nanoseconds as strings.
+type otlpSpan struct {
+	TraceID      string         `json:"traceId"`
+	SpanID       string         `json:"spanId"`
+	ParentSpanID string         `json:"parentSpanId,omitempty"`
+	Name         string         `json:"name"`
+	Kind         int            `json:"kind,omitempty"`
+	Start        string         `json:"startTimeUnixNano"`
+	End          string         `json:"endTimeUnixNano"`
+	Attributes   []otlpKV       `json:"attributes"`
+	Status       map[string]any `json:"status,omitempty"`
+}
+
+type otlpKV struct {
+	Key   string         `json:"key"`
+	Value map[string]any `json:"value"`
+}
+
+type otlpResourceSpans struct {
+	Resource struct {
+		Attributes []otlpKV `json:"attributes"`
+	} `json:"resource"`
+	ScopeSpans []struct {
+		Spans []otlpSpan `json:"spans"`
+	} `json:"scopeSpans"`
+}
+
+// otlpValue is an attribute value in OTLP/JSON: strings, whole numbers
+// (as int64 strings), other numbers, booleans; a list or an object is kept
+// as its JSON text (no mapping reads one as a number).
+func otlpValue(v any) map[string]any {
+	switch x := v.(type) {
+	case string:
+		return map[string]any{"stringValue": x}
+	case bool:
+		return map[string]any{"boolValue": x}
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return map[string]any{"intValue": strconv.FormatInt(n, 10)}
+		}
+		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
+			return map[string]any{"doubleValue": f}
+		}
+		return map[string]any{"stringValue": x.String()}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return map[string]any{"intValue": strconv.FormatInt(int64(x), 10)}
+		}
+		return map[string]any{"doubleValue": x}
+	case nil:
+		return map[string]any{}
+	}
+	b, _ := json.Marshal(v)
+	return map[string]any{"stringValue": string(b)}
+}
+
+// hexID is an ID as OTLP/JSON wants it: n hex digits, "0x" and dashes
+// gone, left-padded with zeros (Jaeger drops leading zeros); "" when it
+// is no hex ID.
+func hexID(s string, n int) string {
+	s = strings.TrimPrefix(strings.ToLower(strings.ReplaceAll(s, "-", "")), "0x")
+	if s == "" || len(s) > n {
+		return ""
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return strings.Repeat("0", n-len(s)) + s
+}
+
+// spanExportDecoder hands the spans a non-OTLP span format was rewritten
+// into to the OTLP mapping; one mapping per file, so a span printed twice
+// is counted once. A format with one span per record (the console
+// exporter's) is held until its trace's root span ends — the mapping
+// needs a trace's spans together to bill usage on the innermost model
+// span only — and at most maxHeldSpans (or maxHeldBytes of them) are held.
+type spanExportDecoder struct {
+	name     string
+	otlp     OTLPDecoder
+	toOTLP   func(rec []byte) ([]*otlpResourceSpans, ingest.SkipReason)
+	perSpan  bool
+	held     []*otlpResourceSpans
+	heldN    int
+	heldB    int
+	rejected int64
+}
+
+const (
+	maxHeldSpans = 4096
+	maxHeldBytes = 16 << 20
+)
+
+func newSpanExportDecoder(name string, o Options, perSpan bool, toOTLP func([]byte) ([]*otlpResourceSpans, ingest.SkipReason)) *spanExportDecoder {
+	d := &spanExportDecoder{name: name, toOTLP: toOTLP, perSpan: perSpan}
+	if o.OTLP != nil {
+		d.otlp = o.OTLP()
+	}
+	return d
+}
+
+func (d *spanExportDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	rec, skip := prelude(rec, 0)
+	switch {
+	case skip != ingest.Accepted:
+		return skip
+	case rec[0] != '{':
+		return ingest.SkipNotObject
+	case d.otlp == nil:
+		return ingest.SkipNoEvent // no OTLP mapping passed in (a bare decoder in a test)
+	}
+	rss, skip := d.toOTLP(rec)
+	if skip != ingest.Accepted {
+		return skip
+	}
+	if !d.perSpan {
+		return d.send(rss, emit)
+	}
+	root := false
+	for _, rs := range rss {
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				d.heldN++
+				root = root || sp.ParentSpanID == ""
+			}
+		}
+	}
+	d.held = append(d.held, rss...)
+	d.heldB += len(rec)
+	if !root && d.heldN < maxHeldSpans && d.heldB < maxHeldBytes {
+		return ingest.SkipInfo // held with its trace until the root span ends
+	}
+	return d.release(emit)
+}
+
+// release sends what is held as one request.
+func (d *spanExportDecoder) release(emit func(*ingest.Event)) ingest.SkipReason {
+	held := d.held
+	d.held, d.heldN, d.heldB = nil, 0, 0
+	return d.send(held, emit)
+}
+
+// Flush sends the spans still held at the end of the input.
+func (d *spanExportDecoder) Flush(emit func(*ingest.Event)) int {
+	if len(d.held) == 0 {
+		return 0
+	}
+	n := 0
+	d.release(func(ev *ingest.Event) { n++; emit(ev) })
+	return n
+}
+
+func (d *spanExportDecoder) send(rss []*otlpResourceSpans, emit func(*ingest.Event)) ingest.SkipReason {
+	if len(rss) == 0 {
+		return ingest.SkipNoEvent
+	}
+	req, err := json.Marshal(map[string]any{"resourceSpans": rss})
+	if err != nil {
+		return ingest.SkipInvalidJSON
+	}
+	n := 0
+	rejected, err := d.otlp(req, func(ev *ingest.Event) { n++; emit(ev) })
+	d.rejected += rejected
+	switch {
+	case err != nil:
+		return ingest.SkipInvalidJSON
+	case n == 0:
+		return ingest.SkipNoEvent
+	}
+	return ingest.Accepted
+}
+
+// decodeNumbers unmarshals rec keeping numbers exact.
+func decodeNumbers(rec []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(rec)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// wrongJSON is the skip reason of an unmarshal error.
+func wrongJSON(err error) ingest.SkipReason {
+	if _, ok := err.(*json.UnmarshalTypeError); ok {
+		return ingest.SkipWrongType
+	}
+	return ingest.SkipInvalidJSON
+}
