@@ -1,0 +1,140 @@
+package decode
+
+import (
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// calls are the model calls among evs.
+func calls(evs []ingest.Event) (out []ingest.Event) {
+	for _, e := range evs {
+		if e.Kind == ingest.KindLLMCall {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestAppAnnouncedCalls: issue 39's lab — an app that logs "calling model"
+// before each call and "model call failed" / "model call ok" after it
+// (pino, structlog) was read as one call per announcement (its failure
+// line, with no model, read as nothing), and with the SDK's debug lines in
+// the same stream as the announcement plus every HTTP attempt: 84 calls a
+// job for 63 on the wire. The announcement is the call its answer's record
+// is; one no record answers is still a call.
+func TestAppAnnouncedCalls(t *testing.T) {
+	evs, _ := decodeAll(t,
+		`{"level":30,"time":1796642058118,"job_id":"r-1","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+		`{"level":40,"time":1796642058233,"job_id":"r-1","attempt":1,"status":529,"request_id":"req_011CLab1","err":"529 Overloaded","msg":"model call failed"}`,
+		`{"level":30,"time":1796642058243,"job_id":"r-1","attempt":2,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+		`{"level":30,"time":1796642058300,"job_id":"r-1","attempt":2,"request_id":"req_011CLab2","status":200,"model":"claude-sonnet-4-5","input_tokens":10,"output_tokens":5,"msg":"model call ok"}`,
+		// A call whose answer the app did not log (a timeout: no status, no
+		// request ID), then the job's end.
+		`{"level":30,"time":1796642058400,"job_id":"r-2","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+		`{"level":40,"time":1796642059900,"job_id":"r-2","attempt":1,"err":"Request timed out.","msg":"model call failed"}`,
+		`{"level":50,"time":1796642059901,"job_id":"r-2","outcome":"failed","msg":"job failed"}`,
+		// An announcement the input ends on.
+		`{"level":30,"time":1796642059902,"job_id":"r-3","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+	)
+	cs := calls(evs)
+	if len(cs) != 4 {
+		t.Fatalf("%d calls, want 4 (two answered, one unanswered before the job's end, one at the input's end): %+v", len(cs), cs)
+	}
+	if c := cs[0]; c.JobID != "r-1" || c.Status != 529 || c.Model != "claude-sonnet-4-5" || c.Attempt != 1 || c.AttemptBy != ingest.AttemptByLine {
+		t.Errorf("the failure line is the announced call, with the announcement's model: %+v", c)
+	}
+	if c := cs[1]; c.Status != 200 || c.InputTokens != 10 {
+		t.Errorf("the ok line is the call: %+v", c)
+	}
+	if c := cs[2]; c.JobID != "r-2" || c.Status != ingest.StatusUnknown {
+		t.Errorf("an unanswered announcement is a call of unknown status: %+v", c)
+	}
+	if cs[3].JobID != "r-3" {
+		t.Errorf("the input's last announcement: %+v", cs[3])
+	}
+	for i := range evs {
+		if evs[i].Kind == ingest.KindJobFailed && i < 3 {
+			t.Errorf("job r-2's end came before its unanswered call: %+v", evs)
+		}
+	}
+
+	// In one stream with the SDK's debug lines (x-job-id in the request
+	// block), the SDK's attempts are the calls: the announcement adds none,
+	// and the app's failure line names the last attempt's request ID.
+	evs, _ = decodeAll(t,
+		`{"level":30,"time":1796642058118,"job_id":"r-1","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+		`[log_aaaaaa] sending request {`,
+		`  method: 'POST',`,
+		`  headers: {`,
+		`    'x-job-id': 'r-1',`,
+		`    'x-stainless-retry-count': '0',`,
+		`  }`,
+		`}`,
+		`[log_aaaaaa, request-id: "req_011CLabA"] post http://127.0.0.1:1/v1/messages failed with status 529 in 5ms - retrying, 2 attempts remaining`,
+		`[log_bbbbbb] sending request {`,
+		`  method: 'POST',`,
+		`  headers: {`,
+		`    'x-job-id': 'r-1',`,
+		`    'x-stainless-retry-count': '1',`,
+		`  },`,
+		`  retryOf: 'log_aaaaaa'`,
+		`}`,
+		`[log_bbbbbb, retryOf: log_aaaaaa, request-id: "req_011CLabB"] post http://127.0.0.1:1/v1/messages failed with status 529 in 3ms - error; no more retries left`,
+		`{"level":40,"time":1796642058233,"job_id":"r-1","attempt":1,"status":529,"request_id":"req_011CLabB","err":"529 Overloaded","msg":"model call failed"}`,
+	)
+	cs = calls(evs)
+	// The app's failure line is a record of the SDK's last attempt (one
+	// request ID): correlate bills it once. The announcement is no call.
+	if len(cs) != 3 || cs[0].AttemptBy != ingest.AttemptBySDK || cs[2].ResponseID != cs[1].ResponseID {
+		t.Fatalf("want the SDK's two attempts and the app's record of the second: %+v", cs)
+	}
+}
+
+// TestStructlogEventMessage: issue 39's lab — structlog (Python) writes
+// its message under "event"; the whole log read as unknown events, and
+// report exited 2. A sentence there is the message; an event name is
+// still an event name, and an unknown one is still skipped.
+func TestStructlogEventMessage(t *testing.T) {
+	evs, rs := decodeAll(t,
+		`{"job_id": "doc-000", "attempt": 1, "status": 200, "request_id": "req_011CLab2", "model": "claude-sonnet-4-5", "input_tokens": 1000, "output_tokens": 200, "cache_read_input_tokens": 300, "cache_creation_input_tokens": 40, "event": "model call ok", "level": "info", "timestamp": "2026-12-07T11:14:18.418000Z"}`,
+		`{"job_id": "doc-000", "outcome": "succeeded", "event": "job finished", "level": "info", "timestamp": "2026-12-07T11:14:18.518000Z"}`,
+		`{"event": "cache_warmup", "model": "claude-sonnet-4-5"}`,
+	)
+	if len(evs) != 2 || evs[0].Kind != ingest.KindLLMCall || evs[1].Kind != ingest.KindJobSucceeded {
+		t.Fatalf("%v: %+v", rs, evs)
+	}
+	if e := evs[0]; e.CacheReadTokens != 300 || e.CacheCreateTokens != 40 || e.InputTokens != 1000 {
+		t.Errorf("Anthropic's usage names at the top level: %+v", e)
+	}
+	if rs[2] != ingest.SkipUnknownEvent {
+		t.Errorf("an unknown event name: %v", rs[2])
+	}
+}
+
+// TestCamelCaseTokens: issue 39's lab — an OpenAI app's pino lines
+// (promptTokens, completionTokens, inputTokens, outputTokens,
+// cachedTokens) read as $0: only promptTokens was read, and as input
+// without the cache. OpenAI's prompt and Responses input tokens hold the
+// cached ones.
+func TestCamelCaseTokens(t *testing.T) {
+	for _, c := range []struct {
+		line               string
+		in, out, cacheRead int64
+	}{
+		{`{"jobId":"d","requestId":"req_abc12345","model":"gpt-4o-mini","status":200,"promptTokens":1200,"completionTokens":300,"cachedTokens":1024}`, 176, 300, 1024},
+		{`{"jobId":"d","model":"gpt-4o-mini","status":200,"inputTokens":400,"outputTokens":20,"cachedTokens":100}`, 300, 20, 100},
+		{`{"jobId":"d","model":"gpt-4o-mini","usage":{"promptTokens":50,"completionTokens":7,"promptTokensDetails":{"cachedTokens":10}}}`, 40, 7, 10},
+		{`{"jobId":"d","model":"gpt-4o-mini","usage":{"input_tokens":90,"output_tokens":9,"input_tokens_details":{"cached_tokens":30}}}`, 60, 9, 30},
+		{`{"jobId":"d","model":"claude-sonnet-4-5","usage":{"input_tokens":90,"output_tokens":9,"cache_read_input_tokens":30}}`, 90, 9, 30},
+	} {
+		p := NewParser()
+		var ev ingest.Event
+		if r := p.ParseLine([]byte(c.line), &ev); r != ingest.Accepted {
+			t.Fatalf("%s: %v", c.line, r)
+		}
+		if ev.InputTokens != c.in || ev.OutputTokens != c.out || ev.CacheReadTokens != c.cacheRead {
+			t.Errorf("%s: in %d out %d cache read %d, want %d %d %d", c.line, ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, c.in, c.out, c.cacheRead)
+		}
+	}
+}
