@@ -138,3 +138,53 @@ func TestCamelCaseTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeDebugParsedUsage: issue 39's lab — the SDK's debug output alone
+// counted every attempt of the Anthropic app and billed $0: the usage is in
+// the "response parsed" block after the response line (util.inspect's bare
+// numbers), and the model in the request block's one-line body. The block's
+// usage is a usage growth of the attempt its log ID answered, priced as its
+// model.
+func TestNodeDebugParsedUsage(t *testing.T) {
+	evs, _ := decodeAll(t,
+		`[log_b2a93e] sending request {`,
+		`  method: 'POST',`,
+		`  url: 'http://127.0.0.1:1/v1/messages',`,
+		`  options: {`,
+		`    method: 'post',`,
+		`    path: '/v1/messages',`,
+		`    body: { model: 'claude-sonnet-4-5', max_tokens: 2048, messages: [Array] },`,
+		`  },`,
+		`  headers: {`,
+		`    'x-job-id': 'report-4100',`,
+		`    'x-stainless-retry-count': '0',`,
+		`  }`,
+		`}`,
+		`[log_b2a93e, request-id: "req_011CLab5ec72d41dbbf09ca"] post http://127.0.0.1:1/v1/messages succeeded with status 200 in 100ms`,
+		`[log_b2a93e] response parsed {`,
+		`  url: 'http://127.0.0.1:1/v1/messages',`,
+		`  status: 200,`,
+		`  body: {`,
+		`    id: 'msg_011CLab5ec72d41dbbf09ca',`,
+		`    usage: {`,
+		`      cache_creation: [Object],`,
+		`      cache_creation_input_tokens: 1024,`,
+		`      cache_read_input_tokens: 7,`,
+		`      input_tokens: 545,`,
+		`      output_tokens: 262,`,
+		`    }`,
+		`  },`,
+		`  durationMs: 101`,
+		`}`,
+	)
+	if len(evs) != 2 || evs[0].Kind != ingest.KindLLMCall || evs[1].Kind != ingest.KindUsageGrowth {
+		t.Fatalf("want the attempt and its usage: %+v", evs)
+	}
+	call, u := evs[0], evs[1]
+	if call.Model != "claude-sonnet-4-5" || call.JobID != "report-4100" || u.ResponseID != call.ResponseID || u.JobID != call.JobID || u.Model != call.Model {
+		t.Errorf("the usage is the attempt's: call %+v, usage %+v", call, u)
+	}
+	if u.InputTokens != 545 || u.OutputTokens != 262 || u.CacheCreateTokens != 1024 || u.CacheReadTokens != 7 {
+		t.Errorf("usage read: %+v", u)
+	}
+}
