@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -188,3 +189,53 @@ func TestNodeDebugParsedUsage(t *testing.T) {
 		t.Errorf("usage read: %+v", u)
 	}
 }
+
+// TestAppAnnouncedPythonSDK: issue 39's lab — a Python asyncio app's
+// structlog lines with the official SDK's debug lines in one stream (2>&1):
+// the announcement, the SDK's three attempts, the app's failure line. The
+// SDK's attempts are the calls; the app's line is the last of them as the
+// app saw it, never a fourth.
+func TestAppAnnouncedPythonSDK(t *testing.T) {
+	evs, _ := decodeAll(t, strings.Split(strings.TrimSpace(pyStream), "\n")...)
+	seen := map[string]bool{}
+	n := 0
+	for _, c := range calls(evs) {
+		if c.ResponseID != "" && seen[c.ResponseID] {
+			continue // the same HTTP attempt again: correlate bills it once
+		}
+		seen[c.ResponseID] = c.ResponseID != ""
+		n++
+		if c.JobID != "grade-000" {
+			t.Errorf("a call outside the job: %+v", c)
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d calls, want the SDK's 3: %+v", n, evs)
+	}
+}
+
+const pyStream = `
+{"job_id": "grade-000", "attempt": 1, "model": "claude-sonnet-4-5", "event": "calling model", "level": "info", "timestamp": "2026-12-07T11:25:11.792772Z"}
+[2026-12-07 11:25:11 - anthropic._base_client:515 - DEBUG] Request options: {'method': 'post', 'url': '/v1/messages', 'json_data': {'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'messages': [{'role': 'user', 'content': 'Grade grade-000.'}]}}
+[2026-12-07 11:25:11 - anthropic._base_client:2044 - DEBUG] Sending HTTP Request: POST http://127.0.0.1:34205/v1/messages
+[2026-12-07 11:25:11 - httpx._client:1734 - DEBUG] HTTP Request: POST http://127.0.0.1:34205/v1/messages "HTTP/1.1 529 status code 529"
+[2026-12-07 11:25:11 - anthropic._base_client:2063 - DEBUG] HTTP Response: POST http://127.0.0.1:34205/v1/messages "529 status code 529" Headers({'anthropic-organization-id': '00000000-0000-4000-8000-00000000lab0', 'anthropic-ratelimit-input-tokens-limit': '2000000', 'anthropic-ratelimit-input-tokens-remaining': '1999000', 'anth
+[2026-12-07 11:25:11 - anthropic._base_client:2071 - DEBUG] request_id: req_011CLabfd893a5c3e542149
+[2026-12-07 11:25:11 - anthropic._base_client:871 - DEBUG] Retrying due to status code 529
+[2026-12-07 11:25:11 - anthropic._base_client:2082 - DEBUG] 2 retries left
+[2026-12-07 11:25:11 - anthropic._base_client:2085 - INFO] Retrying request to /v1/messages in 0.005000 seconds
+[2026-12-07 11:25:11 - anthropic._base_client:515 - DEBUG] Request options: {'method': 'post', 'url': '/v1/messages', 'json_data': {'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'messages': [{'role': 'user', 'content': 'Grade grade-000.'}]}}
+[2026-12-07 11:25:11 - anthropic._base_client:2044 - DEBUG] Sending HTTP Request: POST http://127.0.0.1:34205/v1/messages
+[2026-12-07 11:25:11 - httpx._client:1734 - DEBUG] HTTP Request: POST http://127.0.0.1:34205/v1/messages "HTTP/1.1 529 status code 529"
+[2026-12-07 11:25:11 - anthropic._base_client:2063 - DEBUG] HTTP Response: POST http://127.0.0.1:34205/v1/messages "529 status code 529" Headers({'anthropic-organization-id': '00000000-0000-4000-8000-00000000lab0', 'anthropic-ratelimit-input-tokens-limit': '2000000', 'anthropic-ratelimit-input-tokens-remaining': '1999000', 'anth
+[2026-12-07 11:25:11 - anthropic._base_client:2071 - DEBUG] request_id: req_011CLabfd89395c3e541f96
+[2026-12-07 11:25:11 - anthropic._base_client:871 - DEBUG] Retrying due to status code 529
+[2026-12-07 11:25:11 - anthropic._base_client:2080 - DEBUG] 1 retry left
+[2026-12-07 11:25:11 - anthropic._base_client:2085 - INFO] Retrying request to /v1/messages in 0.005000 seconds
+[2026-12-07 11:25:11 - anthropic._base_client:515 - DEBUG] Request options: {'method': 'post', 'url': '/v1/messages', 'json_data': {'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'messages': [{'role': 'user', 'content': 'Grade grade-000.'}]}}
+[2026-12-07 11:25:11 - anthropic._base_client:2044 - DEBUG] Sending HTTP Request: POST http://127.0.0.1:34205/v1/messages
+[2026-12-07 11:25:11 - httpx._client:1734 - DEBUG] HTTP Request: POST http://127.0.0.1:34205/v1/messages "HTTP/1.1 529 status code 529"
+[2026-12-07 11:25:11 - anthropic._base_client:2063 - DEBUG] HTTP Response: POST http://127.0.0.1:34205/v1/messages "529 status code 529" Headers({'anthropic-organization-id': '00000000-0000-4000-8000-00000000lab0', 'anthropic-ratelimit-input-tokens-limit': '2000000', 'anthropic-ratelimit-input-tokens-remaining': '1999000', 'anth
+[2026-12-07 11:25:11 - anthropic._base_client:2071 - DEBUG] request_id: req_011CLabfd89385c3e541de3
+{"job_id": "grade-000", "attempt": 1, "status": 529, "request_id": "req_011CLabfd89385c3e541de3", "event": "model call failed", "level": "warning", "timestamp": "2026-12-07T11:25:11.825759Z"}
+`

@@ -486,8 +486,13 @@ type jsonlDecoder struct {
 	// too many waiting, or the input's end lets it go as a call of
 	// unknown status (the app made a call and logged no answer).
 	announced []ingest.Event
-	pairFn    func(*ingest.Event)
-	pairOuter func(*ingest.Event)
+	// sdkAnswered are the jobs whose announcement the SDK's text lines
+	// answered without a request ID (Python's "HTTP Request: …" lines):
+	// the app's own record of that call, after them, is the SDK's last
+	// attempt as the app saw it — its usage, not another call.
+	sdkAnswered map[string]bool
+	pairFn      func(*ingest.Event)
+	pairOuter   func(*ingest.Event)
 }
 
 // maxAnnounced bounds the announcements waiting: the oldest goes first.
@@ -497,6 +502,7 @@ const maxAnnounced = 256
 // Flush): it holds an announcement and settles the held ones.
 func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	if ev == &d.ev && d.p.announce {
+		delete(d.sdkAnswered, ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 		if len(d.announced) >= maxAnnounced {
 			d.pairOuter(&d.announced[0])
@@ -505,16 +511,26 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.announced = append(d.announced, *ev)
 		return
 	}
-	if len(d.announced) == 0 || ev.JobID == "" {
+	if ev.JobID == "" || len(d.announced) == 0 && len(d.sdkAnswered) == 0 {
 		d.pairOuter(ev)
 		return
 	}
 	switch ev.Kind {
 	case ingest.KindLLMCall:
+		if ev == &d.ev && d.sdkAnswered[ev.JobID] {
+			delete(d.sdkAnswered, ev.JobID)
+			ev.Kind, ev.ResponseID = ingest.KindUsageGrowth, ""
+			break
+		}
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
-		if a := d.dropAnnounced(ev.JobID); a != nil {
+		if a := d.dropAnnounced(ev.JobID); a != nil && ev != &d.ev && ev.ResponseID == "" {
+			if d.sdkAnswered == nil || len(d.sdkAnswered) >= maxAnnounced {
+				d.sdkAnswered = map[string]bool{}
+			}
+			d.sdkAnswered[ev.JobID] = true
+		} else if a != nil {
 			if ev.Model == "" {
 				ev.Model = a.Model
 			}
@@ -527,6 +543,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		}
 	case ingest.KindAssumption, ingest.KindUsageGrowth:
 	default:
+		delete(d.sdkAnswered, ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 	}
 	d.pairOuter(ev)
