@@ -239,3 +239,40 @@ const pyStream = `
 [2026-12-07 11:25:11 - anthropic._base_client:2071 - DEBUG] request_id: req_011CLabfd89385c3e541de3
 {"job_id": "grade-000", "attempt": 1, "status": 529, "request_id": "req_011CLabfd89385c3e541de3", "event": "model call failed", "level": "warning", "timestamp": "2026-12-07T11:25:11.825759Z"}
 `
+
+// TestAppAnnouncedTimeoutThenAnswer: the lab's second run — a call whose
+// first attempt timed out (the SDK's line names no request ID) and whose
+// retry was answered: the app's "model call ok" line names the retry's
+// request ID and stays the record of that attempt (correlate meets the two
+// by it), never a usage without an ID billed on top of the SDK's parsed
+// usage (spend twice the wire's).
+func TestAppAnnouncedTimeoutThenAnswer(t *testing.T) {
+	evs, _ := decodeAll(t,
+		`{"level":30,"time":1796642058118,"job_id":"r-1","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`,
+		`[log_aaaaaa] sending request {`,
+		`  headers: {`,
+		`    'x-job-id': 'r-1',`,
+		`    'x-stainless-retry-count': '0',`,
+		`  }`,
+		`}`,
+		`[log_aaaaaa] connection timed out - retrying, 2 attempts remaining`,
+		`[log_bbbbbb] sending request {`,
+		`  headers: {`,
+		`    'x-job-id': 'r-1',`,
+		`    'x-stainless-retry-count': '1',`,
+		`  },`,
+		`  retryOf: 'log_aaaaaa'`,
+		`}`,
+		`[log_bbbbbb, retryOf: log_aaaaaa, request-id: "req_011CLabB"] post http://127.0.0.1:1/v1/messages succeeded with status 200 in 3ms`,
+		`{"level":30,"time":1796642059900,"job_id":"r-1","attempt":1,"request_id":"req_011CLabB","status":200,"model":"claude-sonnet-4-5","input_tokens":10,"output_tokens":5,"msg":"model call ok"}`,
+	)
+	cs := calls(evs)
+	if len(cs) != 3 || cs[2].ResponseID == "" || cs[2].ResponseID != cs[1].ResponseID {
+		t.Fatalf("want the SDK's two attempts and the app's record of the second, by its request ID: %+v", evs)
+	}
+	for _, e := range evs {
+		if e.Kind == ingest.KindUsageGrowth && e.ResponseID == "" {
+			t.Errorf("a usage with no request ID: billed beside the attempt's own: %+v", e)
+		}
+	}
+}

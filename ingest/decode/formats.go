@@ -522,6 +522,11 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			ev.Kind, ev.ResponseID = ingest.KindUsageGrowth, ""
 			break
 		}
+		if ev != &d.ev && ev.ResponseID != "" {
+			// An attempt the SDK's lines name by request ID (a retry
+			// after a timeout): the app's line meets it by that ID.
+			delete(d.sdkAnswered, ev.JobID)
+		}
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
