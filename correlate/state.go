@@ -27,6 +27,9 @@ type State struct {
 	jobList []*Job
 	// timingLinks counts model calls placed in a job by timing alone (counts.go).
 	timingLinks int64
+	// appFamilies are the provider families of every app-level call seen
+	// (counts.go: a call whose record names no model takes the run's one).
+	appFamilies uint8
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).
