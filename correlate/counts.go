@@ -54,9 +54,27 @@ func (s *State) noteEvidence(job *Job, ev *ingest.Event) {
 	switch familyOf(ev) {
 	case "anthropic":
 		job.evidence |= evAnthropic
+		s.appFamilies |= evAnthropic
 	case "openai":
 		job.evidence |= evOpenAI
+		s.appFamilies |= evOpenAI
 	}
+}
+
+// families are the provider families whose SDK is below a job's app-level
+// calls: its own, or — when none of its records named a model (an app's
+// "job failed" line with the status and request ID alone) — the run's,
+// when every app-level call that named one named one family. Unknown
+// otherwise: the count then says exact, as nothing names a layer below.
+func (s *State) families(ev uint8) uint8 {
+	const fams = evAnthropic | evOpenAI
+	if ev&evApp == 0 || ev&fams != 0 {
+		return ev & fams
+	}
+	if f := s.appFamilies; f == evAnthropic || f == evOpenAI {
+		return f
+	}
+	return 0
 }
 
 // appLevel: the call record is the application's view of a call, not an
@@ -144,7 +162,7 @@ func (s *State) countKindOf(ev uint8) string {
 		bit    uint8
 		family string
 	}{{evAnthropic, "anthropic"}, {evOpenAI, "openai"}} {
-		if ev&f.bit != 0 {
+		if s.families(ev)&f.bit != 0 {
 			if _, _, ok := s.unseenBelow(f.family); ok {
 				return CountLowerBound
 			}
@@ -165,7 +183,7 @@ func (s *State) unseenLayers() []UnseenLayer {
 		if !ok {
 			continue
 		}
-		below := func(ev uint8) bool { return ev&evApp != 0 && ev&f.bit != 0 && ev&evTiming == 0 }
+		below := func(ev uint8) bool { return ev&evApp != 0 && s.families(ev)&f.bit != 0 && ev&evTiming == 0 }
 		jobs := 0
 		for _, j := range s.jobList {
 			if below(j.evidence) {

@@ -30,6 +30,9 @@ type State struct {
 	// requestIDConflicts counts records naming a request ID whose first
 	// record named another job (requestIDConflict).
 	requestIDConflicts int64
+	// appFamilies are the provider families of every app-level call seen
+	// (counts.go: a call whose record names no model takes the run's one).
+	appFamilies uint8
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).

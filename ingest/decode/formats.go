@@ -522,6 +522,103 @@ type jsonlDecoder struct {
 	// broken JSON) and skipped as text, never counted.
 	jsonOnly bool
 	discard  func(*ingest.Event)
+	// announced are the app's "calling model" lines (Parser.announce)
+	// waiting, one per job, for the job's next record: a call record (the
+	// app's "model call ok"/"model call failed", or the SDK's attempt
+	// lines) is that call, so the announcement is dropped, not counted
+	// beside it; anything else of the job, another announcement of it,
+	// too many waiting, or the input's end lets it go as a call of
+	// unknown status (the app made a call and logged no answer).
+	announced []ingest.Event
+	// sdkAnswered are the jobs whose announcement the SDK's text lines
+	// answered without a request ID (Python's "HTTP Request: …" lines):
+	// the app's own record of that call, after them, is the SDK's last
+	// attempt as the app saw it — its usage, not another call.
+	sdkAnswered map[string]bool
+	pairFn      func(*ingest.Event)
+	pairOuter   func(*ingest.Event)
+}
+
+// maxAnnounced bounds the announcements waiting: the oldest goes first.
+const maxAnnounced = 256
+
+// pair is the emit every event of this decoder goes through (Decode,
+// Flush): it holds an announcement and settles the held ones.
+func (d *jsonlDecoder) pair(ev *ingest.Event) {
+	if ev == &d.ev && d.p.announce {
+		delete(d.sdkAnswered, ev.JobID)
+		d.releaseAnnounced(ev.JobID)
+		if len(d.announced) >= maxAnnounced {
+			d.pairOuter(&d.announced[0])
+			d.announced = append(d.announced[:0], d.announced[1:]...)
+		}
+		d.announced = append(d.announced, *ev)
+		return
+	}
+	if ev.JobID == "" || len(d.announced) == 0 && len(d.sdkAnswered) == 0 {
+		d.pairOuter(ev)
+		return
+	}
+	switch ev.Kind {
+	case ingest.KindLLMCall:
+		if ev == &d.ev && d.sdkAnswered[ev.JobID] {
+			delete(d.sdkAnswered, ev.JobID)
+			ev.Kind, ev.ResponseID = ingest.KindUsageGrowth, ""
+			break
+		}
+		if ev != &d.ev && ev.ResponseID != "" {
+			// An attempt the SDK's lines name by request ID (a retry
+			// after a timeout): the app's line meets it by that ID.
+			delete(d.sdkAnswered, ev.JobID)
+		}
+		// The call the announcement said was coming: what the answer's
+		// record left out (the model, the app's attempt number) the
+		// announcement said.
+		if a := d.dropAnnounced(ev.JobID); a != nil && ev != &d.ev && ev.ResponseID == "" {
+			if d.sdkAnswered == nil || len(d.sdkAnswered) >= maxAnnounced {
+				d.sdkAnswered = map[string]bool{}
+			}
+			d.sdkAnswered[ev.JobID] = true
+		} else if a != nil {
+			if ev.Model == "" {
+				ev.Model = a.Model
+			}
+			if ev.Provider == "" {
+				ev.Provider = a.Provider
+			}
+			if ev.Attempt == 0 && a.Attempt > 0 {
+				ev.Attempt, ev.AttemptBy = a.Attempt, a.AttemptBy
+			}
+		}
+	case ingest.KindAssumption, ingest.KindUsageGrowth:
+	default:
+		delete(d.sdkAnswered, ev.JobID)
+		d.releaseAnnounced(ev.JobID)
+	}
+	d.pairOuter(ev)
+}
+
+func (d *jsonlDecoder) dropAnnounced(job string) *ingest.Event {
+	for i := range d.announced {
+		if d.announced[i].JobID == job {
+			a := d.announced[i]
+			d.announced = append(d.announced[:i], d.announced[i+1:]...)
+			return &a
+		}
+	}
+	return nil
+}
+
+// releaseAnnounced emits job's held announcement, if any, as a call.
+func (d *jsonlDecoder) releaseAnnounced(job string) {
+	for i := range d.announced {
+		if d.announced[i].JobID == job {
+			ev := d.announced[i]
+			d.announced = append(d.announced[:i], d.announced[i+1:]...)
+			d.pairOuter(&ev)
+			return
+		}
+	}
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -570,16 +667,37 @@ func (d *jsonlDecoder) releaseAt(ts int64, emit func(*ingest.Event)) {
 // Flush emits an httpx response held for the router line after it, and
 // assumptions held for a time no line gave.
 func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
-	n := len(d.held)
-	d.releaseAt(0, emit)
-	n += d.text.flush(emit) + d.text.flushNode(emit)
-	if d.flushRows {
-		n += d.rows.flush(emit)
+	if d.pairFn == nil {
+		d.pairFn = d.pair
 	}
+	d.pairOuter = emit
+	n := len(d.held)
+	d.releaseAt(0, d.pairFn)
+	n += d.text.flush(d.pairFn) + d.text.flushNode(d.pairFn)
+	if d.flushRows {
+		n += d.rows.flush(d.pairFn)
+	}
+	// Nothing stays held past a flush (a live reader's batch): an
+	// announcement no record answered by now is a call.
+	for len(d.announced) > 0 {
+		d.releaseAnnounced(d.announced[0].JobID)
+		n++
+	}
+	d.pairOuter = nil
 	return n
 }
 
 func (d *jsonlDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if d.pairFn == nil {
+		d.pairFn = d.pair
+	}
+	d.pairOuter = emit
+	r := d.decodeReleased(line, d.pairFn)
+	d.pairOuter = nil
+	return r
+}
+
+func (d *jsonlDecoder) decodeReleased(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	if len(d.held) == 0 {
 		return d.decodeHeld(line, emit)
 	}

@@ -62,8 +62,58 @@ type nodeRequest struct {
 type nodeBlockState struct {
 	id      string // log ID of the open block, "" none
 	request bool   // a "sending request" block: its fields are kept
-	lines   int
-	req     nodeRequest
+	// parsed: a "response parsed" block, whose body's usage (util.inspect
+	// writes its numbers bare: "input_tokens: 545,") is the answer's.
+	parsed bool
+	usage  [numNodeUsage]int64
+	has    bool
+	lines  int
+	req    nodeRequest
+}
+
+// The usage numbers of a parsed body, Anthropic's and OpenAI's names.
+const (
+	nuIn = iota
+	nuPrompt
+	nuOut
+	nuCacheRead
+	nuCacheWrite
+	nuCached
+	numNodeUsage
+)
+
+var nodeBodyModel = regexp.MustCompile(`^\s+body: \{ model: '([^']{1,200})'`)
+
+var nodeUsageField = regexp.MustCompile(`^\s+(input_tokens|prompt_tokens|output_tokens|completion_tokens|cache_read_input_tokens|cache_creation_input_tokens|cached_tokens): ([0-9]{1,12}),?\s*$`)
+
+var nodeUsageIndex = map[string]int{"input_tokens": nuIn, "prompt_tokens": nuPrompt, "output_tokens": nuOut, "completion_tokens": nuOut,
+	"cache_read_input_tokens": nuCacheRead, "cache_creation_input_tokens": nuCacheWrite, "cached_tokens": nuCached}
+
+// nodeUsageEnd makes the closed parsed block's usage a usage growth of
+// the attempt its response line counted (t.nodeUsage, for decodeLine to
+// emit): the SDK's debug output alone then bills what the call cost.
+func (t *sdkText) nodeUsageEnd(b *nodeBlockState) {
+	if !b.parsed || !b.has {
+		return
+	}
+	a, ok := t.nodeAnswered[b.id]
+	if !ok {
+		return
+	}
+	delete(t.nodeAnswered, b.id)
+	ev := &t.nodeUsage
+	*ev = a
+	ev.Kind = ingest.KindUsageGrowth
+	u := b.usage
+	ev.OutputTokens, ev.CacheCreateTokens = u[nuOut], u[nuCacheWrite]
+	ev.CacheReadTokens = max(u[nuCacheRead], u[nuCached])
+	switch {
+	case u[nuPrompt] > 0 || a.Provider == "openai":
+		// OpenAI's prompt (and Responses input) tokens hold the cached ones.
+		ev.SetInclusiveInput(max(u[nuPrompt], u[nuIn]), ev.CacheReadTokens, 0)
+	default:
+		ev.InputTokens = u[nuIn]
+	}
 }
 
 // nodeBlockLine reads a line that opens, continues or closes a Node debug
@@ -85,8 +135,24 @@ func (t *sdkText) nodeBlockLine(line []byte) (ok bool) {
 			if b.request {
 				t.noteNodeRequest(b.id, b.req)
 			}
+			t.nodeUsageEnd(b)
 			*b = nodeBlockState{}
 			return true
+		}
+		if b.parsed {
+			if m := nodeUsageField.FindSubmatch(line); m != nil {
+				if n, err := strconv.ParseInt(string(m[2]), 10, 64); err == nil {
+					b.usage[nodeUsageIndex[string(m[1])]], b.has = n, true
+				}
+			}
+			return true
+		}
+		if b.request && b.req.model == "" && bytes.Contains(line, []byte("body: {")) {
+			// util.inspect writes a short body on one line:
+			// "body: { model: 'claude-sonnet-4-5', max_tokens: 2048, … }".
+			if m := nodeBodyModel.FindSubmatch(line); m != nil {
+				b.req.model = CleanField(string(m[1]))
+			}
 		}
 		if b.request {
 			if m := nodeBlockField.FindSubmatch(line); m != nil {
@@ -113,7 +179,7 @@ func (t *sdkText) nodeBlockLine(line []byte) (ok bool) {
 		return false
 	}
 	t.sawSDK = true
-	*b = nodeBlockState{id: string(m[1]), request: bytes.HasPrefix(m[2], []byte("sending request")), req: nodeRequest{retry: -1}}
+	*b = nodeBlockState{id: string(m[1]), request: bytes.HasPrefix(m[2], []byte("sending request")), parsed: bytes.HasPrefix(m[2], []byte("response parsed")), req: nodeRequest{retry: -1}}
 	return true
 }
 

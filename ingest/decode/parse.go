@@ -52,7 +52,11 @@ type Parser struct {
 	errType, errInner   string
 	hasEv, hasType      bool
 	hasDate             bool
-	resetMs, resetAt    int64 // rate-limit reset hints: a duration, an instant
+	// announce: the line is an app's "calling model" — a model and a job,
+	// nothing the answer gives (status, tokens, cost, latency, request ID,
+	// error): the jsonl decoder pairs it with the job's next record.
+	announce         bool
+	resetMs, resetAt int64 // rate-limit reset hints: a duration, an instant
 	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
 	// when the line has none.
 	routerRetries int64
@@ -117,7 +121,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	ev.Reset()
 	p.ev, p.bad = ev, false
 	p.evName, p.typeName, p.respModel, p.reqModel = p.evName[:0], p.typeName[:0], "", ""
-	p.hasEv, p.hasType = false, false
+	p.hasEv, p.hasType, p.announce = false, false, false
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
 	p.hasDate = false
 	p.resetMs, p.resetAt = -1, 0
@@ -159,7 +163,13 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 	case p.hasEv:
 		ev.Kind = ingest.ParseKind(string(p.evName))
 		if ev.Kind == ingest.KindUnknown {
-			return ingest.SkipUnknownEvent
+			if len(p.msg) > 0 || !eventIsMessage(p.evName) {
+				return ingest.SkipUnknownEvent
+			}
+			// structlog (Python) writes the message under "event":
+			// "calling model", "job finished". A sentence is no event
+			// name: the line is read by its shape, as any logger's.
+			p.msg = append(p.msg[:0], p.evName[:min(len(p.evName), maxLifecycleBytes)]...)
 		}
 	case p.hasType && ingest.ParseKind(string(p.typeName)) != ingest.KindUnknown:
 		// "type" is a common field for other things, so only a known value counts.
@@ -176,11 +186,19 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 		switch {
 		case ev.Model != "":
 			ev.Kind = ingest.KindLLMCall
+			p.announce = ev.JobID != "" && ev.Status == ingest.StatusUnknown && ev.ResponseID == "" && ev.ErrorType == "" &&
+				ev.InputTokens == 0 && ev.OutputTokens == 0 && ev.CacheReadTokens == 0 && ev.CacheCreateTokens == 0 &&
+				!ev.HasCost && ev.LatencyMs == 0 && !ev.StreamDropped
 		case ev.Tool != "":
 			ev.Kind = ingest.KindToolCall
 		case ev.InputTokens > 0 || ev.OutputTokens > 0 || ev.CacheReadTokens > 0 || ev.CacheCreateTokens > 0:
 			// Token counts are a model call, whatever it forgot to name:
 			// kept as an unpriced call of model "(unknown)", never dropped.
+			ev.Kind = ingest.KindLLMCall
+		case ev.JobID != "" && ev.ResponseID != "" && ev.Status != ingest.StatusUnknown:
+			// The app's line on a call it made: the job, the provider's
+			// request ID and the status it was answered — "model call
+			// failed" names no model, and is still that call (issue 39).
 			ev.Kind = ingest.KindLLMCall
 		case ev.JobID != "" && lifecycleKind(p.msg, p.outcome) != ingest.KindUnknown:
 			// The app's own "job finished" / "job failed" line, or its
@@ -557,12 +575,14 @@ func (p *Parser) usageField(key []byte) {
 	switch string(key) {
 	case "input_tokens":
 		ev.InputTokens = p.count()
-	case "prompt_tokens":
+	case "prompt_tokens", "promptTokens", "inputTokens":
+		// OpenAI's prompt tokens, and the camelCase an app or the Vercel
+		// AI SDK writes them in, hold the cached ones (issue 39).
 		ev.InputTokens = p.count()
 		p.inputIncludesCache = true
-	case "output_tokens", "completion_tokens":
+	case "output_tokens", "completion_tokens", "completionTokens", "outputTokens":
 		ev.OutputTokens = p.count()
-	case "cache_read_input_tokens":
+	case "cache_read_input_tokens", "cachedTokens", "cachedInputTokens", "cached_tokens":
 		ev.CacheReadTokens = p.count()
 	case "cache_creation_input_tokens":
 		ev.CacheCreateTokens = p.count()
@@ -589,7 +609,12 @@ func (p *Parser) usageField(key []byte) {
 		} else {
 			p.sc.skip()
 		}
-	case "prompt_tokens_details":
+	case "input_tokens_details":
+		// The Responses API's input_tokens hold the cached ones, which
+		// these details name: the input is then inclusive.
+		p.inputIncludesCache = true
+		fallthrough
+	case "prompt_tokens_details", "promptTokensDetails":
 		if p.kind() == '{' {
 			p.sc.object(p.cachedField)
 		} else {
@@ -601,7 +626,7 @@ func (p *Parser) usageField(key []byte) {
 }
 
 func (p *Parser) cachedField(key []byte) {
-	if string(key) == "cached_tokens" {
+	if string(key) == "cached_tokens" || string(key) == "cachedTokens" {
 		p.ev.CacheReadTokens = p.count()
 		return
 	}
@@ -1279,4 +1304,10 @@ func clamp(f, lo, hi float64) float64 {
 		return hi
 	}
 	return f
+}
+
+// eventIsMessage: an "event" value that is a logger's message, not an
+// event name — it has a space ("calling model"); names never do.
+func eventIsMessage(v []byte) bool {
+	return bytes.IndexByte(v, ' ') > 0
 }

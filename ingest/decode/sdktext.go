@@ -89,6 +89,10 @@ type sdkText struct {
 	// each request block said until its response line (nodelinks.go).
 	nodeBlock nodeBlockState
 	nodeReqs  map[string]nodeRequest
+	// nodeAnswered is, per log ID, the 2xx attempt its response line
+	// counted: the "response parsed" block after it bills its usage.
+	nodeAnswered map[string]ingest.Event
+	nodeUsage    ingest.Event
 	// nodeHeld are Node chains no request block placed, waiting for the
 	// app's line that names their request ID (nodelinks.go).
 	nodeHeld    []*nodeHeld
@@ -364,6 +368,11 @@ func (t *sdkText) flush(emit func(*ingest.Event)) int {
 
 func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	if (t.nodeBlock.id != "" || len(line) > 0 && line[0] == '[') && t.nodeBlockLine(line) {
+		if t.nodeUsage.Kind == ingest.KindUsageGrowth {
+			emit(&t.nodeUsage)
+			t.nodeUsage.Kind = ingest.KindUnknown
+			return 1
+		}
 		return -1
 	}
 	for _, ps := range t.patterns {
@@ -423,6 +432,12 @@ func (t *sdkText) nodeResponse(line []byte, m [][]byte, emit func(*ingest.Event)
 		ev.Provider = provider
 	}
 	ev.IdempotencyKey = t.p.intern.get([]byte(CleanField("sdk:" + ch.root)))
+	if status/100 == 2 && ev.ResponseID != "" {
+		if t.nodeAnswered == nil || len(t.nodeAnswered) >= 4096 {
+			t.nodeAnswered = map[string]ingest.Event{}
+		}
+		t.nodeAnswered[string(m[1])] = *ev
+	}
 	if !placed {
 		t.holdNode(ev, ch.root, emit)
 		return -1

@@ -24,6 +24,11 @@ type WireJob struct {
 	Succeeded bool
 	// TerminalRetried: a 400 was followed by another request of the job.
 	TerminalRetried bool
+	// SDKCalls are the calls the app made through its SDK: the requests
+	// sent as the SDK's first attempt (x-stainless-retry-count 0, or no
+	// such header). With the app's log alone this is what burnrate can
+	// count; the SDK's retries below are unseen.
+	SDKCalls int
 }
 
 // Truth is the ledger folded per job. Requests without a job are counted
@@ -56,6 +61,9 @@ func TruthFrom(entries []mockprovider.Entry) Truth {
 			j.TerminalRetried = true
 		}
 		j.Calls++
+		if e.RetryCount == "" || e.RetryCount == "0" {
+			j.SDKCalls++
+		}
 		j.SpendPico += e.CostPico
 		switch e.Status {
 		case 200:
@@ -74,6 +82,9 @@ type SeenJob struct {
 	Outcome  string  `json:"outcome"`
 	Attempts int     `json:"attempts"`
 	SpendUSD float64 `json:"spend_usd"`
+	// Count is how far burnrate says its count holds: exact, lower_bound
+	// or ambiguous.
+	Count string `json:"count"`
 }
 
 // Finding is one of the report's findings.
@@ -91,6 +102,10 @@ type Seen struct {
 	} `json:"totals"`
 	Jobs     []SeenJob `json:"jobs"`
 	Findings []Finding `json:"findings"`
+	// UnseenLayers are the layers below the records burnrate names.
+	UnseenLayers []struct {
+		Layer string `json:"layer"`
+	} `json:"unseen_layers"`
 }
 
 // ReadSeen decodes a report. A report that is not one is an error: a row
@@ -106,6 +121,9 @@ func ReadSeen(r io.Reader) (Seen, error) {
 // Result is one setup's comparison.
 type Result struct {
 	WireCalls, SeenCalls int
+	// Expected is the total burnrate must say: the wire's calls, or with
+	// the app's log alone the SDK calls (CompareAppLog).
+	Expected             int
 	WireJobs             int
 	JobsExact, JobsWrong int
 	// Wrong lists, per wrong job, what differed (for the detail section).
@@ -130,8 +148,23 @@ const spendTolerance = 1e-9
 // Compare judges burnrate's report against the wire, job by job. A job is
 // exact when its calls, spend and outcome all match; a job burnrate names
 // that the wire never saw, or a wire job burnrate lost, is wrong.
-func Compare(t Truth, s Seen) Result {
-	r := Result{WireCalls: t.Calls, SeenCalls: s.Totals.Attempts, WireJobs: len(t.Jobs), FalseKills: -1}
+func Compare(t Truth, s Seen) Result { return compare(t, s, false) }
+
+// CompareAppLog judges a report of the app's log alone: the wire's
+// requests below the app's calls are the SDK's retries, which that log
+// cannot show. A job is exact when burnrate counts the app's calls
+// (WireJob.SDKCalls), spend and outcome as the wire has them, and marks
+// the count a lower bound, with the layer below named (unseen_layers).
+func CompareAppLog(t Truth, s Seen) Result { return compare(t, s, true) }
+
+func compare(t Truth, s Seen, appLog bool) Result {
+	r := Result{WireCalls: t.Calls, Expected: t.Calls, SeenCalls: s.Totals.Attempts, WireJobs: len(t.Jobs), FalseKills: -1}
+	if appLog {
+		r.Expected = 0
+		for _, j := range t.Jobs {
+			r.Expected += j.SDKCalls
+		}
+	}
 	seen := map[string]SeenJob{}
 	for _, j := range s.Jobs {
 		if prev, dup := seen[j.JobID]; dup {
@@ -154,7 +187,11 @@ func Compare(t Truth, s Seen) Result {
 	slices.Sort(ids)
 	for _, id := range ids {
 		w, sj := t.Jobs[id], seen[id]
-		if why := judge(w, sj, id, seen); why != "" {
+		why := judge(w, sj, id, seen, appLog)
+		if why == "" && appLog && (sj.Count != "lower_bound" || len(s.UnseenLayers) == 0) {
+			why = fmt.Sprintf("count %q with the SDK's retries unseen (%d layers named below), want lower_bound", sj.Count, len(s.UnseenLayers))
+		}
+		if why != "" {
 			r.JobsWrong++
 			r.Wrong = append(r.Wrong, fmt.Sprintf("%s: %s", id, why))
 			continue
@@ -180,7 +217,7 @@ func Compare(t Truth, s Seen) Result {
 	return r
 }
 
-func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob) string {
+func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob, appLog bool) string {
 	if w == nil {
 		return fmt.Sprintf("not on the wire; burnrate: %d calls", s.Attempts)
 	}
@@ -188,8 +225,10 @@ func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob) string {
 		return fmt.Sprintf("missing from burnrate; wire: %d calls", w.Calls)
 	}
 	var why []string
-	if s.Attempts != w.Calls {
-		why = append(why, fmt.Sprintf("calls %d, wire %d", s.Attempts, w.Calls))
+	if want := w.Calls; !appLog && s.Attempts != want {
+		why = append(why, fmt.Sprintf("calls %d, wire %d", s.Attempts, want))
+	} else if want := w.SDKCalls; appLog && s.Attempts != want {
+		why = append(why, fmt.Sprintf("calls %d, wire %d SDK calls (%d requests)", s.Attempts, want, w.Calls))
 	}
 	if wire := float64(w.SpendPico) / 1e12; math.Abs(s.SpendUSD-wire) > spendTolerance {
 		why = append(why, fmt.Sprintf("spend $%.6f, wire $%.6f", s.SpendUSD, wire))

@@ -96,3 +96,35 @@ func TestInnocentKills(t *testing.T) {
 		t.Fatalf("missed kills %d, want 1 (rich)", n)
 	}
 }
+
+// With the app's log alone the app's calls are judged (the requests the
+// SDK sent as its first attempt), and each job must say its count is a
+// lower bound, with the layer below named.
+func TestCompareAppLog(t *testing.T) {
+	sdk := func(job string, status int, retry string) mockprovider.Entry {
+		return mockprovider.Entry{Job: job, Status: status, RetryCount: retry}
+	}
+	truth := TruthFrom(ledger(
+		sdk("a", 529, "0"), sdk("a", 529, "1"), sdk("a", 529, "2"), // one app call, 3 requests
+		sdk("a", 529, "0"), sdk("a", 529, "1"), sdk("a", 529, "2"),
+		sdk("b", 200, "0"),
+	))
+	if truth.Jobs["a"].SDKCalls != 2 || truth.Jobs["a"].Calls != 6 {
+		t.Fatalf("truth %+v", truth.Jobs["a"])
+	}
+	seen := Seen{Jobs: []SeenJob{
+		{JobID: "a", Outcome: "failed", Attempts: 2, Count: "lower_bound"},
+		{JobID: "b", Outcome: "succeeded", Attempts: 1, Count: "exact"}, // right number, but says exact
+	}}
+	seen.Totals.Attempts = 3
+	seen.UnseenLayers = append(seen.UnseenLayers, struct {
+		Layer string `json:"layer"`
+	}{"anthropic-sdk"})
+	r := CompareAppLog(truth, seen)
+	if r.JobsExact != 1 || r.JobsWrong != 1 || r.Expected != 3 || r.WireCalls != 7 || !strings.Contains(r.Wrong[0], `b: count "exact"`) {
+		t.Fatalf("result %+v", r)
+	}
+	if r := Compare(truth, seen); r.JobsExact != 1 || !strings.Contains(r.Wrong[0], "a: [calls 2, wire 6]") {
+		t.Fatalf("against the wire, the app's count is wrong: %+v", r)
+	}
+}

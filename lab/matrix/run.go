@@ -54,7 +54,7 @@ func (r Row) Holds() bool {
 	if !r.MustHold {
 		return true
 	}
-	return r.JobsWrong == 0 && r.FalseCritical == 0 && r.FalseKills <= 0 && r.WireCalls == r.SeenCalls
+	return r.JobsWrong == 0 && r.FalseCritical == 0 && r.FalseKills <= 0 && r.Expected == r.SeenCalls
 }
 
 // Run measures setups, one app execution per distinct run they need.
@@ -206,7 +206,11 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 			rows[i].Err = err
 			continue
 		}
-		rows[i].Result = Compare(truth, seen)
+		if s.Logging == AppJSON {
+			rows[i].Result = CompareAppLog(truth, seen)
+		} else {
+			rows[i].Result = Compare(truth, seen)
+		}
 		if s.Logging == OTLP {
 			kills, err := readKills(filepath.Join(dir, "watch.out"))
 			if err != nil {

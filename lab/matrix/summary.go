@@ -13,8 +13,8 @@ func Summary(w io.Writer, rows []Row) {
 		l   Logging
 	}
 	type sum struct {
-		setups, errs, wire, seen, wireJobs, exact, wrong, falseCrit, kills, missed int
-		killsRun                                                                   bool
+		setups, errs, wire, expected, seen, wireJobs, exact, wrong, falseCrit, kills, missed int
+		killsRun                                                                             bool
 	}
 	var order []key
 	sums := map[key]*sum{}
@@ -32,6 +32,7 @@ func Summary(w io.Writer, rows []Row) {
 			continue
 		}
 		s.wire += r.WireCalls
+		s.expected += r.Expected
 		s.seen += r.SeenCalls
 		s.wireJobs += r.WireJobs
 		s.exact += r.JobsExact
@@ -51,6 +52,6 @@ func Summary(w io.Writer, rows []Row) {
 		if s.killsRun {
 			kills = fmt.Sprintf("%d (missed %d)", s.kills, s.missed)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d of %d | %d | %d | %s | %d |\n", k.app, k.l, s.setups, s.wire, s.seen, s.exact, s.wireJobs, s.wrong, s.falseCrit, kills, s.errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %d of %d | %d | %d | %s | %d |\n", k.app, k.l, s.setups, wireCalls(s.wire, s.expected), s.seen, s.exact, s.wireJobs, s.wrong, s.falseCrit, kills, s.errs)
 	}
 }

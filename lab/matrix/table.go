@@ -38,7 +38,7 @@ func Table(w io.Writer, rows []Row) {
 			fmt.Fprintf(w, "| %s | %s | | | | | | | %s |\n", r.Setup, must, verdict)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", r.Setup, must, r.WireCalls, r.SeenCalls, r.JobsExact, r.JobsWrong, r.FalseCritical, kills, verdict)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", r.Setup, must, wireCalls(r.WireCalls, r.Expected), r.SeenCalls, r.JobsExact, r.JobsWrong, r.FalseCritical, kills, verdict)
 	}
 	var notes []string
 	for _, r := range rows {
@@ -85,4 +85,13 @@ func Failed(rows []Row) []Row {
 		}
 	}
 	return out
+}
+
+// wireCalls is the wire's requests, and when burnrate is held to fewer
+// (the app's log alone: the app's SDK calls) that number beside them.
+func wireCalls(wire, expected int) string {
+	if expected == wire {
+		return fmt.Sprint(wire)
+	}
+	return fmt.Sprintf("%d (%d SDK calls)", wire, expected)
 }

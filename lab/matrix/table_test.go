@@ -10,12 +10,12 @@ import (
 // critical finding or innocent kill; a known gap is shown, not failed; a
 // broken wire or run fails whatever the mark.
 func TestHoldsAndFailed(t *testing.T) {
-	exact := Result{WireCalls: 63, SeenCalls: 63, JobsExact: 1, FalseKills: -1}
+	exact := Result{WireCalls: 63, Expected: 63, SeenCalls: 63, JobsExact: 1, FalseKills: -1}
 	rows := []Row{
 		{Setup: Setup{App: "a", Logging: AppJSON, MustHold: true}, Result: exact},
-		{Setup: Setup{App: "a", Logging: SDKDebug, MustHold: true}, Result: Result{WireCalls: 63, SeenCalls: 63, JobsWrong: 1, FalseKills: -1}},
-		{Setup: Setup{App: "a", Logging: BothStream, MustHold: true}, Result: Result{WireCalls: 63, SeenCalls: 63, JobsExact: 1, FalseKills: 1}},
-		{Setup: Setup{App: "a", Logging: BothFiles}, Result: Result{WireCalls: 63, SeenCalls: 107, JobsWrong: 1, FalseKills: -1}},
+		{Setup: Setup{App: "a", Logging: SDKDebug, MustHold: true}, Result: Result{WireCalls: 63, Expected: 63, SeenCalls: 63, JobsWrong: 1, FalseKills: -1}},
+		{Setup: Setup{App: "a", Logging: BothStream, MustHold: true}, Result: Result{WireCalls: 63, Expected: 63, SeenCalls: 63, JobsExact: 1, FalseKills: 1}},
+		{Setup: Setup{App: "a", Logging: BothFiles}, Result: Result{WireCalls: 63, Expected: 63, SeenCalls: 107, JobsWrong: 1, FalseKills: -1}},
 		{Setup: Setup{App: "a", Logging: OTLP, WireCallsPerJob: 63}, Result: exact, WireBad: "job-1: 64 calls on the wire, want 63"},
 		{Setup: Setup{App: "b", Logging: AppJSON}, Err: errors.New("node: exit status 1")},
 	}
@@ -62,9 +62,9 @@ func TestSeed000Expectation(t *testing.T) {
 // The summary adds each app × logging up over its setups.
 func TestSummaryAddsUp(t *testing.T) {
 	rows := []Row{
-		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 1}, Result: Result{WireCalls: 63, SeenCalls: 40, WireJobs: 1, JobsWrong: 3, FalseKills: 1}},
-		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 4}, Result: Result{WireCalls: 63, SeenCalls: 63, WireJobs: 1, JobsExact: 1, FalseKills: 0}},
-		{Setup: Setup{App: "a", Logging: AppJSON}, Result: Result{WireCalls: 5, SeenCalls: 5, WireJobs: 2, JobsExact: 2, FalseKills: -1, FalseCritical: 2}},
+		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 1}, Result: Result{WireCalls: 63, Expected: 63, SeenCalls: 40, WireJobs: 1, JobsWrong: 3, FalseKills: 1}},
+		{Setup: Setup{App: "a", Logging: OTLP, Concurrency: 4}, Result: Result{WireCalls: 63, Expected: 63, SeenCalls: 63, WireJobs: 1, JobsExact: 1, FalseKills: 0}},
+		{Setup: Setup{App: "a", Logging: AppJSON}, Result: Result{WireCalls: 5, Expected: 5, SeenCalls: 5, WireJobs: 2, JobsExact: 2, FalseKills: -1, FalseCritical: 2}},
 	}
 	var b strings.Builder
 	Summary(&b, rows)
