@@ -52,3 +52,40 @@ func TestPythonLinesPlacedByPositionConvictNoJob(t *testing.T) {
 		t.Errorf("doc-A was killed on lines placed by position: %v", keys)
 	}
 }
+
+// TestNodeChainNoAppLineClaimsConvictsNoJob: the same for the Node SDK's
+// info lines — a retryOf chain of six that no app line claims by its
+// request IDs fell in the one job in sight, "exact", and convicted it.
+func TestNodeChainNoAppLineClaimsConvictsNoJob(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"time":"2026-07-01T01:00:00.000Z","event":"job_started","job_id":"doc-A","job_type":"summarize"}` + "\n")
+	prev := ""
+	for i := range 6 {
+		id := fmt.Sprintf("log_a%04d", i)
+		link := ""
+		if prev != "" {
+			link = ", retryOf: " + prev
+		}
+		status, end := "failed with status 529", " - retrying, 1 attempts remaining"
+		if i == 5 {
+			status, end = "succeeded with status 200", ""
+		}
+		fmt.Fprintf(&b, "2026-07-01T01:00:%02d.000Z [%s%s, request-id: \"req_forged%04d\"] post https://api.anthropic.com/v1/messages %s in 30ms%s\n", 1+i, id, link, i, status, end)
+		prev = id
+	}
+	logPath := filepath.Join(dir, "node.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o600)
+	ops := filepath.Join(dir, "op.toml")
+	os.WriteFile(ops, []byte("[anthropic-sdk]\nmaxRetries = 2\n"), 0o600)
+	out, err := run(t, "report", "--format", "json", "--assumptions", ops, logPath)
+	if err != nil {
+		t.Fatalf("report: %v (a link by position must not be critical)\n%s", err, out)
+	}
+	if strings.Contains(out, `"kind": "assumption_violated"`) || strings.Contains(out, `"kind": "undeclared_retry_layer"`) {
+		t.Errorf("an unclaimed chain convicted doc-A:\n%s", out)
+	}
+	if !strings.Contains(out, `"count": "ambiguous"`) || !strings.Contains(out, `"attempts": 6`) {
+		t.Errorf("doc-A's six attempts are not shown as placed by position:\n%s", out)
+	}
+}
