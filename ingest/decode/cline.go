@@ -77,19 +77,9 @@ func newClineDecoder(p *Parser, source string) *clineDecoder {
 var clineStatus = regexp.MustCompile(`(?:status |\\?"statusCode\\?":)([1-5][0-9][0-9])\b`)
 
 func (d *clineDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
-	rec, skip := prelude(rec, 0)
-	switch {
-	case skip != ingest.Accepted:
-		return skip
-	case rec[0] != '{':
-		return ingest.SkipNotObject
-	}
 	var m clineMessage
-	if err := json.Unmarshal(rec, &m); err != nil {
-		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return ingest.SkipWrongType
-		}
-		return ingest.SkipInvalidJSON
+	if skip := decodeObject(rec, &m); skip != ingest.Accepted {
+		return skip
 	}
 	if m.ModelInfo != nil {
 		d.model, d.prov = CleanField(m.ModelInfo.ModelID), CleanField(m.ModelInfo.ProviderID)

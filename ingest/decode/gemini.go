@@ -110,19 +110,9 @@ func newGeminiDecoder(p *Parser, source string) *geminiDecoder {
 // a night of logs, so records are decoded with encoding/json rather than
 // the line scanner.
 func (d *geminiDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
-	rec, skip := prelude(rec, 0)
-	switch {
-	case skip != ingest.Accepted:
-		return skip
-	case rec[0] != '{':
-		return ingest.SkipNotObject
-	}
 	var r geminiRecord
-	if err := json.Unmarshal(rec, &r); err != nil {
-		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return ingest.SkipWrongType
-		}
-		return ingest.SkipInvalidJSON
+	if skip := decodeObject(rec, &r); skip != ingest.Accepted {
+		return skip
 	}
 	switch {
 	case r.RewindTo != nil:

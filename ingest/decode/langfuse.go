@@ -69,19 +69,9 @@ type langfuseDecoder struct {
 }
 
 func (d *langfuseDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
-	rec, skip := prelude(rec, 0)
-	switch {
-	case skip != ingest.Accepted:
-		return skip
-	case rec[0] != '{':
-		return ingest.SkipNotObject
-	}
 	var doc langfuseDoc
-	if err := json.Unmarshal(rec, &doc); err != nil {
-		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return ingest.SkipWrongType
-		}
-		return ingest.SkipInvalidJSON
+	if skip := decodeObject(rec, &doc); skip != ingest.Accepted {
+		return skip
 	}
 	tr := doc.langfuseTrace
 	if doc.Trace != nil {

@@ -196,6 +196,23 @@ func decodeNumbers(rec []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// decodeObject reads rec, a record that must be one JSON object, into v
+// with encoding/json (the document formats: small next to a night of
+// logs): Accepted, or why the record is skipped.
+func decodeObject(rec []byte, v any) ingest.SkipReason {
+	rec, skip := prelude(rec, 0)
+	switch {
+	case skip != ingest.Accepted:
+		return skip
+	case rec[0] != '{':
+		return ingest.SkipNotObject
+	}
+	if err := json.Unmarshal(rec, v); err != nil {
+		return wrongJSON(err)
+	}
+	return ingest.Accepted
+}
+
 // wrongJSON is the skip reason of an unmarshal error.
 func wrongJSON(err error) ingest.SkipReason {
 	if _, ok := err.(*json.UnmarshalTypeError); ok {
