@@ -184,13 +184,7 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		if last != nil && ev.TS >= last.start && ev.TS < last.end {
 			return last
 		}
-		start, end, label := rs.window.DailySpan(ev.TS)
-		for _, r := range rs.open {
-			if r.logRunID == "" && r.start == start {
-				return r
-			}
-		}
-		return rs.begin(ev, "", label, start, end)
+		return rs.dailyRun(ev)
 	case correlate.RunWindowIdle:
 		if last != nil && (ev.TS <= 0 || ev.TS-last.lastTS <= int64(rs.window.Idle)) {
 			return last
@@ -209,6 +203,18 @@ func (rs *runs) pick(ev *ingest.Event) *run {
 		return rs.open[len(rs.open)-1]
 	}
 	return rs.begin(ev, "", "", 0, 0)
+}
+
+// dailyRun is the open run of ev's day that no run_id named, begun if
+// need be.
+func (rs *runs) dailyRun(ev *ingest.Event) *run {
+	start, end, label := rs.window.DailySpan(ev.TS)
+	for _, r := range rs.open {
+		if r.logRunID == "" && r.start == start {
+			return r
+		}
+	}
+	return rs.begin(ev, "", label, start, end)
 }
 
 // continuing is the run of ev's job when the job is still running —
@@ -312,13 +318,7 @@ func (rs *runs) fallback(ev *ingest.Event) *run {
 		if last != nil && (ev.TS <= 0 || ev.TS >= last.start && ev.TS < last.end) {
 			return last
 		}
-		start, end, label := rs.window.DailySpan(ev.TS)
-		for _, r := range rs.open {
-			if r.logRunID == "" && r.start == start {
-				return r
-			}
-		}
-		return rs.begin(ev, "", label, start, end)
+		return rs.dailyRun(ev)
 	case correlate.RunWindowIdle:
 		if last != nil && (ev.TS <= 0 || ev.TS-last.lastTS <= int64(rs.window.Idle)) {
 			return last
