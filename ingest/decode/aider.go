@@ -130,6 +130,9 @@ func (d *aiderDecoder) start(attempt int16) *ingest.Event {
 	ev.Reset()
 	ev.Kind, ev.AgentSession = ingest.KindLLMCall, true
 	ev.JobID, ev.Model, ev.Attempt = CleanID(d.job), d.model, attempt
+	// The job is the file's name, an identity nobody logged: what its
+	// lines show is counted, never a kill of whatever shares that name.
+	ev.AttemptBy = ingest.AttemptByLineAmbiguous
 	if d.startTS > 0 {
 		ev.TS = d.startTS
 		ev.Dropped |= ingest.DropTimeNoZone

@@ -134,6 +134,9 @@ func (d *aiRetryDecoder) end(emit func(*ingest.Event)) int {
 		ev.Reset()
 		ev.Kind, ev.JobID, ev.Model = ingest.KindLLMCall, CleanID(d.job), d.model
 		ev.Attempt, ev.TS, ev.TSCarried = int16(a), ts, carried
+		// The job is the file's name, an identity nobody logged: the
+		// dump's attempts are counted, never a kill of that name.
+		ev.AttemptBy = ingest.AttemptByLineAmbiguous
 		ev.ErrorType = "retried"
 		if a == d.attempts {
 			ev.Status, ev.RetryAfterMs, ev.ErrorType = d.status, d.retryAfter, d.reason

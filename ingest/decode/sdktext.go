@@ -161,6 +161,19 @@ func (t *sdkText) base(line []byte) *ingest.Event {
 	return t.attemptAt(ts, carried, t.lastJob)
 }
 
+// placed marks an attempt of a text line that names no job but is in one:
+// the job of the JSON line before it, by position alone — another
+// process, or a second logger, writing the stream puts its lines there
+// as easily. Counted and shown, never held against a declaration, never
+// a kill (issue 39: tenacity, Claude Code and LiteLLM retry lines beside
+// one JSON line convicted and killed its job).
+func (t *sdkText) placed(ev *ingest.Event) *ingest.Event {
+	if ev.JobID != "" {
+		ev.AttemptBy = ingest.AttemptByLineAmbiguous
+	}
+	return ev
+}
+
 // lineTime is a text line's time: its own, or the time of the line before
 // it (carried).
 func (t *sdkText) lineTime(line []byte) (ts int64, carried bool) {
@@ -506,7 +519,7 @@ func (t *sdkText) openaiV0Line(line []byte, m [][]byte, emit func(*ingest.Event)
 	if !ok {
 		return 0
 	}
-	ev := t.base(line)
+	ev := t.placed(t.base(line))
 	ev.Status, ev.Attempt = status, 1
 	msg := m[2]
 	if bytes.Contains(msg, []byte("Azure OpenAI")) {

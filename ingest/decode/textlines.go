@@ -300,7 +300,7 @@ func (t *sdkText) liteLine(line []byte, loc []int, emit func(*ingest.Event)) int
 	t.sawSDK = true
 	t.holdHTTP = true
 	m := submatches(line, loc)
-	ev := t.base(line)
+	ev := t.placed(t.base(line))
 	if t.liteDuplicate(line, loc[0], ev.TS) {
 		return -1
 	}
@@ -342,7 +342,7 @@ type retryState struct {
 // that raised, followed by the wait.
 func (t *sdkText) tenacity(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
-	ev := t.base(line)
+	ev := t.placed(t.base(line))
 	r := &t.retry
 	wait, _ := strconv.ParseFloat(string(m[2]), 64)
 	// A new operation: another function, or (with times) a gap longer than
@@ -396,7 +396,7 @@ func (t *sdkText) tenacity(line []byte, m [][]byte, emit func(*ingest.Event)) in
 // attempt n failed, and the next comes after the wait.
 func (t *sdkText) agentRetryLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
-	ev := t.base(line)
+	ev := t.placed(t.base(line))
 	r := &t.retry
 	n, _ := strconv.Atoi(string(m[4]))
 	if n <= 0 || n > 1<<14 {
