@@ -351,7 +351,12 @@ func TestRestartAtEveryStepIsByteIdentical(t *testing.T) {
 				t.Fatalf("a restart (%v) after step %d changed the report:\n%s\nwant\n%s", sig, k, got, want)
 			}
 			for key, n := range keys {
-				if n != 1 {
+				// A SIGKILL between the receiver's answer and the
+				// journal's record of it leaves the outcome unknown: the
+				// start sends it once more, under the same key, which the
+				// receiver dedups (docs/kill-hooks.md, delivery table).
+				// A clean stop never sends twice.
+				if n != 1 && !(sig == syscall.SIGKILL && n == 2) {
 					t.Errorf("a restart (%v) after step %d: kill %s delivered %d times", sig, k, key, n)
 				}
 			}
