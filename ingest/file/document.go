@@ -61,7 +61,7 @@ func sniffDocument(head []byte, whole bool) (kind documentKind, otlp bool) {
 		switch {
 		case !ok:
 			// Not JSON: lines (a text line, a truncated last record).
-		case !otlp && end < 0 && bytes.IndexByte(head, '\n') < 0:
+		case !otlp && end < 0 && bytes.IndexByte(head, '\n') < 0 && !compactExport(head):
 			// One line longer than the head, still valid JSON where the
 			// head ends: a long JSON line (or a compact document, which
 			// is one line too). Lines read it whole up to the line cap
@@ -79,6 +79,16 @@ func sniffDocument(head []byte, whole bool) (kind documentKind, otlp bool) {
 		}
 	}
 	return lineRecords, false
+}
+
+// compactExport: a one-line document a trace tool exports compact —
+// Jaeger's /api/traces and UI download ({"data":[{"traceID":…), a
+// Langfuse trace ({…"observations":[…) — which is one document however
+// long its line (a 2 MB trace is normal), not a JSON log line to cap at
+// 1 MiB. Read by the document reader, under its record cap.
+func compactExport(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(`{"data":[`)) && bytes.Contains(head, []byte(`"traceID"`)) ||
+		bytes.Contains(head, []byte(`"observations":[`))
 }
 
 // firstArrayRecord reports an array whose first element is an object that
