@@ -114,31 +114,5 @@ func csKnob(f *file, l *Layer, region []byte) {
 // csHandLoops: `for (int attempt = 0; attempt < N; attempt++)` whose body
 // catches and delays.
 func csHandLoops(f *file) []Layer {
-	code := f.blanked()
-	var out []Layer
-	for _, m := range scanAt(code, "for", csHandLoop, 200) {
-		if string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
-			continue
-		}
-		offset := -int(code[m[4]] - '0')
-		if string(code[m[8]:m[9]]) == "<=" {
-			offset++
-		}
-		open := m[1]
-		for open < len(code) && open-m[1] < 200 && code[open] != '{' {
-			open++
-		}
-		if open >= len(code) || code[open] != '{' {
-			continue
-		}
-		a, b := args(code, open)
-		if body := code[a:b]; !csLoopCatch.Match(body) || !csLoopWait.Match(body) {
-			continue
-		}
-		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "csharp",
-			"a loop that catches and delays: read it to confirm it retries the call"); ok {
-			out = append(out, l)
-		}
-	}
-	return out
+	return cLoops(f, csHandLoop, csLoopCatch, csLoopWait, "csharp", "a loop that catches and delays: read it to confirm it retries the call")
 }

@@ -125,16 +125,18 @@ var (
 	jsLoopWait  = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
 )
 
-// jsHandLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`.
-func jsHandLoops(f *file) []Layer {
+// cLoops finds the C-family counted loops of re in f — `for (let i = 0;
+// i < N; i++)`, `for (int attempt = 0; …)`: groups 1 and 3 the counter, 2
+// its start, 4 the comparison, 5 the bound — whose body (the braces after
+// the header) matches catch and wait, and makes each a layer of lang.
+func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, m := range scanAt(code, "for", jsHandLoop, 200) {
-		start, _ := strconv.Atoi(string(code[m[4]:m[5]]))
+	for _, m := range scanAt(code, "for", re, 200) {
 		if string(code[m[2]:m[3]]) != string(code[m[6]:m[7]]) {
 			continue
 		}
-		offset := -start
+		offset := -int(code[m[4]] - '0')
 		if string(code[m[8]:m[9]]) == "<=" {
 			offset++
 		}
@@ -146,16 +148,19 @@ func jsHandLoops(f *file) []Layer {
 			continue
 		}
 		a, b := args(code, open)
-		body := code[a:b]
-		if !jsLoopCatch.Match(body) || !jsLoopWait.Match(body) {
+		if body := code[a:b]; !catch.Match(body) || !wait.Match(body) {
 			continue
 		}
-		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
-			"a loop that catches and sleeps: read it to confirm it retries the call"); ok {
+		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), lang, note); ok {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// jsHandLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`.
+func jsHandLoops(f *file) []Layer {
+	return cLoops(f, jsHandLoop, jsLoopCatch, jsLoopWait, "javascript", "a loop that catches and sleeps: read it to confirm it retries the call")
 }
 
 // goHandLoops: `for i := 0; i < 3; i++ { ... time.Sleep(...) }` that
