@@ -150,8 +150,13 @@ type PriceTable struct {
 	prices map[string]Price // decoded entries and the overrides
 	// free lists the entries that price input and output at $0, checked
 	// against the base table by WithBase.
-	free  []string
-	bare  map[string]string
+	free []string
+	bare map[string]string
+	// own maps a provider's own model path — an entry's name less its
+	// provider prefix, of three parts or more: "accounts/fireworks/
+	// models/gpt-oss-20b" — to the entry. No other provider lists such a
+	// path, so a log that names it names the provider that billed it.
+	own   map[string]string
 	mu    sync.Mutex
 	cache map[string]Resolution
 }
@@ -538,10 +543,16 @@ func (t *PriceTable) indexBare() {
 	for name := range t.prices {
 		names = append(names, name)
 	}
+	own := map[string]string{}
 	for _, name := range names {
 		i := strings.LastIndexByte(name, '/')
 		if i < 0 {
 			continue
+		}
+		if first := strings.IndexByte(name, '/'); strings.Count(name[first+1:], "/") >= 2 {
+			if tail := name[first+1:]; own[tail] == "" || name < own[tail] {
+				own[tail] = name
+			}
 		}
 		bare := name[i+1:]
 		if _, plain := t.raw[bare]; plain {
@@ -556,7 +567,7 @@ func (t *PriceTable) indexBare() {
 			best[bare] = name
 		}
 	}
-	t.bare = best
+	t.bare, t.own = best, own
 }
 
 func perToken(usd *float64) Pico {
@@ -694,6 +705,20 @@ func (t *PriceTable) resolve(model string) Resolution {
 	// snowflake…) comes last of all, approximate: it may lack the maker's
 	// cache rates (gemini-3-pro resolved to replicate's entry and priced
 	// cached input at 10×).
+	// A provider's own path ("accounts/fireworks/models/gpt-oss-20b") is
+	// that provider's entry, reseller or not: Fireworks billed it, not the
+	// best-ranked other host of gpt-oss-20b (Groq, $0.075/M for $0.07/M).
+	for _, c := range cands {
+		if _, exact := t.price(c.key); exact {
+			break // the table lists the path itself: the passes below take it
+		}
+		if full, ok := t.own[c.key]; ok && !c.lossy {
+			if p, ok := t.price(full); ok {
+				r.Key, r.Price = full, p
+				return r
+			}
+		}
+	}
 	for _, pass := range []struct{ lossy, resellers bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		if !pass.resellers {
 			for _, c := range cands {

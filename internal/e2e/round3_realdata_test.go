@@ -61,9 +61,7 @@ func (tr round3Truth) wantAttempts() int64 {
 // round3Gaps are the files not read right yet, each with why. A file
 // listed here that reads right fails the test (take it off the list); one
 // not listed that reads wrong fails it too.
-var round3Gaps = map[string]string{
-	"otel/python-console-exporter-ms-agent-framework.jsonl": "calls and tokens right; spend $0.00127 for $0.00123: the bare Fireworks path accounts/fireworks/models/gpt-oss-20b resolves to groq's $0.075/M, not fireworks_ai's $0.07/M (the resolver is correlate/prices.go, another branch's area)",
-}
+var round3Gaps = map[string]string{}
 
 // TestRound3RealFiles: issue 35 — every file of the third real set read
 // by the binary as a user runs it (report --format json FILE), its
