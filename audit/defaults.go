@@ -33,6 +33,7 @@ const (
 	KindProxy     Kind = "proxy"     // a reverse proxy in front of the handler (nginx, an ingress)
 	KindQueue     Kind = "queue"     // a job queue or scheduler (BullMQ, Celery, Sidekiq, Kubernetes Job)
 	KindAgent     Kind = "agent"     // a coding agent's own retries (Claude Code)
+	KindWatchdog  Kind = "watchdog"  // a stall watchdog that aborts a silent call and regenerates it from scratch
 	KindWrapper   Kind = "wrapper"   // a generic retry wrapper (p-retry, tenacity, backoff)
 	KindFramework Kind = "framework" // an LLM framework around the SDK (LangChain, LlamaIndex, Vercel AI SDK)
 	KindSDK       Kind = "sdk"       // the provider's client (Anthropic, OpenAI, AWS, Stripe)
@@ -47,7 +48,9 @@ const (
 // or runs the handler; a mesh sidecar is on the worker's outbound path
 // — a Kubernetes Job's pod, and every SDK attempt in it, calls out
 // through it — so it is innermost, retrying each request the SDK sends.
-var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWrapper, KindFramework, KindSDK, KindMesh}
+// A stall watchdog regenerates the whole turn the job's wrapper runs
+// (seed 003's order: scheduler → watchdog → wrapper → SDK).
+var Kinds = []Kind{KindClient, KindProxy, KindQueue, KindAgent, KindWatchdog, KindWrapper, KindFramework, KindSDK, KindMesh}
 
 // Semantics says what a library's knob counts: the trap of boto3's
 // retries={'max_attempts': 2} (2 retries) beside AWS_MAX_ATTEMPTS=2 (2

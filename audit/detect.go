@@ -23,6 +23,7 @@ type file struct {
 	err    error // the first parse failure: reported as not parsed (or a template)
 
 	code    []byte // raw with comments and string contents blanked
+	visible []byte // raw with only comments blanked (noComments)
 	ln      lines
 	has     map[string]bool
 	py      map[string]string
@@ -46,6 +47,15 @@ func (f *file) blanked() []byte {
 		f.code = blank(f.raw, syntaxOf[f.kind])
 	}
 	return f.code
+}
+
+// readable is the source with only comments blanked: strings can be read
+// (err.name === "AbortError"), comments cannot.
+func (f *file) readable() []byte {
+	if f.visible == nil {
+		f.visible = noComments(f.raw, syntaxOf[f.kind])
+	}
+	return f.visible
 }
 
 func (f *file) lines() lines {

@@ -43,9 +43,10 @@ func pyHandLoops(f *file) []Layer {
 		if m[8] >= 0 {
 			offset++ // range(attempts + 1)
 		}
-		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
-		if !pyTry.Match(body) || !pySleep.Match(body) {
-			continue
+		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		body := code[m[1]:end]
+		if !pyTry.Match(body) || !pySleep.Match(body) || pyLoopHasStallHandler(f, m[1], end) {
+			continue // no retry shape, or a stall watchdog's loop (watchdog.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
@@ -151,6 +152,9 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		if body := code[a:b]; !catch.Match(body) || !wait.Match(body) {
 			continue
 		}
+		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
+			continue // a stall watchdog's loop (watchdog.go)
+		}
 		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), lang, note); ok {
 			out = append(out, l)
 		}
@@ -253,12 +257,23 @@ func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
 // bound with `>=`. The counter's name says retry or attempt; the bound is
 // resolved like a loop's.
 func pyCounterRetry(f *file) []Layer {
+	// A stall handler's counter is the watchdog's (watchdog.go).
+	return pyCounters(f, 0, len(f.blanked()), func(at int) bool { return pyInStallHandler(f, at) },
+		"a counter that retries until a bound, then raises (a regenerate-on-failure wrapper): read it to confirm it re-sends the call")
+}
+
+// pyCounters are the hand-counted retries whose test lies in code[a:b].
+// skip, when not nil, drops a test at the offset it is given.
+func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 	code := f.blanked()
 	var out []Layer
-	for _, m := range scanAt(code, "if", pyCounterIf, 200) {
+	for _, m := range scanAt(code[:b], "if", pyCounterIf, 200) {
+		if m[0] < a {
+			continue
+		}
 		name := string(code[m[2]:m[3]])
 		lname := strings.ToLower(name)
-		if !atLineStart(code, m[0]) || !(strings.Contains(lname, "retr") || strings.Contains(lname, "attempt")) {
+		if !atLineStart(code, m[0]) || !(strings.Contains(lname, "retr") || strings.Contains(lname, "attempt") || strings.Contains(lname, "regen")) {
 			continue
 		}
 		// The line before increments the counter.
@@ -274,15 +289,14 @@ func pyCounterRetry(f *file) []Layer {
 			continue
 		}
 		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
-		if !pyRaise.Match(body) {
+		if !pyRaise.Match(body) || skip != nil && skip(m[0]) {
 			continue
 		}
 		offset := 1 // > bound: bound + 1 tries
 		if string(code[m[4]:m[5]]) == ">=" {
 			offset = 0
 		}
-		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
-			"a counter that retries until a bound, then raises (a regenerate-on-failure wrapper): read it to confirm it re-sends the call"); ok {
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python", note); ok {
 			out = append(out, l)
 		}
 	}
@@ -311,37 +325,48 @@ func jsCounterRetry(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
 	for _, m := range scanAt(code, "if", jsCounterIf, 300) {
-		name := string(code[m[4]:m[5]])
-		lname := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
-		if !strings.Contains(lname, "retr") && !strings.Contains(lname, "attempt") {
-			continue
+		bound, offset, ok := jsCounterBound(code, m)
+		if !ok || jsInStallHandler(f, m[0]) {
+			continue // a stall handler's counter is the watchdog's (watchdog.go)
 		}
-		pre, post := m[2] >= 0, m[6] >= 0
-		if !pre && !post {
-			// The statement before increments it, on this line or the last.
-			ls := max(0, m[0]-200)
-			prevText := code[ls:m[0]]
-			if i := bytes.LastIndexByte(prevText, ';'); i >= 0 && bytes.Count(prevText[i:], []byte("\n")) <= 1 {
-				prevText = prevText[:i]
-			} else if i := bytes.LastIndexByte(bytes.TrimRight(prevText, " \t\n"), '\n'); i >= 0 {
-				prevText = bytes.TrimRight(prevText[i+1:], " \t\n")
-			}
-			im := jsIncrement.FindSubmatch(prevText)
-			if im == nil || (string(im[1]) != name && string(im[2]) != name) {
-				continue
-			}
-		}
-		offset := 1 // ++n > bound throws on try bound + 1: bound + 1 tries
-		if string(code[m[8]:m[9]]) == ">=" {
-			offset = 0
-		}
-		if post {
-			offset++ // n++ > bound compares the old value: one more try
-		}
-		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+		if l, ok := loopLayer(f, m[0], bound, offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
 			"a counter that retries until a bound, then throws: read it to confirm it re-sends the call"); ok {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// jsCounterBound reads one jsCounterIf match m: a counter named for
+// retries or attempts, incremented in the test or the statement before,
+// and the bound and offset of the tries it allows.
+func jsCounterBound(code []byte, m []int) (string, int, bool) {
+	name := string(code[m[4]:m[5]])
+	lname := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+	if !strings.Contains(lname, "retr") && !strings.Contains(lname, "attempt") && !strings.Contains(lname, "regen") {
+		return "", 0, false
+	}
+	pre, post := m[2] >= 0, m[6] >= 0
+	if !pre && !post {
+		// The statement before increments it, on this line or the last.
+		ls := max(0, m[0]-200)
+		prevText := code[ls:m[0]]
+		if i := bytes.LastIndexByte(prevText, ';'); i >= 0 && bytes.Count(prevText[i:], []byte("\n")) <= 1 {
+			prevText = prevText[:i]
+		} else if i := bytes.LastIndexByte(bytes.TrimRight(prevText, " \t\n"), '\n'); i >= 0 {
+			prevText = bytes.TrimRight(prevText[i+1:], " \t\n")
+		}
+		im := jsIncrement.FindSubmatch(prevText)
+		if im == nil || (string(im[1]) != name && string(im[2]) != name) {
+			return "", 0, false
+		}
+	}
+	offset := 1 // ++n > bound throws on try bound + 1: bound + 1 tries
+	if string(code[m[8]:m[9]]) == ">=" {
+		offset = 0
+	}
+	if post {
+		offset++ // n++ > bound compares the old value: one more try
+	}
+	return string(code[m[10]:m[11]]), offset, true
 }

@@ -54,6 +54,11 @@ var (
 func blank(src []byte, sy syntax) []byte {
 	out := bytes.Clone(src)
 	lx := lexer{src: src, out: out}
+	lx.run(sy)
+	return out
+}
+
+func (lx *lexer) run(sy syntax) {
 	switch sy.lang {
 	case langJS:
 		lx.js()
@@ -66,11 +71,22 @@ func blank(src []byte, sy syntax) []byte {
 	default:
 		lx.hash()
 	}
-	return out
+}
+
+// noComments returns src with only its comments blanked: code and the
+// contents of strings stay, for a test that reads a string
+// (err.name === "AbortError") but must not read a comment.
+func noComments(src []byte, sy syntax) []byte {
+	lx := lexer{src: src, out: bytes.Clone(src), cm: bytes.Clone(src)}
+	lx.run(sy)
+	return lx.cm
 }
 
 type lexer struct {
 	src, out []byte
+	// cm, when not nil, is a copy of src in which only comments are
+	// blanked (noComments): string contents stay readable.
+	cm []byte
 	// unclosed: a multi-line construct of this kind ran to the end of the
 	// file; later ones of the kind are read as one-line.
 	unclosed [5]bool
@@ -97,6 +113,15 @@ func (lx *lexer) blankRange(a, b int) {
 	}
 }
 
+// comment blanks [a, b) in cm, the comments-only copy, when one is made.
+func (lx *lexer) comment(a, b int) {
+	if lx.cm != nil {
+		for i := a; i < b; i++ {
+			space(lx.cm, i)
+		}
+	}
+}
+
 // lineEnd is the offset of the newline ending i's line (or the end).
 func (lx *lexer) lineEnd(i int) int {
 	if j := bytes.IndexByte(lx.src[i:], '\n'); j >= 0 {
@@ -120,6 +145,7 @@ func (lx *lexer) unclosedAt(k, open int) int {
 func (lx *lexer) lineComment(i int) int {
 	e := lx.lineEnd(i)
 	lx.blankRange(i, e)
+	lx.comment(i, e)
 	return e
 }
 
@@ -129,6 +155,7 @@ func (lx *lexer) blockComment(i int) int {
 		if j := bytes.Index(lx.src[i+2:], []byte("*/")); j >= 0 {
 			end := i + 2 + j + 2
 			lx.blankRange(i, end)
+			lx.comment(i, end)
 			return end
 		}
 		lx.unclosed[kBlock] = true

@@ -55,6 +55,7 @@ var detectors = []detector{
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
+	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -75,6 +76,7 @@ var detectors = []detector{
 	{"Inngest functions", fkJS, nil, jsInngest},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
+	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
@@ -83,6 +85,7 @@ var detectors = []detector{
 	{"go-retryablehttp", fkGo, nil, retryableHTTP},
 	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
 	{"hand-rolled loops", fkGo, nil, goHandLoops},
+	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},
 

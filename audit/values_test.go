@@ -88,7 +88,7 @@ func TestARegenerateCounterIsALayer(t *testing.T) {
 		{"loop.py:5", "anthropic-python", 3, true},
 		{"loop.py:14", "hand-rolled", 4, true},
 		{"stream.ts:3", "anthropic-ts", 3, true}, // TestARegenerateCounterInTypeScript
-		{"stream.ts:15", "hand-rolled", 2, true},
+		{"stream.ts:15", "stall-watchdog", 2, true},
 	})
 	if len(r.Stacks) != 2 || r.Stacks[0].Group != "python" || r.Stacks[0].Attempts != 12 {
 		t.Errorf("stacks %+v, want the python path 4 × 3 = 12", r.Stacks)
@@ -97,15 +97,16 @@ func TestARegenerateCounterIsALayer(t *testing.T) {
 
 // TestARegenerateCounterInTypeScript: a stalled stream regenerated once
 // (++retries > MAX_REGENERATIONS, a constant 1: 2 tries) around the SDK's
-// 3 is 2 × 3 = 6 (seed 003's watchdog, written in the code); a counter not
-// named for retries is no layer.
+// 3 is 2 × 3 = 6 (seed 003's watchdog, written in the code: its handler
+// tests for a StallError, so it is a stall watchdog, watchdog.go); a
+// counter not named for retries is no layer.
 func TestARegenerateCounterInTypeScript(t *testing.T) {
 	r := scan(t, "testdata/regenerate")
 	got := map[string]int{}
 	for _, l := range r.Layers {
 		got[l.File+":"+itoa(l.Line)+" "+l.DefaultID] = l.Attempts
 	}
-	if got["stream.ts:15 hand-rolled"] != 2 || got["stream.ts:3 anthropic-ts"] != 3 || len(got) != 4 {
+	if got["stream.ts:15 stall-watchdog"] != 2 || got["stream.ts:3 anthropic-ts"] != 3 || len(got) != 4 {
 		t.Errorf("layers %v", layersOf(r))
 	}
 	worst := 0

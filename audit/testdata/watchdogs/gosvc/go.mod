@@ -1,0 +1,5 @@
+module example.com/gosvc
+
+go 1.22
+
+require github.com/anthropics/anthropic-sdk-go v1.60.0
