@@ -118,8 +118,8 @@ var (
 // jsCatches are the catch blocks of code: the catch, its body and the try
 // body before it.
 type jsCatch struct {
-	at          int // the catch keyword
-	tryA, tryB  int // the try block's body
+	at           int // the catch keyword
+	tryA, tryB   int // the try block's body
 	bodyA, bodyB int
 }
 
