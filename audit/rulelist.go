@@ -97,6 +97,7 @@ var detectors = []detector{
 	{"ingress-nginx annotations", fkYAML, []string{ingressNextUpstream}, ingressNginx},
 	{"ingress-nginx default (Ingress)", fkYAML, nil, ingressNginxDefault},
 	{"Istio VirtualService", fkYAML, nil, istio},
+	{"Linkerd ServiceProfile and retry annotations", fkYAML, nil, linkerd},
 	{"Kubernetes Job and CronJob backoffLimit", fkYAML, nil, kubernetesJobs},
 	{"GitHub Actions nick-fields/retry", fkWorkflow, []string{"nick-fields/retry"}, ghaRetry},
 
