@@ -156,3 +156,74 @@ func BenchmarkPnpmLock64k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLockfile32MiB: a tree whose lockfile is just under the 32 MiB
+// limit (MaxLockfileBytes) — a pnpm-lock.yaml of one workspace importer and
+// its packages and snapshots, and a package-lock.json v3 of nested
+// node_modules entries — scanned end to end with one SDK client whose
+// version the lockfile gives.
+//
+//	go test ./audit -run x -bench Lockfile32MiB -benchtime 1x
+func BenchmarkLockfile32MiB(b *testing.B) {
+	const limit = 32 << 20
+	gen := map[string]func() []byte{
+		"pnpm-lock.yaml": func() []byte {
+			var s strings.Builder
+			s.WriteString("lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n\nimporters:\n  .:\n    dependencies:\n      '@anthropic-ai/sdk':\n        specifier: ^0.39.0\n        version: 0.39.0\n")
+			n := 0
+			for ; s.Len() < limit/4; n++ {
+				fmt.Fprintf(&s, "      '@scope%d/pkg-%d':\n        specifier: ^%d.2.3\n        version: %d.2.3(react@18.3.1)\n", n%97, n, n%13, n%13)
+			}
+			s.WriteString("\npackages:\n\n")
+			for i := 0; s.Len() < limit*3/5; i++ {
+				fmt.Fprintf(&s, "  '@scope%d/pkg-%d@%d.2.3':\n    resolution: {integrity: sha512-%064x}\n    engines: {node: '>=18'}\n\n", i%97, i%n, i%13, i)
+			}
+			s.WriteString("snapshots:\n\n")
+			for i := 0; s.Len() < limit-256; i++ {
+				fmt.Fprintf(&s, "  '@scope%d/pkg-%d@%d.2.3(react@18.3.1)':\n    dependencies:\n      react: 18.3.1\n\n", i%97, i%n, i%13)
+			}
+			return []byte(s.String())
+		},
+		"package-lock.json": func() []byte {
+			var s strings.Builder
+			s.WriteString("{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n    \"\": {\"name\": \"app\", \"dependencies\": {\"@anthropic-ai/sdk\": \"^0.39.0\"}},\n    \"node_modules/@anthropic-ai/sdk\": {\"version\": \"0.39.0\", \"resolved\": \"https://registry.npmjs.org/@anthropic-ai/sdk/-/sdk-0.39.0.tgz\", \"integrity\": \"sha512-x\"}")
+			for i := 0; s.Len() < limit-512; i++ {
+				fmt.Fprintf(&s, ",\n    \"node_modules/pkg-%d/node_modules/dep-%d\": {\"version\": \"%d.0.%d\", \"resolved\": \"https://registry.npmjs.org/dep-%d/-/dep-%d-%d.0.%d.tgz\", \"integrity\": \"sha512-%064x\", \"license\": \"MIT\"}", i/7, i, i%9, i%31, i, i, i%9, i%31, i)
+			}
+			s.WriteString("\n  }\n}\n")
+			return []byte(s.String())
+		},
+	}
+	for _, name := range []string{"pnpm-lock.yaml", "package-lock.json"} {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			lock := gen[name]()
+			if len(lock) > limit {
+				b.Fatalf("%d bytes, over the limit", len(lock))
+			}
+			for p, body := range map[string][]byte{
+				name:           lock,
+				"package.json": []byte(`{"dependencies": {"@anthropic-ai/sdk": "^0.39.0"}}`),
+				"src/llm.ts":   []byte("import Anthropic from \"@anthropic-ai/sdk\";\nexport const client = new Anthropic();\n"),
+			} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, p), body, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(lock)))
+			opt := DefaultOptions()
+			for b.Loop() {
+				r, err := Scan([]string{dir}, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(r.Layers) != 1 || r.Layers[0].Version != "0.39.0" {
+					b.Fatalf("layers %+v skipped %+v", r.Layers, r.Skipped)
+				}
+			}
+		})
+	}
+}
