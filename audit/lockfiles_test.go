@@ -12,7 +12,7 @@ import (
 // anchor in a dropped section) falls back to the whole file.
 func TestPnpmLockReadsOnlyImporters(t *testing.T) {
 	cases := map[string]string{
-		"v9": "lockfileVersion: '9.0'\n\npackages:\n\n  'openai@4.80.0':\n    resolution: {integrity: sha512-x}\n\nimporters:\n\n  .:\n    dependencies:\n      openai:\n        specifier: ^4.80.0\n        version: 4.80.0\n  apps/web:\n    devDependencies:\n      '@anthropic-ai/sdk':\n        specifier: ^0.39.0\n        version: 0.39.0(zod@3.23.8)\n\nsnapshots:\n\n  'openai@4.80.0': {}\n",
+		"v9":    "lockfileVersion: '9.0'\n\npackages:\n\n  'openai@4.80.0':\n    resolution: {integrity: sha512-x}\n\nimporters:\n\n  .:\n    dependencies:\n      openai:\n        specifier: ^4.80.0\n        version: 4.80.0\n  apps/web:\n    devDependencies:\n      '@anthropic-ai/sdk':\n        specifier: ^0.39.0\n        version: 0.39.0(zod@3.23.8)\n\nsnapshots:\n\n  'openai@4.80.0': {}\n",
 		"v5":    "lockfileVersion: 5.4\n\nspecifiers:\n  openai: ^4.0.0\n\ndependencies:\n  openai: 4.52.0\n\npackages:\n\n  /openai/4.52.0:\n    resolution: {integrity: sha512-x}\n",
 		"alias": "lockfileVersion: '9.0'\npackages:\n  v: &v 4.80.0\nimporters:\n  .:\n    dependencies:\n      openai: *v\n",
 	}
