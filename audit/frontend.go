@@ -16,7 +16,12 @@ var (
 	jsApolloMax  = regexp.MustCompile(`\battempts\s*:\s*\{[^}]*\bmax\s*:\s*([0-9_]+)`)
 	jsErrorRetry = knobRe("errorRetryCount")
 	jsNoRetryErr = regexp.MustCompile(`\bshouldRetryOnError\s*:\s*false`)
-	jsUsesSWR    = regexp.MustCompile(`\buseSWR\w*\s*\(|\bSWRConfig\b`)
+	// The hooks that fetch (and so retry): useSWR, useSWRInfinite,
+	// useSWRImmutable, TypeScript's type arguments allowed
+	// (useSWR<Vote[]>(…)); useSWRConfig reads the cache and fetches
+	// nothing, useSWRMutation does not retry. <SWRConfig value={…}> sets
+	// the options every hook below it takes.
+	jsUsesSWR = regexp.MustCompile(`\buseSWR(?:Infinite|Immutable)?\s*(?:<[^;()]{0,200}?>\s*)?\(|<SWRConfig\b`)
 )
 
 // tanstackQuery: new QueryClient({ defaultOptions: { queries: { retry } } }).
@@ -63,10 +68,10 @@ func apolloRetryLink(f *file) []Layer {
 func swr(f *file) []Layer {
 	code := f.blanked()
 	for _, b := range f.jsImports() {
-		if b.module != "swr" {
+		if b.module != "swr" && b.module != "swr/infinite" && b.module != "swr/immutable" {
 			continue
 		}
-		if m := jsUsesSWR.FindIndex(code); m != nil && !jsNoRetryErr.Match(code) {
+		if m := swrFetching(code); m != nil && !jsNoRetryErr.Match(code) {
 			l := newLayer("swr", f.rel, f.lines().at(m[0]), "javascript", ConfidenceMedium)
 			setKnob(&l, jsErrorRetry, code)
 			return []Layer{l}
@@ -74,4 +79,41 @@ func swr(f *file) []Layer {
 		break
 	}
 	return nil
+}
+
+// swrFetching is the first SWR hook of code that fetches: a hook whose
+// fetcher is null (useSWR(key, null, { fallbackData }): SWR as a local
+// store) sends nothing and retries nothing.
+func swrFetching(code []byte) []int {
+	for _, m := range jsUsesSWR.FindAllIndex(code, maxCandidates) {
+		if code[m[1]-1] != '(' {
+			return m // <SWRConfig
+		}
+		a, b := args(code, m[1]-1)
+		if parts := topLevelArgs(code[a:b]); len(parts) >= 2 && strings.TrimSpace(string(parts[1])) == "null" {
+			continue
+		}
+		return m
+	}
+	return nil
+}
+
+// topLevelArgs splits a call's argument text at its top-level commas.
+func topLevelArgs(a []byte) [][]byte {
+	var out [][]byte
+	depth, start := 0, 0
+	for i, c := range a {
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, a[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, a[start:])
 }

@@ -370,3 +370,199 @@ func jsCounterBound(code []byte, m []int) (string, int, bool) {
 	}
 	return string(code[m[10]:m[11]]), offset, true
 }
+
+// goCounterRetry: the Go form of pyCounterRetry —
+//
+//	m.retries++
+//	if m.retries >= m.Config.MaxRetries {
+//	    return err
+//	}
+//	time.Sleep(wait)
+//	return completionInput{content} // sent again
+//
+// a counter named for retries or attempts, incremented and then compared
+// with a bound whose branch returns, in a function that sleeps: a retry
+// counted by hand (a callback, a message loop) rather than by a for loop.
+// bound tries with >=, bound + 1 with >.
+func goCounterRetry(f *file) []Layer {
+	g := f.goSource()
+	if g == nil {
+		return nil
+	}
+	var out []Layer
+	for _, d := range g.ast.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || !goSleeps(fd.Body, g.local) {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			blk, ok := n.(*ast.BlockStmt)
+			if !ok {
+				return true
+			}
+			for i := 0; i+1 < len(blk.List); i++ {
+				inc, ok := blk.List[i].(*ast.IncDecStmt)
+				if !ok || inc.Tok != token.INC {
+					continue
+				}
+				name := g.text(inc.X)
+				if !retryCounterName(name) {
+					continue
+				}
+				is, ok := blk.List[i+1].(*ast.IfStmt)
+				if !ok || len(is.Body.List) == 0 {
+					continue
+				}
+				be, ok := is.Cond.(*ast.BinaryExpr)
+				if !ok || (be.Op != token.GEQ && be.Op != token.GTR) || g.text(be.X) != name {
+					continue
+				}
+				if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
+					continue
+				}
+				var bound string
+				switch y := be.Y.(type) {
+				case *ast.BasicLit:
+					bound = y.Value
+				case *ast.Ident, *ast.SelectorExpr:
+					bound = g.text(y)
+				default:
+					continue
+				}
+				offset := 0
+				if be.Op == token.GTR {
+					offset = 1
+				}
+				if l, ok := loopLayer(f, g.offset(is), bound, offset, "if "+g.text(is.Cond), "go",
+					"a counter that retries until a bound, sleeping between tries: read it to confirm it re-sends the call"); ok {
+					out = append(out, l)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// retryCounterName: the counter's last segment names retries, attempts or
+// regenerations.
+func retryCounterName(name string) bool {
+	n := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+	return strings.Contains(n, "retr") || strings.Contains(n, "attempt") || strings.Contains(n, "regen")
+}
+
+// goSleeps: body calls time.Sleep.
+func goSleeps(body *ast.BlockStmt, local map[string]string) bool {
+	found := false
+	ast.Inspect(body, func(m ast.Node) bool {
+		if c, ok := m.(*ast.CallExpr); ok {
+			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+var (
+	pyWhileCounter = regexp.MustCompile(`^while\s+([A-Za-z_][\w.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
+	jsWhileCounter = regexp.MustCompile(`^while\s*\(\s*([A-Za-z_$][\w$.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*\)\s*\{`)
+)
+
+// counterStart is the value a counter is given before its loop (`x = 1`
+// on one of the lines before at), 0 when none is found.
+func counterStart(code []byte, at int, name string) int {
+	re := regexp.MustCompile(`(?m)^[ \t]*(?:(?:let|var)\s+)?` + regexp.QuoteMeta(name) + `\s*(?::\s*\w+\s*)?=\s*([0-9]+)\s*;?\s*$`)
+	from := max(0, at-2000)
+	ms := re.FindAllSubmatch(code[from:at], -1)
+	if len(ms) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(ms[len(ms)-1][1]))
+	return n
+}
+
+// pyWhileRetries: a retry counted by a while loop —
+//
+//	attempts = 0
+//	while attempts < max_attempts:
+//	    try:
+//	        return await model.ainvoke(messages)
+//	    except Exception:
+//	        attempts += 1
+//
+// a counter named for retries or attempts whose loop tries a call and,
+// in an except block, counts the failure: bound − start tries (one more
+// with <=). No sleep is needed: the count of failures is the retry.
+func pyWhileRetries(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "while", pyWhileCounter, 200) {
+		name := string(code[m[2]:m[3]])
+		if !atLineStart(code, m[0]) || !retryCounterName(name) {
+			continue
+		}
+		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		body := code[m[1]:end]
+		if !pyTry.Match(body) || !pyCountsInExcept(code, m[1], end, name) {
+			continue
+		}
+		offset := -counterStart(code, m[0], name)
+		if string(code[m[4]:m[5]]) == "<=" {
+			offset++
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a while loop that counts failed tries up to a bound: read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pyCountsInExcept: an except block within code[a:b] increments name.
+func pyCountsInExcept(code []byte, a, b int, name string) bool {
+	inc := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `\s*\+=\s*1\s*$`)
+	for _, h := range pyHandlers(code[:b]) {
+		if h.at >= a && inc.Match(h.body) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsWhileRetries: the JavaScript form of pyWhileRetries —
+// `while (attempt < maxAttempts) { try { … } catch (e) { attempt++; … } }`.
+func jsWhileRetries(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "while", jsWhileCounter, 200) {
+		name := string(code[m[2]:m[3]])
+		if !retryCounterName(name) {
+			continue
+		}
+		a, b := args(code, m[1]-1)
+		inc := regexp.MustCompile(`(?:\+\+\s*` + regexp.QuoteMeta(name) + `\b|\b` + regexp.QuoteMeta(name) + `\s*(?:\+\+|\+=\s*1\b))`)
+		counted := false
+		for _, c := range jsCatchBlocks(code[:b]) {
+			if c.at >= a && inc.Match(code[c.bodyA:c.bodyB]) {
+				counted = true
+				break
+			}
+		}
+		if !counted || jsLoopHasStallHandler(f, a, b) {
+			continue // no failure counted, or a stall watchdog's loop (watchdog.go)
+		}
+		offset := -counterStart(code, m[0], name)
+		if string(code[m[4]:m[5]]) == "<=" {
+			offset++
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript",
+			"a while loop that counts failed tries up to a bound: read it to confirm it re-sends the call"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -64,10 +64,18 @@ func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
 		for _, o := range pyCalls(code, n) {
 			a, b := args(code, o)
 			c, ok := initChatModelClass(f.raw[a:b])
+			conf, runtime := ConfidenceMedium, false
 			if !ok {
-				continue // a provider not modelled, or named by a variable
+				if pyFirstString.Match(f.raw[a:b]) || pyModelProvider.Match(f.raw[a:b]) {
+					continue // a provider not modelled (ChatOllama: no retries)
+				}
+				// The model is chosen at run time (a variable, a
+				// configurable model): whichever provider it is, its chat
+				// model has an SDK that retries. ChatOpenAI's default
+				// stands in, at low confidence.
+				conf, runtime = ConfidenceLow, true
 			}
-			l := newLayer(c.id, f.rel, f.lines().at(o), "python", ConfidenceMedium)
+			l := newLayer(c.id, f.rel, f.lines().at(o), "python", conf)
 			v, ok, num, k := intKnob(pyMaxRetries, code[a:b])
 			switch {
 			case ok && num:
@@ -79,6 +87,9 @@ func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
 				l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
 			}
 			l.Note = "init_chat_model builds " + c.name + " and passes max_retries to it; " + c.note
+			if runtime {
+				l.Note = "init_chat_model's provider is chosen at run time (the model is not a string here): " + c.name + "'s default is shown — ChatAnthropic's is the same 3 attempts, ChatGoogleGenerativeAI's 6"
+			}
 			out = append(out, l)
 			if name := assignedTo(code, o-len(n)); name != "" {
 				models[name] = l.Line

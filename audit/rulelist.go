@@ -55,6 +55,7 @@ var detectors = []detector{
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
+	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
@@ -76,6 +77,7 @@ var detectors = []detector{
 	{"Inngest functions", fkJS, nil, jsInngest},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
+	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
 
 	// Go, parsed.
@@ -85,6 +87,7 @@ var detectors = []detector{
 	{"go-retryablehttp", fkGo, nil, retryableHTTP},
 	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
 	{"hand-rolled loops", fkGo, nil, goHandLoops},
+	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},

@@ -73,17 +73,25 @@ func goSDKClients(f *file) []Layer {
 	var out []Layer
 	for _, call := range g.calls {
 		path, fn := g.pkgOf(call.Fun)
-		if fn != "NewClient" || path != "github.com/anthropics/anthropic-sdk-go" && path != "github.com/openai/openai-go" && !strings.HasPrefix(path, "github.com/openai/openai-go/v") {
+		if fn != "NewClient" {
 			continue
 		}
-		id := "anthropic-go"
-		if strings.Contains(path, "openai") {
+		knob := "WithMaxRetries"
+		var id string
+		switch {
+		case path == "github.com/anthropics/anthropic-sdk-go":
+			id = "anthropic-go"
+		case path == "github.com/openai/openai-go" || strings.HasPrefix(path, "github.com/openai/openai-go/v"):
 			id = "openai-go"
+		case strings.HasPrefix(path, "github.com/cohere-ai/cohere-go/v2/client"):
+			id, knob = "cohere-go", "WithMaxAttempts" // Fern's retrier: attempts, the first included
+		default:
+			continue
 		}
 		l := newLayer(id, f.rel, g.line(call), "go", ConfidenceHigh)
 		for _, a := range call.Args {
 			if c, ok := a.(*ast.CallExpr); ok {
-				if _, opt := g.pkgOf(c.Fun); opt == "WithMaxRetries" && len(c.Args) == 1 {
+				if _, opt := g.pkgOf(c.Fun); opt == knob && len(c.Args) == 1 {
 					if v, ok := g.intArg(c.Args[0]); ok {
 						l.set(v, g.text(c))
 					} else {

@@ -533,6 +533,16 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			}
 		}
 	}
+	// A Go struct field that no definition gives a value may be loaded
+	// from a config file by its tag (`yaml:"max-retries"`): the value a
+	// YAML or TOML file of the root writes under that key stands in.
+	for n, defs := range want[fkGo] {
+		if len(defs) == 0 {
+			for _, d := range configKeyValues(src, n, s.opt.MaxFileBytes) {
+				want[fkGo][n] = append(want[fkGo][n], def{d.valueDef, d.rel})
+			}
+		}
+	}
 	for i := range s.layers {
 		l := &s.layers[i]
 		if l.valueName == "" || !l.pending {
@@ -540,7 +550,7 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 		}
 		var defs []def
 		for _, d := range want[classify(l.File)][l.valueName] {
-			if l.group != "go" || path.Dir(d.rel) == path.Dir(l.File) {
+			if l.group != "go" || path.Dir(d.rel) == path.Dir(l.File) || strings.HasPrefix(d.how, "value of the config key") {
 				defs = append(defs, d)
 			}
 		}
@@ -582,6 +592,71 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 		l.Note = ""
 		l.valueName = ""
 	}
+}
+
+// configDef is a value a config file gives a struct field's key.
+type configDef struct {
+	valueDef
+	rel string
+}
+
+// configKeyValues: the config keys tagged on Go struct fields named field
+// (`yaml:"max-retries"`, toml, json, mapstructure, koanf), and the integer
+// each YAML or TOML file of src writes under one (`max-retries: 5`, at any
+// depth: the file's nesting is not matched to the struct's).
+func configKeyValues(src []pendingFile, field string, limit int64) []configDef {
+	keys := map[string]string{} // key → the Go file that tags it
+	for _, p := range src {
+		if p.kind != fkGo || len(keys) >= 8 {
+			continue
+		}
+		b, err := read(p.abs, limit)
+		if err != nil || !bytes.Contains(b, []byte(field)) {
+			continue
+		}
+		g, err := parseGo(p.rel, b)
+		if err != nil {
+			continue
+		}
+		ast.Inspect(g.ast, func(n ast.Node) bool {
+			x, ok := n.(*ast.Field)
+			if !ok || x.Tag == nil || len(x.Names) == 0 || x.Names[0].Name != field {
+				return true
+			}
+			tag, err := strconv.Unquote(x.Tag.Value)
+			if err != nil {
+				return true
+			}
+			for _, k := range []string{"yaml", "toml", "mapstructure", "koanf", "json"} {
+				if v, ok := reflect.StructTag(tag).Lookup(k); ok {
+					if key := strings.Split(v, ",")[0]; key != "" && key != "-" {
+						keys[key] = p.rel
+					}
+				}
+			}
+			return true
+		})
+	}
+	var out []configDef
+	for key, gofile := range keys {
+		re := regexp.MustCompile(`(?m)^[ \t]*["']?` + regexp.QuoteMeta(key) + `["']?[ \t]*[:=][ \t]*([0-9_]+)[ \t]*(?:#.*)?\r?$`)
+		for _, p := range src {
+			if !strings.HasSuffix(p.rel, ".yaml") && !strings.HasSuffix(p.rel, ".yml") && !strings.HasSuffix(p.rel, ".toml") {
+				continue
+			}
+			b, err := read(p.abs, limit)
+			if err != nil || !bytes.Contains(b, []byte(key)) {
+				continue
+			}
+			for _, m := range re.FindAllSubmatchIndex(b, 16) {
+				if n, ok := atoiBounded(string(b[m[2]:m[3]])); ok {
+					line := bytes.Count(b[:m[0]], []byte("\n")) + 1
+					out = append(out, configDef{valueDef{n, line, "value of the config key " + key + " (tagged on " + field + " in " + gofile + ")"}, p.rel})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // dropPendingLoops removes the hand-rolled loops whose bound no file

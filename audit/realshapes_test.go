@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestShapesFromRealRepositories: the misses of the issue-37 recall check
+// (docs/audit.md), each written anew as its own real-shaped code —
+//   - a Go retry counted by hand in a message loop (retries++; if retries
+//     >= cfg.MaxRetries { return err }; sleep; re-send), its bound a config
+//     struct field whose yaml key a YAML file of the repository sets (4);
+//     a frame counter beside it is not one;
+//   - the Cohere Go client (Fern's retrier: 2 attempts unless set);
+//   - SWR hooks with type arguments and from swr/infinite are layers; a
+//     file that only calls useSWRConfig, or uses useSWR with a null fetcher
+//     as a local store, is not;
+//   - while loops that count failures in an except/catch up to a bound
+//     (Python <= 2 from 0: 3 tries; JavaScript < 3: 3), where a loop
+//     counting items is not;
+//   - init_chat_model whose model is chosen at run time: the chat model's
+//     SDK at low confidence; one naming a provider without retries (ollama)
+//     is not.
+func TestShapesFromRealRepositories(t *testing.T) {
+	r := scan(t, "testdata/realshapes")
+	sameLayers(t, r, []want{
+		{"agent/report.py:9", "openai-python", 3, false},
+		{"agent/report.py:16", "hand-rolled", 3, true},
+		{"cli/ask.go:22", "anthropic-go", 3, false},
+		{"cli/ask.go:22", "cohere-go", 2, false},
+		{"cli/ask.go:33", "hand-rolled", 4, true},
+		{"web/history.tsx:6", "swr", 0, false},
+		{"web/summarize.ts:3", "openai-node", 1, true},
+		{"web/summarize.ts:8", "hand-rolled", 3, true},
+		{"web/votes.tsx:6", "swr", 0, false},
+	})
+	for _, l := range r.Layers {
+		switch {
+		case l.File == "agent/report.py" && l.Line == 9 && (l.Confidence != ConfidenceLow || !strings.Contains(l.Note, "run time")):
+			t.Errorf("a run-time model: %+v", l)
+		case l.File == "cli/ask.go" && l.Line == 33 && !strings.Contains(l.Setting, "config key max-retries"):
+			t.Errorf("the config key's value: %+v", l)
+		}
+	}
+}
