@@ -148,3 +148,62 @@ func dspy(f *file) []Layer {
 	}
 	return out
 }
+
+var (
+	pyMaxRetryLimit = knobRe("max_retry_limit")
+	pyLLMArg        = regexp.MustCompile(`\bllm\s*=\s*(['"]([^'"\n]{0,120})['"])?`)
+)
+
+// crewAI: each Agent(...) re-executes its task on an error up to
+// max_retry_limit times (2 unless set); an agent given no llm, or a model
+// string, runs on the LLM CrewAI builds — the provider's own SDK at its
+// default max_retries (2: 3 attempts), a layer of its own. An llm given as
+// an object is that object's layer (a LangChain chat model, an LLM(…)
+// built elsewhere), found where it is built.
+func crewAI(f *file) []Layer {
+	var out []Layer
+	code := f.blanked()
+	for _, o := range pyCallsOf(f, "crewai", "Agent") {
+		out = append(out, pyCallLayer(f, "crewai-agent", o, pyMaxRetryLimit))
+		a, b := args(code, o)
+		m := pyLLMArg.FindSubmatchIndex(f.raw[a:b])
+		if m != nil && m[2] < 0 {
+			continue // llm=<an object>: its own layer
+		}
+		id, model := "openai-python", "CrewAI's default model (gpt-4.1-mini, or OPENAI_MODEL_NAME)"
+		if m != nil {
+			model = string(f.raw[a+m[4] : a+m[5]])
+			if strings.HasPrefix(model, "anthropic/") || strings.HasPrefix(model, "claude") {
+				id = "anthropic-python"
+			} else if p, _, ok := strings.Cut(model, "/"); ok && p != "openai" {
+				continue // served through LiteLLM or another provider: not modelled here
+			}
+		}
+		l := newLayer(id, f.rel, f.lines().at(o), "python", ConfidenceLow)
+		l.Note = "the SDK client of the LLM CrewAI builds for this agent (" + model + "), at the SDK's default max_retries"
+		out = append(out, l)
+	}
+	// LLM(model="gpt-4o"): CrewAI's LLM on a native provider's SDK.
+	for _, o := range pyCallsOf(f, "crewai", "LLM") {
+		a, b := args(code, o)
+		m := pyFirstString.FindSubmatch(f.raw[a:b])
+		if m == nil {
+			m = pyCrewModel.FindSubmatch(f.raw[a:b])
+		}
+		id := "openai-python"
+		if m != nil {
+			model := string(m[1])
+			if strings.HasPrefix(model, "anthropic/") || strings.HasPrefix(model, "claude") {
+				id = "anthropic-python"
+			} else if p, _, ok := strings.Cut(model, "/"); ok && p != "openai" {
+				continue // another provider: not modelled here
+			}
+		}
+		l := pyCallLayer(f, id, o, pyMaxRetries)
+		l.Note = "CrewAI's LLM builds the provider's SDK client and passes max_retries (default 2, the SDK's)"
+		out = append(out, l)
+	}
+	return out
+}
+
+var pyCrewModel = regexp.MustCompile(`\bmodel\s*=\s*['"]([^'"\n]{1,120})['"]`)

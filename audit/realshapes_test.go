@@ -20,10 +20,24 @@ import (
 //     counting items is not;
 //   - init_chat_model whose model is chosen at run time: the chat model's
 //     SDK at low confidence; one naming a provider without retries (ollama)
-//     is not.
+//     is not;
+//   - CrewAI: each Agent re-runs its task (max_retry_limit, 2 unless set:
+//     3), and one given no llm or a model string has the SDK of the LLM
+//     CrewAI builds; an llm object is its own layer where it is built
+//     (LLM(model=…), ChatOpenAI(…)); a LiteLLM-routed model (ollama/…) is
+//     not modelled.
 func TestShapesFromRealRepositories(t *testing.T) {
 	r := scan(t, "testdata/realshapes")
 	sameLayers(t, r, []want{
+		{"agent/crew.py:4", "openai-python", 3, false},
+		{"agent/crew.py:5", "openai-python", 2, true},
+		{"agent/crew.py:7", "crewai-agent", 3, false},
+		{"agent/crew.py:7", "openai-python", 3, false},
+		{"agent/crew.py:8", "crewai-agent", 1, true},
+		{"agent/crew.py:9", "crewai-agent", 3, false},
+		{"agent/crew.py:10", "crewai-agent", 3, false},
+		{"agent/crew.py:11", "anthropic-python", 3, false},
+		{"agent/crew.py:11", "crewai-agent", 3, false},
 		{"agent/report.py:9", "openai-python", 3, false},
 		{"agent/report.py:16", "hand-rolled", 3, true},
 		{"cli/ask.go:22", "anthropic-go", 3, false},

@@ -46,6 +46,7 @@ var detectors = []detector{
 	{"google-genai HttpRetryOptions", fkPython, nil, googleGenai},
 	{"Temporal activities", fkPython, nil, pyTemporal},
 	{"Pydantic AI agents", fkPython, nil, pydanticAI},
+	{"CrewAI agents", fkPython, nil, crewAI},
 	{"urllib3 Retry and HTTPAdapter", fkPython, nil, urllib3},
 	{"LiteLLM", fkPython, nil, litellm},
 	{"DSPy LM", fkPython, nil, dspy},
