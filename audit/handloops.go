@@ -22,6 +22,7 @@ func handRolled(rel string, line, attempts int, setting, group, note string) Lay
 
 var (
 	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+|[A-Za-z_][\w.]*)(\s*\+\s*1)?\s*\)\s*:`)
+	pyTupleLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+[(\[]\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*,?\s*[)\]]\s*:`)
 	pyTry       = regexp.MustCompile(`\btry\s*:`)
 	pySleep     = regexp.MustCompile(`\bsleep\s*\(`)
 )
@@ -52,6 +53,31 @@ func pyHandLoops(f *file) []Layer {
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// pyTupleLoops: `for attempt in (1, 2):` — a counter named for retries
+// or attempts over a literal tuple or list, whose block tries and sleeps:
+// one try per element.
+func pyTupleLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "for", pyTupleLoop, 200) {
+		if !atLineStart(code, m[0]) || !retryCounterName(string(code[m[2]:m[3]])) {
+			continue
+		}
+		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		body := code[m[1]:end]
+		if !pyTry.Match(body) || !pySleep.Match(body) || pyLoopHasStallHandler(f, m[1], end) {
+			continue
+		}
+		n := len(bytes.Split(code[m[4]:m[5]], []byte(",")))
+		if n < 2 || n > 1000 {
+			continue
+		}
+		out = append(out, handRolled(f.rel, f.lines().at(m[0]), n, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a loop over the tries, numbered, that tries and sleeps: read it to confirm it retries the call"))
 	}
 	return out
 }

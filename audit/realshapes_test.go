@@ -25,10 +25,19 @@ import (
 //     3), and one given no llm or a model string has the SDK of the LLM
 //     CrewAI builds; an llm object is its own layer where it is built
 //     (LLM(model=…), ChatOpenAI(…)); a LiteLLM-routed model (ollama/…) is
-//     not modelled.
+//     not modelled;
+//   - a loop bounded by a value chosen by a condition (1 if streaming else
+//     6: the larger, 6); a loop over numbered tries (for attempt in (1,
+//     2)); a call made again, the same way, in the handler of every error
+//     (and once more in that handler's own: 3) — where a handler that
+//     returns a fallback, or answers one named error (JSONDecodeError),
+//     is not.
 func TestShapesFromRealRepositories(t *testing.T) {
 	r := scan(t, "testdata/realshapes")
 	sameLayers(t, r, []want{
+		{"agent/chat.py:14", "hand-rolled", 6, true},
+		{"agent/chat.py:26", "hand-rolled", 3, true},
+		{"agent/chat.py:56", "hand-rolled", 2, true},
 		{"agent/crew.py:4", "openai-python", 3, false},
 		{"agent/crew.py:5", "openai-python", 2, true},
 		{"agent/crew.py:7", "crewai-agent", 3, false},

@@ -55,9 +55,11 @@ var detectors = []detector{
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
+	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},

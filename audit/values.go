@@ -51,10 +51,14 @@ const maxValueDefs = 16 * maxCandidates
 var (
 	// NAME = N, NAME: number = N, NAME: int = N; what precedes the name
 	// says what it is. Numbers survive blanking; strings do not.
-	jsAssignNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
-	jsPropNum   = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
-	pyAssignNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
-	pyDictNum   = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
+	// A value chosen by a condition: the larger branch is the worst case
+	// (max_attempts = 1 if streaming else 10; const tries = fast ? 1 : 5).
+	pyCondNum    = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s+if\s+[^\n]{1,160}?\s+else\s+([0-9][0-9_]*)\s*(?:#[^\n]*)?(?:\n|$)`)
+	jsTernaryNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*[^;\n?=]{1,160}\?\s*([0-9][0-9_]*)\s*:\s*([0-9][0-9_]*)\s*(?:[;\n]|$)`)
+	jsAssignNum  = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
+	jsPropNum    = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
+	pyAssignNum  = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
+	pyDictNum    = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
 	// Environment-variable defaults, read on the raw text (the default is
 	// often a string): int(os.getenv("X", "5")), Number(process.env.X ?? 5).
 	pyEnvNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*int\s*)?=\s*int\(\s*os\.(?:environ\.get|getenv)\(\s*['"]([A-Za-z0-9_]+)['"]\s*,\s*['"]?([0-9]+)['"]?\s*\)\s*\)`)
@@ -144,6 +148,9 @@ func jsValues(f *file, vi valueIndex) {
 		}
 		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
 	}
+	for _, m := range around(code, "?", jsTernaryNum, 240, 60) {
+		condValue(vi, code, ln, m)
+	}
 	for _, m := range around(code, ":", jsPropNum, 64, 40) {
 		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
 			vi.add("."+string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "value in the object"})
@@ -187,6 +194,9 @@ func pyValues(f *file, vi valueIndex) {
 			continue
 		}
 		vi.add(name, valueDef{n, ln.at(m[2]), how})
+	}
+	for _, m := range around(code, "else", pyCondNum, 240, 40) {
+		condValue(vi, code, ln, m)
 	}
 	for _, m := range around(code, "=", pyFieldNum, 96, 80) {
 		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
@@ -750,6 +760,16 @@ func isAlias(v string) bool {
 // extraction — the slow half of Go's regexp, seconds on a hostile file of
 // a megabyte — to the candidates; matches and tries are bounded per file
 // like scanAt's.
+// condValue indexes a value chosen by a condition (groups: the name and
+// the two branches) at its larger branch.
+func condValue(vi valueIndex, code []byte, ln lines, m []int) {
+	a, okA := atoiBounded(string(code[m[4]:m[5]]))
+	b, okB := atoiBounded(string(code[m[6]:m[7]]))
+	if okA && okB {
+		vi.add(string(code[m[2]:m[3]]), valueDef{max(a, b), ln.at(m[2]), fmt.Sprintf("the larger of a condition's values (%d or %d)", a, b)})
+	}
+}
+
 func around(hay []byte, anchor string, re *regexp.Regexp, back, fwd int) [][]int {
 	var out [][]int
 	a := []byte(anchor)

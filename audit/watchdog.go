@@ -765,3 +765,84 @@ func goExitsOnDeadline(is *ast.IfStmt) bool {
 	}
 	return false
 }
+
+// ---- Retry once on any error ----
+
+// pyBroadExcept: an except clause that catches every error (bare,
+// Exception, BaseException), with or without `as e`.
+var pyBroadExcept = regexp.MustCompile(`^\s*(?:\(?\s*(?:Exception|BaseException)\s*\)?)?\s*(?:as\s+\w+\s*)?$`)
+
+// pyRetryOnce: a call made again in the handler of every error —
+//
+//	try:
+//	    response = await create_chat_completion(model=strategic, …)
+//	except Exception:
+//	    response = await create_chat_completion(model=strategic, max_tokens=limit, …)
+//
+// sent once more (twice when the second try's own handler sends it again:
+// 3 tries). A handler of a named error (json.JSONDecodeError) is a
+// fallback for that error and is not read; a handler of a stall is the
+// watchdog's, and one inside a counted loop the loop's.
+func pyRetryOnce(f *file) []Layer {
+	code := f.blanked()
+	if !bytes.Contains(code, []byte("except")) {
+		return nil
+	}
+	hs := pyHandlers(code)
+	var out []Layer
+	covered := -1
+	for i, h := range hs {
+		if h.at < covered || !pyBroadExcept.Match(h.clause) || pyStallHandler(f, h) {
+			continue
+		}
+		if _, inLoop := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); inLoop {
+			continue
+		}
+		name, ok := sameResultCall(code[h.tryAt:h.at], h.body)
+		if !ok {
+			continue
+		}
+		attempts := 2
+		for _, n := range hs[i+1:] {
+			if n.at >= h.end {
+				break
+			}
+			if pyBroadExcept.Match(n.clause) && bytes.Contains(n.body, []byte(name+"(")) {
+				attempts++
+			}
+		}
+		covered = h.end
+		out = append(out, handRolled(f.rel, f.lines().at(h.at), attempts, "except "+strings.TrimSpace(string(h.clause))+": "+name+"(…) called again", "python",
+			"every error is answered by sending the call again: read it to confirm it re-sends the call"))
+	}
+	return out
+}
+
+// pyResultCall: a statement whose value is a call — `x = await f(…)` or
+// `return f(…)` — the target ("" for return) and the callee's last
+// segment.
+var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:([A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*(?:await[ \t]+)?([A-Za-z_][\w.]*)[ \t]*\(`)
+
+// sameResultCall: the handler gives the same result the same way the
+// guarded block's first call did — assigns the same name from a call of the same
+// function, or returns it — the call sent again, not a log line or a
+// clean-up.
+func sameResultCall(guarded, handler []byte) (string, bool) {
+	type key struct{ target, callee string }
+	seen := map[key]bool{}
+	last := func(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
+	// The guarded call is the block's first call that gives a result: an
+	// early return of a fallback further down is not what was tried.
+	for _, m := range pyResultCall.FindAllSubmatch(guarded, 64) {
+		if c := last(string(m[2])); !notARecall[strings.ToLower(c)] && !isTypeName(c) {
+			seen[key{string(m[1]), c}] = true
+			break
+		}
+	}
+	for _, m := range pyResultCall.FindAllSubmatch(handler, 64) {
+		if c := last(string(m[2])); seen[key{string(m[1]), c}] {
+			return c, true
+		}
+	}
+	return "", false
+}
