@@ -207,3 +207,32 @@ func crewAI(f *file) []Layer {
 }
 
 var pyCrewModel = regexp.MustCompile(`\bmodel\s*=\s*['"]([^'"\n]{1,120})['"]`)
+
+var pyAgentsNonOpenAI = regexp.MustCompile(`\bLitellmModel\s*\(|['"]litellm/`)
+
+// openaiAgents: the OpenAI Agents SDK runs every Agent on one AsyncOpenAI
+// client it builds itself, at the SDK's default max_retries (2: 3
+// attempts), unless set_default_openai_client gives it one (found where
+// that client is built). One layer per file that defines agents, at the
+// first; an agent on a LiteLLM model is not on that client.
+// (openai/openai-agents-python src/agents/models/openai_provider.py
+// _get_client: AsyncOpenAI(api_key=…, base_url=…) with no max_retries;
+// the runner's own retries, ModelSettings(retry=…), are opt-in.)
+func openaiAgents(f *file) []Layer {
+	// A package of one's own may be called agents: the SDK must be a
+	// dependency a manifest names.
+	if f.contains("set_default_openai_client") || !f.vs.declares("pypi", "openai-agents") {
+		return nil
+	}
+	code := f.blanked()
+	for _, o := range pyCallsOf(f, "agents", "Agent") {
+		a, b := args(code, o)
+		if pyAgentsNonOpenAI.Match(f.raw[a:b]) {
+			continue
+		}
+		l := newLayer("openai-python", f.rel, f.lines().at(o), "python", ConfidenceLow)
+		l.Note = "the AsyncOpenAI client the OpenAI Agents SDK builds for its agents, at the SDK's default max_retries (set_default_openai_client replaces it)"
+		return []Layer{l}
+	}
+	return nil
+}

@@ -118,8 +118,8 @@ func (v versionSet) versionOf(d Default) string {
 	}
 	for _, eco := range ecos {
 		for _, p := range d.Packages {
-			if s, ok := v[eco+"/"+strings.ToLower(p)]; ok {
-				return s
+			if s, ok := v[eco+"/"+strings.ToLower(p)]; ok && s != "range " {
+				return s // "range " alone: declared without a version
 			}
 		}
 	}
@@ -379,7 +379,9 @@ func parseTOMLLock(b []byte, at func(string) versionSet) error {
 	return nil
 }
 
-var reqLine = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(==|>=|~=|<=|>|<)\s*([^\s;#,]+)`)
+// reqLine: a requirement, with or without a version (a bare
+// `openai-agents` declares the package as much as `openai-agents==0.4`).
+var reqLine = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?:(==|>=|~=|<=|>|<)\s*([^\s;#,]+))?\s*(?:[;#].*)?$`)
 
 func parseRequirements(b []byte, at func(string) versionSet) error {
 	v := at("")

@@ -31,7 +31,11 @@ import (
 //     2)); a call made again, the same way, in the handler of every error
 //     (and once more in that handler's own: 3) — where a handler that
 //     returns a fallback, or answers one named error (JSONDecodeError),
-//     is not.
+//     is not;
+//   - the OpenAI Agents SDK's agents run on the AsyncOpenAI client it
+//     builds at the SDK's default (one layer per file of agents) — when a
+//     manifest names openai-agents (a package of one's own called agents
+//     is not it: TestOwnAgentsPackageIsNotTheSDK).
 func TestShapesFromRealRepositories(t *testing.T) {
 	r := scan(t, "testdata/realshapes")
 	sameLayers(t, r, []want{
@@ -52,6 +56,7 @@ func TestShapesFromRealRepositories(t *testing.T) {
 		{"cli/ask.go:22", "anthropic-go", 3, false},
 		{"cli/ask.go:22", "cohere-go", 2, false},
 		{"cli/ask.go:33", "hand-rolled", 4, true},
+		{"csagents/triage.py:3", "openai-python", 3, false},
 		{"web/history.tsx:6", "swr", 0, false},
 		{"web/summarize.ts:3", "openai-node", 1, true},
 		{"web/summarize.ts:8", "hand-rolled", 3, true},
@@ -64,5 +69,13 @@ func TestShapesFromRealRepositories(t *testing.T) {
 		case l.File == "cli/ask.go" && l.Line == 33 && !strings.Contains(l.Setting, "config key max-retries"):
 			t.Errorf("the config key's value: %+v", l)
 		}
+	}
+}
+
+// TestOwnAgentsPackageIsNotTheSDK: `from agents import Agent` where agents
+// is the repository's own package and no manifest names openai-agents.
+func TestOwnAgentsPackageIsNotTheSDK(t *testing.T) {
+	if r := scan(t, "testdata/ownagents"); len(r.Layers) != 0 {
+		t.Errorf("layers %v", layersOf(r))
 	}
 }

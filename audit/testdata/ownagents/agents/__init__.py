@@ -1,0 +1,3 @@
+class Agent:
+    def __init__(self, name):
+        self.name = name

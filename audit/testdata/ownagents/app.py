@@ -1,0 +1,3 @@
+from agents import Agent
+
+bot = Agent("local")
