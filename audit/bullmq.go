@@ -14,7 +14,8 @@ import (
 
 var (
 	jsQueueAdd = regexp.MustCompile(`\.add(?:Bulk)?\s*\(`)
-	jsNewQueue = regexp.MustCompile(`\bnew\s+Queue\s*\(`)
+	// TypeScript's type arguments allowed: new Queue<Jobs[Name.X]>(…).
+	jsNewQueue = regexp.MustCompile(`\bnew\s+Queue\s*(?:<[^;()]{0,200}?>\s*)?\(`)
 	jsBackoff  = regexp.MustCompile(`\bbackoff\s*:\s*\{([^}]*)\}`)
 	jsDelay    = regexp.MustCompile(`\bdelay\s*:\s*([0-9_]+)`)
 	jsExpType  = regexp.MustCompile(`\btype\s*:\s*['"]exponential['"]`)

@@ -147,7 +147,7 @@ func pyBlockEnd(code []byte, at, end int) int {
 }
 
 var (
-	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*;`)
+	jsHandLoop  = regexp.MustCompile(`^for\s*\(\s*(?:let|var)\s+(\w+)\s*=\s*([01])\s*;\s*(\w+)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)(\s*\+\s*1)?\s*;`)
 	jsLoopCatch = regexp.MustCompile(`\bcatch\b`)
 	jsLoopWait  = regexp.MustCompile(`\bsetTimeout\s*\(|\bsleep\s*\(|\bdelay\s*\(|\bwait\s*\(`)
 )
@@ -166,6 +166,9 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		offset := -int(code[m[4]] - '0')
 		if string(code[m[8]:m[9]]) == "<=" {
 			offset++
+		}
+		if len(m) > 13 && m[12] >= 0 {
+			offset++ // attempt <= maxRetries + 1
 		}
 		open := m[1]
 		for open < len(code) && open-m[1] < 200 && code[open] != '{' {

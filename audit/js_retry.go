@@ -2,14 +2,25 @@ package audit
 
 import "regexp"
 
-// JavaScript's retry wrappers: p-retry and async-retry.
+// JavaScript's retry wrappers: p-retry, async-retry and exponential-backoff.
 
-var jsInfinity = regexp.MustCompile(`\bretries\s*:\s*(?:Infinity|Number\.POSITIVE_INFINITY)`)
+var (
+	jsInfinity      = regexp.MustCompile(`\bretries\s*:\s*(?:Infinity|Number\.POSITIVE_INFINITY)`)
+	jsNumOfAttempts = knobRe("numOfAttempts")
+)
 
 // jsRetryWrappers: pRetry(fn, { retries }) and retry(fn, { retries }).
 func jsRetryWrappers(f *file) []Layer {
 	var out []Layer
 	for name, b := range f.jsImports() {
+		if jsPackage(b.module) == "exponential-backoff" && b.imported == "backOff" {
+			// backOff(fn, { numOfAttempts }): the options are the second
+			// argument, read with the rest of the call.
+			for _, o := range jsCalls(f.blanked(), name, false) {
+				out = append(out, jsCallLayer(f, "exponential-backoff", o, jsNumOfAttempts, nil))
+			}
+			continue
+		}
 		if b.imported != "default" {
 			continue
 		}

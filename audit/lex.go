@@ -467,6 +467,11 @@ func snippet(code []byte, at int) string {
 	for end < len(code) && end-at < 60 && code[end] != '\n' && code[end] != ',' && code[end] != ')' && code[end] != '}' {
 		end++
 	}
+	// A name is never cut: the setting's expression is resolved from it
+	// (env.LANGFUSE_INGESTION_CLICKHOUSE_MAX_ATTEMPTS is 60 bytes in).
+	for end < len(code) && end-at < 200 && (isWord(code[end]) || code[end] == '.') {
+		end++
+	}
 	return strings.TrimSpace(string(code[at:end]))
 }
 

@@ -35,7 +35,12 @@ import (
 //   - the OpenAI Agents SDK's agents run on the AsyncOpenAI client it
 //     builds at the SDK's default (one layer per file of agents) — when a
 //     manifest names openai-agents (a package of one's own called agents
-//     is not it: TestOwnAgentsPackageIsNotTheSDK).
+//     is not it: TestOwnAgentsPackageIsNotTheSDK);
+//   - new Queue<Jobs["x"]>(…) (type arguments) with attempts from an
+//     environment schema's default (zod: 2); exponential-backoff's
+//     backOff (10 unless numOfAttempts; a bound named past the 60th byte
+//     of its line resolved whole); a timeout handler that only counts a
+//     metric the guarded block also counts is no watchdog (cleaner.ts).
 func TestShapesFromRealRepositories(t *testing.T) {
 	r := scan(t, "testdata/realshapes")
 	sameLayers(t, r, []want{
@@ -58,6 +63,9 @@ func TestShapesFromRealRepositories(t *testing.T) {
 		{"cli/ask.go:33", "hand-rolled", 4, true},
 		{"csagents/triage.py:3", "openai-python", 3, false},
 		{"web/history.tsx:6", "swr", 0, false},
+		{"web/queues.ts:9", "bullmq", 2, true},
+		{"web/queues.ts:13", "exponential-backoff", 4, true},
+		{"web/queues.ts:20", "exponential-backoff", 10, false},
 		{"web/summarize.ts:3", "openai-node", 1, true},
 		{"web/summarize.ts:8", "hand-rolled", 3, true},
 		{"web/votes.tsx:6", "swr", 0, false},

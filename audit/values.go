@@ -55,6 +55,9 @@ var (
 	// (max_attempts = 1 if streaming else 10; const tries = fast ? 1 : 5).
 	pyCondNum    = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s+if\s+[^\n]{1,160}?\s+else\s+([0-9][0-9_]*)\s*(?:#[^\n]*)?(?:\n|$)`)
 	jsTernaryNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*[^;\n?=]{1,160}\?\s*([0-9][0-9_]*)\s*:\s*([0-9][0-9_]*)\s*(?:[;\n]|$)`)
+	// An environment schema's default (zod, t3-env):
+	// LANGFUSE_X_ATTEMPTS: z.coerce.number().positive().default(2),
+	jsZodDefault = regexp.MustCompile(`([A-Z][A-Z0-9_]*)\s*:\s*z\s*\.[^,;]{0,300}?\.default\(\s*([0-9][0-9_]*)\s*\)`)
 	jsAssignNum  = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
 	jsPropNum    = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
 	pyAssignNum  = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
@@ -147,6 +150,12 @@ func jsValues(f *file, vi valueIndex) {
 			continue
 		}
 		vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), how})
+	}
+	for _, m := range around(code, ".default(", jsZodDefault, 400, 40) {
+		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
+			name := string(code[m[2]:m[3]])
+			vi.add(name, valueDef{n, ln.at(m[2]), "default of the environment variable " + name + " (its schema)"})
+		}
 	}
 	for _, m := range around(code, "?", jsTernaryNum, 240, 60) {
 		condValue(vi, code, ln, m)

@@ -87,14 +87,44 @@ func callees(code []byte) map[string]bool {
 	return out
 }
 
+var awaitOrReturn = regexp.MustCompile(`\b(?:await|return)\b`)
+
+// primaryStatement is the first statement of block that awaits or returns
+// (through its balanced brackets, to its ; or line end), or the block
+// when none does.
+func primaryStatement(block []byte) []byte {
+	m := awaitOrReturn.FindIndex(block)
+	if m == nil {
+		return block
+	}
+	depth := 0
+	for i := m[0]; i < len(block); i++ {
+		switch block[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth < 0 {
+				return block[m[0]:i]
+			}
+		case ';', '\n':
+			if depth == 0 {
+				return block[m[0]:i]
+			}
+		}
+	}
+	return block[m[0]:]
+}
+
 // isTypeName: Error, StallError — a constructor of an error, not a call.
 func isTypeName(name string) bool {
 	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")
 }
 
-// recalls: handler calls a function the guarded block called.
+// recalls: handler calls a function the guarded block's primary
+// statement called — the first that awaits or returns (the call whose
+// result the block waits for), not a metric or a log line beside it.
 func recalls(guarded, handler []byte) (string, bool) {
-	g := callees(guarded)
+	g := callees(primaryStatement(guarded))
 	for _, m := range calleeRe.FindAllSubmatch(handler, 256) {
 		name := string(m[1])
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
@@ -304,6 +334,9 @@ func jsWatchdogs(f *file) []Layer {
 				offset := -int(code[m[4]] - '0')
 				if string(code[m[8]:m[9]]) == "<=" {
 					offset++
+				}
+				if m[12] >= 0 {
+					offset++ // attempt <= regenerations + 1
 				}
 				if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "javascript", note); ok {
 					out = append(out, asWatchdog(l))
