@@ -24,14 +24,20 @@ type file struct {
 
 	code    []byte // raw with comments and string contents blanked
 	visible []byte // raw with only comments blanked (noComments)
-	ln      lines
-	has     map[string]bool
-	py      map[string]string
-	js      map[string]binding
-	gof     *goFile
-	docs    []*yaml.Node
-	vals    valueIndex // integer definitions (values.go)
-	aliases aliasIndex // names defined as other names (values.go)
+	// The catch and except blocks, and whether each handles a stall
+	// (watchdog.go), found once per file.
+	jsc      []jsCatch
+	jscStall []bool
+	pyh      []pyHandler
+	pyhStall []bool
+	ln       lines
+	has      map[string]bool
+	py       map[string]string
+	js       map[string]binding
+	gof      *goFile
+	docs     []*yaml.Node
+	vals     valueIndex // integer definitions (values.go)
+	aliases  aliasIndex // names defined as other names (values.go)
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }

@@ -536,7 +536,7 @@ func pyWhileRetries(f *file) []Layer {
 		}
 		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
 		body := code[m[1]:end]
-		if !pyTry.Match(body) || !pyCountsInExcept(code, m[1], end, name) {
+		if !pyTry.Match(body) || !pyCountsInExcept(f, m[1], end, name) {
 			continue
 		}
 		offset := -counterStart(code, m[0], name)
@@ -552,10 +552,11 @@ func pyWhileRetries(f *file) []Layer {
 }
 
 // pyCountsInExcept: an except block within code[a:b] increments name.
-func pyCountsInExcept(code []byte, a, b int, name string) bool {
+func pyCountsInExcept(f *file, a, b int, name string) bool {
 	inc := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `\s*\+=\s*1\s*$`)
-	for _, h := range pyHandlers(code[:b]) {
-		if h.at >= a && inc.Match(h.body) {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		if h.at >= a && h.at < b && inc.Match(h.body) {
 			return true
 		}
 	}
@@ -575,8 +576,9 @@ func jsWhileRetries(f *file) []Layer {
 		a, b := args(code, m[1]-1)
 		inc := regexp.MustCompile(`(?:\+\+\s*` + regexp.QuoteMeta(name) + `\b|\b` + regexp.QuoteMeta(name) + `\s*(?:\+\+|\+=\s*1\b))`)
 		counted := false
-		for _, c := range jsCatchBlocks(code[:b]) {
-			if c.at >= a && inc.Match(code[c.bodyA:c.bodyB]) {
+		cs, _ := f.catches()
+		for _, c := range cs {
+			if c.at >= a && c.bodyB <= b && inc.Match(code[c.bodyA:c.bodyB]) {
 				counted = true
 				break
 			}

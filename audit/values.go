@@ -613,6 +613,10 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 	}
 }
 
+// maxConfigFiles bounds the files configKeyValues opens per name and
+// kind.
+const maxConfigFiles = 64
+
 // configDef is a value a config file gives a struct field's key.
 type configDef struct {
 	valueDef
@@ -623,16 +627,22 @@ type configDef struct {
 // (`yaml:"max-retries"`, toml, json, mapstructure, koanf), and the integer
 // each YAML or TOML file of src writes under one (`max-retries: 5`, at any
 // depth: the file's nesting is not matched to the struct's).
+//
+// Bounded per call: at most maxConfigFiles Go files parsed and config
+// files read, so a repository of thousands of files naming the field costs
+// a bounded number of reads, not one per file per name.
 func configKeyValues(src []pendingFile, field string, limit int64) []configDef {
 	keys := map[string]string{} // key → the Go file that tags it
+	parsed := 0
 	for _, p := range src {
-		if p.kind != fkGo || len(keys) >= 8 {
+		if p.kind != fkGo || len(keys) >= 8 || parsed >= maxConfigFiles {
 			continue
 		}
 		b, err := read(p.abs, limit)
 		if err != nil || !bytes.Contains(b, []byte(field)) {
 			continue
 		}
+		parsed++
 		g, err := parseGo(p.rel, b)
 		if err != nil {
 			continue
@@ -659,10 +669,12 @@ func configKeyValues(src []pendingFile, field string, limit int64) []configDef {
 	var out []configDef
 	for key, gofile := range keys {
 		re := regexp.MustCompile(`(?m)^[ \t]*["']?` + regexp.QuoteMeta(key) + `["']?[ \t]*[:=][ \t]*([0-9_]+)[ \t]*(?:#.*)?\r?$`)
+		readN := 0
 		for _, p := range src {
-			if !strings.HasSuffix(p.rel, ".yaml") && !strings.HasSuffix(p.rel, ".yml") && !strings.HasSuffix(p.rel, ".toml") {
+			if !strings.HasSuffix(p.rel, ".yaml") && !strings.HasSuffix(p.rel, ".yml") && !strings.HasSuffix(p.rel, ".toml") || readN >= maxConfigFiles {
 				continue
 			}
+			readN++
 			b, err := read(p.abs, limit)
 			if err != nil || !bytes.Contains(b, []byte(key)) {
 				continue

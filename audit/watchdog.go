@@ -139,6 +139,33 @@ func recalls(guarded, handler []byte) (string, bool) {
 
 // ---- JavaScript and TypeScript ----
 
+// catches are the file's catch blocks, found once: every detector that
+// asks whether a loop or a counter lies in a stall handler reads this
+// list, so a file of many loops and catches costs their sum, not their
+// product. stall caches each one's jsStallHandler verdict.
+func (f *file) catches() ([]jsCatch, []bool) {
+	if f.jsc == nil {
+		f.jsc = jsCatchBlocks(f.blanked())
+		f.jscStall = make([]bool, len(f.jsc))
+		for i, c := range f.jsc {
+			f.jscStall[i] = jsStallHandler(f, c)
+		}
+	}
+	return f.jsc, f.jscStall
+}
+
+// handlers are the file's Python except blocks, found once (as catches).
+func (f *file) handlers() ([]pyHandler, []bool) {
+	if f.pyh == nil {
+		f.pyh = pyHandlers(f.blanked())
+		f.pyhStall = make([]bool, len(f.pyh))
+		for i, h := range f.pyh {
+			f.pyhStall[i] = pyStallHandler(f, h)
+		}
+	}
+	return f.pyh, f.pyhStall
+}
+
 var (
 	jsCatchHead = regexp.MustCompile(`^catch\s*(?:\([^)]*\))?\s*\{`)
 	jsIfCond    = regexp.MustCompile(`\bif\s*\(`)
@@ -318,8 +345,9 @@ func jsWatchdogs(f *file) []Layer {
 	}
 	var loops []jsLoop
 	var out []Layer
-	for _, c := range jsCatchBlocks(code) {
-		if !jsStallHandler(f, c) {
+	cs, stall := f.catches()
+	for i, c := range cs {
+		if !stall[i] {
 			continue
 		}
 		if loops == nil {
@@ -387,8 +415,9 @@ func jsInStallHandler(f *file, off int) bool {
 	if !bytes.Contains(code[max(0, off-maxArgBytes):off], []byte("catch")) {
 		return false
 	}
-	for _, c := range jsCatchBlocks(code) {
-		if c.bodyA <= off && off < c.bodyB && jsStallHandler(f, c) {
+	cs, stall := f.catches()
+	for i, c := range cs {
+		if c.bodyA <= off && off < c.bodyB && stall[i] {
 			return true
 		}
 	}
@@ -401,8 +430,9 @@ func jsLoopHasStallHandler(f *file, a, b int) bool {
 	if !bytes.Contains(code[a:b], []byte("catch")) {
 		return false
 	}
-	for _, c := range jsCatchBlocks(code) {
-		if a <= c.at && c.bodyB <= b && jsStallHandler(f, c) {
+	cs, stall := f.catches()
+	for i, c := range cs {
+		if a <= c.at && c.bodyB <= b && stall[i] {
 			return true
 		}
 	}
@@ -551,8 +581,9 @@ func pyWatchdogs(f *file) []Layer {
 	}
 	const note = "a handler of a timeout or stall that sends the call again: read it to confirm it regenerates the call"
 	var out []Layer
-	for _, h := range pyHandlers(code) {
-		if !pyStallHandler(f, h) {
+	hs, stall := f.handlers()
+	for i, h := range hs {
+		if !stall[i] {
 			continue
 		}
 		name, re := recalls(code[h.tryAt:h.at], h.body)
@@ -630,9 +661,9 @@ func pyCounterIn(f *file, a, b int, note string) (Layer, bool) {
 
 // pyInStallHandler: off lies in an except block that is a stall handler.
 func pyInStallHandler(f *file, off int) bool {
-	code := f.blanked()
-	for _, h := range pyHandlers(code) {
-		if h.at <= off && off < h.end && pyStallHandler(f, h) {
+	hs, stall := f.handlers()
+	for i, h := range hs {
+		if h.at <= off && off < h.end && stall[i] {
 			return true
 		}
 	}
@@ -645,8 +676,9 @@ func pyLoopHasStallHandler(f *file, a, b int) bool {
 	if !bytes.Contains(code[a:b], []byte("except")) {
 		return false
 	}
-	for _, h := range pyHandlers(code) {
-		if a <= h.at && h.at < b && pyStallHandler(f, h) {
+	hs, stall := f.handlers()
+	for i, h := range hs {
+		if a <= h.at && h.at < b && stall[i] {
 			return true
 		}
 	}
@@ -821,11 +853,11 @@ func pyRetryOnce(f *file) []Layer {
 	if !bytes.Contains(code, []byte("except")) {
 		return nil
 	}
-	hs := pyHandlers(code)
+	hs, stall := f.handlers()
 	var out []Layer
 	covered := -1
 	for i, h := range hs {
-		if h.at < covered || !pyBroadExcept.Match(h.clause) || pyStallHandler(f, h) {
+		if h.at < covered || !pyBroadExcept.Match(h.clause) || stall[i] {
 			continue
 		}
 		if _, inLoop := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); inLoop {
