@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestLinkerdRetries: a ServiceProfile's retryable route is bounded only
@@ -50,5 +53,41 @@ func TestLinkerdProfileDefaults(t *testing.T) {
 	})
 	if r.Layers[1].Confidence != ConfidenceLow {
 		t.Errorf("an unreadable budget is the default at low confidence: %+v", r.Layers[1])
+	}
+}
+
+// TestLinkerdHostileValues: an annotation or budget value carrying
+// terminal escapes and bidi controls reaches no output raw; a budget of
+// absurd size saturates (the ttl held to the proxy's 60 s), a negative or
+// unparsable one is the default at low confidence, and an alias where a
+// value belongs is not followed.
+func TestLinkerdHostileValues(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "svc.yaml"), []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: x\n  annotations:\n    retry.linkerd.io/http: \"5xx\\e[2J\\u202e\"\n    retry.linkerd.io/limit: \"99999999999\"\n"))
+	write(t, filepath.Join(dir, "sp.yaml"), []byte("apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata:\n  name: a\nspec:\n  routes:\n    - name: r\n      isRetryable: true\n  retryBudget:\n    retryRatio: 0.2\n    minRetriesPerSecond: 1000000\n    ttl: 100000h\n---\napiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata:\n  name: b\nspec:\n  routes:\n    - name: r\n      isRetryable: true\n  retryBudget:\n    retryRatio: 0.2\n    minRetriesPerSecond: -3\n    ttl: 10s\n"))
+	r := scan(t, dir)
+	got := map[string]Layer{}
+	for _, l := range r.Layers {
+		got[l.File+":"+itoa(l.Line)] = l
+	}
+	if l := got["sp.yaml:10"]; l.Attempts != 1+1_000_000*60 {
+		t.Errorf("a huge budget: %+v", l)
+	}
+	if l := got["sp.yaml:21"]; l.Attempts != 101 || l.Confidence != ConfidenceLow {
+		t.Errorf("a negative budget: %+v", l)
+	}
+	if l := got["svc.yaml:7"]; l.Attempts != 2 || l.Confidence != ConfidenceLow {
+		t.Errorf("an unreadable limit: %+v", l)
+	}
+	var md, text, js, sarif bytes.Buffer
+	for _, err := range []error{r.WriteMarkdown(&md), r.WriteText(&text), r.WriteJSON(&js), r.WriteSARIF(&sarif, "t")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for what, out := range map[string]string{"markdown": md.String(), "text": text.String(), "json": js.String(), "sarif": sarif.String()} {
+		if u := testutil.TerminalUnsafe(out); u != "" {
+			t.Errorf("%s carries %q raw", what, u)
+		}
 	}
 }
