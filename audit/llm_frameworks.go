@@ -208,7 +208,14 @@ func crewAI(f *file) []Layer {
 
 var pyCrewModel = regexp.MustCompile(`\bmodel\s*=\s*['"]([^'"\n]{1,120})['"]`)
 
-var pyAgentsNonOpenAI = regexp.MustCompile(`\bLitellmModel\s*\(|['"]litellm/`)
+var (
+	pyAgentsNonOpenAI = regexp.MustCompile(`['"]litellm/`)
+	// model= built there: a model object (a test's FakeModel(),
+	// OpenAIChatCompletionsModel(…) with its own client, found where that
+	// is built) — not the client the SDK builds. A name (model=MODEL) is
+	// a model string more often than not.
+	pyAgentsModelObj = regexp.MustCompile(`\bmodel\s*=\s*[A-Za-z_][\w.]*\s*\(`)
+)
 
 // openaiAgents: the OpenAI Agents SDK runs every Agent on one AsyncOpenAI
 // client it builds itself, at the SDK's default max_retries (2: 3
@@ -227,7 +234,7 @@ func openaiAgents(f *file) []Layer {
 	code := f.blanked()
 	for _, o := range pyCallsOf(f, "agents", "Agent") {
 		a, b := args(code, o)
-		if pyAgentsNonOpenAI.Match(f.raw[a:b]) {
+		if pyAgentsNonOpenAI.Match(f.raw[a:b]) || pyAgentsModelObj.Match(code[a:b]) {
 			continue
 		}
 		l := newLayer("openai-python", f.rel, f.lines().at(o), "python", ConfidenceLow)

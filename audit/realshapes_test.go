@@ -40,7 +40,12 @@ import (
 //     environment schema's default (zod: 2); exponential-backoff's
 //     backOff (10 unless numOfAttempts; a bound named past the 60th byte
 //     of its line resolved whole); a timeout handler that only counts a
-//     metric the guarded block also counts is no watchdog (cleaner.ts).
+//     metric the guarded block also counts is no watchdog (cleaner.ts);
+//   - near misses from openai/openai-agents-python (procs.py): a process
+//     waited for again after a kill, a serializer's fallback
+//     (model_dump(mode="json"), then model_dump()), a keyword argument
+//     that calls a function in both branches; an agent whose model= is an
+//     object built there (FakeModel()), in a test or not.
 func TestShapesFromRealRepositories(t *testing.T) {
 	r := scan(t, "testdata/realshapes")
 	sameLayers(t, r, []want{

@@ -68,6 +68,10 @@ var notARecall = map[string]bool{
 	"push": true, "append": true, "then": true, "finally": true, "resolve": true, "reject": true, "race": true, "all": true, "wait_for": true, "sleep": true,
 	"error_": true, "str": true, "string": true, "number": true, "len": true, "isinstance": true, "is": true, "as": true, "new": true, "now": true,
 	"stringify": true, "parse": true, "emit": true, "exception": true, "withtimeout": true, "withdeadline": true, "timeout": true, "err": true,
+	// A process or thread waited for again after a kill, a module imported
+	// from elsewhere: never the generation sent again.
+	"wait": true, "communicate": true, "join": true, "kill": true, "terminate": true, "close": true, "shutdown": true,
+	"__import__": true, "import_module": true,
 }
 
 // callees are the names called in code, by their last segment, that can
@@ -883,10 +887,28 @@ func pyRetryOnce(f *file) []Layer {
 	return out
 }
 
-// pyResultCall: a statement whose value is a call — `x = await f(…)` or
-// `return f(…)` — the target ("" for return) and the callee's last
-// segment.
-var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:([A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*(?:await[ \t]+)?([A-Za-z_][\w.]*)[ \t]*\(`)
+// pyResultCall: a statement whose value is an awaited call — `x = await
+// f(…)` or `return await f(…)` — the target ("" for return) and the
+// callee's last segment. Awaited: a request over the network, not a
+// serializer's fallback (output.model_dump(mode="json"), then
+// model_dump()); a synchronous retry-once is not read.
+var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:([A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*await[ \t]+([A-Za-z_][\w.]*)[ \t]*\(`)
+
+// atTopLevel reports, for a match at off in block, that it is a statement
+// of its own: no bracket of the block is open there (a keyword argument
+// state_metadata=self._meta() inside a call is not an assignment).
+func atTopLevel(block []byte, off int) bool {
+	depth := 0
+	for _, c := range block[:off] {
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+	}
+	return depth <= 0
+}
 
 // sameResultCall: the handler gives the same result the same way the
 // guarded block's first call did — assigns the same name from a call of the same
@@ -898,14 +920,15 @@ func sameResultCall(guarded, handler []byte) (string, bool) {
 	last := func(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
 	// The guarded call is the block's first call that gives a result: an
 	// early return of a fallback further down is not what was tried.
-	for _, m := range pyResultCall.FindAllSubmatch(guarded, 64) {
-		if c := last(string(m[2])); !notARecall[strings.ToLower(c)] && !isTypeName(c) {
-			seen[key{string(m[1]), c}] = true
+	for _, m := range pyResultCall.FindAllSubmatchIndex(guarded, 64) {
+		c := last(string(guarded[m[4]:m[5]]))
+		if atTopLevel(guarded, m[0]) && !notARecall[strings.ToLower(c)] && !isTypeName(c) {
+			seen[key{string(guarded[max(m[2], 0):max(m[3], 0)]), c}] = true
 			break
 		}
 	}
-	for _, m := range pyResultCall.FindAllSubmatch(handler, 64) {
-		if c := last(string(m[2])); seen[key{string(m[1]), c}] {
+	for _, m := range pyResultCall.FindAllSubmatchIndex(handler, 64) {
+		if c := last(string(handler[m[4]:m[5]])); atTopLevel(handler, m[0]) && seen[key{string(handler[max(m[2], 0):max(m[3], 0)]), c}] {
 			return c, true
 		}
 	}

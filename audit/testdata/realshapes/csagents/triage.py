@@ -7,3 +7,10 @@ triage = Agent(name="Triage", instructions="Route the question.", handoffs=[faq]
 async def answer(question: str) -> str:
     result = await Runner.run(triage, question)
     return result.final_output
+
+
+class FakeModel:
+    pass
+
+
+probe = Agent(name="Probe", instructions="x", model=FakeModel())
