@@ -1060,8 +1060,14 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		return c, true
 	}
 	// No price: report tokens as unpriced, never as $0. A failed call
-	// that used no tokens costs nothing whatever the price.
-	return 0, ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
+	// that used no tokens costs nothing whatever the price; an answered
+	// one with no price and no tokens (an HTTP client span, all that
+	// OpenTelemetry's undici instrumentation sees of an OpenAI call) cost
+	// what nothing says: unpriced, never $0.
+	if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens != 0 {
+		return 0, false
+	}
+	return 0, !(ev.Status >= 200 && ev.Status < 300)
 }
 
 func (s *State) modelTokens(ms *modelStats, ev *ingest.Event, cost Pico) {
