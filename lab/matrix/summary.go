@@ -14,7 +14,7 @@ func Summary(w io.Writer, rows []Row) {
 	}
 	type sum struct {
 		setups, errs, wire, expected, seen, wireJobs, exact, wrong, marked, falseCrit, kills, missed int
-		killsRun                                                                             bool
+		killsRun                                                                                     bool
 	}
 	var order []key
 	sums := map[key]*sum{}
