@@ -73,8 +73,8 @@ type nodeBlockState struct {
 	// cacheHidden: OpenAI's usage details printed as "[Object]"
 	// (util.inspect's depth): the cached part of the prompt is unseen.
 	cacheHidden bool
-	lines  int
-	req    nodeRequest
+	lines       int
+	req         nodeRequest
 }
 
 // The usage numbers of a parsed body, Anthropic's and OpenAI's names.
