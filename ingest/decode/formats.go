@@ -556,6 +556,9 @@ type jsonlDecoder struct {
 	sdkAnswered map[string]bool
 	pairFn      func(*ingest.Event)
 	pairOuter   func(*ingest.Event)
+	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
+	claimFn    func(*ingest.Event)
+	claimOuter func(*ingest.Event)
 }
 
 // maxAnnounced bounds the announcements waiting: the oldest goes first.
@@ -763,6 +766,20 @@ func (d *jsonlDecoder) decodeReleased(line []byte, emit func(*ingest.Event)) ing
 }
 
 func (d *jsonlDecoder) decodeHeld(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if d.text.hasHeld && d.text.pyHeld && d.text.held.ResponseID != "" && looksLikeJSONStart(line) {
+		// A Python attempt whose request ID this line may name (pyClaim).
+		if d.claimFn == nil {
+			d.claimFn = func(ev *ingest.Event) { d.text.pyClaim(ev, d.claimOuter) }
+		}
+		d.claimOuter = emit
+		r := d.decode(line, d.claimFn)
+		d.claimOuter = nil
+		d.text.flush(emit)
+		if r == ingest.SkipBlank {
+			return ingest.Accepted
+		}
+		return r
+	}
 	if d.text.hasHeld && looksLikeJSONStart(line) {
 		// The held response comes before this JSON line's event; the
 		// line's own outcome is then counted as it is.

@@ -110,6 +110,13 @@ type sdkText struct {
 	held     ingest.Event
 	hasHeld  bool
 	holdHTTP bool
+	// pyHeld: the held response is a Python SDK attempt, its "HTTP
+	// Response:" line read, waiting for its "request_id: req_…" line
+	// (_base_client.py logs the two at once, no await between): the
+	// request ID makes the attempt one call with the app's line naming it.
+	pyHeld bool
+	// pySDK: the Python SDK's own debug lines are in the input.
+	pySDK    bool
 	lite     liteState
 	retry    retryState
 	patterns []*patternState
@@ -355,6 +362,11 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 			flushed = 1
 		}
 	}
+	if t.hasHeld && t.pyHeld {
+		if n, ok := t.pyResponseLine(line, emit); ok {
+			return n
+		}
+	}
 	if t.hasHeld {
 		if n, ok := t.liteMerge(line, emit); ok {
 			return n
@@ -374,7 +386,7 @@ func (t *sdkText) flush(emit func(*ingest.Event)) int {
 	if !t.hasHeld {
 		return 0
 	}
-	t.hasHeld = false
+	t.hasHeld, t.pyHeld = false, false
 	emit(&t.held)
 	return 1
 }
@@ -398,9 +410,23 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 			return t.pyRetryLine(line, m, emit)
 		}
 	}
+	if bytes.Contains(line, []byte("] HTTP Response: ")) {
+		if m := pySDKResponse.FindSubmatch(line); m != nil {
+			t.pySDK = true
+			return t.pyHTTPLine(line, m, true, emit)
+		}
+	}
+	if bytes.Contains(line, []byte("Sending HTTP Request: ")) && bytes.Contains(line, []byte("_base_client")) {
+		// The SDK's debug lines are there: its "HTTP Response:" lines
+		// count the attempts, httpx's are the same ones again.
+		t.pySDK = true
+	}
 	if bytes.Contains(line, []byte("HTTP Request: ")) {
 		if m := pyHTTP.FindSubmatch(line); m != nil {
-			return t.pyHTTPLine(line, m, emit)
+			if t.pySDK && bytes.Contains(line, []byte("httpx")) {
+				return -1
+			}
+			return t.pyHTTPLine(line, m, false, emit)
 		}
 	}
 	if bytes.Contains(line, []byte("[log_")) {
