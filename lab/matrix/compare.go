@@ -133,7 +133,8 @@ type Result struct {
 	Wrong []string
 	// Marked counts the wrong jobs whose every difference burnrate's
 	// report itself marks: fewer calls with the count a lower_bound, any
-	// count "ambiguous", less spend with unpriced calls named. Such a job
+	// count "ambiguous" (a job the wire never saw too: calls whose job
+	// burnrate could not name), less spend with unpriced calls named. Such a job
 	// is not exact, but its number does not pass for exact either.
 	Marked int
 	// FalseCritical counts each job a critical finding names that the
@@ -231,7 +232,10 @@ func compare(t Truth, s Seen, appLog bool) Result {
 
 func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob, appLog bool) (string, bool) {
 	if w == nil {
-		return fmt.Sprintf("not on the wire; burnrate: %d calls", s.Attempts), false
+		// A job the wire never saw: an invented one (a trace ID), or the
+		// calls of no job burnrate could name (Python SDK lines alone: an
+		// operation of the SDK) — marked only when its count says so.
+		return fmt.Sprintf("not on the wire; burnrate: %d calls (%s)", s.Attempts, s.Count), s.Count == "ambiguous"
 	}
 	if _, ok := seen[id]; !ok {
 		return fmt.Sprintf("missing from burnrate; wire: %d calls", w.Calls), false

@@ -144,10 +144,12 @@ func TestCompareCountsMarkedJobs(t *testing.T) {
 		{JobID: "b", Outcome: "succeeded", Attempts: 1, SpendUSD: 0.001, Count: "lower_bound"},
 		{JobID: "c", Outcome: "succeeded", Attempts: 1, Count: "exact"}, // $0 that reads whole
 		{JobID: "d", Outcome: "failed", Attempts: 3, Count: "ambiguous"},
+		{JobID: "sdk::/messages:12", Outcome: "failed", Attempts: 3, Count: "ambiguous"}, // calls of no job it could name
+		{JobID: "0af7651916cd43dd8448eb211c80319c", Outcome: "failed", Attempts: 1, Count: "exact"},
 	}}
 	r := Compare(truth, seen)
-	if r.JobsWrong != 4 || r.Marked != 3 {
-		t.Fatalf("wrong %d, marked %d, want 4 and 3:\n%s", r.JobsWrong, r.Marked, strings.Join(r.Wrong, "\n"))
+	if r.JobsWrong != 6 || r.Marked != 4 {
+		t.Fatalf("wrong %d, marked %d, want 6 and 4:\n%s", r.JobsWrong, r.Marked, strings.Join(r.Wrong, "\n"))
 	}
 	if !strings.Contains(strings.Join(r.Wrong, "\n"), "c: [spend $0.000000, wire $0.001000 (0 unpriced calls)]\n") {
 		t.Errorf("c should be wrong and unmarked:\n%s", strings.Join(r.Wrong, "\n"))
