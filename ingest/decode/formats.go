@@ -699,6 +699,10 @@ func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	n := len(d.held)
 	d.releaseAt(0, d.pairFn)
 	n += d.text.flush(d.pairFn) + d.text.flushNode(d.pairFn)
+	if d.now == nil || d.now() == math.MaxInt64 {
+		// The input's end (live, a batch is not: their SDK lines come).
+		n += d.text.flushPyHttpx(d.pairFn)
+	}
 	if d.flushRows {
 		n += d.rows.flush(d.pairFn)
 	}

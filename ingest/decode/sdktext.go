@@ -116,7 +116,13 @@ type sdkText struct {
 	// request ID makes the attempt one call with the app's line naming it.
 	pyHeld bool
 	// pySDK: the Python SDK's own debug lines are in the input.
-	pySDK    bool
+	pySDK bool
+	// pyHttpx are httpx's response lines read since pySDK, not yet met
+	// by an SDK "HTTP Response:" line (each of which is one of them
+	// again, counted): a line that only claims to be the SDK's must not
+	// blind the count, so past maxPyHttpx unmet, and at the input's end,
+	// they are read as attempts after all.
+	pyHttpx  [][]byte
 	lite     liteState
 	retry    retryState
 	patterns []*patternState
@@ -366,6 +372,8 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 		if n, ok := t.pyResponseLine(line, emit); ok {
 			return n
 		}
+		t.flush(emit)
+		flushed = 1
 	}
 	if t.hasHeld {
 		if n, ok := t.liteMerge(line, emit); ok {
@@ -378,6 +386,26 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 	if flushed > 0 {
 		return flushed + max(n, 0)
 	}
+	return n
+}
+
+// maxPyHttpx bounds the httpx lines waiting for the SDK's (pyHttpx):
+// more than the requests an asyncio app has in flight at once.
+const maxPyHttpx = 256
+
+// flushPyHttpx reads, at the input's end, the httpx lines no SDK line met
+// as attempts.
+func (t *sdkText) flushPyHttpx(emit func(*ingest.Event)) int {
+	n := t.flush(emit)
+	for len(t.pyHttpx) > 0 {
+		line := t.pyHttpx[0]
+		t.pyHttpx = t.pyHttpx[1:]
+		if t.pyHTTPLine(line, pyHTTP.FindSubmatch(line), false, emit) != 0 {
+			n++
+		}
+		n += t.flush(emit)
+	}
+	t.pyHttpx = nil
 	return n
 }
 
@@ -413,6 +441,9 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	if bytes.Contains(line, []byte("] HTTP Response: ")) {
 		if m := pySDKResponse.FindSubmatch(line); m != nil {
 			t.pySDK = true
+			if len(t.pyHttpx) > 0 {
+				t.pyHttpx = t.pyHttpx[1:] // httpx's line of this attempt, or another's: one each
+			}
 			return t.pyHTTPLine(line, m, true, emit)
 		}
 	}
@@ -424,7 +455,13 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	if bytes.Contains(line, []byte("HTTP Request: ")) {
 		if m := pyHTTP.FindSubmatch(line); m != nil {
 			if t.pySDK && bytes.Contains(line, []byte("httpx")) {
-				return -1
+				t.pyHttpx = append(t.pyHttpx, bytes.Clone(line))
+				if len(t.pyHttpx) <= maxPyHttpx {
+					return -1
+				}
+				old := t.pyHttpx[0]
+				t.pyHttpx = t.pyHttpx[1:]
+				return t.pyHTTPLine(old, pyHTTP.FindSubmatch(old), false, emit)
 			}
 			return t.pyHTTPLine(line, m, false, emit)
 		}
