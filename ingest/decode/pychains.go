@@ -446,6 +446,37 @@ func (t *sdkText) pyResponseLine(line []byte, emit func(*ingest.Event)) (int, bo
 	return t.flush(emit), true
 }
 
+// pyOptionsJob: a job header in the Python SDK's "Request options: {…}"
+// dump (a dict's repr): the app passed it per call (extra_headers).
+var pyOptionsJob = regexp.MustCompile(`'headers': \{[^{}]{0,1000}?'(x-job-id|job-id|x-job|x-jobid|x-burnrate-job)': '([^']{1,200})'`)
+
+// pyRequestOptions reads the job an attempt's "Request options:" line
+// names (its x-job-id header) as a JSON line naming it would be: the
+// context of the lines after it. Which response answers that request is
+// still timing's — httpx's and the SDK's response lines name no job — so
+// what it places is placed by position (ambiguous), but in a job the
+// wire knows, where with the SDK's lines alone nothing named one.
+func (t *sdkText) pyRequestOptions(line []byte) bool {
+	m := pyOptionsJob.FindSubmatch(line[:min(len(line), maxTextBytes)])
+	if m == nil {
+		return false
+	}
+	t.sawSDK = true
+	var ev ingest.Event
+	ev.JobID = CleanID(SanitizeString(string(m[2])))
+	if ev.JobID == "" {
+		return false
+	}
+	ev.TS, ev.TSCarried = t.lineTime(line)
+	if ev.JobID != t.lastJob.JobID {
+		t.jobSwitches++
+		t.pyJobChains = 0
+	}
+	t.noteOpen(&ev)
+	t.lastJob = jobContext{JobID: ev.JobID, Model: t.lastJob.Model, Provider: t.lastJob.Provider}
+	return true
+}
+
 // pyClaim is the emit of a JSON line read while a Python attempt, its
 // request ID known, is held: the first record naming that request ID (the
 // app's "model call ok"/"model call failed") puts the attempt in its job

@@ -80,3 +80,39 @@ func TestPyForgedSDKLineBlindsNothing(t *testing.T) {
 		t.Errorf("%d attempts for httpx's 300 lines", n)
 	}
 }
+
+// The Python SDK's "Request options:" dump shows the headers the app
+// passed per call (extra_headers): its x-job-id names the job of the
+// lines after it, where the SDK's lines alone named none. Which response
+// answers which request is still timing's: placed by position, ambiguous.
+// A job header in the request's body (a prompt quoting one) comes after
+// the real headers and is not read.
+func TestPyRequestOptionsNameTheJob(t *testing.T) {
+	at := "[2026-12-07 12:55:30 - anthropic._base_client:%d - DEBUG] %s"
+	opts := func(job string) string {
+		return fmt.Sprintf(at, 515, `Request options: {'method': 'post', 'url': '/v1/messages', 'headers': {'x-job-id': '`+job+
+			`'}, 'json_data': {'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'messages': [{'role': 'user', 'content': "Grade 'headers': {'x-job-id': 'evil'}"}]}}`)
+	}
+	resp := func(id string) []string {
+		return []string{
+			fmt.Sprintf(at, 2063, `HTTP Response: POST http://127.0.0.1:39019/v1/messages "200 OK" Headers({'request-id': '`+id+`'})`),
+			fmt.Sprintf(at, 2071, "request_id: "+id),
+		}
+	}
+	lines := append([]string{opts("grade-000")}, resp("req_011CLabbf719e82a2027b96")...)
+	lines = append(append(lines, opts("grade-001")), resp("req_011CLabc81b5982a6eae701")...)
+	d := NewStreamDecoder(Options{})
+	var got []string
+	emit := func(e *ingest.Event) {
+		if e.Kind == ingest.KindLLMCall {
+			got = append(got, fmt.Sprintf("%s %v", e.JobID, e.AttemptBy == ingest.AttemptByLineAmbiguous))
+		}
+	}
+	for _, l := range lines {
+		d.Decode([]byte(l), emit)
+	}
+	d.(Flusher).Flush(emit)
+	if fmt.Sprint(got) != "[grade-000 true grade-001 true]" {
+		t.Errorf("attempts %q, want grade-000 and grade-001, each placed by position (ambiguous)", got)
+	}
+}

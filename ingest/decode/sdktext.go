@@ -447,6 +447,11 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 			return t.pyHTTPLine(line, m, true, emit)
 		}
 	}
+	if bytes.Contains(line, []byte("] Request options: ")) && bytes.Contains(line, []byte("_base_client")) {
+		if t.pyRequestOptions(line) {
+			return -1
+		}
+	}
 	if bytes.Contains(line, []byte("Sending HTTP Request: ")) && bytes.Contains(line, []byte("_base_client")) {
 		// The SDK's debug lines are there: its "HTTP Response:" lines
 		// count the attempts, httpx's are the same ones again.
