@@ -97,7 +97,15 @@ func familyOf(ev *ingest.Event) string {
 	if f := layers.FamilyOfLogged(ev.Provider); f != "" {
 		return f
 	}
-	return layers.FamilyOfModel(ev.Model)
+	if f := layers.FamilyOfModel(ev.Model); f != "" {
+		return f
+	}
+	if id, ok := strings.CutPrefix(ev.ResponseID, ingest.HTTPAttemptPrefix); ok {
+		// No model named (an app's "job failed" line): the request ID's
+		// own shape says whose SDK sent it.
+		return layers.FamilyOfRequestID(id)
+	}
+	return ""
 }
 
 // sdkDefaultRetries are the client SDKs' default retries by family:

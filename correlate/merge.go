@@ -554,6 +554,7 @@ func mergeJobs(in []MergeInput, info *MergeInfo) ([]JobReport, map[string]int) {
 				mj.JobType = j.JobType
 			}
 			mj.Count = weakerCount(mj.Count, j.Count)
+			mj.UnpricedCalls = satAdd32(mj.UnpricedCalls, j.UnpricedCalls)
 			for _, f := range j.Findings {
 				if !slices.Contains(mj.Findings, f) {
 					mj.Findings = append(mj.Findings, f)

@@ -298,6 +298,11 @@ type JobReport struct {
 	// that retries unseen: Report.UnseenLayers), ambiguous (a call placed
 	// in the job by timing alone).
 	Count string `json:"count"`
+	// UnpricedCalls are the job's calls whose cost nothing in the evidence
+	// says (answered, with no tokens and no price: an HTTP client span);
+	// SpendUSD is then what the rest cost, a lower bound, never the job's
+	// spend.
+	UnpricedCalls int32 `json:"unpriced_calls,omitempty"`
 }
 
 type BreakerReport struct {
@@ -666,6 +671,7 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 		}
 	}
 	jr.Count = s.countKind(j)
+	jr.UnpricedCalls = j.Unpriced
 }
 
 type jobTypeAcc struct {

@@ -27,9 +27,14 @@ type responseUsage struct {
 	// job is the job of the response's first record: a later record
 	// naming another job is a conflict (State.requestIDConflicts).
 	job string
+	// unseen: its records so far left its usage unseen, in whole or in
+	// part (ingest.Event.UsageUnseen), and the job counts it unpriced
+	// until a record gives the usage whole.
+	unseen bool
 }
 
 func (r *responseUsage) set(ev *ingest.Event) {
+	r.unseen = usageUnseen(ev)
 	r.in, r.out, r.cacheRead, r.cacheWrite = ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens
 	r.cacheWrite1h = ev.CacheCreate1hTokens
 	if ev.HasCost {
@@ -98,9 +103,22 @@ func (s *State) growTo(job *Job, ev *ingest.Event, r *responseUsage) {
 			r.cost = c
 		}
 	}
+	if r.unseen && !ev.UsageUnseen && r.job == job.ID && (ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 || ev.HasCost) {
+		// The usage whole, from another record of the response (the app's
+		// line naming its request ID): the call is priced now.
+		r.unseen = false
+		job.Unpriced = max(job.Unpriced-1, 0)
+		s.unpriced = max(s.unpriced-1, 0)
+	}
 	if g.InputTokens+g.OutputTokens+g.CacheReadTokens+g.CacheCreateTokens == 0 && g.CostUSD == 0 {
 		s.repeatedRecords++
 		return
+	}
+	if g.UsageUnseen {
+		if r.unseen {
+			g.UsageUnseen = false // counted unpriced once
+		}
+		r.unseen = true
 	}
 	s.grow(job, &g)
 }

@@ -922,12 +922,20 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		job.spendNon2xx = job.spendNon2xx.Add(cost)
 	}
 	s.spend = s.spend.Add(cost)
-	if !priced {
+	if !priced || usageUnseen(ev) {
 		job.Unpriced++
 		s.unpriced++
 	}
 	s.addTokens(job, ev)
 	s.bucket(ev.TS, class, isLLM, cost)
+}
+
+// usageUnseen: an answered call whose usage its record does not carry
+// and its source will not (ingest.Event.UsageUnseen): its cost is unknown,
+// not 0 — whatever its model's price.
+func usageUnseen(ev *ingest.Event) bool {
+	return ev.UsageUnseen && ev.Kind == ingest.KindLLMCall && ev.Status >= 200 && ev.Status < 300 && !ev.HasCost &&
+		ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
 }
 
 func (s *State) addTokens(job *Job, ev *ingest.Event) {
@@ -1060,8 +1068,14 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		return c, true
 	}
 	// No price: report tokens as unpriced, never as $0. A failed call
-	// that used no tokens costs nothing whatever the price.
-	return 0, ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
+	// that used no tokens costs nothing whatever the price; an answered
+	// one with no price and no tokens (an HTTP client span, all that
+	// OpenTelemetry's undici instrumentation sees of an OpenAI call) cost
+	// what nothing says: unpriced, never $0.
+	if ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens != 0 {
+		return 0, false
+	}
+	return 0, !(ev.Status >= 200 && ev.Status < 300)
 }
 
 func (s *State) modelTokens(ms *modelStats, ev *ingest.Event, cost Pico) {
@@ -1087,6 +1101,12 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 		ms.unpricedGrowth = true
 	}
 	s.modelTokens(ms, ev, cost)
+	if ev.UsageUnseen {
+		// A part of the usage (OpenAI's cached tokens hidden in the SDK's
+		// debug block): what it shows is billed, the call counted unpriced.
+		job.Unpriced++
+		s.unpriced++
+	}
 	class := classify(ev.Status)
 	s.lastCost = cost
 	job.Spend = job.Spend.Add(cost)

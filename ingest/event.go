@@ -199,6 +199,14 @@ type Event struct {
 	AttemptBy     AttemptBy
 	HasCost       bool
 	StreamDropped bool
+	// UsageUnseen: the call was answered, but its usage is not in this
+	// record, nor will be in its source (a streamed response, whose
+	// chunks an SDK's debug output never prints), or is there only in
+	// part (OpenAI's cached tokens hidden as util.inspect's [Object]): its
+	// cost is unknown — a lower bound, counted as unpriced — until another
+	// record of the same response (the app's line naming its request ID)
+	// gives the usage whole.
+	UsageUnseen bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
 	// TSCarried marks a TS the record did not carry: the time of the line

@@ -141,3 +141,33 @@ func FamilyOfLogged(provider string) string {
 	}
 	return p
 }
+
+// FamilyOfRequestID is the family a provider request ID's own shape names,
+// or "": OpenAI's x-request-id is "req_" and 32 lower-case hex digits,
+// Anthropic's request-id "req_011C" and at least 16 more letters and
+// digits. An app line that names no model but keeps the request ID of its
+// failed call ("job failed", status 503, requestId) still says whose SDK,
+// and so whose retries, are below it.
+func FamilyOfRequestID(id string) string {
+	rest, ok := strings.CutPrefix(id, "req_")
+	if !ok {
+		return ""
+	}
+	if len(rest) == 32 && strings.Trim(rest, "0123456789abcdef") == "" {
+		return "openai"
+	}
+	if tail, ok := strings.CutPrefix(rest, "011C"); ok && len(tail) >= 16 && len(tail) <= 64 && alnum(tail) {
+		return "anthropic"
+	}
+	return ""
+}
+
+func alnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -221,6 +221,10 @@ func appendJob(b []byte, j *correlate.JobReport) []byte {
 	}
 	b = append(b, ","+in+`"count": `...)
 	b = appendString(b, j.Count)
+	if j.UnpricedCalls != 0 {
+		b = append(b, ","+in+`"unpriced_calls": `...)
+		b = strconv.AppendInt(b, int64(j.UnpricedCalls), 10)
+	}
 	return append(b, "\n    }"...)
 }
 
@@ -270,6 +274,16 @@ func Calls(n int32, count string) string {
 		return strconv.FormatInt(int64(n), 10) + "?"
 	}
 	return strconv.FormatInt(int64(n), 10)
+}
+
+// JobSpend writes a job's spend as far as it is known: "≥$0.0012 (3
+// unpriced)" when some of its calls cost what nothing in the evidence
+// says (JobReport.UnpricedCalls), never a bare figure that reads whole.
+func JobSpend(usd float64, unpriced int32) string {
+	if unpriced <= 0 {
+		return correlate.USD(usd)
+	}
+	return "≥" + correlate.USD(usd) + " (" + strconv.FormatInt(int64(unpriced), 10) + " unpriced)"
 }
 
 // CostliestJobs is how many jobs the Markdown report lists.
@@ -469,7 +483,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			break
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), cell(j.Outcome), Calls(j.Attempts, j.Count),
-			correlate.FormatLayers(j.Layers), correlate.USD(j.SpendUSD), correlate.USD(j.WastedUSD), j.Duplicates)
+			correlate.FormatLayers(j.Layers), JobSpend(j.SpendUSD, j.UnpricedCalls), correlate.USD(j.WastedUSD), j.Duplicates)
 	}
 
 	var tripped []correlate.BreakerReport

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -324,7 +325,21 @@ type Options struct {
 	// compiled by CompilePattern, tried in order on every line that is not
 	// JSON, before the built-in text formats.
 	Patterns []*LinePattern
+	// Now is a live reader's clock (Unix ns): set, Flush — called at each
+	// batch it hands on — keeps an app's "calling model" announcement
+	// held, as its answer line may come in a later batch, until it has
+	// waited AnnounceHeldFor by this clock; math.MaxInt64 (the input's
+	// end) lets everything go. Nil (a report, whose Flush is the input's
+	// end): Flush lets everything go.
+	Now func() int64
 }
+
+// AnnounceHeldFor is how long, live, an announced call waits for its
+// answer line across batches before it is let go as a call of unknown
+// status: longer than an SDK's call with its retries (10-minute timeouts
+// are the SDKs' default) would be a call never shown; shorter, a slow
+// call counts twice.
+const AnnounceHeldFor = int64(15 * 60 * 1e9)
 
 // OTLPDecoder maps one OTLP/JSON export request (traces or logs) to
 // events; rejected counts items that looked like calls but could not be
@@ -365,7 +380,7 @@ func newDecoder(f Format, maps []FieldMap, o Options, rows *rowSet) Decoder {
 	if info := formatInfo(f); info != nil && info.New != nil {
 		return newChecked(info.New(p, o))
 	}
-	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows, jsonOnly: o.Format == FormatJSONL}
+	d := &jsonlDecoder{p: p, text: newSDKText(p), rows: rows, jsonOnly: o.Format == FormatJSONL, now: o.Now}
 	// Detected from text lines in the file's head: other text lines are
 	// the application's own.
 	d.text.sawSDK = isTextFormat(f)
@@ -530,6 +545,10 @@ type jsonlDecoder struct {
 	// too many waiting, or the input's end lets it go as a call of
 	// unknown status (the app made a call and logged no answer).
 	announced []ingest.Event
+	// announcedSeen: when (Options.Now) a live Flush first kept each held
+	// announcement, by job (a job has at most one held).
+	announcedSeen map[string]int64
+	now           func() int64
 	// sdkAnswered are the jobs whose announcement the SDK's text lines
 	// answered without a request ID (Python's "HTTP Request: …" lines):
 	// the app's own record of that call, after them, is the SDK's last
@@ -537,6 +556,9 @@ type jsonlDecoder struct {
 	sdkAnswered map[string]bool
 	pairFn      func(*ingest.Event)
 	pairOuter   func(*ingest.Event)
+	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
+	claimFn    func(*ingest.Event)
+	claimOuter func(*ingest.Event)
 }
 
 // maxAnnounced bounds the announcements waiting: the oldest goes first.
@@ -549,6 +571,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		delete(d.sdkAnswered, ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 		if len(d.announced) >= maxAnnounced {
+			delete(d.announcedSeen, d.announced[0].JobID)
 			d.pairOuter(&d.announced[0])
 			d.announced = append(d.announced[:0], d.announced[1:]...)
 		}
@@ -603,6 +626,7 @@ func (d *jsonlDecoder) dropAnnounced(job string) *ingest.Event {
 		if d.announced[i].JobID == job {
 			a := d.announced[i]
 			d.announced = append(d.announced[:i], d.announced[i+1:]...)
+			delete(d.announcedSeen, job)
 			return &a
 		}
 	}
@@ -615,6 +639,7 @@ func (d *jsonlDecoder) releaseAnnounced(job string) {
 		if d.announced[i].JobID == job {
 			ev := d.announced[i]
 			d.announced = append(d.announced[:i], d.announced[i+1:]...)
+			delete(d.announcedSeen, job)
 			d.pairOuter(&ev)
 			return
 		}
@@ -674,16 +699,50 @@ func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	n := len(d.held)
 	d.releaseAt(0, d.pairFn)
 	n += d.text.flush(d.pairFn) + d.text.flushNode(d.pairFn)
+	if d.now == nil || d.now() == math.MaxInt64 {
+		// The input's end (live, a batch is not: their SDK lines come).
+		n += d.text.flushPyHttpx(d.pairFn)
+	}
 	if d.flushRows {
 		n += d.rows.flush(d.pairFn)
 	}
-	// Nothing stays held past a flush (a live reader's batch): an
-	// announcement no record answered by now is a call.
-	for len(d.announced) > 0 {
-		d.releaseAnnounced(d.announced[0].JobID)
+	n += d.flushAnnounced()
+	d.pairOuter = nil
+	return n
+}
+
+// flushAnnounced lets go the announcements no record answered: all of
+// them at the input's end, live (d.now) those that have waited
+// AnnounceHeldFor — the answer of a call in flight comes in a later batch,
+// and letting its announcement go first counted the call twice.
+func (d *jsonlDecoder) flushAnnounced() int {
+	now := int64(math.MaxInt64)
+	if d.now != nil {
+		now = d.now()
+	}
+	n := 0
+	for i := 0; i < len(d.announced); {
+		job := d.announced[i].JobID
+		if now != math.MaxInt64 {
+			seen, ok := d.announcedSeen[job]
+			if !ok {
+				if d.announcedSeen == nil {
+					d.announcedSeen = map[string]int64{}
+				}
+				d.announcedSeen[job], seen = now, now
+			}
+			if now < seen {
+				// The clock went back: it waits its time from now.
+				d.announcedSeen[job], seen = now, now
+			}
+			if now-seen < AnnounceHeldFor {
+				i++
+				continue
+			}
+		}
+		d.releaseAnnounced(job)
 		n++
 	}
-	d.pairOuter = nil
 	return n
 }
 
@@ -711,6 +770,20 @@ func (d *jsonlDecoder) decodeReleased(line []byte, emit func(*ingest.Event)) ing
 }
 
 func (d *jsonlDecoder) decodeHeld(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if d.text.hasHeld && d.text.pyHeld && d.text.held.ResponseID != "" && looksLikeJSONStart(line) {
+		// A Python attempt whose request ID this line may name (pyClaim).
+		if d.claimFn == nil {
+			d.claimFn = func(ev *ingest.Event) { d.text.pyClaim(ev, d.claimOuter) }
+		}
+		d.claimOuter = emit
+		r := d.decode(line, d.claimFn)
+		d.claimOuter = nil
+		d.text.flush(emit)
+		if r == ingest.SkipBlank {
+			return ingest.Accepted
+		}
+		return r
+	}
 	if d.text.hasHeld && looksLikeJSONStart(line) {
 		// The held response comes before this JSON line's event; the
 		// line's own outcome is then counted as it is.

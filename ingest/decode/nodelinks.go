@@ -56,6 +56,9 @@ type nodeRequest struct {
 	job   string
 	model string
 	retry int16 // x-stainless-retry-count, -1 unknown
+	// stream: the request asked for a stream (options' "stream: true"),
+	// whose chunks — and so its usage — the debug output never prints.
+	stream bool
 }
 
 // nodeBlockState is the open block, if any.
@@ -67,8 +70,11 @@ type nodeBlockState struct {
 	parsed bool
 	usage  [numNodeUsage]int64
 	has    bool
-	lines  int
-	req    nodeRequest
+	// cacheHidden: OpenAI's usage details printed as "[Object]"
+	// (util.inspect's depth): the cached part of the prompt is unseen.
+	cacheHidden bool
+	lines       int
+	req         nodeRequest
 }
 
 // The usage numbers of a parsed body, Anthropic's and OpenAI's names.
@@ -107,6 +113,15 @@ func (t *sdkText) nodeUsageEnd(b *nodeBlockState) {
 	u := b.usage
 	ev.OutputTokens, ev.CacheCreateTokens = u[nuOut], u[nuCacheWrite]
 	ev.CacheReadTokens = max(u[nuCacheRead], u[nuCached])
+	if b.cacheHidden && ev.CacheReadTokens == 0 {
+		// (Only OpenAI's usage has *_tokens_details.)
+		// The prompt's tokens hold an unseen number of cached ones, billed
+		// at a fraction: its cost is not the block's to say. The output is
+		// billed, the call counted unpriced until the app's line (naming
+		// its request ID) gives the usage whole.
+		ev.UsageUnseen = true
+		return
+	}
 	switch {
 	case u[nuPrompt] > 0 || a.Provider == "openai":
 		// OpenAI's prompt (and Responses input) tokens hold the cached ones.
@@ -140,6 +155,9 @@ func (t *sdkText) nodeBlockLine(line []byte) (ok bool) {
 			return true
 		}
 		if b.parsed {
+			if bytes.Contains(line, []byte("tokens_details: [Object]")) {
+				b.cacheHidden = true
+			}
 			if m := nodeUsageField.FindSubmatch(line); m != nil {
 				if n, err := strconv.ParseInt(string(m[2]), 10, 64); err == nil {
 					b.usage[nodeUsageIndex[string(m[1])]], b.has = n, true
@@ -153,6 +171,9 @@ func (t *sdkText) nodeBlockLine(line []byte) (ok bool) {
 			if m := nodeBodyModel.FindSubmatch(line); m != nil {
 				b.req.model = CleanField(string(m[1]))
 			}
+		}
+		if b.request && bytes.Equal(bytes.TrimRight(bytes.TrimSpace(line), ","), []byte("stream: true")) {
+			b.req.stream = true
 		}
 		if b.request {
 			if m := nodeBlockField.FindSubmatch(line); m != nil {
@@ -245,6 +266,9 @@ func (t *sdkText) nodeLinks(ev *ingest.Event, id string, ch *nodeChain) (placed 
 	}
 	if ok && r.model != "" {
 		ev.Model = r.model
+	}
+	if ok && r.stream {
+		ev.UsageUnseen = true
 	}
 	if ok && r.retry >= 0 {
 		ev.Attempt, ev.AttemptBy = r.retry+1, ingest.AttemptBySDK

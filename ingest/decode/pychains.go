@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"bytes"
+	"regexp"
 	"strconv"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -354,7 +356,11 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	return 1
 }
 
-func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) int {
+// pyHTTPLine counts a Python attempt: httpx's "HTTP Request:" line, or,
+// when the SDK's own debug lines are there (sdkLine; t.pySDK), its "HTTP
+// Response:" line instead — one attempt, counted once, at the line whose
+// next one names its request ID.
+func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, sdkLine bool, emit func(*ingest.Event)) int {
 	t.sawSDK = true
 	status, ok := atoi16(string(m[5]))
 	if !ok {
@@ -399,8 +405,96 @@ func (t *sdkText) pyHTTPLine(line []byte, m [][]byte, emit func(*ingest.Event)) 
 		t.held, t.hasHeld = *ev, true
 		return -1
 	}
+	if sdkLine {
+		// The SDK's "request_id:" line follows at once (pyResponseLine).
+		t.held, t.hasHeld, t.pyHeld = *ev, true, true
+		return -1
+	}
 	emit(ev)
 	return 1
+}
+
+var (
+	// pySDKResponse: _base_client.py's 'HTTP Response: POST url "200 OK"
+	// Headers(…)', in pyHTTP's groups. httpx logs its own line when the
+	// response's headers arrive, then reads the body (an await: other
+	// requests' lines come between); the SDK logs this one after, and its
+	// "request_id:" line right after it, with nothing between.
+	pySDKResponse = regexp.MustCompile(`_base_client[^\]]*\] HTTP Response: (POST|GET|PUT|DELETE|PATCH) (https?://([^/\s"]+)(/[^\s"]*)?) "(\d{3})`)
+	// pyRequestID: its "request_id: req_…" line (the response's
+	// request-id, or x-request-id for OpenAI's SDK).
+	pyRequestID = regexp.MustCompile(`_base_client[^\]]*\] request_id: (\S{1,200})\s*$`)
+)
+
+// pyResponseLine reads the line after the SDK's held "HTTP Response:":
+// its "request_id:" line names the attempt's request and lets it go. ok
+// is false for any other line (the held response then goes as it is).
+func (t *sdkText) pyResponseLine(line []byte, emit func(*ingest.Event)) (int, bool) {
+	if !bytes.Contains(line, []byte("] request_id: ")) {
+		return 0, false
+	}
+	m := pyRequestID.FindSubmatch(line)
+	if m == nil {
+		return 0, false
+	}
+	if id := string(m[1]); providerRequestID(id) {
+		t.held.ResponseID = HTTPAttemptID(CleanID(SanitizeString(id)))
+		// Held one line more: the app logs the call's answer, naming this
+		// request ID, right after the SDK returns (pyClaim).
+		return -1, true
+	}
+	return t.flush(emit), true
+}
+
+// pyOptionsJob: a job header in the Python SDK's "Request options: {…}"
+// dump (a dict's repr): the app passed it per call (extra_headers).
+var pyOptionsJob = regexp.MustCompile(`'headers': \{[^{}]{0,1000}?'(x-job-id|job-id|x-job|x-jobid|x-burnrate-job)': '([^']{1,200})'`)
+
+// pyRequestOptions reads the job an attempt's "Request options:" line
+// names (its x-job-id header) as a JSON line naming it would be: the
+// context of the lines after it. Which response answers that request is
+// still timing's — httpx's and the SDK's response lines name no job — so
+// what it places is placed by position (ambiguous), but in a job the
+// wire knows, where with the SDK's lines alone nothing named one.
+func (t *sdkText) pyRequestOptions(line []byte) bool {
+	m := pyOptionsJob.FindSubmatch(line[:min(len(line), maxTextBytes)])
+	if m == nil {
+		return false
+	}
+	t.sawSDK = true
+	var ev ingest.Event
+	ev.JobID = CleanID(SanitizeString(string(m[2])))
+	if ev.JobID == "" {
+		return false
+	}
+	ev.TS, ev.TSCarried = t.lineTime(line)
+	if ev.JobID != t.lastJob.JobID {
+		t.jobSwitches++
+		t.pyJobChains = 0
+	}
+	t.noteOpen(&ev)
+	t.lastJob = jobContext{JobID: ev.JobID, Model: t.lastJob.Model, Provider: t.lastJob.Provider}
+	return true
+}
+
+// pyClaim is the emit of a JSON line read while a Python attempt, its
+// request ID known, is held: the first record naming that request ID (the
+// app's "model call ok"/"model call failed") puts the attempt in its job
+// — a link by request ID, where the SDK's line had only its position —
+// and the attempt goes before it.
+func (t *sdkText) pyClaim(ev *ingest.Event, emit func(*ingest.Event)) {
+	if t.hasHeld && t.pyHeld {
+		h := &t.held
+		if ev.ResponseID == h.ResponseID && ev.JobID != "" {
+			// Its job is the app's by request ID; its place in a chain of
+			// retries is still timing's (a retry after a timeout, which no
+			// line logs, reads as a new request): it stays a timing link,
+			// and its job's count ambiguous.
+			h.JobID, h.JobType, h.CorrelationID = ev.JobID, ev.JobType, ev.CorrelationID
+		}
+		t.flush(emit)
+	}
+	emit(ev)
 }
 
 // positional: a Python SDK line placed in a job. The lines carry no job,

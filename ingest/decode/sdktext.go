@@ -110,6 +110,19 @@ type sdkText struct {
 	held     ingest.Event
 	hasHeld  bool
 	holdHTTP bool
+	// pyHeld: the held response is a Python SDK attempt, its "HTTP
+	// Response:" line read, waiting for its "request_id: req_…" line
+	// (_base_client.py logs the two at once, no await between): the
+	// request ID makes the attempt one call with the app's line naming it.
+	pyHeld bool
+	// pySDK: the Python SDK's own debug lines are in the input.
+	pySDK bool
+	// pyHttpx are httpx's response lines read since pySDK, not yet met
+	// by an SDK "HTTP Response:" line (each of which is one of them
+	// again, counted): a line that only claims to be the SDK's must not
+	// blind the count, so past maxPyHttpx unmet, and at the input's end,
+	// they are read as attempts after all.
+	pyHttpx  [][]byte
 	lite     liteState
 	retry    retryState
 	patterns []*patternState
@@ -355,6 +368,13 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 			flushed = 1
 		}
 	}
+	if t.hasHeld && t.pyHeld {
+		if n, ok := t.pyResponseLine(line, emit); ok {
+			return n
+		}
+		t.flush(emit)
+		flushed = 1
+	}
 	if t.hasHeld {
 		if n, ok := t.liteMerge(line, emit); ok {
 			return n
@@ -369,12 +389,32 @@ func (t *sdkText) decode(line []byte, emit func(*ingest.Event)) int {
 	return n
 }
 
+// maxPyHttpx bounds the httpx lines waiting for the SDK's (pyHttpx):
+// more than the requests an asyncio app has in flight at once.
+const maxPyHttpx = 256
+
+// flushPyHttpx reads, at the input's end, the httpx lines no SDK line met
+// as attempts.
+func (t *sdkText) flushPyHttpx(emit func(*ingest.Event)) int {
+	n := t.flush(emit)
+	for len(t.pyHttpx) > 0 {
+		line := t.pyHttpx[0]
+		t.pyHttpx = t.pyHttpx[1:]
+		if t.pyHTTPLine(line, pyHTTP.FindSubmatch(line), false, emit) != 0 {
+			n++
+		}
+		n += t.flush(emit)
+	}
+	t.pyHttpx = nil
+	return n
+}
+
 // flush emits the held response, if any.
 func (t *sdkText) flush(emit func(*ingest.Event)) int {
 	if !t.hasHeld {
 		return 0
 	}
-	t.hasHeld = false
+	t.hasHeld, t.pyHeld = false, false
 	emit(&t.held)
 	return 1
 }
@@ -398,9 +438,37 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 			return t.pyRetryLine(line, m, emit)
 		}
 	}
+	if bytes.Contains(line, []byte("] HTTP Response: ")) {
+		if m := pySDKResponse.FindSubmatch(line); m != nil {
+			t.pySDK = true
+			if len(t.pyHttpx) > 0 {
+				t.pyHttpx = t.pyHttpx[1:] // httpx's line of this attempt, or another's: one each
+			}
+			return t.pyHTTPLine(line, m, true, emit)
+		}
+	}
+	if bytes.Contains(line, []byte("] Request options: ")) && bytes.Contains(line, []byte("_base_client")) {
+		if t.pyRequestOptions(line) {
+			return -1
+		}
+	}
+	if bytes.Contains(line, []byte("Sending HTTP Request: ")) && bytes.Contains(line, []byte("_base_client")) {
+		// The SDK's debug lines are there: its "HTTP Response:" lines
+		// count the attempts, httpx's are the same ones again.
+		t.pySDK = true
+	}
 	if bytes.Contains(line, []byte("HTTP Request: ")) {
 		if m := pyHTTP.FindSubmatch(line); m != nil {
-			return t.pyHTTPLine(line, m, emit)
+			if t.pySDK && bytes.Contains(line, []byte("httpx")) {
+				t.pyHttpx = append(t.pyHttpx, bytes.Clone(line))
+				if len(t.pyHttpx) <= maxPyHttpx {
+					return -1
+				}
+				old := t.pyHttpx[0]
+				t.pyHttpx = t.pyHttpx[1:]
+				return t.pyHTTPLine(old, pyHTTP.FindSubmatch(old), false, emit)
+			}
+			return t.pyHTTPLine(line, m, false, emit)
 		}
 	}
 	if bytes.Contains(line, []byte("[log_")) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,6 +279,7 @@ type sink struct {
 	// emitFn is s.emit bound once: a closure per line would allocate.
 	emitFn func(*ingest.Event)
 	noTS   bool             // the line being decoded gave an event without a time
+	ended  bool             // the input ended (a closed pipe): the last flush lets everything go
 	drops  ingest.FieldDrop // the fields its events lost (Event.Dropped)
 }
 
@@ -287,7 +289,17 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	// chat's its session's prefix — all a follower that starts at the end
 	// (past the line naming the session) has of it.
 	opts.SourceName = path
-	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	s := &sink{t: t, path: path, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	// A batch goes every flushEvery: an app's "calling model" line waits
+	// for its answer past it (decode.AnnounceHeldFor), all of them at the
+	// input's end (a closed pipe).
+	opts.Now = func() int64 {
+		if s.ended {
+			return math.MaxInt64
+		}
+		return time.Now().UnixNano()
+	}
+	s.dec = decode.NewStreamDecoder(opts)
 	s.emitFn = s.emit
 	return s
 }
@@ -415,6 +427,7 @@ func (t *Tail) readPipe(ctx context.Context, path string, r io.Reader, out chan<
 				t.setErr(path, "read stdin: "+err.Error())
 			}
 			sp.flush(sk.addFinal)
+			sk.ended = true
 			sk.send(ctx)
 			return
 		}

@@ -27,7 +27,13 @@ type wireJob struct {
 
 func labLedger(t *testing.T) map[string]*wireJob {
 	t.Helper()
-	f, err := os.Open(labNight + "ledger.jsonl")
+	return labLedgerAt(t, labNight+"ledger.jsonl")
+}
+
+// labLedgerAt folds a lab ledger per job.
+func labLedgerAt(t *testing.T, path string) map[string]*wireJob {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

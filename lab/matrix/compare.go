@@ -85,6 +85,9 @@ type SeenJob struct {
 	// Count is how far burnrate says its count holds: exact, lower_bound
 	// or ambiguous.
 	Count string `json:"count"`
+	// UnpricedCalls: calls whose cost the evidence does not say; the
+	// job's spend is then a lower bound.
+	UnpricedCalls int `json:"unpriced_calls"`
 }
 
 // Finding is one of the report's findings.
@@ -128,6 +131,12 @@ type Result struct {
 	JobsExact, JobsWrong int
 	// Wrong lists, per wrong job, what differed (for the detail section).
 	Wrong []string
+	// Marked counts the wrong jobs whose every difference burnrate's
+	// report itself marks: fewer calls with the count a lower_bound, any
+	// count "ambiguous" (a job the wire never saw too: calls whose job
+	// burnrate could not name), less spend with unpriced calls named. Such a job
+	// is not exact, but its number does not pass for exact either.
+	Marked int
 	// FalseCritical counts each job a critical finding names that the
 	// wire refutes: a job the wire never saw, or a kind the ledger can
 	// judge (terminal_error_retried, duplicate_completion) that did not
@@ -187,11 +196,15 @@ func compare(t Truth, s Seen, appLog bool) Result {
 	slices.Sort(ids)
 	for _, id := range ids {
 		w, sj := t.Jobs[id], seen[id]
-		why := judge(w, sj, id, seen, appLog)
+		why, marked := judge(w, sj, id, seen, appLog)
 		if why == "" && appLog && (sj.Count != "lower_bound" || len(s.UnseenLayers) == 0) {
 			why = fmt.Sprintf("count %q with the SDK's retries unseen (%d layers named below), want lower_bound", sj.Count, len(s.UnseenLayers))
 		}
 		if why != "" {
+			if marked {
+				r.Marked++
+				why += " (marked)"
+			}
 			r.JobsWrong++
 			r.Wrong = append(r.Wrong, fmt.Sprintf("%s: %s", id, why))
 			continue
@@ -217,29 +230,38 @@ func compare(t Truth, s Seen, appLog bool) Result {
 	return r
 }
 
-func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob, appLog bool) string {
+func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob, appLog bool) (string, bool) {
 	if w == nil {
-		return fmt.Sprintf("not on the wire; burnrate: %d calls", s.Attempts)
+		// A job the wire never saw: an invented one (a trace ID), or the
+		// calls of no job burnrate could name (Python SDK lines alone: an
+		// operation of the SDK) — marked only when its count says so.
+		return fmt.Sprintf("not on the wire; burnrate: %d calls (%s)", s.Attempts, s.Count), s.Count == "ambiguous"
 	}
 	if _, ok := seen[id]; !ok {
-		return fmt.Sprintf("missing from burnrate; wire: %d calls", w.Calls)
+		return fmt.Sprintf("missing from burnrate; wire: %d calls", w.Calls), false
 	}
 	var why []string
+	marked := true
+	ambiguous := s.Count == "ambiguous"
 	if want := w.Calls; !appLog && s.Attempts != want {
 		why = append(why, fmt.Sprintf("calls %d, wire %d", s.Attempts, want))
+		marked = marked && (ambiguous || s.Count == "lower_bound" && s.Attempts < want)
 	} else if want := w.SDKCalls; appLog && s.Attempts != want {
 		why = append(why, fmt.Sprintf("calls %d, wire %d SDK calls (%d requests)", s.Attempts, want, w.Calls))
+		marked = marked && ambiguous
 	}
 	if wire := float64(w.SpendPico) / 1e12; math.Abs(s.SpendUSD-wire) > spendTolerance {
-		why = append(why, fmt.Sprintf("spend $%.6f, wire $%.6f", s.SpendUSD, wire))
+		why = append(why, fmt.Sprintf("spend $%.6f, wire $%.6f (%d unpriced calls)", s.SpendUSD, wire, s.UnpricedCalls))
+		marked = marked && (ambiguous || s.UnpricedCalls > 0 && s.SpendUSD < wire)
 	}
 	if got, want := outcome(s.Outcome), wireOutcome(w); got != want {
 		why = append(why, fmt.Sprintf("outcome %q, wire %s", s.Outcome, want))
+		marked = marked && ambiguous
 	}
 	if len(why) == 0 {
-		return ""
+		return "", false
 	}
-	return fmt.Sprint(why)
+	return fmt.Sprint(why), marked
 }
 
 // outcome maps burnrate's outcomes onto what the wire can tell.

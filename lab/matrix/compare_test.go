@@ -128,3 +128,30 @@ func TestCompareAppLog(t *testing.T) {
 		t.Fatalf("against the wire, the app's count is wrong: %+v", r)
 	}
 }
+
+// A wrong job whose report marks the difference (a lower bound below the
+// wire, unpriced calls under a lower spend, an ambiguous count) is still
+// wrong, and counted as marked; an exact-looking wrong number is not.
+func TestCompareCountsMarkedJobs(t *testing.T) {
+	truth := TruthFrom(ledger(
+		e("a", 200, 2_500_000_000), // $0.0025
+		e("b", 529, 0), e("b", 200, 1_000_000_000),
+		e("c", 200, 1_000_000_000),
+		e("d", 529, 0), e("d", 529, 0),
+	))
+	seen := Seen{Jobs: []SeenJob{
+		{JobID: "a", Outcome: "succeeded", Attempts: 1, Count: "exact", UnpricedCalls: 1}, // spend unknown, said
+		{JobID: "b", Outcome: "succeeded", Attempts: 1, SpendUSD: 0.001, Count: "lower_bound"},
+		{JobID: "c", Outcome: "succeeded", Attempts: 1, Count: "exact"}, // $0 that reads whole
+		{JobID: "d", Outcome: "failed", Attempts: 3, Count: "ambiguous"},
+		{JobID: "sdk::/messages:12", Outcome: "failed", Attempts: 3, Count: "ambiguous"}, // calls of no job it could name
+		{JobID: "0af7651916cd43dd8448eb211c80319c", Outcome: "failed", Attempts: 1, Count: "exact"},
+	}}
+	r := Compare(truth, seen)
+	if r.JobsWrong != 6 || r.Marked != 4 {
+		t.Fatalf("wrong %d, marked %d, want 6 and 4:\n%s", r.JobsWrong, r.Marked, strings.Join(r.Wrong, "\n"))
+	}
+	if !strings.Contains(strings.Join(r.Wrong, "\n"), "c: [spend $0.000000, wire $0.001000 (0 unpriced calls)]\n") {
+		t.Errorf("c should be wrong and unmarked:\n%s", strings.Join(r.Wrong, "\n"))
+	}
+}

@@ -100,7 +100,9 @@ var mustHold = map[[2]string]bool{
 	{"anthropic-pretry-bullmq", string(BothStream)}: true,
 	{"anthropic-pretry-bullmq", string(BothFiles)}:  true,
 	{"anthropic-pretry-bullmq", string(OTLP)}:       true,
+	{"openai-chat-stream", string(AppJSON)}:         true,
 	{"openai-chat-stream", string(BothStream)}:      true,
+	{"openai-chat-stream", string(BothFiles)}:       true,
 	{"python-asyncio-tenacity", string(AppJSON)}:    true,
 }
 

@@ -13,8 +13,8 @@ func Summary(w io.Writer, rows []Row) {
 		l   Logging
 	}
 	type sum struct {
-		setups, errs, wire, expected, seen, wireJobs, exact, wrong, falseCrit, kills, missed int
-		killsRun                                                                             bool
+		setups, errs, wire, expected, seen, wireJobs, exact, wrong, marked, falseCrit, kills, missed int
+		killsRun                                                                                     bool
 	}
 	var order []key
 	sums := map[key]*sum{}
@@ -37,6 +37,7 @@ func Summary(w io.Writer, rows []Row) {
 		s.wireJobs += r.WireJobs
 		s.exact += r.JobsExact
 		s.wrong += r.JobsWrong
+		s.marked += r.Marked
 		s.falseCrit += r.FalseCritical
 		if r.FalseKills >= 0 {
 			s.killsRun = true
@@ -52,6 +53,15 @@ func Summary(w io.Writer, rows []Row) {
 		if s.killsRun {
 			kills = fmt.Sprintf("%d (missed %d)", s.kills, s.missed)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %d of %d | %d | %d | %s | %d |\n", k.app, k.l, s.setups, wireCalls(s.wire, s.expected), s.seen, s.exact, s.wireJobs, s.wrong, s.falseCrit, kills, s.errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %d of %d | %s | %d | %s | %d |\n", k.app, k.l, s.setups, wireCalls(s.wire, s.expected), s.seen, s.exact, s.wireJobs, wrongJobs(s.wrong, s.marked), s.falseCrit, kills, s.errs)
 	}
+}
+
+// wrongJobs writes the wrong jobs, with how many of them burnrate's own
+// report marked (Result.Marked): "12 (9 marked)".
+func wrongJobs(wrong, marked int) string {
+	if marked == 0 {
+		return fmt.Sprint(wrong)
+	}
+	return fmt.Sprintf("%d (%d marked)", wrong, marked)
 }

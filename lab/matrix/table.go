@@ -38,7 +38,7 @@ func Table(w io.Writer, rows []Row) {
 			fmt.Fprintf(w, "| %s | %s | | | | | | | %s |\n", r.Setup, must, verdict)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", r.Setup, must, wireCalls(r.WireCalls, r.Expected), r.SeenCalls, r.JobsExact, r.JobsWrong, r.FalseCritical, kills, verdict)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %d | %s | %s |\n", r.Setup, must, wireCalls(r.WireCalls, r.Expected), r.SeenCalls, r.JobsExact, wrongJobs(r.JobsWrong, r.Marked), r.FalseCritical, kills, verdict)
 	}
 	var notes []string
 	for _, r := range rows {

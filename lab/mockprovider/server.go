@@ -132,7 +132,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.ordinal(e.Job)
 	e.Fault = s.Schedule.Plan(e.Job, n)
-	e.RequestID = requestID(s.Schedule.Seed, e.Job, n)
+	e.RequestID = requestID(s.Schedule.Seed, e.Job, n, kind)
 
 	switch e.Fault {
 	case Reset:
@@ -171,11 +171,16 @@ func reset(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// requestID is deterministic per seed, job and ordinal, in the providers'
-// shape (req_ and 24 characters).
-func requestID(seed uint64, job string, n int) string {
+// requestID is deterministic per seed, job and ordinal, in the provider's
+// own shape: Anthropic's request-id is req_011C and 20 more characters,
+// OpenAI's x-request-id req_ and 32 hex digits (what a log that names no
+// model still says of whose SDK is below it).
+func requestID(seed uint64, job string, n int, kind api) string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d\x00%s\x00%d", seed, job, n)
+	if kind == apiChat || kind == apiResponses {
+		return fmt.Sprintf("req_%016x%016x", h.Sum64(), h.Sum64()^0x9e3779b97f4a7c15)
+	}
 	return fmt.Sprintf("req_011CLab%016x", h.Sum64())
 }
 

@@ -1,9 +1,12 @@
 // A summarizer on the openai SDK with its default retries (maxRetries: 2):
 // per job a streamed Chat Completion (the summary) and a Responses call
 // (its title), a pool of CONCURRENCY workers, pino lines in camelCase.
-// The job travels in an x-job-id header on the chat call, in the body's
-// metadata on the Responses call. Env as report-batch.mjs (OPENAI_LOG=debug
-// for the SDK's lines, APP_LOG for a file of the app's own).
+// The job travels in an x-job-id header on both calls (a per-request
+// header, as apps that want their job in the SDK's debug output pass it),
+// and in the Responses call's body metadata too — which the SDK's debug
+// block prints as `metadata: [Object]`, so only the header names the job
+// there. Env as report-batch.mjs (OPENAI_LOG=debug for the SDK's lines,
+// APP_LOG for a file of the app's own).
 import OpenAI from 'openai';
 import pino from 'pino';
 import { trace, SpanStatusCode } from '@opentelemetry/api';
@@ -28,7 +31,8 @@ async function summarize(jobId) {
     promptTokens: usage?.prompt_tokens, completionTokens: usage?.completion_tokens,
     cachedTokens: usage?.prompt_tokens_details?.cached_tokens }, 'summary done');
   started = Date.now();
-  const title = await openai.responses.create({ model, input: `A title for: ${text}`, metadata: { job_id: jobId } });
+  const title = await openai.responses.create({ model, input: `A title for: ${text}`, metadata: { job_id: jobId } },
+    { headers: { 'x-job-id': jobId } });
   log.info({ jobId, step: 'title', requestId: title._request_id, model, status: 200, durationMs: Date.now() - started,
     inputTokens: title.usage.input_tokens, outputTokens: title.usage.output_tokens,
     cachedTokens: title.usage.input_tokens_details?.cached_tokens }, 'title done');

@@ -6,9 +6,11 @@ x-stainless-retry-count, retry-after-ms/retry-after) and prints its log
 lines as src/anthropic/_base_client.py writes them: the same logger name,
 format, messages and line numbers (anthropic-sdk-python at commit
 009b035305e0724ce108ebd796935f91711fc6e1), and httpx's own lines (the
-real httpx). One difference: "Request options" shows method, url and
-json_data, where the SDK's dump has a few more keys. Around it, the app's
-tenacity wrapper (3 attempts) and structlog JSON lines.
+real httpx). The app names its job in an x-job-id header passed per call
+(the SDK's extra_headers), which the SDK's "Request options" dump shows
+under 'headers' (model_dump(options, exclude_unset=True): method, url,
+headers, json_data). Around it, the app's tenacity wrapper (3 attempts)
+and structlog JSON lines.
 
 Env: LAB_BASE_URL, JOBS, CONCURRENCY, APP_LOG (the app's lines to a file),
 ANTHROPIC_LOG=debug (the SDK's lines, on stderr), LAB_TIMEOUT_MS.
@@ -54,7 +56,7 @@ class Messages:
     async def create(self, job_id, body):
         for retries_taken in range(self.max_retries + 1):
             remaining = self.max_retries - retries_taken
-            sdk(logging.DEBUG, 515, "Request options: %s", {"method": "post", "url": "/v1/messages", "json_data": body})
+            sdk(logging.DEBUG, 515, "Request options: %s", {"method": "post", "url": "/v1/messages", "headers": {"x-job-id": job_id}, "json_data": body})
             headers = {"x-stainless-retry-count": str(retries_taken), "x-job-id": job_id, "anthropic-version": "2023-06-01"}
             url = self.http.base_url.join("/v1/messages")
             sdk(logging.DEBUG, 2044, "Sending HTTP Request: %s %s", "POST", url)

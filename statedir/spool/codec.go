@@ -25,6 +25,7 @@ const (
 	flagBatch
 	flagTSCarried
 	flagAgentSession
+	flagUsageUnseen
 )
 
 // numKinds is how many kinds ingest has (KindTraceJob is the last;
@@ -44,7 +45,7 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 		b = binary.AppendVarint(b, n)
 	}
 	var flags byte
-	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession} {
+	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen} {
 		if f {
 			flags |= 1 << i
 		}
@@ -120,12 +121,12 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	}
 	kind, by, flags, dropped := b[0], b[1], b[2], b[3]
 	b = b[4:]
-	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<5 || dropped >= 1<<ingest.NumFieldDrops {
+	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<6 || dropped >= 1<<ingest.NumFieldDrops {
 		return nil, errCorrupt
 	}
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0
-	ev.TSCarried, ev.AgentSession = flags&flagTSCarried != 0, flags&flagAgentSession != 0
+	ev.TSCarried, ev.AgentSession, ev.UsageUnseen = flags&flagTSCarried != 0, flags&flagAgentSession != 0, flags&flagUsageUnseen != 0
 	src, k := binary.Uvarint(b)
 	if k <= 0 || src > math.MaxUint16 {
 		return nil, errCorrupt

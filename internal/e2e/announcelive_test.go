@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWatchCountsAnAnnouncedCallOnce: the app logs "calling model" before
+// a call and "model call ok" (its request ID, status and tokens) after it
+// — the lab's apps, and most apps. A report of the file counts each call
+// once (the answer is the announced call). Live, `watch` hands a batch on
+// every 50 ms and flushed every decoder at each: the announcement, its
+// answer not yet written, was let go as a call of unknown status, and the
+// answer counted another — every call of a model slower than 50 ms
+// counted twice (issue 39). The announcement now waits for its answer
+// across batches; one nothing answers is still a call once it has waited
+// long (the end of a piped input lets it go at once: stdin below).
+func TestWatchCountsAnAnnouncedCallOnce(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath, report := filepath.Join(dir, "app.log"), filepath.Join(dir, "report.json")
+	os.WriteFile(logPath, nil, 0o644)
+	cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "20ms", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	appendLine := func(s string) {
+		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(f, s)
+		f.Close()
+	}
+	time.Sleep(300 * time.Millisecond) // the follower is at the file's end
+	now := time.Now().UnixMilli()
+	for i, job := range []string{"report-1", "report-2"} {
+		appendLine(fmt.Sprintf(`{"level":30,"time":%d,"job_id":%q,"attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`, now+int64(i), job))
+	}
+	time.Sleep(400 * time.Millisecond) // several batches go by: the calls are in flight
+	for i, job := range []string{"report-1", "report-2"} {
+		appendLine(fmt.Sprintf(`{"level":30,"time":%d,"job_id":%q,"attempt":1,"request_id":"req_011CLabe2e%016d","status":200,"model":"claude-sonnet-4-5","input_tokens":545,"output_tokens":262,"msg":"model call ok"}`, now+500+int64(i), job, i))
+	}
+	time.Sleep(400 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Jobs []struct {
+			JobID    string `json:"job_id"`
+			Attempts int    `json:"attempts"`
+		} `json:"jobs"`
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%v: %s\n%s", err, b, stderr.String())
+	}
+	if len(rep.Jobs) != 2 {
+		t.Fatalf("jobs %+v, want report-1 and report-2", rep.Jobs)
+	}
+	for _, j := range rep.Jobs {
+		if j.Attempts != 1 {
+			t.Errorf("%s: %d calls live, want 1 (the announcement and its answer are one call)", j.JobID, j.Attempts)
+		}
+	}
+}
+
+// TestWatchStdinEndLetsAnAnnouncementGo: a piped input that ends with an
+// app's "calling model" and no answer (the app was stopped mid-call) is a
+// call of unknown status at once, not one held for AnnounceHeldFor.
+func TestWatchStdinEndLetsAnAnnouncementGo(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.json")
+	cmd := exec.Command(bin, "watch", "--headless", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, "-")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	fmt.Fprintf(in, `{"level":30,"time":%d,"job_id":"report-9","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`+"\n", time.Now().UnixMilli())
+	time.Sleep(300 * time.Millisecond)
+	in.Close()
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Jobs []struct {
+			JobID    string `json:"job_id"`
+			Attempts int    `json:"attempts"`
+		} `json:"jobs"`
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%v: %s\n%s", err, b, stderr.String())
+	}
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Attempts != 1 {
+		t.Errorf("jobs %+v, want report-9 with its one call", rep.Jobs)
+	}
+}
