@@ -46,6 +46,10 @@ const (
 	FieldMessage   // a logger's message: "job finished", "job failed"
 	FieldOutcome   // the app's own word on how a job ended
 	FieldRequestID // the provider's request ID (req_…): two records of one HTTP attempt are one call
+	// FieldServiceTier is the service tier as the response reports it
+	// (OpenAI's response service_tier: flex, priority, batch; default and
+	// auto are standard): the bill follows the response, not the request.
+	FieldServiceTier
 	numFields
 )
 
@@ -93,6 +97,11 @@ var fieldSpellings = [numFields]struct {
 	FieldMessage:              {json: []string{"msg", "message"}},
 	FieldOutcome:              {json: []string{"outcome"}},
 	FieldRequestID:            {json: []string{"request_id", "requestId", "requestID", "_request_id", "request-id", "x-request-id"}},
+	// The response's tier only: openai.response.service_tier (the GenAI
+	// conventions' OpenAI attributes) and its older gen_ai.openai.* name.
+	// The request's (openai.request.service_tier) is what was asked, not
+	// what was billed.
+	FieldServiceTier: {json: []string{"service_tier"}, otel: []string{"openai.response.service_tier", "gen_ai.openai.response.service_tier"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.

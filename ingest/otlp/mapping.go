@@ -616,6 +616,17 @@ func vendorModel(m pcommon.Map) string {
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.Model = clean(firstStr(m, decode.FieldModel.OTel()...))
 	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
+		// gen_ai.*.model says "unknown": a vendor's own attribute may name
+		// it (OpenInference's llm.model_name, the AI SDK's ai.model.id,
+		// then traceloop's association properties).
+		for _, k := range decode.FieldModel.OTel() {
+			if v := clean(firstStr(m, k)); v != "" && !strings.EqualFold(v, "unknown") {
+				ev.Model = v
+				break
+			}
+		}
+	}
+	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
 		if v := clean(vendorModel(m)); v != "" {
 			ev.Model = v
 		}
@@ -656,6 +667,13 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 		cacheWrite = providerMetadataCacheWrite(m)
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
+	// The service tier as the response reports it (never the request's).
+	switch t := firstStr(m, decode.FieldServiceTier.OTel()...); t {
+	case "batch":
+		ev.Batch = true
+	default:
+		ev.Bill |= ingest.ServiceTier(t)
+	}
 	for _, k := range decode.FieldCost.OTel() {
 		if k == "gen_ai.usage.cost.amount" {
 			// The GenAI conventions' cost carries its currency: an amount
