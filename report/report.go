@@ -660,7 +660,7 @@ func countsLine(m map[string]int64) string {
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(m[b], m[a]) })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", cell(k), correlate.Count(m[k]))
+		parts[i] = fmt.Sprintf("%s × %s", correlate.Count(m[k]), cell(k))
 	}
 	return strings.Join(parts, "; ")
 }
