@@ -571,7 +571,12 @@ func isModelCall(m pcommon.Map) bool {
 	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || modelOperation(m) ||
 		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens") ||
 		firstStr(m, "openinference.span.kind") == "LLM" || has(m, "llm.token_count.prompt") || has(m, "llm.token_count.completion") ||
-		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens")))
+		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens"))) ||
+		// PromptFlow's LLM and embedding spans (promptflow-tracing's
+		// enrich_span_with_openai_tokens): llm.usage.* on the span that
+		// made the call; its ancestors carry only the cumulative
+		// __computed__.cumulative_token_count.*, never read.
+		has(m, "llm.usage.prompt_tokens") || has(m, "llm.usage.completion_tokens")
 }
 
 // modelOperation: gen_ai.operation.name names a model operation. An
