@@ -156,7 +156,11 @@ type recordedCost struct {
 
 // noteRecorded keeps a call's recorded cost beside ours, for its job and
 // the run, when the table prices its model.
-func (s *State) noteRecorded(job *Job, recorded, ours Pico, ts int64) {
+func (s *State) noteRecorded(job *Job, recorded, ours Pico, ts int64, call bool) {
+	n := int64(0)
+	if call {
+		n = 1
+	}
 	if s.recorded == nil {
 		s.recorded = map[int32]*recordedCost{}
 	}
@@ -165,8 +169,8 @@ func (s *State) noteRecorded(job *Job, recorded, ours Pico, ts int64) {
 		r = &recordedCost{}
 		s.recorded[job.Seq] = r
 	}
-	r.recorded, r.ours, r.calls = r.recorded.Add(recorded), r.ours.Add(ours), r.calls+1
-	s.recordedAll.recorded, s.recordedAll.ours, s.recordedAll.calls = s.recordedAll.recorded.Add(recorded), s.recordedAll.ours.Add(ours), s.recordedAll.calls+1
+	r.recorded, r.ours, r.calls = r.recorded.Add(recorded), r.ours.Add(ours), r.calls+n
+	s.recordedAll.recorded, s.recordedAll.ours, s.recordedAll.calls = s.recordedAll.recorded.Add(recorded), s.recordedAll.ours.Add(ours), s.recordedAll.calls+n
 	// Judged on the job's sums so far, once a cent apart (a call's
 	// rounding is no finding), and flagged once per job.
 	if !job.HasFinding(RecordedCostDiffers) && differsByMoreThan1pc(r.recorded, r.ours) && max(r.recorded, r.ours)-min(r.recorded, r.ours) >= PicoPerUSD/100 {

@@ -51,6 +51,14 @@ type State struct {
 	recordedAll recordedCost
 	lastOurs    Pico
 	hasOurs     bool
+	// contests are the responses several agent sessions hold, owned the
+	// job IDs that own them (resumed.go).
+	contests []contest
+	owned    map[string][]int32
+	// dirty are the jobs whose last record moved at dirtyTS, weighed
+	// again once every record of that time is in (resumed.go).
+	dirty   []*Job
+	dirtyTS int64
 	// dims counts the calls carrying each dimension of the bill, and
 	// those priced by assumption (dimensions.go).
 	dims dimCounts
@@ -506,7 +514,15 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
 	}
-	job.LastTS = max(job.LastTS, ts)
+	if s.dirty != nil && ts > s.dirtyTS {
+		s.resettleDirty()
+	}
+	if ts > job.LastTS {
+		job.LastTS = ts
+		if len(s.owned[job.ID]) > 0 {
+			s.markDirty(job, ts) // its last record moved: the copies it holds may be another's
+		}
+	}
 	if job.RunID == "" && ev.RunID != "" {
 		job.RunID = ev.RunID
 	}
@@ -541,6 +557,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
 			if r, seen := s.response(ev.ResponseID, true); seen {
 				// The same response, written again in another file (a
@@ -550,21 +567,28 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 					// into another session's file: no conflict.)
 					s.requestIDConflict(job, r)
 				}
-				s.growTo(job, ev, r)
+				s.growResponse(job, ev, r)
 				break
 			} else {
 				r.set(ev)
 				r.job = job.ID
+				fresh = r
 			}
 		}
 		s.attempt(job, ev, op)
+		if fresh != nil {
+			fresh.billed, fresh.calls, fresh.status, fresh.ts = s.lastCost, 1, ev.Status, ev.TS
+			if s.hasOurs {
+				fresh.recorded, fresh.ours = s.lastCost, s.lastOurs
+			}
+		}
 		s.noteEvidence(job, ev)
 		s.assumptionCall(ev, job)
 	case ingest.KindUsageGrowth:
 		if ev.ResponseID == "" {
 			s.grow(job, ev)
 		} else if r, seen := s.response(ev.ResponseID, false); seen {
-			s.growTo(job, ev, r)
+			s.growResponse(job, ev, r)
 		}
 	case ingest.KindAgentReport:
 		if ev.HasCost {
@@ -929,7 +953,7 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 	isLLM := ev.Kind == ingest.KindLLMCall
 	s.lastCost = cost
 	if s.hasOurs {
-		s.noteRecorded(job, cost, s.lastOurs, ev.TS)
+		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
 	}
 	job.Spend = job.Spend.Add(cost)
 	if failed {
@@ -1102,7 +1126,7 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 	class := classify(ev.Status)
 	s.lastCost = cost
 	if s.hasOurs {
-		s.noteRecorded(job, cost, s.lastOurs, ev.TS)
+		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
 	}
 	job.Spend = job.Spend.Add(cost)
 	if class != classSuccess {
