@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -233,5 +234,35 @@ func TestRecordedCostBesideOurs(t *testing.T) {
 	r := st.Report()
 	if rc := r.Pricing.RecordedCost; rc == nil || rc.Calls != 4 || rc.Billed != RecordedBilled {
 		t.Errorf("the report's recorded cost: %+v", rc)
+	}
+}
+
+// TestHostileDimensionRates: red team — a --prices table whose priority
+// rate is near free (1e-12 for gpt-5.4's $5e-6) would read every priority
+// call as $0: the entry is refused and the embedded price stands; a
+// multiplier that is no number, below 1× or past 100× is no multiplier;
+// a flex rate past $1 a token refuses its entry at load.
+func TestHostileDimensionRates(t *testing.T) {
+	body := `{
+ "gpt-5.4": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1.5e-05, "input_cost_per_token_priority": 1e-12, "output_cost_per_token_priority": 1e-12},
+ "claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "provider_specific_entry": {"fast": "six", "us": 0.5}},
+ "claude-opus-4-7": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "provider_specific_entry": {"fast": 1000}},
+ "gpt-5.5": {"input_cost_per_token": 5e-06, "output_cost_per_token": 3e-05, "input_cost_per_token_flex": 3}
+}`
+	tab, err := LoadLiteLLMPrices(strings.NewReader(body), "hostile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.WithBase(EmbeddedPrices())
+	if p, _ := tab.Lookup("gpt-5.4"); p.Priority.Input != entry(t, "gpt-5.4").Priority.Input {
+		t.Errorf("gpt-5.4's near-free priority rate was believed: %d", p.Priority.Input)
+	}
+	for _, m := range []string{"claude-opus-4-6", "claude-opus-4-7"} {
+		if p, ok := tab.Lookup(m); !ok || p.FastX != 0 || p.USX != 0 || p.Input != PicoFromUSD(5e-6) {
+			t.Errorf("%s: fast %d us %d input %d (priced %v), want no multiplier and the entry kept", m, p.FastX, p.USX, p.Input, ok)
+		}
+	}
+	if !strings.Contains(strings.Join(tab.Refused, "\n"), "gpt-5.5 input_cost_per_token_flex") {
+		t.Errorf("a flex rate of $3 a token was not refused: %v", tab.Refused)
 	}
 }

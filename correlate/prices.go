@@ -896,6 +896,22 @@ func tooCheap(p, was Price) string {
 			now, was Pico
 		}{"cache_read_input_token_cost", p.CacheRead, was.CacheRead})
 	}
+	// A service tier's rates, where both tables give them: a priority
+	// rate of 1e-12 blinds the ceilings of every priority call.
+	for _, t := range []struct {
+		name     string
+		now, was Rates
+	}{{"_flex", p.Flex, was.Flex}, {"_priority", p.Priority, was.Priority}} {
+		if t.now.known() && t.was.known() {
+			rates = append(rates, struct {
+				name     string
+				now, was Pico
+			}{"input_cost_per_token" + t.name, t.now.Input, t.was.Input}, struct {
+				name     string
+				now, was Pico
+			}{"output_cost_per_token" + t.name, t.now.Output, t.was.Output})
+		}
+	}
 	for _, r := range rates {
 		if r.was > 0 && r.now < r.was/cheaperLimit {
 			return fmt.Sprintf("%s is $%g per token", r.name, r.now.USD())

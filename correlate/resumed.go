@@ -29,9 +29,14 @@ import (
 // maxContests bounds the contests kept (past it a copied response stays
 // with the session that was read first, as before), and maxCandidates the
 // sessions one response is weighed between.
+// maxMoves bounds the moves of a run: two sessions that hold many
+// responses and write in turn would move them all at each turn (hostile
+// input could make that quadratic); past it, every response stays where
+// it is.
 const (
-	maxContests   = 1 << 20
+	maxContests   = 1 << 18
 	maxCandidates = 8
+	maxMoves      = 1 << 20
 )
 
 // contest is a response seen under several sessions.
@@ -78,9 +83,24 @@ func (s *State) copied(r *responseUsage, job *Job) {
 // own records that the job id owns contest n.
 func (s *State) own(id string, n int32) {
 	if s.owned == nil {
-		s.owned = map[string][]int32{}
+		s.owned = map[string]map[int32]struct{}{}
 	}
-	s.owned[id] = append(s.owned[id], n)
+	m := s.owned[id]
+	if m == nil {
+		m = map[int32]struct{}{}
+		s.owned[id] = m
+	}
+	m[n] = struct{}{}
+}
+
+// disown records that the job id no longer owns contest n.
+func (s *State) disown(id string, n int32) {
+	if m := s.owned[id]; m != nil {
+		delete(m, n)
+		if len(m) == 0 {
+			delete(s.owned, id)
+		}
+	}
 }
 
 // markDirty notes that job's last record moved to ts: its contests are
@@ -111,14 +131,19 @@ func (s *State) resettleDirty() {
 }
 
 // resettle weighs again the contests job owns: its last record moved.
+// They are weighed in contest order, so that moves follow one order
+// whatever the map's.
 func (s *State) resettle(job *Job) {
-	mine := s.owned[job.ID]
-	if len(mine) == 0 {
+	m := s.owned[job.ID]
+	if len(m) == 0 || s.moves >= maxMoves {
 		return
 	}
-	delete(s.owned, job.ID)
+	mine := make([]int32, 0, len(m))
+	for n := range m {
+		mine = append(mine, n)
+	}
+	slices.Sort(mine)
 	for _, n := range mine {
-		s.own(job.ID, n) // settle moves it to the winner's list if job loses
 		s.settle(n)
 	}
 }
@@ -153,23 +178,12 @@ func (s *State) settle(n int32) {
 			best = j
 		}
 	}
-	if best == nil || best == owner {
+	if best == nil || best == owner || s.moves >= maxMoves {
 		return
 	}
+	s.moves++
+	s.disown(c.r.job, n)
 	s.moveResponse(c.r, owner, best)
-	if owner != nil {
-		list := s.owned[owner.ID]
-		for i, m := range list {
-			if m == n {
-				list[i] = list[len(list)-1]
-				s.owned[owner.ID] = list[:len(list)-1]
-				break
-			}
-		}
-		if len(s.owned[owner.ID]) == 0 {
-			delete(s.owned, owner.ID)
-		}
-	}
 	s.own(best.ID, n)
 }
 

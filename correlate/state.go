@@ -54,7 +54,8 @@ type State struct {
 	// contests are the responses several agent sessions hold, owned the
 	// job IDs that own them (resumed.go).
 	contests []contest
-	owned    map[string][]int32
+	owned    map[string]map[int32]struct{}
+	moves    int
 	// dirty are the jobs whose last record moved at dirtyTS, weighed
 	// again once every record of that time is in (resumed.go).
 	dirty   []*Job
@@ -514,7 +515,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
 	}
-	if s.dirty != nil && ts > s.dirtyTS {
+	if len(s.dirty) > 0 && ts > s.dirtyTS {
 		s.resettleDirty()
 	}
 	if ts > job.LastTS {
