@@ -564,6 +564,19 @@ func mergeJobs(in []MergeInput, info *MergeInfo) ([]JobReport, map[string]int) {
 			mj.Duplicates = satAdd32(mj.Duplicates, j.Duplicates)
 			mj.spend.add(j.SpendUSD)
 			mj.wasted.add(j.WastedUSD)
+			if j.RecordedUSD != nil && j.TableUSD != nil {
+				// A job split over replicas: its parts' recorded costs
+				// and the table's prices of them add up.
+				var rec, tab usd
+				if mj.RecordedUSD != nil && mj.TableUSD != nil {
+					rec.add(*mj.RecordedUSD)
+					tab.add(*mj.TableUSD)
+				}
+				rec.add(*j.RecordedUSD)
+				tab.add(*j.TableUSD)
+				r, b := rec.USD(), tab.USD()
+				mj.RecordedUSD, mj.TableUSD = &r, &b
+			}
 			if parseTS(j.FirstTS) != 0 && (parseTS(mj.FirstTS) == 0 || parseTS(j.FirstTS) < parseTS(mj.FirstTS)) {
 				mj.FirstTS = j.FirstTS
 			}
