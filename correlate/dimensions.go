@@ -103,11 +103,12 @@ func billCost(p Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
 		p = p.at(prompt, 0, 0)
 		p.Tiers = nil
 	}
-	if ev.CacheCreateTokens > 0 {
+	if ev.CacheCreateTokens > 0 && p.NoCacheWrite {
+		// Written cache on a model whose entry has no write rate (OpenAI's
+		// before GPT-5.6): counted as a dimension and an assumption. Where
+		// the table has the rate (every Claude model) it is no news.
 		note(DimCacheWrite)
-		if p.NoCacheWrite {
-			assume(AssumeCacheWrite)
-		}
+		assume(AssumeCacheWrite)
 	}
 	var c Pico
 	switch {

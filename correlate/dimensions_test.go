@@ -155,7 +155,7 @@ func TestOpenAICacheWrites(t *testing.T) {
 	if want := dollars(1000*5e-6 + 2000*6.25e-6); got != want {
 		t.Errorf("gpt-5.6 with 2,000 written: %s, want %s", USD(got.USD()), USD(want.USD()))
 	}
-	if len(r.Pricing.AssumedCalls) != 0 || r.Pricing.DimensionCalls[DimCacheWrite] != 1 {
+	if len(r.Pricing.AssumedCalls) != 0 || r.Pricing.DimensionCalls[DimCacheWrite] != 0 {
 		t.Errorf("gpt-5.6: assumed %v, dimensions %v", r.Pricing.AssumedCalls, r.Pricing.DimensionCalls)
 	}
 	got, r = dimCall(t, "gpt-5.4", 1000, 0, 0, 2000, 0, false)

@@ -366,10 +366,10 @@ type EventIter interface {
 }
 
 // Merge interleaves several iterators by event time; ties go by job ID,
-// then keep source order, so the result is deterministic — and the same
-// whichever order the files were named in, for events of distinct jobs
-// at one time (a resumed session's copies of its parent's records carry
-// the parent's times: issue 35).
+// then keep source order, so the result is deterministic and, for events
+// of distinct jobs, the same whichever order the files were named or
+// found in (a resumed session's copies of its parent's records carry the
+// parent's times: issue 35; before, the file named first won every tie).
 func Merge(iters ...EventIter) EventIter {
 	if len(iters) == 1 {
 		return iters[0]
