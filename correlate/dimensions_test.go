@@ -266,3 +266,16 @@ func TestHostileDimensionRates(t *testing.T) {
 		t.Errorf("a flex rate of $3 a token was not refused: %v", tab.Refused)
 	}
 }
+
+// TestTierWithoutACacheWriteRate: red team — gpt-5.4 has no cache-write
+// rate, so a write is priced at the input rate: at priority, the
+// priority input rate, not the standard one.
+func TestTierWithoutACacheWriteRate(t *testing.T) {
+	got, r := dimCall(t, "gpt-5.4", 0, 10, 80, 90, ingest.BillPriority, false)
+	if want := dollars(80*0.5e-6 + 90*5e-6 + 10*30e-6); got != want {
+		t.Errorf("priority with 90 written: %s, want %s", USD(got.USD()), USD(want.USD()))
+	}
+	if r.Pricing.AssumedCalls[AssumeCacheWrite] != 1 {
+		t.Errorf("assumed %v", r.Pricing.AssumedCalls)
+	}
+}

@@ -91,6 +91,13 @@ func (p Price) inTier(r Rates) Price {
 	q := p
 	q.Input, q.Output = r.Input, cmp.Or(r.Output, p.Output)
 	q.CacheRead, q.CacheWrite = cmp.Or(r.CacheRead, p.CacheRead), cmp.Or(r.CacheWrite, p.CacheWrite)
+	// A rate the entry lacks stands at the input rate: the tier's.
+	if p.NoCacheRead && r.CacheRead == 0 {
+		q.CacheRead = r.Input
+	}
+	if p.NoCacheWrite && r.CacheWrite == 0 {
+		q.CacheWrite = r.Input
+	}
 	q.Tiers = r.Tiers
 	return q
 }
