@@ -66,6 +66,7 @@ run: retry layers multiply, and a retry policy is a probability model, not a vib
 				return err
 			}
 			cfg.NoAttemptDetail = true // no view reads them
+			cfg.SettleResumed = true   // its files are read together, in time order
 			var st budget.Stack
 			if len(sf.layers) > 0 || sf.file != "" {
 				if st, err = sf.stack(); err != nil {

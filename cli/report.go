@@ -238,6 +238,7 @@ exists; 2: bad usage or unreadable input.`,
 				return err
 			}
 			cfg.NoAttemptDetail = true // no view reads them
+			cfg.SettleResumed = true   // its files are read together, in time order
 			// The config's limits and kill rules, run over the night as
 			// the live run ran them.
 			night, err := newNightRules(cfgFile)

@@ -366,6 +366,9 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	// Headless, nothing shows a job's attempts: keep none (as report).
 	cfg.NoAttemptDetail = l.headless
+	// A replay reads its files together in time order; watch follows each
+	// at its own pace (correlate.Config.SettleResumed).
+	cfg.SettleResumed = title == "replay"
 	acts, err := file.Alerts(l.act)
 	if err != nil {
 		return err

@@ -54,6 +54,13 @@ type Config struct {
 	// view reads them, and a headless report of millions of lines should
 	// not pay their memory. Counters, spend and findings are unchanged.
 	NoAttemptDetail bool
+	// SettleResumed bills a response that several agent sessions hold (a
+	// resumed session's copies of its parent's) to the session that made
+	// it (resumed.go): for inputs read together in time order (report,
+	// replay, budget). watch follows each file at its own pace, where a
+	// transcript read in part looks like the original: there the session
+	// read first keeps them.
+	SettleResumed bool
 	// MaxCallCost flags a call whose computed cost is above it (0: none
 	// is flagged). The cost is flagged, never dropped or clipped: it stays
 	// in the job's, the type's and the run's spend, so every ceiling sees

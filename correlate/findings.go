@@ -28,6 +28,10 @@ const (
 	DefaultChangedUpstream
 	// Static meets dynamic (declared.go): run-level, on no job's bits.
 	UndeclaredRetryLayer
+	// RecordedCostDiffers: a job's records carried their producer's own
+	// cost, and the table prices the same calls more than 1% apart
+	// (dimensions.go).
+	RecordedCostDiffers
 	NumFindingKinds
 )
 
@@ -69,6 +73,8 @@ var FindingKinds = [NumFindingKinds]FindingInfo{
 		Advice: "A layer retried that the run declares nothing about: add it to the assumptions line (or burnrate.assumptions.toml), so the next change to it shows up in the log."},
 	DefaultChangedUpstream: {Name: "default_changed_upstream", Severity: SeverityWarning,
 		Advice: "A package version moved across a change of its retry default (burnrate defaults): re-read the new behaviour and update the assumption that depends on it."},
+	RecordedCostDiffers: {Name: "recorded_cost_differs", Severity: SeverityInfo,
+		Advice: "The producer's own cost (its records' cost field) and the price table's price of the same calls differ by more than 1%. burnrate bills the recorded cost (the producer priced the call as it was made); check which one your invoice matches — an old price table in the producer, a tier, region or fast mode the record does not show — and set --cost-mode calculate (Claude Code) or update the table."},
 	UndeclaredRetryLayer: {Name: "undeclared_retry_layer", Severity: SeverityCritical,
 		Advice: "One operation made more calls than the declared layers multiply to: a retry layer the stack does not list is active (a proxy or gateway, the SDK inside a framework, a queue re-run, a default nobody set). Run burnrate audit on the code that makes these calls, add the layer to the stack or set it to one attempt, and keep one retry owner."},
 }

@@ -108,7 +108,7 @@ type Job struct {
 	streak        int16
 	MaxSDKAttempt int16
 	LastStatus    int16
-	findings      uint16 // bit per FindingKind, and armedViolation
+	findings      uint16 // bit per FindingKind
 	Outcome       Outcome
 	lifecycle     bool
 	lastFailed    bool
@@ -165,13 +165,15 @@ func (j *Job) wasted(o Outcome) Pico {
 // HasFinding reports whether the job is involved in a finding of kind k.
 func (j *Job) HasFinding(k FindingKind) bool { return j.findings&(1<<k) != 0 }
 
-// armedViolation is the bit of Job.findings past every kind's: the job's
-// assumption_violated rests on a declaration of the operator. The Job
-// has no byte to spare (TestJobFitsItsSizeClass); the constant below
-// stops the build when a kind takes the bit.
-const armedViolation = 1 << 15
+// evArmedViolation is the bit of Job.evidence (counts.go keeps the
+// others) that says the job's assumption_violated rests on a declaration
+// of the operator. The Job has no byte to spare (TestJobFitsItsSizeClass):
+// it moved out of Job.findings when the sixteenth kind took that bit.
+const evArmedViolation uint8 = 1 << 7
 
-const _ = uint(15) - uint(NumFindingKinds)
+// Job.findings holds a bit per kind; the constant stops the build when
+// a kind has no bit.
+const _ = uint(16) - uint(NumFindingKinds)
 
 // FindingArmed reports whether the job's finding of kind k may arm a
 // kill (kill_on finding:…). A finding that rests on a declaration does
@@ -183,7 +185,7 @@ const _ = uint(15) - uint(NumFindingKinds)
 func (j *Job) FindingArmed(k FindingKind) bool {
 	switch k {
 	case AssumptionViolated:
-		return j.findings&armedViolation != 0 && j.HasFinding(k)
+		return j.evidence&evArmedViolation != 0 && j.HasFinding(k)
 	case AssumptionChanged, AssumptionMissing, UndeclaredRetryLayer:
 		return false // declarations, or their absence: no job's kill
 	}
@@ -195,7 +197,7 @@ func (j *Job) FindingArmed(k FindingKind) bool {
 // severity is off).
 func (j *Job) armViolation() {
 	if j.HasFinding(AssumptionViolated) {
-		j.findings |= armedViolation
+		j.evidence |= evArmedViolation
 	}
 }
 

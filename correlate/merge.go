@@ -433,6 +433,8 @@ func mergePricing(out *Report, in []MergeInput, info *MergeInfo) {
 	p := in[0].Report.Pricing
 	out.Pricing = ReportPricing{Table: p.Table, File: p.File, SHA256: p.SHA256, BatchNote: p.BatchNote}
 	unpriced, overCap, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var recRec *RecordedCost
+	var recSum, tabSum usd
 	for _, m := range in {
 		q := m.Report.Pricing
 		for _, u := range q.OverCapModels {
@@ -457,6 +459,28 @@ func mergePricing(out *Report, in []MergeInput, info *MergeInfo) {
 		if q.BatchNote != "" {
 			out.Pricing.BatchNote = q.BatchNote
 		}
+		// The bill's dimensions and the recorded costs are counts and sums
+		// over calls: the replicas' add up (issue 35).
+		for _, d := range []struct{ from, to *map[string]int64 }{{&q.DimensionCalls, &out.Pricing.DimensionCalls}, {&q.AssumedCalls, &out.Pricing.AssumedCalls}} {
+			for k, v := range *d.from {
+				if *d.to == nil {
+					*d.to = map[string]int64{}
+				}
+				(*d.to)[k] = satAdd((*d.to)[k], v)
+			}
+		}
+		if rc := q.RecordedCost; rc != nil {
+			if recRec == nil {
+				recRec = &RecordedCost{Billed: rc.Billed}
+			}
+			recRec.Calls = satAdd(recRec.Calls, rc.Calls)
+			recSum.add(rc.RecordedUSD)
+			tabSum.add(rc.TableUSD)
+		}
+	}
+	if recRec != nil {
+		recRec.RecordedUSD, recRec.TableUSD = recSum.USD(), tabSum.USD()
+		out.Pricing.RecordedCost = recRec
 	}
 	out.Pricing.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
 	out.Pricing.OverCapModels = slices.Sorted(maps.Keys(overCap))
@@ -540,6 +564,19 @@ func mergeJobs(in []MergeInput, info *MergeInfo) ([]JobReport, map[string]int) {
 			mj.Duplicates = satAdd32(mj.Duplicates, j.Duplicates)
 			mj.spend.add(j.SpendUSD)
 			mj.wasted.add(j.WastedUSD)
+			if j.RecordedUSD != nil && j.TableUSD != nil {
+				// A job split over replicas: its parts' recorded costs
+				// and the table's prices of them add up.
+				var rec, tab usd
+				if mj.RecordedUSD != nil && mj.TableUSD != nil {
+					rec.add(*mj.RecordedUSD)
+					tab.add(*mj.TableUSD)
+				}
+				rec.add(*j.RecordedUSD)
+				tab.add(*j.TableUSD)
+				r, b := rec.USD(), tab.USD()
+				mj.RecordedUSD, mj.TableUSD = &r, &b
+			}
 			if parseTS(j.FirstTS) != 0 && (parseTS(mj.FirstTS) == 0 || parseTS(j.FirstTS) < parseTS(mj.FirstTS)) {
 				mj.FirstTS = j.FirstTS
 			}

@@ -139,3 +139,30 @@ func TestMergeNeverClampsTheSum(t *testing.T) {
 		t.Errorf("USD(1e308) = %s: a wrapped figure", got)
 	}
 }
+
+// TestMergeAddsTheBillsDimensions: issue 35 — the replicas' counts of
+// calls per dimension and per assumption, and their recorded costs beside
+// the table's, add up; a job split over them adds its parts'.
+func TestMergeAddsTheBillsDimensions(t *testing.T) {
+	var in []MergeInput
+	for i := range 2 {
+		rec, tab := 0.25, 0.125
+		r := &Report{Source: ReportSource{Files: []string{"x"}, Events: 1}, Replica: string(rune('a' + i)),
+			Totals: ReportTotals{Attempts: 1, Jobs: 1, SpendUSD: 0.25},
+			Jobs:   []JobReport{{JobID: "j", Attempts: 1, SpendUSD: 0.25, RecordedUSD: &rec, TableUSD: &tab, FirstTS: "2026-03-10T01:00:0" + string(rune('0'+i)) + "Z"}},
+			Pricing: ReportPricing{DimensionCalls: map[string]int64{DimFast: 1}, AssumedCalls: map[string]int64{AssumeGeoUS: int64(i)},
+				RecordedCost: &RecordedCost{Calls: 1, RecordedUSD: 0.25, TableUSD: 0.125, Billed: RecordedBilled}}}
+		in = append(in, MergeInput{Name: r.Replica, Report: r, Digest: [32]byte{byte(i)}})
+	}
+	m, err := MergeReports(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Pricing
+	if p.DimensionCalls[DimFast] != 2 || p.AssumedCalls[AssumeGeoUS] != 1 || p.RecordedCost == nil || p.RecordedCost.Calls != 2 || p.RecordedCost.RecordedUSD != 0.5 || p.RecordedCost.TableUSD != 0.25 {
+		t.Errorf("merged pricing %+v %+v", p, p.RecordedCost)
+	}
+	if j := m.Jobs[0]; j.RecordedUSD == nil || *j.RecordedUSD != 0.5 || *j.TableUSD != 0.25 {
+		t.Errorf("the split job's recorded cost: %v %v", j.RecordedUSD, j.TableUSD)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strconv"
@@ -59,6 +60,63 @@ type Price struct {
 	// priced at the input rate (never as free) — an approximation the
 	// report names when a model read from its cache.
 	NoCacheRead bool
+	// NoCacheWrite: the entry has no cache-write rate, so written cache
+	// is priced at the input rate (OpenAI's older models, where a write
+	// cost nothing more) — an assumption the report counts.
+	NoCacheWrite bool
+	// Flex and Priority are the service tiers' own rates (LiteLLM's
+	// _flex and _priority keys, OpenAI's tiers as the response reports
+	// them); a zero Input is a tier the table does not price.
+	Flex, Priority Rates
+	// FastX and USX are the multiples of the standard price a fast-mode
+	// call and a US-only inference cost (LiteLLM's provider_specific_entry
+	// "fast" and "us"), in thousandths; 0 when the table does not say.
+	FastX, USX int64
+}
+
+// Rates are one service tier's rates, with its long-context tiers.
+type Rates struct {
+	Input, Output, CacheRead, CacheWrite Pico
+	Tiers                                []Tier
+}
+
+// known reports whether the table priced the tier.
+func (r Rates) known() bool { return r.Input > 0 || r.Output > 0 }
+
+// inTier returns p with the service tier's rates in place of the
+// standard ones: a rate the tier lacks is the standard one, and its
+// long-context tiers are its own (the table gives OpenAI's _priority
+// tiers above 272k; no flex tiers).
+func (p Price) inTier(r Rates) Price {
+	q := p
+	q.Input, q.Output = r.Input, cmp.Or(r.Output, p.Output)
+	q.CacheRead, q.CacheWrite = cmp.Or(r.CacheRead, p.CacheRead), cmp.Or(r.CacheWrite, p.CacheWrite)
+	// A rate the entry lacks stands at the input rate: the tier's.
+	if p.NoCacheRead && r.CacheRead == 0 {
+		q.CacheRead = r.Input
+	}
+	if p.NoCacheWrite && r.CacheWrite == 0 {
+		q.CacheWrite = r.Input
+	}
+	q.Tiers = r.Tiers
+	return q
+}
+
+// mulX multiplies an amount by x thousandths, saturating; the result is
+// rounded down to the picodollar.
+func mulX(c Pico, x int64) Pico {
+	if c <= 0 || x <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(c), uint64(x))
+	if hi >= 1000 {
+		return MaxPico
+	}
+	q, _ := bits.Div64(hi, lo, 1000)
+	if q > uint64(MaxPico) {
+		return MaxPico
+	}
+	return Pico(q)
 }
 
 // at returns the rates for a call with this much input: the highest tier
@@ -187,10 +245,50 @@ type liteLLMEntry struct {
 	CacheWrite1 *float64 `json:"cache_creation_input_token_cost_above_1hr"`
 	BatchInput  *float64 `json:"input_cost_per_token_batches"`
 	BatchOutput *float64 `json:"output_cost_per_token_batches"`
+
+	FlexInput      *float64 `json:"input_cost_per_token_flex"`
+	FlexOutput     *float64 `json:"output_cost_per_token_flex"`
+	FlexRead       *float64 `json:"cache_read_input_token_cost_flex"`
+	FlexWrite      *float64 `json:"cache_creation_input_token_cost_flex"`
+	PriorityInput  *float64 `json:"input_cost_per_token_priority"`
+	PriorityOutput *float64 `json:"output_cost_per_token_priority"`
+	PriorityRead   *float64 `json:"cache_read_input_token_cost_priority"`
+	PriorityWrite  *float64 `json:"cache_creation_input_token_cost_priority"`
+	// Provider is LiteLLM's provider_specific_entry: Anthropic's
+	// multipliers for fast mode ("fast": 6.0) and US-only inference
+	// ("us": 1.1).
+	// Read leniently: a multiplier that is not a number costs that
+	// multiplier (priced as the table not saying), never the entry.
+	Provider json.RawMessage `json:"provider_specific_entry"`
+}
+
+// multipliers reads provider_specific_entry's "fast" and "us".
+func multipliers(raw json.RawMessage) (fast, us int64) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return 0, 0
+	}
+	read := func(k string) int64 {
+		var f float64
+		if json.Unmarshal(m[k], &f) != nil {
+			return 0
+		}
+		return thousandths(&f)
+	}
+	return read("fast"), read("us")
+}
+
+// thousandths reads a multiplier (6.0, 1.1) as thousandths, 0 for none
+// or one no bill has (below 1×, or past 100×).
+func thousandths(x *float64) int64 {
+	if x == nil || !(*x >= 1 && *x <= 100) {
+		return 0
+	}
+	return int64(math.Round(*x * 1000))
 }
 
 // tierKey reads "input_cost_per_token_above_200k_tokens" and friends.
-var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens$`)
+var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens(_priority)?$`)
 
 // EntryPrices decodes every entry the table read (not the overrides),
 // keyed by lower-cased model ID: what the generator writes out. An entry
@@ -439,8 +537,16 @@ func (t *PriceTable) price(key string) (Price, bool) {
 	}
 	if e.CacheWrite == nil {
 		p.CacheWrite = p.Input
+		p.NoCacheWrite = true
 	}
-	p.Tiers = tiers(msg)
+	p.Tiers, p.Priority.Tiers = tiers(msg, ""), tiers(msg, "_priority")
+	p.Flex = Rates{Input: perToken(e.FlexInput), Output: perToken(e.FlexOutput), CacheRead: perToken(e.FlexRead), CacheWrite: perToken(e.FlexWrite)}
+	p.Priority.Input, p.Priority.Output = perToken(e.PriorityInput), perToken(e.PriorityOutput)
+	p.Priority.CacheRead, p.Priority.CacheWrite = perToken(e.PriorityRead), perToken(e.PriorityWrite)
+	if !p.Priority.known() {
+		p.Priority.Tiers = nil
+	}
+	p.FastX, p.USX = multipliers(e.Provider)
 	if why := t.tooCheapForBase(key, p); why != "" {
 		t.refuse(key, why)
 		return Price{}, false
@@ -469,7 +575,9 @@ func (t *PriceTable) tooCheapForBase(key string, p Price) string {
 	return ""
 }
 
-func tiers(msg json.RawMessage) []Tier {
+// tiers reads the long-context tiers of the service tier whose keys end
+// in suffix ("" for the standard one, "_priority").
+func tiers(msg json.RawMessage, suffix string) []Tier {
 	var all map[string]json.RawMessage
 	if json.Unmarshal(msg, &all) != nil {
 		return nil
@@ -477,7 +585,7 @@ func tiers(msg json.RawMessage) []Tier {
 	byAbove := map[int64]*Tier{}
 	for k, v := range all {
 		m := tierKey.FindStringSubmatch(k)
-		if m == nil {
+		if m == nil || m[3] != suffix {
 			continue
 		}
 		var usd float64
@@ -794,6 +902,22 @@ func tooCheap(p, was Price) string {
 			name     string
 			now, was Pico
 		}{"cache_read_input_token_cost", p.CacheRead, was.CacheRead})
+	}
+	// A service tier's rates, where both tables give them: a priority
+	// rate of 1e-12 blinds the ceilings of every priority call.
+	for _, t := range []struct {
+		name     string
+		now, was Rates
+	}{{"_flex", p.Flex, was.Flex}, {"_priority", p.Priority, was.Priority}} {
+		if t.now.known() && t.was.known() {
+			rates = append(rates, struct {
+				name     string
+				now, was Pico
+			}{"input_cost_per_token" + t.name, t.now.Input, t.was.Input}, struct {
+				name     string
+				now, was Pico
+			}{"output_cost_per_token" + t.name, t.now.Output, t.was.Output})
+		}
 	}
 	for _, r := range rates {
 		if r.was > 0 && r.now < r.was/cheaperLimit {

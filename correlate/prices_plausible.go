@@ -113,6 +113,10 @@ var pricingKeys = map[string]bool{
 	"cache_read_input_token_cost": true, "cache_creation_input_token_cost": true,
 	"cache_creation_input_token_cost_above_1hr": true,
 	"input_cost_per_token_batches":              true, "output_cost_per_token_batches": true,
+	"input_cost_per_token_flex": true, "output_cost_per_token_flex": true,
+	"cache_read_input_token_cost_flex": true, "cache_creation_input_token_cost_flex": true,
+	"input_cost_per_token_priority": true, "output_cost_per_token_priority": true,
+	"cache_read_input_token_cost_priority": true, "cache_creation_input_token_cost_priority": true,
 }
 
 // implausibleRates checks every rate of one LiteLLM entry at load and says

@@ -15,15 +15,19 @@ import (
 // the last the count of the source's entries priced per token), a '#'
 // header naming the columns, then one model per line, tab-separated:
 //
-//	model  input  output  cache_read  cache_write  cache_write_1h  batch_input  batch_output  tiers
+//	model  input  output  cache_read  cache_write  cache_write_1h  batch_input  batch_output  tiers  dimensions
 //
 // Rates are integer picodollars per token, exactly as burnrate prices them;
 // tiers are "above:input:output:cache_read:cache_write" joined by ';', or
-// "-" for none. A cache_read ending in '*' is the input rate standing in
-// for a rate the source does not give (Price.NoCacheRead). Integers, not floats: the figures are the ones the
+// "-" for none. dimensions (issue 35) are the other dimensions' figures,
+// joined by ';', or "-": "flex=in:out:cache_read:cache_write",
+// "priority=…" and its long-context tiers "priority>above=…" (service
+// tiers' rates), "fast=X" and "us=X" (multipliers, in thousandths). A cache_read ending in '*' is the input rate standing in
+// for a rate the source does not give (Price.NoCacheRead), and so does a
+// cache_write ending in '*' (Price.NoCacheWrite). Integers, not floats: the figures are the ones the
 // generator computed, with nothing to round again.
 
-const priceTSVColumns = "# model\tinput\toutput\tcache_read\tcache_write\tcache_write_1h\tbatch_input\tbatch_output\ttiers"
+const priceTSVColumns = "# model\tinput\toutput\tcache_read\tcache_write\tcache_write_1h\tbatch_input\tbatch_output\ttiers\tdimensions"
 
 // WritePriceTSV writes t's entries (EntryPrices) in the embedded format,
 // sorted by model, with t's provenance.
@@ -46,7 +50,11 @@ func WritePriceTSV(w io.Writer, t *PriceTable, generator string) error {
 		if p.NoCacheRead {
 			star = "*"
 		}
-		fmt.Fprintf(&b, "%s\t%d\t%d\t%d%s\t%d\t%d\t%d\t%d\t", m, p.Input, p.Output, p.CacheRead, star, p.CacheWrite, p.CacheWrite1h, p.BatchInput, p.BatchOutput)
+		wstar := ""
+		if p.NoCacheWrite {
+			wstar = "*"
+		}
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%d%s\t%d%s\t%d\t%d\t%d\t", m, p.Input, p.Output, p.CacheRead, star, p.CacheWrite, wstar, p.CacheWrite1h, p.BatchInput, p.BatchOutput)
 		if len(p.Tiers) == 0 {
 			b.WriteString("-")
 		}
@@ -56,6 +64,8 @@ func WritePriceTSV(w io.Writer, t *PriceTable, generator string) error {
 			}
 			fmt.Fprintf(&b, "%d:%d:%d:%d:%d", tr.Above, tr.Input, tr.Output, tr.CacheRead, tr.CacheWrite)
 		}
+		b.WriteByte('\t')
+		b.WriteString(dimensionsTSV(p))
 		b.WriteByte('\n')
 	}
 	_, err := w.Write(b.Bytes())
@@ -84,12 +94,14 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 			}
 			continue
 		}
-		if len(f) != 9 {
-			return nil, fmt.Errorf("price table line %d: %d fields, want 9", n+1, len(f))
+		if len(f) != 9 && len(f) != 10 {
+			return nil, fmt.Errorf("price table line %d: %d fields, want 10", n+1, len(f))
 		}
 		var v [7]int64
 		noCacheRead := strings.HasSuffix(f[3], "*")
 		f[3] = strings.TrimSuffix(f[3], "*")
+		noCacheWrite := strings.HasSuffix(f[4], "*")
+		f[4] = strings.TrimSuffix(f[4], "*")
 		for i := range v {
 			x, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || x < 0 {
@@ -97,7 +109,7 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 			}
 			v[i] = x
 		}
-		p := Price{Input: Pico(v[0]), Output: Pico(v[1]), CacheRead: Pico(v[2]), CacheWrite: Pico(v[3]), CacheWrite1h: Pico(v[4]), BatchInput: Pico(v[5]), BatchOutput: Pico(v[6]), NoCacheRead: noCacheRead}
+		p := Price{Input: Pico(v[0]), Output: Pico(v[1]), CacheRead: Pico(v[2]), CacheWrite: Pico(v[3]), CacheWrite1h: Pico(v[4]), BatchInput: Pico(v[5]), BatchOutput: Pico(v[6]), NoCacheRead: noCacheRead, NoCacheWrite: noCacheWrite}
 		if f[8] != "-" {
 			for _, tf := range strings.Split(f[8], ";") {
 				parts := strings.Split(tf, ":")
@@ -113,6 +125,11 @@ func ParsePriceTSV(b []byte) (*PriceTable, error) {
 					tv[i] = x
 				}
 				p.Tiers = append(p.Tiers, Tier{Above: tv[0], Input: Pico(tv[1]), Output: Pico(tv[2]), CacheRead: Pico(tv[3]), CacheWrite: Pico(tv[4])})
+			}
+		}
+		if len(f) == 10 {
+			if err := parseDimensions(&p, f[9]); err != nil {
+				return nil, fmt.Errorf("price table line %d: %w", n+1, err)
 			}
 		}
 		if r := p.implausible(); r != "" {
@@ -137,7 +154,8 @@ func (p Price) implausible() string {
 		v    Pico
 	}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite},
 		{"cache_write_1h", p.CacheWrite1h}, {"batch_input", p.BatchInput}, {"batch_output", p.BatchOutput}}
-	for _, tr := range p.Tiers {
+	for _, tr := range append(append(slices.Clone(p.Tiers), p.Priority.Tiers...), Tier{Input: p.Flex.Input, Output: p.Flex.Output, CacheRead: p.Flex.CacheRead, CacheWrite: p.Flex.CacheWrite},
+		Tier{Input: p.Priority.Input, Output: p.Priority.Output, CacheRead: p.Priority.CacheRead, CacheWrite: p.Priority.CacheWrite}) {
 		rates = append(rates, struct {
 			name string
 			v    Pico
@@ -149,4 +167,77 @@ func (p Price) implausible() string {
 		}
 	}
 	return ""
+}
+
+// dimensionsTSV writes p's other dimensions' figures, "-" for none.
+func dimensionsTSV(p Price) string {
+	var parts []string
+	rates := func(r Rates) string {
+		return fmt.Sprintf("%d:%d:%d:%d", r.Input, r.Output, r.CacheRead, r.CacheWrite)
+	}
+	if p.Flex.known() {
+		parts = append(parts, "flex="+rates(p.Flex))
+	}
+	if p.Priority.known() {
+		parts = append(parts, "priority="+rates(p.Priority))
+		for _, t := range p.Priority.Tiers {
+			parts = append(parts, fmt.Sprintf("priority>%d=%s", t.Above, rates(Rates{Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheWrite: t.CacheWrite})))
+		}
+	}
+	if p.FastX > 0 {
+		parts = append(parts, fmt.Sprintf("fast=%d", p.FastX))
+	}
+	if p.USX > 0 {
+		parts = append(parts, fmt.Sprintf("us=%d", p.USX))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ";")
+}
+
+// parseDimensions reads dimensionsTSV's form into p.
+func parseDimensions(p *Price, s string) error {
+	if s == "-" {
+		return nil
+	}
+	for _, part := range strings.Split(s, ";") {
+		name, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return fmt.Errorf("dimension %q", part)
+		}
+		var v [4]int64
+		fields := strings.Split(val, ":")
+		if len(fields) != 1 && len(fields) != 4 {
+			return fmt.Errorf("dimension %q", part)
+		}
+		for i, x := range fields {
+			n, err := strconv.ParseInt(x, 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("dimension %q", part)
+			}
+			v[i] = n
+		}
+		r := Rates{Input: Pico(v[0]), Output: Pico(v[1]), CacheRead: Pico(v[2]), CacheWrite: Pico(v[3])}
+		above, isTier := strings.CutPrefix(name, "priority>")
+		switch {
+		case name == "flex" && len(fields) == 4:
+			p.Flex = r
+		case name == "priority" && len(fields) == 4:
+			p.Priority.Input, p.Priority.Output, p.Priority.CacheRead, p.Priority.CacheWrite = r.Input, r.Output, r.CacheRead, r.CacheWrite
+		case isTier && len(fields) == 4:
+			a, err := strconv.ParseInt(above, 10, 64)
+			if err != nil || a < 0 {
+				return fmt.Errorf("dimension %q", part)
+			}
+			p.Priority.Tiers = append(p.Priority.Tiers, Tier{Above: a, Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite})
+		case name == "fast" && len(fields) == 1 && v[0] <= 100_000:
+			p.FastX = v[0]
+		case name == "us" && len(fields) == 1 && v[0] <= 100_000:
+			p.USX = v[0]
+		default:
+			return fmt.Errorf("dimension %q", part)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package correlate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -156,7 +157,31 @@ type ReportPricing struct {
 	// RefusedRates are the price table's rates refused at load (model,
 	// field and why; PriceTable.Refused), the base table's after its own.
 	RefusedRates []string `json:"refused_rates,omitempty"`
+	// DimensionCalls counts the calls priced from the table that carried
+	// each dimension of the bill beyond their tokens (fast, inference_geo_us,
+	// service_tier_flex/priority, compaction, long_context, cache_write);
+	// AssumedCalls those of them priced by an assumption, per reason
+	// (dimensions.go): every other call was priced exactly from the table.
+	DimensionCalls map[string]int64 `json:"dimension_calls,omitempty"`
+	AssumedCalls   map[string]int64 `json:"assumed_calls,omitempty"`
+	// RecordedCost is the producer's own cost of the calls whose records
+	// carried one (billed as recorded) beside the table's price of them.
+	RecordedCost *RecordedCost `json:"recorded_cost,omitempty"`
 }
+
+// RecordedCost compares what records said their calls cost with what the
+// price table prices the same calls at.
+type RecordedCost struct {
+	Calls       int64   `json:"calls"`
+	RecordedUSD float64 `json:"recorded_usd"`
+	TableUSD    float64 `json:"table_usd"`
+	// Billed says which figure spend holds, and why.
+	Billed string `json:"billed"`
+}
+
+// RecordedBilled says which figure is billed when a record carries its
+// cost.
+const RecordedBilled = "recorded: the producer priced each call as it was made, with what its record may not show (tier, region, fast mode, its own rates); the table's price of the same tokens is shown beside it"
 
 type ReportTotals struct {
 	Attempts         int64 `json:"attempts"`
@@ -292,6 +317,11 @@ type JobReport struct {
 	// -p's total_cost_usd), beside the computed SpendUSD; absent when the
 	// log gave none.
 	AgentReportedUSD *float64 `json:"agent_reported_usd,omitempty"`
+	// RecordedUSD is what the job's records said their calls cost (a
+	// producer's own figure, billed), TableUSD the price table's price of
+	// the same calls; absent when no record carried a cost.
+	RecordedUSD *float64 `json:"recorded_usd,omitempty"`
+	TableUSD    *float64 `json:"table_usd,omitempty"`
 	// Count says how far Attempts can be trusted (counts.go): exact (every
 	// call seen at its HTTP attempt, or no retrying layer below the
 	// records), lower_bound (the application's records, with an SDK below
@@ -433,6 +463,10 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	t.BatchExpired, t.BatchCanceled = s.batchExpired, s.batchCanceled
 	if s.batchCalls > 0 {
 		r.Pricing.BatchNote = BatchPricingNote
+	}
+	r.Pricing.DimensionCalls, r.Pricing.AssumedCalls = maps.Clone(s.dims.dims), maps.Clone(s.dims.assumed)
+	if a := s.recordedAll; a.calls > 0 {
+		r.Pricing.RecordedCost = &RecordedCost{Calls: a.calls, RecordedUSD: a.recorded.USD(), TableUSD: a.ours.USD(), Billed: RecordedBilled}
 	}
 	t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens = s.input, s.output, s.cacheRead, s.cacheWrite
 	r.Duplicates = s.duplicates
@@ -664,6 +698,10 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 	if p, ok := s.AgentReported(j); ok {
 		usd := p.USD()
 		jr.AgentReportedUSD = &usd
+	}
+	if rec, ours, _, ok := s.Recorded(j); ok {
+		a, b := rec.USD(), ours.USD()
+		jr.RecordedUSD, jr.TableUSD = &a, &b
 	}
 	for k := FindingKind(0); k < NumFindingKinds; k++ {
 		if j.HasFinding(k) {

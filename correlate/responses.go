@@ -24,13 +24,23 @@ var responseSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 type responseUsage struct {
 	in, out, cacheRead, cacheWrite, cacheWrite1h int64
 	cost                                         Pico // a logged cost (costUSD), when the records carry one
-	// job is the job of the response's first record: a later record
-	// naming another job is a conflict (State.requestIDConflicts).
+	// job is the job the response is billed to: its first record's, or
+	// the session that made it (resumed.go); a later record naming
+	// another job is a conflict (State.requestIDConflicts) or a copy.
 	job string
 	// unseen: its records so far left its usage unseen, in whole or in
 	// part (ingest.Event.UsageUnseen), and the job counts it unpriced
 	// until a record gives the usage whole.
 	unseen bool
+	// What the response billed its job, for a move to another
+	// (resumed.go): spend, calls, the recorded cost and the table's
+	// beside it, the status and time of its call.
+	billed, recorded, ours Pico
+	calls                  int32
+	status                 int16
+	ts                     int64
+	// contest is its contest's number (resumed.go), 0 none, -1 no room.
+	contest int32
 }
 
 func (r *responseUsage) set(ev *ingest.Event) {
@@ -136,5 +146,26 @@ func (s *State) requestIDConflict(job *Job, r *responseUsage) {
 	job.evidence |= evTiming
 	if first := s.Job(r.job); first != nil {
 		first.evidence |= evTiming
+	}
+}
+
+// growResponse bills what a record of the response r adds, to the job it
+// is billed to; a record of another agent session is a copy, and who
+// owns the response is weighed again (resumed.go).
+func (s *State) growResponse(job *Job, ev *ingest.Event, r *responseUsage) {
+	owner := job
+	if r.job != job.ID && agentCopy(ev) {
+		if o := s.Job(r.job); o != nil {
+			owner = o
+		}
+	}
+	s.lastCost, s.hasOurs = 0, false
+	s.growTo(owner, ev, r)
+	r.billed = r.billed.Add(s.lastCost)
+	if s.hasOurs {
+		r.recorded, r.ours = r.recorded.Add(s.lastCost), r.ours.Add(s.lastOurs)
+	}
+	if owner != job && s.cfg.SettleResumed {
+		s.copied(r, job)
 	}
 }

@@ -235,11 +235,11 @@ func (s *State) retire(j *Job) {
 	o := s.Outcome(j, false)
 	w := j.wasted(o)
 	r.jobs++
-	if j.evidence&^evAgent != 0 {
+	if j.evidence&^(evAgent|evArmedViolation) != 0 {
 		if r.evidence == nil {
 			r.evidence = map[uint8]int64{}
 		}
-		r.evidence[j.evidence&^evAgent]++
+		r.evidence[j.evidence&^(evAgent|evArmedViolation)]++
 	}
 	r.wasted = r.wasted.Add(w)
 	switch o {

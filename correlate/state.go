@@ -43,6 +43,26 @@ type State struct {
 	store   attemptStore
 	// agentReported is an agent's own cost figure per job (Job.Seq).
 	agentReported map[int32]Pico
+	// recorded is, per job (Job.Seq), the costs its records carried beside
+	// the table's price of the same calls; recordedAll the run's
+	// (dimensions.go). lastOurs is the table's price of the last call
+	// priced from its recorded cost, when hasOurs.
+	recorded    map[int32]*recordedCost
+	recordedAll recordedCost
+	lastOurs    Pico
+	hasOurs     bool
+	// contests are the responses several agent sessions hold, owned the
+	// job IDs that own them (resumed.go).
+	contests []contest
+	owned    map[string]map[int32]struct{}
+	moves    int
+	// dirty are the jobs whose last record moved at dirtyTS, weighed
+	// again once every record of that time is in (resumed.go).
+	dirty   []*Job
+	dirtyTS int64
+	// dims counts the calls carrying each dimension of the bill, and
+	// those priced by assumption (dimensions.go).
+	dims dimCounts
 	// responses is what each response (ingest.Event.ResponseID) has been
 	// billed, by a digest of its ID (responses.go).
 	responses map[responseKey]*responseUsage
@@ -495,7 +515,15 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
 	}
-	job.LastTS = max(job.LastTS, ts)
+	if len(s.dirty) > 0 && ts > s.dirtyTS {
+		s.resettleDirty()
+	}
+	if ts > job.LastTS {
+		job.LastTS = ts
+		if len(s.owned[job.ID]) > 0 {
+			s.markDirty(job, ts) // its last record moved: the copies it holds may be another's
+		}
+	}
 	if job.RunID == "" && ev.RunID != "" {
 		job.RunID = ev.RunID
 	}
@@ -530,6 +558,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
 			if r, seen := s.response(ev.ResponseID, true); seen {
 				// The same response, written again in another file (a
@@ -539,21 +568,28 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 					// into another session's file: no conflict.)
 					s.requestIDConflict(job, r)
 				}
-				s.growTo(job, ev, r)
+				s.growResponse(job, ev, r)
 				break
 			} else {
 				r.set(ev)
 				r.job = job.ID
+				fresh = r
 			}
 		}
 		s.attempt(job, ev, op)
+		if fresh != nil {
+			fresh.billed, fresh.calls, fresh.status, fresh.ts = s.lastCost, 1, ev.Status, ev.TS
+			if s.hasOurs {
+				fresh.recorded, fresh.ours = s.lastCost, s.lastOurs
+			}
+		}
 		s.noteEvidence(job, ev)
 		s.assumptionCall(ev, job)
 	case ingest.KindUsageGrowth:
 		if ev.ResponseID == "" {
 			s.grow(job, ev)
 		} else if r, seen := s.response(ev.ResponseID, false); seen {
-			s.growTo(job, ev, r)
+			s.growResponse(job, ev, r)
 		}
 	case ingest.KindAgentReport:
 		if ev.HasCost {
@@ -917,6 +953,9 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 	failed := class != classSuccess
 	isLLM := ev.Kind == ingest.KindLLMCall
 	s.lastCost = cost
+	if s.hasOurs {
+		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
+	}
 	job.Spend = job.Spend.Add(cost)
 	if failed {
 		job.spendNon2xx = job.spendNon2xx.Add(cost)
@@ -1012,6 +1051,7 @@ func (s *State) syncBurst(ts int64, newBurst bool, jobs []*Job, waste Pico) {
 // price returns an attempt's cost, whether it was priced, and its model's
 // stats (nil for a tool call without a model).
 func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
+	s.hasOurs = false
 	if ev.Kind != ingest.KindLLMCall {
 		// Tools are not priced by token; a logged cost still counts.
 		return PicoFromUSD(ev.CostUSD), true, nil
@@ -1039,26 +1079,23 @@ func (s *State) price(ev *ingest.Event) (Pico, bool, *modelStats) {
 // is the call's whole prompt, which picks the long-context tier (a usage
 // growth carries only part of the call's tokens).
 func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool) {
-	p := ms.price
-	if prompt > 0 {
-		p = p.at(prompt, 0, 0)
-		p.Tiers = nil
-	}
-	var c Pico
-	switch {
-	case ev.HasCost:
+	s.hasOurs = false
+	if ev.HasCost {
+		// The record's own cost is billed: its producer priced the call
+		// when it was made, with what the record may not show (its tier,
+		// region, negotiated rates). The table's price of the same tokens
+		// is kept beside it (noteRecorded).
+		if ms.priced && ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 {
+			s.lastOurs, s.hasOurs = billCost(ms.price, ev, prompt, nil), true
+		}
 		return PicoFromUSD(ev.CostUSD), true
-	case ms.priced && ev.Batch:
-		c = p.BatchCost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
-	case ms.priced && ev.CacheCreate1hTokens > 0:
-		// The one-hour cache is written at its own rate (Anthropic: twice
-		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
-		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
-		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h()))
-	case ms.priced:
-		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	}
 	if ms.priced {
+		count := &s.dims
+		if ev.Kind == ingest.KindUsageGrowth {
+			count = nil // the call was counted at its first record
+		}
+		c := billCost(ms.price, ev, prompt, count)
 		if s.cfg.MaxCallCost > 0 && c > s.cfg.MaxCallCost {
 			// A computed cost no call should have: flagged (the report
 			// counts and names it), kept in spend and in every ceiling.
@@ -1109,6 +1146,9 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 	}
 	class := classify(ev.Status)
 	s.lastCost = cost
+	if s.hasOurs {
+		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
+	}
 	job.Spend = job.Spend.Add(cost)
 	if class != classSuccess {
 		job.spendNon2xx = job.spendNon2xx.Add(cost)

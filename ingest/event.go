@@ -209,6 +209,9 @@ type Event struct {
 	UsageUnseen bool
 	// Batch marks a call made through a batch API, priced at batch rates.
 	Batch bool
+	// Bill is what the response said of how it was billed beyond its
+	// tokens: speed, inference region, service tier (issue 35).
+	Bill Bill
 	// TSCarried marks a TS the record did not carry: the time of the line
 	// before it in the file (0 when none had one, which a live reader
 	// replaces with the time the line was read). Sources count such lines
@@ -224,6 +227,41 @@ type Event struct {
 	Dropped FieldDrop
 	// Source is the index of the input (file) that produced the event.
 	Source uint16
+}
+
+// Bill is what a response reports of its bill beyond its tokens, each
+// bit a dimension the provider prices apart (issue 35). The response's
+// word, never the request's: a request for flex served at the default
+// tier is billed at the default tier.
+type Bill uint8
+
+const (
+	// BillFast: Anthropic's usage.speed "fast", a multiple of the
+	// standard price.
+	BillFast Bill = 1 << iota
+	// BillGeoUS: Anthropic's usage.inference_geo "us", US-only inference.
+	BillGeoUS
+	// BillFlex: the response's service_tier "flex" (OpenAI).
+	BillFlex
+	// BillPriority: the response's service_tier "priority".
+	BillPriority
+	// BillCompaction: the call's tokens include server-side compaction
+	// iterations (Anthropic usage.iterations[] of type "compaction"),
+	// which the top-level counts leave out.
+	BillCompaction
+)
+
+// ServiceTier reads a service tier as a response reports it: "flex" and
+// "priority" are their own bills; "default", "auto", "standard" (and
+// any other word) the standard one. "batch" is Event.Batch, not a Bill.
+func ServiceTier(s string) Bill {
+	switch s {
+	case "flex":
+		return BillFlex
+	case "priority":
+		return BillPriority
+	}
+	return 0
 }
 
 // MaxIDBytes bounds an identifier (a job ID, a key, a run ID): up to it

@@ -219,6 +219,12 @@ func appendJob(b []byte, j *correlate.JobReport) []byte {
 		b = append(b, ","+in+`"agent_reported_usd": `...)
 		b = appendFloat(b, *j.AgentReportedUSD)
 	}
+	if j.RecordedUSD != nil && j.TableUSD != nil {
+		b = append(b, ","+in+`"recorded_usd": `...)
+		b = appendFloat(b, *j.RecordedUSD)
+		b = append(b, ","+in+`"table_usd": `...)
+		b = appendFloat(b, *j.TableUSD)
+	}
 	b = append(b, ","+in+`"count": `...)
 	b = appendString(b, j.Count)
 	if j.UnpricedCalls != 0 {
@@ -339,6 +345,15 @@ func headline(r *correlate.Report) [][2]string {
 	if t.OverCapCalls > 0 { // issue 36: a computed cost no call should have, kept in spend
 		rows = append(rows, [2]string{"Calls priced above the per-call cap", fmt.Sprintf("%s above %s each (models: %s; kept in spend and every ceiling: check the price table)", correlate.Count(t.OverCapCalls), correlate.USD(r.Pricing.MaxCallCostUSD), cell(strings.Join(r.Pricing.OverCapModels, ", ")))})
 	}
+	if len(r.Pricing.DimensionCalls) > 0 {
+		rows = append(rows, [2]string{"Calls by dimension of the bill", countsLine(r.Pricing.DimensionCalls) + " (each priced from the table's own rate or multiplier for it)"})
+	}
+	if len(r.Pricing.AssumedCalls) > 0 {
+		rows = append(rows, [2]string{"Calls priced by assumption", countsLine(r.Pricing.AssumedCalls) + " (every other call priced exactly from the table)"})
+	}
+	if rc := r.Pricing.RecordedCost; rc != nil {
+		rows = append(rows, [2]string{"Calls whose records carried their cost", fmt.Sprintf("%s: recorded %s, the price table %s for the same calls (billed as recorded)", correlate.Count(rc.Calls), correlate.USD(rc.RecordedUSD), correlate.USD(rc.TableUSD))})
+	}
 	if t.BatchExpired+t.BatchCanceled > 0 {
 		rows = append(rows, [2]string{"Batch requests that never ran (expired / canceled)", fmt.Sprintf("%s / %s (not calls; their jobs failed)", correlate.Count(t.BatchExpired), correlate.Count(t.BatchCanceled))})
 	}
@@ -444,6 +459,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		b.WriteString("\n")
 	}
 
+	writeRecorded(&b, r)
 	writeAssumptions(&b, r)
 	writeDeclared(&b, r)
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
@@ -650,4 +666,40 @@ func FieldsDropped(m map[string]int64) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// countsLine writes counts by name, largest first, then by name.
+func countsLine(m map[string]int64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(m[b], m[a]) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s × %s", correlate.Count(m[k]), cell(k))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeRecorded writes the jobs whose records carried their producer's
+// own cost, beside the price table's price of the same calls (issue 35):
+// the costliest 20, by the table's view.
+func writeRecorded(b *strings.Builder, r *correlate.Report) {
+	rows := 0
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if j.RecordedUSD == nil || j.TableUSD == nil || rows >= 20 {
+			continue
+		}
+		if rows == 0 {
+			b.WriteString("## Producers' own cost\n\nThe cost a job's records carried (LiteLLM's response_cost, Cline's cost, Claude Code's costUSD, gen_ai.usage.cost.amount …), billed as recorded, beside the price table's price of the same calls' tokens. Over 1% apart is a recorded_cost_differs finding.\n\n| Job | Recorded (billed) | Price table | Difference |\n|---|---:|---:|---:|\n")
+		}
+		rows++
+		diff := correlate.USD(*j.RecordedUSD - *j.TableUSD)
+		if *j.TableUSD > 0 {
+			diff += fmt.Sprintf(" (%+.1f%%)", (*j.RecordedUSD-*j.TableUSD) / *j.TableUSD * 100)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(j.JobID), correlate.USD(*j.RecordedUSD), correlate.USD(*j.TableUSD), diff)
+	}
+	if rows > 0 {
+		b.WriteString("\n")
+	}
 }

@@ -59,6 +59,10 @@ type claudeUsage struct {
 	InputTokens, OutputTokens                      int64
 	CacheReadInputTokens, CacheCreationInputTokens int64
 	CacheCreation                                  *claudeCacheSplit
+	// Bill is what the usage says beyond its tokens: usage.speed,
+	// usage.inference_geo, usage.service_tier; compaction iterations'
+	// tokens are already in the counts (issue 35).
+	Bill ingest.Bill
 }
 
 type claudeMessage struct {
@@ -127,7 +131,10 @@ type claudeDecoder struct {
 	seen     map[claudeKey]*claudeCounted
 	sessions map[claudeKey]*claudeSession
 	failed   map[string]int16 // session → status of its last give-up, for its result
-	version  string           // the last Claude Code version seen, emitted once per change
+	// comp sums the record's compaction iterations (usage.iterations[]),
+	// it the one being read.
+	comp, it iterUsage
+	version  string // the last Claude Code version seen, emitted once per change
 }
 
 // observeVersion emits the Claude Code version a record names, as an
@@ -392,6 +399,8 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 						return
 					}
 					d.msg.Usage = &d.usage
+					d.comp = iterUsage{}
+					defer d.addCompaction() // once the usage is read, whatever its keys' order
 					sc.object(func(k []byte) {
 						switch string(k) {
 						case "input_tokens":
@@ -402,6 +411,18 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 							d.usage.CacheReadInputTokens = num()
 						case "cache_creation_input_tokens":
 							d.usage.CacheCreationInputTokens = num()
+						case "speed":
+							if str() == "fast" {
+								d.usage.Bill |= ingest.BillFast
+							}
+						case "inference_geo":
+							if str() == "us" {
+								d.usage.Bill |= ingest.BillGeoUS
+							}
+						case "service_tier":
+							d.usage.Bill |= ingest.ServiceTier(str())
+						case "iterations":
+							d.compaction(sc, num)
 						case "cache_creation":
 							if sc.peek() != '{' {
 								sc.skip()
@@ -619,6 +640,7 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
 	ev.CacheCreate1hTokens = cc1h
+	ev.Bill = u.Bill
 	ev.CostUSD, ev.HasCost = cost, hasCost
 	if m.ID != "" {
 		ev.ResponseID = CleanID(m.ID + "\x00" + r.RequestID)
@@ -671,6 +693,8 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 	ev.InputTokens, ev.OutputTokens = p.InputTokens, p.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = p.CacheReadInputTokens, p.CacheCreationInputTokens
 	ev.CacheCreate1hTokens = min(prev.cc1h, p.CacheCreationInputTokens)
+	ev.Bill = p.Bill | u.Bill
+	p.Bill = ev.Bill
 	if hasCost {
 		ev.CostUSD, ev.HasCost = prev.costUSD, true
 	}
@@ -679,6 +703,54 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 		p.CacheReadInputTokens-before.CacheReadInputTokens, p.CacheCreationInputTokens-before.CacheCreationInputTokens)
 	emit(ev)
 	return ingest.Accepted
+}
+
+// compaction reads usage.iterations[] (Anthropic's server-side
+// compaction): the compaction iterations' tokens are billed and are not
+// in the top-level counts; addCompaction adds them.
+func (d *claudeDecoder) compaction(sc *scanner, num func() int64) {
+	if sc.peek() != '[' {
+		sc.skip()
+		return
+	}
+	sc.each(func() {
+		if sc.peek() != '{' {
+			sc.skip()
+			return
+		}
+		d.it = iterUsage{}
+		sc.object(func(k []byte) {
+			switch string(k) {
+			case "type":
+				d.it.compaction = sc.strOrSkip() == "compaction"
+			case "input_tokens":
+				d.it.in = max(num(), 0)
+			case "output_tokens":
+				d.it.out = max(num(), 0)
+			case "cache_read_input_tokens":
+				d.it.cacheRead = max(num(), 0)
+			case "cache_creation_input_tokens":
+				d.it.cacheWrite = max(num(), 0)
+			default:
+				sc.skip()
+			}
+		})
+		if d.it.compaction {
+			c := &d.comp
+			c.compaction = true
+			c.in, c.out = satAdd(c.in, d.it.in), satAdd(c.out, d.it.out)
+			c.cacheRead, c.cacheWrite = satAdd(c.cacheRead, d.it.cacheRead), satAdd(c.cacheWrite, d.it.cacheWrite)
+		}
+	})
+}
+
+func (d *claudeDecoder) addCompaction() {
+	if c := d.comp; c.compaction {
+		u := &d.usage
+		u.Bill |= ingest.BillCompaction
+		u.InputTokens, u.OutputTokens = satAdd(u.InputTokens, c.in), satAdd(u.OutputTokens, c.out)
+		u.CacheReadInputTokens, u.CacheCreationInputTokens = satAdd(u.CacheReadInputTokens, c.cacheRead), satAdd(u.CacheCreationInputTokens, c.cacheWrite)
+	}
 }
 
 // claudeSession is what a session has been billed, by model family, for

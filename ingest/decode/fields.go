@@ -46,6 +46,10 @@ const (
 	FieldMessage   // a logger's message: "job finished", "job failed"
 	FieldOutcome   // the app's own word on how a job ended
 	FieldRequestID // the provider's request ID (req_…): two records of one HTTP attempt are one call
+	// FieldServiceTier is the service tier as the response reports it
+	// (OpenAI's response service_tier: flex, priority, batch; default and
+	// auto are standard): the bill follows the response, not the request.
+	FieldServiceTier
 	numFields
 )
 
@@ -70,7 +74,7 @@ var fieldSpellings = [numFields]struct {
 	FieldRetryCount:           {json: []string{"retry_count", "http.request.resend_count"}, otel: []string{"http.request.resend_count"}},
 	FieldProvider:             {json: []string{"provider"}},
 	FieldSystem:               {json: []string{"gen_ai.provider.name", "gen_ai.system"}, otel: []string{"gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"}},
-	FieldModel:                {json: []string{"model"}, otel: []string{"gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.response.model", "ai.model.id"}},
+	FieldModel:                {json: []string{"model"}, otel: []string{"gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.response.model", "ai.model.id", "llm.response.model", "llm.request.model"}},
 	FieldResponseModel:        {json: []string{"gen_ai.response.model", "modelVersion"}},
 	FieldRequestModel:         {json: []string{"gen_ai.request.model"}},
 	FieldStatus:               {json: []string{"status", "status_code", "http.response.status_code"}, otel: []string{"http.response.status_code"}},
@@ -82,8 +86,8 @@ var fieldSpellings = [numFields]struct {
 	FieldHeaders:              {json: []string{"headers"}},
 	FieldUsage:                {json: []string{"usage", "usageMetadata", "usage_metadata"}},
 	FieldInputTokens:          {json: []string{"input_tokens"}},
-	FieldInclusiveInputTokens: {json: []string{"prompt_tokens", "gen_ai.usage.input_tokens", "promptTokens", "inputTokens"}, otel: []string{"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens"}},
-	FieldOutputTokens:         {json: []string{"output_tokens", "completion_tokens", "gen_ai.usage.output_tokens", "generatedTokens", "completionTokens", "outputTokens"}, otel: []string{"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.outputTokens", "ai.usage.completionTokens"}},
+	FieldInclusiveInputTokens: {json: []string{"prompt_tokens", "gen_ai.usage.input_tokens", "promptTokens", "inputTokens"}, otel: []string{"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens", "llm.usage.prompt_tokens"}},
+	FieldOutputTokens:         {json: []string{"output_tokens", "completion_tokens", "gen_ai.usage.output_tokens", "generatedTokens", "completionTokens", "outputTokens"}, otel: []string{"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.outputTokens", "ai.usage.completionTokens", "llm.usage.completion_tokens"}},
 	FieldCacheReadTokens:      {json: []string{"cache_read_tokens", "gen_ai.usage.cache_read.input_tokens", "cache_read_input_tokens", "cachedTokens", "cached_tokens", "cachedInputTokens"}, otel: []string{"gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read", "ai.usage.inputTokenDetails.cacheReadTokens", "ai.usage.cachedInputTokens"}},
 	FieldCacheWriteTokens:     {json: []string{"cache_creation_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write.input_tokens", "cache_creation_input_tokens"}, otel: []string{"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write", "ai.usage.inputTokenDetails.cacheWriteTokens"}},
 	FieldCost:                 {json: []string{"cost_usd", "response_cost"}, otel: []string{"gen_ai.usage.cost", "gen_ai.usage.cost.amount", "llm.cost.total"}},
@@ -93,6 +97,11 @@ var fieldSpellings = [numFields]struct {
 	FieldMessage:              {json: []string{"msg", "message"}},
 	FieldOutcome:              {json: []string{"outcome"}},
 	FieldRequestID:            {json: []string{"request_id", "requestId", "requestID", "_request_id", "request-id", "x-request-id"}},
+	// The response's tier only: openai.response.service_tier (the GenAI
+	// conventions' OpenAI attributes) and its older gen_ai.openai.* name.
+	// The request's (openai.request.service_tier) is what was asked, not
+	// what was billed.
+	FieldServiceTier: {json: []string{"service_tier"}, otel: []string{"openai.response.service_tier", "gen_ai.openai.response.service_tier"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.

@@ -88,3 +88,40 @@ func TestNewGenAIUsageNames(t *testing.T) {
 		t.Errorf("cost: USD %v %v, EUR %v", calls[0].HasCost, calls[0].CostUSD, calls[1].HasCost)
 	}
 }
+
+// TestSpanServiceTierAndVendorModel: issue 35 — the service tier a span
+// reports of its response (openai.response.service_tier, formerly
+// gen_ai.openai.response.service_tier) is the bill's, the request's
+// (openai.request.service_tier) is not; and a span whose gen_ai.*.model
+// says "unknown" takes the model a vendor's attribute names
+// (OpenInference's llm.model_name, the AI SDK's ai.model.id).
+func TestSpanServiceTierAndVendorModel(t *testing.T) {
+	span := func(id, tags string) string {
+		return `{"traceID":"5edab84350c3da3b38a026540a681654","spanID":"` + id + `","operationName":"chat","references":[],"startTime":1782229343000000,"duration":1000,"processID":"p1","tags":[
+ {"key":"gen_ai.operation.name","type":"string","value":"chat"},{"key":"gen_ai.usage.input_tokens","type":"int64","value":1000},{"key":"gen_ai.usage.output_tokens","type":"int64","value":10},` + tags + `]}`
+	}
+	doc := `{"data":[{"traceID":"5edab84350c3da3b38a026540a681654","spans":[` +
+		span("e1", `{"key":"gen_ai.request.model","type":"string","value":"gpt-5.4"},{"key":"openai.request.service_tier","type":"string","value":"flex"},{"key":"openai.response.service_tier","type":"string","value":"default"}`) + `,` +
+		span("e2", `{"key":"gen_ai.request.model","type":"string","value":"gpt-5.4"},{"key":"openai.request.service_tier","type":"string","value":"auto"},{"key":"openai.response.service_tier","type":"string","value":"priority"}`) + `,` +
+		span("e3", `{"key":"gen_ai.request.model","type":"string","value":"gpt-5.4"},{"key":"gen_ai.openai.response.service_tier","type":"string","value":"flex"}`) + `,` +
+		span("e4", `{"key":"gen_ai.request.model","type":"string","value":"unknown"},{"key":"gen_ai.response.model","type":"string","value":"unknown"},{"key":"llm.model_name","type":"string","value":"gpt-4o-mini"}`) + `,` +
+		span("e5", `{"key":"gen_ai.request.model","type":"string","value":"unknown"},{"key":"ai.model.id","type":"string","value":"claude-sonnet-4-5"}`) +
+		`],"processes":{"p1":{"serviceName":"app"}}}],"total":0,"limit":0,"offset":0,"errors":null}`
+	var calls []ingest.Event
+	decode.NewDecoder(decode.FormatJaeger, nil, decode.Options{OTLP: otlp.NewFileDecoder}).Decode([]byte(doc), func(ev *ingest.Event) {
+		if ev.Kind == ingest.KindLLMCall {
+			calls = append(calls, *ev)
+		}
+	})
+	if len(calls) != 5 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	for i, want := range []ingest.Bill{0, ingest.BillPriority, ingest.BillFlex} {
+		if calls[i].Bill != want {
+			t.Errorf("span e%d: bill %b, want %b (the response's tier)", i+1, calls[i].Bill, want)
+		}
+	}
+	if calls[3].Model != "gpt-4o-mini" || calls[4].Model != "claude-sonnet-4-5" {
+		t.Errorf("models %q %q, want the vendors' attributes' names", calls[3].Model, calls[4].Model)
+	}
+}

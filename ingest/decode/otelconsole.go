@@ -9,7 +9,10 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-// The OpenTelemetry Python SDK's ConsoleSpanExporter (span.to_json()):
+// The OpenTelemetry Python SDK's ConsoleSpanExporter (span.to_json()),
+// and PromptFlow's spans as its trace service lists them (the same shape,
+// a JSON array of them, times without a zone; an LLM span's usage in
+// llm.usage.*, its model in llm.response.model):
 // pretty-printed JSON objects one after another, separated by a line
 // break — not JSON lines, not OTLP. Each is one span: {name, context:
 // {trace_id:"0x…", span_id:"0x…"}, kind:"SpanKind.CLIENT", parent_id,
@@ -61,12 +64,12 @@ func otelConsoleToOTLP(rec []byte) ([]*otlpResourceSpans, ingest.SkipReason) {
 	}
 	var start time.Time
 	if s.Start != nil {
-		if t, err := time.Parse(time.RFC3339Nano, *s.Start); err == nil {
+		if t, err := spanTime(*s.Start); err == nil {
 			start = t
 			sp.Start = strconv.FormatInt(unixNanoInRange(t), 10)
 		}
 	}
-	if t, err := time.Parse(time.RFC3339Nano, *s.End); err == nil && !start.IsZero() && !t.Before(start) {
+	if t, err := spanTime(*s.End); err == nil && !start.IsZero() && !t.Before(start) {
 		sp.End = strconv.FormatInt(unixNanoInRange(t), 10)
 	}
 	for _, k := range sortedKeys(s.Attributes) {
@@ -86,6 +89,16 @@ func otelConsoleToOTLP(rec []byte) ([]*otlpResourceSpans, ingest.SkipReason) {
 		Spans []otlpSpan `json:"spans"`
 	}{{Spans: []otlpSpan{sp}}}
 	return []*otlpResourceSpans{rs}, ingest.Accepted
+}
+
+// spanTime reads a span's time: RFC 3339, or PromptFlow's spans'
+// isoformat() of a UTC time without its zone ("2026-03-01T20:47:18.711501",
+// the devkit's Span._to_rest_object), read as UTC.
+func spanTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Parse("2006-01-02T15:04:05.999999999", s)
 }
 
 func sortedKeys(m map[string]any) []string {

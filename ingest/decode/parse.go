@@ -47,11 +47,15 @@ type Parser struct {
 	typeName            []byte
 	respModel, reqModel string
 	inputIncludesCache  bool
-	httpDate            []byte
-	lower               [48]byte
-	errType, errInner   string
-	hasEv, hasType      bool
-	hasDate             bool
+	// compaction sums the usage.iterations[] of type "compaction" (their
+	// tokens are not in the top-level counts), and iter is the element
+	// being read: added once the record is read.
+	compaction, iter  iterUsage
+	httpDate          []byte
+	lower             [48]byte
+	errType, errInner string
+	hasEv, hasType    bool
+	hasDate           bool
 	// announce: the line is an app's "calling model" — a model and a job,
 	// nothing the answer gives (status, tokens, cost, latency, request ID,
 	// error): the jsonl decoder pairs it with the job's next record.
@@ -123,6 +127,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	p.evName, p.typeName, p.respModel, p.reqModel = p.evName[:0], p.typeName[:0], "", ""
 	p.hasEv, p.hasType, p.announce = false, false, false
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
+	p.compaction = iterUsage{}
 	p.hasDate = false
 	p.resetMs, p.resetAt = -1, 0
 	p.routerRetries = -1
@@ -230,6 +235,11 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 	}
 	if p.inputIncludesCache {
 		ev.SetInclusiveInput(ev.InputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+	}
+	if c := p.compaction; c.compaction {
+		ev.Bill |= ingest.BillCompaction
+		ev.InputTokens, ev.OutputTokens = satAdd(ev.InputTokens, c.in), satAdd(ev.OutputTokens, c.out)
+		ev.CacheReadTokens, ev.CacheCreateTokens = satAdd(ev.CacheReadTokens, c.cacheRead), satAdd(ev.CacheCreateTokens, c.cacheWrite)
 	}
 	if ev.Status == ingest.StatusUnknown && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
 		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0)
@@ -461,6 +471,8 @@ func (p *Parser) topField(field Field) {
 		if v := p.id(); ev.ResponseID == "" && providerRequestID(v) {
 			ev.ResponseID = HTTPAttemptID(v)
 		}
+	case FieldServiceTier:
+		p.serviceTier()
 	case FieldStreamDropped:
 		switch p.sc.peek() {
 		case 't':
@@ -602,13 +614,19 @@ func (p *Parser) usageField(key []byte) {
 	case "service_tier":
 		// Anthropic's usage.service_tier says how the response was billed:
 		// "batch" at batch rates, whatever the request asked for.
-		if p.kind() == 's' {
-			if string(p.sc.str()) == "batch" {
-				ev.Batch = true
-			}
-		} else {
-			p.sc.skip()
+		p.serviceTier()
+	case "speed":
+		// Anthropic's usage.speed: "fast" is a multiple of the price.
+		if p.word() == "fast" {
+			ev.Bill |= ingest.BillFast
 		}
+	case "inference_geo":
+		// Anthropic's usage.inference_geo: "us" is US-only inference.
+		if p.word() == "us" {
+			ev.Bill |= ingest.BillGeoUS
+		}
+	case "iterations":
+		p.iterations()
 	case "input_tokens_details":
 		// The Responses API's input_tokens hold the cached ones, which
 		// these details name: the input is then inclusive.
@@ -626,11 +644,89 @@ func (p *Parser) usageField(key []byte) {
 }
 
 func (p *Parser) cachedField(key []byte) {
-	if string(key) == "cached_tokens" || string(key) == "cachedTokens" {
+	switch string(key) {
+	case "cached_tokens", "cachedTokens":
 		p.ev.CacheReadTokens = p.count()
+	case "cache_write_tokens", "cache_creation_tokens":
+		// OpenAI's cache writes (GPT-5.6 and later price them), in
+		// input_tokens_details and prompt_tokens_details.
+		p.ev.CacheCreateTokens = p.count()
+	default:
+		p.sc.skip()
+	}
+}
+
+// word reads a short string value ("" for any other type, skipped and
+// not counted: a dimension that cannot be read is billed as standard).
+func (p *Parser) word() string {
+	if p.kind() != 's' {
+		p.sc.skip()
+		return ""
+	}
+	b := p.sc.str()
+	if len(b) > 16 {
+		return ""
+	}
+	return string(b) // short: the compiler's switch on it does not allocate
+}
+
+// serviceTier reads a service tier as the response reports it: "batch"
+// at batch rates, "flex" and "priority" at their own (ingest.ServiceTier).
+func (p *Parser) serviceTier() {
+	switch w := p.word(); w {
+	case "batch":
+		p.ev.Batch = true
+	default:
+		p.ev.Bill |= ingest.ServiceTier(w)
+	}
+}
+
+// iterUsage is one usage.iterations[] element, or their sum.
+type iterUsage struct {
+	compaction                     bool
+	in, out, cacheRead, cacheWrite int64
+}
+
+// iterations reads Anthropic's usage.iterations[]: the compaction
+// iterations' tokens are billed and are not in the top-level counts
+// (the message iterations are), so they are summed and added.
+func (p *Parser) iterations() {
+	if p.kind() != '[' {
+		p.wrong()
 		return
 	}
-	p.sc.skip()
+	p.sc.each(func() {
+		if p.sc.peek() != '{' {
+			p.sc.skip()
+			return
+		}
+		p.iter = iterUsage{}
+		p.sc.object(p.iterField)
+		if it := p.iter; it.compaction {
+			c := &p.compaction
+			c.compaction = true
+			c.in, c.out = satAdd(c.in, it.in), satAdd(c.out, it.out)
+			c.cacheRead, c.cacheWrite = satAdd(c.cacheRead, it.cacheRead), satAdd(c.cacheWrite, it.cacheWrite)
+		}
+	})
+}
+
+func (p *Parser) iterField(key []byte) {
+	it := &p.iter
+	switch string(key) {
+	case "type":
+		it.compaction = p.word() == "compaction"
+	case "input_tokens":
+		it.in = p.count()
+	case "output_tokens":
+		it.out = p.count()
+	case "cache_read_input_tokens":
+		it.cacheRead = p.count()
+	case "cache_creation_input_tokens":
+		it.cacheWrite = p.count()
+	default:
+		p.sc.skip()
+	}
 }
 
 // headers reads captured HTTP headers; names are case-insensitive and

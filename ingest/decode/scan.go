@@ -322,6 +322,38 @@ func (s *scanner) array() {
 	}
 }
 
+// each reads an array, calling elem at each element; elem must consume
+// it (s.i is at its first byte).
+func (s *scanner) each(elem func()) {
+	s.i++ // '['
+	if s.depth++; s.depth > maxDepth {
+		s.tooDeep = true
+		s.fail()
+		return
+	}
+	s.ws()
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return
+	}
+	for !s.err {
+		s.ws()
+		elem()
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
 // object reads an object, calling field with each key; field must consume
 // the value (s.i is at its first byte). The key slice is valid only until
 // the field reads a string.

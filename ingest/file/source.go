@@ -365,8 +365,11 @@ type EventIter interface {
 	Next(*ingest.Event) bool
 }
 
-// Merge interleaves several iterators by event time; ties keep source
-// order, so the result is deterministic.
+// Merge interleaves several iterators by event time; ties go by job ID,
+// then keep source order, so the result is deterministic and, for events
+// of distinct jobs, the same whichever order the files were named or
+// found in (a resumed session's copies of its parent's records carry the
+// parent's times: issue 35; before, the file named first won every tie).
 func Merge(iters ...EventIter) EventIter {
 	if len(iters) == 1 {
 		return iters[0]
@@ -395,6 +398,9 @@ func (h *mergeHeap) Less(i, j int) bool {
 	a, b := &h.items[i], &h.items[j]
 	if a.ev.TS != b.ev.TS {
 		return a.ev.TS < b.ev.TS
+	}
+	if a.ev.JobID != b.ev.JobID {
+		return a.ev.JobID < b.ev.JobID
 	}
 	return a.order < b.order
 }

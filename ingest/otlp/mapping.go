@@ -571,7 +571,12 @@ func isModelCall(m pcommon.Map) bool {
 	return has(m, "gen_ai.request.model") || has(m, "gen_ai.response.model") || modelOperation(m) ||
 		has(m, "llm.model_name") || has(m, "gen_ai.usage.input_tokens") || has(m, "gen_ai.usage.prompt_tokens") ||
 		firstStr(m, "openinference.span.kind") == "LLM" || has(m, "llm.token_count.prompt") || has(m, "llm.token_count.completion") ||
-		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens")))
+		(has(m, "ai.model.id") && (has(m, "ai.usage.inputTokens") || has(m, "ai.usage.promptTokens") || has(m, "ai.usage.outputTokens") || has(m, "ai.usage.completionTokens"))) ||
+		// PromptFlow's LLM and embedding spans (promptflow-tracing's
+		// enrich_span_with_openai_tokens): llm.usage.* on the span that
+		// made the call; its ancestors carry only the cumulative
+		// __computed__.cumulative_token_count.*, never read.
+		has(m, "llm.usage.prompt_tokens") || has(m, "llm.usage.completion_tokens")
 }
 
 // modelOperation: gen_ai.operation.name names a model operation. An
@@ -616,6 +621,17 @@ func vendorModel(m pcommon.Map) string {
 func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 	ev.Model = clean(firstStr(m, decode.FieldModel.OTel()...))
 	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
+		// gen_ai.*.model says "unknown": a vendor's own attribute may name
+		// it (OpenInference's llm.model_name, the AI SDK's ai.model.id,
+		// then traceloop's association properties).
+		for _, k := range decode.FieldModel.OTel() {
+			if v := clean(firstStr(m, k)); v != "" && !strings.EqualFold(v, "unknown") {
+				ev.Model = v
+				break
+			}
+		}
+	}
+	if strings.EqualFold(ev.Model, "unknown") || ev.Model == "" {
 		if v := clean(vendorModel(m)); v != "" {
 			ev.Model = v
 		}
@@ -656,6 +672,13 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 		cacheWrite = providerMetadataCacheWrite(m)
 	}
 	ev.SetInclusiveInput(in, cacheRead, cacheWrite)
+	// The service tier as the response reports it (never the request's).
+	switch t := firstStr(m, decode.FieldServiceTier.OTel()...); t {
+	case "batch":
+		ev.Batch = true
+	default:
+		ev.Bill |= ingest.ServiceTier(t)
+	}
 	for _, k := range decode.FieldCost.OTel() {
 		if k == "gen_ai.usage.cost.amount" {
 			// The GenAI conventions' cost carries its currency: an amount

@@ -26,7 +26,14 @@ const (
 	flagTSCarried
 	flagAgentSession
 	flagUsageUnseen
+	// flagBill: a byte of ingest.Bill follows the flags' four bytes (issue
+	// 35). Spools written before it never set it, so they read as they
+	// did; an older burnrate refuses such an event as corrupt.
+	flagBill
 )
+
+// maxBill is past every ingest.Bill bit.
+const maxBill = ingest.BillCompaction << 1
 
 // numKinds is how many kinds ingest has (KindTraceJob is the last;
 // TestEventFields fails when one is added).
@@ -45,12 +52,15 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 		b = binary.AppendVarint(b, n)
 	}
 	var flags byte
-	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen} {
+	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0} {
 		if f {
 			flags |= 1 << i
 		}
 	}
 	b = append(b, byte(ev.Kind), byte(ev.AttemptBy), flags, byte(ev.Dropped))
+	if ev.Bill != 0 {
+		b = append(b, byte(ev.Bill))
+	}
 	return binary.AppendUvarint(b, uint64(ev.Source))
 }
 
@@ -121,8 +131,16 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	}
 	kind, by, flags, dropped := b[0], b[1], b[2], b[3]
 	b = b[4:]
-	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<6 || dropped >= 1<<ingest.NumFieldDrops {
+	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<7 || dropped >= 1<<ingest.NumFieldDrops {
 		return nil, errCorrupt
+	}
+	ev.Bill = 0
+	if flags&flagBill != 0 {
+		if len(b) < 1 || ingest.Bill(b[0]) >= maxBill || b[0] == 0 {
+			return nil, errCorrupt
+		}
+		ev.Bill = ingest.Bill(b[0])
+		b = b[1:]
 	}
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0

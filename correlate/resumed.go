@@ -1,0 +1,234 @@
+package correlate
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// A resumed agent session copies its parent's responses into its own
+// transcript, under its own session ID, with their times, IDs and usage
+// unchanged (issue 35; CodexBar #1002 and agentsview #307 saw the same).
+// The response is billed once (responses.go); which session it is billed
+// to must not depend on which file was read first: billed to the copy,
+// the resumed session read as the original's spend and a job ceiling
+// killed it (3 runs of 3 when its file sorted first).
+//
+// The session that made a response is the one that stopped first: the
+// original is no longer written once it is resumed, while the resumed one
+// goes on past its copies. So a response held by several sessions is
+// billed to the one whose last record is earliest, then whose first
+// record is earliest (see settle for a tie). Each
+// such response is a contest, settled whenever a candidate's last record
+// moves — the owner then may lose it — so that what it is billed to
+// follows the sessions as they are read, and, once every record is in,
+// is the same whatever the order the files were read in.
+
+// maxContests bounds the contests kept (past it a copied response stays
+// with the session that was read first, as before), and maxCandidates the
+// sessions one response is weighed between.
+// maxMoves bounds the moves of a run: two sessions that hold many
+// responses and write in turn would move them all at each turn (hostile
+// input could make that quadratic); past it, every response stays where
+// it is.
+const (
+	maxContests   = 1 << 18
+	maxCandidates = 8
+	maxMoves      = 1 << 20
+)
+
+// contest is a response seen under several sessions.
+type contest struct {
+	r          *responseUsage
+	candidates []string // job IDs, the owner (r.job) among them
+}
+
+// agentCopy reports whether ev's response may be copied by a resumed
+// session: an agent's own response ID, not a provider's HTTP request ID
+// (two jobs naming one request are a conflict, not a copy).
+func agentCopy(ev *ingest.Event) bool {
+	return ev.ResponseID != "" && !strings.HasPrefix(ev.ResponseID, ingest.HTTPAttemptPrefix)
+}
+
+// copied notes that job holds a copy of the response r, billed to another
+// session, and settles who owns it.
+func (s *State) copied(r *responseUsage, job *Job) {
+	if r.contest < 0 {
+		return // no room: the first reader keeps it
+	}
+	if r.contest == 0 {
+		if len(s.contests) >= maxContests {
+			r.contest = -1
+			return
+		}
+		s.contests = append(s.contests, contest{r: r, candidates: []string{r.job}})
+		r.contest = int32(len(s.contests))
+		s.own(r.job, r.contest)
+	}
+	c := &s.contests[r.contest-1]
+	for _, id := range c.candidates {
+		if id == job.ID {
+			return
+		}
+	}
+	if len(c.candidates) >= maxCandidates {
+		return
+	}
+	c.candidates = append(c.candidates, job.ID)
+	s.settle(r.contest)
+}
+
+// own records that the job id owns contest n.
+func (s *State) own(id string, n int32) {
+	if s.owned == nil {
+		s.owned = map[string]map[int32]struct{}{}
+	}
+	m := s.owned[id]
+	if m == nil {
+		m = map[int32]struct{}{}
+		s.owned[id] = m
+	}
+	m[n] = struct{}{}
+}
+
+// disown records that the job id no longer owns contest n.
+func (s *State) disown(id string, n int32) {
+	if m := s.owned[id]; m != nil {
+		delete(m, n)
+		if len(m) == 0 {
+			delete(s.owned, id)
+		}
+	}
+}
+
+// markDirty notes that job's last record moved to ts: its contests are
+// weighed again once the records of that time are all in (two sessions'
+// copies of one record carry one time; weighed between them, the one read
+// second would look stopped a record early).
+func (s *State) markDirty(job *Job, ts int64) {
+	if len(s.dirty) > 0 && s.dirty[len(s.dirty)-1] == job {
+		s.dirtyTS = max(s.dirtyTS, ts)
+		return
+	}
+	if len(s.dirty) >= 1024 {
+		s.resettleDirty()
+	}
+	s.dirty = append(s.dirty, job)
+	s.dirtyTS = max(s.dirtyTS, ts)
+}
+
+// resettleDirty weighs again the contests of the dirty jobs.
+func (s *State) resettleDirty() {
+	d := s.dirty
+	s.dirty, s.dirtyTS = s.dirty[:0], 0
+	for i, j := range d {
+		if !slices.Contains(d[:i], j) {
+			s.resettle(j)
+		}
+	}
+}
+
+// resettle weighs again the contests job owns: its last record moved.
+// They are weighed in contest order, so that moves follow one order
+// whatever the map's.
+func (s *State) resettle(job *Job) {
+	m := s.owned[job.ID]
+	if len(m) == 0 || s.moves >= maxMoves {
+		return
+	}
+	mine := make([]int32, 0, len(m))
+	for n := range m {
+		mine = append(mine, n)
+	}
+	slices.Sort(mine)
+	for _, n := range mine {
+		s.settle(n)
+	}
+}
+
+// before compares sessions a and b: below 0 when a made their shared
+// responses (see above), 0 when nothing tells them apart yet.
+func before(a, b *Job) int {
+	return cmp.Or(cmp.Compare(a.LastTS, b.LastTS), cmp.Compare(a.FirstTS, b.FirstTS))
+}
+
+// settle bills contest n's response to the session that made it. Two
+// sessions nothing tells apart yet (a resumed session's copies before its
+// own first record, or two exact copies) leave it where it is: no
+// transient move a ceiling could see. That is still the same whatever the
+// files' order, since records of one time are read in job ID order
+// (file.Merge); the ID decides between the others.
+func (s *State) settle(n int32) {
+	c := &s.contests[n-1]
+	owner := s.Job(c.r.job)
+	best := owner
+	for _, id := range c.candidates {
+		j := s.Job(id)
+		if j == nil || j == best {
+			continue
+		}
+		if best == nil {
+			best = j
+			continue
+		}
+		switch d := before(j, best); {
+		case d < 0, d == 0 && best != owner && j.ID < best.ID:
+			best = j
+		}
+	}
+	if best == nil || best == owner || s.moves >= maxMoves {
+		return
+	}
+	s.moves++
+	s.disown(c.r.job, n)
+	s.moveResponse(c.r, owner, best)
+	s.own(best.ID, n)
+}
+
+// moveResponse bills r to job to instead of from (nil: retired): its
+// spend, its call and its tokens. The run's sums do not move.
+func (s *State) moveResponse(r *responseUsage, from, to *Job) {
+	if from != nil {
+		if !from.Spend.Saturated() {
+			from.Spend = max(0, from.Spend-r.billed)
+		}
+		from.Calls = max(0, from.Calls-r.calls)
+		from.tokensFresh = max(0, from.tokensFresh-r.in)
+		from.tokensCacheRead = max(0, from.tokensCacheRead-r.cacheRead)
+		from.tokensCacheWrite = max(0, from.tokensCacheWrite-r.cacheWrite)
+		if rec := s.recorded[from.Seq]; rec != nil && r.recorded+r.ours > 0 {
+			rec.recorded, rec.ours, rec.calls = max(0, rec.recorded-r.recorded), max(0, rec.ours-r.ours), max(0, rec.calls-int64(r.calls))
+			if rec.recorded+rec.ours == 0 {
+				delete(s.recorded, from.Seq)
+			}
+		}
+	}
+	to.Spend = to.Spend.Add(r.billed)
+	if r.calls > 0 {
+		if to.Calls == 0 || to.FirstAttemptTS == 0 {
+			// Its outcome is its last call's: the response's.
+			to.LastStatus, to.lastFailed = r.status, classify(r.status) != classSuccess
+		}
+		to.Calls += r.calls
+		if to.FirstAttemptTS == 0 || r.ts < to.FirstAttemptTS {
+			to.FirstAttemptTS = r.ts
+		}
+	}
+	to.tokensFresh = satAdd(to.tokensFresh, r.in)
+	to.tokensCacheRead = satAdd(to.tokensCacheRead, r.cacheRead)
+	to.tokensCacheWrite = satAdd(to.tokensCacheWrite, r.cacheWrite)
+	if r.recorded+r.ours > 0 {
+		if s.recorded == nil {
+			s.recorded = map[int32]*recordedCost{}
+		}
+		rec := s.recorded[to.Seq]
+		if rec == nil {
+			rec = &recordedCost{}
+			s.recorded[to.Seq] = rec
+		}
+		rec.recorded, rec.ours, rec.calls = rec.recorded.Add(r.recorded), rec.ours.Add(r.ours), rec.calls+int64(r.calls)
+	}
+	r.job = to.ID
+}

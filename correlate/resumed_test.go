@@ -1,0 +1,82 @@
+package correlate
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+func agentCall(job, resp string, ts int64, out int64) *ingest.Event {
+	var ev ingest.Event
+	ev.Reset()
+	ev.TS, ev.Kind, ev.JobID, ev.Model, ev.Status, ev.AgentSession = ts, ingest.KindLLMCall, job, "claude-opus-4-6", 200, true
+	ev.ResponseID, ev.OutputTokens = resp, out
+	return &ev
+}
+
+// TestResumedCopiesSettleInTimeOrder: the original's and the resumed
+// session's copies interleaved as a merged read gives them (one time,
+// job ID order), either session's ID first: the copies end with the
+// original, the resumed session's own calls with it.
+func TestResumedCopiesSettleInTimeOrder(t *testing.T) {
+	for _, ids := range [][2]string{{"a-orig", "b-resumed"}, {"b-orig", "a-resumed"}} {
+		cfg := DefaultConfig()
+		cfg.SettleResumed = true
+		st := New(cfg)
+		first, second := ids[0], ids[1]
+		if second < first {
+			first, second = second, first
+		}
+		for i := range 4 {
+			ts := int64(1_773_104_400+i*60) * 1e9
+			st.Apply(agentCall(first, fmt.Sprint("msg_", i), ts, 80_000))
+			st.Apply(agentCall(second, fmt.Sprint("msg_", i), ts, 80_000))
+		}
+		for i := range 2 {
+			st.Apply(agentCall(ids[1], fmt.Sprint("own_", i), int64(1_773_108_000+i*60)*1e9, 20_000))
+		}
+		orig, res := st.Job(ids[0]), st.Job(ids[1])
+		if orig.Calls != 4 || orig.Spend != dollars(8) || res.Calls != 2 || res.Spend != dollars(1) {
+			t.Errorf("%v: original %d calls %s, resumed %d calls %s; want 4 and $8, 2 and $1", ids, orig.Calls, USD(orig.Spend.USD()), res.Calls, USD(res.Spend.USD()))
+		}
+		if st.Spend() != dollars(9) {
+			t.Errorf("run spend %s", USD(st.Spend().USD()))
+		}
+	}
+}
+
+// TestResumedSettlingIsBounded: red team — two sessions holding 2,000
+// responses and then writing in turn would move them all at every turn;
+// the moves are bounded and the run's spend never moves.
+func TestResumedSettlingIsBounded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SettleResumed = true
+	st := New(cfg)
+	const n = 2000
+	for i := range n {
+		ts := int64(1_773_104_400+i) * 1e9
+		st.Apply(agentCall("a", fmt.Sprint("msg_", i), ts, 10))
+		st.Apply(agentCall("b", fmt.Sprint("msg_", i), ts, 10))
+	}
+	spend := st.Spend()
+	start := time.Now()
+	for i := range 3000 {
+		job := []string{"a", "b"}[i%2]
+		st.Apply(agentCall(job, fmt.Sprint("own_", i), int64(1_773_200_000+i)*1e9, 10))
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("3,000 turns took %s", d)
+	}
+	if st.moves > maxMoves {
+		t.Errorf("%d moves, past %d", st.moves, maxMoves)
+	}
+	a, b := st.Job("a"), st.Job("b")
+	if a.Spend.Add(b.Spend) != st.Spend() || st.Spend() <= spend {
+		t.Errorf("jobs %s + %s, run %s", USD(a.Spend.USD()), USD(b.Spend.USD()), USD(st.Spend().USD()))
+	}
+	if a.Calls+b.Calls != n+3000 {
+		t.Errorf("calls %d + %d, want %d", a.Calls, b.Calls, n+3000)
+	}
+}
