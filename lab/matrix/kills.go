@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 )
 
 // JobCeilingUSD is the job ceiling the live (OTLP) setups run under, with
@@ -67,8 +68,10 @@ func MissedKills(t Truth, kills []Kill, ceilingPico int64) int {
 	return n
 }
 
-// InnocentKills counts the kills of jobs whose wire spend stayed below the
-// ceiling (or that the wire never saw); a run-wide kill names no job and is
+// InnocentKills counts the kills the ledger refutes: a ceiling kill of a
+// job whose wire spend stayed below the ceiling, a finding's kill
+// ("finding:KIND") of a job whose ledger shows no such fault (Refutes), a
+// kill of a job the wire never saw. A run-wide kill names no job and is
 // not judged here.
 func InnocentKills(t Truth, kills []Kill, ceilingPico int64) int {
 	n := 0
@@ -77,6 +80,12 @@ func InnocentKills(t Truth, kills []Kill, ceilingPico int64) int {
 			continue
 		}
 		w := t.Jobs[k.JobID]
+		if kind, ok := strings.CutPrefix(k.Rule, "finding:"); ok {
+			if Refutes(w, kind) != "" {
+				n++
+			}
+			continue
+		}
 		if w == nil || w.SpendPico < ceilingPico {
 			n++
 		}
