@@ -1,0 +1,151 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/burnrate-dev/burnrate/correlate"
+)
+
+func writeTextLines(t *testing.T, dir, name string, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func criticalOn(r *correlate.Report, job string) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Severity == correlate.SeverityCritical && contains(f.Jobs, job) {
+			out = append(out, f.Kind)
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAFindingRaisedBeforeItsJobTurnedAmbiguousIsWithdrawn: issue 39's
+// red team (F3) — job-a's 400 was "retried" (a critical
+// terminal_error_retried, exit 1), and only then did job-b's line name
+// the request ID of job-a's second 400: one of the two records is wrong,
+// so job-a's count is ambiguous, and the finding that rested on it stayed
+// critical. It is withdrawn: in the report (info, marked ambiguous, exit
+// 0) and in the live pipeline's report (replay's --report-out, which is
+// watch's state).
+func TestAFindingRaisedBeforeItsJobTurnedAmbiguousIsWithdrawn(t *testing.T) {
+	dir := t.TempDir()
+	line := func(sec int, job, req string) string {
+		return fmt.Sprintf(`{"ts":"2026-12-07T10:00:%02dZ","job_id":%q,"model":"claude-sonnet-4-5","status":400,"request_id":%q,"input_tokens":10}`, sec, job, req)
+	}
+	p := writeTextLines(t, dir, "conflict.jsonl", line(0, "job-a", "req_0001aaaa"), line(1, "job-a", "req_0002bbbb"), line(2, "job-b", "req_0002bbbb"))
+	r, err := declaredReport(t, p)
+	if err != nil {
+		t.Fatalf("report: %v (a withdrawn finding is no reason to exit 1)", err)
+	}
+	if c := criticalOn(r, "job-a"); len(c) > 0 || r.Totals.RequestIDConflicts != 1 {
+		t.Fatalf("critical %v, conflicts %d: a finding on an ambiguous count convicts no one", c, r.Totals.RequestIDConflicts)
+	}
+	f := finding(r, "terminal_error_retried")
+	if f == nil || !f.Ambiguous || f.Severity != correlate.SeverityInfo || !contains(f.Jobs, "job-a") {
+		t.Fatalf("the withdrawn finding is not said as ambiguous: %+v", f)
+	}
+	for _, j := range r.Jobs {
+		if len(j.Findings) > 0 {
+			t.Errorf("job %s still carries %v", j.JobID, j.Findings)
+		}
+	}
+	md, _ := run(t, "report", p)
+	if !strings.Contains(md, "terminal_error_retried — info (ambiguous") {
+		t.Errorf("the Markdown does not say it:\n%s", md)
+	}
+	// The live pipeline: watch's state, as replay writes it on exit.
+	out := filepath.Join(dir, "live.json")
+	cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", out, p)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("replay: %v\n%s", err, b)
+	}
+	b, _ := os.ReadFile(out)
+	var live correlate.Report
+	if err := json.Unmarshal(b, &live); err != nil {
+		t.Fatal(err)
+	}
+	if c := criticalOn(&live, "job-a"); len(c) > 0 {
+		t.Fatalf("live: critical %v on an ambiguous job", c)
+	}
+}
+
+// TestAKillMadeBeforeTheFindingWasWithdrawnIsSaid: the operator declared
+// anthropic-sdk.maxRetries = 0 and kills on assumption_violated; job-x's
+// SDK retried (a kill, sent), and a later line of job-y named the request
+// ID of that retry. The finding is withdrawn — and the kill, which cannot
+// be unsent, stays in the journal and is said beside it.
+func TestAKillMadeBeforeTheFindingWasWithdrawnIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	call := func(sec int, job string, status, retry int, req string) string {
+		return fmt.Sprintf(`{"ts":"2026-07-01T01:00:%02d.000Z","event":"llm_call","job_id":%q,"model":"claude-sonnet-4-5","status":%d,"request_id":%q,"headers":{"x-stainless-retry-count":"%d"},"input_tokens":100,"output_tokens":10}`, sec, job, status, req, retry)
+	}
+	p := writeTextLines(t, dir, "night.log",
+		`{"ts":"2026-07-01T01:00:00.000Z","event":"job_started","job_id":"job-x"}`,
+		call(1, "job-x", 529, 0, "req_000001xx"),
+		call(3, "job-x", 529, 1, "req_000002xx"),
+		call(5, "job-x", 200, 2, "req_000003xx"),
+		call(7, "job-y", 200, 0, "req_000002xx"),
+	)
+	rc := newReceiver(t, false)
+	cfg := filepath.Join(dir, "kill.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[actions]\nkill_webhook = %q\nkill_on = [\"finding:assumption_violated\"]\n", rc.URL)), 0o600)
+	assumptions := filepath.Join(dir, "operator.assumptions.toml")
+	os.WriteFile(assumptions, []byte("[anthropic-sdk]\nmaxRetries = 0\n"), 0o600)
+	journal := filepath.Join(dir, "journal.jsonl")
+	cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", journal, "--assumptions", assumptions, p)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if _, exit := err.(*exec.ExitError); !exit {
+			t.Fatalf("replay: %v\n%s", err, stderr.String())
+		}
+	}
+	if _, kills := rc.snapshot(); len(kills) != 1 || kills[0]["job_id"] != "job-x" {
+		t.Fatalf("kills %v, want job-x's one (made before the conflicting line)\n%s", kills, stdout.String())
+	}
+	r, err := declaredReport(t, "--journal", journal, "--assumptions", assumptions, "--config", cfg, p)
+	if err != nil && err != errCritical {
+		t.Fatal(err)
+	}
+	if c := criticalOn(r, "job-x"); contains(c, "assumption_violated") {
+		t.Fatalf("assumption_violated still critical on job-x, whose count is ambiguous: %v", c)
+	}
+	var f *correlate.FindingReport
+	for i := range r.Findings {
+		if r.Findings[i].Kind == "assumption_violated" && r.Findings[i].Ambiguous {
+			f = &r.Findings[i]
+		}
+	}
+	if f == nil || f.Severity != correlate.SeverityInfo || !strings.Contains(f.Example, "a kill was already made for job-x") {
+		t.Fatalf("the withdrawn finding does not say the kill: %+v\n%+v", f, r.Findings)
+	}
+	for _, j := range r.Jobs {
+		if j.JobID == "job-x" && j.Outcome != "killed" {
+			t.Errorf("job-x: outcome %q, want killed (the kill was made)", j.Outcome)
+		}
+	}
+}
