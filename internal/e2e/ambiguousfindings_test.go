@@ -149,3 +149,60 @@ func TestAKillMadeBeforeTheFindingWasWithdrawnIsSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionalCountsRaiseNoRetryWarnings: issue 39's red team (F6) —
+// Python SDK lines that name no job fell in doc-A by position alone (24
+// 529s with their "Retrying request" lines, which another process could
+// have written): the count was marked ambiguous, yet it still raised the
+// warnings hidden_retry_layer ("one call tried 25 times") and
+// retry_amplification on doc-A. Links by position alone raise neither:
+// both are said as ambiguous, at info, on no job's row — in the report
+// and in the live pipeline's.
+func TestPositionalCountsRaiseNoRetryWarnings(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{`{"ts":"2026-07-01T01:00:00.000Z","event":"job_started","job_id":"doc-A","job_type":"summarize"}`,
+		`2026-07-01 01:00:01,000 - httpx - INFO - HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 200 OK"`}
+	for i := range 24 {
+		lines = append(lines,
+			fmt.Sprintf(`2026-07-01 01:00:%02d,100 - httpx - INFO - HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 529 Overloaded"`, 2+2*i%58),
+			fmt.Sprintf(`2026-07-01 01:00:%02d,101 - anthropic._base_client - INFO - Retrying request to /v1/messages in 0.5 seconds`, 2+2*i%58))
+	}
+	lines = append(lines, `2026-07-01 01:00:59,000 - httpx - INFO - HTTP Request: POST https://api.anthropic.com/v1/messages "HTTP/1.1 200 OK"`)
+	p := writeTextLines(t, dir, "py.log", lines...)
+	out := filepath.Join(dir, "live.json")
+	cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", out, p)
+	cmd.Dir = dir
+	alerts, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	b, _ := os.ReadFile(out)
+	var live correlate.Report
+	if err := json.Unmarshal(b, &live); err != nil {
+		t.Fatal(err)
+	}
+	r, err := declaredReport(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rep := range map[string]*correlate.Report{"report": r, "live": &live} {
+		if len(rep.Jobs) != 1 || rep.Jobs[0].Count != "ambiguous" || rep.Jobs[0].Attempts != 26 {
+			t.Fatalf("%s: jobs %+v, want doc-A's 26 calls, ambiguous", name, rep.Jobs)
+		}
+		for _, kind := range []string{"hidden_retry_layer", "retry_amplification"} {
+			if contains(rep.Jobs[0].Findings, kind) {
+				t.Errorf("%s: doc-A carries %s from links by position alone", name, kind)
+			}
+			for _, f := range rep.Findings {
+				if f.Kind == kind && (!f.Ambiguous || f.Severity != correlate.SeverityInfo) {
+					t.Errorf("%s: %s at %s (ambiguous %t), want info and ambiguous", name, kind, f.Severity, f.Ambiguous)
+				}
+			}
+		}
+	}
+	for _, kind := range []string{"hidden_retry_layer", "retry_amplification"} {
+		if strings.Contains(string(alerts), kind) {
+			t.Errorf("live: an alert for %s from links by position alone:\n%s", kind, alerts)
+		}
+	}
+}
