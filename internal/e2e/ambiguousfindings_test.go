@@ -206,3 +206,60 @@ func TestPositionalCountsRaiseNoRetryWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestLangfuseGenerationsInACycleAreBilled: issue 39's red team — two
+// Langfuse generations each other's parent (and one its own) made every
+// one a "wrapper" of another, so none was billed: the trace read as no
+// call at all. The cycle is cut at its smallest ID, so the chain's leaf
+// is the call: one for the pair, one for the self-parent, billed by their
+// tokens, whatever order the observations come in.
+func TestLangfuseGenerationsInACycleAreBilled(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(id, parent string, in, out int) string {
+		return fmt.Sprintf(`{"id":%q,"type":"GENERATION","name":"g","model":"claude-sonnet-4-5","parentObservationId":%q,"startTime":"2026-12-07T10:00:00.000Z","endTime":"2026-12-07T10:00:02.000Z","usageDetails":{"input":%d,"output":%d}}`, id, parent, in, out)
+	}
+	for _, order := range [][]string{{gen("obs-b", "obs-a", 1000, 200), gen("obs-a", "obs-b", 1000, 200), gen("obs-c", "obs-c", 500, 100)},
+		{gen("obs-c", "obs-c", 500, 100), gen("obs-a", "obs-b", 1000, 200), gen("obs-b", "obs-a", 1000, 200)}} {
+		p := writeTextLines(t, dir, "trace.json", `{"id":"trace-1","projectId":"proj-1","name":"summarize","sessionId":"sess-9","observations":[`+strings.Join(order, ",")+`]}`)
+		r, err := declaredReport(t, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1000 in + 200 out and 500 in + 100 out at $3/$15 per million.
+		if r.Totals.Attempts != 2 || r.Totals.SpendUSD < 0.00899 || r.Totals.SpendUSD > 0.00901 {
+			t.Fatalf("%d calls, $%g; want 2 calls, $0.009", r.Totals.Attempts, r.Totals.SpendUSD)
+		}
+	}
+}
+
+// TestAnImplausibleClineCostIsADroppedField: issue 39's red team — a
+// Cline task whose every other request logs cost 99999 (for 1,200
+// tokens) billed $4,999,950 (with more such lines, the saturated
+// ≥$9,223,372.04). A cost no token count could make is a bad field:
+// dropped and counted (implausible_field), the call priced by its tokens.
+func TestAnImplausibleClineCostIsADroppedField(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tasks", "task-77")
+	os.MkdirAll(dir, 0o755)
+	var msgs []string
+	for i := range 100 {
+		cost := "0.006"
+		if i%2 == 0 {
+			cost = "99999"
+		}
+		text := fmt.Sprintf(`{"request":"x","tokensIn":1000,"tokensOut":200,"cacheWrites":0,"cacheReads":0,"cost":%s}`, cost)
+		b, _ := json.Marshal(text)
+		msgs = append(msgs, fmt.Sprintf(`{"ts":%d,"type":"say","say":"api_req_started","text":%s,"modelInfo":{"providerId":"anthropic","modelId":"claude-sonnet-4-5"}}`, 1780000000000+i*1000, b))
+	}
+	p := writeTextLines(t, dir, "ui_messages.json", "["+strings.Join(msgs, ",")+"]")
+	r, err := declaredReport(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 calls at their logged $0.006, 50 by tokens: 1000 × $3/M + 200 × $15/M.
+	if r.Totals.Attempts != 100 || r.Totals.SpendUSD < 0.5999 || r.Totals.SpendUSD > 0.6001 {
+		t.Fatalf("%d calls, $%g; want 100 calls, $0.60", r.Totals.Attempts, r.Totals.SpendUSD)
+	}
+	if dropped := r.Source.FieldsDropped["implausible_field"]; dropped != 50 {
+		t.Fatalf("implausible_field %d, want 50 (each absurd cost counted)", dropped)
+	}
+}
