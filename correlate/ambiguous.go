@@ -76,6 +76,13 @@ func (s *State) withdraw(k FindingKind, job *Job) {
 		// Its example was another job's, or this one's: either way it no
 		// longer describes a finding anyone has.
 		f.example, f.exampleOf = "", nil
+	} else if strings.Contains(f.exampleText(), job.ID) {
+		// The example named the withdrawn job: it would say the finding
+		// of a job the finding no longer names.
+		f.example, f.exampleOf = fmt.Sprintf("%d job(s); the first example's job turned ambiguous and was withdrawn (see the ambiguous row)", f.jobsTotal), nil
+	}
+	if s.hiddenExample.job == job {
+		s.hiddenExample.job = nil
 	}
 	s.addAmbiguous(k, job, max(sh.n, 1), sh.wasted, job.FirstTS)
 }

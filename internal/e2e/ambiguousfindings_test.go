@@ -263,3 +263,36 @@ func TestAnImplausibleClineCostIsADroppedField(t *testing.T) {
 		t.Fatalf("implausible_field %d, want 50 (each absurd cost counted)", dropped)
 	}
 }
+
+// TestAWithdrawalLeavesTheOtherJobsFindingWhole: job-a and job-c both
+// retried a 400; job-a (the example's job) then turned ambiguous. The
+// finding stays critical for job-c alone — its count, jobs and example
+// no longer name job-a — and job-a's part is the ambiguous row.
+func TestAWithdrawalLeavesTheOtherJobsFindingWhole(t *testing.T) {
+	dir := t.TempDir()
+	line := func(sec int, job, req string) string {
+		return fmt.Sprintf(`{"ts":"2026-12-07T10:00:%02dZ","job_id":%q,"model":"claude-sonnet-4-5","status":400,"request_id":%q,"input_tokens":10}`, sec, job, req)
+	}
+	p := writeTextLines(t, dir, "two.jsonl", line(0, "job-a", "req_0001aaaa"), line(1, "job-a", "req_0002bbbb"),
+		line(2, "job-c", "req_0003cccc"), line(3, "job-c", "req_0004dddd"), line(4, "job-b", "req_0002bbbb"))
+	r, err := declaredReport(t, p)
+	if err != errCritical {
+		t.Fatalf("report: %v, want exit 1 (job-c's finding holds)", err)
+	}
+	var crit, amb *correlate.FindingReport
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.Kind == "terminal_error_retried" {
+			if f.Ambiguous {
+				amb = f
+			} else {
+				crit = f
+			}
+		}
+	}
+	if crit == nil || crit.Severity != correlate.SeverityCritical || crit.Count != 1 || crit.JobsTotal != 1 || len(crit.Jobs) != 1 || crit.Jobs[0] != "job-c" || strings.Contains(crit.Example, "job-a") {
+		t.Fatalf("critical row %+v, want job-c's alone", crit)
+	}
+	if amb == nil || len(amb.Jobs) != 1 || amb.Jobs[0] != "job-a" {
+		t.Fatalf("ambiguous row %+v, want job-a's", amb)
+	}
+}
