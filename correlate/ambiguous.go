@@ -40,7 +40,14 @@ type ambiguousFinding struct {
 	jobs      []string
 	jobsTotal int
 	firstTS   int64
+	// seen are the jobs counted (up to maxShares): an ambiguous job
+	// carries no finding bit, so its detector flags it again at every
+	// call, and a job must count once.
+	seen map[string]struct{}
 }
+
+// oncePerJob are the kinds a job counts once in, however often flagged.
+var oncePerJob = [NumFindingKinds]bool{HiddenRetryLayer: true, RetryAmplification: true}
 
 // ambiguate marks job's count ambiguous and withdraws the findings that
 // convicted it.
@@ -92,11 +99,21 @@ func (s *State) addAmbiguous(k FindingKind, job *Job, n int64, wasted Pico, ts i
 	if a.count == 0 || (ts != 0 && ts < a.firstTS) {
 		a.firstTS = ts
 	}
-	a.count += n
+	_, again := a.seen[job.ID]
+	if !again && len(a.seen) < maxShares {
+		if a.seen == nil {
+			a.seen = map[string]struct{}{}
+		}
+		a.seen[job.ID] = struct{}{}
+	}
 	a.wasted = a.wasted.Add(wasted)
-	if slices.Contains(a.jobs, job.ID) {
+	if again || slices.Contains(a.jobs, job.ID) {
+		if !oncePerJob[k] {
+			a.count += n
+		}
 		return
 	}
+	a.count += n
 	a.jobsTotal++
 	if len(a.jobs) < maxFindingJobs {
 		a.jobs = append(a.jobs, job.ID)
