@@ -886,7 +886,8 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 		// past the first crossing: its tries as they end, not as they
 		// were at limit + 1.
 		hx := &s.hiddenExample
-		if hx.job == nil && s.cfg.severity(HiddenRetryLayer) != SeverityOff {
+		// (Never an ambiguous job: its finding is the ambiguous row's.)
+		if hx.job == nil && s.cfg.severity(HiddenRetryLayer) != SeverityOff && job.evidence&evTiming == 0 {
 			hx.job, hx.limit = job, lim
 		}
 		if hx.job == job && tries > hx.tries {
