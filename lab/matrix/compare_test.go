@@ -153,3 +153,19 @@ func TestCompareAppLog(t *testing.T) {
 		t.Fatalf("against the wire, the app's count is wrong: %+v", r)
 	}
 }
+
+// A critical finding alert watch sent live is judged like the report's:
+// one naming a trace ID (its root span not yet come) or a job whose
+// ledger refutes the finding is false, even when the report corrects it.
+func TestFalseLiveCriticals(t *testing.T) {
+	truth := TruthFrom(ledger(e("bad", 400, 0), e("bad", 400, 0), e("ok", 200, 1)))
+	live := FalseLiveCriticals(truth, []Kill{
+		{JobID: "bad", Rule: "finding:terminal_error_retried", Scope: "run"},                              // true
+		{JobID: "17d6438549c29515f4607554fe4f8c87", Rule: "finding:terminal_error_retried", Scope: "run"}, // a trace ID
+		{JobID: "ok", Rule: "finding:duplicate_completion", Scope: "run"},                                 // answered once
+		{JobID: "ok", Rule: "job_ceiling", Scope: "job"},                                                  // not a finding
+	})
+	if len(live) != 2 || !strings.Contains(live[0], "17d6438549c29515f4607554fe4f8c87 (live alert): not on the wire") || !strings.Contains(live[1], "duplicate_completion on ok") {
+		t.Fatalf("false live criticals %q", live)
+	}
+}

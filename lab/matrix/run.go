@@ -230,11 +230,14 @@ func (l *Lab) measure(ctx context.Context, rn run, rows []Row, idx []int) {
 			rows[i].Result = Compare(truth, seen)
 		}
 		if s.Logging == OTLP {
-			kills, err := readKills(filepath.Join(dir, "watch.out"))
+			kills, crit, err := readAlerts(filepath.Join(dir, "watch.out"))
 			if err != nil {
 				rows[i].Err = err
 				continue
 			}
+			live := FalseLiveCriticals(truth, crit)
+			rows[i].FalseCritical += len(live)
+			rows[i].FalseCriticals = append(rows[i].FalseCriticals, live...)
 			rows[i].FalseKills = InnocentKills(truth, kills, PicoFromUSD(JobCeilingUSD))
 			rows[i].MissedKills = MissedKills(truth, kills, PicoFromUSD(JobCeilingUSD))
 		}
