@@ -92,6 +92,14 @@ func (s *State) withdraw(k FindingKind, job *Job) {
 		s.hiddenExample.job = nil
 	}
 	s.addAmbiguous(k, job, max(sh.n, 1), sh.wasted, job.FirstTS)
+	if k == AssumptionViolated {
+		// The SDK's own retry count broke the declaration whichever job
+		// the request was: the conviction of this job is withdrawn, the
+		// run's finding is not — the report's comparison of declared and
+		// observed retries, which a live flag had stood for, says it again
+		// (naming no job).
+		clear(s.assume.violatedLive)
+	}
 }
 
 func (s *State) addAmbiguous(k FindingKind, job *Job, n int64, wasted Pico, ts int64) {
