@@ -77,3 +77,26 @@ func grepLines(b []byte, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestMetricsAssumptionFindingsSkipAmbiguousRows: job-x broke the log's
+// declared anthropic-sdk.maxRetries 0 (its retry 1 and 2), and a later line
+// of job-y named the request ID of its retry 1: job-x's own finding is
+// withdrawn (an ambiguous row, its 3 flags). The gauge counts the open
+// finding — the run's: the SDK's own retry counts broke the declaration,
+// whoever's job the request was — not the withdrawn ones.
+func TestMetricsAssumptionFindingsSkipAmbiguousRows(t *testing.T) {
+	call := func(sec int, job string, status, retry int, req string) string {
+		return fmt.Sprintf(`{"ts":"2026-07-01T01:00:%02d.000Z","event":"llm_call","job_id":%q,"model":"claude-sonnet-4-5","status":%d,"request_id":%q,"headers":{"x-stainless-retry-count":"%d"},"input_tokens":100,"output_tokens":10}`, sec, job, status, req, retry)
+	}
+	log := strings.Join([]string{`[assumptions] {"anthropic-sdk.maxRetries":0}`,
+		call(1, "job-x", 529, 0, "req_000001xx"), call(3, "job-x", 529, 1, "req_000002xx"), call(5, "job-x", 200, 2, "req_000003xx"),
+		call(7, "job-y", 200, 0, "req_000002xx")}, "\n") + "\n"
+	p := t.TempDir() + "/night.log"
+	if err := os.WriteFile(p, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, body := scrapeReplay(t, []string{p}, alerts.Config{}, "r1")
+	if !regexp.MustCompile(`burnrate_assumption_findings\{kind="assumption_violated",[^}]*\} 1\n`).Match(body) {
+		t.Errorf("assumption_violated gauge is not the 1 open finding:\n%s", grepLines(body, "burnrate_assumption_findings"))
+	}
+}

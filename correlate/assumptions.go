@@ -949,7 +949,7 @@ func (s *State) reportAssumptions(r *Report) {
 	if a.productExample {
 		// Flagged as the job passed its product; said at its final count.
 		for i := range r.Findings {
-			if r.Findings[i].Kind == AssumptionViolated.String() {
+			if r.Findings[i].Kind == AssumptionViolated.String() && !r.Findings[i].Ambiguous {
 				r.Findings[i].Example = a.productWorst.String()
 			}
 		}
@@ -1140,7 +1140,8 @@ func appendFindingRows(r *Report, add []FindingReport) {
 		if f.Kind == "" {
 			continue
 		}
-		i := slices.IndexFunc(r.Findings, func(g FindingReport) bool { return g.Kind == f.Kind })
+		// Never into an ambiguous row (ambiguous.go): it convicts no one.
+		i := slices.IndexFunc(r.Findings, func(g FindingReport) bool { return g.Kind == f.Kind && !g.Ambiguous })
 		if i < 0 {
 			r.Findings = append(r.Findings, f)
 			continue

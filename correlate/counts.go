@@ -43,7 +43,7 @@ func (s *State) noteEvidence(job *Job, ev *ingest.Event) {
 		return
 	}
 	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
-		job.evidence |= evTiming
+		s.ambiguate(job)
 		s.timingLinks++
 		return
 	}

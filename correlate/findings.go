@@ -176,6 +176,8 @@ type findingAcc struct {
 	// after the finding's first crossing, and the example must give the
 	// ones its job's row shows.
 	exampleOf func() string
+	// shares are the jobs' parts of a convicting kind (ambiguous.go).
+	shares map[string]findingShare
 }
 
 // exampleText is the example as a report gives it.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/layers"
@@ -842,10 +843,16 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 	byKind := map[string]*acc{}
 	for _, m := range in {
 		for _, f := range m.Report.Findings {
-			a := byKind[f.Kind]
+			// An ambiguous row (ambiguous.go) stays its own: merged into
+			// the kind's critical row, its jobs would be convicted.
+			key := f.Kind
+			if f.Ambiguous {
+				key += ambiguousKey
+			}
+			a := byKind[key]
 			if a == nil {
-				a = &acc{FindingReport: FindingReport{Kind: f.Kind, Severity: f.Severity, Example: f.Example, Advice: mergedAdvice(f, m.Name), FirstAt: f.FirstAt, Jobs: []string{}}, firstAt: parseTS(f.FirstAt)}
-				byKind[f.Kind] = a
+				a = &acc{FindingReport: FindingReport{Kind: f.Kind, Severity: f.Severity, Ambiguous: f.Ambiguous, Example: f.Example, Advice: mergedAdvice(f, m.Name), FirstAt: f.FirstAt, Jobs: []string{}}, firstAt: parseTS(f.FirstAt)}
+				byKind[key] = a
 			}
 			a.Severity = max(a.Severity, f.Severity)
 			a.Count = satAdd(a.Count, f.Count)
@@ -887,7 +894,15 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 		}
 	}
 	out.Findings = []FindingReport{}
-	for _, name := range slices.SortedFunc(maps.Keys(byKind), func(a, b string) int { return cmp.Compare(kinds[a], kinds[b]) }) {
+	order := func(key string) (int, bool) {
+		k, amb := strings.CutSuffix(key, ambiguousKey)
+		return kinds[k], amb
+	}
+	for _, name := range slices.SortedFunc(maps.Keys(byKind), func(a, b string) int {
+		ka, aa := order(a)
+		kb, ab := order(b)
+		return cmp.Or(cmp.Compare(ka, kb), cmpBool(aa, ab))
+	}) {
 		a := byKind[name]
 		a.WastedUSD = a.wasted.USD()
 		out.Findings = append(out.Findings, a.FindingReport)
@@ -895,6 +910,19 @@ func mergeFindings(out *Report, in []MergeInput, split map[string]int) {
 	slices.SortStableFunc(out.Findings, func(a, b FindingReport) int {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD))
 	})
+}
+
+// ambiguousKey marks a finding's ambiguous row in mergeFindings.
+const ambiguousKey = "\x00ambiguous"
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func mergeTimeline(out *Report, in []MergeInput) {

@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,32 @@ func TestMergeAddsTheBillsDimensions(t *testing.T) {
 	}
 	if j := m.Jobs[0]; j.RecordedUSD == nil || *j.RecordedUSD != 0.5 || *j.TableUSD != 0.25 {
 		t.Errorf("the split job's recorded cost: %v %v", j.RecordedUSD, j.TableUSD)
+	}
+}
+
+// TestMergeKeepsAmbiguousFindingsApart: a replica's finding withdrawn from
+// an ambiguous job (info, ambiguous) and another replica's critical
+// finding of the same kind stay two rows: merged into one, the ambiguous
+// job would be listed under a critical finding.
+func TestMergeKeepsAmbiguousFindingsApart(t *testing.T) {
+	mk := func(name string, f FindingReport) MergeInput {
+		r := &Report{Source: ReportSource{Files: []string{name}, Events: 1}, Replica: name, Totals: ReportTotals{Attempts: 1, Jobs: 1},
+			Findings: []FindingReport{f}}
+		return MergeInput{Name: name, Report: r, Digest: [32]byte{name[0]}}
+	}
+	m, err := MergeReports([]MergeInput{
+		mk("a", FindingReport{Kind: "terminal_error_retried", Severity: SeverityInfo, Ambiguous: true, Count: 1, Jobs: []string{"job-a"}, JobsTotal: 1}),
+		mk("b", FindingReport{Kind: "terminal_error_retried", Severity: SeverityCritical, Count: 1, Jobs: []string{"job-z"}, JobsTotal: 1}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Findings) != 2 {
+		t.Fatalf("findings %+v, want the critical row and the ambiguous row", m.Findings)
+	}
+	for _, f := range m.Findings {
+		if f.Severity == SeverityCritical && (f.Ambiguous || slices.Contains(f.Jobs, "job-a")) {
+			t.Errorf("the ambiguous job was merged into the critical row: %+v", f)
+		}
 	}
 }

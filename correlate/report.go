@@ -367,6 +367,9 @@ type FindingReport struct {
 	Example       string  `json:"example"`
 	FirstAt       string  `json:"first_at"`
 	Advice        string  `json:"advice"`
+	// Ambiguous: the finding's jobs have ambiguous counts (ambiguous.go):
+	// shown at severity info, held against no one.
+	Ambiguous bool `json:"ambiguous,omitempty"`
 }
 
 type TimelinePoint struct {
@@ -918,6 +921,7 @@ func (s *State) reportFindings(r *Report) {
 		r.Findings = append(r.Findings, FindingReport{Kind: k.String(), Severity: sev, Count: count, Jobs: jobs,
 			JobsTotal: f.jobsTotal, WastedUSD: wasted.USD(), JobsWastedUSD: jobsWasted[k].USD(), Example: example, FirstAt: FormatTime(f.firstTS), Advice: Advice[k]})
 	}
+	s.reportAmbiguous(r)
 	slices.SortStableFunc(r.Findings, func(a, b FindingReport) int {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.WastedUSD, a.WastedUSD), cmp.Compare(b.JobsWastedUSD, a.JobsWastedUSD))
 	})

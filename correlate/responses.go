@@ -143,9 +143,9 @@ func (s *State) growTo(job *Job, ev *ingest.Event, r *responseUsage) {
 // convicts), and the conflict is counted in the report.
 func (s *State) requestIDConflict(job *Job, r *responseUsage) {
 	s.requestIDConflicts++
-	job.evidence |= evTiming
+	s.ambiguate(job)
 	if first := s.Job(r.job); first != nil {
-		first.evidence |= evTiming
+		s.ambiguate(first)
 	}
 }
 

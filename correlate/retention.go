@@ -265,6 +265,9 @@ func (s *State) retire(j *Job) {
 	}
 	for k := range NumFindingKinds {
 		if j.HasFinding(k) {
+			// A retired job cannot turn ambiguous: its share is let go,
+			// so a long watch keeps room for the jobs still live.
+			delete(s.findings[k].shares, j.ID)
 			r.findingJobsWasted[k] = r.findingJobsWasted[k].Add(w)
 			if jobScoped[k] {
 				r.findingAttemptsWasted[k] = r.findingAttemptsWasted[k].Add(j.spendNon2xx.Add(j.spendDuplicates))

@@ -30,6 +30,9 @@ type State struct {
 	// requestIDConflicts counts records naming a request ID whose first
 	// record named another job (requestIDConflict).
 	requestIDConflicts int64
+	// ambiguousFindings are the findings withdrawn from, or never raised
+	// on, jobs whose count is ambiguous (ambiguous.go).
+	ambiguousFindings [NumFindingKinds]ambiguousFinding
 	// appFamilies are the provider families of every app-level call seen
 	// (counts.go: a call whose record names no model takes the run's one).
 	appFamilies uint8
@@ -919,7 +922,8 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 		// past the first crossing: its tries as they end, not as they
 		// were at limit + 1.
 		hx := &s.hiddenExample
-		if hx.job == nil && s.cfg.severity(HiddenRetryLayer) != SeverityOff {
+		// (Never an ambiguous job: its finding is the ambiguous row's.)
+		if hx.job == nil && s.cfg.severity(HiddenRetryLayer) != SeverityOff && job.evidence&evTiming == 0 {
 			hx.job, hx.limit = job, lim
 		}
 		if hx.job == job && tries > hx.tries {
@@ -1284,7 +1288,15 @@ func (s *State) flagExample(k FindingKind, job *Job, n int64, wasted Pico, ts in
 	if s.cfg.severity(k) == SeverityOff {
 		return
 	}
+	if job != nil && convicts[k] && job.evidence&evTiming != 0 {
+		// An ambiguous count convicts no one (ambiguous.go).
+		s.addAmbiguous(k, job, max(n, 1), wasted, ts)
+		return
+	}
 	f := &s.findings[k]
+	if job != nil && convicts[k] {
+		f.share(job, n, wasted)
+	}
 	if f.count == 0 && f.example == "" {
 		f.example = example()
 		f.firstTS = ts

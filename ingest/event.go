@@ -333,6 +333,24 @@ const (
 	MaxTS             = 7_258_118_400 * 1_000_000_000
 )
 
+// maxPlausibleCostPerToken: no model has come near $0.01 a token ($10,000
+// per million; the dearest list about $600). A producer's cost above it
+// for the tokens it logs is a typo or hostility.
+const maxPlausibleCostPerToken = 0.01
+
+// PlausibleCost says whether a cost a producer logged for one call (Cline's
+// "cost") can be what its tokens cost: at most $0.01 a token, at least $1
+// allowed whatever the tokens (a fee, a call whose usage was not logged),
+// never past MaxCostPerCallUSD. An implausible one is a bad field, dropped
+// and counted (DropImplausible): the call is priced by its tokens instead
+// of one line saturating the night's bill.
+func PlausibleCost(usd float64, tokens int64) bool {
+	if !(usd >= 0 && usd <= MaxCostPerCallUSD) { // NaN fails both
+		return false
+	}
+	return usd <= max(1, float64(max(tokens, 0))*maxPlausibleCostPerToken)
+}
+
 // Check refuses an event no real call produced, so that one line can never
 // blind a ceiling (by wrapping a sum) or move the log clock to 1715.
 // Every decoder's events and every OTLP-mapped event pass through it.

@@ -83,12 +83,15 @@ const (
 	// DropWrongType is another field of the wrong type (an object where a
 	// string or a number was expected): that field is dropped.
 	DropWrongType
+	// DropImplausible is a value no real call has: a producer's logged
+	// cost far above what its own tokens could cost (PlausibleCost).
+	DropImplausible
 )
 
 // NumFieldDrops is how many FieldDrop reasons there are.
-const NumFieldDrops = 4
+const NumFieldDrops = 5
 
-var fieldDropNames = [NumFieldDrops]string{"time_no_zone", "time_unreadable", "status_unreadable", "wrong_type_field"}
+var fieldDropNames = [NumFieldDrops]string{"time_no_zone", "time_unreadable", "status_unreadable", "wrong_type_field", "implausible_field"}
 
 // FieldDropName names reason i (0 ≤ i < NumFieldDrops), as the report does.
 func FieldDropName(i int) string { return fieldDropNames[i] }

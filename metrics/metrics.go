@@ -250,7 +250,9 @@ func (m metrics) Collect(ch chan<- prometheus.Metric) {
 		for _, k := range []correlate.FindingKind{correlate.AssumptionViolated, correlate.AssumptionChanged, correlate.AssumptionMissing, correlate.DefaultChangedUpstream} {
 			var n int64
 			for _, f := range s.Findings {
-				if f.Kind == k.String() {
+				// An ambiguous row (a finding withdrawn from a job whose
+				// count is ambiguous) is not open: it convicts no one.
+				if f.Kind == k.String() && !f.Ambiguous {
 					n += f.Count
 				}
 			}

@@ -421,7 +421,11 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		b.WriteString("None: no retry mistakes found.\n\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "### %s — %s\n\n", md(f.Kind), md(f.Severity.String()))
+		amb := ""
+		if f.Ambiguous {
+			amb = " (ambiguous: its jobs' counts are, so it is held against none)"
+		}
+		fmt.Fprintf(&b, "### %s — %s%s\n\n", md(f.Kind), md(f.Severity.String()), amb)
 		// Two wastes, each named: the finding's own attempts, and all of
 		// its jobs' (a reader adding findings up must not take one for the other).
 		first := "First at " + md(f.FirstAt) + "."

@@ -221,7 +221,9 @@ func assumptionBadge(fs []correlate.FindingReport) (long, short string, bad bool
 		word string
 	}{{correlate.AssumptionViolated, "violated"}, {correlate.AssumptionChanged, "changed"}, {correlate.DefaultChangedUpstream, "default changed upstream"}, {correlate.AssumptionMissing, "undeclared"}} {
 		for _, f := range fs {
-			if f.Kind != k.kind.String() || f.Count == 0 {
+			if f.Kind != k.kind.String() || f.Count == 0 || f.Ambiguous {
+				// An ambiguous row convicts no one: the side panel lists
+				// it, the header's warning does not count it.
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", f.Count, k.word))

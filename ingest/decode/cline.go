@@ -106,10 +106,14 @@ func (d *clineDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipR
 		ev.CacheCreateTokens = d.count(ev, r["cacheWrites"])
 		if raw, ok := r["cost"]; ok {
 			var c float64
-			if json.Unmarshal(raw, &c) == nil && c >= 0 && c <= ingest.MaxCostPerCallUSD {
-				ev.CostUSD, ev.HasCost = c, true
-			} else {
+			tokens := ev.InputTokens + ev.OutputTokens + ev.CacheReadTokens + ev.CacheCreateTokens
+			switch {
+			case json.Unmarshal(raw, &c) != nil:
 				ev.Dropped |= ingest.DropWrongType
+			case !ingest.PlausibleCost(c, tokens):
+				ev.Dropped |= ingest.DropImplausible
+			default:
+				ev.CostUSD, ev.HasCost = c, true
 			}
 		}
 		cancel := r.str("cancelReason")

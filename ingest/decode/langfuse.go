@@ -90,6 +90,7 @@ func (d *langfuseDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 			obs = append(obs, o)
 		}
 	}
+	breakParentCycles(obs)
 	parentOfGeneration := map[string]bool{}
 	for _, o := range obs {
 		if o.Type == "GENERATION" && o.Parent != "" {
@@ -199,4 +200,53 @@ func firstLine(s string, n int) string {
 		s = strings.ToValidUTF8(s[:n], "") // cut on a character boundary
 	}
 	return s
+}
+
+// breakParentCycles cuts each cycle of parentObservationId links (A's
+// parent B, B's parent A: an export no tracer makes, but a file can
+// hold): every generation of a cycle is the parent of another, so none
+// was billed and the trace read $0. The cycle's member with the smallest
+// ID loses its parent and becomes the root, so the cycle is a chain whose
+// leaf is the call — the same whatever order the observations came in.
+// Linear in the observations: each has one parent, so a walk from each
+// unvisited one either ends or closes one cycle.
+func breakParentCycles(obs []langfuseObservation) {
+	at := make(map[string]int, len(obs))
+	for i, o := range obs {
+		if o.ID != "" {
+			at[o.ID] = i
+		}
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(obs))
+	var path []int
+	for start := range obs {
+		path = path[:0]
+		i, ok := start, true
+		for ok && state[i] == unseen {
+			state[i] = onPath
+			path = append(path, i)
+			i, ok = at[obs[i].Parent]
+		}
+		if ok && state[i] == onPath {
+			// The walk came back to i: the path from i on is a cycle.
+			root := i
+			for j := i; ; {
+				if obs[j].ID < obs[root].ID {
+					root = j
+				}
+				if j = at[obs[j].Parent]; j == i {
+					break
+				}
+			}
+			obs[root].Parent = ""
+		}
+		for _, j := range path {
+			state[j] = done
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package decode
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -48,5 +50,34 @@ func TestLangfuseTraceCallsAreTheLeafGenerations(t *testing.T) {
 	}
 	if e := evs[3]; e.Status != ingest.StatusUnknown || e.ErrorType != "429 Too Many Requests" || e.Dropped&ingest.DropWrongType == 0 {
 		t.Errorf("the failed generation: %+v", e)
+	}
+}
+
+// A hostile export: 100,000 generations in one parent cycle (and a chain
+// hanging off it) is cut in one linear pass, at its smallest ID: the one
+// generation left a leaf is the one call, whatever the order.
+func TestLangfuseParentCycleIsCutLinearly(t *testing.T) {
+	const n = 100_000
+	obs := make([]langfuseObservation, 0, n+1)
+	for i := range n {
+		obs = append(obs, langfuseObservation{ID: fmt.Sprintf("g%06d", i), Type: "GENERATION", Parent: fmt.Sprintf("g%06d", (i+1)%n)})
+	}
+	obs = append(obs, langfuseObservation{ID: "tail", Type: "GENERATION", Parent: "g000500"})
+	start := time.Now()
+	breakParentCycles(obs)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("%s to cut one cycle of %d", d, n)
+	}
+	roots := 0
+	for _, o := range obs {
+		if o.Parent == "" {
+			roots++
+			if o.ID != "g000000" {
+				t.Fatalf("the cycle was cut at %s, want its smallest ID g000000", o.ID)
+			}
+		}
+	}
+	if roots != 1 {
+		t.Fatalf("%d roots, want 1", roots)
 	}
 }

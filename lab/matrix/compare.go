@@ -29,6 +29,12 @@ type WireJob struct {
 	// such header). With the app's log alone this is what burnrate can
 	// count; the SDK's retries below are unseen.
 	SDKCalls int
+	// Failed counts the requests not answered 200 (an error status, a
+	// timeout, a reset); Dropped those that got no status at all.
+	Failed, Dropped int
+	// RetriedAfterFailure: a request of the job followed a failed one —
+	// some layer retried. Every retry finding needs it.
+	RetriedAfterFailure bool
 }
 
 // Truth is the ledger folded per job. Requests without a job are counted
@@ -60,6 +66,9 @@ func TruthFrom(entries []mockprovider.Entry) Truth {
 		if seen400[e.Job] {
 			j.TerminalRetried = true
 		}
+		if j.Failed > 0 {
+			j.RetriedAfterFailure = true
+		}
 		j.Calls++
 		if e.RetryCount == "" || e.RetryCount == "0" {
 			j.SDKCalls++
@@ -71,6 +80,12 @@ func TruthFrom(entries []mockprovider.Entry) Truth {
 			j.Succeeded = true
 		case 400:
 			seen400[e.Job] = true
+		}
+		if e.Status != 200 {
+			j.Failed++
+		}
+		if e.Status == 0 {
+			j.Dropped++
 		}
 	}
 	return t
@@ -138,10 +153,11 @@ type Result struct {
 	// is not exact, but its number does not pass for exact either.
 	Marked int
 	// FalseCritical counts each job a critical finding names that the
-	// wire refutes: a job the wire never saw, or a kind the ledger can
-	// judge (terminal_error_retried, duplicate_completion) that did not
-	// happen to that job.
+	// wire refutes (Refutes): a job the wire never saw, or a job whose
+	// ledger shows no such fault.
 	FalseCritical int
+	// FalseCriticals lists them ("kind: job"), for the detail section.
+	FalseCriticals []string
 	// FalseKills counts kills of jobs that the wire shows did nothing to
 	// deserve them; -1 when the setup does not run kills.
 	FalseKills int
@@ -216,18 +232,56 @@ func compare(t Truth, s Seen, appLog bool) Result {
 			continue
 		}
 		for _, id := range f.Jobs {
-			w := t.Jobs[id]
-			switch {
-			case w == nil:
+			if why := Refutes(t.Jobs[id], f.Kind); why != "" {
 				r.FalseCritical++
-			case f.Kind == "terminal_error_retried" && !w.TerminalRetried:
-				r.FalseCritical++
-			case f.Kind == "duplicate_completion" && w.Answered < 2:
-				r.FalseCritical++
+				r.FalseCriticals = append(r.FalseCriticals, fmt.Sprintf("%s on %s: %s", f.Kind, id, why))
 			}
 		}
 	}
 	return r
+}
+
+// retryKinds are the findings that say a layer retried (or retried badly):
+// the wire must show a request of the job after a failed one.
+var retryKinds = map[string]bool{
+	"hidden_retry_layer": true, "retry_amplification": true, "retry_after_ignored": true,
+	"retry_after_too_short": true, "synchronized_retries": true, "assumption_violated": true,
+	"assumption_missing": true, "undeclared_retry_layer": true, "breaker_open": true,
+}
+
+// Refutes says why the ledger refutes a finding of kind on a job (w nil:
+// the wire never saw it), or "" when the wire shows the fault the finding
+// names. Each kind is held to what the ledger can show: a retried 400
+// (terminal_error_retried), two answers (duplicate_completion), a dropped
+// connection retried (stream_repaid), a retry after a failure (the retry
+// kinds), and for any other kind at least one failed request — a job
+// whose every request was answered at once deserves no critical finding.
+func Refutes(w *WireJob, kind string) string {
+	switch {
+	case w == nil:
+		return "not on the wire"
+	case kind == "terminal_error_retried":
+		if !w.TerminalRetried {
+			return "no request followed a 400"
+		}
+	case kind == "duplicate_completion":
+		if w.Answered < 2 {
+			return fmt.Sprintf("answered %d times", w.Answered)
+		}
+	case kind == "stream_repaid":
+		if w.Dropped == 0 || !w.RetriedAfterFailure {
+			return "no dropped request was retried"
+		}
+	case retryKinds[kind]:
+		if !w.RetriedAfterFailure {
+			return fmt.Sprintf("no request followed a failed one (%d requests, %d failed)", w.Calls, w.Failed)
+		}
+	default:
+		if w.Failed == 0 {
+			return fmt.Sprintf("every one of its %d requests was answered", w.Calls)
+		}
+	}
+	return ""
 }
 
 func judge(w *WireJob, s SeenJob, id string, seen map[string]SeenJob, appLog bool) (string, bool) {

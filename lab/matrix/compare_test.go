@@ -83,6 +83,24 @@ func TestCompareFalseCritical(t *testing.T) {
 	if r.FalseCritical != 3 {
 		t.Fatalf("false critical %d, want 3", r.FalseCritical)
 	}
+	// Every critical kind is held to the ledger: a retry finding needs a
+	// request after a failed one; any other kind at least one failure.
+	r = Compare(truth, Seen{Findings: []Finding{
+		{Kind: "assumption_violated", Severity: "critical", Jobs: []string{"ok", "dup"}}, // ok retried a 429: true; dup never failed: false
+		{Kind: "undeclared_retry_layer", Severity: "critical", Jobs: []string{"bad"}},    // bad retried a 400: true
+		{Kind: "deadline_exceeded", Severity: "critical", Jobs: []string{"dup", "ok"}},   // a configured severity: dup never failed
+		{Kind: "stream_repaid", Severity: "critical", Jobs: []string{"ok"}},              // nothing dropped
+		{Kind: "hidden_retry_layer", Severity: "critical", Jobs: []string{"bad", "dup"}}, // dup: false
+	}})
+	want := []string{"assumption_violated on dup", "deadline_exceeded on dup", "stream_repaid on ok", "hidden_retry_layer on dup"}
+	if r.FalseCritical != len(want) {
+		t.Fatalf("false critical %d, want %d: %v", r.FalseCritical, len(want), r.FalseCriticals)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(r.FalseCriticals[i], w) {
+			t.Errorf("false critical %d: %q, want %q…", i, r.FalseCriticals[i], w)
+		}
+	}
 }
 
 // A kill is innocent when the wire shows the job below the ceiling.
@@ -92,6 +110,13 @@ func TestInnocentKills(t *testing.T) {
 	if n := InnocentKills(truth, kills, PicoFromUSD(0.01)); n != 2 {
 		t.Fatalf("innocent kills %d, want 2 (poor and the trace-ID job)", n)
 	}
+	// A finding's kill is judged by the ledger's faults, not the ceiling.
+	truth = TruthFrom(ledger(e("stormy", 529, 0), e("stormy", 200, 1), e("calm", 200, 1)))
+	kills = []Kill{{JobID: "stormy", Scope: "job", Rule: "finding:assumption_violated"}, {JobID: "calm", Scope: "job", Rule: "finding:assumption_violated"}}
+	if n := InnocentKills(truth, kills, PicoFromUSD(0.01)); n != 1 {
+		t.Fatalf("innocent finding kills %d, want 1 (calm never retried)", n)
+	}
+	truth = TruthFrom(ledger(e("rich", 200, PicoFromUSD(0.02)), e("poor", 200, PicoFromUSD(0.002))))
 	if n := MissedKills(truth, []Kill{{JobID: "poor"}}, PicoFromUSD(0.01)); n != 1 {
 		t.Fatalf("missed kills %d, want 1 (rich)", n)
 	}
@@ -153,5 +178,21 @@ func TestCompareCountsMarkedJobs(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.Wrong, "\n"), "c: [spend $0.000000, wire $0.001000 (0 unpriced calls)]\n") {
 		t.Errorf("c should be wrong and unmarked:\n%s", strings.Join(r.Wrong, "\n"))
+	}
+}
+
+// A critical finding alert watch sent live is judged like the report's:
+// one naming a trace ID (its root span not yet come) or a job whose
+// ledger refutes the finding is false, even when the report corrects it.
+func TestFalseLiveCriticals(t *testing.T) {
+	truth := TruthFrom(ledger(e("bad", 400, 0), e("bad", 400, 0), e("ok", 200, 1)))
+	live := FalseLiveCriticals(truth, []Kill{
+		{JobID: "bad", Rule: "finding:terminal_error_retried", Scope: "run"},                              // true
+		{JobID: "17d6438549c29515f4607554fe4f8c87", Rule: "finding:terminal_error_retried", Scope: "run"}, // a trace ID
+		{JobID: "ok", Rule: "finding:duplicate_completion", Scope: "run"},                                 // answered once
+		{JobID: "ok", Rule: "job_ceiling", Scope: "job"},                                                  // not a finding
+	})
+	if len(live) != 2 || !strings.Contains(live[0], "17d6438549c29515f4607554fe4f8c87 (live alert): not on the wire") || !strings.Contains(live[1], "duplicate_completion on ok") {
+		t.Fatalf("false live criticals %q", live)
 	}
 }

@@ -50,6 +50,9 @@ func Table(w io.Writer, rows []Row) {
 		case r.Note != "":
 			notes = append(notes, fmt.Sprintf("- %s: %s", r.Setup, cut(r.Note, 300)))
 		}
+		for _, f := range r.FalseCriticals[:min(3, len(r.FalseCriticals))] {
+			notes = append(notes, fmt.Sprintf("- %s: false critical finding: %s", r.Setup, f))
+		}
 		if len(r.Wrong) > 0 {
 			shown := r.Wrong[:min(3, len(r.Wrong))]
 			more := ""

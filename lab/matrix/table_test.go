@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"errors"
+	"fmt"
+	"github.com/burnrate-dev/burnrate/lab/mockprovider"
 	"strings"
 	"testing"
 )
@@ -45,8 +47,8 @@ func TestHoldsAndFailed(t *testing.T) {
 // Seed 000's stack carries its 63 in every slice, and the wire check
 // holds a night to it.
 func TestSeed000Expectation(t *testing.T) {
-	for _, s := range append(CI(), Full()...) {
-		if s.App == Apps[0].Name && s.Seed == 0 && s.WireCallsPerJob != 63 {
+	for _, s := range append(CI(), Full([]uint64{0, 1, 2, 3})...) {
+		if s.App == Apps[0].Name && s.Seed == 0 && !s.Night && s.WireCallsPerJob != 63 {
 			t.Fatalf("%s: wire expectation %d", s, s.WireCallsPerJob)
 		}
 	}
@@ -72,5 +74,60 @@ func TestSummaryAddsUp(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// -seeds reads ranges and lists; the matrix of seeds with 0 carries seed
+// 000's night at each concurrency, and the night is held to its schedule,
+// not to 63 a job.
+func TestSeedsAndTheNight(t *testing.T) {
+	got, err := ParseSeeds("0-3,7,2")
+	if err != nil || fmt.Sprint(got) != "[0 1 2 3 7]" {
+		t.Fatalf("ParseSeeds: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "3-1", "x", "0-5000", "1,-2"} {
+		if _, err := ParseSeeds(bad); err == nil {
+			t.Errorf("ParseSeeds(%q): no error", bad)
+		}
+	}
+	nights := map[int]int{}
+	for _, s := range Matrix([]uint64{0, 1}, []int{1, 16}) {
+		if s.Night {
+			nights[s.Concurrency]++
+			if s.WireCallsPerJob != 0 || !s.MustHold || s.Seed != 0 {
+				t.Errorf("%s: wire %d, must hold %t", s, s.WireCallsPerJob, s.MustHold)
+			}
+		}
+	}
+	if nights[1] != 4 || nights[16] != 4 {
+		t.Fatalf("night setups per concurrency: %v, want 4 each", nights)
+	}
+	for _, s := range Matrix([]uint64{5}, []int{4}) {
+		if s.Night {
+			t.Fatalf("%s: a night without seed 0", s)
+		}
+	}
+}
+
+// The night's wire is held to its schedule job by job and to 1,043 in all.
+func TestNightCheck(t *testing.T) {
+	sched := mockprovider.Schedule{Seed: 0, Window: &mockprovider.SeedNight}
+	var rows []mockprovider.Entry
+	for i := range 22 {
+		job := fmt.Sprintf("report-%d", 4100+i)
+		calls, answered := sched.Expect(job, 63)
+		for n := range calls {
+			st := 529
+			if answered && n == calls-1 {
+				st = 200
+			}
+			rows = append(rows, e(job, st, 0))
+		}
+	}
+	if bad := nightCheck(sched, TruthFrom(ledger(rows...))); bad != "" {
+		t.Fatalf("the schedule's own night: %s", bad)
+	}
+	if bad := nightCheck(sched, TruthFrom(ledger(rows[1:]...))); !strings.Contains(bad, "1042 requests on the wire") || !strings.Contains(bad, "report-4100") {
+		t.Fatalf("a night one request short: %q", bad)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -272,4 +273,43 @@ func TestReadLedgerRefusesDamage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// Seed 000's night is a property of the schedule: on the seed-000 stack
+// (at most 63 requests per job) the lab app's 22 jobs (report-4100 …
+// report-4121, lab/node/report-batch.mjs) put 1,043 requests on the wire,
+// some jobs dead-lettered at 63 and some answered late — and the faults
+// are a window, 529 up to a job's close and answered from then on.
+func TestSeedNightIs1043(t *testing.T) {
+	s := Schedule{Seed: StormSeed, Window: &SeedNight}
+	total, dead, late := 0, 0, 0
+	for i := range 22 {
+		job := fmt.Sprintf("report-%d", 4100+i)
+		calls, answered := s.Expect(job, 63)
+		total += calls
+		switch {
+		case !answered:
+			dead++
+			if calls != 63 {
+				t.Errorf("%s: dead-lettered at %d calls, want 63", job, calls)
+			}
+		case calls > 1:
+			late++
+		}
+		closed := false
+		for n := range 400 {
+			f := s.Plan(job, n)
+			if f != OK && f != Overloaded {
+				t.Fatalf("%s #%d: fault %q in a 529 storm", job, n, f)
+			}
+			if closed && f != OK {
+				t.Fatalf("%s #%d: the storm came back after it closed", job, n)
+			}
+			closed = f == OK
+		}
+	}
+	if total != 1043 || dead == 0 || late == 0 {
+		t.Fatalf("seed 000's night: %d requests (%d jobs dead-lettered, %d answered late), want 1043 with both kinds", total, dead, late)
+	}
+	t.Logf("seed 000's night: %d requests, %d jobs dead-lettered, %d answered late", total, dead, late)
 }

@@ -6,6 +6,7 @@
 //
 //	lab/node/install.sh && go run ./lab/cmd/matrix              # the whole matrix
 //	go run ./lab/cmd/matrix -slice ci                            # the slice .ci/run runs
+//	go run ./lab/cmd/matrix -seeds 0-19                          # the 20-seed matrix
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,21 +26,37 @@ import (
 )
 
 func main() {
-	slice := flag.String("slice", "full", "full: app × logging × concurrency 1/4/16 × seeds 0-3; ci: the fixed slice")
+	slice := flag.String("slice", "full", "full: app × logging × -concurrency × -seeds (with seed 000's night); ci: the fixed slice")
+	seeds := flag.String("seeds", "0-3", "the full slice's seeds: a range and/or a list, e.g. 0-19 or 0,5,7 (0: seed 000's storm and night)")
+	conc := flag.String("concurrency", "1,4,16", "the full slice's concurrencies, e.g. 4 or 1,4,16")
 	only := flag.String("app", "", "run only this app's setups")
 	keep := flag.String("keep", "", "keep the runs' files (ledgers, logs, reports) in this directory")
 	retryAfter := flag.Int("retry-after-ms", 5, "the lab's clock: retry-after-ms on 5xx answers (timing only, never counts)")
 	pretryMin := flag.Int("pretry-min-ms", 10, "the lab's clock: p-retry's minTimeout")
 	clientTimeout := flag.Int("client-timeout-ms", 1500, "the apps' SDK timeout: a timeout fault holds past it")
 	flag.Parse()
-	os.Exit(run(*slice, *only, *keep, *retryAfter, *pretryMin, *clientTimeout))
+	os.Exit(run(*slice, *seeds, *conc, *only, *keep, *retryAfter, *pretryMin, *clientTimeout))
 }
 
-func run(slice, only, keep string, retryAfter, pretryMin, clientTimeout int) int {
+func run(slice, seedList, concList, only, keep string, retryAfter, pretryMin, clientTimeout int) int {
 	var setups []matrix.Setup
 	switch slice {
 	case "full":
-		setups = matrix.Full()
+		seeds, err := matrix.ParseSeeds(seedList)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "matrix:", err)
+			return 2
+		}
+		var concs []int
+		for _, c := range strings.Split(concList, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil || n < 1 || n > 64 {
+				fmt.Fprintf(os.Stderr, "matrix: -concurrency %q: %q is not a concurrency from 1 to 64\n", concList, c)
+				return 2
+			}
+			concs = append(concs, n)
+		}
+		setups = matrix.Matrix(seeds, concs)
 	case "ci":
 		setups = matrix.CI()
 	default:

@@ -24,14 +24,19 @@ func main() {
 	seed := flag.Uint64("seed", 0, "failure schedule: 0 is seed 000's 529 storm, any other value a mixed night")
 	ledger := flag.String("ledger", "ledger.jsonl", "the ledger file (truncated)")
 	retryAfter := flag.Int("retry-after-ms", 0, "add retry-after-ms to 5xx answers: the lab's clock (changes timing, never counts)")
+	night := flag.Bool("night", false, "seed 000's night: a 529 storm that closes part-way (1,043 requests for the lab's 22 report jobs)")
 	flag.Parse()
-	if err := run(*addr, *seed, *ledger, *retryAfter); err != nil {
+	sched := mockprovider.Schedule{Seed: *seed}
+	if *night {
+		sched.Window = &mockprovider.SeedNight
+	}
+	if err := run(*addr, sched, *ledger, *retryAfter); err != nil {
 		fmt.Fprintln(os.Stderr, "mockprovider:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, seed uint64, ledgerPath string, retryAfter int) error {
+func run(addr string, sched mockprovider.Schedule, ledgerPath string, retryAfter int) error {
 	l, err := mockprovider.CreateLedger(ledgerPath)
 	if err != nil {
 		return err
@@ -40,7 +45,7 @@ func run(addr string, seed uint64, ledgerPath string, retryAfter int) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: &mockprovider.Server{Schedule: mockprovider.Schedule{Seed: seed}, Ledger: l, RetryAfterMs: retryAfter},
+	srv := &http.Server{Handler: &mockprovider.Server{Schedule: sched, Ledger: l, RetryAfterMs: retryAfter},
 		ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("listening on http://%s\n", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
