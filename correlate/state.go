@@ -33,6 +33,9 @@ type State struct {
 	// appFamilies are the provider families of every app-level call seen
 	// (counts.go: a call whose record names no model takes the run's one).
 	appFamilies uint8
+	// famOf is the family of the last call's provider famProvider
+	// (noteEvidence).
+	famProvider, famOf string
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).
@@ -645,15 +648,21 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 // counters such as "req-1" are common, and two jobs sharing one are two
 // operations, not one that "completed twice".
 func (s *State) findOp(job *Job, jk, key string) *operation {
-	if job != nil && job.lastKey == key {
-		return job.lastOp
-	}
 	// The index holds "job\x00key"; it is built in a scratch buffer that
 	// the lookup reads and does not keep.
 	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
 	scoped := unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
-	return s.keyedOp(scoped, s.ops.hash(scoped))
+	h := s.ops.hash(scoped)
+	if job != nil && job.lastOp != nil && job.lastHash == h && lastKey(job.lastOp) == key {
+		return job.lastOp
+	}
+	return s.keyedOp(scoped, h)
 }
+
+// lastKey is the idempotency key of a keyed operation: the part of its
+// own copy ("job\x00key") after the job. The job part may be a trace ID
+// the job has since been renamed from (traceJob): the retry still links.
+func lastKey(o *operation) string { return o.key[strings.IndexByte(o.key, 0)+1:] }
 
 // keyedOp is the operation of an idempotency key (of hash h), or nil.
 func (s *State) keyedOp(key string, h uint64) *operation {
@@ -703,10 +712,8 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	if op == nil {
 		op = s.op(job, ev)
 	}
-	if op.key != "" {
-		// The key part of the operation's own copy ("job\x00key"), not
-		// the event's string.
-		job.lastKey, job.lastOp = op.key[strings.IndexByte(op.key, 0)+1:], op
+	if op.key != "" && job.lastOp != op {
+		job.lastOp, job.lastHash = op, s.ops.hash(op.key)
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),
