@@ -136,13 +136,13 @@ type assumptionLog struct {
 		layer                   string
 		retries                 *observedRetries // retries[layer]
 	}
-	declared     map[assumptionKey]*declaredAssumption
-	retries      map[string]*observedRetries // by layer
-	retryAfter   map[string]*observedRetryAfter
-	facts        map[string]*observedFact // by key
-	pending      []*declaredAssumption
-	dropped      int64 // declarations past maxDeclaredAssumptions
-	derived      map[string]DerivedAssumption
+	declared   map[assumptionKey]*declaredAssumption
+	retries    map[string]*observedRetries // by layer
+	retryAfter map[string]*observedRetryAfter
+	facts      map[string]*observedFact // by key
+	pending    []*declaredAssumption
+	dropped    int64 // declarations past maxDeclaredAssumptions
+	derived    map[string]DerivedAssumption
 	// violatedLive are the keys assumptionCall flagged as they happened:
 	// the report does not count them again.
 	violatedLive map[string]bool
