@@ -75,6 +75,7 @@ type State struct {
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
+	hint      opHint     // the operation of the event being applied (findOp)
 	// recent holds the last events' times for advanceClock's median;
 	// outOfOrder counts the events it kept from moving the clock.
 	recent  [64]int64
@@ -265,7 +266,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			res[i].op = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
+			res[i].op, res[i].h = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
 		}
 	}
 	for i := range b {
@@ -284,6 +285,9 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		if job == nil {
 			job = s.job(ev)
 		}
+		if res[i].op != nil {
+			s.hint = opHint{res[i].op, res[i].h}
+		}
 		s.apply(ev, job, res[i].op)
 		if after != nil {
 			after(job, ev)
@@ -297,6 +301,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 type resolved struct {
 	job *Job
 	op  *operation
+	h   uint64 // findOp's
 }
 
 // SetSources records the inputs' counters for the report.
@@ -619,12 +624,13 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	if key := ev.IdempotencyKey; key != "" {
-		if o := s.findOp(job, job.ID, key); o != nil {
-			return o
+		o, h := s.findOp(job, job.ID, key)
+		if o == nil {
+			o = s.newOp()
+			o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
+			s.ops.add(h, int32(s.opCount-1))
 		}
-		o := s.newOp()
-		o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
-		s.ops.add(s.ops.hash(o.key), int32(s.opCount-1))
+		s.hint = opHint{o, h}
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -647,16 +653,40 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 // An idempotency key is scoped to its job (jk, the job's key): per-worker
 // counters such as "req-1" are common, and two jobs sharing one are two
 // operations, not one that "completed twice".
-func (s *State) findOp(job *Job, jk, key string) *operation {
+//
+// h is the index's hash of the scoped key: the operation's own when it is
+// found or created under it (op and opHint spare hashing it again).
+func (s *State) findOp(job *Job, jk, key string) (o *operation, h uint64) {
 	// The index holds "job\x00key"; it is built in a scratch buffer that
 	// the lookup reads and does not keep.
-	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
-	scoped := unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
-	h := s.ops.hash(scoped)
+	h = s.ops.hash(s.scope(jk, key))
 	if job != nil && job.lastOp != nil && job.lastHash == h && lastKey(job.lastOp) == key {
-		return job.lastOp
+		return job.lastOp, h
 	}
-	return s.keyedOp(scoped, h)
+	return s.keyedOp(unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped)), h), h
+}
+
+// scope is "jk\x00key" in findOp's scratch buffer, valid until the next call.
+func (s *State) scope(jk, key string) string {
+	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
+	return unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
+}
+
+// opHint is the operation the event being applied was found or created
+// under, and the hash of its scoped key (findOp): Job.lastHash without
+// hashing the key a third time.
+type opHint struct {
+	op *operation
+	h  uint64
+}
+
+// lastHashOf is Job.lastHash for op as job's last operation: the hash
+// findOp computes for a retry of op's key in job.
+func (s *State) lastHashOf(job *Job, op *operation) uint64 {
+	if s.hint.op == op {
+		return s.hint.h
+	}
+	return s.ops.hash(s.scope(job.ID, lastKey(op)))
 }
 
 // lastKey is the idempotency key of a keyed operation: the part of its
@@ -713,7 +743,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 		op = s.op(job, ev)
 	}
 	if op.key != "" && job.lastOp != op {
-		job.lastOp, job.lastHash = op, s.ops.hash(op.key)
+		job.lastOp, job.lastHash = op, s.lastHashOf(job, op)
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),
