@@ -83,40 +83,12 @@ type observedRetries struct {
 	evidence string
 	// byType is the largest per job type, for a job type's declaration.
 	byType map[string]int16
-	// recent is byType's entries for the last job types called (each
-	// equal to its entry): a night's calls cycle through a few types, and
-	// a map read per call was 4% of correlating one.
-	recent  [8]typeMax
-	recentN uint8
 	// ambMax is the largest attempt number read from retry lines two
 	// concurrent requests made ambiguous (ingest.AttemptByLineAmbiguous):
 	// shown, never held against a declaration.
 	ambMax int16
 	ambTS  int64
 	ambJob string
-}
-
-// typeMax is one job type's entry of observedRetries.byType.
-type typeMax struct {
-	t string
-	v int16
-}
-
-// recentType is the cached entry of job type t, or nil.
-func (r *observedRetries) recentType(t string) *typeMax {
-	for i := range r.recent { // unused entries are "": t never is
-		if r.recent[i].t == t {
-			return &r.recent[i]
-		}
-	}
-	return nil
-}
-
-// remember caches byType's entry of t (v, not cached yet), over the
-// oldest.
-func (r *observedRetries) remember(t string, v int16) {
-	r.recent[r.recentN] = typeMax{t, v}
-	r.recentN = uint8((int(r.recentN) + 1) % len(r.recent))
 }
 
 // ambiguousEvidence says why an observed count is not held against a declaration.
@@ -928,16 +900,8 @@ func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
 		}
 		// Written only when it grows (or is new): most calls repeat the
 		// type's maximum, and a map write costs twice a read.
-		if e := r.recentType(job.Type); e != nil {
-			if ev.Attempt > e.v {
-				e.v = ev.Attempt
-				r.byType[job.Type] = ev.Attempt
-			}
-		} else if old, ok := r.byType[job.Type]; (ok && ev.Attempt > old) || (!ok && len(r.byType) < maxObservedLayers) {
+		if old, ok := r.byType[job.Type]; (ok && ev.Attempt > old) || (!ok && len(r.byType) < maxObservedLayers) {
 			r.byType[job.Type] = max(old, ev.Attempt)
-			r.remember(job.Type, max(old, ev.Attempt))
-		} else if ok {
-			r.remember(job.Type, old)
 		}
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
-// TestObservedByTypeMatchesItsMaxima: the per-type maxima are cached for
-// the last job types called (observedRetries.recent); with more types
-// than the cache holds, calls in any order, each type's maximum is still
-// the largest attempt its calls made — a stale cached entry would lower it.
+// TestObservedByTypeMatchesItsMaxima: a job type's maximum is written only
+// when a call passes it (assumptionLog.call); with twenty types called in
+// any order, after every call each type's maximum is still the largest
+// attempt its calls made. (A cache of the last eight types' entries was
+// tried and dropped: its scan cost what the map read did.)
 func TestObservedByTypeMatchesItsMaxima(t *testing.T) {
 	var a assumptionLog
 	want := map[string]int16{}
