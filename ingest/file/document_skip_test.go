@@ -21,10 +21,17 @@ func TestArrayRecordOverCapIsSkippedAlone(t *testing.T) {
 	for _, c := range []struct {
 		name, doc string
 		want      []string
+		tooLong   int64
 	}{
-		{"first", "[" + big + ",\n" + good("after") + "]\n", []string{"after"}},
-		{"middle", "[" + good("before") + ", " + big + " , " + good("after") + "]", []string{"before", "after"}},
-		{"last", "[" + good("before") + "," + big + "]\n" + good("line") + "\n", []string{"before", "line"}},
+		{"first", "[" + big + ",\n" + good("after") + "]\n", []string{"after"}, 1},
+		{"middle", "[" + good("before") + ", " + big + " , " + good("after") + "]", []string{"before", "after"}, 1},
+		{"last", "[" + good("before") + "," + big + "]\n" + good("line") + "\n", []string{"before", "line"}, 1},
+		{"two", "[" + big + "," + big + "," + good("after") + "]", []string{"after"}, 2},
+		// Cut off inside the record: the reader stops at the end of the
+		// stream, the records before it kept.
+		{"cut", "[" + good("before") + "," + big[:len(big)-40], []string{"before"}, 1},
+		// Garbage after it: the document ends there, as a broken one does.
+		{"garbage", "[" + good("before") + "," + big + " x " + good("after") + "]", []string{"before"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			it := NewIter(strings.NewReader(c.doc), "doc.json", 0, decode.Options{})
@@ -36,8 +43,8 @@ func TestArrayRecordOverCapIsSkippedAlone(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Errorf("jobs %v, want %v (stats %+v, err %v)", got, c.want, it.Stats, it.Err)
 			}
-			if it.Stats.Skipped[ingest.SkipTooLong] != 1 {
-				t.Errorf("too_long %d, want 1 (stats %+v)", it.Stats.Skipped[ingest.SkipTooLong], it.Stats)
+			if it.Stats.Skipped[ingest.SkipTooLong] != c.tooLong {
+				t.Errorf("too_long %d, want %d (stats %+v)", it.Stats.Skipped[ingest.SkipTooLong], c.tooLong, it.Stats)
 			}
 		})
 	}
