@@ -293,7 +293,8 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			after(job, ev)
 		}
 	}
-	clear(res)      // no pointers kept past the batch
+	clear(res) // no pointers kept past the batch
+	s.hint = opHint{}
 	s.retireSweep() // between batches: it moves jobs and operations
 }
 
@@ -477,6 +478,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		return s.traceJob(ev)
 	}
 	job := s.apply(ev, s.job(ev), nil)
+	s.hint = opHint{} // it names an operation a sweep may move
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
 		// A retired job is still whole for the caller: compaction only
 		// drops it from the state.
