@@ -241,32 +241,55 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 // the record from its start), in constant memory, and goes on with a new
 // decoder after it: an array of records loses the one too long, not
 // every record after it. False when the array does not go on after it
-// (or breaks off): then the document ends as before.
+// (or breaks off): then the document ends as before. The new decoder
+// reads through io.MultiReaders, which flatten as they are used up, so
+// a thousand records skipped add no layer per record.
 func (d *documentReader) skipRecord() bool {
-	r := bufio.NewReaderSize(io.MultiReader(d.dec.Buffered(), d.lim.r), 64<<10)
-	if !skipJSONValue(r) {
+	sr := &byteReader{src: io.MultiReader(d.dec.Buffered(), d.lim.r), buf: make([]byte, 64<<10)}
+	if !skipJSONValue(sr) {
 		return false
 	}
-	c, err := firstNonSpace(r)
+	c, err := sr.nonSpace()
 	if err != nil || c != ',' && c != ']' {
 		return false
 	}
 	// What follows is the array's rest: "," and records, or its "]". A new
 	// decoder reads it as an array of its own ("[" put back before it).
-	var rest io.Reader = r
+	head := []byte{'['}
 	if c == ']' {
-		rest = io.MultiReader(bytes.NewReader([]byte{']'}), r)
+		head = append(head, ']')
 	}
-	d.lim = &recordLimiter{r: io.MultiReader(bytes.NewReader([]byte{'['}), rest), cap: d.lim.cap}
+	head = append(head, sr.buf[sr.r:sr.w]...)
+	d.lim = &recordLimiter{r: io.MultiReader(bytes.NewReader(head), sr.src), cap: d.lim.cap}
 	d.dec = json.NewDecoder(d.lim)
 	d.started = false
 	return true
 }
 
-// firstNonSpace reads past JSON whitespace and returns the byte after it.
-func firstNonSpace(r *bufio.Reader) (byte, error) {
+// byteReader reads a stream a byte at a time through its own buffer.
+type byteReader struct {
+	src  io.Reader
+	buf  []byte
+	r, w int
+}
+
+func (b *byteReader) next() (byte, error) {
+	for b.r == b.w {
+		n, err := b.src.Read(b.buf)
+		if n == 0 && err != nil {
+			return 0, err
+		}
+		b.r, b.w = 0, n
+	}
+	c := b.buf[b.r]
+	b.r++
+	return c, nil
+}
+
+// nonSpace reads past JSON whitespace and returns the byte after it.
+func (b *byteReader) nonSpace() (byte, error) {
 	for {
-		c, err := r.ReadByte()
+		c, err := b.next()
 		if err != nil || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return c, err
 		}
@@ -274,45 +297,38 @@ func firstNonSpace(r *bufio.Reader) (byte, error) {
 }
 
 // skipJSONValue reads past one JSON object or array (strings and escapes
-// inside it counted, brackets not checked for kind), a buffer at a time:
-// false when the stream ends first or the value is no object or array.
-func skipJSONValue(r *bufio.Reader) bool {
-	c, err := firstNonSpace(r)
+// inside it counted, brackets not checked for kind): false when the
+// stream ends first or the value is no object or array.
+func skipJSONValue(b *byteReader) bool {
+	c, err := b.nonSpace()
 	if err != nil || c != '{' && c != '[' {
 		return false
 	}
 	depth, inString, escaped := 1, false, false
-	for {
-		if r.Buffered() == 0 {
-			if _, err := r.Peek(1); err != nil {
-				return false
-			}
+	for depth > 0 {
+		c, err := b.next()
+		if err != nil {
+			return false
 		}
-		buf, _ := r.Peek(r.Buffered())
-		for i, c := range buf {
-			switch {
-			case escaped:
-				escaped = false
-			case inString:
-				switch c {
-				case '\\':
-					escaped = true
-				case '"':
-					inString = false
-				}
-			case c == '"':
-				inString = true
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				if depth--; depth == 0 {
-					r.Discard(i + 1)
-					return true
-				}
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
 			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
 		}
-		r.Discard(len(buf))
 	}
+	return true
 }
 
 // moreText reports whether anything but whitespace follows the document.
