@@ -57,15 +57,31 @@ func BenchmarkSnapshot100kJobs(b *testing.B) {
 // BenchmarkCorrelateNight measures correlation alone — events already
 // parsed — on the interleaved 1,000,000-line night: the other half of the
 // report pipeline (BenchmarkParseNight in ingest is the first).
-func BenchmarkCorrelateNight(b *testing.B) {
+func BenchmarkCorrelateNight(b *testing.B) { benchCorrelate(b, benchLog(1_000_000)) }
+
+// BenchmarkCorrelateUniform is BenchmarkCorrelateNight on the uniform
+// shape (gen -uniform): 100,000 jobs all in flight, their lines shuffled,
+// so every lookup is of a job last touched a round ago (issue 38).
+func BenchmarkCorrelateUniform(b *testing.B) {
+	var buf bytes.Buffer
+	if err := scenario.NightUniform(&buf, 1_000_000, 8, 1); err != nil {
+		b.Fatal(err)
+	}
+	benchCorrelate(b, buf.Bytes())
+}
+
+func benchCorrelate(b *testing.B, log []byte) {
 	var events []ingest.Event
 	var ev ingest.Event
-	for it := file.NewIter(bytes.NewReader(benchLog(1_000_000)), "bench", 0, decode.Options{}); it.Next(&ev); {
+	for it := file.NewIter(bytes.NewReader(log), "bench", 0, decode.Options{}); it.Next(&ev); {
 		events = append(events, ev)
 	}
+	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		st := correlate.New(correlate.DefaultConfig())
+		cfg := correlate.DefaultConfig()
+		cfg.NoAttemptDetail = true // as report does
+		st := correlate.New(cfg)
 		for i := 0; i < len(events); i += ingest.BatchSize {
 			batch := ingest.NewBatch()
 			n := copy(batch, events[i:])

@@ -51,7 +51,12 @@ func (s *State) noteEvidence(job *Job, ev *ingest.Event) {
 		return
 	}
 	job.evidence |= evApp
-	switch familyOf(ev) {
+	// A log's calls name one provider: its family is looked up once, not
+	// lowered and searched for per call.
+	if ev.Provider == "" || ev.Provider != s.famProvider {
+		s.famProvider, s.famOf = ev.Provider, familyOf(ev)
+	}
+	switch s.famOf {
 	case "anthropic":
 		job.evidence |= evAnthropic
 		s.appFamilies |= evAnthropic

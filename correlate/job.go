@@ -84,10 +84,13 @@ type Attempt struct {
 // cache miss.
 type Job struct {
 	ID string
-	// lastKey is the idempotency key of the job's last attempt and lastOp
-	// its operation: retries repeat it, and this spares them the ops map.
-	lastKey string
-	lastOp  *operation
+	// lastOp is the operation of the job's last keyed attempt and
+	// lastHash the ops index's hash of its key ("job\x00key"): retries
+	// repeat it, and this spares them the ops index. A new key (most
+	// calls) differs in the hash, so its bytes are compared only on a
+	// full-hash match: the key's bytes are a cache miss of their own.
+	lastOp   *operation
+	lastHash uint64
 
 	Spend       Pico
 	spendNon2xx Pico

@@ -170,7 +170,7 @@ func (s *State) compact(horizon int64) {
 				}
 				s.retiredTries[j.Seq] = max(s.retiredTries[j.Seq], old.maxTries)
 				if j.lastOp == old {
-					j.lastOp, j.lastKey = nil, ""
+					j.lastOp, j.lastHash = nil, 0
 				}
 				continue
 			}

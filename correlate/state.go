@@ -36,6 +36,9 @@ type State struct {
 	// appFamilies are the provider families of every app-level call seen
 	// (counts.go: a call whose record names no model takes the run's one).
 	appFamilies uint8
+	// famOf is the family of the last call's provider famProvider
+	// (noteEvidence).
+	famProvider, famOf string
 	// ops finds operations by idempotency key (position in the slabs);
 	// attempts without one form per-job operations keyed by tool (see
 	// Job.ops).
@@ -95,6 +98,7 @@ type State struct {
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
+	hint      opHint     // the operation of the event being applied (findOp)
 	// recent holds the last events' times for advanceClock's median;
 	// outOfOrder counts the events it kept from moving the clock.
 	recent  [64]int64
@@ -285,7 +289,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		job := s.Job(jobKey(ev))
 		res[i] = resolved{job: job}
 		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			res[i].op = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
+			res[i].op, res[i].h = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
 		}
 	}
 	for i := range b {
@@ -304,12 +308,16 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		if job == nil {
 			job = s.job(ev)
 		}
+		if res[i].op != nil {
+			s.hint = opHint{res[i].op, res[i].h}
+		}
 		s.apply(ev, job, res[i].op)
 		if after != nil {
 			after(job, ev)
 		}
 	}
-	clear(res)      // no pointers kept past the batch
+	clear(res) // no pointers kept past the batch
+	s.hint = opHint{}
 	s.retireSweep() // between batches: it moves jobs and operations
 }
 
@@ -317,6 +325,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 type resolved struct {
 	job *Job
 	op  *operation
+	h   uint64 // findOp's
 }
 
 // SetSources records the inputs' counters for the report.
@@ -492,6 +501,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		return s.traceJob(ev)
 	}
 	job := s.apply(ev, s.job(ev), nil)
+	s.hint = opHint{} // it names an operation a sweep may move
 	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
 		// A retired job is still whole for the caller: compaction only
 		// drops it from the state.
@@ -655,12 +665,13 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	if key := ev.IdempotencyKey; key != "" {
-		if o := s.findOp(job, job.ID, key); o != nil {
-			return o
+		o, h := s.findOp(job, job.ID, key)
+		if o == nil {
+			o = s.newOp()
+			o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
+			s.ops.add(h, int32(s.opCount-1))
 		}
-		o := s.newOp()
-		o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
-		s.ops.add(s.ops.hash(o.key), int32(s.opCount-1))
+		s.hint = opHint{o, h}
 		return o
 	}
 	// Without a key, an operation is the job and tool; a job rarely has
@@ -683,16 +694,46 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 // An idempotency key is scoped to its job (jk, the job's key): per-worker
 // counters such as "req-1" are common, and two jobs sharing one are two
 // operations, not one that "completed twice".
-func (s *State) findOp(job *Job, jk, key string) *operation {
-	if job != nil && job.lastKey == key {
-		return job.lastOp
-	}
+//
+// h is the index's hash of the scoped key: the operation's own when it is
+// found or created under it (op and opHint spare hashing it again).
+func (s *State) findOp(job *Job, jk, key string) (o *operation, h uint64) {
 	// The index holds "job\x00key"; it is built in a scratch buffer that
 	// the lookup reads and does not keep.
-	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
-	scoped := unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
-	return s.keyedOp(scoped, s.ops.hash(scoped))
+	h = s.ops.hash(s.scope(jk, key))
+	if job != nil && job.lastOp != nil && job.lastHash == h && lastKey(job.lastOp) == key {
+		return job.lastOp, h
+	}
+	return s.keyedOp(unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped)), h), h
 }
+
+// scope is "jk\x00key" in findOp's scratch buffer, valid until the next call.
+func (s *State) scope(jk, key string) string {
+	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
+	return unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
+}
+
+// opHint is the operation the event being applied was found or created
+// under, and the hash of its scoped key (findOp): Job.lastHash without
+// hashing the key a third time.
+type opHint struct {
+	op *operation
+	h  uint64
+}
+
+// lastHashOf is Job.lastHash for op as job's last operation: the hash
+// findOp computes for a retry of op's key in job.
+func (s *State) lastHashOf(job *Job, op *operation) uint64 {
+	if s.hint.op == op {
+		return s.hint.h
+	}
+	return s.ops.hash(s.scope(job.ID, lastKey(op)))
+}
+
+// lastKey is the idempotency key of a keyed operation: the part of its
+// own copy ("job\x00key") after the job. The job part may be a trace ID
+// the job has since been renamed from (traceJob): the retry still links.
+func lastKey(o *operation) string { return o.key[strings.IndexByte(o.key, 0)+1:] }
 
 // keyedOp is the operation of an idempotency key (of hash h), or nil.
 func (s *State) keyedOp(key string, h uint64) *operation {
@@ -742,10 +783,8 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	if op == nil {
 		op = s.op(job, ev)
 	}
-	if op.key != "" {
-		// The key part of the operation's own copy ("job\x00key"), not
-		// the event's string.
-		job.lastKey, job.lastOp = op.key[strings.IndexByte(op.key, 0)+1:], op
+	if op.key != "" && job.lastOp != op {
+		job.lastOp, job.lastHash = op, s.lastHashOf(job, op)
 	}
 	a := Attempt{TS: ts, Cost: cost, Status: ev.Status, Num: ev.Attempt, LatencyMs: ev.LatencyMs,
 		InputTokens: clamp32(ev.InputTokens), OutputTokens: clamp32(ev.OutputTokens),

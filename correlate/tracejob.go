@@ -47,6 +47,10 @@ func (s *State) traceJob(ev *ingest.Event) *Job {
 			tj.Type = strings.Clone(ev.JobType)
 		}
 		s.jobs.add(s.jobs.hash(tj.ID), pos)
+		if tj.lastOp != nil {
+			// Its next retry is looked up under the new name (findOp).
+			tj.lastHash = s.ops.hash(tj.ID + "\x00" + lastKey(tj.lastOp))
+		}
 		s.renameInFindings(tj, from, tj.ID, false)
 		return tj
 	}

@@ -137,3 +137,41 @@ func TestIndexRemove(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryLinksAcrossTraceRename: a job remembers its last keyed
+// operation by the hash of its scoped key ("job\x00key", findOp); a trace
+// job renamed to its job (traceJob) keeps its operations under the trace's
+// name, so the next retry of that key, now under the job's name, must
+// still find it: one operation of two attempts, not two of one.
+func TestRetryLinksAcrossTraceRename(t *testing.T) {
+	for _, batched := range []bool{false, true} {
+		t.Run(fmt.Sprint("batched=", batched), func(t *testing.T) {
+			st := New(DefaultConfig())
+			at := func(s int) int64 { return 1773104400_000000000 + int64(s)*int64(time.Second) }
+			trace := strings.Repeat("c3", 16)
+			var evs []ingest.Event
+			var ev ingest.Event
+			ev.Reset()
+			ev.TS, ev.Kind, ev.Model, ev.Status, ev.OutputTokens = at(0), ingest.KindLLMCall, "claude-sonnet-4-6", 529, 10
+			ev.JobID, ev.CorrelationID, ev.IdempotencyKey = trace, trace, "k-1"
+			evs = append(evs, ev)
+			ev.Reset()
+			ev.TS, ev.Kind, ev.JobID, ev.CorrelationID = at(1), ingest.KindTraceJob, "job-9", trace
+			evs = append(evs, ev)
+			ev.Reset()
+			ev.TS, ev.Kind, ev.Model, ev.Status, ev.OutputTokens = at(2), ingest.KindLLMCall, "claude-sonnet-4-6", 200, 10
+			ev.JobID, ev.IdempotencyKey = "job-9", "k-1"
+			evs = append(evs, ev)
+			if batched {
+				st.ApplyBatch(evs, nil)
+			} else {
+				for i := range evs {
+					st.Apply(&evs[i])
+				}
+			}
+			if st.opCount != 1 {
+				t.Errorf("%d operations, want 1: the retry after the rename must link to its call", st.opCount)
+			}
+		})
+	}
+}

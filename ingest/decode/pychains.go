@@ -251,13 +251,23 @@ func (t *sdkText) noteOpen(ev *ingest.Event) {
 	if ev.TSCarried {
 		ts = 0
 	}
-	if last, seen := t.open[ev.JobID]; seen && ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
-		t.interleavedAt, t.interleaved = ts, true
+	i, seen := t.open[ev.JobID]
+	if seen {
+		if last := t.openTS[i]; ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
+			t.interleavedAt, t.interleaved = ts, true
+		}
 	}
 	if t.open == nil || len(t.open) >= 100_000 {
-		t.open = map[string]int64{}
+		t.open, t.openTS, seen = map[string]int32{}, t.openTS[:0], false
 	}
-	t.open[ev.JobID] = ts
+	// A job seen before is written in the slice, not the map: most lines
+	// are of a job seen before, and a map write cost as much as its read.
+	if seen {
+		t.openTS[i] = ts
+	} else {
+		t.open[ev.JobID] = int32(len(t.openTS))
+		t.openTS = append(t.openTS, ts)
+	}
 }
 
 // concurrent: the log has lately shown jobs at work at once — Python's

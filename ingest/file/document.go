@@ -24,6 +24,22 @@ import (
 // goes on after it when the stream allows, else stops with an error.
 const MaxRecordBytes = 64 << 20
 
+// MaxArrayRecordBytes bounds one record of a JSON array that is not of
+// OTLP requests: an array of log records or of trace-tool exports (a
+// Langfuse trace of 2 MB is normal), read on past a bigger one. The cap
+// is what a record costs at most: the decoder doubles its buffer to hold
+// it, so a 100 MB first record under the 64 MiB cap peaked at 251 MiB.
+const MaxArrayRecordBytes = 8 << 20
+
+// recordCap is the record cap of a document of kind (otlp: of OTLP
+// export requests).
+func recordCap(kind documentKind, otlp bool) int64 {
+	if kind == jsonArray && !otlp {
+		return MaxArrayRecordBytes
+	}
+	return MaxRecordBytes
+}
+
 // documentKind is what the start of a file says it is.
 type documentKind uint8
 
@@ -142,22 +158,23 @@ type documentReader struct {
 	rest      io.Reader
 }
 
-func newDocumentReader(r *bufio.Reader, kind documentKind) *documentReader {
-	lim := &recordLimiter{r: r}
+func newDocumentReader(r *bufio.Reader, kind documentKind, otlp bool) *documentReader {
+	lim := &recordLimiter{r: r, cap: recordCap(kind, otlp)}
 	return &documentReader{lim: lim, dec: json.NewDecoder(lim), inArray: kind == jsonArray}
 }
 
-// recordLimiter fails a read once one record has taken MaxRecordBytes,
-// so a hostile document cannot grow the decoder's buffer without bound.
+// recordLimiter fails a read once one record has taken cap bytes, so a
+// hostile document cannot grow the decoder's buffer without bound.
 type recordLimiter struct {
 	r        io.Reader
 	sinceRec int64
+	cap      int64
 }
 
 var errRecordTooLong = errors.New("record over the size limit")
 
 func (l *recordLimiter) Read(p []byte) (int, error) {
-	if l.sinceRec > MaxRecordBytes {
+	if l.sinceRec > l.cap {
 		return 0, errRecordTooLong
 	}
 	n, err := l.r.Read(p)
@@ -197,8 +214,11 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 	d.lim.sinceRec = 0
 	if err := d.dec.Decode(&raw); err != nil {
 		if errors.Is(err, errRecordTooLong) {
+			if d.inArray && d.skipRecord() {
+				return nil, true, true // counted too long; the records after it are read
+			}
 			d.done = true // the decoder cannot resynchronize inside a value
-			d.Err = fmt.Errorf("a record over %d MiB: skipped, and the rest of the document with it", MaxRecordBytes>>20)
+			d.Err = fmt.Errorf("a record over %d MiB: skipped, and the rest of the document with it", d.lim.cap>>20)
 			return nil, true, true
 		}
 		if !d.inArray && d.textNext() {
@@ -215,6 +235,100 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 		return raw, false, true
 	}
 	return b.Bytes(), false, true
+}
+
+// skipRecord reads past the array record the decoder gave up on (it holds
+// the record from its start), in constant memory, and goes on with a new
+// decoder after it: an array of records loses the one too long, not
+// every record after it. False when the array does not go on after it
+// (or breaks off): then the document ends as before. The new decoder
+// reads through io.MultiReaders, which flatten as they are used up, so
+// a thousand records skipped add no layer per record.
+func (d *documentReader) skipRecord() bool {
+	sr := &byteReader{src: io.MultiReader(d.dec.Buffered(), d.lim.r), buf: make([]byte, 64<<10)}
+	if !skipJSONValue(sr) {
+		return false
+	}
+	c, err := sr.nonSpace()
+	if err != nil || c != ',' && c != ']' {
+		return false
+	}
+	// What follows is the array's rest: "," and records, or its "]". A new
+	// decoder reads it as an array of its own ("[" put back before it).
+	head := []byte{'['}
+	if c == ']' {
+		head = append(head, ']')
+	}
+	head = append(head, sr.buf[sr.r:sr.w]...)
+	d.lim = &recordLimiter{r: io.MultiReader(bytes.NewReader(head), sr.src), cap: d.lim.cap}
+	d.dec = json.NewDecoder(d.lim)
+	d.started = false
+	return true
+}
+
+// byteReader reads a stream a byte at a time through its own buffer.
+type byteReader struct {
+	src  io.Reader
+	buf  []byte
+	r, w int
+}
+
+func (b *byteReader) next() (byte, error) {
+	for b.r == b.w {
+		n, err := b.src.Read(b.buf)
+		if n == 0 && err != nil {
+			return 0, err
+		}
+		b.r, b.w = 0, n
+	}
+	c := b.buf[b.r]
+	b.r++
+	return c, nil
+}
+
+// nonSpace reads past JSON whitespace and returns the byte after it.
+func (b *byteReader) nonSpace() (byte, error) {
+	for {
+		c, err := b.next()
+		if err != nil || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, err
+		}
+	}
+}
+
+// skipJSONValue reads past one JSON object or array (strings and escapes
+// inside it counted, brackets not checked for kind): false when the
+// stream ends first or the value is no object or array.
+func skipJSONValue(b *byteReader) bool {
+	c, err := b.nonSpace()
+	if err != nil || c != '{' && c != '[' {
+		return false
+	}
+	depth, inString, escaped := 1, false, false
+	for depth > 0 {
+		c, err := b.next()
+		if err != nil {
+			return false
+		}
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // moreText reports whether anything but whitespace follows the document.

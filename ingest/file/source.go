@@ -147,7 +147,7 @@ func (it *FileIter) start() {
 		if bytes.HasPrefix(peek, ingest.BOM) {
 			it.lines.r.Discard(len(ingest.BOM))
 		}
-		it.doc = newDocumentReader(it.lines.r, kind)
+		it.doc = newDocumentReader(it.lines.r, kind, otlp || forced == decode.FormatOTLPJSON)
 		if otlp || forced == decode.FormatOTLPJSON {
 			it.Detected = decode.Detection{Format: decode.FormatOTLPJSON, Document: true}
 			it.dec = newOTLPDocDecoder(it.opts.OTLP)
@@ -202,7 +202,7 @@ func (it *FileIter) start() {
 			// first records.
 			it.detector = decode.NewDetector()
 			it.detector.Patterns = it.opts.Patterns
-			doc := newDocumentReader(bufio.NewReader(bytes.NewReader(peek)), kind)
+			doc := newDocumentReader(bufio.NewReader(bytes.NewReader(peek)), kind, otlp)
 			for range decode.DetectLines {
 				rec, tooLong, ok := doc.next()
 				if !ok {

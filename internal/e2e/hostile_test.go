@@ -80,6 +80,45 @@ func TestHugeFirstLineCostsTheLineCap(t *testing.T) {
 	}
 }
 
+// TestHugeFirstArrayRecordCostsItsCap: a JSON array whose first record
+// is 100 MB was buffered up to the 64 MiB record cap, the decoder doubling
+// its buffer on the way (a 456 MiB peak). A record of an array of log
+// records is capped at MaxArrayRecordBytes and skipped past in constant
+// memory: counted too long, the record after it read.
+func TestHugeFirstArrayRecordCostsItsCap(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("writes 100 MB and measures peak memory: the plain pass")
+	}
+	log := filepath.Join(t.TempDir(), "huge.json")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`[{"event":"llm_call","msg":"`)
+	block := bytes.Repeat([]byte("a"), 1<<20)
+	for range 100 {
+		f.Write(block)
+	}
+	f.WriteString("\"},\n" + strings.TrimSuffix(hostileGood, "\n") + "]\n")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(burnrate(t), "report", "--format", "json", log)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr.String())
+	}
+	rss, _ := usage(cmd.ProcessState)
+	t.Logf("report: peak RSS %d MiB", rss)
+	if rss > 120 {
+		t.Errorf("report peaked at %d MiB on a 100 MB first array record: want its cap plus a constant (under 120 MiB)", rss)
+	}
+	if !strings.Contains(out.String(), `"too_long": 1`) || !strings.Contains(out.String(), `"job_id": "after"`) {
+		t.Errorf("the long record must be counted too long and the record after it read:\n%.1500s", out.String())
+	}
+}
+
 // TestFollowedFileReplacedByNothingReal: a followed log replaced by a
 // sparse file of 1 TiB, by a FIFO, or by a symlink to /dev/zero is
 // recognised and said once on stderr, and costs no CPU while nothing real
