@@ -72,15 +72,20 @@ type State struct {
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
-	// recent holds the last events' times for advanceClock's median;
-	// outOfOrder counts the events it kept from moving the clock.
-	recent  [64]int64
-	recentN int
-	sorted  []int64 // scratch for the median of recent
-	// aheadRun counts the events in a row held out of the clock as far
-	// ahead (advanceClock): a confirmed jump takes them back.
-	aheadRun   int64
-	outOfOrder int64
+	// clock is the log clock of all sources together (Now: the burn
+	// window, breakers, the report's span); srcClocks are each source's
+	// own (Event.Source), which judge its jobs' idle and retention: a
+	// source whose clock is skewed (local time written as UTC) ages no
+	// job of another (issue 34). Nil until a second source logs: with
+	// one source its clock is the log clock.
+	clock     logClock
+	srcClocks []*logClock
+	// clockSrc is the first source seen. jobSrc is the source of a job's
+	// latest timed event once there are two, when not clockSrc (a side
+	// table: Job's size is budgeted).
+	clockSrc    uint16
+	clockSrcSet bool
+	jobSrc      map[*Job]uint16
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -390,61 +395,6 @@ func (s *State) job(ev *ingest.Event) *Job {
 	return j
 }
 
-// clockAhead is how far ahead of the running median of recent events an
-// event may be and still move the log clock: one line dated 2199 must not
-// hold the burn window and the projection for the rest of the run, and
-// one line from a skewed clock (10 h ahead: local time written as UTC)
-// must not make every job in flight idle (issue 34: a day let it).
-const clockAhead = int64(time.Hour)
-
-// advanceClock moves the log clock (Now) to ts, unless ts is far ahead of
-// the events around it: then the event is billed and kept at its own
-// time, counted out of order, and the clock stays. The median is taken
-// only when an event is a day past the clock (rare), over the last
-// len(recent) events' times; a real jump (a night after a weekend) moves
-// the clock once half of those events are past it.
-func (s *State) advanceClock(ts int64) {
-	s.recent[s.recentN%len(s.recent)] = ts
-	s.recentN++
-	n := min(s.recentN, len(s.recent))
-	median := func() int64 {
-		w := s.sorted[:0]
-		w = append(w, s.recent[:n]...)
-		slices.Sort(w)
-		s.sorted = w
-		return w[n/2]
-	}
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead && n > 2 && ts > median()+clockAhead {
-		s.outOfOrder++
-		s.aheadRun++
-		return
-	}
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead {
-		// A jump confirmed (the next night, after a gap): the events that
-		// waited for it were its first, not lines out of order.
-		s.outOfOrder -= min(s.aheadRun, s.outOfOrder)
-	}
-	s.aheadRun = 0
-	if s.lastTS > ts+clockAhead && n >= 8 {
-		// The clock is a day ahead of this event: an early line (before
-		// there was a median to judge it by) may have set it. When most
-		// recent events are a day behind it, it comes back to the latest
-		// of them that is not itself far ahead. Checked on every such
-		// event, so no share of far-ahead lines can hold it there.
-		if med := median(); s.lastTS > med+clockAhead {
-			latest := med
-			for _, t := range s.sorted {
-				if t <= med+clockAhead {
-					latest = max(latest, t)
-				}
-			}
-			s.lastTS = latest
-			s.outOfOrder++
-		}
-	}
-	s.lastTS = max(s.lastTS, ts)
-}
-
 // AgentReported is the agent's own figure for the job's cost (claude -p's
 // total_cost_usd), when its log gave one: shown beside Spend, never in it.
 // A side table, not a Job field: few jobs have one, and Job's size is
@@ -456,7 +406,7 @@ func (s *State) AgentReported(job *Job) (Pico, bool) {
 
 // OutOfOrder counts the events too far ahead of their neighbours to move
 // the log clock (see advanceClock).
-func (s *State) OutOfOrder() int64 { return s.outOfOrder }
+func (s *State) OutOfOrder() int64 { return s.clock.outOfOrder }
 
 // Apply folds one event into the state and returns the job it touched
 // (nil for a KindAssumption, which belongs to no job).
@@ -490,12 +440,15 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if s.firstTS == 0 || ts < s.firstTS {
 			s.firstTS = ts
 		}
-		s.advanceClock(ts)
+		s.advanceClock(ts, ev.Source)
 	}
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
 	}
 	job.LastTS = max(job.LastTS, ts)
+	if ts != 0 && s.srcClocks != nil {
+		s.setJobSrc(job, ev.Source)
+	}
 	if job.RunID == "" && ev.RunID != "" {
 		job.RunID = ev.RunID
 	}
@@ -599,7 +552,7 @@ func (s *State) Outcome(job *Job, final bool) Outcome {
 	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
 		return job.Outcome
 	}
-	if !final && (s.cfg.IdleAfter <= 0 || s.lastTS-job.LastTS < int64(s.cfg.IdleAfter)) {
+	if !final && (s.cfg.IdleAfter <= 0 || s.clockOf(job)-job.LastTS < int64(s.cfg.IdleAfter)) {
 		return OutcomeActive
 	}
 	if job.lastFailed {

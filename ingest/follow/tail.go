@@ -279,6 +279,10 @@ type sink struct {
 	emitFn func(*ingest.Event)
 	noTS   bool             // the line being decoded gave an event without a time
 	drops  ingest.FieldDrop // the fields its events lost (Event.Dropped)
+	// src is the input's number (Event.Source): each followed file has a
+	// clock of its own in correlate, so one whose times are skewed ages
+	// no other's jobs.
+	src uint16
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
@@ -287,12 +291,22 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	// chat's its session's prefix — all a follower that starts at the end
 	// (past the line naming the session) has of it.
 	opts.SourceName = path
-	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	s := &sink{t: t, path: path, dec: decode.NewStreamDecoder(opts), out: out, batch: make(ingest.Batch, 0, ingest.BatchSize), src: t.sourceNumber(path)}
 	s.emitFn = s.emit
 	return s
 }
 
+// sourceNumber is path's number among the inputs followed, in the order
+// they were found (the last number for all past 65,535).
+func (t *Tail) sourceNumber(path string) uint16 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.Index(t.order, path)
+	return uint16(min(max(i, 0), 1<<16-1))
+}
+
 func (s *sink) emit(e *ingest.Event) {
+	e.Source = s.src
 	if e.TSCarried {
 		// A line without a time of its own takes the time of the line
 		// before it, as in a file read whole (history being caught up on

@@ -1,0 +1,135 @@
+package correlate
+
+import (
+	"slices"
+	"time"
+)
+
+// clockAhead is how far ahead of the running median of recent events an
+// event may be and still move the log clock: one line dated 2199 must not
+// hold the burn window and the projection for the rest of the run, and
+// one line from a skewed clock (10 h ahead: local time written as UTC)
+// must not make every job in flight idle (issue 34: a day let it).
+const clockAhead = int64(time.Hour)
+
+// logClock is a clock read from event times that one line cannot move
+// (see advance).
+type logClock struct {
+	now int64
+	// recent holds the last events' times for the median; outOfOrder
+	// counts the events it kept from moving the clock.
+	recent  [64]int64
+	recentN int
+	sorted  []int64 // scratch for the median of recent
+	// aheadRun counts the events in a row held out of the clock as far
+	// ahead: a confirmed jump takes them back.
+	aheadRun   int64
+	outOfOrder int64
+}
+
+// advance moves the clock to ts, unless ts is far ahead of the events
+// around it: then the event is billed and kept at its own time, counted
+// out of order, and the clock stays. The median is taken only when an
+// event is an hour past the clock (rare), over the last len(recent)
+// events' times; a real jump (a night after a weekend) moves the clock
+// once half of those events are past it.
+func (c *logClock) advance(ts int64) {
+	c.recent[c.recentN%len(c.recent)] = ts
+	c.recentN++
+	n := min(c.recentN, len(c.recent))
+	median := func() int64 {
+		w := c.sorted[:0]
+		w = append(w, c.recent[:n]...)
+		slices.Sort(w)
+		c.sorted = w
+		return w[n/2]
+	}
+	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > median()+clockAhead {
+		c.outOfOrder++
+		c.aheadRun++
+		return
+	}
+	if c.now != 0 && ts > c.now+clockAhead {
+		// A jump confirmed (the next night, after a gap): the events that
+		// waited for it were its first, not lines out of order.
+		c.outOfOrder -= min(c.aheadRun, c.outOfOrder)
+	}
+	c.aheadRun = 0
+	if c.now > ts+clockAhead && n >= 8 {
+		// The clock is an hour ahead of this event: an early line (before
+		// there was a median to judge it by) may have set it. When most
+		// recent events are behind it, it comes back to the latest of
+		// them that is not itself far ahead. Checked on every such event,
+		// so no share of far-ahead lines can hold it there.
+		if med := median(); c.now > med+clockAhead {
+			latest := med
+			for _, t := range c.sorted {
+				if t <= med+clockAhead {
+					latest = max(latest, t)
+				}
+			}
+			c.now = latest
+			c.outOfOrder++
+		}
+	}
+	c.now = max(c.now, ts)
+}
+
+// advanceClock moves the log clock, and the clock of the event's source,
+// to ts (see logClock.advance). The source's clock is kept apart only
+// once a second source logs: a report of one file, or one stream, has one
+// clock, and reads as it did.
+func (s *State) advanceClock(ts int64, src uint16) {
+	s.clock.advance(ts)
+	s.lastTS = s.clock.now
+	if s.srcClocks == nil {
+		if !s.clockSrcSet || s.clockSrc == src {
+			s.clockSrc, s.clockSrcSet = src, true
+			return
+		}
+		// A second source: the first's clock so far is the log clock
+		// (every event was its own).
+		first := s.clock
+		first.sorted = nil
+		s.srcClocks = make([]*logClock, int(max(src, s.clockSrc))+1)
+		s.srcClocks[s.clockSrc] = &first
+	}
+	if int(src) >= len(s.srcClocks) {
+		s.srcClocks = append(s.srcClocks, make([]*logClock, int(src)+1-len(s.srcClocks))...)
+	}
+	c := s.srcClocks[src]
+	if c == nil {
+		c = &logClock{}
+		s.srcClocks[src] = c
+	}
+	c.advance(ts)
+}
+
+// clockOf is the clock job is judged idle and retired by: its source's
+// own, so a source whose times run ahead (a skewed clock) or a line far
+// ahead of its neighbours makes no job of another source idle.
+func (s *State) clockOf(j *Job) int64 {
+	if s.srcClocks == nil {
+		return s.lastTS
+	}
+	src, ok := s.jobSrc[j]
+	if !ok {
+		src = s.clockSrc
+	}
+	if c := s.srcClocks[src]; c != nil {
+		return c.now
+	}
+	return s.lastTS
+}
+
+// setJobSrc records src as the source of job's latest timed event.
+func (s *State) setJobSrc(j *Job, src uint16) {
+	if src == s.clockSrc {
+		delete(s.jobSrc, j)
+		return
+	}
+	if s.jobSrc == nil {
+		s.jobSrc = map[*Job]uint16{}
+	}
+	s.jobSrc[j] = src
+}
