@@ -49,6 +49,9 @@ type run struct {
 	baselineSet bool
 	recorded    bool
 	closed      bool // evicted: its State is gone
+	// dateShape is logRunID with its dates blanked, "" when it has none
+	// (runroll.go).
+	dateShape string
 }
 
 // jobAt is where a job's events went, for a daily window: the run of its
@@ -96,6 +99,11 @@ type runs struct {
 	// job still running at the window's reset stays one job of that run
 	// (issue 34: it became two, each under its ceiling).
 	jobAt map[string]jobAt
+	// rolledJobs keeps, for runs whose ID holds a date, the run each job
+	// began in (runroll.go); shapeOf caches the date shape of the last
+	// run ID asked about.
+	rolledJobs     map[string]rolledAt
+	shapeOf, shape string
 }
 
 // farAhead is how far ahead of a run's clock an event may be and still
@@ -123,6 +131,9 @@ func (rs *runs) route(ev *ingest.Event) *run {
 		j.lastTS = max(j.lastTS, ev.TS)
 		rs.jobAt[ev.JobID] = j
 	}
+	if r.dateShape != "" {
+		rs.noteRolled(r, ev)
+	}
 	if r.firstTS == 0 && ev.TS > 0 && !ev.TSCarried {
 		r.firstTS = ev.TS
 	}
@@ -141,6 +152,9 @@ func (rs *runs) route(ev *ingest.Event) *run {
 func (rs *runs) pick(ev *ingest.Event) *run {
 	last := rs.last
 	if ev.RunID != "" {
+		if r := rs.rolled(ev); r != nil {
+			return r // a job across a dated run ID's roll: its first event's run
+		}
 		if last != nil && last.logRunID == ev.RunID {
 			return last
 		}
@@ -258,7 +272,7 @@ func (rs *runs) adoptable() *run {
 // adopt makes r the run ev names: the rules forget the derived name (it
 // fired nothing: no call was made in it) and key the run by the logs'.
 func (rs *runs) adopt(r *run, ev *ingest.Event) {
-	r.logRunID, r.id = ev.RunID, ev.RunID
+	r.logRunID, r.id, r.dateShape = ev.RunID, ev.RunID, dateShape(ev.RunID)
 	r.baseline, r.baselineSet = nil, false
 	if rs.observer != nil {
 		rs.observer.EndRun(r.st)
@@ -344,7 +358,7 @@ func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int6
 		rs.noteBegin(ev.TS)
 	}
 	rs.seq++
-	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
+	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq, dateShape: dateShape(logRunID)}
 	rs.declare(r.st)
 	r.id = logRunID
 	if rs.observer != nil {

@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestADatedRunIDRollsMidJob: issue 34 — a run_id derived from the date
+// rolled at midnight and split a running job in two ($0.18 + $0.18 under
+// a $0.20 ceiling, no kill). A job belongs to the run of its first event:
+// its next call under the next day's run ID is still its own, and it is
+// killed once at $0.36. Two pipelines that share job IDs (run IDs P and Q,
+// or two dated IDs of different pipelines) stay two jobs each: no kill.
+func TestADatedRunIDRollsMidJob(t *testing.T) {
+	at := func(d, h, m int) string { return time.Date(2026, 12, d, h, m, 0, 0, time.UTC).Format(time.RFC3339) }
+	line := func(ts, run, job string) string {
+		return fmt.Sprintf(`{"ts":%q,"event":"llm_call","run_id":%q,"job_id":%q,"model":"claude-sonnet-4-5","status":200,"cost_usd":0.18}`+"\n", ts, run, job)
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		kills int
+	}{
+		{"date-rolled run IDs: one job", []string{
+			line(at(1, 23, 58), "nightly-2026-12-01", "job-x"),
+			line(at(2, 0, 1), "nightly-2026-12-02", "job-x"),
+		}, 1},
+		{"a compact date rolls too", []string{
+			line(at(1, 23, 58), "etl_20261201_eu", "job-x"),
+			line(at(2, 0, 1), "etl_20261202_eu", "job-x"),
+		}, 1},
+		{"two pipelines P and Q share job IDs: two jobs", []string{
+			line(at(1, 23, 58), "P", "job-x"),
+			line(at(2, 0, 1), "Q", "job-x"),
+		}, 0},
+		{"two dated pipelines share job IDs: two jobs", []string{
+			line(at(1, 23, 58), "etl-2026-12-01", "job-x"),
+			line(at(2, 0, 1), "ml-2026-12-02", "job-x"),
+		}, 0},
+		{"the next night's job of the same ID, begun after the last went quiet: its own", []string{
+			line(at(1, 22, 0), "nightly-2026-12-01", "job-x"),
+			line(at(2, 0, 1), "nightly-2026-12-02", "job-x"),
+		}, 0},
+		{"a job that succeeded before the roll: the next day's job of its ID is its own", []string{
+			line(at(1, 23, 58), "nightly-2026-12-01", "job-x"),
+			fmt.Sprintf(`{"ts":%q,"event":"job_succeeded","run_id":"nightly-2026-12-01","job_id":"job-x"}`+"\n", at(1, 23, 59)),
+			line(at(2, 0, 1), "nightly-2026-12-02", "job-x"),
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rc := newReceiver(t, false)
+			p := startSpoolStdin(t, filepath.Join(t.TempDir(), "journal.jsonl"), "--job-ceiling", "0.2", "--kill-webhook", rc.URL)
+			for _, l := range c.lines {
+				fmt.Fprint(p.stdin, l)
+			}
+			if c.kills > 0 {
+				waitUntil(t, "the kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= c.kills })
+			}
+			p.endInput()
+			if k, _ := rc.snapshot(); len(k) != c.kills {
+				t.Errorf("%d kills, want %d", len(k), c.kills)
+			}
+			if a := p.alerts("job_ceiling"); len(a) != c.kills || (c.kills == 1 && a[0]["spend_usd"].(float64) != 0.36) {
+				t.Errorf("job-ceiling alerts: %v", a)
+			}
+		})
+	}
+}
