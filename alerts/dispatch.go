@@ -234,6 +234,12 @@ func (d *Dispatcher) Start(ctx context.Context) {
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were still running and were ended first (SIGTERM, then SIGKILL)", n, r.Pgid)
 			}
+			// Those that left the group (setsid), by PID and start time.
+			if n, err := endProcs(r.Procs, groupGrace); err != nil {
+				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were found and could not all be ended: %v", n, err)
+			} else if n > 0 {
+				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were still running and were ended first (SIGTERM, then SIGKILL)", n)
+			}
 		}
 		t.resent = resent
 		jerr := d.record(t, StateRequested, Record{Alert: &a, AtNS: a.At, Resent: resent})
@@ -879,11 +885,20 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			tmpl = d.hooks.RunKillExec
 		}
 		var sentErr string
-		res := tmpl.Run(ctx, t.alert, func(pgid int, start uint64) {
+		var group Record
+		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64) {
 			// Its group, on disk before the wait: a burnrate killed now
 			// leaves what a start needs to end the group before it runs
 			// the command again.
-			sentErr = d.recordOutcome(t, StateSent, Record{Pgid: pgid, PgidStart: start, Resent: t.resent})
+			group = Record{Pgid: pgid, PgidStart: start, Resent: t.resent}
+			sentErr = d.recordOutcome(t, StateSent, group)
+		}, func(procs []Proc) {
+			// Its descendants as they appear, a setsid'd one included:
+			// the start ends them too. A failed write is counted (the
+			// journal's health) and leaves the group's record.
+			r := group
+			r.Procs = procs
+			d.journalRecord(t, StateSent, r, d.journal.Append)
 		})
 		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
 			d.leave(t, "the command was interrupted by the stop")

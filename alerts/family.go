@@ -1,0 +1,247 @@
+package alerts
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A kill command's family: its process group is not all of it. A child
+// that called setsid ("setsid sleep 1000 &", a daemonizing tool) has
+// left the group, so neither the SIGKILL to the group at exec_timeout nor
+// Pdeathsig nor the start's endGroup reached it: it outlived the timeout,
+// the stop, and burnrate's SIGKILL. So:
+//
+//   - burnrate is the child subreaper while commands run (becomeSubreaper):
+//     an orphaned descendant is reparented to it, not to init;
+//   - while a command runs, its descendants (by parent links in /proc,
+//     from its leader, and the orphans burnrate adopted) are polled and
+//     journaled with their start times (Record.Procs), so a start after a
+//     SIGKILL ends those still alive before the command runs again;
+//   - at exec_timeout and at the stop, the group is killed, then every
+//     descendant seen and every orphan burnrate adopted;
+//   - adopted orphans are reaped (a zombie each otherwise).
+
+// Proc names a process by PID and start time (clock ticks since boot),
+// so a PID reused by another process is not taken for it.
+type Proc struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// maxProcs bounds the descendants journaled for one command (a record
+// stays under sentRecordBytes).
+const maxProcs = 64
+
+// familyPoll is how often a running command's descendants are looked for.
+const familyPoll = 100 * time.Millisecond
+
+// family is the process-wide registry of running command leaders. Its
+// lock is held across a command's Start and its registration, and by the
+// reaper, so the reaper never takes a leader's exit status from os/exec.
+var family struct {
+	mu      sync.Mutex
+	leaders map[int]bool
+}
+
+// startLeader runs start (cmd.Start) and registers the leader it made.
+func startLeader(start func() error, pid func() int) error {
+	family.mu.Lock()
+	defer family.mu.Unlock()
+	if err := start(); err != nil {
+		return err
+	}
+	if family.leaders == nil {
+		family.leaders = map[int]bool{}
+	}
+	family.leaders[pid()] = true
+	return nil
+}
+
+// endLeader forgets a leader once os/exec has waited for it.
+func endLeader(pid int) {
+	family.mu.Lock()
+	delete(family.leaders, pid)
+	family.mu.Unlock()
+}
+
+// procInfo is a process's parent, state and start time from
+// /proc/PID/stat (the fields after the command name's last ')').
+func procInfo(pid int) (ppid int, state byte, start uint64, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || len(f[0]) == 0 {
+		return 0, 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, 0, false
+	}
+	return ppid, f[0][0], start, true
+}
+
+type procEntry struct {
+	pid, ppid int
+	state     byte
+	start     uint64
+}
+
+func allProcs() []procEntry {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	out := make([]procEntry, 0, len(dirs))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if ppid, st, start, ok := procInfo(pid); ok {
+			out = append(out, procEntry{pid, ppid, st, start})
+		}
+	}
+	return out
+}
+
+// descendants are the live processes below root (root excluded), and,
+// when orphans is set, the live orphans burnrate adopted (its children
+// that lead no running command) and theirs.
+func descendants(root int, orphans bool) []Proc {
+	procs := allProcs()
+	kids := map[int][]procEntry{}
+	for _, p := range procs {
+		kids[p.ppid] = append(kids[p.ppid], p)
+	}
+	var out []Proc
+	seen := map[int]bool{}
+	var walk func(pid int)
+	walk = func(pid int) {
+		for _, c := range kids[pid] {
+			if seen[c.pid] || c.state == 'Z' {
+				continue
+			}
+			seen[c.pid] = true
+			out = append(out, Proc{c.pid, c.start})
+			walk(c.pid)
+		}
+	}
+	if root > 0 {
+		walk(root)
+	}
+	if orphans {
+		self := os.Getpid()
+		family.mu.Lock()
+		leaders := make(map[int]bool, len(family.leaders))
+		for p := range family.leaders {
+			leaders[p] = true
+		}
+		family.mu.Unlock()
+		for _, c := range kids[self] {
+			if leaders[c.pid] || seen[c.pid] || c.state == 'Z' {
+				continue
+			}
+			seen[c.pid] = true
+			out = append(out, Proc{c.pid, c.start})
+			walk(c.pid)
+		}
+	}
+	return out
+}
+
+// orphansSince are the live orphans burnrate adopted that started at or
+// after start (a leader's start time), when no command is running: then
+// they can only be the just-ended command's family.
+func orphansSince(start uint64) []Proc {
+	family.mu.Lock()
+	busy := len(family.leaders) > 0
+	family.mu.Unlock()
+	if busy {
+		return nil
+	}
+	var out []Proc
+	for _, p := range descendants(0, true) {
+		if p.Start >= start {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// endProcs ends the processes of ps still alive as the ones named (same
+// PID and start time): SIGTERM, then after groupGrace SIGKILL. It returns
+// how many were alive, and an error when some outlived the SIGKILL.
+func endProcs(ps []Proc, grace time.Duration) (int, error) {
+	alive := func() []Proc {
+		var out []Proc
+		for _, p := range ps {
+			if p.PID <= 1 || p.PID == os.Getpid() {
+				continue
+			}
+			if _, st, start, ok := procInfo(p.PID); ok && st != 'Z' && start == p.Start {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	found := alive()
+	if len(found) == 0 {
+		return 0, nil
+	}
+	signal := func(sig syscall.Signal) {
+		for _, p := range alive() {
+			syscall.Kill(p.PID, sig)
+		}
+	}
+	if grace > 0 {
+		signal(syscall.SIGTERM)
+		for end := time.Now().Add(grace); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			reapOrphans()
+			if len(alive()) == 0 {
+				return len(found), nil
+			}
+		}
+	}
+	signal(syscall.SIGKILL)
+	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		reapOrphans()
+		if len(alive()) == 0 {
+			return len(found), nil
+		}
+	}
+	return len(found), errors.New("some outlived SIGKILL")
+}
+
+// reapOrphans waits for burnrate's exited children that lead no running
+// command: orphans it adopted as subreaper. A leader's exit is os/exec's
+// to wait for.
+func reapOrphans() {
+	self := os.Getpid()
+	family.mu.Lock()
+	defer family.mu.Unlock()
+	for _, p := range allProcs() {
+		if p.ppid != self || p.state != 'Z' || family.leaders[p.pid] {
+			continue
+		}
+		var ws syscall.WaitStatus
+		syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+	}
+}
+
+// reapLoop reaps adopted orphans for as long as burnrate runs.
+func reapLoop() {
+	for {
+		time.Sleep(time.Second)
+		reapOrphans()
+	}
+}
