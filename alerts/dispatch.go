@@ -116,7 +116,10 @@ type Dispatcher struct {
 	// backoff, a kill held until the journal has room), each with its
 	// timer; under mu. Shutdown takes them out and leaves them for the
 	// next start.
-	waiting         map[string]*waitingTask
+	waiting map[string]*waitingTask
+	// breakers are the receivers' circuit breakers (breaker.go), by URL;
+	// under mu.
+	breakers        map[string]*breaker
 	held            atomic.Int64 // kills held now: not fired, the journal had no room
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
@@ -402,6 +405,9 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 // the journal gets one more try to write it; what still cannot be written
 // is said lost from this process (the log raising it again fires it).
 func (d *Dispatcher) leaveWaiting() {
+	for _, t := range d.takeParked() {
+		d.leaveOne(t)
+	}
 	d.mu.Lock()
 	left := make([]*waitingTask, 0, len(d.waiting))
 	for k, w := range d.waiting {
@@ -527,7 +533,7 @@ func (d *Dispatcher) Wait() { d.inflight.Wait() }
 func (d *Dispatcher) Waiting() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.waiting)
+	return len(d.waiting) + d.parkedLocked()
 }
 
 // runJob is a job's identity across runs: a cron job's name recurs every
@@ -840,6 +846,9 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			d.finish(t, StateRefused, Record{Error: detail}, detail)
 			return true
 		}
+		if !d.gate(url, t) {
+			return false // parked: the receiver's breaker is open
+		}
 		if t.kill() {
 			d.setState(t.alert, StateSent)
 		}
@@ -850,9 +859,11 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		t.rounds++
 		t.attempts += del.Attempts
 		if del.Err != nil && d.interrupted(ctx) {
+			d.delivered(url, false) // no verdict on the receiver: a probe is not left hanging
 			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", t.attempts))
 			return false
 		}
+		d.delivered(url, del.Err != nil && !errors.Is(del.Err, ErrMisconfigured) && !errors.Is(del.Err, ErrPermanent))
 		r := Record{Attempts: t.attempts, Status: del.Status, Resent: t.resent}
 		state := StateAcknowledged
 		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, t.attempts)
