@@ -115,8 +115,14 @@ const farAhead = 24 * int64(time.Hour)
 func (rs *runs) route(ev *ingest.Event) *run {
 	var r *run
 	if rs.churn {
-		r = rs.fallback(ev)
-		rs.lastFallback = r
+		// A run begun before the churn keeps its events: its jobs
+		// began there (issue 34: 64 other run IDs, and the honest run's
+		// job was split between it and the fallback, never killed).
+		// Only run IDs not open go by the window.
+		if r = rs.openNamed(ev.RunID); r == nil {
+			r = rs.fallback(ev)
+			rs.lastFallback = r
+		}
 	} else {
 		r = rs.pick(ev)
 	}
@@ -318,6 +324,22 @@ func (rs *runs) setChurn(why string) {
 		by = "by --run-window " + rs.window.String()
 	}
 	rs.churnSaid = fmt.Sprintf("the logs' run IDs churn (%s: a run ID per call, or many at once): from here on events are routed %s instead of by their run_id, so no run is closed to make room and every ceiling still holds; log one run_id per batch, not per call", why, by)
+}
+
+// openNamed is the open run the logs named id, nil for none (or id "").
+func (rs *runs) openNamed(id string) *run {
+	if id == "" {
+		return nil
+	}
+	if rs.last != nil && rs.last.logRunID == id && !rs.last.closed {
+		return rs.last
+	}
+	for _, r := range rs.open {
+		if r.logRunID == id {
+			return r
+		}
+	}
+	return nil
 }
 
 // fallback routes an event by the run window alone, into runs no run_id

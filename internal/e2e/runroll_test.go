@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,5 +68,31 @@ func TestADatedRunIDRollsMidJob(t *testing.T) {
 				t.Errorf("job-ceiling alerts: %v", a)
 			}
 		})
+	}
+}
+
+// TestManyRunIDsAtOnceBlindNoCeiling: issue 34 — 64 other run IDs in the
+// stream closed the honest run to make room (at most 64 open), and its
+// job, $0.18 before them and $0.18 after, was never killed. The churn is
+// said, and the job is killed at $0.36.
+func TestManyRunIDsAtOnceBlindNoCeiling(t *testing.T) {
+	rc := newReceiver(t, false)
+	p := startSpoolStdin(t, filepath.Join(t.TempDir(), "journal.jsonl"), "--job-ceiling", "0.2", "--kill-webhook", rc.URL)
+	at := func(s int) string { return time.Date(2026, 12, 1, 1, 0, s, 0, time.UTC).Format(time.RFC3339) }
+	line := func(ts, run, job string, cost float64) {
+		fmt.Fprintf(p.stdin, `{"ts":%q,"event":"llm_call","run_id":%q,"job_id":%q,"model":"claude-sonnet-4-5","status":200,"cost_usd":%g}`+"\n", ts, run, job, cost)
+	}
+	line(at(0), "night-h", "job-h", 0.18)
+	for i := range 64 {
+		line(at(1), fmt.Sprintf("other-%02d", i), fmt.Sprintf("o-%d", i), 0.001)
+	}
+	line(at(2), "night-h", "job-h", 0.18)
+	waitUntil(t, "job-h's kill", 10*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) == 1 })
+	p.endInput()
+	if a := p.alerts("job_ceiling"); len(a) != 1 || a[0]["job_id"] != "job-h" || a[0]["spend_usd"].(float64) != 0.36 {
+		t.Errorf("job-ceiling alerts: %v", a)
+	}
+	if !strings.Contains(p.errText(), "run IDs churn") {
+		t.Errorf("the churn is not said:\n%s", p.errText())
 	}
 }
