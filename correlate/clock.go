@@ -133,3 +133,14 @@ func (s *State) setJobSrc(j *Job, src uint16) {
 	}
 	s.jobSrc[j] = src
 }
+
+// FarAhead reports whether ts, of an event of source src just applied,
+// is far ahead of that source's clock: the clock did not follow it (see
+// logClock.advance), and neither should anything timed by it.
+func (s *State) FarAhead(ts int64, src uint16) bool {
+	now := s.lastTS
+	if s.srcClocks != nil && int(src) < len(s.srcClocks) && s.srcClocks[src] != nil {
+		now = s.srcClocks[src].now
+	}
+	return now != 0 && ts > now+clockAhead
+}
