@@ -16,6 +16,9 @@ const clockAhead = int64(time.Hour)
 // (see advance).
 type logClock struct {
 	now int64
+	// wallAt is the wall time (State.SetWall) when the source last
+	// logged, 0 when none was given then.
+	wallAt int64
 	// recent holds the last events' times for the median; outOfOrder
 	// counts the events it kept from moving the clock.
 	recent  [64]int64
@@ -103,6 +106,21 @@ func (s *State) advanceClock(ts int64, src uint16) {
 		s.srcClocks[src] = c
 	}
 	c.advance(ts)
+	c.wallAt = s.wall
+}
+
+// SetWall gives the State the wall time (Unix ns) the events it applies
+// next arrive at; 0 (a replay, a report) for none. Live, a source that
+// has gone quiet has its clock run on with wall time since it last
+// logged, so its jobs still go idle and retire when no event of its own
+// moves its clock — as they did on the one log clock, which another
+// source kept moving. The engine calls it, never correlate: the State
+// reads no clock.
+func (s *State) SetWall(ns int64) {
+	s.wall = ns
+	if s.wallFirst == 0 {
+		s.wallFirst = ns
+	}
 }
 
 // clockOf is the clock job is judged idle and retired by: its source's
@@ -117,9 +135,22 @@ func (s *State) clockOf(j *Job) int64 {
 		src = s.clockSrc
 	}
 	if c := s.srcClocks[src]; c != nil {
-		return c.now
+		return c.now + s.quietFor(c)
 	}
 	return s.lastTS
+}
+
+// quietFor is the wall time since c's source last logged, 0 without a
+// wall time (a replay, a report).
+func (s *State) quietFor(c *logClock) int64 {
+	if s.wall == 0 {
+		return 0
+	}
+	at := c.wallAt
+	if at == 0 {
+		at = s.wallFirst // it last logged before wall time was given (the spool's replay)
+	}
+	return max(0, s.wall-at)
 }
 
 // setJobSrc records src as the source of job's latest timed event.

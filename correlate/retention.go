@@ -66,10 +66,14 @@ func (s *State) RetiredJobs() int64 { return s.retired.jobs }
 // ever sees (the live set is at most twice what the retention holds).
 func (s *State) retireSweep() {
 	keep := s.cfg.JobRetention
-	if keep <= 0 || s.lastTS < s.nextSweep {
+	due := s.lastTS >= s.nextSweep || (s.srcClocks != nil && s.wall != 0 && s.wall >= s.nextWallSweep)
+	if keep <= 0 || !due {
 		return
 	}
 	s.nextSweep = s.lastTS + max(int64(keep)/4, int64(time.Minute))
+	if s.wall != 0 {
+		s.nextWallSweep = s.wall + max(int64(keep)/4, int64(time.Minute))
+	}
 	n := 0
 	for _, j := range s.jobList {
 		if s.retirable(j) {

@@ -114,3 +114,44 @@ func TestASkewedSourceAgesNoJobOfAnother(t *testing.T) {
 		t.Errorf("skewed-0 retired by another source's clock")
 	}
 }
+
+// TestAQuietSourceAgesOnWallTime: with a clock per source, a log that
+// went quiet had no event to move its clock, and its jobs stayed active
+// and were never retired — on the one log clock another log kept them
+// ageing. Live (SetWall), a quiet source's clock runs on with wall time.
+func TestAQuietSourceAgesOnWallTime(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.JobRetention = 10 * time.Minute
+	st := New(cfg)
+	t0 := time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC).UnixNano()
+	wall := int64(1_000_000) * int64(time.Hour)
+	c := func(src uint16, job string, ts int64) {
+		var ev ingest.Event
+		ev.Reset()
+		ev.TS, ev.Kind, ev.Status, ev.JobID, ev.Model, ev.CostUSD, ev.HasCost, ev.Source = ts, ingest.KindLLMCall, 200, job, "claude-sonnet-4-5", 0.01, true, src
+		st.Apply(&ev)
+	}
+	st.SetWall(wall)
+	for i := range 1100 {
+		c(0, fmt.Sprintf("quiet-%d", i), t0)
+	}
+	// The other log is 10 h ahead and logs on; the first says nothing.
+	for i := range 100 {
+		st.SetWall(wall + int64(i)*int64(time.Second))
+		c(1, "busy", t0+10*int64(time.Hour)+int64(i)*int64(time.Second))
+	}
+	if o := st.Outcome(st.Job("quiet-0"), false); o != OutcomeActive {
+		t.Fatalf("quiet-0 is %s after 100 s: the other log's clock aged it", o)
+	}
+	// Twenty minutes of wall time on: idle and retired.
+	for i := range 10 {
+		st.SetWall(wall + 20*int64(time.Minute) + int64(i)*int64(time.Second))
+		c(1, "busy", t0+10*int64(time.Hour)+int64(200+i)*int64(time.Second))
+	}
+	if j := st.Job("quiet-0"); j != nil {
+		t.Errorf("quiet-0 is kept 20 minutes of wall time after its log went quiet: %s", st.Outcome(j, false))
+	}
+	if st.RetiredJobs() != 1100 {
+		t.Errorf("%d jobs retired, want the quiet log's 1,100", st.RetiredJobs())
+	}
+}

@@ -86,6 +86,10 @@ type State struct {
 	clockSrc    uint16
 	clockSrcSet bool
 	jobSrc      map[*Job]uint16
+	// wall is the wall time of the events being applied (SetWall), 0 in
+	// a replay; wallFirst the first given; nextWallSweep when a live
+	// State looks for jobs to retire though no log clock moved.
+	wall, wallFirst, nextWallSweep int64
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -419,7 +423,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 		return s.traceJob(ev)
 	}
 	job := s.apply(ev, s.job(ev), nil)
-	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
+	if s.cfg.JobRetention > 0 && (s.lastTS >= s.nextSweep || (s.srcClocks != nil && s.wall != 0 && s.wall >= s.nextWallSweep)) {
 		// A retired job is still whole for the caller: compaction only
 		// drops it from the state.
 		s.retireSweep()

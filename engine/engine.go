@@ -138,6 +138,9 @@ type Engine struct {
 	replayed int64 // events ReplaySpool applied
 	// replaying is set while ReplaySpool applies the spool.
 	replaying bool
+	// wall is the wall time of the live batch being applied, 0 for a
+	// replayed one (see apply).
+	wall int64
 	mu        sync.Mutex // guards st after Run returns, for Report
 }
 
@@ -387,6 +390,12 @@ func (e *Engine) apply(b ingest.Batch) {
 	if len(b) > 0 {
 		e.lastEvent = time.Now()
 	}
+	if e.replay == nil {
+		// Live: a quiet source's clock runs on with wall time
+		// (correlate's State.SetWall); a replay's has none.
+		e.wall = time.Now().UnixNano()
+		defer func() { e.wall = 0 }()
+	}
 	e.applyBatch(b)
 }
 
@@ -493,6 +502,7 @@ func (e *Engine) placeHeld() {
 
 func (e *Engine) applyTo(r *run, seg ingest.Batch) {
 	e.applying = r.st
+	r.st.SetWall(e.wall)
 	if e.observer == nil {
 		r.st.ApplyBatch(seg, nil)
 	} else {
