@@ -141,7 +141,7 @@ type Engine struct {
 	// wall is the wall time of the live batch being applied, 0 for a
 	// replayed one (see apply).
 	wall int64
-	mu        sync.Mutex // guards st after Run returns, for Report
+	mu   sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
