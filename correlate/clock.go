@@ -94,16 +94,17 @@ func (s *State) advanceClock(ts int64, src uint16) {
 		// (every event was its own).
 		first := s.clock
 		first.sorted = nil
-		s.srcClocks = make([]*logClock, int(max(src, s.clockSrc))+1)
-		s.srcClocks[s.clockSrc] = &first
+		// A map, not a slice by number: OTLP senders are numbered from
+		// 32,768, and every run has its State.
+		s.srcClocks = map[uint16]*logClock{s.clockSrc: &first}
 	}
-	if int(src) >= len(s.srcClocks) {
-		s.srcClocks = append(s.srcClocks, make([]*logClock, int(src)+1-len(s.srcClocks))...)
-	}
-	c := s.srcClocks[src]
-	if c == nil {
-		c = &logClock{}
-		s.srcClocks[src] = c
+	c := s.lastSrc
+	if c == nil || s.lastSrcID != src {
+		if c = s.srcClocks[src]; c == nil {
+			c = &logClock{}
+			s.srcClocks[src] = c
+		}
+		s.lastSrc, s.lastSrcID = c, src
 	}
 	c.advance(ts)
 	c.wallAt = s.wall
@@ -170,8 +171,8 @@ func (s *State) setJobSrc(j *Job, src uint16) {
 // logClock.advance), and neither should anything timed by it.
 func (s *State) FarAhead(ts int64, src uint16) bool {
 	now := s.lastTS
-	if s.srcClocks != nil && int(src) < len(s.srcClocks) && s.srcClocks[src] != nil {
-		now = s.srcClocks[src].now
+	if c := s.srcClocks[src]; c != nil {
+		now = c.now
 	}
 	return now != 0 && ts > now+clockAhead
 }

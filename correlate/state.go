@@ -79,7 +79,9 @@ type State struct {
 	// job of another (issue 34). Nil until a second source logs: with
 	// one source its clock is the log clock.
 	clock     logClock
-	srcClocks []*logClock
+	srcClocks map[uint16]*logClock
+	lastSrc   *logClock // srcClocks[lastSrcID]: one source logs in runs
+	lastSrcID uint16
 	// clockSrc is the first source seen. jobSrc is the source of a job's
 	// latest timed event once there are two, when not clockSrc (a side
 	// table: Job's size is budgeted).
