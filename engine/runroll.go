@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -17,6 +18,9 @@ import (
 //     YYYY_MM_DD, YYYY.MM.DD, YYYY/MM/DD or YYYYMMDD, a plausible year,
 //     month and day) is blanked, and they have at least one date — so
 //     two pipelines P and Q, or "etl-…" and "ml-…", are never joined;
+//   - each date of the event's run ID is the day after the earlier
+//     run's: a roll, not a backfill of another day run beside today's
+//     (whose job IDs recur, and whose jobs are not today's);
 //   - the event's job ID is a job of the earlier run that is still
 //     running there: not ended by its lifecycle (succeeded or dead
 //     lettered), and its last event no longer ago (log time) than the
@@ -42,16 +46,22 @@ type rolledAt struct {
 // dateShape is id with each date in it blanked ("nightly-\x00"), or ""
 // when id holds none.
 func dateShape(id string) string {
+	shape, _ := datesOf(id)
+	return shape
+}
+
+// datesOf is id's date shape and its dates, as days since 1970.
+func datesOf(id string) (string, []int64) {
 	var b []byte
-	found := false
+	var days []int64
 	for i := 0; i < len(id); {
-		if n := dateAt(id[i:]); n > 0 && (i == 0 || !isDigit(id[i-1])) && (i+n == len(id) || !isDigit(id[i+n])) {
+		if n, day := dateAt(id[i:]); n > 0 && (i == 0 || !isDigit(id[i-1])) && (i+n == len(id) || !isDigit(id[i+n])) {
 			if b == nil {
 				b = append(make([]byte, 0, len(id)), id[:i]...)
 			}
 			b = append(b, 0)
+			days = append(days, day)
 			i += n
-			found = true
 			continue
 		}
 		if b != nil {
@@ -59,14 +69,28 @@ func dateShape(id string) string {
 		}
 		i++
 	}
-	if !found {
-		return ""
+	if days == nil {
+		return "", nil
 	}
-	return string(b)
+	return string(b), days
 }
 
-// dateAt is the length of the date s begins with, 0 for none.
-func dateAt(s string) int {
+// nextDay: each of b's dates is the day after a's.
+func nextDay(a, b []int64) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if b[i] != a[i]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// dateAt is the length of the date s begins with, 0 for none, and the
+// date as days since 1970.
+func dateAt(s string) (int, int64) {
 	digits := func(s string, n int) (int, bool) {
 		if len(s) < n {
 			return 0, false
@@ -82,7 +106,7 @@ func dateAt(s string) int {
 	}
 	y, ok := digits(s, 4)
 	if !ok || y < 1970 || y > 2199 {
-		return 0
+		return 0, 0
 	}
 	i := 4
 	sep := byte(0)
@@ -92,20 +116,24 @@ func dateAt(s string) int {
 	}
 	m, ok := digits(s[i:], 2)
 	if !ok || m < 1 || m > 12 {
-		return 0
+		return 0, 0
 	}
 	i += 2
 	if sep != 0 {
 		if i >= len(s) || s[i] != sep {
-			return 0
+			return 0, 0
 		}
 		i++
 	}
 	d, ok := digits(s[i:], 2)
 	if !ok || d < 1 || d > 31 {
-		return 0
+		return 0, 0
 	}
-	return i + 2
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d {
+		return 0, 0 // 2026-02-30 is no date
+	}
+	return i + 2, t.Unix() / 86400
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -122,9 +150,10 @@ func (rs *runs) rolled(ev *ingest.Event) *run {
 		return nil
 	}
 	if rs.shapeOf != ev.RunID {
-		rs.shapeOf, rs.shape = strings.Clone(ev.RunID), dateShape(ev.RunID)
+		rs.shapeOf = strings.Clone(ev.RunID)
+		rs.shape, rs.shapeDays = datesOf(ev.RunID)
 	}
-	if rs.shape == "" || rs.shape != j.run.dateShape {
+	if rs.shape == "" || rs.shape != j.run.dateShape || !nextDay(j.run.dateDays, rs.shapeDays) {
 		return nil
 	}
 	idle := int64(rs.cfg.IdleAfter)

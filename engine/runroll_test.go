@@ -23,3 +23,25 @@ func TestDateShape(t *testing.T) {
 		}
 	}
 }
+
+// TestNextDay: a roll is each date one day on, across a month's and a
+// year's end; a backfill of another day, or an impossible date, is none.
+func TestNextDay(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"n-2026-12-01", "n-2026-12-02", true},
+		{"n-2026-11-30", "n-2026-12-01", true},
+		{"n-20261231", "n-20270101", true},
+		{"n-2026-12-02", "n-2026-12-01", false},
+		{"n-2026-11-15", "n-2026-12-02", false},
+		{"n-2026-02-28", "n-2026-02-30", false},
+	} {
+		_, a := datesOf(c.a)
+		_, b := datesOf(c.b)
+		if got := nextDay(a, b); got != c.want {
+			t.Errorf("%s → %s: %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

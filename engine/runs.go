@@ -52,6 +52,7 @@ type run struct {
 	// dateShape is logRunID with its dates blanked, "" when it has none
 	// (runroll.go).
 	dateShape string
+	dateDays  []int64
 }
 
 // jobAt is where a job's events went, for a daily window: the run of its
@@ -104,6 +105,7 @@ type runs struct {
 	// run ID asked about.
 	rolledJobs     map[string]rolledAt
 	shapeOf, shape string
+	shapeDays      []int64
 }
 
 // farAhead is how far ahead of a run's clock an event may be and still
@@ -278,7 +280,8 @@ func (rs *runs) adoptable() *run {
 // adopt makes r the run ev names: the rules forget the derived name (it
 // fired nothing: no call was made in it) and key the run by the logs'.
 func (rs *runs) adopt(r *run, ev *ingest.Event) {
-	r.logRunID, r.id, r.dateShape = ev.RunID, ev.RunID, dateShape(ev.RunID)
+	r.logRunID, r.id = ev.RunID, ev.RunID
+	r.dateShape, r.dateDays = datesOf(ev.RunID)
 	r.baseline, r.baselineSet = nil, false
 	if rs.observer != nil {
 		rs.observer.EndRun(r.st)
@@ -380,7 +383,8 @@ func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int6
 		rs.noteBegin(ev.TS)
 	}
 	rs.seq++
-	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq, dateShape: dateShape(logRunID)}
+	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
+	r.dateShape, r.dateDays = datesOf(logRunID)
 	rs.declare(r.st)
 	r.id = logRunID
 	if rs.observer != nil {

@@ -44,6 +44,14 @@ func TestADatedRunIDRollsMidJob(t *testing.T) {
 			line(at(1, 22, 0), "nightly-2026-12-01", "job-x"),
 			line(at(2, 0, 1), "nightly-2026-12-02", "job-x"),
 		}, 0},
+		{"a backfill of another day beside today's run, sharing job IDs: two jobs", []string{
+			line(at(2, 1, 0), "nightly-2026-11-15", "job-x"),
+			line(at(2, 1, 1), "nightly-2026-12-02", "job-x"),
+		}, 0},
+		{"a roll across a month's end", []string{
+			line(at(30, 23, 58), "nightly-2026-11-30", "job-x"),
+			line(at(31, 0, 1), "nightly-2026-12-01", "job-x"),
+		}, 1},
 		{"a job that succeeded before the roll: the next day's job of its ID is its own", []string{
 			line(at(1, 23, 58), "nightly-2026-12-01", "job-x"),
 			fmt.Sprintf(`{"ts":%q,"event":"job_succeeded","run_id":"nightly-2026-12-01","job_id":"job-x"}`+"\n", at(1, 23, 59)),
