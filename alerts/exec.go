@@ -225,16 +225,19 @@ func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgi
 		stop, polled := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(polled)
-			tick := time.NewTicker(familyPoll)
-			defer tick.Stop()
+			// Often at first (a child is usually started at once), then
+			// less: a walk of /proc costs a few ms, and a hung command
+			// may run until exec_timeout.
+			every := familyPoll
 			for {
 				select {
 				case <-stop:
 					return
-				case <-tick.C:
+				case <-time.After(every):
 					if fam.add(descendants(pid, false)) && spawned != nil {
 						spawned(fam.list())
 					}
+					every = min(familyPollCap, every*3/2)
 				}
 			}
 		}()

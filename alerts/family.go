@@ -38,8 +38,12 @@ type Proc struct {
 // stays under sentRecordBytes).
 const maxProcs = 64
 
-// familyPoll is how often a running command's descendants are looked for.
-const familyPoll = 100 * time.Millisecond
+// familyPoll is how soon a running command's descendants are first looked
+// for; the look is made less often from then on, up to familyPollCap.
+const (
+	familyPoll    = 50 * time.Millisecond
+	familyPollCap = time.Second
+)
 
 // family is the process-wide registry of running command leaders. Its
 // lock is held across a command's Start and its registration, and by the

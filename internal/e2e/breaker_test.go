@@ -60,3 +60,31 @@ func TestADeadReceiverHoldsNoWorkers(t *testing.T) {
 		t.Errorf("the held kills are not said:\n%s", d.out())
 	}
 }
+
+// TestACleanStopLosesNoKillTheBreakerHolds: the kills a receiver's open
+// breaker holds are left requested by a clean stop, and the next start
+// (following from the end: only the journal can send them) delivers
+// each once, under its key.
+func TestACleanStopLosesNoKillTheBreakerHolds(t *testing.T) {
+	down := newFlaky(t, func(int, time.Duration) reply { return reply{status: 503} })
+	dir := t.TempDir()
+	logPath, journal := filepath.Join(dir, "night.jsonl"), filepath.Join(dir, "journal.jsonl")
+	night(t, logPath, "2026-03-10", 50)
+	cfg := actionsConfig(t, dir, "timeout = \"200ms\"\ndeadline = \"200ms\"\nretry_for = \"2m\"\n")
+	d := startDaemon(t, "--config", cfg, "--job-ceiling", "0.1", "--kill-webhook", down.URL, "--journal", journal, logPath)
+	waitUntil(t, "the breaker open", 20*time.Second, func() bool { return strings.Contains(d.out(), "circuit breaker is open") })
+	d.stop(syscall.SIGTERM)
+	downKeys, _ := down.requests()
+	up := newReceiver(t, false)
+	d2 := startDaemon(t, "--config", cfg, "--job-ceiling", "0.1", "--kill-webhook", up.URL, "--journal", journal, "--from-end", logPath)
+	waitUntil(t, "fifty kills sent by the next start", 20*time.Second, func() bool { k, _ := up.snapshot(); return len(k) == 50 })
+	time.Sleep(500 * time.Millisecond)
+	d2.stop(syscall.SIGTERM)
+	keys, _ := up.snapshot()
+	t.Logf("%d requests to the dead receiver before the stop; %d keys after the restart", len(downKeys), len(keys))
+	for k, n := range keys {
+		if n != 1 {
+			t.Errorf("key %s sent %d times after the restart, want once", k, n)
+		}
+	}
+}
