@@ -110,8 +110,9 @@ func (s *State) advanceClock(ts int64, src uint16) {
 	c.wallAt = s.wall
 }
 
-// SetWall gives the State the wall time (Unix ns) the events it applies
-// next arrive at; 0 (a replay, a report) for none. Live, a source that
+// SetWall gives the State the wall time the events it applies next arrive
+// at, as a monotonic reading in ns (any origin, never 0); 0 (a replay, a
+// report) for none. Live, a source that
 // has gone quiet has its clock run on with wall time since it last
 // logged, so its jobs still go idle and retire when no event of its own
 // moves its clock — as they did on the one log clock, which another

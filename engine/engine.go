@@ -139,8 +139,9 @@ type Engine struct {
 	// replaying is set while ReplaySpool applies the spool.
 	replaying bool
 	// wall is the wall time of the live batch being applied, 0 for a
-	// replayed one (see apply).
+	// replayed one (see apply): monotonic ns since born.
 	wall int64
+	born time.Time
 	mu   sync.Mutex // guards st after Run returns, for Report
 }
 
@@ -207,7 +208,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		opt.Queue = DefaultQueue
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
-		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
+		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{}), born: time.Now()}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow, declared: opt.Declared}
 	e.assume = opt.Assumptions
 	if e.assume != nil {
@@ -392,8 +393,10 @@ func (e *Engine) apply(b ingest.Batch) {
 	}
 	if e.replay == nil {
 		// Live: a quiet source's clock runs on with wall time
-		// (correlate's State.SetWall); a replay's has none.
-		e.wall = time.Now().UnixNano()
+		// (correlate's State.SetWall); a replay's has none. Monotonic,
+		// from the engine's start: a host clock that steps 10 h on must
+		// not make every quiet source's jobs idle.
+		e.wall = int64(time.Since(e.born)) + 1
 		defer func() { e.wall = 0 }()
 	}
 	e.applyBatch(b)
