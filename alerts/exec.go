@@ -196,7 +196,7 @@ func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgi
 		// The negative PID is the group: the command and every child it
 		// started that did not leave the group. Then those that did.
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		fam.add(descendants(cmd.Process.Pid, false))
+		fam.add(descendants(cmd.Process.Pid))
 		fam.kill()
 		return err
 	}
@@ -234,7 +234,7 @@ func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgi
 				case <-stop:
 					return
 				case <-time.After(every):
-					if fam.add(descendants(pid, false)) && spawned != nil {
+					if fam.add(descendants(pid)) && spawned != nil {
 						spawned(fam.list())
 					}
 					every = min(familyPollCap, every*3/2)
@@ -300,6 +300,7 @@ func (f *tracked) add(ps []Proc) bool {
 		if !slices.Contains(f.procs, p) {
 			f.procs = append(f.procs, p)
 			grew = true
+			adopt(p)
 		}
 	}
 	return grew
@@ -317,8 +318,11 @@ func (f *tracked) kill() {
 	ps := f.list()
 	for _, p := range ps {
 		if _, _, start, ok := procInfo(p.PID); ok && start == p.Start {
-			ps = append(ps, descendants(p.PID, false)...)
+			ps = append(ps, descendants(p.PID)...)
 		}
+	}
+	for _, p := range ps {
+		adopt(p) // reaped by burnrate if it is reparented to it
 	}
 	endProcs(ps, 0)
 }

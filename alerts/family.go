@@ -20,12 +20,14 @@ import (
 //   - burnrate is the child subreaper while commands run (becomeSubreaper):
 //     an orphaned descendant is reparented to it, not to init;
 //   - while a command runs, its descendants (by parent links in /proc,
-//     from its leader, and the orphans burnrate adopted) are polled and
-//     journaled with their start times (Record.Procs), so a start after a
-//     SIGKILL ends those still alive before the command runs again;
+//     from its leader) are polled and journaled with their start times
+//     (Record.Procs), so a start after a SIGKILL ends those still alive
+//     before the command runs again;
 //   - at exec_timeout and at the stop, the group is killed, then every
-//     descendant seen and every orphan burnrate adopted;
-//   - adopted orphans are reaped (a zombie each otherwise).
+//     descendant seen, and an orphan adopted since the command began
+//     that left burnrate's session, when no other command runs;
+//   - the descendants seen are reaped once they exit and are burnrate's
+//     (a zombie each otherwise); no other child of burnrate is waited for.
 
 // Proc names a process by PID and start time (clock ticks since boot),
 // so a PID reused by another process is not taken for it.
@@ -51,6 +53,25 @@ const (
 var family struct {
 	mu      sync.Mutex
 	leaders map[int]bool
+	// ours are the descendants of commands seen (tracked): the only
+	// exited children reapOrphans waits for — a process that runs other
+	// children (a test) keeps their exit statuses.
+	ours map[Proc]bool
+}
+
+// maxOurs bounds family.ours (a reaped process leaves it).
+const maxOurs = 4096
+
+// adopt records p as a command's descendant, for reapOrphans.
+func adopt(p Proc) {
+	family.mu.Lock()
+	defer family.mu.Unlock()
+	if family.ours == nil {
+		family.ours = map[Proc]bool{}
+	}
+	if len(family.ours) < maxOurs {
+		family.ours[p] = true
+	}
 }
 
 // startLeader runs start (cmd.Start) and registers the leader it made.
@@ -98,9 +119,9 @@ func procInfo(pid int) (ppid int, state byte, start uint64, ok bool) {
 }
 
 type procEntry struct {
-	pid, ppid int
-	state     byte
-	start     uint64
+	pid, ppid, sid int
+	state          byte
+	start          uint64
 }
 
 func allProcs() []procEntry {
@@ -112,16 +133,15 @@ func allProcs() []procEntry {
 			continue
 		}
 		if ppid, st, start, ok := procInfo(pid); ok {
-			out = append(out, procEntry{pid, ppid, st, start})
+			out = append(out, procEntry{pid: pid, ppid: ppid, sid: procSession(pid), state: st, start: start})
 		}
 	}
 	return out
 }
 
-// descendants are the live processes below root (root excluded), and,
-// when orphans is set, the live orphans burnrate adopted (its children
-// that lead no running command) and theirs.
-func descendants(root int, orphans bool) []Proc {
+// descendants are the live processes below root (root excluded), by
+// parent links.
+func descendants(root int) []Proc {
 	procs := allProcs()
 	kids := map[int][]procEntry{}
 	for _, p := range procs {
@@ -143,29 +163,15 @@ func descendants(root int, orphans bool) []Proc {
 	if root > 0 {
 		walk(root)
 	}
-	if orphans {
-		self := os.Getpid()
-		family.mu.Lock()
-		leaders := make(map[int]bool, len(family.leaders))
-		for p := range family.leaders {
-			leaders[p] = true
-		}
-		family.mu.Unlock()
-		for _, c := range kids[self] {
-			if leaders[c.pid] || seen[c.pid] || c.state == 'Z' {
-				continue
-			}
-			seen[c.pid] = true
-			out = append(out, Proc{c.pid, c.start})
-			walk(c.pid)
-		}
-	}
 	return out
 }
 
-// orphansSince are the live orphans burnrate adopted that started at or
-// after start (a leader's start time), when no command is running: then
-// they can only be the just-ended command's family.
+// orphansSince are the live orphans burnrate adopted that left its
+// session (setsid) and started at or after start (a leader's start
+// time), when no command is running: then they can only be the
+// just-ended command's family. A child of burnrate's own session is none
+// of theirs (a command's descendant that did not setsid stays in its
+// group, which got the SIGKILL).
 func orphansSince(start uint64) []Proc {
 	family.mu.Lock()
 	busy := len(family.leaders) > 0
@@ -173,13 +179,36 @@ func orphansSince(start uint64) []Proc {
 	if busy {
 		return nil
 	}
+	self, ourSID := os.Getpid(), procSession(os.Getpid())
 	var out []Proc
-	for _, p := range descendants(0, true) {
-		if p.Start >= start {
-			out = append(out, p)
+	for _, p := range allProcs() {
+		if p.ppid == self && p.state != 'Z' && p.start >= start && p.sid != ourSID {
+			out = append(out, Proc{p.pid, p.start})
+			out = append(out, descendants(p.pid)...)
 		}
 	}
 	return out
+}
+
+// procSession is pid's session ID (/proc/PID/stat field 6), -1 unknown.
+func procSession(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 4 {
+		return -1
+	}
+	sid, err := strconv.Atoi(string(f[3]))
+	if err != nil {
+		return -1
+	}
+	return sid
 }
 
 // endProcs ends the processes of ps still alive as the ones named (same
@@ -226,19 +255,28 @@ func endProcs(ps []Proc, grace time.Duration) (int, error) {
 	return len(found), errors.New("some outlived SIGKILL")
 }
 
-// reapOrphans waits for burnrate's exited children that lead no running
-// command: orphans it adopted as subreaper. A leader's exit is os/exec's
-// to wait for.
+// reapOrphans waits for burnrate's exited children that were a command's
+// descendants (family.ours): orphans it adopted as subreaper. A leader's
+// exit is os/exec's to wait for, and any other child's its starter's.
 func reapOrphans() {
+	family.mu.Lock()
+	n := len(family.ours)
+	family.mu.Unlock()
+	if n == 0 {
+		return
+	}
 	self := os.Getpid()
 	family.mu.Lock()
 	defer family.mu.Unlock()
 	for _, p := range allProcs() {
-		if p.ppid != self || p.state != 'Z' || family.leaders[p.pid] {
+		q := Proc{p.pid, p.start}
+		if p.ppid != self || p.state != 'Z' || family.leaders[p.pid] || !family.ours[q] {
 			continue
 		}
 		var ws syscall.WaitStatus
-		syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		if pid, _ := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil); pid == p.pid {
+			delete(family.ours, q)
+		}
 	}
 }
 
