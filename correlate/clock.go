@@ -132,11 +132,7 @@ func (s *State) clockOf(j *Job) int64 {
 	if s.srcClocks == nil {
 		return s.lastTS
 	}
-	src, ok := s.jobSrc[j]
-	if !ok {
-		src = s.clockSrc
-	}
-	if c := s.srcClocks[src]; c != nil {
+	if c := s.srcClocks[j.src]; c != nil {
 		return c.now + s.quietFor(c)
 	}
 	return s.lastTS
@@ -153,18 +149,6 @@ func (s *State) quietFor(c *logClock) int64 {
 		at = s.wallFirst // it last logged before wall time was given (the spool's replay)
 	}
 	return max(0, s.wall-at)
-}
-
-// setJobSrc records src as the source of job's latest timed event.
-func (s *State) setJobSrc(j *Job, src uint16) {
-	if src == s.clockSrc {
-		delete(s.jobSrc, j)
-		return
-	}
-	if s.jobSrc == nil {
-		s.jobSrc = map[*Job]uint16{}
-	}
-	s.jobSrc[j] = src
 }
 
 // FarAhead reports whether ts, of an event of source src just applied,

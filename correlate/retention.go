@@ -145,7 +145,6 @@ func (s *State) compact() {
 				s.retireOp(j.ops[i].op)
 			}
 			gone[j] = true
-			delete(s.jobSrc, j)
 			continue
 		}
 		kept = append(kept, j)
@@ -256,11 +255,11 @@ func (s *State) retire(j *Job) {
 	o := s.Outcome(j, false)
 	w := j.wasted(o)
 	r.jobs++
-	if j.evidence&^evAgent != 0 {
+	if j.evidence&^(evAgent|notEvidence) != 0 {
 		if r.evidence == nil {
 			r.evidence = map[uint8]int64{}
 		}
-		r.evidence[j.evidence&^evAgent]++
+		r.evidence[j.evidence&^(evAgent|notEvidence)]++
 	}
 	r.wasted = r.wasted.Add(w)
 	switch o {

@@ -82,12 +82,9 @@ type State struct {
 	srcClocks map[uint16]*logClock
 	lastSrc   *logClock // srcClocks[lastSrcID]: one source logs in runs
 	lastSrcID uint16
-	// clockSrc is the first source seen. jobSrc is the source of a job's
-	// latest timed event once there are two, when not clockSrc (a side
-	// table: Job's size is budgeted).
+	// clockSrc is the first source seen.
 	clockSrc    uint16
 	clockSrcSet bool
-	jobSrc      map[*Job]uint16
 	// wall is the wall time of the events being applied (SetWall), 0 in
 	// a replay; wallFirst the first given; nextWallSweep when a live
 	// State looks for jobs to retire though no log clock moved.
@@ -452,8 +449,8 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		job.FirstTS = ts
 	}
 	job.LastTS = max(job.LastTS, ts)
-	if ts != 0 && s.srcClocks != nil {
-		s.setJobSrc(job, ev.Source)
+	if ts != 0 {
+		job.src = ev.Source
 	}
 	if job.RunID == "" && ev.RunID != "" {
 		job.RunID = ev.RunID
@@ -469,19 +466,19 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if job.EnqueuedTS == 0 {
 			job.EnqueuedTS = ts
 		}
-		if !job.lifecycle {
+		if !job.lifecycle() {
 			job.Outcome = OutcomeQueued
 		}
-		job.lifecycle = true
+		job.evidence |= evLifecycle
 	case ingest.KindJobStarted:
 		job.QueueAttempts++
 		job.rounds = 0
 		job.Outcome = OutcomeRunning
-		job.lifecycle = true
+		job.evidence |= evLifecycle
 	case ingest.KindJobSucceeded:
 		s.end(job, OutcomeSucceeded, ts)
 	case ingest.KindJobFailed:
-		job.lastFailed = true
+		job.setLastFailed(true)
 		s.end(job, OutcomeFailed, ts)
 	case ingest.KindJobDeadLettered:
 		if job.DeadLetterTS == 0 {
@@ -555,13 +552,13 @@ func (s *State) Outcome(job *Job, final bool) Outcome {
 		// "killed" for it (fillJobReport).
 		return OutcomeFailed
 	}
-	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
+	if job.lifecycle() || job.Calls+job.ToolCalls == 0 {
 		return job.Outcome
 	}
 	if !final && (s.cfg.IdleAfter <= 0 || s.clockOf(job)-job.LastTS < int64(s.cfg.IdleAfter)) {
 		return OutcomeActive
 	}
-	if job.lastFailed {
+	if job.lastFailed() {
 		return OutcomeFailed
 	}
 	return OutcomeSucceeded
@@ -570,7 +567,7 @@ func (s *State) Outcome(job *Job, final bool) Outcome {
 func (s *State) end(job *Job, o Outcome, ts int64) {
 	job.Outcome = o
 	job.EndTS = ts
-	job.lifecycle = true
+	job.evidence |= evLifecycle
 }
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
@@ -688,7 +685,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	s.sequence(job, ev, op, &a, class, cost, ms)
 	tries := op.attempts
 	if op.key == "" {
-		if job.lastFailed {
+		if job.lastFailed() {
 			job.streak = min(job.streak+1, 1<<15-1)
 		} else {
 			job.streak = 1
@@ -699,7 +696,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	s.lastTries = tries
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
-	job.lastFailed = failed
+	job.setLastFailed(failed)
 	job.LastStatus = ev.Status
 	s.spendOn(job, ev, class, cost, priced)
 	s.shadowBreaker(job, ev, &a, ms, class, cost)
@@ -758,7 +755,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 			})
 		}
 	}
-	if ev.Attempt > 1 || job.lastFailed {
+	if ev.Attempt > 1 || job.lastFailed() {
 		a.Flags |= FlagRetry
 	}
 	if class == classTerminal {
@@ -805,7 +802,7 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 	if ev.Kind == ingest.KindLLMCall {
 		job.Calls++
 		s.attempts++
-		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed) {
+		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed()) {
 			job.rounds++
 			job.MaxRounds = max(job.MaxRounds, job.rounds)
 		}
