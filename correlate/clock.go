@@ -78,6 +78,12 @@ func (c *logClock) advance(ts int64) {
 	c.now = max(c.now, ts)
 }
 
+// maxSourceClocks bounds the clocks of one State (about 600 bytes each):
+// an OTLP sender that names a new service in every request must not grow
+// every run without end. A source past the bound is judged on the log
+// clock, as every source was before each had its own.
+const maxSourceClocks = 1024
+
 // advanceClock moves the log clock, and the clock of the event's source,
 // to ts (see logClock.advance). The source's clock is kept apart only
 // once a second source logs: a report of one file, or one stream, has one
@@ -101,6 +107,9 @@ func (s *State) advanceClock(ts int64, src uint16) {
 	c := s.lastSrc
 	if c == nil || s.lastSrcID != src {
 		if c = s.srcClocks[src]; c == nil {
+			if len(s.srcClocks) >= maxSourceClocks {
+				return // judged on the log clock (clockOf)
+			}
 			c = &logClock{}
 			s.srcClocks[src] = c
 		}

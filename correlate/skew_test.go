@@ -155,3 +155,24 @@ func TestAQuietSourceAgesOnWallTime(t *testing.T) {
 		t.Errorf("%d jobs retired, want the quiet log's 1,100", st.RetiredJobs())
 	}
 }
+
+// TestSourceClocksAreBounded: red team of issue 34 — an OTLP sender that
+// names a new service in every request made a clock each (about 600
+// bytes) in every run's State. Past maxSourceClocks a source is judged on
+// the log clock.
+func TestSourceClocksAreBounded(t *testing.T) {
+	st := New(DefaultConfig())
+	t0 := time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC).UnixNano()
+	for i := range 40000 {
+		var ev ingest.Event
+		ev.Reset()
+		ev.TS, ev.Kind, ev.Status, ev.JobID, ev.Model, ev.CostUSD, ev.HasCost, ev.Source = t0+int64(i)*int64(time.Millisecond), ingest.KindLLMCall, 200, fmt.Sprint("j", i%100), "claude-sonnet-4-5", 0.01, true, uint16(i)
+		st.Apply(&ev)
+	}
+	if n := len(st.srcClocks); n > maxSourceClocks {
+		t.Fatalf("%d source clocks, over the bound of %d", n, maxSourceClocks)
+	}
+	if o := st.Outcome(st.Job("j1"), false); o != OutcomeActive {
+		t.Errorf("a job of a source past the bound is %s, want active on the log clock", o)
+	}
+}
