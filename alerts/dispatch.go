@@ -116,7 +116,10 @@ type Dispatcher struct {
 	// backoff, a kill held until the journal has room), each with its
 	// timer; under mu. Shutdown takes them out and leaves them for the
 	// next start.
-	waiting         map[string]*waitingTask
+	waiting map[string]*waitingTask
+	// breakers are the receivers' circuit breakers (breaker.go), by URL;
+	// under mu.
+	breakers        map[string]*breaker
 	held            atomic.Int64 // kills held now: not fired, the journal had no room
 	journalFailures atomic.Int64
 	journalLast     atomic.Pointer[string]
@@ -233,6 +236,12 @@ func (d *Dispatcher) Start(ctx context.Context) {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were found and could not all be ended: %v", n, r.Pgid, err)
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were still running and were ended first (SIGTERM, then SIGKILL)", n, r.Pgid)
+			}
+			// Those that left the group (setsid), by PID and start time.
+			if n, err := endProcs(r.Procs, groupGrace); err != nil {
+				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were found and could not all be ended: %v", n, err)
+			} else if n > 0 {
+				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were still running and were ended first (SIGTERM, then SIGKILL)", n)
 			}
 		}
 		t.resent = resent
@@ -396,6 +405,9 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 // the journal gets one more try to write it; what still cannot be written
 // is said lost from this process (the log raising it again fires it).
 func (d *Dispatcher) leaveWaiting() {
+	for _, t := range d.takeParked() {
+		d.leaveOne(t)
+	}
 	d.mu.Lock()
 	left := make([]*waitingTask, 0, len(d.waiting))
 	for k, w := range d.waiting {
@@ -521,7 +533,7 @@ func (d *Dispatcher) Wait() { d.inflight.Wait() }
 func (d *Dispatcher) Waiting() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.waiting)
+	return len(d.waiting) + d.parkedLocked()
 }
 
 // runJob is a job's identity across runs: a cron job's name recurs every
@@ -834,6 +846,9 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			d.finish(t, StateRefused, Record{Error: detail}, detail)
 			return true
 		}
+		if !d.gate(url, t) {
+			return false // parked: the receiver's breaker is open
+		}
 		if t.kill() {
 			d.setState(t.alert, StateSent)
 		}
@@ -844,9 +859,11 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		t.rounds++
 		t.attempts += del.Attempts
 		if del.Err != nil && d.interrupted(ctx) {
+			d.delivered(url, false) // no verdict on the receiver: a probe is not left hanging
 			d.leave(t, fmt.Sprintf("interrupted by the stop after %d attempt(s)", t.attempts))
 			return false
 		}
+		d.delivered(url, del.Err != nil && !errors.Is(del.Err, ErrMisconfigured) && !errors.Is(del.Err, ErrPermanent))
 		r := Record{Attempts: t.attempts, Status: del.Status, Resent: t.resent}
 		state := StateAcknowledged
 		detail := fmt.Sprintf("HTTP %d after %d attempt(s)", del.Status, t.attempts)
@@ -879,11 +896,20 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 			tmpl = d.hooks.RunKillExec
 		}
 		var sentErr string
-		res := tmpl.Run(ctx, t.alert, func(pgid int, start uint64) {
+		var group Record
+		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64) {
 			// Its group, on disk before the wait: a burnrate killed now
 			// leaves what a start needs to end the group before it runs
 			// the command again.
-			sentErr = d.recordOutcome(t, StateSent, Record{Pgid: pgid, PgidStart: start, Resent: t.resent})
+			group = Record{Pgid: pgid, PgidStart: start, Resent: t.resent}
+			sentErr = d.recordOutcome(t, StateSent, group)
+		}, func(procs []Proc) {
+			// Its descendants as they appear, a setsid'd one included:
+			// the start ends them too. A failed write is counted (the
+			// journal's health) and leaves the group's record.
+			r := group
+			r.Procs = procs
+			d.journalRecord(t, StateSent, r, d.journal.Append)
 		})
 		if res.Err != nil && !errors.Is(res.Err, ErrRefused) && d.interrupted(ctx) {
 			d.leave(t, "the command was interrupted by the stop")

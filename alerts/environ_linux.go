@@ -22,3 +22,25 @@ func hideEnviron() {
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
 	})
 }
+
+var subreaperOnce sync.Once
+
+// becomeSubreaper makes burnrate the child subreaper of what its kill
+// commands start: a child a command detached ("setsid sleep 1000 &", a
+// daemonizing kubectl) is reparented to burnrate when its parent exits,
+// not to init, so the stop and exec_timeout can find and end it
+// (family.go), and burnrate reaps it when it exits. Set before the first
+// command runs and kept: an orphan adopted stays burnrate's to reap.
+func becomeSubreaper() bool {
+	ok := true
+	subreaperOnce.Do(func() {
+		const prSetChildSubreaper = 36 // linux/prctl.h PR_SET_CHILD_SUBREAPER
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+			ok = false
+		}
+		if ok {
+			go reapLoop()
+		}
+	})
+	return ok
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +172,15 @@ const execWaitDelay = 2 * time.Second
 // Run waits for it: the dispatcher journals them, so a start after a
 // crash can end a group that outlived burnrate.
 func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, start uint64)) ExecResult {
+	return t.RunTracked(ctx, a, started, nil)
+}
+
+// RunTracked is Run that also follows the command's descendants
+// (family.go): spawned, when not nil, is called with all of them seen so
+// far each time a new one is seen (the dispatcher journals them), never
+// after RunTracked returns. At the timeout and at the stop they are ended
+// with the group, setsid'd or not.
+func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgid int, start uint64), spawned func([]Proc)) ExecResult {
 	argv, err := t.Argv(a)
 	if err != nil {
 		return ExecResult{ExitCode: -1, Err: err}
@@ -181,10 +191,14 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, 
 	// Pdeathsig: a burnrate killed by SIGKILL takes the command with it,
 	// so the restart's one re-run cannot overlap a copy still running.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var fam tracked
 	cmd.Cancel = func() error {
 		// The negative PID is the group: the command and every child it
-		// started that did not leave the group.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// started that did not leave the group. Then those that did.
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		fam.add(descendants(cmd.Process.Pid))
+		fam.kill()
+		return err
 	}
 	cmd.WaitDelay = execWaitDelay
 	// burnrate's environment minus its own secrets (the HMAC key, the
@@ -197,17 +211,50 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, 
 	stdout := &headTailBuffer{head: execOutputMax}
 	stderr := &headTailBuffer{head: execOutputMax, tail: execStderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	becomeSubreaper()
 	// A child the command left in the background after exiting 0 is let
 	// be (it may be the kill itself, detached); WaitDelay only stops it
 	// from holding this worker through the pipes it inherited.
-	if err = cmd.Start(); err == nil {
+	if err = startLeader(cmd.Start, func() int { return cmd.Process.Pid }); err == nil {
+		pid := cmd.Process.Pid
 		if started != nil {
 			// Setpgid: the group's ID is the leader's PID.
-			pid := cmd.Process.Pid
 			st, _ := procStart(pid)
 			started(pid, st)
 		}
+		stop, polled := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(polled)
+			// Often at first (a child is usually started at once), then
+			// less: a walk of /proc costs a few ms, and a hung command
+			// may run until exec_timeout.
+			every := familyPoll
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(every):
+					if fam.add(descendants(pid)) && spawned != nil {
+						spawned(fam.list())
+					}
+					every = min(familyPollCap, every*3/2)
+				}
+			}
+		}()
 		err = cmd.Wait()
+		close(stop)
+		<-polled
+		endLeader(pid)
+		if ctx.Err() != nil {
+			// The timeout or the stop: what is left of the family goes
+			// too — a setsid'd child the poll saw, its children, and an
+			// orphan adopted since the command began that the poll
+			// missed, when no other command runs whose it could be.
+			st, _ := procStart(pid)
+			fam.add(orphansSince(st))
+			fam.kill()
+		}
+		reapOrphans()
 	}
 	// Redacted before anyone sees them: "curl -v" prints the request's
 	// Authorization header, "set -x" the token it was given.
@@ -233,6 +280,51 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, 
 		}
 	}
 	return res
+}
+
+// tracked is a command's descendants seen so far.
+type tracked struct {
+	mu    sync.Mutex
+	procs []Proc
+}
+
+// add takes in ps; true when one was new (and there was room).
+func (f *tracked) add(ps []Proc) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	grew := false
+	for _, p := range ps {
+		if len(f.procs) >= maxProcs {
+			break
+		}
+		if !slices.Contains(f.procs, p) {
+			f.procs = append(f.procs, p)
+			grew = true
+			adopt(p)
+		}
+	}
+	return grew
+}
+
+func (f *tracked) list() []Proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.procs)
+}
+
+// kill sends SIGKILL to every tracked process still alive as itself, and
+// to what it started since.
+func (f *tracked) kill() {
+	ps := f.list()
+	for _, p := range ps {
+		if _, _, start, ok := procInfo(p.PID); ok && start == p.Start {
+			ps = append(ps, descendants(p.PID)...)
+		}
+	}
+	for _, p := range ps {
+		adopt(p) // reaped by burnrate if it is reparented to it
+	}
+	endProcs(ps, 0)
 }
 
 // headTailBuffer keeps the first head bytes of a stream and, when tail

@@ -98,6 +98,11 @@ type Record struct {
 	// still alive ends it before it runs the command again.
 	Pgid      int    `json:"pgid,omitempty"`
 	PgidStart uint64 `json:"pgid_start,omitempty"`
+	// Procs are the command's descendants seen while it ran, by PID and
+	// start time (a later "sent" record each time one is seen): a child
+	// that called setsid has left the group, and a start ends those still
+	// alive too before it runs the command again.
+	Procs []Proc `json:"procs,omitempty"`
 	// Alert is carried by requested records, so that a later start can
 	// send an action this process never finished, even when the log that
 	// raised it is not read again.

@@ -698,3 +698,30 @@ func TestAKillNeverNamesAnotherJob(t *testing.T) {
 		t.Errorf("the real job's kill: %v, %s", got, log.last().State)
 	}
 }
+
+// TestASkewedSourceBlindsNoBurnRate: issue 34 — two logs interleaved, one
+// 10 h ahead (local time written as UTC): every step from the honest
+// log's line to the skewed log's moved the burn window's clock 10 h on,
+// so the window never held more than a line or two and $0.60/min against
+// a $0.50/min limit raised nothing. The window clock moves by each
+// source's own steps.
+func TestASkewedSourceBlindsNoBurnRate(t *testing.T) {
+	base := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC).UnixNano()
+	var fired []string
+	r := NewRules(Config{BurnRateUSDPerMin: 0.5, BurnWindow: 5 * time.Minute}, nil, func(a Alert) { fired = append(fired, a.Rule) })
+	st := correlate.New(correlate.DefaultConfig())
+	for i := range 180 { // 15 minutes, each log at $0.30/min
+		for src := range uint16(2) {
+			ts := base + int64(i)*5e9
+			if src == 1 {
+				ts += 10 * int64(time.Hour)
+			}
+			ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "job-" + strconv.Itoa(i) + "-" + strconv.Itoa(int(src)), Model: "m", Status: 200, CostUSD: 0.025, HasCost: true,
+				RetryAfterMs: ingest.NoRetryAfter, RateLimitTokens: ingest.NoValue, RateLimitRequests: ingest.NoValue, Source: src}
+			r.Observe(st, st.Apply(&ev), &ev)
+		}
+	}
+	if !slices.Contains(fired, RuleBurnRate) {
+		t.Errorf("$0.60/min from two logs, one skewed 10 h, against a $0.50/min limit raised no burn_rate")
+	}
+}

@@ -285,26 +285,51 @@ type runRules struct {
 	burnSum      correlate.Pico
 	lastProj     int64
 
-	// mono is the window clock (see tick); prevTS the last event's time.
-	mono, prevTS int64
+	// mono is the window clock (see tick); srcs each source's place on it.
+	mono    int64
+	srcs    map[uint16]*srcTick
+	lastSrc *srcTick
+	lastID  uint16
 
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
 }
 
-// tick advances the run's window clock by the log time between this event
-// and the one before, never back and never by more than a day at once: the
-// burn window and the projection run on it, so a host clock that steps
-// back cannot widen the window into a false rate, and one line dated 2199
-// cannot hold it (or the projection) for ever.
-func (rr *runRules) tick(ts int64) {
-	if ts == 0 {
+// srcTick is one source's place on a run's window clock: its clock's
+// last reading, and how far its own steps have taken it.
+type srcTick struct{ prev, pos int64 }
+
+// tick advances the run's window clock by the forward step of the event's
+// time since its source's last event (a line far ahead of its source's
+// clock is not given: State.FarAhead), never back and never by more than
+// a day at once: the burn window and the projection run on it,
+// so a host clock that steps back cannot widen the window into a false
+// rate, and one line dated 2199 cannot hold it (or the projection) for
+// ever. Each source steps on its own and the clock is as far as the
+// furthest has taken it: a second log 10 h ahead (local time written as
+// UTC) interleaved with the first moved it 10 h at every step from one
+// to the other, and the window never held more than a line (issue 34).
+// A source first seen starts where the clock is.
+func (rr *runRules) tick(now int64, src uint16) {
+	if now <= 0 {
 		return
 	}
-	if d := ts - rr.prevTS; rr.prevTS != 0 && d > 0 && d <= maxTick {
-		rr.mono += d
+	s := rr.lastSrc
+	if s == nil || rr.lastID != src {
+		if s = rr.srcs[src]; s == nil {
+			if rr.srcs == nil {
+				rr.srcs = map[uint16]*srcTick{}
+			}
+			s = &srcTick{pos: rr.mono}
+			rr.srcs[src] = s
+		}
+		rr.lastSrc, rr.lastID = s, src
 	}
-	rr.prevTS = ts
+	if d := now - s.prev; s.prev != 0 && d > 0 && d <= maxTick {
+		s.pos += d
+		rr.mono = max(rr.mono, s.pos)
+	}
+	s.prev = now
 }
 
 // maxTick bounds one step of the window clock.
@@ -374,7 +399,9 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if ts > r.run.lastTS {
 		r.run.lastTS = ts
 	}
-	r.run.tick(ts)
+	if !st.FarAhead(ts, ev.Source) {
+		r.run.tick(ts, ev.Source)
+	}
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
 	}

@@ -28,7 +28,25 @@ const (
 	evOpenAI
 	// evTiming: a call placed in the job by timing alone.
 	evTiming
+	// Not evidence, kept in its byte (Job's size is budgeted), masked out
+	// of every use of evidence as a whole (notEvidence): evLifecycle, the
+	// job has queue lifecycle events (its Outcome is theirs); evLastFailed,
+	// its last attempt or lifecycle event failed.
+	evLifecycle  uint8 = 1 << 6
+	evLastFailed uint8 = 1 << 7
+	notEvidence        = evLifecycle | evLastFailed | evArmedViolation
 )
+
+func (j *Job) lifecycle() bool  { return j.evidence&evLifecycle != 0 }
+func (j *Job) lastFailed() bool { return j.evidence&evLastFailed != 0 }
+
+func (j *Job) setLastFailed(f bool) {
+	if f {
+		j.evidence |= evLastFailed
+	} else {
+		j.evidence &^= evLastFailed
+	}
+}
 
 // Count kinds of a job's calls (JobReport.Count).
 const (

@@ -113,12 +113,15 @@ type Job struct {
 	LastStatus    int16
 	findings      uint16 // bit per FindingKind
 	Outcome       Outcome
-	lifecycle     bool
-	lastFailed    bool
 	// evidence holds the job's agent bit — an interactive agent session
 	// (Claude Code, Codex, Gemini CLI), long by design, so no job deadline
-	// applies to it — and what its calls were seen by (counts.go).
+	// applies to it — what its calls were seen by (counts.go), and two
+	// bits that are no evidence: evLifecycle and evLastFailed (in here to
+	// make room for src).
 	evidence uint8
+	// src is the source (Event.Source) of the job's latest timed event:
+	// its clock judges the job idle and retired (State.clockOf).
+	src uint16
 
 	Type string
 	// RunID is the run its first event named, "" when the log names none.
@@ -172,7 +175,7 @@ func (j *Job) HasFinding(k FindingKind) bool { return j.findings&(1<<k) != 0 }
 // others) that says the job's assumption_violated rests on a declaration
 // of the operator. The Job has no byte to spare (TestJobFitsItsSizeClass):
 // it moved out of Job.findings when the sixteenth kind took that bit.
-const evArmedViolation uint8 = 1 << 7
+const evArmedViolation uint8 = 1 << 5
 
 // Job.findings holds a bit per kind; the constant stops the build when
 // a kind has no bit.

@@ -575,7 +575,7 @@ func (s *State) reportSource(r *Report) {
 	src := &r.Source
 	src.Files = []string{}
 	src.SkippedByReason = map[string]int64{}
-	src.OutOfOrderEvents = s.outOfOrder
+	src.OutOfOrderEvents = s.OutOfOrder()
 	for _, in := range s.sources {
 		src.Files = append(src.Files, in.Name)
 		src.Lines += in.Stats.Lines

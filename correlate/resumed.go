@@ -209,7 +209,8 @@ func (s *State) moveResponse(r *responseUsage, from, to *Job) {
 	if r.calls > 0 {
 		if to.Calls == 0 || to.FirstAttemptTS == 0 {
 			// Its outcome is its last call's: the response's.
-			to.LastStatus, to.lastFailed = r.status, classify(r.status) != classSuccess
+			to.LastStatus = r.status
+			to.setLastFailed(classify(r.status) != classSuccess)
 		}
 		to.Calls += r.calls
 		if to.FirstAttemptTS == 0 || r.ts < to.FirstAttemptTS {

@@ -66,22 +66,42 @@ func (s *State) RetiredJobs() int64 { return s.retired.jobs }
 // ever sees (the live set is at most twice what the retention holds).
 func (s *State) retireSweep() {
 	keep := s.cfg.JobRetention
-	if keep <= 0 || s.lastTS < s.nextSweep {
+	due := s.lastTS >= s.nextSweep || (s.srcClocks != nil && s.wall != 0 && s.wall >= s.nextWallSweep)
+	if keep <= 0 || !due {
 		return
 	}
 	s.nextSweep = s.lastTS + max(int64(keep)/4, int64(time.Minute))
-	horizon := s.lastTS - int64(keep)
+	if s.wall != 0 {
+		s.nextWallSweep = s.wall + max(int64(keep)/4, int64(time.Minute))
+	}
 	n := 0
 	for _, j := range s.jobList {
-		if s.retirable(j, horizon) {
+		if s.retirable(j) {
 			n++
 		}
 	}
-	ops := s.idleOps(horizon)
+	ops := s.idleOps()
 	if (n < 1024 || n < len(s.jobList)/2) && (ops < 1024 || ops < s.opCount/2) {
 		return
 	}
-	s.compact(horizon)
+	s.compact()
+}
+
+// horizon is the time before which job's work is retired: the retention
+// back from its source's clock (clockOf), never from another source's.
+func (s *State) horizon(j *Job) int64 { return s.clockOf(j) - int64(s.cfg.JobRetention) }
+
+// opHorizon is horizon for the job of a keyed operation (its key begins
+// with the job's ID), or the log clock's when the job is gone.
+func (s *State) opHorizon(o *operation) int64 {
+	if s.srcClocks != nil {
+		if i := strings.IndexByte(o.key, 0); i >= 0 {
+			if j := s.Job(o.key[:i]); j != nil {
+				return s.horizon(j)
+			}
+		}
+	}
+	return s.lastTS - int64(s.cfg.JobRetention)
 }
 
 // A job that never ends — a service logging under one constant job_id, a
@@ -96,11 +116,11 @@ func (s *State) retireSweep() {
 
 // idleOps counts the keyed operations of jobs that stay whose last
 // attempt ended before horizon.
-func (s *State) idleOps(horizon int64) int {
+func (s *State) idleOps() int {
 	n, left := 0, s.opCount
 	for _, slab := range s.opSlabs {
 		for i := range slab[:min(len(slab), left)] {
-			if o := &slab[i]; o.key != "" && o.lastEnd < horizon {
+			if o := &slab[i]; o.key != "" && o.lastEnd < s.opHorizon(o) {
 				n++
 			}
 		}
@@ -109,17 +129,17 @@ func (s *State) idleOps(horizon int64) int {
 	return n
 }
 
-func (s *State) retirable(j *Job, horizon int64) bool {
-	return j.LastTS < horizon && s.Outcome(j, false).Finished()
+func (s *State) retirable(j *Job) bool {
+	return j.LastTS < s.horizon(j) && s.Outcome(j, false).Finished()
 }
 
-// compact retires the jobs finished before horizon and rebuilds the job
+// compact retires the jobs finished before their horizon and rebuilds the job
 // index, the operations and the attempt store without them.
-func (s *State) compact(horizon int64) {
+func (s *State) compact() {
 	kept := make([]*Job, 0, len(s.jobList))
 	gone := map[*Job]bool{}
 	for _, j := range s.jobList {
-		if s.retirable(j, horizon) {
+		if s.retirable(j) {
 			s.retire(j)
 			for i := range j.ops {
 				s.retireOp(j.ops[i].op)
@@ -162,7 +182,7 @@ func (s *State) compact(horizon int64) {
 				s.retireOp(old)
 				continue
 			}
-			if old.lastEnd < horizon {
+			if old.lastEnd < s.horizon(j) {
 				// An idle operation of a job that stays: summarized.
 				s.retireOp(old)
 				if s.retiredTries == nil {
@@ -235,11 +255,11 @@ func (s *State) retire(j *Job) {
 	o := s.Outcome(j, false)
 	w := j.wasted(o)
 	r.jobs++
-	if j.evidence&^(evAgent|evArmedViolation) != 0 {
+	if j.evidence&^(evAgent|notEvidence) != 0 {
 		if r.evidence == nil {
 			r.evidence = map[uint8]int64{}
 		}
-		r.evidence[j.evidence&^(evAgent|evArmedViolation)]++
+		r.evidence[j.evidence&^(evAgent|notEvidence)]++
 	}
 	r.wasted = r.wasted.Add(w)
 	switch o {

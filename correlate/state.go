@@ -99,15 +99,23 @@ type State struct {
 	resolved  []resolved // Consume's scratch
 	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
 	hint      opHint     // the operation of the event being applied (findOp)
-	// recent holds the last events' times for advanceClock's median;
-	// outOfOrder counts the events it kept from moving the clock.
-	recent  [64]int64
-	recentN int
-	sorted  []int64 // scratch for the median of recent
-	// aheadRun counts the events in a row held out of the clock as far
-	// ahead (advanceClock): a confirmed jump takes them back.
-	aheadRun   int64
-	outOfOrder int64
+	// clock is the log clock of all sources together (Now: the burn
+	// window, breakers, the report's span); srcClocks are each source's
+	// own (Event.Source), which judge its jobs' idle and retention: a
+	// source whose clock is skewed (local time written as UTC) ages no
+	// job of another (issue 34). Nil until a second source logs: with
+	// one source its clock is the log clock.
+	clock     logClock
+	srcClocks map[uint16]*logClock
+	lastSrc   *logClock // srcClocks[lastSrcID]: one source logs in runs
+	lastSrcID uint16
+	// clockSrc is the first source seen.
+	clockSrc    uint16
+	clockSrcSet bool
+	// wall is the wall time of the events being applied (SetWall), 0 in
+	// a replay; wallFirst the first given; nextWallSweep when a live
+	// State looks for jobs to retire though no log clock moved.
+	wall, wallFirst, nextWallSweep int64
 
 	breakers  map[string]*breaker
 	breakerLs []*breaker
@@ -422,61 +430,6 @@ func (s *State) job(ev *ingest.Event) *Job {
 	return j
 }
 
-// clockAhead is how far ahead of the running median of recent events an
-// event may be and still move the log clock: one line dated 2199 must not
-// hold the burn window and the projection for the rest of the run, and
-// one line from a skewed clock (10 h ahead: local time written as UTC)
-// must not make every job in flight idle (issue 34: a day let it).
-const clockAhead = int64(time.Hour)
-
-// advanceClock moves the log clock (Now) to ts, unless ts is far ahead of
-// the events around it: then the event is billed and kept at its own
-// time, counted out of order, and the clock stays. The median is taken
-// only when an event is a day past the clock (rare), over the last
-// len(recent) events' times; a real jump (a night after a weekend) moves
-// the clock once half of those events are past it.
-func (s *State) advanceClock(ts int64) {
-	s.recent[s.recentN%len(s.recent)] = ts
-	s.recentN++
-	n := min(s.recentN, len(s.recent))
-	median := func() int64 {
-		w := s.sorted[:0]
-		w = append(w, s.recent[:n]...)
-		slices.Sort(w)
-		s.sorted = w
-		return w[n/2]
-	}
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead && n > 2 && ts > median()+clockAhead {
-		s.outOfOrder++
-		s.aheadRun++
-		return
-	}
-	if s.lastTS != 0 && ts > s.lastTS+clockAhead {
-		// A jump confirmed (the next night, after a gap): the events that
-		// waited for it were its first, not lines out of order.
-		s.outOfOrder -= min(s.aheadRun, s.outOfOrder)
-	}
-	s.aheadRun = 0
-	if s.lastTS > ts+clockAhead && n >= 8 {
-		// The clock is a day ahead of this event: an early line (before
-		// there was a median to judge it by) may have set it. When most
-		// recent events are a day behind it, it comes back to the latest
-		// of them that is not itself far ahead. Checked on every such
-		// event, so no share of far-ahead lines can hold it there.
-		if med := median(); s.lastTS > med+clockAhead {
-			latest := med
-			for _, t := range s.sorted {
-				if t <= med+clockAhead {
-					latest = max(latest, t)
-				}
-			}
-			s.lastTS = latest
-			s.outOfOrder++
-		}
-	}
-	s.lastTS = max(s.lastTS, ts)
-}
-
 // AgentReported is the agent's own figure for the job's cost (claude -p's
 // total_cost_usd), when its log gave one: shown beside Spend, never in it.
 // A side table, not a Job field: few jobs have one, and Job's size is
@@ -488,7 +441,7 @@ func (s *State) AgentReported(job *Job) (Pico, bool) {
 
 // OutOfOrder counts the events too far ahead of their neighbours to move
 // the log clock (see advanceClock).
-func (s *State) OutOfOrder() int64 { return s.outOfOrder }
+func (s *State) OutOfOrder() int64 { return s.clock.outOfOrder }
 
 // Apply folds one event into the state and returns the job it touched
 // (nil for a KindAssumption, which belongs to no job).
@@ -502,7 +455,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 	}
 	job := s.apply(ev, s.job(ev), nil)
 	s.hint = opHint{} // it names an operation a sweep may move
-	if s.cfg.JobRetention > 0 && s.lastTS >= s.nextSweep {
+	if s.cfg.JobRetention > 0 && (s.lastTS >= s.nextSweep || (s.srcClocks != nil && s.wall != 0 && s.wall >= s.nextWallSweep)) {
 		// A retired job is still whole for the caller: compaction only
 		// drops it from the state.
 		s.retireSweep()
@@ -523,7 +476,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if s.firstTS == 0 || ts < s.firstTS {
 			s.firstTS = ts
 		}
-		s.advanceClock(ts)
+		s.advanceClock(ts, ev.Source)
 	}
 	if job.FirstTS == 0 || (ts != 0 && ts < job.FirstTS) {
 		job.FirstTS = ts
@@ -536,6 +489,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if len(s.owned[job.ID]) > 0 {
 			s.markDirty(job, ts) // its last record moved: the copies it holds may be another's
 		}
+	}
+	if ts != 0 {
+		job.src = ev.Source
 	}
 	if job.RunID == "" && ev.RunID != "" {
 		job.RunID = ev.RunID
@@ -551,19 +507,19 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if job.EnqueuedTS == 0 {
 			job.EnqueuedTS = ts
 		}
-		if !job.lifecycle {
+		if !job.lifecycle() {
 			job.Outcome = OutcomeQueued
 		}
-		job.lifecycle = true
+		job.evidence |= evLifecycle
 	case ingest.KindJobStarted:
 		job.QueueAttempts++
 		job.rounds = 0
 		job.Outcome = OutcomeRunning
-		job.lifecycle = true
+		job.evidence |= evLifecycle
 	case ingest.KindJobSucceeded:
 		s.end(job, OutcomeSucceeded, ts)
 	case ingest.KindJobFailed:
-		job.lastFailed = true
+		job.setLastFailed(true)
 		s.end(job, OutcomeFailed, ts)
 	case ingest.KindJobDeadLettered:
 		if job.DeadLetterTS == 0 {
@@ -645,13 +601,13 @@ func (s *State) Outcome(job *Job, final bool) Outcome {
 		// "killed" for it (fillJobReport).
 		return OutcomeFailed
 	}
-	if job.lifecycle || job.Calls+job.ToolCalls == 0 {
+	if job.lifecycle() || job.Calls+job.ToolCalls == 0 {
 		return job.Outcome
 	}
-	if !final && (s.cfg.IdleAfter <= 0 || s.lastTS-job.LastTS < int64(s.cfg.IdleAfter)) {
+	if !final && (s.cfg.IdleAfter <= 0 || s.clockOf(job)-job.LastTS < int64(s.cfg.IdleAfter)) {
 		return OutcomeActive
 	}
-	if job.lastFailed {
+	if job.lastFailed() {
 		return OutcomeFailed
 	}
 	return OutcomeSucceeded
@@ -660,7 +616,7 @@ func (s *State) Outcome(job *Job, final bool) Outcome {
 func (s *State) end(job *Job, o Outcome, ts int64) {
 	job.Outcome = o
 	job.EndTS = ts
-	job.lifecycle = true
+	job.evidence |= evLifecycle
 }
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
@@ -807,7 +763,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	s.sequence(job, ev, op, &a, class, cost, ms)
 	tries := op.attempts
 	if op.key == "" {
-		if job.lastFailed {
+		if job.lastFailed() {
 			job.streak = min(job.streak+1, 1<<15-1)
 		} else {
 			job.streak = 1
@@ -818,7 +774,7 @@ func (s *State) attempt(job *Job, ev *ingest.Event, op *operation) {
 	s.lastTries = tries
 	s.layers(job, ev, &a, class, tries)
 	s.syncRetries(ev.TS, job, &a)
-	job.lastFailed = failed
+	job.setLastFailed(failed)
 	job.LastStatus = ev.Status
 	s.spendOn(job, ev, class, cost, priced)
 	s.shadowBreaker(job, ev, &a, ms, class, cost)
@@ -877,7 +833,7 @@ func (s *State) sequence(job *Job, ev *ingest.Event, op *operation, a *Attempt, 
 			})
 		}
 	}
-	if ev.Attempt > 1 || job.lastFailed {
+	if ev.Attempt > 1 || job.lastFailed() {
 		a.Flags |= FlagRetry
 	}
 	if class == classTerminal {
@@ -924,7 +880,7 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 	if ev.Kind == ingest.KindLLMCall {
 		job.Calls++
 		s.attempts++
-		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed) {
+		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed()) {
 			job.rounds++
 			job.MaxRounds = max(job.MaxRounds, job.rounds)
 		}

@@ -124,7 +124,8 @@ func (s *State) fold(jj, tj *Job) {
 	jj.EnqueuedTS = minNonZero(jj.EnqueuedTS, tj.EnqueuedTS)
 	if tj.LastTS >= jj.LastTS {
 		// The trace's last call is the job's last word on how it went.
-		jj.LastStatus, jj.lastFailed = tj.LastStatus, tj.lastFailed
+		jj.LastStatus = tj.LastStatus
+		jj.setLastFailed(tj.lastFailed())
 	}
 	jj.LastTS = max(jj.LastTS, tj.LastTS)
 	jj.EndTS = max(jj.EndTS, tj.EndTS)
@@ -141,9 +142,10 @@ func (s *State) fold(jj, tj *Job) {
 	jj.MaxRounds = max(jj.MaxRounds, tj.MaxRounds)
 	jj.MaxSDKAttempt = max(jj.MaxSDKAttempt, tj.MaxSDKAttempt)
 	jj.findings |= tj.findings
-	jj.evidence |= tj.evidence
-	if tj.lifecycle && !jj.lifecycle {
-		jj.Outcome, jj.lifecycle = tj.Outcome, true
+	jj.evidence |= tj.evidence &^ notEvidence
+	if tj.lifecycle() && !jj.lifecycle() {
+		jj.Outcome = tj.Outcome
+		jj.evidence |= evLifecycle
 	}
 	if jj.Type == "" {
 		jj.Type = tj.Type

@@ -138,7 +138,11 @@ type Engine struct {
 	replayed int64 // events ReplaySpool applied
 	// replaying is set while ReplaySpool applies the spool.
 	replaying bool
-	mu        sync.Mutex // guards st after Run returns, for Report
+	// wall is the wall time of the live batch being applied, 0 for a
+	// replayed one (see apply): monotonic ns since born.
+	wall int64
+	born time.Time
+	mu   sync.Mutex // guards st after Run returns, for Report
 }
 
 // Options configure an Engine.
@@ -204,7 +208,7 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		opt.Queue = DefaultQueue
 	}
 	e := &Engine{st: correlate.New(opt.Config), in: make(chan ingest.Batch, opt.Queue), frames: make(chan *Frame, 1),
-		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{})}
+		sources: sources, observer: opt.Observer, ceiling: opt.CeilingUSD, jobCeil: opt.JobCeilings, summary: opt.SummaryFrames, tick: opt.Tick, done: make(chan struct{}), born: time.Now()}
 	e.runs = runs{cfg: opt.Config, window: opt.RunWindow, declared: opt.Declared}
 	e.assume = opt.Assumptions
 	if e.assume != nil {
@@ -387,6 +391,14 @@ func (e *Engine) apply(b ingest.Batch) {
 	if len(b) > 0 {
 		e.lastEvent = time.Now()
 	}
+	if e.replay == nil {
+		// Live: a quiet source's clock runs on with wall time
+		// (correlate's State.SetWall); a replay's has none. Monotonic,
+		// from the engine's start: a host clock that steps 10 h on must
+		// not make every quiet source's jobs idle.
+		e.wall = int64(time.Since(e.born)) + 1
+		defer func() { e.wall = 0 }()
+	}
 	e.applyBatch(b)
 }
 
@@ -493,6 +505,7 @@ func (e *Engine) placeHeld() {
 
 func (e *Engine) applyTo(r *run, seg ingest.Batch) {
 	e.applying = r.st
+	r.st.SetWall(e.wall)
 	if e.observer == nil {
 		r.st.ApplyBatch(seg, nil)
 	} else {

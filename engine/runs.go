@@ -49,6 +49,10 @@ type run struct {
 	baselineSet bool
 	recorded    bool
 	closed      bool // evicted: its State is gone
+	// dateShape is logRunID with its dates blanked, "" when it has none
+	// (runroll.go).
+	dateShape string
+	dateDays  []int64
 }
 
 // jobAt is where a job's events went, for a daily window: the run of its
@@ -96,6 +100,12 @@ type runs struct {
 	// job still running at the window's reset stays one job of that run
 	// (issue 34: it became two, each under its ceiling).
 	jobAt map[string]jobAt
+	// rolledJobs keeps, for runs whose ID holds a date, the run each job
+	// began in (runroll.go); shapeOf caches the date shape of the last
+	// run ID asked about.
+	rolledJobs     map[string]rolledAt
+	shapeOf, shape string
+	shapeDays      []int64
 }
 
 // farAhead is how far ahead of a run's clock an event may be and still
@@ -107,8 +117,14 @@ const farAhead = 24 * int64(time.Hour)
 func (rs *runs) route(ev *ingest.Event) *run {
 	var r *run
 	if rs.churn {
-		r = rs.fallback(ev)
-		rs.lastFallback = r
+		// A run begun before the churn keeps its events: its jobs
+		// began there (issue 34: 64 other run IDs, and the honest run's
+		// job was split between it and the fallback, never killed).
+		// Only run IDs not open go by the window.
+		if r = rs.openNamed(ev.RunID); r == nil {
+			r = rs.fallback(ev)
+			rs.lastFallback = r
+		}
 	} else {
 		r = rs.pick(ev)
 	}
@@ -122,6 +138,9 @@ func (rs *runs) route(ev *ingest.Event) *run {
 		}
 		j.lastTS = max(j.lastTS, ev.TS)
 		rs.jobAt[ev.JobID] = j
+	}
+	if r.dateShape != "" {
+		rs.noteRolled(r, ev)
 	}
 	if r.firstTS == 0 && ev.TS > 0 && !ev.TSCarried {
 		r.firstTS = ev.TS
@@ -141,6 +160,9 @@ func (rs *runs) route(ev *ingest.Event) *run {
 func (rs *runs) pick(ev *ingest.Event) *run {
 	last := rs.last
 	if ev.RunID != "" {
+		if r := rs.rolled(ev); r != nil {
+			return r // a job across a dated run ID's roll: its first event's run
+		}
 		if last != nil && last.logRunID == ev.RunID {
 			return last
 		}
@@ -259,6 +281,7 @@ func (rs *runs) adoptable() *run {
 // fired nothing: no call was made in it) and key the run by the logs'.
 func (rs *runs) adopt(r *run, ev *ingest.Event) {
 	r.logRunID, r.id = ev.RunID, ev.RunID
+	r.dateShape, r.dateDays = datesOf(ev.RunID)
 	r.baseline, r.baselineSet = nil, false
 	if rs.observer != nil {
 		rs.observer.EndRun(r.st)
@@ -306,6 +329,22 @@ func (rs *runs) setChurn(why string) {
 	rs.churnSaid = fmt.Sprintf("the logs' run IDs churn (%s: a run ID per call, or many at once): from here on events are routed %s instead of by their run_id, so no run is closed to make room and every ceiling still holds; log one run_id per batch, not per call", why, by)
 }
 
+// openNamed is the open run the logs named id, nil for none (or id "").
+func (rs *runs) openNamed(id string) *run {
+	if id == "" {
+		return nil
+	}
+	if rs.last != nil && rs.last.logRunID == id && !rs.last.closed {
+		return rs.last
+	}
+	for _, r := range rs.open {
+		if r.logRunID == id {
+			return r
+		}
+	}
+	return nil
+}
+
 // fallback routes an event by the run window alone, into runs no run_id
 // named (the churn's fallback).
 func (rs *runs) fallback(ev *ingest.Event) *run {
@@ -345,6 +384,7 @@ func (rs *runs) begin(ev *ingest.Event, logRunID, window string, start, end int6
 	}
 	rs.seq++
 	r := &run{logRunID: logRunID, window: window, st: correlate.New(rs.cfg), start: start, end: end, seq: rs.seq}
+	r.dateShape, r.dateDays = datesOf(logRunID)
 	rs.declare(r.st)
 	r.id = logRunID
 	if rs.observer != nil {

@@ -281,6 +281,10 @@ type sink struct {
 	noTS   bool             // the line being decoded gave an event without a time
 	ended  bool             // the input ended (a closed pipe): the last flush lets everything go
 	drops  ingest.FieldDrop // the fields its events lost (Event.Dropped)
+	// src is the input's number (Event.Source): each followed file has a
+	// clock of its own in correlate, so one whose times are skewed ages
+	// no other's jobs.
+	src uint16
 }
 
 func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
@@ -289,7 +293,7 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	// chat's its session's prefix — all a follower that starts at the end
 	// (past the line naming the session) has of it.
 	opts.SourceName = path
-	s := &sink{t: t, path: path, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize)}
+	s := &sink{t: t, path: path, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize), src: t.sourceNumber(path)}
 	// A batch goes every flushEvery: an app's "calling model" line waits
 	// for its answer past it (decode.AnnounceHeldFor), all of them at the
 	// input's end (a closed pipe).
@@ -304,7 +308,17 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	return s
 }
 
+// sourceNumber is path's number among the inputs followed, in the order
+// they were found (the last number for all past 65,535).
+func (t *Tail) sourceNumber(path string) uint16 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.Index(t.order, path)
+	return uint16(min(max(i, 0), 1<<16-1))
+}
+
 func (s *sink) emit(e *ingest.Event) {
+	e.Source = s.src
 	if e.TSCarried {
 		// A line without a time of its own takes the time of the line
 		// before it, as in a file read whole (history being caught up on

@@ -3,11 +3,36 @@ package otlp
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 
 	"github.com/burnrate-dev/burnrate/ingest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
+
+// otlpSources is where OTLP senders' numbers (Event.Source) begin: above
+// the files', which count from 0.
+const otlpSources = 1 << 15
+
+// stampSource numbers a request's events by the sender its first
+// resource names (service, instance, host): each sender has a clock of
+// its own in correlate, so one whose times are skewed (local time
+// written as UTC) ages no other's jobs. Two senders may share a number
+// (a hash into 32,768); they then share a clock, as all did before.
+func stampSource(evs []ingest.Event, res pcommon.Map) {
+	h := fnv.New32a()
+	for _, k := range []string{"service.name", "service.instance.id", "host.name"} {
+		if v, ok := res.Get(k); ok {
+			h.Write([]byte(v.AsString()))
+		}
+		h.Write([]byte{0})
+	}
+	src := uint16(otlpSources + h.Sum32()%otlpSources)
+	for i := range evs {
+		evs[i].Source = src
+	}
+}
 
 // Source adapts a Receiver to ingest.Source, keeping the error Run ended with.
 type Source struct {

@@ -35,6 +35,7 @@ type reply struct {
 	status     int
 	retryAfter string
 	reset      bool
+	delay      time.Duration // a hung receiver: answer only after this
 }
 
 func newFlaky(t *testing.T, answer func(n int, since time.Duration) reply) *flaky {
@@ -50,6 +51,13 @@ func newFlaky(t *testing.T, answer func(n int, since time.Duration) reply) *flak
 		n := len(f.keys)
 		f.mu.Unlock()
 		rp := answer(n, since)
+		if rp.delay > 0 {
+			select {
+			case <-time.After(rp.delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if rp.reset {
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {

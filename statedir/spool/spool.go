@@ -521,7 +521,17 @@ func (s *Spool) Append(b ingest.Batch) error {
 	}
 	s.buf = buf
 	if s.total+int64(len(buf)) > s.opt.MaxBytes {
-		return s.fail(len(b), fmt.Errorf("%w: %d bytes in %s, the cap is %d (--spool-max-bytes)", ErrFull, s.total, s.dir, s.opt.MaxBytes))
+		if !s.empty() {
+			return s.fail(len(b), fmt.Errorf("%w: %d bytes in %s, the cap is %d (--spool-max-bytes)", ErrFull, s.total, s.dir, s.opt.MaxBytes))
+		}
+		// One batch larger than the cap, into a spool that holds no
+		// event: taken whole (a batch is replayed whole or not at all, so
+		// it is not split across the cap). Refusing it bounded nothing —
+		// the spool was empty — and left a restart without it (issue 34).
+		// The cap is passed by less than this one batch; the next is
+		// refused until a retention frees room.
+		fmt.Fprintf(os.Stderr, "burnrate: the spool %s took one batch of %d bytes, over its cap of %d (--spool-max-bytes), because it held nothing else; the next batch is refused until old segments go\n",
+			display.Text(s.dir), len(buf), s.opt.MaxBytes)
 	}
 	head := &s.segs[len(s.segs)-1]
 	if head.bytes > int64(len(magic)) && head.bytes+int64(len(buf)) > s.opt.SegmentBytes {
@@ -546,6 +556,16 @@ func (s *Spool) Append(b ingest.Batch) error {
 	s.total += int64(len(buf))
 	s.dirty = true
 	return nil
+}
+
+// empty reports whether no segment holds an event.
+func (s *Spool) empty() bool {
+	for _, g := range s.segs {
+		if g.events > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Spool) fail(events int, err error) error {

@@ -398,3 +398,34 @@ func TestOnlyEightDigitNamesAreSegments(t *testing.T) {
 		t.Errorf("the foreign file was not kept aside whole: %q, %v", kept, err)
 	}
 }
+
+// TestABatchOverTheCapFitsAnEmptySpool: issue 34 — a batch larger than
+// the cap was refused even by an empty spool, so a restart lost it though
+// nothing else was kept. An empty spool takes it whole (a batch replays
+// whole or not at all); the next batch is refused, loudly, and the one
+// taken comes back at the next start.
+func TestABatchOverTheCapFitsAnEmptySpool(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{MaxBytes: 400})
+	big := make(ingest.Batch, 40)
+	for i := range big {
+		big[i] = sampleEvent(i)
+	}
+	if err := s.Append(big); err != nil {
+		t.Fatalf("a batch over the cap into an empty spool: %v", err)
+	}
+	err := s.Append(ingest.Batch{sampleEvent(41)})
+	if st := s.Status(); !errors.Is(err, ErrFull) || st.Refused != 1 {
+		t.Fatalf("the next batch: %v, %+v (want it refused as full)", err, st)
+	}
+	s.Close()
+	s2, got, _ := openReplay(t, journal, Options{MaxBytes: 400})
+	defer s2.Close()
+	if len(got) != 1 || !reflect.DeepEqual(got[0], big) {
+		t.Fatalf("replayed %d batches, want the one batch taken whole", len(got))
+	}
+	// Not empty now: a second start refuses the next batch too.
+	if err := s2.Append(big); !errors.Is(err, ErrFull) {
+		t.Fatalf("a spool holding a batch took another over the cap: %v", err)
+	}
+}

@@ -1,0 +1,172 @@
+package correlate
+
+import (
+	"slices"
+	"time"
+)
+
+// clockAhead is how far ahead of the running median of recent events an
+// event may be and still move the log clock: one line dated 2199 must not
+// hold the burn window and the projection for the rest of the run, and
+// one line from a skewed clock (10 h ahead: local time written as UTC)
+// must not make every job in flight idle (issue 34: a day let it).
+const clockAhead = int64(time.Hour)
+
+// logClock is a clock read from event times that one line cannot move
+// (see advance).
+type logClock struct {
+	now int64
+	// wallAt is the wall time (State.SetWall) when the source last
+	// logged, 0 when none was given then.
+	wallAt int64
+	// recent holds the last events' times for the median; outOfOrder
+	// counts the events it kept from moving the clock.
+	recent  [64]int64
+	recentN int
+	sorted  []int64 // scratch for the median of recent
+	// aheadRun counts the events in a row held out of the clock as far
+	// ahead: a confirmed jump takes them back.
+	aheadRun   int64
+	outOfOrder int64
+}
+
+// advance moves the clock to ts, unless ts is far ahead of the events
+// around it: then the event is billed and kept at its own time, counted
+// out of order, and the clock stays. The median is taken only when an
+// event is an hour past the clock (rare), over the last len(recent)
+// events' times; a real jump (a night after a weekend) moves the clock
+// once half of those events are past it.
+func (c *logClock) advance(ts int64) {
+	c.recent[c.recentN%len(c.recent)] = ts
+	c.recentN++
+	n := min(c.recentN, len(c.recent))
+	median := func() int64 {
+		w := c.sorted[:0]
+		w = append(w, c.recent[:n]...)
+		slices.Sort(w)
+		c.sorted = w
+		return w[n/2]
+	}
+	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > median()+clockAhead {
+		c.outOfOrder++
+		c.aheadRun++
+		return
+	}
+	if c.now != 0 && ts > c.now+clockAhead {
+		// A jump confirmed (the next night, after a gap): the events that
+		// waited for it were its first, not lines out of order.
+		c.outOfOrder -= min(c.aheadRun, c.outOfOrder)
+	}
+	c.aheadRun = 0
+	if c.now > ts+clockAhead && n >= 8 {
+		// The clock is an hour ahead of this event: an early line (before
+		// there was a median to judge it by) may have set it. When most
+		// recent events are behind it, it comes back to the latest of
+		// them that is not itself far ahead. Checked on every such event,
+		// so no share of far-ahead lines can hold it there.
+		if med := median(); c.now > med+clockAhead {
+			latest := med
+			for _, t := range c.sorted {
+				if t <= med+clockAhead {
+					latest = max(latest, t)
+				}
+			}
+			c.now = latest
+			c.outOfOrder++
+		}
+	}
+	c.now = max(c.now, ts)
+}
+
+// maxSourceClocks bounds the clocks of one State (about 600 bytes each):
+// an OTLP sender that names a new service in every request must not grow
+// every run without end. A source past the bound is judged on the log
+// clock, as every source was before each had its own.
+const maxSourceClocks = 1024
+
+// advanceClock moves the log clock, and the clock of the event's source,
+// to ts (see logClock.advance). The source's clock is kept apart only
+// once a second source logs: a report of one file, or one stream, has one
+// clock, and reads as it did.
+func (s *State) advanceClock(ts int64, src uint16) {
+	s.clock.advance(ts)
+	s.lastTS = s.clock.now
+	if s.srcClocks == nil {
+		if !s.clockSrcSet || s.clockSrc == src {
+			s.clockSrc, s.clockSrcSet = src, true
+			return
+		}
+		// A second source: the first's clock so far is the log clock
+		// (every event was its own).
+		first := s.clock
+		first.sorted = nil
+		// A map, not a slice by number: OTLP senders are numbered from
+		// 32,768, and every run has its State.
+		s.srcClocks = map[uint16]*logClock{s.clockSrc: &first}
+	}
+	c := s.lastSrc
+	if c == nil || s.lastSrcID != src {
+		if c = s.srcClocks[src]; c == nil {
+			if len(s.srcClocks) >= maxSourceClocks {
+				return // judged on the log clock (clockOf)
+			}
+			c = &logClock{}
+			s.srcClocks[src] = c
+		}
+		s.lastSrc, s.lastSrcID = c, src
+	}
+	c.advance(ts)
+	c.wallAt = s.wall
+}
+
+// SetWall gives the State the wall time the events it applies next arrive
+// at, as a monotonic reading in ns (any origin, never 0); 0 (a replay, a
+// report) for none. Live, a source that
+// has gone quiet has its clock run on with wall time since it last
+// logged, so its jobs still go idle and retire when no event of its own
+// moves its clock — as they did on the one log clock, which another
+// source kept moving. The engine calls it, never correlate: the State
+// reads no clock.
+func (s *State) SetWall(ns int64) {
+	s.wall = ns
+	if s.wallFirst == 0 {
+		s.wallFirst = ns
+	}
+}
+
+// clockOf is the clock job is judged idle and retired by: its source's
+// own, so a source whose times run ahead (a skewed clock) or a line far
+// ahead of its neighbours makes no job of another source idle.
+func (s *State) clockOf(j *Job) int64 {
+	if s.srcClocks == nil {
+		return s.lastTS
+	}
+	if c := s.srcClocks[j.src]; c != nil {
+		return c.now + s.quietFor(c)
+	}
+	return s.lastTS
+}
+
+// quietFor is the wall time since c's source last logged, 0 without a
+// wall time (a replay, a report).
+func (s *State) quietFor(c *logClock) int64 {
+	if s.wall == 0 {
+		return 0
+	}
+	at := c.wallAt
+	if at == 0 {
+		at = s.wallFirst // it last logged before wall time was given (the spool's replay)
+	}
+	return max(0, s.wall-at)
+}
+
+// FarAhead reports whether ts, of an event of source src just applied,
+// is far ahead of that source's clock: the clock did not follow it (see
+// logClock.advance), and neither should anything timed by it.
+func (s *State) FarAhead(ts int64, src uint16) bool {
+	now := s.lastTS
+	if c := s.srcClocks[src]; c != nil {
+		now = c.now
+	}
+	return now != 0 && ts > now+clockAhead
+}
