@@ -41,6 +41,12 @@ const (
 	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
 	FormatAider          Format = "aider"           // Aider chat histories (.aider.chat.history.md)
 	FormatAIRetry        Format = "ai-sdk-retry"    // Vercel AI SDK RetryError console dumps
+	FormatOpenCode       Format = "opencode"        // OpenCode storage messages and run --format json events
+	FormatCopilot        Format = "copilot-cli"     // GitHub Copilot CLI session events (~/.copilot/session-state)
+	FormatContinue       Format = "continue"        // Continue's dev data (tokensGenerated.jsonl)
+	FormatPi             Format = "pi"              // the Pi coding agent's sessions (~/.pi/agent/sessions)
+	FormatQwen           Format = "qwen-code"       // Qwen Code chat records (~/.qwen/projects/*/chats)
+	FormatGeneric        Format = "generic"         // any JSON record with a usage object beside a model (the safety net)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -74,6 +80,10 @@ type FormatInfo struct {
 	// its producer rewrites it whole. watch refuses such a file by name
 	// with this reason and skips it in a glob.
 	Rewritten string
+	// Versions are the producer's versions its decoder was tested on, and
+	// from what (`burnrate formats`, docs/formats.md); "" for the
+	// formats of no one producer.
+	Versions string
 }
 
 // Home is where a producer keeps its files: $Env (a comma-separated list)
@@ -154,6 +164,12 @@ var Formats = []FormatInfo{
 		// (Gemini CLI before April 2026), rewritten on every message.
 		Documents: []FileRule{{Dir: "chats", Prefix: "session-", Suffix: ".json"}},
 		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows"},
+	{Name: FormatQwen, Summary: "Qwen Code chat records (~/.qwen/projects/<project>/chats/<session>.jsonl): a call per assistant record with usageMetadata (Gemini's counts: thoughts billed as output), a /branch copy billed once, a sub-session billed to its parent",
+		Example:  `{"uuid":"5c1e…","parentUuid":"a0f2…","sessionId":"9d4b…","timestamp":"2026-05-02T08:15:03.120Z","type":"assistant","cwd":"/home/me/app","version":"0.14.0","model":"qwen3-coder-plus","message":{"role":"model","parts":[…]},"usageMetadata":{"promptTokenCount":12030,"candidatesTokenCount":210,"thoughtsTokenCount":0,"cachedContentTokenCount":11800,"totalTokenCount":12240}}`,
+		Keys:     [][]string{{"uuid", "sessionId", "usageMetadata"}, {"uuid", "sessionId", "type=tool_result"}, {"uuid", "sessionId", "type=system", "systemPayload"}},
+		New:      func(p *Parser, o Options) Decoder { return newQwenDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Qwen Code projects", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Sub: "projects"},
+		Versions: "ChatRecord of QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts (2026); fixture field for field"},
 	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
 		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
 		Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
@@ -168,6 +184,32 @@ var Formats = []FormatInfo{
 		Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
 		New:  func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
 		Home: &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"}},
+	{Name: FormatCopilot, Summary: "GitHub Copilot CLI session events (~/.copilot/session-state/<id>/events.jsonl): a call per assistant.message (model, output), the input and cache of session.shutdown's modelMetrics added per model; a resumed session is the same file and job",
+		Example:  `{"type":"assistant.message","data":{"messageId":"2a35…","model":"claude-sonnet-4.5","outputTokens":470,"interactionId":"6554…","turnId":"0","apiCallId":"chatcmpl-427"},"id":"d1f0…","timestamp":"2026-08-05T20:40:31.002Z","parentId":"9b7c…"}`,
+		Keys:     [][]string{{"type", "data", "id", "timestamp", "parentId"}},
+		New:      func(p *Parser, o Options) Decoder { return newCopilotDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Copilot CLI sessions", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Sub: "session-state"},
+		Versions: "1.0.78 (real sessions: WildChildForLife/lantern@0391e0df fixtures/copilot-home)"},
+	{Name: FormatPi, Summary: "the Pi coding agent's sessions (~/.pi/agent/sessions/<cwd>/<time>_<id>.jsonl, v1–v3): a call per assistant message with usage, Pi's own cost.total kept beside ours, a fork's copied responses billed once",
+		Example:  `{"type":"message","id":"a1b2c3d4","parentId":"9f8e7d6c","timestamp":"2025-12-08T22:41:09.120Z","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":3,"output":412,"cacheRead":21080,"cacheWrite":1840,"totalTokens":23335,"cost":{"input":0.000015,"output":0.0103,"cacheRead":0.01054,"cacheWrite":0.0115,"total":0.032355}},"stopReason":"toolUse","timestamp":1765233669120}}`,
+		Keys:     [][]string{{"type=session", "id", "timestamp", "cwd"}, {"type=message", "timestamp", "message"}, {"type=model_change", "provider", "modelId"}, {"type=thinking_level_change", "thinkingLevel"}},
+		New:      func(p *Parser, o Options) Decoder { return newPiDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Pi sessions", Env: "PI_CODING_AGENT_DIR", Defaults: []string{".pi/agent"}, Sub: "sessions"},
+		Versions: "session v1 and v3 (real sessions: badlogic/pi-mono@83378aad packages/coding-agent/test/fixtures)"},
+	{Name: FormatContinue, Summary: "Continue's dev data (~/.continue/dev_data/<schema>/tokensGenerated.jsonl, schema 0.1.0 and 0.2.0): every line its own call (model, prompt and generated tokens), never one call retried; a day of calls is a job",
+		Example:  `{"eventName":"tokensGenerated","schema":"0.2.0","createdAt":"2026-03-01T10:00:00.000Z","userId":"…","userAgent":"Visual Studio Code/1.97.2 (Continue/1.0.1)","selectedProfileId":"local","model":"claude-3-5-sonnet-latest","provider":"anthropic","promptTokens":1200,"generatedTokens":300}`,
+		Keys:     [][]string{{"model", "provider", "promptTokens", "generatedTokens"}},
+		New:      func(p *Parser, _ Options) Decoder { return &continueDecoder{p: p} },
+		Versions: "schema 0.1.0 and 0.2.0 (continuedev/continue packages/config-yaml/src/schemas/data/tokensGenerated); fixture field for field"},
+	{Name: FormatOpenCode, Summary: "OpenCode: its storage (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
+		Example: `{"type":"step_finish","timestamp":1767225601234,"sessionID":"ses_4f1a…","part":{"id":"prt_b3c1…","sessionID":"ses_4f1a…","messageID":"msg_b3c0…","type":"step-finish","reason":"tool-calls","cost":0.0123,"tokens":{"input":1022,"output":321,"reasoning":0,"cache":{"read":18240,"write":0}}}}`,
+		Keys: [][]string{{"id", "sessionID", "role", "tokens"}, {"id", "sessionID", "role", "time"}, {"id", "projectID", "title", "time"}, {"id", "sessionID", "messageID", "type=retry|step-finish"},
+			{"type", "timestamp", "sessionID", "part"}, {"type=error", "timestamp", "sessionID", "error"}, {"type=done", "timestamp", "sessionID"}},
+		New:       func(p *Parser, _ Options) Decoder { return newOpenCodeDecoder(p) },
+		Home:      &Home{What: "OpenCode storage", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage"},
+		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}},
+		Rewritten: "an OpenCode storage message, which OpenCode rewrites whole while it streams: it cannot be followed line by line; read the storage with burnrate report --opencode, or follow opencode run --format json (burnrate opencode)",
+		Versions:  "storage and run --format json of anomalyco/opencode packages/opencode (session getUsage before and after the cache fix; cli/cmd/run.ts); fixtures field for field"},
 	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
 		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
 		Keys:    [][]string{{"custom_id", "result"}},

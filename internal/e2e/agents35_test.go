@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentsData are the agents' files of issue 35: real sessions where one
+// was published (Copilot CLI 1.0.78: WildChildForLife/lantern@0391e0df
+// fixtures/copilot-home, text elided; Pi: badlogic/pi-mono@83378aad
+// packages/coding-agent/test/fixtures, the first 120 lines, text elided),
+// and fixtures written field for field after the producer's source
+// (OpenCode: anomalyco/opencode packages/opencode/src/session/
+// message-v2.ts and cli/cmd/run.ts; Continue: continuedev/continue
+// packages/config-yaml/src/schemas/data/tokensGenerated; Qwen Code:
+// QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts).
+const agentsData = "../../ingest/decode/testdata/agents"
+
+type agentTotals struct {
+	Totals struct {
+		Attempts         int64   `json:"attempts"`
+		Jobs             int     `json:"jobs"`
+		SpendUSD         float64 `json:"spend_usd"`
+		InputTokens      int64   `json:"input_tokens"`
+		OutputTokens     int64   `json:"output_tokens"`
+		CacheReadTokens  int64   `json:"cache_read_tokens"`
+		CacheWriteTokens int64   `json:"cache_creation_tokens"`
+	} `json:"totals"`
+	Jobs []struct {
+		ID     string `json:"job_id"`
+		Layers []int  `json:"layers"`
+	} `json:"jobs"`
+}
+
+// TestAgentsOfIssue35: each agent's files read by the binary as a user
+// runs it (report --format json DIR): calls (attempts), jobs, tokens and
+// spend. Before issue 35's decoders these read as nothing, or as one call
+// retried (Continue).
+func TestAgentsOfIssue35(t *testing.T) {
+	for _, tc := range []struct {
+		path                     string
+		attempts                 int64
+		jobs                     int
+		in, out, read, write     int64
+		spend                    float64 // the producer's cost where it recorded one, else LiteLLM's prices; 0 unpriced
+		jobIDs                   []string
+		maxAttemptsPerCallAtMost int
+	}{
+		// Two real sessions; qwen3:0.6b (local, through Ollama) has no price.
+		{path: "copilot/session-state", attempts: 4, jobs: 2, in: 8200, out: 1409, spend: 0,
+			jobIDs: []string{"copilot:049410b4-c1df-44ee-87a5-caa1c349091e", "copilot:f27af309-ccf3-41da-8f07-b3dcbffd4c90"}},
+		// Pi's own cost.total, summed: $1.332697 + $3.785133. The
+		// branched session's entries are copies of its source's
+		// (branchedFrom), billed to that session.
+		{path: "pi/sessions", attempts: 106, jobs: 2, in: 3023, out: 53069, read: 5868223, write: 276855, spend: 5.11783045,
+			jobIDs: []string{"pi:d703a1a9-1b7b-4fb1-b512-c9738b1fe617", "pi:d97339c6-6c10-4827-846b-9ff1d9c3dc37"}},
+		// Three answered calls and one overloaded request retried; the
+		// subagent's session folded into its parent; OpenRouter's input
+		// of a version before the cache fix (5,000 with 4,000 cached)
+		// priced at gpt-4.1's rates ($0.0056) beside OpenCode's own costs.
+		{path: "opencode/storage", attempts: 4, jobs: 1, in: 1812, out: 920, read: 23200, write: 2400, spend: 0.02422,
+			jobIDs: []string{"opencode:ses_5a1f3c2d7ffeYq4mK0aT9xWb2R"}},
+		// Two steps and a failed request, OpenCode's costs.
+		{path: "opencode/run-format-json.jsonl", attempts: 3, jobs: 1, in: 1232, out: 416, read: 37747, spend: 0.0174},
+		// Seven lines, seven calls: two alike in a row are two calls.
+		{path: "continue/dev_data", attempts: 7, jobs: 3, in: 7410, out: 1262, spend: 0.032471, maxAttemptsPerCallAtMost: 1},
+		// A /branch copy billed once, to the session that made the call.
+		{path: "qwen/projects", attempts: 3, jobs: 1, in: 3730, out: 414, read: 23800, spend: 0.0261,
+			jobIDs: []string{"qwen:9d4b2a10-6f3e-4c55-8b21-0a7e5d3c2b19"}},
+	} {
+		t.Run(strings.ReplaceAll(tc.path, "/", "_"), func(t *testing.T) {
+			out, err := run(t, "report", "--format", "json", filepath.Join(agentsData, tc.path))
+			if err != nil && err != errCritical {
+				t.Fatal(err)
+			}
+			var r agentTotals
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			g := r.Totals
+			if g.Attempts != tc.attempts || g.Jobs != tc.jobs || g.InputTokens != tc.in || g.OutputTokens != tc.out ||
+				g.CacheReadTokens != tc.read || g.CacheWriteTokens != tc.write {
+				t.Errorf("attempts %d jobs %d tokens %d/%d/%d/%d, want %d %d %d/%d/%d/%d", g.Attempts, g.Jobs,
+					g.InputTokens, g.OutputTokens, g.CacheReadTokens, g.CacheWriteTokens,
+					tc.attempts, tc.jobs, tc.in, tc.out, tc.read, tc.write)
+			}
+			if math.Abs(g.SpendUSD-tc.spend) > 0.005*tc.spend+1e-9 {
+				t.Errorf("spend $%.8f, want $%.8f", g.SpendUSD, tc.spend)
+			}
+			var ids []string
+			for _, j := range r.Jobs {
+				ids = append(ids, j.ID)
+				if tc.maxAttemptsPerCallAtMost > 0 && len(j.Layers) > 0 && j.Layers[0] > tc.maxAttemptsPerCallAtMost {
+					t.Errorf("job %s: %v attempts per call: each line is its own call", j.ID, j.Layers)
+				}
+			}
+			for _, want := range tc.jobIDs {
+				found := false
+				for _, id := range ids {
+					found = found || id == want
+				}
+				if !found {
+					t.Errorf("jobs %v, want %s among them", ids, want)
+				}
+			}
+		})
+	}
+}
