@@ -163,7 +163,8 @@ var Formats = []FormatInfo{
 		// ~/.gemini/tmp/<hash>/chats/session-*.json, one document each
 		// (Gemini CLI before April 2026), rewritten on every message.
 		Documents: []FileRule{{Dir: "chats", Prefix: "session-", Suffix: ".json"}},
-		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows"},
+		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows",
+		Versions:  "session-*.json (before April 2026) and session-*.jsonl (gemini-cli f744913 on)"},
 	{Name: FormatQwen, Summary: "Qwen Code chat records (~/.qwen/projects/<project>/chats/<session>.jsonl): a call per assistant record with usageMetadata (Gemini's counts: thoughts billed as output), a /branch copy billed once, a sub-session billed to its parent",
 		Example:  `{"uuid":"5c1e…","parentUuid":"a0f2…","sessionId":"9d4b…","timestamp":"2026-05-02T08:15:03.120Z","type":"assistant","cwd":"/home/me/app","version":"0.14.0","model":"qwen3-coder-plus","message":{"role":"model","parts":[…]},"usageMetadata":{"promptTokenCount":12030,"candidatesTokenCount":210,"thoughtsTokenCount":0,"cachedContentTokenCount":11800,"totalTokenCount":12240}}`,
 		Keys:     [][]string{{"uuid", "sessionId", "usageMetadata"}, {"uuid", "sessionId", "type=tool_result"}, {"uuid", "sessionId", "type=system", "systemPayload"}},
@@ -176,14 +177,16 @@ var Formats = []FormatInfo{
 			// claude -p --output-format stream-json (and json --verbose, an
 			// array of the same records; json alone is the result record)
 			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
-		New:  func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) },
-		Home: &Home{What: "Claude Code projects", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".claude", ".config/claude"}, Sub: "projects"}},
+		New:      func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) },
+		Home:     &Home{What: "Claude Code projects", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".claude", ".config/claude"}, Sub: "projects"},
+		Versions: "Claude Code 2.1.4 and 2.1.38 transcripts, claude -p json and stream-json (../shared/realdata rounds 1–2, sample-logs/claude-code with ccusage 18.0.11)"},
 	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
 		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
 		// The record types Codex writes: "type" alone is too common a key.
-		Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
-		New:  func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
-		Home: &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"}},
+		Keys:     [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
+		New:      func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"},
+		Versions: "Codex CLI rollouts, cli_version 0.104.0-alpha.1 (../shared/realdata round 2)"},
 	{Name: FormatCopilot, Summary: "GitHub Copilot CLI session events (~/.copilot/session-state/<id>/events.jsonl): a call per assistant.message (model, output), the input and cache of session.shutdown's modelMetrics added per model; a resumed session is the same file and job",
 		Example:  `{"type":"assistant.message","data":{"messageId":"2a35…","model":"claude-sonnet-4.5","outputTokens":470,"interactionId":"6554…","turnId":"0","apiCallId":"chatcmpl-427"},"id":"d1f0…","timestamp":"2026-08-05T20:40:31.002Z","parentId":"9b7c…"}`,
 		Keys:     [][]string{{"type", "data", "id", "timestamp", "parentId"}},
@@ -227,7 +230,8 @@ var Formats = []FormatInfo{
 		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
 		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
-		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report"},
+		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report",
+		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code and Kilo Code write the same ui_messages.json, no real file of theirs tested"},
 	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
 		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
 		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
@@ -254,10 +258,13 @@ var Formats = []FormatInfo{
 	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
 		Example:   `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
 		New:       func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) },
-		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}}},
+		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}},
+		Versions:  "Aider 0.8x chat history (../shared/realdata round 3)"},
 	{Name: FormatAIRetry, Summary: "the Vercel AI SDK's RetryError as Node prints it (Failed after n attempts): one call, n failed attempts, the last with lastError's status, Retry-After and model",
 		Example: `[Error [AI_RetryError]: Failed after 3 attempts. Last error: Rate limit exceeded. Please try again later.] {`,
 		New:     func(p *Parser, o Options) Decoder { return newAIRetryDecoder(p, o.SourceName) }},
+	{Name: FormatGeneric, Summary: "the safety net: a JSON record no format reads, holding a usage object (input/prompt, output/completion, cache, thinking tokens) beside a model, is one call marked generic (the report's hints say how many and at which JSON path); no model or no tokens, no call",
+		Example: `{"event":"agent_step","response":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":812,"completion_tokens":64,"prompt_tokens_details":{"cached_tokens":512}},"cost":0.000241}}`},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -559,6 +566,10 @@ type jsonlDecoder struct {
 	// flushRows: this decoder is the stream's own, which flushes them.
 	rows      *rowSet
 	flushRows bool
+	// generic reads what no format does: a usage object beside a model
+	// (generic.go); gev is its event.
+	generic genericStats
+	gev     ingest.Event
 	// jsonOnly: --input-format jsonl. Only JSON records are calls: SDK
 	// and other text lines are recognized (so they are the SDK's, not
 	// broken JSON) and skipped as text, never counted.
@@ -870,6 +881,9 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return r2
 			}
 		}
+		if d.generic.read(d.p, &d.ev, &d.gev, line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }) {
+			return ingest.Accepted // the safety net: a usage object beside a model
+		}
 		d.jsonNoEvent++
 		if d.jsonNoEvent <= maxKeyedLines {
 			d.countKeys(line)
@@ -880,6 +894,9 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
+	if h := d.generic.hint(); h != "" {
+		return h
+	}
 	if d.unmatched > 0 {
 		return display.Text(fmt.Sprintf("%d text line(s) matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
 			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))
