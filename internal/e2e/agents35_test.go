@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +111,34 @@ func TestAgentsOfIssue35(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOpenCodeLive: an unattended opencode run piped into burnrate
+// opencode is watched live — its steps are calls of its session's job,
+// and a job ceiling fires on OpenCode's own cost — and a terminal on stdin
+// (nothing piped, no file) is refused with how to pipe it.
+func TestOpenCodeLive(t *testing.T) {
+	in, err := os.Open(filepath.Join(agentsData, "opencode/run-format-json.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cmd := exec.Command(burnrate(t), "opencode", "--headless", "--job-ceiling", "0.01")
+	cmd.Stdin = in
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitCritical {
+			t.Fatalf("%v: %s", err, errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"rule":"job_ceiling"`) || !strings.Contains(out.String(), `"job_id":"opencode:ses_5a20aa01effeRunJs0nStr3am1"`) {
+		t.Errorf("no job ceiling alert for the piped session:\n%s\n%s", out.String(), errb.String())
+	}
+	_, err = run(t, "opencode", "--headless")
+	if err == nil || !strings.Contains(err.Error(), "pipe opencode run --format json") {
+		t.Errorf("nothing piped: %v, want it refused with how to pipe", err)
 	}
 }
