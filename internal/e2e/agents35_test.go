@@ -8,8 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // agentsData are the agents' files of issue 35: real sessions where one
@@ -140,5 +144,49 @@ func TestOpenCodeLive(t *testing.T) {
 	_, err = run(t, "opencode", "--headless")
 	if err == nil || !strings.Contains(err.Error(), "pipe opencode run --format json") {
 		t.Errorf("nothing piped: %v, want it refused with how to pipe", err)
+	}
+}
+
+// TestOpenCodeKillRecipe: docs/agents.md's recipe — the agent started
+// with its PID written by the shell, burnrate opencode following its
+// events with --kill-exec 'pkill -TERM -F opencode.pid' — stops the
+// agent's own process when its session passes the job ceiling (a sleep
+// stands for opencode: the kill names the PID file, nothing from the log).
+func TestOpenCodeKillRecipe(t *testing.T) {
+	if _, err := exec.LookPath("pkill"); err != nil {
+		t.Skip("no pkill here")
+	}
+	dir := t.TempDir()
+	events, err := os.ReadFile(filepath.Join(agentsData, "opencode/run-format-json.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runFile := filepath.Join(dir, "run.jsonl")
+	if err := os.WriteFile(runFile, events, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := exec.Command("sleep", "300")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- agent.Wait() }()
+	defer agent.Process.Kill()
+	pidFile := filepath.Join(dir, "opencode.pid")
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(agent.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := exec.Command(burnrate(t), "opencode", "--headless", "--job-ceiling", "0.01",
+		"--kill-exec", "pkill -TERM -F "+pidFile, "--journal", filepath.Join(dir, "journal.jsonl"), runFile)
+	var out testutil.LockedBuffer
+	w.Stdout, w.Stderr = &out, &out
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Process.Signal(os.Interrupt); w.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the agent was not stopped:\n%s", out.String())
 	}
 }
