@@ -53,6 +53,11 @@ func TestAgentDecodersTakeHostileRecords(t *testing.T) {
 			`{"uuid":"u","sessionId":"s","type":"system","subtype":"parent_session","systemPayload":{"parentSessionId":"` + esc + `"}}`,
 			`{"uuid":"u2","sessionId":"s","type":"assistant","usageMetadata":[],"forkedFrom":"x"}`,
 		},
+		decode.FormatCline: { // Roo Code's and Kilo Code's retries
+			`{"ts":1,"type":"say","say":"api_req_retry_delayed","text":"999 ` + esc + ` Retrying now..."}`,
+			`{"ts":-1,"type":"say","say":"api_req_retry_delayed","text":7}`,
+			`{"ts":2,"type":"say","say":"api_req_retry_delayed","text":"` + strings.Repeat("Retrying now", 100000) + `"}`,
+		},
 		decode.FormatJSONL: { // the generic reader's input
 			deep,
 			`{"response":{"model":"` + esc + `","usage":{"prompt_tokens":"NaN","completion_tokens":` + huge + `,"cost":1e300}}}`,

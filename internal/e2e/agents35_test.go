@@ -22,7 +22,8 @@ import (
 // packages/coding-agent/test/fixtures, the first 120 lines, text elided),
 // and fixtures written field for field after the producer's source
 // (OpenCode: anomalyco/opencode packages/opencode/src/session/
-// message-v2.ts and cli/cmd/run.ts; Continue: continuedev/continue
+// message-v2.ts and cli/cmd/run.ts; Roo Code: RooCodeInc/Roo-Code
+// src/core/task/Task.ts attemptApiRequest and packages/types ClineMessage; Continue: continuedev/continue
 // packages/config-yaml/src/schemas/data/tokensGenerated; Qwen Code:
 // QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts).
 const agentsData = "../../ingest/decode/testdata/agents"
@@ -75,6 +76,10 @@ func TestAgentsOfIssue35(t *testing.T) {
 		{path: "opencode/run-format-json.jsonl", attempts: 3, jobs: 1, in: 1232, out: 416, read: 37747, spend: 0.0174},
 		// Seven lines, seven calls: two alike in a row are two calls.
 		{path: "continue/dev_data", attempts: 7, jobs: 3, in: 7410, out: 1262, spend: 0.032471, maxAttemptsPerCallAtMost: 1},
+		// Roo Code: a request retried twice on its own (the countdowns
+		// that end "Retrying now..."), a rate-limit wait and a cancelled
+		// countdown that sent nothing; Roo's own costs.
+		{path: "roo/tasks", attempts: 4, jobs: 1, in: 8, out: 630, read: 9800, write: 9800, spend: 0.049206},
 		// A /branch copy billed once, to the session that made the call.
 		{path: "qwen/projects", attempts: 3, jobs: 1, in: 3730, out: 414, read: 23800, spend: 0.0261,
 			jobIDs: []string{"qwen:9d4b2a10-6f3e-4c55-8b21-0a7e5d3c2b19"}},
