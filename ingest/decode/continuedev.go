@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/json"
+	"hash/fnv"
 	"strconv"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -57,7 +58,12 @@ func (d *continueDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 	ev.Model, ev.Provider = CleanField(r.Model), CleanField(r.Provider)
 	ev.InputTokens = jsonCount(ev, r.PromptTokens)
 	ev.OutputTokens = jsonCount(ev, r.GeneratedTokens)
-	ev.IdempotencyKey = "continue:" + strconv.FormatInt(d.n, 10) // its own operation
+	// Its own operation: the line's digest and its place, so that a
+	// second file, or the same file read again from a restart, never
+	// makes one line a retry of another.
+	h := fnv.New64a()
+	h.Write(rec)
+	ev.IdempotencyKey = "continue:" + strconv.FormatUint(h.Sum64(), 16) + ":" + strconv.FormatInt(d.n, 10)
 	emit(ev)
 	return ingest.Accepted
 }

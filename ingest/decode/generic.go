@@ -39,8 +39,11 @@ import (
 // A producer's own cost beside the usage (cost, total_cost, cost_usd,
 // costUSD) is kept beside ours, as Cline's is.
 
-// genericBudget bounds the walk of one record: nodes visited, depth.
+// genericBudget bounds the walk of one record: its size (a document's
+// record may be 64 MiB, which decoded into maps would take ten times
+// that), nodes visited, depth.
 const (
+	genericMaxBytes = 1 << 20
 	genericMaxNodes = 20_000
 	genericMaxDepth = 24
 	genericMaxPaths = 4 // distinct paths the hint names
@@ -72,6 +75,14 @@ func (g *genericStats) hint() string {
 	return fmt.Sprintf("%d record(s) in no known format read by the generic reader (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", "))
 }
 
+// genericCandidate is the cheap test before any decoding: an object of
+// bounded size that names a model and a token count somewhere.
+func genericCandidate(line []byte) bool {
+	return len(line) > 0 && line[0] == '{' && len(line) <= genericMaxBytes &&
+		bytes.Contains(line, []byte(`"model`)) &&
+		(bytes.Contains(line, []byte("oken")) || bytes.Contains(line, []byte(`"input"`)) || bytes.Contains(line, []byte(`"output"`)))
+}
+
 type genericNode struct {
 	v    map[string]any
 	path string
@@ -82,8 +93,11 @@ type genericNode struct {
 // parser read of it (base: its job, run and time); false when it is none.
 func (g *genericStats) read(p *Parser, base, ev *ingest.Event, line []byte, emit func(*ingest.Event)) bool {
 	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, []byte("oken")) && !bytes.Contains(line, []byte(`"input"`)) {
-		return false // the common case: no token count anywhere in it
+	if !genericCandidate(line) || shapeOf(line) != nil {
+		// A record of a row's shape is that row's, read or passed over
+		// on purpose (a Claude Code response's second record, already
+		// billed): never billed again here.
+		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
