@@ -58,6 +58,12 @@ func TestAgentDecodersTakeHostileRecords(t *testing.T) {
 			`{"ts":-1,"type":"say","say":"api_req_retry_delayed","text":7}`,
 			`{"ts":2,"type":"say","say":"api_req_retry_delayed","text":"` + strings.Repeat("Retrying now", 100000) + `"}`,
 		},
+		decode.FormatAmp: {
+			`{"id":"T-` + esc + `","messages":[{"role":"assistant","messageId":{},"usage":{"model":"` + esc + `","inputTokens":-1,"outputTokens":` + huge + `,"cacheReadInputTokens":"NaN","timestamp":"x"}}]}`,
+			`{"id":"T-1","usageLedger":{"events":[{"id":"e","model":"m","tokens":{"input":1e300,"output":-2},"toMessageId":[1]}]},"messages":7}`,
+			`{"id":"T-2","messages":[` + strings.Repeat(`{"role":"assistant","usage":{"model":"m","inputTokens":1}},`, 5000) + `{}]}`,
+			`{"id":7,"messages":[]}`,
+		},
 		decode.FormatJSONL: { // the generic reader's input
 			deep,
 			`{"response":{"model":"` + esc + `","usage":{"prompt_tokens":"NaN","completion_tokens":` + huge + `,"cost":1e300}}}`,

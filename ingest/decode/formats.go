@@ -46,6 +46,7 @@ const (
 	FormatContinue       Format = "continue"        // Continue's dev data (tokensGenerated.jsonl)
 	FormatPi             Format = "pi"              // the Pi coding agent's sessions (~/.pi/agent/sessions)
 	FormatQwen           Format = "qwen-code"       // Qwen Code chat records (~/.qwen/projects/*/chats)
+	FormatAmp            Format = "amp"             // Amp threads (~/.local/share/amp/threads/T-*.json)
 	FormatGeneric        Format = "generic"         // any JSON record with a usage object beside a model (the safety net)
 )
 
@@ -255,6 +256,15 @@ var Formats = []FormatInfo{
 		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
 		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
+	{Name: FormatAmp, Summary: "Amp threads (~/.local/share/amp/threads/T-<uuid>.json, one document each): a call per assistant message's usage (or per usageLedger event, with its message's cache), Amp's credits not taken for dollars; a thread is a job",
+		Example: `{"id":"T-7f3a…","messages":[{"role":"assistant","messageId":3,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":10,"outputTokens":178,"cacheCreationInputTokens":986,"cacheReadInputTokens":11372,"totalInputTokens":12368,"timestamp":"2026-01-19T11:42:10.652Z"}}]}`,
+		// The last keyed row: any other row's record with these keys is
+		// that row's.
+		Keys:      [][]string{{"id", "messages"}},
+		New:       func(p *Parser, _ Options) Decoder { return &ampDecoder{p: p} },
+		Documents: []FileRule{{Dir: "threads", Prefix: "T-", Suffix: ".json"}},
+		Rewritten: "an Amp thread, which Amp rewrites whole: it cannot be followed line by line; read it with burnrate report",
+		Versions:  "thread shapes as ryoppippi/ccusage@5816e640 reads them (rust/crates/ccusage/src/adapter/amp: README, parser fixtures; Amp is closed source); fixture field for field"},
 	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
 		Example:   `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
 		New:       func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) },

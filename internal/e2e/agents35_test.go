@@ -25,7 +25,9 @@ import (
 // message-v2.ts and cli/cmd/run.ts; Roo Code: RooCodeInc/Roo-Code
 // src/core/task/Task.ts attemptApiRequest and packages/types ClineMessage; Continue: continuedev/continue
 // packages/config-yaml/src/schemas/data/tokensGenerated; Qwen Code:
-// QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts).
+// QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts;
+// Amp, closed source: the shapes ryoppippi/ccusage@5816e640 reads,
+// rust/crates/ccusage/src/adapter/amp README and parser fixtures).
 const agentsData = "../../ingest/decode/testdata/agents"
 
 type agentTotals struct {
@@ -80,6 +82,10 @@ func TestAgentsOfIssue35(t *testing.T) {
 		// that end "Retrying now..."), a rate-limit wait and a cancelled
 		// countdown that sent nothing; Roo's own costs.
 		{path: "roo/tasks", attempts: 4, jobs: 1, in: 8, out: 630, read: 9800, write: 9800, spend: 0.049206},
+		// Amp: a thread of the current schema (a message's usage each,
+		// one of no count) and one of the older usageLedger, its cache
+		// from the message the event produced; LiteLLM's prices.
+		{path: "amp/threads", attempts: 3, jobs: 2, in: 1215, out: 520, read: 24172, write: 986, spend: 0.0092847},
 		// A /branch copy billed once, to the session that made the call.
 		{path: "qwen/projects", attempts: 3, jobs: 1, in: 3730, out: 414, read: 23800, spend: 0.0261,
 			jobIDs: []string{"qwen:9d4b2a10-6f3e-4c55-8b21-0a7e5d3c2b19"}},
