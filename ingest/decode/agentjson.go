@@ -3,6 +3,8 @@ package decode
 import (
 	"encoding/json"
 	"math"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -98,4 +100,53 @@ func agentCall(ev *ingest.Event, job string) {
 	ev.Kind, ev.AgentSession = ingest.KindLLMCall, true
 	ev.JobID = CleanID(job)
 	ev.Attempt, ev.Status = 1, 200
+}
+
+// decodeRecord is decodeObject for the agents' records, read field by
+// field: a top-level field of the wrong type (a number where a string
+// is, a string where an object is) is that field lost, left zero, never
+// the record (encoding/json gives up on the whole object at the first).
+// Keys match a field's json tag, else its name, case-insensitively, as
+// encoding/json matches them.
+func decodeRecord(rec []byte, v any) ingest.SkipReason {
+	rec, skip := prelude(rec, 0)
+	switch {
+	case skip != ingest.Accepted:
+		return skip
+	case rec[0] != '{':
+		return ingest.SkipNotObject
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(rec, &m); err != nil {
+		return wrongJSON(err)
+	}
+	rv := reflect.ValueOf(v).Elem()
+	rt := rv.Type()
+	var lower map[string]json.RawMessage
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw, ok := m[name]
+		if !ok {
+			if lower == nil { // once a record, and only when a key is not written as its tag
+				lower = make(map[string]json.RawMessage, len(m))
+				for k, r := range m {
+					if _, seen := lower[strings.ToLower(k)]; !seen {
+						lower[strings.ToLower(k)] = r
+					}
+				}
+			}
+			raw, ok = lower[strings.ToLower(name)]
+		}
+		if !ok {
+			continue
+		}
+		if json.Unmarshal(raw, rv.Field(i).Addr().Interface()) != nil {
+			rv.Field(i).SetZero()
+		}
+	}
+	return ingest.Accepted
 }

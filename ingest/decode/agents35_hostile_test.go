@@ -148,3 +148,25 @@ func TestGenericReaderNeedsAModelAndTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentFieldCostsTheFieldNotTheRecord: a field of the wrong type in an
+// agent's record (a number for a model, an object for a provider) costs
+// that field; the call and its tokens are kept (encoding/json gave up on
+// the whole record at the first such field).
+func TestAgentFieldCostsTheFieldNotTheRecord(t *testing.T) {
+	for f, line := range map[decode.Format]string{
+		decode.FormatOpenCode: `{"id":"msg_1","sessionID":"ses_1","role":"assistant","modelID":{"x":1},"providerID":7,"title":9,"tokens":{"input":10,"output":20,"reasoning":0,"cache":{"read":0,"write":0}},"time":"soon"}`,
+		decode.FormatCopilot:  `{"type":"assistant.message","data":{"messageId":5,"model":"gpt-5","outputTokens":20,"apiCallId":[1]},"id":"e1","timestamp":7,"parentId":null}`,
+		decode.FormatContinue: `{"model":"gpt-4o","provider":{},"promptTokens":10,"generatedTokens":20,"createdAt":17}`,
+		decode.FormatPi:       `{"type":"message","id":5,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","provider":7,"model":"gpt-5","usage":{"input":10,"output":20}}}`,
+		decode.FormatQwen:     `{"uuid":"u1","sessionId":9,"type":"assistant","model":"qwen3-coder-plus","usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":20},"forkedFrom":"x"}`,
+		decode.FormatAmp:      `{"id":"T-1","messages":[{"role":"assistant","messageId":1,"usage":{"model":"claude-haiku-4-5","inputTokens":10,"outputTokens":20}}],"usageLedger":"none"}`,
+	} {
+		dec := decode.NewDecoder(f, nil, decode.Options{Format: f})
+		var got []ingest.Event
+		r := dec.Decode([]byte(line), func(ev *ingest.Event) { got = append(got, *ev) })
+		if len(got) != 1 || got[0].OutputTokens != 20 {
+			t.Errorf("%s: %v, %d events %+v; want the call kept with its 20 output tokens", f, r, len(got), got)
+		}
+	}
+}

@@ -64,7 +64,7 @@ type ampDecoder struct {
 
 func (d *ampDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var th ampThread
-	if skip := decodeObject(rec, &th); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &th); skip != ingest.Accepted {
 		return skip
 	}
 	if th.ID == "" {

@@ -41,7 +41,7 @@ type continueDecoder struct {
 
 func (d *continueDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var r continueRecord
-	if skip := decodeObject(rec, &r); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &r); skip != ingest.Accepted {
 		return skip
 	}
 	if r.EventName != "" && r.EventName != "tokensGenerated" || len(r.PromptTokens)+len(r.GeneratedTokens) == 0 {

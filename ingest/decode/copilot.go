@@ -91,13 +91,13 @@ func newCopilotDecoder(p *Parser, source string) *copilotDecoder {
 
 func (d *copilotDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var e copilotEvent
-	if skip := decodeObject(rec, &e); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &e); skip != ingest.Accepted {
 		return skip
 	}
 	var data copilotData
 	if len(e.Data) > 0 && e.Data[0] == '{' {
-		if json.Unmarshal(e.Data, &data) != nil {
-			return ingest.SkipWrongType
+		if skip := decodeRecord(e.Data, &data); skip != ingest.Accepted {
+			return skip
 		}
 	}
 	ev := &d.ev

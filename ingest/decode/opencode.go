@@ -51,7 +51,65 @@ import (
 
 type opencodeTokens struct {
 	Input, Output, Reasoning, Total json.RawMessage
-	Cache                           *struct{ Read, Write json.RawMessage }
+	Cache                           *opencodeCache
+}
+
+type opencodeCache struct{ Read, Write json.RawMessage }
+
+type opencodeTime struct{ Created, Completed, Updated json.RawMessage }
+
+type opencodeErrorData struct {
+	StatusCode json.RawMessage `json:"statusCode"`
+}
+
+func (t *opencodeTokens) UnmarshalJSON(b []byte) error {
+	type plain opencodeTokens
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		p = plain{} // not this shape: the field lost, never the record
+	}
+	*t = opencodeTokens(p)
+	return nil
+}
+
+func (t *opencodeCache) UnmarshalJSON(b []byte) error {
+	type plain opencodeCache
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		p = plain{} // not this shape: the field lost, never the record
+	}
+	*t = opencodeCache(p)
+	return nil
+}
+
+func (t *opencodeTime) UnmarshalJSON(b []byte) error {
+	type plain opencodeTime
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		p = plain{} // not this shape: the field lost, never the record
+	}
+	*t = opencodeTime(p)
+	return nil
+}
+
+func (t *opencodeErrorData) UnmarshalJSON(b []byte) error {
+	type plain opencodeErrorData
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		p = plain{} // not this shape: the field lost, never the record
+	}
+	*t = opencodeErrorData(p)
+	return nil
+}
+
+func (t *opencodePart) UnmarshalJSON(b []byte) error {
+	type plain opencodePart
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		p = plain{} // not this shape: the field lost, never the record
+	}
+	*t = opencodePart(p)
+	return nil
 }
 
 type opencodeRecord struct {
@@ -63,12 +121,10 @@ type opencodeRecord struct {
 	ProviderID string          `json:"providerID"`
 	Cost       json.RawMessage `json:"cost"`
 	Tokens     *opencodeTokens `json:"tokens"`
-	Time       *struct {
-		Created, Completed, Updated json.RawMessage
-	} `json:"time"`
-	Error    *opencodeError `json:"error"`
-	ParentID string         `json:"parentID"`
-	Title    *string        `json:"title"`
+	Time       *opencodeTime   `json:"time"`
+	Error      *opencodeError  `json:"error"`
+	ParentID   string          `json:"parentID"`
+	Title      json.RawMessage `json:"title"`
 	// A storage part (part/<message>/prt_*.json): its message, and a
 	// retry's attempt.
 	MessageID string          `json:"messageID"`
@@ -89,10 +145,22 @@ type opencodePart struct {
 }
 
 type opencodeError struct {
-	Name string `json:"name"`
-	Data *struct {
-		StatusCode json.RawMessage `json:"statusCode"`
-	} `json:"data"`
+	Name string             `json:"name"`
+	Data *opencodeErrorData `json:"data"`
+}
+
+// UnmarshalJSON reads an error of any shape: OpenCode's {name, data}, or
+// anything else (an app's "error":"boom" in a line of the same keys) as an
+// error without a name — the field, never the record.
+func (e *opencodeError) UnmarshalJSON(b []byte) error {
+	type plain opencodeError
+	var p plain
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &p) != nil {
+		*e = opencodeError{}
+		return nil
+	}
+	*e = opencodeError(p)
+	return nil
 }
 
 type opencodeDecoder struct {
@@ -105,7 +173,7 @@ func newOpenCodeDecoder(p *Parser) *opencodeDecoder { return &opencodeDecoder{p:
 
 func (d *opencodeDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var r opencodeRecord
-	if skip := decodeObject(rec, &r); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &r); skip != ingest.Accepted {
 		return skip
 	}
 	ev := &d.ev
@@ -203,7 +271,7 @@ func (d *opencodeDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 		return ingest.Accepted
 	case r.Role != "":
 		return ingest.SkipInfo // the user's messages
-	case strings.HasPrefix(r.ID, "ses") && r.Title != nil:
+	case strings.HasPrefix(string(r.ID), "ses") && len(r.Title) > 0:
 		// A session: a subagent's names its parent, whose job it bills.
 		if r.ParentID == "" || r.ParentID == r.ID {
 			return ingest.SkipInfo

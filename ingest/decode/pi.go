@@ -41,22 +41,24 @@ type piRecord struct {
 	Timestamp string `json:"timestamp"`
 	CWD       string `json:"cwd"`
 	// A fork's or a branch's source file (header).
-	ParentSession string `json:"parentSession"`
-	BranchedFrom  string `json:"branchedFrom"`
-	Message       *struct {
-		Role         string          `json:"role"`
-		Provider     string          `json:"provider"`
-		Model        string          `json:"model"`
-		StopReason   string          `json:"stopReason"`
-		ErrorMessage string          `json:"errorMessage"`
-		Timestamp    json.RawMessage `json:"timestamp"`
-		Usage        *struct {
-			Input, Output, CacheRead, CacheWrite, TotalTokens json.RawMessage
-			Cost                                              *struct {
-				Total json.RawMessage `json:"total"`
-			} `json:"cost"`
-		} `json:"usage"`
-	} `json:"message"`
+	ParentSession string          `json:"parentSession"`
+	BranchedFrom  string          `json:"branchedFrom"`
+	Message       json.RawMessage `json:"message"`
+}
+
+type piMessage struct {
+	Role         string          `json:"role"`
+	Provider     string          `json:"provider"`
+	Model        string          `json:"model"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+	Timestamp    json.RawMessage `json:"timestamp"`
+	Usage        *struct {
+		Input, Output, CacheRead, CacheWrite, TotalTokens json.RawMessage
+		Cost                                              *struct {
+			Total json.RawMessage `json:"total"`
+		} `json:"cost"`
+	} `json:"usage"`
 }
 
 type piDecoder struct {
@@ -86,7 +88,7 @@ func newPiDecoder(p *Parser, source string) *piDecoder {
 
 func (d *piDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var r piRecord
-	if skip := decodeObject(rec, &r); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &r); skip != ingest.Accepted {
 		return skip
 	}
 	switch r.Type {
@@ -105,8 +107,15 @@ func (d *piDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReas
 	default:
 		return ingest.SkipInfo // model and thinking changes, compactions, labels
 	}
-	m := r.Message
-	if m == nil || m.Role != "assistant" || m.Usage == nil {
+	if len(r.Message) == 0 || r.Message[0] != '{' {
+		return ingest.SkipNoEvent // an app's {"type":"message","message":"…"}: no Pi entry
+	}
+	var pm piMessage
+	if skip := decodeRecord(r.Message, &pm); skip != ingest.Accepted {
+		return ingest.SkipWrongType
+	}
+	m := &pm
+	if m.Role != "assistant" || m.Usage == nil {
 		return ingest.SkipInfo
 	}
 	ev := &d.ev

@@ -67,7 +67,7 @@ func newQwenDecoder(p *Parser, source string) *qwenDecoder {
 
 func (d *qwenDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	var r qwenRecord
-	if skip := decodeObject(rec, &r); skip != ingest.Accepted {
+	if skip := decodeRecord(rec, &r); skip != ingest.Accepted {
 		return skip
 	}
 	if r.Type == "system" && r.Subtype == "parent_session" && r.SystemPayload != nil && r.SystemPayload.ParentSessionID != "" {
