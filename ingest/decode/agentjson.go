@@ -116,11 +116,16 @@ func decodeRecord(rec []byte, v any) ingest.SkipReason {
 	case rec[0] != '{':
 		return ingest.SkipNotObject
 	}
+	// The common case, a record as its producer writes it, in one pass.
+	rv := reflect.ValueOf(v).Elem()
+	if json.Unmarshal(rec, v) == nil {
+		return ingest.Accepted
+	}
+	rv.SetZero()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(rec, &m); err != nil {
 		return wrongJSON(err)
 	}
-	rv := reflect.ValueOf(v).Elem()
 	rt := rv.Type()
 	var lower map[string]json.RawMessage
 	for i := range rt.NumField() {
