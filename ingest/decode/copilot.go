@@ -117,9 +117,11 @@ func (d *copilotDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Ski
 		emit(ev)
 		return ingest.Accepted
 	case "assistant.message":
-		if d.usage || len(data.OutputTokens) == 0 {
+		if d.usage {
 			return ingest.SkipInfo
 		}
+		// A message without outputTokens (an older Copilot CLI) is still
+		// a response: a call, its usage from the shutdown's metrics.
 		d.call(ev, e, data.Model)
 		ev.OutputTokens = jsonCount(ev, data.OutputTokens)
 		if id := data.APICallID; id != "" {
