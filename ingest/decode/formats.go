@@ -904,9 +904,18 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
-	if h := d.generic.hint(); h != "" {
-		return h
+	g, rest := d.generic.hint(), d.hint(events)
+	switch {
+	case g == "":
+		return rest
+	case rest == "":
+		return g
 	}
+	return g + "; " + rest
+}
+
+// hint is Hint without the generic reader's word.
+func (d *jsonlDecoder) hint(events int64) string {
 	if d.unmatched > 0 {
 		return display.Text(fmt.Sprintf("%d text line(s) matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
 			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/ingest"
 )
 
@@ -72,7 +73,7 @@ func (g *genericStats) hint() string {
 	if g == nil || g.n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d record(s) in no known format read by the generic reader (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", "))
+	return display.Text(fmt.Sprintf("%d record(s) in no known format read by the generic reader (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", ")))
 }
 
 // genericCandidate is the cheap test before any decoding: an object of
