@@ -201,3 +201,37 @@ func TestOpenCodeKillRecipe(t *testing.T) {
 		t.Fatalf("the agent was not stopped:\n%s", out.String())
 	}
 }
+
+// TestAgentHomeFlags: report --opencode --copilot --pi --qwen read each
+// agent's home from its environment variable (the same files as above:
+// 4 + 4 + 106 + 3 attempts), and a flag whose home is missing says where
+// it looked.
+func TestAgentHomeFlags(t *testing.T) {
+	abs, err := filepath.Abs(agentsData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(burnrate(t), "report", "--format", "json", "--opencode", "--copilot", "--pi", "--qwen")
+	cmd.Env = append(os.Environ(), "OPENCODE_DATA_DIR="+filepath.Join(abs, "opencode"), "COPILOT_HOME="+filepath.Join(abs, "copilot"),
+		"PI_CODING_AGENT_DIR="+filepath.Join(abs, "pi"), "QWEN_DATA_DIR="+filepath.Join(abs, "qwen"))
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitCritical {
+			t.Fatal(err)
+		}
+	}
+	var r agentTotals
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.Attempts != 117 || r.Totals.Jobs != 6 {
+		t.Errorf("attempts %d jobs %d, want 117 and 6", r.Totals.Attempts, r.Totals.Jobs)
+	}
+	cmd = exec.Command(burnrate(t), "report", "--pi")
+	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+t.TempDir())
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "PI_CODING_AGENT_DIR") {
+		t.Errorf("a missing Pi home: %v %s", err, msg)
+	}
+}
