@@ -235,3 +235,36 @@ func TestAgentHomeFlags(t *testing.T) {
 		t.Errorf("a missing Pi home: %v %s", err, msg)
 	}
 }
+
+// TestPiFollowedLive: burnrate watch on Pi's sessions directory follows a
+// session as Pi appends to it — the session started before burnrate was,
+// its new response (Pi's own cost $60) takes its job over the ceiling.
+func TestPiFollowedLive(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions", "--home-me-app--")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "2026-03-01T10-00-00-000Z_6c1f2e3d-4b5a-4978-8695-a4b3c2d1e0f9.jsonl")
+	head := `{"type":"session","version":3,"id":"6c1f2e3d-4b5a-4978-8695-a4b3c2d1e0f9","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/home/me/app"}` + "\n"
+	if err := os.WriteFile(file, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := exec.Command(burnrate(t), "watch", "--headless", "--job-ceiling", "50", filepath.Dir(dir))
+	var out testutil.LockedBuffer
+	w.Stdout, w.Stderr = &out, &out
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Process.Signal(os.Interrupt); w.Wait() }()
+	time.Sleep(500 * time.Millisecond)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-03-01T10:00:09.000Z","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":3,"output":412,"cacheRead":21080,"cacheWrite":1840,"totalTokens":23335,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":60}},"stopReason":"stop","timestamp":1772359209000}}` + "\n")
+	f.Close()
+	testutil.WaitFor(t, "the job ceiling alert of the live Pi session", 20*time.Second, func() bool {
+		s := out.String()
+		return strings.Contains(s, `"rule":"job_ceiling"`) && strings.Contains(s, `"job_id":"pi:6c1f2e3d-4b5a-4978-8695-a4b3c2d1e0f9"`)
+	})
+}
