@@ -114,6 +114,9 @@ func TestGenericReaderNeedsAModelAndTokens(t *testing.T) {
 			calls: 1, in: 600, out: 250, read: 400, hintHas: "$.llm.usageMetadata", model: "gemini-2.5-pro"},
 		{line: `{"result":{"model":"claude-sonnet-4-5","usage":{"input_tokens":3,"output_tokens":90,"cache_read_input_tokens":20000}}}`,
 			calls: 1, in: 3, out: 90, read: 20000, hintHas: "$.result.usage", model: "claude-sonnet-4-5"},
+		// A canonical call whose model and usage are nested: filled in.
+		{line: `{"ts":"2026-03-01T10:00:00Z","event":"llm_call","job_id":"j1","status":200,"response":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":812,"completion_tokens":64}}}`,
+			calls: 1, in: 812, out: 64, hintHas: "$.response.usage", model: "gpt-4.1-mini"},
 		{line: `{"event":"config","usage":{"prompt_tokens":10,"completion_tokens":2}}`},             // no model
 		{line: `{"response":{"model":"gpt-4o","usage":{"total_requests":4}}}`},                      // no token count
 		{line: `{"response":{"model":"gpt-4o","meta":{"prompt_tokens":10}}}`},                       // no usage object

@@ -813,6 +813,13 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.text.claimNode(&d.ev, emit) // the SDK's lines of this call come first
 			d.text.expireNode(d.ev.TS, d.ev.TS > 0 && !d.ev.TSCarried, emit)
 		}
+		if e := &d.ev; e.Kind == ingest.KindLLMCall && e.Model == "" && !e.HasCost &&
+			e.InputTokens == 0 && e.OutputTokens == 0 && e.CacheReadTokens == 0 && e.CacheCreateTokens == 0 {
+			// A call the canonical fields named without its model or
+			// usage ({"event":"llm_call","response":{"model":…,"usage":…}}):
+			// the generic reader finds them where they are.
+			d.generic.fill(d.p, e, &d.gev, src)
+		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
 		emit(&d.ev)

@@ -15,7 +15,9 @@ import (
 // The generic reader is the safety net under every format: a JSON record
 // that no format reads as an event (no row's keys, nothing the canonical
 // JSON-lines parser takes for a call) but that holds a recognizable usage
-// object beside a model is read as one call, marked generic: the file's
+// object beside a model is read as one call — and a canonical call that
+// names neither its model nor any usage at its top level takes them from
+// such an object — marked generic: the file's
 // hint says how many records were read so and at which JSON path (shown
 // in the report's sources, Markdown and JSON), so a person can check them
 // and, better, map the format (--map) or ask for a decoder.
@@ -73,7 +75,7 @@ func (g *genericStats) hint() string {
 	if g == nil || g.n == 0 {
 		return ""
 	}
-	return display.Text(fmt.Sprintf("%d record(s) in no known format read by the generic reader (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", ")))
+	return display.Text(fmt.Sprintf("%d call(s) whose model and usage only the generic reader found (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", ")))
 }
 
 // genericCandidate is the cheap test before any decoding: an object of
@@ -238,4 +240,18 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 		g.paths = append(g.paths, path)
 	}
 	return true
+}
+
+// fill gives a canonical call without model or usage (ev) the model,
+// tokens and cost of the usage object the record holds, if one: the
+// call's status, attempt, job and time stay the canonical parser's.
+func (g *genericStats) fill(p *Parser, ev, scratch *ingest.Event, line []byte) {
+	if !g.read(p, ev, scratch, line, func(*ingest.Event) {}) {
+		return
+	}
+	ev.Model = scratch.Model
+	ev.InputTokens, ev.OutputTokens = scratch.InputTokens, scratch.OutputTokens
+	ev.CacheReadTokens, ev.CacheCreateTokens = scratch.CacheReadTokens, scratch.CacheCreateTokens
+	ev.CostUSD, ev.HasCost = scratch.CostUSD, scratch.HasCost
+	ev.Dropped |= scratch.Dropped
 }
