@@ -268,3 +268,39 @@ func TestPiFollowedLive(t *testing.T) {
 		return strings.Contains(s, `"rule":"job_ceiling"`) && strings.Contains(s, `"job_id":"pi:6c1f2e3d-4b5a-4978-8695-a4b3c2d1e0f9"`)
 	})
 }
+
+// TestGenericReaderInTheReport: a log in no known format whose records
+// hold a usage object beside a model is read — each record one call, the
+// producer's cost kept — and the report's sources say the generic reader
+// read them and at which JSON path; its other lines (no model, no count)
+// are no calls.
+func TestGenericReaderInTheReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-steps.jsonl")
+	log := `{"step":1,"at":"2026-03-01T10:00:00Z","result":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":812,"completion_tokens":64,"prompt_tokens_details":{"cached_tokens":512}},"cost":0.000241}}
+{"step":2,"at":"2026-03-01T10:00:05Z","result":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":900,"completion_tokens":80}}}
+{"step":3,"at":"2026-03-01T10:00:06Z","note":"no model here","stats":{"usage":{"calls":5}}}
+{"step":4,"at":"2026-03-01T10:00:07Z","result":{"model":"gpt-4.1-mini","usage":{"requests":1}}}
+`
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "report", "--format", "json", path)
+	if err != nil && err != errCritical {
+		t.Fatal(err)
+	}
+	var r struct {
+		agentTotals
+		Source struct {
+			Hints []string `json:"hints"`
+		} `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Totals; g.Attempts != 2 || g.InputTokens != 300+900 || g.CacheReadTokens != 512 || g.OutputTokens != 144 {
+		t.Errorf("attempts %d tokens %d/%d/%d, want 2 calls, 1200 in, 512 cache read, 144 out", g.Attempts, g.InputTokens, g.CacheReadTokens, g.OutputTokens)
+	}
+	if len(r.Source.Hints) != 1 || !strings.Contains(r.Source.Hints[0], "2 call(s)") || !strings.Contains(r.Source.Hints[0], "$.result.usage") {
+		t.Errorf("hints %q: want the generic reader's, with its count and path", r.Source.Hints)
+	}
+}
