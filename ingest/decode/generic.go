@@ -81,10 +81,56 @@ func (g *genericStats) hint() string {
 // genericCandidate is the cheap test before any decoding: an object of
 // bounded size that names a model and a token count somewhere.
 func genericCandidate(line []byte) bool {
-	return len(line) > 0 && line[0] == '{' && len(line) <= genericMaxBytes &&
-		bytes.Contains(line, []byte(`"model`)) &&
-		(bytes.Contains(line, []byte("oken")) || bytes.Contains(line, []byte(`"input"`)) || bytes.Contains(line, []byte(`"output"`)))
+	if len(line) == 0 || line[0] != '{' || len(line) > genericMaxBytes || !bytes.Contains(line, []byte(`"model`)) {
+		return false
+	}
+	// One pass over the record's keys: a usage object's name and a
+	// token count's must both be there (an app's log naming a model and
+	// max_tokens in every line was decoded whole, six times the cost of
+	// reading it).
+	var usage, count bool
+	for i := 0; i < len(line); {
+		j := bytes.IndexByte(line[i:], '"')
+		if j < 0 {
+			break
+		}
+		start := i + j + 1
+		k := bytes.IndexByte(line[start:], '"')
+		if k < 0 {
+			break
+		}
+		end := start + k
+		i = end + 1
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) || line[i] != ':' || k > 32 {
+			continue // a value, or a key no reader names
+		}
+		switch genericKeyKind[string(line[start:end])] {
+		case 1:
+			usage = true
+		case 2:
+			count = true
+		}
+		if usage && count {
+			return true
+		}
+	}
+	return false
 }
+
+// genericKeyKind: 1 for a usage object's name, 2 for a token count's.
+var genericKeyKind = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for _, k := range genericUsageKeys {
+		m[k] = 1
+	}
+	for _, k := range append(slices.Clone(genericIn), genericOut...) {
+		m[k] = 2
+	}
+	return m
+}()
 
 type genericNode struct {
 	v    map[string]any
