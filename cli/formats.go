@@ -38,9 +38,13 @@ lines your own patterns match are counted as pattern.`,
 			out := cmd.OutOrStdout()
 			if len(files) == 0 {
 				w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(w, "FORMAT\tWHAT\tEXAMPLE LINE")
+				fmt.Fprintln(w, "FORMAT\tWHAT\tVERSIONS TESTED\tEXAMPLE LINE")
 				for _, f := range decode.Formats {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Summary, f.Example)
+					v := f.Versions
+					if v == "" {
+						v = "-"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, f.Summary, v, f.Example)
 				}
 				w.Flush()
 				fmt.Fprintln(out, "\nAny other JSON logger: --map CANONICAL=dotted.path (e.g. --map job_id=ctx.job.id).")

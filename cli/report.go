@@ -37,13 +37,15 @@ type analysisFlags struct {
 	jobIdle        string
 	claude         bool
 	codex          bool
-	jobRetention   string // live commands only
-	costMode       string
-	timezone       string
-	format         string
-	maps           []string
-	patterns       []string
-	input          decode.Options // resolved by load
+	// the agents of issue 35 whose files live in a home of their own
+	opencode, copilot, pi, qwen bool
+	jobRetention                string // live commands only
+	costMode                    string
+	timezone                    string
+	format                      string
+	maps                        []string
+	patterns                    []string
+	input                       decode.Options // resolved by load
 	// assumptionsPath is --assumptions; declared what it (or, for a
 	// command that cannot kill, a burnrate.assumptions.toml in the working
 	// directory) declares: the operator's declarations.
@@ -68,6 +70,20 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 	}
 	if a.codex {
 		dirs, err := agentDirs("codex", decode.FormatCodex)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, dirs...)
+	}
+	for _, h := range []struct {
+		on   bool
+		flag string
+		f    decode.Format
+	}{{a.opencode, "opencode", decode.FormatOpenCode}, {a.copilot, "copilot", decode.FormatCopilot}, {a.pi, "pi", decode.FormatPi}, {a.qwen, "qwen", decode.FormatQwen}} {
+		if !h.on {
+			continue
+		}
+		dirs, err := agentDirs(h.flag, h.f)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +126,10 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; docs/formats.md: Your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
+	f.BoolVar(&a.opencode, "opencode", false, "read OpenCode's storage: ${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage")
+	f.BoolVar(&a.copilot, "copilot", false, "read GitHub Copilot CLI's session events: ${COPILOT_HOME:-~/.copilot}/session-state")
+	f.BoolVar(&a.pi, "pi", false, "read the Pi coding agent's sessions: ${PI_CODING_AGENT_DIR:-~/.pi/agent}/sessions")
+	f.BoolVar(&a.qwen, "qwen", false, "read Qwen Code's chats: ${QWEN_DATA_DIR:-~/.qwen}/projects")
 	f.StringVar(&a.assumptionsPath, "assumptions", "", "a TOML file of the premises the run depends on, the operator's: the only declarations that arm a kill (kill_on finding:assumption_violated); report and budget read ./"+config.DefaultAssumptionsPath+" if present, watch and replay only the file named here (docs/assumptions.md)")
 	f.StringVar(&a.timezone, "timezone", "", "the zone of a time written without one (\"2026-05-30T11:30:35\", Python's isoformat()): an IANA name (Europe/Berlin), Local, or an offset (+09:00); default the config's timezone, else UTC. Each such line is counted (fields_dropped: time_no_zone)")
 	f.StringVar(&a.costMode, "cost-mode", "auto", "Claude Code transcripts: auto (costUSD where present, else tokens × prices), calculate (always tokens × prices, as ccusage), display (costUSD only)")

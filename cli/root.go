@@ -95,7 +95,7 @@ findings.`,
 	// Every command prints through cmd.OutOrStdout(): one writer that
 	// remembers a failed write, for Main's exit status.
 	root.SetOut(&outWriter{})
-	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd(),
+	root.AddCommand(newReportCmd(), newWatchCmd(), newReplayCmd(), newDemoCmd(), newBudgetCmd(), newFormatsCmd(), newPricesCmd(), newClaudeCmd(), newCodexCmd(), newOpenCodeCmd(),
 		newAuditCmd(), newDefaultsCmd())
 	// `burnrate FILE...` is `burnrate watch FILE...`.
 	watch := newWatchCmd()
@@ -190,6 +190,35 @@ YYYY/MM/DD/rollout-*.jsonl): each session is a job, its project the job type, a
 call each token_count whose running total moved. New sessions are picked up.
 Same flags as watch; burnrate report --codex writes the postmortem instead.`
 	watch.Flags().Set("codex", "true")
+	return watch
+}
+
+// newOpenCodeCmd is watch on OpenCode's own JSON events: an unattended
+// opencode run --format json piped in (or the file it was sent to). Its
+// storage is rewritten message by message and cannot be followed; report
+// --opencode reads it.
+func newOpenCodeCmd() *cobra.Command {
+	watch := newWatchCmd()
+	watch.Use = "opencode [flags] [FILE...]"
+	watch.Short = "Watch an unattended opencode run live: its --format json events as jobs, with their calls, retries and spend"
+	watch.Long = `The dashboard on OpenCode's events (opencode run --format json), piped in:
+
+  opencode run --format json "fix the tests" | burnrate opencode --headless --job-ceiling 5
+
+or the files they were written to. Each session is a job, each step a call with
+OpenCode's own cost beside burnrate's; a failed request is a failed attempt.
+Same flags as watch; burnrate report --opencode reads OpenCode's storage
+(${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage) instead.`
+	run := watch.RunE
+	watch.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			if st, err := os.Stdin.Stat(); err != nil || st.Mode()&os.ModeCharDevice != 0 {
+				return errors.New("opencode: nothing to follow: pipe opencode run --format json into it (opencode run --format json \"…\" | burnrate opencode), or give the file its events were written to")
+			}
+			args = []string{"-"}
+		}
+		return run(cmd, args)
+	}
 	return watch
 }
 

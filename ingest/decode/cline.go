@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 )
@@ -26,6 +27,15 @@ import (
 //     when its usage says so — and user_cancelled one the user stopped.
 //   - say:"api_req_retried" is the same request sent again after a failure
 //     (Cline's auto-retry, or the user's Retry after ask:"api_req_failed").
+//
+// Roo Code and Kilo Code (forks of Cline) retry on their own without an
+// api_req_retried: say:"api_req_retry_delayed" is a countdown message
+// ("<error>\n\nRetrying in 5 seconds...", updated in place) that ends
+// "Retrying now..." when the request is sent again — that message is the
+// attempt; the error it quotes gives its status when it opens with one
+// ("429 Rate limit…"). Their api_conversation_history.json beside it holds
+// the messages sent, no usage and no attempt: it adds no call, and is not
+// read (it would count nothing twice, and nothing once).
 //
 // say:"error_retry" ({attempt, maxAttempts, delaySeconds, failed?}) only
 // schedules the retry and ask:"api_req_failed" is the give-up: neither is
@@ -71,6 +81,10 @@ func newClineDecoder(p *Parser, source string) *clineDecoder {
 	}
 	return d
 }
+
+// rooStatus is the status a Roo Code retry's quoted error opens with
+// ("429 Rate limit exceeded…", as the Anthropic and OpenAI SDKs word it).
+var rooStatus = regexp.MustCompile(`^\s*([1-5][0-9][0-9])\b`)
 
 // clineStatus finds the HTTP status a failed stream's message names
 // ("request failed with status 400", "statusCode":429).
@@ -136,6 +150,24 @@ func (d *clineDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipR
 		d.attempt++
 		d.start(ev, m.TS)
 		ev.ErrorType = "retried"
+		emit(ev)
+		return ingest.Accepted
+	case "api_req_retry_delayed":
+		// Roo Code's and Kilo Code's automatic retry: a countdown
+		// message, updated in place, ending "Retrying now..." when the
+		// request is sent again (an unfinished countdown, a "Rate
+		// limiting for n seconds..." wait or the pre-request "Retrying in
+		// n seconds..." of a retry already counted sends nothing).
+		if !strings.Contains(m.Text, "Retrying now") {
+			return ingest.SkipInfo
+		}
+		d.attempt++
+		d.start(ev, m.TS)
+		ev.ErrorType = "retried"
+		if s := rooStatus.FindStringSubmatch(m.Text); s != nil {
+			n, _ := strconv.Atoi(s[1])
+			ev.Status = int16(n) // the failure the countdown names
+		}
 		emit(ev)
 		return ingest.Accepted
 	}

@@ -42,6 +42,13 @@ const (
 	FormatPortkey        Format = "portkey"         // Portkey gateway responses saved whole
 	FormatAider          Format = "aider"           // Aider chat histories (.aider.chat.history.md)
 	FormatAIRetry        Format = "ai-sdk-retry"    // Vercel AI SDK RetryError console dumps
+	FormatOpenCode       Format = "opencode"        // OpenCode storage messages and run --format json events
+	FormatCopilot        Format = "copilot-cli"     // GitHub Copilot CLI session events (~/.copilot/session-state)
+	FormatContinue       Format = "continue"        // Continue's dev data (tokensGenerated.jsonl)
+	FormatPi             Format = "pi"              // the Pi coding agent's sessions (~/.pi/agent/sessions)
+	FormatQwen           Format = "qwen-code"       // Qwen Code chat records (~/.qwen/projects/*/chats)
+	FormatAmp            Format = "amp"             // Amp threads (~/.local/share/amp/threads/T-*.json)
+	FormatGeneric        Format = "generic"         // any JSON record with a usage object beside a model (the safety net)
 )
 
 // FormatInfo is one row of the format registry: everything burnrate knows
@@ -75,6 +82,10 @@ type FormatInfo struct {
 	// its producer rewrites it whole. watch refuses such a file by name
 	// with this reason and skips it in a glob.
 	Rewritten string
+	// Versions are the producer's versions its decoder was tested on, and
+	// from what (`burnrate formats`, docs/formats.md); "" for the
+	// formats of no one producer.
+	Versions string
 }
 
 // Home is where a producer keeps its files: $Env (a comma-separated list)
@@ -154,21 +165,56 @@ var Formats = []FormatInfo{
 		// ~/.gemini/tmp/<hash>/chats/session-*.json, one document each
 		// (Gemini CLI before April 2026), rewritten on every message.
 		Documents: []FileRule{{Dir: "chats", Prefix: "session-", Suffix: ".json"}},
-		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows"},
+		Rewritten: "a Gemini CLI chat, which Gemini rewrites whole on every message: it cannot be followed line by line; read it with burnrate report (or replay). Gemini CLI since April 2026 writes session-*.jsonl, which watch follows",
+		Versions:  "session-*.json (before April 2026) and session-*.jsonl (gemini-cli f744913 on)"},
+	{Name: FormatQwen, Summary: "Qwen Code chat records (~/.qwen/projects/<project>/chats/<session>.jsonl): a call per assistant record with usageMetadata (Gemini's counts: thoughts billed as output), a /branch copy billed once, a sub-session billed to its parent",
+		Example:  `{"uuid":"5c1e…","parentUuid":"a0f2…","sessionId":"9d4b…","timestamp":"2026-05-02T08:15:03.120Z","type":"assistant","cwd":"/home/me/app","version":"0.14.0","model":"qwen3-coder-plus","message":{"role":"model","parts":[…]},"usageMetadata":{"promptTokenCount":12030,"candidatesTokenCount":210,"thoughtsTokenCount":0,"cachedContentTokenCount":11800,"totalTokenCount":12240}}`,
+		Keys:     [][]string{{"uuid", "sessionId", "usageMetadata"}, {"uuid", "sessionId", "type=tool_result"}, {"uuid", "sessionId", "type=system", "systemPayload"}},
+		New:      func(p *Parser, o Options) Decoder { return newQwenDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Qwen Code projects", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Sub: "projects"},
+		Versions: "ChatRecord of QwenLM/qwen-code packages/core/src/services/chatRecordingService.ts (2026); fixture field for field"},
 	{Name: FormatClaudeCode, Summary: "Claude Code session transcripts and claude -p output (json, stream-json): responses with usage (the last record of each), Claude Code's own retries (api_error) and give-ups, its own total_cost_usd",
 		Example: `{"type":"assistant","sessionId":"6a1f…","cwd":"/home/me/app","requestId":"req_011…","message":{"id":"msg_01…","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":4,"output_tokens":25,"cache_read_input_tokens":12000}},"timestamp":"2026-03-10T01:00:00.123Z"}`,
 		Keys: [][]string{{"type", "sessionId"}, {"type", "leafUuid"}, {"type", "messageId", "snapshot"},
 			// claude -p --output-format stream-json (and json --verbose, an
 			// array of the same records; json alone is the result record)
 			{"type", "session_id", "uuid"}, {"type", "session_id", "claude_code_version"}, {"type", "session_id", "total_cost_usd"}},
-		New:  func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) },
-		Home: &Home{What: "Claude Code projects", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".claude", ".config/claude"}, Sub: "projects"}},
+		New:      func(p *Parser, o Options) Decoder { return newClaudeDecoder(p, o.CostMode) },
+		Home:     &Home{What: "Claude Code projects", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".claude", ".config/claude"}, Sub: "projects"},
+		Versions: "Claude Code 2.1.4 and 2.1.38 transcripts, claude -p json and stream-json (../shared/realdata rounds 1–2, sample-logs/claude-code with ccusage 18.0.11)"},
 	{Name: FormatCodex, Summary: "OpenAI Codex CLI session rollouts: a call per token_count whose running total moved, the model from turn_context",
 		Example: `{"timestamp":"2026-02-23T12:19:52.689Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":34469,"cached_input_tokens":3456,"output_tokens":431,"reasoning_output_tokens":264,"total_tokens":34900},"last_token_usage":{…}}}}`,
 		// The record types Codex writes: "type" alone is too common a key.
-		Keys: [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
-		New:  func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
-		Home: &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"}},
+		Keys:     [][]string{{"timestamp", "type=session_meta|turn_context|event_msg|response_item|compacted", "payload"}},
+		New:      func(p *Parser, o Options) Decoder { return newCodexDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Codex sessions", Env: "CODEX_HOME", Defaults: []string{".codex"}, Sub: "sessions"},
+		Versions: "Codex CLI rollouts, cli_version 0.104.0-alpha.1 (../shared/realdata round 2)"},
+	{Name: FormatCopilot, Summary: "GitHub Copilot CLI session events (~/.copilot/session-state/<id>/events.jsonl): a call per assistant.message (model, output), the input and cache of session.shutdown's modelMetrics added per model; a resumed session is the same file and job",
+		Example:  `{"type":"assistant.message","data":{"messageId":"2a35…","model":"claude-sonnet-4.5","outputTokens":470,"interactionId":"6554…","turnId":"0","apiCallId":"chatcmpl-427"},"id":"d1f0…","timestamp":"2026-08-05T20:40:31.002Z","parentId":"9b7c…"}`,
+		Keys:     [][]string{{"type", "data", "id", "timestamp", "parentId"}},
+		New:      func(p *Parser, o Options) Decoder { return newCopilotDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Copilot CLI sessions", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Sub: "session-state"},
+		Versions: "1.0.78 (real sessions: WildChildForLife/lantern@0391e0df fixtures/copilot-home)"},
+	{Name: FormatPi, Summary: "the Pi coding agent's sessions (~/.pi/agent/sessions/<cwd>/<time>_<id>.jsonl): a call per assistant message with usage, Pi's own cost.total kept beside ours, a fork's copied responses billed once",
+		Example:  `{"type":"message","id":"a1b2c3d4","parentId":"9f8e7d6c","timestamp":"2025-12-08T22:41:09.120Z","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":3,"output":412,"cacheRead":21080,"cacheWrite":1840,"totalTokens":23335,"cost":{"input":0.000015,"output":0.0103,"cacheRead":0.01054,"cacheWrite":0.0115,"total":0.032355}},"stopReason":"toolUse","timestamp":1765233669120}}`,
+		Keys:     [][]string{{"type=session", "id", "timestamp", "cwd"}, {"type=message", "timestamp", "message"}, {"type=model_change", "provider", "modelId"}, {"type=thinking_level_change", "thinkingLevel"}},
+		New:      func(p *Parser, o Options) Decoder { return newPiDecoder(p, o.SourceName) },
+		Home:     &Home{What: "Pi sessions", Env: "PI_CODING_AGENT_DIR", Defaults: []string{".pi/agent"}, Sub: "sessions"},
+		Versions: "session v1, plain and branched (real sessions: badlogic/pi-mono@83378aad packages/coding-agent/test/fixtures); v2–v3 entries (id, parentId) read alike, no real file tried"},
+	{Name: FormatContinue, Summary: "Continue's dev data (~/.continue/dev_data/<schema>/tokensGenerated.jsonl, schema 0.1.0 and 0.2.0): every line its own call (model, prompt and generated tokens), never one call retried; a day of calls is a job",
+		Example:  `{"eventName":"tokensGenerated","schema":"0.2.0","createdAt":"2026-03-01T10:00:00.000Z","userId":"…","userAgent":"Visual Studio Code/1.97.2 (Continue/1.0.1)","selectedProfileId":"local","model":"claude-3-5-sonnet-latest","provider":"anthropic","promptTokens":1200,"generatedTokens":300}`,
+		Keys:     [][]string{{"model", "provider", "promptTokens", "generatedTokens"}},
+		New:      func(p *Parser, _ Options) Decoder { return &continueDecoder{p: p} },
+		Versions: "schema 0.1.0 and 0.2.0 (continuedev/continue packages/config-yaml/src/schemas/data/tokensGenerated); fixture field for field"},
+	{Name: FormatOpenCode, Summary: "OpenCode: its storage (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
+		Example: `{"type":"step_finish","timestamp":1767225601234,"sessionID":"ses_4f1a…","part":{"id":"prt_b3c1…","sessionID":"ses_4f1a…","messageID":"msg_b3c0…","type":"step-finish","reason":"tool-calls","cost":0.0123,"tokens":{"input":1022,"output":321,"reasoning":0,"cache":{"read":18240,"write":0}}}}`,
+		Keys: [][]string{{"id", "sessionID", "role", "tokens"}, {"id", "sessionID", "role", "time"}, {"id", "projectID", "title", "time"}, {"id", "sessionID", "messageID", "type=retry|step-finish"},
+			{"type", "timestamp", "sessionID", "part"}, {"type=error", "timestamp", "sessionID", "error"}, {"type=done", "timestamp", "sessionID"}},
+		New:       func(p *Parser, _ Options) Decoder { return newOpenCodeDecoder(p) },
+		Home:      &Home{What: "OpenCode storage", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage"},
+		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}},
+		Rewritten: "an OpenCode storage message, which OpenCode rewrites whole while it streams: it cannot be followed line by line; read the storage with burnrate report --opencode, or follow opencode run --format json (burnrate opencode)",
+		Versions:  "storage and run --format json of anomalyco/opencode packages/opencode (session getUsage before and after the cache fix; cli/cmd/run.ts); fixtures field for field"},
 	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
 		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
 		Keys:    [][]string{{"custom_id", "result"}},
@@ -186,7 +232,8 @@ var Formats = []FormatInfo{
 		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
 		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
-		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report"},
+		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report",
+		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format)"},
 	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
 		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
 		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
@@ -210,13 +257,25 @@ var Formats = []FormatInfo{
 		Example: `{"status":429,"headers":{"date":"Fri, 29 Aug 2025 03:48:00 GMT","x-portkey-provider":"openai","x-portkey-retry-attempt-count":"-1","x-portkey-trace-id":"fe7c…"},"body":{"error":{"message":"…","type":"AI_APICallError"}},"responseTime":44363}`,
 		Keys:    [][]string{{"status", "headers", "body", "responseTime"}},
 		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
+	{Name: FormatAmp, Summary: "Amp threads (~/.local/share/amp/threads/T-<uuid>.json, one document each): a call per assistant message's usage (or per usageLedger event, with its message's cache), Amp's credits not taken for dollars; a thread is a job",
+		Example: `{"id":"T-7f3a…","messages":[{"role":"assistant","messageId":3,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":10,"outputTokens":178,"cacheCreationInputTokens":986,"cacheReadInputTokens":11372,"totalInputTokens":12368,"timestamp":"2026-01-19T11:42:10.652Z"}}]}`,
+		// The last keyed row: any other row's record with these keys is
+		// that row's.
+		Keys:      [][]string{{"id", "messages"}},
+		New:       func(p *Parser, _ Options) Decoder { return &ampDecoder{p: p} },
+		Documents: []FileRule{{Dir: "threads", Prefix: "T-", Suffix: ".json"}},
+		Rewritten: "an Amp thread, which Amp rewrites whole: it cannot be followed line by line; read it with burnrate report",
+		Versions:  "thread shapes as ryoppippi/ccusage@5816e640 reads them (rust/crates/ccusage/src/adapter/amp: README, parser fixtures; Amp is closed source); fixture field for field"},
 	{Name: FormatAider, Summary: "Aider chat histories (.aider.chat.history.md): a call per > Tokens: line with Aider's cost where it printed one, a failed attempt per > litellm.…Error line; the file is the job",
 		Example:   `> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.`,
 		New:       func(p *Parser, o Options) Decoder { return newAiderDecoder(p, o.SourceName) },
-		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}}},
+		Documents: []FileRule{{Suffix: ".aider.chat.history.md"}},
+		Versions:  "Aider 0.8x chat history (../shared/realdata round 3)"},
 	{Name: FormatAIRetry, Summary: "the Vercel AI SDK's RetryError as Node prints it (Failed after n attempts): one call, n failed attempts, the last with lastError's status, Retry-After and model",
 		Example: `[Error [AI_RetryError]: Failed after 3 attempts. Last error: Rate limit exceeded. Please try again later.] {`,
 		New:     func(p *Parser, o Options) Decoder { return newAIRetryDecoder(p, o.SourceName) }},
+	{Name: FormatGeneric, Summary: "the safety net: a JSON record no format reads, holding a usage object (input/prompt, output/completion, cache, thinking tokens) beside a model, is one call marked generic (the report's hints say how many and at which JSON path); no model or no tokens, no call",
+		Example: `{"event":"agent_step","response":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":812,"completion_tokens":64,"prompt_tokens_details":{"cached_tokens":512}},"cost":0.000241}}`},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
 		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
@@ -532,6 +591,10 @@ type jsonlDecoder struct {
 	// flushRows: this decoder is the stream's own, which flushes them.
 	rows      *rowSet
 	flushRows bool
+	// generic reads what no format does: a usage object beside a model
+	// (generic.go); gev is its event.
+	generic genericStats
+	gev     ingest.Event
 	// jsonOnly: --input-format jsonl. Only JSON records are calls: SDK
 	// and other text lines are recognized (so they are the SDK's, not
 	// broken JSON) and skipped as text, never counted.
@@ -823,6 +886,13 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.text.claimNode(&d.ev, emit) // the SDK's lines of this call come first
 			d.text.expireNode(d.ev.TS, d.ev.TS > 0 && !d.ev.TSCarried, emit)
 		}
+		if e := &d.ev; e.Kind == ingest.KindLLMCall && e.Model == "" && !e.HasCost &&
+			e.InputTokens == 0 && e.OutputTokens == 0 && e.CacheReadTokens == 0 && e.CacheCreateTokens == 0 {
+			// A call the canonical fields named without its model or
+			// usage ({"event":"llm_call","response":{"model":…,"usage":…}}):
+			// the generic reader finds them where they are.
+			d.generic.fill(d.p, e, &d.gev, src)
+		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
 		emit(&d.ev)
@@ -901,6 +971,9 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return r2
 			}
 		}
+		if d.generic.read(d.p, &d.ev, &d.gev, line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }) {
+			return ingest.Accepted // the safety net: a usage object beside a model
+		}
 		d.jsonNoEvent++
 		if d.jsonNoEvent <= maxKeyedLines {
 			d.countKeys(line)
@@ -911,6 +984,18 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
+	g, rest := d.generic.hint(), d.hint(events)
+	switch {
+	case g == "":
+		return rest
+	case rest == "":
+		return g
+	}
+	return g + "; " + rest
+}
+
+// hint is Hint without the generic reader's word.
+func (d *jsonlDecoder) hint(events int64) string {
 	if d.unmatched > 0 {
 		return display.Text(fmt.Sprintf("%d text line(s) matched none of your patterns (--pattern, [[format]]) nor a built-in format; the first begins %s. Widen a pattern or add one for them (burnrate formats --detect FILE shows which lines each format matched)",
 			d.unmatched, strconv.Quote(string(d.firstUnmatched[:min(len(d.firstUnmatched), 60)]))))

@@ -20,9 +20,16 @@ import (
 // The common case pays nothing: a record the file's own decoder reads as
 // an event is never looked at twice.
 
+// keyBits is a set of the rows' key names, one bit each (128 names).
+type keyBits [2]uint64
+
+func (b *keyBits) add(o keyBits)        { b[0] |= o[0]; b[1] |= o[1] }
+func (b keyBits) covers(o keyBits) bool { return b[0]&o[0] == o[0] && b[1]&o[1] == o[1] }
+func (b keyBits) empty() bool           { return b[0]|b[1] == 0 }
+
 // shapeKey is one key name of the rows' Keys, with its bit.
 type shapeKey struct {
-	bit uint64
+	bit keyBits
 	// valued: a key of some set is written "k=a|b", so its string value
 	// is kept while scanning.
 	valued bool
@@ -31,13 +38,13 @@ type shapeKey struct {
 // shapeSet is one key set of a row, as bits.
 type shapeSet struct {
 	row  *FormatInfo
-	mask uint64
+	mask keyBits
 	// values: per valued key of the set, its bit and allowed values.
 	values []shapeValue
 }
 
 type shapeValue struct {
-	bit     uint64
+	bit     keyBits
 	allowed []string
 }
 
@@ -54,14 +61,14 @@ var shapes, shapeKeys = func() ([]shapeSet, map[string]shapeKey) {
 				name, values, valued := strings.Cut(k, "=")
 				sk, ok := keys[name]
 				if !ok {
-					if len(keys) >= 64 {
-						panic("decode: more than 64 distinct keys in Formats' Keys: widen shapeSet.mask")
+					if len(keys) >= 128 {
+						panic("decode: more than 128 distinct keys in Formats' Keys: widen keyBits")
 					}
-					sk = shapeKey{bit: 1 << len(keys)}
+					sk.bit[len(keys)/64] = 1 << (len(keys) % 64)
 				}
 				sk.valued = sk.valued || valued
 				keys[name] = sk
-				set.mask |= sk.bit
+				set.mask.add(sk.bit)
 				if valued {
 					set.values = append(set.values, shapeValue{bit: sk.bit, allowed: strings.Split(values, "|")})
 				}
@@ -80,9 +87,9 @@ func shapeOf(line []byte) *FormatInfo {
 	if sc.peek() != '{' {
 		return nil
 	}
-	var mask uint64
+	var mask keyBits
 	var vals [4]struct {
-		bit uint64
+		bit keyBits
 		v   string
 	}
 	nv := 0
@@ -92,7 +99,7 @@ func shapeOf(line []byte) *FormatInfo {
 			sc.skip()
 			return
 		}
-		mask |= sk.bit
+		mask.add(sk.bit)
 		if sk.valued && sc.peek() == '"' {
 			v := sc.str()
 			if nv < len(vals) && len(v) <= 64 {
@@ -103,13 +110,13 @@ func shapeOf(line []byte) *FormatInfo {
 		}
 		sc.skip()
 	})
-	if sc.err || mask == 0 {
+	if sc.err || mask.empty() {
 		return nil
 	}
 next:
 	for i := range shapes {
 		s := &shapes[i]
-		if mask&s.mask != s.mask {
+		if !mask.covers(s.mask) {
 			continue
 		}
 		for _, want := range s.values {

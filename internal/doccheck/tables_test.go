@@ -207,9 +207,13 @@ func TestFindingsSayWhen(t *testing.T) {
 // formatsTable is decode.Formats, in the order burnrate formats lists it.
 func formatsTable(t *testing.T, _ string) string {
 	var b strings.Builder
-	b.WriteString("| format | what it is | a line of it |\n|---|---|---|\n")
+	b.WriteString("| format | what it is | versions tested | a line of it |\n|---|---|---|---|\n")
 	for _, f := range decode.Formats {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", code(string(f.Name)), display.MarkdownCell(f.Summary), code(f.Example))
+		v := f.Versions
+		if v == "" {
+			v = "—"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(string(f.Name)), display.MarkdownCell(f.Summary), display.MarkdownCell(v), code(f.Example))
 	}
 	return b.String()
 }

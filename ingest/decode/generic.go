@@ -1,0 +1,303 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/display"
+	"github.com/burnrate-dev/burnrate/ingest"
+)
+
+// The generic reader is the safety net under every format: a JSON record
+// that no format reads as an event (no row's keys, nothing the canonical
+// JSON-lines parser takes for a call) but that holds a recognizable usage
+// object beside a model is read as one call — and a canonical call that
+// names neither its model nor any usage at its top level takes them from
+// such an object — marked generic: the file's
+// hint says how many records were read so and at which JSON path (shown
+// in the report's sources, Markdown and JSON), so a person can check them
+// and, better, map the format (--map) or ask for a decoder.
+//
+// A usage object is an object with a token count under a name some
+// producer writes — input/prompt (input_tokens, prompt_tokens,
+// inputTokens, promptTokens, promptTokenCount, input), output/completion
+// (output_tokens, completion_tokens, outputTokens, completionTokens,
+// candidatesTokenCount, output), cache reads and writes, thinking — found
+// as the value of usage, usageMetadata, usage_metadata, token_usage,
+// tokenUsage, tokens or usageDetails in an object that also names a
+// string model (model, model_name, modelId, modelID, model_id). No model,
+// or no input or output count above zero: not a call (random JSON with a
+// "usage" key is not read as spend). The first such object in document
+// order, breadth first, is the call: one record is one call.
+//
+// Input holds the cache (OpenAI's and Gemini's meaning) unless the
+// record names the cache the Anthropic way (cache_read_input_tokens,
+// cache_creation_input_tokens) or the cache is larger than the input.
+// Gemini's thoughtsTokenCount is added to output (billed as output,
+// reported apart); OpenAI's reasoning_tokens are inside output already.
+// A producer's own cost beside the usage (cost, total_cost, cost_usd,
+// costUSD) is kept beside ours, as Cline's is.
+
+// genericBudget bounds the walk of one record: its size (a document's
+// record may be 64 MiB, which decoded into maps would take ten times
+// that), nodes visited, depth.
+const (
+	genericMaxBytes = 1 << 20
+	genericMaxNodes = 20_000
+	genericMaxDepth = 24
+	genericMaxPaths = 4 // distinct paths the hint names
+)
+
+var genericUsageKeys = []string{"usage", "usageMetadata", "usage_metadata", "token_usage", "tokenUsage", "tokens", "usageDetails"}
+var genericModelKeys = []string{"model", "model_name", "modelId", "modelID", "model_id"}
+var genericCostKeys = []string{"cost", "total_cost", "cost_usd", "costUSD"}
+
+var (
+	genericIn        = []string{"input_tokens", "prompt_tokens", "inputTokens", "promptTokens", "promptTokenCount", "input"}
+	genericOut       = []string{"output_tokens", "completion_tokens", "outputTokens", "completionTokens", "candidatesTokenCount", "output"}
+	genericReadAnth  = []string{"cache_read_input_tokens", "cache_read_tokens"}
+	genericWriteAnth = []string{"cache_creation_input_tokens", "cache_write_tokens"}
+	genericRead      = []string{"cacheReadTokens", "cacheRead", "cached_tokens", "cachedContentTokenCount", "cached_input_tokens", "cache_read"}
+	genericWrite     = []string{"cacheWriteTokens", "cacheWrite", "cache_write", "cache_creation"}
+)
+
+// genericStats is what the generic reader read in one stream.
+type genericStats struct {
+	n     int64
+	paths []string // the first distinct paths, for the hint
+}
+
+func (g *genericStats) hint() string {
+	if g == nil || g.n == 0 {
+		return ""
+	}
+	return display.Text(fmt.Sprintf("%d call(s) whose model and usage only the generic reader found (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", ")))
+}
+
+// genericCandidate is the cheap test before any decoding: an object of
+// bounded size that names a model and a token count somewhere.
+func genericCandidate(line []byte) bool {
+	if len(line) == 0 || line[0] != '{' || len(line) > genericMaxBytes || !bytes.Contains(line, []byte(`"model`)) {
+		return false
+	}
+	// One pass over the record's keys: a usage object's name and a
+	// token count's must both be there (an app's log naming a model and
+	// max_tokens in every line was decoded whole, six times the cost of
+	// reading it).
+	var usage, count bool
+	for i := 0; i < len(line); {
+		j := bytes.IndexByte(line[i:], '"')
+		if j < 0 {
+			break
+		}
+		start := i + j + 1
+		k := bytes.IndexByte(line[start:], '"')
+		if k < 0 {
+			break
+		}
+		end := start + k
+		i = end + 1
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) || line[i] != ':' || k > 32 {
+			continue // a value, or a key no reader names
+		}
+		switch genericKeyKind[string(line[start:end])] {
+		case 1:
+			usage = true
+		case 2:
+			count = true
+		}
+		if usage && count {
+			return true
+		}
+	}
+	return false
+}
+
+// genericKeyKind: 1 for a usage object's name, 2 for a token count's.
+var genericKeyKind = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for _, k := range genericUsageKeys {
+		m[k] = 1
+	}
+	for _, k := range append(slices.Clone(genericIn), genericOut...) {
+		m[k] = 2
+	}
+	return m
+}()
+
+type genericNode struct {
+	v    map[string]any
+	path string
+	d    int
+}
+
+// read reads line as a generic call into ev, with what the canonical
+// parser read of it (base: its job, run and time); false when it is none.
+func (g *genericStats) read(p *Parser, base, ev *ingest.Event, line []byte, emit func(*ingest.Event)) bool {
+	line = bytes.TrimSpace(line)
+	if !genericCandidate(line) || shapeOf(line) != nil {
+		// A record of a row's shape is that row's, read or passed over
+		// on purpose (a Claude Code response's second record, already
+		// billed): never billed again here.
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var root map[string]any
+	if dec.Decode(&root) != nil {
+		return false
+	}
+	queue := []genericNode{{v: root, path: "$"}}
+	visited := 0
+	for len(queue) > 0 && visited < genericMaxNodes {
+		n := queue[0]
+		queue = queue[1:]
+		visited++
+		if model, ok := genericModel(n.v); ok {
+			for _, uk := range genericUsageKeys {
+				u, ok := n.v[uk].(map[string]any)
+				if !ok {
+					continue
+				}
+				if g.call(p, base, ev, n.v, u, model, n.path+"."+uk, emit) {
+					return true
+				}
+			}
+		}
+		if n.d >= genericMaxDepth {
+			continue
+		}
+		keys := make([]string, 0, len(n.v))
+		for k := range n.v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // one order, whatever the map's
+		for _, k := range keys {
+			switch c := n.v[k].(type) {
+			case map[string]any:
+				queue = append(queue, genericNode{c, n.path + "." + genericPathKey(k), n.d + 1})
+			case []any:
+				for i, e := range c {
+					if m, ok := e.(map[string]any); ok {
+						queue = append(queue, genericNode{m, n.path + "." + genericPathKey(k) + "[" + strconv.Itoa(i) + "]", n.d + 1})
+					}
+					if i >= 1000 {
+						break
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func genericPathKey(k string) string {
+	return CleanField(k[:min(len(k), 64)])
+}
+
+func genericModel(o map[string]any) (string, bool) {
+	for _, k := range genericModelKeys {
+		if s, ok := o[k].(string); ok && strings.TrimSpace(s) != "" {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// genericCount reads the first of keys in u that is a whole count in
+// range; found is false when none is there.
+func genericCount(ev *ingest.Event, u map[string]any, keys []string) (n int64, found bool) {
+	for _, k := range keys {
+		v, ok := u[k]
+		if !ok || v == nil {
+			continue
+		}
+		num, ok := v.(json.Number)
+		if !ok {
+			ev.Dropped |= ingest.DropWrongType
+			continue
+		}
+		return jsonCount(ev, json.RawMessage(num)), true
+	}
+	return 0, false
+}
+
+func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]any, model, path string, emit func(*ingest.Event)) bool {
+	ev.Reset()
+	in, _ := genericCount(ev, u, genericIn)
+	out, _ := genericCount(ev, u, genericOut)
+	if in <= 0 && out <= 0 {
+		return false // a usage object that counts nothing: not a call
+	}
+	read, anth := genericCount(ev, u, genericReadAnth)
+	write, anthW := genericCount(ev, u, genericWriteAnth)
+	if !anth {
+		read, _ = genericCount(ev, u, genericRead)
+	}
+	if !anthW {
+		write, _ = genericCount(ev, u, genericWrite)
+	}
+	for _, details := range []string{"prompt_tokens_details", "input_tokens_details"} {
+		if d, ok := u[details].(map[string]any); ok && read == 0 {
+			read, _ = genericCount(ev, d, []string{"cached_tokens"})
+		}
+	}
+	if thoughts, ok := genericCount(ev, u, []string{"thoughtsTokenCount"}); ok {
+		out = satAdd(out, thoughts)
+	}
+	ev.Kind = ingest.KindLLMCall
+	ev.Model = CleanField(model)
+	ev.Attempt, ev.Status = 1, 200
+	if anth || anthW || read+write > in {
+		ev.InputTokens, ev.CacheReadTokens, ev.CacheCreateTokens = in, read, write
+	} else {
+		ev.SetInclusiveInput(in, read, write)
+	}
+	ev.OutputTokens = out
+	for _, k := range genericCostKeys {
+		for _, m := range []map[string]any{u, o} {
+			if c, ok := m[k].(json.Number); ok && !ev.HasCost {
+				setProducerCost(ev, json.RawMessage(c))
+			}
+		}
+	}
+	// The record's own job, run and time, as the canonical parser read
+	// them at its top level; else the usage's object's time.
+	ev.JobID, ev.JobType, ev.RunID, ev.CorrelationID = base.JobID, base.JobType, base.RunID, base.CorrelationID
+	ev.TS, ev.TSCarried, ev.Dropped = base.TS, base.TSCarried, ev.Dropped|base.Dropped
+	if ev.TSCarried {
+		for _, k := range []string{"timestamp", "created_at", "createdAt", "time", "ts", "startTime"} {
+			if s, ok := o[k].(string); ok {
+				setTSText(p, ev, s)
+				break
+			}
+		}
+	}
+	emit(ev)
+	g.n++
+	if len(g.paths) < genericMaxPaths && !slices.Contains(g.paths, path) {
+		g.paths = append(g.paths, path)
+	}
+	return true
+}
+
+// fill gives a canonical call without model or usage (ev) the model,
+// tokens and cost of the usage object the record holds, if one: the
+// call's status, attempt, job and time stay the canonical parser's.
+func (g *genericStats) fill(p *Parser, ev, scratch *ingest.Event, line []byte) {
+	if !g.read(p, ev, scratch, line, func(*ingest.Event) {}) {
+		return
+	}
+	ev.Model = scratch.Model
+	ev.InputTokens, ev.OutputTokens = scratch.InputTokens, scratch.OutputTokens
+	ev.CacheReadTokens, ev.CacheCreateTokens = scratch.CacheReadTokens, scratch.CacheCreateTokens
+	ev.CostUSD, ev.HasCost = scratch.CostUSD, scratch.HasCost
+	ev.Dropped |= scratch.Dropped
+}
