@@ -1,0 +1,135 @@
+package audit
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A repository's own subclass of a modelled client class, defined in one
+// file and constructed in others: the shape of a local-model wrapper
+// (a ChatOpenAI pointed at a local server) and of a client with the
+// repository's headers. Written for these tests, not copied.
+
+const localChatPy = `"""A chat model for a local OpenAI-compatible server."""
+from typing import Optional
+
+from langchain_openai import ChatOpenAI
+from pydantic import Field
+
+
+class LocalChat(ChatOpenAI):
+    """ChatOpenAI pointed at a local server, with JSON mode."""
+
+    format: Optional[str] = Field(default=None)
+
+    def __init__(self, base_url="http://localhost:1234/v1", **kwargs):
+        super().__init__(base_url=base_url, api_key="unused", **kwargs)
+
+
+class StrictLocalChat(LocalChat):
+    max_retries: int = 6  # a class default of the repository's own
+`
+
+const graphPy = `import os
+
+from agent.local_chat import LocalChat, StrictLocalChat
+from agent import local_chat as lc
+
+
+def summarizer(cfg):
+    if cfg.provider == "local":
+        return LocalChat(model=cfg.model, temperature=0)
+    return lc.LocalChat(model=cfg.model, max_retries=1)
+
+
+def strict(cfg):
+    return StrictLocalChat(model=cfg.model)
+`
+
+const clientPy = `import openai
+
+
+class TaggedClient(openai.OpenAI):
+    def __init__(self, **kw):
+        super().__init__(default_headers={"x-app": "tool"}, **kw)
+
+
+client = TaggedClient()
+`
+
+func TestSubclassOfModelledClassAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "src", "agent", "local_chat.py"), []byte(localChatPy))
+	write(t, filepath.Join(dir, "src", "agent", "graph.py"), []byte(graphPy))
+	write(t, filepath.Join(dir, "src", "agent", "client.py"), []byte(clientPy))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Layer{}
+	for _, l := range r.Layers {
+		got[l.File+":"+strconv.Itoa(l.Line)] = l
+	}
+	want := []struct {
+		at, id   string
+		attempts int
+		note     string
+	}{
+		{"src/agent/graph.py:9", "openai-python", 3, "LocalChat is this repository's subclass of ChatOpenAI (src/agent/local_chat.py:8)"},
+		{"src/agent/graph.py:10", "openai-python", 2, "subclass of ChatOpenAI"},               // max_retries=1 at the call
+		{"src/agent/graph.py:14", "openai-python", 7, "StrictLocalChat is this repository's"}, // the class's own default, through LocalChat
+		{"src/agent/client.py:9", "openai-python", 3, "TaggedClient is this repository's subclass of OpenAI (line 4)"},
+	}
+	for _, w := range want {
+		l, ok := got[w.at]
+		if !ok {
+			t.Errorf("no layer at %s; layers %v", w.at, layersOf(r))
+			continue
+		}
+		if l.DefaultID != w.id || l.Attempts != w.attempts || !strings.Contains(l.Note, w.note) {
+			t.Errorf("%s: %s %d attempts, note %q; want %s %d, note with %q", w.at, l.DefaultID, l.Attempts, l.Note, w.id, w.attempts, w.note)
+		}
+	}
+	if len(r.Layers) != len(want) {
+		t.Errorf("%d layers, want %d (no layer at a class line or at super().__init__): %v", len(r.Layers), len(want), layersOf(r))
+	}
+}
+
+// Near misses: a class of the same name that extends nothing modelled, one
+// imported from a module that is not the subclass's file, a subclass of a
+// class that only shares the modelled one's name, and a class named but
+// never constructed.
+func TestSubclassNearMisses(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "app", "local_chat.py"), []byte(localChatPy))
+	write(t, filepath.Join(dir, "app", "other.py"), []byte(`class LocalChat(object):
+    pass
+
+
+class ChatOpenAI:  # the repository's own, not langchain_openai's
+    pass
+
+
+class Mimic(ChatOpenAI):
+    pass
+
+
+m = Mimic()
+`))
+	write(t, filepath.Join(dir, "app", "use.py"), []byte(`from app.other import LocalChat
+from app.local_chat import StrictLocalChat
+
+x = LocalChat()
+kind = StrictLocalChat  # named, not built
+isinstance(x, LocalChat)
+`))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layers) != 0 {
+		t.Fatalf("want no layers, got %v", layersOf(r))
+	}
+}
