@@ -117,3 +117,46 @@ func TestRoundThreeLoopShapes(t *testing.T) {
 		}
 	}
 }
+
+// The AWS SDK for Go v2: each service client built from a config is a
+// layer at the standard retryer's 3 attempts, or what RetryMaxAttempts
+// says; loading the config, and a v1 client, are not this row.
+func TestAWSGoV2Clients(t *testing.T) {
+	src := `package llm
+
+import (
+	"context"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go/service/s3"
+)
+
+type Runtime struct{ c *bedrockruntime.Client }
+
+func New(ctx context.Context, region string) (*Runtime, error) {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	if err != nil {
+		return nil, err
+	}
+	fast := bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
+		o.RetryMaxAttempts = 1
+	})
+	_ = fast
+	_ = s3.New(nil)
+	return &Runtime{c: bedrockruntime.NewFromConfig(cfg)}, nil
+}
+`
+	ls, err := scanGo("llm/runtime.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.DefaultID+" "+strconv.Itoa(l.Line)+" "+strconv.Itoa(l.Attempts))
+	}
+	want := "aws-sdk-go-v2 18 1,aws-sdk-go-v2 23 3"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("layers %v, want %s", got, want)
+	}
+}
