@@ -157,9 +157,15 @@ func classBody(code []byte, end, indent int) []byte {
 // and returns the ones that have one. A base that is another class of the
 // root is matched by name and the module it is imported from.
 func inheritModelled(defs []pyClassDef) []pyClassDef {
+	// A name defined by more classes than this is looked up in the first
+	// few only: a tree of thousands of classes of one name costs a bounded
+	// walk, not a product.
+	const perName = 16
 	byName := map[string][]int{}
 	for i, d := range defs {
-		byName[d.name] = append(byName[d.name], i)
+		if len(byName[d.name]) < perName {
+			byName[d.name] = append(byName[d.name], i)
+		}
 	}
 	for range 8 { // chains deeper than 8 classes are not followed
 		changed := false
@@ -197,12 +203,16 @@ func inheritModelled(defs []pyClassDef) []pyClassDef {
 	}
 	var out []pyClassDef
 	for _, d := range defs {
-		if d.base != nil {
+		if d.base != nil && len(out) < maxSubclasses {
 			out = append(out, d)
 		}
 	}
 	return out
 }
+
+// maxSubclasses bounds the subclasses followed into other files, as
+// maxValueNames bounds the values: each is a search of every Python file.
+const maxSubclasses = 64
 
 // moduleIsFile: the module an import names (".lmstudio",
 // "ollama_deep_researcher.lmstudio", "pkg" for pkg/__init__.py) can be
@@ -252,12 +262,14 @@ func (s *rootScan) followSubclasses(src []pendingFile) {
 		f := newFile(fkPython, p.rel, b, nil)
 		var out []Layer
 		var notes []string
+		seen := map[int]bool{} // one layer a call, however many classes of its name match
 		for _, d := range named {
 			for _, local := range subclassNames(f, d) {
 				for _, o := range pyCalls(f.blanked(), local) {
-					if isDefinition(f.blanked(), o-len(local)) {
+					if seen[o] || isDefinition(f.blanked(), o-len(local)) {
 						continue
 					}
+					seen[o] = true
 					out = append(out, subclassLayer(f, d, o))
 					notes = append(notes, subclassNote(f, d))
 				}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A repository's own subclass of a modelled client class, defined in one
@@ -131,5 +132,32 @@ isinstance(x, LocalChat)
 	}
 	if len(r.Layers) != 0 {
 		t.Fatalf("want no layers, got %v", layersOf(r))
+	}
+}
+
+// A tree built to make the subclass index a product — thousands of
+// classes of one name, each extended, in thousands of files — is scanned
+// in bounded time, and the classes past the bound are not followed.
+func TestSubclassIndexIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("from langchain_openai import ChatOpenAI\n")
+	for i := 0; i < 3000; i++ {
+		b.WriteString("class Chat(ChatOpenAI):\n    pass\nclass Sub" + strconv.Itoa(i) + "(Chat):\n    pass\n")
+	}
+	write(t, filepath.Join(dir, "models.py"), []byte(b.String()))
+	for i := 0; i < 300; i++ {
+		write(t, filepath.Join(dir, "m", "u"+strconv.Itoa(i)+".py"), []byte("from models import Chat\nChat()\n"))
+	}
+	start := time.Now()
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("scan took %s", d)
+	}
+	if len(r.Layers) != 300 { // one a call, though many classes are named Chat
+		t.Fatalf("%d layers", len(r.Layers))
 	}
 }
