@@ -16,9 +16,11 @@ var pySDKClasses = []struct {
 }{
 	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 }
 
-// pySDKClients: Anthropic(max_retries=…) and OpenAI(max_retries=…).
+// pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
+// Groq(max_retries=…), the same generated client.
 func pySDKClients(f *file) []Layer {
 	var out []Layer
 	for _, c := range pySDKClasses {

@@ -160,3 +160,31 @@ func New(ctx context.Context, region string) (*Runtime, error) {
 		t.Fatalf("layers %v, want %s", got, want)
 	}
 }
+
+// Groq's Python client, imported under another name, is a layer at its
+// default; the repository's own class named Groq (a wrapper imported from
+// a module of its own) is not.
+func TestGroqPythonClient(t *testing.T) {
+	client := `from groq import Groq as _Groq
+
+
+class Groq:
+    def __init__(self, api_key):
+        self.client = _Groq(api_key=api_key)
+        self.fast = _Groq(api_key=api_key, max_retries=0)
+`
+	registry := `from .groq_client import Groq
+
+MODELS = {"GROQ": Groq()}
+`
+	var got []string
+	for _, f := range []struct{ rel, src string }{{"llm/groq_client.py", client}, {"llm/registry.py", registry}} {
+		for _, l := range scanPython(f.rel, []byte(f.src)) {
+			got = append(got, f.rel+":"+strconv.Itoa(l.Line)+" "+l.DefaultID+" "+strconv.Itoa(l.Attempts))
+		}
+	}
+	want := "llm/groq_client.py:6 groq-python 3,llm/groq_client.py:7 groq-python 1"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("layers %v, want %s", got, want)
+	}
+}
