@@ -49,7 +49,7 @@ func pyHandLoops(f *file) []Layer {
 		// A loop that tries and sleeps; or one that tries at once again,
 		// without a sleep, when its counter says what it counts (for
 		// attempt in range(MAX_RETRIES + 1): try … except: continue).
-		paced := pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]]))
+		paced := pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
 		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) {
 			continue // no retry shape, or a stall watchdog's loop (watchdog.go)
 		}
@@ -553,6 +553,19 @@ func pyWhileRetries(f *file) []Layer {
 		}
 	}
 	return out
+}
+
+// pyHandlesAndGoesOn: an except block within code[a:b] lets the loop go
+// on (it does not raise, return or break): the error is caught to try
+// again. A try with only a finally, or an except that gives up, is not.
+func pyHandlesAndGoesOn(f *file, a, b int) bool {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		if h.at >= a && h.at < b && !pyHandlerExits(f.blanked(), h, "") {
+			return true
+		}
+	}
+	return false
 }
 
 // pyRegenerates: a loop body that tries again without an exception —

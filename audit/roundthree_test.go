@@ -38,6 +38,22 @@ def parse_all(rows):
     return out
 
 
+def flush_each(q, send):
+    for attempt in range(3):
+        try:
+            q.flush(send)
+        finally:
+            q.reset()
+
+
+def give_up(call):
+    for attempt in range(3):
+        try:
+            return call()
+        except ValueError:
+            break
+
+
 def first_ok(items):
     for idx in range(3):
         try:
