@@ -48,6 +48,9 @@ var (
 // millions of one-line classes costs a bounded index.
 const maxClassDefs = 20000
 
+// maxClassHead is how much of a class body is read for its max_retries.
+const maxClassHead = 16 << 10
+
 // pyModelledClasses is every class a subclass can extend to inherit a row:
 // the LangChain chat models and the SDK clients.
 func pyModelledClasses() map[string]pyModelled {
@@ -127,6 +130,10 @@ func lineStartOf(code []byte, off int) int {
 // classBody is the indented block after a class header ending at end, whose
 // own indentation is indent columns.
 func classBody(code []byte, end, indent int) []byte {
+	// Read at most maxClassHead bytes of it: a class's own defaults come
+	// first, and nested classes would otherwise each walk the rest of the
+	// file (quadratic in a file built of them).
+	code = code[:min(len(code), end+maxClassHead)]
 	i := end
 	if nl := bytes.IndexByte(code[i:], '\n'); nl >= 0 {
 		i += nl + 1

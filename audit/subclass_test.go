@@ -161,3 +161,23 @@ func TestSubclassIndexIsBounded(t *testing.T) {
 		t.Fatalf("%d layers", len(r.Layers))
 	}
 }
+
+// Classes nested ever deeper, each body running to the end of the file: the
+// class defaults are read from a bounded head, not the rest of the file
+// per class.
+func TestNestedClassesAreNotQuadratic(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("from langchain_openai import ChatOpenAI\n")
+	for i := 0; b.Len() < 900<<10; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "class C" + strconv.Itoa(i) + "(ChatOpenAI):\n")
+	}
+	start := time.Now()
+	f := newFile(fkPython, "nested.py", []byte(b.String()), nil)
+	defs := pyClassDefs(f)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("%d classes in %s", len(defs), d)
+	}
+	if len(defs) == 0 || defs[0].base == nil || defs[0].base.name != "ChatOpenAI" {
+		t.Fatalf("defs %d", len(defs))
+	}
+}
