@@ -179,6 +179,7 @@ type rootScan struct {
 	// pyClasses are the Python classes with bases, for the subclasses of
 	// modelled classes (subclass.go).
 	pyClasses []pyClassDef
+	jsClasses []jsClassDef
 	trunc     bool
 }
 
@@ -324,6 +325,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	close(work)
 	wg.Wait()
 	s.followSubclasses(src)
+	s.followJSSubclasses(src)
 	s.resolveConstants()
 	s.resolveValues(src)
 	for i := range s.layers {
@@ -543,6 +545,13 @@ func (s *rootScan) readSource(p pendingFile) {
 	s.mu.Unlock()
 	f := newFile(p.kind, p.rel, b, s.versions.all)
 	ls, perr := detectIn(f)
+	if p.kind == fkJS {
+		if ds := jsClassDefs(f); len(ds) > 0 {
+			s.mu.Lock()
+			s.jsClasses = append(s.jsClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.jsClasses)))]...)
+			s.mu.Unlock()
+		}
+	}
 	if p.kind == fkPython {
 		if ds := pyClassDefs(f); len(ds) > 0 {
 			s.mu.Lock()

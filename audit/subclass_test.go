@@ -181,3 +181,57 @@ func TestNestedClassesAreNotQuadratic(t *testing.T) {
 		t.Fatalf("defs %d", len(defs))
 	}
 }
+
+// The TypeScript form: a client with the repository's own defaults, a
+// LangChain.js chat model subclass exported as default, a chain of two,
+// and near misses (a class of the same name from another module, a class
+// extending a local class that shares a modelled name).
+func TestJSSubclassAcrossModules(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "src", "lib", "tagged-client.ts"), []byte(`import OpenAI from "openai";
+
+export class TaggedClient extends OpenAI {
+  constructor(opts: { apiKey: string }) {
+    super({ ...opts, defaultHeaders: { "x-app": "tool" } });
+  }
+}
+
+export class QuietClient extends TaggedClient {}
+`))
+	write(t, filepath.Join(dir, "src", "lib", "local-chat.ts"), []byte(`import { ChatOpenAI } from "@langchain/openai";
+
+export default class LocalChat extends ChatOpenAI {
+  static lc_name() {
+    return "LocalChat";
+  }
+}
+`))
+	write(t, filepath.Join(dir, "src", "routes", "chat.ts"), []byte(`import { TaggedClient, QuietClient } from "../lib/tagged-client";
+import Chat from "@/lib/local-chat";
+
+export const a = new TaggedClient({ apiKey: process.env.KEY! });
+export const b = new QuietClient({ apiKey: "k", maxRetries: 0 });
+export const c = new Chat({ model: "local" });
+`))
+	write(t, filepath.Join(dir, "src", "routes", "other.ts"), []byte(`import { TaggedClient } from "./not-the-client";
+class ChatOpenAI {}
+class Mimic extends ChatOpenAI {}
+export const x = new TaggedClient();
+export const y = new Mimic();
+`))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range r.Layers {
+		got = append(got, l.File+":"+strconv.Itoa(l.Line)+" "+l.DefaultID+" "+strconv.Itoa(l.Attempts))
+		if !strings.Contains(l.Note, "this repository's subclass of") {
+			t.Errorf("%s:%d note %q", l.File, l.Line, l.Note)
+		}
+	}
+	want := "src/routes/chat.ts:4 openai-node 3,src/routes/chat.ts:5 openai-node 1,src/routes/chat.ts:6 langchainjs-asynccaller 7"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("layers %v\nwant %s", got, want)
+	}
+}
