@@ -78,6 +78,12 @@ func jsModuleIsFile(mod, rel string) bool {
 	for _, ext := range []string{".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"} {
 		last = strings.TrimSuffix(last, ext)
 	}
+	return last != "" && last != "." && jsModuleName(rel) == last
+}
+
+// jsModuleName is the name an import path ends in for the file rel (its
+// name without extensions, or its directory's for an index).
+func jsModuleName(rel string) string {
 	stem := path.Base(rel)
 	if i := strings.IndexByte(stem, '.'); i > 0 {
 		stem = stem[:i]
@@ -85,7 +91,7 @@ func jsModuleIsFile(mod, rel string) bool {
 	if stem == "index" {
 		stem = path.Base(path.Dir(rel))
 	}
-	return last != "" && last != "." && stem == last
+	return stem
 }
 
 // inheritJS gives each class the row its chain of the repository's own
@@ -148,7 +154,9 @@ func (s *rootScan) followJSSubclasses(src []pendingFile) {
 		}
 		var named []jsClassDef
 		for _, d := range subs {
-			if bytes.Contains(b, []byte(d.name)) || d.isDefault && bytes.Contains(b, []byte("new ")) {
+			// A default export is imported under any name, but by a path
+			// that ends in its module's name.
+			if bytes.Contains(b, []byte(d.name)) || d.isDefault && bytes.Contains(b, []byte(jsModuleName(d.file))) {
 				named = append(named, d)
 			}
 		}
