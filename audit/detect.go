@@ -176,7 +176,13 @@ func (f *file) yamlDocs() []*yaml.Node {
 // registry's order, and returns their layers in that order with the
 // file's parse failure, if any.
 func detectFile(kind fileKind, rel string, raw []byte, vs versionSet) ([]Layer, error) {
-	f := newFile(kind, rel, raw, vs)
+	return detectIn(newFile(kind, rel, raw, vs))
+}
+
+// detectIn runs f's kind's detectors over f; the caller may read more of
+// f after (its blanked source and imports are built once).
+func detectIn(f *file) ([]Layer, error) {
+	kind := f.kind
 	rows := detectorsOf[kind]
 	for _, d := range rows {
 		if len(d.needs) > 0 && f.containsAll(d.needs) {

@@ -46,7 +46,11 @@ func pyHandLoops(f *file) []Layer {
 		}
 		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
 		body := code[m[1]:end]
-		if !pyTry.Match(body) || !pySleep.Match(body) || pyLoopHasStallHandler(f, m[1], end) {
+		// A loop that tries and sleeps; or one that tries at once again,
+		// without a sleep, when its counter says what it counts (for
+		// attempt in range(MAX_RETRIES + 1): try … except: continue).
+		paced := pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
+		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) {
 			continue // no retry shape, or a stall watchdog's loop (watchdog.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
@@ -477,7 +481,7 @@ func goCounterRetry(f *file) []Layer {
 // regenerations.
 func retryCounterName(name string) bool {
 	n := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
-	return strings.Contains(n, "retr") || strings.Contains(n, "attempt") || strings.Contains(n, "regen")
+	return strings.Contains(n, "retr") || strings.Contains(n, "attempt") || strings.Contains(n, "regen") || n == "tries" || strings.HasSuffix(n, "_tries")
 }
 
 // goSleeps: body calls time.Sleep.
@@ -536,7 +540,7 @@ func pyWhileRetries(f *file) []Layer {
 		}
 		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
 		body := code[m[1]:end]
-		if !pyTry.Match(body) || !pyCountsInExcept(f, m[1], end, name) {
+		if !(pyTry.Match(body) && pyCountsInExcept(f, m[1], end, name)) && !pyRegenerates(body, name) {
 			continue
 		}
 		offset := -counterStart(code, m[0], name)
@@ -550,6 +554,43 @@ func pyWhileRetries(f *file) []Layer {
 	}
 	return out
 }
+
+// pyHandlesAndGoesOn: an except block within code[a:b] lets the loop go
+// on (it does not raise, return or break): the error is caught to try
+// again. A try with only a finally, or an except that gives up, is not.
+func pyHandlesAndGoesOn(f *file, a, b int) bool {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		if h.at >= a && h.at < b && !pyHandlerExits(f.blanked(), h, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// pyRegenerates: a loop body that tries again without an exception —
+// returns a result it accepts, else counts the try and sleeps
+// (result = call(); if result: return result; tries += 1; sleep(2)): the
+// shape of a wrapper that regenerates an invalid answer. The result is
+// accepted by its truth or a check of it (if valid(result):), not by a
+// comparison: a poll (if status == "done": return status) waits for a
+// state, it sends nothing again that costs a generation.
+func pyRegenerates(body []byte, name string) bool {
+	inc := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `\s*\+=\s*1\s*$`)
+	if !inc.Match(body) || !pySleep.Match(body) {
+		return false
+	}
+	for _, m := range pyAcceptReturn.FindAllSubmatch(body, 16) {
+		if string(m[1]) == string(m[2]) {
+			return true
+		}
+	}
+	return false
+}
+
+// pyAcceptReturn: if result: return result, or if is_valid(result …):
+// return result (groups: the name tested, the name returned).
+var pyAcceptReturn = regexp.MustCompile(`(?m)^[ \t]*if[ \t]+(?:[\w.]+\([ \t]*)?(\w+)[ \t]*(?:[,)][^\n=<>!]*)?:[ \t]*\n[ \t]+return[ \t]+(\w+)[ \t]*$`)
 
 // pyCountsInExcept: an except block within code[a:b] increments name.
 func pyCountsInExcept(f *file, a, b int, name string) bool {

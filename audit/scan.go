@@ -176,7 +176,11 @@ type rootScan struct {
 	// that only trust a bare shape when the library is a dependency.
 	pending []pendingFile
 	consts  map[string][]jsConst // object constants with attempts, by name
-	trunc   bool
+	// pyClasses are the Python classes with bases, for the subclasses of
+	// modelled classes (subclass.go).
+	pyClasses []pyClassDef
+	jsClasses []jsClassDef
+	trunc     bool
 }
 
 type pendingFile struct {
@@ -320,6 +324,8 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	}
 	close(work)
 	wg.Wait()
+	s.followSubclasses(src)
+	s.followJSSubclasses(src)
 	s.resolveConstants()
 	s.resolveValues(src)
 	for i := range s.layers {
@@ -537,7 +543,22 @@ func (s *rootScan) readSource(p pendingFile) {
 	s.mu.Lock()
 	s.files++
 	s.mu.Unlock()
-	ls, perr := detectFile(p.kind, p.rel, b, s.versions.all)
+	f := newFile(p.kind, p.rel, b, s.versions.all)
+	ls, perr := detectIn(f)
+	if p.kind == fkJS {
+		if ds := jsClassDefs(f); len(ds) > 0 {
+			s.mu.Lock()
+			s.jsClasses = append(s.jsClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.jsClasses)))]...)
+			s.mu.Unlock()
+		}
+	}
+	if p.kind == fkPython {
+		if ds := pyClassDefs(f); len(ds) > 0 {
+			s.mu.Lock()
+			s.pyClasses = append(s.pyClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.pyClasses)))]...)
+			s.mu.Unlock()
+		}
+	}
 	if p.kind == fkJS {
 		if cs := jsConstants(p.rel, b); len(cs) > 0 {
 			s.mu.Lock()

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"go/ast"
+	"regexp"
 	"strings"
 )
 
@@ -15,9 +16,11 @@ var pySDKClasses = []struct {
 }{
 	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 }
 
-// pySDKClients: Anthropic(max_retries=…) and OpenAI(max_retries=…).
+// pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
+// Groq(max_retries=…), the same generated client.
 func pySDKClients(f *file) []Layer {
 	var out []Layer
 	for _, c := range pySDKClasses {
@@ -73,6 +76,10 @@ func goSDKClients(f *file) []Layer {
 	var out []Layer
 	for _, call := range g.calls {
 		path, fn := g.pkgOf(call.Fun)
+		if fn == "NewFromConfig" && strings.HasPrefix(path, "github.com/aws/aws-sdk-go-v2/service/") {
+			out = append(out, awsV2Client(f, g, call))
+			continue
+		}
 		if fn != "NewClient" {
 			continue
 		}
@@ -103,4 +110,47 @@ func goSDKClients(f *file) []Layer {
 		out = append(out, l)
 	}
 	return out
+}
+
+var (
+	awsWithRetryMax = regexp.MustCompile(`\bWithRetryMaxAttempts\(\s*([0-9]+|[A-Za-z_][\w.]*)\s*\)`)
+	awsRetryMaxSet  = regexp.MustCompile(`\bRetryMaxAttempts\s*[:=]\s*([0-9]+|[A-Za-z_][\w.]*)`)
+)
+
+// awsV2Client is the layer of an AWS SDK for Go v2 service client
+// (bedrockruntime.NewFromConfig(cfg, …)): the standard retryer's 3
+// attempts, or RetryMaxAttempts as the call's options set it, else as the
+// file's config.WithRetryMaxAttempts does (the config the client is built
+// from is most often loaded in the same function).
+func awsV2Client(f *file, g *goFile, call *ast.CallExpr) Layer {
+	l := newLayer("aws-sdk-go-v2", f.rel, g.line(call), "go", ConfidenceMedium)
+	written := ""
+	a, b := g.fset.Position(call.Pos()).Offset, g.fset.Position(call.End()).Offset
+	var callSrc []byte
+	if a >= 0 && a <= b && b <= len(g.src) {
+		callSrc = g.src[a:min(b, a+maxArgBytes)] // the call with its option funcs
+	}
+	if m := awsRetryMaxSet.FindSubmatch(callSrc); m != nil {
+		written = string(m[0])
+	} else if m := awsWithRetryMax.FindSubmatch(f.blanked()); m != nil {
+		written = string(m[0])
+		l.Confidence = ConfidenceLow
+	}
+	if written == "" {
+		return l
+	}
+	v := written[strings.LastIndexAny(written, "(=:")+1:]
+	v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), ")"))
+	if n, ok := atoiBounded(v); ok {
+		conf := l.Confidence
+		l.setAttempts(n, written)
+		l.Confidence = conf
+		if n == 0 {
+			// 0 is "not set": the SDK's default of 3 stands.
+			l.setAttempts(3, written+" (0: the default, 3 attempts)")
+		}
+	} else {
+		l.setUnknown(written)
+	}
+	return l
 }

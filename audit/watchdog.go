@@ -449,7 +449,7 @@ var (
 	pyExcept  = regexp.MustCompile(`^except\b([^:\n]*):`)
 	pyIfLine  = regexp.MustCompile(`(?m)^[ \t]*(?:el)?if\b([^\n]*):`)
 	pyTryLine = regexp.MustCompile(`^try\s*:`)
-	pyExits   = regexp.MustCompile(`^(?:raise|return|break)\b`)
+	pyExits   = regexp.MustCompile(`^(?:raise|return|break)\b|^(?:sys\.exit|os\._exit|exit|quit)\s*\(`) // a handler that ends the process sends nothing again
 	pyWhile   = regexp.MustCompile(`^while\s+(?:True|1)\s*:`)
 )
 

@@ -83,6 +83,8 @@ func LayersFromAssumptions(as []correlate.AssumptionReport) (budget.Stack, []str
 				l.Backoff = b
 			}
 			rank = slices.Index(audit.Kinds, d.Kind)
+		} else if r.Watchdog {
+			rank = slices.Index(audit.Kinds, audit.KindWatchdog)
 		} else {
 			rank = kindRank(r.Name)
 		}
@@ -127,14 +129,16 @@ func defaultFor(name string) (audit.Default, bool) {
 	return audit.Default{}, false
 }
 
-// kindRank places a layer no row names by the words in its name.
+// kindRank places a layer no row names by the words in its name, in
+// audit.Kinds' order (one vocabulary with audit: a watchdog sits between
+// the agent that runs the job and the wrapper around the call).
 func kindRank(name string) int {
 	n := strings.ToLower(name)
 	for _, w := range []struct {
 		word string
 		kind audit.Kind
 	}{{"scheduler", audit.KindQueue}, {"queue", audit.KindQueue}, {"cron", audit.KindQueue}, {"job", audit.KindQueue},
-		{"watchdog", audit.KindAgent}, {"agent", audit.KindAgent}, {"wrapper", audit.KindWrapper}, {"retry", audit.KindWrapper},
+		{"watchdog", audit.KindWatchdog}, {"agent", audit.KindAgent}, {"wrapper", audit.KindWrapper}, {"retry", audit.KindWrapper},
 		{"framework", audit.KindFramework}, {"sdk", audit.KindSDK}} {
 		if strings.Contains(n, w.word) {
 			return slices.Index(audit.Kinds, w.kind)

@@ -52,3 +52,35 @@ func TestDeclaredFromAuditRule(t *testing.T) {
 		t.Errorf("no stack: %v", err)
 	}
 }
+
+// TestDeclaredWatchdogSitsWhereAuditPutsIt: a declared watchdog is ranked
+// by audit.Kinds like an audited one — after the agent that runs the job,
+// before the wrapper around the call — whatever order the keys came in.
+func TestDeclaredWatchdogSitsWhereAuditPutsIt(t *testing.T) {
+	as := []correlate.AssumptionReport{
+		{Key: "call-wrapper.maxAttempts", Declared: "3"},
+		{Key: "stream.watchdog", Declared: "on (abort after 90s, regenerate once)"},
+		{Key: "night-agent.maxRetries", Declared: "1"},
+		{Key: "anthropic-sdk.maxRetries", Declared: "2"},
+	}
+	st, _, err := LayersFromAssumptions(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range st {
+		names = append(names, l.Name)
+	}
+	want := "night-agent, stream.watchdog, call-wrapper, anthropic-sdk"
+	if got := strings.Join(names, ", "); got != want {
+		t.Fatalf("stack %s, want %s", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		kind audit.Kind
+	}{{"stall-watchdog", audit.KindWatchdog}, {"agent-watchdog", audit.KindWatchdog}, {"night-agent", audit.KindAgent}, {"retry-wrapper", audit.KindWrapper}} {
+		if got := audit.Kinds[kindRank(c.name)]; got != c.kind {
+			t.Errorf("kindRank(%s) is %s, want %s", c.name, got, c.kind)
+		}
+	}
+}
