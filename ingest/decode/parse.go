@@ -400,6 +400,10 @@ func (p *Parser) topField(field Field) {
 		ev.Attempt, ev.AttemptBy = p.attempt(0), ingest.AttemptByLine
 	case FieldRetryCount:
 		ev.Attempt, ev.AttemptBy = p.attempt(1), ingest.AttemptByLine
+	case FieldQueueAttempt:
+		ev.QueueAttempt = p.attempt(0)
+	case FieldQueueAttemptsMade:
+		ev.QueueAttempt = p.attempt(1)
 	case FieldProvider:
 		ev.Provider = LowerProvider(p.strRecent(recentProvider))
 	case FieldSystem:
