@@ -82,6 +82,9 @@ type JobRow struct {
 	// OverCeiling is set when the job is at or over its job ceiling, by
 	// the same JobCeilings.Over the job_ceiling rule uses.
 	OverCeiling bool
+	// Unpriced are the job's calls whose cost nothing in the evidence
+	// says (JobReport.UnpricedCalls): Spend is then a lower bound.
+	Unpriced int32
 }
 
 // LayersText renders the row's layer stack as "7×3×3".
@@ -164,7 +167,7 @@ func (s *State) row(j *Job, ended bool) JobRow {
 	o := s.Outcome(j, ended)
 	r := JobRow{ID: j.ID, Type: j.Type, Outcome: o, Calls: j.Calls, ToolCalls: j.ToolCalls, Amp: j.Amplification(),
 		RunID: j.RunID, Spend: j.Spend, Wasted: j.wasted(o), Duplicates: j.Duplicates, LastStatus: j.LastStatus, FirstTS: j.FirstTS,
-		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq}
+		LastTS: j.LastTS, Findings: j.findings, Seq: j.Seq, Unpriced: j.Unpriced}
 	if j.Calls > 0 {
 		r.Layers = [3]int32{max(j.QueueAttempts, 1), max(j.MaxRounds, 1), int32(max(j.MaxSDKAttempt, 1))}
 	}

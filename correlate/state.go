@@ -880,6 +880,14 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 	if ev.Kind == ingest.KindLLMCall {
 		job.Calls++
 		s.attempts++
+		if q := int32(ev.QueueAttempt); q > job.QueueAttempts {
+			// The queue's next attempt at the job (the record's
+			// queue_attempt, BullMQ's attemptsMade): its wrapper rounds
+			// start again, as a job_started line's do — else a queue's
+			// 7 attempts of 3 rounds read as 1×21.
+			job.QueueAttempts = q
+			job.rounds = 0
+		}
 		if ev.Attempt <= 1 && (job.rounds == 0 || job.lastFailed()) {
 			job.rounds++
 			job.MaxRounds = max(job.MaxRounds, job.rounds)

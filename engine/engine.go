@@ -333,7 +333,17 @@ func (e *Engine) Run(ctx context.Context) {
 			return
 		case <-ctx.Done():
 			cancel()
-			<-finished
+			// A stopping source hands over what it still holds (a held
+			// "calling model" line, lines read but not sent): taken until
+			// every source has returned, so none waits on a full queue.
+			for waiting := true; waiting; {
+				select {
+				case b := <-e.in:
+					e.apply(b)
+				case <-finished:
+					waiting = false
+				}
+			}
 			e.drain()
 			e.placeHeld()
 			e.publish(true)

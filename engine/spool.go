@@ -92,10 +92,11 @@ func (e *Engine) spooled(ctx context.Context, s ingest.Source, wg *sync.WaitGrou
 		for b := range mid {
 			mu.Lock()
 			_ = e.spool.Append(b) // counted and said by the spool
-			select {
-			case e.in <- b:
-			case <-ctx.Done():
-			}
+			// Handed on even at a stop: Run takes batches until every
+			// source has returned (this one included), and what a stopping
+			// follower hands over — a call in flight — belongs in the
+			// report written at the stop, not only in the spool.
+			e.in <- b
 			mu.Unlock()
 		}
 	}()

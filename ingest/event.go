@@ -192,7 +192,11 @@ type Event struct {
 	LatencyMs         int32
 	Status            int16 // HTTP status, 0 connection error/timeout, StatusUnknown
 	Attempt           int16
-	Kind              Kind
+	// QueueAttempt is the job queue's 1-based attempt at the job when the
+	// record says (queue_attempt, BullMQ's attemptsMade + 1), 0 when not:
+	// the queue's layer, outside the app's wrapper and the SDK.
+	QueueAttempt int16
+	Kind         Kind
 	// AttemptBy names the layer that numbered Attempt when the record
 	// says so (a gateway's or an AWS SDK's header), AttemptByLine when the
 	// decoder's own reading does.

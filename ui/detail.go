@@ -109,7 +109,13 @@ func (p *detailPane) build() {
 	if p.d.OutputPartial {
 		out = "≥" + out // the attempts not retained are not in it
 	}
-	add(fmt.Sprintf("spend %s · wasted %s · %s out %s", usd(r.Spend.USD()), usd(r.Wasted.USD()), tokens, out))
+	spend := usd(r.Spend.USD())
+	if r.Unpriced > 0 {
+		// As the report writes it (report.JobSpend): a floor, and how
+		// many calls nothing priced.
+		spend = fmt.Sprintf("≥%s (%d unpriced)", spend, r.Unpriced)
+	}
+	add(fmt.Sprintf("spend %s · wasted %s · %s out %s", spend, usd(r.Wasted.USD()), tokens, out))
 	add(fmt.Sprintf("type %s · %s · %d calls · %d tool calls · layers %s (×%d) · %d duplicates",
 		sanitize(r.Type), r.Outcome, r.Calls, r.ToolCalls, r.LayersText(), r.Amp, r.Duplicates))
 	switch p.d.Count { // issue 39: how far the call count goes

@@ -82,6 +82,15 @@ func clip(s string, w, h int) string {
 // usd formats dollars as the report does.
 func usd(v float64) string { return correlate.USD(v) }
 
+// spendAtLeast is a job row's spend, "≥$x" when some of its calls are
+// unpriced (the detail says how many): a floor never reads whole.
+func spendAtLeast(r *correlate.JobRow) string {
+	if r.Unpriced > 0 {
+		return "≥" + usd(r.Spend.USD())
+	}
+	return usd(r.Spend.USD())
+}
+
 func clock(ns int64) string {
 	if ns == 0 {
 		return "--:--:--"

@@ -238,7 +238,7 @@ func (p *jobsPane) columns() []column {
 		}},
 		{"CALLS", 6, true, func(r *correlate.JobRow) string { return fmt.Sprint(r.Calls) }},
 		{"LAYERS", 8, false, func(r *correlate.JobRow) string { return r.LayersText() }},
-		{"SPEND", 9, true, func(r *correlate.JobRow) string { return usd(r.Spend.USD()) }},
+		{"SPEND", 9, true, func(r *correlate.JobRow) string { return spendAtLeast(r) }},
 		{"WASTED", 9, true, func(r *correlate.JobRow) string { return usd(r.Wasted.USD()) }},
 		{"LAST", 5, true, func(r *correlate.JobRow) string { return status(r.LastStatus) }},
 		{"AGE", 5, true, func(r *correlate.JobRow) string { return age(p.now, r.LastTS) }},

@@ -50,6 +50,12 @@ const (
 	// (OpenAI's response service_tier: flex, priority, batch; default and
 	// auto are standard): the bill follows the response, not the request.
 	FieldServiceTier
+	// FieldQueueAttempt is the queue's attempt at the job (1-based:
+	// queue_attempt, BullMQ's attemptsStarted), FieldQueueAttemptsMade
+	// BullMQ's attemptsMade — the attempts before this one while the job
+	// runs. The queue's layer, never the app's attempt or the SDK's.
+	FieldQueueAttempt
+	FieldQueueAttemptsMade
 	numFields
 )
 
@@ -101,7 +107,9 @@ var fieldSpellings = [numFields]struct {
 	// conventions' OpenAI attributes) and its older gen_ai.openai.* name.
 	// The request's (openai.request.service_tier) is what was asked, not
 	// what was billed.
-	FieldServiceTier: {json: []string{"service_tier"}, otel: []string{"openai.response.service_tier", "gen_ai.openai.response.service_tier"}},
+	FieldServiceTier:       {json: []string{"service_tier"}, otel: []string{"openai.response.service_tier", "gen_ai.openai.response.service_tier"}},
+	FieldQueueAttempt:      {json: []string{"queue_attempt", "queueAttempt", "attemptsStarted", "attempts_started"}},
+	FieldQueueAttemptsMade: {json: []string{"attemptsMade", "attempts_made"}},
 }
 
 // jsonFields maps every JSON spelling to its field, built once from the table.

@@ -660,7 +660,13 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
-		if a := d.dropAnnounced(ev.JobID); a != nil && ev != &d.ev && ev.ResponseID == "" {
+		a := d.dropAnnounced(ev.JobID)
+		if a != nil && ev.QueueAttempt == 0 {
+			// The queue's attempt the app's line named (queue_attempt,
+			// attemptsMade): the SDK's lines never say it.
+			ev.QueueAttempt = a.QueueAttempt
+		}
+		if a != nil && ev != &d.ev && ev.ResponseID == "" {
 			if d.sdkAnswered == nil || len(d.sdkAnswered) >= maxAnnounced {
 				d.sdkAnswered = map[string]bool{}
 			}

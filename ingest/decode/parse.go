@@ -400,6 +400,10 @@ func (p *Parser) topField(field Field) {
 		ev.Attempt, ev.AttemptBy = p.attempt(0), ingest.AttemptByLine
 	case FieldRetryCount:
 		ev.Attempt, ev.AttemptBy = p.attempt(1), ingest.AttemptByLine
+	case FieldQueueAttempt:
+		ev.QueueAttempt = p.queueAttempt(0)
+	case FieldQueueAttemptsMade:
+		ev.QueueAttempt = p.queueAttempt(1)
 	case FieldProvider:
 		ev.Provider = LowerProvider(p.strRecent(recentProvider))
 	case FieldSystem:
@@ -1036,6 +1040,28 @@ func (p *Parser) attempt(base int64) int16 {
 		return 0
 	}
 	return int16(min(n, math.MaxInt16))
+}
+
+// queueAttempt reads a queue's attempt number: one that no queue writes
+// (negative, zero, not a number) costs the field, counted, never the
+// record — the call it rides on is still a call; a huge one is capped.
+func (p *Parser) queueAttempt(base int64) int16 {
+	was := p.bad
+	f, ok := p.number()
+	if p.bad && !was {
+		// number() marks an unparseable string; the field alone is lost.
+		p.bad = false
+		p.drops |= ingest.DropWrongType
+		return 0
+	}
+	if !ok {
+		return 0
+	}
+	if f+float64(base) < 1 {
+		p.drops |= ingest.DropWrongType
+		return 0
+	}
+	return int16(min(f+float64(base), math.MaxInt16))
 }
 
 // seconds reads a duration in seconds and returns milliseconds.

@@ -50,6 +50,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	fl := &file{t: t, path: path, buf: make([]byte, readChunk)}
 	fl.sink = t.newSink(path, out)
 	defer fl.close()
+	defer fl.sink.stop() // before the file closes: what it holds is handed over
 	// --from-end skips what a file held when watching began; a file that
 	// appears later is new, and read from its start.
 	first := true

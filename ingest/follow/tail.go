@@ -387,6 +387,40 @@ func (s *sink) send(ctx context.Context) bool {
 	}
 }
 
+// stopSendWait bounds the last hand-over at a stop: the engine takes
+// batches until its sources return, so it is there at once; a consumer
+// that stopped reading costs this wait, never a hang.
+const stopSendWait = 2 * time.Second
+
+// stop hands over, when the follower stops (watch's SIGTERM, the
+// operator's q), what it still holds: lines decoded but not yet sent, and
+// an app's "calling model" line still waiting for its answer — the call
+// was made, so it is counted, an attempt of unknown outcome, not left out
+// of the report written at the stop.
+func (s *sink) stop() {
+	s.ended = true
+	if f, ok := s.dec.(decode.Flusher); ok {
+		s.stats.Events += int64(f.Flush(s.emitFn))
+		if s.noTS {
+			s.noTS = false
+			s.stats.NoTimestamp++
+		}
+	}
+	s.t.mu.Lock()
+	s.t.files[s.path].status.Stats = s.stats
+	s.t.mu.Unlock()
+	if len(s.batch) == 0 {
+		return
+	}
+	t := time.NewTimer(stopSendWait)
+	defer t.Stop()
+	select {
+	case s.out <- s.batch:
+		s.batch = make(ingest.Batch, 0, ingest.BatchSize)
+	case <-t.C:
+	}
+}
+
 // followStdin reads a pipe (`kubectl logs -f … | burnrate watch -`) until
 // it closes. Reads block, so they run on their own goroutine and partial
 // batches still go out every flushEvery.
@@ -396,6 +430,7 @@ func (t *Tail) followStdin(ctx context.Context, out chan<- ingest.Batch) {
 
 func (t *Tail) readPipe(ctx context.Context, path string, r io.Reader, out chan<- ingest.Batch) {
 	sk := t.newSink(path, out)
+	defer sk.stop()
 	chunks := make(chan []byte)
 	readErr := make(chan error, 1)
 	go func() {

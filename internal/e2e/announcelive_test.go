@@ -116,3 +116,90 @@ func TestWatchStdinEndLetsAnAnnouncementGo(t *testing.T) {
 		t.Errorf("jobs %+v, want report-9 with its one call", rep.Jobs)
 	}
 }
+
+// TestWatchStopCountsACallInFlight: a "calling model" line still
+// unanswered when `watch` stops (SIGTERM; a followed file, which never
+// ends as a pipe does) was left out of --report-out: the call was made
+// and billed by the provider whatever its answer, so the report written
+// at the stop counts it, an attempt of unknown outcome (issue 39). The
+// answered job beside it stays one call; a stdin pipe still open is
+// stopped the same way.
+func TestWatchStopCountsACallInFlight(t *testing.T) {
+	bin := burnrate(t)
+	// "stdin-spooled": a daemon (a kill hook) spools what it cannot read
+	// again; what the pipe's reader hands over at the stop still reaches
+	// the report. The spool's hand-on chose at random between the engine
+	// and the stop (a select), so it runs a few times.
+	srcs := []string{"file", "stdin"}
+	for range 5 {
+		srcs = append(srcs, "stdin-spooled")
+	}
+	for _, src := range srcs {
+		t.Run(src, func(t *testing.T) {
+			dir := t.TempDir()
+			logPath, report := filepath.Join(dir, "app.log"), filepath.Join(dir, "report.json")
+			os.WriteFile(logPath, nil, 0o644)
+			args := []string{"watch", "--headless", "--poll-interval", "20ms", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report}
+			if src == "stdin-spooled" {
+				args = append(args, "--kill-exec", "true")
+			}
+			var stderr bytes.Buffer
+			var write func(string)
+			cmd := exec.Command(bin)
+			if src == "file" {
+				cmd = exec.Command(bin, append(args, logPath)...)
+				write = func(s string) {
+					f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					fmt.Fprintln(f, s)
+					f.Close()
+				}
+			} else {
+				cmd = exec.Command(bin, append(args, "-")...)
+				in, err := cmd.StdinPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer in.Close() // open until the stop: the pipe never ends
+				write = func(s string) { fmt.Fprintln(in, s) }
+			}
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			time.Sleep(300 * time.Millisecond) // the follower is at the file's end
+			now := time.Now().UnixMilli()
+			write(fmt.Sprintf(`{"level":30,"time":%d,"job_id":"report-1","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`, now))
+			write(fmt.Sprintf(`{"level":30,"time":%d,"job_id":"report-2","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`, now+1))
+			write(fmt.Sprintf(`{"level":30,"time":%d,"job_id":"report-2","attempt":1,"request_id":"req_011CLabe2e0000000000000002","status":200,"model":"claude-sonnet-4-5","input_tokens":545,"output_tokens":262,"msg":"model call ok"}`, now+200))
+			time.Sleep(400 * time.Millisecond) // batches go by; report-1's answer never comes
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			var rep struct {
+				Totals struct {
+					Attempts int `json:"attempts"`
+				} `json:"totals"`
+				Jobs []struct {
+					JobID    string `json:"job_id"`
+					Attempts int    `json:"attempts"`
+				} `json:"jobs"`
+			}
+			b, _ := os.ReadFile(report)
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatalf("%v: %s\n%s", err, b, stderr.String())
+			}
+			got := map[string]int{}
+			for _, j := range rep.Jobs {
+				got[j.JobID] = j.Attempts
+			}
+			if got["report-1"] != 1 || got["report-2"] != 1 || len(got) != 2 || rep.Totals.Attempts != 2 {
+				t.Errorf("jobs %v (total %d), want report-1's call in flight at the stop and report-2's answered call, one each", got, rep.Totals.Attempts)
+			}
+		})
+	}
+}

@@ -30,6 +30,10 @@ const (
 	// 35). Spools written before it never set it, so they read as they
 	// did; an older burnrate refuses such an event as corrupt.
 	flagBill
+	// flagQueue: the queue's attempt (ingest.Event.QueueAttempt, issue 39)
+	// follows, a uvarint after the bill's byte. The flags' last bit: a
+	// next field needs a byte of flags of its own.
+	flagQueue
 )
 
 // maxBill is past every ingest.Bill bit.
@@ -52,7 +56,7 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 		b = binary.AppendVarint(b, n)
 	}
 	var flags byte
-	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0} {
+	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0, ev.QueueAttempt > 0} {
 		if f {
 			flags |= 1 << i
 		}
@@ -60,6 +64,9 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 	b = append(b, byte(ev.Kind), byte(ev.AttemptBy), flags, byte(ev.Dropped))
 	if ev.Bill != 0 {
 		b = append(b, byte(ev.Bill))
+	}
+	if ev.QueueAttempt > 0 {
+		b = binary.AppendUvarint(b, uint64(ev.QueueAttempt))
 	}
 	return binary.AppendUvarint(b, uint64(ev.Source))
 }
@@ -131,7 +138,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	}
 	kind, by, flags, dropped := b[0], b[1], b[2], b[3]
 	b = b[4:]
-	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<7 || dropped >= 1<<ingest.NumFieldDrops {
+	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || dropped >= 1<<ingest.NumFieldDrops {
 		return nil, errCorrupt
 	}
 	ev.Bill = 0
@@ -141,6 +148,15 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 		}
 		ev.Bill = ingest.Bill(b[0])
 		b = b[1:]
+	}
+	ev.QueueAttempt = 0
+	if flags&flagQueue != 0 {
+		q, k := binary.Uvarint(b)
+		if k <= 0 || q == 0 || q > math.MaxInt16 {
+			return nil, errCorrupt
+		}
+		ev.QueueAttempt = int16(q)
+		b = b[k:]
 	}
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0

@@ -100,15 +100,15 @@ func TestRoundTrip(t *testing.T) {
 // TestEventFields: every field of ingest.Event is written; a field added
 // to the contract fails here until the codec writes it.
 func TestEventFields(t *testing.T) {
-	if n := reflect.TypeOf(ingest.Event{}).NumField(); n != 35 {
-		t.Fatalf("ingest.Event has %d fields, the spool writes 35: add the new one to appendEvent and decoder.event", n)
+	if n := reflect.TypeOf(ingest.Event{}).NumField(); n != 36 {
+		t.Fatalf("ingest.Event has %d fields, the spool writes 36: add the new one to appendEvent and decoder.event", n)
 	}
 	if ingest.Kind(numKinds).String() != ingest.Kind(0).String() {
 		t.Fatalf("ingest has a kind after %s: raise numKinds", ingest.Kind(numKinds-1))
 	}
 	ev := ingest.Event{TS: 1, JobID: "a", JobType: "b", RunID: "c", CorrelationID: "d", IdempotencyKey: "e", ResponseID: "f", Provider: "g", Model: "h", ErrorType: "i", Tool: "j",
 		CostUSD: 1.5, InputTokens: 2, OutputTokens: 3, CacheReadTokens: 4, CacheCreateTokens: 5, CacheCreate1hTokens: 6, PromptTokens: 7, RetryAfterMs: 8, RateLimitTokens: 9, RateLimitRequests: 10,
-		LatencyMs: 11, Status: 12, Attempt: 13, Kind: ingest.KindTraceJob, AttemptBy: ingest.AttemptByLineAmbiguous, Dropped: ingest.DropWrongType | ingest.DropTimeNoZone, HasCost: true, StreamDropped: true, Batch: true, TSCarried: true, AgentSession: true, UsageUnseen: true, Source: 14,
+		LatencyMs: 11, Status: 12, Attempt: 13, QueueAttempt: 7, Kind: ingest.KindTraceJob, AttemptBy: ingest.AttemptByLineAmbiguous, Dropped: ingest.DropWrongType | ingest.DropTimeNoZone, HasCost: true, StreamDropped: true, Batch: true, TSCarried: true, AgentSession: true, UsageUnseen: true, Source: 14,
 		Bill: ingest.BillFast | ingest.BillGeoUS | ingest.BillFlex | ingest.BillPriority | ingest.BillCompaction}
 	var d decoder
 	var back ingest.Event
@@ -116,9 +116,14 @@ func TestEventFields(t *testing.T) {
 	if err != nil || len(rest) != 0 || back != ev {
 		t.Fatalf("%v %d\n%+v\n%+v", err, len(rest), back, ev)
 	}
-	// Without a bill, the bytes are those spools were written in before
-	// it (issue 35): an old spool reads as it did.
-	ev.Bill = 0
+	// A queue attempt without a bill (issue 39) reads back too.
+	ev.Bill, ev.QueueAttempt = 0, 32767
+	if rest, err := d.event(appendEvent(nil, &ev), &back); err != nil || len(rest) != 0 || back != ev {
+		t.Fatalf("%v %d\n%+v\n%+v", err, len(rest), back, ev)
+	}
+	// Without a bill or a queue attempt, the bytes are those spools were
+	// written in before them (issues 35, 39): an old spool reads as it did.
+	ev.Bill, ev.QueueAttempt = 0, 0
 	enc := appendEvent(nil, &ev)
 	if enc[len(enc)-3]&flagBill != 0 { // kind, by, flags, dropped, source
 		t.Fatalf("an event without a bill sets the bill flag")
