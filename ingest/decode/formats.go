@@ -96,6 +96,9 @@ type Home struct {
 	Env      string   // CLAUDE_CONFIG_DIR
 	Defaults []string // ".claude", ".config/claude": relative to the home directory, first first
 	Sub      string   // "projects"
+	// Databases are the file names (globs) of the producer's databases in
+	// a root, beside Sub: OpenCode's opencode.db.
+	Databases []string
 }
 
 // Where says where h is looked for, for an error:
@@ -211,7 +214,7 @@ var Formats = []FormatInfo{
 		Keys: [][]string{{"id", "sessionID", "role", "tokens"}, {"id", "sessionID", "role", "time"}, {"id", "projectID", "title", "time"}, {"id", "sessionID", "messageID", "type=retry|step-finish"},
 			{"type", "timestamp", "sessionID", "part"}, {"type=error", "timestamp", "sessionID", "error"}, {"type=done", "timestamp", "sessionID"}},
 		New:       func(p *Parser, _ Options) Decoder { return newOpenCodeDecoder(p) },
-		Home:      &Home{What: "OpenCode storage", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage"},
+		Home:      &Home{What: "OpenCode storage", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage", Databases: []string{"opencode.db", "opencode-*.db"}},
 		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}},
 		Rewritten: "an OpenCode storage message, which OpenCode rewrites whole while it streams: it cannot be followed line by line; read the storage with burnrate report --opencode, or follow opencode run --format json (burnrate opencode)",
 		Versions:  "storage and run --format json of anomalyco/opencode packages/opencode (session getUsage before and after the cache fix; cli/cmd/run.ts); fixtures field for field"},
