@@ -192,6 +192,11 @@ func (d *opencodeDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 			ev.Attempt = int16(min(n, 999))
 		}
 		ev.IdempotencyKey = CleanID("opencode:" + r.MessageID)
+		if r.ID != "" {
+			// The part is one request: read again (from the storage
+			// files and opencode.db both), it is not another attempt.
+			ev.ResponseID = CleanID("opencode\x00" + r.ID)
+		}
 		emit(ev)
 		return ingest.Accepted
 	case r.MessageID != "" && r.Type == "step-finish" && r.Tokens != nil:

@@ -51,7 +51,7 @@ var opencodeDBColumns = map[string][]string{
 }
 
 // dbRows yields an OpenCode database's rows as the storage decoder's
-// records: subagent sessions, then messages, then retry and step parts.
+// records: messages, retry and step parts, then subagent sessions.
 type dbRows struct {
 	path  string
 	db    *sql.DB
@@ -168,11 +168,19 @@ func checkOpenCodeSchema(db *sql.DB) error {
 // only the two kinds that are calls are read, their kind taken from JSON
 // that is valid and under the cap.
 var opencodeDBQueries = []string{
-	`SELECT id, parent_id, time_created, time_updated, 0, NULL FROM session WHERE parent_id IS NOT NULL AND parent_id <> '' AND parent_id <> id`,
-	`SELECT id, session_id, '', time_created, octet_length(data), CASE WHEN octet_length(data) <= ?1 THEN data END FROM message`,
-	`SELECT id, session_id, message_id, time_created, octet_length(data), data FROM part
+	stageMessages: `SELECT id, session_id, '', time_created, octet_length(data), CASE WHEN octet_length(data) <= ?1 THEN data END FROM message`,
+	stageParts: `SELECT id, session_id, message_id, time_created, octet_length(data), data FROM part
 	  WHERE (CASE WHEN octet_length(data) > ?1 THEN NULL WHEN json_valid(data) THEN json_extract(data, '$.type') END) IN ('retry', 'step-finish')`,
+	// Last: a subagent's session moves its calls to its parent's job,
+	// and a move before the calls finds none to move.
+	stageSessions: `SELECT id, parent_id, time_created, time_updated, 0, NULL FROM session WHERE parent_id IS NOT NULL AND parent_id <> '' AND parent_id <> id AND ?1 > 0`,
 }
+
+const (
+	stageMessages = iota
+	stageParts
+	stageSessions
+)
 
 // next is the next record, tooLong for a row over the cap; ok false at
 // the end or on an error (Err).
@@ -205,7 +213,7 @@ func (d *dbRows) next() (rec []byte, tooLong, ok bool) {
 		var data []byte
 		var err error
 		switch d.stage {
-		case 0:
+		case stageSessions:
 			var updated sql.NullInt64
 			err = d.rows.Scan(&id, &a, &created, &updated, &size, &data)
 			if err == nil {
@@ -241,7 +249,7 @@ func withKeys(data []byte, stage int, id, session, message string, created int64
 		return data
 	}
 	keys := map[string]any{"id": id, "sessionID": session}
-	if stage == 2 {
+	if stage == stageParts {
 		keys["messageID"] = message
 		keys["timestamp"] = created
 	}

@@ -60,17 +60,21 @@ func OpenCodeImport(t testing.TB, db *sql.DB, storage string) {
 			return err
 		}
 		str := func(k string) string { s, _ := m[k].(string); delete(m, k); return s }
-		created := int64(0)
+		created, updated := int64(0), int64(0)
 		if tm, ok := m["time"].(map[string]any); ok {
 			if c, ok := tm["created"].(float64); ok {
 				created = int64(c)
 			}
+			if u, ok := tm["updated"].(float64); ok {
+				updated = int64(u)
+			}
 		}
+		updated = max(updated, created)
 		name := filepath.Base(path)
 		switch {
 		case strings.HasPrefix(name, "ses_"):
 			_, err = db.Exec("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, NULLIF(?, ''), 'slug', '/', ?, ?, ?, ?)",
-				str("id"), str("projectID"), str("parentID"), str("title"), str("version"), created, created)
+				str("id"), str("projectID"), str("parentID"), str("title"), str("version"), created, updated)
 		case strings.HasPrefix(name, "msg_"):
 			id, ses := str("id"), str("sessionID")
 			data, _ := json.Marshal(m)
