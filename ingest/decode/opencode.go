@@ -11,8 +11,10 @@ import (
 // ways that a user keeps:
 //
 //   - its storage directory, ${XDG_DATA_HOME:-~/.local/share}/opencode/
-//     storage (OpenCode before its SQLite store, opencode.db, which is not
-//     read here): message/<session>/msg_*.json is one message each,
+//     storage (OpenCode before 1.2.0; since, its SQLite opencode.db holds
+//     the same JSON in its rows, which ingest/file gives back their IDs
+//     and hands to this decoder): message/<session>/msg_*.json is one
+//     message each,
 //     rewritten while it streams — an assistant message holds its
 //     modelID, providerID, tokens {input, output, reasoning, cache{read,
 //     write}, total?}, the cost OpenCode computed, time{created,
