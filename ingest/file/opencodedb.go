@@ -139,7 +139,7 @@ func checkOpenCodeSchema(db *sql.DB) error {
 	for _, table := range []string{"session", "message", "part"} {
 		rows, err := db.Query("SELECT name FROM pragma_table_info(?)", table)
 		if err != nil {
-			return fmt.Errorf("not a readable SQLite database: %w", err)
+			return unreadable(err)
 		}
 		have := map[string]bool{}
 		for rows.Next() {
@@ -151,7 +151,7 @@ func checkOpenCodeSchema(db *sql.DB) error {
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return fmt.Errorf("not a readable SQLite database: %w", err)
+			return unreadable(err)
 		}
 		for _, c := range opencodeDBColumns[table] {
 			if !have[c] {
@@ -160,6 +160,16 @@ func checkOpenCodeSchema(db *sql.DB) error {
 		}
 	}
 	return nil
+}
+
+// unreadable says why a database could not be read: held locked by its
+// writer (a rollback-journal database mid-write; OpenCode's WAL never
+// locks a reader out), or not a database.
+func unreadable(err error) error {
+	if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked") {
+		return fmt.Errorf("locked by the process writing it for more than 2 s (%w): run again once it is done writing", err)
+	}
+	return fmt.Errorf("not a readable SQLite database: %w", err)
 }
 
 // The queries, one per stage. A row's data over the record cap is not

@@ -170,6 +170,30 @@ func TestOpenCodeDBHostile(t *testing.T) {
 	if r := readDB(t, wrong, decode.Options{}); !strings.Contains(r.err, "not OpenCode's") || len(r.events) != 0 {
 		t.Errorf("wrong schema: %d events, error %q", len(r.events), r.err)
 	}
+	// A database held locked by its writer (a rollback journal, mid-
+	// write): an error that says so after the busy timeout, no hang.
+	locked := filepath.Join(dir, "locked.db")
+	l, err := sql.Open("sqlite", "file:"+locked+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Exec(testutil.OpenCodeSchema); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := l.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if r := readDB(t, locked, decode.Options{}); !strings.Contains(r.err, "locked by the process writing it") || time.Since(start) > 10*time.Second {
+		t.Errorf("a locked database: error %q after %v", r.err, time.Since(start))
+	}
+	conn.ExecContext(t.Context(), "ROLLBACK")
+	conn.Close()
 	// A link to /dev/zero is no database: refused, not read forever.
 	zero := filepath.Join(dir, "opencode-zero.db")
 	if err := os.Symlink("/dev/zero", zero); err != nil {
