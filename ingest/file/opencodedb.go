@@ -35,9 +35,10 @@ import (
 // The database is OpenCode's, and OpenCode may be writing it: it is
 // opened read-only with queries only (mode=ro, query_only), so a reader
 // never writes it and, in WAL mode (OpenCode's), never blocks the writer
-// nor waits on it; a database that cannot be opened so (a read-only
-// directory without its -shm file) is read as it stands on disk
-// (immutable=1, the WAL not seen).
+// nor waits on it; a WAL database no one is writing (no -wal file), or
+// one that cannot be opened so (a read-only directory without its -shm
+// file), is read as it stands on disk (immutable=1), so that a read
+// leaves no -wal and -shm files beside it.
 
 // sqliteMagic opens every SQLite database file.
 const sqliteMagic = "SQLite format 3\x00"
@@ -116,7 +117,13 @@ func openOpenCodeDB(path string) (*dbRows, error) {
 	}
 	u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	d := &dbRows{path: path}
-	for _, mode := range []string{"mode=ro", "mode=ro&immutable=1"} {
+	modes := []string{"mode=ro", "mode=ro&immutable=1"}
+	if walAtRest(path) {
+		// A WAL database no one is writing (no -wal beside it): read as
+		// it stands, so that reading it leaves no -wal and -shm behind.
+		modes = modes[1:]
+	}
+	for _, mode := range modes {
 		db, err := sql.Open("sqlite", u+"?"+mode+"&_pragma=query_only(1)&_pragma=busy_timeout(2000)")
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
@@ -133,6 +140,22 @@ func openOpenCodeDB(path string) (*dbRows, error) {
 		}
 	}
 	return nil, fmt.Errorf("open %s: cannot be opened read-only; nothing read", path)
+}
+
+// walAtRest reports a database in WAL mode (header bytes 18 and 19 are
+// 2) without a -wal file beside it: everything it holds is in the file.
+func walAtRest(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	if n, _ := f.Read(h[:]); n < len(h) || h[18] != 2 || h[19] != 2 {
+		return false
+	}
+	_, err = os.Lstat(path + "-wal")
+	return errors.Is(err, os.ErrNotExist)
 }
 
 func checkOpenCodeSchema(db *sql.DB) error {

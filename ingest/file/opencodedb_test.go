@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -275,5 +276,23 @@ func TestOpenCodeDBWhileWritten(t *testing.T) {
 	}
 	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
 		t.Errorf("no WAL written (%v): the test did not test a WAL database", err)
+	}
+	// OpenCode closed (its WAL checkpointed and removed): read, the
+	// database leaves no -wal or -shm behind, nor changes.
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := readDB(t, path, decode.Options{}); r.err != "" || r.n != committed.Load() {
+		t.Errorf("at rest: %d calls of %d, error %q", r.n, committed.Load(), r.err)
+	}
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Errorf("reading left %s beside the database", side)
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("reading changed the database")
 	}
 }
