@@ -83,6 +83,14 @@ func (a *analysisFlags) inputs(args []string, gz bool) ([]string, error) {
 		if !h.on {
 			continue
 		}
+		// OpenCode since v1.2.0 keeps its sessions in opencode.db beside
+		// the storage directory (which a newer install does not have):
+		// both are read, a message in both billed once by its ID.
+		dbs := file.HomeDBs(h.f)
+		paths = append(paths, dbs...)
+		if len(dbs) > 0 && len(file.HomeDirs(h.f)) == 0 {
+			continue
+		}
 		dirs, err := agentDirs(h.flag, h.f)
 		if err != nil {
 			return nil, err
@@ -126,7 +134,7 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	f.StringArrayVar(&a.patterns, "pattern", nil, "read your application's own text lines: a regular expression whose named groups are canonical fields, e.g. 'attempt (?P<attempt>\\d+)/\\d+ failed: (?P<status>\\d{3})' (repeat; docs/formats.md: Your own format)")
 	f.BoolVar(&a.claude, "claude", false, "read Claude Code's transcripts: ${CLAUDE_CONFIG_DIR:-~/.claude}/projects and ~/.config/claude/projects")
 	f.BoolVar(&a.codex, "codex", false, "read Codex CLI's session rollouts: ${CODEX_HOME:-~/.codex}/sessions")
-	f.BoolVar(&a.opencode, "opencode", false, "read OpenCode's storage: ${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage")
+	f.BoolVar(&a.opencode, "opencode", false, "read OpenCode's sessions: ${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage and its opencode.db")
 	f.BoolVar(&a.copilot, "copilot", false, "read GitHub Copilot CLI's session events: ${COPILOT_HOME:-~/.copilot}/session-state")
 	f.BoolVar(&a.pi, "pi", false, "read the Pi coding agent's sessions: ${PI_CODING_AGENT_DIR:-~/.pi/agent}/sessions")
 	f.BoolVar(&a.qwen, "qwen", false, "read Qwen Code's chats: ${QWEN_DATA_DIR:-~/.qwen}/projects")

@@ -208,7 +208,8 @@ func newOpenCodeCmd() *cobra.Command {
 or the files they were written to. Each session is a job, each step a call with
 OpenCode's own cost beside burnrate's; a failed request is a failed attempt.
 Same flags as watch; burnrate report --opencode reads OpenCode's storage
-(${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage) instead.`
+(${OPENCODE_DATA_DIR:-~/.local/share/opencode}/storage and opencode.db) instead;
+OpenCode's SQLite database is not followed live.`
 	run := watch.RunE
 	watch.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {

@@ -96,6 +96,9 @@ type Home struct {
 	Env      string   // CLAUDE_CONFIG_DIR
 	Defaults []string // ".claude", ".config/claude": relative to the home directory, first first
 	Sub      string   // "projects"
+	// Databases are the file names (globs) of the producer's databases in
+	// a root, beside Sub: OpenCode's opencode.db.
+	Databases []string
 }
 
 // Where says where h is looked for, for an error:
@@ -206,15 +209,15 @@ var Formats = []FormatInfo{
 		Keys:     [][]string{{"model", "provider", "promptTokens", "generatedTokens"}},
 		New:      func(p *Parser, _ Options) Decoder { return &continueDecoder{p: p} },
 		Versions: "schema 0.1.0 and 0.2.0 (continuedev/continue packages/config-yaml/src/schemas/data/tokensGenerated); fixture field for field"},
-	{Name: FormatOpenCode, Summary: "OpenCode: its storage (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
+	{Name: FormatOpenCode, Summary: "OpenCode: its SQLite database (~/.local/share/opencode/opencode.db, OpenCode 1.2.0 on: the message and part rows' JSON), its storage before it (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
 		Example: `{"type":"step_finish","timestamp":1767225601234,"sessionID":"ses_4f1a…","part":{"id":"prt_b3c1…","sessionID":"ses_4f1a…","messageID":"msg_b3c0…","type":"step-finish","reason":"tool-calls","cost":0.0123,"tokens":{"input":1022,"output":321,"reasoning":0,"cache":{"read":18240,"write":0}}}}`,
 		Keys: [][]string{{"id", "sessionID", "role", "tokens"}, {"id", "sessionID", "role", "time"}, {"id", "projectID", "title", "time"}, {"id", "sessionID", "messageID", "type=retry|step-finish"},
 			{"type", "timestamp", "sessionID", "part"}, {"type=error", "timestamp", "sessionID", "error"}, {"type=done", "timestamp", "sessionID"}},
 		New:       func(p *Parser, _ Options) Decoder { return newOpenCodeDecoder(p) },
-		Home:      &Home{What: "OpenCode storage", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage"},
-		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}},
-		Rewritten: "an OpenCode storage message, which OpenCode rewrites whole while it streams: it cannot be followed line by line; read the storage with burnrate report --opencode, or follow opencode run --format json (burnrate opencode)",
-		Versions:  "storage and run --format json of anomalyco/opencode packages/opencode (session getUsage before and after the cache fix; cli/cmd/run.ts); fixtures field for field"},
+		Home:      &Home{What: "OpenCode storage (nor an opencode.db beside it)", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage", Databases: []string{"opencode.db", "opencode-*.db"}},
+		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}, {Prefix: "opencode", Suffix: ".db"}},
+		Rewritten: "an OpenCode storage message or database (opencode.db), which OpenCode rewrites in place while it streams: it cannot be followed line by line; read it with burnrate report --opencode, or follow opencode run --format json (burnrate opencode)",
+		Versions:  "storage and run --format json of anomalyco/opencode packages/opencode (session getUsage before and after the cache fix; cli/cmd/run.ts); opencode.db of OpenCode 1.2.0 on (the session, message and part tables of migration 20260127222353 and session.sql.ts @063e8306, databases written by the SQLite driver in the tests, in WAL mode); fixtures field for field"},
 	{Name: FormatAnthropicBatch, Summary: "Anthropic Message Batches results",
 		Example: `{"custom_id":"req-1","result":{"type":"succeeded","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":9,"output_tokens":12}}}}`,
 		Keys:    [][]string{{"custom_id", "result"}},

@@ -11,8 +11,10 @@ import (
 // ways that a user keeps:
 //
 //   - its storage directory, ${XDG_DATA_HOME:-~/.local/share}/opencode/
-//     storage (OpenCode before its SQLite store, opencode.db, which is not
-//     read here): message/<session>/msg_*.json is one message each,
+//     storage (OpenCode before 1.2.0; since, its SQLite opencode.db holds
+//     the same JSON in its rows, which ingest/file gives back their IDs
+//     and hands to this decoder): message/<session>/msg_*.json is one
+//     message each,
 //     rewritten while it streams — an assistant message holds its
 //     modelID, providerID, tokens {input, output, reasoning, cache{read,
 //     write}, total?}, the cost OpenCode computed, time{created,
@@ -192,6 +194,11 @@ func (d *opencodeDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 			ev.Attempt = int16(min(n, 999))
 		}
 		ev.IdempotencyKey = CleanID("opencode:" + r.MessageID)
+		if r.ID != "" {
+			// The part is one request: read again (from the storage
+			// files and opencode.db both), it is not another attempt.
+			ev.ResponseID = CleanID("opencode\x00" + r.ID)
+		}
 		emit(ev)
 		return ingest.Accepted
 	case r.MessageID != "" && r.Type == "step-finish" && r.Tokens != nil:

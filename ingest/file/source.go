@@ -35,6 +35,7 @@ type FileIter struct {
 	rc       io.ReadCloser
 	lines    *LineReader
 	doc      *documentReader  // set for a JSON document (see document.go)
+	db       *dbRows          // set for OpenCode's SQLite database (opencodedb.go)
 	set      *FileSet         // the set it belongs to, for its read-ahead
 	counter  *countingReader  // bytes read from disk, for progress
 	size     int64            // the file's size on disk
@@ -133,6 +134,10 @@ func (it *FileIter) start() {
 	peek, err := it.lines.r.Peek(64 << 10)
 	kind, otlp := sniffDocument(peek, err != nil) // an error: the peek holds the whole file
 	forced := it.opts.Format
+	if bytes.HasPrefix(peek, []byte(sqliteMagic)) && it.Path != "-" {
+		it.startDB(forced)
+		return
+	}
 	if (forced == decode.FormatJSONDocument || forced == decode.FormatOTLPJSON) && kind == lineRecords {
 		kind = jsonValues
 	}
@@ -284,6 +289,15 @@ func (it *FileIter) Next(ev *ingest.Event) bool {
 			line, tooLong, final = l.b, l.tooLong, l.final
 		case it.lines == nil || it.Err != nil:
 			return it.flush(ev)
+		case it.db != nil:
+			var ok bool
+			if line, tooLong, ok = it.db.next(); !ok {
+				if it.db.Err != nil {
+					it.Err = fmt.Errorf("read %s: %w (rows before this point were kept)", it.Path, it.db.Err)
+				}
+				it.lines = nil
+				return it.flush(ev)
+			}
 		case it.doc != nil:
 			var ok bool
 			if line, tooLong, ok = it.doc.next(); !ok {
@@ -348,6 +362,9 @@ func (it *FileIter) flush(ev *ingest.Event) bool {
 
 // Close releases the file.
 func (it *FileIter) Close() error {
+	if it.db != nil {
+		it.db.close()
+	}
 	if it.par != nil {
 		it.par.close()
 		it.par = nil
@@ -670,7 +687,19 @@ func HomeDirs(f decode.Format) []string {
 	if row == nil || row.Home == nil {
 		return nil
 	}
-	h := row.Home
+	var dirs []string
+	for _, r := range homeRoots(row.Home) {
+		d := filepath.Join(r, row.Home.Sub)
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// homeRoots are h's roots: $Env, a comma-separated list, or each default
+// under the user's home directory.
+func homeRoots(h *decode.Home) []string {
 	var roots []string
 	if env := os.Getenv(h.Env); env != "" {
 		for _, r := range strings.Split(env, ",") {
@@ -683,12 +712,5 @@ func HomeDirs(f decode.Format) []string {
 			roots = append(roots, filepath.Join(home, filepath.FromSlash(d)))
 		}
 	}
-	var dirs []string
-	for _, r := range roots {
-		d := filepath.Join(r, h.Sub)
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
+	return roots
 }

@@ -304,3 +304,72 @@ func TestGenericReaderInTheReport(t *testing.T) {
 		t.Errorf("hints %q: want the generic reader's, with its count and path", r.Source.Hints)
 	}
 }
+
+// TestOpenCodeDatabase: OpenCode 1.2 and later keep their sessions in
+// opencode.db (SQLite, WAL) beside — or instead of — the storage files.
+// report --opencode reads both from OPENCODE_DATA_DIR: the storage
+// fixture's calls once whether they are in the files, the database or
+// both (a message billed once by its ID), and a message only in the
+// database added. The database is built here by the SQLite driver with
+// OpenCode's tables (testutil.OpenCodeSchema).
+func TestOpenCodeDatabase(t *testing.T) {
+	storage, err := filepath.Abs(filepath.Join(agentsData, "opencode/storage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(dir string, args ...string) agentTotals {
+		t.Helper()
+		cmd := exec.Command(burnrate(t), append([]string{"report", "--format", "json"}, args...)...)
+		cmd.Env = append(os.Environ(), "OPENCODE_DATA_DIR="+dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitCritical {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+		}
+		var r agentTotals
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return r
+	}
+	filesOnly := report(filepath.Dir(storage), "--opencode")
+	if filesOnly.Totals.Attempts != 4 {
+		t.Fatalf("storage files: %d attempts, want 4", filesOnly.Totals.Attempts)
+	}
+
+	// A new install: the database alone.
+	dbOnly := t.TempDir()
+	db := testutil.OpenCodeDB(t, filepath.Join(dbOnly, "opencode.db"))
+	testutil.OpenCodeImport(t, db, storage)
+	// Both: the storage files (a link to the fixture) and a database
+	// holding the same messages and one more.
+	both := t.TempDir()
+	if err := os.Symlink(storage, filepath.Join(both, "storage")); err != nil {
+		t.Fatal(err)
+	}
+	db2 := testutil.OpenCodeDB(t, filepath.Join(both, "opencode.db"))
+	testutil.OpenCodeImport(t, db2, storage)
+	more := `{"role":"assistant","modelID":"claude-sonnet-4-5","providerID":"anthropic","time":{"created":1767225700000,"completed":1767225701000},"tokens":{"input":1000,"output":100,"reasoning":0,"cache":{"read":0,"write":0}},"cost":0.0045}`
+	if err := testutil.OpenCodeMessage(db2, "msg_a5e0c3d90009Zz9", "ses_5a1f3c2d7ffeYq4mK0aT9xWb2R", 1767225700000, more); err != nil {
+		t.Fatal(err)
+	}
+
+	g, f := report(dbOnly, "--opencode").Totals, filesOnly.Totals
+	if g.Attempts != f.Attempts || g.Jobs != f.Jobs || g.InputTokens != f.InputTokens || g.OutputTokens != f.OutputTokens ||
+		g.CacheReadTokens != f.CacheReadTokens || g.CacheWriteTokens != f.CacheWriteTokens || math.Abs(g.SpendUSD-f.SpendUSD) > 1e-9 {
+		t.Errorf("database alone: %+v, want the storage files' %+v", g, f)
+	}
+	b := report(both, "--opencode").Totals
+	if b.Attempts != f.Attempts+1 || b.Jobs != f.Jobs || b.InputTokens != f.InputTokens+1000 || b.OutputTokens != f.OutputTokens+100 ||
+		b.CacheReadTokens != f.CacheReadTokens || math.Abs(b.SpendUSD-(f.SpendUSD+0.0045)) > 0.0001 {
+		t.Errorf("files and database: %+v, want the files' %+v billed once and one call of 1000/100 more", b, f)
+	}
+	// The database named on the command line is read as well.
+	if n := report(dbOnly, filepath.Join(dbOnly, "opencode.db")).Totals.Attempts; n != f.Attempts {
+		t.Errorf("opencode.db as an argument: %d attempts, want %d", n, f.Attempts)
+	}
+}
