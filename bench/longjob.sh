@@ -5,7 +5,8 @@
 # `burnrate replay --speed max --headless` (the live engine, as watch
 # runs it) at several lengths. Prints wall seconds and peak RSS for each;
 # MODE=watch runs `burnrate watch --headless` on the file instead, and
-# prints its peak RSS once it has caught up.
+# prints its peak RSS once it has caught up; MODE=gen writes the log of
+# each size to stdout and runs nothing (for bench/watchrss.sh).
 #   SIZES="2000000 6000000 10000000" bench/longjob.sh
 # BIN=path measures that binary instead of one built from this tree (a
 # build from before a change, for a before/after in one run).
@@ -13,7 +14,7 @@ set -euo pipefail
 SIZES=${SIZES:-2000000 6000000 10000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if [[ -n ${BIN:-} ]]; then cp "$BIN" "$work/burnrate"; else go build -o "$work/burnrate" .; fi
+if [[ ${MODE:-} == gen ]]; then :; elif [[ -n ${BIN:-} ]]; then cp "$BIN" "$work/burnrate"; else go build -o "$work/burnrate" .; fi
 gen() { # lines → stdout: one request a second of log time, ~8 requests per 9 lines
   awk -v n="$1" 'BEGIN {
     t = 1773104400; k = 0
@@ -45,6 +46,7 @@ watchrss() {
   printf '  %9d lines, one job: watch --headless caught up in ~%d s, peak RSS %5d MiB, then %5d MiB\n' "$n" $((SECONDS - start - 3)) $((hwm >> 10)) $((rss >> 10))
 }
 for n in $SIZES; do
+  if [[ ${MODE:-replay} == gen ]]; then gen "$n"; continue; fi # the log alone, on stdout (bench/watchrss.sh)
   gen "$n" > "$work/long.jsonl"
   if [[ ${MODE:-replay} == watch ]]; then watchrss "$work/long.jsonl"; rm -f "$work/long.jsonl" "$work/j.jsonl"; continue; fi
   /usr/bin/time -f "%e %M" -o "$work/t" "$work/burnrate" replay --speed max --headless --journal "$work/j.jsonl" "$work/long.jsonl" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }

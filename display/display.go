@@ -6,6 +6,7 @@
 package display
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -228,6 +229,17 @@ func SARIFURI(p string) string {
 // no byte from 0x7f up.
 func JSON(b []byte) []byte {
 	i := 0
+	// Eight bytes at a time while all are below 0x7f (a report is almost
+	// all ASCII): adding one to each byte sets its high bit exactly when
+	// it is 0x7f or above, and a carry out of one byte comes only from
+	// 0xff, whose own high bit already says so.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		if w := binary.LittleEndian.Uint64(b[i:]); ((w+ones)|w)&highs != 0 {
+			break
+		}
+		i += 8
+	}
 	for i < len(b) && b[i] < 0x7f {
 		i++
 	}

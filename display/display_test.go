@@ -1,6 +1,7 @@
 package display
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,31 @@ func TestMarkdownCellIsInert(t *testing.T) {
 		for _, bad := range []string{"<img", "[x]", "[i]", "a|b", "**", "`code`"} {
 			if strings.Contains(got, bad) {
 				t.Errorf("MarkdownCell(%q) = %q still holds %q", in, got, bad)
+			}
+		}
+	}
+}
+
+// TestJSONFindsTheFirstHiddenByteInEveryPosition: JSON skips eight plain
+// bytes at a time; a DEL or a C1 control at any position, beside plain
+// bytes of every value below 0x7f, is still escaped, and a string without
+// one comes back as it went in.
+func TestJSONFindsTheFirstHiddenByteInEveryPosition(t *testing.T) {
+	for n := range 40 {
+		plain := make([]byte, n)
+		for k := range plain {
+			plain[k] = byte(0x7e - (k*37)%0x5f) // 0x20–0x7e
+		}
+		if got := JSON(plain); string(got) != string(plain) {
+			t.Fatalf("plain %q came back %q", plain, got)
+		}
+		for at := range n + 1 {
+			for _, bad := range []string{"\x7f", "\u0085", "\u202e"} {
+				in := string(plain[:at]) + bad + string(plain[at:])
+				want := string(plain[:at]) + `\u` + fmt.Sprintf("%04x", []rune(bad)[0]) + string(plain[at:])
+				if got := string(JSON([]byte(in))); got != want {
+					t.Fatalf("%q: got %q, want %q", in, got, want)
+				}
 			}
 		}
 	}

@@ -128,3 +128,17 @@ func TestStreamedJobsStopOnWriteError(t *testing.T) {
 		t.Fatalf("err = %v, want the writer's", err)
 	}
 }
+
+// TestAppendStringEveryByte: appendString writes plain text itself and
+// leaves the rest to encoding/json; for every byte, alone and between
+// plain text, its bytes must be encoding/json's.
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string(rune(c)), string([]byte{byte(c)}), "job-" + string([]byte{byte(c)}) + "-1"} {
+			want, _ := json.Marshal(s)
+			if got := appendString(nil, s); string(got) != string(want) {
+				t.Fatalf("%q: got %s, want %s", s, got, want)
+			}
+		}
+	}
+}

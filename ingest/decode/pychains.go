@@ -251,23 +251,32 @@ func (t *sdkText) noteOpen(ev *ingest.Event) {
 	if ev.TSCarried {
 		ts = 0
 	}
-	i, seen := t.open[ev.JobID]
+	if t.open.slots == nil {
+		t.open.reset()
+	}
+	h := t.open.hash(ev.JobID)
+	slot, seen := t.open.find(ev.JobID, h)
 	if seen {
-		if last := t.openTS[i]; ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
+		if last := slot.ts; ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
 			t.interleavedAt, t.interleaved = ts, true
 		}
+		if t.open.n < openMax {
+			slot.ts = ts
+			return
+		}
 	}
-	if t.open == nil || len(t.open) >= 100_000 {
-		t.open, t.openTS, seen = map[string]int32{}, t.openTS[:0], false
+	// A full table starts over, this job its first entry, seen or not.
+	if t.open.n >= openMax {
+		t.open.reset()
+		slot = nil
+	} else if t.open.full() {
+		t.open.grow()
+		slot = nil
 	}
-	// A job seen before is written in the slice, not the map: most lines
-	// are of a job seen before, and a map write cost as much as its read.
-	if seen {
-		t.openTS[i] = ts
-	} else {
-		t.open[ev.JobID] = int32(len(t.openTS))
-		t.openTS = append(t.openTS, ts)
+	if slot == nil {
+		slot, _ = t.open.find(ev.JobID, h)
 	}
+	t.open.put(slot, ev.JobID, h, ts)
 }
 
 // concurrent: the log has lately shown jobs at work at once — Python's

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -69,7 +70,14 @@ func (s *scanner) str() []byte {
 		// Eight bytes at a time while none is a quote, a backslash or a
 		// control character: long strings (a transcript's message text)
 		// are most of what a line holds.
-		for s.i+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[s.i:])) {
+		// The word that holds one lands s.i on it at once: the lowest
+		// flagged byte is always a true one (see special8), so the short
+		// strings most fields are cost no byte-by-byte loop.
+		for s.i+8 <= len(s.b) {
+			if m := special8(binary.LittleEndian.Uint64(s.b[s.i:])); m != 0 {
+				s.i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			s.i += 8
 		}
 		if s.i >= len(s.b) {
@@ -94,12 +102,18 @@ func (s *scanner) str() []byte {
 }
 
 // plain8 reports whether none of the eight bytes in w is '"', '\\' or
-// below 0x20 (the SWAR "has zero byte" and "has byte less than" tests).
-func plain8(w uint64) bool {
+// below 0x20.
+func plain8(w uint64) bool { return special8(w) == 0 }
+
+// special8 flags (its high bit) each byte of w that is '"', '\\' or below
+// 0x20 (the SWAR "has zero byte" and "has byte less than" tests). A
+// borrow may also flag a byte above a true one, never one below it: the
+// lowest flag is exact.
+func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
 	less20 := (w - ones*0x20) & ^w & highs
-	return zero(w^(ones*'"'))|zero(w^(ones*'\\'))|less20 == 0
+	return zero(w^(ones*'"')) | zero(w^(ones*'\\')) | less20
 }
 
 func (s *scanner) strEscaped(start int) []byte {

@@ -101,8 +101,7 @@ type sdkText struct {
 	// open holds the time of each job's last JSON line; interleavedAt is
 	// when the lines last showed two jobs at work at once (pychains.go:
 	// noteOpen).
-	open          map[string]int32 // position in openTS
-	openTS        []int64
+	open          openJobs
 	interleavedAt int64
 	interleaved   bool
 	// held is an httpx response kept back one line in a file of LiteLLM

@@ -197,8 +197,7 @@ func (fl *file) drain(ctx context.Context) bool {
 			if atStart {
 				chunk = bytes.TrimPrefix(chunk, ingest.BOM)
 			}
-			fl.sp.feed(chunk, fl.sink.add)
-			if fl.sink.full() && !fl.sink.send(ctx) {
+			if !fl.sink.feed(ctx, &fl.sp, chunk) {
 				return false
 			}
 		}
@@ -353,8 +352,7 @@ func (fl *file) readCopy(ctx context.Context, path string) {
 	for {
 		n, err := rc.Read(fl.buf)
 		if n > 0 {
-			fl.sp.feed(fl.buf[:n], fl.sink.add)
-			if fl.sink.full() && !fl.sink.send(ctx) {
+			if !fl.sink.feed(ctx, &fl.sp, fl.buf[:n]) {
 				return
 			}
 		}
@@ -376,11 +374,17 @@ func (s *splitter) reset() { s.partial, s.long = s.partial[:0], false }
 
 // feed hands every complete line in chunk to line and keeps the rest.
 func (s *splitter) feed(chunk []byte, line func(b []byte, tooLong bool)) {
+	s.feedUntil(chunk, line, nil)
+}
+
+// feedUntil is feed that stops after a line once stop says so, and
+// returns the rest of chunk, not yet read (nil when all of it was).
+func (s *splitter) feedUntil(chunk []byte, line func(b []byte, tooLong bool), stop func() bool) []byte {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
 		if i < 0 {
 			s.keep(chunk)
-			return
+			return nil
 		}
 		part := chunk[:i]
 		chunk = chunk[i+1:]
@@ -400,7 +404,11 @@ func (s *splitter) feed(chunk []byte, line func(b []byte, tooLong bool)) {
 			line(part, false)
 		}
 		s.partial, s.long = s.partial[:0], false
+		if stop != nil && stop() {
+			return chunk
+		}
 	}
+	return nil
 }
 
 func (s *splitter) keep(b []byte) {

@@ -1,0 +1,44 @@
+package decode
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSpecial8LowestFlagIsExact: str jumps to the lowest byte special8
+// flags, so that byte must be the first quote, backslash or control
+// character of the word, in every word (random ones, and ones built of
+// the bytes around the borders a borrow crosses).
+func TestSpecial8LowestFlagIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	edge := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '\\', ']', 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa1, 0xff}
+	for n := range 2_000_000 {
+		var b [8]byte
+		for k := range b {
+			if n%2 == 0 {
+				b[k] = byte(rng.Uint32())
+			} else {
+				b[k] = edge[rng.IntN(len(edge))]
+			}
+		}
+		want := 8
+		for k, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 {
+				want = k
+				break
+			}
+		}
+		w := uint64(0)
+		for k := 7; k >= 0; k-- {
+			w = w<<8 | uint64(b[k])
+		}
+		got := 8
+		if m := special8(w); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("% x: first special byte at %d, special8 says %d", b, want, got)
+		}
+	}
+}
