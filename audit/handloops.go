@@ -638,3 +638,72 @@ func jsWhileRetries(f *file) []Layer {
 	}
 	return out
 }
+
+var (
+	pyFlagWhile = regexp.MustCompile(`^while\s+(?:(True|1)|(?:not\s+)?([A-Za-z_]\w*))\s*:`)
+	// pyLLMCall: a call that sends a prompt to a model — the OpenAI and
+	// Anthropic SDKs (old module-level and client forms), LiteLLM's
+	// completion, Gemini's generate_content, a LangChain invoke. What a
+	// flag loop must re-send to be a retry layer of an LLM call, not a
+	// wait for a file or a port.
+	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
+	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*\+=\s*1\s*$`)
+)
+
+// pyFlagLoops: a loop with no count that sends a model call until it
+// succeeds —
+//
+//	keep_trying = True
+//	while keep_trying:
+//	    try:
+//	        response = openai.ChatCompletion.create(**params)
+//	        keep_trying = False
+//	    except Exception as e:
+//	        sleep(30)
+//
+// (or `while True:` … `break`): an except that sleeps and goes on, and
+// nothing counted, so nothing ever stops it — an unbounded layer. A loop
+// that counts (`tries += 1`) is bounded by whatever reads the count and is
+// left to the counting detectors; a loop whose try sends no model call
+// (a poll, a wait for a port) is not a retry of an LLM call.
+func pyFlagLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "while", pyFlagWhile, 200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		body := code[m[1]:end]
+		if m[4] >= 0 {
+			// A flag: set True on a line before the loop, set False in it.
+			name := regexp.QuoteMeta(string(code[m[4]:m[5]]))
+			before := code[max(0, m[0]-2000):m[0]]
+			if !regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*True\s*$`).Match(before) ||
+				!regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*False\s*$`).Match(body) {
+				continue
+			}
+		}
+		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || !pyLLMCall.Match(body) {
+			continue
+		}
+		// The handler that keeps it going: it sleeps and neither raises,
+		// returns nor breaks.
+		goesOn := false
+		hs, _ := f.handlers()
+		for _, h := range hs {
+			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyHandlerExits(code, h, "") {
+				goesOn = true
+				break
+			}
+		}
+		if !goesOn {
+			continue
+		}
+		l := handRolled(f.rel, f.lines().at(m[0]), 0, "", "python",
+			"a loop that sends a model call again after every error, with no count: nothing stops it but success")
+		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, an except that sleeps and goes on)")
+		out = append(out, l)
+	}
+	return out
+}

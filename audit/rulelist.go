@@ -59,6 +59,7 @@ var detectors = []detector{
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
+	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 
