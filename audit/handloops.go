@@ -269,7 +269,7 @@ func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
 		}
 		if c, ok := m.(*ast.CallExpr); ok {
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && (sel.Sel.Name == "Sleep" || sel.Sel.Name == "After" || sel.Sel.Name == "NewTimer") {
 					sleeps = true
 				}
 			}
@@ -423,6 +423,12 @@ func goCounterRetry(f *file) []Layer {
 		return nil
 	}
 	var out []Layer
+	helpers := map[string][]*ast.FuncDecl{}
+	for _, d := range g.ast.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			helpers[fd.Name.Name] = append(helpers[fd.Name.Name], fd)
+		}
+	}
 	for _, d := range g.ast.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil || !goSleeps(fd.Body, g.local) {
@@ -443,30 +449,23 @@ func goCounterRetry(f *file) []Layer {
 					continue
 				}
 				is, ok := blk.List[i+1].(*ast.IfStmt)
-				if !ok || len(is.Body.List) == 0 {
+				if !ok {
+					// The bound checked in a helper the loop calls with the
+					// counter (if !p.shouldRetry(attempts, err) { return }).
+					if bound, op, written, ok := goHelperBound(g, helpers, blk.List[i+1:], name); ok {
+						at := goCounterDecl(g, fd.Body, name, inc)
+						if l, ok := loopLayer(f, at, bound, goBoundOffset(op), written, "go",
+							"a counter that retries until a bound its helper checks, waiting between tries: read it to confirm it re-sends the call"); ok {
+							out = append(out, l)
+						}
+					}
 					continue
 				}
-				be, ok := is.Cond.(*ast.BinaryExpr)
-				if !ok || (be.Op != token.GEQ && be.Op != token.GTR) || g.text(be.X) != name {
+				_, op, bound, ok := goBoundCheck(g, is, name)
+				if !ok {
 					continue
 				}
-				if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
-					continue
-				}
-				var bound string
-				switch y := be.Y.(type) {
-				case *ast.BasicLit:
-					bound = y.Value
-				case *ast.Ident, *ast.SelectorExpr:
-					bound = g.text(y)
-				default:
-					continue
-				}
-				offset := 0
-				if be.Op == token.GTR {
-					offset = 1
-				}
-				if l, ok := loopLayer(f, g.offset(is), bound, offset, "if "+g.text(is.Cond), "go",
+				if l, ok := loopLayer(f, g.offset(is), bound, goBoundOffset(op), "if "+g.text(is.Cond), "go",
 					"a counter that retries until a bound, sleeping between tries: read it to confirm it re-sends the call"); ok {
 					out = append(out, l)
 				}
@@ -477,6 +476,127 @@ func goCounterRetry(f *file) []Layer {
 	return out
 }
 
+// goBoundCheck: is is `if name > bound { …; return }` (or >=), a literal
+// or a name for bound.
+func goBoundCheck(g *goFile, is *ast.IfStmt, name string) (*ast.BinaryExpr, token.Token, string, bool) {
+	if len(is.Body.List) == 0 {
+		return nil, 0, "", false
+	}
+	be, ok := is.Cond.(*ast.BinaryExpr)
+	if !ok || (be.Op != token.GEQ && be.Op != token.GTR) || g.text(be.X) != name {
+		return nil, 0, "", false
+	}
+	if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
+		return nil, 0, "", false
+	}
+	switch y := be.Y.(type) {
+	case *ast.BasicLit:
+		return be, be.Op, y.Value, true
+	case *ast.Ident, *ast.SelectorExpr:
+		return be, be.Op, g.text(y), true
+	}
+	return nil, 0, "", false
+}
+
+// goBoundOffset: the counter is checked after a failed try, so `> N`
+// lets N+1 tries through and `>= N` N.
+func goBoundOffset(op token.Token) int {
+	if op == token.GTR {
+		return 1
+	}
+	return 0
+}
+
+// goHelperBound: among stmts (the loop body after the counter's
+// increment) a call to a function or method of this file given the
+// counter, whose body gives up — `if attempts > maxRetries { return … }`
+// on the parameter the counter is passed as. The bound, its comparison
+// and the setting to show.
+func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.Stmt, name string) (string, token.Token, string, bool) {
+	var (
+		bound, written string
+		op             token.Token
+		found          bool
+	)
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			callee := ""
+			switch fn := c.Fun.(type) {
+			case *ast.Ident:
+				callee = fn.Name
+			case *ast.SelectorExpr:
+				callee = fn.Sel.Name
+			}
+			for k, a := range c.Args {
+				if g.text(a) != name {
+					continue
+				}
+				for _, h := range helpers[callee] {
+					param := goParamName(h, k)
+					if param == "" {
+						continue
+					}
+					ast.Inspect(h.Body, func(m ast.Node) bool {
+						if found {
+							return false
+						}
+						if is, ok := m.(*ast.IfStmt); ok {
+							if _, o, b, ok := goBoundCheck(g, is, param); ok {
+								bound, op, found = b, o, true
+								written = g.text(c.Fun) + "(" + name + ", …): if " + g.text(is.Cond) + " it gives up"
+							}
+						}
+						return !found
+					})
+				}
+			}
+			return !found
+		})
+		if found {
+			break
+		}
+	}
+	return bound, op, written, found
+}
+
+// goParamName is the name of fd's k-th parameter, "" when it has none.
+func goParamName(fd *ast.FuncDecl, k int) string {
+	i := 0
+	for _, fld := range fd.Type.Params.List {
+		for _, nm := range fld.Names {
+			if i == k {
+				return nm.Name
+			}
+			i++
+		}
+		if len(fld.Names) == 0 {
+			i++
+		}
+	}
+	return ""
+}
+
+// goCounterDecl is the offset of the counter's declaration (attempts :=
+// 0) before inc in body, where a reader starts the loop; inc's own when
+// there is none.
+func goCounterDecl(g *goFile, body *ast.BlockStmt, name string, inc ast.Node) int {
+	at := g.offset(inc)
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() < inc.Pos() && len(as.Lhs) == 1 && g.text(as.Lhs[0]) == name {
+			at = g.offset(as)
+		}
+		return true
+	})
+	return at
+}
+
 // retryCounterName: the counter's last segment names retries, attempts or
 // regenerations.
 func retryCounterName(name string) bool {
@@ -484,13 +604,14 @@ func retryCounterName(name string) bool {
 	return strings.Contains(n, "retr") || strings.Contains(n, "attempt") || strings.Contains(n, "regen") || n == "tries" || strings.HasSuffix(n, "_tries")
 }
 
-// goSleeps: body calls time.Sleep.
+// goSleeps: body waits — time.Sleep, or a time.After or NewTimer to
+// select on (select { case <-time.After(d): case <-ctx.Done(): }).
 func goSleeps(body *ast.BlockStmt, local map[string]string) bool {
 	found := false
 	ast.Inspect(body, func(m ast.Node) bool {
 		if c, ok := m.(*ast.CallExpr); ok {
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && (sel.Sel.Name == "Sleep" || sel.Sel.Name == "After" || sel.Sel.Name == "NewTimer") {
 					found = true
 				}
 			}

@@ -86,3 +86,93 @@ func TestFlagLoopUnbounded(t *testing.T) {
 		t.Fatalf("layers %q, want %q", got, want)
 	}
 }
+
+const helperBoundGo = `package llm
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+const maxAttempts = 5
+
+type rateErr struct{ status int }
+
+func (e *rateErr) Error() string { return "rate limited" }
+
+type chat struct{ send func(context.Context, string) (string, error) }
+
+func (c *chat) Ask(ctx context.Context, prompt string) (string, error) {
+	tries := 0
+	for {
+		tries++
+		out, err := c.send(ctx, prompt)
+		if err == nil {
+			return out, nil
+		}
+		again, wait := c.backoff(tries, err)
+		if !again {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (c *chat) backoff(tries int, err error) (bool, time.Duration) {
+	var re *rateErr
+	if !errors.As(err, &re) || re.status != 429 {
+		return false, 0
+	}
+	if tries >= maxAttempts {
+		return false, 0
+	}
+	return true, time.Duration(tries) * time.Second
+}
+
+func (c *chat) Stream(ctx context.Context, prompt string) (string, error) {
+	attempts := 0
+	for {
+		attempts++
+		out, err := c.send(ctx, prompt)
+		if err == nil {
+			return out, nil
+		}
+		if !c.retryable(attempts, err) {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// retryable never looks at the count: nothing here bounds the loop by it.
+func (c *chat) retryable(attempts int, err error) bool {
+	var re *rateErr
+	return errors.As(err, &re) && attempts != 0
+}
+`
+
+// A Go counter loop whose bound is checked in a helper method it calls
+// with the counter, and whose wait is a select on time.After, is a layer
+// at the helper's bound (>= 5: 5 tries); a loop whose helper never
+// compares the count to a bound is not found as a bounded layer.
+func TestGoHelperBound(t *testing.T) {
+	ls, err := scanGo("llm/chat.go", []byte(helperBoundGo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := layerList(ls), "18 5"; got != want {
+		t.Fatalf("layers %q, want %q", got, want)
+	}
+	if !strings.Contains(ls[0].Setting, "maxAttempts = 5") {
+		t.Errorf("setting %q does not show the resolved bound", ls[0].Setting)
+	}
+}
