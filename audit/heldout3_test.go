@@ -176,3 +176,26 @@ func TestGoHelperBound(t *testing.T) {
 		t.Errorf("setting %q does not show the resolved bound", ls[0].Setting)
 	}
 }
+
+// Together's TypeScript SDK (a Stainless client: maxRetries ?? 2) built
+// with new is a layer at 3 attempts, or what maxRetries says; a class of
+// the repository's own named Together is not.
+func TestTogetherClient(t *testing.T) {
+	src := `import Together from "together-ai";
+import { Together as Local } from "./local";
+
+export async function title(prompt: string) {
+  const together = new Together();
+  const quiet = new Together({ maxRetries: 0 });
+  const mine = new Local();
+  return together.chat.completions.create({ model: "m", messages: [{ role: "user", content: prompt }] });
+}
+`
+	var got []string
+	for _, l := range scanJS("app/api/title/route.ts", []byte(src), nil) {
+		got = append(got, strconv.Itoa(l.Line)+" "+l.DefaultID+" "+strconv.Itoa(l.Attempts))
+	}
+	if g, want := strings.Join(got, ","), "5 together-ts 3,6 together-ts 1"; g != want {
+		t.Fatalf("layers %q, want %q", g, want)
+	}
+}
