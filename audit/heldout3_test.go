@@ -199,3 +199,56 @@ export async function title(prompt: string) {
 		t.Fatalf("layers %q, want %q", g, want)
 	}
 }
+
+const modalPy = `import modal
+
+app = modal.App("summaries")
+image = modal.Image.debian_slim().pip_install("anthropic")
+
+
+@app.function(
+    image=image,
+    retries=modal.Retries(
+        max_retries=4,
+        backoff_coefficient=2.0,
+    ),
+)
+def summarise(text):
+    import anthropic
+    return anthropic.Anthropic(max_retries=0).messages.create(model="m", max_tokens=100, messages=[])
+
+
+@app.function(retries=2, timeout=600)
+def embed(text):
+    return text
+
+
+@app.function(image=image)
+def once(text):
+    return text
+
+
+@app.local_entrypoint()
+def main():
+    summarise.remote("hi")
+`
+
+// Modal's platform retries: retries=modal.Retries(max_retries=4) runs the
+// function 5 times, retries=2 three; a function with no retries, and a
+// decorator of the same shape in a file that does not import modal, are
+// no layer.
+func TestModalRetries(t *testing.T) {
+	var got []string
+	for _, l := range scanPython("jobs/summaries.py", []byte(modalPy)) {
+		got = append(got, strconv.Itoa(l.Line)+" "+l.DefaultID+" "+strconv.Itoa(l.Attempts))
+	}
+	if g, want := strings.Join(got, ","), "16 anthropic-python 1,9 modal 5,19 modal 3"; g != want {
+		t.Fatalf("layers %q, want %q", g, want)
+	}
+	other := strings.Replace(modalPy, "import modal\n", "import mymodal as modal\n", 1)
+	for _, l := range scanPython("jobs/other.py", []byte(other)) {
+		if l.DefaultID == "modal" {
+			t.Errorf("a file not importing modal: layer at line %d", l.Line)
+		}
+	}
+}

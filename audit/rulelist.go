@@ -55,6 +55,7 @@ var detectors = []detector{
 	{"Azure AI clients", fkPython, nil, pyAzure},
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
+	{"Modal function retries", fkPython, nil, modalFunctions},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
