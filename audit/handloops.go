@@ -182,7 +182,15 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 			continue
 		}
 		a, b := args(code, open)
-		if body := code[a:b]; !catch.Match(body) || !wait.Match(body) {
+		body := code[a:b]
+		if !catch.Match(body) {
+			continue
+		}
+		// A loop that catches and waits; or, in JavaScript, one that tries
+		// again at once when its counter says what it counts (for (let
+		// attempt = 1; attempt <= maxAttempts; attempt++) { try { return
+		// await call() } catch (e) { last = e } }).
+		if !wait.Match(body) && !(lang == "javascript" && retryCounterName(string(code[m[2]:m[3]])) && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
 		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
@@ -194,6 +202,44 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 	}
 	return out
 }
+
+// jsCatchGoesOn: a catch block within code[a:b] lets the loop go on —
+// no throw, return, break or continue of its own level (an `if (…) throw`
+// gives up only at the bound, and goes on before it).
+func jsCatchGoesOn(f *file, a, b int) bool {
+	code := f.blanked()
+	cs, _ := f.catches()
+	for _, c := range cs {
+		if c.at < a || c.bodyB > b {
+			continue
+		}
+		exits, depth := false, 0
+		body := code[c.bodyA:c.bodyB]
+		for i := 0; i < len(body); i++ {
+			switch body[i] {
+			case '{', '(':
+				depth++
+			case '}', ')':
+				depth--
+			}
+			if depth == 0 && (i == 0 || !isIdentByte(body[i-1])) && jsExitWord.Match(body[i:min(len(body), i+10)]) {
+				// An exit at the catch's own level, not the then of an if.
+				j := bytes.LastIndexAny(body[:i], ";\n{}")
+				prev := bytes.TrimSpace(body[j+1 : i])
+				if len(prev) == 0 {
+					exits = true
+					break
+				}
+			}
+		}
+		if !exits {
+			return true
+		}
+	}
+	return false
+}
+
+var jsExitWord = regexp.MustCompile(`^(?:throw|return|break|continue)\b`)
 
 // jsHandLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`.
 func jsHandLoops(f *file) []Layer {
@@ -827,4 +873,9 @@ func pyFlagLoops(f *file) []Layer {
 		out = append(out, l)
 	}
 	return out
+}
+
+// isIdentByte: b can be part of a JavaScript or Python name.
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

@@ -252,3 +252,66 @@ func TestModalRetries(t *testing.T) {
 		}
 	}
 }
+
+const countedNoSleepTs = `type Opts = { maxAttempts?: number; tries?: number };
+
+export async function grade(opts: Opts, ask: () => Promise<string>) {
+  const maxAttempts = opts.maxAttempts ?? 3;
+  let last: unknown;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      return await ask();
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
+
+export async function gradeLoud(ask: () => Promise<string>) {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    try {
+      return await ask();
+    } catch (err) {
+      if (attempt === 3) throw err;
+      console.warn("again", err);
+    }
+  }
+}
+
+export function parseAll(rows: string[]) {
+  const out: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    try {
+      out.push(JSON.parse(rows[i]));
+    } catch (err) {
+      out.push(0);
+    }
+  }
+  return out;
+}
+
+export async function firstOnly(ask: () => Promise<string>) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await ask();
+    } catch (err) {
+      throw new Error("gave up: " + String(err));
+    }
+  }
+}
+`
+
+// A counted JavaScript loop that catches and tries again at once — no
+// sleep — is a layer when its counter is named for attempts and a catch
+// lets it go on; its bound may be an option's fallback (opts.maxAttempts
+// ?? 3). A loop over rows, and one whose catch always throws, are not.
+func TestJSCountedLoopWithoutSleep(t *testing.T) {
+	ls := scanJS("scripts/grade.ts", []byte(countedNoSleepTs), nil)
+	if got, want := layerList(ls), "6 3,17 4"; got != want {
+		t.Fatalf("layers %q, want %q", got, want)
+	}
+	if !strings.Contains(ls[0].Setting, "maxAttempts = 3, fallback") {
+		t.Errorf("setting %q does not show the fallback", ls[0].Setting)
+	}
+}
