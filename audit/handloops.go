@@ -55,6 +55,9 @@ func pyHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) {
+				l.Retries4xx = false // it tries again only on a rate limit
+			}
 			out = append(out, l)
 		}
 	}
@@ -498,10 +501,13 @@ func goCounterRetry(f *file) []Layer {
 				if !ok {
 					// The bound checked in a helper the loop calls with the
 					// counter (if !p.shouldRetry(attempts, err) { return }).
-					if bound, op, written, ok := goHelperBound(g, helpers, blk.List[i+1:], name); ok {
+					if bound, op, written, helperOnly429, ok := goHelperBound(g, helpers, blk.List[i+1:], name); ok {
 						at := goCounterDecl(g, fd.Body, name, inc)
 						if l, ok := loopLayer(f, at, bound, goBoundOffset(op), written, "go",
 							"a counter that retries until a bound its helper checks, waiting between tries: read it to confirm it re-sends the call"); ok {
+							if helperOnly429 {
+								l.Retries4xx = false // the helper lets only a rate limit through
+							}
 							out = append(out, l)
 						}
 					}
@@ -558,11 +564,11 @@ func goBoundOffset(op token.Token) int {
 // counter, whose body gives up — `if attempts > maxRetries { return … }`
 // on the parameter the counter is passed as. The bound, its comparison
 // and the setting to show.
-func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.Stmt, name string) (string, token.Token, string, bool) {
+func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.Stmt, name string) (string, token.Token, string, bool, bool) {
 	var (
 		bound, written string
 		op             token.Token
-		found          bool
+		found, rate    bool
 	)
 	for _, st := range stmts {
 		ast.Inspect(st, func(n ast.Node) bool {
@@ -596,6 +602,7 @@ func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.St
 						if is, ok := m.(*ast.IfStmt); ok {
 							if _, o, b, ok := goBoundCheck(g, is, param); ok {
 								bound, op, found = b, o, true
+								rate = only429.Match(g.src[g.offset(h.Body):min(len(g.src), g.fset.Position(h.Body.End()).Offset)])
 								written = g.text(c.Fun) + "(" + name + ", …): if " + g.text(is.Cond) + " it gives up"
 							}
 						}
@@ -609,7 +616,26 @@ func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.St
 			break
 		}
 	}
-	return bound, op, written, found
+	return bound, op, written, rate, found
+}
+
+// only429: a check that lets only a rate limit (429, or Anthropic's 529
+// overloaded) through to the next try — a status compared with it, Go's
+// http.StatusTooManyRequests, an SDK's RateLimitError.
+var only429 = regexp.MustCompile(`(?i)\b(?:status(?:_?code)?|code)\s*(?:==|===|!=|!==)\s*(?:429|529)\b|\bStatusTooManyRequests\b|\bRateLimitError\b`)
+
+// pyCatchesAllAndGoesOn: an `except:` or `except Exception` within
+// code[a:b] that goes on — every error retried, whatever else is checked.
+func pyCatchesAllAndGoesOn(f *file, a, b int) bool {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		c := strings.TrimSpace(string(h.clause))
+		all := c == "" || strings.HasPrefix(c, "Exception") || strings.HasPrefix(c, "BaseException") || strings.HasPrefix(c, "(Exception")
+		if h.at >= a && h.at < b && all && !pyHandlerExits(f.blanked(), h, "") {
+			return true
+		}
+	}
+	return false
 }
 
 // goParamName is the name of fd's k-th parameter, "" when it has none.

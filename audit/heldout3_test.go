@@ -175,6 +175,9 @@ func TestGoHelperBound(t *testing.T) {
 	if !strings.Contains(ls[0].Setting, "maxAttempts = 5") {
 		t.Errorf("setting %q does not show the resolved bound", ls[0].Setting)
 	}
+	if ls[0].Retries4xx {
+		t.Errorf("a helper that lets only a 429 through is reported as retrying a 400")
+	}
 }
 
 // Together's TypeScript SDK (a Stainless client: maxRetries ?? 2) built
@@ -313,5 +316,45 @@ func TestJSCountedLoopWithoutSleep(t *testing.T) {
 	}
 	if !strings.Contains(ls[0].Setting, "maxAttempts = 3, fallback") {
 		t.Errorf("setting %q does not show the fallback", ls[0].Setting)
+	}
+}
+
+const rateOnlyPy = `import time
+from anthropic import APIStatusError
+
+
+def ask(client, messages):
+    wait = 5
+    for attempt in range(3):
+        try:
+            return client.messages.create(model="m", max_tokens=10, messages=messages)
+        except APIStatusError as e:
+            if e.status_code == 429 and attempt < 2:
+                time.sleep(wait)
+                wait *= 2
+            else:
+                return None
+
+
+def ask_any(client, messages):
+    for attempt in range(3):
+        try:
+            return client.messages.create(model="m", max_tokens=10, messages=messages)
+        except APIStatusError as e:
+            if e.status_code == 429:
+                time.sleep(5)
+        except Exception:
+            time.sleep(1)
+`
+
+// A loop that tries again only on a rate limit does not retry a 400; one
+// that also goes on after any exception does.
+func TestLoopOnlyOn429(t *testing.T) {
+	ls := scanPython("agent/main.py", []byte(rateOnlyPy))
+	if len(ls) != 2 {
+		t.Fatalf("layers %q, want 2", layerList(ls))
+	}
+	if ls[0].Retries4xx || !ls[1].Retries4xx {
+		t.Errorf("retries 4xx: %v and %v, want false and true", ls[0].Retries4xx, ls[1].Retries4xx)
 	}
 }
