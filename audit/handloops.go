@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"regexp"
@@ -103,12 +104,64 @@ func loopBound(f *file, written string) (int, string, bool) {
 	return r.n, " (" + r.text(f.rel) + ")", true
 }
 
+// pyLocalBound: in Python, the bound a plain name is given by an
+// assignment in the loop's own function before the loop (max_retries = 3
+// just above it) — the value the loop runs with, whatever another
+// function's parameter of the same name defaults to.
+func pyLocalBound(f *file, at int, bound string) (int, string, bool) {
+	if f.kind != fkPython || !isName(bound) || strings.ContainsRune(bound, '.') {
+		return 0, "", false
+	}
+	code := f.blanked()
+	ind := indentAt(code, at)
+	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(bound) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s*$`)
+	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 400; n++ {
+		ls = lineStartBefore(code, ls-1)
+		le := ls
+		for le < len(code) && code[le] != '\n' {
+			le++
+		}
+		line := code[ls:le]
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		if li := len(line) - len(t); li < ind && (bytes.HasPrefix(t, []byte("def ")) || bytes.HasPrefix(t, []byte("async def ")) || bytes.HasPrefix(t, []byte("class "))) {
+			// The function's head: its parameter's default, if it has one.
+			if op := bytes.IndexByte(t, '('); op >= 0 && bytes.HasPrefix(t, []byte("def ")) || op >= 0 && bytes.HasPrefix(t, []byte("async def ")) {
+				a, b := args(code, ls+li+op)
+				param := regexp.MustCompile(`(?:^|[(,\s])` + regexp.QuoteMeta(bound) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s*(?:,|$)`)
+				if m := param.FindSubmatch(code[a:b]); m != nil {
+					if v, ok := atoiBounded(string(m[1])); ok {
+						return v, fmt.Sprintf(" (%s = %d, default of the parameter at %s:%d)", bound, v, f.rel, f.lines().at(ls)), true
+					}
+				}
+			}
+			return 0, "", false
+		} else if li == 0 {
+			return 0, "", false // left the function
+		}
+		if m := assign.FindSubmatch(line); m != nil {
+			v, ok := atoiBounded(string(m[1]))
+			if !ok {
+				return 0, "", false
+			}
+			return v, fmt.Sprintf(" (%s = %d, assigned at %s:%d)", bound, v, f.rel, f.lines().at(ls)), true
+		}
+	}
+	return 0, "", false
+}
+
 // loopLayer is the hand-rolled layer of a loop of bound + offset tries
 // whose head starts at at; a bound that is a name no line of this file
 // defines leaves the layer pending the root's other files
 // (resolveValues), which drop it when none does.
 func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
-	if n, how, ok := loopBound(f, bound); ok {
+	n, how, ok := pyLocalBound(f, at, bound)
+	if !ok {
+		n, how, ok = loopBound(f, bound)
+	}
+	if ok {
 		attempts := n + offset
 		if attempts < 2 || attempts > 1000 {
 			return Layer{}, false

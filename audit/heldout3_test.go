@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -356,5 +358,94 @@ func TestLoopOnlyOn429(t *testing.T) {
 	}
 	if ls[0].Retries4xx || !ls[1].Retries4xx {
 		t.Errorf("retries 4xx: %v and %v, want false and true", ls[0].Retries4xx, ls[1].Retries4xx)
+	}
+}
+
+// tenacity's stop_after_attempt given a config object's field: the
+// field's default in another file (a dataclass, max_attempts: int = 5) is
+// the count — not a stop nobody set (unbounded, a false critical).
+func TestTenacityStopFromDataclassField(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"settings/retry.py": `from dataclasses import dataclass
+
+
+@dataclass
+class ModelRetry:
+    enabled: bool = True
+    max_attempts: int = 5
+    min_wait: float = 1.0
+`,
+		"runner/call.py": `from tenacity import Retrying, stop_after_attempt, wait_random_exponential
+
+
+def call_model(fn, retry_config):
+    retrier = Retrying(
+        stop=stop_after_attempt(retry_config.max_attempts),
+        wait=wait_random_exponential(min=1, max=6),
+        reraise=True,
+    )
+    return retrier(fn)
+`,
+	}
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := scan(t, dir)
+	if got := layerList(r.Layers); got != "5 5" {
+		t.Fatalf("layers %q, want %q", got, "5 5")
+	}
+	for _, fd := range r.Findings {
+		if fd.Kind == FindingUnbounded {
+			t.Errorf("unbounded finding on a stop the config gives: %s", fd.Message)
+		}
+	}
+	// The same call with a name no file defines keeps the default.
+	ls := scanPython("runner/call.py", []byte(files["runner/call.py"]))
+	if len(ls) != 1 || !ls[0].Unbounded {
+		t.Errorf("an undefined name: layers %q, want the default standing in", layerList(ls))
+	}
+}
+
+const localBoundPy = `import time
+
+
+def listen(max_retries=3):
+    return max_retries
+
+
+def chat(client, messages):
+    max_retries = 4
+    for attempt in range(max_retries):
+        try:
+            return client.messages.create(model="m", max_tokens=10, messages=messages)
+        except Exception:
+            time.sleep(2)
+
+
+def chat_param(client, messages, max_retries=3):
+    for attempt in range(max_retries):
+        try:
+            return client.messages.create(model="m", max_tokens=10, messages=messages)
+        except Exception:
+            time.sleep(2)
+`
+
+// A loop's bound assigned in its own function just above it is the bound,
+// whatever another function's parameter of the same name defaults to; a
+// loop with no local assignment takes its parameter's default.
+func TestLoopBoundLocalAssignment(t *testing.T) {
+	ls := scanPython("agent/chat.py", []byte(localBoundPy))
+	if got, want := layerList(ls), "10 4,18 3"; got != want {
+		t.Fatalf("layers %q, want %q", got, want)
+	}
+	if !strings.Contains(ls[0].Setting, "assigned at agent/chat.py:9") {
+		t.Errorf("setting %q does not name the local assignment", ls[0].Setting)
 	}
 }
