@@ -449,3 +449,36 @@ func TestLoopBoundLocalAssignment(t *testing.T) {
 		t.Errorf("setting %q does not name the local assignment", ls[0].Setting)
 	}
 }
+
+const timeoutReadsErrorPy = `import subprocess
+
+
+def run_script(cmd, limit):
+    try:
+        done = subprocess.run(cmd, capture_output=True, timeout=limit, check=False)
+        out = done.stdout.decode("utf-8", errors="replace")
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode("utf-8", errors="replace") if exc.stdout else ""
+        out += "timed out"
+    return out
+
+
+def ask(client, prompt):
+    try:
+        reply = client.generate(prompt, timeout=30)
+        text = reply.decode()
+    except TimeoutError as exc:
+        reply = client.generate(prompt, timeout=60)
+        text = reply.decode()
+    return text
+`
+
+// A timeout handler that reads what the caught error carries
+// (exc.stdout.decode()) sends nothing again, though the try called decode
+// too; one that calls the guarded call again is a watchdog layer.
+func TestTimeoutHandlerReadingTheError(t *testing.T) {
+	ls := scanPython("tools/run.py", []byte(timeoutReadsErrorPy))
+	if got, want := layerList(ls), "18 2"; got != want {
+		t.Fatalf("layers %q, want %q", got, want)
+	}
+}
