@@ -531,6 +531,7 @@ func goCounterRetry(f *file) []Layer {
 			helpers[fd.Name.Name] = append(helpers[fd.Name.Name], fd)
 		}
 	}
+	counters := 0
 	for _, d := range g.ast.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil || !goSleeps(fd.Body, g.local) {
@@ -547,9 +548,10 @@ func goCounterRetry(f *file) []Layer {
 					continue
 				}
 				name := g.text(inc.X)
-				if !retryCounterName(name) {
+				if !retryCounterName(name) || counters >= maxCandidates {
 					continue
 				}
+				counters++ // each is read against the rest of its block: bounded, so a file of many is not quadratic
 				is, ok := blk.List[i+1].(*ast.IfStmt)
 				if !ok {
 					// The bound checked in a helper the loop calls with the
@@ -886,7 +888,7 @@ func jsWhileRetries(f *file) []Layer {
 }
 
 var (
-	pyFlagWhile = regexp.MustCompile(`^while\s+(?:(True|1)|(?:not\s+)?([A-Za-z_]\w*))\s*:`)
+	pyFlagWhile = regexp.MustCompile(`^while\s+(?:(True|1)|(not\s+)?([A-Za-z_]\w*))\s*:`)
 	// pyLLMCall: a call that sends a prompt to a model — the OpenAI and
 	// Anthropic SDKs (old module-level and client forms), LiteLLM's
 	// completion, Gemini's generate_content, a LangChain invoke. What a
@@ -921,12 +923,17 @@ func pyFlagLoops(f *file) []Layer {
 		}
 		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
 		body := code[m[1]:end]
-		if m[4] >= 0 {
-			// A flag: set True on a line before the loop, set False in it.
-			name := regexp.QuoteMeta(string(code[m[4]:m[5]]))
+		if m[6] >= 0 {
+			// A flag: set True on a line before the loop, set False in it
+			// (the other way round for `while not done:`).
+			name := regexp.QuoteMeta(string(code[m[6]:m[7]]))
+			start, stop := "True", "False"
+			if m[4] >= 0 {
+				start, stop = stop, start
+			}
 			before := code[max(0, m[0]-2000):m[0]]
-			if !regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*True\s*$`).Match(before) ||
-				!regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*False\s*$`).Match(body) {
+			if !regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*`+start+`\s*$`).Match(before) ||
+				!regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*`+stop+`\s*$`).Match(body) {
 				continue
 			}
 		}
