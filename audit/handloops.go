@@ -895,7 +895,8 @@ var (
 	// flag loop must re-send to be a retry layer of an LLM call, not a
 	// wait for a file or a port.
 	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
-	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*\+=\s*1\s*$`)
+	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
+	pyAnyExit      = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
 )
 
 // pyFlagLoops: a loop with no count that sends a model call until it
@@ -940,12 +941,13 @@ func pyFlagLoops(f *file) []Layer {
 		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || !pyLLMCall.Match(body) {
 			continue
 		}
-		// The handler that keeps it going: it sleeps and neither raises,
-		// returns nor breaks.
+		// The handler that keeps it going: it sleeps and has no way out at
+		// all — an `if tries > 5: raise` or `if time.time() > deadline:
+		// break` bounds the loop, by a count or a clock.
 		goesOn := false
 		hs, _ := f.handlers()
 		for _, h := range hs {
-			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyHandlerExits(code, h, "") {
+			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyAnyExit.Match(h.body) {
 				goesOn = true
 				break
 			}
