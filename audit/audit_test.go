@@ -118,7 +118,7 @@ func TestFixtureRepositories(t *testing.T) {
 			{"app/chain.py:8", "langchain-with-retry", 2, true}, // .with_retry(stop_after_attempt=2)
 			{"app/legacy.py:7", "hand-rolled", 3, true},         // for attempt in range(3): try … sleep
 			{"app/llm.py:13", "anthropic-python", 6, true},      // not the commented one, nor the docstring's, nor the string's
-			{"app/llm.py:17", "tenacity", 4, true},              // @retry(stop=stop_after_attempt(4))
+			{"app/llm.py:18", "tenacity", 4, true},              // @retry(stop=stop_after_attempt(4))
 			{"app/rag.py:4", "llamaindex-openai", 3, false},     // its tenacity decorator…
 			{"app/rag.py:4", "openai-python", 4, false},         // …and the client it builds, both max_retries=3
 			{"app/tasks.py:8", "celery", 4, false},              // autoretry_for without max_retries

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"regexp"
@@ -55,6 +56,9 @@ func pyHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) {
+				l.Retries4xx = false // it tries again only on a rate limit
+			}
 			out = append(out, l)
 		}
 	}
@@ -100,12 +104,64 @@ func loopBound(f *file, written string) (int, string, bool) {
 	return r.n, " (" + r.text(f.rel) + ")", true
 }
 
+// pyLocalBound: in Python, the bound a plain name is given by an
+// assignment in the loop's own function before the loop (max_retries = 3
+// just above it) — the value the loop runs with, whatever another
+// function's parameter of the same name defaults to.
+func pyLocalBound(f *file, at int, bound string) (int, string, bool) {
+	if f.kind != fkPython || !isName(bound) || strings.ContainsRune(bound, '.') {
+		return 0, "", false
+	}
+	code := f.blanked()
+	ind := indentAt(code, at)
+	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(bound) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s*$`)
+	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 400; n++ {
+		ls = lineStartBefore(code, ls-1)
+		le := ls
+		for le < len(code) && code[le] != '\n' {
+			le++
+		}
+		line := code[ls:le]
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		if li := len(line) - len(t); li < ind && (bytes.HasPrefix(t, []byte("def ")) || bytes.HasPrefix(t, []byte("async def ")) || bytes.HasPrefix(t, []byte("class "))) {
+			// The function's head: its parameter's default, if it has one.
+			if op := bytes.IndexByte(t, '('); op >= 0 && bytes.HasPrefix(t, []byte("def ")) || op >= 0 && bytes.HasPrefix(t, []byte("async def ")) {
+				a, b := args(code, ls+li+op)
+				param := regexp.MustCompile(`(?:^|[(,\s])` + regexp.QuoteMeta(bound) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s*(?:,|$)`)
+				if m := param.FindSubmatch(code[a:b]); m != nil {
+					if v, ok := atoiBounded(string(m[1])); ok {
+						return v, fmt.Sprintf(" (%s = %d, default of the parameter at %s:%d)", bound, v, f.rel, f.lines().at(ls)), true
+					}
+				}
+			}
+			return 0, "", false
+		} else if li == 0 {
+			return 0, "", false // left the function
+		}
+		if m := assign.FindSubmatch(line); m != nil {
+			v, ok := atoiBounded(string(m[1]))
+			if !ok {
+				return 0, "", false
+			}
+			return v, fmt.Sprintf(" (%s = %d, assigned at %s:%d)", bound, v, f.rel, f.lines().at(ls)), true
+		}
+	}
+	return 0, "", false
+}
+
 // loopLayer is the hand-rolled layer of a loop of bound + offset tries
 // whose head starts at at; a bound that is a name no line of this file
 // defines leaves the layer pending the root's other files
 // (resolveValues), which drop it when none does.
 func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
-	if n, how, ok := loopBound(f, bound); ok {
+	n, how, ok := pyLocalBound(f, at, bound)
+	if !ok {
+		n, how, ok = loopBound(f, bound)
+	}
+	if ok {
 		attempts := n + offset
 		if attempts < 2 || attempts > 1000 {
 			return Layer{}, false
@@ -182,7 +238,15 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 			continue
 		}
 		a, b := args(code, open)
-		if body := code[a:b]; !catch.Match(body) || !wait.Match(body) {
+		body := code[a:b]
+		if !catch.Match(body) {
+			continue
+		}
+		// A loop that catches and waits; or, in JavaScript, one that tries
+		// again at once when its counter says what it counts (for (let
+		// attempt = 1; attempt <= maxAttempts; attempt++) { try { return
+		// await call() } catch (e) { last = e } }).
+		if !wait.Match(body) && !(lang == "javascript" && retryCounterName(string(code[m[2]:m[3]])) && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
 		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
@@ -194,6 +258,44 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 	}
 	return out
 }
+
+// jsCatchGoesOn: a catch block within code[a:b] lets the loop go on —
+// no throw, return, break or continue of its own level (an `if (…) throw`
+// gives up only at the bound, and goes on before it).
+func jsCatchGoesOn(f *file, a, b int) bool {
+	code := f.blanked()
+	cs, _ := f.catches()
+	for _, c := range cs {
+		if c.at < a || c.bodyB > b {
+			continue
+		}
+		exits, depth := false, 0
+		body := code[c.bodyA:c.bodyB]
+		for i := 0; i < len(body); i++ {
+			switch body[i] {
+			case '{', '(':
+				depth++
+			case '}', ')':
+				depth--
+			}
+			if depth == 0 && (i == 0 || !isIdentByte(body[i-1])) && jsExitWord.Match(body[i:min(len(body), i+10)]) {
+				// An exit at the catch's own level, not the then of an if.
+				j := bytes.LastIndexAny(body[:i], ";\n{}")
+				prev := bytes.TrimSpace(body[j+1 : i])
+				if len(prev) == 0 {
+					exits = true
+					break
+				}
+			}
+		}
+		if !exits {
+			return true
+		}
+	}
+	return false
+}
+
+var jsExitWord = regexp.MustCompile(`^(?:throw|return|break|continue)\b`)
 
 // jsHandLoops finds `for (let i = 0; i < 3; i++) { try … catch … sleep }`.
 func jsHandLoops(f *file) []Layer {
@@ -269,7 +371,7 @@ func goSleepsOnErr(body *ast.BlockStmt, local map[string]string) bool {
 		}
 		if c, ok := m.(*ast.CallExpr); ok {
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && (sel.Sel.Name == "Sleep" || sel.Sel.Name == "After" || sel.Sel.Name == "NewTimer") {
 					sleeps = true
 				}
 			}
@@ -423,6 +525,13 @@ func goCounterRetry(f *file) []Layer {
 		return nil
 	}
 	var out []Layer
+	helpers := map[string][]*ast.FuncDecl{}
+	for _, d := range g.ast.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			helpers[fd.Name.Name] = append(helpers[fd.Name.Name], fd)
+		}
+	}
+	counters := 0
 	for _, d := range g.ast.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil || !goSleeps(fd.Body, g.local) {
@@ -439,34 +548,31 @@ func goCounterRetry(f *file) []Layer {
 					continue
 				}
 				name := g.text(inc.X)
-				if !retryCounterName(name) {
+				if !retryCounterName(name) || counters >= maxCandidates {
 					continue
 				}
+				counters++ // each is read against the rest of its block: bounded, so a file of many is not quadratic
 				is, ok := blk.List[i+1].(*ast.IfStmt)
-				if !ok || len(is.Body.List) == 0 {
+				if !ok {
+					// The bound checked in a helper the loop calls with the
+					// counter (if !p.shouldRetry(attempts, err) { return }).
+					if bound, op, written, helperOnly429, ok := goHelperBound(g, helpers, blk.List[i+1:], name); ok {
+						at := goCounterDecl(g, fd.Body, name, inc)
+						if l, ok := loopLayer(f, at, bound, goBoundOffset(op), written, "go",
+							"a counter that retries until a bound its helper checks, waiting between tries: read it to confirm it re-sends the call"); ok {
+							if helperOnly429 {
+								l.Retries4xx = false // the helper lets only a rate limit through
+							}
+							out = append(out, l)
+						}
+					}
 					continue
 				}
-				be, ok := is.Cond.(*ast.BinaryExpr)
-				if !ok || (be.Op != token.GEQ && be.Op != token.GTR) || g.text(be.X) != name {
+				_, op, bound, ok := goBoundCheck(g, is, name)
+				if !ok {
 					continue
 				}
-				if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
-					continue
-				}
-				var bound string
-				switch y := be.Y.(type) {
-				case *ast.BasicLit:
-					bound = y.Value
-				case *ast.Ident, *ast.SelectorExpr:
-					bound = g.text(y)
-				default:
-					continue
-				}
-				offset := 0
-				if be.Op == token.GTR {
-					offset = 1
-				}
-				if l, ok := loopLayer(f, g.offset(is), bound, offset, "if "+g.text(is.Cond), "go",
+				if l, ok := loopLayer(f, g.offset(is), bound, goBoundOffset(op), "if "+g.text(is.Cond), "go",
 					"a counter that retries until a bound, sleeping between tries: read it to confirm it re-sends the call"); ok {
 					out = append(out, l)
 				}
@@ -477,6 +583,147 @@ func goCounterRetry(f *file) []Layer {
 	return out
 }
 
+// goBoundCheck: is is `if name > bound { …; return }` (or >=), a literal
+// or a name for bound.
+func goBoundCheck(g *goFile, is *ast.IfStmt, name string) (*ast.BinaryExpr, token.Token, string, bool) {
+	if len(is.Body.List) == 0 {
+		return nil, 0, "", false
+	}
+	be, ok := is.Cond.(*ast.BinaryExpr)
+	if !ok || (be.Op != token.GEQ && be.Op != token.GTR) || g.text(be.X) != name {
+		return nil, 0, "", false
+	}
+	if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
+		return nil, 0, "", false
+	}
+	switch y := be.Y.(type) {
+	case *ast.BasicLit:
+		return be, be.Op, y.Value, true
+	case *ast.Ident, *ast.SelectorExpr:
+		return be, be.Op, g.text(y), true
+	}
+	return nil, 0, "", false
+}
+
+// goBoundOffset: the counter is checked after a failed try, so `> N`
+// lets N+1 tries through and `>= N` N.
+func goBoundOffset(op token.Token) int {
+	if op == token.GTR {
+		return 1
+	}
+	return 0
+}
+
+// goHelperBound: among stmts (the loop body after the counter's
+// increment) a call to a function or method of this file given the
+// counter, whose body gives up — `if attempts > maxRetries { return … }`
+// on the parameter the counter is passed as. The bound, its comparison
+// and the setting to show.
+func goHelperBound(g *goFile, helpers map[string][]*ast.FuncDecl, stmts []ast.Stmt, name string) (string, token.Token, string, bool, bool) {
+	var (
+		bound, written string
+		op             token.Token
+		found, rate    bool
+	)
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			callee := ""
+			switch fn := c.Fun.(type) {
+			case *ast.Ident:
+				callee = fn.Name
+			case *ast.SelectorExpr:
+				callee = fn.Sel.Name
+			}
+			for k, a := range c.Args {
+				if g.text(a) != name {
+					continue
+				}
+				for _, h := range helpers[callee] {
+					param := goParamName(h, k)
+					if param == "" {
+						continue
+					}
+					ast.Inspect(h.Body, func(m ast.Node) bool {
+						if found {
+							return false
+						}
+						if is, ok := m.(*ast.IfStmt); ok {
+							if _, o, b, ok := goBoundCheck(g, is, param); ok {
+								bound, op, found = b, o, true
+								rate = only429.Match(g.src[g.offset(h.Body):min(len(g.src), g.fset.Position(h.Body.End()).Offset)])
+								written = g.text(c.Fun) + "(" + name + ", …): if " + g.text(is.Cond) + " it gives up"
+							}
+						}
+						return !found
+					})
+				}
+			}
+			return !found
+		})
+		if found {
+			break
+		}
+	}
+	return bound, op, written, rate, found
+}
+
+// only429: a check that lets only a rate limit (429, or Anthropic's 529
+// overloaded) through to the next try — a status compared with it, Go's
+// http.StatusTooManyRequests, an SDK's RateLimitError.
+var only429 = regexp.MustCompile(`(?i)\b(?:status(?:_?code)?|code)\s*(?:==|===|!=|!==)\s*(?:429|529)\b|\bStatusTooManyRequests\b|\bRateLimitError\b`)
+
+// pyCatchesAllAndGoesOn: an `except:` or `except Exception` within
+// code[a:b] that goes on — every error retried, whatever else is checked.
+func pyCatchesAllAndGoesOn(f *file, a, b int) bool {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		c := strings.TrimSpace(string(h.clause))
+		all := c == "" || strings.HasPrefix(c, "Exception") || strings.HasPrefix(c, "BaseException") || strings.HasPrefix(c, "(Exception")
+		if h.at >= a && h.at < b && all && !pyHandlerExits(f.blanked(), h, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// goParamName is the name of fd's k-th parameter, "" when it has none.
+func goParamName(fd *ast.FuncDecl, k int) string {
+	i := 0
+	for _, fld := range fd.Type.Params.List {
+		for _, nm := range fld.Names {
+			if i == k {
+				return nm.Name
+			}
+			i++
+		}
+		if len(fld.Names) == 0 {
+			i++
+		}
+	}
+	return ""
+}
+
+// goCounterDecl is the offset of the counter's declaration (attempts :=
+// 0) before inc in body, where a reader starts the loop; inc's own when
+// there is none.
+func goCounterDecl(g *goFile, body *ast.BlockStmt, name string, inc ast.Node) int {
+	at := g.offset(inc)
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() < inc.Pos() && len(as.Lhs) == 1 && g.text(as.Lhs[0]) == name {
+			at = g.offset(as)
+		}
+		return true
+	})
+	return at
+}
+
 // retryCounterName: the counter's last segment names retries, attempts or
 // regenerations.
 func retryCounterName(name string) bool {
@@ -484,13 +731,14 @@ func retryCounterName(name string) bool {
 	return strings.Contains(n, "retr") || strings.Contains(n, "attempt") || strings.Contains(n, "regen") || n == "tries" || strings.HasSuffix(n, "_tries")
 }
 
-// goSleeps: body calls time.Sleep.
+// goSleeps: body waits — time.Sleep, or a time.After or NewTimer to
+// select on (select { case <-time.After(d): case <-ctx.Done(): }).
 func goSleeps(body *ast.BlockStmt, local map[string]string) bool {
 	found := false
 	ast.Inspect(body, func(m ast.Node) bool {
 		if c, ok := m.(*ast.CallExpr); ok {
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && sel.Sel.Name == "Sleep" {
+				if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "time" && (sel.Sel.Name == "Sleep" || sel.Sel.Name == "After" || sel.Sel.Name == "NewTimer") {
 					found = true
 				}
 			}
@@ -637,4 +885,85 @@ func jsWhileRetries(f *file) []Layer {
 		}
 	}
 	return out
+}
+
+var (
+	pyFlagWhile = regexp.MustCompile(`^while\s+(?:(True|1)|(not\s+)?([A-Za-z_]\w*))\s*:`)
+	// pyLLMCall: a call that sends a prompt to a model — the OpenAI and
+	// Anthropic SDKs (old module-level and client forms), LiteLLM's
+	// completion, Gemini's generate_content, a LangChain invoke. What a
+	// flag loop must re-send to be a retry layer of an LLM call, not a
+	// wait for a file or a port.
+	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
+	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
+	pyAnyExit      = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
+)
+
+// pyFlagLoops: a loop with no count that sends a model call until it
+// succeeds —
+//
+//	keep_trying = True
+//	while keep_trying:
+//	    try:
+//	        response = openai.ChatCompletion.create(**params)
+//	        keep_trying = False
+//	    except Exception as e:
+//	        sleep(30)
+//
+// (or `while True:` … `break`): an except that sleeps and goes on, and
+// nothing counted, so nothing ever stops it — an unbounded layer. A loop
+// that counts (`tries += 1`) is bounded by whatever reads the count and is
+// left to the counting detectors; a loop whose try sends no model call
+// (a poll, a wait for a port) is not a retry of an LLM call.
+func pyFlagLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range scanAt(code, "while", pyFlagWhile, 200) {
+		if !atLineStart(code, m[0]) {
+			continue
+		}
+		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		body := code[m[1]:end]
+		if m[6] >= 0 {
+			// A flag: set True on a line before the loop, set False in it
+			// (the other way round for `while not done:`).
+			name := regexp.QuoteMeta(string(code[m[6]:m[7]]))
+			start, stop := "True", "False"
+			if m[4] >= 0 {
+				start, stop = stop, start
+			}
+			before := code[max(0, m[0]-2000):m[0]]
+			if !regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*`+start+`\s*$`).Match(before) ||
+				!regexp.MustCompile(`(?m)^[ \t]*`+name+`\s*=\s*`+stop+`\s*$`).Match(body) {
+				continue
+			}
+		}
+		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || !pyLLMCall.Match(body) {
+			continue
+		}
+		// The handler that keeps it going: it sleeps and has no way out at
+		// all — an `if tries > 5: raise` or `if time.time() > deadline:
+		// break` bounds the loop, by a count or a clock.
+		goesOn := false
+		hs, _ := f.handlers()
+		for _, h := range hs {
+			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyAnyExit.Match(h.body) {
+				goesOn = true
+				break
+			}
+		}
+		if !goesOn {
+			continue
+		}
+		l := handRolled(f.rel, f.lines().at(m[0]), 0, "", "python",
+			"a loop that sends a model call again after every error, with no count: nothing stops it but success")
+		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, an except that sleeps and goes on)")
+		out = append(out, l)
+	}
+	return out
+}
+
+// isIdentByte: b can be part of a JavaScript or Python name.
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

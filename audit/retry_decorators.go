@@ -26,6 +26,9 @@ func tenacity(f *file) []Layer {
 	for _, n := range pyNames(f.pyImports(), "tenacity", "retry", "Retrying", "AsyncRetrying") {
 		re := regexp.MustCompile(`(?:^|[^\w.])(@\s*)?` + regexp.QuoteMeta(n) + `\b(\s*\()?`)
 		for _, m := range re.FindAllSubmatchIndex(code, maxCandidates) {
+			if m[0] < len(code) && code[m[0]] != '@' && !isIdentByte(code[m[0]]) {
+				m[0]++ // the character before the name (a newline before a decorator at column 0) is not the use's line
+			}
 			deco, call := m[2] >= 0, m[4] >= 0
 			isRetry := strings.HasSuffix(n, "retry") && !strings.HasSuffix(n, "Retrying")
 			if !call && !(deco && isRetry) {
@@ -56,7 +59,23 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 		if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
 			l.setAttempts(v, "stop_after_attempt("+strconv.Itoa(v)+")")
 		} else {
+			// stop_after_attempt(retry_config.max_attempts): a name this
+			// file or another gives a value (a dataclass field's default,
+			// a module constant) is that count; one nobody defines leaves
+			// the default standing in.
+			expr := string(region[sm[2]:sm[3]])
 			l.setUnknown(snippet(region, sm[0]))
+			if r, ok := f.resolve(expr); ok {
+				conf := ConfidenceMedium
+				if r.defs > 1 {
+					conf = ConfidenceLow
+				}
+				l.setAttempts(r.n, "stop_after_attempt("+expr+") ("+r.text(f.rel)+")")
+				l.Confidence, l.Note = conf, ""
+			} else if isName(expr) {
+				l.Setting = "stop_after_attempt(" + expr + ")"
+				l.valueName, l.valueExpr = lastSegment(expr), expr
+			}
 		}
 	} else if sm := pyStopAny.FindIndex(region); sm != nil {
 		l.Configured = true

@@ -55,10 +55,12 @@ var detectors = []detector{
 	{"Azure AI clients", fkPython, nil, pyAzure},
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
+	{"Modal function retries", fkPython, nil, modalFunctions},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
+	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 

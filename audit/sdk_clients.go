@@ -37,7 +37,8 @@ var (
 	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
 )
 
-// jsSDKClients: new Anthropic({ maxRetries }), new OpenAI(…), Stripe(key,
+// jsSDKClients: new Anthropic({ maxRetries }), new OpenAI(…), new
+// Together(…) (the same Stainless client), Stripe(key,
 // { maxNetworkRetries }) and the Vercel AI SDK's generateText({ maxRetries }).
 func jsSDKClients(f *file) []Layer {
 	var out []Layer
@@ -51,6 +52,10 @@ func jsSDKClients(f *file) []Layer {
 		case mod == "openai" && (b.imported == "default" || b.imported == "OpenAI" || b.imported == "AzureOpenAI"):
 			for _, o := range jsCalls(f.blanked(), name, true) {
 				out = append(out, jsCallLayer(f, "openai-node", o, jsMaxRetries, nil))
+			}
+		case mod == "together-ai" && (b.imported == "default" || b.imported == "Together"):
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "together-ts", o, jsMaxRetries, nil))
 			}
 		case mod == "stripe" && b.imported == "default":
 			// new Stripe(key) and Stripe(key): one layer per call, whichever shape.

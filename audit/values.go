@@ -57,11 +57,12 @@ var (
 	jsTernaryNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*[^;\n?=]{1,160}\?\s*([0-9][0-9_]*)\s*:\s*([0-9][0-9_]*)\s*(?:[;\n]|$)`)
 	// An environment schema's default (zod, t3-env):
 	// LANGFUSE_X_ATTEMPTS: z.coerce.number().positive().default(2),
-	jsZodDefault = regexp.MustCompile(`([A-Z][A-Z0-9_]*)\s*:\s*z\s*\.[^,;]{0,300}?\.default\(\s*([0-9][0-9_]*)\s*\)`)
-	jsAssignNum  = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
-	jsPropNum    = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
-	pyAssignNum  = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
-	pyDictNum    = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
+	jsZodDefault  = regexp.MustCompile(`([A-Z][A-Z0-9_]*)\s*:\s*z\s*\.[^,;]{0,300}?\.default\(\s*([0-9][0-9_]*)\s*\)`)
+	jsAssignNum   = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
+	jsFallbackNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*[A-Za-z_$][\w$.?]*\s*(?:\?\?|\|\|)\s*([0-9][0-9_]*)\s*(?:[;,)\n]|$)`)
+	jsPropNum     = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
+	pyAssignNum   = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
+	pyDictNum     = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
 	// Environment-variable defaults, read on the raw text (the default is
 	// often a string): int(os.getenv("X", "5")), Number(process.env.X ?? 5).
 	pyEnvNum = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*int\s*)?=\s*int\(\s*os\.(?:environ\.get|getenv)\(\s*['"]([A-Za-z0-9_]+)['"]\s*,\s*['"]?([0-9]+)['"]?\s*\)\s*\)`)
@@ -155,6 +156,15 @@ func jsValues(f *file, vi valueIndex) {
 		if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
 			name := string(code[m[2]:m[3]])
 			vi.add(name, valueDef{n, ln.at(m[2]), "default of the environment variable " + name + " (its schema)"})
+		}
+	}
+	// const maxAttempts = options.maxAttempts ?? 3: the count a caller
+	// that passes none gets.
+	for _, op := range []string{"??", "||"} {
+		for _, m := range around(code, op, jsFallbackNum, 160, 40) {
+			if n, ok := atoiBounded(string(code[m[4]:m[5]])); ok {
+				vi.add(string(code[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "fallback when none is passed"})
+			}
 		}
 	}
 	for _, m := range around(code, "?", jsTernaryNum, 240, 60) {

@@ -128,9 +128,21 @@ func isTypeName(name string) bool {
 // statement called — the first that awaits or returns (the call whose
 // result the block waits for), not a metric or a log line beside it.
 func recalls(guarded, handler []byte) (string, bool) {
+	return recallsBut(guarded, handler, "")
+}
+
+// recallsBut is recalls that ignores the calls made on the caught error,
+// exVar (`except TimeoutExpired as e: e.stdout.decode()`): a method of the
+// error reads what it carries, it sends nothing again.
+func recallsBut(guarded, handler []byte, exVar string) (string, bool) {
 	g := callees(primaryStatement(guarded))
 	for _, m := range calleeRe.FindAllSubmatch(handler, 256) {
 		name := string(m[1])
+		if exVar != "" {
+			if first, _, _ := strings.Cut(name, "."); strings.TrimSpace(first) == exVar && strings.Contains(name, ".") {
+				continue
+			}
+		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
 		}
@@ -590,7 +602,7 @@ func pyWatchdogs(f *file) []Layer {
 		if !stall[i] {
 			continue
 		}
-		name, re := recalls(code[h.tryAt:h.at], h.body)
+		name, re := recallsBut(code[h.tryAt:h.at], h.body, pyExceptVar(h.clause))
 		if !re {
 			name = ""
 		}
@@ -629,6 +641,21 @@ func pyWatchdogs(f *file) []Layer {
 		}
 	}
 	return out
+}
+
+// pyExceptVar is the name an except clause binds the error to (`except
+// TimeoutError as e` is e), "" when it binds none.
+func pyExceptVar(clause []byte) string {
+	c := strings.TrimSpace(string(clause))
+	i := strings.LastIndex(c, " as ")
+	if i < 0 {
+		return ""
+	}
+	v := strings.TrimSpace(c[i+4:])
+	if !isName(v) || strings.Contains(v, ".") {
+		return ""
+	}
+	return v
 }
 
 // pyReturnsRecall: the handler's exit is `return … name(…)`, the call
