@@ -43,6 +43,9 @@ const (
 type contest struct {
 	r          *responseUsage
 	candidates []string // job IDs, the owner (r.job) among them
+	// made has bit i set when candidates[i] holds a record of the
+	// response that is no fork's copy (ingest.Event.ForkCopy).
+	made uint8
 }
 
 // agentCopy reports whether ev's response may be copied by a resumed
@@ -54,7 +57,7 @@ func agentCopy(ev *ingest.Event) bool {
 
 // copied notes that job holds a copy of the response r, billed to another
 // session, and settles who owns it.
-func (s *State) copied(r *responseUsage, job *Job) {
+func (s *State) copied(r *responseUsage, job *Job, forkCopy bool) {
 	if r.contest < 0 {
 		return // no room: the first reader keeps it
 	}
@@ -63,18 +66,29 @@ func (s *State) copied(r *responseUsage, job *Job) {
 			r.contest = -1
 			return
 		}
-		s.contests = append(s.contests, contest{r: r, candidates: []string{r.job}})
+		c := contest{r: r, candidates: []string{r.job}}
+		if !r.forked {
+			c.made = 1
+		}
+		s.contests = append(s.contests, c)
 		r.contest = int32(len(s.contests))
 		s.own(r.job, r.contest)
 	}
 	c := &s.contests[r.contest-1]
-	for _, id := range c.candidates {
+	for i, id := range c.candidates {
 		if id == job.ID {
+			if !forkCopy && c.made&(1<<i) == 0 {
+				c.made |= 1 << i
+				s.settle(r.contest)
+			}
 			return
 		}
 	}
 	if len(c.candidates) >= maxCandidates {
 		return
+	}
+	if !forkCopy {
+		c.made |= 1 << len(c.candidates)
 	}
 	c.candidates = append(c.candidates, job.ID)
 	s.settle(r.contest)
@@ -163,18 +177,36 @@ func before(a, b *Job) int {
 func (s *State) settle(n int32) {
 	c := &s.contests[n-1]
 	owner := s.Job(c.r.job)
-	best := owner
-	for _, id := range c.candidates {
+	var best *Job
+	if !s.cfg.SettleResumed {
+		// Files followed each at its own pace (watch): times say nothing
+		// yet, a fork's marks do — a response held first as a fork's copy
+		// goes to the first session read holding a record of its own.
+		for i, id := range c.candidates {
+			if c.made&(1<<i) != 0 {
+				if id == c.r.job {
+					return
+				}
+				if best = s.Job(id); best != nil {
+					break
+				}
+			}
+		}
+	}
+	for i, id := range c.candidates {
+		if !s.cfg.SettleResumed {
+			break
+		}
 		j := s.Job(id)
-		if j == nil || j == best {
-			continue
+		if j == nil || (c.made != 0 && c.made&(1<<i) == 0) {
+			continue // a fork's copy, beside a session that holds its own record
 		}
 		if best == nil {
 			best = j
 			continue
 		}
 		switch d := before(j, best); {
-		case d < 0, d == 0 && best != owner && j.ID < best.ID:
+		case d < 0, d == 0 && j == owner, d == 0 && best != owner && j.ID < best.ID:
 			best = j
 		}
 	}
@@ -190,6 +222,14 @@ func (s *State) settle(n int32) {
 // moveResponse bills r to job to instead of from (nil: retired): its
 // spend, its call and its tokens. The run's sums do not move.
 func (s *State) moveResponse(r *responseUsage, from, to *Job) {
+	if r.forked {
+		// A fork's copy, moved to a session holding its own record (or
+		// to another fork's, past which no parent is known): no longer held.
+		r.forked = false
+		if from != nil {
+			from.forkHeld = max(0, from.forkHeld-r.billed)
+		}
+	}
 	if from != nil {
 		if !from.Spend.Saturated() {
 			from.Spend = max(0, from.Spend-r.billed)

@@ -541,13 +541,16 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 				break
 			} else {
 				r.set(ev)
-				r.job = job.ID
+				r.job, r.forked = job.ID, ev.ForkCopy && agentCopy(ev)
 				fresh = r
 			}
 		}
 		s.attempt(job, ev, op)
 		if fresh != nil {
 			fresh.billed, fresh.calls, fresh.status, fresh.ts = s.lastCost, 1, ev.Status, ev.TS
+			if fresh.forked {
+				job.forkHeld = job.forkHeld.Add(s.lastCost)
+			}
 			if s.hasOurs {
 				fresh.recorded, fresh.ours = s.lastCost, s.lastOurs
 			}
