@@ -99,6 +99,9 @@ type Job struct {
 	// billed here until the parent's records say whose they are, but no
 	// reason to stop this session.
 	forkHeld Pico
+	// ownRecord: the job wrote a response record that is no fork's copy;
+	// a fork's copies come before any (see State.apply).
+	ownRecord bool
 
 	FirstTS, LastTS int64
 	FirstAttemptTS  int64

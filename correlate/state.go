@@ -527,6 +527,16 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if ev.ForkCopy && job.ownRecord {
+			// A fork copies its parent's lines before it writes any of its
+			// own: a mark after an own line is no copy (a forged one
+			// would hide the session's spend from its ceiling). The
+			// event is this State's to read (ingest.Batch's ownership).
+			ev.ForkCopy = false
+		}
+		if ev.Kind == ingest.KindLLMCall && !ev.ForkCopy && agentCopy(ev) {
+			job.ownRecord = true
+		}
 		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
 			if r, seen := s.response(ev.ResponseID, true); seen {
