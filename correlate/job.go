@@ -94,14 +94,6 @@ type Job struct {
 
 	Spend       Pico
 	spendNon2xx Pico
-	// forkHeld is the part of Spend that is responses the job holds only
-	// as a fork's copies, read before its parent's records (issue 35):
-	// billed here until the parent's records say whose they are, but no
-	// reason to stop this session.
-	forkHeld Pico
-	// ownRecord: the job wrote a response record that is no fork's copy;
-	// a fork's copies come before any (see State.apply).
-	ownRecord bool
 
 	FirstTS, LastTS int64
 	FirstAttemptTS  int64
@@ -248,15 +240,4 @@ func classify(status int16) statusClass {
 		return classTerminal
 	}
 	return classUnknown // 1xx and 3xx are not outcomes of a call
-}
-
-// CeilingSpend is the spend a job ceiling weighs: Spend, less the
-// responses the job holds only as a fork's copies (forkHeld) — a forked
-// session's copies of its parent's calls are the parent's spend, billed
-// to it once its records are read, never a reason to stop the fork.
-func (j *Job) CeilingSpend() Pico {
-	if j.Spend.Saturated() {
-		return j.Spend
-	}
-	return max(0, j.Spend-j.forkHeld)
 }

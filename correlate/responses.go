@@ -166,7 +166,7 @@ func (s *State) growResponse(job *Job, ev *ingest.Event, r *responseUsage) {
 	s.growTo(owner, ev, r)
 	r.billed = r.billed.Add(s.lastCost)
 	if r.forked && owner.ID == r.job {
-		owner.forkHeld = owner.forkHeld.Add(s.lastCost)
+		s.forkHeld(owner, s.lastCost)
 	}
 	if s.hasOurs {
 		r.recorded, r.ours = r.recorded.Add(s.lastCost), r.ours.Add(s.lastOurs)

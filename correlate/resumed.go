@@ -227,7 +227,7 @@ func (s *State) moveResponse(r *responseUsage, from, to *Job) {
 		// to another fork's, past which no parent is known): no longer held.
 		r.forked = false
 		if from != nil {
-			from.forkHeld = max(0, from.forkHeld-r.billed)
+			s.forkHeld(from, -r.billed)
 		}
 	}
 	if from != nil {
@@ -272,4 +272,61 @@ func (s *State) moveResponse(r *responseUsage, from, to *Job) {
 		rec.recorded, rec.ours, rec.calls = rec.recorded.Add(r.recorded), rec.ours.Add(r.ours), rec.calls+int64(r.calls)
 	}
 	r.job = to.ID
+}
+
+// forkHold is what a job that holds a fork's copies (ingest.Event.ForkCopy)
+// keeps of them.
+type forkHold struct {
+	// held is the part of the job's spend that is responses it holds only
+	// as a fork's copies, read before its parent's records: billed to it
+	// until they say whose the responses are, but no reason to stop it.
+	held Pico
+	// own: the job wrote a response record of its own. A fork copies its
+	// parent's lines before it writes any of its own, so a mark after
+	// one is no copy (forged, it would hide the job's spend from its
+	// ceiling).
+	own bool
+}
+
+// forkMark weighs ev's forkedFrom mark: a job's first call record marked
+// opens its fork's copies; a mark after an own record, or on a job whose
+// first call was unmarked, is none, and is cleared (the event is this
+// State's to read: ingest.Batch's ownership).
+func (s *State) forkMark(job *Job, ev *ingest.Event) {
+	f := s.forks[job.Seq]
+	if f == nil {
+		if !ev.ForkCopy {
+			return // no mark yet: the job's calls say it had own records
+		}
+		if s.forks == nil {
+			s.forks = map[int32]*forkHold{}
+		}
+		f = &forkHold{own: job.Calls > 0 || job.FirstAttemptTS != 0}
+		s.forks[job.Seq] = f
+	}
+	if ev.ForkCopy && f.own {
+		ev.ForkCopy = false
+	}
+	if !ev.ForkCopy {
+		f.own = true
+	}
+}
+
+// forkHeld adds d to what job holds as a fork's copies.
+func (s *State) forkHeld(job *Job, d Pico) {
+	if f := s.forks[job.Seq]; f != nil {
+		f.held = max(0, f.held+d)
+	}
+}
+
+// CeilingSpend is the spend a job ceiling weighs: the job's, less the
+// responses it holds only as a fork's copies — its parent's spend, billed
+// to the parent once its records are read, never a reason to stop the
+// fork.
+func (s *State) CeilingSpend(j *Job) Pico {
+	f := s.forks[j.Seq]
+	if f == nil || j.Spend.Saturated() {
+		return j.Spend
+	}
+	return max(0, j.Spend-f.held)
 }

@@ -98,19 +98,19 @@ func TestForkMarksAfterOwnLinesAreNoCopies(t *testing.T) {
 		st.Apply(forked(agentCall("fork", "msg_1", t0+60e9, 80_000)))
 		st.Apply(agentCall("fork", "own_0", t0+600e9, 20_000))
 		fork := st.Job("fork")
-		if fork.Spend != dollars(4.5) || fork.CeilingSpend() != dollars(0.5) {
-			t.Errorf("settle %v: the fork's copies, no parent read: spend %s, ceiling spend %s; want $4.50, $0.50", settle, USD(fork.Spend.USD()), USD(fork.CeilingSpend().USD()))
+		if fork.Spend != dollars(4.5) || st.CeilingSpend(fork) != dollars(0.5) {
+			t.Errorf("settle %v: the fork's copies, no parent read: spend %s, ceiling spend %s; want $4.50, $0.50", settle, USD(fork.Spend.USD()), USD(st.CeilingSpend(fork).USD()))
 		}
 		st.Apply(forked(agentCall("fork", "forged_0", t0+660e9, 80_000)))
-		if fork.CeilingSpend() != dollars(2.5) {
-			t.Errorf("settle %v: a mark after an own line hid $2 from the ceiling: ceiling spend %s, want $2.50", settle, USD(fork.CeilingSpend().USD()))
+		if st.CeilingSpend(fork) != dollars(2.5) {
+			t.Errorf("settle %v: a mark after an own line hid $2 from the ceiling: ceiling spend %s, want $2.50", settle, USD(st.CeilingSpend(fork).USD()))
 		}
 		st.Apply(agentCall("parent", "msg_0", t0, 80_000))
 		st.Apply(agentCall("parent", "msg_1", t0+60e9, 80_000))
 		parent := st.Job("parent")
-		if parent.Spend != dollars(4) || fork.Spend != dollars(2.5) || fork.CeilingSpend() != dollars(2.5) || st.Spend() != dollars(6.5) {
+		if parent.Spend != dollars(4) || fork.Spend != dollars(2.5) || st.CeilingSpend(fork) != dollars(2.5) || st.Spend() != dollars(6.5) {
 			t.Errorf("settle %v: parent read: parent %s, fork %s (ceiling %s), run %s; want $4, $2.50, $2.50, $6.50", settle,
-				USD(parent.Spend.USD()), USD(fork.Spend.USD()), USD(fork.CeilingSpend().USD()), USD(st.Spend().USD()))
+				USD(parent.Spend.USD()), USD(fork.Spend.USD()), USD(st.CeilingSpend(fork).USD()), USD(st.Spend().USD()))
 		}
 	}
 }

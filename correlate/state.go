@@ -53,7 +53,10 @@ type State struct {
 	// the table's price of the same calls; recordedAll the run's
 	// (dimensions.go). lastOurs is the table's price of the last call
 	// priced from its recorded cost, when hasOurs.
-	recorded    map[int32]*recordedCost
+	recorded map[int32]*recordedCost
+	// forks is what a job holds as a fork's copies, by Job.Seq: only
+	// the jobs whose transcript has a forkedFrom mark (resumed.go).
+	forks       map[int32]*forkHold
 	recordedAll recordedCost
 	lastOurs    Pico
 	hasOurs     bool
@@ -527,15 +530,8 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
-		if ev.ForkCopy && job.ownRecord {
-			// A fork copies its parent's lines before it writes any of its
-			// own: a mark after an own line is no copy (a forged one
-			// would hide the session's spend from its ceiling). The
-			// event is this State's to read (ingest.Batch's ownership).
-			ev.ForkCopy = false
-		}
-		if ev.Kind == ingest.KindLLMCall && !ev.ForkCopy && agentCopy(ev) {
-			job.ownRecord = true
+		if ev.Kind == ingest.KindLLMCall && agentCopy(ev) {
+			s.forkMark(job, ev)
 		}
 		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
@@ -559,7 +555,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		if fresh != nil {
 			fresh.billed, fresh.calls, fresh.status, fresh.ts = s.lastCost, 1, ev.Status, ev.TS
 			if fresh.forked {
-				job.forkHeld = job.forkHeld.Add(s.lastCost)
+				s.forkHeld(job, s.lastCost)
 			}
 			if s.hasOurs {
 				fresh.recorded, fresh.ours = s.lastCost, s.lastOurs

@@ -30,6 +30,9 @@ const (
 	// 35). Spools written before it never set it, so they read as they
 	// did; an older burnrate refuses such an event as corrupt.
 	flagBill
+	// flagForkCopy: ingest.Event.ForkCopy, a fork's copy of its parent's
+	// line (issue 35). An older burnrate refuses such an event as corrupt.
+	flagForkCopy
 )
 
 // maxBill is past every ingest.Bill bit.
@@ -52,7 +55,7 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 		b = binary.AppendVarint(b, n)
 	}
 	var flags byte
-	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0} {
+	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0, ev.ForkCopy} {
 		if f {
 			flags |= 1 << i
 		}
@@ -131,7 +134,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	}
 	kind, by, flags, dropped := b[0], b[1], b[2], b[3]
 	b = b[4:]
-	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || flags >= 1<<7 || dropped >= 1<<ingest.NumFieldDrops {
+	if int(kind) >= numKinds || by > byte(ingest.AttemptByLineAmbiguous) || dropped >= 1<<ingest.NumFieldDrops {
 		return nil, errCorrupt
 	}
 	ev.Bill = 0
@@ -145,6 +148,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0
 	ev.TSCarried, ev.AgentSession, ev.UsageUnseen = flags&flagTSCarried != 0, flags&flagAgentSession != 0, flags&flagUsageUnseen != 0
+	ev.ForkCopy = flags&flagForkCopy != 0
 	src, k := binary.Uvarint(b)
 	if k <= 0 || src > math.MaxUint16 {
 		return nil, errCorrupt
