@@ -176,6 +176,11 @@ func before(a, b *Job) int {
 // (file.Merge); the ID decides between the others.
 func (s *State) settle(n int32) {
 	c := &s.contests[n-1]
+	if c.made == 0 {
+		// Only forks' copies, their parent unread: held where read first,
+		// no fork stopped for it, until a record of the parent's comes.
+		return
+	}
 	owner := s.Job(c.r.job)
 	var best *Job
 	if !s.cfg.SettleResumed {

@@ -114,3 +114,31 @@ func TestForkMarksAfterOwnLinesAreNoCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoForksOfAnUnreadParent: red team — two sessions forked from one
+// parent whose transcript is not read; settling by time (report, replay)
+// moved the copies from one fork to the other, and with them out of
+// what the ceiling does not weigh. Neither fork's ceiling weighs them;
+// they stay with the fork read first until the parent is read.
+func TestTwoForksOfAnUnreadParent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SettleResumed = true
+	st := New(cfg)
+	t0 := int64(1_773_104_400) * 1e9
+	forked := func(ev *ingest.Event) *ingest.Event { ev.ForkCopy = true; return ev }
+	for i := range 3 {
+		st.Apply(forked(agentCall("b-fork", fmt.Sprint("msg_", i), t0+int64(i)*60e9, 80_000)))
+		st.Apply(forked(agentCall("c-fork", fmt.Sprint("msg_", i), t0+int64(i)*60e9, 80_000)))
+	}
+	st.Apply(agentCall("c-fork", "own_c", t0+600e9, 20_000))
+	st.Apply(agentCall("b-fork", "own_b", t0+1200e9, 20_000))
+	st.Apply(agentCall("d-other", "own_d", t0+1800e9, 20_000)) // the records of b's last time all in
+	for _, id := range []string{"b-fork", "c-fork"} {
+		if got := st.CeilingSpend(st.Job(id)); got != dollars(0.5) {
+			t.Errorf("%s: ceiling spend %s, want its own $0.50", id, USD(got.USD()))
+		}
+	}
+	if st.Spend() != dollars(7.5) {
+		t.Errorf("run spend %s, want $7.50", USD(st.Spend().USD()))
+	}
+}
