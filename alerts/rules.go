@@ -443,7 +443,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 }
 
 func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
-	if r.jobCeilings.Over(job.Type, job.Spend) {
+	if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
 		c := r.jobCeilings.For(job.Type).USD()
 		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,

@@ -32,6 +32,9 @@ type responseUsage struct {
 	// part (ingest.Event.UsageUnseen), and the job counts it unpriced
 	// until a record gives the usage whole.
 	unseen bool
+	// forked: its first record was a forked session's copy
+	// (ingest.Event.ForkCopy): the parent, not that session, made it.
+	forked bool
 	// What the response billed its job, for a move to another
 	// (resumed.go): spend, calls, the recorded cost and the table's
 	// beside it, the status and time of its call.
@@ -162,10 +165,17 @@ func (s *State) growResponse(job *Job, ev *ingest.Event, r *responseUsage) {
 	s.lastCost, s.hasOurs = 0, false
 	s.growTo(owner, ev, r)
 	r.billed = r.billed.Add(s.lastCost)
+	if r.forked && owner.ID == r.job {
+		s.forkHeld(owner, s.lastCost)
+	}
 	if s.hasOurs {
 		r.recorded, r.ours = r.recorded.Add(s.lastCost), r.ours.Add(s.lastOurs)
 	}
-	if owner != job && s.cfg.SettleResumed {
-		s.copied(r, job)
+	if owner != job && (s.cfg.SettleResumed || r.forked) {
+		// (A fork's copy read first is settled by watch too: the marks
+		// say who made it, at any pace.)
+		s.copied(r, job, ev.ForkCopy)
+	} else if owner == job && r.contest > 0 && !ev.ForkCopy && s.cfg.SettleResumed {
+		s.copied(r, job, false) // the owner's own record, after its copy
 	}
 }

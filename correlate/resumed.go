@@ -43,6 +43,9 @@ const (
 type contest struct {
 	r          *responseUsage
 	candidates []string // job IDs, the owner (r.job) among them
+	// made has bit i set when candidates[i] holds a record of the
+	// response that is no fork's copy (ingest.Event.ForkCopy).
+	made uint8
 }
 
 // agentCopy reports whether ev's response may be copied by a resumed
@@ -54,7 +57,7 @@ func agentCopy(ev *ingest.Event) bool {
 
 // copied notes that job holds a copy of the response r, billed to another
 // session, and settles who owns it.
-func (s *State) copied(r *responseUsage, job *Job) {
+func (s *State) copied(r *responseUsage, job *Job, forkCopy bool) {
 	if r.contest < 0 {
 		return // no room: the first reader keeps it
 	}
@@ -63,18 +66,29 @@ func (s *State) copied(r *responseUsage, job *Job) {
 			r.contest = -1
 			return
 		}
-		s.contests = append(s.contests, contest{r: r, candidates: []string{r.job}})
+		c := contest{r: r, candidates: []string{r.job}}
+		if !r.forked {
+			c.made = 1
+		}
+		s.contests = append(s.contests, c)
 		r.contest = int32(len(s.contests))
 		s.own(r.job, r.contest)
 	}
 	c := &s.contests[r.contest-1]
-	for _, id := range c.candidates {
+	for i, id := range c.candidates {
 		if id == job.ID {
+			if !forkCopy && c.made&(1<<i) == 0 {
+				c.made |= 1 << i
+				s.settle(r.contest)
+			}
 			return
 		}
 	}
 	if len(c.candidates) >= maxCandidates {
 		return
+	}
+	if !forkCopy {
+		c.made |= 1 << len(c.candidates)
 	}
 	c.candidates = append(c.candidates, job.ID)
 	s.settle(r.contest)
@@ -162,19 +176,42 @@ func before(a, b *Job) int {
 // (file.Merge); the ID decides between the others.
 func (s *State) settle(n int32) {
 	c := &s.contests[n-1]
+	if c.made == 0 {
+		// Only forks' copies, their parent unread: held where read first,
+		// no fork stopped for it, until a record of the parent's comes.
+		return
+	}
 	owner := s.Job(c.r.job)
-	best := owner
-	for _, id := range c.candidates {
+	var best *Job
+	if !s.cfg.SettleResumed {
+		// Files followed each at its own pace (watch): times say nothing
+		// yet, a fork's marks do — a response held first as a fork's copy
+		// goes to the first session read holding a record of its own.
+		for i, id := range c.candidates {
+			if c.made&(1<<i) != 0 {
+				if id == c.r.job {
+					return
+				}
+				if best = s.Job(id); best != nil {
+					break
+				}
+			}
+		}
+	}
+	for i, id := range c.candidates {
+		if !s.cfg.SettleResumed {
+			break
+		}
 		j := s.Job(id)
-		if j == nil || j == best {
-			continue
+		if j == nil || (c.made != 0 && c.made&(1<<i) == 0) {
+			continue // a fork's copy, beside a session that holds its own record
 		}
 		if best == nil {
 			best = j
 			continue
 		}
 		switch d := before(j, best); {
-		case d < 0, d == 0 && best != owner && j.ID < best.ID:
+		case d < 0, d == 0 && j == owner, d == 0 && best != owner && j.ID < best.ID:
 			best = j
 		}
 	}
@@ -190,6 +227,14 @@ func (s *State) settle(n int32) {
 // moveResponse bills r to job to instead of from (nil: retired): its
 // spend, its call and its tokens. The run's sums do not move.
 func (s *State) moveResponse(r *responseUsage, from, to *Job) {
+	if r.forked {
+		// A fork's copy, moved to a session holding its own record (or
+		// to another fork's, past which no parent is known): no longer held.
+		r.forked = false
+		if from != nil {
+			s.forkHeld(from, -r.billed)
+		}
+	}
 	if from != nil {
 		if !from.Spend.Saturated() {
 			from.Spend = max(0, from.Spend-r.billed)
@@ -232,4 +277,61 @@ func (s *State) moveResponse(r *responseUsage, from, to *Job) {
 		rec.recorded, rec.ours, rec.calls = rec.recorded.Add(r.recorded), rec.ours.Add(r.ours), rec.calls+int64(r.calls)
 	}
 	r.job = to.ID
+}
+
+// forkHold is what a job that holds a fork's copies (ingest.Event.ForkCopy)
+// keeps of them.
+type forkHold struct {
+	// held is the part of the job's spend that is responses it holds only
+	// as a fork's copies, read before its parent's records: billed to it
+	// until they say whose the responses are, but no reason to stop it.
+	held Pico
+	// own: the job wrote a response record of its own. A fork copies its
+	// parent's lines before it writes any of its own, so a mark after
+	// one is no copy (forged, it would hide the job's spend from its
+	// ceiling).
+	own bool
+}
+
+// forkMark weighs ev's forkedFrom mark: a job's first call record marked
+// opens its fork's copies; a mark after an own record, or on a job whose
+// first call was unmarked, is none, and is cleared (the event is this
+// State's to read: ingest.Batch's ownership).
+func (s *State) forkMark(job *Job, ev *ingest.Event) {
+	f := s.forks[job.Seq]
+	if f == nil {
+		if !ev.ForkCopy {
+			return // no mark yet: the job's calls say it had own records
+		}
+		if s.forks == nil {
+			s.forks = map[int32]*forkHold{}
+		}
+		f = &forkHold{own: job.Calls > 0 || job.FirstAttemptTS != 0}
+		s.forks[job.Seq] = f
+	}
+	if ev.ForkCopy && f.own {
+		ev.ForkCopy = false
+	}
+	if !ev.ForkCopy {
+		f.own = true
+	}
+}
+
+// forkHeld adds d to what job holds as a fork's copies.
+func (s *State) forkHeld(job *Job, d Pico) {
+	if f := s.forks[job.Seq]; f != nil {
+		f.held = max(0, f.held+d)
+	}
+}
+
+// CeilingSpend is the spend a job ceiling weighs: the job's, less the
+// responses it holds only as a fork's copies — its parent's spend, billed
+// to the parent once its records are read, never a reason to stop the
+// fork.
+func (s *State) CeilingSpend(j *Job) Pico {
+	f := s.forks[j.Seq]
+	if f == nil || j.Spend.Saturated() {
+		return j.Spend
+	}
+	return max(0, j.Spend-f.held)
 }

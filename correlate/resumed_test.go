@@ -80,3 +80,65 @@ func TestResumedSettlingIsBounded(t *testing.T) {
 		t.Errorf("calls %d + %d, want %d", a.Calls, b.Calls, n+3000)
 	}
 }
+
+// TestForkMarksAfterOwnLinesAreNoCopies: red team — a session marking its
+// own calls as a fork's copies (forkedFrom) to hide them from its job
+// ceiling. A fork copies its parent's lines before it writes any of its
+// own; a mark after an own line is no copy, and weighs on the ceiling.
+// A true fork's copies, read before its parent, do not; once the parent's
+// records are read they are the parent's.
+func TestForkMarksAfterOwnLinesAreNoCopies(t *testing.T) {
+	for _, settle := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.SettleResumed = settle
+		st := New(cfg)
+		t0 := int64(1_773_104_400) * 1e9
+		forked := func(ev *ingest.Event) *ingest.Event { ev.ForkCopy = true; return ev }
+		st.Apply(forked(agentCall("fork", "msg_0", t0, 80_000)))
+		st.Apply(forked(agentCall("fork", "msg_1", t0+60e9, 80_000)))
+		st.Apply(agentCall("fork", "own_0", t0+600e9, 20_000))
+		fork := st.Job("fork")
+		if fork.Spend != dollars(4.5) || st.CeilingSpend(fork) != dollars(0.5) {
+			t.Errorf("settle %v: the fork's copies, no parent read: spend %s, ceiling spend %s; want $4.50, $0.50", settle, USD(fork.Spend.USD()), USD(st.CeilingSpend(fork).USD()))
+		}
+		st.Apply(forked(agentCall("fork", "forged_0", t0+660e9, 80_000)))
+		if st.CeilingSpend(fork) != dollars(2.5) {
+			t.Errorf("settle %v: a mark after an own line hid $2 from the ceiling: ceiling spend %s, want $2.50", settle, USD(st.CeilingSpend(fork).USD()))
+		}
+		st.Apply(agentCall("parent", "msg_0", t0, 80_000))
+		st.Apply(agentCall("parent", "msg_1", t0+60e9, 80_000))
+		parent := st.Job("parent")
+		if parent.Spend != dollars(4) || fork.Spend != dollars(2.5) || st.CeilingSpend(fork) != dollars(2.5) || st.Spend() != dollars(6.5) {
+			t.Errorf("settle %v: parent read: parent %s, fork %s (ceiling %s), run %s; want $4, $2.50, $2.50, $6.50", settle,
+				USD(parent.Spend.USD()), USD(fork.Spend.USD()), USD(st.CeilingSpend(fork).USD()), USD(st.Spend().USD()))
+		}
+	}
+}
+
+// TestTwoForksOfAnUnreadParent: red team — two sessions forked from one
+// parent whose transcript is not read; settling by time (report, replay)
+// moved the copies from one fork to the other, and with them out of
+// what the ceiling does not weigh. Neither fork's ceiling weighs them;
+// they stay with the fork read first until the parent is read.
+func TestTwoForksOfAnUnreadParent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SettleResumed = true
+	st := New(cfg)
+	t0 := int64(1_773_104_400) * 1e9
+	forked := func(ev *ingest.Event) *ingest.Event { ev.ForkCopy = true; return ev }
+	for i := range 3 {
+		st.Apply(forked(agentCall("b-fork", fmt.Sprint("msg_", i), t0+int64(i)*60e9, 80_000)))
+		st.Apply(forked(agentCall("c-fork", fmt.Sprint("msg_", i), t0+int64(i)*60e9, 80_000)))
+	}
+	st.Apply(agentCall("c-fork", "own_c", t0+600e9, 20_000))
+	st.Apply(agentCall("b-fork", "own_b", t0+1200e9, 20_000))
+	st.Apply(agentCall("d-other", "own_d", t0+1800e9, 20_000)) // the records of b's last time all in
+	for _, id := range []string{"b-fork", "c-fork"} {
+		if got := st.CeilingSpend(st.Job(id)); got != dollars(0.5) {
+			t.Errorf("%s: ceiling spend %s, want its own $0.50", id, USD(got.USD()))
+		}
+	}
+	if st.Spend() != dollars(7.5) {
+		t.Errorf("run spend %s, want $7.50", USD(st.Spend().USD()))
+	}
+}

@@ -190,7 +190,7 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 		snap.Jobs = make([]JobRow, len(s.jobList))
 		for i, j := range s.jobList {
 			snap.Jobs[i] = s.row(j, opt.Ended)
-			snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, j.Spend)
+			snap.Jobs[i].OverCeiling = opt.JobCeilings.Over(j.Type, s.CeilingSpend(j))
 			snap.Wasted = snap.Wasted.Add(snap.Jobs[i].Wasted)
 		}
 	}

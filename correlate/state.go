@@ -53,7 +53,10 @@ type State struct {
 	// the table's price of the same calls; recordedAll the run's
 	// (dimensions.go). lastOurs is the table's price of the last call
 	// priced from its recorded cost, when hasOurs.
-	recorded    map[int32]*recordedCost
+	recorded map[int32]*recordedCost
+	// forks is what a job holds as a fork's copies, by Job.Seq: only
+	// the jobs whose transcript has a forkedFrom mark (resumed.go).
+	forks       map[int32]*forkHold
 	recordedAll recordedCost
 	lastOurs    Pico
 	hasOurs     bool
@@ -527,6 +530,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if ev.Kind == ingest.KindLLMCall && agentCopy(ev) {
+			s.forkMark(job, ev)
+		}
 		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
 			if r, seen := s.response(ev.ResponseID, true); seen {
@@ -541,13 +547,16 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 				break
 			} else {
 				r.set(ev)
-				r.job = job.ID
+				r.job, r.forked = job.ID, ev.ForkCopy && agentCopy(ev)
 				fresh = r
 			}
 		}
 		s.attempt(job, ev, op)
 		if fresh != nil {
 			fresh.billed, fresh.calls, fresh.status, fresh.ts = s.lastCost, 1, ev.Status, ev.TS
+			if fresh.forked {
+				s.forkHeld(job, s.lastCost)
+			}
 			if s.hasOurs {
 				fresh.recorded, fresh.ours = s.lastCost, s.lastOurs
 			}

@@ -225,6 +225,10 @@ type Event struct {
 	// Code, Codex, Gemini CLI): it makes many calls and runs for hours by
 	// design, so no job deadline applies to it.
 	AgentSession bool
+	// ForkCopy marks an agent session's copy of a record its parent
+	// session wrote (Claude Code's forkedFrom): the response is the
+	// parent's, whatever the two sessions' times say (issue 35).
+	ForkCopy bool
 	// Dropped says which fields of the record could not be read as
 	// written (each dropped, or read by an assumption, and counted by the
 	// source as Stats.FieldsDropped); the record itself was kept.

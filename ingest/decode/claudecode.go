@@ -75,9 +75,13 @@ type claudeRecord struct {
 	Type, Subtype, SessionID, Cwd, Timestamp, RequestID, UUID string
 	// Version is Claude Code's own version (transcripts' "version",
 	// claude -p's "claude_code_version"): an observed assumption.
-	Version     string
-	CostUSD     *float64
-	IsAPIError  bool
+	Version    string
+	CostUSD    *float64
+	IsAPIError bool
+	// ForkedFrom: the line is a forked session's copy of its parent's
+	// (Claude Code writes "forkedFrom": {"sessionId", "messageUuid"} on
+	// each line a fork copies): the parent made the call, not this session.
+	ForkedFrom  bool
 	APIErrorSt  int
 	ErrorStatus int    // error.status of an api_error record
 	ErrorCode   string // error as a string, on the give-up record
@@ -349,6 +353,9 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			r.RequestID = str()
 		case "uuid":
 			r.UUID = str()
+		case "forkedFrom":
+			r.ForkedFrom = sc.peek() == '{'
+			sc.skip()
 		case "isApiErrorMessage":
 			if sc.peek() == 't' {
 				sc.lit("true")
@@ -469,6 +476,7 @@ func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
 	ev.Kind, ev.Provider = ingest.KindLLMCall, "anthropic"
 	ev.AgentSession = true
 	ev.JobID = CleanID(r.SessionID)
+	ev.ForkCopy = r.ForkedFrom
 	if r.Cwd != "" {
 		ev.JobType = CleanField(path.Base(strings.ReplaceAll(r.Cwd, "\\", "/")))
 	}

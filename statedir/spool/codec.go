@@ -30,10 +30,21 @@ const (
 	// 35). Spools written before it never set it, so they read as they
 	// did; an older burnrate refuses such an event as corrupt.
 	flagBill
-	// flagQueue: the queue's attempt (ingest.Event.QueueAttempt, issue 39)
-	// follows, a uvarint after the bill's byte. The flags' last bit: a
-	// next field needs a byte of flags of its own.
-	flagQueue
+	// flagMore: a byte of more flags (more*) follows the bill's byte —
+	// the flags' byte is full. Spools written before it never set it.
+	flagMore
+)
+
+// The second byte of flags (flagMore).
+const (
+	// moreQueue: the queue's attempt (ingest.Event.QueueAttempt, issue
+	// 39) follows, a uvarint after this byte.
+	moreQueue = 1 << iota
+	// moreForkCopy: ingest.Event.ForkCopy, a fork's copy of its parent's
+	// line (issue 35).
+	moreForkCopy
+	// maxMore is past every bit of the second byte.
+	maxMore
 )
 
 // maxBill is past every ingest.Bill bit.
@@ -56,7 +67,14 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 		b = binary.AppendVarint(b, n)
 	}
 	var flags byte
-	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0, ev.QueueAttempt > 0} {
+	var more byte
+	if ev.QueueAttempt > 0 {
+		more |= moreQueue
+	}
+	if ev.ForkCopy {
+		more |= moreForkCopy
+	}
+	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0, more != 0} {
 		if f {
 			flags |= 1 << i
 		}
@@ -64,6 +82,9 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 	b = append(b, byte(ev.Kind), byte(ev.AttemptBy), flags, byte(ev.Dropped))
 	if ev.Bill != 0 {
 		b = append(b, byte(ev.Bill))
+	}
+	if more != 0 {
+		b = append(b, more)
 	}
 	if ev.QueueAttempt > 0 {
 		b = binary.AppendUvarint(b, uint64(ev.QueueAttempt))
@@ -149,8 +170,16 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 		ev.Bill = ingest.Bill(b[0])
 		b = b[1:]
 	}
+	var more byte
+	if flags&flagMore != 0 {
+		if len(b) < 1 || b[0] == 0 || b[0] >= maxMore {
+			return nil, errCorrupt
+		}
+		more = b[0]
+		b = b[1:]
+	}
 	ev.QueueAttempt = 0
-	if flags&flagQueue != 0 {
+	if more&moreQueue != 0 {
 		q, k := binary.Uvarint(b)
 		if k <= 0 || q == 0 || q > math.MaxInt16 {
 			return nil, errCorrupt
@@ -161,6 +190,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0
 	ev.TSCarried, ev.AgentSession, ev.UsageUnseen = flags&flagTSCarried != 0, flags&flagAgentSession != 0, flags&flagUsageUnseen != 0
+	ev.ForkCopy = more&moreForkCopy != 0
 	src, k := binary.Uvarint(b)
 	if k <= 0 || src > math.MaxUint16 {
 		return nil, errCorrupt
