@@ -154,3 +154,69 @@ func TestWatchNeverStopsTheFork(t *testing.T) {
 		}
 	}
 }
+
+// TestForkCopiesUnderTheParentsSessionID: the shape Claude Code's own
+// forks write (anthropics/claude-code#95234: "every row copied from the
+// original session still carries the original session's id"; rows
+// written after the fork carry the fork's): no forkedFrom, the copies name
+// their parent. Each row is billed to the session it names, in either
+// file order, and the parent's ceiling — never the fork's — is crossed.
+func TestForkCopiesUnderTheParentsSessionID(t *testing.T) {
+	ids := forkIDs[1] // the fork's ID sorts first: a rule by ID order would pick it
+	parent, fork := forkPair(ids[0], ids[1], true)
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(fork, "\n") {
+		if strings.Contains(l, `"forkedFrom"`) {
+			var m map[string]any
+			json.Unmarshal([]byte(l), &m)
+			delete(m, "forkedFrom")
+			m["sessionId"] = ids[0]
+			out, _ := json.Marshal(m)
+			l = string(out) + "\n"
+		}
+		b.WriteString(l)
+	}
+	fork = b.String()
+	var reports [2]string
+	for k, files := range [][2]string{{parent, fork}, {fork, parent}} {
+		dir := t.TempDir()
+		a, f := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+		testutil.WriteFile(t, a, files[0])
+		testutil.WriteFile(t, f, files[1])
+		out, err := run(t, "report", "--format", "json", a, f)
+		if err != nil && err != errCritical {
+			t.Fatalf("report: %v", err)
+		}
+		var r struct {
+			Jobs []struct {
+				JobID    string  `json:"job_id"`
+				Attempts int     `json:"attempts"`
+				SpendUSD float64 `json:"spend_usd"`
+			} `json:"jobs"`
+		}
+		json.Unmarshal([]byte(out), &r)
+		got := map[string]string{}
+		for _, j := range r.Jobs {
+			got[j.JobID] = fmt.Sprintf("%d calls $%.2f", j.Attempts, j.SpendUSD)
+		}
+		if got[ids[0]] != "25 calls $15.00" || got[ids[1]] != "2 calls $1.00" {
+			t.Errorf("order %d: %v; want the parent 25 calls $15.00, the fork 2 calls $1.00", k, got)
+		}
+		reports[k] = out
+		live, _ := run(t, append([]string{"replay", "--headless", "--speed", "max", "--job-ceiling", "5", "--dry-run"}, files2(k, a, f)...)...)
+		if !strings.Contains(live, `"job_id":"`+ids[0]+`"`) || strings.Contains(live, `"job_id":"`+ids[1]+`"`) {
+			t.Errorf("order %d: the ceiling should be the parent's only:\n%s", k, live)
+		}
+	}
+	if strings.Count(reports[0], `"job_id"`) != strings.Count(reports[1], `"job_id"`) {
+		t.Errorf("the reports differ in jobs with the files' order")
+	}
+}
+
+// files2 lists the two files in the order of case k.
+func files2(k int, a, b string) []string {
+	if k == 0 {
+		return []string{a, b}
+	}
+	return []string{b, a}
+}
