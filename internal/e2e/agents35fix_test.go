@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The red team's cases of issue 35 (round 4), trimmed: testdata/rt4.
+const rt4 = "testdata/rt4"
+
+type rt4Report struct {
+	Source struct {
+		Events  int64             `json:"events"`
+		Formats map[string]string `json:"formats"`
+		Dropped map[string]int64  `json:"fields_dropped"`
+	} `json:"source"`
+	Totals struct {
+		Attempts   int64   `json:"attempts"`
+		SpendUSD   float64 `json:"spend_usd"`
+		FailedJobs int     `json:"failed_jobs"`
+	} `json:"totals"`
+	Status   map[string]int64 `json:"status"`
+	Findings []struct {
+		Rule string `json:"rule"`
+	} `json:"findings"`
+	Jobs []struct {
+		ID string `json:"job_id"`
+	} `json:"jobs"`
+}
+
+func rt4Run(t *testing.T, args ...string) (rt4Report, string) {
+	t.Helper()
+	out, err := run(t, append([]string{"report", "--format", "json"}, args...)...)
+	if err != nil && err != errCritical {
+		t.Fatal(err)
+	}
+	var r rt4Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return r, out
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9+1e-6*math.Abs(b) }
+
+// TestCopilotUsageCostIsNotDollars: assistant.usage's data.cost is the
+// call's premium-request multiplier (3 for claude-opus-4.5, 0.33 for a mini
+// model); billed as dollars it made $3.33 of $0.0132 and a job ceiling of
+// $2 killed an innocent session.
+func TestCopilotUsageCostIsNotDollars(t *testing.T) {
+	f := filepath.Join(rt4, "copilot_usage.jsonl")
+	r, _ := rt4Run(t, f)
+	if r.Totals.Attempts != 2 || !near(r.Totals.SpendUSD, 0.0132) {
+		t.Errorf("%d calls, $%v; want 2 calls priced by their tokens, $0.0132", r.Totals.Attempts, r.Totals.SpendUSD)
+	}
+	out, err := run(t, "replay", "--headless", "--speed", "max", "--job-ceiling", "2", "--dry-run", f)
+	if err != nil && err != errCritical {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "job_ceiling") {
+		t.Errorf("a $0.0132 session passed a $2 job ceiling:\n%s", out)
+	}
+}
+
+// TestAppLogOfAnAgentsKeysStaysAppLog: application records that merely
+// carry an agent's key set ({type,data,id,timestamp,parentId}; Pi's
+// type=message; OpenCode's part; Continue's four fields beside job_id and
+// status) were read as that agent's and vanished or lost their job and
+// status. Each is the app's: 2 calls of job j1, $0.52; Continue's 529s
+// stay 529s of job j1.
+func TestAppLogOfAnAgentsKeysStaysAppLog(t *testing.T) {
+	for _, f := range []string{"bus.jsonl", "pi_steal.jsonl", "oc_steal.jsonl"} {
+		r, _ := rt4Run(t, filepath.Join(rt4, f))
+		if r.Totals.Attempts != 2 || !near(r.Totals.SpendUSD, 0.52) || len(r.Jobs) != 1 || r.Jobs[0].ID != "j1" {
+			t.Errorf("%s: %d calls $%v jobs %v, want 2 calls $0.52 of job j1", f, r.Totals.Attempts, r.Totals.SpendUSD, r.Jobs)
+		}
+	}
+	r, _ := rt4Run(t, filepath.Join(rt4, "cont_steal.jsonl"))
+	if r.Totals.Attempts != 3 || len(r.Jobs) != 1 || r.Jobs[0].ID != "j1" || r.Status["529"] != 2 {
+		t.Errorf("cont_steal: %d calls jobs %v status %v, want 3 calls of j1, two 529s", r.Totals.Attempts, r.Jobs, r.Status)
+	}
+}
+
+// TestForgedProducerCostIsPricedByTokens: a record's own cost far above
+// what its tokens could cost ($99,999 for 5 tokens) is dropped and counted
+// (implausible_field), the call priced by its tokens: the generic reader's
+// and Pi's.
+func TestForgedProducerCostIsPricedByTokens(t *testing.T) {
+	for _, f := range []string{"g3.jsonl", "pi_forged.jsonl"} {
+		r, _ := rt4Run(t, filepath.Join(rt4, f))
+		if r.Totals.Attempts != 1 || r.Totals.SpendUSD > 0.01 || r.Source.Dropped["implausible_field"] != 1 {
+			t.Errorf("%s: %d calls $%v dropped %v, want 1 call priced by its tokens, one implausible_field",
+				f, r.Totals.Attempts, r.Totals.SpendUSD, r.Source.Dropped)
+		}
+	}
+}
