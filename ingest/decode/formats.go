@@ -894,12 +894,20 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.text.claimNode(&d.ev, emit) // the SDK's lines of this call come first
 			d.text.expireNode(d.ev.TS, d.ev.TS > 0 && !d.ev.TSCarried, emit)
 		}
-		if e := &d.ev; e.Kind == ingest.KindLLMCall && e.Model == "" && !e.HasCost &&
+		if e := &d.ev; e.Kind == ingest.KindLLMCall && !e.HasCost &&
 			e.InputTokens == 0 && e.OutputTokens == 0 && e.CacheReadTokens == 0 && e.CacheCreateTokens == 0 {
-			// A call the canonical fields named without its model or
-			// usage ({"event":"llm_call","response":{"model":…,"usage":…}}):
-			// the generic reader finds them where they are.
-			d.generic.fill(d.p, e, &d.gev, src)
+			// A call the canonical fields named without its usage, or its
+			// model ({"event":"llm_call","response":{"model":…,"usage":…}},
+			// {"model":…,"response":{"usage":…}}): the generic reader
+			// finds them where they are. A line with usage is an answer,
+			// never an announcement waiting for one (issue 35: a "call
+			// ok" line was held as one and its job marked failed).
+			if d.generic.fill(d.p, e, &d.gev, src) {
+				d.p.announce = false
+				if e.Status == ingest.StatusUnknown && e.ErrorType == "" && !e.StreamDropped {
+					e.Status = 200 // usage came back: answered, as the generic reader's own calls
+				}
+			}
 		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)

@@ -97,3 +97,16 @@ func TestForgedProducerCostIsPricedByTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestTopModelNestedUsageIsBilled: a line naming its model at the top
+// level and its usage under response.usage was billed $0 with no word
+// (job a); with "msg":"call ok" and no event (job c) it was held as an
+// announcement and its job marked failed. Each of the four lines is a
+// call of gpt-4o, 100,000 in and 10,000 out ($0.35), answered.
+func TestTopModelNestedUsageIsBilled(t *testing.T) {
+	r, _ := rt4Run(t, filepath.Join(rt4, "nested.jsonl"))
+	if r.Totals.Attempts != 4 || !near(r.Totals.SpendUSD, 1.4) || r.Totals.FailedJobs != 0 || r.Status["200"] != 4 {
+		t.Errorf("%d calls $%v, %d failed jobs, status %v; want 4 calls $1.40, none failed, all 200",
+			r.Totals.Attempts, r.Totals.SpendUSD, r.Totals.FailedJobs, r.Status)
+	}
+}
