@@ -211,7 +211,7 @@ var Formats = []FormatInfo{
 		Example:  `{"eventName":"tokensGenerated","schema":"0.2.0","createdAt":"2026-03-01T10:00:00.000Z","userId":"…","userAgent":"Visual Studio Code/1.97.2 (Continue/1.0.1)","selectedProfileId":"local","model":"claude-3-5-sonnet-latest","provider":"anthropic","promptTokens":1200,"generatedTokens":300}`,
 		Keys:     [][]string{{"model", "provider", "promptTokens", "generatedTokens"}},
 		Reads:    continueReads,
-		New:      func(p *Parser, _ Options) Decoder { return &continueDecoder{p: p} },
+		New:      func(p *Parser, o Options) Decoder { return &continueDecoder{p: p, source: o.SourceName} },
 		Versions: "schema 0.1.0 and 0.2.0 (continuedev/continue packages/config-yaml/src/schemas/data/tokensGenerated); fixture field for field"},
 	{Name: FormatOpenCode, Summary: "OpenCode: its storage (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
 		Example: `{"type":"step_finish","timestamp":1767225601234,"sessionID":"ses_4f1a…","part":{"id":"prt_b3c1…","sessionID":"ses_4f1a…","messageID":"msg_b3c0…","type":"step-finish","reason":"tool-calls","cost":0.0123,"tokens":{"input":1022,"output":321,"reasoning":0,"cache":{"read":18240,"write":0}}}}`,

@@ -261,7 +261,13 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 		}
 	}
 	if thoughts, ok := genericCount(ev, u, []string{"thoughtsTokenCount"}); ok {
-		out = satAdd(out, thoughts)
+		if sum := satAdd(out, thoughts); sum <= ingest.MaxTokensPerCall {
+			out = sum
+		} else {
+			// Each count in range, their sum not: the thoughts field is
+			// dropped, never the record (the cap is per field).
+			ev.Dropped |= ingest.DropImplausible
+		}
 	}
 	ev.Kind = ingest.KindLLMCall
 	ev.Model = CleanField(model)
@@ -291,7 +297,11 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 			}
 		}
 	}
+	ok := ev.Check() == ingest.Accepted
 	emit(ev)
+	if !ok {
+		return true // refused and counted as such by the check: no call of the hint's
+	}
 	g.n++
 	if len(g.paths) < genericMaxPaths && !slices.Contains(g.paths, path) {
 		g.paths = append(g.paths, path)

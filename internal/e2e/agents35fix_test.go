@@ -24,7 +24,7 @@ type rt4Report struct {
 	} `json:"totals"`
 	Status   map[string]int64 `json:"status"`
 	Findings []struct {
-		Rule string `json:"rule"`
+		Rule string `json:"kind"`
 	} `json:"findings"`
 	Jobs []struct {
 		ID string `json:"job_id"`
@@ -108,5 +108,32 @@ func TestTopModelNestedUsageIsBilled(t *testing.T) {
 	if r.Totals.Attempts != 4 || !near(r.Totals.SpendUSD, 1.4) || r.Totals.FailedJobs != 0 || r.Status["200"] != 4 {
 		t.Errorf("%d calls $%v, %d failed jobs, status %v; want 4 calls $1.40, none failed, all 200",
 			r.Totals.Attempts, r.Totals.SpendUSD, r.Totals.FailedJobs, r.Status)
+	}
+}
+
+// TestContinueFilesAlikeAreDifferentCalls: two Continue files of the
+// same 0.1.0 lines (no time in them) are six calls, not three completed
+// twice (a critical duplicate_completion).
+func TestContinueFilesAlikeAreDifferentCalls(t *testing.T) {
+	r, _ := rt4Run(t, filepath.Join(rt4, "cont"))
+	if r.Totals.Attempts != 6 {
+		t.Errorf("%d calls, want 6", r.Totals.Attempts)
+	}
+	for _, f := range r.Findings {
+		if f.Rule == "duplicate_completion" {
+			t.Errorf("two files' lines alike read as one call completed twice")
+		}
+	}
+}
+
+// TestGenericThoughtsOverTheCapCostTheField: a usage whose output and
+// thoughtsTokenCount are each in range but whose sum is not lost the whole
+// record (refused as implausible), while the hint still counted it: 7
+// call(s) for 6 events. The thoughts field is dropped (implausible_field),
+// the record kept, the hint's count the events'.
+func TestGenericThoughtsOverTheCapCostTheField(t *testing.T) {
+	r, out := rt4Run(t, filepath.Join(rt4, "g4.jsonl"))
+	if r.Source.Events != 7 || r.Totals.Attempts != 7 || r.Source.Dropped["implausible_field"] != 1 || !strings.Contains(out, "7 call(s) whose model") {
+		t.Errorf("%d events, %d calls, dropped %v; want 7 and 7, one implausible_field, a hint of 7 calls", r.Source.Events, r.Totals.Attempts, r.Source.Dropped)
 	}
 }
