@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +138,26 @@ func TestGenericThoughtsOverTheCapCostTheField(t *testing.T) {
 	r, out := rt4Run(t, filepath.Join(rt4, "g4.jsonl"))
 	if r.Source.Events != 7 || r.Totals.Attempts != 7 || r.Source.Dropped["implausible_field"] != 1 || !strings.Contains(out, "7 call(s) whose model") {
 		t.Errorf("%d events, %d calls, dropped %v; want 7 and 7, one implausible_field, a hint of 7 calls", r.Source.Events, r.Totals.Attempts, r.Source.Dropped)
+	}
+}
+
+// TestOpenCodeNoModelSaidLive: an OpenCode stream of cost 0 that names no
+// model (a subscription, a custom provider) can never trip a ceiling; live,
+// nothing said so. It is said once on stderr.
+func TestOpenCodeNoModelSaidLive(t *testing.T) {
+	in, err := os.Open(filepath.Join(rt4, "oc_nomodel.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cmd := exec.Command(burnrate(t), "opencode", "--headless", "--job-ceiling", "5", "--dry-run")
+	cmd.Stdin = in
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	if n := strings.Count(errb.String(), "calls unpriced: the stream names no model; ceilings cannot see their spend"); n != 1 {
+		t.Errorf("said %d times, want once:\n%s", n, errb.String())
 	}
 }
