@@ -90,9 +90,11 @@ func TestAppLogOfAnAgentsKeysStaysAppLog(t *testing.T) {
 // TestForgedProducerCostIsPricedByTokens: a record's own cost far above
 // what its tokens could cost ($99,999 for 5 tokens) is dropped and counted
 // (implausible_field), the call priced by its tokens: the generic reader's
-// and Pi's.
+// and Pi's, and (applied beside them) Claude Code's costUSD. JSON lines'
+// cost_usd is not checked so: an app logs it without tokens, and a
+// night's fixtures bill $1+ calls by it alone.
 func TestForgedProducerCostIsPricedByTokens(t *testing.T) {
-	for _, f := range []string{"g3.jsonl", "pi_forged.jsonl"} {
+	for _, f := range []string{"g3.jsonl", "pi_forged.jsonl", "cc_forged.jsonl"} {
 		r, _ := rt4Run(t, filepath.Join(rt4, f))
 		if r.Totals.Attempts != 1 || r.Totals.SpendUSD > 0.01 || r.Source.Dropped["implausible_field"] != 1 {
 			t.Errorf("%s: %d calls $%v dropped %v, want 1 call priced by its tokens, one implausible_field",
