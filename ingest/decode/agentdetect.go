@@ -42,9 +42,10 @@ func rawNumber(raw json.RawMessage) bool {
 	return len(raw) > 0 && json.Unmarshal(raw, &f) == nil
 }
 
-// appLogKeys are canonical JSON-lines fields no agent's record here has:
+// appLogKeys are canonical JSON-lines fields no agent's record here has
+// at its top level (an OpenCode retry part has "attempt": not in it):
 // a line carrying one is an application's.
-var appLogKeys = []string{"job_id", "jobId", "status", "status_code", "event", "attempt", "idempotency_key", "input_tokens", "output_tokens"}
+var appLogKeys = []string{"job_id", "jobId", "status", "status_code", "event", "idempotency_key", "input_tokens", "output_tokens"}
 
 func hasAppLogKey(m map[string]json.RawMessage) bool {
 	for _, k := range appLogKeys {
