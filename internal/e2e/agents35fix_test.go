@@ -81,7 +81,13 @@ func TestAppLogOfAnAgentsKeysStaysAppLog(t *testing.T) {
 			t.Errorf("%s: %d calls $%v jobs %v, want 2 calls $0.52 of job j1", f, r.Totals.Attempts, r.Totals.SpendUSD, r.Jobs)
 		}
 	}
-	r, _ := rt4Run(t, filepath.Join(rt4, "cont_steal.jsonl"))
+	// Inside a Copilot file, the app's two records are still its calls
+	// (they were passed over as Copilot's own records of no call).
+	r, _ := rt4Run(t, filepath.Join(rt4, "copilot_mixed.jsonl"))
+	if r.Totals.Attempts != 4 || !near(r.Totals.SpendUSD, 0.5332) || r.Source.Formats[filepath.Join(rt4, "copilot_mixed.jsonl")] != "copilot-cli" {
+		t.Errorf("copilot_mixed: %d calls $%v formats %v, want 4 calls $0.5332 read as copilot-cli", r.Totals.Attempts, r.Totals.SpendUSD, r.Source.Formats)
+	}
+	r, _ = rt4Run(t, filepath.Join(rt4, "cont_steal.jsonl"))
 	if r.Totals.Attempts != 3 || len(r.Jobs) != 1 || r.Jobs[0].ID != "j1" || r.Status["529"] != 2 {
 		t.Errorf("cont_steal: %d calls jobs %v status %v, want 3 calls of j1, two 529s", r.Totals.Attempts, r.Jobs, r.Status)
 	}
