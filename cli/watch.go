@@ -767,6 +767,18 @@ func headlessStatus(ctx context.Context, eng *engine.Engine) error {
 				said["\x00runchurn"] = true
 				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunChurn)
 			}
+			if !said["\x00nomodel"] && f.Snap != nil {
+				// Calls that name no model and carry no cost (an OpenCode
+				// stream of cost 0 on a subscription or a custom
+				// provider) are unpriced: no ceiling can see their spend,
+				// and live nothing said so (issue 35).
+				for _, m := range f.Snap.Models {
+					if m.Model == correlate.UnknownModel && m.UnpricedAttempts > 0 {
+						said["\x00nomodel"] = true
+						fmt.Fprintf(os.Stderr, "burnrate: warning: %d calls unpriced: the stream names no model; ceilings cannot see their spend\n", m.UnpricedAttempts)
+					}
+				}
+			}
 			if f.RunSpan != "" && !said["\x00runspan"] {
 				said["\x00runspan"] = true
 				fmt.Fprintln(os.Stderr, "burnrate: warning:", f.RunSpan)

@@ -56,11 +56,20 @@ func jsonString(raw json.RawMessage) string {
 // own computation, as Cline's cost is carried (ev.CostUSD, HasCost). A
 // zero is no evidence: the agents write 0 for a subscription or an
 // unknown price (OpenCode on a Claude Max login, Pi on a local model),
-// and taking it would bill the call $0.
+// and taking it would bill the call $0. A cost its own tokens could not
+// cost (ingest.PlausibleCost, as Cline's) is a forged or mistyped field:
+// dropped and counted (implausible_field), the call priced by its tokens
+// (issue 35). The event's tokens must be set before.
 func setProducerCost(ev *ingest.Event, raw json.RawMessage) {
-	if c, ok := jsonCost(ev, raw); ok && c > 0 {
-		ev.CostUSD, ev.HasCost = c, true
+	c, ok := jsonCost(ev, raw)
+	if !ok || c <= 0 {
+		return
 	}
+	if !ingest.PlausibleCost(c, satAdd(satAdd(ev.InputTokens, ev.OutputTokens), satAdd(ev.CacheReadTokens, ev.CacheCreateTokens))) {
+		ev.Dropped |= ingest.DropImplausible
+		return
+	}
+	ev.CostUSD, ev.HasCost = c, true
 }
 
 // setTSMillis sets ev.TS from Unix milliseconds, or carries the last time.

@@ -613,10 +613,18 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 		cc1h = cc.Ephemeral1h
 	}
 	cost, hasCost := 0.0, false
+	dropImplausible := false
 	switch d.mode {
 	case CostAuto:
 		if r.CostUSD != nil {
 			cost, hasCost = *r.CostUSD, true
+			// A costUSD its usage could not cost is forged or mistyped:
+			// dropped and counted, priced by its tokens (issue 35, as
+			// the agents' costs and cost_usd).
+			if cost <= ingest.MaxCostPerCallUSD && !ingest.PlausibleCost(cost, satAdd(satAdd(u.InputTokens, u.OutputTokens), satAdd(u.CacheReadInputTokens, u.CacheCreationInputTokens))) {
+				cost, hasCost = 0, false
+				dropImplausible = true
+			}
 		}
 	case CostDisplay:
 		hasCost = true
@@ -650,6 +658,9 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	ev.CacheCreate1hTokens = cc1h
 	ev.Bill = u.Bill
 	ev.CostUSD, ev.HasCost = cost, hasCost
+	if dropImplausible {
+		ev.Dropped |= ingest.DropImplausible
+	}
 	if m.ID != "" {
 		ev.ResponseID = CleanID(m.ID + "\x00" + r.RequestID)
 	}

@@ -34,9 +34,10 @@ type continueRecord struct {
 }
 
 type continueDecoder struct {
-	p  *Parser
-	ev ingest.Event
-	n  int64 // lines read: each its own call
+	p      *Parser
+	ev     ingest.Event
+	n      int64  // lines read: each its own call
+	source string // the file: a line of another file is another call
 }
 
 func (d *continueDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
@@ -58,10 +59,13 @@ func (d *continueDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Sk
 	ev.Model, ev.Provider = CleanField(r.Model), CleanField(r.Provider)
 	ev.InputTokens = jsonCount(ev, r.PromptTokens)
 	ev.OutputTokens = jsonCount(ev, r.GeneratedTokens)
-	// Its own operation: the line's digest and its place, so that a
-	// second file, or the same file read again from a restart, never
-	// makes one line a retry of another.
+	// Its own operation: the file's name, the line's digest and its
+	// place, so that a second file (0.1.0 lines carry no time: two
+	// files' lines can be alike byte for byte), or the same file read
+	// again from a restart, never makes one line a retry of another.
 	h := fnv.New64a()
+	h.Write([]byte(d.source))
+	h.Write([]byte{0})
 	h.Write(rec)
 	ev.IdempotencyKey = "continue:" + strconv.FormatUint(h.Sum64(), 16) + ":" + strconv.FormatInt(d.n, 10)
 	emit(ev)

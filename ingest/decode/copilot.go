@@ -36,7 +36,8 @@ import (
 // calls of their own. inputTokens is read as the prompt with the cache
 // (OpenAI's meaning, that of Copilot's API). assistant.usage, which the
 // Copilot SDK streams per call, is not written to events.jsonl; where a
-// file holds it anyway, it is the call and the message adds nothing.
+// file holds it anyway, it is the call and the message adds nothing; its
+// data.cost is the premium-request multiplier, not dollars, and is ignored.
 // A session exited without its shutdown (killed, /new) has no input in
 // its file: only the output of its messages is billed.
 
@@ -67,7 +68,6 @@ type copilotData struct {
 	InputTokens      json.RawMessage `json:"inputTokens"`
 	CacheReadTokens  json.RawMessage `json:"cacheReadTokens"`
 	CacheWriteTokens json.RawMessage `json:"cacheWriteTokens"`
-	Cost             json.RawMessage `json:"cost"`
 }
 
 // copilotSeen is what the messages of the segment gave one model.
@@ -112,7 +112,9 @@ func (d *copilotDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.Ski
 		d.call(ev, e, data.Model)
 		ev.SetInclusiveInput(jsonCount(ev, data.InputTokens), jsonCount(ev, data.CacheReadTokens), jsonCount(ev, data.CacheWriteTokens))
 		ev.OutputTokens = jsonCount(ev, data.OutputTokens)
-		setProducerCost(ev, data.Cost)
+		// data.cost is the call's premium-request multiplier (3 for
+		// claude-opus-4.5, 0.33 for a mini model), not dollars: never a
+		// cost. The call is priced by its model and tokens (issue 35).
 		d.note(data.Model, ev.OutputTokens)
 		emit(ev)
 		return ingest.Accepted

@@ -67,6 +67,10 @@ type FormatInfo struct {
 	// has, and a tie of counts goes to the first. Put a new row above any
 	// whose keys a line of the new format could also have.
 	Keys [][]string
+	// Reads, where set, must also accept a line of the Keys for it to
+	// count for the format: the reader can read it (issue 35's agents,
+	// whose keys an application's log can carry). Nil: the keys suffice.
+	Reads func(line []byte) bool
 	// New makes the format's decoder (before Event.Check wraps it); nil
 	// for the formats the canonical JSON-lines decoder reads (jsonl,
 	// sdk-text) and for documents, read by ingest/file.
@@ -195,24 +199,28 @@ var Formats = []FormatInfo{
 	{Name: FormatCopilot, Summary: "GitHub Copilot CLI session events (~/.copilot/session-state/<id>/events.jsonl): a call per assistant.message (model, output), the input and cache of session.shutdown's modelMetrics added per model; a resumed session is the same file and job",
 		Example:  `{"type":"assistant.message","data":{"messageId":"2a35…","model":"claude-sonnet-4.5","outputTokens":470,"interactionId":"6554…","turnId":"0","apiCallId":"chatcmpl-427"},"id":"d1f0…","timestamp":"2026-08-05T20:40:31.002Z","parentId":"9b7c…"}`,
 		Keys:     [][]string{{"type", "data", "id", "timestamp", "parentId"}},
+		Reads:    copilotReads,
 		New:      func(p *Parser, o Options) Decoder { return newCopilotDecoder(p, o.SourceName) },
 		Home:     &Home{What: "Copilot CLI sessions", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Sub: "session-state"},
 		Versions: "1.0.78 (real sessions: WildChildForLife/lantern@0391e0df fixtures/copilot-home)"},
 	{Name: FormatPi, Summary: "the Pi coding agent's sessions (~/.pi/agent/sessions/<cwd>/<time>_<id>.jsonl): a call per assistant message with usage, Pi's own cost.total kept beside ours, a fork's copied responses billed once",
 		Example:  `{"type":"message","id":"a1b2c3d4","parentId":"9f8e7d6c","timestamp":"2025-12-08T22:41:09.120Z","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-5","usage":{"input":3,"output":412,"cacheRead":21080,"cacheWrite":1840,"totalTokens":23335,"cost":{"input":0.000015,"output":0.0103,"cacheRead":0.01054,"cacheWrite":0.0115,"total":0.032355}},"stopReason":"toolUse","timestamp":1765233669120}}`,
 		Keys:     [][]string{{"type=session", "id", "timestamp", "cwd"}, {"type=message", "timestamp", "message"}, {"type=model_change", "provider", "modelId"}, {"type=thinking_level_change", "thinkingLevel"}},
+		Reads:    piReads,
 		New:      func(p *Parser, o Options) Decoder { return newPiDecoder(p, o.SourceName) },
 		Home:     &Home{What: "Pi sessions", Env: "PI_CODING_AGENT_DIR", Defaults: []string{".pi/agent"}, Sub: "sessions"},
 		Versions: "session v1, plain and branched (real sessions: badlogic/pi-mono@83378aad packages/coding-agent/test/fixtures); v2–v3 entries (id, parentId) read alike, no real file tried"},
 	{Name: FormatContinue, Summary: "Continue's dev data (~/.continue/dev_data/<schema>/tokensGenerated.jsonl, schema 0.1.0 and 0.2.0): every line its own call (model, prompt and generated tokens), never one call retried; a day of calls is a job",
 		Example:  `{"eventName":"tokensGenerated","schema":"0.2.0","createdAt":"2026-03-01T10:00:00.000Z","userId":"…","userAgent":"Visual Studio Code/1.97.2 (Continue/1.0.1)","selectedProfileId":"local","model":"claude-3-5-sonnet-latest","provider":"anthropic","promptTokens":1200,"generatedTokens":300}`,
 		Keys:     [][]string{{"model", "provider", "promptTokens", "generatedTokens"}},
-		New:      func(p *Parser, _ Options) Decoder { return &continueDecoder{p: p} },
+		Reads:    continueReads,
+		New:      func(p *Parser, o Options) Decoder { return &continueDecoder{p: p, source: o.SourceName} },
 		Versions: "schema 0.1.0 and 0.2.0 (continuedev/continue packages/config-yaml/src/schemas/data/tokensGenerated); fixture field for field"},
 	{Name: FormatOpenCode, Summary: "OpenCode: its SQLite database (~/.local/share/opencode/opencode.db, OpenCode 1.2.0 on: the message and part rows' JSON), its storage before it (~/.local/share/opencode/storage: message/<session>/msg_*.json, session/*/ses_*.json) and opencode run --format json events: a call per assistant message or step_finish with its tokens (input with or without the cache, as the record says) and OpenCode's own cost kept beside ours; a subagent's session billed to its parent",
 		Example: `{"type":"step_finish","timestamp":1767225601234,"sessionID":"ses_4f1a…","part":{"id":"prt_b3c1…","sessionID":"ses_4f1a…","messageID":"msg_b3c0…","type":"step-finish","reason":"tool-calls","cost":0.0123,"tokens":{"input":1022,"output":321,"reasoning":0,"cache":{"read":18240,"write":0}}}}`,
 		Keys: [][]string{{"id", "sessionID", "role", "tokens"}, {"id", "sessionID", "role", "time"}, {"id", "projectID", "title", "time"}, {"id", "sessionID", "messageID", "type=retry|step-finish"},
 			{"type", "timestamp", "sessionID", "part"}, {"type=error", "timestamp", "sessionID", "error"}, {"type=done", "timestamp", "sessionID"}},
+		Reads:     opencodeReads,
 		New:       func(p *Parser, _ Options) Decoder { return newOpenCodeDecoder(p) },
 		Home:      &Home{What: "OpenCode storage (nor an opencode.db beside it)", Env: "OPENCODE_DATA_DIR", Defaults: []string{".local/share/opencode"}, Sub: "storage", Databases: []string{"opencode.db", "opencode-*.db"}},
 		Documents: []FileRule{{Prefix: "msg_", Suffix: ".json"}, {Prefix: "ses_", Suffix: ".json"}, {Prefix: "prt_", Suffix: ".json"}, {Prefix: "opencode", Suffix: ".db"}},
@@ -895,12 +903,20 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 			d.text.claimNode(&d.ev, emit) // the SDK's lines of this call come first
 			d.text.expireNode(d.ev.TS, d.ev.TS > 0 && !d.ev.TSCarried, emit)
 		}
-		if e := &d.ev; e.Kind == ingest.KindLLMCall && e.Model == "" && !e.HasCost &&
+		if e := &d.ev; e.Kind == ingest.KindLLMCall && !e.HasCost &&
 			e.InputTokens == 0 && e.OutputTokens == 0 && e.CacheReadTokens == 0 && e.CacheCreateTokens == 0 {
-			// A call the canonical fields named without its model or
-			// usage ({"event":"llm_call","response":{"model":…,"usage":…}}):
-			// the generic reader finds them where they are.
-			d.generic.fill(d.p, e, &d.gev, src)
+			// A call the canonical fields named without its usage, or its
+			// model ({"event":"llm_call","response":{"model":…,"usage":…}},
+			// {"model":…,"response":{"usage":…}}): the generic reader
+			// finds them where they are. A line with usage is an answer,
+			// never an announcement waiting for one (issue 35: a "call
+			// ok" line was held as one and its job marked failed).
+			if d.generic.fill(d.p, e, &d.gev, src) {
+				d.p.announce = false
+				if e.Status == ingest.StatusUnknown && e.ErrorType == "" && !e.StreamDropped {
+					e.Status = 200 // usage came back: answered, as the generic reader's own calls
+				}
+			}
 		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
@@ -1300,6 +1316,9 @@ func (d *Detector) Add(l []byte) {
 	for _, f := range keyed {
 		for _, keys := range f.Keys {
 			if jsonHasKeys(l, keys...) {
+				if f.Reads != nil && !f.Reads(l) {
+					break // an app's line of the agent's keys: the next rows, then JSON lines
+				}
 				det.Counts[f.Name]++
 				return
 			}

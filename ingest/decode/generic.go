@@ -141,6 +141,13 @@ type genericNode struct {
 // read reads line as a generic call into ev, with what the canonical
 // parser read of it (base: its job, run and time); false when it is none.
 func (g *genericStats) read(p *Parser, base, ev *ingest.Event, line []byte, emit func(*ingest.Event)) bool {
+	return g.readModel(p, base, ev, line, "", emit)
+}
+
+// readModel is read with the model the record names at its top level
+// (topModel, "" for none): a usage object without a model beside it is
+// that model's.
+func (g *genericStats) readModel(p *Parser, base, ev *ingest.Event, line []byte, topModel string, emit func(*ingest.Event)) bool {
 	line = bytes.TrimSpace(line)
 	if !genericCandidate(line) || shapeOf(line) != nil {
 		// A record of a row's shape is that row's, read or passed over
@@ -160,7 +167,11 @@ func (g *genericStats) read(p *Parser, base, ev *ingest.Event, line []byte, emit
 		n := queue[0]
 		queue = queue[1:]
 		visited++
-		if model, ok := genericModel(n.v); ok {
+		model, ok := genericModel(n.v)
+		if !ok && topModel != "" {
+			model, ok = topModel, true
+		}
+		if ok {
 			for _, uk := range genericUsageKeys {
 				u, ok := n.v[uk].(map[string]any)
 				if !ok {
@@ -250,7 +261,13 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 		}
 	}
 	if thoughts, ok := genericCount(ev, u, []string{"thoughtsTokenCount"}); ok {
-		out = satAdd(out, thoughts)
+		if sum := satAdd(out, thoughts); sum <= ingest.MaxTokensPerCall {
+			out = sum
+		} else {
+			// Each count in range, their sum not: the thoughts field is
+			// dropped, never the record (the cap is per field).
+			ev.Dropped |= ingest.DropImplausible
+		}
 	}
 	ev.Kind = ingest.KindLLMCall
 	ev.Model = CleanField(model)
@@ -280,7 +297,11 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 			}
 		}
 	}
+	ok := ev.Check() == ingest.Accepted
 	emit(ev)
+	if !ok {
+		return true // refused and counted as such by the check: no call of the hint's
+	}
 	g.n++
 	if len(g.paths) < genericMaxPaths && !slices.Contains(g.paths, path) {
 		g.paths = append(g.paths, path)
@@ -288,16 +309,22 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 	return true
 }
 
-// fill gives a canonical call without model or usage (ev) the model,
-// tokens and cost of the usage object the record holds, if one: the
-// call's status, attempt, job and time stay the canonical parser's.
-func (g *genericStats) fill(p *Parser, ev, scratch *ingest.Event, line []byte) {
-	if !g.read(p, ev, scratch, line, func(*ingest.Event) {}) {
-		return
+// fill gives a canonical call without usage (ev) the tokens and cost of
+// the usage object the record holds, if one, and its model when the call
+// names none (a call that names its model at the top level takes a usage
+// object found without one, {"model":…,"response":{"usage":…}}): the
+// call's status, attempt, job and time stay the canonical parser's. It
+// reports whether it filled the call.
+func (g *genericStats) fill(p *Parser, ev, scratch *ingest.Event, line []byte) bool {
+	if !g.readModel(p, ev, scratch, line, ev.Model, func(*ingest.Event) {}) {
+		return false
 	}
-	ev.Model = scratch.Model
+	if ev.Model == "" {
+		ev.Model = scratch.Model
+	}
 	ev.InputTokens, ev.OutputTokens = scratch.InputTokens, scratch.OutputTokens
 	ev.CacheReadTokens, ev.CacheCreateTokens = scratch.CacheReadTokens, scratch.CacheCreateTokens
 	ev.CostUSD, ev.HasCost = scratch.CostUSD, scratch.HasCost
 	ev.Dropped |= scratch.Dropped
+	return true
 }

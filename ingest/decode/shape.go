@@ -132,6 +132,12 @@ next:
 				continue next
 			}
 		}
+		if s.row.Reads != nil && !s.row.Reads(line) {
+			// An app's record of an agent's keys is not the agent's
+			// (issue 35): in a file of that agent it goes to the JSON
+			// lines, never passed over as the agent's own.
+			continue
+		}
 		return s.row
 	}
 	return nil
