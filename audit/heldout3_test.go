@@ -527,3 +527,33 @@ func TestTimeoutHandlerReadingTheError(t *testing.T) {
 		t.Fatalf("layers %q, want %q", got, want)
 	}
 }
+
+// avast/retry-go: retry.Do(fn, retry.Attempts(N)) is N tries, 10 with no
+// Attempts option, never-ending with Attempts(0); a project's own package
+// also imported as a Do is not it. Shape of j178/chatgpt's Send (round 4).
+func TestAvastRetryGo(t *testing.T) {
+	r := scan(t, "testdata/goretrylib")
+	sameLayers(t, r, []want{
+		{"summarise.go:15", "avast-retry-go", 3, true},
+		{"summarise.go:23", "avast-retry-go", 10, false},
+		{"summarise.go:29", "avast-retry-go", 0, true},
+	})
+	for _, l := range r.Layers {
+		if l.Line == 29 && !l.Unbounded {
+			t.Errorf("Attempts(0) retries until success: %+v", l)
+		}
+	}
+}
+
+// LangChain.js's legacy entry points (langchain/chat_models/openai …,
+// gpt4-pdf-chatbot-langchain's imports in round 4) are the same
+// AsyncCaller: 7 attempts by default; the package's prompts and
+// documents are not models.
+func TestLangChainJSLegacyEntryPoints(t *testing.T) {
+	r := scan(t, "testdata/lclegacy")
+	sameLayers(t, r, []want{
+		{"src/chain.ts:7", "langchainjs-asynccaller", 7, false},
+		{"src/chain.ts:8", "langchainjs-asynccaller", 7, false},
+		{"src/chain.ts:9", "langchainjs-asynccaller", 3, true},
+	})
+}

@@ -287,6 +287,10 @@ func jsLangChain(f *file) []Layer {
 // /google-genai, /community …). Each extends BaseLanguageModel or
 // Embeddings, whose AsyncCaller retries every call (maxRetries ?? 6).
 func isLangChainJSModel(b binding) bool {
+	if isLegacyLangChainJS(b.module) {
+		n := b.imported
+		return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+	}
 	if !strings.HasPrefix(b.module, "@langchain/") || strings.HasPrefix(b.module, "@langchain/core") || strings.HasPrefix(b.module, "@langchain/langgraph") {
 		return false
 	}
@@ -299,6 +303,9 @@ func isLangChainJSModel(b binding) bool {
 // client with maxRetries: 0, so the AsyncCaller is the one layer; for the
 // others the provider's own client is not modelled.
 func langChainJSNote(module string) string {
+	if isLegacyLangChainJS(module) {
+		return "the langchain package's own entry point (before @langchain/*): its models retry through the same AsyncCaller (maxRetries ?? 6)"
+	}
 	pkg := module
 	if i := strings.Index(module[len("@langchain/"):], "/"); i >= 0 {
 		pkg = module[:len("@langchain/")+i]
@@ -310,4 +317,18 @@ func langChainJSNote(module string) string {
 		return "LangChain.js's AsyncCaller retries the @google/generative-ai call, which has no retries of its own"
 	}
 	return "LangChain.js's AsyncCaller retries; the provider client underneath may retry too (not modelled)"
+}
+
+// isLegacyLangChainJS: the langchain package's model entry points before
+// the provider packages (langchain 0.0.x, still re-exported by 0.1:
+// langchain/chat_models/openai, langchain/embeddings/openai,
+// langchain/llms/openai …), whose classes extend the same
+// BaseLanguageModel and Embeddings with the AsyncCaller.
+func isLegacyLangChainJS(module string) bool {
+	for _, p := range []string{"langchain/chat_models/", "langchain/embeddings/", "langchain/llms/"} {
+		if strings.HasPrefix(module, p) {
+			return true
+		}
+	}
+	return false
 }
