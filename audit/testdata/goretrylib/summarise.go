@@ -3,8 +3,8 @@ package summarise
 import (
 	"context"
 
-	"github.com/avast/retry-go/v4"
 	backoff "example.com/summarise/internal/retry"
+	"github.com/avast/retry-go/v4"
 )
 
 type client interface {
