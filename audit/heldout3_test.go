@@ -557,3 +557,16 @@ func TestLangChainJSLegacyEntryPoints(t *testing.T) {
 		{"src/chain.ts:9", "langchainjs-asynccaller", 3, true},
 	})
 }
+
+// Python LangChain's OpenAIEmbeddings: the langchain package's own
+// (0.0.x; AgentGPT's pinecone memory in round 4) counts max_retries as
+// tenacity attempts, 6 by default; langchain_openai's passes its 2 to
+// the SDK (3 attempts). The Embeddings interface is not a model.
+func TestLangChainPythonOpenAIEmbeddings(t *testing.T) {
+	r := scan(t, "testdata/lcembed")
+	sameLayers(t, r, []want{
+		{"memory/store.py:9", "langchain-embeddings-legacy", 6, false},
+		{"memory/store.py:13", "openai-python", 3, false},
+		{"memory/store.py:14", "langchain-embeddings-legacy", 3, true},
+	})
+}

@@ -205,6 +205,13 @@ var pyChatModels = []struct {
 	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
 	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
 	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+	// OpenAIEmbeddings: langchain_openai's (and langchain_community's)
+	// passes max_retries (default 2) to the OpenAI client; the langchain
+	// package's own (0.0.x, langchain.embeddings) wraps the 0.x SDK in
+	// tenacity's stop_after_attempt(max_retries), max_retries = 6.
+	{"langchain_openai", "OpenAIEmbeddings", "openai-python", 0, "OpenAIEmbeddings builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_community.embeddings", "OpenAIEmbeddings", "openai-python", 0, "langchain_community's OpenAIEmbeddings builds the OpenAI client with its max_retries (default 2)"},
+	{"langchain.embeddings", "OpenAIEmbeddings", "langchain-embeddings-legacy", 0, "the langchain package's OpenAIEmbeddings (0.0.x) retries the call in tenacity, stop_after_attempt(max_retries)"},
 }
 
 var (
