@@ -896,7 +896,11 @@ var (
 	// wait for a file or a port.
 	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
 	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
-	pyAnyExit      = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
+	// pyModelHelper: a project's own function named as a model call
+	// (gpt_call(prompt), ask_llm(…), chat_completion(…)).
+	pyModelHelper = regexp.MustCompile(`(?i)\b[a-z_]*(?:gpt|llm|openai|claude|anthropic|chat_?complet)[a-z_0-9]*\s*\(`)
+	pyContinue    = regexp.MustCompile(`\bcontinue\b`)
+	pyAnyExit     = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
 )
 
 // pyFlagLoops: a loop with no count that sends a model call until it
@@ -938,26 +942,40 @@ func pyFlagLoops(f *file) []Layer {
 				continue
 			}
 		}
-		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || !pyLLMCall.Match(body) {
+		if !pyTry.Match(body) || pyAnyIncrement.Match(body) {
 			continue
 		}
-		// The handler that keeps it going: it sleeps and has no way out at
+		sdk := pyLLMCall.Match(body)
+		if !sdk && !pyModelHelper.Match(body) {
+			continue
+		}
+		// The handler that keeps it going: it sleeps, or it says continue
+		// (the answer did not parse: ask again), and has no way out at
 		// all — an `if tries > 5: raise` or `if time.time() > deadline:
-		// break` bounds the loop, by a count or a clock.
-		goesOn := false
+		// break` bounds the loop, by a count or a clock. A helper named
+		// like a model call (gpt_call, ask_llm) counts only with continue:
+		// that is the regenerate-until-it-parses shape.
+		how := ""
 		hs, _ := f.handlers()
 		for _, h := range hs {
-			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyAnyExit.Match(h.body) {
-				goesOn = true
+			if h.at < m[1] || h.at >= end || pyAnyExit.Match(h.body) {
+				continue
+			}
+			if sdk && pySleep.Match(h.body) {
+				how = "an except that sleeps and goes on"
+				break
+			}
+			if pyContinue.Match(h.body) && !pySleep.Match(h.body) {
+				how = "an except that asks again at once (continue)"
 				break
 			}
 		}
-		if !goesOn {
+		if how == "" {
 			continue
 		}
 		l := handRolled(f.rel, f.lines().at(m[0]), 0, "", "python",
 			"a loop that sends a model call again after every error, with no count: nothing stops it but success")
-		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, an except that sleeps and goes on)")
+		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, " + how + ")")
 		out = append(out, l)
 	}
 	return out

@@ -570,3 +570,22 @@ func TestLangChainPythonOpenAIEmbeddings(t *testing.T) {
 		{"memory/store.py:14", "langchain-embeddings-legacy", 3, true},
 	})
 }
+
+// A `while True:` that calls the model again when its answer does not
+// parse (except: continue, no sleep, no count) never stops on a model that
+// keeps answering badly: unbounded (babyagi's code_writing_functions in
+// round 4). A loop asking the user and a loop that breaks are not layers.
+func TestRegenerateUntilItParsesIsUnbounded(t *testing.T) {
+	r := scan(t, "testdata/regenparse")
+	sameLayers(t, r, []want{{"plan.py:7", "hand-rolled", 0, true}})
+	if len(r.Layers) == 1 && !r.Layers[0].Unbounded {
+		t.Errorf("not unbounded: %+v", r.Layers[0])
+	}
+	crit := false
+	for _, f := range r.Findings {
+		crit = crit || f.Severity == SeverityCritical
+	}
+	if !crit {
+		t.Errorf("an unbounded layer is critical: %+v", r.Findings)
+	}
+}
