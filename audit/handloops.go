@@ -316,7 +316,7 @@ func goHandLoops(f *file) []Layer {
 			return true
 		}
 		bound, offset, ok := goLoopBound(fs, g)
-		if ok && goSleepsOnErr(fs.Body, g.local) {
+		if ok && goSleepsOnErr(fs.Body, g.local) && !goPollLoop(fs.Body) {
 			if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
 				"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
 				out = append(out, l)
@@ -984,4 +984,82 @@ func pyFlagLoops(f *file) []Layer {
 // isIdentByte: b can be part of a JavaScript or Python name.
 func isIdentByte(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// goPollLoop: a counted loop that sleeps but sends nothing again on
+// failure — every `if err != nil` leaves (return, break, panic, os.Exit,
+// log.Fatal), no `err == nil` test lets an error fall through to the next
+// turn, and no continue starts one: a poll of a job's status (tgpt's
+// aihorde: for attempt < maxAttempts { time.Sleep(2s); GET status; errors
+// return }), bounded by its count but not a retry of anything.
+func goPollLoop(body *ast.BlockStmt) bool {
+	errIfs, retries := 0, false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt:
+			// An inner loop's continue and breaks are its own: it is
+			// left alone (a stream read inside a poll).
+			return false
+		case *ast.BranchStmt:
+			if s.Tok == token.CONTINUE {
+				retries = true
+			}
+		case *ast.IfStmt:
+			e, op := goErrCond(s.Cond)
+			switch {
+			case e && op == token.EQL:
+				retries = true
+			case e && op == token.NEQ:
+				errIfs++
+				if !goLeaves(s.Body) {
+					retries = true
+				}
+			}
+		}
+		return true
+	})
+	return errIfs > 0 && !retries
+}
+
+// goErrCond: cond is `x != nil` or `x == nil` with x an error named err
+// (or …Err): true and the operator.
+func goErrCond(cond ast.Expr) (bool, token.Token) {
+	be, ok := cond.(*ast.BinaryExpr)
+	if !ok || (be.Op != token.NEQ && be.Op != token.EQL) {
+		return false, 0
+	}
+	id, ok := be.X.(*ast.Ident)
+	nilY, ok2 := be.Y.(*ast.Ident)
+	if !ok || !ok2 || nilY.Name != "nil" || !strings.HasSuffix(strings.ToLower(id.Name), "err") {
+		return false, 0
+	}
+	return true, be.Op
+}
+
+// goLeaves: the block's last statement leaves the loop for good.
+func goLeaves(b *ast.BlockStmt) bool {
+	if b == nil || len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.BREAK || s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		c, ok := s.X.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		switch fn := c.Fun.(type) {
+		case *ast.Ident:
+			return fn.Name == "panic"
+		case *ast.SelectorExpr:
+			n := fn.Sel.Name
+			return n == "Exit" || strings.HasPrefix(n, "Fatal") || strings.HasPrefix(n, "Panic")
+		}
+	}
+	return false
 }

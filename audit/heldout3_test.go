@@ -589,3 +589,11 @@ func TestRegenerateUntilItParsesIsUnbounded(t *testing.T) {
 		t.Errorf("an unbounded layer is critical: %+v", r.Findings)
 	}
 }
+
+// A Go loop counted to maxAttempts that sleeps and polls a job's status,
+// every error returning, re-sends nothing: not a retry layer (tgpt's
+// aihorde polls in round 4). The same loop that goes on after an error is.
+func TestGoStatusPollIsNotARetry(t *testing.T) {
+	r := scan(t, "testdata/gopoll")
+	sameLayers(t, r, []want{{"poll.go:43", "hand-rolled", 4, true}})
+}
