@@ -179,12 +179,27 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 // pyBlockEnd is where the block of the statement written at [at, end)
 // ends: the following lines indented deeper than it, bounded.
 func pyBlockEnd(code []byte, at, end int) int {
+	return pyBlockEndWithin(code, at, end, maxArgBytes)
+}
+
+// maxLoopBodyBytes bounds a flag loop's block: a `while True:` that builds
+// a long prompt (an f-string of examples) before its call and its try
+// runs well past maxArgBytes. scanAt finds at most maxCandidates loops a
+// file, so a file costs at most maxCandidates × this.
+const maxLoopBodyBytes = 64 << 10
+
+// pyBlockEndWithin is pyBlockEnd reading at most limit bytes of block.
+func pyBlockEndWithin(code []byte, at, end, limit int) int {
 	indent := 0
 	for i := at - 1; i >= 0 && code[i] != '\n'; i-- {
 		indent++
 	}
 	e := end
-	for e < len(code) && e-end < maxArgBytes {
+	// Inside a triple-quoted string (its contents blanked, its quotes
+	// kept) a line at column 0 — a prompt's text, its closing """ — is
+	// not a dedent. Counted from the statement's own line.
+	dq, sq := bytes.Count(code[at:end], []byte(`"""`))%2 == 1, bytes.Count(code[at:end], []byte(`'''`))%2 == 1
+	for e < len(code) && e-end < limit {
 		nl := e
 		for nl < len(code) && code[nl] != '\n' {
 			nl++
@@ -192,7 +207,14 @@ func pyBlockEnd(code []byte, at, end int) int {
 		if nl >= len(code) {
 			return nl
 		}
+		line := code[e:nl]
+		dq = dq != (bytes.Count(line, []byte(`"""`))%2 == 1)
+		sq = sq != (bytes.Count(line, []byte(`'''`))%2 == 1)
 		next := nl + 1
+		if dq || sq {
+			e = next
+			continue
+		}
 		ind := 0
 		for next+ind < len(code) && (code[next+ind] == ' ' || code[next+ind] == '\t') {
 			ind++
@@ -926,7 +948,7 @@ func pyFlagLoops(f *file) []Layer {
 		if !atLineStart(code, m[0]) {
 			continue
 		}
-		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxLoopBodyBytes), len(code))
 		body := code[m[1]:end]
 		if m[6] >= 0 {
 			// A flag: set True on a line before the loop, set False in it
