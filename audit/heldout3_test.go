@@ -601,3 +601,52 @@ func TestGoStatusPollIsNotARetry(t *testing.T) {
 	r := scan(t, "testdata/gopoll")
 	sameLayers(t, r, []want{{"poll.go:43", "hand-rolled", 4, true}})
 }
+
+// Jupyter notebooks: the code cells are Python, each layer reported at
+// the notebook's JSON line of its source line (mshumer/gpt-prompt-engineer
+// in round 4 is notebooks only). A markdown or raw cell and a cell's
+// outputs are not code; magics and shell escapes are blanked; a
+// truncated notebook is a counted parse failure.
+func TestNotebookCodeCells(t *testing.T) {
+	r := scan(t, "testdata/notebooks")
+	sameLayers(t, r, []want{
+		{"eval.ipynb:28", "openai-python", 5, true},
+		{"eval.ipynb:29", "anthropic-python", 3, false},
+		{"eval.ipynb:33", "tenacity", 5, true}, // a source written as one string
+	})
+	n := 0
+	for _, s := range r.Skipped {
+		if s.Reason == skipUnparsed {
+			n += s.Count
+		}
+	}
+	if n != 1 {
+		t.Errorf("truncated.ipynb: %+v", r.Skipped)
+	}
+}
+
+// Hostile notebooks: deep nesting, cells that are not objects, sources
+// and types of the wrong kind, no cells at all — an error or nothing,
+// never a crash, and the good cell of a file still read.
+func TestNotebookHostileJSON(t *testing.T) {
+	deep := `{"cells": [{"cell_type": "code", "outputs": ` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `, "source": "x = 1\n"}]}`
+	for name, in := range map[string]string{
+		"deep":        deep,
+		"cells-odd":   `{"cells": [1, "s", null, [], {"cell_type": {"a": 1}, "source": 3}, {"cell_type": "code", "source": [1, {"x": 2}, "x = 1\n"]}]}`,
+		"source-obj":  `{"cells": [{"cell_type": "code", "source": {"a": "b"}}, {"cell_type": "code", "source": "x = 1\n"}]}`,
+		"no-cells":    `{"metadata": {}}`,
+		"not-object":  `[1, 2]`,
+		"cells-twice": `{"cells": [{"cell_type": "code", "source": "x = 1\n"}], "cells": 5}`,
+		"empty":       ``,
+		"unclosed":    `{"cells": [{"cell_type": "code", "source": ["x = 1\n"`,
+	} {
+		src, lineOf, err := notebookPython([]byte(in))
+		if err == nil && len(lineOf) != strings.Count(string(src), "\n") {
+			t.Errorf("%s: %d lines mapped for %d", name, len(lineOf), strings.Count(string(src), "\n"))
+		}
+		wantCode := name == "deep" || name == "cells-odd" || name == "source-obj" || name == "cells-twice"
+		if wantCode != (err == nil && strings.Contains(string(src), "x = 1")) {
+			t.Errorf("%s: src %q err %v", name, src, err)
+		}
+	}
+}
