@@ -162,3 +162,46 @@ func dedupeFailsafe(ls []Layer) []Layer {
 	}
 	return out
 }
+
+// avastRetry: avast/retry-go's retry.Do(fn, opts…) (and DoWithData),
+// Attempts(N) total tries, 10 when no Attempts option is given and
+// Attempts(0) "until the retried function succeeds".
+func avastRetry(f *file) []Layer {
+	g := f.goSource()
+	if g == nil {
+		return nil
+	}
+	var out []Layer
+	for _, call := range g.calls {
+		path, fn := g.pkgOf(call.Fun)
+		if !strings.HasPrefix(path, "github.com/avast/retry-go") || (fn != "Do" && fn != "DoWithData") {
+			continue
+		}
+		l := newLayer("avast-retry-go", f.rel, g.line(call), "go", ConfidenceHigh)
+		for _, a := range call.Args {
+			c, ok := a.(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if _, opt := g.pkgOf(c.Fun); opt != "Attempts" && opt != "UntilSucceeded" {
+				continue
+			} else if opt == "UntilSucceeded" {
+				l.setUnbounded(g.text(c))
+				continue
+			}
+			if len(c.Args) != 1 {
+				continue
+			}
+			switch v, ok := g.intArg(c.Args[0]); {
+			case ok && v == 0:
+				l.setUnbounded(g.text(c))
+			case ok:
+				l.setAttempts(v, g.text(c))
+			default:
+				l.setUnknown(g.text(c))
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}

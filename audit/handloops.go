@@ -179,12 +179,27 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 // pyBlockEnd is where the block of the statement written at [at, end)
 // ends: the following lines indented deeper than it, bounded.
 func pyBlockEnd(code []byte, at, end int) int {
+	return pyBlockEndWithin(code, at, end, maxArgBytes)
+}
+
+// maxLoopBodyBytes bounds a flag loop's block: a `while True:` that builds
+// a long prompt (an f-string of examples) before its call and its try
+// runs well past maxArgBytes. scanAt finds at most maxCandidates loops a
+// file, so a file costs at most maxCandidates × this.
+const maxLoopBodyBytes = 64 << 10
+
+// pyBlockEndWithin is pyBlockEnd reading at most limit bytes of block.
+func pyBlockEndWithin(code []byte, at, end, limit int) int {
 	indent := 0
 	for i := at - 1; i >= 0 && code[i] != '\n'; i-- {
 		indent++
 	}
 	e := end
-	for e < len(code) && e-end < maxArgBytes {
+	// Inside a triple-quoted string (its contents blanked, its quotes
+	// kept) a line at column 0 — a prompt's text, its closing """ — is
+	// not a dedent. Counted from the statement's own line.
+	dq, sq := bytes.Count(code[at:end], []byte(`"""`))%2 == 1, bytes.Count(code[at:end], []byte(`'''`))%2 == 1
+	for e < len(code) && e-end < limit {
 		nl := e
 		for nl < len(code) && code[nl] != '\n' {
 			nl++
@@ -192,7 +207,14 @@ func pyBlockEnd(code []byte, at, end int) int {
 		if nl >= len(code) {
 			return nl
 		}
+		line := code[e:nl]
+		dq = dq != (bytes.Count(line, []byte(`"""`))%2 == 1)
+		sq = sq != (bytes.Count(line, []byte(`'''`))%2 == 1)
 		next := nl + 1
+		if dq || sq {
+			e = next
+			continue
+		}
 		ind := 0
 		for next+ind < len(code) && (code[next+ind] == ' ' || code[next+ind] == '\t') {
 			ind++
@@ -316,7 +338,7 @@ func goHandLoops(f *file) []Layer {
 			return true
 		}
 		bound, offset, ok := goLoopBound(fs, g)
-		if ok && goSleepsOnErr(fs.Body, g.local) {
+		if ok && goSleepsOnErr(fs.Body, g.local) && !goPollLoop(fs.Body) {
 			if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
 				"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
 				out = append(out, l)
@@ -896,7 +918,11 @@ var (
 	// wait for a file or a port.
 	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
 	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
-	pyAnyExit      = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
+	// pyModelHelper: a project's own function named as a model call
+	// (gpt_call(prompt), ask_llm(…), chat_completion(…)).
+	pyModelHelper = regexp.MustCompile(`(?i)\b[a-z_]*(?:gpt|llm|openai|claude|anthropic|chat_?complet)[a-z_0-9]*\s*\(`)
+	pyContinue    = regexp.MustCompile(`\bcontinue\b`)
+	pyAnyExit     = regexp.MustCompile(`\b(?:raise|return|break)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
 )
 
 // pyFlagLoops: a loop with no count that sends a model call until it
@@ -922,7 +948,7 @@ func pyFlagLoops(f *file) []Layer {
 		if !atLineStart(code, m[0]) {
 			continue
 		}
-		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxLoopBodyBytes), len(code))
 		body := code[m[1]:end]
 		if m[6] >= 0 {
 			// A flag: set True on a line before the loop, set False in it
@@ -938,26 +964,40 @@ func pyFlagLoops(f *file) []Layer {
 				continue
 			}
 		}
-		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || !pyLLMCall.Match(body) {
+		if !pyTry.Match(body) || pyAnyIncrement.Match(body) {
 			continue
 		}
-		// The handler that keeps it going: it sleeps and has no way out at
+		sdk := pyLLMCall.Match(body)
+		if !sdk && !pyModelHelper.Match(body) {
+			continue
+		}
+		// The handler that keeps it going: it sleeps, or it says continue
+		// (the answer did not parse: ask again), and has no way out at
 		// all — an `if tries > 5: raise` or `if time.time() > deadline:
-		// break` bounds the loop, by a count or a clock.
-		goesOn := false
+		// break` bounds the loop, by a count or a clock. A helper named
+		// like a model call (gpt_call, ask_llm) counts only with continue:
+		// that is the regenerate-until-it-parses shape.
+		how := ""
 		hs, _ := f.handlers()
 		for _, h := range hs {
-			if h.at >= m[1] && h.at < end && pySleep.Match(h.body) && !pyAnyExit.Match(h.body) {
-				goesOn = true
+			if h.at < m[1] || h.at >= end || pyAnyExit.Match(h.body) {
+				continue
+			}
+			if sdk && pySleep.Match(h.body) {
+				how = "an except that sleeps and goes on"
+				break
+			}
+			if pyContinue.Match(h.body) && !pySleep.Match(h.body) {
+				how = "an except that asks again at once (continue)"
 				break
 			}
 		}
-		if !goesOn {
+		if how == "" {
 			continue
 		}
 		l := handRolled(f.rel, f.lines().at(m[0]), 0, "", "python",
 			"a loop that sends a model call again after every error, with no count: nothing stops it but success")
-		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, an except that sleeps and goes on)")
+		l.setUnbounded(strings.TrimSpace(string(code[m[0]:m[1]])) + " (no count, " + how + ")")
 		out = append(out, l)
 	}
 	return out
@@ -966,4 +1006,82 @@ func pyFlagLoops(f *file) []Layer {
 // isIdentByte: b can be part of a JavaScript or Python name.
 func isIdentByte(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// goPollLoop: a counted loop that sleeps but sends nothing again on
+// failure — every `if err != nil` leaves (return, break, panic, os.Exit,
+// log.Fatal), no `err == nil` test lets an error fall through to the next
+// turn, and no continue starts one: a poll of a job's status (tgpt's
+// aihorde: for attempt < maxAttempts { time.Sleep(2s); GET status; errors
+// return }), bounded by its count but not a retry of anything.
+func goPollLoop(body *ast.BlockStmt) bool {
+	errIfs, retries := 0, false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt:
+			// An inner loop's continue and breaks are its own: it is
+			// left alone (a stream read inside a poll).
+			return false
+		case *ast.BranchStmt:
+			if s.Tok == token.CONTINUE {
+				retries = true
+			}
+		case *ast.IfStmt:
+			e, op := goErrCond(s.Cond)
+			switch {
+			case e && op == token.EQL:
+				retries = true
+			case e && op == token.NEQ:
+				errIfs++
+				if !goLeaves(s.Body) {
+					retries = true
+				}
+			}
+		}
+		return true
+	})
+	return errIfs > 0 && !retries
+}
+
+// goErrCond: cond is `x != nil` or `x == nil` with x an error named err
+// (or …Err): true and the operator.
+func goErrCond(cond ast.Expr) (bool, token.Token) {
+	be, ok := cond.(*ast.BinaryExpr)
+	if !ok || (be.Op != token.NEQ && be.Op != token.EQL) {
+		return false, 0
+	}
+	id, ok := be.X.(*ast.Ident)
+	nilY, ok2 := be.Y.(*ast.Ident)
+	if !ok || !ok2 || nilY.Name != "nil" || !strings.HasSuffix(strings.ToLower(id.Name), "err") {
+		return false, 0
+	}
+	return true, be.Op
+}
+
+// goLeaves: the block's last statement leaves the loop for good.
+func goLeaves(b *ast.BlockStmt) bool {
+	if b == nil || len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.BREAK || s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		c, ok := s.X.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		switch fn := c.Fun.(type) {
+		case *ast.Ident:
+			return fn.Name == "panic"
+		case *ast.SelectorExpr:
+			n := fn.Sel.Name
+			return n == "Exit" || strings.HasPrefix(n, "Fatal") || strings.HasPrefix(n, "Panic")
+		}
+	}
+	return false
 }

@@ -527,3 +527,126 @@ func TestTimeoutHandlerReadingTheError(t *testing.T) {
 		t.Fatalf("layers %q, want %q", got, want)
 	}
 }
+
+// avast/retry-go: retry.Do(fn, retry.Attempts(N)) is N tries, 10 with no
+// Attempts option, never-ending with Attempts(0); a project's own package
+// also imported as a Do is not it. Shape of j178/chatgpt's Send (round 4).
+func TestAvastRetryGo(t *testing.T) {
+	r := scan(t, "testdata/goretrylib")
+	sameLayers(t, r, []want{
+		{"summarise.go:15", "avast-retry-go", 3, true},
+		{"summarise.go:23", "avast-retry-go", 10, false},
+		{"summarise.go:29", "avast-retry-go", 0, true},
+	})
+	for _, l := range r.Layers {
+		if l.Line == 29 && !l.Unbounded {
+			t.Errorf("Attempts(0) retries until success: %+v", l)
+		}
+	}
+}
+
+// LangChain.js's legacy entry points (langchain/chat_models/openai …,
+// gpt4-pdf-chatbot-langchain's imports in round 4) are the same
+// AsyncCaller: 7 attempts by default; the package's prompts and
+// documents are not models.
+func TestLangChainJSLegacyEntryPoints(t *testing.T) {
+	r := scan(t, "testdata/lclegacy")
+	sameLayers(t, r, []want{
+		{"src/chain.ts:7", "langchainjs-asynccaller", 7, false},
+		{"src/chain.ts:8", "langchainjs-asynccaller", 7, false},
+		{"src/chain.ts:9", "langchainjs-asynccaller", 3, true},
+	})
+}
+
+// Python LangChain's OpenAIEmbeddings: the langchain package's own
+// (0.0.x; AgentGPT's pinecone memory in round 4) counts max_retries as
+// tenacity attempts, 6 by default; langchain_openai's passes its 2 to
+// the SDK (3 attempts). The Embeddings interface is not a model.
+func TestLangChainPythonOpenAIEmbeddings(t *testing.T) {
+	r := scan(t, "testdata/lcembed")
+	sameLayers(t, r, []want{
+		{"memory/store.py:9", "langchain-embeddings-legacy", 6, false},
+		{"memory/store.py:13", "openai-python", 3, false},
+		{"memory/store.py:14", "langchain-embeddings-legacy", 3, true},
+	})
+}
+
+// A `while True:` that calls the model again when its answer does not
+// parse (except: continue, no sleep, no count) never stops on a model that
+// keeps answering badly: unbounded (babyagi's code_writing_functions in
+// round 4). A loop asking the user and a loop that breaks are not layers.
+func TestRegenerateUntilItParsesIsUnbounded(t *testing.T) {
+	r := scan(t, "testdata/regenparse")
+	// classify.py: the prompt, an f-string of 8 KB whose lines start at
+	// column 0, sits between the while and its try.
+	sameLayers(t, r, []want{{"classify.py:7", "hand-rolled", 0, true}, {"plan.py:7", "hand-rolled", 0, true}})
+	for _, l := range r.Layers {
+		if !l.Unbounded {
+			t.Errorf("not unbounded: %+v", l)
+		}
+	}
+	crit := false
+	for _, f := range r.Findings {
+		crit = crit || f.Severity == SeverityCritical
+	}
+	if !crit {
+		t.Errorf("an unbounded layer is critical: %+v", r.Findings)
+	}
+}
+
+// A Go loop counted to maxAttempts that sleeps and polls a job's status,
+// every error returning, re-sends nothing: not a retry layer (tgpt's
+// aihorde polls in round 4). The same loop that goes on after an error is.
+func TestGoStatusPollIsNotARetry(t *testing.T) {
+	r := scan(t, "testdata/gopoll")
+	sameLayers(t, r, []want{{"poll.go:43", "hand-rolled", 4, true}})
+}
+
+// Jupyter notebooks: the code cells are Python, each layer reported at
+// the notebook's JSON line of its source line (mshumer/gpt-prompt-engineer
+// in round 4 is notebooks only). A markdown or raw cell and a cell's
+// outputs are not code; magics and shell escapes are blanked; a
+// truncated notebook is a counted parse failure.
+func TestNotebookCodeCells(t *testing.T) {
+	r := scan(t, "testdata/notebooks")
+	sameLayers(t, r, []want{
+		{"eval.ipynb:28", "openai-python", 5, true},
+		{"eval.ipynb:29", "anthropic-python", 3, false},
+		{"eval.ipynb:33", "tenacity", 5, true}, // a source written as one string
+	})
+	n := 0
+	for _, s := range r.Skipped {
+		if s.Reason == skipUnparsed {
+			n += s.Count
+		}
+	}
+	if n != 1 {
+		t.Errorf("truncated.ipynb: %+v", r.Skipped)
+	}
+}
+
+// Hostile notebooks: deep nesting, cells that are not objects, sources
+// and types of the wrong kind, no cells at all — an error or nothing,
+// never a crash, and the good cell of a file still read.
+func TestNotebookHostileJSON(t *testing.T) {
+	deep := `{"cells": [{"cell_type": "code", "outputs": ` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `, "source": "x = 1\n"}]}`
+	for name, in := range map[string]string{
+		"deep":        deep,
+		"cells-odd":   `{"cells": [1, "s", null, [], {"cell_type": {"a": 1}, "source": 3}, {"cell_type": "code", "source": [1, {"x": 2}, "x = 1\n"]}]}`,
+		"source-obj":  `{"cells": [{"cell_type": "code", "source": {"a": "b"}}, {"cell_type": "code", "source": "x = 1\n"}]}`,
+		"no-cells":    `{"metadata": {}}`,
+		"not-object":  `[1, 2]`,
+		"cells-twice": `{"cells": [{"cell_type": "code", "source": "x = 1\n"}], "cells": 5}`,
+		"empty":       ``,
+		"unclosed":    `{"cells": [{"cell_type": "code", "source": ["x = 1\n"`,
+	} {
+		src, lineOf, err := notebookPython([]byte(in))
+		if err == nil && len(lineOf) != strings.Count(string(src), "\n") {
+			t.Errorf("%s: %d lines mapped for %d", name, len(lineOf), strings.Count(string(src), "\n"))
+		}
+		wantCode := name == "deep" || name == "cells-odd" || name == "source-obj" || name == "cells-twice"
+		if wantCode != (err == nil && strings.Contains(string(src), "x = 1")) {
+			t.Errorf("%s: src %q err %v", name, src, err)
+		}
+	}
+}

@@ -205,6 +205,13 @@ var pyChatModels = []struct {
 	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
 	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
 	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
+	// OpenAIEmbeddings: langchain_openai's (and langchain_community's)
+	// passes max_retries (default 2) to the OpenAI client; the langchain
+	// package's own (0.0.x, langchain.embeddings) wraps the 0.x SDK in
+	// tenacity's stop_after_attempt(max_retries), max_retries = 6.
+	{"langchain_openai", "OpenAIEmbeddings", "openai-python", 0, "OpenAIEmbeddings builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	{"langchain_community.embeddings", "OpenAIEmbeddings", "openai-python", 0, "langchain_community's OpenAIEmbeddings builds the OpenAI client with its max_retries (default 2)"},
+	{"langchain.embeddings", "OpenAIEmbeddings", "langchain-embeddings-legacy", 0, "the langchain package's OpenAIEmbeddings (0.0.x) retries the call in tenacity, stop_after_attempt(max_retries)"},
 }
 
 var (
@@ -287,6 +294,10 @@ func jsLangChain(f *file) []Layer {
 // /google-genai, /community …). Each extends BaseLanguageModel or
 // Embeddings, whose AsyncCaller retries every call (maxRetries ?? 6).
 func isLangChainJSModel(b binding) bool {
+	if isLegacyLangChainJS(b.module) {
+		n := b.imported
+		return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+	}
 	if !strings.HasPrefix(b.module, "@langchain/") || strings.HasPrefix(b.module, "@langchain/core") || strings.HasPrefix(b.module, "@langchain/langgraph") {
 		return false
 	}
@@ -299,6 +310,9 @@ func isLangChainJSModel(b binding) bool {
 // client with maxRetries: 0, so the AsyncCaller is the one layer; for the
 // others the provider's own client is not modelled.
 func langChainJSNote(module string) string {
+	if isLegacyLangChainJS(module) {
+		return "the langchain package's own entry point (before @langchain/*): its models retry through the same AsyncCaller (maxRetries ?? 6)"
+	}
 	pkg := module
 	if i := strings.Index(module[len("@langchain/"):], "/"); i >= 0 {
 		pkg = module[:len("@langchain/")+i]
@@ -310,4 +324,18 @@ func langChainJSNote(module string) string {
 		return "LangChain.js's AsyncCaller retries the @google/generative-ai call, which has no retries of its own"
 	}
 	return "LangChain.js's AsyncCaller retries; the provider client underneath may retry too (not modelled)"
+}
+
+// isLegacyLangChainJS: the langchain package's model entry points before
+// the provider packages (langchain 0.0.x, still re-exported by 0.1:
+// langchain/chat_models/openai, langchain/embeddings/openai,
+// langchain/llms/openai …), whose classes extend the same
+// BaseLanguageModel and Embeddings with the AsyncCaller.
+func isLegacyLangChainJS(module string) bool {
+	for _, p := range []string{"langchain/chat_models/", "langchain/embeddings/", "langchain/llms/"} {
+		if strings.HasPrefix(module, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -92,6 +92,7 @@ var detectors = []detector{
 	{"Go SDK clients (Anthropic, OpenAI)", fkGo, nil, goSDKClients},
 	{"go-retryablehttp", fkGo, nil, retryableHTTP},
 	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
+	{"avast/retry-go", fkGo, nil, avastRetry},
 	{"hand-rolled loops", fkGo, nil, goHandLoops},
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},

@@ -132,7 +132,7 @@ func classifyName(rel string) fileKind {
 	switch path.Ext(lower) {
 	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
 		return fkJS
-	case ".py":
+	case ".py", ".ipynb":
 		return fkPython
 	case ".go":
 		return fkGo
@@ -536,6 +536,13 @@ func (s *rootScan) readSource(p pendingFile) {
 		s.skip(skipBinary, p.rel)
 		return
 	}
+	var lineOf []int // a notebook's: the JSON line of each line of its code
+	if strings.HasSuffix(strings.ToLower(p.rel), ".ipynb") {
+		if b, lineOf, err = notebookPython(b); err != nil {
+			s.skip(skipUnparsed, p.rel)
+			return
+		}
+	}
 	if sy, ok := syntaxOf[p.kind]; ok && isGenerated(b, sy, s.opt.MaxLineBytes) {
 		s.skip(skipGenerated, p.rel)
 		return
@@ -545,6 +552,14 @@ func (s *rootScan) readSource(p pendingFile) {
 	s.mu.Unlock()
 	f := newFile(p.kind, p.rel, b, s.versions.all)
 	ls, perr := detectIn(f)
+	if lineOf != nil {
+		for i := range ls {
+			ls[i].Line = notebookLine(lineOf, ls[i].Line)
+			if ls[i].wraps > 0 {
+				ls[i].wraps = notebookLine(lineOf, ls[i].wraps)
+			}
+		}
+	}
 	if p.kind == fkJS {
 		if ds := jsClassDefs(f); len(ds) > 0 {
 			s.mu.Lock()
@@ -554,6 +569,11 @@ func (s *rootScan) readSource(p pendingFile) {
 	}
 	if p.kind == fkPython {
 		if ds := pyClassDefs(f); len(ds) > 0 {
+			for i := range ds {
+				if lineOf != nil {
+					ds[i].line = notebookLine(lineOf, ds[i].line)
+				}
+			}
 			s.mu.Lock()
 			s.pyClasses = append(s.pyClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.pyClasses)))]...)
 			s.mu.Unlock()

@@ -1,0 +1,3 @@
+module example.com/horde
+
+go 1.22
