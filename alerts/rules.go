@@ -300,8 +300,8 @@ type runRules struct {
 type srcTick struct{ prev, pos int64 }
 
 // tick advances the run's window clock by the forward step of the event's
-// time since its source's last event (a line far ahead of its source's
-// clock is not given: State.FarAhead), never back and never by more than
+// time since its source's last event (a line far ahead of or behind its
+// source's clock is not given: State.NearClock), never back and never by more than
 // a day at once: the burn window and the projection run on it,
 // so a host clock that steps back cannot widen the window into a false
 // rate, and one line dated 2199 cannot hold it (or the projection) for
@@ -399,7 +399,9 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if ts > r.run.lastTS {
 		r.run.lastTS = ts
 	}
-	if !st.FarAhead(ts, ev.Source) {
+	// Only a line near its source's clock steps the window clock (a line
+	// far from it still has its spend counted, at the window's now).
+	if st.NearClock(ts, ev.Source) {
 		r.run.tick(ts, ev.Source)
 	}
 	if r.cur != r.run {

@@ -40,14 +40,22 @@ func (c *logClock) advance(ts int64) {
 	c.recent[c.recentN%len(c.recent)] = ts
 	c.recentN++
 	n := min(c.recentN, len(c.recent))
-	median := func() int64 {
+	// quantile is the time q eighths of the recent events are before.
+	// The clock jumps forward only when 5/8 of them are near or past the
+	// event (the 3/8 quantile), and comes back only when 5/8 of them are
+	// behind it (the 5/8 quantile): between the two it stays. On the
+	// median both ways, a file two loggers 10 h apart wrote line by line
+	// flipped it 10 h forward and back at every pair of lines until the
+	// ring was full, and for ever at a share near half (issue 34's red
+	// team: the burn window stepped 10 h at each flip).
+	quantile := func(q int) int64 {
 		w := c.sorted[:0]
 		w = append(w, c.recent[:n]...)
 		slices.Sort(w)
 		c.sorted = w
-		return w[n/2]
+		return w[n*q/8]
 	}
-	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > median()+clockAhead {
+	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > quantile(3)+clockAhead {
 		c.outOfOrder++
 		c.aheadRun++
 		return
@@ -64,7 +72,7 @@ func (c *logClock) advance(ts int64) {
 		// recent events are behind it, it comes back to the latest of
 		// them that is not itself far ahead. Checked on every such event,
 		// so no share of far-ahead lines can hold it there.
-		if med := median(); c.now > med+clockAhead {
+		if med := quantile(5); c.now > med+clockAhead {
 			latest := med
 			for _, t := range c.sorted {
 				if t <= med+clockAhead {
@@ -169,4 +177,20 @@ func (s *State) FarAhead(ts int64, src uint16) bool {
 		now = c.now
 	}
 	return now != 0 && ts > now+clockAhead
+}
+
+// NearClock reports whether ts, of an event of source src just applied,
+// is within clockAhead of that source's clock, either way: a time that
+// steps a burn window. A line far ahead of the clock (2199, or a second
+// logger 10 h ahead in the same file while the clock follows the first)
+// or far behind it (the first logger while the clock follows the second)
+// steps it not: issue 34's red team — stepping by each line's own time,
+// a file two loggers 10 h apart wrote line by line stepped the window 10 h
+// at every pair, and $0.60/min over a $0.50/min limit raised nothing.
+func (s *State) NearClock(ts int64, src uint16) bool {
+	now := s.lastTS
+	if c := s.srcClocks[src]; c != nil {
+		now = c.now
+	}
+	return now != 0 && ts <= now+clockAhead && ts >= now-clockAhead
 }
