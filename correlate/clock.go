@@ -28,6 +28,9 @@ type logClock struct {
 	// ahead: a confirmed jump takes them back.
 	aheadRun   int64
 	outOfOrder int64
+	// winPrev is the time of the source's last event near its clock, and
+	// winPos how far its steps since have taken the burn clock (stepBurn).
+	winPrev, winPos int64
 }
 
 // advance moves the clock to ts, unless ts is far ahead of the events
@@ -102,6 +105,7 @@ func (s *State) advanceClock(ts int64, src uint16) {
 	if s.srcClocks == nil {
 		if !s.clockSrcSet || s.clockSrc == src {
 			s.clockSrc, s.clockSrcSet = src, true
+			s.stepBurn(&s.clock, ts)
 			return
 		}
 		// A second source: the first's clock so far is the log clock
@@ -116,6 +120,8 @@ func (s *State) advanceClock(ts int64, src uint16) {
 	if c == nil || s.lastSrcID != src {
 		if c = s.srcClocks[src]; c == nil {
 			if len(s.srcClocks) >= maxSourceClocks {
+				s.overClock.now = s.clock.now // one burn source, on the log clock
+				s.stepBurn(&s.overClock, ts)
 				return // judged on the log clock (clockOf)
 			}
 			c = &logClock{}
@@ -125,6 +131,37 @@ func (s *State) advanceClock(ts int64, src uint16) {
 	}
 	c.advance(ts)
 	c.wallAt = s.wall
+	s.stepBurn(c, ts)
+}
+
+// maxBurnStep bounds one step of the burn clock (alerts' window clock
+// takes the same: a day).
+const maxBurnStep = 24 * int64(time.Hour)
+
+// stepBurn moves the burn clock (State.burnNow), which the dashboard's
+// burn figures are timed by, by the rule the burn_rate alert's window
+// runs on (alerts' runRules.tick): only an event within clockAhead of its
+// source's clock c steps it, by the forward step of its time since the
+// source's last such event, and the burn clock is as far as the furthest
+// source has taken it; every event's spend is counted at the burn clock's
+// now. A second logger 10 h ahead (in the same file or another), or a
+// line dated 2199, neither hides the burn nor inflates it (issue 34's red
+// team: the figures ran on the one log clock and showed only the minutes
+// near it). A single source logging in order steps it to its own times.
+func (s *State) stepBurn(c *logClock, ts int64) {
+	if s.burnNow == 0 {
+		s.burnNow, s.burnFirst = ts, ts
+	}
+	if ts > c.now+clockAhead || ts < c.now-clockAhead {
+		return
+	}
+	if c.winPrev == 0 {
+		c.winPos = s.burnNow // a source first seen starts where the clock is
+	} else if d := ts - c.winPrev; d > 0 && d <= maxBurnStep {
+		c.winPos += d
+		s.burnNow = max(s.burnNow, c.winPos)
+	}
+	c.winPrev = ts
 }
 
 // SetWall gives the State the wall time the events it applies next arrive
