@@ -110,3 +110,27 @@ func TestASkewedLoggerNeitherHidesNorInflatesTheShownBurn(t *testing.T) {
 		}
 	}
 }
+
+// TestAClockSetBackHoursInflatesNoShownBurn: lines more than an hour
+// behind their source's clock step a lane of their own, so the burn
+// clock moves on while the source's clock waits to come back: a steady
+// $0.30/min after a host clock set back 2 hours shows $0.30/min.
+func TestAClockSetBackHoursInflatesNoShownBurn(t *testing.T) {
+	st := New(DefaultConfig())
+	base := time.Date(2026, 3, 10, 3, 0, 0, 0, time.UTC).UnixNano()
+	for i := range 180 { // 30 minutes, one $0.05 call every 10 s
+		ts := base + int64(i)*10e9
+		if i >= 60 {
+			ts -= int64(2 * time.Hour)
+		}
+		ev := ingest.Event{TS: ts, Kind: ingest.KindLLMCall, JobID: "j" + itoa(i), Model: "gpt-4o", Status: 200,
+			CostUSD: 0.05, HasCost: true, Attempt: 1, RetryAfterMs: -1}
+		st.Apply(&ev)
+		if i < 60+40 || i%10 != 0 {
+			continue
+		}
+		if s := st.Snapshot(SnapshotOptions{NoJobRows: true}); math.Abs(s.BurnPerMin5-0.30) > 0.1*0.30 {
+			t.Fatalf("call %d: burn $%.4f/min over 5 minutes, want $0.30", i, s.BurnPerMin5)
+		}
+	}
+}

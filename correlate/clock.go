@@ -28,9 +28,9 @@ type logClock struct {
 	// ahead: a confirmed jump takes them back.
 	aheadRun   int64
 	outOfOrder int64
-	// winPrev is the time of the source's last event near its clock, and
-	// winPos how far its steps since have taken the burn clock (stepBurn).
-	winPrev, winPos int64
+	// lanes are the source's places on the burn clock (stepBurn): its
+	// events near its clock, and those far behind it.
+	lanes [2]burnLane
 }
 
 // advance moves the clock to ts, unless ts is far ahead of the events
@@ -140,29 +140,41 @@ const maxBurnStep = 24 * int64(time.Hour)
 
 // stepBurn moves the burn clock (State.burnNow), which the dashboard's
 // burn figures are timed by, by the rule the burn_rate alert's window
-// runs on (alerts' runRules.tick): only an event within clockAhead of its
-// source's clock c steps it, by the forward step of its time since the
-// source's last such event, and the burn clock is as far as the furthest
-// source has taken it; every event's spend is counted at the burn clock's
-// now. A second logger 10 h ahead (in the same file or another), or a
-// line dated 2199, neither hides the burn nor inflates it (issue 34's red
-// team: the figures ran on the one log clock and showed only the minutes
-// near it). A single source logging in order steps it to its own times.
+// runs on (alerts' runRules.tick): an event steps it by the forward step
+// of its time since the last event of its source and lane (State.Lane;
+// never one far ahead of its source's clock c), each lane on its own, and
+// the burn clock is as far as the furthest lane has taken it; every
+// event's spend is counted at the burn clock's now. A second logger 10 h
+// ahead (in the same file or another), or a line dated 2199, neither
+// hides the burn nor inflates it (issue 34's red team: the figures ran on
+// the one log clock and showed only the minutes near it). A single
+// source logging in order steps it to its own times.
 func (s *State) stepBurn(c *logClock, ts int64) {
 	if s.burnNow == 0 {
 		s.burnNow, s.burnFirst = ts, ts
 	}
-	if ts > c.now+clockAhead || ts < c.now-clockAhead {
+	lane := laneOf(c.now, ts)
+	if lane < 0 {
 		return
 	}
-	if c.winPrev == 0 {
-		c.winPos = s.burnNow // a source first seen starts where the clock is
-	} else if d := ts - c.winPrev; d > 0 && d <= maxBurnStep {
-		c.winPos += d
-		s.burnNow = max(s.burnNow, c.winPos)
+	l := &c.lanes[lane]
+	if l.prev == 0 {
+		l.pos = s.burnNow // a lane first seen starts where the clock is
+	} else if d := ts - l.prev; d > 0 && d <= maxBurnStep {
+		l.pos += d
+		s.burnNow = max(s.burnNow, l.pos)
+	} else if d < 0 {
+		// Its times went back (its clock came back to it): it goes on
+		// from where the clock is, not from where it was, or the clock
+		// would wait for it to catch up while the spend piles up.
+		l.pos = max(l.pos, s.burnNow)
 	}
-	c.winPrev = ts
+	l.prev = ts
 }
+
+// burnLane is a lane's place on the burn clock (see State.Lane): the
+// time of its last event, and how far its steps since have taken it.
+type burnLane struct{ prev, pos int64 }
 
 // SetWall gives the State the wall time the events it applies next arrive
 // at, as a monotonic reading in ns (any origin, never 0); 0 (a replay, a
@@ -216,18 +228,30 @@ func (s *State) FarAhead(ts int64, src uint16) bool {
 	return now != 0 && ts > now+clockAhead
 }
 
-// NearClock reports whether ts, of an event of source src just applied,
-// is within clockAhead of that source's clock, either way: a time that
-// steps a burn window. A line far ahead of the clock (2199, or a second
-// logger 10 h ahead in the same file while the clock follows the first)
-// or far behind it (the first logger while the clock follows the second)
-// steps it not: issue 34's red team — stepping by each line's own time,
-// a file two loggers 10 h apart wrote line by line stepped the window 10 h
-// at every pair, and $0.60/min over a $0.50/min limit raised nothing.
-func (s *State) NearClock(ts int64, src uint16) bool {
+// Lane says where ts, of an event of source src just applied, is
+// against that source's clock: 0 within clockAhead of it either way, 1
+// more than that behind, -1 more than that ahead. A burn window steps by
+// the forward steps between a source's events of one lane, each lane on
+// its own, never by a line far ahead (2199, a jump not yet confirmed):
+// issue 34's red team — stepping by each line's own time, a file two
+// loggers 10 h apart wrote line by line stepped the window 10 h at every
+// pair, and $0.60/min over a $0.50/min limit raised nothing. Lines far
+// behind step a lane of their own: a host clock set back two hours still
+// moves the window while the source's clock waits to come back.
+func (s *State) Lane(ts int64, src uint16) int {
 	now := s.lastTS
 	if c := s.srcClocks[src]; c != nil {
 		now = c.now
 	}
-	return now != 0 && ts <= now+clockAhead && ts >= now-clockAhead
+	return laneOf(now, ts)
+}
+
+func laneOf(now, ts int64) int {
+	switch {
+	case now == 0 || ts > now+clockAhead:
+		return -1
+	case ts < now-clockAhead:
+		return 1
+	}
+	return 0
 }
