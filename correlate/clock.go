@@ -44,8 +44,8 @@ func (c *logClock) advance(ts int64) {
 	c.recentN++
 	n := min(c.recentN, len(c.recent))
 	// quantile is the time q eighths of the recent events are before.
-	// The clock jumps forward only when 5/8 of them are near or past the
-	// event (the 3/8 quantile), and comes back only when 5/8 of them are
+	// The clock jumps forward when half of them are near or past the
+	// event (the median), and comes back only when 5/8 of them are
 	// behind it (the 5/8 quantile): between the two it stays. On the
 	// median both ways, a file two loggers 10 h apart wrote line by line
 	// flipped it 10 h forward and back at every pair of lines until the
@@ -58,7 +58,7 @@ func (c *logClock) advance(ts int64) {
 		c.sorted = w
 		return w[n*q/8]
 	}
-	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > quantile(3)+clockAhead {
+	if c.now != 0 && ts > c.now+clockAhead && n > 2 && ts > quantile(4)+clockAhead {
 		c.outOfOrder++
 		c.aheadRun++
 		return
