@@ -6,7 +6,13 @@ package main
 import (
 	"os"
 
+	"github.com/burnrate-dev/burnrate/alerts"
 	"github.com/burnrate-dev/burnrate/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() {
+	// The binary's only children are its kill commands (alerts): any
+	// other child is an orphan adopted as their subreaper, to reap.
+	alerts.OwnAllChildren()
+	os.Exit(cli.Main(os.Args[1:]))
+}

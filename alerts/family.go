@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -26,8 +28,9 @@ import (
 //   - at exec_timeout and at the stop, the group is killed, then every
 //     descendant seen, and an orphan adopted since the command began
 //     that left burnrate's session, when no other command runs;
-//   - the descendants seen are reaped once they exit and are burnrate's
-//     (a zombie each otherwise); no other child of burnrate is waited for.
+//   - orphans adopted are reaped once they exit (a zombie each
+//     otherwise): in the binary (OwnAllChildren) every child but a
+//     running command's leader, else only the descendants seen.
 
 // Proc names a process by PID and start time (clock ticks since boot),
 // so a PID reused by another process is not taken for it.
@@ -255,35 +258,102 @@ func endProcs(ps []Proc, grace time.Duration) (int, error) {
 	return len(found), errors.New("some outlived SIGKILL")
 }
 
-// reapOrphans waits for burnrate's exited children that were a command's
-// descendants (family.ours): orphans it adopted as subreaper. A leader's
-// exit is os/exec's to wait for, and any other child's its starter's.
-func reapOrphans() {
-	family.mu.Lock()
-	n := len(family.ours)
-	family.mu.Unlock()
-	if n == 0 {
-		return
+// reapAll is set by OwnAllChildren: the process starts children only
+// through this package (startLeader), so any other child is an orphan it
+// adopted as subreaper.
+var reapAll atomic.Bool
+
+// OwnAllChildren says the process starts every child it has through this
+// package's commands (the burnrate binary: its kill commands are its only
+// execs): then every exited child that is not a running command's leader
+// is an orphan it adopted as subreaper, and is reaped — also one no poll
+// of /proc saw ("( sleep 0.3 & ); exit 0" left 50 zombies for 50 kills,
+// issue 34's red team). A process that runs other children (a test)
+// does not call it, and keeps their exit statuses: only descendants seen
+// (family.ours) are reaped there.
+func OwnAllChildren() { reapAll.Store(true) }
+
+// selfChildren are the PIDs of burnrate's children, from
+// /proc/self/task/*/children (an orphan is reparented to one thread of
+// the subreaper, not always the main one), or from a walk of /proc when
+// the kernel has no such file.
+func selfChildren() []int {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	var out []int
+	read := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		read = true
+		for _, w := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(w)); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	if read {
+		return out
 	}
 	self := os.Getpid()
+	for _, p := range allProcs() {
+		if p.ppid == self {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// reapOrphans waits for burnrate's exited children that are orphans it
+// adopted as subreaper: every child but a running command's leader under
+// OwnAllChildren, else the commands' descendants seen (family.ours). A
+// leader's exit is os/exec's to wait for: leaders are registered under
+// family.mu across their Start, and the lock is held here, so no leader
+// is ever waited for by this.
+func reapOrphans() {
+	all := reapAll.Load()
+	if !all {
+		family.mu.Lock()
+		n := len(family.ours)
+		family.mu.Unlock()
+		if n == 0 {
+			return
+		}
+	}
 	family.mu.Lock()
 	defer family.mu.Unlock()
-	for _, p := range allProcs() {
-		q := Proc{p.pid, p.start}
-		if p.ppid != self || p.state != 'Z' || family.leaders[p.pid] || !family.ours[q] {
+	for _, pid := range selfChildren() {
+		if family.leaders[pid] {
+			continue
+		}
+		_, st, start, ok := procInfo(pid)
+		if !ok || st != 'Z' {
+			continue
+		}
+		q := Proc{pid, start}
+		if !all && !family.ours[q] {
 			continue
 		}
 		var ws syscall.WaitStatus
-		if pid, _ := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil); pid == p.pid {
+		if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
 			delete(family.ours, q)
 		}
 	}
 }
 
-// reapLoop reaps adopted orphans for as long as burnrate runs.
+// reapLoop reaps adopted orphans for as long as burnrate runs: at each
+// SIGCHLD (an orphan that exits signals its new parent), and every second
+// in case one was coalesced with another.
 func reapLoop() {
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	tick := time.NewTicker(time.Second)
 	for {
-		time.Sleep(time.Second)
+		select {
+		case <-chld:
+		case <-tick.C:
+		}
 		reapOrphans()
 	}
 }

@@ -666,6 +666,15 @@ func TestLogTimeTravelRaisesNoFalseBurn(t *testing.T) {
 			}
 			return base + int64(i)*10e9
 		}},
+		// Issue 34's red team round: lines more than an hour behind their
+		// source's clock step a lane of their own, or the window would
+		// stand still while the clock waits to come back.
+		{"a clock stepping back 2 hours", func(i int) int64 {
+			if i >= 60 {
+				return base + int64(i)*10e9 - int64(2*time.Hour)
+			}
+			return base + int64(i)*10e9
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var fired []string

@@ -287,9 +287,9 @@ type runRules struct {
 
 	// mono is the window clock (see tick); srcs each source's place on it.
 	mono    int64
-	srcs    map[uint16]*srcTick
+	srcs    map[uint32]*srcTick // by source and lane (State.Lane)
 	lastSrc *srcTick
-	lastID  uint16
+	lastID  uint32
 
 	killedAt map[string]int64 // job ID → log time of its kill alert
 	still    map[string]bool  // killed jobs still logging attempts
@@ -300,8 +300,9 @@ type runRules struct {
 type srcTick struct{ prev, pos int64 }
 
 // tick advances the run's window clock by the forward step of the event's
-// time since its source's last event (a line far ahead of its source's
-// clock is not given: State.FarAhead), never back and never by more than
+// time since the last event of its source and lane (a line far ahead of
+// its source's clock is not given; one far behind steps a lane of its
+// own: State.Lane), never back and never by more than
 // a day at once: the burn window and the projection run on it,
 // so a host clock that steps back cannot widen the window into a false
 // rate, and one line dated 2199 cannot hold it (or the projection) for
@@ -310,7 +311,7 @@ type srcTick struct{ prev, pos int64 }
 // UTC) interleaved with the first moved it 10 h at every step from one
 // to the other, and the window never held more than a line (issue 34).
 // A source first seen starts where the clock is.
-func (rr *runRules) tick(now int64, src uint16) {
+func (rr *runRules) tick(now int64, src uint32) {
 	if now <= 0 {
 		return
 	}
@@ -318,7 +319,7 @@ func (rr *runRules) tick(now int64, src uint16) {
 	if s == nil || rr.lastID != src {
 		if s = rr.srcs[src]; s == nil {
 			if rr.srcs == nil {
-				rr.srcs = map[uint16]*srcTick{}
+				rr.srcs = map[uint32]*srcTick{}
 			}
 			s = &srcTick{pos: rr.mono}
 			rr.srcs[src] = s
@@ -328,6 +329,11 @@ func (rr *runRules) tick(now int64, src uint16) {
 	if d := now - s.prev; s.prev != 0 && d > 0 && d <= maxTick {
 		s.pos += d
 		rr.mono = max(rr.mono, s.pos)
+	} else if d < 0 {
+		// Its times went back (its source's clock came back to its lane):
+		// it goes on from where the clock is, not from where it was, or
+		// the clock would wait for it while the spend piles up.
+		s.pos = max(s.pos, rr.mono)
 	}
 	s.prev = now
 }
@@ -399,8 +405,11 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	if ts > r.run.lastTS {
 		r.run.lastTS = ts
 	}
-	if !st.FarAhead(ts, ev.Source) {
-		r.run.tick(ts, ev.Source)
+	// A line steps the window clock by the lane of its source it is in
+	// (near its clock, or far behind it); one far ahead does not step it.
+	// Either way its spend is counted at the window's now.
+	if lane := st.Lane(ts, ev.Source); lane >= 0 {
+		r.run.tick(ts, uint32(ev.Source)<<1|uint32(lane))
 	}
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows

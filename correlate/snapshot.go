@@ -214,12 +214,16 @@ func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
 	// and of the oldest, the part inside it (whole buckets made the "1m"
 	// rate one of 1–2 minutes: $5.72/min over a last minute that spent
 	// nothing), divided by the time of it the log covers.
+	// They run on the burn clock (stepBurn), as the burn_rate alert does:
+	// a skewed source neither hides nor inflates them. Live, it runs on
+	// with the time the log has been quiet (opt.Now past the log clock).
 	var burn1, burn5, rate1 float64
-	burn1, rate1 = s.windowSums(now, time.Minute)
-	burn5, _ = s.windowSums(now, 5*time.Minute)
-	covered1, covered5 := s.burnCover(now, time.Minute), s.burnCover(now, 5*time.Minute)
-	snap.BurnPerMin1, snap.BurnWarming1 = burn1/covered1, now-s.firstTS < int64(time.Minute)
-	snap.BurnPerMin5, snap.BurnWarming5 = burn5/covered5, now-s.firstTS < int64(5*time.Minute)
+	bnow := s.burnNow + max(0, now-s.lastTS)
+	burn1, rate1 = s.windowSums(bnow, time.Minute)
+	burn5, _ = s.windowSums(bnow, 5*time.Minute)
+	covered1, covered5 := s.burnCover(bnow, time.Minute), s.burnCover(bnow, 5*time.Minute)
+	snap.BurnPerMin1, snap.BurnWarming1 = burn1/covered1, bnow-s.burnFirst < int64(time.Minute)
+	snap.BurnPerMin5, snap.BurnWarming5 = burn5/covered5, bnow-s.burnFirst < int64(5*time.Minute)
 	snap.AttemptsPerSec = rate1 / (covered1 * 60)
 	if calls5 > 0 {
 		snap.ErrorShare = float64(failed5) / float64(calls5)
@@ -266,7 +270,7 @@ const minBurnCover = 10 * time.Second
 // at now that the log covers: from the window's start, or from the log's
 // first event when that is later.
 func (s *State) burnCover(now int64, w time.Duration) (minutes float64) {
-	start := max(now-int64(w), s.firstTS)
+	start := max(now-int64(w), s.burnFirst)
 	return float64(max(now-start, int64(minBurnCover))) / float64(time.Minute)
 }
 
@@ -278,7 +282,7 @@ func (s *State) windowSums(now int64, w time.Duration) (usd, calls float64) {
 	start := now - int64(w)
 	first, last := start/int64(time.Minute), now/int64(time.Minute)
 	for m := first; m <= last; m++ {
-		b, ok := s.timeline[m]
+		b, ok := s.burnline[m]
 		if !ok {
 			continue
 		}

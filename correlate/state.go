@@ -143,6 +143,13 @@ type State struct {
 	statuses   statusCounts
 	retryAfter map[int64]int64 // ms → count
 	timeline   map[int64]*Bucket
+	// burnline is the last minutes' spend and calls by minute of the burn
+	// clock (burnNow, from burnFirst; see stepBurn), for the burn figures;
+	// overClock steps it for the sources past maxSourceClocks.
+	burnline           map[int64]*Bucket
+	lastBurn           *Bucket
+	burnNow, burnFirst int64
+	overClock          logClock
 
 	lastCost Pico
 	// lastTries is the tries of one call the last attempt made (its
@@ -1235,6 +1242,7 @@ func (s *State) breakerFor(key string) *breaker {
 }
 
 func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
+	s.burnBucket(cost, 1)
 	b := s.minuteBucket(ts)
 	b.Spend = b.Spend.Add(cost)
 	if !isLLM {
@@ -1259,8 +1267,44 @@ func (s *State) bucket(ts int64, class statusClass, isLLM bool, cost Pico) {
 
 // bucketSpend adds spend that is not a call (a usage growth) to its minute.
 func (s *State) bucketSpend(ts int64, cost Pico) {
+	s.burnBucket(cost, 0)
 	b := s.minuteBucket(ts)
 	b.Spend = b.Spend.Add(cost)
+}
+
+// burnKeep is how many minutes of the burn clock burnline keeps: the
+// longest burn figure's, and the one it cuts.
+const burnKeep = 6
+
+// burnBucket counts spend and calls at the burn clock's now (stepBurn).
+func (s *State) burnBucket(cost Pico, calls int64) {
+	now := s.burnNow
+	if now == 0 {
+		return // no event time yet
+	}
+	minute := now / int64(time.Minute)
+	b := s.lastBurn
+	if b == nil || b.Minute != minute {
+		if s.burnline == nil {
+			s.burnline = map[int64]*Bucket{}
+		}
+		if b = s.burnline[minute]; b == nil {
+			b = &Bucket{Minute: minute}
+			s.burnline[minute] = b
+			for m := range s.burnline {
+				if m <= minute-burnKeep {
+					delete(s.burnline, m)
+				}
+			}
+		}
+		s.lastBurn = b
+	}
+	if b.firstTS == 0 || now < b.firstTS {
+		b.firstTS = now
+	}
+	b.lastTS = max(b.lastTS, now)
+	b.Spend = b.Spend.Add(cost)
+	b.Calls += calls
 }
 
 func (s *State) minuteBucket(ts int64) *Bucket {

@@ -113,3 +113,50 @@ func TestASetsidChildOfAKillCommandEndsAtTheNextStart(t *testing.T) {
 		t.Errorf("the re-run's setsid child (%d) outlived the stop", second)
 	}
 }
+
+// TestOrphansOfKillCommandsAreReaped: issue 34's red team — a kill
+// command that leaves a quick background child ("( sleep 0.3 & ); exit
+// 0") orphans it to burnrate, the subreaper, before any poll of /proc
+// sees it; only descendants seen were reaped, so 50 kills left 50
+// zombies for as long as burnrate ran. Every adopted orphan is reaped.
+func TestOrphansOfKillCommandsAreReaped(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "dfork.sh")
+	testutil.WriteFile(t, script, "( sleep 0.3 & )\nexit 0\n")
+	logPath := filepath.Join(dir, "kills.jsonl")
+	var b strings.Builder
+	for i := range 50 {
+		b.WriteString(`{"ts": "2026-12-07T01:00:` + strconv.Itoa(10+i%50) + `Z", "event": "llm_call", "job_id": "job-` + strconv.Itoa(i) +
+			`", "model": "gpt-4o", "status": 200, "input_tokens": 10, "output_tokens": 10, "cost_usd": 2}` + "\n")
+	}
+	testutil.WriteFile(t, logPath, b.String())
+	journal := filepath.Join(dir, "journal.jsonl")
+	d := startDaemon(t, "--job-ceiling", "1", "--kill-exec", "sh "+script+" {job_id}", "--journal", journal, logPath)
+	defer d.stop(syscall.SIGTERM)
+	waitUntil(t, "50 kill commands ran", 60*time.Second, func() bool {
+		b, _ := os.ReadFile(journal)
+		return bytes.Count(b, []byte(`"exit_code":0`)) >= 50
+	})
+	zombies := func() int {
+		n := 0
+		kids, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range kids {
+			s, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			i := bytes.LastIndexByte(s, ')')
+			if i < 0 {
+				continue
+			}
+			fs := bytes.Fields(s[i+1:])
+			if len(fs) > 1 && string(fs[0]) == "Z" && string(fs[1]) == strconv.Itoa(d.cmd.Process.Pid) {
+				n++
+			}
+		}
+		return n
+	}
+	// The orphans sleep 0.3 s after their command; then a SIGCHLD, or the
+	// second's scan, reaps them.
+	waitUntil(t, "no zombie child of burnrate", 5*time.Second, func() bool { return zombies() == 0 })
+}

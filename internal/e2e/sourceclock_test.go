@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestASkewedSourceAgesNoJobOfAnother: issue 34 — one followed log's clock
@@ -59,5 +62,64 @@ func TestASkewedSourceAgesNoJobOfAnother(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := len(p.alerts("job_ceiling")); n != jobs {
 		t.Errorf("%d job-ceiling alerts, want %d", n, jobs)
+	}
+}
+
+// skewedOneFile writes one file two loggers wrote into, one of them 10 h
+// ahead (local time written as UTC): every 5 s the first logs a call of
+// $0.025, and the second one too unless skip(i) — $0.60/min together, or
+// a little less.
+func skewedOneFile(t *testing.T, path string, ahead time.Duration, skip func(i int) bool) {
+	t.Helper()
+	start := time.Date(2026, 12, 7, 1, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	line := func(ts time.Time, job string) {
+		fmt.Fprintf(&b, `{"ts": %q, "event": "llm_call", "job_id": %q, "model": "gpt-4o", "status": 200, "input_tokens": 10, "output_tokens": 10, "cost_usd": 0.025}`+"\n",
+			ts.Format(time.RFC3339), job)
+	}
+	for i := range 240 {
+		at := start.Add(time.Duration(i) * 5 * time.Second)
+		line(at, fmt.Sprintf("job-%d-0", i))
+		if !skip(i) {
+			line(at.Add(ahead), fmt.Sprintf("job-%d-1", i))
+		}
+	}
+	testutil.WriteFile(t, path, b.String())
+}
+
+// TestASecondLoggerAheadInTheSameFileHidesNoBurn: issue 34's red team —
+// a second logger 10 h ahead in the same file (one source) stepped the
+// burn window 10 h at each of its lines (and the source's clock flipped
+// 10 h forward and back at every pair), so $0.60/min against a limit of
+// $0.50/min raised nothing; with no skew it fires at 01:04:05. Also when
+// the ahead logger writes a little less or more than half of the lines.
+func TestASecondLoggerAheadInTheSameFileHidesNoBurn(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		skip func(i int) bool
+	}{
+		{"every line", func(int) bool { return false }},
+		{"9 in 10", func(i int) bool { return i%10 == 9 }},
+	} {
+		for _, ahead := range []time.Duration{0, 10 * time.Hour} {
+			p := filepath.Join(dir, fmt.Sprintf("%s-%v.jsonl", c.name, ahead))
+			skewedOneFile(t, p, ahead, c.skip)
+			out, _ := run(t, "replay", "--headless", "--speed", "max", "--burn-rate", "0.5", "--dry-run", p)
+			i := strings.Index(out, `"rule":"burn_rate"`)
+			if i < 0 {
+				t.Errorf("%s, %v ahead: no burn_rate alert at $0.60/min over a limit of $0.50/min:\n%s", c.name, ahead, out)
+				continue
+			}
+			at := out[strings.LastIndex(out[:i], `"at":"`)+6:]
+			// At is the time of the line it fired on: either logger's.
+			ts, err := time.Parse(time.RFC3339, at[:20])
+			if ts.Sub(time.Date(2026, 12, 7, 1, 0, 0, 0, time.UTC)) >= ahead {
+				ts = ts.Add(-ahead)
+			}
+			if err != nil || ts.After(time.Date(2026, 12, 7, 1, 6, 0, 0, time.UTC)) {
+				t.Errorf("%s, %v ahead: burn_rate fired at %s, want by 01:06:00 in the first logger's time (01:04:05 without skew)", c.name, ahead, at[:20])
+			}
+		}
 	}
 }
