@@ -379,19 +379,9 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 // send publishes the counters and hands the batch over; false when ctx
 // ended first.
 func (s *sink) send(ctx context.Context) bool {
-	if f, ok := s.dec.(decode.Flusher); ok {
-		// Nothing stays held past a batch: the line after it may be a
-		// long time coming.
-		s.stats.Events += int64(f.Flush(s.emitFn))
-		if s.noTS {
-			s.noTS = false
-			s.stats.NoTimestamp++
-		}
-	}
-	s.t.mu.Lock()
-	s.t.files[s.path].status.Stats = s.stats
-	s.t.mu.Unlock()
-	if len(s.batch) == 0 {
+	// Nothing stays held past a batch: the line after it may be a long
+	// time coming.
+	if !s.flushHeld() {
 		return true
 	}
 	select {
@@ -401,6 +391,22 @@ func (s *sink) send(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// flushHeld lets the decoder release what it holds into the batch and
+// publishes the counters; false when the batch is empty.
+func (s *sink) flushHeld() bool {
+	if f, ok := s.dec.(decode.Flusher); ok {
+		s.stats.Events += int64(f.Flush(s.emitFn))
+		if s.noTS {
+			s.noTS = false
+			s.stats.NoTimestamp++
+		}
+	}
+	s.t.mu.Lock()
+	s.t.files[s.path].status.Stats = s.stats
+	s.t.mu.Unlock()
+	return len(s.batch) > 0
 }
 
 // stopSendWait bounds the last hand-over at a stop: the engine takes
@@ -415,17 +421,7 @@ const stopSendWait = 2 * time.Second
 // of the report written at the stop.
 func (s *sink) stop() {
 	s.ended = true
-	if f, ok := s.dec.(decode.Flusher); ok {
-		s.stats.Events += int64(f.Flush(s.emitFn))
-		if s.noTS {
-			s.noTS = false
-			s.stats.NoTimestamp++
-		}
-	}
-	s.t.mu.Lock()
-	s.t.files[s.path].status.Stats = s.stats
-	s.t.mu.Unlock()
-	if len(s.batch) == 0 {
+	if !s.flushHeld() {
 		return
 	}
 	t := time.NewTimer(stopSendWait)
