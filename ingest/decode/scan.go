@@ -306,35 +306,7 @@ func (s *scanner) skip() {
 	}
 }
 
-func (s *scanner) array() {
-	s.i++ // '['
-	if s.depth++; s.depth > maxDepth {
-		s.tooDeep = true
-		s.fail()
-		return
-	}
-	s.ws()
-	if s.peek() == ']' {
-		s.i++
-		s.depth--
-		return
-	}
-	for !s.err {
-		s.ws()
-		s.skip()
-		s.ws()
-		switch s.peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return
-		default:
-			s.fail()
-		}
-	}
-}
+func (s *scanner) array() { s.each(s.skip) }
 
 // each reads an array, calling elem at each element; elem must consume
 // it (s.i is at its first byte).
