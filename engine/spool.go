@@ -42,12 +42,84 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 	defer e.mu.Unlock()
 	e.replaying = true
 	defer func() { e.replaying = false }()
+	var inFlight heldCalls
 	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
 		events += int64(len(b))
-		e.applyBatch(b)
+		e.applyBatch(inFlight.sift(b))
 	})
 	e.replayed = events
+	if held := inFlight.calls(); len(held) > 0 {
+		for _, s := range e.sources {
+			if h, ok := s.(ingest.Holding); ok {
+				h.Hold(held)
+			}
+		}
+	}
 	return events, warnings, err
+}
+
+// heldCalls are the calls in flight at a stop (ingest.Event.Held) that no
+// later spooled event of their job and input answered or let go: the
+// replay does not apply them — the report at the stop counted each as a
+// call of unknown outcome — but gives them back to their input's decoder
+// to wait for their answer, as an uninterrupted run would have.
+type heldCalls struct {
+	order []heldKey
+	by    map[heldKey]ingest.Event
+}
+
+type heldKey struct {
+	src uint16
+	job string
+}
+
+// sift returns b without its held calls, and keeps them; any other event
+// of a held call's job and input settles it as the decoder did (the
+// answer, another call, the job's end), except those the decoder lets
+// pass (assumptions, usage growth).
+func (h *heldCalls) sift(b ingest.Batch) ingest.Batch {
+	if h.by == nil {
+		found := false
+		for i := range b {
+			if b[i].Held {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return b
+		}
+		h.by = map[heldKey]ingest.Event{}
+	}
+	out := b[:0:0]
+	for i := range b {
+		ev := &b[i]
+		k := heldKey{ev.Source, ev.JobID}
+		if ev.Held {
+			if _, ok := h.by[k]; !ok {
+				h.order = append(h.order, k)
+			}
+			h.by[k] = *ev
+			continue
+		}
+		if ev.JobID != "" && ev.Kind != ingest.KindAssumption && ev.Kind != ingest.KindUsageGrowth {
+			delete(h.by, k)
+		}
+		out = append(out, *ev)
+	}
+	return out
+}
+
+// calls are the held calls still waiting, in the order they were held.
+func (h *heldCalls) calls() []ingest.Event {
+	var out []ingest.Event
+	for _, k := range h.order {
+		if ev, ok := h.by[k]; ok {
+			out = append(out, ev)
+			delete(h.by, k) // a key held twice is listed once
+		}
+	}
+	return out
 }
 
 // spooled hands each source a channel of its own whose batches are

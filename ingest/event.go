@@ -229,6 +229,13 @@ type Event struct {
 	// session wrote (Claude Code's forkedFrom): the response is the
 	// parent's, whatever the two sessions' times say (issue 35).
 	ForkCopy bool
+	// Held marks an app's announced call ("calling model") handed over at
+	// a stop while it still waited for its answer: counted live (the
+	// report written at the stop has it), spooled so, and at the next
+	// start held again by its source's decoder instead of replayed as a
+	// call — its answer, read after the restart, is that call, not a
+	// second one (a restart is a replay).
+	Held bool
 	// Dropped says which fields of the record could not be read as
 	// written (each dropped, or read by an assumption, and counted by the
 	// source as Stats.FieldsDropped); the record itself was kept.

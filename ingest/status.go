@@ -39,6 +39,15 @@ type Handing interface {
 	HandWith(hand func(ctx context.Context, b Batch) error)
 }
 
+// Holding is implemented by a source whose decoders hold an app's
+// announced calls until their answer line (a follower): Hold gives it,
+// before Run, the calls that were in flight at the last stop — events
+// marked Held, which the spool kept — to hold again, so the answer read
+// after the restart is that call, not a second one.
+type Holding interface {
+	Hold(held []Event)
+}
+
 // BatchSize is how many events a source hands over at once.
 const BatchSize = 512
 

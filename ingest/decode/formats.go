@@ -623,6 +623,9 @@ type jsonlDecoder struct {
 	// announcement, by job (a job has at most one held).
 	announcedSeen map[string]int64
 	now           func() int64
+	// stopping: the reader is stopping (InFlight): what the last Flush
+	// lets go of announced is marked Held.
+	stopping bool
 	// sdkAnswered are the jobs whose announcement the SDK's text lines
 	// answered without a request ID (Python's "HTTP Request: …" lines):
 	// the app's own record of that call, after them, is the SDK's last
@@ -819,6 +822,9 @@ func (d *jsonlDecoder) flushAnnounced() int {
 				i++
 				continue
 			}
+		}
+		if d.stopping {
+			d.announced[i].Held = true
 		}
 		d.releaseAnnounced(job)
 		n++
@@ -1416,6 +1422,9 @@ func NewStreamDecoder(opts Options) Decoder {
 type streamDecoder struct {
 	opts  Options
 	inner Decoder
+	// held and stopping: see InFlight (inflight.go).
+	held     []ingest.Event
+	stopping bool
 }
 
 func (d *streamDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
@@ -1427,15 +1436,17 @@ func (d *streamDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.Ski
 		det.Patterns = d.opts.Patterns
 		det.Add(line)
 		d.inner = NewDecoder(det.Result().Format, d.opts.Maps, d.opts)
+		d.handHeld()
 	}
 	return d.inner.Decode(line, emit)
 }
 
 func (d *streamDecoder) Flush(emit func(*ingest.Event)) int {
+	n := d.flushHeld(emit)
 	if f, ok := d.inner.(Flusher); ok {
-		return f.Flush(emit)
+		return n + f.Flush(emit)
 	}
-	return 0
+	return n
 }
 
 func (d *streamDecoder) Hint(events int64) string {

@@ -51,6 +51,9 @@ type Tail struct {
 	files map[string]*followed
 	order []string
 	dups  map[string]ingestfile.Duplicate // a path left out → the path read instead
+	// held are the calls in flight at the last stop, not yet given to
+	// their input's decoder (Hold).
+	held []ingest.Event
 }
 
 type followed struct {
@@ -305,7 +308,39 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	}
 	s.dec = decode.NewStreamDecoder(opts)
 	s.emitFn = s.emit
+	if held := t.takeHeld(s.src); len(held) > 0 {
+		if f, ok := s.dec.(decode.InFlight); ok {
+			f.Hold(held)
+		}
+	}
 	return s
+}
+
+// Hold gives the follower the calls that were in flight at the last stop
+// (ingest.Event.Held, kept by the spool): each is held again by the
+// decoder of the input of its number, waiting for its answer as if just
+// read. Call it before Run.
+func (t *Tail) Hold(held []ingest.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held = append(t.held, held...)
+}
+
+// takeHeld takes the held calls of input src.
+func (t *Tail) takeHeld(src uint16) []ingest.Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var mine []ingest.Event
+	rest := t.held[:0]
+	for _, ev := range t.held {
+		if ev.Source == src {
+			mine = append(mine, ev)
+		} else {
+			rest = append(rest, ev)
+		}
+	}
+	t.held = rest
+	return mine
 }
 
 // sourceNumber is path's number among the inputs followed, in the order
@@ -421,6 +456,11 @@ const stopSendWait = 2 * time.Second
 // of the report written at the stop.
 func (s *sink) stop() {
 	s.ended = true
+	if f, ok := s.dec.(decode.InFlight); ok {
+		// What is still announced now is marked Held: the spool keeps
+		// it to be held again at the next start (Tail.Hold).
+		f.Stopping()
+	}
 	if !s.flushHeld() {
 		return
 	}

@@ -43,6 +43,8 @@ const (
 	// moreForkCopy: ingest.Event.ForkCopy, a fork's copy of its parent's
 	// line (issue 35).
 	moreForkCopy
+	// moreHeld: ingest.Event.Held, an announced call in flight at a stop.
+	moreHeld
 	// maxMore is past every bit of the second byte.
 	maxMore
 )
@@ -73,6 +75,9 @@ func appendEvent(b []byte, ev *ingest.Event) []byte {
 	}
 	if ev.ForkCopy {
 		more |= moreForkCopy
+	}
+	if ev.Held {
+		more |= moreHeld
 	}
 	for i, f := range [...]bool{ev.HasCost, ev.StreamDropped, ev.Batch, ev.TSCarried, ev.AgentSession, ev.UsageUnseen, ev.Bill != 0, more != 0} {
 		if f {
@@ -190,7 +195,7 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 	ev.Kind, ev.AttemptBy, ev.Dropped = ingest.Kind(kind), ingest.AttemptBy(by), ingest.FieldDrop(dropped)
 	ev.HasCost, ev.StreamDropped, ev.Batch = flags&flagHasCost != 0, flags&flagStreamDropped != 0, flags&flagBatch != 0
 	ev.TSCarried, ev.AgentSession, ev.UsageUnseen = flags&flagTSCarried != 0, flags&flagAgentSession != 0, flags&flagUsageUnseen != 0
-	ev.ForkCopy = more&moreForkCopy != 0
+	ev.ForkCopy, ev.Held = more&moreForkCopy != 0, more&moreHeld != 0
 	src, k := binary.Uvarint(b)
 	if k <= 0 || src > math.MaxUint16 {
 		return nil, errCorrupt

@@ -100,15 +100,15 @@ func TestRoundTrip(t *testing.T) {
 // TestEventFields: every field of ingest.Event is written; a field added
 // to the contract fails here until the codec writes it.
 func TestEventFields(t *testing.T) {
-	if n := reflect.TypeOf(ingest.Event{}).NumField(); n != 37 {
-		t.Fatalf("ingest.Event has %d fields, the spool writes 37: add the new one to appendEvent and decoder.event", n)
+	if n := reflect.TypeOf(ingest.Event{}).NumField(); n != 38 {
+		t.Fatalf("ingest.Event has %d fields, the spool writes 38: add the new one to appendEvent and decoder.event", n)
 	}
 	if ingest.Kind(numKinds).String() != ingest.Kind(0).String() {
 		t.Fatalf("ingest has a kind after %s: raise numKinds", ingest.Kind(numKinds-1))
 	}
 	ev := ingest.Event{TS: 1, JobID: "a", JobType: "b", RunID: "c", CorrelationID: "d", IdempotencyKey: "e", ResponseID: "f", Provider: "g", Model: "h", ErrorType: "i", Tool: "j",
 		CostUSD: 1.5, InputTokens: 2, OutputTokens: 3, CacheReadTokens: 4, CacheCreateTokens: 5, CacheCreate1hTokens: 6, PromptTokens: 7, RetryAfterMs: 8, RateLimitTokens: 9, RateLimitRequests: 10,
-		LatencyMs: 11, Status: 12, Attempt: 13, QueueAttempt: 7, Kind: ingest.KindTraceJob, AttemptBy: ingest.AttemptByLineAmbiguous, Dropped: ingest.DropWrongType | ingest.DropTimeNoZone, HasCost: true, StreamDropped: true, Batch: true, TSCarried: true, AgentSession: true, UsageUnseen: true, ForkCopy: true, Source: 14,
+		LatencyMs: 11, Status: 12, Attempt: 13, QueueAttempt: 7, Kind: ingest.KindTraceJob, AttemptBy: ingest.AttemptByLineAmbiguous, Dropped: ingest.DropWrongType | ingest.DropTimeNoZone, HasCost: true, StreamDropped: true, Batch: true, TSCarried: true, AgentSession: true, UsageUnseen: true, ForkCopy: true, Held: true, Source: 14,
 		Bill: ingest.BillFast | ingest.BillGeoUS | ingest.BillFlex | ingest.BillPriority | ingest.BillCompaction}
 	var d decoder
 	var back ingest.Event

@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// inflightNight is an app's log of three jobs: each "calling model" line
+// is answered by a "model call ok"/"model call failed" later; the stream
+// is cut (a restart) after line cut, while job-1's call is in flight.
+func inflightNight() []string {
+	const t0 = int64(1796642058118) // ms
+	line := func(ms int64, job string, attempt int, rest string) string {
+		return fmt.Sprintf(`{"level":30,"time":%d,"job_id":%q,"job_type":"nightly","attempt":%d,"model":"claude-sonnet-4-5",%s}`, t0+ms, job, attempt, rest)
+	}
+	call := `"msg":"calling model"`
+	ok := func(n int) string {
+		return fmt.Sprintf(`"request_id":"req_011CLabe2e%016d","status":200,"input_tokens":5450,"output_tokens":2620,"msg":"model call ok"`, n)
+	}
+	failed := `"status":529,"error_type":"overloaded_error","msg":"model call failed"`
+	return []string{
+		line(0, "job-1", 1, call),
+		line(10, "job-2", 1, call),
+		line(900, "job-2", 1, ok(1)),
+		line(1000, "job-3", 1, call),
+		line(1500, "job-3", 1, failed),
+		line(1600, "job-3", 2, call),
+		// the cut: job-1 and job-3 are in flight
+		line(2400, "job-1", 1, ok(2)),
+		line(2500, "job-3", 2, ok(3)),
+		line(2600, "job-2", 2, call),
+		line(3300, "job-2", 2, ok(4)),
+	}
+}
+
+// watchStdin is one spooled `watch -` (a kill hook makes it a daemon that
+// spools what it cannot read again) fed lines on its stdin.
+type watchStdin struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr bytes.Buffer
+}
+
+func startWatchStdin(t *testing.T, journal, rep string) *watchStdin {
+	t.Helper()
+	w := &watchStdin{cmd: exec.Command(burnrate(t), "watch", "--headless", "--kill-exec", "true", "--journal", journal, "--report-out", rep, "-")}
+	w.cmd.Stderr = &w.stderr
+	in, err := w.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.in = in
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.cmd.Process.Kill(); w.cmd.Wait() })
+	return w
+}
+
+func (w *watchStdin) write(lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w.in, l)
+	}
+	time.Sleep(600 * time.Millisecond) // a few batches go by: the calls are in flight
+}
+
+func (w *watchStdin) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	w.cmd.Process.Signal(sig)
+	err := w.cmd.Wait()
+	if sig == syscall.SIGTERM && err != nil {
+		t.Fatalf("%v\n%s", err, w.stderr.String())
+	}
+	w.in.Close()
+}
+
+// TestACallInFlightAcrossARestartCountsOnce: with the spool on, an app's
+// "calling model" line still unanswered at a stop is handed over as a
+// call of unknown outcome (the report written at the stop counts it) and
+// was spooled so; its answer, read after the restart, was a second call —
+// every call in flight at a restart counted twice (issue 34's leftover).
+// A restart is a replay: the stream cut by a SIGTERM or a SIGKILL while
+// calls are in flight gives the report of the stream read once, byte for
+// byte.
+func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
+	full := inflightNight()
+	// unanswered: job-1's answer never comes, and the stream is cut twice
+	// (the call stays in flight across two restarts): counted once.
+	unanswered := append(full[:6:6], full[7:]...)
+	cases := []struct {
+		name  string
+		lines []string
+		cuts  []int
+		sigs  []syscall.Signal
+	}{
+		{"SIGTERM", full, []int{6}, []syscall.Signal{syscall.SIGTERM}},
+		{"SIGKILL", full, []int{6}, []syscall.Signal{syscall.SIGKILL}},
+		{"unanswered, two restarts", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}},
+		{"unanswered, SIGTERM then SIGKILL", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			once := func() string {
+				dir := t.TempDir()
+				journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
+				w := startWatchStdin(t, journal, rep)
+				w.write(c.lines)
+				w.stop(t, syscall.SIGTERM)
+				return reportOf(t, rep)
+			}
+			want := once()
+			dir := t.TempDir()
+			journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
+			from := 0
+			for i, cut := range c.cuts {
+				w := startWatchStdin(t, journal, rep)
+				w.write(c.lines[from:cut])
+				w.stop(t, c.sigs[i])
+				from = cut
+			}
+			w := startWatchStdin(t, journal, rep)
+			w.write(c.lines[from:])
+			w.stop(t, syscall.SIGTERM)
+			if got := reportOf(t, rep); got != want {
+				t.Errorf("restarts (%v at lines %v) with a call in flight changed the report:\n%s\nwant\n%s", c.sigs, c.cuts, got, want)
+			}
+		})
+	}
+}
