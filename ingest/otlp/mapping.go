@@ -32,6 +32,8 @@ const StatusUnknownRetried = "status unknown (retried)"
 type spanRef struct {
 	span ptrace.Span
 	res  pcommon.Map
+	// src is the sender its resource names (sourceOf).
+	src uint16
 	// model: the span carries gen_ai / OpenInference model attributes.
 	model bool
 	// shadowed: a model-call child exists, so this span's usage is the
@@ -210,17 +212,20 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	for i := range rss.Len() {
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
+		src := sourceOf(res)
 		sss := rs.ScopeSpans()
 		if sss.Len() > 0 && sss.At(0).Spans().Len() > 0 {
 			// Declared for everything the resource sends: at its first span.
+			from := len(events)
 			events = declared(events, res, fromResource, "", int64(sss.At(0).Spans().At(0).StartTimestamp()))
+			stampFrom(events, from, src)
 		}
 		for j := range sss.Len() {
 			spans := sss.At(j).Spans()
 			for k := range spans.Len() {
 				sp := spans.At(k)
 				index[spanKey{sp.TraceID(), sp.SpanID()}] = len(refs)
-				refs = append(refs, spanRef{span: sp, res: res, model: isModelCall(sp.Attributes())})
+				refs = append(refs, spanRef{span: sp, res: res, src: src, model: isModelCall(sp.Attributes())})
 			}
 		}
 	}
@@ -295,7 +300,9 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		refs[m].httpKids++
 	}
 	// Learn each trace's job from any span that names it.
+	st := stamper{events: &events, from: len(events)}
 	for i := range refs {
+		st.next(refs[i].src)
 		a := refs[i].span.Attributes()
 		id, typ := decode.CleanID(firstStr(a, decode.FieldJobID.OTel()...)), clean(firstStr(a, decode.FieldJobType.OTel()...))
 		if id == "" && typ == "" {
@@ -327,7 +334,9 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		mp.jobs[refs[i].span.TraceID()] = known
 	}
+	st.done()
 	for i := range refs {
+		st.next(refs[i].src)
 		r := &refs[i]
 		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
 			if mp.sawSpan(k) {
@@ -505,6 +514,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		events = append(events, ev)
 	}
+	st.done()
 	events, rejected, reason = checkEvents(events, rejected, reason)
 	return events, rejected, reason, keys
 }
@@ -824,6 +834,9 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 	for i := range rls.Len() {
 		rl := rls.At(i)
 		res := rl.Resource().Attributes()
+		// Each resource's events are its sender's, however many a
+		// Collector batched into one request.
+		from, src := len(events), sourceOf(res)
 		sls := rl.ScopeLogs()
 		if sls.Len() > 0 && sls.At(0).LogRecords().Len() > 0 {
 			first := sls.At(0).LogRecords().At(0)
@@ -896,6 +909,7 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 				events = append(events, ev)
 			}
 		}
+		stampFrom(events, from, src)
 	}
 	return checkEvents(events, rejected, reason)
 }

@@ -513,9 +513,6 @@ func (r *Receiver) traces(ctx context.Context, req ptraceotlp.ExportRequest) (pt
 	td := req.Traces()
 	r.spans.Add(int64(td.SpanCount()))
 	evs, rejected, reason, keys := r.mapper.MapTracesOnce(td)
-	if td.ResourceSpans().Len() > 0 {
-		stampSource(evs, td.ResourceSpans().At(0).Resource().Attributes())
-	}
 	resp := ptraceotlp.NewExportResponse()
 	if err := r.deliver(ctx, evs); err != nil {
 		r.mapper.Forget(keys) // refused: the retry must be taken
@@ -534,9 +531,6 @@ func (r *Receiver) logs(ctx context.Context, req plogotlp.ExportRequest) (plogot
 	ld := req.Logs()
 	r.logRecords.Add(int64(ld.LogRecordCount()))
 	evs, rejected, reason := r.mapper.MapLogs(ld)
-	if ld.ResourceLogs().Len() > 0 {
-		stampSource(evs, ld.ResourceLogs().At(0).Resource().Attributes())
-	}
 	resp := plogotlp.NewExportResponse()
 	if err := r.deliver(ctx, evs); err != nil {
 		return resp, err

@@ -15,12 +15,14 @@ import (
 // the files', which count from 0.
 const otlpSources = 1 << 15
 
-// stampSource numbers a request's events by the sender its first
-// resource names (service, instance, host): each sender has a clock of
-// its own in correlate, so one whose times are skewed (local time
-// written as UTC) ages no other's jobs. Two senders may share a number
-// (a hash into 32,768); they then share a clock, as all did before.
-func stampSource(evs []ingest.Event, res pcommon.Map) {
+// sourceOf numbers a resource's sender (service, instance, host): each
+// sender has a clock of its own in correlate, so one whose times are
+// skewed (local time written as UTC) ages no other's jobs. A request
+// may carry many resources (a Collector batching many services): each
+// event takes its own resource's number, not the request's first. Two
+// senders may share a number (a hash into 32,768); they then share a
+// clock, as all did before.
+func sourceOf(res pcommon.Map) uint16 {
 	h := fnv.New32a()
 	for _, k := range []string{"service.name", "service.instance.id", "host.name"} {
 		if v, ok := res.Get(k); ok {
@@ -28,10 +30,33 @@ func stampSource(evs []ingest.Event, res pcommon.Map) {
 		}
 		h.Write([]byte{0})
 	}
-	src := uint16(otlpSources + h.Sum32()%otlpSources)
-	for i := range evs {
-		evs[i].Source = src
+	return uint16(otlpSources + h.Sum32()%otlpSources)
+}
+
+// stampFrom numbers events[from:] as src's.
+func stampFrom(events []ingest.Event, from int, src uint16) {
+	for i := from; i < len(events); i++ {
+		events[i].Source = src
 	}
+}
+
+// stamper numbers the events a loop over spans appends by the span each
+// came from: next at each span (a continue skips nothing), done after
+// the loop.
+type stamper struct {
+	events *[]ingest.Event
+	from   int
+	src    uint16
+}
+
+func (s *stamper) next(src uint16) {
+	s.done()
+	s.src = src
+}
+
+func (s *stamper) done() {
+	stampFrom(*s.events, s.from, s.src)
+	s.from = len(*s.events)
 }
 
 // Source adapts a Receiver to ingest.Source, keeping the error Run ended with.
