@@ -2,12 +2,18 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/correlate"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -132,5 +138,93 @@ func TestACollectorBatchIsJudgedPerResource(t *testing.T) {
 				t.Errorf("job_ceiling alerts for %d jobs, want the %d api jobs", len(got), len(jobs))
 			}
 		})
+	}
+}
+
+// postTraces posts td to a receiver over OTLP/HTTP in protobuf.
+func postTraces(t *testing.T, addr string, td ptrace.Traces) {
+	t.Helper()
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post("http://"+addr+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("OTLP post: %s", resp.Status)
+	}
+}
+
+// TestABatchOverTheSpoolCap: one export request whose batch is larger
+// than --spool-max-bytes, into an empty spool, is taken whole and said so
+// (refusing it bounded nothing and left a restart without it); the next
+// request is refused by the spool loudly (stderr, the stop's status,
+// /metrics) and still counted live; a restart replays the batch kept,
+// and says that the refused events are not in it. Nothing is lost
+// silently.
+func TestABatchOverTheSpoolCap(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	metricsAddr := freeAddr(t)
+	args := []string{"--spool-max-bytes", "1000", "--run-id", "night-cap", "--job-ceiling", "100", "--kill-exec", "true"}
+	rep1, rep2 := filepath.Join(dir, "r1.json"), filepath.Join(dir, "r2.json")
+	p := startSpoolProc(t, journal, append(args, "--report-out", rep1, "--metrics-addr", metricsAddr)...)
+	night := time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC)
+	jobs := make([]string, 40)
+	for i := range jobs {
+		jobs[i] = fmt.Sprintf("job-%02d", i)
+	}
+	seq := 0
+	big := ptrace.NewTraces()
+	otlpResource(big, "api", "host-a", night, jobs, false, &seq)
+	postTraces(t, p.addr, big)
+	waitUntil(t, "the over-cap batch said", 10*time.Second, func() bool {
+		return strings.Contains(p.errText(), "took one batch of") && strings.Contains(p.errText(), "because it held nothing else")
+	})
+	next := ptrace.NewTraces()
+	otlpResource(next, "api", "host-a", night.Add(time.Minute), []string{"job-late"}, false, &seq)
+	postTraces(t, p.addr, next)
+	refused := func() string {
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, l := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(l, "burnrate_spool_refused_events_total{") {
+				return l[strings.LastIndexByte(l, ' ')+1:]
+			}
+		}
+		return ""
+	}
+	waitUntil(t, "/metrics to count the refused event", 10*time.Second, func() bool { return refused() == "1" })
+	p.stop(syscall.SIGTERM)
+	if !strings.Contains(p.errText(), "not spooled") {
+		t.Errorf("the refused batch is not said on stderr:\n%s", p.errText())
+	}
+	var r1 correlate.Report
+	if b, err := os.ReadFile(rep1); err != nil || json.Unmarshal(b, &r1) != nil {
+		t.Fatalf("report at the stop: %v\n%s", err, p.errText())
+	}
+	if r1.Totals.Attempts != 41 {
+		t.Errorf("the report at the stop has %d calls, want 41 (the refused batch is applied live)", r1.Totals.Attempts)
+	}
+
+	p2 := startSpoolProc(t, journal, append(args, "--report-out", rep2)...)
+	p2.settle()
+	p2.stop(syscall.SIGTERM)
+	if !strings.Contains(p2.errText(), "replayed 40 event(s) from the spool") {
+		t.Errorf("the restart does not replay the batch kept:\n%s", p2.errText())
+	}
+	var r2 correlate.Report
+	if b, err := os.ReadFile(rep2); err != nil || json.Unmarshal(b, &r2) != nil {
+		t.Fatalf("report after the restart: %v\n%s", err, p2.errText())
+	}
+	if r2.Totals.Attempts != 40 || len(r2.Jobs) != 40 {
+		t.Errorf("after the restart: %d calls of %d jobs, want the 40 kept", r2.Totals.Attempts, len(r2.Jobs))
 	}
 }
