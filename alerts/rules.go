@@ -311,7 +311,7 @@ type srcTick struct{ prev, pos int64 }
 // UTC) interleaved with the first moved it 10 h at every step from one
 // to the other, and the window never held more than a line (issue 34).
 // A source first seen starts where the clock is.
-func (rr *runRules) tick(now int64, src uint32) {
+func (rr *runRules) tick(now int64, src uint32, window int64) {
 	if now <= 0 {
 		return
 	}
@@ -322,6 +322,17 @@ func (rr *runRules) tick(now int64, src uint32) {
 				rr.srcs = map[uint32]*srcTick{}
 			}
 			s = &srcTick{pos: rr.mono}
+			if rr.apart(now, src, window) {
+				// A source whose times are a window or more from every
+				// other's (a second file's history, read after the
+				// first's): its burn is its own, so the window it starts
+				// in holds none of the others' spend — it was a window
+				// start at the previous file's end, already over the
+				// limit and never re-armed, and the second file's burn
+				// never fired.
+				s.pos = rr.mono + window
+				rr.mono = s.pos
+			}
 			rr.srcs[src] = s
 		}
 		rr.lastSrc, rr.lastID = s, src
@@ -336,6 +347,26 @@ func (rr *runRules) tick(now int64, src uint32) {
 		s.pos = max(s.pos, rr.mono)
 	}
 	s.prev = now
+}
+
+// apart reports whether src is a new source (no lane of it seen yet)
+// whose first time, now, is a window or more from the last time of every
+// other source: its events and theirs are not of the same minutes. A
+// second lane of a known source is never apart (its lanes share its
+// clock: State.Lane).
+func (rr *runRules) apart(now int64, src uint32, window int64) bool {
+	if len(rr.srcs) == 0 {
+		return false
+	}
+	for k, o := range rr.srcs {
+		if k>>1 == src>>1 {
+			return false
+		}
+		if d := now - o.prev; d < window && d > -window {
+			return false
+		}
+	}
+	return true
 }
 
 // maxTick bounds one step of the window clock.
@@ -409,7 +440,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	// (near its clock, or far behind it); one far ahead does not step it.
 	// Either way its spend is counted at the window's now.
 	if lane := st.Lane(ts, ev.Source); lane >= 0 {
-		r.run.tick(ts, uint32(ev.Source)<<1|uint32(lane))
+		r.run.tick(ts, uint32(ev.Source)<<1|uint32(lane), int64(r.cfg.BurnWindow))
 	}
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
