@@ -138,6 +138,9 @@ type Engine struct {
 	replayed int64 // events ReplaySpool applied
 	// replaying is set while ReplaySpool applies the spool.
 	replaying bool
+	// inFlight are an app's announced calls waiting for their answer
+	// (spool.go).
+	inFlight heldCalls
 	// wall is the wall time of the live batch being applied, 0 for a
 	// replayed one (see apply): monotonic ns since born.
 	wall int64
@@ -322,6 +325,7 @@ func (e *Engine) Run(ctx context.Context) {
 			}
 		case <-finished:
 			e.drain()
+			e.applyInFlight()
 			e.placeHeld()
 			// The postmortem is read after the last frame: a job's detail
 			// asked for then, or a kill's result, still needs a frame.
@@ -345,6 +349,7 @@ func (e *Engine) Run(ctx context.Context) {
 				}
 			}
 			e.drain()
+			e.applyInFlight()
 			e.placeHeld()
 			e.publish(true)
 			return
@@ -409,7 +414,7 @@ func (e *Engine) apply(b ingest.Batch) {
 		e.wall = int64(time.Since(e.born)) + 1
 		defer func() { e.wall = 0 }()
 	}
-	e.applyBatch(b)
+	e.applyBatch(e.inFlight.sift(b))
 }
 
 // applyBatch is apply without the live clock: a replayed batch arrived

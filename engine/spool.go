@@ -42,13 +42,12 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 	defer e.mu.Unlock()
 	e.replaying = true
 	defer func() { e.replaying = false }()
-	var inFlight heldCalls
 	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
 		events += int64(len(b))
-		e.applyBatch(inFlight.sift(b))
+		e.applyBatch(e.inFlight.sift(b))
 	})
 	e.replayed = events
-	if held := inFlight.calls(); len(held) > 0 {
+	if held := e.inFlight.calls(); len(held) > 0 {
 		for _, s := range e.sources {
 			if h, ok := s.(ingest.Holding); ok {
 				h.Hold(held)
@@ -58,11 +57,16 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 	return events, warnings, err
 }
 
-// heldCalls are the calls in flight at a stop (ingest.Event.Held) that no
-// later spooled event of their job and input answered or let go: the
-// replay does not apply them — the report at the stop counted each as a
-// call of unknown outcome — but gives them back to their input's decoder
-// to wait for their answer, as an uninterrupted run would have.
+// heldCalls are an app's announced calls in flight (ingest.Event.Held):
+// each is spooled when its announcement is read, so a start — after a
+// SIGKILL too — knows it, but not applied while it waits for its answer,
+// which is the call (the decoder pairs the two). Any other event of its
+// job and input settles it, as in the decoder (the answer, the
+// announcement let go as a call, the job's end), except those the
+// decoder lets pass (assumptions, usage growth). At a stop those still
+// waiting are applied, calls of unknown outcome in the report written
+// then; a replay applies none of them and gives them back to their
+// input's decoder, so the answer read after the restart is that call.
 type heldCalls struct {
 	order []heldKey
 	by    map[heldKey]ingest.Event
@@ -73,12 +77,11 @@ type heldKey struct {
 	job string
 }
 
-// sift returns b without its held calls, and keeps them; any other event
-// of a held call's job and input settles it as the decoder did (the
-// answer, another call, the job's end), except those the decoder lets
-// pass (assumptions, usage growth).
+// sift returns b without its held calls, which it keeps, and settles the
+// held calls b's other events answer. b is the caller's (a Batch belongs
+// to its receiver): it is filtered in place.
 func (h *heldCalls) sift(b ingest.Batch) ingest.Batch {
-	if h.by == nil {
+	if len(h.by) == 0 {
 		found := false
 		for i := range b {
 			if b[i].Held {
@@ -89,9 +92,11 @@ func (h *heldCalls) sift(b ingest.Batch) ingest.Batch {
 		if !found {
 			return b
 		}
-		h.by = map[heldKey]ingest.Event{}
+		if h.by == nil {
+			h.by = map[heldKey]ingest.Event{}
+		}
 	}
-	out := b[:0:0]
+	out := b[:0]
 	for i := range b {
 		ev := &b[i]
 		k := heldKey{ev.Source, ev.JobID}
@@ -107,19 +112,54 @@ func (h *heldCalls) sift(b ingest.Batch) ingest.Batch {
 		}
 		out = append(out, *ev)
 	}
+	if len(h.order) > 2*len(h.by)+64 {
+		// Settled keys are dropped from the order now and then: it stays
+		// within twice the calls in flight.
+		kept := h.order[:0]
+		seen := make(map[heldKey]bool, len(h.by))
+		for _, k := range h.order {
+			if _, ok := h.by[k]; ok && !seen[k] {
+				seen[k] = true
+				kept = append(kept, k)
+			}
+		}
+		h.order = kept
+	}
 	return out
 }
 
-// calls are the held calls still waiting, in the order they were held.
+// calls are the held calls still waiting, in the order they were held;
+// they stay held.
 func (h *heldCalls) calls() []ingest.Event {
 	var out []ingest.Event
+	seen := make(map[heldKey]bool, len(h.by))
 	for _, k := range h.order {
-		if ev, ok := h.by[k]; ok {
+		if ev, ok := h.by[k]; ok && !seen[k] {
+			seen[k] = true
 			out = append(out, ev)
-			delete(h.by, k) // a key held twice is listed once
 		}
 	}
 	return out
+}
+
+// take is calls, which are then no longer held: each is a call.
+func (h *heldCalls) take() ingest.Batch {
+	out := h.calls()
+	for i := range out {
+		out[i].Held = false
+	}
+	clear(h.by)
+	h.order = h.order[:0]
+	return out
+}
+
+// applyInFlight applies, at a stop, the calls still waiting for their
+// answer: the call was made and billed whatever its answer, so the
+// report written at the stop counts it, an attempt of unknown outcome.
+func (e *Engine) applyInFlight() {
+	if b := e.inFlight.take(); len(b) > 0 {
+		e.apply(b)
+	}
 }
 
 // spooled hands each source a channel of its own whose batches are

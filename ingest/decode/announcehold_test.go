@@ -13,8 +13,13 @@ import (
 func TestLiveFlushHoldsAnnouncement(t *testing.T) {
 	now := int64(1_800_000_000e9)
 	d := NewStreamDecoder(Options{Now: func() int64 { return now }})
-	var calls []ingest.Event
+	var calls, held []ingest.Event
 	emit := func(e *ingest.Event) {
+		if e.Held {
+			// Its copy for the spool, at once (ingest.Event.Held): no call.
+			held = append(held, *e)
+			return
+		}
 		if e.Kind == ingest.KindLLMCall {
 			calls = append(calls, *e)
 		}
@@ -29,6 +34,9 @@ func TestLiveFlushHoldsAnnouncement(t *testing.T) {
 	f.Flush(emit)
 	if len(calls) != 0 {
 		t.Fatalf("let go before AnnounceHeldFor: %d calls", len(calls))
+	}
+	if len(held) != 2 || held[0].JobID != "a" || held[1].JobID != "b" {
+		t.Fatalf("held copies %+v, want a's and b's as they were read", held)
 	}
 	d.Decode([]byte(`{"time":1796642299352,"job_id":"a","attempt":1,"request_id":"req_011CLab8b5ca2ffd4be62e3","status":200,"model":"claude-sonnet-4-5","input_tokens":545,"output_tokens":262,"msg":"model call ok"}`), emit)
 	if len(calls) != 1 || calls[0].JobID != "a" || calls[0].Status != 200 {

@@ -653,6 +653,14 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			d.announced = append(d.announced[:0], d.announced[1:]...)
 		}
 		d.announced = append(d.announced, *ev)
+		if d.now != nil {
+			// Live: a copy marked Held goes on at once, for the spool to
+			// keep (a restart, even by SIGKILL, must know the call is in
+			// flight) and the engine to hold, not count (ingest.Event.Held).
+			h := *ev
+			h.Held = true
+			d.pairOuter(&h)
+		}
 		return
 	}
 	if ev.JobID == "" || len(d.announced) == 0 && len(d.sdkAnswered) == 0 {

@@ -284,6 +284,9 @@ type sink struct {
 	noTS   bool             // the line being decoded gave an event without a time
 	ended  bool             // the input ended (a closed pipe): the last flush lets everything go
 	drops  ingest.FieldDrop // the fields its events lost (Event.Dropped)
+	// heldCopies counts the Held copies of announcements emitted (no
+	// event of their line: the call is counted when it is let go).
+	heldCopies int
 	// src is the input's number (Event.Source): each followed file has a
 	// clock of its own in correlate, so one whose times are skewed ages
 	// no other's jobs.
@@ -365,6 +368,9 @@ func (s *sink) emit(e *ingest.Event) {
 		s.noTS = true
 	}
 	s.drops |= e.Dropped
+	if e.Held && !s.ended {
+		s.heldCopies++ // the announcement's copy: no event of the line's
+	}
 	s.batch = append(s.batch, *e)
 }
 
@@ -398,7 +404,7 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 		s.stats.Count(ingest.SkipTooLong)
 		return
 	}
-	n := len(s.batch)
+	n, h0 := len(s.batch), s.heldCopies
 	r := s.dec.Decode(line, s.emitFn)
 	if s.noTS {
 		s.noTS = false
@@ -408,7 +414,7 @@ func (s *sink) decode(line []byte, tooLong, final bool) {
 		s.stats.Fields(s.drops)
 		s.drops = 0
 	}
-	s.stats.Line(r, len(s.batch)-n, final)
+	s.stats.Line(r, len(s.batch)-n-(s.heldCopies-h0), final)
 }
 
 // send publishes the counters and hands the batch over; false when ctx

@@ -87,7 +87,8 @@ func (w *watchStdin) stop(t *testing.T, sig syscall.Signal) {
 // every call in flight at a restart counted twice (issue 34's leftover).
 // A restart is a replay: the stream cut by a SIGTERM or a SIGKILL while
 // calls are in flight gives the report of the stream read once, byte for
-// byte.
+// byte — also when the answer never comes (the app died too), where a
+// SIGKILL lost the call: its announcement was only in memory.
 func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 	full := inflightNight()
 	// unanswered: job-1's answer never comes, and the stream is cut twice
@@ -103,6 +104,9 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 		{"SIGKILL", full, []int{6}, []syscall.Signal{syscall.SIGKILL}},
 		{"unanswered, two restarts", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}},
 		{"unanswered, SIGTERM then SIGKILL", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}},
+		// No stop ran: the call in flight is known from the copy of its
+		// announcement spooled when it was read.
+		{"unanswered, SIGKILL", unanswered, []int{6}, []syscall.Signal{syscall.SIGKILL}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
