@@ -81,20 +81,24 @@ type heldKey struct {
 // held calls b's other events answer. b is the caller's (a Batch belongs
 // to its receiver): it is filtered in place.
 func (h *heldCalls) sift(b ingest.Batch) ingest.Batch {
-	if len(h.by) == 0 {
-		found := false
-		for i := range b {
-			if b[i].Held {
-				found = true
-				break
+	found := false
+	for i := range b {
+		if b[i].Held {
+			found = true
+			break
+		}
+	}
+	if !found {
+		// The common batch: nothing to take out, only calls to settle.
+		for i := 0; i < len(b) && len(h.by) > 0; i++ {
+			if ev := &b[i]; ev.JobID != "" && ev.Kind != ingest.KindAssumption && ev.Kind != ingest.KindUsageGrowth {
+				delete(h.by, heldKey{ev.Source, ev.JobID})
 			}
 		}
-		if !found {
-			return b
-		}
-		if h.by == nil {
-			h.by = map[heldKey]ingest.Event{}
-		}
+		return b
+	}
+	if h.by == nil {
+		h.by = map[heldKey]ingest.Event{}
 	}
 	out := b[:0]
 	for i := range b {
