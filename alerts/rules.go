@@ -355,7 +355,7 @@ func (rr *runRules) tick(now int64, src uint32, window int64) {
 // second lane of a known source is never apart (its lanes share its
 // clock: State.Lane).
 func (rr *runRules) apart(now int64, src uint32, window int64) bool {
-	if len(rr.srcs) == 0 {
+	if len(rr.srcs) == 0 || len(rr.srcs) > maxApart {
 		return false
 	}
 	for k, o := range rr.srcs {
@@ -368,6 +368,12 @@ func (rr *runRules) apart(now int64, src uint32, window int64) bool {
 	}
 	return true
 }
+
+// maxApart bounds the sources apart looks through: an OTLP sender that
+// names a new service in every request (up to 32,768 numbers) must not
+// cost a pass over every source at each; past it a new source shares the
+// window, as every source did before.
+const maxApart = 256
 
 // maxTick bounds one step of the window clock.
 const maxTick = 24 * int64(time.Hour)
