@@ -94,6 +94,12 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 	// unanswered: job-1's answer never comes, and the stream is cut twice
 	// (the call stays in flight across two restarts): counted once.
 	unanswered := append(full[:6:6], full[7:]...)
+	// many: 2,000 jobs announce a call none answers (the app died), past
+	// the 256 a decoder holds: the oldest go as calls while read.
+	var many []string
+	for i := range 2000 {
+		many = append(many, fmt.Sprintf(`{"level":30,"time":%d,"job_id":"job-m%04d","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`, 1796642058118+int64(i), i))
+	}
 	cases := []struct {
 		name  string
 		lines []string
@@ -107,6 +113,7 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 		// No stop ran: the call in flight is known from the copy of its
 		// announcement spooled when it was read.
 		{"unanswered, SIGKILL", unanswered, []int{6}, []syscall.Signal{syscall.SIGKILL}},
+		{"2,000 unanswered, SIGKILL then SIGTERM", many, []int{1990, 1995}, []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
