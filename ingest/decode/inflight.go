@@ -25,12 +25,17 @@ type InFlight interface {
 // Stopping: see InFlight.
 func (d *jsonlDecoder) Stopping() { d.stopping = true }
 
-// Hold: see InFlight. Past maxAnnounced the oldest are let go at the
-// next Flush, as when they were read.
+// Hold: see InFlight. It holds at most maxAnnounced, the latest: the
+// engine, which holds every call in flight too, counts the others at the
+// stop or settles them with their job's next event.
 func (d *jsonlDecoder) Hold(announced []ingest.Event) {
-	for _, a := range announced {
+	for _, a := range announced[max(0, len(announced)-maxAnnounced):] {
 		a.Held = false
 		d.dropAnnounced(a.JobID) // one per job: the later stands
+		if len(d.announced) >= maxAnnounced {
+			delete(d.announcedSeen, d.announced[0].JobID)
+			d.announced = append(d.announced[:0], d.announced[1:]...)
+		}
 		d.announced = append(d.announced, a)
 	}
 }
