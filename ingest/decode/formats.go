@@ -653,14 +653,6 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			d.announced = append(d.announced[:0], d.announced[1:]...)
 		}
 		d.announced = append(d.announced, *ev)
-		if d.now != nil {
-			// Live: a copy marked Held goes on at once, for the spool to
-			// keep (a restart, even by SIGKILL, must know the call is in
-			// flight) and the engine to hold, not count (ingest.Event.Held).
-			h := *ev
-			h.Held = true
-			d.pairOuter(&h)
-		}
 		return
 	}
 	if ev.JobID == "" || len(d.announced) == 0 && len(d.sdkAnswered) == 0 {
@@ -821,6 +813,15 @@ func (d *jsonlDecoder) flushAnnounced() int {
 					d.announcedSeen = map[string]int64{}
 				}
 				d.announcedSeen[job], seen = now, now
+				// Kept past a batch: a copy marked Held goes on, for the
+				// spool to keep (a restart, even by SIGKILL, must know the
+				// call is in flight) and the engine to hold, not count
+				// (ingest.Event.Held). Only here, not as it is read: a
+				// call answered within its batch (a history caught up on)
+				// costs the spool nothing.
+				h := d.announced[i]
+				h.Held = true
+				d.pairOuter(&h)
 			}
 			if now < seen {
 				// The clock went back: it waits its time from now.

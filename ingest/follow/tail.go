@@ -438,7 +438,8 @@ func (s *sink) send(ctx context.Context) bool {
 // publishes the counters; false when the batch is empty.
 func (s *sink) flushHeld() bool {
 	if f, ok := s.dec.(decode.Flusher); ok {
-		s.stats.Events += int64(f.Flush(s.emitFn))
+		h0 := s.heldCopies
+		s.stats.Events += int64(f.Flush(s.emitFn) - (s.heldCopies - h0))
 		if s.noTS {
 			s.noTS = false
 			s.stats.NoTimestamp++

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,13 +46,20 @@ func inflightNight() []string {
 type watchStdin struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
+	mu     sync.Mutex
 	stderr bytes.Buffer
+}
+
+func (w *watchStdin) errText() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stderr.String()
 }
 
 func startWatchStdin(t *testing.T, journal, rep string) *watchStdin {
 	t.Helper()
 	w := &watchStdin{cmd: exec.Command(burnrate(t), "watch", "--headless", "--kill-exec", "true", "--journal", journal, "--report-out", rep, "-")}
-	w.cmd.Stderr = &w.stderr
+	w.cmd.Stderr = &lockedWriter{mu: &w.mu, w: &w.stderr}
 	in, err := w.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +69,9 @@ func startWatchStdin(t *testing.T, journal, rep string) *watchStdin {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.cmd.Process.Kill(); w.cmd.Wait() })
+	// Said once its signals are taken (a SIGTERM before would kill it
+	// outright on a loaded machine).
+	waitUntil(t, "the watch to start", 20*time.Second, func() bool { return strings.Contains(w.errText(), "limits in force") })
 	return w
 }
 
@@ -75,7 +87,7 @@ func (w *watchStdin) stop(t *testing.T, sig syscall.Signal) {
 	w.cmd.Process.Signal(sig)
 	err := w.cmd.Wait()
 	if sig == syscall.SIGTERM && err != nil {
-		t.Fatalf("%v\n%s", err, w.stderr.String())
+		t.Fatalf("%v\n%s", err, w.errText())
 	}
 	w.in.Close()
 }
