@@ -303,11 +303,15 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	// A batch goes every flushEvery: an app's "calling model" line waits
 	// for its answer past it (decode.AnnounceHeldFor), all of them at the
 	// input's end (a closed pipe).
+	// Monotonic, from the sink's start: a host clock stepped 15 minutes
+	// on must not let every call in flight go as a call of unknown
+	// status, its answer then counted a second time.
+	born := time.Now()
 	opts.Now = func() int64 {
 		if s.ended {
 			return math.MaxInt64
 		}
-		return time.Now().UnixNano()
+		return int64(time.Since(born)) + 1
 	}
 	s.dec = decode.NewStreamDecoder(opts)
 	s.emitFn = s.emit
