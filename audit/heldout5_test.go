@@ -51,3 +51,25 @@ async def ask_again(messages):
 		t.Fatalf("layers %q, want %q", got, want)
 	}
 }
+
+// A function that calls itself again, the complaint appended, when the
+// model's answer cannot be used — no loop, no count — regenerates until the
+// model answers well: unbounded (anything-llm's 31 agent providers in
+// round 5: `if (result.retryWithError) return this.complete([...messages,
+// result.retryWithError], functions)`). The near misses are not layers: a
+// count passed on (`attempt + 1`, `tries - 1`), pages or a tree walked, a
+// method of the same name on another object.
+func TestReaskByRecursionIsUnbounded(t *testing.T) {
+	r := scan(t, "testdata/heldout5/reask")
+	sameLayers(t, r, []want{
+		{"agent.js:6", "openai-node", 1, true},
+		{"agent.js:15", "hand-rolled", 0, true},
+		{"judge.py:5", "openai-python", 2, true},
+		{"judge.py:17", "hand-rolled", 0, true},
+	})
+	for _, l := range r.Layers {
+		if l.DefaultID == "hand-rolled" && (!l.Unbounded || l.Retries4xx) {
+			t.Errorf("%s:%d: %+v", l.File, l.Line, l)
+		}
+	}
+}

@@ -63,6 +63,7 @@ var detectors = []detector{
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
+	{"a function that asks itself again on an answer it cannot use", fkPython, nil, pyReasks},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -85,6 +86,7 @@ var detectors = []detector{
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
+	{"a function that asks itself again on an answer it cannot use", fkJS, nil, jsReasks},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},

@@ -1,0 +1,48 @@
+const OpenAI = require("openai");
+const { toolComplete } = require("./tools");
+
+class AgentProvider {
+  constructor() {
+    this.client = new OpenAI({ apiKey: process.env.KEY, maxRetries: 0 });
+  }
+
+  // A tool call whose arguments are not JSON is sent back with the parse
+  // error, and the model is asked again: as often as it answers badly.
+  async complete(messages, functions = []) {
+    try {
+      const result = await toolComplete(this.client, messages, functions);
+      if (result.retryWithError) {
+        return this.complete([...messages, result.retryWithError], functions);
+      }
+      return result;
+    } catch (error) {
+      if (error instanceof OpenAI.AuthenticationError) throw error;
+      throw error;
+    }
+  }
+
+  // Near miss: a count is passed on — bounded by the guard above it.
+  async completeCounted(messages, attempt = 0) {
+    if (attempt >= 3) throw new Error("the model would not answer in JSON");
+    const result = await toolComplete(this.client, messages, []);
+    if (result.retryWithError) return this.completeCounted([...messages, result.retryWithError], attempt + 1);
+    return result;
+  }
+
+  // Near miss: pages of a listing, a recursion that asks for the next page.
+  async listModels(cursor = null, seen = []) {
+    const page = await this.client.models.list({ after: cursor });
+    seen.push(...page.data);
+    if (page.hasMore) return this.listModels(page.lastId, seen);
+    return seen;
+  }
+
+  // Near miss: another object's method of the same name.
+  async summarize(messages) {
+    const result = await toolComplete(this.client, messages, []);
+    if (result.invalid) return this.fallback.summarize(messages);
+    return result;
+  }
+}
+
+module.exports = { AgentProvider };
