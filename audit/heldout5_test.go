@@ -73,3 +73,42 @@ func TestReaskByRecursionIsUnbounded(t *testing.T) {
 		}
 	}
 }
+
+// A `while True:` retry with no count, bounded by its backoff: the delay
+// doubles after each failure and the loop stops once it passes a cap — 0.125
+// s doubled until it passes 60 is 9 attempts; 0.5 doubled until it reaches
+// 60 (`>=`, the cap imported from the other file) is 7 (aider's two
+// send-with-retries loops in round 5). A poll that backs off without a try
+// sends nothing again: not a layer.
+func TestLoopBoundedByItsBackoff(t *testing.T) {
+	r := scan(t, "testdata/heldout5/delayloops")
+	sameLayers(t, r, []want{
+		{"llm/coder.py:13", "hand-rolled", 7, true},
+		{"llm/models.py:7", "openai-python", 1, true},
+		{"llm/models.py:16", "hand-rolled", 9, true},
+	})
+}
+
+func TestDelayAttempts(t *testing.T) {
+	for _, c := range []struct {
+		start, factor, limit float64
+		strict               bool
+		want                 int
+	}{
+		{0.125, 2, 60, true, 9},     // 0.25 … 32 retried, 64 stops
+		{0.5, 2, 64, true, 8},       // 1 … 64 retried (64 is not past 64)
+		{0.5, 2, 64, false, 7},      // 64 reaches 64: stops
+		{1, 1.5, 10, true, 6},       // 1.5 2.25 3.375 5.06 7.59 retried, 11.39 stops
+		{10, 2, 5, true, 0},         // the first growth passes the cap: one try, no layer
+		{1, 1, 5, true, 0},          // never grows
+		{1e-300, 2, 1e300, true, 0}, // over 1000 tries: not a bound worth reading
+	} {
+		n, ok := delayAttempts(c.start, c.factor, c.limit, c.strict)
+		if !ok {
+			n = 0
+		}
+		if n != c.want {
+			t.Errorf("%v: %d, want %d", c, n, c.want)
+		}
+	}
+}

@@ -51,6 +51,11 @@ type Layer struct {
 	// is no layer unless resolveValues finds the value.
 	loopPending bool
 	loopOffset  int
+	// loopDelay: a pending loop bounded by its backoff (delayloops.go),
+	// its delay starting at loopDelay and multiplied by loopFactor until
+	// it passes (loopStrict: >, else >=) the resolved cap.
+	loopDelay, loopFactor float64
+	loopStrict            bool
 }
 
 // Stack is one likely call path, outermost layer first.

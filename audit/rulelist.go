@@ -61,6 +61,7 @@ var detectors = []detector{
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
+	{"loops bounded by a growing delay's cap", fkPython, nil, pyDelayLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 	{"a function that asks itself again on an answer it cannot use", fkPython, nil, pyReasks},

@@ -609,7 +609,11 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			conf = ConfidenceLow
 		}
 		if l.loopPending {
-			if attempts := r.n + l.loopOffset; attempts >= 2 && attempts <= 1000 {
+			attempts := r.n + l.loopOffset
+			if l.loopFactor > 1 {
+				attempts, _ = delayAttempts(l.loopDelay, l.loopFactor, float64(r.n), l.loopStrict)
+			}
+			if attempts >= 2 && attempts <= 1000 {
 				l.setAttempts(attempts, l.Setting+" ("+r.text(worst.rel)+")")
 				l.loopPending = false
 			}
