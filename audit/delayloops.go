@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -43,10 +44,10 @@ func pyDelayLoops(f *file) []Layer {
 		if !atLineStart(code, m[0]) {
 			continue
 		}
-		end := min(pyBlockEndWithin(code, m[0], m[1], maxLoopBodyBytes), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
-		if !pyTry.Match(body) || !pySleep.Match(body) {
-			continue
+		if !bytes.Contains(body, []byte("*")) || !bytes.Contains(body, []byte("sleep")) || !pyTry.Match(body) || !pySleep.Match(body) {
+			continue // cheap refusals first: a file holds up to maxCandidates loops
 		}
 		g := pyDelayGrow.FindSubmatch(body)
 		if g == nil {

@@ -1,6 +1,11 @@
 package audit
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // Shapes of the fifth held-out check (issue 37), written for these tests:
 // each with its near miss.
@@ -109,6 +114,59 @@ func TestDelayAttempts(t *testing.T) {
 		}
 		if n != c.want {
 			t.Errorf("%v: %d, want %d", c, n, c.want)
+		}
+	}
+}
+
+// A counted retry loop whose body is longer than a call's arguments — a
+// stream handled event by event, 8 KB before its except and its sleep —
+// is read to its end, as a flag loop's is (sweep's 6-try stream loop in
+// round 5, its bound a constant local to the function).
+func TestLongRetryLoopIsReadWhole(t *testing.T) {
+	r := scan(t, "testdata/heldout5/longloop")
+	sameLayers(t, r, []want{
+		{"stream.py:5", "anthropic-python", 3, false},
+		{"stream.py:11", "hand-rolled", 6, true},
+	})
+}
+
+// BenchmarkHostileRound5: the round-5 rules on files built to make them
+// pay — 256 nested counted loops over one long block (the counted loops
+// now read 16 KiB of block, not 4), a megabyte of self-returns in a method
+// that never closes, of Python self-returns, and of `while True:` loops
+// whose delays grow. The round-5 rules take 0.2 s of the 2.7 s a run takes
+// on a loaded machine (a CPU profile): the rest is the flag loops' (older)
+// reading of 64 KiB per `while True:` in delay.py, 1.5 s.
+//
+//	go test ./audit -run x -bench HostileRound5 -benchtime 1x
+func BenchmarkHostileRound5(b *testing.B) {
+	dir := b.TempDir()
+	var nested, delay strings.Builder
+	for i := range 256 {
+		nested.WriteString(strings.Repeat(" ", i) + "for attempt in range(3):\n")
+		delay.WriteString(strings.Repeat(" ", i) + "d = 0.5\n" + strings.Repeat(" ", i) + "while True:\n")
+	}
+	for nested.Len() < 1_000_000 {
+		nested.WriteString(strings.Repeat(" ", 256) + "try: sleepy = call_llm(prompt)\n")
+		delay.WriteString(strings.Repeat(" ", 256) + "try: d *= 2\n" + strings.Repeat(" ", 256) + "sleepy = 1 if d > CAP else 0\n")
+	}
+	files := map[string]string{
+		"nested.py": nested.String(),
+		"delay.py":  delay.String(),
+		"reask.js": "class A {\n  async complete(messages, fns) {\n" + strings.Repeat(
+			"  if (result.retryWithError) return this.complete([...messages, result.retryWithError], fns);\n"+strings.Repeat("  const messagesModel = 1;\n", 3), 10_000),
+		"reask.py": "class J:\n    def ask(self, messages):\n" + strings.Repeat("        if invalid:\n            return self.ask(messages + [x])\n", 18_000),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opt := DefaultOptions()
+	opt.MaxFileBytes = 2 << 20
+	for b.Loop() {
+		if _, err := Scan([]string{dir}, opt); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

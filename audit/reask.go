@@ -53,12 +53,18 @@ func jsReasks(f *file) []Layer {
 		return nil
 	}
 	var out []Layer
+	defs := map[string][][]int{} // each name's definitions, found once
 	for _, m := range scanAt(code, "return", jsSelfReturn, 200) {
 		name := string(code[m[2]:m[3]])
 		if notARecall[strings.ToLower(name)] || len(out) >= maxCandidates {
 			continue
 		}
-		fnOpen, fnClose, ok := jsEnclosingFunc(code, m[0], name)
+		d, seen := defs[name]
+		if !seen {
+			d = jsFuncDefs(code, name)
+			defs[name] = d
+		}
+		fnOpen, fnClose, ok := jsEnclosingFunc(code, d, m[0])
 		if !ok {
 			continue
 		}
@@ -75,17 +81,26 @@ func jsReasks(f *file) []Layer {
 	return out
 }
 
-// jsEnclosingFunc is the body ({ to }) of the function or method named
-// name whose body holds at: `name(…) {`, `async name(…) {`, `function
-// name(…) {`, `name = (…) => {` — the nearest such definition before at
-// whose braces close after it.
-func jsEnclosingFunc(code []byte, at int, name string) (int, int, bool) {
-	from := max(0, at-maxReaskFuncBytes)
+// jsFuncDefs are the offsets of the opening braces of the definitions of
+// the function or method name in code: `name(…) {`, `async name(…) {`,
+// `function name(…) {`, `name = (…) => {` (at most maxCandidates).
+func jsFuncDefs(code []byte, name string) [][]int {
 	def := regexp.MustCompile(`(?:^|[^\w$.])(?:function\s*\*?\s*)?` + regexp.QuoteMeta(name) +
 		`\s*(?:=\s*(?:async\s*)?(?:function\s*)?)?\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:=>\s*)?\{`)
-	locs := def.FindAllIndex(code[from:at], -1)
-	for k := len(locs) - 1; k >= 0; k-- {
-		open := from + locs[k][1] - 1
+	return def.FindAllIndex(code, maxCandidates)
+}
+
+// jsEnclosingFunc is the body ({ to }) of the definition among defs whose
+// body holds at: the nearest before at whose braces close after it.
+func jsEnclosingFunc(code []byte, defs [][]int, at int) (int, int, bool) {
+	for k := len(defs) - 1; k >= 0; k-- {
+		open := defs[k][1] - 1
+		if open >= at {
+			continue
+		}
+		if at-open > maxReaskFuncBytes {
+			break
+		}
 		if end := closeOf(code, open, maxReaskFuncBytes); end > at {
 			return open, end, true
 		}
