@@ -170,3 +170,22 @@ func BenchmarkHostileRound5(b *testing.B) {
 		}
 	}
 }
+
+// A loop over numbered tries with no try that calls the model and leaves
+// on an answer it can use regenerates: one generation per try, one more
+// when the first answer was asked for just above the loop (sweep's
+// `for attempt in [0, 1, 2]:` description loops and gpt-pilot's reviewer
+// re-asked `for i in range(MAX_REVIEW_RETRIES)` in round 5). A loop over
+// tries that calls no model, or over items, is not one.
+func TestRegenerateOverNumberedTries(t *testing.T) {
+	r := scan(t, "testdata/heldout5/regen")
+	sameLayers(t, r, []want{
+		{"describe.py:11", "hand-rolled", 3, true},
+		{"describe.py:22", "hand-rolled", 3, true},
+	})
+	for _, l := range r.Layers {
+		if l.Retries4xx {
+			t.Errorf("a re-ask on an answer is not a retry of a 400: %+v", l)
+		}
+	}
+}

@@ -58,6 +58,7 @@ var detectors = []detector{
 	{"Modal function retries", fkPython, nil, modalFunctions},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
+	{"loops over tries that ask the model again, no try", fkPython, nil, pyRegenLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
