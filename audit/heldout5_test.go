@@ -189,3 +189,17 @@ func TestRegenerateOverNumberedTries(t *testing.T) {
 		}
 	}
 }
+
+// A loop that spends a budget of tries — `remaining_retries =
+// max_retries` (a parameter's default, 3) taken from once per try, the
+// loop left at 0; `try_times = 4` taken from in the except, left at
+// `<= 0` — is a layer of the budget's tries (gpt-pilot's request loop and
+// khoj's grounding agent in round 5). A countdown of a queue's items is
+// not.
+func TestCountdownRetries(t *testing.T) {
+	r := scan(t, "testdata/heldout5/countdown")
+	sameLayers(t, r, []want{
+		{"client.py:11", "hand-rolled", 3, true},
+		{"client.py:30", "hand-rolled", 4, true},
+	})
+}

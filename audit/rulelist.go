@@ -61,6 +61,7 @@ var detectors = []detector{
 	{"loops over tries that ask the model again, no try", fkPython, nil, pyRegenLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
+	{"while loops that count tries down", fkPython, nil, pyCountdownLoops},
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"loops bounded by a growing delay's cap", fkPython, nil, pyDelayLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
