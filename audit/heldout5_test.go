@@ -203,3 +203,15 @@ func TestCountdownRetries(t *testing.T) {
 		{"client.py:30", "hand-rolled", 4, true},
 	})
 }
+
+// The Together Python SDK retries 5 times by default (6 attempts, twice the
+// Stainless clients' 3): `Together()` is a layer, `Together(max_retries=0)`
+// one attempt; a project's own class named Together is not it (mem0's two
+// Together clients in round 5).
+func TestTogetherPythonClient(t *testing.T) {
+	r := scan(t, "testdata/heldout5/together")
+	sameLayers(t, r, []want{
+		{"llms/together_llm.py:12", "together-python", 6, false},
+		{"llms/together_llm.py:13", "together-python", 1, true},
+	})
+}
