@@ -215,3 +215,18 @@ func TestTogetherPythonClient(t *testing.T) {
 		{"llms/together_llm.py:13", "together-python", 1, true},
 	})
 }
+
+// An agent that hands a failed turn back to itself, counting the tries in
+// its own state (`if self.retry_count < self.config.max_retry_count:` …
+// `self.retry_count += 1`, reset to 0 when it gives up) generates the code
+// bound + 1 times; the bound is a config getter's default in another file
+// (`self._get_int("max_retry_count", 3)`): 4 (TaskWeaver's code
+// interpreter in round 5). A total of retries that is never reset is not
+// a layer.
+func TestRetryCountedAcrossTurns(t *testing.T) {
+	r := scan(t, "testdata/heldout5/turns")
+	sameLayers(t, r, []want{{"agent/coder.py:18", "hand-rolled", 4, true}})
+	if len(r.Layers) == 1 && !strings.Contains(r.Layers[0].Setting, "config getter") {
+		t.Errorf("setting %q does not say where the bound comes from", r.Layers[0].Setting)
+	}
+}

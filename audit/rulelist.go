@@ -62,6 +62,7 @@ var detectors = []detector{
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"while loops that count tries down", fkPython, nil, pyCountdownLoops},
+	{"retries an agent counts in its own state across turns", fkPython, nil, pyTurnRetries},
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"loops bounded by a growing delay's cap", fkPython, nil, pyDelayLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},

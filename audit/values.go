@@ -240,6 +240,7 @@ func pyValues(f *file, vi valueIndex) {
 			vi.add(string(f.raw[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "default of the environment variable " + string(f.raw[m[4]:m[5]])})
 		}
 	}
+	pyGetterValues(f, vi) // turnretry.go
 }
 
 // pyInDef: the parenthesis enclosing off opens a def's (or a lambda's)
