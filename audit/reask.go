@@ -22,11 +22,12 @@ import (
 // condition names a retry, a parse or an invalid answer or whose call sends
 // the conversation back with something appended (`[...messages, x]`,
 // `messages + [...]`), in a function that talks to a model (its arguments
-// or body name messages, a prompt, a model or a completion). Not layers: a recursion that passes a count on
-// (`attempt + 1`, `retries - 1`: bounded by a guard this file does not
-// read), a walk of a tree or of pages (`if (page.next) return
-// this.list(page.next)`: the condition names no retry), a call of another
-// function of the same name on another object.
+// or body name messages, a prompt, a model or a completion). Not layers:
+// a recursion that passes a count on (`attempt + 1`, `retries - 1`) or
+// counts its retries in its state (`this.retries++`) — bounded by a guard
+// this file does not read —, a walk of a tree or of pages (`if
+// (page.next) return this.list(page.next)`: the condition names no
+// retry), a call of another function of the same name on another object.
 
 const maxReaskFuncBytes = 64 << 10
 
@@ -73,7 +74,7 @@ func jsReasks(f *file) []Layer {
 		if !ok || !reaskCond.Match(cond) && !extendsConversation.Match(code[a:b]) {
 			continue
 		}
-		if passesCount.Match(code[a:b]) || !talksToModel.Match(code[fnOpen:fnClose]) {
+		if passesCount.Match(code[a:b]) || countsRetries(code[fnOpen:fnClose]) || !talksToModel.Match(code[fnOpen:fnClose]) {
 			continue
 		}
 		out = append(out, reaskLayer(f, m[0], "javascript", "return "+name+"(…) again when "+oneLine(cond)))
@@ -172,7 +173,8 @@ func pyReasks(f *file) []Layer {
 		if !ok {
 			continue
 		}
-		if passesCount.Match(code[a:b]) || !talksToModel.Match(code[defAt:min(len(code), pyBlockEndWithin(code, defAt, defAt, maxReaskFuncBytes))]) {
+		fn := code[defAt:min(len(code), pyBlockEndWithin(code, defAt, defAt, maxReaskFuncBytes))]
+		if passesCount.Match(code[a:b]) || countsRetries(fn) || !talksToModel.Match(fn) {
 			continue
 		}
 		out = append(out, reaskLayer(f, m[0], "python", "return "+name+"(…) again when "+oneLine(cond)))
@@ -236,6 +238,25 @@ func oneLine(b []byte) string {
 		s = s[:60] + "…"
 	}
 	return s
+}
+
+// stateCount: a name taken up or down by one (`this.retries++`, `self.attempts += 1`).
+var stateCount = regexp.MustCompile(`([A-Za-z_$][\w$.]*)\s*(?:\+\+|--|[-+]=\s*1\b)|(?:\+\+|--)\s*([A-Za-z_$][\w$.]*)`)
+
+// countsRetries: the function counts its retries in a name of its own or
+// its object's (`this.retries++` beside a guard that throws): bounded by a
+// test this rule does not read, so not its layer.
+func countsRetries(fn []byte) bool {
+	for _, m := range stateCount.FindAllSubmatch(fn, 64) {
+		name := m[1]
+		if len(name) == 0 {
+			name = m[2]
+		}
+		if retryCounterName(string(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // reaskLayer is the layer of a recursion that asks again with no count.

@@ -46,3 +46,22 @@ class AgentProvider {
 }
 
 module.exports = { AgentProvider };
+
+class CountingProvider {
+  constructor(client) {
+    this.client = client;
+    this.retries = 0;
+  }
+
+  // Near miss: the retries are counted in the object, a guard throws past
+  // a bound — bounded, by a test this rule does not read.
+  async complete(messages) {
+    if (this.retries++ > 3) throw new Error("the model would not answer in JSON");
+    const result = await toolComplete(this.client, messages, []);
+    if (result.retryWithError) {
+      return this.complete([...messages, result.retryWithError]);
+    }
+    this.retries = 0;
+    return result;
+  }
+}
