@@ -233,3 +233,38 @@ func TestRetryCountedAcrossTurns(t *testing.T) {
 		t.Errorf("setting %q does not say where the bound comes from", r.Layers[0].Setting)
 	}
 }
+
+// FuzzRoundFiveShapes: the round-5 detectors, seeded with their shapes cut
+// short, never panic or hang (`go test ./audit -run x -fuzz
+// FuzzRoundFiveShapes`); FuzzDetectors drives them too, through the
+// registry.
+func FuzzRoundFiveShapes(f *testing.F) {
+	for _, s := range []string{
+		"class A {\n  async complete(messages) {\n    if (r.retryWithError) return this.complete([...messages, r.retryWithError]",
+		"class A {\n  complete(m) { if (x.invalid) return this.complete(",
+		"def ask(self, messages):\n    if not parsed:\n        return self.ask(messages + [",
+		"d = 0.125\nwhile True:\n    try:\n        f()\n    except E:\n        d *= 2\n        if d > CAP:\n            raise\n        time.sleep(d)\n",
+		"d = 1e-300\nwhile True:\n    try: x\n    except: d *= 1.0000001\n    if d > 1e300: raise\n    sleep(d)\n",
+		"n = max_retries\nwhile True:\n    if n == 0:\n        raise E\n    n -= 1\n    try:\n        client.chat.completions.create(\n",
+		"for attempt in [0, 1, 2]:\n    r = chat_llm(p)\n    if r:\n        break\n",
+		"answer = llm(c)\nfor i in range(MAX_RETRIES):\n    if ok(answer): break\n    answer = llm(c)\n",
+		"class C:\n    def f(self):\n        if self.retry_count < self.config.max_retry_count:\n            self.retry_count += 1\n    def g(self):\n        self.retry_count = 0\n",
+		"self.max_retry_count = self._get_int(\"max_retry_count\", 3)\n",
+		"try {\n  for await (const c of stream) { write(c) }\n} catch (e) { if (e.name === 'AbortError') write(c) }",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		js := newFile(fkJS, "f.js", b, nil)
+		jsReasks(js)
+		jsWatchdogs(js)
+		py := newFile(fkPython, "f.py", b, nil)
+		pyReasks(py)
+		pyDelayLoops(py)
+		pyRegenLoops(py)
+		pyCountdownLoops(py)
+		pyTurnRetries(py)
+		pyWatchdogs(py)
+		scanPython("g.py", b)
+	})
+}
