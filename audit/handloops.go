@@ -54,8 +54,8 @@ func pyHandLoops(f *file) []Layer {
 		// without a sleep, when its counter says what it counts (for
 		// attempt in range(MAX_RETRIES + 1): try … except: continue).
 		paced := bytes.Contains(body, []byte("sleep")) && pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
-		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) {
-			continue // no retry shape, or a stall watchdog's loop (watchdog.go)
+		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) {
+			continue // no retry shape, a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {

@@ -268,3 +268,17 @@ func FuzzRoundFiveShapes(f *testing.F) {
 		scanPython("g.py", b)
 	})
 }
+
+// A retry of the local machine — a loop that writes a file again while it
+// is locked (`except PermissionError`), a backoff on `GitCommandError` —
+// sends no request again: no layer (aider's file write and sweep's git
+// review in round 5, false layers). The same shapes that also catch a
+// model's errors, or an OSError (a connection's too), are layers.
+func TestLocalRetriesAreNotLayers(t *testing.T) {
+	r := scan(t, "testdata/heldout5/local")
+	sameLayers(t, r, []want{
+		{"files.py:7", "openai-python", 1, true},
+		{"files.py:31", "hand-rolled", 4, true},
+		{"files.py:38", "backoff", 3, true},
+	})
+}
