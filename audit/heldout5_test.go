@@ -282,3 +282,32 @@ func TestLocalRetriesAreNotLayers(t *testing.T) {
 		{"files.py:38", "backoff", 3, true},
 	})
 }
+
+// TypeScript methods carry a return type between their parameters and
+// their body: `async complete(messages: Message[]): Promise<Reply> {`.
+func TestReaskTypeScriptMethod(t *testing.T) {
+	src := []byte(`import OpenAI from "openai";
+
+const client = new OpenAI();
+
+export class Agent {
+  async complete(messages: Message[], tools: Tool[] = []): Promise<Reply> {
+    const reply = await callTools(client, messages, tools);
+    if (reply.retryWithError) return this.complete([...messages, reply.retryWithError], tools);
+    return reply;
+  }
+}
+
+export const ask = async (prompt: string, history: Turn[]): Promise<string> => {
+  const out = await client.responses.create({ model: "m", input: [...history, prompt] });
+  if (!parseable(out)) return ask(prompt, [...history, { role: "user", content: "JSON only" }]);
+  return out.output_text;
+};
+`)
+	r := scanOne(t, "agent.ts", string(src))
+	sameLayers(t, r, []want{
+		{"agent.ts:3", "openai-node", 3, false},
+		{"agent.ts:8", "hand-rolled", 0, true},
+		{"agent.ts:15", "hand-rolled", 0, true},
+	})
+}

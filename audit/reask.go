@@ -84,10 +84,11 @@ func jsReasks(f *file) []Layer {
 
 // jsFuncDefs are the offsets of the opening braces of the definitions of
 // the function or method name in code: `name(…) {`, `async name(…) {`,
-// `function name(…) {`, `name = (…) => {` (at most maxCandidates).
+// `function name(…) {`, `name = (…) => {`, each with a TypeScript return
+// type or not (`name(…): Promise<R> {`) (at most maxCandidates).
 func jsFuncDefs(code []byte, name string) [][]int {
 	def := regexp.MustCompile(`(?:^|[^\w$.])(?:function\s*\*?\s*)?` + regexp.QuoteMeta(name) +
-		`\s*(?:=\s*(?:async\s*)?(?:function\s*)?)?\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:=>\s*)?\{`)
+		`\s*(?:=\s*(?:async\s*)?(?:function\s*)?)?\([^()]*(?:\([^()]*\)[^()]*)*\)(?:\s*:\s*[^{};=()]{1,200}?)?\s*(?:=>\s*)?\{`)
 	return def.FindAllIndex(code, maxCandidates)
 }
 
