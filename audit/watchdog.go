@@ -92,7 +92,7 @@ func callees(code []byte) map[string]bool {
 }
 
 var (
-	awaitRe  = regexp.MustCompile(`\bawait\b`)
+	awaitRe  = regexp.MustCompile(`\bawait\b|\basync\s+with\b`) // Python's async with awaits its context's entry
 	returnRe = regexp.MustCompile(`\breturn\b`)
 	// forAwaitRe is a loop over an async iterable: `for await (` in
 	// JavaScript, `async for` in Python.
@@ -101,7 +101,8 @@ var (
 
 // primaryStatement is the statement of block whose result the block waits
 // for (through its balanced brackets, to its ; or line end), or the block
-// when there is none: its first await, else its first return — a return
+// when there is none: its first await (or Python `async with`, whose head
+// opens the stream), else its first return — a return
 // before the first await is a guard's early answer (`if (!prompt) return
 // res.status(400)…`), not the call. A first await that is a `for await`
 // loop is its head, the stream it iterates: the body handles chunks (writes
