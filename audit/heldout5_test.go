@@ -84,6 +84,7 @@ func TestReaskByRecursionIsUnbounded(t *testing.T) {
 		{"agent.js:59", "hand-rolled", 5, true}, // the counter's own guard, read by jsCounterRetry
 		{"judge.py:5", "openai-python", 2, true},
 		{"judge.py:17", "hand-rolled", 0, true},
+		{"judge.py:39", "hand-rolled", 0, true},
 	})
 	for _, l := range r.Layers {
 		if l.DefaultID == "hand-rolled" && l.Line != 59 && (!l.Unbounded || l.Retries4xx) {

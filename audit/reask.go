@@ -190,7 +190,7 @@ var (
 
 // pyIfAbove is the condition of the if or elif whose block holds the line
 // at at (indented ind): the nearest line above indented less, when it is
-// one.
+// one; "else" for an else's block.
 func pyIfAbove(code []byte, at, ind int) ([]byte, bool) {
 	for end, n := lineStartBefore(code, at), 0; end > 0 && n < 40; n++ {
 		start := lineStartBefore(code, end-1)
@@ -198,6 +198,9 @@ func pyIfAbove(code []byte, at, ind int) ([]byte, bool) {
 		end = start
 		if len(bytes.TrimSpace(line)) == 0 || lineIndent(code, start) >= ind {
 			continue
+		}
+		if t := bytes.TrimSpace(line); bytes.Equal(t, []byte("else:")) {
+			return []byte("else"), true // the answer failed the if above: asked again only when the call extends the conversation
 		}
 		m := pyReaskIf.FindSubmatch(line)
 		if m == nil {
