@@ -98,8 +98,8 @@ func pyDefAbove(code []byte, at int) (string, bool) {
 // default — `self.max_retry_count = self._get_int("max_retry_count", 3)`,
 // `retries = cfg.getint("retries", 4)`, `x = settings.get("x", 5)`: the
 // default is the value when no configuration sets it (another file's
-// loop may read it: exported, as "default of the environment variable"
-// is). Groups: the name assigned, the default.
+// loop may read it: exported, values.go). Groups: the name assigned, the
+// default.
 var pyGetterDefault = regexp.MustCompile(`(?m)^[ \t]*(?:self\.)?([A-Za-z_]\w*)\s*(?::\s*int\s*)?=\s*[A-Za-z_][\w.]*\.\s*_?get\w*\(\s*["'][\w.\-]*["']\s*,\s*(?:default\s*=\s*)?([0-9]+)\s*\)\s*$`)
 
 // pyGetterValues adds the config getters' defaults of a Python file to
@@ -115,7 +115,7 @@ func pyGetterValues(f *file, vi valueIndex) {
 			continue
 		}
 		if n, ok := atoiBounded(string(f.raw[m[4]:m[5]])); ok {
-			vi.add(string(f.raw[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "default of the environment variable or config getter"})
+			vi.add(string(f.raw[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "default of the config getter"})
 		}
 	}
 }

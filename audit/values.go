@@ -498,7 +498,7 @@ func lastSegment(expr string) string {
 // assignment.
 func exported(how string) bool {
 	return how == "constant" || how == "property default" || how == "field default" || how == "attribute default" || how == "default of the field" ||
-		strings.HasPrefix(how, "default of the environment variable")
+		strings.HasPrefix(how, "default of the environment variable") || how == "default of the config getter"
 }
 
 // maxValueNames bounds the names looked up across files per root.
