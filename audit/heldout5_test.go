@@ -82,6 +82,7 @@ func TestReaskByRecursionIsUnbounded(t *testing.T) {
 		{"agent.js:6", "openai-node", 1, true},
 		{"agent.js:15", "hand-rolled", 0, true},
 		{"agent.js:59", "hand-rolled", 5, true}, // the counter's own guard, read by jsCounterRetry
+		{"agent.js:80", "hand-rolled", 0, true}, // in an else, the conversation sent back extended
 		{"judge.py:5", "openai-python", 2, true},
 		{"judge.py:17", "hand-rolled", 0, true},
 		{"judge.py:39", "hand-rolled", 0, true},

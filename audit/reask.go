@@ -131,7 +131,8 @@ var jsIfOpen = regexp.MustCompile(`\bif\s*\(`)
 
 // jsIfConsequent is the condition of the if whose consequent is the
 // statement at at — `if (c) return …` or `if (c) { return …` — the nearest
-// if of the function body starting at from.
+// if of the function body starting at from; "else" when the statement
+// opens that if's else (`} else { return …`).
 func jsIfConsequent(code []byte, from, at int) ([]byte, bool) {
 	lo := max(from, at-2000)
 	locs := jsIfOpen.FindAllIndex(code[lo:at], -1)
@@ -144,6 +145,9 @@ func jsIfConsequent(code []byte, from, at int) ([]byte, bool) {
 		return nil, false
 	}
 	between := bytes.TrimSpace(code[end+1 : at])
+	if t := bytes.TrimSpace(bytes.TrimSuffix(between, []byte("{"))); bytes.HasSuffix(t, []byte("else")) && (len(t) == 4 || !isIdentByte(t[len(t)-5])) {
+		return []byte("else"), true // the answer failed the if: asked again only when the call extends the conversation
+	}
 	if len(between) > 0 && !bytes.Equal(between, []byte("{")) {
 		return nil, false
 	}

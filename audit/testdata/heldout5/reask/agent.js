@@ -65,3 +65,25 @@ class CountingProvider {
     return result;
   }
 }
+
+class LabelProvider {
+  constructor(client) {
+    this.client = client;
+  }
+
+  async label(messages) {
+    const reply = await this.client.chat.completions.create({ model: "m", messages });
+    const text = reply.choices[0].message.content;
+    if (text === "yes" || text === "no") {
+      return text;
+    } else {
+      return this.label([...messages, { role: "user", content: "Answer yes or no." }]);
+    }
+  }
+
+  // near miss: an else that walks a tree, the conversation not extended
+  render(node) {
+    if (node.leaf) return node.text;
+    else return this.render(node.children[0]);
+  }
+}
