@@ -56,18 +56,19 @@ var detectors = []detector{
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"Modal function retries", fkPython, nil, modalFunctions},
-	{"hand-rolled loops", fkPython, nil, pyHandLoops},
-	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
+	// Round 5 (issue 37): shapes of retry with no library, each its own file.
 	{"loops over tries that ask the model again, no try", fkPython, nil, pyRegenLoops},
-	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
-	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
 	{"while loops that count tries down", fkPython, nil, pyCountdownLoops},
 	{"retries an agent counts in its own state across turns", fkPython, nil, pyTurnRetries},
-	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"loops bounded by a growing delay's cap", fkPython, nil, pyDelayLoops},
+	{"a function that asks itself again on an answer it cannot use", fkPython, nil, pyReasks},
+	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
+	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
+	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},
+	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
-	{"a function that asks itself again on an answer it cannot use", fkPython, nil, pyReasks},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -86,11 +87,11 @@ var detectors = []detector{
 	{"Azure AI clients", fkJS, nil, jsAzure},
 	{"Trigger.dev tasks and config", fkJS, nil, triggerDev},
 	{"Inngest functions", fkJS, nil, jsInngest},
+	{"a function that asks itself again on an answer it cannot use", fkJS, nil, jsReasks},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
-	{"a function that asks itself again on an answer it cannot use", fkJS, nil, jsReasks},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
