@@ -189,7 +189,7 @@ func pyReasks(f *file) []Layer {
 
 var (
 	pyReaskIf = regexp.MustCompile(`^\s*(?:el)?if\s+(.*?):\s*$`)
-	pyDefLine = regexp.MustCompile(`^\s*(?:async\s+)?def\s+(\w+)\s*\(`)
+	pyReaskDef = regexp.MustCompile(`^\s*(?:async\s+)?def\s+(\w+)\s*\(`)
 )
 
 // pyIfAbove is the condition of the if or elif whose block holds the line
@@ -223,7 +223,7 @@ func pyEnclosingDef(code []byte, at, ind int, name string) (int, bool) {
 		start := lineStartBefore(code, end-1)
 		line := code[start : end-1]
 		end = start
-		if m := pyDefLine.FindSubmatch(line); m != nil && lineIndent(code, start) < ind {
+		if m := pyReaskDef.FindSubmatch(line); m != nil && lineIndent(code, start) < ind {
 			return start, string(m[1]) == name
 		}
 	}

@@ -87,7 +87,7 @@ func pyDefAbove(code []byte, at int) (string, bool) {
 		start := lineStartBefore(code, end-1)
 		line := code[start : end-1]
 		end = start
-		if m := pyDefLine.FindSubmatch(line); m != nil && lineIndent(code, start) < ind {
+		if m := pyReaskDef.FindSubmatch(line); m != nil && lineIndent(code, start) < ind {
 			return string(m[1]), true
 		}
 	}
