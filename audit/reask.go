@@ -188,7 +188,7 @@ func pyReasks(f *file) []Layer {
 }
 
 var (
-	pyReaskIf = regexp.MustCompile(`^\s*(?:el)?if\s+(.*?):\s*$`)
+	pyReaskIf  = regexp.MustCompile(`^\s*(?:el)?if\s+(.*?):\s*$`)
 	pyReaskDef = regexp.MustCompile(`^\s*(?:async\s+)?def\s+(\w+)\s*\(`)
 )
 
