@@ -45,14 +45,17 @@ func pyHandLoops(f *file) []Layer {
 		if m[8] >= 0 {
 			offset++ // range(attempts + 1)
 		}
-		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
+		if !bytes.Contains(body, []byte("try")) {
+			continue // no try: a cheap refusal before the regexps read a long block
+		}
 		// A loop that tries and sleeps; or one that tries at once again,
 		// without a sleep, when its counter says what it counts (for
 		// attempt in range(MAX_RETRIES + 1): try … except: continue).
-		paced := pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
-		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) {
-			continue // no retry shape, or a stall watchdog's loop (watchdog.go)
+		paced := bytes.Contains(body, []byte("sleep")) && pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
+		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) {
+			continue // no retry shape, a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
@@ -75,7 +78,7 @@ func pyTupleLoops(f *file) []Layer {
 		if !atLineStart(code, m[0]) || !retryCounterName(string(code[m[2]:m[3]])) {
 			continue
 		}
-		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
 		if !pyTry.Match(body) || !pySleep.Match(body) || pyLoopHasStallHandler(f, m[1], end) {
 			continue
@@ -187,6 +190,12 @@ func pyBlockEnd(code []byte, at, end int) int {
 // runs well past maxArgBytes. scanAt finds at most maxCandidates loops a
 // file, so a file costs at most maxCandidates × this.
 const maxLoopBodyBytes = 64 << 10
+
+// maxCountedLoopBytes bounds a counted retry loop's block: a stream
+// handled event by event runs past maxArgBytes before its except and its
+// sleep (8 KB in round 5); a quarter of a flag loop's bound, as a file
+// holds up to maxCandidates of each shape.
+const maxCountedLoopBytes = 16 << 10
 
 // pyBlockEndWithin is pyBlockEnd reading at most limit bytes of block.
 func pyBlockEndWithin(code []byte, at, end, limit int) int {
@@ -808,7 +817,7 @@ func pyWhileRetries(f *file) []Layer {
 		if !atLineStart(code, m[0]) || !retryCounterName(name) {
 			continue
 		}
-		end := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
 		if !(pyTry.Match(body) && pyCountsInExcept(f, m[1], end, name)) && !pyRegenerates(body, name) {
 			continue

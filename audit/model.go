@@ -46,6 +46,11 @@ type Layer struct {
 	// valueName: the name a pending setting reads, not defined in its own
 	// file; resolveValues looks for it in the root's other files.
 	valueName, valueExpr string
+	// loopDelay: a pending loop bounded by its backoff (delayloops.go),
+	// its delay starting at loopDelay and multiplied by loopFactor until
+	// it passes (loopStrict: >, else >=) the resolved cap.
+	loopDelay, loopFactor float64
+	loopStrict            bool
 	// loopPending: a hand-rolled loop whose bound (valueName) is defined
 	// in another file, loopOffset tries more or fewer than the bound; it
 	// is no layer unless resolveValues finds the value.

@@ -94,8 +94,11 @@ func backoff(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
 	for _, o := range pyCallsOf(f, "backoff", "on_exception", "on_predicate") {
-		l := pyCallLayer(f, "backoff", o, pyMaxTries)
 		a, b := args(code, o)
+		if backoffRetriesOnlyLocal(code[a:b]) {
+			continue // a file's or git's retry, not a call's (localerrors.go)
+		}
+		l := pyCallLayer(f, "backoff", o, pyMaxTries)
 		if !l.Configured && pyMaxTime.Match(code[a:b]) {
 			l.Note = "max_time bounds it in time, not in attempts"
 		}

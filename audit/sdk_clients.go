@@ -17,10 +17,12 @@ var pySDKClasses = []struct {
 	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
+	{"together", "together-python", []string{"Together", "AsyncTogether"}},
 }
 
 // pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
-// Groq(max_retries=…), the same generated client.
+// Groq(max_retries=…), the same generated client; Together(max_retries=…),
+// its own requestor with the same knob.
 func pySDKClients(f *file) []Layer {
 	var out []Layer
 	for _, c := range pySDKClasses {

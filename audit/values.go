@@ -240,6 +240,7 @@ func pyValues(f *file, vi valueIndex) {
 			vi.add(string(f.raw[m[2]:m[3]]), valueDef{n, ln.at(m[2]), "default of the environment variable " + string(f.raw[m[4]:m[5]])})
 		}
 	}
+	pyGetterValues(f, vi) // turnretry.go
 }
 
 // pyInDef: the parenthesis enclosing off opens a def's (or a lambda's)
@@ -497,7 +498,7 @@ func lastSegment(expr string) string {
 // assignment.
 func exported(how string) bool {
 	return how == "constant" || how == "property default" || how == "field default" || how == "attribute default" || how == "default of the field" ||
-		strings.HasPrefix(how, "default of the environment variable")
+		strings.HasPrefix(how, "default of the environment variable") || how == "default of the config getter"
 }
 
 // maxValueNames bounds the names looked up across files per root.
@@ -609,7 +610,11 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			conf = ConfidenceLow
 		}
 		if l.loopPending {
-			if attempts := r.n + l.loopOffset; attempts >= 2 && attempts <= 1000 {
+			attempts := r.n + l.loopOffset
+			if l.loopFactor > 1 {
+				attempts, _ = delayAttempts(l.loopDelay, l.loopFactor, float64(r.n), l.loopStrict)
+			}
+			if attempts >= 2 && attempts <= 1000 {
 				l.setAttempts(attempts, l.Setting+" ("+r.text(worst.rel)+")")
 				l.loopPending = false
 			}

@@ -91,32 +91,71 @@ func callees(code []byte) map[string]bool {
 	return out
 }
 
-var awaitOrReturn = regexp.MustCompile(`\b(?:await|return)\b`)
+var (
+	awaitRe  = regexp.MustCompile(`\bawait\b|\basync\s+with\b`) // Python's async with awaits its context's entry
+	returnRe = regexp.MustCompile(`\breturn\b`)
+	// forAwaitRe is a loop over an async iterable: `for await (` in
+	// JavaScript, `async for` in Python.
+	forAwaitRe = regexp.MustCompile(`\bfor\s+await\s*\(|\basync\s+for\b`)
+)
 
-// primaryStatement is the first statement of block that awaits or returns
-// (through its balanced brackets, to its ; or line end), or the block
-// when none does.
+// primaryStatement is the statement of block whose result the block waits
+// for (through its balanced brackets, to its ; or line end), or the block
+// when there is none: its first await (or Python `async with`, whose head
+// opens the stream), else its first return — a return
+// before the first await is a guard's early answer (`if (!prompt) return
+// res.status(400)…`), not the call. A first await that is a `for await`
+// loop is its head, the stream it iterates: the body handles chunks (writes
+// them, closes a measurement), it sends nothing.
 func primaryStatement(block []byte) []byte {
-	m := awaitOrReturn.FindIndex(block)
+	m := awaitRe.FindIndex(block)
+	if f := forAwaitRe.FindIndex(block); f != nil && (m == nil || f[0] <= m[0]) {
+		return loopHead(block[f[0]:])
+	}
+	if m == nil {
+		m = returnRe.FindIndex(block)
+	}
 	if m == nil {
 		return block
 	}
+	start := m[0]
 	depth := 0
-	for i := m[0]; i < len(block); i++ {
+	for i := start; i < len(block); i++ {
 		switch block[i] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			if depth--; depth < 0 {
-				return block[m[0]:i]
+				return block[start:i]
 			}
 		case ';', '\n':
 			if depth == 0 {
-				return block[m[0]:i]
+				return block[start:i]
 			}
 		}
 	}
-	return block[m[0]:]
+	return block[start:]
+}
+
+// loopHead is a loop's head: to the close of its first parenthesis (a JS
+// `for await (…)`), or to the colon ending a Python `async for … :` line.
+func loopHead(loop []byte) []byte {
+	depth := 0
+	for i, c := range loop {
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth == 0 && loop[0] == 'f' {
+				return loop[:i+1]
+			}
+		case ':', '\n':
+			if depth == 0 && loop[0] == 'a' {
+				return loop[:i]
+			}
+		}
+	}
+	return loop
 }
 
 // isTypeName: Error, StallError — a constructor of an error, not a call.

@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Retries counted down: a loop whose tries are a budget spent one at a
+// time, the loop left when it is gone —
+//
+//	remaining_retries = max_retries
+//	while True:
+//	    if remaining_retries == 0:
+//	        raise APIError(last_error)
+//	    remaining_retries -= 1
+//	    try:
+//	        return await self._make_request(convo)
+//	    except (openai.APIConnectionError, anthropic.APIConnectionError):
+//	        continue
+//
+// — max_retries tries (its parameter's default, 3), one more when the test
+// is `< 0` (the budget spent before it is tested). The counted loops count
+// up (`attempt += 1`, handloops.go); this one counts down. Found in Python:
+// a while loop whose block takes 1 from a name that counts retries,
+// attempts or tries (`try_times`, `remaining_retries`) and leaves when it
+// reaches nothing (`if n <= 0:`, `== 0`, `< 1`, `not n`), that name given a
+// start above the loop (a literal, or a name resolved as any bound), the
+// block trying a model call or catching an SDK's errors. Not layers: a
+// countdown of items or of pages (no retry in its name), one with no model
+// call and no SDK error in sight.
+
+var (
+	pyAnyWhile  = regexp.MustCompile(`^while\b[^\n]*:`)
+	pyDecrement = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][\w.]*)\s*(?:-=\s*1|=\s*([A-Za-z_][\w.]*)\s*-\s*1)\s*$`)
+	// pySDKError: an exception of a model SDK, caught by name.
+	pySDKError = regexp.MustCompile(`\b(?:openai|anthropic|groq|litellm|mistralai|cohere)\.\w*(?:Error|Exception)\b|\b(?:RateLimitError|APIConnectionError|APITimeoutError|APIStatusError|InternalServerError|ServiceUnavailableError)\b`)
+)
+
+// countdownName: a name that counts tries left — retries, attempts or
+// tries in any spelling (try_times, tries_left, remaining_retries).
+func countdownName(name string) bool {
+	n := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+	return retryCounterName(n) || strings.Contains(n, "tries") || strings.HasPrefix(n, "try_") || strings.HasSuffix(n, "_try")
+}
+
+// pyCountdownLoops finds the while loops that spend a budget of tries.
+func pyCountdownLoops(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	const note = "a loop that spends a budget of tries one at a time and stops when none is left: read it to confirm it retries the call"
+	for _, m := range scanAt(code, "while", pyAnyWhile, 200) {
+		if !atLineStart(code, m[0]) || len(out) >= maxCandidates {
+			continue
+		}
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
+		body := code[m[1]:end]
+		if !pyTry.Match(body) && !pyAsksModel(body) || !pyAsksModel(body) && !pySDKError.Match(body) {
+			continue
+		}
+		for _, d := range pyDecrement.FindAllSubmatch(body, 8) {
+			name := string(d[1])
+			if len(d[2]) > 0 && string(d[2]) != name || !countdownName(name) {
+				continue
+			}
+			q := regexp.QuoteMeta(name)
+			test := regexp.MustCompile(`\bif\s+(?:not\s+` + q + `\s*:|` + q + `\s*(<=\s*0|==\s*0|<\s*1|<\s*0)\s*:)`).FindSubmatch(body)
+			if test == nil {
+				continue
+			}
+			start, ok := pyCountdownStart(code, m[0], name)
+			if !ok {
+				continue
+			}
+			offset := 0
+			if strings.HasPrefix(strings.ReplaceAll(string(test[1]), " ", ""), "<0") {
+				offset = 1 // spent, then tested: one try more than the start
+			}
+			head := strings.TrimSpace(string(code[m[0]:m[1]]))
+			if l, ok := loopLayer(f, m[0], start, offset, head+" ("+name+" counted down from "+start+")", "python", note); ok {
+				out = append(out, l)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// pyCountdownStart is the expression name is given on the nearest line
+// above the loop at at, within its function: a literal or a name.
+func pyCountdownStart(code []byte, at int, name string) (string, bool) {
+	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9]+|[A-Za-z_][\w.]*)\s*$`)
+	ind := indentAt(code, at)
+	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 200; n++ {
+		ls = lineStartBefore(code, ls-1)
+		le := ls
+		for le < len(code) && code[le] != '\n' {
+			le++
+		}
+		line := code[ls:le]
+		t := strings.TrimSpace(string(line))
+		if t == "" {
+			continue
+		}
+		if li := lineIndent(code, ls); li < ind && (li == 0 || strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ")) {
+			return "", false
+		}
+		if m := assign.FindSubmatch(line); m != nil {
+			return string(m[1]), true
+		}
+	}
+	return "", false
+}
