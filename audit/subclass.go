@@ -310,7 +310,8 @@ func subclassNames(f *file, d pyClassDef) []string {
 			out = append(out, local+"."+d.name)
 		}
 	}
-	return out
+	// model = WrappedChatOpenAI … model(**kwargs) (kwargs.go).
+	return append(out, pyClassAliases(f, out)...)
 }
 
 var pyDefHead = regexp.MustCompile(`(?:^|[ \t])(?:class|def)[ \t]+$`)
@@ -336,6 +337,7 @@ func subclassLayer(f *file, d pyClassDef, open int) Layer {
 		l.Attempts = d.base.unset
 		l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", d.base.name, d.base.unset)
 	}
+	pySplatInto(f, &l, a, b) // model(**kwargs) (kwargs.go)
 	l.Note = ""
 	if l.pending {
 		l.Note = fmt.Sprintf("set from an expression the audit cannot evaluate; the default (%s) is shown", attemptsText(l))
