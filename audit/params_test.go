@@ -244,3 +244,70 @@ func TestGoStatusRetryAndScope(t *testing.T) {
 		t.Fatalf("ask: setting %q", ls[1].Setting)
 	}
 }
+
+const awsV1Go = `package ai
+
+import (
+	"github.com/aws/aws-sdk-go/aws"
+	"github.com/aws/aws-sdk-go/aws/session"
+	"github.com/aws/aws-sdk-go/service/sagemakerruntime"
+	"github.com/aws/aws-sdk-go/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go/aws/client"
+)
+
+type Client struct {
+	sm *sagemakerruntime.SageMakerRuntime
+	br *bedrockruntime.BedrockRuntime
+}
+
+func (c *Client) Configure(region string) {
+	sess := session.Must(session.NewSession(&aws.Config{Region: aws.String(region)}))
+	c.sm = sagemakerruntime.New(sess)
+	c.br = bedrockruntime.New(sess, &aws.Config{MaxRetries: aws.Int(1)})
+	_ = client.DefaultRetryer{}
+}
+
+func New(s string) string { return s }
+`
+
+func TestAWSSDKGoV1Clients(t *testing.T) {
+	ls, err := scanGo("pkg/ai/sagemaker.go", []byte(awsV1Go))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.DefaultID+" "+layerList([]Layer{l}))
+	}
+	// sagemakerruntime.New(sess): 3 retries, 4 attempts; MaxRetries 1: 2.
+	// The file's own New is no client.
+	if g, want := strings.Join(got, ","), "aws-sdk-go-v1 18 4,aws-sdk-go-v1 19 2"; g != want {
+		t.Fatalf("layers %q, want %q", g, want)
+	}
+}
+
+func TestAWSSDKGoV1SessionRetries(t *testing.T) {
+	src := `package ai
+
+import (
+	"github.com/aws/aws-sdk-go/aws"
+	"github.com/aws/aws-sdk-go/aws/session"
+	"github.com/aws/aws-sdk-go/service/sagemakerruntime"
+)
+
+func client() *sagemakerruntime.SageMakerRuntime {
+	sess := session.Must(session.NewSession(&aws.Config{
+		Region:     aws.String("us-east-1"),
+		MaxRetries: aws.Int(5),
+	}))
+	return sagemakerruntime.New(sess)
+}
+`
+	ls, err := scanGo("pkg/ai/sm.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := layerList(ls); got != "14 6" || ls[0].Confidence != ConfidenceLow {
+		t.Fatalf("layers %q (confidence %s), want 14 6 at low confidence: the session's MaxRetries 5", got, ls[0].Confidence)
+	}
+}
