@@ -18,9 +18,14 @@ var (
 	awsV1MaxRetries = regexp.MustCompile(`\bMaxRetries\s*:\s*aws\.Int\(\s*(-?[0-9]+|[A-Za-z_][\w.]*)\s*\)|\bWithMaxRetries\(\s*(-?[0-9]+|[A-Za-z_][\w.]*)\s*\)|\bNumMaxRetries\s*:\s*(-?[0-9]+|[A-Za-z_][\w.]*)`)
 )
 
-// awsV1Service: the call is a v1 service package's New.
+// awsV1Service: the call is the New of a v1 runtime service package — the
+// data plane a model is invoked through (sagemakerruntime,
+// bedrockruntime, bedrockagentruntime). A storage or control-plane client
+// (s3, eks) retries too, but calls no model: left out, so it does not
+// stand in a path for the LLM call.
 func awsV1Service(path, fn string) bool {
-	return fn == "New" && strings.HasPrefix(path, "github.com/aws/aws-sdk-go/service/")
+	svc, ok := strings.CutPrefix(path, "github.com/aws/aws-sdk-go/service/")
+	return fn == "New" && ok && strings.Contains(svc, "runtime")
 }
 
 // awsV1Client is the layer of one v1 service client: the retries its call

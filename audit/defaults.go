@@ -161,7 +161,7 @@ var Defaults = []Default{
 		Versions: "v1 (main)",
 		Source:   "aws/aws-sdk-go-v2 aws/retry/standard.go (DefaultMaxAttempts int = 3, DefaultMaxBackoff = 20 * time.Second, DefaultRetryableHTTPStatusCodes 500, 502, 503, 504, DefaultThrottleErrorCodes) @1489ddb225dc",
 		Trap:     "bedrockruntime.NewFromConfig(cfg) with nothing set sends a throttled InvokeModel 3 times; a client-side token bucket (500 tokens, 5 a retry) stops retries when many calls fail at once"},
-	{ID: "aws-sdk-go-v1", Library: "AWS SDK for Go v1 (SageMaker Runtime, Bedrock Runtime and every service client)", Ecosystem: "go", Packages: []string{"github.com/aws/aws-sdk-go"}, Kind: KindSDK,
+	{ID: "aws-sdk-go-v1", Library: "AWS SDK for Go v1 (SageMaker Runtime, Bedrock Runtime)", Ecosystem: "go", Packages: []string{"github.com/aws/aws-sdk-go"}, Kind: KindSDK,
 		Knob: "aws.Config{MaxRetries: aws.Int(N)} or client.DefaultRetryer{NumMaxRetries: N}", Semantics: CountsRetries, Attempts: 4,
 		RetriesOn: "connection errors, 5xx, throttling errors (Throttling, ThrottlingException, TooManyRequestsException …) and expired credentials", Backoff: "exponential with jitter from 30 ms (500 ms when throttled), capped at 300 s", BudgetBackoff: "exp:1s",
 		Versions: "1.55.6",

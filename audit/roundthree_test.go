@@ -171,9 +171,7 @@ func New(ctx context.Context, region string) (*Runtime, error) {
 	for _, l := range ls {
 		got = append(got, l.DefaultID+" "+strconv.Itoa(l.Line)+" "+strconv.Itoa(l.Attempts))
 	}
-	// s3.New(nil) is the v1 SDK's: a service client with DefaultRetryer's
-	// 3 retries since the v1 row (aws_go_v1.go), as every v2 client is.
-	want := "aws-sdk-go-v2 18 1,aws-sdk-go-v1 22 4,aws-sdk-go-v2 23 3"
+	want := "aws-sdk-go-v2 18 1,aws-sdk-go-v2 23 3"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("layers %v, want %s", got, want)
 	}
