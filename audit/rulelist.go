@@ -63,6 +63,7 @@ var detectors = []detector{
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
+	{"the same call made again, as written, on any error (synchronous retry once)", fkPython, nil, pySyncRetryOnce},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -85,6 +86,7 @@ var detectors = []detector{
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
+	{"the same call made again, as written, in a catch (retry once)", fkJS, nil, jsRetryOnce},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
