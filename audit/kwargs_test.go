@@ -74,3 +74,40 @@ func TestKwargsDictIntoSDK(t *testing.T) {
 		t.Fatalf("layers %q, want %q (dict(max_retries=6): 7; a string's max_retries is not one, the item set after is: 2; a dict of another name is not read: the default 3)", got, want)
 	}
 }
+
+// A subclass imported through its package's re-export: agents/__init__.py
+// imports it from agents/local_chat.py, app/main.py from agents.
+func TestSubclassThroughPackageReExport(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "agents", "local_chat.py"), []byte(`from langchain_openai import ChatOpenAI
+
+
+class LocalChat(ChatOpenAI):
+    max_retries: int = 4
+`))
+	write(t, filepath.Join(dir, "agents", "__init__.py"), []byte("from .local_chat import LocalChat\n\n__all__ = [\"LocalChat\"]\n"))
+	write(t, filepath.Join(dir, "app", "main.py"), []byte(`from agents import LocalChat
+from vendor_sdk import LocalChat as VendorChat
+import agents
+
+
+def build():
+    a = LocalChat(model="m")
+    b = agents.LocalChat(model="m", max_retries=1)
+    c = VendorChat(model="m")
+    return a, b, c
+`))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range r.Layers {
+		got = append(got, l.File+" "+layerList([]Layer{l}))
+	}
+	// LocalChat from the package: the class default 4 retries, 5 tries; agents.LocalChat with
+	// max_retries=1: 2. A LocalChat of another package is not ours.
+	if g, want := strings.Join(got, ","), "app/main.py 7 5,app/main.py 8 2"; g != want {
+		t.Fatalf("layers %q, want %q", g, want)
+	}
+}
