@@ -47,6 +47,7 @@ var detectors = []detector{
 	{"Temporal activities", fkPython, nil, pyTemporal},
 	{"Pydantic AI agents", fkPython, nil, pydanticAI},
 	{"CrewAI agents", fkPython, nil, crewAI},
+	{"CrewAI Flow routers that send the flow back (regenerate)", fkPython, []string{"@router"}, crewAIFlows},
 	{"OpenAI Agents SDK agents", fkPython, nil, openaiAgents},
 	{"urllib3 Retry and HTTPAdapter", fkPython, nil, urllib3},
 	{"LiteLLM", fkPython, nil, litellm},
