@@ -31,6 +31,29 @@ type paramSite struct {
 // maxParamSites bounds the calls read per function.
 const maxParamSites = 64
 
+// paramCache holds, per file, what resolving parameters costs once: the
+// Go file's calls by callee name, and each function parameter's result.
+// A file of thousands of loops bounded by parameters reads its calls
+// once, and resolves at most maxCandidates bounds.
+type paramCache struct {
+	goCalls  map[string][]*ast.CallExpr
+	results  map[string]paramResult
+	resolved int
+}
+
+type paramResult struct {
+	n   int
+	how string
+	ok  bool
+}
+
+func (f *file) paramCache() *paramCache {
+	if f.params == nil {
+		f.params = &paramCache{results: map[string]paramResult{}}
+	}
+	return f.params
+}
+
 // paramBound resolves bound, written in a loop whose head starts at at,
 // when it names a parameter of the function enclosing the loop (or, in
 // Go, a name in the loop's scope). ok is false when it names neither, or
@@ -39,6 +62,11 @@ func paramBound(f *file, at int, bound string) (int, string, bool) {
 	if !isName(bound) || strings.ContainsAny(bound, ".?") {
 		return 0, "", false
 	}
+	pc := f.paramCache()
+	if pc.resolved >= maxCandidates {
+		return 0, "", false
+	}
+	pc.resolved++
 	switch f.kind {
 	case fkJS:
 		return jsParamBound(f, at, bound)
@@ -220,6 +248,16 @@ func jsParamBound(f *file, at int, bound string) (int, string, bool) {
 // paramSitesBound gathers the default and the call sites of parameter k
 // (or kw) of the function name defined with its parenthesis at open.
 func paramSitesBound(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", name, open, k, kw)
+	if r, ok := f.paramCache().results[key]; ok {
+		return r.n, r.how, r.ok
+	}
+	n, how, ok := paramSitesBoundUncached(f, bound, name, open, k, kw, dtext)
+	f.paramCache().results[key] = paramResult{n, how, ok}
+	return n, how, ok
+}
+
+func paramSitesBoundUncached(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
 	var dflt *paramSite
 	if dtext != "" {
 		if n, how, ok := siteValue(f, dtext); ok {
@@ -442,26 +480,36 @@ func goLocalDef(f *file, g *goFile, body *ast.BlockStmt, at int, bound string) (
 
 // goCallSites: the values the file's calls of fd give its parameter k.
 func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int, string, bool) {
+	pc := f.paramCache()
+	if pc.goCalls == nil {
+		// Every call of the file by its callee's name, once: a function's
+		// (f(…)) under its name, a method's (x.f(…)) under "." and its name.
+		pc.goCalls = map[string][]*ast.CallExpr{}
+		ast.Inspect(g.ast, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				switch fn := c.Fun.(type) {
+				case *ast.Ident:
+					if len(pc.goCalls[fn.Name]) < maxParamSites {
+						pc.goCalls[fn.Name] = append(pc.goCalls[fn.Name], c)
+					}
+				case *ast.SelectorExpr:
+					if len(pc.goCalls["."+fn.Sel.Name]) < maxParamSites {
+						pc.goCalls["."+fn.Sel.Name] = append(pc.goCalls["."+fn.Sel.Name], c)
+					}
+				}
+			}
+			return true
+		})
+	}
+	key := fd.Name.Name
+	if fd.Recv != nil {
+		key = "." + key
+	}
 	var sites []paramSite
 	calls := 0
-	ast.Inspect(g.ast, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || calls >= maxParamSites {
-			return true
-		}
-		var name string
-		switch fn := c.Fun.(type) {
-		case *ast.Ident:
-			if fd.Recv == nil {
-				name = fn.Name
-			}
-		case *ast.SelectorExpr:
-			if fd.Recv != nil {
-				name = fn.Sel.Name
-			}
-		}
-		if name != fd.Name.Name || k >= len(c.Args) {
-			return true
+	for _, c := range pc.goCalls[key] {
+		if k >= len(c.Args) {
+			continue
 		}
 		calls++
 		arg := c.Args[k]
@@ -472,7 +520,6 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 				sites = append(sites, paramSite{v, g.line(c), "passed by the call" + how})
 			}
 		}
-		return true
-	})
+	}
 	return worstSite(bound, f.rel, sites, calls)
 }
