@@ -61,7 +61,12 @@ func crewAIFlows(f *file) []Layer {
 			continue
 		}
 		target := strings.TrimSpace(r.trigger)
-		end := min(pyBlockEndWithin(code, lineStartBefore(code, r.defAt), r.defAt, maxLoopBodyBytes), len(code))
+		// The router's own block: the lines indented deeper than its def.
+		defAt := lineStartBefore(code, r.defAt)
+		for defAt < r.defAt && (code[defAt] == ' ' || code[defAt] == '\t') {
+			defAt++
+		}
+		end := min(pyBlockEndWithin(code, defAt, r.defAt, maxLoopBodyBytes), len(code))
 		rawBody, body := f.raw[r.defAt:end], code[r.defAt:end]
 		for _, lm := range pyFlowReturnLabel.FindAllSubmatch(rawBody, 16) {
 			label := string(lm[1])
@@ -125,7 +130,8 @@ func flowBound(f *file, body, rawBody []byte, label string) (int, string, bool) 
 	// The branch of the test: does it leave (return another label) or go
 	// round (return this one)? A `<`/`<=` test that returns the loop's
 	// label goes round while it holds: the same as leaving on its negation.
-	branch := rawBody[m[1]:min(len(rawBody), m[1]+200)] // labels are strings: raw
+	bEnd := min(pyBlockEnd(body, m[0], m[1]), len(body))
+	branch := rawBody[m[1]:bEnd] // the if's own block; labels are strings: raw
 	goesRound := bytes.Contains(branch, []byte(`"`+label+`"`)) || bytes.Contains(branch, []byte(`'`+label+`'`))
 	exitOp := op
 	if goesRound {

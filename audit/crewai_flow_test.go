@@ -58,6 +58,20 @@ class ReviewFlow(Flow[PoemState]):
     @listen("finish")
     def finish(self):
         pass
+
+
+class HaikuFlow(Flow[PoemState]):
+
+    @start("again")
+    def compose(self):
+        self.state.draft = DraftCrew().crew().kickoff(inputs={}).raw
+
+    @router(compose)
+    def check(self):
+        if self.state.attempts >= 2:
+            return "give_up"
+        self.state.attempts += 1
+        return "again"
 `
 
 func TestCrewAIFlowRouterLoop(t *testing.T) {
@@ -70,7 +84,9 @@ func TestCrewAIFlowRouterLoop(t *testing.T) {
 	// judge counts first, then tests attempts <= 2 and sends "redraft",
 	// which starts write: runs with attempts 1, 2 go round, 3 leaves — 3
 	// runs of write. ReviewFlow's router asks a human and counts nothing.
-	if g, want := layerList(got), "21 3"; g != want {
+	// HaikuFlow tests attempts >= 2 before counting: compose runs 3 times
+	// (the label that goes round is after the if, not in it).
+	if g, want := layerList(got), "21 3,62 3"; g != want {
 		t.Fatalf("layers %q, want %q", g, want)
 	}
 }

@@ -1,8 +1,11 @@
 package audit
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 37, the known misses of the fourth held-out round: a retry helper
@@ -309,5 +312,56 @@ func client() *sagemakerruntime.SageMakerRuntime {
 	}
 	if got := layerList(ls); got != "14 6" || ls[0].Confidence != ConfidenceLow {
 		t.Fatalf("layers %q (confidence %s), want 14 6 at low confidence: the session's MaxRetries 5", got, ls[0].Confidence)
+	}
+}
+
+// TestNewRulesOnHostileFiles: files of a megabyte built of the shapes the
+// issue-37 rules read — loops bounded by parameters with thousands of
+// calls, dicts splatted into clients, Flow routers — are read in bounded
+// time, the layers bounded per file.
+func TestNewRulesOnHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	var js, gosrc, py, flow strings.Builder
+	js.WriteString("export async function w(fn, retries = 3) {\n  for (let i = 0; i < retries + 1; i++) {\n    try { return await fn(); } catch (e) { last = e; }\n  }\n}\n")
+	for i := 0; js.Len() < 900<<10; i++ {
+		fmt.Fprintf(&js, "w(a, %d); try { return await w(b, 2) } catch (e) { return await w(b, 2) }\n", i%50)
+	}
+	gosrc.WriteString("package p\n\n")
+	for i := 0; gosrc.Len() < 900<<10; i++ {
+		fmt.Fprintf(&gosrc, "func f%d(n int) error {\n\tfor attempt := 0; attempt < n; attempt++ {\n\t\tif err := g(); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn nil\n}\n\nfunc c%d() { f%d(%d); f0(7) }\n\n", i, i, i, i%9)
+	}
+	py.WriteString("from openai import OpenAI\nfrom langchain.chat_models import ChatOpenAI\n\nclass C(ChatOpenAI):\n    pass\n\n")
+	for i := 0; py.Len() < 900<<10; i++ {
+		fmt.Fprintf(&py, "kw = {\"max_retries\": %d}\nm = C\nclient = OpenAI(**kw)\nx = m(**kw)\n", i%7)
+	}
+	flow.WriteString("from crewai.flow.flow import Flow, listen, router, start\n\n")
+	for i := 0; flow.Len() < 900<<10; i++ {
+		fmt.Fprintf(&flow, "    @start(\"r%d\")\n    def g%d(self):\n        pass\n\n    @router(g%d)\n    def e%d(self):\n        if self.state.retry_count > 3:\n            return \"x\"\n        self.state.retry_count += 1\n        return \"r%d\"\n\n", i, i, i, i, i)
+	}
+	for name, body := range map[string]string{"w.ts": js.String(), "p.go": gosrc.String(), "k.py": py.String(), "flow.py": flow.String()} {
+		write(t, filepath.Join(dir, name), []byte(body))
+	}
+	start := time.Now()
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("%d layers in %v, skipped %+v", len(r.Layers), took, r.Skipped)
+	if took > 30*time.Second {
+		t.Fatalf("%v: the new rules must stay bounded on a hostile file", took)
+	}
+	per := map[string]int{}
+	for _, l := range r.Layers {
+		per[l.File]++
+	}
+	t.Logf("per file: %v", per)
+	if per["flow.py"] == 0 || per["p.go"] == 0 || per["w.ts"] == 0 || per["k.py"] == 0 {
+		t.Errorf("per file %v: every file holds layers the rules must still find", per)
+	}
+	for f, n := range per {
+		if n > 4*maxCandidates {
+			t.Errorf("%s: %d layers, more than the per-file bounds allow", f, n)
+		}
 	}
 }
