@@ -158,14 +158,18 @@ func pyLocalBound(f *file, at int, bound string) (int, string, bool) {
 // (resolveValues), which drop it when none does.
 func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
 	n, how, ok := pyLocalBound(f, at, bound)
+	var fn *paramFn
 	if !ok || strings.Contains(how, "default of the parameter") {
 		// The function's own parameter: its default and what its calls
-		// pass (params.go); in Go, the name in the loop's scope.
-		if pn, phow, pok := paramBound(f, at, bound); pok {
+		// pass (params.go); in Go, the name in the loop's scope. The
+		// function is kept: calls in other files may pass more.
+		pn, phow, pok := paramBound(f, at, bound)
+		fn = f.paramCache().last
+		if pok {
 			n, how, ok = pn, phow, true
 		}
 	}
-	if !ok {
+	if !ok && fn == nil {
 		n, how, ok = loopBound(f, bound)
 	}
 	if ok {
@@ -173,13 +177,16 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 		if attempts < 2 || attempts > 1000 {
 			return Layer{}, false
 		}
-		return handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note), true
+		l := handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note)
+		l.calledAs, l.callBase, l.loopOffset = fn, n, offset
+		return l, true
 	}
 	if !isName(bound) {
 		return Layer{}, false
 	}
 	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
 	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
+	l.calledAs, l.callBase = fn, -1
 	return l, true
 }
 

@@ -39,6 +39,20 @@ type paramCache struct {
 	goCalls  map[string][]*ast.CallExpr
 	results  map[string]paramResult
 	resolved int
+	// last is the function whose parameter the last paramBound read (nil
+	// when the bound named none): loopLayer keeps it on the layer.
+	last *paramFn
+}
+
+// paramFn is a function whose parameter bounds a loop: its name, the
+// parameter's position among the call's arguments and its keyword (Python),
+// and whether it is a method (Go: called as x.name).
+type paramFn struct {
+	bound  string // the parameter's name
+	name   string
+	k      int
+	kw     string
+	method bool
 }
 
 type paramResult struct {
@@ -67,6 +81,7 @@ func paramBound(f *file, at int, bound string) (int, string, bool) {
 		return 0, "", false
 	}
 	pc.resolved++
+	pc.last = nil
 	switch f.kind {
 	case fkJS:
 		return jsParamBound(f, at, bound)
@@ -248,6 +263,9 @@ func jsParamBound(f *file, at int, bound string) (int, string, bool) {
 // paramSitesBound gathers the default and the call sites of parameter k
 // (or kw) of the function name defined with its parenthesis at open.
 func paramSitesBound(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
+	if name != "" {
+		f.paramCache().last = &paramFn{bound: bound, name: name, k: k, kw: kw}
+	}
 	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", name, open, k, kw)
 	if r, ok := f.paramCache().results[key]; ok {
 		return r.n, r.how, r.ok
@@ -418,6 +436,7 @@ func goScopedBound(f *file, at int, bound string) (int, string, bool) {
 			}
 		}
 		if k >= 0 {
+			f.paramCache().last = &paramFn{bound: bound, name: fd.Name.Name, k: k, method: fd.Recv != nil}
 			return goCallSites(f, g, fd, k, bound)
 		}
 	}
