@@ -48,6 +48,9 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 	last := ms[len(ms)-1]
 	open := from + last[3] - 1
 	da, db := args(code, open)
+	if db >= a {
+		return false // the dict is not closed before the call: not one built there
+	}
 	v, at := -1, 0
 	if code[open] == '{' {
 		for _, k := range pyDictKnob.FindAllSubmatchIndex(f.raw[da:db], -1) {

@@ -365,3 +365,25 @@ func TestNewRulesOnHostileFiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKnownMissRules: no input makes the issue-37 known-miss rules panic
+// or hang — parameter bounds and their calls, splatted dicts, class
+// aliases, retry-once, Flow routers, the Go v1 clients — seeded with their
+// shapes and their broken halves.
+func FuzzKnownMissRules(f *testing.F) {
+	for _, s := range []string{jsParamHelper, jsParamHelperCalled, pyParamHelper, goParamHelper, goScopeAndStatus, awsV1Go,
+		kwargsFactoryPy, kwargsSDKPy, syncRetryOncePy, jsRetryOnceTs, crewFlowPy,
+		"function w(fn, retries = ", "w(", "for (let i = 0; i < retries + 1; i++) { try { } catch (e) { } }",
+		"def f(a, *, attempts=3):\n    for x in range(attempts):\n        try:\n            pass\n        except Exception:\n            time.sleep(1)\nf(attempts=",
+		"package p\nfunc f(n int){for attempt:=0;attempt<n;attempt++{if err:=g();err==nil{return}}}\nfunc h(){f(",
+		"from openai import OpenAI\nkw = {\"max_retries\": \nOpenAI(**kw",
+		"from crewai.flow.flow import router\n@router(g)\ndef e(self):\n    if self.state.retry_count > ",
+		"try:\n    x = f(\nexcept Exception:\n    x = f("} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		scanJS("f.ts", b, nil)
+		scanPython("f.py", b)
+		scanGo("f.go", b)
+	})
+}
