@@ -68,6 +68,14 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 				siteFile = append(siteFile, p.rel)
 			}
 		}
+		keep := sites[:0]
+		keepFile := siteFile[:0]
+		for i, st := range sites {
+			if st.n <= maxSiteBound {
+				keep, keepFile = append(keep, st), append(keepFile, siteFile[i])
+			}
+		}
+		sites, siteFile = keep, keepFile
 		if len(sites) == 0 {
 			continue
 		}

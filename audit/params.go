@@ -95,6 +95,7 @@ func paramBound(f *file, at int, bound string) (int, string, bool) {
 
 // worstSite is the largest of sites, shown with how many there were.
 func worstSite(bound string, rel string, sites []paramSite, calls int) (int, string, bool) {
+	sites = plausibleSites(sites)
 	if len(sites) == 0 {
 		return 0, "", false
 	}
@@ -541,4 +542,19 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 		}
 	}
 	return worstSite(bound, f.rel, sites, calls)
+}
+
+// maxSiteBound: a call passing more than this (99999, a sentinel) bounds
+// no retry loop a reader would call one; it is not counted, so one odd call
+// costs itself, never the layer the other calls and the default give.
+const maxSiteBound = 1000
+
+func plausibleSites(sites []paramSite) []paramSite {
+	out := sites[:0:0]
+	for _, s := range sites {
+		if s.n <= maxSiteBound {
+			out = append(out, s)
+		}
+	}
+	return out
 }

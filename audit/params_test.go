@@ -54,6 +54,10 @@ export async function summarize(text: string) {
   return askWithRetry(text, 2);
 }
 
+export async function forever(text: string) {
+  return askWithRetry(text, 99999); // a sentinel, not a retry bound: costs itself only
+}
+
 export async function translate(text: string) {
   return askWithRetry(text, MAX_TRIES);
 }
