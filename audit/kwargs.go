@@ -20,6 +20,7 @@ var (
 	// (the key is a string, blanked in code).
 	pyDictKnob = regexp.MustCompile(`['"]max_retries['"]\s*:\s*([0-9][0-9_]*)\b`)
 	pyDictCall = regexp.MustCompile(`\bmax_retries\s*=\s*([0-9][0-9_]*)\b`)
+	pyDefLine  = regexp.MustCompile(`(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]`)
 )
 
 // maxSplatBack is how far before a call its dict's assignment is looked for.
@@ -47,6 +48,18 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 	}
 	last := ms[len(ms)-1]
 	open := from + last[3] - 1
+	// The dict of the call's own function: a def between the assignment
+	// and the call, less indented than the call, starts another function.
+	ls := lineStartBefore(code, a)
+	callInd := 0
+	for ls+callInd < a && (code[ls+callInd] == ' ' || code[ls+callInd] == '\t') {
+		callInd++
+	}
+	for _, d := range pyDefLine.FindAllSubmatchIndex(code[from+last[0]:a], -1) {
+		if d[3]-d[2] < callInd {
+			return false
+		}
+	}
 	da, db := args(code, open)
 	if db >= a {
 		return false // the dict is not closed before the call: not one built there

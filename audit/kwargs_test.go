@@ -111,3 +111,21 @@ def build():
 		t.Fatalf("layers %q, want %q", g, want)
 	}
 }
+
+// A dict of the same name in another function is not the call's.
+func TestKwargsDictOfAnotherFunction(t *testing.T) {
+	src := `from openai import OpenAI
+
+
+def fast():
+    kwargs = {"max_retries": 0}
+    return OpenAI(**kwargs)
+
+
+def slow(kwargs):
+    return OpenAI(**kwargs)
+`
+	if got, want := layerList(scanPython("svc/c.py", []byte(src))), "6 1,10 3"; got != want {
+		t.Fatalf("layers %q, want %q (slow's kwargs is its parameter: the default)", got, want)
+	}
+}
