@@ -94,8 +94,12 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 			if attempts < 2 || attempts > 1000 {
 				continue
 			}
-			l.setAttempts(attempts, fmt.Sprintf("%s (%s = %d, %s at %s:%d; the largest of %d values its calls in other files give it)",
-				l.Setting, w.fn.bound, sites[best].n, sites[best].how, siteFile[best], sites[best].line, len(sites)))
+			more := ""
+			if len(sites) > 1 {
+				more = fmt.Sprintf("; the largest of %d values its calls in other files give it", len(sites))
+			}
+			l.setAttempts(attempts, fmt.Sprintf("%s (%s = %d, %s at %s:%d%s)",
+				l.Setting, w.fn.bound, sites[best].n, sites[best].how, siteFile[best], sites[best].line, more))
 			l.Confidence = ConfidenceLow
 			l.loopPending, l.valueName = false, ""
 		}
