@@ -363,7 +363,7 @@ func goHandLoops(f *file) []Layer {
 		if poll && !onStatus {
 			return true
 		}
-		if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
+		if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … "+fs.Cond.(*ast.BinaryExpr).Op.String()+" "+bound, "go",
 			"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
 			if poll {
 				l.Retries4xx = false
