@@ -73,15 +73,12 @@ func (f *file) paramCache() *paramCache {
 // Go, a name in the loop's scope). ok is false when it names neither, or
 // nothing gives it a value here: the caller's own resolution then applies.
 func paramBound(f *file, at int, bound string) (int, string, bool) {
-	if !isName(bound) || strings.ContainsAny(bound, ".?") {
-		return 0, "", false
-	}
 	pc := f.paramCache()
-	if pc.resolved >= maxCandidates {
+	pc.last = nil // whatever returns, no earlier loop's function is this one's
+	if !isName(bound) || strings.ContainsAny(bound, ".?") || pc.resolved >= maxCandidates {
 		return 0, "", false
 	}
 	pc.resolved++
-	pc.last = nil
 	switch f.kind {
 	case fkJS:
 		return jsParamBound(f, at, bound)

@@ -391,3 +391,28 @@ func FuzzKnownMissRules(f *testing.F) {
 		scanGo("f.go", b)
 	})
 }
+
+// A loop whose bound is no parameter, after one whose bound is, is not
+// taken for a call of the first one's function: each loop's function is
+// its own (the cache's last function was kept across loops).
+func TestParamFunctionNotCarriedToTheNextLoop(t *testing.T) {
+	src := `export async function a(fn, retries = 2) {
+  for (let i = 0; i < retries; i++) {
+    try { return await fn(); } catch (e) { last = e; }
+  }
+}
+
+export async function b(fn) {
+  for (let attempt = 0; attempt < this.retries; attempt++) {
+    try { return await fn(); } catch (e) { last = e; }
+  }
+}
+`
+	f := newFile(fkJS, "src/r.ts", []byte(src), nil)
+	ls, _ := detectIn(f)
+	for _, l := range ls {
+		if l.Line == 8 && l.calledAs != nil {
+			t.Fatalf("b's loop carries %+v, a's function", *l.calledAs)
+		}
+	}
+}
