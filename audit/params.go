@@ -250,12 +250,45 @@ func jsParamBound(f *file, at int, bound string) (int, string, bool) {
 			}
 			k, dtext := paramIndex(splitTop(params), bound)
 			if k < 0 {
+				// A constant of the function's own body before the loop is
+				// the one in scope, whatever another function names so.
+				if n, how, ok := jsLocalConst(f, i+1, at, bound); ok {
+					return n, how, true
+				}
 				continue
 			}
 			return paramSitesBound(f, bound, name, open, k, "", dtext)
 		}
 	}
+	// The module's own constant (at column 0), not a same-named one of a
+	// function.
+	re := regexp.MustCompile(`(?m)^(?:export[ \t]+)?(?:const|let|var)[ \t]+` + regexp.QuoteMeta(bound) + `[ \t]*(?::[ \t]*number[ \t]*)?=[ \t]*([0-9][0-9_]*)[ \t]*;?[ \t]*$`)
+	if m := re.FindSubmatchIndex(code); m != nil {
+		if n, ok := atoiBounded(string(code[m[2]:m[3]])); ok {
+			return n, fmt.Sprintf(" (%s = %d, module constant at %s:%d)", bound, n, f.rel, f.lines().at(m[0])), true
+		}
+	}
 	return 0, "", false
+}
+
+// jsLocalConst: the last `const|let|var bound = N` at the top level of the
+// block code[a:b] (a function's body before the loop).
+func jsLocalConst(f *file, a, b int, bound string) (int, string, bool) {
+	code := f.blanked()
+	re := regexp.MustCompile(`\b(?:const|let|var)[ \t]+` + regexp.QuoteMeta(bound) + `[ \t]*(?::[ \t]*number[ \t]*)?=[ \t]*([0-9][0-9_]*)\b`)
+	n, line, found := 0, 0, false
+	for _, m := range re.FindAllSubmatchIndex(code[a:b], maxCandidates) {
+		if !atTopLevel(code[a:b], m[0]) {
+			continue // a nested block's: not in the loop's scope
+		}
+		if v, ok := atoiBounded(string(code[a+m[2] : a+m[3]])); ok {
+			n, line, found = v, f.lines().at(a+m[0]), true
+		}
+	}
+	if !found {
+		return 0, "", false
+	}
+	return n, fmt.Sprintf(" (%s = %d, constant in the loop's function at %s:%d)", bound, n, f.rel, line), true
 }
 
 // paramSitesBound gathers the default and the call sites of parameter k

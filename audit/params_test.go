@@ -416,3 +416,30 @@ export async function b(fn) {
 		}
 	}
 }
+
+// A JavaScript bound by scope: the loop's own function's constant, else
+// the module's, never the largest same-named constant of another function.
+func TestJSLoopBoundByScope(t *testing.T) {
+	src := `const MAX_TRIES = 2;
+
+export async function quick(fn) {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    try { return await fn(); } catch (e) { last = e; }
+  }
+}
+
+export async function patient(fn) {
+  const MAX_TRIES = 8;
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    try { return await fn(); } catch (e) { last = e; }
+  }
+}
+`
+	ls := scanJS("src/tries.ts", []byte(src), nil)
+	if got, want := layerList(ls), "4 2,11 8"; got != want {
+		t.Fatalf("layers %q, want %q (quick: the module's 2, not patient's 8)", got, want)
+	}
+	if !strings.Contains(ls[0].Setting, "module constant at src/tries.ts:1") || !strings.Contains(ls[1].Setting, "constant in the loop's function at src/tries.ts:10") {
+		t.Fatalf("settings %q, %q", ls[0].Setting, ls[1].Setting)
+	}
+}
