@@ -261,14 +261,21 @@ func jsParamBound(f *file, at int, bound string) (int, string, bool) {
 		}
 	}
 	// The module's own constant (at column 0), not a same-named one of a
-	// function.
+	// function; looked up once per name a file.
+	pc := f.paramCache()
+	key := "module\x00" + bound
+	if r, ok := pc.results[key]; ok {
+		return r.n, r.how, r.ok
+	}
+	r := paramResult{}
 	re := regexp.MustCompile(`(?m)^(?:export[ \t]+)?(?:const|let|var)[ \t]+` + regexp.QuoteMeta(bound) + `[ \t]*(?::[ \t]*number[ \t]*)?=[ \t]*([0-9][0-9_]*)[ \t]*;?[ \t]*$`)
 	if m := re.FindSubmatchIndex(code); m != nil {
 		if n, ok := atoiBounded(string(code[m[2]:m[3]])); ok {
-			return n, fmt.Sprintf(" (%s = %d, module constant at %s:%d)", bound, n, f.rel, f.lines().at(m[0])), true
+			r = paramResult{n, fmt.Sprintf(" (%s = %d, module constant at %s:%d)", bound, n, f.rel, f.lines().at(m[0])), true}
 		}
 	}
-	return 0, "", false
+	pc.results[key] = r
+	return r.n, r.how, r.ok
 }
 
 // jsLocalConst: the last `const|let|var bound = N` at the top level of the

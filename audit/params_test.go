@@ -327,9 +327,13 @@ func TestNewRulesOnHostileFiles(t *testing.T) {
 	dir := t.TempDir()
 	var js, gosrc, py, flow strings.Builder
 	js.WriteString("export async function w(fn, retries = 3) {\n  for (let i = 0; i < retries + 1; i++) {\n    try { return await fn(); } catch (e) { last = e; }\n  }\n}\n")
+	for i := 0; i < 300; i++ { // loops bounded by a module constant, each in its function
+		fmt.Fprintf(&js, "function h%d(fn) {\n  for (let attempt = 0; attempt < MAX; attempt++) {\n    try { return fn(); } catch (e) { last = e; }\n  }\n}\n", i)
+	}
 	for i := 0; js.Len() < 900<<10; i++ {
 		fmt.Fprintf(&js, "w(a, %d); try { return await w(b, 2) } catch (e) { return await w(b, 2) }\n", i%50)
 	}
+	js.WriteString("const MAX = 3;\n")
 	gosrc.WriteString("package p\n\n")
 	for i := 0; gosrc.Len() < 900<<10; i++ {
 		fmt.Fprintf(&gosrc, "func f%d(n int) error {\n\tfor attempt := 0; attempt < n; attempt++ {\n\t\tif err := g(); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn nil\n}\n\nfunc c%d() { f%d(%d); f0(7) }\n\n", i, i, i, i%9)
