@@ -421,7 +421,14 @@ func pyParamBound(f *file, at int, bound string) (int, string, bool) {
 		params := splitTop(code[a:b])
 		k, dtext := paramIndex(params, bound)
 		if k < 0 {
-			return 0, "", false
+			// Not this def's: a closure's, when an enclosing def has it (a
+			// retry decorator written by hand: def retry(times=3): def
+			// deco(fn): def wrapper(*a): for _ in range(times)).
+			if li == 0 {
+				return 0, "", false
+			}
+			ind = li
+			continue
 		}
 		// A parameter after `self` is the call's k-1th argument.
 		if len(params) > 0 {

@@ -447,3 +447,38 @@ export async function patient(fn) {
 		t.Fatalf("settings %q, %q", ls[0].Setting, ls[1].Setting)
 	}
 }
+
+// A retry decorator written by hand: the loop is in the wrapper, its bound
+// the outer function's parameter, given by the decorator's use.
+func TestPythonRetryDecoratorByHand(t *testing.T) {
+	src := `import functools
+import time
+
+
+def retry(times=3, delay=1.0):
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            for attempt in range(times):
+                try:
+                    return fn(*args, **kwargs)
+                except Exception:
+                    time.sleep(delay)
+        return wrapper
+    return deco
+
+
+@retry(times=5)
+def ask(client, prompt):
+    return client.messages.create(model="m", max_tokens=10, messages=[prompt])
+
+
+@retry()
+def tag(client, text):
+    return client.messages.create(model="m", max_tokens=5, messages=[text])
+`
+	ls := scanPython("lib/retrying.py", []byte(src))
+	if got, want := layerList(ls), "9 5"; got != want {
+		t.Fatalf("layers %q, want %q (the decorator's use passes times=5; the bare use its default 3)", got, want)
+	}
+}
