@@ -36,23 +36,42 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 		}
 		idx[w] = append(idx[w], i)
 	}
-	for _, w := range ws {
-		var sites []paramSite
-		var siteFile []string
-		readN := 0
-		for _, p := range src {
-			if p.kind != w.kind || p.rel == w.file || readN >= maxConfigFiles || isTestPath(p.rel) {
+	if len(ws) == 0 {
+		return
+	}
+	// Each file of the root is read at most once, for every function it
+	// names (as resolveValues reads for values): a tree of 100,000 files
+	// costs one pass, however many helpers are pending.
+	sitesOf := make([][]paramSite, len(ws))
+	filesOf := make([][]string, len(ws))
+	readN := make([]int, len(ws))
+	for _, p := range src {
+		if isTestPath(p.rel) {
+			continue
+		}
+		var mine []int
+		for wi, w := range ws {
+			if p.kind == w.kind && p.rel != w.file && readN[wi] < maxConfigFiles && (w.kind != fkGo || path.Dir(p.rel) == path.Dir(w.file)) {
+				mine = append(mine, wi)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		b, err := read(p.abs, s.opt.MaxFileBytes)
+		if err != nil || isBinary(b) {
+			continue
+		}
+		var f *file
+		for _, wi := range mine {
+			w := ws[wi]
+			if !bytes.Contains(b, []byte(w.fn.name)) {
 				continue
 			}
-			if w.kind == fkGo && path.Dir(p.rel) != path.Dir(w.file) {
-				continue // another package
+			readN[wi]++
+			if f == nil {
+				f = newFile(p.kind, p.rel, b, nil)
 			}
-			b, err := read(p.abs, s.opt.MaxFileBytes)
-			if err != nil || isBinary(b) || !bytes.Contains(b, []byte(w.fn.name)) {
-				continue
-			}
-			readN++
-			f := newFile(p.kind, p.rel, b, nil)
 			var got []paramSite
 			switch w.kind {
 			case fkGo:
@@ -64,10 +83,13 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 				}
 			}
 			for _, g := range got {
-				sites = append(sites, g)
-				siteFile = append(siteFile, p.rel)
+				sitesOf[wi] = append(sitesOf[wi], g)
+				filesOf[wi] = append(filesOf[wi], p.rel)
 			}
 		}
+	}
+	for wi, w := range ws {
+		sites, siteFile := sitesOf[wi], filesOf[wi]
 		keep := sites[:0]
 		keepFile := siteFile[:0]
 		for i, st := range sites {
