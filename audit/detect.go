@@ -36,8 +36,9 @@ type file struct {
 	js       map[string]binding
 	gof      *goFile
 	docs     []*yaml.Node
-	vals     valueIndex // integer definitions (values.go)
-	aliases  aliasIndex // names defined as other names (values.go)
+	vals     valueIndex  // integer definitions (values.go)
+	aliases  aliasIndex  // names defined as other names (values.go)
+	params   *paramCache // loop bounds from parameters, per function (params.go)
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }

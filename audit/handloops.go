@@ -161,7 +161,18 @@ func pyLocalBound(f *file, at int, bound string) (int, string, bool) {
 // (resolveValues), which drop it when none does.
 func loopLayer(f *file, at int, bound string, offset int, setting, group, note string) (Layer, bool) {
 	n, how, ok := pyLocalBound(f, at, bound)
-	if !ok {
+	var fn *paramFn
+	if !ok || strings.Contains(how, "default of the parameter") {
+		// The function's own parameter: its default and what its calls
+		// pass (params.go); in Go, the name in the loop's scope. The
+		// function is kept: calls in other files may pass more.
+		pn, phow, pok := paramBound(f, at, bound)
+		fn = f.paramCache().last
+		if pok {
+			n, how, ok = pn, phow, true
+		}
+	}
+	if !ok && fn == nil {
 		n, how, ok = loopBound(f, bound)
 	}
 	if ok {
@@ -169,13 +180,16 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 		if attempts < 2 || attempts > 1000 {
 			return Layer{}, false
 		}
-		return handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note), true
+		l := handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note)
+		l.calledAs, l.callBase, l.loopOffset = fn, n, offset
+		return l, true
 	}
 	if !isName(bound) {
 		return Layer{}, false
 	}
 	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
 	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
+	l.calledAs, l.callBase = fn, -1
 	return l, true
 }
 
@@ -277,7 +291,8 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		// again at once when its counter says what it counts (for (let
 		// attempt = 1; attempt <= maxAttempts; attempt++) { try { return
 		// await call() } catch (e) { last = e } }).
-		if !wait.Match(body) && !(lang == "javascript" && retryCounterName(string(code[m[2]:m[3]])) && jsCatchGoesOn(f, a, b)) {
+		named := retryCounterName(string(code[m[2]:m[3]])) || retryCounterName(string(code[m[10]:m[11]]))
+		if !wait.Match(body) && !(lang == "javascript" && named && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
 		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
@@ -347,11 +362,22 @@ func goHandLoops(f *file) []Layer {
 			return true
 		}
 		bound, offset, ok := goLoopBound(fs, g)
-		if ok && goSleepsOnErr(fs.Body, g.local) && !goPollLoop(fs.Body) {
-			if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … < "+bound, "go",
-				"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
-				out = append(out, l)
+		if !ok || !(goSleepsOnErr(fs.Body, g.local) || goTriesAtOnce(fs, bound)) {
+			return true
+		}
+		// Every error leaves: a poll, unless what it tries again on is a
+		// response's retryable status (a 429, a 5xx) — then it re-sends
+		// on that status alone, never on a 400 (go_atonce.go).
+		poll, onStatus := goPollLoop(fs.Body), goRetriesOnStatus(g, fs.Body)
+		if poll && !onStatus {
+			return true
+		}
+		if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … "+fs.Cond.(*ast.BinaryExpr).Op.String()+" "+bound, "go",
+			"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
+			if poll {
+				l.Retries4xx = false
 			}
+			out = append(out, l)
 		}
 		return true
 	})

@@ -51,6 +51,7 @@ func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
 					l.Attempts = c.unset
 					l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
 				}
+				pySplatInto(f, &l, a, b) // ChatOpenAI(**kwargs) (kwargs.go)
 				l.Note = c.note
 				out = append(out, l)
 				if name := assignedTo(code, o-len(n)); name != "" {
@@ -86,6 +87,7 @@ func pyChatModelLayers(f *file) ([]Layer, map[string]int, map[int]int) {
 				l.Attempts = c.unset
 				l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", c.name, c.unset)
 			}
+			pySplatInto(f, &l, a, b)
 			l.Note = "init_chat_model builds " + c.name + " and passes max_retries to it; " + c.note
 			if runtime {
 				l.Note = "init_chat_model's provider is chosen at run time (the model is not a string here): " + c.name + "'s default is shown — ChatAnthropic's is the same 3 attempts, ChatGoogleGenerativeAI's 6"
@@ -211,6 +213,11 @@ var pyChatModels = []struct {
 	// tenacity's stop_after_attempt(max_retries), max_retries = 6.
 	{"langchain_openai", "OpenAIEmbeddings", "openai-python", 0, "OpenAIEmbeddings builds the OpenAI client with its max_retries (default: the SDK's 2)"},
 	{"langchain_community.embeddings", "OpenAIEmbeddings", "openai-python", 0, "langchain_community's OpenAIEmbeddings builds the OpenAI client with its max_retries (default 2)"},
+	// The langchain package's own chat models (0.0.x, langchain.chat_models):
+	// ChatOpenAI (and AzureChatOpenAI, its subclass) retry the 0.x SDK's
+	// call in tenacity, stop_after_attempt(max_retries), max_retries = 6.
+	{"langchain.chat_models", "ChatOpenAI", "langchain-chat-legacy", 0, "the langchain package's ChatOpenAI (0.0.x) retries the call in tenacity, stop_after_attempt(max_retries)"},
+	{"langchain.chat_models", "AzureChatOpenAI", "langchain-chat-legacy", 0, "the langchain package's AzureChatOpenAI (0.0.x) retries the call in tenacity, stop_after_attempt(max_retries)"},
 	{"langchain.embeddings", "OpenAIEmbeddings", "langchain-embeddings-legacy", 0, "the langchain package's OpenAIEmbeddings (0.0.x) retries the call in tenacity, stop_after_attempt(max_retries)"},
 }
 

@@ -56,6 +56,12 @@ type Layer struct {
 	// is no layer unless resolveValues finds the value.
 	loopPending bool
 	loopOffset  int
+	// calledAs: a loop bounded by its function's parameter (params.go):
+	// the function, whose calls in the root's other files may pass a
+	// larger bound (resolveCallSites); callBase is the bound found so far,
+	// -1 when none.
+	calledAs *paramFn
+	callBase int
 }
 
 // Stack is one likely call path, outermost layer first.

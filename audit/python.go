@@ -105,6 +105,9 @@ func pyCallLayer(f *file, id string, open int, knob *regexp.Regexp) Layer {
 	if knob != nil {
 		setKnob(&l, knob, code[a:b])
 	}
+	if knob == pyMaxRetries {
+		pySplatInto(f, &l, a, b) // Anthropic(**client_kwargs) (kwargs.go)
+	}
 	return l
 }
 

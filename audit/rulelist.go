@@ -47,6 +47,7 @@ var detectors = []detector{
 	{"Temporal activities", fkPython, nil, pyTemporal},
 	{"Pydantic AI agents", fkPython, nil, pydanticAI},
 	{"CrewAI agents", fkPython, nil, crewAI},
+	{"CrewAI Flow routers that send the flow back (regenerate)", fkPython, []string{"@router"}, crewAIFlows},
 	{"OpenAI Agents SDK agents", fkPython, nil, openaiAgents},
 	{"urllib3 Retry and HTTPAdapter", fkPython, nil, urllib3},
 	{"LiteLLM", fkPython, nil, litellm},
@@ -69,6 +70,7 @@ var detectors = []detector{
 	{"flag loops that send a model call until it succeeds", fkPython, nil, pyFlagLoops},
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
+	{"the same call made again, as written, on any error (synchronous retry once)", fkPython, nil, pySyncRetryOnce},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -92,6 +94,7 @@ var detectors = []detector{
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
+	{"the same call made again, as written, in a catch (retry once)", fkJS, nil, jsRetryOnce},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},

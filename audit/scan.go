@@ -327,6 +327,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.followSubclasses(src)
 	s.followJSSubclasses(src)
 	s.resolveConstants()
+	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
 	for i := range s.layers {
 		l := &s.layers[i]

@@ -87,6 +87,10 @@ func goSDKClients(f *file) []Layer {
 			out = append(out, awsV2Client(f, g, call))
 			continue
 		}
+		if awsV1Service(path, fn) {
+			out = append(out, awsV1Client(f, g, call)) // aws_go_v1.go
+			continue
+		}
 		if fn != "NewClient" {
 			continue
 		}

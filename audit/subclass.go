@@ -189,7 +189,7 @@ func inheritModelled(defs []pyClassDef) []pyClassDef {
 					if defs[j].base == nil || j == i {
 						continue
 					}
-					if dotted && !moduleIsFile(mod, defs[j].file) || !dotted && defs[j].file != defs[i].file {
+					if dotted && !moduleHolds(mod, defs[j].file) || !dotted && defs[j].file != defs[i].file {
 						continue
 					}
 					defs[i].base = defs[j].base
@@ -304,13 +304,14 @@ func subclassNames(f *file, d pyClassDef) []string {
 	for local, full := range f.pyImports() {
 		mod, n, ok := cutLast(full)
 		switch {
-		case ok && n == d.name && moduleIsFile(mod, d.file) && f.rel != d.file:
+		case ok && n == d.name && moduleHolds(mod, d.file) && f.rel != d.file:
 			out = append(out, local)
-		case moduleIsFile(full, d.file) && f.rel != d.file:
+		case moduleHolds(full, d.file) && f.rel != d.file:
 			out = append(out, local+"."+d.name)
 		}
 	}
-	return out
+	// model = WrappedChatOpenAI … model(**kwargs) (kwargs.go).
+	return append(out, pyClassAliases(f, out)...)
 }
 
 var pyDefHead = regexp.MustCompile(`(?:^|[ \t])(?:class|def)[ \t]+$`)
@@ -336,6 +337,7 @@ func subclassLayer(f *file, d pyClassDef, open int) Layer {
 		l.Attempts = d.base.unset
 		l.Setting = fmt.Sprintf("max_retries (not set: %s's default, %d attempts)", d.base.name, d.base.unset)
 	}
+	pySplatInto(f, &l, a, b) // model(**kwargs) (kwargs.go)
 	l.Note = ""
 	if l.pending {
 		l.Note = fmt.Sprintf("set from an expression the audit cannot evaluate; the default (%s) is shown", attemptsText(l))
@@ -350,4 +352,18 @@ func subclassNote(f *file, d pyClassDef) string {
 		where = fmt.Sprintf("line %d", d.line)
 	}
 	return fmt.Sprintf("%s is this repository's subclass of %s (%s): %s", d.name, d.base.name, where, d.base.note)
+}
+
+// moduleHolds: a name imported from module mod can be the class defined in
+// rel — rel is mod's file, or a module of the package mod names (from
+// agents import LocalChat, where agents/__init__.py re-exports it from
+// agents/local_chat.py: importing it so from a package that did not would
+// fail, so the package's own modules are where it is defined).
+func moduleHolds(mod, rel string) bool {
+	if moduleIsFile(mod, rel) {
+		return true
+	}
+	last := mod[strings.LastIndexByte(mod, '.')+1:]
+	dir := path.Dir(rel)
+	return last != "" && dir != "." && path.Base(dir) == last && path.Base(rel) != "__init__.py"
 }

@@ -30,7 +30,9 @@ func TestBoundsAreValuesNotLiterals(t *testing.T) {
 		"web/factory.ts:10 anthropic-ts": {2, "1 when the caller passes none"},
 		// A default that is itself a constant (openai/openai-agents-python's
 		// sandbox retry_async has this shape), and range(1, n + 1).
-		"worker/transient.py:9 hand-rolled": {3, "max_attempt = 3, default of the parameter, DEFAULT_MAX_ATTEMPT = 3 (constant at worker/transient.py:3) at worker/transient.py:6"},
+		// (The decorator's own parameter since issue 37's closure rule:
+		// read as its default plus the decorator's uses, none here.)
+		"worker/transient.py:9 hand-rolled": {3, "max_attempt = 3, default of the parameter (DEFAULT_MAX_ATTEMPT = 3, constant at worker/transient.py:3) at worker/transient.py:6"},
 		// Defined in another file of the package or the project.
 		"gosvc/batch.go:10 go-retryablehttp":  {7, "defaultRetryMax = 6, constant at gosvc/config.go:4"},
 		"gosvc/batch.go:16 hand-rolled":       {4, "maxTries = 4, constant at gosvc/config.go:7"},

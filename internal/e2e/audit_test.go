@@ -110,3 +110,68 @@ func TestAuditFollowsALinkTheUserNamed(t *testing.T) {
 		t.Errorf("the link was not read:\n%s", out)
 	}
 }
+
+// TestAuditHelperBoundByItsCallers: issue 37's known misses as a user meets
+// them — a Go retry helper bounded by its parameter, given a constant by a
+// caller in another file of its package, and a LangChain model built from a
+// dict of settings (`model(**kwargs)` with "max_retries": 5). Before, the
+// audit found neither: "No retry layers found", exit 0.
+func TestAuditHelperBoundByItsCallers(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod": "module example.com/agent\n\ngo 1.22\n",
+		"search/extract.go": `package search
+
+func extract(q string, maxAttempts int) (string, error) {
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		if out, err := ask(q, attempt); err == nil {
+			return out, nil
+		}
+	}
+	return "", nil
+}
+`,
+		"search/run.go": "package search\n\nconst deepTries = 4\n\nfunc Run(q string) { extract(q, deepTries) }\n",
+		"py/factory.py": `from langchain.chat_models import ChatOpenAI
+
+
+class TracedChat(ChatOpenAI):
+    pass
+
+
+def build(settings):
+    model = TracedChat
+    kwargs = {"model": settings.model, "max_retries": 5}
+    return model(**kwargs)
+`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := run(t, "audit", "--format", "json", dir)
+	var r struct {
+		Layers []struct {
+			File     string `json:"file"`
+			Attempts int    `json:"attempts"`
+			Setting  string `json:"setting"`
+		} `json:"layers"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, l := range r.Layers {
+		got[l.File] = l.Setting
+		if l.File == "search/extract.go" && l.Attempts != 4 || l.File == "py/factory.py" && l.Attempts != 5 {
+			t.Errorf("%s: %d attempts (%s)", l.File, l.Attempts, l.Setting)
+		}
+	}
+	if !strings.Contains(got["search/extract.go"], "deepTries = 4") || !strings.Contains(got["py/factory.py"], "in the dict kwargs at py/factory.py:10") {
+		t.Fatalf("layers %+v: want the helper at its caller's deepTries = 4 and the model at the dict's max_retries 5\n%s", r.Layers, out)
+	}
+}

@@ -1,0 +1,198 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"path"
+	"strings"
+)
+
+// resolveCallSites: a loop bounded by its function's parameter runs as many
+// times as the largest bound any caller passes, and callers are often in
+// other files — a Go package's other files, a JavaScript module importing
+// the helper by a relative path, a Python module importing it from the
+// helper's module or package. Each such call's literal or constant argument
+// at the parameter's position (or keyword) raises the bound; a loop whose
+// parameter nothing in its own file gave a value takes it from them, or
+// stays pending (resolveValues, then dropped). Only files naming the
+// function are read again, at most maxConfigFiles per function.
+func (s *rootScan) resolveCallSites(src []pendingFile) {
+	type want struct {
+		fn   paramFn
+		kind fileKind
+		file string // the loop's file
+	}
+	var ws []want
+	idx := map[want][]int{}
+	for i := range s.layers {
+		l := &s.layers[i]
+		if l.calledAs == nil || len(idx) >= maxValueNames && idx[want{*l.calledAs, classify(l.File), l.File}] == nil {
+			continue
+		}
+		w := want{*l.calledAs, classify(l.File), l.File}
+		if _, ok := idx[w]; !ok {
+			ws = append(ws, w)
+		}
+		idx[w] = append(idx[w], i)
+	}
+	if len(ws) == 0 {
+		return
+	}
+	// Each file of the root is read at most once, for every function it
+	// names (as resolveValues reads for values): a tree of 100,000 files
+	// costs one pass, however many helpers are pending.
+	sitesOf := make([][]paramSite, len(ws))
+	filesOf := make([][]string, len(ws))
+	readN := make([]int, len(ws))
+	for _, p := range src {
+		if isTestPath(p.rel) {
+			continue
+		}
+		var mine []int
+		for wi, w := range ws {
+			if p.kind == w.kind && p.rel != w.file && readN[wi] < maxConfigFiles && (w.kind != fkGo || path.Dir(p.rel) == path.Dir(w.file)) {
+				mine = append(mine, wi)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		b, err := read(p.abs, s.opt.MaxFileBytes)
+		if err != nil || isBinary(b) {
+			continue
+		}
+		var f *file
+		for _, wi := range mine {
+			w := ws[wi]
+			if !bytes.Contains(b, []byte(w.fn.name)) {
+				continue
+			}
+			readN[wi]++
+			if f == nil {
+				f = newFile(p.kind, p.rel, b, nil)
+			}
+			var got []paramSite
+			switch w.kind {
+			case fkGo:
+				got = goCallerSites(f, w.fn)
+			case fkJS, fkPython:
+				for _, local := range importedAs(f, w.fn.name, w.file) {
+					ss, _ := callSites(f, local, -1, w.fn.k, w.fn.kw, nil)
+					got = append(got, ss...)
+				}
+			}
+			for _, g := range got {
+				sitesOf[wi] = append(sitesOf[wi], g)
+				filesOf[wi] = append(filesOf[wi], p.rel)
+			}
+		}
+	}
+	for wi, w := range ws {
+		sites, siteFile := sitesOf[wi], filesOf[wi]
+		keep := sites[:0]
+		keepFile := siteFile[:0]
+		for i, st := range sites {
+			if st.n <= maxSiteBound {
+				keep, keepFile = append(keep, st), append(keepFile, siteFile[i])
+			}
+		}
+		sites, siteFile = keep, keepFile
+		if len(sites) == 0 {
+			continue
+		}
+		best := 0
+		for i, st := range sites {
+			if st.n > sites[best].n || st.n == sites[best].n && siteFile[i] < siteFile[best] {
+				best = i
+			}
+		}
+		for _, i := range idx[w] {
+			l := &s.layers[i]
+			if sites[best].n <= l.callBase {
+				continue
+			}
+			attempts := sites[best].n + l.loopOffset
+			if attempts < 2 || attempts > 1000 {
+				continue
+			}
+			more := ""
+			if len(sites) > 1 {
+				more = fmt.Sprintf("; the largest of %d values its calls in other files give it", len(sites))
+			}
+			l.setAttempts(attempts, fmt.Sprintf("%s (%s = %d, %s at %s:%d%s)",
+				l.Setting, w.fn.bound, sites[best].n, sites[best].how, siteFile[best], sites[best].line, more))
+			l.Confidence = ConfidenceLow
+			l.loopPending, l.valueName = false, ""
+		}
+	}
+}
+
+// importedAs are the names f calls the function name of the module file
+// by: a JavaScript import from a relative or @/ path, a Python import from
+// its module or package (from helpers.retry import with_retry as wr).
+func importedAs(f *file, name, file string) []string {
+	var out []string
+	switch f.kind {
+	case fkJS:
+		for local, b := range f.jsImports() {
+			if b.imported == name && (strings.HasPrefix(b.module, ".") || strings.HasPrefix(b.module, "@/")) &&
+				strings.TrimSuffix(path.Base(b.module), path.Ext(b.module)) == strings.TrimSuffix(path.Base(file), path.Ext(file)) {
+				out = append(out, local)
+			}
+		}
+	case fkPython:
+		for local, full := range f.pyImports() {
+			if mod, n, ok := cutLast(full); ok && n == name && moduleHolds(mod, file) {
+				out = append(out, local)
+			}
+		}
+	}
+	return out
+}
+
+// goCallerSites: the values a Go file of the same package passes at fn's
+// parameter: fn(…) for a function, x.fn(…) for a method.
+func goCallerSites(f *file, fn paramFn) []paramSite {
+	g := f.goSource()
+	if g == nil {
+		return nil
+	}
+	var out []paramSite
+	for _, c := range g.calls {
+		if len(out) >= maxParamSites || fn.k >= len(c.Args) {
+			continue
+		}
+		switch x := c.Fun.(type) {
+		case *ast.Ident:
+			if fn.method || x.Name != fn.name {
+				continue
+			}
+		case *ast.SelectorExpr:
+			if !fn.method || x.Sel.Name != fn.name {
+				continue
+			}
+		default:
+			continue
+		}
+		arg := c.Args[fn.k]
+		if v, ok := g.literal(arg); ok {
+			out = append(out, paramSite{v, g.line(c), "passed by the call"})
+		} else if id, ok := arg.(*ast.Ident); ok {
+			if v, how, ok := siteValue(f, id.Name); ok {
+				out = append(out, paramSite{v, g.line(c), "passed by the call" + how})
+			}
+		}
+	}
+	return out
+}
+
+// isTestPath: a test's file (a _test.go, test_x.py, x.test.ts, a tests/ or
+// __tests__/ directory). A test calls a helper with whatever bound it
+// checks, not one a night's run uses.
+func isTestPath(rel string) bool {
+	base := path.Base(rel)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.Contains("/"+rel, "/__tests__/") || strings.Contains("/"+rel, "/tests/") || strings.Contains("/"+rel, "/test/")
+}

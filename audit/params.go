@@ -1,0 +1,604 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"regexp"
+	"strings"
+)
+
+// A loop bounded by its own function's parameter — `withRetries(fn,
+// retries = 3)` looping `i < retries + 1`, `def with_retry(fn,
+// attempts=3)`, a Go `func extract(…, maxAttempts int)` — runs as many
+// times as its callers ask. The bound is the largest of the parameter's
+// default and the literal or constant arguments the file's calls of the
+// function pass at its position (a call passing none gets the default), and
+// the setting says which ("retries = 4, passed by the call at x.ts:12").
+// A Go bound is also resolved by scope: a constant or variable of the loop's
+// own function before the loop, else the parameter, else a package-level
+// one of the file — never the first same-named constant of another
+// function.
+
+// paramSite is one value a parameter takes: a default or a call's argument.
+type paramSite struct {
+	n    int
+	line int
+	how  string
+}
+
+// maxParamSites bounds the calls read per function.
+const maxParamSites = 64
+
+// paramCache holds, per file, what resolving parameters costs once: the
+// Go file's calls by callee name, and each function parameter's result.
+// A file of thousands of loops bounded by parameters reads its calls
+// once, and resolves at most maxCandidates bounds.
+type paramCache struct {
+	goCalls  map[string][]*ast.CallExpr
+	results  map[string]paramResult
+	resolved int
+	// last is the function whose parameter the last paramBound read (nil
+	// when the bound named none): loopLayer keeps it on the layer.
+	last *paramFn
+}
+
+// paramFn is a function whose parameter bounds a loop: its name, the
+// parameter's position among the call's arguments and its keyword (Python),
+// and whether it is a method (Go: called as x.name).
+type paramFn struct {
+	bound  string // the parameter's name
+	name   string
+	k      int
+	kw     string
+	method bool
+}
+
+type paramResult struct {
+	n   int
+	how string
+	ok  bool
+}
+
+func (f *file) paramCache() *paramCache {
+	if f.params == nil {
+		f.params = &paramCache{results: map[string]paramResult{}}
+	}
+	return f.params
+}
+
+// paramBound resolves bound, written in a loop whose head starts at at,
+// when it names a parameter of the function enclosing the loop (or, in
+// Go, a name in the loop's scope). ok is false when it names neither, or
+// nothing gives it a value here: the caller's own resolution then applies.
+func paramBound(f *file, at int, bound string) (int, string, bool) {
+	pc := f.paramCache()
+	pc.last = nil // whatever returns, no earlier loop's function is this one's
+	if !isName(bound) || strings.ContainsAny(bound, ".?") || pc.resolved >= maxCandidates {
+		return 0, "", false
+	}
+	pc.resolved++
+	switch f.kind {
+	case fkJS:
+		return jsParamBound(f, at, bound)
+	case fkPython:
+		return pyParamBound(f, at, bound)
+	case fkGo:
+		return goScopedBound(f, at, bound)
+	}
+	return 0, "", false
+}
+
+// worstSite is the largest of sites, shown with how many there were.
+func worstSite(bound string, rel string, sites []paramSite, calls int) (int, string, bool) {
+	sites = plausibleSites(sites)
+	if len(sites) == 0 {
+		return 0, "", false
+	}
+	w := sites[0]
+	for _, s := range sites[1:] {
+		if s.n > w.n {
+			w = s
+		}
+	}
+	how := fmt.Sprintf(" (%s = %d, %s at %s:%d", bound, w.n, w.how, rel, w.line)
+	if calls > 0 && len(sites) > 1 {
+		how += fmt.Sprintf("; the largest of %d values its calls in this file give it", len(sites))
+	}
+	return w.n, how + ")", true
+}
+
+// splitTop splits code at the commas of its own level.
+func splitTop(code []byte) [][]byte {
+	var out [][]byte
+	depth, start := 0, 0
+	for i, c := range code {
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '<':
+			// TypeScript generics in a parameter's type hold commas:
+			// Record<string, number>. A comparison in an argument is
+			// read the same way; it costs that argument only.
+			if i > 0 && isWord(code[i-1]) {
+				depth++
+			}
+		case '>':
+			if i > 0 && code[i-1] != '=' && depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				out = append(out, code[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if t := bytes.TrimSpace(code[start:]); len(t) > 0 {
+		out = append(out, code[start:])
+	}
+	return out
+}
+
+// paramIndex is the position of the parameter named bound among params
+// (each "name", "name = 3", "name: number = 3", "...rest"), and the text
+// of its default after `=`, "" when it has none.
+func paramIndex(params [][]byte, bound string) (int, string) {
+	for k, p := range params {
+		p = bytes.TrimSpace(p)
+		p = bytes.TrimLeft(p, "*.")
+		name := p
+		if i := bytes.IndexAny(p, ":=?"); i >= 0 {
+			name = p[:i]
+		}
+		if string(bytes.TrimSpace(name)) != bound {
+			continue
+		}
+		if i := bytes.IndexByte(p, '='); i >= 0 {
+			return k, string(bytes.TrimSpace(p[i+1:]))
+		}
+		return k, ""
+	}
+	return -1, ""
+}
+
+// siteValue is an argument's or a default's value: a literal, or a name
+// the file gives a value.
+func siteValue(f *file, expr string) (int, string, bool) {
+	expr = strings.TrimSpace(expr)
+	if n, ok := atoiBounded(expr); ok {
+		return n, "", true
+	}
+	if r, ok := f.resolve(expr); ok {
+		return r.n, fmt.Sprintf(" (%s = %d, %s at %s:%d)", r.name, r.n, r.how, f.rel, r.line), true
+	}
+	return 0, "", false
+}
+
+// callSites are the values the calls of name in f (other than the
+// definition whose parenthesis is at def) give its parameter k, or its
+// keyword kw (Python), the default dflt standing in where a call passes
+// none. calls is how many calls were read.
+func callSites(f *file, name string, def, k int, kw string, dflt *paramSite) (sites []paramSite, calls int) {
+	code := f.blanked()
+	for _, o := range callsOf(code, name, false) {
+		if o == def || calls >= maxParamSites || isDefinition(code, o-len(name)) {
+			continue
+		}
+		if w := wordBefore(code, o-len(name)); w == "function" || w == "def" {
+			continue
+		}
+		a, b := args(code, o)
+		calls++
+		as := splitTop(code[a:b])
+		var arg []byte
+		for _, x := range as {
+			if kw == "" {
+				break
+			}
+			t := bytes.TrimSpace(x)
+			if eq := bytes.IndexByte(t, '='); eq > 0 && string(bytes.TrimSpace(t[:eq])) == kw && (eq+1 >= len(t) || t[eq+1] != '=') {
+				arg = t[eq+1:]
+			}
+		}
+		if arg == nil && k < len(as) && !bytes.Contains(as[k], []byte("=")) {
+			arg = as[k]
+		}
+		line := f.lines().at(o)
+		if arg == nil {
+			if dflt != nil {
+				sites = append(sites, paramSite{dflt.n, dflt.line, dflt.how})
+			}
+			continue
+		}
+		if n, how, ok := siteValue(f, string(arg)); ok {
+			sites = append(sites, paramSite{n, line, "passed by the call" + how})
+		}
+	}
+	return sites, calls
+}
+
+// wordBefore is the word ending just before off, past spaces.
+func wordBefore(code []byte, off int) string {
+	_, w := before(code, off)
+	return w
+}
+
+var jsNotFunc = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true, "return": true}
+
+// jsParamBound: the function enclosing at — `function name(…) {`, `name =
+// (async) (…) => {`, a method `name(…) {` — with a parameter named bound.
+func jsParamBound(f *file, at int, bound string) (int, string, bool) {
+	code := f.blanked()
+	depth := 0
+	for i, blocks := at-1, 0; i >= 0 && at-i < maxLoopBodyBytes && blocks < 8; i-- {
+		switch code[i] {
+		case '}':
+			depth++
+		case '{':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			blocks++
+			name, open, params, ok := jsFuncHead(code, i)
+			if !ok {
+				continue
+			}
+			k, dtext := paramIndex(splitTop(params), bound)
+			if k < 0 {
+				// A constant of the function's own body before the loop is
+				// the one in scope, whatever another function names so.
+				if n, how, ok := jsLocalConst(f, i+1, at, bound); ok {
+					return n, how, true
+				}
+				continue
+			}
+			return paramSitesBound(f, bound, name, open, k, "", dtext)
+		}
+	}
+	// The module's own constant (at column 0), not a same-named one of a
+	// function; looked up once per name a file.
+	pc := f.paramCache()
+	key := "module\x00" + bound
+	if r, ok := pc.results[key]; ok {
+		return r.n, r.how, r.ok
+	}
+	r := paramResult{}
+	re := regexp.MustCompile(`(?m)^(?:export[ \t]+)?(?:const|let|var)[ \t]+` + regexp.QuoteMeta(bound) + `[ \t]*(?::[ \t]*number[ \t]*)?=[ \t]*([0-9][0-9_]*)[ \t]*;?[ \t]*$`)
+	if m := re.FindSubmatchIndex(code); m != nil {
+		if n, ok := atoiBounded(string(code[m[2]:m[3]])); ok {
+			r = paramResult{n, fmt.Sprintf(" (%s = %d, module constant at %s:%d)", bound, n, f.rel, f.lines().at(m[0])), true}
+		}
+	}
+	pc.results[key] = r
+	return r.n, r.how, r.ok
+}
+
+// jsLocalConst: the last `const|let|var bound = N` at the top level of the
+// block code[a:b] (a function's body before the loop).
+func jsLocalConst(f *file, a, b int, bound string) (int, string, bool) {
+	code := f.blanked()
+	re := regexp.MustCompile(`\b(?:const|let|var)[ \t]+` + regexp.QuoteMeta(bound) + `[ \t]*(?::[ \t]*number[ \t]*)?=[ \t]*([0-9][0-9_]*)\b`)
+	n, line, found := 0, 0, false
+	for _, m := range re.FindAllSubmatchIndex(code[a:b], maxCandidates) {
+		if !atTopLevel(code[a:b], m[0]) {
+			continue // a nested block's: not in the loop's scope
+		}
+		if v, ok := atoiBounded(string(code[a+m[2] : a+m[3]])); ok {
+			n, line, found = v, f.lines().at(a+m[0]), true
+		}
+	}
+	if !found {
+		return 0, "", false
+	}
+	return n, fmt.Sprintf(" (%s = %d, constant in the loop's function at %s:%d)", bound, n, f.rel, line), true
+}
+
+// paramSitesBound gathers the default and the call sites of parameter k
+// (or kw) of the function name defined with its parenthesis at open.
+func paramSitesBound(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
+	if name != "" {
+		f.paramCache().last = &paramFn{bound: bound, name: name, k: k, kw: kw}
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", name, open, k, kw)
+	if r, ok := f.paramCache().results[key]; ok {
+		return r.n, r.how, r.ok
+	}
+	n, how, ok := paramSitesBoundUncached(f, bound, name, open, k, kw, dtext)
+	f.paramCache().results[key] = paramResult{n, how, ok}
+	return n, how, ok
+}
+
+func paramSitesBoundUncached(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
+	var dflt *paramSite
+	if dtext != "" {
+		if n, how, ok := siteValue(f, dtext); ok {
+			line := f.lines().at(open)
+			a, b := args(f.blanked(), open)
+			if m := regexp.MustCompile(`\b` + regexp.QuoteMeta(bound) + `\s*(?::[^=,]{0,80})?=`).FindIndex(f.blanked()[a:b]); m != nil {
+				line = f.lines().at(a + m[0])
+			}
+			dflt = &paramSite{n, line, "default of the parameter" + how}
+		}
+	}
+	var sites []paramSite
+	calls := 0
+	if name != "" {
+		sites, calls = callSites(f, name, open, k, kw, dflt)
+	}
+	if dflt != nil && calls == 0 {
+		sites = append(sites, *dflt)
+	}
+	return worstSite(bound, f.rel, sites, calls)
+}
+
+// jsFuncHead reads the head of the block opened at brace: the function's
+// name ("" for an anonymous one), its parenthesis and its parameters.
+func jsFuncHead(code []byte, brace int) (string, int, []byte, bool) {
+	j := brace - 1
+	for j >= 0 && isSpace(code[j]) {
+		j--
+	}
+	if j >= 1 && code[j] == '>' && code[j-1] == '=' {
+		j -= 2
+	}
+	// A return type (`): Promise<void> {`): back to the parameters' close.
+	q := j
+	for q >= 0 && j-q < 200 && code[q] != ')' {
+		if code[q] == ';' || code[q] == '{' || code[q] == '}' {
+			return "", 0, nil, false
+		}
+		q--
+	}
+	if q < 0 || code[q] != ')' {
+		return "", 0, nil, false
+	}
+	open, d := -1, 0
+	for r := q; r >= 0 && q-r < maxArgBytes; r-- {
+		if code[r] == ')' {
+			d++
+		} else if code[r] == '(' {
+			d--
+			if d == 0 {
+				open = r
+				break
+			}
+		}
+	}
+	if open < 0 {
+		return "", 0, nil, false
+	}
+	c, w := before(code, open)
+	if jsNotFunc[w] {
+		return "", 0, nil, false
+	}
+	name := w
+	if w == "async" || w == "function" || c == '=' || c == '>' && w == "" {
+		// const name = async (…) =>, name = function (…), (…) =>.
+		k := open - 1
+		for k >= 0 && (isSpace(code[k]) || isWord(code[k])) {
+			k--
+		}
+		name = ""
+		if k >= 0 && code[k] == '=' {
+			_, name = before(code, k)
+		}
+	}
+	if name == "async" || name == "function" {
+		name = ""
+	}
+	return name, open, code[open+1 : q], true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+var pyDefParen = regexp.MustCompile(`^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(`)
+
+// pyParamBound: the def enclosing at with a parameter named bound.
+func pyParamBound(f *file, at int, bound string) (int, string, bool) {
+	code := f.blanked()
+	ind := indentAt(code, at)
+	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 400; n++ {
+		ls = lineStartBefore(code, ls-1)
+		t := bytes.TrimLeft(code[ls:min(len(code), ls+200)], " \t")
+		li := len(code[ls:min(len(code), ls+200)]) - len(t)
+		if len(t) == 0 || t[0] == '\n' || li >= ind {
+			continue
+		}
+		m := pyDefParen.FindSubmatchIndex(code[ls:min(len(code), ls+200)])
+		if m == nil {
+			if li == 0 {
+				return 0, "", false // left the function
+			}
+			continue
+		}
+		open := ls + m[1] - 1
+		a, b := args(code, open)
+		params := splitTop(code[a:b])
+		k, dtext := paramIndex(params, bound)
+		if k < 0 {
+			// Not this def's: a closure's, when an enclosing def has it (a
+			// retry decorator written by hand: def retry(times=3): def
+			// deco(fn): def wrapper(*a): for _ in range(times)).
+			if li == 0 {
+				return 0, "", false
+			}
+			ind = li
+			continue
+		}
+		// A parameter after `self` is the call's k-1th argument.
+		if len(params) > 0 {
+			if p0 := string(bytes.TrimSpace(params[0])); p0 == "self" || p0 == "cls" {
+				k--
+			}
+		}
+		// After a bare * only keywords reach it.
+		for _, p := range params[:k+1] {
+			if string(bytes.TrimSpace(p)) == "*" {
+				k = 1 << 20
+			}
+		}
+		return paramSitesBound(f, bound, string(code[ls+m[2]:ls+m[3]]), open, k, bound, dtext)
+	}
+	return 0, "", false
+}
+
+// goScopedBound: a Go loop's bound by scope — a constant or variable of
+// its own function before the loop, else its function's parameter (the
+// calls of the function in the file), else a package-level one of this
+// file.
+func goScopedBound(f *file, at int, bound string) (int, string, bool) {
+	g := f.goSource()
+	if g == nil {
+		return 0, "", false
+	}
+	var fd *ast.FuncDecl
+	for _, d := range g.ast.Decls {
+		if x, ok := d.(*ast.FuncDecl); ok && x.Body != nil && g.offset(x) <= at && at < g.fset.Position(x.End()).Offset {
+			fd = x
+		}
+	}
+	if fd != nil {
+		if n, how, ok := goLocalDef(f, g, fd.Body, at, bound); ok {
+			return n, how, true
+		}
+		k := -1
+		i := 0
+		for _, fl := range fd.Type.Params.List {
+			if len(fl.Names) == 0 {
+				i++
+				continue
+			}
+			for _, nm := range fl.Names {
+				if nm.Name == bound {
+					k = i
+				}
+				i++
+			}
+		}
+		if k >= 0 {
+			f.paramCache().last = &paramFn{bound: bound, name: fd.Name.Name, k: k, method: fd.Recv != nil}
+			return goCallSites(f, g, fd, k, bound)
+		}
+	}
+	for _, d := range g.ast.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || (gd.Tok != token.CONST && gd.Tok != token.VAR) {
+			continue
+		}
+		for _, s := range gd.Specs {
+			vs := s.(*ast.ValueSpec)
+			for i, nm := range vs.Names {
+				if nm.Name == bound && i < len(vs.Values) {
+					if v, ok := g.literal(vs.Values[i]); ok {
+						how := "constant"
+						if gd.Tok == token.VAR {
+							how = "initial value"
+						}
+						return v, fmt.Sprintf(" (%s = %d, %s at %s:%d)", bound, v, how, f.rel, g.line(nm)), true
+					}
+				}
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// goLocalDef: the last definition of bound in body before at — `const
+// bound = 3`, `var bound = 3`, `bound := 3` — at any depth of the
+// function, so a constant of another function is never taken.
+func goLocalDef(f *file, g *goFile, body *ast.BlockStmt, at int, bound string) (int, string, bool) {
+	best, bestAt, how := 0, -1, ""
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil || g.offset(n) >= at {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ValueSpec:
+			for i, nm := range x.Names {
+				if nm.Name == bound && i < len(x.Values) {
+					if v, ok := g.literal(x.Values[i]); ok && g.offset(nm) > bestAt {
+						best, bestAt, how = v, g.offset(nm), fmt.Sprintf(" (%s = %d, defined in the loop's function at %s:%d)", bound, v, f.rel, g.line(nm))
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			for i, l := range x.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == bound && i < len(x.Rhs) {
+					if v, ok := g.literal(x.Rhs[i]); ok && g.offset(id) > bestAt {
+						best, bestAt, how = v, g.offset(id), fmt.Sprintf(" (%s = %d, assigned in the loop's function at %s:%d)", bound, v, f.rel, g.line(id))
+					}
+				}
+			}
+		}
+		return true
+	})
+	return best, how, bestAt >= 0
+}
+
+// goCallSites: the values the file's calls of fd give its parameter k.
+func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int, string, bool) {
+	pc := f.paramCache()
+	if pc.goCalls == nil {
+		// Every call of the file by its callee's name, once: a function's
+		// (f(…)) under its name, a method's (x.f(…)) under "." and its name.
+		pc.goCalls = map[string][]*ast.CallExpr{}
+		ast.Inspect(g.ast, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				switch fn := c.Fun.(type) {
+				case *ast.Ident:
+					if len(pc.goCalls[fn.Name]) < maxParamSites {
+						pc.goCalls[fn.Name] = append(pc.goCalls[fn.Name], c)
+					}
+				case *ast.SelectorExpr:
+					if len(pc.goCalls["."+fn.Sel.Name]) < maxParamSites {
+						pc.goCalls["."+fn.Sel.Name] = append(pc.goCalls["."+fn.Sel.Name], c)
+					}
+				}
+			}
+			return true
+		})
+	}
+	key := fd.Name.Name
+	if fd.Recv != nil {
+		key = "." + key
+	}
+	var sites []paramSite
+	calls := 0
+	for _, c := range pc.goCalls[key] {
+		if k >= len(c.Args) {
+			continue
+		}
+		calls++
+		arg := c.Args[k]
+		if v, ok := g.literal(arg); ok {
+			sites = append(sites, paramSite{v, g.line(c), "passed by the call"})
+		} else if id, ok := arg.(*ast.Ident); ok {
+			if v, how, ok := siteValue(f, id.Name); ok {
+				sites = append(sites, paramSite{v, g.line(c), "passed by the call" + how})
+			}
+		}
+	}
+	return worstSite(bound, f.rel, sites, calls)
+}
+
+// maxSiteBound: a call passing more than this (99999, a sentinel) bounds
+// no retry loop a reader would call one; it is not counted, so one odd call
+// costs itself, never the layer the other calls and the default give.
+const maxSiteBound = 1000
+
+func plausibleSites(sites []paramSite) []paramSite {
+	out := sites[:0:0]
+	for _, s := range sites {
+		if s.n <= maxSiteBound {
+			out = append(out, s)
+		}
+	}
+	return out
+}
