@@ -9,11 +9,12 @@ import (
 
 // TestSortJobsHalvesMatchOneSort: the two-halves sort of a big job list,
 // merged in place, gives the order of one sort, ties on spend and calls
-// included (the ID decides them), for even and odd lengths and for halves
-// that run out first on either side.
+// included (the ID decides them, in a second pass over each run of equal
+// spend and calls), for even and odd lengths, for halves that run out
+// first on either side and for a list of jobs all alike.
 func TestSortJobsHalvesMatchOneSort(t *testing.T) {
 	for _, n := range []int{1 << 16, 100_001, 100_000} {
-		for _, skew := range []string{"mixed", "left costlier", "right costlier"} {
+		for _, skew := range []string{"mixed", "left costlier", "right costlier", "all alike"} {
 			s := &State{}
 			rng := rand.New(rand.NewPCG(1, uint64(n)))
 			var order []jobOrder
@@ -24,7 +25,11 @@ func TestSortJobsHalvesMatchOneSort(t *testing.T) {
 				case skew == "left costlier" && i < n/2, skew == "right costlier" && i >= n/2:
 					usd += 1
 				}
-				order = append(order, jobOrder{usd: usd, calls: int32(rng.IntN(4)), idx: uint32(i)})
+				calls := int32(rng.IntN(4))
+				if skew == "all alike" { // one run, decided by the IDs alone
+					usd, calls = 0.25, 3
+				}
+				order = append(order, jobOrder{usd: usd, calls: calls, idx: uint32(i)})
 			}
 			want := slices.Clone(order)
 			slices.SortFunc(want, s.compareJobs)
