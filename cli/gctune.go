@@ -10,9 +10,9 @@ import (
 // burnrate's heap is nearly all long-lived correlation state, which only
 // grows, and the default GOGC=100 lets the heap reach twice what is live
 // before collecting: harmless at a few hundred MB, 1 GB of headroom at a
-// million jobs. Past 256 MiB live the headroom is 50%, past 1 GiB 25% —
-// more collections of a heap that barely changes, for a peak RSS about a
-// quarter lower. A GOGC the user set wins. The returned stop ends it.
+// million jobs. Past 128 MiB live the headroom is 128 MiB (gcPercentFor),
+// and 25% past 512 MiB — more collections of a heap that barely changes,
+// for a peak RSS about a quarter lower. A GOGC the user set wins. The returned stop ends it.
 func tuneGC(getenv func(string) string) (stop func()) {
 	if getenv("GOGC") != "" {
 		return func() {}
@@ -42,13 +42,22 @@ func tuneGC(getenv func(string) string) (stop func()) {
 	return func() { close(done) }
 }
 
-// gcPercentFor is the GOGC for a live heap of live bytes.
+// gcPercentFor is the GOGC for a live heap of live bytes: a headroom of
+// at most gcHeadroom (100% up to 128 MiB live, 50% at 256 MiB, 32% at
+// 400 MiB), never under 25%, in steps of 5 so that a growing heap does
+// not reset it on every tick. A cap on the headroom rather than steps of
+// a fraction: with 100% below 256 MiB, a million jobs' report collected
+// at 250 MiB live and let the heap reach 500 MiB before the next
+// collection (the peak of the whole run), where a 128 MiB cap stops it
+// at 378.
 func gcPercentFor(live uint64) int {
-	switch {
-	case live >= 1<<30:
-		return 25
-	case live >= 256<<20:
-		return 50
+	if live <= gcHeadroom {
+		return 100
 	}
-	return 100
+	p := int(gcHeadroom * 100 / live)
+	return max(25, p-p%5)
 }
+
+// gcHeadroom is the most the heap may grow past what is live before the
+// next collection, down to 25% of it.
+const gcHeadroom = 128 << 20

@@ -401,9 +401,7 @@ func TestReportOptionsOnlyTrim(t *testing.T) {
 		var jr correlate.JobReport
 		for i := range streamed.JobSource.Len() {
 			streamed.JobSource.Fill(i, &jr)
-			c := jr
-			c.Findings = slices.Clone(jr.Findings)
-			got = append(got, c)
+			got = append(got, jr.Detached())
 		}
 		if !reflect.DeepEqual(got, full.Jobs) {
 			t.Fatalf("%s: the stream yielded other jobs than the full report lists", path)

@@ -420,6 +420,9 @@ func NewBatch() Batch {
 // owner — its receiver — may call it, and must not touch it after.
 func Recycle(b Batch) {
 	if cap(b) == BatchSize {
+		// Its events' strings point into the decoder's shared blocks:
+		// a batch waiting in the pool must not keep them alive.
+		clear(b[:cap(b)])
 		b = b[:0]
 		batchPool.Put(&b)
 	}

@@ -299,7 +299,7 @@ func (t *Tail) newSink(path string, out chan<- ingest.Batch) *sink {
 	// chat's its session's prefix — all a follower that starts at the end
 	// (past the line naming the session) has of it.
 	opts.SourceName = path
-	s := &sink{t: t, path: path, out: out, batch: make(ingest.Batch, 0, ingest.BatchSize), src: t.sourceNumber(path)}
+	s := &sink{t: t, path: path, out: out, batch: ingest.NewBatch()[:0], src: t.sourceNumber(path)}
 	// A batch goes every flushEvery: an app's "calling model" line waits
 	// for its answer past it (decode.AnnounceHeldFor), all of them at the
 	// input's end (a closed pipe).
@@ -431,7 +431,11 @@ func (s *sink) send(ctx context.Context) bool {
 	}
 	select {
 	case s.out <- s.batch:
-		s.batch = make(ingest.Batch, 0, ingest.BatchSize)
+		// One the engine gave back (ingest.Recycle), when there is one:
+		// a fresh one per batch left every applied batch in Recycle's
+		// pool until the second collection after it — 117 MB of a
+		// catch-up's heap (840 batches of 139 KB) that nothing used.
+		s.batch = ingest.NewBatch()[:0]
 		return true
 	case <-ctx.Done():
 		return false
@@ -479,7 +483,7 @@ func (s *sink) stop() {
 	defer t.Stop()
 	select {
 	case s.out <- s.batch:
-		s.batch = make(ingest.Batch, 0, ingest.BatchSize)
+		s.batch = ingest.NewBatch()[:0]
 	case <-t.C:
 	}
 }

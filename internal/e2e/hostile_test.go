@@ -120,6 +120,33 @@ func TestHugeFirstLineCostsTheLineCap(t *testing.T) {
 		t.Errorf("the long line must be counted too long and the line after it read:\n%.1500s", out.String())
 	}
 
+	// The same log on stdin (report -): read as a stream, the same bound.
+	in, err := os.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cmd = exec.Command(burnrate(t), "report", "--format", "json", "-")
+	out.Reset()
+	stderr.Reset()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &out, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	peak = hwm(cmd.Process.Pid)
+	err = cmd.Wait()
+	rss = peak()
+	if err != nil {
+		t.Fatalf("report -: %v\n%s", err, stderr.String())
+	}
+	t.Logf("report -: peak RSS %d MiB", rss)
+	if rss > 120 {
+		t.Errorf("report - peaked at %d MiB on a 100 MB first line on stdin: want under 120 MiB", rss)
+	}
+	if !strings.Contains(out.String(), `"too_long": 1`) || !strings.Contains(out.String(), `"job_id": "after"`) {
+		t.Errorf("stdin: the long line must be counted too long and the line after it read:\n%.1500s", out.String())
+	}
+
 	// watch follows the same file: the same bound.
 	d := startDaemon(t, "--journal", filepath.Join(dir, "journal.jsonl"), "--poll-interval", "20ms", log)
 	peak = hwm(d.cmd.Process.Pid)
@@ -130,6 +157,40 @@ func TestHugeFirstLineCostsTheLineCap(t *testing.T) {
 	if rss > 120 {
 		t.Errorf("watch peaked at %d MiB on a 100 MB first line: want under 120 MiB", rss)
 	}
+
+	// And watch - reading it from a pipe.
+	in.Seek(0, 0)
+	d = &daemon{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	d.cmd = exec.Command(burnrate(t), "watch", "--headless", "--journal", filepath.Join(dir, "journal2.jsonl"), "-")
+	d.cmd.Stdin, d.cmd.Stdout, d.cmd.Stderr = in, d.stdout, d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.cmd.Process.Kill(); d.cmd.Wait() })
+	peak = hwm(d.cmd.Process.Pid)
+	time.Sleep(3 * time.Second)
+	rss = peak()
+	d.stop(syscall.SIGTERM)
+	t.Logf("watch -: peak RSS %d MiB", rss)
+	if rss > 120 {
+		t.Errorf("watch - peaked at %d MiB on a 100 MB first line on stdin: want under 120 MiB", rss)
+	}
+}
+
+// cpuTicks is a running process's user and system CPU time so far, in
+// clock ticks (1/100 s here), from /proc/PID/stat.
+func cpuTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command name, which is in parentheses and
+	// may hold spaces: utime and stime are the 12th and 13th of them.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
 }
 
 // TestHugeFirstArrayRecordCostsItsCap: a JSON array whose first record
@@ -218,12 +279,21 @@ func TestFollowedFileReplacedByNothingReal(t *testing.T) {
 			if !c.replace(t, log) {
 				t.Skip("cannot make one here")
 			}
-			time.Sleep(4 * time.Second)
+			time.Sleep(time.Second)
+			// Once it has seen the replacement: 3 s of it costs what an
+			// idle follower's polls do (about 1% of a core at a 20 ms
+			// poll), not a core reading NULs or a device.
+			before := cpuTicks(t, d.cmd.Process.Pid)
+			time.Sleep(3 * time.Second)
+			window := cpuTicks(t, d.cmd.Process.Pid) - before
 			d.stop(syscall.SIGTERM)
 			cpu := usage(d.cmd.ProcessState)
-			t.Logf("%s: CPU %v over ~4.5 s", c.name, cpu)
+			t.Logf("%s: CPU %v over ~4.5 s, %d ticks in the 3 s after the replacement was seen", c.name, cpu, window)
 			if cpu > 1500*time.Millisecond {
 				t.Errorf("%s: %v of CPU in 4.5 s with nothing real to read", c.name, cpu)
+			}
+			if window > 30 {
+				t.Errorf("%s: %d ticks (1/100 s) of CPU in 3 s with nothing real to read: want an idle follower's few", c.name, window)
 			}
 			if n := strings.Count(d.err(), c.said); n != 1 {
 				t.Errorf("%s: want it said once on stderr (%q), said %d times:\n%s", c.name, c.said, n, d.err())
