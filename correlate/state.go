@@ -1109,7 +1109,7 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		// region, negotiated rates). The table's price of the same tokens
 		// is kept beside it (noteRecorded).
 		if ms.priced && ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 {
-			s.lastOurs, s.hasOurs = billCost(ms.price, ev, prompt, nil), true
+			s.lastOurs, s.hasOurs = billCost(&ms.price, ev, prompt, nil), true
 		}
 		return PicoFromUSD(ev.CostUSD), true
 	}
@@ -1118,7 +1118,7 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		if ev.Kind == ingest.KindUsageGrowth {
 			count = nil // the call was counted at its first record
 		}
-		c := billCost(ms.price, ev, prompt, count)
+		c := billCost(&ms.price, ev, prompt, count)
 		if s.cfg.MaxCallCost > 0 && c > s.cfg.MaxCallCost {
 			// A computed cost no call should have: flagged (the report
 			// counts and names it), kept in spend and in every ceiling.
