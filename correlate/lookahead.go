@@ -66,6 +66,17 @@ func (s *State) resolve(b ingest.Batch, res []resolved) {
 			r.job = s.Job(r.key)
 		}
 	}
+	// The jobs' other hot lines (Job's second and third cache lines: its
+	// counts, its type and run), which applying reads: loaded here, they
+	// miss together instead of one event at a time. The sum only keeps
+	// the loads.
+	warm := 0
+	for i := range res {
+		if j := res[i].job; j != nil {
+			warm += int(j.Calls) + len(j.RunID)
+		}
+	}
+	s.warm = warm
 	// 4. A keyed call's scoped key, hashed: the job's last operation is the
 	// candidate when the hash is its (a retry), else the first slot of
 	// the tag in the operations' index.

@@ -103,6 +103,7 @@ type State struct {
 	// ahead is the hash of the scoped key of the event being applied,
 	// when resolve found no operation under it.
 	ahead  aheadHash
+	warm   int    // resolve's sum of loads that bring a job's lines in
 	scoped []byte // findOp's scratch: a job-scoped idempotency key
 	hint   opHint // the operation of the event being applied (findOp)
 	// clock is the log clock of all sources together (Now: the burn
