@@ -35,7 +35,11 @@ func TestLookAheadFindsWhatApplyFinds(t *testing.T) {
 	for i := range 3000 {
 		e := ingest.Event{TS: int64(2_000_000+i) * 1e9, Kind: ingest.KindLLMCall, Model: "gpt-4o", Status: int16([]int{429, 200, 500}[i%3]),
 			RetryAfterMs: ingest.NoRetryAfter, Attempt: int16(i%3 + 1), InputTokens: 100, OutputTokens: 10}
-		switch i % 4 {
+		switch i % 5 {
+		case 4:
+			// A NUL in a job ID or key: "a\x00b"+"\x00"+"c" and "a"+"\x00"+"b\x00c" are
+			// one scoped key; the look-ahead must agree with findOp on it.
+			e.JobID, e.IdempotencyKey = []string{"a\x00b", "a"}[i%2], []string{"c", "b\x00c"}[i/5%2]
 		case 0:
 			e.JobID, e.IdempotencyKey = fmt.Sprint("hand-", i%97), fmt.Sprint("req-", i%5) // per-worker counters: shared by jobs
 		case 1:
