@@ -1,6 +1,10 @@
 package correlate
 
-import "github.com/burnrate-dev/burnrate/ingest"
+import (
+	"strings"
+
+	"github.com/burnrate-dev/burnrate/ingest"
+)
 
 // resolved is an event's job and operation, looked up ahead (ApplyBatch).
 type resolved struct {
@@ -16,6 +20,7 @@ type resolved struct {
 	jh    uint64 // the job index's hash of key
 	slot  int32  // position+1 of the first index slot of the hash's tag, 0 none
 	viaOp bool   // slot is the op index's (else the job's last operation is the candidate)
+	opKey string // the candidate operation's key
 }
 
 // resolve looks up the jobs and operations of b's events ahead of applying
@@ -94,22 +99,33 @@ func (s *State) resolve(b ingest.Batch, res []resolved) {
 		}
 		r.slot, r.viaOp = s.ops.first(r.h), true
 	}
-	// 5. The candidates' keys, compared.
-	for i := range b {
+	// 5. The candidates: each operation's key (its first line), loaded.
+	for i := range res {
 		r := &res[i]
 		switch {
 		case r.op != nil: // the job's last operation
-			if lastKey(r.op) != b[i].IdempotencyKey {
-				r.op, _ = s.findOp(r.job, r.key, b[i].IdempotencyKey)
-			}
+			r.opKey = r.op.key
 		case r.viaOp && r.slot != 0:
-			if o := s.opAt(r.slot - 1); isScoped(o.key, r.key, b[i].IdempotencyKey) {
-				r.op = o
+			r.op = s.opAt(r.slot - 1)
+			r.opKey = r.op.key
+		}
+	}
+	// 6. The keys' bytes, compared.
+	for i := range res {
+		r := &res[i]
+		if r.op != nil {
+			key := b[i].IdempotencyKey
+			var same bool
+			if r.viaOp {
+				same = isScoped(r.opKey, r.key, key)
 			} else {
-				r.op, _ = s.findOp(r.job, r.key, b[i].IdempotencyKey)
+				same = r.opKey[strings.IndexByte(r.opKey, 0)+1:] == key // lastKey
+			}
+			if !same {
+				r.op, _ = s.findOp(r.job, r.key, key)
 			}
 		}
-		r.key, r.slot, r.viaOp = "", 0, false // no strings kept past the batch
+		r.key, r.opKey, r.slot, r.viaOp = "", "", 0, false // no strings kept past the batch
 	}
 }
 

@@ -20,8 +20,8 @@ import (
 // key) it must still find what Apply finds one event at a time — on a
 // uniform log (keys new, retried and repeated within a batch) and on
 // hand-made events whose job is named by correlation ID or key alone,
-// whose key repeats across jobs, and whose job and key first appear
-// within one batch.
+// whose key repeats across jobs, whose job and key first appear within
+// one batch, and whose job ID or key holds a NUL.
 func TestLookAheadFindsWhatApplyFinds(t *testing.T) {
 	var log bytes.Buffer
 	if err := scenario.NightUniform(&log, 20_000, 4, 3); err != nil {
