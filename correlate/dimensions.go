@@ -61,9 +61,9 @@ func (d *dimCounts) assume(why string) {
 // count is nil when the call is not to be counted (a recomputation beside
 // a recorded cost).
 //
-// It reads the model's price in place (a Price is 216 bytes: copied three
-// times a call it was a tenth of correlation's instructions) and copies it
-// only when the call's service tier or prompt changes its rates.
+// It reads the model's price in place (a Price is 216 bytes: three copies
+// a call were 7% of correlation's instructions) and copies it only when
+// the call's service tier or prompt changes its rates.
 func billCost(price *Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
 	p := price
 	var own Price // p's rates for this call, when they differ from the model's
