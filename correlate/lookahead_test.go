@@ -21,7 +21,8 @@ import (
 // uniform log (keys new, retried and repeated within a batch) and on
 // hand-made events whose job is named by correlation ID or key alone,
 // whose key repeats across jobs, whose job and key first appear within
-// one batch, and whose job ID or key holds a NUL.
+// one batch, whose job ID or key holds a NUL, and trace links that move
+// jobs in the middle of a batch.
 func TestLookAheadFindsWhatApplyFinds(t *testing.T) {
 	var log bytes.Buffer
 	if err := scenario.NightUniform(&log, 20_000, 4, 3); err != nil {
@@ -50,6 +51,20 @@ func TestLookAheadFindsWhatApplyFinds(t *testing.T) {
 			e.JobID = fmt.Sprint("hand-", i%97) // keyless: the job's tool operation
 		}
 		events = append(events, e)
+	}
+	// Trace links mid-batch: a trace's keyed calls (retried), its root
+	// naming a job — new, or one with calls already (folded in) — and
+	// calls after the link that name the trace again or the job.
+	for k := range 40 {
+		trace := fmt.Sprintf("%032x", k*7919)
+		for n := range 6 {
+			events = append(events, ingest.Event{TS: int64(3_000_000+k*10+n) * 1e9, Kind: ingest.KindLLMCall, Model: "gpt-4o", Status: int16([]int{429, 200}[n%2]),
+				RetryAfterMs: ingest.NoRetryAfter, JobID: trace, CorrelationID: trace, IdempotencyKey: fmt.Sprint("t-", n/2), InputTokens: 50})
+		}
+		events = append(events, ingest.Event{TS: int64(3_000_000+k*10+7) * 1e9, Kind: ingest.KindTraceJob, JobID: fmt.Sprint("hand-", k%3*40), JobType: "t", CorrelationID: trace})
+		events = append(events,
+			ingest.Event{TS: int64(3_000_000+k*10+8) * 1e9, Kind: ingest.KindLLMCall, Model: "gpt-4o", Status: 200, RetryAfterMs: ingest.NoRetryAfter, CorrelationID: trace, IdempotencyKey: "t-2", InputTokens: 50},
+			ingest.Event{TS: int64(3_000_000+k*10+9) * 1e9, Kind: ingest.KindLLMCall, Model: "gpt-4o", Status: 200, RetryAfterMs: ingest.NoRetryAfter, JobID: fmt.Sprint("hand-", k%3*40), IdempotencyKey: "t-2", InputTokens: 50})
 	}
 	if len(events) < 20_000 {
 		t.Fatalf("%d events", len(events))
