@@ -60,7 +60,13 @@ func (d *dimCounts) assume(why string) {
 // growth's tokens are a part of it), which picks the long-context tier.
 // count is nil when the call is not to be counted (a recomputation beside
 // a recorded cost).
-func billCost(p Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
+//
+// It reads the model's price in place (a Price is 216 bytes: three copies
+// a call were 7% of correlation's instructions) and copies it only when
+// the call's service tier or prompt changes its rates.
+func billCost(price *Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
+	p := price
+	var own Price // p's rates for this call, when they differ from the model's
 	note := func(dim string) {
 		if count != nil {
 			count.dim(dim)
@@ -78,14 +84,16 @@ func billCost(p Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
 		case ev.Bill&ingest.BillPriority != 0:
 			note(DimPriority)
 			if p.Priority.known() {
-				p = p.inTier(p.Priority)
+				own = p.inTier(p.Priority)
+				p = &own
 			} else {
 				assume(AssumePriority)
 			}
 		case ev.Bill&ingest.BillFlex != 0:
 			note(DimFlex)
 			if p.Flex.known() {
-				p = p.inTier(p.Flex)
+				own = p.inTier(p.Flex)
+				p = &own
 			} else {
 				assume(AssumeFlex)
 			}
@@ -100,8 +108,9 @@ func billCost(p Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
 		note(DimLongContext)
 	}
 	if prompt > 0 {
-		p = p.at(prompt, 0, 0)
-		p.Tiers = nil
+		own = p.at(prompt, 0, 0)
+		own.Tiers = nil
+		p = &own
 	}
 	if ev.CacheCreateTokens > 0 && p.NoCacheWrite {
 		// Written cache on a model whose entry has no write rate (OpenAI's
@@ -118,9 +127,9 @@ func billCost(p Price, ev *ingest.Event, prompt int64, count *dimCounts) Pico {
 		// The one-hour cache is written at its own rate (Anthropic: twice
 		// the input rate, LiteLLM's cache_creation_input_token_cost_above_1hr).
 		h := min(ev.CacheCreate1hTokens, ev.CacheCreateTokens)
-		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h()))
+		c = p.cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens-h).Add(mulTokens(h, p.write1h()))
 	default:
-		c = p.Cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
+		c = p.cost(ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens)
 	}
 	if ev.Bill&ingest.BillCompaction != 0 {
 		note(DimCompaction) // its tokens are in the event's (the decoder summed them)

@@ -50,6 +50,23 @@ func (x *hashIndex) find(key string, h uint64, keyAt func(int32) string) (int32,
 	}
 }
 
+// first returns the position+1 of the first slot of h's tag along h's
+// probe, 0 when an empty slot comes first: find's first candidate, for a
+// caller that confirms the key itself (resolve: one load per step).
+func (x *hashIndex) first(h uint64) int32 {
+	tag := h >> 32
+	mask := uint64(len(x.slots) - 1)
+	for i := tag & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return 0
+		}
+		if s>>32 == tag {
+			return int32(uint32(s))
+		}
+	}
+}
+
 // add records key (of hash h, not yet present) at position pos.
 func (x *hashIndex) add(h uint64, pos int32) {
 	if 4*(x.count+1) > 3*len(x.slots) {

@@ -137,8 +137,24 @@ func (p Price) at(input, cacheRead, cacheWrite int64) Price {
 
 // Cost prices a call's tokens; input excludes cache reads and writes.
 func (p Price) Cost(input, output, cacheRead, cacheWrite int64) Pico {
-	q := p.at(input, cacheRead, cacheWrite)
-	return mulTokens(input, q.Input).Add(mulTokens(output, q.Output)).Add(mulTokens(cacheRead, q.CacheRead)).Add(mulTokens(cacheWrite, q.CacheWrite))
+	return p.cost(input, output, cacheRead, cacheWrite)
+}
+
+// cost is Cost without copying the Price: the correlator prices every call.
+func (p *Price) cost(input, output, cacheRead, cacheWrite int64) Pico {
+	in, out, read, write := p.rates(input, cacheRead, cacheWrite)
+	return mulTokens(input, in).Add(mulTokens(output, out)).Add(mulTokens(cacheRead, read)).Add(mulTokens(cacheWrite, write))
+}
+
+// rates are the four rates of the Price at builds, without building it.
+func (p *Price) rates(input, cacheRead, cacheWrite int64) (in, out, read, write Pico) {
+	total := satAdd(satAdd(max(input, 0), max(cacheRead, 0)), max(cacheWrite, 0))
+	for i := len(p.Tiers) - 1; i >= 0; i-- {
+		if t := &p.Tiers[i]; total > t.Above {
+			return cmp.Or(t.Input, p.Input), cmp.Or(t.Output, p.Output), cmp.Or(t.CacheRead, p.CacheRead), cmp.Or(t.CacheWrite, p.CacheWrite)
+		}
+	}
+	return p.Input, p.Output, p.CacheRead, p.CacheWrite
 }
 
 // write1h is the one-hour cache write rate: the table's, else twice the

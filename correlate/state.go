@@ -100,8 +100,12 @@ type State struct {
 	lastErrIx uint32
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
-	scoped    []byte     // findOp's scratch: a job-scoped idempotency key
-	hint      opHint     // the operation of the event being applied (findOp)
+	// ahead is the hash of the scoped key of the event being applied,
+	// when resolve found no operation under it.
+	ahead  aheadHash
+	warm   int    // resolve's sum of loads that bring a job's lines in
+	scoped []byte // findOp's scratch: a job-scoped idempotency key
+	hint   opHint // the operation of the event being applied (findOp)
 	// clock is the log clock of all sources together (Now: the burn
 	// window, breakers, the report's span); srcClocks are each source's
 	// own (Event.Source), which judge its jobs' idle and retention: a
@@ -294,22 +298,7 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		s.resolved = make([]resolved, len(b))
 	}
 	res := s.resolved[:len(b)]
-	for i := range b {
-		ev := &b[i]
-		if ev.Kind == ingest.KindTraceJob {
-			// It moves jobs: the events after it are looked up as they
-			// are applied.
-			break
-		}
-		if ev.Kind == ingest.KindAssumption {
-			continue // belongs to no job: apply takes it alone
-		}
-		job := s.Job(jobKey(ev))
-		res[i] = resolved{job: job}
-		if ev.IdempotencyKey != "" && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-			res[i].op, res[i].h = s.findOp(job, jobKey(ev), ev.IdempotencyKey)
-		}
-	}
+	s.resolve(b, res)
 	for i := range b {
 		ev := &b[i]
 		if ev.Kind == ingest.KindAssumption {
@@ -328,8 +317,11 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 		}
 		if res[i].op != nil {
 			s.hint = opHint{res[i].op, res[i].h}
+		} else if res[i].hashed {
+			s.ahead = aheadHash{res[i].h, true}
 		}
 		s.apply(ev, job, res[i].op)
+		s.ahead = aheadHash{}
 		if after != nil {
 			after(job, ev)
 		}
@@ -337,13 +329,6 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 	clear(res) // no pointers kept past the batch
 	s.hint = opHint{}
 	s.retireSweep() // between batches: it moves jobs and operations
-}
-
-// resolved is an event's job and operation, looked up ahead (Consume).
-type resolved struct {
-	job *Job
-	op  *operation
-	h   uint64 // findOp's
 }
 
 // SetSources records the inputs' counters for the report.
@@ -637,7 +622,16 @@ func (s *State) end(job *Job, o Outcome, ts int64) {
 
 func (s *State) op(job *Job, ev *ingest.Event) *operation {
 	if key := ev.IdempotencyKey; key != "" {
-		o, h := s.findOp(job, job.ID, key)
+		var o *operation
+		var h uint64
+		if s.ahead.ok {
+			// The key was new when the batch was looked up (resolve): its
+			// hash is known, its operation may have been created since.
+			h = s.ahead.h
+			o = s.findOpHashed(job, job.ID, key, h)
+		} else {
+			o, h = s.findOp(job, job.ID, key)
+		}
 		if o == nil {
 			o = s.newOp()
 			o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
@@ -673,16 +667,27 @@ func (s *State) findOp(job *Job, jk, key string) (o *operation, h uint64) {
 	// The index holds "job\x00key"; it is built in a scratch buffer that
 	// the lookup reads and does not keep.
 	h = s.ops.hash(s.scope(jk, key))
+	return s.findOpHashed(job, jk, key, h), h
+}
+
+// findOpHashed is findOp with the hash of the scoped key known.
+func (s *State) findOpHashed(job *Job, jk, key string, h uint64) *operation {
 	if job != nil && job.lastOp != nil && job.lastHash == h && lastKey(job.lastOp) == key {
-		return job.lastOp, h
+		return job.lastOp
 	}
-	return s.keyedOp(unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped)), h), h
+	return s.keyedOp(s.scope(jk, key), h)
 }
 
 // scope is "jk\x00key" in findOp's scratch buffer, valid until the next call.
 func (s *State) scope(jk, key string) string {
 	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
 	return unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
+}
+
+// aheadHash is a hash resolve computed: findOp's, for the event being applied.
+type aheadHash struct {
+	h  uint64
+	ok bool
 }
 
 // opHint is the operation the event being applied was found or created
@@ -1109,7 +1114,7 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		// region, negotiated rates). The table's price of the same tokens
 		// is kept beside it (noteRecorded).
 		if ms.priced && ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 {
-			s.lastOurs, s.hasOurs = billCost(ms.price, ev, prompt, nil), true
+			s.lastOurs, s.hasOurs = billCost(&ms.price, ev, prompt, nil), true
 		}
 		return PicoFromUSD(ev.CostUSD), true
 	}
@@ -1118,7 +1123,7 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		if ev.Kind == ingest.KindUsageGrowth {
 			count = nil // the call was counted at its first record
 		}
-		c := billCost(ms.price, ev, prompt, count)
+		c := billCost(&ms.price, ev, prompt, count)
 		if s.cfg.MaxCallCost > 0 && c > s.cfg.MaxCallCost {
 			// A computed cost no call should have: flagged (the report
 			// counts and names it), kept in spend and in every ceiling.
