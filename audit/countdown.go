@@ -89,6 +89,18 @@ func pyCountdownLoops(f *file) []Layer {
 // above the loop at at, within its function: a literal or a name.
 func pyCountdownStart(code []byte, at int, name string) (string, bool) {
 	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9]+|[A-Za-z_][\w.]*)\s*$`)
+	m, _, ok := pyAssignAbove(code, at, assign)
+	if !ok {
+		return "", false
+	}
+	return string(m[1]), true
+}
+
+// pyAssignAbove walks up from the loop at at to the nearest line assign
+// matches, within the loop's function (a line less indented that is the
+// function's or class's head, or at column 0, ends the walk; 200 lines at
+// most): its submatches and the line's offset.
+func pyAssignAbove(code []byte, at int, assign *regexp.Regexp) ([][]byte, int, bool) {
 	ind := indentAt(code, at)
 	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 200; n++ {
 		ls = lineStartBefore(code, ls-1)
@@ -102,11 +114,11 @@ func pyCountdownStart(code []byte, at int, name string) (string, bool) {
 			continue
 		}
 		if li := lineIndent(code, ls); li < ind && (li == 0 || strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ")) {
-			return "", false
+			return nil, 0, false // the loop's function starts above
 		}
 		if m := assign.FindSubmatch(line); m != nil {
-			return string(m[1]), true
+			return m, ls, true
 		}
 	}
-	return "", false
+	return nil, 0, false
 }

@@ -106,29 +106,12 @@ func pyDelayLoops(f *file) []Layer {
 // above the loop at at, within its function, and that line's offset.
 func pyDelayStart(code []byte, at int, name string) (float64, int, bool) {
 	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*float\s*)?=\s*([0-9]+(?:\.[0-9]+)?)\s*$`)
-	ind := indentAt(code, at)
-	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 200; n++ {
-		ls = lineStartBefore(code, ls-1)
-		le := ls
-		for le < len(code) && code[le] != '\n' {
-			le++
-		}
-		line := code[ls:le]
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
-		if li := lineIndent(code, ls); li < ind {
-			t := strings.TrimSpace(string(line))
-			if li == 0 || strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ") {
-				return 0, 0, false // the loop's function starts above
-			}
-		}
-		if m := assign.FindSubmatch(line); m != nil {
-			v, err := strconv.ParseFloat(string(m[1]), 64)
-			return v, ls, err == nil && v > 0
-		}
+	m, ls, ok := pyAssignAbove(code, at, assign)
+	if !ok {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	v, err := strconv.ParseFloat(string(m[1]), 64)
+	return v, ls, err == nil && v > 0
 }
 
 // delayAttempts is the number of tries of a loop whose delay starts at

@@ -233,32 +233,27 @@ var jsNotFunc = map[string]bool{"if": true, "for": true, "while": true, "switch"
 // (async) (…) => {`, a method `name(…) {` — with a parameter named bound.
 func jsParamBound(f *file, at int, bound string) (int, string, bool) {
 	code := f.blanked()
-	depth := 0
-	for i, blocks := at-1, 0; i >= 0 && at-i < maxLoopBodyBytes && blocks < 8; i-- {
-		switch code[i] {
-		case '}':
-			depth++
-		case '{':
-			if depth > 0 {
-				depth--
-				continue
-			}
-			blocks++
-			name, open, params, ok := jsFuncHead(code, i)
-			if !ok {
-				continue
-			}
-			k, dtext := paramIndex(splitTop(params), bound)
-			if k < 0 {
-				// A constant of the function's own body before the loop is
-				// the one in scope, whatever another function names so.
-				if n, how, ok := jsLocalConst(f, i+1, at, bound); ok {
-					return n, how, true
-				}
-				continue
-			}
-			return paramSitesBound(f, bound, name, open, k, "", dtext)
+	var n int
+	var how string
+	found, decided := false, false
+	jsOpenBlocks(code, at, func(i int) bool {
+		name, open, params, ok := jsFuncHead(code, i)
+		if !ok {
+			return false
 		}
+		k, dtext := paramIndex(splitTop(params), bound)
+		if k < 0 {
+			// A constant of the function's own body before the loop is
+			// the one in scope, whatever another function names so.
+			n, how, found = jsLocalConst(f, i+1, at, bound)
+			return found
+		}
+		n, how, found = paramSitesBound(f, bound, name, open, k, "", dtext)
+		decided = true // the parameter is the name in scope, bound or not
+		return true
+	})
+	if found || decided {
+		return n, how, found
 	}
 	// The module's own constant (at column 0), not a same-named one of a
 	// function; looked up once per name a file.

@@ -109,6 +109,30 @@ func repeatsCall(f *file, re *regexp.Regexp, a, b int, target, callee, text stri
 // pySyncRetryOnce: the Python form.
 func pySyncRetryOnce(f *file) []Layer {
 	code := f.blanked()
+	return pyOnceMore(f, func(h pyHandler) (func(pyHandler) bool, string, bool) {
+		tryBody := h.tryAt + bytes.IndexByte(code[h.tryAt:h.at], '\n') + 1
+		if tryBody <= h.tryAt {
+			return nil, "", false
+		}
+		target, callee, text, ok := firstResultCall(f, pySyncResult, tryBody, h.at)
+		if !ok || text == "" {
+			return nil, "", false
+		}
+		repeats := func(n pyHandler) bool {
+			bodyA := n.end - len(n.body)
+			return bodyA >= n.at && repeatsCall(f, pySyncResult, bodyA, n.end, target, callee, text)
+		}
+		return repeats, callee + "(…) called again, as written", repeats(h)
+	}, "every error is answered by the same call, made again: read it to confirm it re-sends the request")
+}
+
+// pyOnceMore walks the file's broad `except` handlers that no loop holds
+// (a loop's handler is the loop's) and no stall raised (the watchdog's),
+// each not inside one already taken. again says whether a handler sends
+// the try's call once more, how each nested handler is judged to send it
+// yet again (one try more each), and what the layer says it does.
+func pyOnceMore(f *file, again func(h pyHandler) (repeats func(pyHandler) bool, does string, ok bool), advice string) []Layer {
+	code := f.blanked()
 	if !bytes.Contains(code, []byte("except")) {
 		return nil
 	}
@@ -122,16 +146,8 @@ func pySyncRetryOnce(f *file) []Layer {
 		if _, inLoop := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); inLoop {
 			continue
 		}
-		tryBody := h.tryAt + bytes.IndexByte(code[h.tryAt:h.at], '\n') + 1
-		if tryBody <= h.tryAt {
-			continue
-		}
-		target, callee, text, ok := firstResultCall(f, pySyncResult, tryBody, h.at)
-		if !ok || text == "" {
-			continue
-		}
-		bodyA := h.end - len(h.body)
-		if bodyA < h.at || !repeatsCall(f, pySyncResult, bodyA, h.end, target, callee, text) {
+		repeats, does, ok := again(h)
+		if !ok {
 			continue
 		}
 		attempts := 2
@@ -139,13 +155,12 @@ func pySyncRetryOnce(f *file) []Layer {
 			if n.at >= h.end {
 				break
 			}
-			if pyBroadExcept.Match(n.clause) && repeatsCall(f, pySyncResult, n.end-len(n.body), n.end, target, callee, text) {
+			if pyBroadExcept.Match(n.clause) && repeats(n) {
 				attempts++
 			}
 		}
 		covered = h.end
-		out = append(out, handRolled(f.rel, f.lines().at(h.at), attempts, "except "+strings.TrimSpace(string(h.clause))+": "+callee+"(…) called again, as written", "python",
-			"every error is answered by the same call, made again: read it to confirm it re-sends the request"))
+		out = append(out, handRolled(f.rel, f.lines().at(h.at), attempts, "except "+strings.TrimSpace(string(h.clause))+": "+does, "python", advice))
 	}
 	return out
 }
@@ -183,6 +198,26 @@ func jsRetryOnce(f *file) []Layer {
 // jsInLoop: the block holding at is, within its function, a loop's body
 // (for, while, do): the loop's rule reads it.
 func jsInLoop(code []byte, at int) bool {
+	in := false
+	jsOpenBlocks(code, at, func(i int) bool {
+		head := code[max(0, i-200):i]
+		if jsLoopHead.Match(head) || bytes.HasSuffix(bytes.TrimRight(head, " \t\r\n"), []byte("do")) {
+			in = true
+			return true
+		}
+		if _, _, _, ok := jsFuncHead(code, i); ok {
+			_, w := before(code, i)
+			return !jsNotFunc[w] // the function's own block: no loop holds it
+		}
+		return false
+	})
+	return in
+}
+
+// jsOpenBlocks calls open with the offset of each `{` still open at at,
+// innermost first — at most eight, within a loop body's reach — until it
+// returns true.
+func jsOpenBlocks(code []byte, at int, open func(brace int) bool) {
 	depth := 0
 	for i, blocks := at-1, 0; i >= 0 && at-i < maxLoopBodyBytes && blocks < 8; i-- {
 		switch code[i] {
@@ -194,18 +229,11 @@ func jsInLoop(code []byte, at int) bool {
 				continue
 			}
 			blocks++
-			head := code[max(0, i-200):i]
-			if jsLoopHead.Match(head) || bytes.HasSuffix(bytes.TrimRight(head, " \t\r\n"), []byte("do")) {
-				return true
-			}
-			if _, _, _, ok := jsFuncHead(code, i); ok {
-				if _, w := before(code, i); !jsNotFunc[w] {
-					return false
-				}
+			if open(i) {
+				return
 			}
 		}
 	}
-	return false
 }
 
 var jsLoopHead = regexp.MustCompile(`\b(?:for|while)\s*\([^{}]*\)\s*$`)

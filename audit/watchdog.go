@@ -920,37 +920,10 @@ var pyBroadExcept = regexp.MustCompile(`^\s*(?:\(?\s*(?:Exception|BaseException)
 // watchdog's, and one inside a counted loop the loop's.
 func pyRetryOnce(f *file) []Layer {
 	code := f.blanked()
-	if !bytes.Contains(code, []byte("except")) {
-		return nil
-	}
-	hs, stall := f.handlers()
-	var out []Layer
-	covered := -1
-	for i, h := range hs {
-		if h.at < covered || !pyBroadExcept.Match(h.clause) || stall[i] {
-			continue
-		}
-		if _, inLoop := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); inLoop {
-			continue
-		}
+	return pyOnceMore(f, func(h pyHandler) (func(pyHandler) bool, string, bool) {
 		name, ok := sameResultCall(code[h.tryAt:h.at], h.body)
-		if !ok {
-			continue
-		}
-		attempts := 2
-		for _, n := range hs[i+1:] {
-			if n.at >= h.end {
-				break
-			}
-			if pyBroadExcept.Match(n.clause) && bytes.Contains(n.body, []byte(name+"(")) {
-				attempts++
-			}
-		}
-		covered = h.end
-		out = append(out, handRolled(f.rel, f.lines().at(h.at), attempts, "except "+strings.TrimSpace(string(h.clause))+": "+name+"(…) called again", "python",
-			"every error is answered by sending the call again: read it to confirm it re-sends the call"))
-	}
-	return out
+		return func(n pyHandler) bool { return bytes.Contains(n.body, []byte(name+"(")) }, name + "(…) called again", ok
+	}, "every error is answered by sending the call again: read it to confirm it re-sends the call")
 }
 
 // pyResultCall: a statement whose value is an awaited call — `x = await
