@@ -73,18 +73,7 @@ func BenchmarkHostileFiles(b *testing.B) {
 		"imports.ts": strings.Repeat("import {", 120_000),
 		"tasks.py":   "from celery import Celery\n" + strings.Repeat("@app.task(autoretry_for=(E,), bind=True\n", 20_000),
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	opt := DefaultOptions()
-	opt.MaxFileBytes = 2 << 20
-	for b.Loop() {
-		if _, err := Scan([]string{dir}, opt); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchScanFiles(b, dir, files)
 }
 
 // BenchmarkConstantsTimesCalls: 16,000 one-line job-option constants of
@@ -225,5 +214,22 @@ func BenchmarkLockfile32MiB(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchScanFiles writes files into dir and times scanning it, with files
+// up to 2 MiB read.
+func benchScanFiles(b *testing.B, dir string, files map[string]string) {
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opt := DefaultOptions()
+	opt.MaxFileBytes = 2 << 20
+	for b.Loop() {
+		if _, err := Scan([]string{dir}, opt); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -172,18 +170,7 @@ func BenchmarkHostileRound5(b *testing.B) {
 			"  if (result.retryWithError) return this.complete([...messages, result.retryWithError], fns);\n"+strings.Repeat("  const messagesModel = 1;\n", 3), 10_000),
 		"reask.py": "class J:\n    def ask(self, messages):\n" + strings.Repeat("        if invalid:\n            return self.ask(messages + [x])\n", 18_000),
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	opt := DefaultOptions()
-	opt.MaxFileBytes = 2 << 20
-	for b.Loop() {
-		if _, err := Scan([]string{dir}, opt); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchScanFiles(b, dir, files)
 }
 
 // A loop over numbered tries with no try that calls the model and leaves
