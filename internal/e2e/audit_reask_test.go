@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,18 +34,10 @@ module.exports = { Provider };
 
 func TestAuditReaskByRecursionIsUnbounded(t *testing.T) {
 	dir := t.TempDir()
-	for name, body := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"package.json":         `{"dependencies": {"openai": "4.95.1"}}`,
 		"providers/generic.js": reaskProviderJS,
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	out, err := run(t, "audit", "--format", "json", dir)
 	if !errors.Is(err, errCritical) {
 		t.Fatalf("exit: %v, want critical\n%s", err, out)

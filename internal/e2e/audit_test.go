@@ -33,19 +33,11 @@ export async function ask(prompt: string, attempts = 3) {
 func auditRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"package.json":  `{"dependencies": {"@anthropic-ai/sdk": "^0.39.0"}}`,
 		"src/ask.ts":    auditLoopTS,
 		"worker/job.py": "import anthropic\n\nclient = anthropic.Anthropic(max_retries=4)\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return dir
 }
 
@@ -118,7 +110,7 @@ func TestAuditFollowsALinkTheUserNamed(t *testing.T) {
 // audit found neither: "No retry layers found", exit 0.
 func TestAuditHelperBoundByItsCallers(t *testing.T) {
 	dir := t.TempDir()
-	for name, body := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"go.mod": "module example.com/agent\n\ngo 1.22\n",
 		"search/extract.go": `package search
 
@@ -144,15 +136,7 @@ def build(settings):
     kwargs = {"model": settings.model, "max_retries": 5}
     return model(**kwargs)
 `,
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	out, _ := run(t, "audit", "--format", "json", dir)
 	var r struct {
 		Layers []struct {
@@ -173,5 +157,20 @@ def build(settings):
 	}
 	if !strings.Contains(got["search/extract.go"], "deepTries = 4") || !strings.Contains(got["py/factory.py"], "in the dict kwargs at py/factory.py:10") {
 		t.Fatalf("layers %+v: want the helper at its caller's deepTries = 4 and the model at the dict's max_retries 5\n%s", r.Layers, out)
+	}
+}
+
+// writeTree writes each file of files (a path relative to dir: its
+// directories made) with its body.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
