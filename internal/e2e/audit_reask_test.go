@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 )
