@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -140,5 +143,83 @@ class Runtime:
 		if got := len(findingsAt(r, "runtime/remote.py", c.line, FindingUnbounded)); (got > 0) != c.unbounded {
 			t.Errorf("line %d: %d unbounded findings, want any: %v", c.line, got, c.unbounded)
 		}
+	}
+}
+
+// A loop bounded by self.max_retries takes its bound from its own
+// object's class or module, never from an unrelated class in another file
+// that has a field of that name (private-gpt's Qdrant upsert loop in round
+// 6 read a PandasAI service's max_retries = 3: a false critical). The near
+// miss: a dotted name of another object (cfg.max_attempts) still resolves
+// across files, as a settings module's field.
+func TestOwnAttributeBoundStaysInItsScope(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tabular/service.py", `class TableService:
+    max_retries: int = 3
+`)
+	write("settings.py", `class Settings:
+    max_attempts: int = 4
+
+
+cfg = Settings()
+`)
+	write("store/upsert.py", `import time
+
+import anthropic
+
+
+class Store:
+    def upsert(self, fn):
+        for attempt in range(self.max_retries):
+            try:
+                return fn()
+            except anthropic.APIStatusError:
+                time.sleep(2**attempt)
+        raise RuntimeError("gave up")
+`)
+	write("store/fetch.py", `import time
+
+import anthropic
+
+from settings import cfg
+
+
+def fetch(fn):
+    for attempt in range(cfg.max_attempts):
+        try:
+            return fn()
+        except anthropic.APIStatusError:
+            time.sleep(2**attempt)
+    raise RuntimeError("gave up")
+`)
+	r := scan(t, dir)
+	for _, l := range r.Layers {
+		if l.File == "store/upsert.py" && strings.Contains(l.Setting, "tabular/service.py") {
+			t.Errorf("upsert loop bounded by another class's field: %+v", l)
+		}
+	}
+	for _, f := range r.Findings {
+		if f.File == "store/upsert.py" && f.Severity == SeverityCritical {
+			t.Errorf("critical on a bound the audit cannot know: %+v", f)
+		}
+	}
+	got := false
+	for _, l := range r.Layers {
+		if l.File == "store/fetch.py" && strings.Contains(l.Setting, "settings.py") {
+			got = true
+		}
+	}
+	if !got {
+		t.Errorf("cfg.max_attempts not resolved across files: %v", layersOf(r))
 	}
 }
