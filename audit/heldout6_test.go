@@ -223,3 +223,63 @@ def fetch(fn):
 		t.Errorf("cfg.max_attempts not resolved across files: %v", layersOf(r))
 	}
 }
+
+// A handler of a timeout that exits the process or moves a file back does
+// not send the guarded call again: no watchdog, even when the try called
+// the same function (private-gpt's `except TimeoutError: sys.exit(1)` after
+// a try that exits on failure, cline's catch that renames a backup back in
+// round 6). The near miss, a handler that asks the model again, is one.
+func TestHandlersThatExitOrMoveFilesAreNoWatchdogs(t *testing.T) {
+	r := scanOne(t, "cli/discover.py", `import asyncio
+import sys
+
+from openai import AsyncOpenAI
+
+client = AsyncOpenAI(max_retries=0)
+
+
+def main():
+    try:
+        result = asyncio.run(scan_models(REPOS, json_output=JSON_OUTPUT))
+        if JSON_OUTPUT and result:
+            print(json.dumps(result, indent=2))
+            if result.get("status") == "error" or result.get("failed"):
+                sys.exit(1)
+    except SystemExit:
+        raise
+    except TimeoutError as e:
+        logger.error(f"lock timeout: {e}")
+        sys.exit(1)
+    except Exception as e:
+        logger.exception(f"unexpected: {e}")
+        sys.exit(1)
+
+
+async def ask(messages):
+    try:
+        return await asyncio.wait_for(client.chat.completions.create(model="m", messages=messages), 60)
+    except asyncio.TimeoutError:
+        return await client.chat.completions.create(model="m", messages=messages)
+`)
+	if got, want := layerList(r.Layers), "6 1,29 2"; got != want {
+		t.Errorf("python layers %q, want %q", got, want)
+	}
+	r = scanOne(t, "src/install.ts", `import { existsSync, renameSync, rmSync } from "node:fs";
+
+export function swap(staging: string, target: string, backup: string) {
+	renameSync(target, backup);
+	try {
+		renameSync(staging, target);
+	} catch (error) {
+		if (error.code === "ETIMEDOUT" && !existsSync(target) && existsSync(backup)) {
+			renameSync(backup, target);
+		}
+		throw error;
+	}
+	rmSync(backup, { recursive: true, force: true });
+}
+`)
+	if len(r.Layers) != 0 {
+		t.Errorf("ts layers %v, want none", layersOf(r))
+	}
+}
