@@ -283,3 +283,97 @@ export function swap(staging: string, target: string, backup: string) {
 		t.Errorf("ts layers %v, want none", layersOf(r))
 	}
 }
+
+// A repository's own retry decorator over the retry_async package —
+// `def retry(…, tries: int = -1, …)` in a utils module — is a layer at each
+// use, bounded by the use's tries: a module constant, or the object's
+// attribute set from a parameter whose default is a constant, in an
+// `async with retry_context(tries=…)` (private-gpt's 18 uses in round 6:
+// none found). Near misses: the wrapper's own body passing its tries on, a
+// use in a file that talks only to a vector store (its upserts are the
+// store's), a use with no tries (the wrapper's default is in another file).
+// The retry package used directly with no tries retries forever.
+func TestRepositoryTriesDecorator(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("app/utils/retry.py", `from contextlib import asynccontextmanager
+from typing import Any
+
+from retry_async import retry as retry_untyped
+from retry_async.api import retry_call_async
+
+
+def retry(exceptions: Any = Exception, *, is_async: bool = False, tries: int = -1, delay: float = 0):
+    return retry_untyped(exceptions=exceptions, is_async=is_async, tries=tries, delay=delay)
+
+
+@asynccontextmanager
+async def retry_context(exceptions: Any = Exception, *, tries: int = -1, delay: float = 0):
+    async def call(func, *args, **kwargs):
+        return await retry_call_async(f=func, fargs=args, fkwargs=kwargs, exceptions=exceptions, tries=tries, delay=delay)
+
+    yield call
+`)
+	write("app/llm/endpoint.py", `import aiohttp
+
+from app.utils.retry import retry, retry_context
+
+_MAX_RETRIES = 4
+_DEFAULT_TRIES = 3
+
+
+class Endpoint:
+    def __init__(self, url: str, tries: int = _DEFAULT_TRIES):
+        self.url = url
+        self._tries = tries
+
+    @retry(is_async=True, tries=_MAX_RETRIES, delay=1)
+    async def complete(self, prompt):
+        async with aiohttp.ClientSession() as s:
+            return await s.post(self.url, json={"prompt": prompt})
+
+    async def describe(self, image):
+        async with retry_context(tries=self._tries) as again:
+            return await again(self.complete, image)
+
+    @retry(is_async=True)
+    async def ping(self):
+        async with aiohttp.ClientSession() as s:
+            return await s.get(self.url)
+`)
+	write("app/store/vectors.py", `from qdrant_client import QdrantClient
+
+from app.utils.retry import retry
+
+_MAX_RETRIES = 5
+
+
+class Vectors:
+    @retry(tries=_MAX_RETRIES)
+    def upsert(self, points):
+        return self.client.upsert(collection_name="c", points=points)
+`)
+	write("app/jobs/fetch.py", `import requests
+from retry import retry
+
+
+@retry(delay=2)
+def fetch(url):
+    return requests.get(url, timeout=10)
+`)
+	r := scan(t, dir)
+	sameLayers(t, r, []want{
+		{"app/jobs/fetch.py:5", "py-retry", 0, false},
+		{"app/llm/endpoint.py:14", "py-retry", 4, true},
+		{"app/llm/endpoint.py:20", "py-retry", 3, true},
+	})
+}

@@ -39,6 +39,7 @@ var detectors = []detector{
 	{"LangChain chat models, init_chat_model and with_retry", fkPython, nil, pyLangChain},
 	{"Instructor create", fkPython, nil, instructor},
 	{"tenacity", fkPython, nil, tenacity},
+	{"retry / retry_async tries= and repository wrappers", fkPython, nil, pyTriesRetries},
 	{"backoff", fkPython, nil, backoff},
 	{"Celery tasks", fkPython, nil, celery},
 	{"RQ Retry", fkPython, nil, rq},

@@ -205,6 +205,11 @@ func pyValues(f *file, vi valueIndex) {
 			how = "constant"
 		case atLineStart(code, m[2]):
 			how = "attribute default"
+		case c == '.' && m[2] >= 5 && string(code[m[2]-5:m[2]]) == "self." && atLineStart(code, m[2]-5):
+			// self.x = x in a method: the object's own attribute takes
+			// the parameter's value, its default followed (issue 37,
+			// round 6: tries=self._num_max_retries).
+			how = "attribute set from"
 		case c == '.':
 			continue
 		}
