@@ -41,10 +41,15 @@ func tenacity(f *file) []Layer {
 				out = append(out, l)
 				continue
 			}
-			if isRetry && !deco {
-				continue // retry(...) called as a function is rare; skip the ambiguity
-			}
 			a, b := args(code, m[5]-1)
+			if isRetry && !deco && !pyStopAny.Match(code[a:b]) {
+				// retry(...) called as a function is a decorator built at
+				// run time — `retry(stop=stop_after_attempt(3))(fn)`, a
+				// method returning one — when it is given a stop (issue
+				// 37, round 6: OpenHands' LLM retry); without one it is
+				// too often another name's.
+				continue
+			}
 			out = append(out, tenacityCall(f, m[0], code[a:b]))
 		}
 	}
