@@ -411,3 +411,46 @@ def again(fn):
 		{"llm/mixin.py:16", "tenacity", 3, true},
 	})
 }
+
+// A Celery task whose app comes from the project's own module — no
+// `import celery` in the file — and that sets autoretry_for without
+// max_retries retries by Celery's default, 3 (4 attempts): private-gpt's
+// two ingestion tasks in round 6, missed. Near misses: a task with bind=True
+// alone (its self.retry may be anyone's), and a bare @task(...) of another
+// scheduler.
+func TestCeleryTaskOfAProjectApp(t *testing.T) {
+	r := scanOne(t, "tasks/ingest.py", `from app.worker import celery_app
+from app.errors import RETRYABLE
+from flows import task
+
+
+@celery_app.task(
+    name="parse",
+    autoretry_for=RETRYABLE,
+)
+def parse(body):
+    return body
+
+
+@celery_app.task(name="store", autoretry_for=RETRYABLE, max_retries=6)
+def store(body):
+    return body
+
+
+@celery_app.task(bind=True)
+def notify(self, body):
+    try:
+        return body
+    except KeyError as e:
+        raise self.retry(exc=e)
+
+
+@task(autoretry_for=RETRYABLE)
+def other(body):
+    return body
+`)
+	sameLayers(t, r, []want{
+		{"tasks/ingest.py:6", "celery", 4, false},
+		{"tasks/ingest.py:14", "celery", 7, true},
+	})
+}
