@@ -454,3 +454,30 @@ def other(body):
 		{"tasks/ingest.py:14", "celery", 7, true},
 	})
 }
+
+// LangChain's ChatMistralAI retries its own httpx call in tenacity,
+// max_retries = 5 attempts; ChatGroq passes max_retries (2) to the Groq SDK:
+// 3 attempts (quivr's two in round 6, no row). The near miss: a class of the
+// same name from elsewhere is not LangChain's.
+func TestChatMistralAIAndChatGroq(t *testing.T) {
+	r := scanOne(t, "llm/endpoint.py", `from langchain_groq import ChatGroq
+from langchain_mistralai import ChatMistralAI
+
+from app.fakes import ChatMistralAI as FakeMistral
+
+
+def build(kind, key):
+    if kind == "mistral":
+        return ChatMistralAI(model="mistral-large-latest", api_key=key)
+    if kind == "mistral-fast":
+        return ChatMistralAI(model="mistral-small", api_key=key, max_retries=2)
+    if kind == "groq":
+        return ChatGroq(model="llama-3.3-70b-versatile", api_key=key)
+    return FakeMistral()
+`)
+	sameLayers(t, r, []want{
+		{"llm/endpoint.py:9", "langchain-mistralai", 5, false},
+		{"llm/endpoint.py:11", "langchain-mistralai", 2, true},
+		{"llm/endpoint.py:13", "groq-python", 3, false},
+	})
+}

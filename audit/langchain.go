@@ -204,6 +204,8 @@ var pyChatModels = []struct {
 	{"langchain_openai", "AzureChatOpenAI", "openai-python", 0, "AzureChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
 	{"langchain_anthropic", "ChatAnthropic", "anthropic-python", 0, "ChatAnthropic builds the Anthropic client with its max_retries (default 2, the SDK's)"},
 	{"langchain_google_genai", "ChatGoogleGenerativeAI", "google-genai", 6, "ChatGoogleGenerativeAI passes max_retries (default 6) to google-genai as HttpRetryOptions(attempts=)"},
+	{"langchain_mistralai", "ChatMistralAI", "langchain-mistralai", 0, "ChatMistralAI retries its own httpx call in tenacity, stop_after_attempt(max_retries), max_retries = 5"},
+	{"langchain_groq", "ChatGroq", "groq-python", 0, "ChatGroq builds the Groq client with its max_retries (default 2, the SDK's)"},
 	{"langchain_google_vertexai", "ChatVertexAI", "langchain-vertexai", 0, "ChatVertexAI's own tenacity decorator; the Vertex client's GAPIC retry is not modelled"},
 	{"langchain_aws", "ChatBedrock", "botocore", 0, "ChatBedrock builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
 	{"langchain_aws", "ChatBedrockConverse", "botocore", 0, "ChatBedrockConverse builds a boto3 client: max_retries sets botocore's retries.max_attempts"},
