@@ -481,3 +481,41 @@ def build(kind, key):
 		{"llm/endpoint.py:13", "groq-python", 3, false},
 	})
 }
+
+// An Azure OpenAI client for Go runs azcore's retry policy: MaxRetries 3
+// when unset or 0, none when negative (kubectl-ai's two clients in round 6,
+// no row). The near miss: a credential built by azidentity is no client.
+func TestAzureOpenAIGoClients(t *testing.T) {
+	r := scanOne(t, "llm/azure.go", `package llm
+
+import (
+	"github.com/Azure/azure-sdk-for-go/sdk/ai/azopenai"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+)
+
+func clients(endpoint, key string) error {
+	a, err := azopenai.NewClientWithKeyCredential(endpoint, azcore.NewKeyCredential(key), nil)
+	if err != nil {
+		return err
+	}
+	cred, err := azidentity.NewDefaultAzureCredential(nil)
+	if err != nil {
+		return err
+	}
+	b, err := azopenai.NewClient(endpoint, cred, &azopenai.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		return err
+	}
+	c, err := azopenai.NewClient(endpoint, cred, &azopenai.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: 5}}})
+	_, _, _ = a, b, c
+	return err
+}
+`)
+	sameLayers(t, r, []want{
+		{"llm/azure.go:11", "azcore-go", 4, false},
+		{"llm/azure.go:19", "azcore-go", 1, true},
+		{"llm/azure.go:23", "azcore-go", 6, true},
+	})
+}

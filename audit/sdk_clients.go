@@ -3,6 +3,7 @@ package audit
 import (
 	"go/ast"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -91,6 +92,10 @@ func goSDKClients(f *file) []Layer {
 			out = append(out, awsV1Client(f, g, call)) // aws_go_v1.go
 			continue
 		}
+		if azOpenAIClient(path, fn) {
+			out = append(out, azcoreClient(f, g, call))
+			continue
+		}
 		if fn != "NewClient" {
 			continue
 		}
@@ -162,6 +167,39 @@ func awsV2Client(f *file, g *goFile, call *ast.CallExpr) Layer {
 		}
 	} else {
 		l.setUnknown(written)
+	}
+	return l
+}
+
+// azOpenAIClient: azopenai.NewClient, NewClientWithKeyCredential,
+// NewClientForOpenAI — each runs azcore's retry policy (issue 37, round 6:
+// kubectl-ai's two Azure OpenAI clients had no row).
+func azOpenAIClient(path, fn string) bool {
+	return path == "github.com/Azure/azure-sdk-for-go/sdk/ai/azopenai" && strings.HasPrefix(fn, "NewClient")
+}
+
+var azMaxRetries = regexp.MustCompile(`\bMaxRetries\s*:\s*(-?\s*[0-9]+|[A-Za-z_][\w.]*)`)
+
+// azcoreClient reads Retry: policy.RetryOptions{MaxRetries: N} written in
+// the call: 0 is azcore's default 3, a negative value is none.
+func azcoreClient(f *file, g *goFile, call *ast.CallExpr) Layer {
+	l := newLayer("azcore-go", f.rel, g.line(call), "go", ConfidenceHigh)
+	var text string
+	if a, b := g.fset.Position(call.Pos()).Offset, g.fset.Position(call.End()).Offset; a >= 0 && a <= b && b <= len(g.src) {
+		text = string(g.src[a:min(b, a+4096)]) // the options written in the call
+	}
+	if m := azMaxRetries.FindStringSubmatch(text); m != nil {
+		v := strings.ReplaceAll(m[1], " ", "")
+		switch n, err := strconv.Atoi(v); {
+		case err != nil:
+			l.setUnknown(m[0])
+		case n < 0:
+			l.setAttempts(1, m[0]+" (negative: no retries)")
+		case n == 0:
+			l.Configured, l.Setting = true, m[0]+" (0: azcore's default 3)"
+		default:
+			l.set(n, m[0])
+		}
 	}
 	return l
 }
