@@ -519,3 +519,28 @@ func clients(endpoint, key string) error {
 		{"llm/azure.go:23", "azcore-go", 6, true},
 	})
 }
+
+// LlamaIndex's OpenAIEmbedding builds the OpenAI client with its own
+// max_retries, default 10: 11 attempts (private-gpt's four in round 6, no
+// row), imported inside the function that builds it. The near miss:
+// langchain_openai's OpenAIEmbeddings keeps the SDK's 2.
+func TestLlamaIndexOpenAIEmbedding(t *testing.T) {
+	r := scanOne(t, "embed/factory.py", `def build(kind, key, base):
+    if kind == "openai":
+        from llama_index.embeddings.openai import OpenAIEmbedding
+
+        return OpenAIEmbedding(api_key=key, model="text-embedding-3-small")
+    if kind == "like":
+        from llama_index.embeddings.openai_like import OpenAILikeEmbedding
+
+        return OpenAILikeEmbedding(api_base=base, api_key=key, max_retries=2, model_name="e5")
+    from langchain_openai import OpenAIEmbeddings
+
+    return OpenAIEmbeddings(api_key=key)
+`)
+	sameLayers(t, r, []want{
+		{"embed/factory.py:5", "openai-python", 11, false},
+		{"embed/factory.py:9", "openai-python", 3, true},
+		{"embed/factory.py:12", "openai-python", 3, false},
+	})
+}

@@ -36,6 +36,7 @@ var detectors = []detector{
 	// Python, by import.
 	{"python SDK clients (Anthropic, OpenAI)", fkPython, nil, pySDKClients},
 	{"LlamaIndex OpenAI", fkPython, nil, llamaIndex},
+	{"LlamaIndex OpenAI embeddings", fkPython, nil, llamaIndexEmbeddings},
 	{"LangChain chat models, init_chat_model and with_retry", fkPython, nil, pyLangChain},
 	{"Instructor create", fkPython, nil, instructor},
 	{"tenacity", fkPython, nil, tenacity},
