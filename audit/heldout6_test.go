@@ -544,3 +544,40 @@ func TestLlamaIndexOpenAIEmbedding(t *testing.T) {
 		{"embed/factory.py:12", "openai-python", 3, false},
 	})
 }
+
+// aiobotocore's session.create_client(…) runs botocore's retries: legacy
+// mode's 5 attempts unless a Config sets them (private-gpt's SageMaker and
+// S3 async clients in round 6, missed). The near miss: create_client of
+// another library (supabase) in a file without aiobotocore.
+func TestAiobotocoreClients(t *testing.T) {
+	dir := t.TempDir()
+	for rel, body := range map[string]string{
+		"llm/sagemaker.py": `import json
+
+from aiobotocore.session import get_session
+
+
+async def invoke(endpoint, prompt):
+    session = get_session()
+    async with session.create_client("sagemaker-runtime") as client:
+        return await client.invoke_endpoint(EndpointName=endpoint, Body=json.dumps(prompt))
+`,
+		"db/store.py": `from supabase import create_client
+
+
+def store(url, key):
+    return create_client(url, key)
+`,
+	} {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameLayers(t, scan(t, dir), []want{
+		{"llm/sagemaker.py:8", "botocore", 5, false},
+	})
+}
