@@ -581,3 +581,22 @@ def store(url, key):
 		{"llm/sagemaker.py:8", "botocore", 5, false},
 	})
 }
+
+// aws4fetch's AwsClient retries 5xx and 429 itself, 10 times unless
+// retries is set: 11 attempts (cline's two storage clients in round 6, no
+// row). The near miss: its AwsV4Signer signs and sends nothing.
+func TestAws4fetchClient(t *testing.T) {
+	r := scanOne(t, "src/storage.ts", `import { AwsClient, AwsV4Signer } from "aws4fetch"
+
+export function clients(env: Record<string, string>) {
+	const s3 = new AwsClient({ accessKeyId: env.KEY, secretAccessKey: env.SECRET, service: "s3" })
+	const r2 = new AwsClient({ accessKeyId: env.KEY, secretAccessKey: env.SECRET, retries: 2 })
+	const signer = new AwsV4Signer({ url: env.URL, accessKeyId: env.KEY, secretAccessKey: env.SECRET })
+	return { s3, r2, signer }
+}
+`)
+	sameLayers(t, r, []want{
+		{"src/storage.ts:4", "aws4fetch", 11, false},
+		{"src/storage.ts:5", "aws4fetch", 3, true},
+	})
+}

@@ -35,7 +35,8 @@ func pySDKClients(f *file) []Layer {
 }
 
 var (
-	jsNetRetries = knobRe("maxNetworkRetries")
+	jsNetRetries  = knobRe("maxNetworkRetries")
+	jsAws4Retries = knobRe("retries")
 	// vercelAICalls are the ai package's calls that take maxRetries.
 	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
 )
@@ -64,6 +65,13 @@ func jsSDKClients(f *file) []Layer {
 			// new Stripe(key) and Stripe(key): one layer per call, whichever shape.
 			for _, o := range jsCalls(f.blanked(), name, false) {
 				out = append(out, jsCallLayer(f, "stripe-node", o, jsNetRetries, nil))
+			}
+		case mod == "aws4fetch" && b.imported == "AwsClient":
+			// new AwsClient({ accessKeyId, secretAccessKey, retries }):
+			// its fetch retries 5xx and 429, 10 times unless set (issue
+			// 37, round 6: cline's two, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "aws4fetch", o, jsAws4Retries, nil))
 			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {
