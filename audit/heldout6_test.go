@@ -600,3 +600,25 @@ export function clients(env: Record<string, string>) {
 		{"src/storage.ts:5", "aws4fetch", 3, true},
 	})
 }
+
+// Cohere's Python SDK retries every request 2 times (408, 409, 429, 5xx)
+// unless its request_options say otherwise; LangChain's CohereRerank builds
+// one (quivr's reranker in round 6, no row). The near miss: a Client of
+// another package.
+func TestCohereClients(t *testing.T) {
+	r := scanOne(t, "rag/rerank.py", `import cohere
+from langchain_cohere import CohereRerank
+from qdrant_client import QdrantClient as Client
+
+
+def rerankers(key):
+    a = CohereRerank(model="rerank-v3.5", top_n=5, cohere_api_key=key)
+    b = cohere.ClientV2(api_key=key)
+    c = Client(url="http://localhost:6333")
+    return a, b, c
+`)
+	sameLayers(t, r, []want{
+		{"rag/rerank.py:7", "cohere-python", 3, false},
+		{"rag/rerank.py:8", "cohere-python", 3, false},
+	})
+}

@@ -19,6 +19,7 @@ var pySDKClasses = []struct {
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 	{"together", "together-python", []string{"Together", "AsyncTogether"}},
+	{"cohere", "cohere-python", []string{"Client", "ClientV2", "AsyncClient", "AsyncClientV2"}},
 }
 
 // pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
