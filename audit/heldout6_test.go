@@ -622,3 +622,42 @@ def rerankers(key):
 		{"rag/rerank.py:8", "cohere-python", 3, false},
 	})
 }
+
+// A tries decorator that names its exceptions retries only those: no
+// critical "every error"; one left at its default (Exception) or naming
+// Exception among others retries every error.
+func TestTriesDecoratorExceptions(t *testing.T) {
+	r := scanOne(t, "search/brave.py", `import aiohttp
+from retry import retry
+
+
+class RateLimited(Exception):
+    pass
+
+
+@retry(exceptions=(RateLimited, aiohttp.ClientConnectionError), tries=3)
+def search(q):
+    return aiohttp.request("GET", "https://search.example/" + q)
+
+
+@retry(RateLimited, tries=3)
+def suggest(q):
+    return aiohttp.request("GET", "https://search.example/s/" + q)
+
+
+@retry(exceptions=(RateLimited, Exception), tries=3)
+def images(q):
+    return aiohttp.request("GET", "https://search.example/i/" + q)
+
+
+@retry(tries=3)
+def news(q):
+    return aiohttp.request("GET", "https://search.example/n/" + q)
+`)
+	for line, all := range map[int]bool{9: false, 14: false, 19: true, 24: true} {
+		l := layerAt(t, r, "search/brave.py", line)
+		if l.Retries4xx != all || l.Attempts != 3 {
+			t.Errorf("line %d: retries every error %v, %d attempts; want %v, 3", line, l.Retries4xx, l.Attempts, all)
+		}
+	}
+}

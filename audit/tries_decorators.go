@@ -95,10 +95,32 @@ func pyTriesRetries(f *file) []Layer {
 			default:
 				continue // a repository's wrapper with no tries at the use
 			}
+			if triesSomeErrors(region) {
+				l.Retries4xx = false
+			}
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// triesSomeErrors: the use names the exceptions it retries (exceptions=…
+// or its first positional argument) and none is Exception or
+// BaseException: it does not retry every error, a 400 included.
+func triesSomeErrors(region []byte) bool {
+	parts := splitTop(region)
+	for i, p := range parts {
+		t := strings.TrimSpace(string(p))
+		switch {
+		case strings.HasPrefix(t, "exceptions") && strings.Contains(t, "="):
+			t = strings.TrimSpace(t[strings.IndexByte(t, '=')+1:])
+		case i == 0 && !strings.Contains(t, "="):
+		default:
+			continue
+		}
+		return t != "" && !pyAnyExc.MatchString(t)
+	}
+	return false
 }
 
 // importsAny: some import of imps is one of mods or inside one.
