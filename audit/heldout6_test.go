@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -658,6 +659,41 @@ def news(q):
 		l := layerAt(t, r, "search/brave.py", line)
 		if l.Retries4xx != all || l.Attempts != 3 {
 			t.Errorf("line %d: retries every error %v, %d attempts; want %v, 3", line, l.Retries4xx, l.Attempts, all)
+		}
+	}
+}
+
+// A hostile file: a thousand retry-named imports, each used, costs a
+// bounded scan and gives the same layers every run; a deadline of a
+// billion seconds at a millisecond's wait and a MaxRetries past int range
+// are not counts the audit multiplies.
+func TestRound6RulesOnHostileInput(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "from app.r%d import retry%d\n", i, i)
+	}
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "@retry%d(tries=%d)\ndef f%d():\n    return requests.get('u')\n", i, i%7+1, i)
+	}
+	b.WriteString("import requests\nimport tenacity\n\n@tenacity.retry(stop=tenacity.stop_after_delay(1000000000), wait=tenacity.wait_fixed(0.001))\ndef g():\n    return requests.get('u')\n")
+	first := layerList(scanOne(t, "hostile.py", b.String()).Layers)
+	for i := 0; i < 3; i++ {
+		if again := layerList(scanOne(t, "hostile.py", b.String()).Layers); again != first {
+			t.Fatalf("layers differ between runs:\n%s\n%s", first, again)
+		}
+	}
+	if n := strings.Count(first, ",") + 1; n > maxTriesNames+1 {
+		t.Errorf("%d layers from 1000 retry-named imports: the scan is not bounded", n)
+	}
+	r := scanOne(t, "az.go", `package llm
+
+import "github.com/Azure/azure-sdk-for-go/sdk/ai/azopenai"
+
+func c(e string) { _, _ = azopenai.NewClient(e, nil, &azopenai.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: 99999999999999999999}}}) }
+`)
+	for _, l := range r.Layers {
+		if l.Attempts > 1_000_001 || l.Attempts < 0 {
+			t.Errorf("%s:%d: %d attempts", l.File, l.Line, l.Attempts)
 		}
 	}
 }

@@ -200,7 +200,7 @@ func azcoreClient(f *file, g *goFile, call *ast.CallExpr) Layer {
 	if m := azMaxRetries.FindStringSubmatch(text); m != nil {
 		v := strings.ReplaceAll(m[1], " ", "")
 		switch n, err := strconv.Atoi(v); {
-		case err != nil:
+		case err != nil || n > 1_000_000:
 			l.setUnknown(m[0])
 		case n < 0:
 			l.setAttempts(1, m[0]+" (negative: no retries)")

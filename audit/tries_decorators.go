@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -29,12 +30,21 @@ var (
 	triesAPIModules   = []string{"openai", "anthropic", "httpx", "aiohttp", "requests", "boto3", "aiobotocore", "botocore", "litellm", "cohere", "groq", "mistralai", "google.genai", "google.generativeai", "llama_index.core.llms", "langchain_openai", "urllib3", "websockets"}
 )
 
+// maxTriesNames bounds the retry-named imports one file is scanned for.
+const maxTriesNames = 16
+
 func pyTriesRetries(f *file) []Layer {
 	code := f.blanked()
 	imps := f.pyImports()
 	var names []string
 	known := map[string]bool{}
-	for local, full := range imps {
+	locals := make([]string, 0, len(imps))
+	for local := range imps {
+		locals = append(locals, local)
+	}
+	slices.Sort(locals) // the same names, in the same order, every run
+	for _, local := range locals {
+		full := imps[local]
 		if !strings.Contains(strings.ToLower(lastSegment(local)), "retry") || strings.Contains(local, ".") {
 			continue
 		}
@@ -44,6 +54,9 @@ func pyTriesRetries(f *file) []Layer {
 		}
 		if importsAny(map[string]string{"": mod}, triesOtherRows) {
 			continue
+		}
+		if len(names) >= maxTriesNames {
+			break // a hostile file's thousand retry-named imports cost 16 scans, not a thousand
 		}
 		names = append(names, local)
 		root := mod
