@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -10,24 +11,37 @@ import (
 // library's: botocore, google-genai, Azure's azure-core (Python and JS).
 
 var (
-	pyBotoClient   = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
-	pyBotoTotal    = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoMax      = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
-	pyBotoStandard = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
-	pyGenaiRetry   = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
-	pyGenaiAttempt = knobRe("attempts")
-	pyRetryTotal   = knobRe("retry_total")
-	pyRetryStatus  = knobRe("retry_status")
+	pyBotoClient    = regexp.MustCompile(`\b(?:boto3|session|\w*[sS]ession)\.(?:client|resource)\s*\(`)
+	pyAioBotoClient = regexp.MustCompile(`\.create_client\s*\(`)
+	pyBotoTotal     = regexp.MustCompile(`['"]total_max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoMax       = regexp.MustCompile(`['"]max_attempts['"]\s*:\s*([0-9]+)`)
+	pyBotoStandard  = regexp.MustCompile(`['"]mode['"]\s*:\s*['"](?:standard|adaptive)['"]`)
+	pyGenaiRetry    = regexp.MustCompile(`\bHttpRetryOptions\s*\(`)
+	pyGenaiAttempt  = knobRe("attempts")
+	pyRetryTotal    = knobRe("retry_total")
+	pyRetryStatus   = knobRe("retry_status")
 )
 
 // botocore: each boto3 client or resource of a file that imports boto3.
+// aiobotocore's session.create_client(…) runs botocore's retry handler
+// under the same config: legacy mode's 5 attempts unless set (issue 37,
+// round 6: private-gpt's two async clients, missed).
 func botocore(f *file) []Layer {
-	if !importsPrefix(f.pyImports(), "boto3") {
+	boto, aio := importsPrefix(f.pyImports(), "boto3"), importsPrefix(f.pyImports(), "aiobotocore")
+	if !boto && !aio {
 		return nil
 	}
 	raw := f.raw
 	var out []Layer
-	for _, m := range pyBotoClient.FindAllIndex(f.blanked(), maxCandidates) {
+	var found [][]int
+	if boto {
+		found = pyBotoClient.FindAllIndex(f.blanked(), maxCandidates)
+	}
+	if aio {
+		found = append(found, pyAioBotoClient.FindAllIndex(f.blanked(), maxCandidates)...)
+		slices.SortFunc(found, func(a, b []int) int { return a[0] - b[0] })
+	}
+	for _, m := range found {
 		l := newLayer("botocore", f.rel, f.lines().at(m[0]), "python", ConfidenceMedium)
 		// The retry config is a dict of strings: read it from the
 		// source, where a Config(...) of this file sets it.

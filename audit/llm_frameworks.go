@@ -30,6 +30,31 @@ func llamaIndex(f *file) []Layer {
 	return out
 }
 
+// llamaIndexEmbeddings: LlamaIndex's OpenAIEmbedding (and OpenAILikeEmbedding,
+// its subclass) builds the OpenAI client with its own max_retries, default
+// 10 — 11 attempts, not the SDK's 3 (issue 37, round 6: private-gpt's four,
+// no row). Read from run-llama/llama_index
+// llama-index-integrations/embeddings/llama-index-embeddings-openai/llama_index/embeddings/openai/base.py
+// @722aac969980 (max_retries: int = Field(default=10); _get_credential_kwargs
+// passes it to OpenAI()). Its tenacity decorator around each call
+// (stop_after_attempt(max_retries) or 60 s) is not counted here.
+func llamaIndexEmbeddings(f *file) []Layer {
+	var out []Layer
+	var offs []int
+	offs = append(offs, pyCallsOf(f, "llama_index.embeddings.openai", "OpenAIEmbedding")...)
+	offs = append(offs, pyCallsOf(f, "llama_index.embeddings.openai_like", "OpenAILikeEmbedding")...)
+	for _, o := range offs {
+		l := pyCallLayer(f, "openai-python", o, pyMaxRetries)
+		if !l.Configured {
+			l.Attempts = 11
+			l.Setting = "max_retries (LlamaIndex OpenAIEmbedding's default 10, passed to the client)"
+		}
+		l.Note = "LlamaIndex's OpenAIEmbedding builds the OpenAI client with its max_retries (default 10)"
+		out = append(out, l)
+	}
+	return out
+}
+
 var (
 	pyInstrCreate   = regexp.MustCompile(`\.(?:create|create_with_completion|create_partial|create_iterable)\s*\(`)
 	pyResponseModel = regexp.MustCompile(`\bresponse_model\s*=`)

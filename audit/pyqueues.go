@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,9 +25,13 @@ var (
 // self.retry(); max_retries defaults to 3 (4 attempts), None is forever.
 func celery(f *file) []Layer {
 	if !importsPrefix(f.pyImports(), "celery") {
-		return nil
+		// The app imported from the project's own module (from
+		// app.celery import celery_app): @celery_app.task(autoretry_for=…)
+		// is Celery's own shape, read without the import (issue 37,
+		// round 6: private-gpt's two ingestion tasks).
+		return celeryDecorators(f, true)
 	}
-	return append(celeryClasses(f), celeryDecorators(f)...)
+	return append(celeryClasses(f), celeryDecorators(f, false)...)
 }
 
 // celeryClasses: a task class with autoretry_for and max_retries as class
@@ -53,7 +58,7 @@ func celeryClasses(f *file) []Layer {
 
 // celeryDecorators: @task(autoretry_for=…) or @task(bind=True) calling
 // self.retry(), max_retries in the decorator or the self.retry call.
-func celeryDecorators(f *file) []Layer {
+func celeryDecorators(f *file, autoOnly bool) []Layer {
 	code, raw, ln := f.blanked(), f.raw, f.lines()
 	var out []Layer
 	decos := pyTaskDeco.FindAllSubmatchIndex(code, maxCandidates)
@@ -70,7 +75,7 @@ func celeryDecorators(f *file) []Layer {
 		body, rawBody := code[m[1]:end], raw[m[1]:end]
 		auto := region != nil && pyAutoretry.Match(region)
 		selfRetry := region != nil && pyBindTrue.Match(region) && pySelfRetry.Match(body)
-		if !auto && !selfRetry {
+		if !auto && !selfRetry || autoOnly && (!auto || !bytes.Contains(code[m[0]:m[1]], []byte(".task"))) {
 			continue
 		}
 		l := newLayer("celery", f.rel, ln.at(m[0]), "python", ConfidenceMedium)

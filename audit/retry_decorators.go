@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 var (
 	pyStopAttempt    = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
 	pyStopAny        = regexp.MustCompile(`\bstop\s*=`)
-	pyRetryIf        = regexp.MustCompile(`\bretry\s*=\s*retry_if_exception_type\s*\(\s*\(?\s*([\w.]+)`)
 	pyMaxTries       = knobRe("max_tries")
 	pyMaxTime        = regexp.MustCompile(`\bmax_time\s*=`)
 	pyStopMaxAttempt = knobRe("stop_max_attempt_number")
@@ -41,10 +41,15 @@ func tenacity(f *file) []Layer {
 				out = append(out, l)
 				continue
 			}
-			if isRetry && !deco {
-				continue // retry(...) called as a function is rare; skip the ambiguity
-			}
 			a, b := args(code, m[5]-1)
+			if isRetry && !deco && !pyStopAny.Match(code[a:b]) {
+				// retry(...) called as a function is a decorator built at
+				// run time — `retry(stop=stop_after_attempt(3))(fn)`, a
+				// method returning one — when it is given a stop (issue
+				// 37, round 6: OpenHands' LLM retry); without one it is
+				// too often another name's.
+				continue
+			}
 			out = append(out, tenacityCall(f, m[0], code[a:b]))
 		}
 	}
@@ -81,11 +86,73 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 		l.Configured = true
 		l.Setting = snippet(region, sm[0])
 		l.Note = "stopped by a condition other than an attempt count (stop_after_delay?): attempts not bounded by count"
+		if dm := pyStopDelay.FindSubmatchIndex(region); dm != nil {
+			tenacityDeadline(&l, region, string(region[dm[2]:dm[3]]))
+		}
 	}
-	if rm := pyRetryIf.FindSubmatch(region); rm != nil && string(rm[1]) != "Exception" && string(rm[1]) != "BaseException" {
+	if tenacityRetriesSome(region) {
 		l.Retries4xx = false
 	}
 	return l
+}
+
+var (
+	pyStopDelay = regexp.MustCompile(`\bstop_after_delay\s*\(\s*([^()]*(?:\([^()]*\))?[^()]*)\)`)
+	pyWaitFixed = regexp.MustCompile(`\bwait_fixed\s*\(\s*([0-9][0-9_.]*)\s*\)`)
+	pyRetryKw   = regexp.MustCompile(`^\s*retry\s*=`)
+	pyRetryType = regexp.MustCompile(`\bretry_if_exception_type\s*\(([^()]*)\)`)
+	pyRetryPred = regexp.MustCompile(`\bretry_if_(?:exception|result|exception_message|exception_cause_type)\s*\(`)
+	pyRetryNot  = regexp.MustCompile(`\bretry_if_not_exception_type\b`)
+	pyAnyExc    = regexp.MustCompile(`(?:^|[^\w.])(?:Exception|BaseException)\b`)
+)
+
+// tenacityDeadline: stop=stop_after_delay(N) is a deadline — the layer
+// ends N seconds after its first attempt however fast each one fails, so
+// it is bounded, only not by a count (issue 37, round 6: readiness waits
+// with stop_after_delay(120) were called unbounded, critical). With a
+// literal wait_fixed(W) the count is 1 + N/W; without one, at least two
+// attempts is all that is known, at low confidence.
+func tenacityDeadline(l *Layer, region []byte, delay string) {
+	l.Unbounded = false
+	l.Setting = "stop_after_delay(" + strings.TrimSpace(delay) + ")"
+	d, derr := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(delay), "_", ""), 64)
+	if wm := pyWaitFixed.FindSubmatch(region); wm != nil && derr == nil {
+		if w, err := strconv.ParseFloat(strings.ReplaceAll(string(wm[1]), "_", ""), 64); err == nil && w > 0 && d >= 0 && d/w < 1e6 {
+			l.Attempts = 1 + int(d/w)
+			l.Note = "bounded by a deadline, not a count: about " + strconv.Itoa(l.Attempts) + " attempts at wait_fixed(" + string(wm[1]) + ") within " + strings.TrimSpace(delay) + " s"
+			return
+		}
+	}
+	l.Attempts = 2
+	l.Confidence = ConfidenceLow
+	l.Note = "bounded by a deadline (stop_after_delay), not a count: at least 2 attempts; how many more depends on how fast each one fails"
+}
+
+// tenacityRetriesSome: the decorator's retry= predicate limits it to some
+// errors — retry_if_exception_type(RateLimitError) | …(Timeout), or a
+// retry_if_exception(pred) the code decides — so it does not retry every
+// error, a 400 included (issue 37, round 6: such a tenacity was called a
+// critical retry of every error). retry_if_exception_type() with no type,
+// or with Exception/BaseException, and retry_if_not_exception_type still
+// retry (almost) every error.
+func tenacityRetriesSome(region []byte) bool {
+	for _, arg := range splitTop(region) {
+		if !pyRetryKw.Match(arg) {
+			continue
+		}
+		if pyRetryNot.Match(arg) {
+			return false
+		}
+		some := false
+		for _, m := range pyRetryType.FindAllSubmatch(arg, -1) {
+			if len(bytes.TrimSpace(m[1])) == 0 || pyAnyExc.Match(m[1]) {
+				return false // retry_if_exception_type() is every Exception
+			}
+			some = true
+		}
+		return some || pyRetryPred.Match(arg)
+	}
+	return false
 }
 
 // backoff: @backoff.on_exception(…, max_tries=N); max_time alone bounds

@@ -36,9 +36,11 @@ var detectors = []detector{
 	// Python, by import.
 	{"python SDK clients (Anthropic, OpenAI)", fkPython, nil, pySDKClients},
 	{"LlamaIndex OpenAI", fkPython, nil, llamaIndex},
+	{"LlamaIndex OpenAI embeddings", fkPython, nil, llamaIndexEmbeddings},
 	{"LangChain chat models, init_chat_model and with_retry", fkPython, nil, pyLangChain},
 	{"Instructor create", fkPython, nil, instructor},
 	{"tenacity", fkPython, nil, tenacity},
+	{"retry / retry_async tries= and repository wrappers", fkPython, nil, pyTriesRetries},
 	{"backoff", fkPython, nil, backoff},
 	{"Celery tasks", fkPython, nil, celery},
 	{"RQ Retry", fkPython, nil, rq},

@@ -3,6 +3,7 @@ package audit
 import (
 	"go/ast"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +19,7 @@ var pySDKClasses = []struct {
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 	{"together", "together-python", []string{"Together", "AsyncTogether"}},
+	{"cohere", "cohere-python", []string{"Client", "ClientV2", "AsyncClient", "AsyncClientV2"}},
 }
 
 // pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
@@ -34,7 +36,8 @@ func pySDKClients(f *file) []Layer {
 }
 
 var (
-	jsNetRetries = knobRe("maxNetworkRetries")
+	jsNetRetries  = knobRe("maxNetworkRetries")
+	jsAws4Retries = knobRe("retries")
 	// vercelAICalls are the ai package's calls that take maxRetries.
 	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
 )
@@ -64,6 +67,13 @@ func jsSDKClients(f *file) []Layer {
 			for _, o := range jsCalls(f.blanked(), name, false) {
 				out = append(out, jsCallLayer(f, "stripe-node", o, jsNetRetries, nil))
 			}
+		case mod == "aws4fetch" && b.imported == "AwsClient":
+			// new AwsClient({ accessKeyId, secretAccessKey, retries }):
+			// its fetch retries 5xx and 429, 10 times unless set (issue
+			// 37, round 6: cline's two, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "aws4fetch", o, jsAws4Retries, nil))
+			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {
 				out = append(out, jsCallLayer(f, "vercel-ai", o, jsMaxRetries, nil))
@@ -89,6 +99,10 @@ func goSDKClients(f *file) []Layer {
 		}
 		if awsV1Service(path, fn) {
 			out = append(out, awsV1Client(f, g, call)) // aws_go_v1.go
+			continue
+		}
+		if azOpenAIClient(path, fn) {
+			out = append(out, azcoreClient(f, g, call))
 			continue
 		}
 		if fn != "NewClient" {
@@ -162,6 +176,39 @@ func awsV2Client(f *file, g *goFile, call *ast.CallExpr) Layer {
 		}
 	} else {
 		l.setUnknown(written)
+	}
+	return l
+}
+
+// azOpenAIClient: azopenai.NewClient, NewClientWithKeyCredential,
+// NewClientForOpenAI — each runs azcore's retry policy (issue 37, round 6:
+// kubectl-ai's two Azure OpenAI clients had no row).
+func azOpenAIClient(path, fn string) bool {
+	return path == "github.com/Azure/azure-sdk-for-go/sdk/ai/azopenai" && strings.HasPrefix(fn, "NewClient")
+}
+
+var azMaxRetries = regexp.MustCompile(`\bMaxRetries\s*:\s*(-?\s*[0-9]+|[A-Za-z_][\w.]*)`)
+
+// azcoreClient reads Retry: policy.RetryOptions{MaxRetries: N} written in
+// the call: 0 is azcore's default 3, a negative value is none.
+func azcoreClient(f *file, g *goFile, call *ast.CallExpr) Layer {
+	l := newLayer("azcore-go", f.rel, g.line(call), "go", ConfidenceHigh)
+	var text string
+	if a, b := g.fset.Position(call.Pos()).Offset, g.fset.Position(call.End()).Offset; a >= 0 && a <= b && b <= len(g.src) {
+		text = string(g.src[a:min(b, a+4096)]) // the options written in the call
+	}
+	if m := azMaxRetries.FindStringSubmatch(text); m != nil {
+		v := strings.ReplaceAll(m[1], " ", "")
+		switch n, err := strconv.Atoi(v); {
+		case err != nil || n > 1_000_000:
+			l.setUnknown(m[0])
+		case n < 0:
+			l.setAttempts(1, m[0]+" (negative: no retries)")
+		case n == 0:
+			l.Configured, l.Setting = true, m[0]+" (0: azcore's default 3)"
+		default:
+			l.set(n, m[0])
+		}
 	}
 	return l
 }

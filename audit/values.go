@@ -205,6 +205,11 @@ func pyValues(f *file, vi valueIndex) {
 			how = "constant"
 		case atLineStart(code, m[2]):
 			how = "attribute default"
+		case c == '.' && m[2] >= 5 && string(code[m[2]-5:m[2]]) == "self." && atLineStart(code, m[2]-5):
+			// self.x = x in a method: the object's own attribute takes
+			// the parameter's value, its default followed (issue 37,
+			// round 6: tries=self._num_max_retries).
+			how = "attribute set from"
 		case c == '.':
 			continue
 		}
@@ -518,7 +523,16 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 	}
 	want := map[fileKind]map[string][]def{}
 	wanted := 0
-	for _, l := range s.layers {
+	for i := range s.layers {
+		l := &s.layers[i]
+		if l.valueName != "" && ownAttribute(l.valueExpr) {
+			// self.max_retries is the loop's own object's: its class and
+			// module, read in the file, are its scope — never another
+			// file's unrelated class that happens to have a field of that
+			// name (issue 37, round 6: a Qdrant upsert loop took its bound
+			// from a PandasAI service's max_retries, critical).
+			l.valueName = ""
+		}
 		if l.valueName == "" || !l.pending || wanted >= maxValueNames {
 			continue
 		}
@@ -831,4 +845,15 @@ func around(hay []byte, anchor string, re *regexp.Regexp, back, fwd int) [][]int
 		out = append(out, m)
 	}
 	return out
+}
+
+// ownAttribute: expr is an attribute of the code's own object (self.x,
+// this.x, cls.x), resolved only where that object's class is written.
+func ownAttribute(expr string) bool {
+	for _, p := range []string{"self.", "this.", "cls.", "this?."} {
+		if strings.HasPrefix(expr, p) && strings.Count(expr, ".") == 1 {
+			return true
+		}
+	}
+	return false
 }

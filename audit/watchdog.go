@@ -72,6 +72,15 @@ var notARecall = map[string]bool{
 	// from elsewhere: never the generation sent again.
 	"wait": true, "communicate": true, "join": true, "kill": true, "terminate": true, "close": true, "shutdown": true,
 	"__import__": true, "import_module": true,
+	// A process that exits, a file renamed, moved, copied or removed back
+	// into place: cleanup, never the generation sent again (issue 37,
+	// round 6: `except TimeoutError: sys.exit(1)` after a try that also
+	// exits, and a catch that renames a backup back, read as watchdogs).
+	"exit": true, "_exit": true, "quit": true, "exitprocess": true,
+	"rename": true, "renamesync": true, "move": true, "replace": true, "copy": true, "copyfile": true, "copyfilesync": true, "copy2": true, "copytree": true,
+	"unlink": true, "unlinksync": true, "remove": true, "rmsync": true, "rmtree": true, "rm": true, "rmdir": true, "rmdirsync": true,
+	"mkdir": true, "mkdirsync": true, "makedirs": true, "exists": true, "existssync": true,
+	"writefile": true, "writefilesync": true, "write_text": true, "write_bytes": true,
 }
 
 // callees are the names called in code, by their last segment, that can
