@@ -179,7 +179,7 @@ func goCallerSites(f *file, fn paramFn) []paramSite {
 		if v, ok := g.literal(arg); ok {
 			out = append(out, paramSite{v, g.line(c), "passed by the call"})
 		} else if id, ok := arg.(*ast.Ident); ok {
-			if v, how, ok := siteValue(f, id.Name); ok {
+			if v, how, ok := goSiteIdent(f, g, c, id.Name); ok {
 				out = append(out, paramSite{v, g.line(c), "passed by the call" + how})
 			}
 		}

@@ -214,11 +214,60 @@ func callSites(f *file, name string, def, k int, kw string, dflt *paramSite) (si
 			}
 			continue
 		}
-		if n, how, ok := siteValue(f, string(arg)); ok {
+		if n, how, ok := siteValueAt(f, string(arg), o); ok {
 			sites = append(sites, paramSite{n, line, "passed by the call" + how})
 		}
 	}
 	return sites, calls
+}
+
+// siteValueAt is an argument's value read in the scope of the call at at
+// (issue rt5 F1): a name the caller's own function assigns before the call
+// (Python `attempts = 2`, JavaScript `const n = 1`) is the value passed,
+// whatever a module-level name of the same spelling holds; only a name the
+// function does not define falls back to the file's (siteValue).
+func siteValueAt(f *file, expr string, at int) (int, string, bool) {
+	expr = strings.TrimSpace(expr)
+	if isName(expr) && !strings.ContainsRune(expr, '.') {
+		switch f.kind {
+		case fkPython:
+			if n, how, ok := pyLocalBound(f, at, expr); ok {
+				return n, how, true
+			}
+		case fkJS:
+			code := f.blanked()
+			var n int
+			var how string
+			found := false
+			jsOpenBlocks(code, at, func(i int) bool {
+				if _, _, _, ok := jsFuncHead(code, i); !ok {
+					return false
+				}
+				n, how, found = jsLocalConst(f, i+1, at, expr)
+				return true // the innermost function is the caller's scope
+			})
+			if found {
+				return n, how, true
+			}
+		}
+	}
+	return siteValue(f, expr)
+}
+
+// goSiteIdent is the value of the name a Go call c passes: a definition in
+// the caller's own function before the call (`n := 2`), else the file's
+// (a package constant): the name in scope at the call (rt5 F1).
+func goSiteIdent(f *file, g *goFile, c *ast.CallExpr, name string) (int, string, bool) {
+	at := g.offset(c)
+	for _, d := range g.ast.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && g.offset(fd) <= at && at < g.fset.Position(fd.End()).Offset {
+			if n, how, ok := goLocalDef(f, g, fd.Body, at, name); ok {
+				return n, how, true
+			}
+			break
+		}
+	}
+	return siteValue(f, name)
 }
 
 // wordBefore is the word ending just before off, past spaces.
@@ -575,7 +624,7 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 		if v, ok := g.literal(arg); ok {
 			sites = append(sites, paramSite{v, g.line(c), "passed by the call"})
 		} else if id, ok := arg.(*ast.Ident); ok {
-			if v, how, ok := siteValue(f, id.Name); ok {
+			if v, how, ok := goSiteIdent(f, g, c, id.Name); ok {
 				sites = append(sites, paramSite{v, g.line(c), "passed by the call" + how})
 			}
 		}

@@ -1,0 +1,104 @@
+package audit
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Red team 5 (issue 37 round), findings F1–F6: fixtures of our own, in the
+// shape of the cases.
+
+// F1: a name a call passes is the caller's own when its function assigns
+// it, not the module's constant of the same spelling.
+func TestCallArgumentReadInTheCallersScope(t *testing.T) {
+	py := `import time
+from openai import OpenAI
+
+client = OpenAI(max_retries=0)
+attempts = 40
+
+
+def with_retry(fn, attempts=3):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(2)
+
+
+def draft(prompt):
+    attempts = 2
+    return with_retry(lambda: client.responses.create(input=prompt), attempts=attempts)
+`
+	var loops []Layer
+	for _, l := range scanPython("app/llm.py", []byte(py)) {
+		if l.DefaultID == "hand-rolled" {
+			loops = append(loops, l)
+		}
+	}
+	if got, want := layerList(loops), "9 2"; got != want {
+		t.Errorf("python: loops %q, want %q (draft's attempts = 2, not the module's 40)", got, want)
+	}
+	gosrc := `package search
+
+const n = 40
+
+func optimize(q string) (string, error) {
+	n := 2
+	return extractWithRetry(q, n)
+}
+
+func extractWithRetry(q string, maxAttempts int) (string, error) {
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		if out, err := askModel(q, attempt); err == nil {
+			return out, nil
+		}
+	}
+	return "", nil
+}
+`
+	dir := t.TempDir()
+	files := map[string]string{
+		"search/search.go": gosrc,
+		"web/retry.js": `export async function withRetry(fn, retries = 2) {
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      last = e;
+    }
+  }
+}
+`,
+		"web/ask.js": `import { withRetry } from "./retry";
+const n = 40;
+export async function ask(prompt) {
+  const n = 1;
+  return withRetry(() => client.chat.completions.create({ messages: [prompt] }), n);
+}
+`,
+		// A same-shaped call in another file of the package: its own n.
+		"search/other.go": `package search
+
+func deep(q string) { m := 3; extractWithRetry(q, m) }
+`,
+	}
+	for rel, body := range files {
+		write(t, filepath.Join(dir, filepath.FromSlash(rel)), []byte(body))
+	}
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Layer{}
+	for _, l := range r.Layers {
+		got[l.File] = l
+	}
+	if l := got["search/search.go"]; l.Attempts != 3 || strings.Contains(l.Setting, "40") {
+		t.Errorf("go: %d attempts (%q), want 3: optimize's n := 2, other.go's m := 3, never the package's 40", l.Attempts, l.Setting)
+	}
+	if l := got["web/retry.js"]; l.Attempts != 3 || strings.Contains(l.Setting, "40") {
+		t.Errorf("js: %d attempts (%q), want the default's 3: ask's own n = 1, not the module's 40", l.Attempts, l.Setting)
+	}
+}
