@@ -102,3 +102,45 @@ func deep(q string) { m := 3; extractWithRetry(q, m) }
 		t.Errorf("js: %d attempts (%q), want the default's 3: ask's own n = 1, not the module's 40", l.Attempts, l.Setting)
 	}
 }
+
+// F2: a splatted dict's max_retries taken out before the call (pop, del,
+// clear) no longer counts; a lambda's own parameter shadows the outer dict.
+func TestKwargsDictKeyRemovedOrShadowed(t *testing.T) {
+	src := `from openai import OpenAI
+
+
+def popped():
+    kw = {"max_retries": 9, "timeout": 10}
+    kw.pop("max_retries")
+    return OpenAI(**kw)
+
+
+def deleted():
+    kw = {"max_retries": 9, "timeout": 10}
+    del kw["max_retries"]
+    return OpenAI(**kw)
+
+
+def put_back():
+    kw = {"max_retries": 9}
+    kw.pop("max_retries", None)
+    kw["max_retries"] = 5
+    return OpenAI(**kw)
+
+
+def shadowed():
+    kw = {"max_retries": 9}
+    mk = lambda kw={"max_retries": 2}: OpenAI(**kw)
+    return mk()
+
+
+def said_only():
+    kw = {"max_retries": 7}
+    log("kw.pop('max_retries') is not called")  # del kw["max_retries"]
+    return OpenAI(**kw)
+`
+	ls := scanPython("svc/clients.py", []byte(src))
+	if got, want := layerList(ls), "7 3,13 3,20 6,25 3,32 8"; got != want {
+		t.Fatalf("layers %q, want %q (popped, deleted: the default 3; put back: 6; the lambda's own kw: 3; a string or comment removes nothing: 8)", got, want)
+	}
+}
