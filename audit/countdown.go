@@ -88,7 +88,7 @@ func pyCountdownLoops(f *file) []Layer {
 // pyCountdownStart is the expression name is given on the nearest line
 // above the loop at at, within its function: a literal or a name.
 func pyCountdownStart(code []byte, at int, name string) (string, bool) {
-	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9]+|[A-Za-z_][\w.]*)\s*$`)
+	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*(?:\s*\*\*\s*[0-9]+)?|[A-Za-z_][\w.]*)\s*$`)
 	m, _, ok := pyAssignAbove(code, at, assign)
 	if !ok {
 		return "", false

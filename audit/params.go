@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -91,8 +92,9 @@ func paramBound(f *file, at int, bound string) (int, string, bool) {
 }
 
 // worstSite is the largest of sites, shown with how many there were.
+// A site over maxSiteBound is the worst whatever the others give (rt5 F4):
+// loopLayer reports the layer unbounded.
 func worstSite(bound string, rel string, sites []paramSite, calls int) (int, string, bool) {
-	sites = plausibleSites(sites)
 	if len(sites) == 0 {
 		return 0, "", false
 	}
@@ -102,7 +104,7 @@ func worstSite(bound string, rel string, sites []paramSite, calls int) (int, str
 			w = s
 		}
 	}
-	how := fmt.Sprintf(" (%s = %d, %s at %s:%d", bound, w.n, w.how, rel, w.line)
+	how := fmt.Sprintf(" (%s = %s, %s at %s:%d", bound, boundText(w.n), w.how, rel, w.line)
 	if calls > 0 && len(sites) > 1 {
 		how += fmt.Sprintf("; the largest of %d values its calls in this file give it", len(sites))
 	}
@@ -170,6 +172,9 @@ func paramIndex(params [][]byte, bound string) (int, string) {
 func siteValue(f *file, expr string) (int, string, bool) {
 	expr = strings.TrimSpace(expr)
 	if n, ok := atoiBounded(expr); ok {
+		return n, "", true
+	}
+	if n, ok := bigLiteral(expr); ok {
 		return n, "", true
 	}
 	if r, ok := f.resolve(expr); ok {
@@ -374,7 +379,10 @@ func paramSitesBoundUncached(f *file, bound, name string, open, k int, kw, dtext
 	if name != "" {
 		sites, calls = callSites(f, name, open, k, kw, dflt)
 	}
-	if dflt != nil && calls == 0 {
+	if dflt != nil && (calls == 0 || dflt.n > maxSiteBound) {
+		// A default over the plausible cap stands whatever the calls
+		// pass: a caller that passes none (in another file, a test, a
+		// dynamic call) runs it (rt5 F4).
 		sites = append(sites, *dflt)
 	}
 	return worstSite(bound, f.rel, sites, calls)
@@ -632,17 +640,69 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 	return worstSite(bound, f.rel, sites, calls)
 }
 
-// maxSiteBound: a call passing more than this (99999, a sentinel) bounds
-// no retry loop a reader would call one; it is not counted, so one odd call
-// costs itself, never the layer the other calls and the default give.
+// maxSiteBound: a bound over this many tries (99999, 10**12, a sentinel)
+// is no limit a night notices: whichever way it is written — a default, a
+// literal range, a countdown's start, a call's argument — the layer is
+// reported unbounded (a critical unbounded_layer finding), never replaced
+// by a smaller call's value nor dropped (rt5 F4).
 const maxSiteBound = 1000
 
-func plausibleSites(sites []paramSite) []paramSite {
-	out := sites[:0:0]
-	for _, s := range sites {
-		if s.n <= maxSiteBound {
-			out = append(out, s)
+// hugeBound stands for a bound too large to hold (10**12, 2**64): far over
+// maxSiteBound, small enough that adding an offset cannot overflow.
+const hugeBound = 1 << 30
+
+// bigLiteral reads an integer literal atoiBounded refuses as too large
+// (1000000000000, 99999999999999999999) or a power (10**12), capped at
+// hugeBound. A negative, a float or anything else is not one.
+func bigLiteral(s string) (int, bool) {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	if b, e, ok := strings.Cut(s, "**"); ok {
+		bn, ok1 := digitsCapped(strings.TrimSpace(b))
+		en, ok2 := digitsCapped(strings.TrimSpace(e))
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		v := 1
+		for i := 0; i < en && i < 64 && v < hugeBound; i++ {
+			v *= bn
+		}
+		return min(v, hugeBound), true
+	}
+	return digitsCapped(s)
+}
+
+// digitsCapped: a run of decimal digits, its value capped at hugeBound.
+func digitsCapped(s string) (int, bool) {
+	if s == "" || len(s) > 4096 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
 		}
 	}
-	return out
+	if t := strings.TrimLeft(s, "0"); len(t) > 10 {
+		return hugeBound, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, false
+	}
+	return min(n, hugeBound), true
+}
+
+// boundText shows a bound, hugeBound as what it stands for.
+func boundText(n int) string {
+	if n >= hugeBound {
+		return "over 1000000000"
+	}
+	return strconv.Itoa(n)
+}
+
+// markUnbounded turns a hand-rolled loop's layer whose bound is over the
+// plausible cap into an unbounded one (stack.go's unbounded_layer).
+func markUnbounded(l *Layer, n int) {
+	l.Attempts, l.Unbounded = 0, true
+	l.Setting += fmt.Sprintf(" — %s tries, more than %d: effectively unbounded", boundText(n), maxSiteBound)
+	l.calledAs, l.loopPending, l.valueName, l.pending = nil, false, "", false
 }

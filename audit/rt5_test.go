@@ -144,3 +144,91 @@ def said_only():
 		t.Fatalf("layers %q, want %q (popped, deleted: the default 3; put back: 6; the lambda's own kw: 3; a string or comment removes nothing: 8)", got, want)
 	}
 }
+
+// F4: a bound over 1,000 — a default, a literal range, a countdown's
+// start, a call — is reported unbounded (critical), never a smaller call's
+// value and never dropped.
+func TestBoundOverTheCapIsUnbounded(t *testing.T) {
+	src := `import time
+from openai import OpenAI
+
+client = OpenAI(max_retries=0)
+
+
+def big_default(fn, attempts=1000000000000):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(2)
+
+
+def first(prompt):
+    return big_default(lambda: client.responses.create(input=prompt), attempts=4)
+
+
+def literal(prompt):
+    for attempt in range(10**12):
+        try:
+            return client.responses.create(input=prompt)
+        except Exception:
+            time.sleep(2)
+
+
+def countdown(prompt):
+    remaining_retries = 10**12
+    while True:
+        try:
+            return client.chat.completions.create(model="m", messages=[prompt])
+        except Exception:
+            if remaining_retries <= 0:
+                raise
+            remaining_retries -= 1
+            time.sleep(1)
+
+
+def small(fn, attempts=3):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(2)
+
+
+def second(prompt):
+    small(lambda: client.responses.create(input=prompt), attempts=5000)
+    return small(lambda: client.responses.create(input=prompt), attempts=2)
+
+
+def near(prompt):
+    for attempt in range(1000):
+        try:
+            return client.responses.create(input=prompt)
+        except Exception:
+            time.sleep(2)
+`
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "app", "llm.py"), []byte(src))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loops []string
+	for _, l := range r.Layers {
+		if l.DefaultID == "hand-rolled" {
+			loops = append(loops, layerList([]Layer{l}))
+		}
+	}
+	if got, want := strings.Join(loops, ","), "8 unbounded,20 unbounded,29 unbounded,40 unbounded,53 1000"; got != want {
+		t.Fatalf("loops %q, want %q (a default, a range, a countdown, a call over 1,000: unbounded; exactly 1,000 is a bound)", got, want)
+	}
+	crit := 0
+	for _, fd := range r.Findings {
+		if fd.Kind == FindingUnbounded && fd.Severity == SeverityCritical {
+			crit++
+		}
+	}
+	if crit != 4 {
+		t.Fatalf("%d critical unbounded_layer findings, want 4: %+v", crit, r.Findings)
+	}
+}
