@@ -187,7 +187,15 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 			return l, true
 		}
 		if attempts < 2 {
-			return Layer{}, false
+			if fn == nil {
+				return Layer{}, false
+			}
+			// One try from this file's calls; another file may pass more
+			// (rt5 F3): pending the root's calls (resolveCallSites), dropped
+			// when none does.
+			l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
+			l.calledAs, l.callBase, l.loopOffset, l.loopPending = fn, n, offset, true
+			return l, true
 		}
 		l := handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note)
 		l.calledAs, l.callBase, l.loopOffset = fn, n, offset

@@ -232,3 +232,48 @@ def near(prompt):
 		t.Fatalf("%d critical unbounded_layer findings, want 4: %+v", crit, r.Findings)
 	}
 }
+
+// F3: a Go helper one of whose calls in its own file gives it one try
+// (`< 2`) keeps its layer when another file of the package passes more.
+func TestGoHelperOneTryHereMoreElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "search", "search.go"), []byte(`package search
+
+func optimize(q string) (string, error) {
+	return extractWithRetry(q, 2)
+}
+
+func extractWithRetry(q string, maxAttempts int) (string, error) {
+	for attempt := 1; attempt < maxAttempts; attempt++ {
+		if out, err := askModel(q, attempt); err == nil {
+			return out, nil
+		}
+	}
+	return "", nil
+}
+`))
+	write(t, filepath.Join(dir, "search", "other.go"), []byte("package search\n\nfunc again(q string) { extractWithRetry(q, 7) }\n"))
+	// The near miss: alone, one try is no retry layer.
+	write(t, filepath.Join(dir, "lone", "lone.go"), []byte(`package lone
+
+func optimize(q string) (string, error) {
+	return extractWithRetry(q, 2)
+}
+
+func extractWithRetry(q string, maxAttempts int) (string, error) {
+	for attempt := 1; attempt < maxAttempts; attempt++ {
+		if out, err := askModel(q, attempt); err == nil {
+			return out, nil
+		}
+	}
+	return "", nil
+}
+`))
+	r, err := Scan([]string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layers) != 1 || r.Layers[0].File != "search/search.go" || r.Layers[0].Attempts != 6 || !strings.Contains(r.Layers[0].Setting, "other.go:3") {
+		t.Fatalf("layers %+v, want one: search/search.go, 6 tries (other.go passes 7, with <)", r.Layers)
+	}
+}
