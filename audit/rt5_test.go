@@ -277,3 +277,47 @@ func extractWithRetry(q string, maxAttempts int) (string, error) {
 		t.Fatalf("layers %+v, want one: search/search.go, 6 tries (other.go passes 7, with <)", r.Layers)
 	}
 }
+
+// F5: a budget tested in the handler, after the call was tried, makes one
+// try more than its start; tested before the call, exactly its start.
+func TestCountdownTestedAfterTheCall(t *testing.T) {
+	src := `import time
+import openai
+from openai import OpenAI
+
+client = OpenAI(max_retries=0)
+
+
+def after(prompt):
+    remaining_retries = 3
+    while True:
+        try:
+            return client.chat.completions.create(model="m", messages=[prompt])
+        except Exception:
+            if remaining_retries <= 0:
+                raise
+            remaining_retries -= 1
+            time.sleep(1)
+
+
+def before(prompt):
+    remaining_retries = 3
+    while True:
+        if remaining_retries == 0:
+            raise RuntimeError("out of tries")
+        remaining_retries -= 1
+        try:
+            return client.chat.completions.create(model="m", messages=[prompt])
+        except openai.APIConnectionError:
+            continue
+`
+	var loops []Layer
+	for _, l := range scanPython("app/llm.py", []byte(src)) {
+		if strings.Contains(l.Setting, "counted down") {
+			loops = append(loops, l)
+		}
+	}
+	if got, want := layerList(loops), "10 4,22 3"; got != want {
+		t.Fatalf("loops %q, want %q (tested after the call: 3 + 1 tries; before it: 3): %+v", got, want, loops)
+	}
+}
