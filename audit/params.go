@@ -40,6 +40,9 @@ type paramCache struct {
 	goCalls  map[string][]*ast.CallExpr
 	results  map[string]paramResult
 	resolved int
+	// depth is how many forwarded parameters are being followed
+	// (forwardedParam).
+	depth int
 	// last is the function whose parameter the last paramBound read (nil
 	// when the bound named none): loopLayer keeps it on the layer.
 	last *paramFn
@@ -227,31 +230,30 @@ func callSites(f *file, name string, def, k int, kw string, dflt *paramSite) (si
 }
 
 // siteValueAt is an argument's value read in the scope of the call at at
-// (issue rt5 F1): a name the caller's own function assigns before the call
+// (rt5 F1): a name the caller's own function assigns before the call
 // (Python `attempts = 2`, JavaScript `const n = 1`) is the value passed,
-// whatever a module-level name of the same spelling holds; only a name the
-// function does not define falls back to the file's (siteValue).
+// whatever a module-level name of the same spelling holds. A name that is
+// the caller's own parameter is forwarded (rt5 F6): its value is the
+// caller's default and what the caller's callers pass, followed up to
+// maxForwardDepth functions. Only a name the function does not define
+// falls back to the file's (siteValue).
 func siteValueAt(f *file, expr string, at int) (int, string, bool) {
 	expr = strings.TrimSpace(expr)
 	if isName(expr) && !strings.ContainsRune(expr, '.') {
 		switch f.kind {
 		case fkPython:
-			if n, how, ok := pyLocalBound(f, at, expr); ok {
+			n, how, ok := pyLocalBound(f, at, expr)
+			if ok && !strings.Contains(how, "default of the parameter") {
+				return n, how, true
+			}
+			if fn, fhow, fok := forwardedParam(f, at, expr); fok {
+				return fn, fhow, true
+			}
+			if ok {
 				return n, how, true
 			}
 		case fkJS:
-			code := f.blanked()
-			var n int
-			var how string
-			found := false
-			jsOpenBlocks(code, at, func(i int) bool {
-				if _, _, _, ok := jsFuncHead(code, i); !ok {
-					return false
-				}
-				n, how, found = jsLocalConst(f, i+1, at, expr)
-				return true // the innermost function is the caller's scope
-			})
-			if found {
+			if n, how, ok := forwardedParam(f, at, expr); ok {
 				return n, how, true
 			}
 		}
@@ -259,18 +261,42 @@ func siteValueAt(f *file, expr string, at int) (int, string, bool) {
 	return siteValue(f, expr)
 }
 
+// maxForwardDepth bounds how many functions a forwarded parameter is
+// followed through (top → draft → with_retry is 2); recursion between
+// functions stops there.
+const maxForwardDepth = 3
+
+// forwardedParam resolves name at at by the loop rules (paramBound's),
+// one function further up the chain; the loop's own function recorded in
+// the cache (last) is kept.
+func forwardedParam(f *file, at int, name string) (int, string, bool) {
+	pc := f.paramCache()
+	if pc.depth >= maxForwardDepth {
+		return 0, "", false
+	}
+	pc.depth++
+	last := pc.last
+	defer func() { pc.depth--; pc.last = last }()
+	switch f.kind {
+	case fkPython:
+		return pyParamBound(f, at, name)
+	case fkJS:
+		return jsParamBound(f, at, name)
+	case fkGo:
+		return goScopedBound(f, at, name)
+	}
+	return 0, "", false
+}
+
 // goSiteIdent is the value of the name a Go call c passes: a definition in
 // the caller's own function before the call (`n := 2`), else the file's
 // (a package constant): the name in scope at the call (rt5 F1).
 func goSiteIdent(f *file, g *goFile, c *ast.CallExpr, name string) (int, string, bool) {
-	at := g.offset(c)
-	for _, d := range g.ast.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && g.offset(fd) <= at && at < g.fset.Position(fd.End()).Offset {
-			if n, how, ok := goLocalDef(f, g, fd.Body, at, name); ok {
-				return n, how, true
-			}
-			break
-		}
+	// goScopedBound: a definition in the caller's function before the
+	// call, else the caller's parameter forwarded (its callers, rt5 F6),
+	// else the package's.
+	if n, how, ok := forwardedParam(f, g.offset(c), name); ok {
+		return n, how, true
 	}
 	return siteValue(f, name)
 }

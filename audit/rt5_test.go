@@ -321,3 +321,69 @@ def before(prompt):
 		t.Fatalf("loops %q, want %q (tested after the call: 3 + 1 tries; before it: 3): %+v", got, want, loops)
 	}
 }
+
+// F6: a parameter forwarded through a function (draft passes its own
+// attempts on) takes what draft's callers pass, not only draft's default;
+// functions calling each other in a ring end.
+func TestForwardedParameterFollowsTheChain(t *testing.T) {
+	src := `import time
+from openai import OpenAI
+
+client = OpenAI(max_retries=0)
+
+
+def with_retry(fn, attempts=3):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(2)
+    return ring(fn, attempts)
+
+
+def draft(prompt, attempts=9):
+    return with_retry(lambda: client.responses.create(input=prompt), attempts=attempts)
+
+
+def top(prompt):
+    return draft(prompt, attempts=12)
+
+
+def ring(fn, attempts=4):
+    return with_retry(fn, attempts=attempts)
+`
+	var loops []Layer
+	for _, l := range scanPython("app/llm.py", []byte(src)) {
+		if l.DefaultID == "hand-rolled" {
+			loops = append(loops, l)
+		}
+	}
+	if got, want := layerList(loops), "8 12"; got != want {
+		t.Errorf("loops %q, want %q (top passes 12 through draft)", got, want)
+	} else if !strings.Contains(loops[0].Setting, "llm.py:21") {
+		t.Errorf("setting %q does not show top's call", loops[0].Setting)
+	}
+	// Go: a caller forwarding its own parameter.
+	gosrc := `package search
+
+func extractWithRetry(q string, maxAttempts int) (string, error) {
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		if out, err := askModel(q, attempt); err == nil {
+			return out, nil
+		}
+	}
+	return "", nil
+}
+
+func draft(q string, n int) (string, error) { return extractWithRetry(q, n) }
+
+func top(q string) { draft(q, 12); extractWithRetry(q, 2) }
+`
+	ls, err := scanGo("search/search.go", []byte(gosrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := layerList(ls), "4 12"; got != want {
+		t.Fatalf("go: layers %q, want %q (top passes 12 through draft's n)", got, want)
+	}
+}
