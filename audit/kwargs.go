@@ -122,7 +122,9 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 // none the audit can read, or no default).
 func pyLambdaParam(f *file, a int, name string) (v, at int, shadow bool) {
 	code := f.blanked()
-	ls := lineStartBefore(code, a)
+	// The call's own line, at most maxArgBytes of it: a minified line of
+	// thousands of calls is not read again whole for each.
+	ls := max(lineStartBefore(code, a), a-maxArgBytes)
 	for _, lm := range pyLambda.FindAllIndex(code[ls:a], 8) {
 		p := ls + lm[1]
 		// The parameters end at the first ':' outside brackets.

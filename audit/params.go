@@ -42,7 +42,7 @@ type paramCache struct {
 	resolved int
 	// depth is how many forwarded parameters are being followed
 	// (forwardedParam).
-	depth int
+	depth, forwarded int
 	// last is the function whose parameter the last paramBound read (nil
 	// when the bound named none): loopLayer keeps it on the layer.
 	last *paramFn
@@ -266,15 +266,21 @@ func siteValueAt(f *file, expr string, at int) (int, string, bool) {
 // functions stops there.
 const maxForwardDepth = 3
 
+// maxForwarded bounds the forwarded parameters resolved a file: each reads
+// the file's calls of one more function, so a file of thousands of
+// functions forwarding to each other costs at most this many more reads.
+const maxForwarded = 64
+
 // forwardedParam resolves name at at by the loop rules (paramBound's),
 // one function further up the chain; the loop's own function recorded in
 // the cache (last) is kept.
 func forwardedParam(f *file, at int, name string) (int, string, bool) {
 	pc := f.paramCache()
-	if pc.depth >= maxForwardDepth {
+	if pc.depth >= maxForwardDepth || pc.forwarded >= maxForwarded {
 		return 0, "", false
 	}
 	pc.depth++
+	pc.forwarded++
 	last := pc.last
 	defer func() { pc.depth--; pc.last = last }()
 	switch f.kind {
@@ -699,7 +705,7 @@ func bigLiteral(s string) (int, bool) {
 
 // digitsCapped: a run of decimal digits, its value capped at hugeBound.
 func digitsCapped(s string) (int, bool) {
-	if s == "" || len(s) > 4096 {
+	if s == "" {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {

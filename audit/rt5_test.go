@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Red team 5 (issue 37 round), findings F1–F6: fixtures of our own, in the
@@ -385,5 +387,45 @@ func top(q string) { draft(q, 12); extractWithRetry(q, 2) }
 	}
 	if got, want := layerList(ls), "4 12"; got != want {
 		t.Fatalf("go: layers %q, want %q (top passes 12 through draft's n)", got, want)
+	}
+}
+
+// The findings' fixes on hostile shapes: a literal of thousands of digits
+// and a huge power are bounds over the cap (unbounded, not dropped); a fan
+// of functions forwarding a parameter to each other ends, and a minified
+// line of lambdas and splats is read once per call.
+func TestRT5FixesOnHostileShapes(t *testing.T) {
+	src := "import time\n\n\ndef w(fn, attempts=" + strings.Repeat("9", 5000) + "):\n" +
+		"    for attempt in range(attempts):\n        try:\n            return fn()\n        except Exception:\n            time.sleep(1)\n\n\n" +
+		"def p(fn):\n    for attempt in range(10**99999999):\n        try:\n            return fn()\n        except Exception:\n            time.sleep(1)\n"
+	var got []string
+	for _, l := range scanPython("app/h.py", []byte(src)) {
+		got = append(got, layerList([]Layer{l}))
+	}
+	if g, want := strings.Join(got, ","), "5 unbounded,13 unbounded"; g != want {
+		t.Fatalf("layers %q, want %q", g, want)
+	}
+	var b strings.Builder
+	b.WriteString("import time\n\n\ndef with_retry(fn, attempts=3):\n    for attempt in range(attempts):\n        try:\n            return fn()\n        except Exception:\n            time.sleep(2)\n\n")
+	for i := range 64 {
+		fmt.Fprintf(&b, "def a%d(fn, attempts=2):\n    return with_retry(fn, attempts=attempts)\n", i)
+		for j := range 64 {
+			fmt.Fprintf(&b, "def b%d_%d(fn, attempts=2):\n    return a%d(fn, attempts=attempts)\n", i, j, i)
+			fmt.Fprintf(&b, "def c%d_%d(fn):\n    return b%d_%d(fn, attempts=5)\n", i, j, i, j)
+		}
+	}
+	b.WriteString("kw = {\"max_retries\": 4}\nfrom openai import OpenAI\n" + strings.Repeat("x = (lambda kw={}: OpenAI(**kw)); ", 3000) + "\n")
+	start := time.Now()
+	var loop []Layer
+	for _, l := range scanPython("app/fan.py", []byte(b.String())) {
+		if l.DefaultID == "hand-rolled" {
+			loop = append(loop, l)
+		}
+	}
+	if got, want := layerList(loop), "5 5"; got != want {
+		t.Fatalf("fan: loops %q, want %q (the c functions' 5 through b and a)", got, want)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("fan of forwarding functions took %v", d)
 	}
 }
