@@ -283,16 +283,28 @@ func forwardedParam(f *file, at int, name string) (int, string, bool) {
 	pc.forwarded++
 	last := pc.last
 	defer func() { pc.depth--; pc.last = last }()
+	var n int
+	var how string
+	var ok bool
 	switch f.kind {
 	case fkPython:
-		return pyParamBound(f, at, name)
+		n, how, ok = pyParamBound(f, at, name)
 	case fkJS:
-		return jsParamBound(f, at, name)
+		n, how, ok = jsParamBound(f, at, name)
 	case fkGo:
-		return goScopedBound(f, at, name)
+		n, how, ok = goScopedBound(f, at, name)
 	}
-	return 0, "", false
+	if len(how) > maxForwardHow {
+		// A chain's settings nest one in another (each function's result
+		// is cached with its own): said short, so a setting stays bounded
+		// however long the chain.
+		how = fmt.Sprintf(" (%s = %s, forwarded from its callers in %s)", name, boundText(n), f.rel)
+	}
+	return n, how, ok
 }
+
+// maxForwardHow bounds how a forwarded value's resolution is shown.
+const maxForwardHow = 240
 
 // goSiteIdent is the value of the name a Go call c passes: a definition in
 // the caller's own function before the call (`n := 2`), else the file's

@@ -425,6 +425,18 @@ func TestRT5FixesOnHostileShapes(t *testing.T) {
 	if got, want := layerList(loop), "5 5"; got != want {
 		t.Fatalf("fan: loops %q, want %q (the c functions' 5 through b and a)", got, want)
 	}
+	// A chain of loops each forwarding its bound to the next: every setting
+	// stays short, however long the chain.
+	var c strings.Builder
+	c.WriteString("import time\n")
+	for i := range 200 {
+		fmt.Fprintf(&c, "def g%d(fn, attempts=3):\n    for k in range(attempts):\n        try:\n            return g%d(fn, attempts)\n        except Exception:\n            time.sleep(1)\n", i, i+1)
+	}
+	for _, l := range scanPython("app/chain.py", []byte(c.String())) {
+		if len(l.Setting) > 600 {
+			t.Fatalf("line %d: setting of %d bytes: %.200s…", l.Line, len(l.Setting), l.Setting)
+		}
+	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("fan of forwarding functions took %v", d)
 	}
