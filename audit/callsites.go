@@ -90,14 +90,6 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 	}
 	for wi, w := range ws {
 		sites, siteFile := sitesOf[wi], filesOf[wi]
-		keep := sites[:0]
-		keepFile := siteFile[:0]
-		for i, st := range sites {
-			if st.n <= maxSiteBound {
-				keep, keepFile = append(keep, st), append(keepFile, siteFile[i])
-			}
-		}
-		sites, siteFile = keep, keepFile
 		if len(sites) == 0 {
 			continue
 		}
@@ -113,7 +105,14 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 				continue
 			}
 			attempts := sites[best].n + l.loopOffset
-			if attempts < 2 || attempts > 1000 {
+			if attempts > maxSiteBound {
+				// A call over the plausible cap: unbounded, never skipped
+				// for the smaller values (rt5 F4).
+				l.Setting = fmt.Sprintf("%s (%s = %s, %s at %s:%d)", l.Setting, w.fn.bound, boundText(sites[best].n), sites[best].how, siteFile[best], sites[best].line)
+				markUnbounded(l, attempts)
+				continue
+			}
+			if attempts < 2 {
 				continue
 			}
 			more := ""
@@ -179,7 +178,7 @@ func goCallerSites(f *file, fn paramFn) []paramSite {
 		if v, ok := g.literal(arg); ok {
 			out = append(out, paramSite{v, g.line(c), "passed by the call"})
 		} else if id, ok := arg.(*ast.Ident); ok {
-			if v, how, ok := siteValue(f, id.Name); ok {
+			if v, how, ok := goSiteIdent(f, g, c, id.Name); ok {
 				out = append(out, paramSite{v, g.line(c), "passed by the call" + how})
 			}
 		}

@@ -63,9 +63,13 @@ func pyCountdownLoops(f *file) []Layer {
 				continue
 			}
 			q := regexp.QuoteMeta(name)
-			test := regexp.MustCompile(`\bif\s+(?:not\s+` + q + `\s*:|` + q + `\s*(<=\s*0|==\s*0|<\s*1|<\s*0)\s*:)`).FindSubmatch(body)
-			if test == nil {
+			ti := regexp.MustCompile(`\bif\s+(?:not\s+` + q + `\s*:|` + q + `\s*(<=\s*0|==\s*0|<\s*1|<\s*0)\s*:)`).FindSubmatchIndex(body)
+			if ti == nil {
 				continue
+			}
+			test := [][]byte{body[ti[0]:ti[1]], nil}
+			if ti[2] >= 0 {
+				test[1] = body[ti[2]:ti[3]]
 			}
 			start, ok := pyCountdownStart(code, m[0], name)
 			if !ok {
@@ -74,6 +78,12 @@ func pyCountdownLoops(f *file) []Layer {
 			offset := 0
 			if strings.HasPrefix(strings.ReplaceAll(string(test[1]), " ", ""), "<0") {
 				offset = 1 // spent, then tested: one try more than the start
+			}
+			if triedBefore(body, ti[0]) {
+				// Tested in the handler, after the call was tried (rt5 F5):
+				// the try that finds the budget gone is one more — start 3,
+				// `if remaining_retries <= 0: raise` in the except, 4 tries.
+				offset++
 			}
 			head := strings.TrimSpace(string(code[m[0]:m[1]]))
 			if l, ok := loopLayer(f, m[0], start, offset, head+" ("+name+" counted down from "+start+")", "python", note); ok {
@@ -85,10 +95,29 @@ func pyCountdownLoops(f *file) []Layer {
 	return out
 }
 
+// triedBefore: the loop's block tries the model call (or, with none in
+// sight, enters its except) before the test at at.
+func triedBefore(body []byte, at int) bool {
+	call := -1
+	for _, re := range []*regexp.Regexp{pyLLMCall, pyModelHelper} {
+		if m := re.FindIndex(body); m != nil && (call < 0 || m[0] < call) {
+			call = m[0]
+		}
+	}
+	if call < 0 {
+		if m := pyExceptWord.FindIndex(body); m != nil {
+			call = m[0] // no call in sight: the except stands in
+		}
+	}
+	return call >= 0 && call < at
+}
+
+var pyExceptWord = regexp.MustCompile(`\bexcept\b`)
+
 // pyCountdownStart is the expression name is given on the nearest line
 // above the loop at at, within its function: a literal or a name.
 func pyCountdownStart(code []byte, at int, name string) (string, bool) {
-	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9]+|[A-Za-z_][\w.]*)\s*$`)
+	assign := regexp.MustCompile(`^[ \t]*` + regexp.QuoteMeta(name) + `\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*(?:\s*\*\*\s*[0-9]+)?|[A-Za-z_][\w.]*)\s*$`)
 	m, _, ok := pyAssignAbove(code, at, assign)
 	if !ok {
 		return "", false

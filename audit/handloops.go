@@ -22,7 +22,7 @@ func handRolled(rel string, line, attempts int, setting, group, note string) Lay
 }
 
 var (
-	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9]+|[A-Za-z_][\w.]*)(\s*\+\s*1)?\s*\)\s*:`)
+	pyRangeLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+range\(\s*(?:([0-9]+)\s*,\s*)?([0-9][0-9_]*(?:\s*\*\*\s*[0-9]+)?|[A-Za-z_][\w.]*)(\s*\+\s*1)?\s*\)\s*:`)
 	pyTupleLoop = regexp.MustCompile(`^for\s+(\w+)\s+in\s+[(\[]\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*,?\s*[)\]]\s*:`)
 	pyTry       = regexp.MustCompile(`\btry\s*:`)
 	pySleep     = regexp.MustCompile(`\bsleep\s*\(`)
@@ -98,7 +98,10 @@ func pyTupleLoops(f *file) []Layer {
 // setting.
 func loopBound(f *file, written string) (int, string, bool) {
 	if n, err := strconv.Atoi(written); err == nil {
-		return n, "", true
+		return min(n, hugeBound), "", true
+	}
+	if n, ok := bigLiteral(written); ok {
+		return n, "", true // 10**12, or too large for an int
 	}
 	r, ok := f.resolve(written)
 	if !ok {
@@ -177,8 +180,22 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 	}
 	if ok {
 		attempts := n + offset
-		if attempts < 2 || attempts > 1000 {
-			return Layer{}, false
+		if attempts > maxSiteBound {
+			// Over the plausible cap: unbounded, never dropped (rt5 F4).
+			l := handRolled(f.rel, f.lines().at(at), 0, setting+how, group, note)
+			markUnbounded(&l, attempts)
+			return l, true
+		}
+		if attempts < 2 {
+			if fn == nil {
+				return Layer{}, false
+			}
+			// One try from this file's calls; another file may pass more
+			// (rt5 F3): pending the root's calls (resolveCallSites), dropped
+			// when none does.
+			l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
+			l.calledAs, l.callBase, l.loopOffset, l.loopPending = fn, n, offset, true
+			return l, true
 		}
 		l := handRolled(f.rel, f.lines().at(at), attempts, setting+how, group, note)
 		l.calledAs, l.callBase, l.loopOffset = fn, n, offset

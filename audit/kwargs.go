@@ -40,6 +40,15 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 		return false
 	}
 	name := string(m[1])
+	if v, at, shadow := pyLambdaParam(f, a, name); shadow {
+		// A lambda's own parameter of that name (`lambda kw={…}: OpenAI(**kw)`)
+		// is the dict passed, never the outer function's (rt5 F2).
+		if v < 0 {
+			return false
+		}
+		l.set(v, fmt.Sprintf("max_retries: %d (in the default of the lambda's parameter %s at %s:%d, passed as **%s)", v, name, f.rel, f.lines().at(at), name))
+		return true
+	}
 	from := max(0, a-maxSplatBack)
 	assign := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `[ \t]*(?::[^=\n]{0,80})?=[ \t]*(\{|dict\s*\()`)
 	ms := assign.FindAllSubmatchIndex(code[from:a], -1)
@@ -79,9 +88,20 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 			v, at = n, da+k[0]
 		}
 	}
-	// name["max_retries"] = N, later and before the call.
-	item := regexp.MustCompile(regexp.QuoteMeta(name) + `\[\s*['"]max_retries['"]\s*\]\s*=\s*([0-9][0-9_]*)\b`)
+	// name["max_retries"] = N, later and before the call; and the key taken
+	// out again (`name.pop("max_retries")`, `del name["max_retries"]`,
+	// `name.clear()`): the last of these before the call decides (rt5 F2).
+	q := regexp.QuoteMeta(name)
+	item := regexp.MustCompile(q + `\[\s*['"]max_retries['"]\s*\]\s*=\s*([0-9][0-9_]*)\b|` +
+		`\bdel\s+` + q + `\[\s*['"]max_retries['"]\s*\]|\b` + q + `\s*\.\s*(?:pop\s*\(\s*['"]max_retries['"]|clear\s*\(\s*\))`)
 	for _, k := range item.FindAllSubmatchIndex(f.raw[db:a], -1) {
+		if code[db+k[0]] == ' ' {
+			continue // inside a string or a comment
+		}
+		if k[2] < 0 {
+			v, at = -1, 0 // removed: the constructor's default applies
+			continue
+		}
 		if code[db+k[2]] == ' ' {
 			continue
 		}
@@ -95,6 +115,66 @@ func pySplatInto(f *file, l *Layer, a, b int) bool {
 	l.set(v, fmt.Sprintf("max_retries: %d (in the dict %s at %s:%d, passed as **%s)", v, name, f.rel, f.lines().at(at), name))
 	return true
 }
+
+// pyLambdaParam: the call whose arguments start at a is the body of a
+// lambda on its line with a parameter called name: shadow is true, and v is
+// the max_retries of that parameter's default dict literal (-1 when it has
+// none the audit can read, or no default).
+func pyLambdaParam(f *file, a int, name string) (v, at int, shadow bool) {
+	code := f.blanked()
+	// The call's own line, at most maxArgBytes of it: a minified line of
+	// thousands of calls is not read again whole for each.
+	ls := max(lineStartBefore(code, a), a-maxArgBytes)
+	for _, lm := range pyLambda.FindAllIndex(code[ls:a], 8) {
+		p := ls + lm[1]
+		// The parameters end at the first ':' outside brackets.
+		depth, end := 0, -1
+		for i := p; i < a && end < 0; i++ {
+			switch code[i] {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			case ':':
+				if depth == 0 {
+					end = i
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		for _, prm := range splitTop(code[p:end]) {
+			t := bytes.TrimSpace(prm)
+			t = bytes.TrimLeft(t, "*")
+			nm := t
+			if i := bytes.IndexByte(t, '='); i >= 0 {
+				nm = bytes.TrimSpace(t[:i])
+			}
+			if string(nm) != name {
+				continue
+			}
+			shadow, v = true, -1
+			// The default's text, read raw (its keys are strings).
+			start := bytes.Index(code[p:end], prm)
+			if start < 0 {
+				continue
+			}
+			raw := f.raw[p+start : p+start+len(prm)]
+			for _, k := range pyDictKnob.FindAllSubmatchIndex(raw, -1) {
+				if code[p+start+k[2]] == ' ' {
+					continue
+				}
+				if n, ok := atoiBounded(string(raw[k[2]:k[3]])); ok {
+					v, at = n, p+start+k[0]
+				}
+			}
+		}
+	}
+	return v, at, shadow
+}
+
+var pyLambda = regexp.MustCompile(`\blambda\b`)
 
 // pyClassAliases are the plain names f binds to one of classes (`model =
 // WrappedChatOpenAI`, `model: Type[Chat] = WrappedAzureChatOpenAI`): a

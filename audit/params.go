@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -39,6 +40,9 @@ type paramCache struct {
 	goCalls  map[string][]*ast.CallExpr
 	results  map[string]paramResult
 	resolved int
+	// depth is how many forwarded parameters are being followed
+	// (forwardedParam).
+	depth, forwarded int
 	// last is the function whose parameter the last paramBound read (nil
 	// when the bound named none): loopLayer keeps it on the layer.
 	last *paramFn
@@ -91,8 +95,9 @@ func paramBound(f *file, at int, bound string) (int, string, bool) {
 }
 
 // worstSite is the largest of sites, shown with how many there were.
+// A site over maxSiteBound is the worst whatever the others give (rt5 F4):
+// loopLayer reports the layer unbounded.
 func worstSite(bound string, rel string, sites []paramSite, calls int) (int, string, bool) {
-	sites = plausibleSites(sites)
 	if len(sites) == 0 {
 		return 0, "", false
 	}
@@ -102,7 +107,7 @@ func worstSite(bound string, rel string, sites []paramSite, calls int) (int, str
 			w = s
 		}
 	}
-	how := fmt.Sprintf(" (%s = %d, %s at %s:%d", bound, w.n, w.how, rel, w.line)
+	how := fmt.Sprintf(" (%s = %s, %s at %s:%d", bound, boundText(w.n), w.how, rel, w.line)
 	if calls > 0 && len(sites) > 1 {
 		how += fmt.Sprintf("; the largest of %d values its calls in this file give it", len(sites))
 	}
@@ -172,6 +177,9 @@ func siteValue(f *file, expr string) (int, string, bool) {
 	if n, ok := atoiBounded(expr); ok {
 		return n, "", true
 	}
+	if n, ok := bigLiteral(expr); ok {
+		return n, "", true
+	}
 	if r, ok := f.resolve(expr); ok {
 		return r.n, fmt.Sprintf(" (%s = %d, %s at %s:%d)", r.name, r.n, r.how, f.rel, r.line), true
 	}
@@ -214,11 +222,101 @@ func callSites(f *file, name string, def, k int, kw string, dflt *paramSite) (si
 			}
 			continue
 		}
-		if n, how, ok := siteValue(f, string(arg)); ok {
+		if n, how, ok := siteValueAt(f, string(arg), o); ok {
 			sites = append(sites, paramSite{n, line, "passed by the call" + how})
 		}
 	}
 	return sites, calls
+}
+
+// siteValueAt is an argument's value read in the scope of the call at at
+// (rt5 F1): a name the caller's own function assigns before the call
+// (Python `attempts = 2`, JavaScript `const n = 1`) is the value passed,
+// whatever a module-level name of the same spelling holds. A name that is
+// the caller's own parameter is forwarded (rt5 F6): its value is the
+// caller's default and what the caller's callers pass, followed up to
+// maxForwardDepth functions. Only a name the function does not define
+// falls back to the file's (siteValue).
+func siteValueAt(f *file, expr string, at int) (int, string, bool) {
+	expr = strings.TrimSpace(expr)
+	if isName(expr) && !strings.ContainsRune(expr, '.') {
+		switch f.kind {
+		case fkPython:
+			n, how, ok := pyLocalBound(f, at, expr)
+			if ok && !strings.Contains(how, "default of the parameter") {
+				return n, how, true
+			}
+			if fn, fhow, fok := forwardedParam(f, at, expr); fok {
+				return fn, fhow, true
+			}
+			if ok {
+				return n, how, true
+			}
+		case fkJS:
+			if n, how, ok := forwardedParam(f, at, expr); ok {
+				return n, how, true
+			}
+		}
+	}
+	return siteValue(f, expr)
+}
+
+// maxForwardDepth bounds how many functions a forwarded parameter is
+// followed through (top → draft → with_retry is 2); recursion between
+// functions stops there.
+const maxForwardDepth = 3
+
+// maxForwarded bounds the forwarded parameters resolved a file: each reads
+// the file's calls of one more function, so a file of thousands of
+// functions forwarding to each other costs at most this many more reads.
+const maxForwarded = 64
+
+// forwardedParam resolves name at at by the loop rules (paramBound's),
+// one function further up the chain; the loop's own function recorded in
+// the cache (last) is kept.
+func forwardedParam(f *file, at int, name string) (int, string, bool) {
+	pc := f.paramCache()
+	if pc.depth >= maxForwardDepth || pc.forwarded >= maxForwarded {
+		return 0, "", false
+	}
+	pc.depth++
+	pc.forwarded++
+	last := pc.last
+	defer func() { pc.depth--; pc.last = last }()
+	var n int
+	var how string
+	var ok bool
+	switch f.kind {
+	case fkPython:
+		n, how, ok = pyParamBound(f, at, name)
+	case fkJS:
+		n, how, ok = jsParamBound(f, at, name)
+	case fkGo:
+		n, how, ok = goScopedBound(f, at, name)
+	}
+	if len(how) > maxForwardHow {
+		// A chain's settings nest one in another (each function's result
+		// is cached with its own): said short, so a setting stays bounded
+		// however long the chain.
+		how = fmt.Sprintf(" (%s = %s, forwarded from its callers in %s)", name, boundText(n), f.rel)
+	}
+	return n, how, ok
+}
+
+// maxForwardHow bounds how a forwarded value's resolution is shown.
+const maxForwardHow = 240
+
+// goSiteIdent is the value of the name a Go call c passes: a definition in
+// the caller's own function before the call (`n := 2`), else the file's
+// (a package constant): the name in scope at the call (rt5 F1).
+func goSiteIdent(f *file, g *goFile, c *ast.CallExpr, name string) (int, string, bool) {
+	// goScopedBound: a definition in the caller's function before the
+	// call, else the caller's parameter forwarded (its callers, rt5 F6),
+	// else the package's.
+	if n, how, ok := forwardedParam(f, g.offset(c), name); ok {
+		return n, how, true
+	}
+	return siteValue(f, name)
 }
 
 // wordBefore is the word ending just before off, past spaces.
@@ -325,7 +423,10 @@ func paramSitesBoundUncached(f *file, bound, name string, open, k int, kw, dtext
 	if name != "" {
 		sites, calls = callSites(f, name, open, k, kw, dflt)
 	}
-	if dflt != nil && calls == 0 {
+	if dflt != nil && (calls == 0 || dflt.n > maxSiteBound) {
+		// A default over the plausible cap stands whatever the calls
+		// pass: a caller that passes none (in another file, a test, a
+		// dynamic call) runs it (rt5 F4).
 		sites = append(sites, *dflt)
 	}
 	return worstSite(bound, f.rel, sites, calls)
@@ -575,7 +676,7 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 		if v, ok := g.literal(arg); ok {
 			sites = append(sites, paramSite{v, g.line(c), "passed by the call"})
 		} else if id, ok := arg.(*ast.Ident); ok {
-			if v, how, ok := siteValue(f, id.Name); ok {
+			if v, how, ok := goSiteIdent(f, g, c, id.Name); ok {
 				sites = append(sites, paramSite{v, g.line(c), "passed by the call" + how})
 			}
 		}
@@ -583,17 +684,69 @@ func goCallSites(f *file, g *goFile, fd *ast.FuncDecl, k int, bound string) (int
 	return worstSite(bound, f.rel, sites, calls)
 }
 
-// maxSiteBound: a call passing more than this (99999, a sentinel) bounds
-// no retry loop a reader would call one; it is not counted, so one odd call
-// costs itself, never the layer the other calls and the default give.
+// maxSiteBound: a bound over this many tries (99999, 10**12, a sentinel)
+// is no limit a night notices: whichever way it is written — a default, a
+// literal range, a countdown's start, a call's argument — the layer is
+// reported unbounded (a critical unbounded_layer finding), never replaced
+// by a smaller call's value nor dropped (rt5 F4).
 const maxSiteBound = 1000
 
-func plausibleSites(sites []paramSite) []paramSite {
-	out := sites[:0:0]
-	for _, s := range sites {
-		if s.n <= maxSiteBound {
-			out = append(out, s)
+// hugeBound stands for a bound too large to hold (10**12, 2**64): far over
+// maxSiteBound, small enough that adding an offset cannot overflow.
+const hugeBound = 1 << 30
+
+// bigLiteral reads an integer literal atoiBounded refuses as too large
+// (1000000000000, 99999999999999999999) or a power (10**12), capped at
+// hugeBound. A negative, a float or anything else is not one.
+func bigLiteral(s string) (int, bool) {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	if b, e, ok := strings.Cut(s, "**"); ok {
+		bn, ok1 := digitsCapped(strings.TrimSpace(b))
+		en, ok2 := digitsCapped(strings.TrimSpace(e))
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		v := 1
+		for i := 0; i < en && i < 64 && v < hugeBound; i++ {
+			v *= bn
+		}
+		return min(v, hugeBound), true
+	}
+	return digitsCapped(s)
+}
+
+// digitsCapped: a run of decimal digits, its value capped at hugeBound.
+func digitsCapped(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
 		}
 	}
-	return out
+	if t := strings.TrimLeft(s, "0"); len(t) > 10 {
+		return hugeBound, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, false
+	}
+	return min(n, hugeBound), true
+}
+
+// boundText shows a bound, hugeBound as what it stands for.
+func boundText(n int) string {
+	if n >= hugeBound {
+		return "over 1000000000"
+	}
+	return strconv.Itoa(n)
+}
+
+// markUnbounded turns a hand-rolled loop's layer whose bound is over the
+// plausible cap into an unbounded one (stack.go's unbounded_layer).
+func markUnbounded(l *Layer, n int) {
+	l.Attempts, l.Unbounded = 0, true
+	l.Setting += fmt.Sprintf(" — %s tries, more than %d: effectively unbounded", boundText(n), maxSiteBound)
+	l.calledAs, l.loopPending, l.valueName, l.pending = nil, false, "", false
 }

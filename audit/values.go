@@ -628,7 +628,11 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			if l.loopFactor > 1 {
 				attempts, _ = delayAttempts(l.loopDelay, l.loopFactor, float64(r.n), l.loopStrict)
 			}
-			if attempts >= 2 && attempts <= 1000 {
+			if attempts > maxSiteBound {
+				l.Setting += " (" + r.text(worst.rel) + ")"
+				markUnbounded(l, attempts) // over the plausible cap (rt5 F4)
+				l.Configured = true
+			} else if attempts >= 2 {
 				l.setAttempts(attempts, l.Setting+" ("+r.text(worst.rel)+")")
 				l.loopPending = false
 			}
