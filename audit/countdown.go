@@ -87,6 +87,9 @@ func pyCountdownLoops(f *file) []Layer {
 			}
 			head := strings.TrimSpace(string(code[m[0]:m[1]]))
 			if l, ok := loopLayer(f, m[0], start, offset, head+" ("+name+" counted down from "+start+")", "python", note); ok {
+				if pyOnlyRetryableHandlers(f, m[1], end) {
+					l.Retries4xx = false // it goes on only after a connection error, a timeout, a rate limit or a 5xx
+				}
 				out = append(out, l)
 			}
 			break
@@ -150,4 +153,47 @@ func pyAssignAbove(code []byte, at int, assign *regexp.Regexp) ([][]byte, int, b
 		}
 	}
 	return nil, 0, false
+}
+
+// countsDown: a block takes 1 from a name that counts tries (its loop is
+// bounded by the budget, pyCountdownLoops's, not a loop with no count).
+func countsDown(body []byte) bool {
+	for _, d := range pyDecrement.FindAllSubmatch(body, 8) {
+		if name := string(d[1]); (len(d[2]) == 0 || string(d[2]) == name) && countdownName(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// pyRetryableError: an exception that names a failure worth another try —
+// a connection error, a timeout, a rate limit, a server's 5xx — never a
+// status error in general (openai.APIStatusError holds a 400).
+var pyRetryableError = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*(?:RateLimit|APIConnection|APITimeout|Timeout|Connection|InternalServer|ServiceUnavailable|Overloaded)\w*(?:Error|Exception)$`)
+
+// pyOnlyRetryableHandlers: the block [a, b) has handlers and every one of
+// them names only retryable errors (no bare except, no Exception).
+func pyOnlyRetryableHandlers(f *file, a, b int) bool {
+	hs, _ := f.handlers()
+	seen := false
+	for _, h := range hs {
+		if h.at < a || h.at >= b {
+			continue
+		}
+		seen = true
+		c := strings.TrimSpace(string(h.clause))
+		if i := strings.Index(c, " as "); i >= 0 {
+			c = c[:i]
+		}
+		c = strings.Trim(strings.TrimSpace(c), "():")
+		if c == "" {
+			return false
+		}
+		for _, n := range strings.Split(c, ",") {
+			if !pyRetryableError.MatchString(strings.TrimSpace(n)) {
+				return false
+			}
+		}
+	}
+	return seen
 }

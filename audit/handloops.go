@@ -1016,8 +1016,8 @@ func pyFlagLoops(f *file) []Layer {
 				continue
 			}
 		}
-		if !pyTry.Match(body) || pyAnyIncrement.Match(body) {
-			continue
+		if !pyTry.Match(body) || pyAnyIncrement.Match(body) || countsDown(body) {
+			continue // a count, up or down, bounds it: the counting detectors read it
 		}
 		sdk := pyLLMCall.Match(body)
 		if !sdk && !pyModelHelper.Match(body) {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -439,5 +440,80 @@ func TestRT5FixesOnHostileShapes(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("fan of forwarding functions took %v", d)
+	}
+}
+
+// The countdown's own documented shape (countdown.go) was also read by the
+// flag-loop rule as a `while True:` with no count — a second, unbounded
+// layer on the same line and a false critical — and, catching only a
+// connection error and a rate limit, as retrying a 400. The decrement is a
+// count; the handlers name what it retries.
+func TestCountdownIsOneBoundedLayer(t *testing.T) {
+	const src = `import openai
+
+
+class Client:
+    async def ask(self, convo, max_retries=3):
+        remaining_retries = max_retries
+        while True:
+            if remaining_retries == 0:
+                raise RuntimeError("out of retries")
+            remaining_retries -= 1
+            try:
+                return await self.client.chat.completions.create(model="gpt-4o", messages=convo)
+            except %s:
+                continue
+`
+	for _, c := range []struct {
+		except  string
+		want4xx bool
+	}{
+		{"(openai.APIConnectionError, openai.RateLimitError)", false},
+		{"openai.APITimeoutError as e", false},
+		{"Exception", true},
+		{"openai.APIStatusError", true}, // a 400 is an APIStatusError
+	} {
+		ls := scanPython("client.py", []byte(strings.Replace(src, "%s", c.except, 1)))
+		var loops []Layer
+		for _, l := range ls {
+			if l.Line == 7 {
+				loops = append(loops, l)
+			}
+		}
+		if len(loops) != 1 || loops[0].Unbounded || loops[0].Attempts != 3 {
+			t.Fatalf("except %s: %+v, want one layer of 3 tries", c.except, loops)
+		}
+		if loops[0].Retries4xx != c.want4xx {
+			t.Errorf("except %s: retries 4xx %v, want %v", c.except, loops[0].Retries4xx, c.want4xx)
+		}
+	}
+}
+
+// The skipped files a report names are the first in path order, not the
+// first the workers happened to reach: the same tree gives the same JSON
+// (anything-llm's nine Helm templates named three ways in three runs).
+func TestSkipExamplesAreTheFirstInOrder(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("t%02d.yaml", i))
+		if err := os.WriteFile(p, []byte("kind: Deployment\nname: {{ .Values.name }}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt := DefaultOptions()
+	opt.Workers = 8
+	for range 20 {
+		r, err := Scan([]string{dir}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Skipped) != 1 || r.Skipped[0].Count != 40 {
+			t.Fatalf("skipped %+v, want 40 templates", r.Skipped)
+		}
+		for i, e := range r.Skipped[0].Examples {
+			if want := filepath.ToSlash(filepath.Join(dir, fmt.Sprintf("t%02d.yaml", i))); e != want {
+				t.Fatalf("example %d is %s, want %s (all: %v)", i, e, want, r.Skipped[0].Examples)
+			}
+		}
 	}
 }

@@ -198,9 +198,17 @@ func (s *rootScan) skip(reason, rel string) {
 		s.skipped[reason] = k
 	}
 	k.Count++
-	if len(k.Examples) < maxSkipExamples {
+	// The first paths in order, not the first the workers happened to
+	// reach: the same tree gives the same report.
+	switch {
+	case len(k.Examples) < maxSkipExamples:
 		k.Examples = append(k.Examples, rel)
+	case rel < k.Examples[len(k.Examples)-1]:
+		k.Examples[len(k.Examples)-1] = rel
+	default:
+		return
 	}
+	slices.Sort(k.Examples)
 }
 
 func (s *rootScan) add(ls []Layer) {
