@@ -32,11 +32,11 @@ func (d *jsonlDecoder) Hold(announced []ingest.Event) {
 	for _, a := range announced[max(0, len(announced)-maxAnnounced):] {
 		a.Held = false
 		d.dropAnnounced(a.JobID) // one per job: the later stands
-		if len(d.announced) >= maxAnnounced {
-			delete(d.announcedSeen, d.announced[0].JobID)
-			d.announced = append(d.announced[:0], d.announced[1:]...)
+		for d.announced.full(&a) {
+			delete(d.announcedSeen, d.announced.oldest())
+			d.announced.take(d.announced.oldest())
 		}
-		d.announced = append(d.announced, a)
+		d.announced.push(a)
 	}
 }
 
