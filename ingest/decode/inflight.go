@@ -113,3 +113,34 @@ func (d *streamDecoder) flushHeld(emit func(*ingest.Event)) int {
 	d.held = nil
 	return n
 }
+
+// HeldBound is a decoder that says what its bound of announcements in
+// flight did (announced.go): "" while the bound was never reached. A
+// live follower shows it as its input's warning and in --report-out.
+type HeldBound interface {
+	HeldBound() string
+}
+
+// HeldBound: see the interface.
+func (d *jsonlDecoder) HeldBound() string { return d.heldHint() }
+
+func (c *checked) HeldBound() string {
+	if h, ok := c.inner.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
+}
+
+func (d *keyedDecoder) HeldBound() string {
+	if h, ok := d.base.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
+}
+
+func (d *streamDecoder) HeldBound() string {
+	if h, ok := d.inner.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
+}
