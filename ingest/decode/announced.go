@@ -11,8 +11,7 @@ import "github.com/burnrate-dev/burnrate/ingest"
 const (
 	maxAnnounced      = 1 << 15
 	maxAnnouncedBytes = 32 << 20
-	maxReleased       = 1 << 16
-	maxReleasedBytes  = 8 << 20
+	maxReleased       = 1 << 19 // ~10 MB of hashes
 	// announcedOverhead is what a held announcement costs beside its
 	// strings (the event and its index entry).
 	announcedOverhead = 400
@@ -115,34 +114,50 @@ func (q *announceQueue) at(job string) *ingest.Event {
 }
 
 // releasedJobs remembers the jobs whose announcement the bound let go
-// before its answer: that answer is the call already counted.
+// before its answer: that answer is the call already counted. A job is
+// remembered by a 64-bit hash of its ID (FNV-1a), 8 bytes however long
+// the ID: two IDs of one hash (one chance in 2^64 a pair) would merge
+// one call's answer into the other's, never add a call.
 type releasedJobs struct {
-	set   map[string]struct{}
-	bytes int
+	set map[uint64]struct{}
 }
+
+func jobHash(job string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(job); i++ {
+		h ^= uint64(job[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (r *releasedJobs) len() int { return len(r.set) }
 
 // add remembers job; false: the memory is full, job is not remembered.
 func (r *releasedJobs) add(job string) bool {
-	if _, ok := r.set[job]; ok {
+	k := jobHash(job)
+	if _, ok := r.set[k]; ok {
 		return true
 	}
-	if len(r.set) >= maxReleased || r.bytes+len(job)+64 > maxReleasedBytes {
+	if len(r.set) >= maxReleased {
 		return false
 	}
 	if r.set == nil {
-		r.set = map[string]struct{}{}
+		r.set = map[uint64]struct{}{}
 	}
-	r.set[job] = struct{}{}
-	r.bytes += len(job) + 64
+	r.set[k] = struct{}{}
 	return true
 }
 
 // take forgets job, reporting whether it was remembered.
 func (r *releasedJobs) take(job string) bool {
-	if _, ok := r.set[job]; !ok {
+	if len(r.set) == 0 {
 		return false
 	}
-	delete(r.set, job)
-	r.bytes -= len(job) + 64
+	k := jobHash(job)
+	if _, ok := r.set[k]; !ok {
+		return false
+	}
+	delete(r.set, k)
 	return true
 }

@@ -664,7 +664,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && len(d.released.set) == 0 {
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -1545,7 +1545,7 @@ func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
 // ones) that it may answer.
 func (j JSONLines) Pairs() bool {
 	d := j.jd
-	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || len(d.released.set) > 0
+	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0
 }
 
 // Emit emits an accepted line another Parser parsed as Decode would have:
