@@ -696,7 +696,7 @@ func (e *Engine) Report() *correlate.Report {
 			if st.SameFileAs != "" {
 				continue // not read: the file is listed once, by the path read
 			}
-			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err})
+			src = append(src, correlate.SourceInfo{Name: st.Name, Stats: st.Stats, Err: st.Err, Hint: st.Hint})
 		}
 	}
 	if e.replayed > 0 {

@@ -15,6 +15,9 @@ type Status struct {
 	Active      bool
 	Missing     bool   // the file does not exist yet; it is waited for
 	Detail      string // source-specific counters, e.g. OTLP requests
+	// Hint is what the report's source.hints says of this input live
+	// (a follower: the bound of announced calls in flight passed).
+	Hint string
 	// SameFileAs is the path read instead of this one when both name the
 	// same file (a symlink, a hard link, a glob and the file's own name):
 	// this path is not read, so a report lists only the other.

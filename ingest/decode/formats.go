@@ -618,7 +618,13 @@ type jsonlDecoder struct {
 	// beside it; anything else of the job, another announcement of it,
 	// too many waiting, or the input's end lets it go as a call of
 	// unknown status (the app made a call and logged no answer).
-	announced []ingest.Event
+	announced announceQueue
+	// released: jobs whose announcement the bound let go before its
+	// answer (announced.go); releasedN counts those, mergedN the answers
+	// that completed such a call, unsureN those let go that could not be
+	// remembered (their answer, if any, counted as a second call).
+	released                    releasedJobs
+	releasedN, mergedN, unsureN int64
 	// announcedSeen: when (Options.Now) a live Flush first kept each held
 	// announcement, by job (a job has at most one held).
 	announcedSeen map[string]int64
@@ -638,24 +644,27 @@ type jsonlDecoder struct {
 	claimOuter func(*ingest.Event)
 }
 
-// maxAnnounced bounds the announcements waiting: the oldest goes first.
-const maxAnnounced = 256
-
 // pair is the emit every event of this decoder goes through (Decode,
 // Flush): it holds an announcement and settles the held ones.
 func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	if ev == &d.ev && d.p.announce {
 		delete(d.sdkAnswered, ev.JobID)
 		d.releaseAnnounced(ev.JobID)
-		if len(d.announced) >= maxAnnounced {
-			delete(d.announcedSeen, d.announced[0].JobID)
-			d.pairOuter(&d.announced[0])
-			d.announced = append(d.announced[:0], d.announced[1:]...)
+		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
+		for d.announced.full(ev) {
+			// Too many waiting: the oldest goes as a call of unknown
+			// outcome; its answer, if it comes, completes it (below).
+			old := d.announced.oldest()
+			d.releasedN++
+			if !d.released.add(old) {
+				d.unsureN++
+			}
+			d.releaseAnnounced(old)
 		}
-		d.announced = append(d.announced, *ev)
+		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || len(d.announced) == 0 && len(d.sdkAnswered) == 0 {
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -675,6 +684,18 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
 		a := d.dropAnnounced(ev.JobID)
+		if a == nil && d.released.take(ev.JobID) {
+			if ev == &d.ev {
+				// The answer of an announcement let go (counted) as a
+				// call: its usage, not a second call.
+				d.mergedN++
+				ev.Kind, ev.ResponseID = ingest.KindUsageGrowth, ""
+				break
+			}
+			// An SDK's attempt line: it may be one of several (retries),
+			// so it counts; the let-go call may be counted twice.
+			d.unsureN++
+		}
 		if a != nil && ev.QueueAttempt == 0 {
 			// The queue's attempt the app's line named (queue_attempt,
 			// attemptsMade): the SDK's lines never say it.
@@ -699,33 +720,26 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	case ingest.KindAssumption, ingest.KindUsageGrowth:
 	default:
 		delete(d.sdkAnswered, ev.JobID)
+		d.released.take(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 	}
 	d.pairOuter(ev)
 }
 
 func (d *jsonlDecoder) dropAnnounced(job string) *ingest.Event {
-	for i := range d.announced {
-		if d.announced[i].JobID == job {
-			a := d.announced[i]
-			d.announced = append(d.announced[:i], d.announced[i+1:]...)
-			delete(d.announcedSeen, job)
-			return &a
-		}
+	a, ok := d.announced.take(job)
+	if !ok {
+		return nil
 	}
-	return nil
+	delete(d.announcedSeen, job)
+	return &a
 }
 
 // releaseAnnounced emits job's held announcement, if any, as a call.
 func (d *jsonlDecoder) releaseAnnounced(job string) {
-	for i := range d.announced {
-		if d.announced[i].JobID == job {
-			ev := d.announced[i]
-			d.announced = append(d.announced[:i], d.announced[i+1:]...)
-			delete(d.announcedSeen, job)
-			d.pairOuter(&ev)
-			return
-		}
+	if ev, ok := d.announced.take(job); ok {
+		delete(d.announcedSeen, job)
+		d.pairOuter(&ev)
 	}
 }
 
@@ -804,8 +818,10 @@ func (d *jsonlDecoder) flushAnnounced() int {
 		now = d.now()
 	}
 	n := 0
-	for i := 0; i < len(d.announced); {
-		job := d.announced[i].JobID
+	if d.announced.len() == 0 {
+		return 0
+	}
+	for _, job := range d.announced.jobs() {
 		if now != math.MaxInt64 {
 			seen, ok := d.announcedSeen[job]
 			if !ok {
@@ -819,7 +835,7 @@ func (d *jsonlDecoder) flushAnnounced() int {
 				// (ingest.Event.Held). Only here, not as it is read: a
 				// call answered within its batch (a history caught up on)
 				// costs the spool nothing.
-				h := d.announced[i]
+				h := *d.announced.at(job)
 				h.Held = true
 				d.pairOuter(&h)
 			}
@@ -828,12 +844,11 @@ func (d *jsonlDecoder) flushAnnounced() int {
 				d.announcedSeen[job], seen = now, now
 			}
 			if now-seen < AnnounceHeldFor {
-				i++
 				continue
 			}
 		}
 		if d.stopping {
-			d.announced[i].Held = true
+			d.announced.at(job).Held = true
 		}
 		d.releaseAnnounced(job)
 		n++
@@ -1025,6 +1040,9 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 // Hint explains a file of JSON whose lines map to no call.
 func (d *jsonlDecoder) Hint(events int64) string {
 	g, rest := d.generic.hint(), d.hint(events)
+	if h := d.heldHint(); h != "" {
+		rest = strings.TrimPrefix(rest+"; "+h, "; ")
+	}
 	switch {
 	case g == "":
 		return rest
@@ -1032,6 +1050,19 @@ func (d *jsonlDecoder) Hint(events int64) string {
 		return g
 	}
 	return g + "; " + rest
+}
+
+// heldHint says what the bound of announcements waiting did (F8).
+func (d *jsonlDecoder) heldHint() string {
+	if d.releasedN == 0 {
+		return ""
+	}
+	h := fmt.Sprintf("%d announced call(s) (\"calling model\") waited past the bound of %d in flight and were counted as calls of unknown outcome; %d answer(s) that came later completed them (usage, not another attempt)",
+		d.releasedN, maxAnnounced, d.mergedN)
+	if d.unsureN > 0 {
+		h += fmt.Sprintf("; %d may be counted twice (too many to remember, or answered by SDK attempt lines): those jobs' attempt counts may be high by up to that many", d.unsureN)
+	}
+	return h
 }
 
 // hint is Hint without the generic reader's word.
@@ -1508,6 +1539,38 @@ func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
 		j.jd.releaseAt(ts, emit)
 	}
 }
+
+// Pairs reports whether an event another Parser parsed must go through
+// Emit: the decoder holds announcements (or remembers answered or let-go
+// ones) that it may answer.
+func (j JSONLines) Pairs() bool {
+	d := j.jd
+	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0
+}
+
+// Emit emits an accepted line another Parser parsed as Decode would have:
+// an answer of an announced call completes it, rather than adding a call
+// beside it (F8). A line that is itself an announcement is not given here
+// (Parser.Announces): it is decoded again, in order.
+func (j JSONLines) Emit(ev *ingest.Event, emit func(*ingest.Event)) {
+	d := j.jd
+	if !j.Pairs() {
+		emit(ev)
+		return
+	}
+	if d.pairFn == nil {
+		d.pairFn = d.pair
+	}
+	announce := d.p.announce
+	d.ev, d.p.announce = *ev, false
+	d.pairOuter = emit
+	d.pair(&d.ev)
+	d.pairOuter, d.p.announce = nil, announce
+}
+
+// Announces reports whether the line just parsed is an app's announced
+// call ("calling model"), which waits for its answer.
+func (p *Parser) Announces() bool { return p.announce }
 
 // ParseAlone parses a line as though it were the first: no time carried
 // from a line before it (a line without one is decoded again in order).

@@ -32,11 +32,11 @@ func (d *jsonlDecoder) Hold(announced []ingest.Event) {
 	for _, a := range announced[max(0, len(announced)-maxAnnounced):] {
 		a.Held = false
 		d.dropAnnounced(a.JobID) // one per job: the later stands
-		if len(d.announced) >= maxAnnounced {
-			delete(d.announcedSeen, d.announced[0].JobID)
-			d.announced = append(d.announced[:0], d.announced[1:]...)
+		for d.announced.full(&a) {
+			delete(d.announcedSeen, d.announced.oldest())
+			d.announced.take(d.announced.oldest())
 		}
-		d.announced = append(d.announced, a)
+		d.announced.push(a)
 	}
 }
 
@@ -112,4 +112,35 @@ func (d *streamDecoder) flushHeld(emit func(*ingest.Event)) int {
 	}
 	d.held = nil
 	return n
+}
+
+// HeldBound is a decoder that says what its bound of announcements in
+// flight did (announced.go): "" while the bound was never reached. A
+// live follower shows it as its input's warning and in --report-out.
+type HeldBound interface {
+	HeldBound() string
+}
+
+// HeldBound: see the interface.
+func (d *jsonlDecoder) HeldBound() string { return d.heldHint() }
+
+func (c *checked) HeldBound() string {
+	if h, ok := c.inner.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
+}
+
+func (d *keyedDecoder) HeldBound() string {
+	if h, ok := d.base.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
+}
+
+func (d *streamDecoder) HeldBound() string {
+	if h, ok := d.inner.(HeldBound); ok {
+		return h.HeldBound()
+	}
+	return ""
 }

@@ -55,6 +55,9 @@ type parsedLine struct {
 	line []byte // within data, without its newline
 	ev   ingest.Event
 	r    ingest.SkipReason
+	// announce: an app's "calling model" line, which the file's decoder
+	// must hold for its answer: it is decoded again, in order.
+	announce bool
 }
 
 // parallelReader is the pipeline behind one file.
@@ -211,6 +214,7 @@ func parseChunk(p *decode.Parser, c *lineChunk) {
 		c.lines = append(c.lines, parsedLine{line: line})
 		pl := &c.lines[len(c.lines)-1]
 		pl.r = p.ParseAlone(line, &pl.ev)
+		pl.announce = p.Announces()
 	}
 }
 
@@ -273,12 +277,14 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 		}
 		it.cur, it.n = ev, 0
 		var r ingest.SkipReason
-		if pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption {
+		if pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce {
 			// What the decoder would have done with this line.
 			jd.Took(&pl.ev)
 			jd.Release(pl.ev.TS, it.emitFn)
 			if r = pl.ev.Check(); r == ingest.Accepted {
-				it.emit(&pl.ev)
+				// Through the decoder's pairing: the answer of a call it
+				// holds announced is that call (F8).
+				jd.Emit(&pl.ev, it.emitFn)
 			}
 		} else {
 			r = it.dec.Decode(pl.line, it.emitFn)

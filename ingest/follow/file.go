@@ -60,17 +60,23 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			err := fl.open(first && skipHistory)
 			first = false
 			if err != nil {
-				if errors.Is(err, errGzip) || errors.Is(err, errDir) {
+				if errors.Is(err, errGzip) {
 					t.giveUp(path, err.Error())
 					return
 				}
 				if !errors.Is(err, os.ErrNotExist) {
 					t.setErr(path, err.Error())
 				}
-				if errors.Is(err, errNotRegular) && !refused {
+				// A directory here was a file when watching began (Check
+				// refuses one at the start) or a path not there yet: it is
+				// refused as a FIFO is, and the path followed on until a
+				// file returns — a watch that gave up lost its kill hooks
+				// for the rest of the night (F7).
+				notFile := errors.Is(err, errNotRegular) || errors.Is(err, errDir)
+				if notFile && !refused {
 					t.special(path) // counted once per replacement, not per poll
 				}
-				refused = errors.Is(err, errNotRegular)
+				refused = notFile
 			} else {
 				t.setErr(path, "")
 				refused = false
@@ -93,7 +99,8 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	}
 }
 
-// Permanent refusals: the follower stops, and says so.
+// Refusals: a gzip file stops the follower, and it says so; the others
+// are said and the path followed on (Check refuses them all at the start).
 var (
 	errGzip = errors.New("gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
 	errDir  = errors.New("is a directory: give the log files in it, e.g. 'DIR/*.jsonl'")

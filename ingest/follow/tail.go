@@ -453,11 +453,28 @@ func (s *sink) flushHeld() bool {
 			s.stats.NoTimestamp++
 		}
 	}
+	var bound string
+	if h, ok := s.dec.(decode.HeldBound); ok {
+		bound = h.HeldBound()
+	}
 	s.t.mu.Lock()
-	s.t.files[s.path].status.Stats = s.stats
+	st := &s.t.files[s.path].status
+	st.Stats = s.stats
+	if bound != "" {
+		// The counts, in the report written at the stop; the warning,
+		// said once (headless) and shown in the header, does not change.
+		st.Hint = bound
+		if st.Warn == "" {
+			st.Warn = heldBoundWarn
+		}
+	}
 	s.t.mu.Unlock()
 	return len(s.batch) > 0
 }
+
+// heldBoundWarn is said when an input passes the bound of announced calls
+// waiting for their answer (decode.HeldBound).
+const heldBoundWarn = "more calls announced (\"calling model\") and unanswered at once than are held: the oldest were counted as calls of unknown outcome, their answers as their usage (the report's source.hints counts them)"
 
 // stopSendWait bounds the last hand-over at a stop: the engine takes
 // batches until its sources return, so it is there at once; a consumer

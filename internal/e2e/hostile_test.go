@@ -269,6 +269,10 @@ func TestFollowedFileReplacedByNothingReal(t *testing.T) {
 			os.Remove(path)
 			return os.Symlink("/dev/zero", path) == nil
 		}},
+		{"dir", "is a directory", func(t *testing.T, path string) bool {
+			os.Remove(path)
+			return os.Mkdir(path, 0o755) == nil
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -106,26 +107,34 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 	// unanswered: job-1's answer never comes, and the stream is cut twice
 	// (the call stays in flight across two restarts): counted once.
 	unanswered := append(full[:6:6], full[7:]...)
-	// many: 2,000 jobs announce a call none answers (the app died), past
-	// the 256 a decoder holds: the oldest go as calls while read.
+	// many: 2,000 jobs announce a call none answers (the app died): each
+	// is a call of unknown outcome, once, across the restarts.
 	var many []string
 	for i := range 2000 {
 		many = append(many, fmt.Sprintf(`{"level":30,"time":%d,"job_id":"job-m%04d","attempt":1,"model":"claude-sonnet-4-5","msg":"calling model"}`, 1796642058118+int64(i), i))
 	}
+	// answered: 5,000 jobs announce, then each is answered (F8: past the
+	// 256 a decoder held, the oldest went as calls and their answers
+	// counted again), stopped with all in flight: 5,000 calls.
+	a, b := announceMany(5000, 1796642058118)
+	answered := append(strings.Split(strings.TrimSuffix(string(a), "\n"), "\n"), strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	cases := []struct {
 		name  string
 		lines []string
 		cuts  []int
 		sigs  []syscall.Signal
+		calls int // the calls the report must count, when set
 	}{
-		{"SIGTERM", full, []int{6}, []syscall.Signal{syscall.SIGTERM}},
-		{"SIGKILL", full, []int{6}, []syscall.Signal{syscall.SIGKILL}},
-		{"unanswered, two restarts", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}},
-		{"unanswered, SIGTERM then SIGKILL", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}},
+		{"5,000 in flight, SIGTERM", answered, []int{5000}, []syscall.Signal{syscall.SIGTERM}, 5000},
+		{"5,000 in flight, SIGKILL", answered, []int{5000}, []syscall.Signal{syscall.SIGKILL}, 5000},
+		{"SIGTERM", full, []int{6}, []syscall.Signal{syscall.SIGTERM}, 0},
+		{"SIGKILL", full, []int{6}, []syscall.Signal{syscall.SIGKILL}, 0},
+		{"unanswered, two restarts", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}, 0},
+		{"unanswered, SIGTERM then SIGKILL", unanswered, []int{6, 8}, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, 0},
 		// No stop ran: the call in flight is known from the copy of its
 		// announcement spooled when it was read.
-		{"unanswered, SIGKILL", unanswered, []int{6}, []syscall.Signal{syscall.SIGKILL}},
-		{"2,000 unanswered, SIGKILL then SIGTERM", many, []int{1990, 1995}, []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM}},
+		{"unanswered, SIGKILL", unanswered, []int{6}, []syscall.Signal{syscall.SIGKILL}, 0},
+		{"2,000 unanswered, SIGKILL then SIGTERM", many, []int{1990, 1995}, []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,6 +147,13 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 				return reportOf(t, rep)
 			}
 			want := once()
+			if c.calls > 0 {
+				var r manyReport
+				json.Unmarshal([]byte(want), &r)
+				if r.Totals.Attempts != c.calls {
+					t.Errorf("uninterrupted: %d attempts, want %d", r.Totals.Attempts, c.calls)
+				}
+			}
 			dir := t.TempDir()
 			journal, rep := filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "r.json")
 			from := 0
