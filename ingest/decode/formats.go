@@ -625,6 +625,12 @@ type jsonlDecoder struct {
 	// remembered (their answer, if any, counted as a second call).
 	released                    releasedJobs
 	releasedN, mergedN, unsureN int64
+	// packed: announcements past the bound of announced, kept packed
+	// until their answer (announced.go); packedN counts those, pairedN
+	// the answers that completed one. unpacked is the event taken out.
+	packed           packedQueue
+	packedN, pairedN int64
+	unpacked         ingest.Event
 	// announcedSeen: when (Options.Now) a live Flush first kept each held
 	// announcement, by job (a job has at most one held).
 	announcedSeen map[string]int64
@@ -652,19 +658,14 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.releaseAnnounced(ev.JobID)
 		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
 		for d.announced.full(ev) {
-			// Too many waiting: the oldest goes as a call of unknown
-			// outcome; its answer, if it comes, completes it (below).
-			old := d.announced.oldest()
-			d.releasedN++
-			if !d.released.add(old) {
-				d.unsureN++
-			}
-			d.releaseAnnounced(old)
+			// Too many waiting in full: the oldest is kept packed, its
+			// answer the call as if it had waited here.
+			d.pack(d.announced.oldest(), true)
 		}
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 {
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -683,7 +684,11 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
+		packed := d.packed.len()
 		a := d.dropAnnounced(ev.JobID)
+		if d.packed.len() < packed {
+			d.pairedN++
+		}
 		if a == nil && d.released.take(ev.JobID) {
 			if ev == &d.ev {
 				// The answer of an announcement let go (counted) as a
@@ -729,6 +734,10 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 func (d *jsonlDecoder) dropAnnounced(job string) *ingest.Event {
 	a, ok := d.announced.take(job)
 	if !ok {
+		if r, ok := d.packed.take(job); ok {
+			unpackCall(r.b, &d.unpacked)
+			return &d.unpacked
+		}
 		return nil
 	}
 	delete(d.announcedSeen, job)
@@ -740,7 +749,41 @@ func (d *jsonlDecoder) releaseAnnounced(job string) {
 	if ev, ok := d.announced.take(job); ok {
 		delete(d.announcedSeen, job)
 		d.pairOuter(&ev)
+		return
 	}
+	if r, ok := d.packed.take(job); ok {
+		unpackCall(r.b, &d.unpacked)
+		d.pairOuter(&d.unpacked)
+	}
+}
+
+// pack moves job's announcement, held in full, to the packed ones, with
+// the time a live Flush first kept it (its copy for the spool is made).
+// Past the packed ones' bound the oldest of them goes as a call of
+// unknown outcome (emit: else, in Hold, the engine settles it), and its
+// job is remembered so that its answer completes it as usage.
+func (d *jsonlDecoder) pack(job string, emit bool) {
+	a, ok := d.announced.take(job)
+	if !ok {
+		return
+	}
+	seen := d.announcedSeen[job]
+	delete(d.announcedSeen, job)
+	b := packCall(nil, &a)
+	for d.packed.full(a.JobID, len(b)) {
+		r, _ := d.packed.take(d.packed.recs[d.packed.oldest()].job)
+		if !emit {
+			continue
+		}
+		d.releasedN++
+		if !d.released.add(r.job) {
+			d.unsureN++
+		}
+		unpackCall(r.b, &d.unpacked)
+		d.pairOuter(&d.unpacked)
+	}
+	d.packedN++
+	d.packed.push(a.JobID, b, seen)
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -817,9 +860,9 @@ func (d *jsonlDecoder) flushAnnounced() int {
 	if d.now != nil {
 		now = d.now()
 	}
-	n := 0
+	n := d.flushPacked(now)
 	if d.announced.len() == 0 {
-		return 0
+		return n
 	}
 	for _, job := range d.announced.jobs() {
 		if now != math.MaxInt64 {
@@ -851,6 +894,47 @@ func (d *jsonlDecoder) flushAnnounced() int {
 			d.announced.at(job).Held = true
 		}
 		d.releaseAnnounced(job)
+		n++
+	}
+	return n
+}
+
+// flushPacked is flushAnnounced for the packed announcements, the oldest
+// first: a copy marked Held of each one no live Flush kept yet (it was
+// packed within one batch), and the call of each that has waited
+// AnnounceHeldFor. They were packed in the order they were read, so the
+// wait stops at the first that has not waited its time (one whose clock
+// went back waits behind it a little longer).
+func (d *jsonlDecoder) flushPacked(now int64) int {
+	q := &d.packed
+	if q.len() == 0 {
+		return 0
+	}
+	if now != math.MaxInt64 {
+		for ; q.fresh < len(q.recs); q.fresh++ {
+			if r := &q.recs[q.fresh]; q.live(q.fresh) && r.seen == 0 {
+				r.seen = now
+				unpackCall(r.b, &d.unpacked)
+				d.unpacked.Held = true
+				d.pairOuter(&d.unpacked)
+			}
+		}
+	}
+	n := 0
+	for i := q.oldest(); i >= 0; i = q.oldest() {
+		r := &q.recs[i]
+		if now != math.MaxInt64 {
+			if now < r.seen {
+				r.seen = now // the clock went back: it waits from now
+			}
+			if now-r.seen < AnnounceHeldFor {
+				break
+			}
+		}
+		rec, _ := q.take(r.job)
+		unpackCall(rec.b, &d.unpacked)
+		d.unpacked.Held = d.stopping
+		d.pairOuter(&d.unpacked)
 		n++
 	}
 	return n
@@ -1054,11 +1138,15 @@ func (d *jsonlDecoder) Hint(events int64) string {
 
 // heldHint says what the bound of announcements waiting did (F8).
 func (d *jsonlDecoder) heldHint() string {
-	if d.releasedN == 0 {
+	if d.packedN == 0 && d.releasedN == 0 {
 		return ""
 	}
-	h := fmt.Sprintf("%d announced call(s) (\"calling model\") waited past the bound of %d in flight and were counted as calls of unknown outcome; %d answer(s) that came later completed them (usage, not another attempt)",
-		d.releasedN, maxAnnounced, d.mergedN)
+	h := fmt.Sprintf("%d announced call(s) (\"calling model\") waited past the bound of %d held in full and were kept packed; %d answer(s) completed them as any answer does (its outcome and usage)",
+		d.packedN, maxAnnounced, d.pairedN)
+	if d.releasedN > 0 {
+		h += fmt.Sprintf("; %d waited past the bound of %d packed too and were counted as calls of unknown outcome; %d answer(s) that came later completed them (usage, not another attempt: those calls stay of unknown outcome)",
+			d.releasedN, maxPacked, d.mergedN)
+	}
 	if d.unsureN > 0 {
 		h += fmt.Sprintf("; %d may be counted twice (too many to remember, or answered by SDK attempt lines): those jobs' attempt counts may be high by up to that many", d.unsureN)
 	}
@@ -1545,7 +1633,7 @@ func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
 // ones) that it may answer.
 func (j JSONLines) Pairs() bool {
 	d := j.jd
-	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0
+	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0 || d.packed.len() > 0
 }
 
 // Emit emits an accepted line another Parser parsed as Decode would have:
