@@ -133,3 +133,50 @@ func TestWatchCountsManyCallsInFlightOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestReportPastTheBoundIsTheReportUnder (F8's leftover): 40,000 calls in
+// flight at once, past the bound held in full, give the report of the same
+// lines and times read with at most 20,000 in flight (under the bound) —
+// calls, outcomes, spend, every figure — but for the hint that says so.
+// The calls let go stayed of unknown outcome: 7,232 jobs failed.
+func TestReportPastTheBoundIsTheReportUnder(t *testing.T) {
+	bin := burnrate(t)
+	const n = 40000
+	a, b := announceMany(n, time.Now().Add(-time.Hour).UnixMilli())
+	as, bs := bytes.SplitAfter(a, []byte("\n")), bytes.SplitAfter(b, []byte("\n"))
+	dir := t.TempDir()
+	past, under := filepath.Join(dir, "app.log"), filepath.Join(dir, "under", "app.log")
+	os.Mkdir(filepath.Dir(under), 0o755)
+	os.WriteFile(past, append(a, b...), 0o644)
+	os.WriteFile(under, bytes.Join([][]byte{bytes.Join(as[:n/2], nil), bytes.Join(bs[:n/2], nil), bytes.Join(as[n/2:], nil), bytes.Join(bs[n/2:], nil)}, nil), 0o644)
+	reportOf := func(path string) (map[string]any, []string) {
+		out, err := exec.Command(bin, "report", "--format", "json", path).Output()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatal(err)
+		}
+		var m manyReport
+		json.Unmarshal(out, &m)
+		// The inputs' paths and hints are the two runs' own.
+		src, _ := rep["source"].(map[string]any)
+		delete(src, "hints")
+		delete(src, "files")
+		delete(src, "formats")
+		return rep, m.Source.Hints
+	}
+	got, hints := reportOf(past)
+	want, underHints := reportOf(under)
+	if len(underHints) != 0 || len(hints) != 1 || !strings.Contains(hints[0], "7232 answer(s) completed them") {
+		t.Errorf("hints %q (under the bound %q)", hints, underHints)
+	}
+	for k := range want {
+		g, _ := json.Marshal(got[k])
+		w, _ := json.Marshal(want[k])
+		if !bytes.Equal(g, w) {
+			t.Errorf("%s past the bound:\n%s\nunder it:\n%s", k, g, w)
+		}
+	}
+}
