@@ -180,3 +180,52 @@ func TestReportPastTheBoundIsTheReportUnder(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchPastTheBoundAcrossARestartWithoutSpool (F8's leftover): a watch
+// of a file read from its start has no spool; SIGKILLed with 40,000 calls
+// in flight, the restart reads the announcements again, which packs again
+// those past the bound, and their answers appended then complete them:
+// 40,000 calls, no failed job.
+func TestWatchPastTheBoundAcrossARestartWithoutSpool(t *testing.T) {
+	bin := burnrate(t)
+	const n = 40000
+	dir := t.TempDir()
+	logPath, report := filepath.Join(dir, "app.log"), filepath.Join(dir, "report.json")
+	a, b := announceMany(n, time.Now().UnixMilli())
+	os.WriteFile(logPath, a, 0o644)
+	start := func() (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(bin, "watch", "--headless", "--poll-interval", "20ms", "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, logPath)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, &stderr
+	}
+	cmd, _ := start()
+	time.Sleep(2 * time.Second) // the announcements are read, held and packed
+	cmd.Process.Kill()
+	cmd.Wait()
+	cmd, stderr := start()
+	time.Sleep(2 * time.Second)
+	f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(b)
+	f.Close()
+	time.Sleep(3 * time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep manyReport
+	data, _ := os.ReadFile(report)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("%v: %s\n%s", err, data, stderr.String())
+	}
+	if rep.Totals.Attempts != n || rep.Totals.Jobs != n || rep.Totals.FailedJobs != 0 {
+		t.Errorf("%d calls in flight across a restart: attempts %d jobs %d failed %d, want %d, %d, 0\n%s", n, rep.Totals.Attempts, rep.Totals.Jobs, rep.Totals.FailedJobs, n, n, stderr.String())
+	}
+}
