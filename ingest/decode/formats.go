@@ -241,7 +241,7 @@ var Formats = []FormatInfo{
 	{Name: FormatCline, Summary: "Cline, Roo Code and Kilo Code task files (tasks/<id>/ui_messages.json): a call per api_req_started with its tokens and the cost the provider billed, an attempt per api_req_retried; a task is a job",
 		Example:   `{"ts":1770577389904,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":733,\"cacheWrites\":12954,\"cacheReads\":8096,\"cost\":0.1033855}","modelInfo":{"providerId":"anthropic","modelId":"claude-opus-4-6","mode":"act"}}`,
 		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
-		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
+		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
 		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report",
 		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format)"},
@@ -381,6 +381,11 @@ type Options struct {
 	// whoever opens it: a Codex rollout's name carries its session ID,
 	// which is all a follower that starts at the end has of it.
 	SourceName string
+	// Sidecar reads a file of the name given beside SourceName, at most
+	// limit bytes (more is an error), set by whoever opens files: a Roo
+	// Code task's history_item.json names the task it is a subtask of.
+	// The name is the decoder's own, never the input's. Nil: none is read.
+	Sidecar func(name string, limit int64) ([]byte, error)
 	// OTLP makes the decoder for a file of OTLP/JSON export requests (the
 	// Collector's file exporter), one per file: ingest/otlp's
 	// NewFileDecoder, passed in by whoever opens files, so that a file and
