@@ -196,6 +196,8 @@ type packedQueue struct {
 	head  int
 	fresh int // recs from fresh on are not yet seen by a live Flush
 	bytes int
+	// latest is the latest seen time given: a clock before it went back.
+	latest int64
 }
 
 // packedSize counts the job ID once for the record and the index, which

@@ -916,6 +916,14 @@ func (d *jsonlDecoder) flushPacked(now int64) int {
 		return 0
 	}
 	if now != math.MaxInt64 {
+		if now < q.latest {
+			// The clock went back: each waits its time from now, as a
+			// held one does (rare: one pass over them).
+			for i := q.head; i < len(q.recs); i++ {
+				q.recs[i].seen = min(q.recs[i].seen, now)
+			}
+		}
+		q.latest = now
 		for ; q.fresh < len(q.recs); q.fresh++ {
 			if r := &q.recs[q.fresh]; q.live(q.fresh) && r.seen == 0 {
 				r.seen = now
@@ -928,13 +936,8 @@ func (d *jsonlDecoder) flushPacked(now int64) int {
 	n := 0
 	for i := q.oldest(); i >= 0; i = q.oldest() {
 		r := &q.recs[i]
-		if now != math.MaxInt64 {
-			if now < r.seen {
-				r.seen = now // the clock went back: it waits from now
-			}
-			if now-r.seen < AnnounceHeldFor {
-				break
-			}
+		if now != math.MaxInt64 && now-r.seen < AnnounceHeldFor {
+			break
 		}
 		rec, _ := q.take(r.job)
 		unpackCall(rec.b, &d.unpacked)
