@@ -244,7 +244,7 @@ var Formats = []FormatInfo{
 		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
 		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report",
-		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format)"},
+		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format); Roo Code subtasks by their history_item.json (a fixture after Roo's history.ts at 1524d66 and TaskHistoryStore.ts at ab30708)"},
 	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
 		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
 		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
