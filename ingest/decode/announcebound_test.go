@@ -88,3 +88,37 @@ func TestPackCallKeepsEveryField(t *testing.T) {
 		t.Fatalf("%+v", back)
 	}
 }
+
+// TestPackedAnnouncementAnnouncedAgain: a job whose announcement waits
+// packed, announced again (a new call, the first never answered), lets
+// the first go as a call of unknown outcome; the answer after is the
+// second call's. Another record of a packed job (its end) lets it go too.
+func TestPackedAnnouncementAnnouncedAgain(t *testing.T) {
+	d := NewDecoder(FormatAuto, nil, Options{})
+	var calls []ingest.Event
+	emit := func(e *ingest.Event) {
+		if e.Kind == ingest.KindLLMCall {
+			calls = append(calls, *e)
+		}
+	}
+	announce := func(job string, ts int) {
+		d.Decode(fmt.Appendf(nil, `{"time":%d,"job_id":%q,"model":"claude-sonnet-4-5","msg":"calling model"}`, 1796642058118+ts, job), emit)
+	}
+	announce("a", 0)
+	announce("b", 1)
+	for i := range maxAnnounced {
+		announce(fmt.Sprint("x", i), 2+i) // a and b are packed
+	}
+	if len(calls) != 0 {
+		t.Fatalf("%d calls while all wait", len(calls))
+	}
+	announce("a", maxAnnounced+2) // a's second call: the first let go
+	if len(calls) != 1 || calls[0].JobID != "a" || calls[0].Status != ingest.StatusUnknown {
+		t.Fatalf("a announced again: %+v", calls)
+	}
+	d.Decode([]byte(`{"time":1796642158118,"job_id":"a","request_id":"req_1","status":200,"input_tokens":10,"output_tokens":5,"msg":"model call ok"}`), emit)
+	d.Decode([]byte(`{"time":1796642158119,"job_id":"b","event":"job_failed","msg":"job failed"}`), emit)
+	if len(calls) != 3 || calls[1].JobID != "a" || calls[1].Status != 200 || calls[2].JobID != "b" || calls[2].Status != ingest.StatusUnknown {
+		t.Fatalf("a's answer, b's end: %+v", calls[1:])
+	}
+}
