@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -641,7 +642,27 @@ func (s *State) reportSource(r *Report) {
 	if len(s.sources) == 0 {
 		src.Events = s.events
 	}
+	if h := s.sharedResponsesHint(); h != "" {
+		src.Hints = append(src.Hints, h)
+	}
 	src.FirstTS, src.LastTS = FormatTime(s.firstTS), FormatTime(s.lastTS)
+}
+
+// sharedResponsesHint says how many responses two or more sessions hold
+// with no fork mark (resumed.go): each is billed to the session that
+// stopped first, which is right for a resume and wrong for a fork that
+// rewrote its session ID and left no mark, if the fork stopped first.
+func (s *State) sharedResponsesHint() string {
+	n := 0
+	for i := range s.contests {
+		if bits.OnesCount8(s.contests[i].made) >= 2 {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d response(s) are in the records of two or more agent sessions under one response ID, with no fork mark: each is billed once, to the session that stopped first — the original of a resumed session, which stops when it is resumed. A fork that rewrote the session ID and left no mark goes on beside its parent: if it stopped first, its parent's responses are billed to it (compare the sessions' first and last times in jobs)", n)
 }
 
 // jobOrder is a job's place in the costliest-first order, compact (16

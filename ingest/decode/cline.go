@@ -2,6 +2,8 @@ package decode
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -42,6 +44,24 @@ import (
 // a request. modelInfo {providerId, modelId} is on newer Cline's messages
 // only: an older task's calls have no model and are priced by their cost.
 // A task is one job, named by its directory (the task ID).
+//
+// A Roo Code subtask (its new_task tool: an Orchestrator hands a part of
+// the work to a task of another mode) is a task directory of its own. Its
+// parent's ui_messages.json names no child (an ask:"tool" {"tool":
+// "newTask", mode, content}); the child's HistoryItem names its parent and
+// root (rootTaskId, parentTaskId: RooCodeInc/Roo-Code packages/types/src/
+// history.ts at 1524d66, set in Task's constructor, src/core/task/Task.ts
+// at 452adf0), written since TaskHistoryStore (src/core/task-persistence/
+// TaskHistoryStore.ts at ab30708) as tasks/<id>/history_item.json beside
+// ui_messages.json. Read so, the subtask's calls are billed to the root
+// task's job: the Orchestrator's task costs what its subtasks cost. Before
+// it the history lived in VS Code's global state only, and Cline's own
+// new_task starts a new task with the context carried over, which names
+// no parent: each such task is its own job.
+
+// historyItemLimit bounds history_item.json: Roo's is a few hundred bytes
+// (its task text, the first message, is the longest field).
+const historyItemLimit = 1 << 20
 
 type clineMessage struct {
 	TS        int64  `json:"ts"`
@@ -66,20 +86,67 @@ func (r clineRequest) str(k string) string {
 }
 
 type clineDecoder struct {
-	p       *Parser
-	ev      ingest.Event
-	task    string
+	p    *Parser
+	ev   ingest.Event
+	task string
+	// job is the task's job: its root task's when its history_item.json
+	// names one. dropped: that file was there and could not be read (each
+	// call's job is then the task's own, and the call counts the field).
+	job     string
+	dropped ingest.FieldDrop
 	attempt int32 // of the request under way: 1 at api_req_started, +1 each api_req_retried
 	model   string
 	prov    string
 }
 
-func newClineDecoder(p *Parser, source string) *clineDecoder {
+func newClineDecoder(p *Parser, o Options) *clineDecoder {
 	d := &clineDecoder{p: p, task: "cline-task"}
+	source := o.SourceName
 	if source != "" && source != "-" {
 		d.task = filepath.Base(filepath.Dir(source)) // tasks/<task id>/ui_messages.json
 	}
+	d.job = CleanID(d.task)
+	if o.Sidecar != nil && d.task != "cline-task" {
+		d.readHistoryItem(o.Sidecar)
+	}
 	return d
+}
+
+// readHistoryItem bills the task to its root task when its Roo Code
+// history_item.json says it is a subtask (rootTaskId, else parentTaskId).
+// No file (Cline, an older Roo, a root task) changes nothing; one that
+// does not read, or names another task, is counted on each call.
+func (d *clineDecoder) readHistoryItem(sidecar func(string, int64) ([]byte, error)) {
+	b, err := sidecar("history_item.json", historyItemLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var item map[string]json.RawMessage
+	if err != nil || json.Unmarshal(b, &item) != nil {
+		d.dropped = ingest.DropWrongType
+		return
+	}
+	str := func(k string) (string, bool) {
+		raw, ok := item[k]
+		if !ok || string(raw) == "null" {
+			return "", true
+		}
+		var s string
+		return s, json.Unmarshal(raw, &s) == nil
+	}
+	id, okID := str("id")
+	root, okRoot := str("rootTaskId")
+	parent, okParent := str("parentTaskId")
+	switch {
+	case !okID || !okRoot || !okParent || id != d.task:
+		// Not this task's item (a copy, another writer): its link is not
+		// this task's.
+		d.dropped = ingest.DropWrongType
+	case root != "" && root != id:
+		d.job = CleanID(root)
+	case parent != "" && parent != id:
+		d.job = CleanID(parent)
+	}
 }
 
 // rooStatus is the status a Roo Code retry's quoted error opens with
@@ -177,7 +244,8 @@ func (d *clineDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipR
 func (d *clineDecoder) start(ev *ingest.Event, ts int64) {
 	ev.Reset()
 	ev.Kind, ev.AgentSession = ingest.KindLLMCall, true
-	ev.JobID = CleanID(d.task)
+	ev.JobID = d.job
+	ev.Dropped = d.dropped
 	ev.Model, ev.Provider = d.model, d.prov
 	ev.Attempt = int16(min(d.attempt, 999))
 	if ts > 0 && ts < ingest.MaxTS/1_000_000 {

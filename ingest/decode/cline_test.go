@@ -1,6 +1,10 @@
 package decode
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -68,5 +72,56 @@ func TestClineTaskAttempts(t *testing.T) {
 	}
 	if cost != 0.00429+0.0012 {
 		t.Errorf("cost $%v", cost)
+	}
+}
+
+// TestRooSubtaskHistoryItem: a Roo Code subtask's history_item.json names
+// its root task (rootTaskId, else parentTaskId), whose job its calls are;
+// none (Cline, a root task) leaves the task its own job; one that does not
+// read, or is another task's, leaves it too and counts the field on each
+// call. The file is asked for by its own name, bounded.
+func TestRooSubtaskHistoryItem(t *testing.T) {
+	const msg = `{"ts":1770000001000,"type":"say","say":"api_req_started","text":"{\"tokensIn\":1,\"tokensOut\":1,\"cost\":0.001}"}`
+	for _, c := range []struct {
+		name, item string
+		err        error
+		job        string
+		dropped    bool
+	}{
+		{"root and parent", `{"id":"c","rootTaskId":"r","parentTaskId":"p","number":3,"ts":1,"task":"t","tokensIn":0,"tokensOut":0,"totalCost":0}`, nil, "r", false},
+		{"parent only", `{"id":"c","parentTaskId":"p"}`, nil, "p", false},
+		{"a root task", `{"id":"c","number":1,"ts":1,"task":"t","status":"delegated","childIds":["x"]}`, nil, "c", false},
+		{"null links", `{"id":"c","rootTaskId":null,"parentTaskId":null}`, nil, "c", false},
+		{"no file", "", fs.ErrNotExist, "c", false},
+		{"cut short", `{"id":"c","rootTaskId":"r`, nil, "c", true},
+		{"binary", "\x00\xff\xfe{", nil, "c", true},
+		{"a number", `{"id":"c","rootTaskId":7}`, nil, "c", true},
+		{"another task's", `{"id":"d","rootTaskId":"r"}`, nil, "c", true},
+		{"over the bound", "", errors.New("over 1048576 bytes"), "c", true},
+		{"a hostile root", `{"id":"c","rootTaskId":"\u001b[31m` + strings.Repeat("r", 5000) + `"}`, nil, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asked := ""
+			dec := NewDecoder(FormatCline, nil, Options{SourceName: "/x/tasks/c/ui_messages.json", Sidecar: func(name string, limit int64) ([]byte, error) {
+				asked = fmt.Sprint(name, limit)
+				return []byte(c.item), c.err
+			}})
+			var evs []ingest.Event
+			dec.Decode([]byte(msg), func(ev *ingest.Event) { evs = append(evs, *ev) })
+			if len(evs) != 1 || asked != fmt.Sprint("history_item.json", historyItemLimit) {
+				t.Fatalf("%d events, asked %q", len(evs), asked)
+			}
+			ev := evs[0]
+			if c.job == "" {
+				// Capped, as any ID from the input (the display sanitizes it).
+				if ev.JobID != CleanID("\x1b[31m"+strings.Repeat("r", 5000)) || len(ev.JobID) > 2*ingest.MaxIDBytes {
+					t.Errorf("job %q", ev.JobID)
+				}
+				return
+			}
+			if ev.JobID != c.job || (ev.Dropped&ingest.DropWrongType != 0) != c.dropped || ev.CostUSD != 0.001 {
+				t.Errorf("job %q dropped %v cost %v; want %q, %v", ev.JobID, ev.Dropped, ev.CostUSD, c.job, c.dropped)
+			}
+		})
 	}
 }

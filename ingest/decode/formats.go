@@ -241,10 +241,10 @@ var Formats = []FormatInfo{
 	{Name: FormatCline, Summary: "Cline, Roo Code and Kilo Code task files (tasks/<id>/ui_messages.json): a call per api_req_started with its tokens and the cost the provider billed, an attempt per api_req_retried; a task is a job",
 		Example:   `{"ts":1770577389904,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":733,\"cacheWrites\":12954,\"cacheReads\":8096,\"cost\":0.1033855}","modelInfo":{"providerId":"anthropic","modelId":"claude-opus-4-6","mode":"act"}}`,
 		Keys:      [][]string{{"ts", "type=say", "say"}, {"ts", "type=ask", "ask"}},
-		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o.SourceName) },
+		New:       func(p *Parser, o Options) Decoder { return newClineDecoder(p, o) },
 		Documents: []FileRule{{Prefix: "ui_messages", Suffix: ".json"}},
 		Rewritten: "a Cline (Roo Code, Kilo Code) task file, which the extension rewrites whole on every message: it cannot be followed line by line; read it with burnrate report",
-		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format)"},
+		Versions:  "Cline task files old (no modelInfo) and new (../shared/realdata round 3: three real tasks); Roo Code's api_req_retry_delayed retries (a fixture after Roo's Task.ts; Kilo Code writes Roo's format); Roo Code subtasks by their history_item.json (a fixture after Roo's history.ts at 1524d66 and TaskHistoryStore.ts at ab30708)"},
 	{Name: FormatLangfuse, Summary: "Langfuse trace exports (the UI's download, GET /api/public/traces/{id}): a call per GENERATION with usage that wraps no other generation, tokens from usageDetails; a trace is a job",
 		Example: `{"trace":{"id":"fee6…","name":"Agent workflow","observations":[…]},"observations":[{"id":"90d9…","type":"GENERATION","model":"gpt-4.1-2025-04-14","usageDetails":{"input":85,"output":29,"total":114},"parentObservationId":"d950…","startTime":"2025-09-30T09:04:01.001Z"}]}`,
 		Keys:    [][]string{{"trace", "observations"}, {"id", "projectId", "observations"}},
@@ -381,6 +381,11 @@ type Options struct {
 	// whoever opens it: a Codex rollout's name carries its session ID,
 	// which is all a follower that starts at the end has of it.
 	SourceName string
+	// Sidecar reads a file of the name given beside SourceName, at most
+	// limit bytes (more is an error), set by whoever opens files: a Roo
+	// Code task's history_item.json names the task it is a subtask of.
+	// The name is the decoder's own, never the input's. Nil: none is read.
+	Sidecar func(name string, limit int64) ([]byte, error)
 	// OTLP makes the decoder for a file of OTLP/JSON export requests (the
 	// Collector's file exporter), one per file: ingest/otlp's
 	// NewFileDecoder, passed in by whoever opens files, so that a file and
@@ -625,6 +630,12 @@ type jsonlDecoder struct {
 	// remembered (their answer, if any, counted as a second call).
 	released                    releasedJobs
 	releasedN, mergedN, unsureN int64
+	// packed: announcements past the bound of announced, kept packed
+	// until their answer (announced.go); packedN counts those, pairedN
+	// the answers that completed one. unpacked is the event taken out.
+	packed           packedQueue
+	packedN, pairedN int64
+	unpacked         ingest.Event
 	// announcedSeen: when (Options.Now) a live Flush first kept each held
 	// announcement, by job (a job has at most one held).
 	announcedSeen map[string]int64
@@ -652,19 +663,14 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.releaseAnnounced(ev.JobID)
 		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
 		for d.announced.full(ev) {
-			// Too many waiting: the oldest goes as a call of unknown
-			// outcome; its answer, if it comes, completes it (below).
-			old := d.announced.oldest()
-			d.releasedN++
-			if !d.released.add(old) {
-				d.unsureN++
-			}
-			d.releaseAnnounced(old)
+			// Too many waiting in full: the oldest is kept packed, its
+			// answer the call as if it had waited here.
+			d.pack(d.announced.oldest(), true)
 		}
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 {
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -683,7 +689,11 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
 		// announcement said.
+		packed := d.packed.len()
 		a := d.dropAnnounced(ev.JobID)
+		if d.packed.len() < packed {
+			d.pairedN++
+		}
 		if a == nil && d.released.take(ev.JobID) {
 			if ev == &d.ev {
 				// The answer of an announcement let go (counted) as a
@@ -729,6 +739,10 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 func (d *jsonlDecoder) dropAnnounced(job string) *ingest.Event {
 	a, ok := d.announced.take(job)
 	if !ok {
+		if r, ok := d.packed.take(job); ok {
+			unpackCall(r.b, &d.unpacked)
+			return &d.unpacked
+		}
 		return nil
 	}
 	delete(d.announcedSeen, job)
@@ -740,7 +754,41 @@ func (d *jsonlDecoder) releaseAnnounced(job string) {
 	if ev, ok := d.announced.take(job); ok {
 		delete(d.announcedSeen, job)
 		d.pairOuter(&ev)
+		return
 	}
+	if r, ok := d.packed.take(job); ok {
+		unpackCall(r.b, &d.unpacked)
+		d.pairOuter(&d.unpacked)
+	}
+}
+
+// pack moves job's announcement, held in full, to the packed ones, with
+// the time a live Flush first kept it (its copy for the spool is made).
+// Past the packed ones' bound the oldest of them goes as a call of
+// unknown outcome (emit: else, in Hold, the engine settles it), and its
+// job is remembered so that its answer completes it as usage.
+func (d *jsonlDecoder) pack(job string, emit bool) {
+	a, ok := d.announced.take(job)
+	if !ok {
+		return
+	}
+	seen := d.announcedSeen[job]
+	delete(d.announcedSeen, job)
+	b := packCall(nil, &a)
+	for d.packed.full(a.JobID, len(b)) {
+		r, _ := d.packed.take(d.packed.recs[d.packed.oldest()].job)
+		if !emit {
+			continue
+		}
+		d.releasedN++
+		if !d.released.add(r.job) {
+			d.unsureN++
+		}
+		unpackCall(r.b, &d.unpacked)
+		d.pairOuter(&d.unpacked)
+	}
+	d.packedN++
+	d.packed.push(a.JobID, b, seen)
 }
 
 // observeRouter emits the LiteLLM Router's configured retries, read from
@@ -817,9 +865,9 @@ func (d *jsonlDecoder) flushAnnounced() int {
 	if d.now != nil {
 		now = d.now()
 	}
-	n := 0
+	n := d.flushPacked(now)
 	if d.announced.len() == 0 {
-		return 0
+		return n
 	}
 	for _, job := range d.announced.jobs() {
 		if now != math.MaxInt64 {
@@ -851,6 +899,50 @@ func (d *jsonlDecoder) flushAnnounced() int {
 			d.announced.at(job).Held = true
 		}
 		d.releaseAnnounced(job)
+		n++
+	}
+	return n
+}
+
+// flushPacked is flushAnnounced for the packed announcements, the oldest
+// first: a copy marked Held of each one no live Flush kept yet (it was
+// packed within one batch), and the call of each that has waited
+// AnnounceHeldFor. They were packed in the order they were read, so the
+// wait stops at the first that has not waited its time (one whose clock
+// went back waits behind it a little longer).
+func (d *jsonlDecoder) flushPacked(now int64) int {
+	q := &d.packed
+	if q.len() == 0 {
+		return 0
+	}
+	if now != math.MaxInt64 {
+		if now < q.latest {
+			// The clock went back: each waits its time from now, as a
+			// held one does (rare: one pass over them).
+			for i := q.head; i < len(q.recs); i++ {
+				q.recs[i].seen = min(q.recs[i].seen, now)
+			}
+		}
+		q.latest = now
+		for ; q.fresh < len(q.recs); q.fresh++ {
+			if r := &q.recs[q.fresh]; q.live(q.fresh) && r.seen == 0 {
+				r.seen = now
+				unpackCall(r.b, &d.unpacked)
+				d.unpacked.Held = true
+				d.pairOuter(&d.unpacked)
+			}
+		}
+	}
+	n := 0
+	for i := q.oldest(); i >= 0; i = q.oldest() {
+		r := &q.recs[i]
+		if now != math.MaxInt64 && now-r.seen < AnnounceHeldFor {
+			break
+		}
+		rec, _ := q.take(r.job)
+		unpackCall(rec.b, &d.unpacked)
+		d.unpacked.Held = d.stopping
+		d.pairOuter(&d.unpacked)
 		n++
 	}
 	return n
@@ -1054,11 +1146,15 @@ func (d *jsonlDecoder) Hint(events int64) string {
 
 // heldHint says what the bound of announcements waiting did (F8).
 func (d *jsonlDecoder) heldHint() string {
-	if d.releasedN == 0 {
+	if d.packedN == 0 && d.releasedN == 0 {
 		return ""
 	}
-	h := fmt.Sprintf("%d announced call(s) (\"calling model\") waited past the bound of %d in flight and were counted as calls of unknown outcome; %d answer(s) that came later completed them (usage, not another attempt)",
-		d.releasedN, maxAnnounced, d.mergedN)
+	h := fmt.Sprintf("%d announced call(s) (\"calling model\") waited past the bound of %d held in full and were kept packed; %d answer(s) completed them as any answer does (its outcome and usage)",
+		d.packedN, maxAnnounced, d.pairedN)
+	if d.releasedN > 0 {
+		h += fmt.Sprintf("; %d waited past the bound of %d packed too and were counted as calls of unknown outcome; %d answer(s) that came later completed them (usage, not another attempt: those calls stay of unknown outcome)",
+			d.releasedN, maxPacked, d.mergedN)
+	}
 	if d.unsureN > 0 {
 		h += fmt.Sprintf("; %d may be counted twice (too many to remember, or answered by SDK attempt lines): those jobs' attempt counts may be high by up to that many", d.unsureN)
 	}
@@ -1545,7 +1641,7 @@ func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
 // ones) that it may answer.
 func (j JSONLines) Pairs() bool {
 	d := j.jd
-	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0
+	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0 || d.packed.len() > 0
 }
 
 // Emit emits an accepted line another Parser parsed as Decode would have:

@@ -25,16 +25,16 @@ type InFlight interface {
 // Stopping: see InFlight.
 func (d *jsonlDecoder) Stopping() { d.stopping = true }
 
-// Hold: see InFlight. It holds at most maxAnnounced, the latest: the
-// engine, which holds every call in flight too, counts the others at the
-// stop or settles them with their job's next event.
+// Hold: see InFlight. It holds them as if just read — past the bound of
+// maxAnnounced in full the oldest packed, past the packed ones' bound
+// dropped: the engine, which holds every call in flight too, counts those
+// at the stop or settles them with their job's next event.
 func (d *jsonlDecoder) Hold(announced []ingest.Event) {
-	for _, a := range announced[max(0, len(announced)-maxAnnounced):] {
+	for _, a := range announced[max(0, len(announced)-(maxAnnounced+maxPacked)):] {
 		a.Held = false
 		d.dropAnnounced(a.JobID) // one per job: the later stands
 		for d.announced.full(&a) {
-			delete(d.announcedSeen, d.announced.oldest())
-			d.announced.take(d.announced.oldest())
+			d.pack(d.announced.oldest(), false)
 		}
 		d.announced.push(a)
 	}

@@ -90,8 +90,8 @@ func (lr *LineReader) Next() (line []byte, tooLong, final bool, err error) {
 	}
 }
 
-// Open opens a log for reading: "-" is stdin, and gzip content is detected
-// by its magic bytes, whatever the file is called.
+// Open opens a log for reading: "-" is stdin, and gzip and zstd content
+// (zstd.go) is detected by its magic bytes, whatever the file is called.
 func Open(path string) (io.ReadCloser, error) { return openCounted(path, nil) }
 
 // openCounted is Open with the raw file wrapped by wrap (given its size)
@@ -142,7 +142,34 @@ func openCounted(path string, wrap func(io.Reader, int64) io.Reader) (io.ReadClo
 		}
 		return readCloser{zr, f}, nil
 	}
+	switch zstdFraming(br) {
+	case 1:
+		zr, err := openZstdStream(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open %s: looks zstd-compressed but is not readable: %w", path, err)
+		}
+		return readCloser{zr, closers{zr, f}}, nil
+	case 2:
+		zr, err := openZstdFramed(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open %s: looks like zstd records of the Collector's file exporter but is not readable: %w", path, err)
+		}
+		return readCloser{zr, closers{zr, f}}, nil
+	}
 	return readCloser{br, f}, nil
+}
+
+// closers closes each in turn.
+type closers []io.Closer
+
+func (c closers) Close() error {
+	var errs []error
+	for _, x := range c {
+		errs = append(errs, x.Close())
+	}
+	return errors.Join(errs...)
 }
 
 type readCloser struct {

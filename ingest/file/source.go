@@ -229,6 +229,7 @@ func (it *FileIter) start() {
 	it.Detected.Document = it.doc != nil
 	o := it.opts
 	o.SourceName = it.Path // a Codex rollout's file name names its session
+	o.Sidecar = sidecarOf(it.Path)
 	it.dec = decode.NewDecoder(f, o.Maps, o)
 	it.emitFn = it.emit
 }
@@ -713,4 +714,34 @@ func homeRoots(h *decode.Home) []string {
 		}
 	}
 	return roots
+}
+
+// sidecarOf reads, for a decoder, a file beside path (decode.Options.
+// Sidecar): a regular file of at most limit bytes.
+func sidecarOf(path string) func(name string, limit int64) ([]byte, error) {
+	if path == "" || path == "-" {
+		return nil
+	}
+	return func(name string, limit int64) ([]byte, error) {
+		p := filepath.Join(filepath.Dir(path), filepath.Base(name))
+		// Looked at before it is opened: opening a FIFO waits for a writer.
+		if st, err := os.Stat(p); err != nil {
+			return nil, err
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", p)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, limit+1))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(b)) > limit {
+			return nil, fmt.Errorf("%s is over %d bytes", p, limit)
+		}
+		return b, nil
+	}
 }

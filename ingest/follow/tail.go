@@ -474,7 +474,7 @@ func (s *sink) flushHeld() bool {
 
 // heldBoundWarn is said when an input passes the bound of announced calls
 // waiting for their answer (decode.HeldBound).
-const heldBoundWarn = "more calls announced (\"calling model\") and unanswered at once than are held: the oldest were counted as calls of unknown outcome, their answers as their usage (the report's source.hints counts them)"
+const heldBoundWarn = "more calls announced (\"calling model\") and unanswered at once than are held in full: the oldest are kept packed until their answer, and past 262,144 of those counted as calls of unknown outcome (the report's source.hints counts them)"
 
 // stopSendWait bounds the last hand-over at a stop: the engine takes
 // batches until its sources return, so it is there at once; a consumer

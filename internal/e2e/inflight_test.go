@@ -118,6 +118,11 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 	// counted again), stopped with all in flight: 5,000 calls.
 	a, b := announceMany(5000, 1796642058118)
 	answered := append(strings.Split(strings.TrimSuffix(string(a), "\n"), "\n"), strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+	// past: 40,000 in flight, past the bound held in full (F8's
+	// leftover): the oldest are kept packed, spooled as held, and their
+	// answers after the restart complete them as successes.
+	a, b = announceMany(40000, 1796642058118)
+	past := append(strings.Split(strings.TrimSuffix(string(a), "\n"), "\n"), strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	cases := []struct {
 		name  string
 		lines []string
@@ -125,6 +130,9 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 		sigs  []syscall.Signal
 		calls int // the calls the report must count, when set
 	}{
+		{"40,000 in flight, SIGTERM", past, []int{40000}, []syscall.Signal{syscall.SIGTERM}, 40000},
+		{"40,000 in flight, SIGKILL", past, []int{40000}, []syscall.Signal{syscall.SIGKILL}, 40000},
+		{"40,000, cut past the bound, SIGKILL", past, []int{40000 + 1000}, []syscall.Signal{syscall.SIGKILL}, 40000},
 		{"5,000 in flight, SIGTERM", answered, []int{5000}, []syscall.Signal{syscall.SIGTERM}, 5000},
 		{"5,000 in flight, SIGKILL", answered, []int{5000}, []syscall.Signal{syscall.SIGKILL}, 5000},
 		{"SIGTERM", full, []int{6}, []syscall.Signal{syscall.SIGTERM}, 0},
@@ -150,8 +158,8 @@ func TestACallInFlightAcrossARestartCountsOnce(t *testing.T) {
 			if c.calls > 0 {
 				var r manyReport
 				json.Unmarshal([]byte(want), &r)
-				if r.Totals.Attempts != c.calls {
-					t.Errorf("uninterrupted: %d attempts, want %d", r.Totals.Attempts, c.calls)
+				if r.Totals.Attempts != c.calls || r.Totals.FailedJobs != 0 {
+					t.Errorf("uninterrupted: %d attempts, %d failed jobs, want %d, 0", r.Totals.Attempts, r.Totals.FailedJobs, c.calls)
 				}
 			}
 			dir := t.TempDir()
