@@ -28,8 +28,9 @@ import (
 // Both are read as lines of OTLP/JSON. Every line is bounded as any
 // file's (decode.MaxLineBytes): a record that decompresses past it is
 // counted as a too-long line, its decompression stopped there, so a
-// decompression bomb costs at most the line cap. A stream is refused once
-// it has given zstdMaxRatio times its compressed size (past zstdFloor):
+// decompression bomb costs at most the line cap. A file, stream or frames,
+// is refused once it has given zstdMaxRatio times its compressed size
+// (past zstdFloor):
 // an OTLP/JSON file compresses 5–20×; a bomb does thousands. A frame
 // asking for a window over zstdMaxWindow is not read. The exporter's
 // protobuf format is not read, compressed or not.
@@ -122,6 +123,11 @@ type zstdFramed struct {
 	line bytes.Buffer // the current record's line
 	rest []byte       // what of it is still to give
 	err  error        // sticky (zstdStream)
+	// in and out are the file's compressed bytes read and what they gave:
+	// the stream's ratio bound over the whole file, because the line cap
+	// alone bounds one record, not a file of thousands of 80-byte frames
+	// each giving a capped megabyte (1.7 MB took 68 s of CPU).
+	in, out int64
 }
 
 func openZstdFramed(br *bufio.Reader) (*zstdFramed, error) {
@@ -159,7 +165,9 @@ func (z *zstdFramed) next() error {
 		}
 		return errors.New("a zstd record's length is cut short: the file ends mid-record")
 	}
-	frame := &io.LimitedReader{R: z.r, N: int64(binary.BigEndian.Uint32(hdr[:]))}
+	size := int64(binary.BigEndian.Uint32(hdr[:]))
+	frame := &io.LimitedReader{R: z.r, N: size}
+	z.in += 4 + size
 	z.line.Reset()
 	err := z.d.Reset(frame)
 	if err == nil {
@@ -173,6 +181,9 @@ func (z *zstdFramed) next() error {
 	}
 	if err != nil && !errors.Is(err, io.EOF) && z.line.Len() == 0 {
 		z.line.WriteString(unreadableRecord)
+	}
+	if z.out += int64(z.line.Len()); z.out > max(zstdFloor, zstdMaxRatio*z.in) {
+		return errZstdBomb
 	}
 	z.line.WriteByte('\n')
 	z.rest = z.line.Bytes()

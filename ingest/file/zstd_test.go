@@ -153,6 +153,30 @@ func TestZstdHostile(t *testing.T) {
 			t.Errorf("cut: %d events, err %v", len(evs), it.Err)
 		}
 	})
+	t.Run("many small bombs", func(t *testing.T) {
+		// Red team R6-5: 20,000 frames of 82 bytes, each 2 MB of zeros,
+		// cost 68 s of CPU, a capped megabyte each. The file's ratio
+		// refuses it after the floor: a few dozen records, the good
+		// record before them kept.
+		small := make([]byte, 2_000_000)
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+		frame := enc.EncodeAll(small, nil)
+		enc.Close()
+		data := exporterFramed(t, good[0])
+		for range 20000 {
+			data = binary.BigEndian.AppendUint32(data, uint32(len(frame)))
+			data = append(data, frame...)
+		}
+		path := filepath.Join(dir, "bombs.zst")
+		os.WriteFile(path, data, 0o644)
+		evs, it := readZstdFile(t, path)
+		if len(evs) != 1 || it.Err == nil || !strings.Contains(it.Err.Error(), "decompression bomb") {
+			t.Fatalf("%d events, err %v: want the good record and the file refused as a bomb", len(evs), it.Err)
+		}
+		if n := it.Stats.Skipped[ingest.SkipTooLong]; n > 100 {
+			t.Errorf("%d records decompressed before the refusal: the ratio was not held over the file", n)
+		}
+	})
 	t.Run("stream", func(t *testing.T) {
 		// A line of 80 MiB: a few KB compressed.
 		var b bytes.Buffer
