@@ -44,7 +44,7 @@ func TestDetectionOrderIsTheTableOrder(t *testing.T) {
 	for _, f := range keyed {
 		names = append(names, f.Name)
 	}
-	want := []Format{FormatGemini, FormatQwen, FormatClaudeCode, FormatCodex, FormatCopilot, FormatPi, FormatContinue, FormatOpenCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM, FormatCline, FormatLangfuse, FormatJaeger, FormatOTelConsole, FormatBedrockBatch, FormatPortkey, FormatAmp}
+	want := []Format{FormatGemini, FormatQwen, FormatClaudeCode, FormatCodex, FormatCopilot, FormatPi, FormatContinue, FormatOpenCode, FormatAnthropicBatch, FormatOpenAIBatch, FormatLiteLLM, FormatCline, FormatLangfuse, FormatJaeger, FormatOTelConsole, FormatBedrockBatch, FormatPortkey, FormatAmp, FormatOTLPJSON}
 	if len(names) != len(want) {
 		t.Fatalf("keyed rows %v, want %v", names, want)
 	}

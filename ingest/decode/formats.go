@@ -270,8 +270,8 @@ var Formats = []FormatInfo{
 		New:     func(p *Parser, _ Options) Decoder { return &portkeyDecoder{p: p} }},
 	{Name: FormatAmp, Summary: "Amp threads (~/.local/share/amp/threads/T-<uuid>.json, one document each): a call per assistant message's usage (or per usageLedger event, with its message's cache), Amp's credits not taken for dollars; a thread is a job",
 		Example: `{"id":"T-7f3a…","messages":[{"role":"assistant","messageId":3,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":10,"outputTokens":178,"cacheCreationInputTokens":986,"cacheReadInputTokens":11372,"totalInputTokens":12368,"timestamp":"2026-01-19T11:42:10.652Z"}}]}`,
-		// The last keyed row: any other row's record with these keys is
-		// that row's.
+		// The last keyed row but OTLP's (whose keys no other row's record
+		// has): any other row's record with these keys is that row's.
 		Keys:      [][]string{{"id", "messages"}},
 		New:       func(p *Parser, _ Options) Decoder { return &ampDecoder{p: p} },
 		Documents: []FileRule{{Dir: "threads", Prefix: "T-", Suffix: ".json"}},
@@ -288,7 +288,12 @@ var Formats = []FormatInfo{
 	{Name: FormatGeneric, Summary: "the safety net: a JSON record no format reads, holding a usage object (input/prompt, output/completion, cache, thinking tokens) beside a model, is one call marked generic (the report's hints say how many and at which JSON path); no model or no tokens, no call",
 		Example: `{"event":"agent_step","response":{"model":"gpt-4.1-mini","usage":{"prompt_tokens":812,"completion_tokens":64,"prompt_tokens_details":{"cached_tokens":512}},"cost":0.000241}}`},
 	{Name: FormatOTLPJSON, Summary: "OTLP/JSON traces or logs in a file: the Collector's file exporter (one request per line) or a pretty-printed request",
-		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`},
+		Example: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"chat claude-sonnet-4-6","attributes":[…]}]}]}]}`,
+		// Its keys make a followed exporter's file (and a line of it in a
+		// mixed stream) read through the mapping; a file read whole is
+		// sniffed as a document first (ingest/file).
+		Keys: [][]string{{"resourceSpans"}, {"resourceLogs"}},
+		New:  func(_ *Parser, o Options) Decoder { return NewOTLPRequestDecoder(o) }},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
 		Example: `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},
 }

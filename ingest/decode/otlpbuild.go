@@ -220,3 +220,39 @@ func wrongJSON(err error) ingest.SkipReason {
 	}
 	return ingest.SkipInvalidJSON
 }
+
+// otlpRequestDecoder reads records that are OTLP/JSON export requests
+// (the Collector's file exporter: one a line) through the mapping the
+// caller passed in (Options.OTLP). A file of them read whole goes through
+// it record by record (ingest/file); a followed one line by line, chosen
+// by the line's own keys — `watch` of the exporter's file read nothing
+// and said nothing.
+type otlpRequestDecoder struct {
+	decode OTLPDecoder
+}
+
+// NewOTLPRequestDecoder reads OTLP/JSON export requests through
+// o.OTLP's mapping, one mapping per file; with none passed in every
+// record is an unknown event.
+func NewOTLPRequestDecoder(o Options) Decoder {
+	d := &otlpRequestDecoder{}
+	if o.OTLP != nil {
+		d.decode = o.OTLP()
+	}
+	return d
+}
+
+func (o *otlpRequestDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if o.decode == nil {
+		return ingest.SkipUnknownEvent
+	}
+	n := 0
+	_, err := o.decode(rec, func(e *ingest.Event) { n++; emit(e) })
+	switch {
+	case err != nil:
+		return ingest.SkipWrongType
+	case n == 0:
+		return ingest.SkipNoEvent
+	}
+	return ingest.Accepted
+}

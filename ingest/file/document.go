@@ -9,7 +9,6 @@ import (
 	"io"
 
 	"github.com/burnrate-dev/burnrate/ingest"
-	"github.com/burnrate-dev/burnrate/ingest/decode"
 )
 
 // A JSON document is a file that is not one record per line: a JSON array
@@ -381,33 +380,3 @@ func (d *documentReader) fail(err error, what string) {
 	d.Err = fmt.Errorf("the JSON document breaks off: %w (records before this point were kept)", err)
 }
 
-// otlpDocDecoder decodes records that are OTLP export requests through the
-// mapping the caller passed in (decode.Options.OTLP).
-type otlpDocDecoder struct {
-	decode   decode.OTLPDecoder
-	rejected int64
-}
-
-func newOTLPDocDecoder(newDecoder func() decode.OTLPDecoder) *otlpDocDecoder {
-	d := &otlpDocDecoder{}
-	if newDecoder != nil {
-		d.decode = newDecoder()
-	}
-	return d
-}
-
-func (o *otlpDocDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest.SkipReason {
-	if o.decode == nil {
-		return ingest.SkipUnknownEvent
-	}
-	n := 0
-	rejected, err := o.decode(rec, func(e *ingest.Event) { n++; emit(e) })
-	o.rejected += rejected
-	switch {
-	case err != nil:
-		return ingest.SkipWrongType
-	case n == 0:
-		return ingest.SkipNoEvent
-	}
-	return ingest.Accepted
-}

@@ -146,7 +146,7 @@ func FuzzDecoders(f *testing.F) {
 	}
 	decs := []decode.Decoder{decode.NewDecoder(decode.FormatJSONL, nil, decode.Options{}), decode.NewDecoder(decode.FormatLiteLLM, nil, decode.Options{}), decode.NewDecoder(decode.FormatOpenAIBatch, nil, decode.Options{}),
 		decode.NewDecoder(decode.FormatAnthropicBatch, nil, decode.Options{}), decode.NewDecoder(decode.FormatJSONL, []decode.FieldMap{{Field: "model", Path: []string{"a", "b"}}}, decode.Options{}),
-		decode.NewDecoder(decode.FormatClaudeCode, nil, decode.Options{}), newOTLPDocDecoder(nil)}
+		decode.NewDecoder(decode.FormatClaudeCode, nil, decode.Options{}), decode.NewOTLPRequestDecoder(decode.Options{})}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, d := range decs {
 			n := 0

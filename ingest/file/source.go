@@ -155,7 +155,7 @@ func (it *FileIter) start() {
 		it.doc = newDocumentReader(it.lines.r, kind, otlp || forced == decode.FormatOTLPJSON)
 		if otlp || forced == decode.FormatOTLPJSON {
 			it.Detected = decode.Detection{Format: decode.FormatOTLPJSON, Document: true}
-			it.dec = newOTLPDocDecoder(it.opts.OTLP)
+			it.dec = decode.NewOTLPRequestDecoder(it.opts)
 			it.emitFn = it.emit
 			return
 		}

@@ -60,7 +60,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			err := fl.open(first && skipHistory)
 			first = false
 			if err != nil {
-				if errors.Is(err, errGzip) {
+				if errors.Is(err, errGzip) || errors.Is(err, errZstd) {
 					t.giveUp(path, err.Error())
 					return
 				}
@@ -103,6 +103,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 // are said and the path followed on (Check refuses them all at the start).
 var (
 	errGzip = errors.New("gzip-compressed: a finished log cannot be followed; use burnrate replay or burnrate report")
+	errZstd = errors.New("zstd-compressed (the Collector's file exporter with compression: zstd?): a compressed file cannot be followed; use burnrate replay or burnrate report, or set the exporter's compression off to follow it")
 	errDir  = errors.New("is a directory: give the log files in it, e.g. 'DIR/*.jsonl'")
 	// errNotRegular: only regular files are followed.
 	errNotRegular = errors.New("is not a regular file, and only regular files are followed: for a pipe, use burnrate watch - (stdin)")
@@ -151,10 +152,17 @@ func (fl *file) open(fromEnd bool) error {
 		f.Close()
 		return fmt.Errorf("%w (%s)", errNotRegular, ingestfile.Kind(fi.Mode()))
 	}
-	magic := make([]byte, 2)
-	if n, _ := f.ReadAt(magic, 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic := make([]byte, 8)
+	n, _ := f.ReadAt(magic, 0)
+	zstd := []byte{0x28, 0xb5, 0x2f, 0xfd} // RFC 8878; the Collector's frames start 4 bytes in
+	switch {
+	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		f.Close()
 		return errGzip
+	case n >= 4 && bytes.Equal(magic[:4], zstd) || n == 8 && bytes.Equal(magic[4:], zstd):
+		// Followed as text it read as binary lines, 0 events, said nothing.
+		f.Close()
+		return errZstd
 	}
 	fl.f, fl.fi, fl.pos, fl.head = f, fi, 0, fl.head[:0]
 	fl.sp.reset()

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -65,6 +67,60 @@ func TestOTLPZstdCollectorFilesMatchTheWire(t *testing.T) {
 		got, _ := json.Marshal(report(name, data))
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: the report differs from the uncompressed file's:\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// TestWatchFollowsTheCollectorsFile (red team R6-6): `watch` of the
+// Collector's file exporter output (OTLP/JSON, one request a line) read
+// every line as "no event" and said nothing — an empty dashboard over a
+// storm. A line's own keys now choose the OTLP mapping, so the followed
+// file gives the report's calls per job, the provider's ledger; the same
+// file zstd-compressed is refused with what to do, not read as text.
+func TestWatchFollowsTheCollectorsFile(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(nodeStack, "capture-storm.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log, report := filepath.Join(dir, "traces.log"), filepath.Join(dir, "report.json")
+	os.WriteFile(log, src, 0o644)
+	d := startDaemon(t, "--journal", filepath.Join(dir, "journal.jsonl"), "--poll-interval", "20ms", "--report-out", report, log)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && !bytes.Contains([]byte(d.err()), []byte("limits in force")) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	d.stop(syscall.SIGTERM)
+	out, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, d.err())
+	}
+	checkAgainstWire(t, out, readLedger(t, "ledger-storm.jsonl"))
+
+	// zstd: refused, saying how to read it.
+	enc, _ := zstd.NewWriter(nil)
+	lines := bytes.Split(bytes.TrimSuffix(src, []byte("\n")), []byte("\n"))
+	var framed []byte
+	for _, l := range lines {
+		frame := enc.EncodeAll(l, nil)
+		framed = binary.BigEndian.AppendUint32(framed, uint32(len(frame)))
+		framed = append(framed, frame...)
+	}
+	for name, data := range map[string][]byte{"framed": framed, "stream": enc.EncodeAll(src, nil)} {
+		path := filepath.Join(dir, name+".log")
+		os.WriteFile(path, data, 0o644)
+		d := startDaemon(t, "--journal", filepath.Join(dir, name+"-journal.jsonl"), path)
+		done := make(chan error, 1)
+		go func() { done <- d.cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			d.cmd.Process.Signal(syscall.SIGTERM)
+			<-done
+		}
+		if !bytes.Contains([]byte(d.err()), []byte("zstd-compressed")) || !bytes.Contains([]byte(d.err()), []byte("burnrate report")) {
+			t.Errorf("%s: watch of a zstd file must refuse it and say to use report:\n%s", name, d.err())
 		}
 	}
 }
