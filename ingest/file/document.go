@@ -379,4 +379,3 @@ func (d *documentReader) fail(err error, what string) {
 	}
 	d.Err = fmt.Errorf("the JSON document breaks off: %w (records before this point were kept)", err)
 }
-
