@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"runtime"
 	"sync"
@@ -55,6 +56,13 @@ type parsedLine struct {
 	line []byte // within data, without its newline
 	ev   ingest.Event
 	r    ingest.SkipReason
+	// For a line the ordered pass takes as parsed (fast): ev.Check(), and
+	// ev.JobID's hash in the decoder's table of open jobs
+	// (decode.OpenHash), 0 when it names none — both computed here, on
+	// every core, instead of in the ordered pass on one.
+	fast    bool
+	check   ingest.SkipReason
+	jobHash uint64
 	// announce: an app's "calling model" line, which the file's decoder
 	// must hold for its answer: it is decoded again, in order.
 	announce bool
@@ -73,7 +81,17 @@ type parallelReader struct {
 
 	cur *lineChunk
 	i   int
+	// warmed: the lines of cur before it have had their open-jobs slot
+	// loaded (nextParallel); sink keeps those loads.
+	warmed int
+	sink   uint64
 }
+
+// warmAhead is how many lines ahead of the one it decodes the ordered
+// pass loads the open-jobs slots of: far enough that a batch of loads
+// lands before the first of them is needed, near enough that what they
+// load is still in the cache then.
+const warmAhead = 24
 
 // parallelOK reports whether the file can be parsed in parallel: canonical
 // JSON lines, no --map rules, big enough.
@@ -96,13 +114,15 @@ func (it *FileIter) startParallel() {
 		stop:   make(chan struct{}),
 	}
 	todo := make(chan *lineChunk, 2*workers)
+	jd, _ := decode.JSONLinesOf(it.dec) // parallelOK said it is one
+	seed := jd.OpenSeed()               // read here, before the workers use it
 	for range workers {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
 			p := decode.NewParserFor(it.opts)
 			for c := range todo {
-				parseChunk(p, c)
+				parseChunk(p, c, seed)
 				close(c.done)
 			}
 		}()
@@ -201,8 +221,10 @@ func cutLines(b []byte, max int) int {
 }
 
 // parseChunk parses every line of c on its own, with no timestamp carried
-// from one line to the next (Next decodes a line without one again).
-func parseChunk(p *decode.Parser, c *lineChunk) {
+// from one line to the next (Next decodes a line without one again), and
+// hashes the job ID of each line the ordered pass will take as parsed
+// under seed (decode.JSONLines.OpenSeed).
+func parseChunk(p *decode.Parser, c *lineChunk, seed maphash.Seed) {
 	c.lines = c.lines[:0]
 	for rest := c.data; len(rest) > 0; {
 		line := rest
@@ -215,6 +237,14 @@ func parseChunk(p *decode.Parser, c *lineChunk) {
 		pl := &c.lines[len(c.lines)-1]
 		pl.r = p.ParseAlone(line, &pl.ev)
 		pl.announce = p.Announces()
+		pl.fast = pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce
+		pl.jobHash = 0
+		if pl.fast {
+			pl.check = pl.ev.Check()
+			if pl.ev.JobID != "" {
+				pl.jobHash = decode.OpenHash(seed, pl.ev.JobID)
+			}
+		}
 	}
 }
 
@@ -234,7 +264,7 @@ func (pr *parallelReader) next() (pl *parsedLine, final, ok bool) {
 			return nil, false, false
 		}
 		<-c.done
-		pr.cur, pr.i = c, 0
+		pr.cur, pr.i, pr.warmed = c, 0, 0
 	}
 	pl = &pr.cur.lines[pr.i]
 	pr.i++
@@ -275,13 +305,23 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 			it.lines = nil
 			return false, true
 		}
+		if pr.warmed < pr.i+warmAhead/2 {
+			lines := pr.cur.lines
+			end := min(pr.i+warmAhead, len(lines))
+			for k := max(pr.warmed, pr.i); k < end; k++ {
+				if h := lines[k].jobHash; h != 0 {
+					pr.sink += jd.Warm(h)
+				}
+			}
+			pr.warmed = end
+		}
 		it.cur, it.n = ev, 0
 		var r ingest.SkipReason
-		if pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce {
+		if pl.fast {
 			// What the decoder would have done with this line.
-			jd.Took(&pl.ev)
+			jd.TookHashed(&pl.ev, pl.jobHash)
 			jd.Release(pl.ev.TS, it.emitFn)
-			if r = pl.ev.Check(); r == ingest.Accepted {
+			if r = pl.check; r == ingest.Accepted {
 				// Through the decoder's pairing: the answer of a call it
 				// holds announced is that call (F8).
 				jd.Emit(&pl.ev, it.emitFn)

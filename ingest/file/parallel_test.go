@@ -193,3 +193,65 @@ func TestCutLines(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelSeesJobsAtWorkAtOnce: the ordered pass keeps the decoder's
+// note of jobs at work at once from the job IDs' hashes the workers made
+// (decode.OpenHash). Made under another seed, no job would ever be found
+// again: a log that interleaves two jobs only after the workers took over
+// (or a line decoded again in order) would not be seen to, and the Python
+// lines after it would be linked to a job as though only one were at work.
+func TestParallelSeesJobsAtWorkAtOnce(t *testing.T) {
+	var b bytes.Buffer
+	ts := func(i int) string {
+		return fmt.Sprintf("2026-03-10T01:%02d:%02d.%03dZ", i/60000%60, i/1000%60, i%1000)
+	}
+	i := 0
+	for ; b.Len() < parallelMinBytes+parallelChunk*2; i++ {
+		// One job after another: never two at work at once.
+		fmt.Fprintf(&b, `{"ts":%q,"event":"llm_call","job_id":"job-%d","idempotency_key":"k-%d","attempt":1,"model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":7}`+"\n", ts(i), i/3, i/3)
+	}
+	// Two jobs at work at once, A's second line without a time of its
+	// own: the workers hash the first two, the ordered pass decodes the
+	// third again and hashes it itself — the two hashes of A must agree.
+	for _, job := range []string{"late-a", "late-b"} {
+		fmt.Fprintf(&b, `{"ts":%q,"event":"llm_call","job_id":%q,"model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":7}`+"\n", ts(i), job)
+		i++
+	}
+	b.WriteString(`{"event":"llm_call","job_id":"late-a","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":7}` + "\n")
+	// A line of no job: the Python lines after it name none, so only the
+	// jobs seen at work at once mark their attempts ambiguous.
+	fmt.Fprintf(&b, `{"ts":%q,"event":"llm_call","correlation_id":"c-1","model":"claude-sonnet-4-6","status":200,"input_tokens":10,"output_tokens":7}`+"\n", ts(i))
+	sec := i / 1000 % 60
+	fmt.Fprintf(&b, "[2026-03-10 01:00:%02d,100 - httpx:1025 - INFO] HTTP Request: POST https://api.anthropic.com/v1/messages \"HTTP/1.1 529\"\n", sec)
+	fmt.Fprintf(&b, "[2026-03-10 01:00:%02d,200 - anthropic._base_client:1046 - INFO] Retrying request to /v1/messages in 0.500000 seconds\n", sec)
+	fmt.Fprintf(&b, "[2026-03-10 01:00:%02d,800 - httpx:1025 - INFO] HTTP Request: POST https://api.anthropic.com/v1/messages \"HTTP/1.1 200 OK\"\n", sec)
+	if i/60000 != 0 {
+		t.Fatalf("the log spans %d minutes: its Python lines must fall within one of the interleaving", i/60000)
+	}
+	path := filepath.Join(t.TempDir(), "interleaved.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	par, err := OpenFile(path, 0, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer par.Close()
+	gotEv, _, _, _, wasParallel := readAll(t, par)
+	wantEv, _, _, _, _ := readAll(t, NewIter(bytes.NewReader(b.Bytes()), path, 0, decode.Options{}))
+	if !wasParallel || len(gotEv) != len(wantEv) {
+		t.Fatalf("parallel %v, %d events; line by line %d", wasParallel, len(gotEv), len(wantEv))
+	}
+	ambiguous := 0
+	for k := range wantEv {
+		if !reflect.DeepEqual(gotEv[k], wantEv[k]) {
+			t.Fatalf("event %d:\nparallel   %+v\nsequential %+v", k, gotEv[k], wantEv[k])
+		}
+		if wantEv[k].AttemptBy == ingest.AttemptByLineAmbiguous {
+			ambiguous++
+		}
+	}
+	if ambiguous == 0 {
+		t.Fatal("no Python attempt was linked as ambiguous: the log does not test the note of jobs at work at once")
+	}
+}
