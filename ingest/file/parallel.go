@@ -139,10 +139,11 @@ func (it *FileIter) startParallel() {
 
 // read cuts r into chunks of whole lines — at most parallelChunkLines, at
 // most parallelChunk bytes — and hands each to a worker and, in order, to
-// Next. Each byte is copied once into its chunk.
+// Next. The file is read straight into the chunk being filled; only what
+// follows its last whole line (part of a line, or the lines past
+// parallelChunkLines) is copied, into the next chunk.
 func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
-	buf := make([]byte, 0, parallelChunk) // read, not yet handed out: buf[off:]
-	off := 0
+	c := pr.chunk()
 	eof := false
 	var readErr error
 	for {
@@ -151,21 +152,19 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 			return
 		default:
 		}
-		pending := buf[off:]
 		cut := 0
-		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
-			cut = cutLines(pending[:i+1], parallelChunkLines)
+		if i := bytes.LastIndexByte(c.data, '\n'); i >= 0 {
+			cut = cutLines(c.data[:i+1], parallelChunkLines)
 		}
 		if cut == 0 && !eof {
-			off, buf = 0, buf[:copy(buf, pending)] // keep the partial line
-			if len(buf) == cap(buf) {
+			if len(c.data) == cap(c.data) {
 				// A line longer than a chunk: the rest is read line by
 				// line, which knows how to skip one.
-				pr.leftover = bytes.Clone(buf)
+				pr.leftover = bytes.Clone(c.data)
 				return
 			}
-			n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
+			n, err := io.ReadFull(r, c.data[len(c.data):cap(c.data)])
+			c.data = c.data[:len(c.data)+n]
 			if err != nil {
 				eof = true
 				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -175,22 +174,17 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 			continue
 		}
 		if cut == 0 {
-			cut = len(pending) // the end: a last line without its newline
+			cut = len(c.data) // the end: a last line without its newline
 		}
 		if cut == 0 {
 			pr.err = readErr
 			return
 		}
-		var c *lineChunk
-		select {
-		case c = <-pr.free:
-		default:
-			c = &lineChunk{}
-		}
-		c.data = append(c.data[:0], pending[:cut]...)
+		next := pr.chunk()
+		next.data = append(next.data, c.data[cut:]...)
+		c.data = c.data[:cut]
 		c.done = make(chan struct{})
-		c.final = eof && cut == len(pending)
-		off += cut
+		c.final = eof && len(next.data) == 0
 		if c.final {
 			pr.err = readErr // before chunks closes, after which Next reads it
 		}
@@ -203,7 +197,24 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 		if c.final {
 			return
 		}
+		c = next
 	}
+}
+
+// chunk is an empty chunk to read into: one Next has given back, or a new
+// one.
+func (pr *parallelReader) chunk() *lineChunk {
+	var c *lineChunk
+	select {
+	case c = <-pr.free:
+	default:
+		c = &lineChunk{}
+	}
+	if cap(c.data) < parallelChunk {
+		c.data = make([]byte, 0, parallelChunk)
+	}
+	c.data = c.data[:0]
+	return c
 }
 
 // cutLines returns the length of b's first max lines (all of b when it has
