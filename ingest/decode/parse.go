@@ -312,8 +312,13 @@ func (p *Parser) topObject() {
 		s.ws()
 		var f Field
 		if pred := p.keyPred(n); pred != nil && len(pred.raw) > 0 && len(s.b)-s.i >= len(pred.raw) && string(s.b[s.i:s.i+len(pred.raw)]) == string(pred.raw) {
+			// The key as the line before spelled it here, with the colon
+			// right after it when it had one (most lines: no space).
 			s.i += len(pred.raw)
 			f = pred.field
+			if !pred.colon && !s.colon() {
+				return
+			}
 		} else {
 			start := s.i
 			key := s.str()
@@ -322,15 +327,17 @@ func (p *Parser) topObject() {
 			}
 			f = jsonFields[string(key)] // the spellings are in fields.go
 			if pred != nil {
-				pred.raw, pred.field = append(pred.raw[:0], s.b[start:s.i]...), f
+				pred.colon = s.peek() == ':'
+				end := s.i
+				if pred.colon {
+					end++
+				}
+				pred.raw, pred.field = append(pred.raw[:0], s.b[start:end]...), f
+			}
+			if !s.colon() {
+				return
 			}
 		}
-		s.ws()
-		if s.peek() != ':' {
-			s.fail()
-			return
-		}
-		s.i++
 		s.ws()
 		p.topField(f)
 		if s.err {
@@ -353,8 +360,9 @@ func (p *Parser) topObject() {
 // keyPrediction is the raw key (with its quotes) last seen at a position
 // of the top-level object.
 type keyPrediction struct {
-	raw   []byte
+	raw   []byte // with the colon after the key when colon
 	field Field
+	colon bool
 }
 
 const maxKeyPredictions = 48

@@ -258,6 +258,12 @@ func FuzzKeyPredictionIsInvisible(f *testing.F) {
 		{`{"model":"m","job_id":"a","status":200}`, `{"job_id":"b","status":429,"model":"m"}`},
 		{`{"ts":1,"model":"m"}`, `{"ts" : 2 , "model":"n"}`},
 		{`{"model":"m"}`, `{"model"`},
+		// The colon predicted with its key, or not.
+		{`{"ts" :1,"model":"m"}`, `{"ts":2,"model":"n"}`},
+		{`{"ts":1,"model":"m"}`, `{"ts" :2,"model" : "n"}`},
+		{`{"ts":1,"model":"m"}`, `{"ts":`},
+		{`{"ts":1,"model":"m"}`, `{"ts"`},
+		{`{"ts":1,"model":"m"}`, `{"ts";2,"model":"n"}`},
 	} {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}

@@ -55,6 +55,18 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
+// colon reads the ':' after an object's key (and the space before it), or
+// fails.
+func (s *scanner) colon() bool {
+	s.ws()
+	if s.peek() != ':' {
+		s.fail()
+		return false
+	}
+	s.i++
+	return true
+}
+
 func (s *scanner) fail() { s.err = true; s.i = len(s.b) }
 
 // str reads a string at s.i; the result aliases the input when it has no
@@ -108,12 +120,16 @@ func plain8(w uint64) bool { return special8(w) == 0 }
 // special8 flags (its high bit) each byte of w that is '"', '\\' or below
 // 0x20 (the SWAR "has zero byte" and "has byte less than" tests). A
 // borrow may also flag a byte above a true one, never one below it: the
-// lowest flag is exact.
+// lowest flag is exact. The quote and the control bytes are one test:
+// flipping bit 1 maps '"' (0x22) to 0x20 and keeps every byte below 0x20
+// below it (and 0x20 itself goes to 0x22), so they are the bytes that,
+// flipped, are below 0x21.
 func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	less20 := (w - ones*0x20) & ^w & highs
-	return zero(w^(ones*'"')) | zero(w^(ones*'\\')) | less20
+	q := w ^ (ones * 0x02)
+	quoteOrControl := (q - ones*0x21) & ^q & highs
+	b := w ^ (ones * '\\')
+	return quoteOrControl | (b-ones)&^b&highs
 }
 
 func (s *scanner) strEscaped(start int) []byte {

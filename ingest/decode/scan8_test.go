@@ -12,7 +12,7 @@ import (
 // the bytes around the borders a borrow crosses).
 func TestSpecial8LowestFlagIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	edge := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '\\', ']', 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa1, 0xff}
+	edge := []byte{0, 1, 2, 3, 0x1d, 0x1f, 0x20, 0x21, '"', '#', 0x7e, '\\', ']', 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa1, 0xff}
 	for n := range 2_000_000 {
 		var b [8]byte
 		for k := range b {
