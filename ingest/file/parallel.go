@@ -244,8 +244,16 @@ func parseChunk(p *decode.Parser, c *lineChunk, seed maphash.Seed) {
 		} else {
 			rest = nil
 		}
-		c.lines = append(c.lines, parsedLine{line: line})
+		// A line reused from the chunk's last round is not cleared (a
+		// parsedLine is 320 bytes): ParseAlone resets ev for a line it
+		// parses, and ev is read only for a line it accepted.
+		if n := len(c.lines); n < cap(c.lines) {
+			c.lines = c.lines[:n+1]
+		} else {
+			c.lines = append(c.lines, parsedLine{})
+		}
 		pl := &c.lines[len(c.lines)-1]
+		pl.line = line
 		pl.r = p.ParseAlone(line, &pl.ev)
 		pl.announce = p.Announces()
 		pl.fast = pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce
