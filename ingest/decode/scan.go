@@ -226,7 +226,53 @@ func (s *scanner) hex4() (rune, bool) {
 // of at most 15 digits — a token count, a status, a latency — in one pass,
 // and leaves anything else (a sign, a fraction, an exponent, a leading
 // zero, more digits) untouched for num, which knows the whole grammar.
+//
+// Most such numbers are short: the eight bytes at s.i are read as one
+// word, which says how many digits lead it and what they are worth
+// (plainInt8); a number of eight digits or more, or one too near the end
+// of the line for a whole word, is read byte by byte (plainIntBytes).
 func (s *scanner) plainInt() (int64, bool) {
+	if s.i+8 <= len(s.b) {
+		if n, digits := plainInt8(binary.LittleEndian.Uint64(s.b[s.i:])); digits < 8 {
+			if digits == 0 || (digits > 1 && s.b[s.i] == '0') {
+				return 0, false
+			}
+			if c := s.b[s.i+digits]; c == '.' || c == 'e' || c == 'E' {
+				return 0, false
+			}
+			s.i += digits
+			return n, true
+		}
+	}
+	return s.plainIntBytes()
+}
+
+// plainInt8 is how many of w's bytes, from its lowest (the first in the
+// line), are ASCII digits, and (when fewer than eight) the number they
+// spell. A byte's value less '0' is below 10 only for a digit: the lowest
+// byte that is not one is flagged exactly (a borrow or a carry only
+// reaches the bytes above it), and the digits below it, shifted to the
+// word's top with zeros before them, are summed in pairs, fours, eights.
+func plainInt8(w uint64) (n int64, digits int) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := w - ones*'0'
+	m := (t | (t + ones*0x76)) & highs
+	if m == 0 {
+		return 0, 8
+	}
+	digits = bits.TrailingZeros64(m) >> 3
+	if digits == 0 {
+		return 0, 0
+	}
+	v := t << (64 - 8*digits)
+	v = (v & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	v = (v & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	v = (v & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+	return int64(v), digits
+}
+
+// plainIntBytes is plainInt a byte at a time.
+func (s *scanner) plainIntBytes() (int64, bool) {
 	i, n := s.i, int64(0)
 	for i < len(s.b) && i-s.i < 16 {
 		c := s.b[i]

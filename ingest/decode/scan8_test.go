@@ -42,3 +42,41 @@ func TestSpecial8LowestFlagIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainIntWordMatchesBytes: a number read from the word at s.i
+// (plainInt) is read as byte by byte (plainIntBytes) — the same value,
+// the same verdict, the scanner left at the same place — for numbers of
+// every length around eight digits, leading zeros, signs, fractions,
+// exponents, and random bytes after them, whole lines or cut short.
+func TestPlainIntWordMatchesBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tails := []string{"", ",", "}", ".5", "e3", "E-1", " ", "\x00", "/", ":", "0", "9", "a", "\xff", "-", "+"}
+	for n := range 500_000 {
+		var b []byte
+		digits := rng.IntN(20)
+		if n%7 == 0 {
+			b = append(b, '0')
+		}
+		if n%11 == 0 {
+			b = append(b, '-')
+		}
+		for range digits {
+			b = append(b, byte('0'+rng.IntN(10)))
+		}
+		b = append(b, tails[rng.IntN(len(tails))]...)
+		for range rng.IntN(10) {
+			b = append(b, byte(rng.Uint32()))
+		}
+		if n%3 == 0 && len(b) > 0 {
+			b = b[:rng.IntN(len(b))]
+		}
+		var w, bs scanner
+		w.reset(b)
+		bs.reset(b)
+		gotN, gotOK := w.plainInt()
+		wantN, wantOK := bs.plainIntBytes()
+		if gotN != wantN || gotOK != wantOK || w.i != bs.i {
+			t.Fatalf("%q: word %d %v at %d, bytes %d %v at %d", b, gotN, gotOK, w.i, wantN, wantOK, bs.i)
+		}
+	}
+}
