@@ -70,44 +70,42 @@ func (s *scanner) colon() bool {
 func (s *scanner) fail() { s.err = true; s.i = len(s.b) }
 
 // str reads a string at s.i; the result aliases the input when it has no
-// escapes, else the scratch buffer.
+// escapes, else the scratch buffer. It works on locals (the line and the
+// position), stored back once: through s, every step of the loop loaded
+// and stored them again.
 func (s *scanner) str() []byte {
-	if s.peek() != '"' {
+	b, i := s.b, s.i
+	if i >= len(b) || b[i] != '"' {
 		s.fail()
 		return nil
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character: long strings (a transcript's message text)
-		// are most of what a line holds.
-		// The word that holds one lands s.i on it at once: the lowest
-		// flagged byte is always a true one (see special8), so the short
-		// strings most fields are cost no byte-by-byte loop.
-		for s.i+8 <= len(s.b) {
-			if m := special8(binary.LittleEndian.Uint64(s.b[s.i:])); m != 0 {
-				s.i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			s.i += 8
-		}
-		if s.i >= len(s.b) {
+	i++
+	start := i
+	// Eight bytes at a time while none is a quote, a backslash or a
+	// control character: long strings (a transcript's message text) are
+	// most of what a line holds. The word that holds one lands i on it at
+	// once: the lowest flagged byte is always a true one (see special8),
+	// so the short strings most fields are cost no byte-by-byte loop; the
+	// last bytes of a line, fewer than eight, are read one by one.
+	for i+8 <= len(b) {
+		if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
 			break
 		}
-		c := s.b[s.i]
-		switch {
+		i += 8
+	}
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
 		case c == '"':
-			out := s.b[start:s.i]
-			s.i++
-			return out
+			s.i = i + 1
+			return b[start:i]
 		case c == '\\':
+			s.i = i
 			return s.strEscaped(start)
 		case c < 0x20:
 			s.fail()
 			return nil
 		}
-		s.i++
 	}
 	s.fail()
 	return nil
@@ -229,22 +227,34 @@ func (s *scanner) hex4() (rune, bool) {
 //
 // Most such numbers are short: the eight bytes at s.i are read as one
 // word, which says how many digits lead it and what they are worth
-// (plainInt8); a number of eight digits or more, or one too near the end
-// of the line for a whole word, is read byte by byte (plainIntBytes).
+// (plainInt8); a number of eight digits or more is read byte by byte
+// (plainIntBytes).
 func (s *scanner) plainInt() (int64, bool) {
-	if s.i+8 <= len(s.b) {
-		if n, digits := plainInt8(binary.LittleEndian.Uint64(s.b[s.i:])); digits < 8 {
-			if digits == 0 || (digits > 1 && s.b[s.i] == '0') {
-				return 0, false
-			}
-			if c := s.b[s.i+digits]; c == '.' || c == 'e' || c == 'E' {
-				return 0, false
-			}
-			s.i += digits
-			return n, true
+	b, i := s.b, s.i
+	var w uint64
+	if i+8 <= len(b) {
+		w = binary.LittleEndian.Uint64(b[i:])
+	} else {
+		// The line's last bytes (a number before the closing brace): the
+		// word's bytes past the end are zero, which is no digit.
+		for k := len(b) - 1; k >= i; k-- {
+			w = w<<8 | uint64(b[k])
 		}
 	}
-	return s.plainIntBytes()
+	n, digits := plainInt8(w)
+	if digits == 8 {
+		return s.plainIntBytes()
+	}
+	if digits == 0 || (digits > 1 && b[i] == '0') {
+		return 0, false
+	}
+	if i+digits < len(b) {
+		if c := b[i+digits]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	s.i = i + digits
+	return n, true
 }
 
 // plainInt8 is how many of w's bytes, from its lowest (the first in the
