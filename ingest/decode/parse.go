@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"net/http"
 	"strconv"
@@ -311,7 +312,7 @@ func (p *Parser) topObject() {
 	for n := 0; !s.err; n++ {
 		s.ws()
 		var f Field
-		if pred := p.keyPred(n); pred != nil && len(pred.raw) > 0 && len(s.b)-s.i >= len(pred.raw) && string(s.b[s.i:s.i+len(pred.raw)]) == string(pred.raw) {
+		if pred := p.keyPred(n); pred != nil && pred.at(s.b, s.i) {
 			// The key as the line before spelled it here, with the colon
 			// right after it when it had one (most lines: no space).
 			s.i += len(pred.raw)
@@ -332,7 +333,7 @@ func (p *Parser) topObject() {
 				if pred.colon {
 					end++
 				}
-				pred.raw, pred.field = append(pred.raw[:0], s.b[start:end]...), f
+				pred.set(s.b[start:end], f)
 			}
 			if !s.colon() {
 				return
@@ -363,6 +364,35 @@ type keyPrediction struct {
 	raw   []byte // with the colon after the key when colon
 	field Field
 	colon bool
+	// A raw key of at most 16 bytes (most are) as two little-endian words
+	// and the masks of its bytes in them: at compares two words.
+	w, mask [2]uint64
+}
+
+// set makes raw, of field, the prediction.
+func (k *keyPrediction) set(raw []byte, field Field) {
+	k.raw, k.field = append(k.raw[:0], raw...), field
+	k.w, k.mask = [2]uint64{}, [2]uint64{}
+	if len(raw) > 16 {
+		return
+	}
+	for j, c := range raw {
+		k.w[j/8] |= uint64(c) << (8 * (j % 8))
+		k.mask[j/8] |= 0xff << (8 * (j % 8))
+	}
+}
+
+// at reports whether b holds the predicted raw key at i.
+func (k *keyPrediction) at(b []byte, i int) bool {
+	n := len(k.raw)
+	if n == 0 || len(b)-i < n {
+		return false
+	}
+	if n <= 16 && len(b)-i >= 16 {
+		return binary.LittleEndian.Uint64(b[i:])&k.mask[0] == k.w[0] &&
+			binary.LittleEndian.Uint64(b[i+8:])&k.mask[1] == k.w[1]
+	}
+	return string(b[i:i+n]) == string(k.raw)
 }
 
 const maxKeyPredictions = 48

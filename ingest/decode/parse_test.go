@@ -336,3 +336,32 @@ func TestEndpointsOfOneRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyPredictionAt: a predicted raw key is found where a line holds it
+// — at every length around the two words it is compared as, near the
+// line's end or not — and not where any one of its bytes differs.
+func TestKeyPredictionAt(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		raw := []byte(strings.Repeat("k", n))
+		raw[0], raw[n-1] = '"', ':'
+		var k keyPrediction
+		k.set(raw, FieldModel)
+		for _, tail := range []string{"", "1", "12345678901234567890"} {
+			line := append([]byte("{"), raw...)
+			line = append(line, tail...)
+			if !k.at(line, 1) {
+				t.Fatalf("%q not found in %q", raw, line)
+			}
+			for j := range n {
+				bad := bytes.Clone(line)
+				bad[1+j] ^= 0x20
+				if k.at(bad, 1) {
+					t.Fatalf("%q found in %q", raw, bad)
+				}
+			}
+			if k.at(line[:len(line)-len(tail)-1], 1) {
+				t.Fatalf("%q found in a line cut inside it", raw)
+			}
+		}
+	}
+}
