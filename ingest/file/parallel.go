@@ -154,7 +154,13 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 		}
 		cut := 0
 		if i := bytes.LastIndexByte(c.data, '\n'); i >= 0 {
-			cut = cutLines(c.data[:i+1], parallelChunkLines)
+			cut = i + 1
+			// Lines past parallelChunkLines are cut off for the next
+			// chunk; counting them first (a vector loop) spares a walk
+			// line by line when there are not that many, as in most logs.
+			if whole := c.data[:cut]; len(whole) > parallelChunkLines && bytes.Count(whole, newline) > parallelChunkLines {
+				cut = cutLines(whole, parallelChunkLines)
+			}
 		}
 		if cut == 0 && !eof {
 			if len(c.data) == cap(c.data) {
@@ -200,6 +206,8 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 		c = next
 	}
 }
+
+var newline = []byte{'\n'}
 
 // chunk is an empty chunk to read into: one Next has given back, or a new
 // one.

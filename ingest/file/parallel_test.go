@@ -255,3 +255,31 @@ func TestParallelSeesJobsAtWorkAtOnce(t *testing.T) {
 		t.Fatal("no Python attempt was linked as ambiguous: the log does not test the note of jobs at work at once")
 	}
 }
+
+// TestChunksHoldAtMostChunkLines: the reader cuts a file of short lines
+// into chunks of at most parallelChunkLines lines (a chunk's parsed lines
+// take ~320 bytes each), and of long ones at most parallelChunk bytes,
+// every byte in one chunk, in order.
+func TestChunksHoldAtMostChunkLines(t *testing.T) {
+	for _, lineLen := range []int{1, 2, 3, 127, 128, 129, 300, 5000} {
+		var b bytes.Buffer
+		for i := 0; b.Len() < 3*parallelChunk+17; i++ {
+			b.WriteString(strings.Repeat(string(rune('a'+i%26)), lineLen-1) + "\n")
+		}
+		b.WriteString("last")
+		pr := &parallelReader{chunks: make(chan *lineChunk, 1<<12), free: make(chan *lineChunk, 1), stop: make(chan struct{})}
+		todo := make(chan *lineChunk, 1<<12)
+		pr.read(bytes.NewReader(b.Bytes()), todo)
+		close(pr.chunks)
+		var got []byte
+		for c := range pr.chunks {
+			if n := bytes.Count(c.data, []byte{'\n'}); n > parallelChunkLines || len(c.data) > parallelChunk {
+				t.Fatalf("lines of %d bytes: a chunk of %d lines, %d bytes", lineLen, n, len(c.data))
+			}
+			got = append(got, c.data...)
+		}
+		if !bytes.Equal(got, b.Bytes()) || pr.err != nil || pr.leftover != nil {
+			t.Fatalf("lines of %d bytes: chunks hold %d bytes of %d (err %v)", lineLen, len(got), b.Len(), pr.err)
+		}
+	}
+}
