@@ -283,3 +283,35 @@ func TestChunksHoldAtMostChunkLines(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkSizedLines: a line that fills a chunk to its last byte, its
+// newline included, is a chunk of its own; one byte longer, and it is
+// left, with everything after it, for reading line by line (leftover).
+func TestChunkSizedLines(t *testing.T) {
+	for _, c := range []struct {
+		lineLen  int
+		leftover bool
+	}{{parallelChunk - 1, false}, {parallelChunk, false}, {parallelChunk + 1, true}} {
+		var b bytes.Buffer
+		b.WriteString("{}\n")
+		b.WriteString(strings.Repeat("x", c.lineLen-1) + "\n")
+		b.WriteString("{}\n{}")
+		pr := &parallelReader{chunks: make(chan *lineChunk, 64), free: make(chan *lineChunk, 1), stop: make(chan struct{})}
+		pr.read(bytes.NewReader(b.Bytes()), make(chan *lineChunk, 64))
+		close(pr.chunks)
+		var got []byte
+		for ch := range pr.chunks {
+			got = append(got, ch.data...)
+		}
+		got = append(got, pr.leftover...)
+		if (pr.leftover != nil) != c.leftover {
+			t.Errorf("a line of %d bytes: leftover %d bytes, want some: %v", c.lineLen, len(pr.leftover), c.leftover)
+		}
+		if !c.leftover && !bytes.Equal(got, b.Bytes()) {
+			t.Errorf("a line of %d bytes: chunks hold %d bytes of %d", c.lineLen, len(got), b.Len())
+		}
+		if c.leftover && !bytes.HasPrefix(b.Bytes(), got) {
+			t.Errorf("a line of %d bytes: chunks and leftover are not the file's start", c.lineLen)
+		}
+	}
+}
