@@ -1294,17 +1294,14 @@ func (c *hourCache) rfc3339(b []byte) (int64, bool) {
 // minutesIntoHour reads "MM:SS[.fraction]Z" at b[14:] as ns into the hour,
 // as strictly as fastRFC3339 does.
 func minutesIntoHour(b []byte) (int64, bool) {
-	d := func(c byte) (int64, bool) { return int64(c - '0'), c >= '0' && c <= '9' }
-	m1, ok1 := d(b[14])
-	m2, ok2 := d(b[15])
-	s1, ok3 := d(b[17])
-	s2, ok4 := d(b[18])
-	mi, sec := m1*10+m2, s1*10+s2
-	if !(ok1 && ok2 && ok3 && ok4) || mi > 59 || sec > 59 {
+	_ = b[19] // callers checked len(b) >= 20
+	// A byte below '0' wraps past 9: one comparison a digit.
+	m1, m2, s1, s2 := b[14]-'0', b[15]-'0', b[17]-'0', b[18]-'0'
+	if m1 > 5 || m2 > 9 || s1 > 5 || s2 > 9 {
 		return 0, false
 	}
 	ns, ok := fraction(b[19 : len(b)-1])
-	return (mi*60+sec)*1e9 + ns, ok
+	return (int64(m1*10+m2)*60+int64(s1*10+s2))*1e9 + ns, ok
 }
 
 // fraction reads an RFC 3339 timestamp's optional ".123456789" as ns.
@@ -1314,6 +1311,13 @@ func fraction(rest []byte) (int64, bool) {
 	}
 	if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
 		return 0, false
+	}
+	if len(rest) == 4 { // milliseconds, as most loggers write
+		d1, d2, d3 := rest[1]-'0', rest[2]-'0', rest[3]-'0'
+		if d1 > 9 || d2 > 9 || d3 > 9 {
+			return 0, false
+		}
+		return (int64(d1)*100 + int64(d2)*10 + int64(d3)) * 1e6, true
 	}
 	var ns int64
 	scale := int64(1e8)

@@ -365,3 +365,34 @@ func TestKeyPredictionAt(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeIntoHourAndFraction: the minutes, seconds and fraction read
+// with one comparison a digit (and milliseconds at once) are what
+// time.Parse reads, and what it refuses is refused, for every shape of
+// fraction and a byte of every value at every digit's place.
+func TestTimeIntoHourAndFraction(t *testing.T) {
+	check := func(ts string) {
+		t.Helper()
+		got, ok := minutesIntoHour([]byte(ts))
+		want, err := time.Parse(time.RFC3339Nano, ts)
+		wantOK := err == nil && strings.HasSuffix(ts, "Z")
+		if ok != wantOK || (ok && got != want.Sub(want.Truncate(time.Hour)).Nanoseconds()) {
+			t.Fatalf("%q: %d %v; time.Parse %v %v", ts, got, ok, want, err)
+		}
+	}
+	base := []byte("2026-03-10T01:23:45.678Z")
+	for _, frac := range []string{"", ".1", ".12", ".123", ".1234", ".123456789", ".999", ".000"} {
+		ts := append(append([]byte(nil), base[:19]...), frac+"Z"...)
+		check(string(ts))
+		for _, at := range []int{14, 15, 17, 18, 20, 21, 22} {
+			if at >= len(ts)-1 {
+				continue
+			}
+			for c := range 256 {
+				bad := bytes.Clone(ts)
+				bad[at] = byte(c)
+				check(string(bad))
+			}
+		}
+	}
+}
