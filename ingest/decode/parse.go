@@ -104,7 +104,12 @@ func NewParserFor(o Options) *Parser {
 // trimmed, then a blank line, one over max bytes (0: no bound) or one with
 // a NUL byte skipped for that reason, in that order, before any decoding.
 func prelude(line []byte, max int) ([]byte, ingest.SkipReason) {
-	line = bytes.TrimSpace(line)
+	// A line that starts and ends with a printable ASCII byte (a JSON
+	// line's braces) has no space to trim, Unicode's included: their
+	// encodings start at 0x80.
+	if n := len(line); n == 0 || line[0] <= ' ' || line[0] >= 0x7f || line[n-1] <= ' ' || line[n-1] >= 0x7f {
+		line = bytes.TrimSpace(line)
+	}
 	switch {
 	case len(line) == 0:
 		return line, ingest.SkipBlank

@@ -396,3 +396,22 @@ func TestTimeIntoHourAndFraction(t *testing.T) {
 		}
 	}
 }
+
+// TestPreludeTrimsAsTrimSpace: the line prelude skips trimming only where
+// bytes.TrimSpace would trim nothing — ASCII and Unicode spaces at either
+// end of a line, and every byte value there.
+func TestPreludeTrimsAsTrimSpace(t *testing.T) {
+	ends := []string{"", " ", "\t", "\r", "\v", "\f", "\u0085", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u3000", "\ufeff", "x", "}", "{", "\x7f", "\x00"}
+	for c := range 256 {
+		ends = append(ends, string([]byte{byte(c)}))
+	}
+	for _, a := range ends {
+		for _, z := range ends {
+			line := []byte(a + `{"a":1}` + z)
+			got, _ := prelude(line, 0)
+			if want := bytes.TrimSpace(line); !bytes.Equal(got, want) {
+				t.Fatalf("%q: prelude kept %q, TrimSpace %q", line, got, want)
+			}
+		}
+	}
+}
