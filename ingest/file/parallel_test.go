@@ -315,3 +315,43 @@ func TestChunkSizedLines(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoLogsParsedInParallelAtOnce: two big logs read together (a set,
+// each file read ahead on its own goroutine and parsed by its own
+// workers, each decoder with its own table of open jobs and its seed)
+// give each file's events in the order, and with the counts, of that
+// file read alone line by line.
+func TestTwoLogsParsedInParallelAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	logs := [][]byte{mixedLog(t, false, false), mixedLog(t, true, true)}
+	var paths []string
+	for i, data := range logs {
+		p := filepath.Join(dir, fmt.Sprintf("log%d.jsonl", i))
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	fs, err := OpenFiles(paths, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	got := make([][]ingest.Event, len(paths))
+	events := fs.Events()
+	var ev ingest.Event
+	for events.Next(&ev) {
+		got[ev.Source] = append(got[ev.Source], ev)
+	}
+	for i, data := range logs {
+		wantEv, wantSt, _, _, _ := readAll(t, NewIter(bytes.NewReader(data), paths[i], uint16(i), decode.Options{}))
+		if len(got[i]) != len(wantEv) || !reflect.DeepEqual(fs.Files[i].Stats, wantSt) {
+			t.Fatalf("file %d: %d events %+v; alone, line by line, %d %+v", i, len(got[i]), fs.Files[i].Stats, len(wantEv), wantSt)
+		}
+		for k := range wantEv {
+			if !reflect.DeepEqual(got[i][k], wantEv[k]) {
+				t.Fatalf("file %d, event %d:\ntogether %+v\nalone    %+v", i, k, got[i][k], wantEv[k])
+			}
+		}
+	}
+}
