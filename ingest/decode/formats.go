@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"path/filepath"
 	"slices"
@@ -1628,10 +1629,24 @@ func JSONLinesOf(d Decoder) (JSONLines, bool) {
 // Took is what the decoder would have done with an accepted, timestamped
 // line another Parser parsed: its time carries to a line that has none,
 // and it counts as JSON among the file's lines.
-func (j JSONLines) Took(ev *ingest.Event) {
+func (j JSONLines) Took(ev *ingest.Event) { j.TookHashed(ev, 0) }
+
+// TookHashed is Took with ev.JobID's hash under OpenSeed (OpenHash), made
+// by the worker that parsed the line, or 0 when it made none.
+func (j JSONLines) TookHashed(ev *ingest.Event, h uint64) {
 	j.jd.p.lastTS = ev.TS
-	j.jd.text.noteJSON(ev)
+	j.jd.text.noteJSONHashed(ev, h)
 }
+
+// OpenSeed is the seed under which a job ID's hash (OpenHash) is what
+// TookHashed takes. It never changes once read; read it before the
+// workers that use it start.
+func (j JSONLines) OpenSeed() maphash.Seed { return j.jd.text.openSeed() }
+
+// Warm loads what TookHashed of a job hashed h will look up first, ahead
+// of it (openJobs.warm); its result means nothing, and is for the caller
+// to keep so that the load is not optimized away.
+func (j JSONLines) Warm(h uint64) uint64 { return j.jd.text.open.warm(h) }
 
 // Release emits, before an event at ts another Parser parsed, the
 // assumptions held for a time (see jsonlDecoder.held).

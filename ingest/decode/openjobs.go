@@ -36,12 +36,29 @@ type openSlot struct {
 // map before it did): a log of ever new jobs costs a bounded table.
 const openMax = 100_000
 
-func (o *openJobs) hash(id string) uint64 {
-	h := maphash.String(o.seed, id)
+func (o *openJobs) hash(id string) uint64 { return OpenHash(o.seed, id) }
+
+// OpenHash is id's hash in a table of open jobs whose seed is seed
+// (JSONLines.OpenSeed): the parse workers compute it beside the line's
+// parse, so the ordered pass that keeps the table does not.
+func OpenHash(seed maphash.Seed, id string) uint64 {
+	h := maphash.String(seed, id)
 	if h == 0 {
-		h = 1
+		h = 1 // 0 marks an empty slot
 	}
 	return h
+}
+
+// warm loads the slot where a job hashed h is looked for first, so that a
+// find of it soon after hits the cache: the caller touches the slots of
+// the lines ahead of the one it decodes, whose loads, independent of each
+// other, miss the cache together instead of one after another. The table
+// is not changed; a hint made stale by a grow or a reset costs a load.
+func (o *openJobs) warm(h uint64) uint64 {
+	if len(o.slots) == 0 {
+		return 0
+	}
+	return o.slots[h&uint64(len(o.slots)-1)].h
 }
 
 // find is id's slot and whether id is in it; when it is not, the slot is

@@ -58,7 +58,12 @@ func TestOpenJobsAgreeWithAMap(t *testing.T) {
 			ts += 2 * interleaveFor
 		}
 		ev := ingest.Event{JobID: id, TS: ts, TSCarried: rng.IntN(20) == 0}
-		st.noteOpen(&ev)
+		var h uint64
+		if line%2 == 1 {
+			// Hashed ahead, as the parse workers do (JSONLines.OpenSeed).
+			h = OpenHash(st.openSeed(), id)
+		}
+		st.noteOpen(&ev, h)
 		st.lastJob.JobID = id
 		evTS := ts
 		if ev.TSCarried {

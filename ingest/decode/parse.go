@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"net/http"
 	"strconv"
@@ -103,7 +104,12 @@ func NewParserFor(o Options) *Parser {
 // trimmed, then a blank line, one over max bytes (0: no bound) or one with
 // a NUL byte skipped for that reason, in that order, before any decoding.
 func prelude(line []byte, max int) ([]byte, ingest.SkipReason) {
-	line = bytes.TrimSpace(line)
+	// A line that starts and ends with a printable ASCII byte (a JSON
+	// line's braces) has no space to trim, Unicode's included: their
+	// encodings start at 0x80.
+	if n := len(line); n == 0 || line[0] <= ' ' || line[0] >= 0x7f || line[n-1] <= ' ' || line[n-1] >= 0x7f {
+		line = bytes.TrimSpace(line)
+	}
 	switch {
 	case len(line) == 0:
 		return line, ingest.SkipBlank
@@ -311,9 +317,14 @@ func (p *Parser) topObject() {
 	for n := 0; !s.err; n++ {
 		s.ws()
 		var f Field
-		if pred := p.keyPred(n); pred != nil && len(pred.raw) > 0 && len(s.b)-s.i >= len(pred.raw) && string(s.b[s.i:s.i+len(pred.raw)]) == string(pred.raw) {
+		if pred := p.keyPred(n); pred != nil && pred.at(s.b, s.i) {
+			// The key as the line before spelled it here, with the colon
+			// right after it when it had one (most lines: no space).
 			s.i += len(pred.raw)
 			f = pred.field
+			if !pred.colon && !s.colon() {
+				return
+			}
 		} else {
 			start := s.i
 			key := s.str()
@@ -322,15 +333,17 @@ func (p *Parser) topObject() {
 			}
 			f = jsonFields[string(key)] // the spellings are in fields.go
 			if pred != nil {
-				pred.raw, pred.field = append(pred.raw[:0], s.b[start:s.i]...), f
+				pred.colon = s.peek() == ':'
+				end := s.i
+				if pred.colon {
+					end++
+				}
+				pred.set(s.b[start:end], f)
+			}
+			if !s.colon() {
+				return
 			}
 		}
-		s.ws()
-		if s.peek() != ':' {
-			s.fail()
-			return
-		}
-		s.i++
 		s.ws()
 		p.topField(f)
 		if s.err {
@@ -353,8 +366,38 @@ func (p *Parser) topObject() {
 // keyPrediction is the raw key (with its quotes) last seen at a position
 // of the top-level object.
 type keyPrediction struct {
-	raw   []byte
+	raw   []byte // with the colon after the key when colon
 	field Field
+	colon bool
+	// A raw key of at most 16 bytes (most are) as two little-endian words
+	// and the masks of its bytes in them: at compares two words.
+	w, mask [2]uint64
+}
+
+// set makes raw, of field, the prediction.
+func (k *keyPrediction) set(raw []byte, field Field) {
+	k.raw, k.field = append(k.raw[:0], raw...), field
+	k.w, k.mask = [2]uint64{}, [2]uint64{}
+	if len(raw) > 16 {
+		return
+	}
+	for j, c := range raw {
+		k.w[j/8] |= uint64(c) << (8 * (j % 8))
+		k.mask[j/8] |= 0xff << (8 * (j % 8))
+	}
+}
+
+// at reports whether b holds the predicted raw key at i.
+func (k *keyPrediction) at(b []byte, i int) bool {
+	n := len(k.raw)
+	if n == 0 || len(b)-i < n {
+		return false
+	}
+	if n <= 16 && len(b)-i >= 16 {
+		return binary.LittleEndian.Uint64(b[i:])&k.mask[0] == k.w[0] &&
+			binary.LittleEndian.Uint64(b[i+8:])&k.mask[1] == k.w[1]
+	}
+	return string(b[i:i+n]) == string(k.raw)
 }
 
 const maxKeyPredictions = 48
@@ -1256,17 +1299,14 @@ func (c *hourCache) rfc3339(b []byte) (int64, bool) {
 // minutesIntoHour reads "MM:SS[.fraction]Z" at b[14:] as ns into the hour,
 // as strictly as fastRFC3339 does.
 func minutesIntoHour(b []byte) (int64, bool) {
-	d := func(c byte) (int64, bool) { return int64(c - '0'), c >= '0' && c <= '9' }
-	m1, ok1 := d(b[14])
-	m2, ok2 := d(b[15])
-	s1, ok3 := d(b[17])
-	s2, ok4 := d(b[18])
-	mi, sec := m1*10+m2, s1*10+s2
-	if !(ok1 && ok2 && ok3 && ok4) || mi > 59 || sec > 59 {
+	_ = b[19] // callers checked len(b) >= 20
+	// A byte below '0' wraps past 9: one comparison a digit.
+	m1, m2, s1, s2 := b[14]-'0', b[15]-'0', b[17]-'0', b[18]-'0'
+	if m1 > 5 || m2 > 9 || s1 > 5 || s2 > 9 {
 		return 0, false
 	}
 	ns, ok := fraction(b[19 : len(b)-1])
-	return (mi*60+sec)*1e9 + ns, ok
+	return (int64(m1*10+m2)*60+int64(s1*10+s2))*1e9 + ns, ok
 }
 
 // fraction reads an RFC 3339 timestamp's optional ".123456789" as ns.
@@ -1276,6 +1316,13 @@ func fraction(rest []byte) (int64, bool) {
 	}
 	if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
 		return 0, false
+	}
+	if len(rest) == 4 { // milliseconds, as most loggers write
+		d1, d2, d3 := rest[1]-'0', rest[2]-'0', rest[3]-'0'
+		if d1 > 9 || d2 > 9 || d3 > 9 {
+			return 0, false
+		}
+		return (int64(d1)*100 + int64(d2)*10 + int64(d3)) * 1e6, true
 	}
 	var ns int64
 	scale := int64(1e8)

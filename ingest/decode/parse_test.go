@@ -258,6 +258,12 @@ func FuzzKeyPredictionIsInvisible(f *testing.F) {
 		{`{"model":"m","job_id":"a","status":200}`, `{"job_id":"b","status":429,"model":"m"}`},
 		{`{"ts":1,"model":"m"}`, `{"ts" : 2 , "model":"n"}`},
 		{`{"model":"m"}`, `{"model"`},
+		// The colon predicted with its key, or not.
+		{`{"ts" :1,"model":"m"}`, `{"ts":2,"model":"n"}`},
+		{`{"ts":1,"model":"m"}`, `{"ts" :2,"model" : "n"}`},
+		{`{"ts":1,"model":"m"}`, `{"ts":`},
+		{`{"ts":1,"model":"m"}`, `{"ts"`},
+		{`{"ts":1,"model":"m"}`, `{"ts";2,"model":"n"}`},
 	} {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}
@@ -327,6 +333,85 @@ func TestEndpointsOfOneRequest(t *testing.T) {
 	} {
 		if a, b := endpoint(pair[0]), endpoint(pair[1]); a != b {
 			t.Errorf("%s → %q, %s → %q: one endpoint", pair[0], a, pair[1], b)
+		}
+	}
+}
+
+// TestKeyPredictionAt: a predicted raw key is found where a line holds it
+// — at every length around the two words it is compared as, near the
+// line's end or not — and not where any one of its bytes differs.
+func TestKeyPredictionAt(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		raw := []byte(strings.Repeat("k", n))
+		raw[0], raw[n-1] = '"', ':'
+		var k keyPrediction
+		k.set(raw, FieldModel)
+		for _, tail := range []string{"", "1", "12345678901234567890"} {
+			line := append([]byte("{"), raw...)
+			line = append(line, tail...)
+			if !k.at(line, 1) {
+				t.Fatalf("%q not found in %q", raw, line)
+			}
+			for j := range n {
+				bad := bytes.Clone(line)
+				bad[1+j] ^= 0x20
+				if k.at(bad, 1) {
+					t.Fatalf("%q found in %q", raw, bad)
+				}
+			}
+			if k.at(line[:len(line)-len(tail)-1], 1) {
+				t.Fatalf("%q found in a line cut inside it", raw)
+			}
+		}
+	}
+}
+
+// TestTimeIntoHourAndFraction: the minutes, seconds and fraction read
+// with one comparison a digit (and milliseconds at once) are what
+// time.Parse reads, and what it refuses is refused, for every shape of
+// fraction and a byte of every value at every digit's place.
+func TestTimeIntoHourAndFraction(t *testing.T) {
+	check := func(ts string) {
+		t.Helper()
+		got, ok := minutesIntoHour([]byte(ts))
+		want, err := time.Parse(time.RFC3339Nano, ts)
+		wantOK := err == nil && strings.HasSuffix(ts, "Z")
+		if ok != wantOK || (ok && got != want.Sub(want.Truncate(time.Hour)).Nanoseconds()) {
+			t.Fatalf("%q: %d %v; time.Parse %v %v", ts, got, ok, want, err)
+		}
+	}
+	base := []byte("2026-03-10T01:23:45.678Z")
+	for _, frac := range []string{"", ".1", ".12", ".123", ".1234", ".123456789", ".999", ".000"} {
+		ts := append(append([]byte(nil), base[:19]...), frac+"Z"...)
+		check(string(ts))
+		for _, at := range []int{14, 15, 17, 18, 20, 21, 22} {
+			if at >= len(ts)-1 {
+				continue
+			}
+			for c := range 256 {
+				bad := bytes.Clone(ts)
+				bad[at] = byte(c)
+				check(string(bad))
+			}
+		}
+	}
+}
+
+// TestPreludeTrimsAsTrimSpace: the line prelude skips trimming only where
+// bytes.TrimSpace would trim nothing — ASCII and Unicode spaces at either
+// end of a line, and every byte value there.
+func TestPreludeTrimsAsTrimSpace(t *testing.T) {
+	ends := []string{"", " ", "\t", "\r", "\v", "\f", "\u0085", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u3000", "\ufeff", "x", "}", "{", "\x7f", "\x00"}
+	for c := range 256 {
+		ends = append(ends, string([]byte{byte(c)}))
+	}
+	for _, a := range ends {
+		for _, z := range ends {
+			line := []byte(a + `{"a":1}` + z)
+			got, _ := prelude(line, 0)
+			if want := bytes.TrimSpace(line); !bytes.Equal(got, want) {
+				t.Fatalf("%q: prelude kept %q, TrimSpace %q", line, got, want)
+			}
 		}
 	}
 }

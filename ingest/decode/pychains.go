@@ -242,8 +242,9 @@ const interleaveFor = int64(10 * 60 * 1e9)
 // job seen before (within interleaveFor) after another job's line — job
 // A's line, then B's, then A's again — says A was at work while B
 // started. A sequential app (each job's lines before the next's) never
-// shows it, whether or not it logs when a job ends.
-func (t *sdkText) noteOpen(ev *ingest.Event) {
+// shows it, whether or not it logs when a job ends. h is ev.JobID's
+// hash (openJobs.hash), or 0 to compute it here.
+func (t *sdkText) noteOpen(ev *ingest.Event, h uint64) {
 	if ev.JobID == "" {
 		return
 	}
@@ -254,7 +255,9 @@ func (t *sdkText) noteOpen(ev *ingest.Event) {
 	if t.open.slots == nil {
 		t.open.reset()
 	}
-	h := t.open.hash(ev.JobID)
+	if h == 0 {
+		h = t.open.hash(ev.JobID)
+	}
 	slot, seen := t.open.find(ev.JobID, h)
 	if seen {
 		if last := slot.ts; ev.JobID != t.lastJob.JobID && (ts == 0 || last == 0 || ts-last <= interleaveFor) {
@@ -491,7 +494,7 @@ func (t *sdkText) pyRequestOptions(line []byte) bool {
 		t.jobSwitches++
 		t.pyJobChains = 0
 	}
-	t.noteOpen(&ev)
+	t.noteOpen(&ev, 0)
 	t.lastJob = jobContext{JobID: ev.JobID, Model: t.lastJob.Model, Provider: t.lastJob.Provider}
 	return true
 }

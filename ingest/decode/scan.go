@@ -55,47 +55,57 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
+// colon reads the ':' after an object's key (and the space before it), or
+// fails.
+func (s *scanner) colon() bool {
+	s.ws()
+	if s.peek() != ':' {
+		s.fail()
+		return false
+	}
+	s.i++
+	return true
+}
+
 func (s *scanner) fail() { s.err = true; s.i = len(s.b) }
 
 // str reads a string at s.i; the result aliases the input when it has no
-// escapes, else the scratch buffer.
+// escapes, else the scratch buffer. It works on locals (the line and the
+// position), stored back once: through s, every step of the loop loaded
+// and stored them again.
 func (s *scanner) str() []byte {
-	if s.peek() != '"' {
+	b, i := s.b, s.i
+	if i >= len(b) || b[i] != '"' {
 		s.fail()
 		return nil
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character: long strings (a transcript's message text)
-		// are most of what a line holds.
-		// The word that holds one lands s.i on it at once: the lowest
-		// flagged byte is always a true one (see special8), so the short
-		// strings most fields are cost no byte-by-byte loop.
-		for s.i+8 <= len(s.b) {
-			if m := special8(binary.LittleEndian.Uint64(s.b[s.i:])); m != 0 {
-				s.i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			s.i += 8
-		}
-		if s.i >= len(s.b) {
+	i++
+	start := i
+	// Eight bytes at a time while none is a quote, a backslash or a
+	// control character: long strings (a transcript's message text) are
+	// most of what a line holds. The word that holds one lands i on it at
+	// once: the lowest flagged byte is always a true one (see special8),
+	// so the short strings most fields are cost no byte-by-byte loop; the
+	// last bytes of a line, fewer than eight, are read one by one.
+	for i+8 <= len(b) {
+		if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
 			break
 		}
-		c := s.b[s.i]
-		switch {
+		i += 8
+	}
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
 		case c == '"':
-			out := s.b[start:s.i]
-			s.i++
-			return out
+			s.i = i + 1
+			return b[start:i]
 		case c == '\\':
+			s.i = i
 			return s.strEscaped(start)
 		case c < 0x20:
 			s.fail()
 			return nil
 		}
-		s.i++
 	}
 	s.fail()
 	return nil
@@ -108,12 +118,16 @@ func plain8(w uint64) bool { return special8(w) == 0 }
 // special8 flags (its high bit) each byte of w that is '"', '\\' or below
 // 0x20 (the SWAR "has zero byte" and "has byte less than" tests). A
 // borrow may also flag a byte above a true one, never one below it: the
-// lowest flag is exact.
+// lowest flag is exact. The quote and the control bytes are one test:
+// flipping bit 1 maps '"' (0x22) to 0x20 and keeps every byte below 0x20
+// below it (and 0x20 itself goes to 0x22), so they are the bytes that,
+// flipped, are below 0x21.
 func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	less20 := (w - ones*0x20) & ^w & highs
-	return zero(w^(ones*'"')) | zero(w^(ones*'\\')) | less20
+	q := w ^ (ones * 0x02)
+	quoteOrControl := (q - ones*0x21) & ^q & highs
+	b := w ^ (ones * '\\')
+	return quoteOrControl | (b-ones)&^b&highs
 }
 
 func (s *scanner) strEscaped(start int) []byte {
@@ -210,7 +224,65 @@ func (s *scanner) hex4() (rune, bool) {
 // of at most 15 digits — a token count, a status, a latency — in one pass,
 // and leaves anything else (a sign, a fraction, an exponent, a leading
 // zero, more digits) untouched for num, which knows the whole grammar.
+//
+// Most such numbers are short: the eight bytes at s.i are read as one
+// word, which says how many digits lead it and what they are worth
+// (plainInt8); a number of eight digits or more is read byte by byte
+// (plainIntBytes).
 func (s *scanner) plainInt() (int64, bool) {
+	b, i := s.b, s.i
+	var w uint64
+	if i+8 <= len(b) {
+		w = binary.LittleEndian.Uint64(b[i:])
+	} else {
+		// The line's last bytes (a number before the closing brace): the
+		// word's bytes past the end are zero, which is no digit.
+		for k := len(b) - 1; k >= i; k-- {
+			w = w<<8 | uint64(b[k])
+		}
+	}
+	n, digits := plainInt8(w)
+	if digits == 8 {
+		return s.plainIntBytes()
+	}
+	if digits == 0 || (digits > 1 && b[i] == '0') {
+		return 0, false
+	}
+	if i+digits < len(b) {
+		if c := b[i+digits]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	s.i = i + digits
+	return n, true
+}
+
+// plainInt8 is how many of w's bytes, from its lowest (the first in the
+// line), are ASCII digits, and (when fewer than eight) the number they
+// spell. A byte's value less '0' is below 10 only for a digit: the lowest
+// byte that is not one is flagged exactly (a borrow or a carry only
+// reaches the bytes above it), and the digits below it, shifted to the
+// word's top with zeros before them, are summed in pairs, fours, eights.
+func plainInt8(w uint64) (n int64, digits int) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := w - ones*'0'
+	m := (t | (t + ones*0x76)) & highs
+	if m == 0 {
+		return 0, 8
+	}
+	digits = bits.TrailingZeros64(m) >> 3
+	if digits == 0 {
+		return 0, 0
+	}
+	v := t << (64 - 8*digits)
+	v = (v & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	v = (v & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	v = (v & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+	return int64(v), digits
+}
+
+// plainIntBytes is plainInt a byte at a time.
+func (s *scanner) plainIntBytes() (int64, bool) {
 	i, n := s.i, int64(0)
 	for i < len(s.b) && i-s.i < 16 {
 		c := s.b[i]

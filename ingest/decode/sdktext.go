@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"hash/maphash"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -151,13 +152,26 @@ func newSDKText(p *Parser) *sdkText {
 }
 
 // noteJSON remembers the context a JSON line sets for the text lines after it.
-func (t *sdkText) noteJSON(ev *ingest.Event) {
+func (t *sdkText) noteJSON(ev *ingest.Event) { t.noteJSONHashed(ev, 0) }
+
+// openSeed is the seed of the open-jobs table's hash, the table made
+// ready if it was not.
+func (t *sdkText) openSeed() maphash.Seed {
+	if t.open.slots == nil {
+		t.open.reset()
+	}
+	return t.open.seed
+}
+
+// noteJSONHashed is noteJSON with the job ID's hash in the open-jobs
+// table (openJobs.hash), or 0 to compute it here.
+func (t *sdkText) noteJSONHashed(ev *ingest.Event, h uint64) {
 	t.lines++
 	if ev.JobID != "" && ev.JobID != t.lastJob.JobID {
 		t.jobSwitches++
 		t.pyJobChains = 0
 	}
-	t.noteOpen(ev)
+	t.noteOpen(ev, h)
 	if ev.JobID != "" || ev.CorrelationID != "" {
 		t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID = ev.JobID, ev.JobType, ev.CorrelationID
 	}

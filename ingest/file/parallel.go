@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"runtime"
 	"sync"
@@ -55,6 +56,13 @@ type parsedLine struct {
 	line []byte // within data, without its newline
 	ev   ingest.Event
 	r    ingest.SkipReason
+	// For a line the ordered pass takes as parsed (fast): ev.Check(), and
+	// ev.JobID's hash in the decoder's table of open jobs
+	// (decode.OpenHash), 0 when it names none — both computed here, on
+	// every core, instead of in the ordered pass on one.
+	fast    bool
+	check   ingest.SkipReason
+	jobHash uint64
 	// announce: an app's "calling model" line, which the file's decoder
 	// must hold for its answer: it is decoded again, in order.
 	announce bool
@@ -73,7 +81,17 @@ type parallelReader struct {
 
 	cur *lineChunk
 	i   int
+	// warmed: the lines of cur before it have had their open-jobs slot
+	// loaded (nextParallel); sink keeps those loads.
+	warmed int
+	sink   uint64
 }
+
+// warmAhead is how many lines ahead of the one it decodes the ordered
+// pass loads the open-jobs slots of: far enough that a batch of loads
+// lands before the first of them is needed, near enough that what they
+// load is still in the cache then.
+const warmAhead = 24
 
 // parallelOK reports whether the file can be parsed in parallel: canonical
 // JSON lines, no --map rules, big enough.
@@ -96,13 +114,15 @@ func (it *FileIter) startParallel() {
 		stop:   make(chan struct{}),
 	}
 	todo := make(chan *lineChunk, 2*workers)
+	jd, _ := decode.JSONLinesOf(it.dec) // parallelOK said it is one
+	seed := jd.OpenSeed()               // read here, before the workers use it
 	for range workers {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
 			p := decode.NewParserFor(it.opts)
 			for c := range todo {
-				parseChunk(p, c)
+				parseChunk(p, c, seed)
 				close(c.done)
 			}
 		}()
@@ -119,10 +139,11 @@ func (it *FileIter) startParallel() {
 
 // read cuts r into chunks of whole lines — at most parallelChunkLines, at
 // most parallelChunk bytes — and hands each to a worker and, in order, to
-// Next. Each byte is copied once into its chunk.
+// Next. The file is read straight into the chunk being filled; only what
+// follows its last whole line (part of a line, or the lines past
+// parallelChunkLines) is copied, into the next chunk.
 func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
-	buf := make([]byte, 0, parallelChunk) // read, not yet handed out: buf[off:]
-	off := 0
+	c := pr.chunk()
 	eof := false
 	var readErr error
 	for {
@@ -131,21 +152,25 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 			return
 		default:
 		}
-		pending := buf[off:]
 		cut := 0
-		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
-			cut = cutLines(pending[:i+1], parallelChunkLines)
+		if i := bytes.LastIndexByte(c.data, '\n'); i >= 0 {
+			cut = i + 1
+			// Lines past parallelChunkLines are cut off for the next
+			// chunk; counting them first (a vector loop) spares a walk
+			// line by line when there are not that many, as in most logs.
+			if whole := c.data[:cut]; len(whole) > parallelChunkLines && bytes.Count(whole, newline) > parallelChunkLines {
+				cut = cutLines(whole, parallelChunkLines)
+			}
 		}
 		if cut == 0 && !eof {
-			off, buf = 0, buf[:copy(buf, pending)] // keep the partial line
-			if len(buf) == cap(buf) {
+			if len(c.data) == cap(c.data) {
 				// A line longer than a chunk: the rest is read line by
 				// line, which knows how to skip one.
-				pr.leftover = bytes.Clone(buf)
+				pr.leftover = bytes.Clone(c.data)
 				return
 			}
-			n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
+			n, err := io.ReadFull(r, c.data[len(c.data):cap(c.data)])
+			c.data = c.data[:len(c.data)+n]
 			if err != nil {
 				eof = true
 				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -155,22 +180,17 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 			continue
 		}
 		if cut == 0 {
-			cut = len(pending) // the end: a last line without its newline
+			cut = len(c.data) // the end: a last line without its newline
 		}
 		if cut == 0 {
 			pr.err = readErr
 			return
 		}
-		var c *lineChunk
-		select {
-		case c = <-pr.free:
-		default:
-			c = &lineChunk{}
-		}
-		c.data = append(c.data[:0], pending[:cut]...)
+		next := pr.chunk()
+		next.data = append(next.data, c.data[cut:]...)
+		c.data = c.data[:cut]
 		c.done = make(chan struct{})
-		c.final = eof && cut == len(pending)
-		off += cut
+		c.final = eof && len(next.data) == 0
 		if c.final {
 			pr.err = readErr // before chunks closes, after which Next reads it
 		}
@@ -183,7 +203,26 @@ func (pr *parallelReader) read(r io.Reader, todo chan<- *lineChunk) {
 		if c.final {
 			return
 		}
+		c = next
 	}
+}
+
+var newline = []byte{'\n'}
+
+// chunk is an empty chunk to read into: one Next has given back, or a new
+// one.
+func (pr *parallelReader) chunk() *lineChunk {
+	var c *lineChunk
+	select {
+	case c = <-pr.free:
+	default:
+		c = &lineChunk{}
+	}
+	if cap(c.data) < parallelChunk {
+		c.data = make([]byte, 0, parallelChunk)
+	}
+	c.data = c.data[:0]
+	return c
 }
 
 // cutLines returns the length of b's first max lines (all of b when it has
@@ -201,8 +240,10 @@ func cutLines(b []byte, max int) int {
 }
 
 // parseChunk parses every line of c on its own, with no timestamp carried
-// from one line to the next (Next decodes a line without one again).
-func parseChunk(p *decode.Parser, c *lineChunk) {
+// from one line to the next (Next decodes a line without one again), and
+// hashes the job ID of each line the ordered pass will take as parsed
+// under seed (decode.JSONLines.OpenSeed).
+func parseChunk(p *decode.Parser, c *lineChunk, seed maphash.Seed) {
 	c.lines = c.lines[:0]
 	for rest := c.data; len(rest) > 0; {
 		line := rest
@@ -211,10 +252,26 @@ func parseChunk(p *decode.Parser, c *lineChunk) {
 		} else {
 			rest = nil
 		}
-		c.lines = append(c.lines, parsedLine{line: line})
+		// A line reused from the chunk's last round is not cleared (a
+		// parsedLine is 320 bytes): ParseAlone resets ev for a line it
+		// parses, and ev is read only for a line it accepted.
+		if n := len(c.lines); n < cap(c.lines) {
+			c.lines = c.lines[:n+1]
+		} else {
+			c.lines = append(c.lines, parsedLine{})
+		}
 		pl := &c.lines[len(c.lines)-1]
+		pl.line = line
 		pl.r = p.ParseAlone(line, &pl.ev)
 		pl.announce = p.Announces()
+		pl.fast = pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce
+		pl.jobHash = 0
+		if pl.fast {
+			pl.check = pl.ev.Check()
+			if pl.ev.JobID != "" {
+				pl.jobHash = decode.OpenHash(seed, pl.ev.JobID)
+			}
+		}
 	}
 }
 
@@ -234,7 +291,7 @@ func (pr *parallelReader) next() (pl *parsedLine, final, ok bool) {
 			return nil, false, false
 		}
 		<-c.done
-		pr.cur, pr.i = c, 0
+		pr.cur, pr.i, pr.warmed = c, 0, 0
 	}
 	pl = &pr.cur.lines[pr.i]
 	pr.i++
@@ -275,13 +332,23 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 			it.lines = nil
 			return false, true
 		}
+		if pr.warmed < pr.i+warmAhead/2 {
+			lines := pr.cur.lines
+			end := min(pr.i+warmAhead, len(lines))
+			for k := max(pr.warmed, pr.i); k < end; k++ {
+				if h := lines[k].jobHash; h != 0 {
+					pr.sink += jd.Warm(h)
+				}
+			}
+			pr.warmed = end
+		}
 		it.cur, it.n = ev, 0
 		var r ingest.SkipReason
-		if pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce {
+		if pl.fast {
 			// What the decoder would have done with this line.
-			jd.Took(&pl.ev)
+			jd.TookHashed(&pl.ev, pl.jobHash)
 			jd.Release(pl.ev.TS, it.emitFn)
-			if r = pl.ev.Check(); r == ingest.Accepted {
+			if r = pl.check; r == ingest.Accepted {
 				// Through the decoder's pairing: the answer of a call it
 				// holds announced is that call (F8).
 				jd.Emit(&pl.ev, it.emitFn)
