@@ -80,3 +80,34 @@ func TestObservedRetriesByTypeCache(t *testing.T) {
 		}
 	}
 }
+
+// TestJobTypeTableIsBounded: State.jobType keeps one copy of each type for
+// the life of the state, so a hostile log (a new type per job, types of a
+// megabyte) must not grow it past its bounds; every job still has its own
+// type, whole.
+func TestJobTypeTableIsBounded(t *testing.T) {
+	st := New(DefaultConfig())
+	for i := range maxJobTypes + 500 {
+		ev := ingest.Event{Kind: ingest.KindJobStarted, JobID: fmt.Sprint("job-", i), JobType: fmt.Sprint("type-", i), TS: 1e18}
+		if j := st.Apply(&ev); j.Type != ev.JobType {
+			t.Fatalf("job %d has type %q, want %q", i, j.Type, ev.JobType)
+		}
+	}
+	huge := strings.Repeat("t", 1<<20)
+	ev := ingest.Event{Kind: ingest.KindJobStarted, JobID: "job-huge", JobType: huge, TS: 1e18}
+	if j := st.Apply(&ev); j.Type != huge {
+		t.Fatal("the huge type was not kept whole")
+	}
+	if n := len(st.jobTypes); n > maxJobTypes {
+		t.Fatalf("%d types held, bound %d", n, maxJobTypes)
+	}
+	if _, held := st.jobTypes[huge]; held {
+		t.Fatal("a 1 MiB type is held past its job")
+	}
+	// Within the bounds, a type is one string for all its jobs.
+	a := st.Apply(&ingest.Event{Kind: ingest.KindJobStarted, JobID: "a", JobType: "type-7", TS: 1e18})
+	b := st.Apply(&ingest.Event{Kind: ingest.KindJobStarted, JobID: "b", JobType: strings.Clone("type-7"), TS: 1e18})
+	if !sameString(a.Type, b.Type) {
+		t.Fatal("two jobs of one type hold two copies of it")
+	}
+}

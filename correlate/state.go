@@ -439,16 +439,21 @@ func (s *State) jobType(t string) string {
 	if s.jobTypes == nil {
 		s.jobTypes = map[string]string{}
 	}
-	if len(s.jobTypes) < maxJobTypes {
+	if len(s.jobTypes) < maxJobTypes && len(t) <= maxJobTypeLen {
 		s.jobTypes[t] = t
 	}
 	return t
 }
 
-// maxJobTypes bounds jobType's table: a log that names a new type per
-// job (hostile, or a type that is really an ID) costs a copy per job, as
-// its IDs do, and no table past this.
-const maxJobTypes = 4096
+// maxJobTypes and maxJobTypeLen bound jobType's table, which outlives the
+// jobs (a retired job's type stays): at most 4096 types of 128 bytes, 512
+// KiB. A log that names a new type per job (hostile, or a type that is
+// really an ID), or a type of a megabyte, costs a copy per job, as its IDs
+// do, and nothing held past its jobs.
+const (
+	maxJobTypes   = 4096
+	maxJobTypeLen = 128
+)
 
 // AgentReported is the agent's own figure for the job's cost (claude -p's
 // total_cost_usd), when its log gave one: shown beside Spend, never in it.
