@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/burnrate-dev/burnrate/ingest"
 	"github.com/burnrate-dev/burnrate/layers"
@@ -83,12 +84,29 @@ type observedRetries struct {
 	evidence string
 	// byType is the largest per job type, for a job type's declaration.
 	byType map[string]int16
+	// seen holds byType's first entries, read before it by their types'
+	// pointers: State.jobType gives the jobs of a type one copy, so a
+	// call's type is found without hashing or reading it (the map read
+	// was a third of call's cost).
+	seen [8]typeMax
 	// ambMax is the largest attempt number read from retry lines two
 	// concurrent requests made ambiguous (ingest.AttemptByLineAmbiguous):
 	// shown, never held against a declaration.
 	ambMax int16
 	ambTS  int64
 	ambJob string
+}
+
+// typeMax is a job type's largest attempt number (observedRetries.seen).
+type typeMax struct {
+	jobType string
+	max     int16
+}
+
+// sameString reports whether a and b are one string: the same bytes at the
+// same address (false for equal copies: a fast check, not a comparison).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // ambiguousEvidence says why an observed count is not held against a declaration.
@@ -133,6 +151,7 @@ type assumptionLog struct {
 	last struct {
 		suffix, provider, named string // named(suffix) for provider
 		prefixed                string // prefixed(prefix, named)
+		prefix, name            string // prefixed's arguments
 		layer                   string
 		retries                 *observedRetries // retries[layer]
 	}
@@ -496,9 +515,15 @@ func (a *assumptionLog) retryLayer(ev *ingest.Event) (layer, evidence string) {
 // prefixed is prefix+name, built once for a run of calls that ask alike.
 func (a *assumptionLog) prefixed(prefix, name string) string {
 	l := &a.last
+	if l.prefixed != "" && sameString(l.prefix, prefix) && sameString(l.name, name) {
+		// The common case, the same constant and the same cached name:
+		// no bytes read.
+		return l.prefixed
+	}
 	if l.prefixed == "" || len(l.prefixed) != len(prefix)+len(name) || l.prefixed[:len(prefix)] != prefix || l.prefixed[len(prefix):] != name {
 		l.prefixed = prefix + name
 	}
+	l.prefix, l.name = prefix, name
 	return l.prefixed
 }
 
@@ -900,8 +925,27 @@ func (a *assumptionLog) call(ev *ingest.Event, job *Job) {
 		}
 		// Written only when it grows (or is new): most calls repeat the
 		// type's maximum, and a map write costs twice a read.
-		if old, ok := r.byType[job.Type]; (ok && ev.Attempt > old) || (!ok && len(r.byType) < maxObservedLayers) {
+		for i := range r.seen {
+			if t := &r.seen[i]; sameString(t.jobType, job.Type) {
+				if ev.Attempt > t.max {
+					// The map is the record: t.max may be behind it (a
+					// copy of the type, not this one, raised it).
+					t.max = ev.Attempt
+					if ev.Attempt > r.byType[job.Type] {
+						r.byType[job.Type] = ev.Attempt
+					}
+				}
+				return
+			}
+		}
+		old, ok := r.byType[job.Type]
+		if (ok && ev.Attempt > old) || (!ok && len(r.byType) < maxObservedLayers) {
 			r.byType[job.Type] = max(old, ev.Attempt)
+			if !ok && len(r.byType) <= len(r.seen) {
+				// New to the map: the first types are the ones kept,
+				// in the order they came.
+				r.seen[len(r.byType)-1] = typeMax{job.Type, max(old, ev.Attempt)}
+			}
 		}
 	}
 }

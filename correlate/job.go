@@ -127,6 +127,11 @@ type Job struct {
 	// RunID is the run its first event named, "" when the log names none.
 	RunID string
 	ops   []toolOp
+	// Seq is the job's creation order. It is read for every retry (the
+	// synchronized-retries detector counts by it), so it sits in this
+	// line, which the look-ahead loads with RunID (resolve), not in the
+	// cold one: there it was a cache miss of its own per retry.
+	Seq int32
 
 	// Cold: lifecycle ends, duplicates, kept attempts.
 	// retained attempts live in the State's store (see State.Attempts).
@@ -139,7 +144,6 @@ type Job struct {
 	DeadLetterTS          int64
 	KilledTS              int64 // set by the alerts layer's feedback, 0 if never
 	Unpriced              int32
-	Seq                   int32 // creation order
 }
 
 // Layers returns the job's retry layers outermost first: queue attempts,

@@ -176,6 +176,8 @@ type State struct {
 	assume assumptionLog
 	// rehomed counts trace-ID jobs moved to their named job (tracejob.go).
 	rehomed int64
+	// jobTypes holds one copy of each job type (jobType).
+	jobTypes map[string]string
 }
 
 // SourceInfo describes one input, for the report's source section.
@@ -425,6 +427,34 @@ func (s *State) job(ev *ingest.Event) *Job {
 	return j
 }
 
+// jobType is t as the jobs of that type share it: one copy per type (up
+// to maxJobTypes), so a job keeps no decoder block alive by its type, and
+// the per-call reads of a type (assumptionLog.call) know it by its
+// address.
+func (s *State) jobType(t string) string {
+	if v, ok := s.jobTypes[t]; ok {
+		return v
+	}
+	t = strings.Clone(t)
+	if s.jobTypes == nil {
+		s.jobTypes = map[string]string{}
+	}
+	if len(s.jobTypes) < maxJobTypes && len(t) <= maxJobTypeLen {
+		s.jobTypes[t] = t
+	}
+	return t
+}
+
+// maxJobTypes and maxJobTypeLen bound jobType's table, which outlives the
+// jobs (a retired job's type stays): at most 4096 types of 128 bytes, 512
+// KiB. A log that names a new type per job (hostile, or a type that is
+// really an ID), or a type of a megabyte, costs a copy per job, as its IDs
+// do, and nothing held past its jobs.
+const (
+	maxJobTypes   = 4096
+	maxJobTypeLen = 128
+)
+
 // AgentReported is the agent's own figure for the job's cost (claude -p's
 // total_cost_usd), when its log gave one: shown beside Spend, never in it.
 // A side table, not a Job field: few jobs have one, and Job's size is
@@ -492,7 +522,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		job.RunID = ev.RunID
 	}
 	if job.Type == "" && ev.JobType != "" {
-		job.Type = ev.JobType
+		job.Type = s.jobType(ev.JobType)
 	}
 	if ev.AgentSession {
 		job.evidence |= evAgent
@@ -634,7 +664,7 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 		}
 		if o == nil {
 			o = s.newOp()
-			o.key = job.ID + "\x00" + key // a copy: the event's strings share a block
+			o.key = scopedCopy(job.ID, key) // a copy: the event's strings share a block
 			s.ops.add(h, int32(s.opCount-1))
 		}
 		s.hint = opHint{o, h}
@@ -682,6 +712,15 @@ func (s *State) findOpHashed(job *Job, jk, key string, h uint64) *operation {
 func (s *State) scope(jk, key string) string {
 	s.scoped = append(append(append(s.scoped[:0], jk...), 0), key...)
 	return unsafe.String(unsafe.SliceData(s.scoped), len(s.scoped))
+}
+
+// scopedCopy is jk+"\x00"+key (scope's string) in storage of its own, built
+// without the runtime's general concatenation (a third of op's cost).
+func scopedCopy(jk, key string) string {
+	b := make([]byte, len(jk)+1+len(key))
+	copy(b, jk)
+	copy(b[len(jk)+1:], key)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // aheadHash is a hash resolve computed: findOp's, for the event being applied.
@@ -956,9 +995,16 @@ func (s *State) layers(job *Job, ev *ingest.Event, a *Attempt, class statusClass
 				hx.what = ev.Tool + " call"
 			}
 		}
-		s.flagJob(HiddenRetryLayer, job, n, attemptWaste(class, a.Cost), ts, func() string {
-			return fmt.Sprintf("job %s: one %s was tried %d times (limit %d): layers %s", hx.job.ID, hx.what, hx.tries, hx.limit, FormatLayers(hx.job.Layers()))
-		})
+		// Every try past the limit comes here, and flagJob keeps its
+		// example: the closure (a heap object) is made only while the
+		// finding has none.
+		var example func() string
+		if f := &s.findings[HiddenRetryLayer]; f.count == 0 && f.example == "" {
+			example = func() string {
+				return fmt.Sprintf("job %s: one %s was tried %d times (limit %d): layers %s", hx.job.ID, hx.what, hx.tries, hx.limit, FormatLayers(hx.job.Layers()))
+			}
+		}
+		s.flagJob(HiddenRetryLayer, job, n, attemptWaste(class, a.Cost), ts, example)
 	}
 }
 
@@ -1331,9 +1377,20 @@ func (s *State) minuteBucket(ts int64) *Bucket {
 }
 
 // flag records n occurrences of a finding for job (nil for none); example
-// describes the first, as it was then.
+// describes the first, as it was then. It is called only for the first,
+// and not kept: the closure stays on the caller's stack (a retried call's
+// duplicate success or a synchronized retry allocated one per event when
+// flag shared flagJob's path, which keeps it).
 func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string) {
-	s.flagExample(k, job, n, wasted, ts, example, false)
+	f := s.flagFirst(k, job, n, wasted, ts)
+	if f == nil {
+		return
+	}
+	if f.count == 0 && f.example == "" {
+		f.example = example()
+		f.firstTS = ts
+	}
+	s.flagCount(f, k, job, n, wasted)
 }
 
 // flagJob is flag for a finding whose example gives its job's figures
@@ -1341,30 +1398,41 @@ func (s *State) flag(k FindingKind, job *Job, n int64, wasted Pico, ts int64, ex
 // report is built, so it must read only the job and state that outlive
 // the event (never the event). The first report of a night read "layers
 // 2×3×3 multiply to 18 calls" while the job's row showed 63 at 7×3×3.
+// example may be nil when the finding has one already (its caller's
+// closure then costs no allocation).
 func (s *State) flagJob(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string) {
-	s.flagExample(k, job, n, wasted, ts, example, true)
+	f := s.flagFirst(k, job, n, wasted, ts)
+	if f == nil {
+		return
+	}
+	if f.count == 0 && f.example == "" && example != nil {
+		f.example = example()
+		f.firstTS = ts
+		f.exampleOf = example
+	}
+	s.flagCount(f, k, job, n, wasted)
 }
 
-func (s *State) flagExample(k FindingKind, job *Job, n int64, wasted Pico, ts int64, example func() string, live bool) {
+// flagFirst is flag's first part: the finding to count in, nil when it is
+// off or the job's count is ambiguous (counted there instead).
+func (s *State) flagFirst(k FindingKind, job *Job, n int64, wasted Pico, ts int64) *findingAcc {
 	if s.cfg.severity(k) == SeverityOff {
-		return
+		return nil
 	}
 	if job != nil && convicts[k] && job.evidence&evTiming != 0 {
 		// An ambiguous count convicts no one (ambiguous.go).
 		s.addAmbiguous(k, job, max(n, 1), wasted, ts)
-		return
+		return nil
 	}
 	f := &s.findings[k]
 	if job != nil && convicts[k] {
 		f.share(job, n, wasted)
 	}
-	if f.count == 0 && f.example == "" {
-		f.example = example()
-		f.firstTS = ts
-		if live {
-			f.exampleOf = example
-		}
-	}
+	return f
+}
+
+// flagCount is flag's last part, after the example: the counts.
+func (s *State) flagCount(f *findingAcc, k FindingKind, job *Job, n int64, wasted Pico) {
 	f.count += n
 	f.wasted = f.wasted.Add(wasted)
 	if job != nil && job.findings&(1<<k) == 0 {

@@ -44,7 +44,7 @@ func (s *State) traceJob(ev *ingest.Event) *Job {
 		s.jobs.remove(from, s.jobs.hash(from), s.jobID)
 		tj.ID = strings.Clone(to)
 		if ev.JobType != "" {
-			tj.Type = strings.Clone(ev.JobType)
+			tj.Type = s.jobType(ev.JobType) // a copy, shared by the type's jobs
 		}
 		s.jobs.add(s.jobs.hash(tj.ID), pos)
 		if tj.lastOp != nil {
