@@ -138,6 +138,7 @@ func (s *State) retirable(j *Job) bool {
 func (s *State) compact() {
 	kept := make([]*Job, 0, len(s.jobList))
 	gone := map[*Job]bool{}
+	var goneSeqs []int32
 	for _, j := range s.jobList {
 		if s.retirable(j) {
 			s.retire(j)
@@ -145,6 +146,7 @@ func (s *State) compact() {
 				s.retireOp(j.ops[i].op)
 			}
 			gone[j] = true
+			goneSeqs = append(goneSeqs, j.Seq)
 			continue
 		}
 		kept = append(kept, j)
@@ -228,6 +230,9 @@ func (s *State) compact() {
 		}
 	}
 	s.syncPending = pending
+	for _, seq := range goneSeqs {
+		s.freeSeq(seq)
+	}
 }
 
 // retireOp folds a retired job's operation into the recovery sums.

@@ -86,12 +86,19 @@ type State struct {
 	// retiredTries is the most tries of one call among a live job's
 	// summarized operations, by Job.Seq (retention.go).
 	retiredTries map[int32]int32
-	models       map[string]*modelStats
-	modelLs      []*modelStats
-	tools        map[string]*toolStats
-	toolLs       []*toolStats
-	names        []string
-	nameIdx      map[string]uint32
+	// nextSeq is the next Job.Seq never given; freeSeqs are those of jobs
+	// gone (retired, or a trace's job folded into its job), given again
+	// (seq.go). Seq was len(jobList), which a compaction or a fold
+	// shortens: a new job took a live job's Seq and the maps above mixed
+	// the two jobs' figures.
+	nextSeq  int32
+	freeSeqs []int32
+	models   map[string]*modelStats
+	modelLs  []*modelStats
+	tools    map[string]*toolStats
+	toolLs   []*toolStats
+	names    []string
+	nameIdx  map[string]uint32
 
 	lastModel *modelStats
 	lastTool  *toolStats
@@ -420,7 +427,7 @@ func (s *State) job(ev *ingest.Event) *Job {
 	// A copy of its own: the event's may share a block with many others
 	// (ingest's idArena), which the job would keep alive to the end.
 	id = strings.Clone(id)
-	j := &Job{ID: id, Seq: int32(len(s.jobList)), LastStatus: ingest.StatusUnknown}
+	j := &Job{ID: id, Seq: s.newSeq(), LastStatus: ingest.StatusUnknown}
 	s.jobs.add(h, int32(len(s.jobList)))
 	s.jobList = append(s.jobList, j)
 	s.lastJob = j

@@ -183,6 +183,15 @@ func (s *State) fold(jj, tj *Job) {
 			s.syncPending[i] = jj
 		}
 	}
+	if r := s.recorded[tj.Seq]; r != nil { // the trace's records' own costs are the job's
+		to := s.recorded[jj.Seq]
+		if to == nil {
+			to = &recordedCost{}
+			s.recorded[jj.Seq] = to
+		}
+		to.recorded, to.ours, to.calls = to.recorded.Add(r.recorded), to.ours.Add(r.ours), to.calls+r.calls
+	}
+	s.freeSeq(tj.Seq)
 	*tj = Job{Seq: tj.Seq, LastStatus: ingest.StatusUnknown, firstChunk: -1, lastChunk: -1}
 }
 
