@@ -58,4 +58,3 @@ func TestAuditTruncationIsDeterministic(t *testing.T) {
 }
 
 func pad2(i int) string { return strings.Repeat("# padding\n", (i*53)%300) }
-
