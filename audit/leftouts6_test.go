@@ -216,3 +216,149 @@ func TestLoopsThatCallAgainWhileEmpty(t *testing.T) {
 	noLayerAt(t, r, "web/ask.ts", 38, "a wait for a state")
 	noLayerAt(t, r, "web/ask.ts", 46, "a stream read until it gives data")
 }
+
+const rateLimitPy = `import time
+
+import httpx
+from openai import RateLimitError
+
+
+class Builder:
+    def __init__(self, session, url):
+        self.session = session
+        self.url = url
+        self.retries = 0
+
+    def build(self, context, tags):
+        try:
+            response = self.session.post(f"{self.url}/build", files=context, timeout=30)
+            response.raise_for_status()
+        except httpx.HTTPStatusError as e:
+            if e.response.status_code == 429:
+                time.sleep(30)
+                return self.build(context, tags)
+            raise
+        return response.json()
+
+    def quota(self, context):
+        try:
+            return self.session.post(f"{self.url}/q", files=context)
+        except httpx.HTTPStatusError as e:
+            if e.response.status_code == 429:
+                raise RuntimeError("out of quota")
+            return self.fallback(context)
+
+    def counted(self, context):
+        response = self.session.post(f"{self.url}/c", files=context)
+        if response.status_code == 429:
+            self.retries += 1
+            return self.counted(context)
+        return response
+
+    def unguarded(self, context, attempt=0):
+        response = self.session.post(f"{self.url}/u", files=context)
+        if response.status_code == 429:
+            return self.unguarded(context, attempt + 1)
+        return response
+
+
+def complete(client, prompt, retries=0):
+    try:
+        return client.chat.completions.create(model="m", messages=[{"role": "user", "content": prompt}])
+    except RateLimitError:
+        if retries >= 4:
+            raise
+        time.sleep(2 ** retries)
+        return complete(client, prompt, retries + 1)
+
+
+def fetch_page(session, url, tries=3):
+    resp = session.get(url)
+    if resp.status_code == 429 and tries > 0:
+        time.sleep(5)
+        return fetch_page(session, url, tries - 1)
+    return resp
+
+
+def walk(session, url):
+    resp = session.get(url)
+    if resp.links.get("next"):
+        return walk(session, resp.links["next"]["url"])
+    return resp
+`
+
+const rateLimitTS = `const MAX_RETRIES = 5;
+
+export class Client {
+  retries = 0;
+  constructor(private base: string) {}
+
+  async send(body: unknown, retries = 0): Promise<Response> {
+    try {
+      return await post(this.base, body);
+    } catch (err: any) {
+      if (err.status === 429 && retries < MAX_RETRIES) {
+        await sleep(2 ** retries * 1000);
+        return this.send(body, retries + 1);
+      }
+      throw err;
+    }
+  }
+
+  async forever(body: unknown): Promise<Response> {
+    const res = await post(this.base, body);
+    if (res.status === 429) {
+      await sleep(1000);
+      return this.forever(body);
+    }
+    return res;
+  }
+
+  async counted(body: unknown): Promise<Response> {
+    const res = await post(this.base, body);
+    if (res.status === 429) {
+      this.retries++;
+      return this.counted(body);
+    }
+    return res;
+  }
+
+  async pages(url: string): Promise<Response[]> {
+    const res = await post(url, {});
+    if (res.next) return this.pages(res.next);
+    return [res];
+  }
+}
+
+declare function post(url: string, body: unknown): Promise<any>;
+declare function sleep(ms: number): Promise<void>;
+`
+
+// A function that calls itself again after a rate limit: unbounded with
+// no count (OpenHands' build in round 6), bounded by the guard of the count
+// it passes on. Near misses: a 429 that raises, a count kept in the object,
+// a count with no guard in sight, a walk of pages.
+func TestRecursionAfterARateLimit(t *testing.T) {
+	r := scanTree(t, map[string]string{"svc/build.py": rateLimitPy, "web/client.ts": rateLimitTS})
+	for _, c := range []struct {
+		file    string
+		line, n int // n 0: unbounded
+	}{
+		{"svc/build.py", 20, 0},
+		{"svc/build.py", 53, 5},
+		{"svc/build.py", 60, 4},
+		{"web/client.ts", 13, 6},
+		{"web/client.ts", 23, 0},
+	} {
+		l := layerAt(t, r, c.file, c.line)
+		if c.n == 0 && (!l.Unbounded || len(findingsAt(r, c.file, c.line, FindingUnbounded)) != 1) || c.n > 0 && (l.Attempts != c.n || l.Unbounded) || l.Retries4xx {
+			t.Errorf("%s:%d: %d attempts, unbounded %v, 4xx %v (%s); want %d (0: unbounded, critical)", c.file, c.line, l.Attempts, l.Unbounded, l.Retries4xx, l.Setting, c.n)
+		}
+	}
+	noLayerAt(t, r, "svc/build.py", 30, "a 429 that raises; the recursion is on another error")
+	noLayerAt(t, r, "svc/build.py", 36, "a count kept in the object")
+	noLayerAt(t, r, "svc/build.py", 42, "a count with no guard in sight")
+	noLayerAt(t, r, "svc/build.py", 67, "a walk of pages")
+	noLayerAt(t, r, "web/client.ts", 32, "a count kept in the object")
+	noLayerAt(t, r, "web/client.ts", 39, "a walk of pages")
+}
