@@ -362,3 +362,148 @@ func TestRecursionAfterARateLimit(t *testing.T) {
 	noLayerAt(t, r, "web/client.ts", 32, "a count kept in the object")
 	noLayerAt(t, r, "web/client.ts", 39, "a walk of pages")
 }
+
+const reenqueueJobsPy = `from celery import Celery
+from rq import Queue
+
+app = Celery("jobs")
+q = Queue()
+
+
+@app.task
+def summarize(doc_id):
+    try:
+        run_summary(doc_id)
+    except Exception:
+        summarize.apply_async((doc_id,), countdown=15)
+
+
+@app.task(bind=True)
+def embed(self, doc_id, attempt=0):
+    try:
+        run_embedding(doc_id)
+    except ConnectionError:
+        if attempt >= 3:
+            raise
+        self.apply_async((doc_id,), kwargs={"attempt": attempt + 1}, countdown=30)
+
+
+def process(job_id):
+    try:
+        handle(job_id)
+    except TimeoutError:
+        q.enqueue(process, job_id)
+
+
+@app.task
+def cleanup(doc_id):
+    try:
+        remove(doc_id)
+    except Exception:
+        notify_failure.delay(doc_id)
+
+
+@app.task
+def notify_failure(doc_id):
+    send_mail(doc_id)
+`
+
+const reenqueueStepPy = `from app import worker
+
+
+class Agent:
+    def step(self, run_id):
+        try:
+            self.think(run_id)
+        except Exception:
+            worker.run_step.apply_async((run_id,), countdown=15)
+            return
+
+    def finish(self, run_id):
+        try:
+            self.close(run_id)
+        except Exception:
+            worker.report.delay(run_id)
+`
+
+const reenqueueWorkerPy = `from celery import Celery
+
+app = Celery("app")
+
+
+@app.task(name="run_step")
+def run_step(run_id):
+    from agents.step import Agent
+    Agent().step(run_id)
+
+
+@app.task(name="report")
+def report(run_id):
+    print(run_id)
+`
+
+const reenqueueTS = `import { Queue, Worker, Job } from "bullmq";
+
+const queue = new Queue("summaries");
+
+export const summaries = new Worker("summaries", async (job) => {
+  try {
+    await summarize(job.data);
+  } catch (err) {
+    await queue.add(job.name, job.data, { delay: 5000 });
+  }
+});
+
+export const embeds = new Worker("embeds", async (job: Job) => {
+  try {
+    await embed(job.data);
+  } catch (err) {
+    if (job.data.attempt >= 5) throw err;
+    await queue.add(job.name, { ...job.data, attempt: job.data.attempt + 1 });
+  }
+});
+
+export const mail = new Worker("mail", async (job) => {
+  try {
+    await send(job.data);
+  } catch (err) {
+    await queue.add("alert", { id: job.id });
+  }
+});
+
+declare function summarize(d: unknown): Promise<void>;
+declare function embed(d: unknown): Promise<void>;
+declare function send(d: unknown): Promise<void>;
+`
+
+// A task enqueued again from its own error handler: unbounded with no
+// count, bounded by the guard of the count it passes on; under another
+// task's name when that task calls the handler's function (SuperAGI's
+// agent step in round 6). Near misses: a handler that enqueues another
+// task, a task named that does not call the function, a processor that
+// adds a different job.
+func TestTaskEnqueuedAgainFromItsExcept(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"jobs/tasks.py": reenqueueJobsPy, "agents/step.py": reenqueueStepPy, "app/worker.py": reenqueueWorkerPy,
+		"web/queue.ts": reenqueueTS, "package.json": `{"dependencies": {"bullmq": "5.0.0"}}`,
+	})
+	for _, c := range []struct {
+		file    string
+		line, n int // n 0: unbounded
+	}{
+		{"jobs/tasks.py", 13, 0},
+		{"jobs/tasks.py", 23, 4},
+		{"jobs/tasks.py", 30, 0},
+		{"agents/step.py", 9, 0},
+		{"web/queue.ts", 9, 0},
+		{"web/queue.ts", 18, 6},
+	} {
+		l := layerAt(t, r, c.file, c.line)
+		if c.n == 0 && (!l.Unbounded || len(findingsAt(r, c.file, c.line, FindingUnbounded)) != 1) || c.n > 0 && (l.Attempts != c.n || l.Unbounded) || l.Kind != KindQueue {
+			t.Errorf("%s:%d: %d attempts, unbounded %v, kind %s (%s); want %d (0: unbounded, critical), a queue", c.file, c.line, l.Attempts, l.Unbounded, l.Kind, l.Setting, c.n)
+		}
+	}
+	noLayerAt(t, r, "jobs/tasks.py", 38, "a handler that enqueues another task")
+	noLayerAt(t, r, "agents/step.py", 16, "the task named does not call this function")
+	noLayerAt(t, r, "web/queue.ts", 26, "a processor that adds a different job")
+}

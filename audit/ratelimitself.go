@@ -37,7 +37,7 @@ var (
 	rateLimitWord = regexp.MustCompile(`\b429\b|(?i:rate_?limit|too_?many_?requests|throttl)`)
 	// passedCount: the recursion passes a name on one up or down
 	// (retries + 1, tries - 1, attempt=attempt + 1).
-	passedCount = regexp.MustCompile(`(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*([-+])\s*1\b`)
+	passedCount = regexp.MustCompile(`(?:^|[^\w$.])([A-Za-z_$][\w$.]*)\s*([-+])\s*1\b`)
 )
 
 // mayRateLimit: the file names a rate limit at all — literal tests before
@@ -68,13 +68,21 @@ func rateLimitRecursion(f *file, at int, name string, args, fn, params []byte, g
 		l.setUnbounded(setting + " (no count)")
 		return l, true
 	}
+	return countedRepeat(f, at, m, fn, params, setting, group,
+		"a function that calls itself again after a rate limit, counting the tries it passes on: read it to confirm the guard")
+}
+
+// countedRepeat is the layer of a call made again (a recursion, a task
+// enqueued again) that passes a count on — m, passedCount's match in its
+// arguments — bounded by the guard of that count in fn, counted from its
+// default in params; ok false when fn shows no guard.
+func countedRepeat(f *file, at int, m [][]byte, fn, params []byte, setting, group, note string) (Layer, bool) {
 	counter, down := string(m[1]), string(m[2]) == "-"
 	q := regexp.QuoteMeta(counter)
 	start := 0
 	if d := regexp.MustCompile(`(?:^|[(,\s])` + q + `\s*(?::\s*(?:int|number)\s*)?=\s*([0-9]+)\s*(?:[,)]|$)`).FindSubmatch(params); d != nil {
 		start, _ = strconv.Atoi(string(d[1]))
 	}
-	note := "a function that calls itself again after a rate limit, counting the tries it passes on: read it to confirm the guard"
 	if down {
 		// tries - 1 against tries > 0 (or <= 0 / not tries, raising): the
 		// parameter's value and one more.

@@ -383,6 +383,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.followSubclasses(src)
 	s.followJSSubclasses(src)
 	s.resolveConstants()
+	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
 	s.cutLayers()
