@@ -38,7 +38,7 @@ var (
 	pyEnqueueSelf  = regexp.MustCompile(`\b([A-Za-z_][\w.]*)\s*\.\s*(?:apply_async|delay)\s*\(|\.enqueue\s*\(\s*([A-Za-z_][\w.]*)\s*[,)]`)
 	pyTaskDecoLine = regexp.MustCompile(`^[ \t]*@[\w.]*(?:task|shared_task|job)\b`)
 	pyDefName      = regexp.MustCompile(`^[ \t]*(?:async\s+)?def\s+(\w+)\s*\(`)
-	pyTaskDefHead      = regexp.MustCompile(`^def\s+(\w+)\s*\(`)
+	pyTaskDefHead  = regexp.MustCompile(`^def\s+(\w+)\s*\(`)
 	jsAddSelf      = regexp.MustCompile(`\.add\s*\(\s*([A-Za-z_$][\w$]*)\s*\.\s*name\b`)
 )
 
