@@ -507,3 +507,111 @@ func TestTaskEnqueuedAgainFromItsExcept(t *testing.T) {
 	noLayerAt(t, r, "agents/step.py", 16, "the task named does not call this function")
 	noLayerAt(t, r, "web/queue.ts", 26, "a processor that adds a different job")
 }
+
+const workflowStepsPy = `from llama_index.core.workflow import Workflow, step, StartEvent, StopEvent
+from workflows.retry_policy import ConstantDelayRetryPolicy
+
+MAX_TRIES = 5
+RETRY = ConstantDelayRetryPolicy(delay=2, maximum_attempts=MAX_TRIES)
+
+
+class Answer(Workflow):
+    @step(retry_policy=RETRY)
+    async def retrieve(self, ev: StartEvent) -> StopEvent:
+        return StopEvent(result=await self.llm.acomplete(ev.query))
+
+    @step(retry_policy=ConstantDelayRetryPolicy())
+    async def rerank(self, ev: StartEvent) -> StopEvent:
+        return StopEvent(result=await self.llm.acomplete(ev.query))
+
+    @step
+    async def format(self, ev: StartEvent) -> StopEvent:
+        return StopEvent(result=ev.query)
+
+    @step()
+    async def log(self, ev: StartEvent) -> StopEvent:
+        return StopEvent(result=ev.query)
+`
+
+const prefectFlowPy = `from prefect import flow, task
+
+
+@task(retries=3, retry_delay_seconds=10)
+def summarize(doc):
+    return client.messages.create(model="m", max_tokens=10, messages=[doc])
+
+
+@task(retry_delay_seconds=10)
+def once(doc):
+    return doc
+
+
+@flow(retries=1)
+def nightly(docs):
+    return [summarize(d) for d in docs]
+`
+
+const hatchetTasksPy = `from hatchet_sdk import Context, Hatchet
+
+hatchet = Hatchet()
+
+
+@hatchet.task(name="draft", retries=2, execution_timeout="5m")
+def draft(input, ctx: Context):
+    return client.chat.completions.create(model="m", messages=[input])
+
+
+@hatchet.task(name="notify")
+def notify(input, ctx: Context):
+    return input
+`
+
+const temporalPolicyPy = `from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+POLICY = RetryPolicy(maximum_attempts=4, initial_interval=timedelta(seconds=2))
+
+
+@workflow.defn
+class Nightly:
+    @workflow.run
+    async def run(self, doc):
+        await workflow.execute_activity(summarize, doc, start_to_close_timeout=timedelta(minutes=5), retry_policy=POLICY)
+        await workflow.execute_activity(summarize, doc, start_to_close_timeout=timedelta(minutes=5))
+`
+
+// A workflow engine's step retries: LlamaIndex's @step(retry_policy=…)
+// (a module-level policy, its bound a constant; the class default 3),
+// Prefect's and Hatchet's retries=N (N + 1 runs), Temporal's retry_policy
+// named at module level (4, not the default's none) — private-gpt's
+// retrieval step in round 6. Near misses: a step with no policy, a task
+// with no retries (run once).
+func TestWorkflowStepRetries(t *testing.T) {
+	r := scanTree(t, map[string]string{"wf/answer.py": workflowStepsPy, "wf/flow.py": prefectFlowPy, "wf/hatchet.py": hatchetTasksPy, "wf/temporal.py": temporalPolicyPy})
+	for _, c := range []struct {
+		file    string
+		line, n int // n 0: unbounded
+		id      string
+	}{
+		{"wf/answer.py", 9, 5, "llamaindex-workflow-step"},
+		{"wf/answer.py", 13, 3, "llamaindex-workflow-step"},
+		{"wf/flow.py", 4, 4, "prefect"},
+		{"wf/flow.py", 14, 2, "prefect"},
+		{"wf/hatchet.py", 6, 3, "hatchet"},
+		{"wf/temporal.py", 13, 4, "temporal-activity"},
+		{"wf/temporal.py", 14, 0, "temporal-activity"},
+	} {
+		l := layerAt(t, r, c.file, c.line)
+		if l.DefaultID != c.id || c.n == 0 && !l.Unbounded || c.n > 0 && (l.Attempts != c.n || l.Unbounded) {
+			t.Errorf("%s:%d: %s, %d attempts, unbounded %v (%s); want %s, %d (0: unbounded)", c.file, c.line, l.DefaultID, l.Attempts, l.Unbounded, l.Setting, c.id, c.n)
+		}
+	}
+	for _, c := range []struct {
+		file string
+		line int
+	}{{"wf/answer.py", 17}, {"wf/answer.py", 21}, {"wf/flow.py", 9}, {"wf/hatchet.py", 11}} {
+		noLayerAt(t, r, c.file, c.line, "a step with no retries runs once")
+	}
+}

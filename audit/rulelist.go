@@ -60,6 +60,9 @@ var detectors = []detector{
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"Modal function retries", fkPython, nil, modalFunctions},
+	{"LlamaIndex workflow steps' retry_policy", fkPython, nil, llamaIndexSteps},
+	{"Prefect task and flow retries", fkPython, nil, prefectTasks},
+	{"Hatchet task retries", fkPython, nil, hatchetTasks},
 	// Round 5 (issue 37): shapes of retry with no library, each its own file.
 	{"loops over tries that ask the model again, no try", fkPython, nil, pyRegenLoops},
 	{"while loops that count tries down", fkPython, nil, pyCountdownLoops},

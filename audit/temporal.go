@@ -26,6 +26,13 @@ func pyTemporal(f *file) []Layer {
 		o := m[1] - 1
 		l := newLayer("temporal-activity", f.rel, f.lines().at(o), "python", ConfidenceMedium)
 		a, b := args(code, o)
+		if _, ok, _, _ := intKnob(pyMaxAttempts, code[a:b]); !ok {
+			// retry_policy=POLICY, bound at module level to a
+			// RetryPolicy(…): its maximum_attempts, not the default's none.
+			if _, pa, pb, ok := policyCall(code, code[a:b]); ok {
+				a, b = pa, pb
+			}
+		}
 		if v, ok, num, k := intKnob(pyMaxAttempts, code[a:b]); ok {
 			switch {
 			case num && v == 0:
