@@ -54,13 +54,13 @@ func pyHandLoops(f *file) []Layer {
 		// without a sleep, when its counter says what it counts (for
 		// attempt in range(MAX_RETRIES + 1): try … except: continue).
 		paced := bytes.Contains(body, []byte("sleep")) && pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
-		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) {
+		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) || pyTriesOnlyLocalWork(f, m[1], end) || pyTriesInInnerLoops(f, m[0], m[1], end) {
 			continue // no retry shape, a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
-			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) {
-				l.Retries4xx = false // it tries again only on a rate limit
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) {
+				l.Retries4xx = false // it tries again only on a rate limit, or on errors that are no client's (localerrors.go)
 			}
 			out = append(out, l)
 		}
@@ -312,8 +312,8 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		if !wait.Match(body) && !(lang == "javascript" && named && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
-		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
-			continue // a stall watchdog's loop (watchdog.go)
+		if lang == "javascript" && (jsLoopHasStallHandler(f, a, b) || jsTriesOnlyLocalWork(f, a, b)) {
+			continue // a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), lang, note); ok {
 			out = append(out, l)

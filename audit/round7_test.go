@@ -1,0 +1,170 @@
+package audit
+
+import "testing"
+
+// Round 7's false criticals and false layers (issue 37), each a general
+// rule with a fixture of our own shape and its near miss. Round 7 is
+// development data from here on.
+
+const localWorkPy = `import time
+
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Notes:
+    def load(self):
+        max_retries = 5
+        for attempt in range(max_retries):
+            try:
+                text = self.path.read_text(encoding="utf-8").strip()
+                self.items = text.split("\n") if text else []
+                return
+            except (IOError, OSError):
+                time.sleep(0.1 * (attempt + 1))
+
+    def ask(self, prompt):
+        max_retries = 5
+        for attempt in range(max_retries):
+            try:
+                return client.chat.completions.create(model="m", messages=[prompt])
+            except (IOError, OSError):
+                time.sleep(0.1 * (attempt + 1))
+`
+
+const localWorkTS = `import lockfile from "proper-lockfile";
+
+export function lock(path: string): () => void {
+  const maxAttempts = 10;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      return lockfile.lockSync(path, { realpath: false });
+    } catch (error) {
+      if (attempt === maxAttempts) throw error;
+    }
+  }
+  throw new Error("no lock");
+}
+
+export async function send(url: string, body: string): Promise<Response> {
+  const maxAttempts = 4;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      return await fetch(url, { method: "POST", body });
+    } catch (error) {
+      if (attempt === maxAttempts) throw error;
+    }
+  }
+  throw new Error("unreachable");
+}
+`
+
+// A loop whose try does only local work (a file read, a lock) sends no
+// request again: no layer (camel's registry and pi-mono's lock file, false
+// criticals in round 7). The near misses, the same loops around a model
+// call or a fetch, stay layers.
+func TestLoopsOfLocalWorkAreNoLayers(t *testing.T) {
+	r := scanTree(t, map[string]string{"notes.py": localWorkPy, "lock.ts": localWorkTS})
+	noLayerAt(t, r, "notes.py", 11, "a file read retried")
+	noLayerAt(t, r, "lock.ts", 5, "a lock file retried")
+	if l := layerAt(t, r, "notes.py", 21); l.Attempts != 5 {
+		t.Errorf("notes.py:21: %d attempts, want the model call's loop, 5", l.Attempts)
+	}
+	if l := layerAt(t, r, "lock.ts", 17); l.Attempts != 4 {
+		t.Errorf("lock.ts:17: %d attempts, want the fetch loop, 4", l.Attempts)
+	}
+}
+
+// tenacity stopped by a function of the project's own that returns
+// stop_after_attempt(3 if … else 0) is bounded by 3, not unbounded
+// (MetaGPT's JSON repair, a false critical in round 7); a stop that only
+// fires at shutdown stays unbounded (TestTenacityDeadlineIsBounded).
+func TestTenacityStopOfOwnFunction(t *testing.T) {
+	r := scanOne(t, "repair.py", `from tenacity import retry, stop_after_attempt, wait_fixed
+
+REPAIR = True
+
+
+def repair_stop(retry_state):
+    return stop_after_attempt(3 if REPAIR else 0)(retry_state)
+
+
+@retry(stop=repair_stop, wait=wait_fixed(1))
+def parse(text):
+    return fix(text)
+`)
+	l := layerAt(t, r, "repair.py", 10)
+	if l.Unbounded || l.Attempts != 3 || len(findingsAt(r, "repair.py", 10, FindingUnbounded)) > 0 {
+		t.Errorf("%+v: want 3 attempts, bounded, no critical", l)
+	}
+}
+
+// A loop that goes on only for an error that is no client's — a context
+// window exceeded, compacted before the next try, tested with isinstance
+// under an except Exception that raises otherwise — does not send a 400
+// again (letta's summarize-and-retry, a false critical in round 7). The
+// near miss, an except Exception that goes on for everything, does.
+func TestLoopGoingOnOnlyForSpecificErrors(t *testing.T) {
+	r := scanOne(t, "agent.py", `from openai import OpenAI
+
+client = OpenAI()
+
+
+class ContextWindowExceededError(Exception):
+    pass
+
+
+def step(messages, max_retries=3):
+    for llm_request_attempt in range(max_retries + 1):
+        try:
+            return client.chat.completions.create(model="m", messages=messages)
+        except Exception as e:
+            if isinstance(e, ContextWindowExceededError) and llm_request_attempt < max_retries:
+                messages = compact(messages)
+            else:
+                raise e
+
+
+def anything(messages, max_retries=3):
+    for llm_request_attempt in range(max_retries + 1):
+        try:
+            return client.chat.completions.create(model="m", messages=messages)
+        except Exception as e:
+            log(e)
+`)
+	if l := layerAt(t, r, "agent.py", 11); l.Retries4xx || l.Attempts != 4 {
+		t.Errorf("agent.py:11: %+v, want 4 attempts that do not retry a 400", l)
+	}
+	if l := layerAt(t, r, "agent.py", 22); !l.Retries4xx {
+		t.Errorf("agent.py:22: %+v, want a retry of every error, a 400 included", l)
+	}
+}
+
+// A loop over rounds around an inner retry loop is not the retry: the
+// inner loop is (MetaGPT's optimizer rounds, a false layer in round 7).
+func TestOuterLoopOfAnInnerRetryIsNoLayer(t *testing.T) {
+	r := scanOne(t, "opt.py", `import time
+
+
+class Optimizer:
+    def __init__(self, max_rounds=20):
+        self.max_rounds = max_rounds
+
+    def run(self):
+        for opt_round in range(self.max_rounds):
+            retry_count = 0
+            max_retries = 3
+            while retry_count < max_retries:
+                try:
+                    score = self.llm.ask(self.prompt)
+                    break
+                except Exception:
+                    retry_count += 1
+                    time.sleep(5 * retry_count)
+`)
+	noLayerAt(t, r, "opt.py", 9, "the rounds around the retry")
+	if l := layerAt(t, r, "opt.py", 12); l.Attempts != 3 {
+		t.Errorf("opt.py:12: %+v, want the inner loop, 3", l)
+	}
+}
