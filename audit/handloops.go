@@ -31,6 +31,9 @@ var (
 // pyHandLoops: `for attempt in range(3):` whose block has a try and a
 // sleep.
 func pyHandLoops(f *file) []Layer {
+	if pyTalksOnlyToStore(f) {
+		return nil // a database's retries (localerrors.go)
+	}
 	code := f.blanked()
 	var out []Layer
 	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {

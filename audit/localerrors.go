@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -243,4 +244,17 @@ func pyTriesInInnerLoops(f *file, head, a, b int) bool {
 		n++
 	}
 	return n > 0
+}
+
+// loopStoreModules: a file that imports one of these (a database, a
+// cache) and no HTTP or LLM client retries the store, not a
+// call path (letta's five deadlock retries and its session factory: false
+// layers in round 7). A raw socket is not on the list: a server's file
+// imports one beside its model loop (open-interpreter's async core).
+var loopStoreModules = append(slices.Clone(triesStoreModules), "asyncpg", "aiosqlite", "sqlite3", "sqlmodel", "clickhouse_connect")
+
+// pyTalksOnlyToStore: f imports a store and no API client.
+func pyTalksOnlyToStore(f *file) bool {
+	imps := f.pyImports()
+	return importsAny(imps, loopStoreModules) && !importsAny(imps, triesAPIModules)
 }

@@ -168,3 +168,31 @@ class Optimizer:
 		t.Errorf("opt.py:12: %+v, want the inner loop, 3", l)
 	}
 }
+
+// A file that talks to a database and to no API client retries the
+// database (letta's deadlock retries, false layers in round 7); the near
+// miss, the same loop in a file that also imports an LLM client, stays.
+func TestLoopsOfADatabaseFileAreNoLayers(t *testing.T) {
+	loop := `
+
+_DEADLOCK_MAX_RETRIES = 3
+
+
+async def save(session, row):
+    for attempt in range(_DEADLOCK_MAX_RETRIES):
+        try:
+            session.add(row)
+            await session.commit()
+            return row
+        except Exception:
+            await asyncio.sleep(0.1 * (attempt + 1))
+`
+	r := scanTree(t, map[string]string{
+		"orm/base.py":  "import asyncio\n\nfrom sqlalchemy import select\nfrom asyncpg.exceptions import DeadlockDetectedError" + loop,
+		"llm/store.py": "import asyncio\n\nfrom sqlalchemy import select\nimport openai" + loop,
+	})
+	noLayerAt(t, r, "orm/base.py", 10, "a database's retry")
+	if l := layerAt(t, r, "llm/store.py", 10); l.Attempts != 3 {
+		t.Errorf("llm/store.py:10: %+v, want 3", l)
+	}
+}
