@@ -196,3 +196,49 @@ async def save(session, row):
 		t.Errorf("llm/store.py:10: %+v, want 3", l)
 	}
 }
+
+// AWS SDK for JavaScript v3 service clients retry 3 times unless
+// maxAttempts says otherwise (Flowise's Bedrock and S3 clients, pi-mono's
+// Bedrock: no row in round 7). The near miss, a Command of the same
+// package, is no client.
+func TestAWSSDKJSv3Clients(t *testing.T) {
+	r := scanOne(t, "aws.ts", `import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
+import { S3Client } from "@aws-sdk/client-s3";
+
+export const bedrock = new BedrockRuntimeClient({ region: "us-east-1" });
+export const s3 = new S3Client({ region: "us-east-1", maxAttempts: 5 });
+export const cmd = new InvokeModelCommand({ modelId: "m", body: "{}" });
+`)
+	for _, c := range []struct{ line, n int }{{4, 3}, {5, 5}} {
+		if l := layerAt(t, r, "aws.ts", c.line); l.DefaultID != "aws-sdk-js-v3" || l.Attempts != c.n {
+			t.Errorf("aws.ts:%d: %s %d, want aws-sdk-js-v3 %d", c.line, l.DefaultID, l.Attempts, c.n)
+		}
+	}
+	noLayerAt(t, r, "aws.ts", 6, "a command is no client")
+}
+
+// LangChain.js text LLMs extend the same base as its chat models: a class
+// of an …/llms/… module, or the class a provider package is named for
+// (round 7: Flowise's Bedrock, Cohere, Ollama … missed). The near misses:
+// a fake embeddings class (a test double), a vector store class.
+func TestLangChainJSTextLLMs(t *testing.T) {
+	r := scanOne(t, "llms.ts", `import { Bedrock } from "@langchain/community/llms/bedrock";
+import { Cohere } from "@langchain/cohere";
+import { Ollama } from "@langchain/ollama";
+import { FakeEmbeddings } from "@langchain/classic/embeddings/fake";
+import { ZepCloudVectorStore } from "@langchain/community/vectorstores/zep_cloud";
+
+export const a = new Bedrock({ model: "m" });
+export const b = new Cohere({ maxRetries: 2 });
+export const c = new Ollama({ model: "m" });
+export const d = new FakeEmbeddings();
+export const e = new ZepCloudVectorStore(d, {});
+`)
+	for _, c := range []struct{ line, n int }{{7, 7}, {8, 3}, {9, 7}} {
+		if l := layerAt(t, r, "llms.ts", c.line); l.DefaultID != "langchainjs-asynccaller" || l.Attempts != c.n {
+			t.Errorf("llms.ts:%d: %s %d, want the AsyncCaller %d", c.line, l.DefaultID, l.Attempts, c.n)
+		}
+	}
+	noLayerAt(t, r, "llms.ts", 10, "a fake is no model")
+	noLayerAt(t, r, "llms.ts", 11, "a vector store is no model")
+}

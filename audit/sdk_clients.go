@@ -38,6 +38,8 @@ func pySDKClients(f *file) []Layer {
 var (
 	jsNetRetries  = knobRe("maxNetworkRetries")
 	jsAws4Retries = knobRe("retries")
+	// jsAwsMaxAttempts: the AWS SDK v3 client config's total attempts.
+	jsAwsMaxAttempts = knobRe("maxAttempts")
 	// vercelAICalls are the ai package's calls that take maxRetries.
 	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
 )
@@ -73,6 +75,14 @@ func jsSDKClients(f *file) []Layer {
 			// 37, round 6: cline's two, no row).
 			for _, o := range jsCalls(f.blanked(), name, true) {
 				out = append(out, jsCallLayer(f, "aws4fetch", o, jsAws4Retries, nil))
+			}
+		case strings.HasPrefix(mod, "@aws-sdk/client-") && strings.HasSuffix(b.imported, "Client") && b.imported != "Client":
+			// new BedrockRuntimeClient(config), new S3Client({ region }):
+			// every v3 service client retries 3 times unless maxAttempts
+			// says otherwise (issue 37, round 7: Flowise's ten, pi-mono's
+			// Bedrock, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "aws-sdk-js-v3", o, jsAwsMaxAttempts, nil))
 			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {
