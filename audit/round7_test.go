@@ -242,3 +242,36 @@ export const e = new ZepCloudVectorStore(d, {});
 	noLayerAt(t, r, "llms.ts", 10, "a fake is no model")
 	noLayerAt(t, r, "llms.ts", 11, "a vector store is no model")
 }
+
+// aioboto3's session.client(…) is botocore's client (legacy mode, 5
+// attempts), and Langfuse's drop-in OpenAI is the OpenAI SDK's (round 7:
+// MetaGPT's S3 clients and camel's traced clients, missed). The near
+// miss: aiofiles' open is no client.
+func TestAioboto3AndLangfuseOpenAI(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"s3.py": `import aioboto3
+import aiofiles
+
+
+class S3:
+    def __init__(self):
+        self.session = aioboto3.Session()
+
+    async def upload(self, path, bucket, key):
+        async with self.session.client("s3") as client:
+            async with aiofiles.open(path, mode="rb") as reader:
+                await client.put_object(Body=await reader.read(), Bucket=bucket, Key=key)
+`,
+		"model.py": `from langfuse.openai import OpenAI as LangfuseOpenAI
+
+client = LangfuseOpenAI(max_retries=2)
+`,
+	})
+	if l := layerAt(t, r, "s3.py", 10); l.DefaultID != "botocore" || l.Attempts != 5 {
+		t.Errorf("s3.py:10: %s %d, want botocore 5", l.DefaultID, l.Attempts)
+	}
+	noLayerAt(t, r, "s3.py", 11, "aiofiles is no client")
+	if l := layerAt(t, r, "model.py", 3); l.DefaultID != "openai-python" || l.Attempts != 3 {
+		t.Errorf("model.py:3: %s %d, want openai-python 3", l.DefaultID, l.Attempts)
+	}
+}

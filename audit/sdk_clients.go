@@ -17,6 +17,9 @@ var pySDKClasses = []struct {
 }{
 	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+	// Langfuse's drop-in: the OpenAI SDK's own classes, traced (issue 37,
+	// round 7: camel's six).
+	{"langfuse.openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 	{"together", "together-python", []string{"Together", "AsyncTogether"}},
 	{"cohere", "cohere-python", []string{"Client", "ClientV2", "AsyncClient", "AsyncClientV2"}},
