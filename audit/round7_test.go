@@ -275,3 +275,21 @@ client = LangfuseOpenAI(max_retries=2)
 		t.Errorf("model.py:3: %s %d, want openai-python 3", l.DefaultID, l.Attempts)
 	}
 }
+
+// LlamaIndex.TS's OpenAI and OpenAIEmbedding default maxRetries to 10
+// (round 7: Flowise's five, no row); the near miss, a class whose default
+// was not read (Groq), is left out.
+func TestLlamaIndexTSClients(t *testing.T) {
+	r := scanOne(t, "li.ts", `import { OpenAI, OpenAIEmbedding, Groq } from "llamaindex";
+
+export const llm = new OpenAI({ model: "gpt-4o" });
+export const emb = new OpenAIEmbedding({ maxRetries: 2 });
+export const groq = new Groq({ model: "m" });
+`)
+	for _, c := range []struct{ line, n int }{{3, 11}, {4, 3}} {
+		if l := layerAt(t, r, "li.ts", c.line); l.DefaultID != "llamaindex-ts" || l.Attempts != c.n {
+			t.Errorf("li.ts:%d: %s %d, want llamaindex-ts %d", c.line, l.DefaultID, l.Attempts, c.n)
+		}
+	}
+	noLayerAt(t, r, "li.ts", 5, "a default not read")
+}

@@ -41,6 +41,10 @@ func pySDKClients(f *file) []Layer {
 var (
 	jsNetRetries  = knobRe("maxNetworkRetries")
 	jsAws4Retries = knobRe("retries")
+	// llamaIndexTSClasses: the llamaindex package's classes whose
+	// maxRetries default (10) was read; its Groq, MistralAI and Ollama were
+	// not, and are left out.
+	llamaIndexTSClasses = map[string]bool{"OpenAI": true, "OpenAIEmbedding": true, "TogetherLLM": true, "Anthropic": true}
 	// jsAwsMaxAttempts: the AWS SDK v3 client config's total attempts.
 	jsAwsMaxAttempts = knobRe("maxAttempts")
 	// vercelAICalls are the ai package's calls that take maxRetries.
@@ -86,6 +90,13 @@ func jsSDKClients(f *file) []Layer {
 			// Bedrock, no row).
 			for _, o := range jsCalls(f.blanked(), name, true) {
 				out = append(out, jsCallLayer(f, "aws-sdk-js-v3", o, jsAwsMaxAttempts, nil))
+			}
+		case mod == "llamaindex" && llamaIndexTSClasses[b.imported]:
+			// LlamaIndex.TS's own classes default maxRetries to 10 and hand
+			// it to the SDK session they build (issue 37, round 7:
+			// Flowise's five, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "llamaindex-ts", o, jsMaxRetries, nil))
 			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {
