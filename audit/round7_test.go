@@ -293,3 +293,35 @@ export const groq = new Groq({ model: "m" });
 	}
 	noLayerAt(t, r, "li.ts", 5, "a default not read")
 }
+
+// A counted loop whose timeout handler raises is no watchdog's loop: its
+// other handlers retry (letta's ChatGPT request loop, missed in round 7).
+// The near miss, a timeout handler that goes on, stays the watchdogs'.
+func TestLoopWhoseTimeoutHandlerRaises(t *testing.T) {
+	r := scanOne(t, "chat.py", `import asyncio
+
+import httpx
+
+
+class Client:
+    MAX_RETRIES = 3
+
+    async def request(self, data):
+        for attempt in range(self.MAX_RETRIES):
+            try:
+                async with httpx.AsyncClient() as client:
+                    response = await client.post("https://example.invalid/v1", json=data)
+                    response.raise_for_status()
+                    return response.json()
+            except httpx.TimeoutException:
+                raise RuntimeError("timed out")
+            except httpx.ConnectError:
+                if attempt < self.MAX_RETRIES - 1:
+                    await asyncio.sleep(2 ** attempt)
+                    continue
+                raise
+`)
+	if l := layerAt(t, r, "chat.py", 10); l.Attempts != 3 {
+		t.Errorf("chat.py:10: %+v, want 3", l)
+	}
+}
