@@ -303,7 +303,7 @@ func TestLoopWhoseTimeoutHandlerRaises(t *testing.T) {
 import httpx
 
 
-class Client:
+class Client(BaseClient):
     MAX_RETRIES = 3
 
     async def request(self, data):
