@@ -826,7 +826,10 @@ func goSleeps(body *ast.BlockStmt, local map[string]string) bool {
 }
 
 var (
-	pyWhileCounter = regexp.MustCompile(`^while\s+([A-Za-z_][\w.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
+	// pyWhileCounter: `while n < N:`, or the count joined by `and` to
+	// another test (`while len(valid) < n and retries < max_retries:`,
+	// `while num_runs <= max_retries and not run_finished:` — round 7).
+	pyWhileCounter = regexp.MustCompile(`^while\s+(?:[^\n:]{1,160}?\s+and\s+)?([A-Za-z_][\w.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_][\w.]*)(?:\s+and\s+[^\n:]{1,160}?)?\s*:`)
 	jsWhileCounter = regexp.MustCompile(`^while\s*\(\s*([A-Za-z_$][\w$.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*\)\s*\{`)
 )
 
@@ -860,7 +863,7 @@ func pyWhileRetries(f *file) []Layer {
 	var out []Layer
 	for _, m := range scanAt(code, "while", pyWhileCounter, 200) {
 		name := string(code[m[2]:m[3]])
-		if !atLineStart(code, m[0]) || !retryCounterName(name) {
+		if !atLineStart(code, m[0]) || !retryCounterName(name) && !retryCounterName(string(code[m[6]:m[7]])) || pyOrWord.Match(code[m[0]:m[1]]) {
 			continue
 		}
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
@@ -874,6 +877,9 @@ func pyWhileRetries(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a while loop that counts failed tries up to a bound: read it to confirm it re-sends the call"); ok {
+			if pyGoesOnOnlyForSpecific(f, m[1], end) {
+				l.Retries4xx = false // it goes on only for errors that are no client's (localerrors.go)
+			}
 			out = append(out, l)
 		}
 	}

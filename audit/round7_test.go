@@ -325,3 +325,64 @@ class Client(BaseClient):
 		t.Errorf("chat.py:10: %+v, want 3", l)
 	}
 }
+
+// A while loop whose count is joined by `and` to another test counts
+// its tries as a plain one does (camel's generators and MetaGPT's agent
+// re-runs, missed in round 7); a loop that goes on only for errors that
+// are no client's does not retry a 400. The near misses: an `or` (the
+// count bounds nothing), a count of items, not tries.
+func TestWhileCountJoinedByAnd(t *testing.T) {
+	r := scanOne(t, "gen.py", `from openai import OpenAI
+
+client = OpenAI()
+
+
+def generate(n, max_retries=10):
+    valid = []
+    retries = 0
+    while len(valid) < n and retries < max_retries:
+        try:
+            valid.append(parse(client.chat.completions.create(model="m", messages=[])))
+        except (TypeError, KeyError):
+            retries += 1
+
+
+def rerun(agent, max_retries=3):
+    num_runs = 0
+    run_finished = False
+    while num_runs <= max_retries and not run_finished:
+        try:
+            agent.run()
+            run_finished = True
+        except Exception:
+            num_runs += 1
+
+
+def either(n, max_retries=3):
+    retries = 0
+    while retries < max_retries or n:
+        try:
+            n = client.chat.completions.create(model="m", messages=[])
+        except Exception:
+            retries += 1
+
+
+def pages(items, limit=5):
+    count = 0
+    while items and count < limit:
+        try:
+            items = fetch(items)
+        except Exception:
+            count += 1
+`)
+	for _, c := range []struct {
+		line, n int
+		r4xx    bool
+	}{{9, 10, false}, {19, 4, true}} {
+		if l := layerAt(t, r, "gen.py", c.line); l.Attempts != c.n || l.Retries4xx != c.r4xx {
+			t.Errorf("gen.py:%d: %d attempts, 4xx %v (%s); want %d, %v", c.line, l.Attempts, l.Retries4xx, l.Setting, c.n, c.r4xx)
+		}
+	}
+	noLayerAt(t, r, "gen.py", 29, "an or: the count bounds nothing")
+	noLayerAt(t, r, "gen.py", 38, "a count of items")
+}
