@@ -152,11 +152,25 @@ func assigns(code []byte, name string, py bool) (rhs []byte, ok bool) {
 	} else {
 		re = regexp.MustCompile(`(?:^|[;{}\s(,])(?:(?:const|let|var)\s+)?` + q + `\s*=([^=>][^\n;]*)`)
 	}
-	m := re.FindSubmatch(code)
-	if m == nil {
-		return nil, false
+	// Only the lines that hold the name are matched (at most 64): the
+	// pattern read over a whole 16 KiB block at each line start was the
+	// cost of a hostile file of nested loops.
+	for i, n := 0, 0; i < len(code) && n < 64; n++ {
+		j := bytes.Index(code[i:], []byte(name))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		ls, le := lineStartBefore(code, at), at
+		for le < len(code) && code[le] != '\n' {
+			le++
+		}
+		if m := re.FindSubmatch(code[ls:le]); m != nil {
+			return m[1], true
+		}
+		i = le + 1
 	}
-	return m[1], true
+	return nil, false
 }
 
 // counts: code moves the counter one step (up, or down for a budget).
@@ -177,13 +191,18 @@ func counts(code []byte, name string, down, py bool) bool {
 // count's moves in the condition counted already). before: the result
 // was asked for just above the loop by the same call.
 func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, condMoves bool, before int, py bool) (Layer, bool) {
-	group, asks, exits := "python", pyAsksModel(body), pyLeaveWord
-	if !py {
-		group, asks, exits = "javascript", jsLLMCall.Match(body) || jsModelHelper.Match(body), jsLeaveWord
-	}
+	// The cheap refusals first: a block that never sets the result costs
+	// one search, not the model matchers over 16 KiB.
 	rhs, ok := assigns(body, e.name, py)
 	if !ok || localRead.Match(rhs) || literalValue.Match(rhs) {
 		return Layer{}, false // the block never sets the result, reads a file, or sets a flag (done = True: flag loops, handloops.go)
+	}
+	if e.counter != "" && !condMoves && !counts(body, e.counter, e.down, py) {
+		return Layer{}, false // the count never moves: not a count of tries
+	}
+	group, asks, exits := "python", pyAsksModel(body), pyLeaveWord
+	if !py {
+		group, asks, exits = "javascript", jsLLMCall.Match(body) || jsModelHelper.Match(body), jsLeaveWord
 	}
 	if !asks && (pollWord.MatchString(lastSegment(e.name)) || pollWord.Match(rhs)) {
 		return Layer{}, false // a wait for a state
@@ -196,9 +215,6 @@ func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, cond
 			"a loop that asks the model again while its answer is empty, with no count: nothing stops it but an answer")
 		l.setUnbounded(head + " (no count: asks again until the answer is not empty)")
 		return regenLayer(l), true
-	}
-	if !condMoves && !counts(body, e.counter, e.down, py) {
-		return Layer{}, false // the count never moves: not a count of tries
 	}
 	if !asks && !retryCounterName(e.counter) && !countdownName(e.counter) {
 		return Layer{}, false
@@ -296,10 +312,11 @@ func pyEmptyLoops(f *file) []Layer {
 		}
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
-		rhs, _ := assigns(body, e.name, true)
 		before := 0
 		if e.counter != "" {
-			before = askedAbove(code, m[0], e.name, rhs, true)
+			if rhs, ok := assigns(body, e.name, true); ok {
+				before = askedAbove(code, m[0], e.name, rhs, true)
+			}
 		}
 		if l, ok := emptyLoopLayer(f, m[0], e, strings.TrimSpace(string(text[m[0]:m[1]])), body, false, before, true); ok {
 			out = append(out, l)
@@ -323,8 +340,9 @@ func jsEmptyLoops(f *file) []Layer {
 		}
 		before := 0
 		if e.counter != "" && !doWhile {
-			rhs, _ := assigns(body, e.name, false)
-			before = askedAbove(code, at, e.name, rhs, false)
+			if rhs, ok := assigns(body, e.name, false); ok {
+				before = askedAbove(code, at, e.name, rhs, false)
+			}
 		}
 		if l, ok := emptyLoopLayer(f, at, e, head, body, condMoves, before, false); ok {
 			out = append(out, l)

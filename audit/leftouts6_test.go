@@ -615,3 +615,32 @@ func TestWorkflowStepRetries(t *testing.T) {
 		noLayerAt(t, r, c.file, c.line, "a step with no retries runs once")
 	}
 }
+
+// BenchmarkHostileLeftouts: files built to make the round 6 and round 7
+// rules pay — 10,000 nested empty-result loops, a megabyte of do-while
+// heads that never close, thousands of 429 recursions and re-enqueues in
+// one function, a megabyte line of workflow decorators.
+func BenchmarkHostileLeftouts(b *testing.B) {
+	dir := b.TempDir()
+	var nested, do, rec, enq, deco strings.Builder
+	for i := range 10_000 {
+		nested.WriteString(strings.Repeat(" ", i%200) + "while not r and tries < 3:\n")
+	}
+	nested.WriteString("    r = llm(p)\n    tries += 1\n")
+	for do.Len() < 1<<20 {
+		do.WriteString("do { t = await c.chat.completions.create(q); } while (!t && ++i < n) ")
+	}
+	rec.WriteString("def f(self, retries=0):\n    try:\n        x()\n    except E as e:\n")
+	enq.WriteString("@app.task\ndef s(d):\n    try:\n        r(d)\n    except Exception:\n")
+	for rec.Len() < 1<<20 {
+		rec.WriteString("        if e.status == 429 and retries < 5:\n            return self.f(retries + 1)\n")
+		enq.WriteString("        s.apply_async((d,), countdown=1)\n")
+	}
+	deco.WriteString("from prefect import task\nfrom workflows.retry_policy import ConstantDelayRetryPolicy\n")
+	for deco.Len() < 1<<20 {
+		deco.WriteString("@task(retries=3) @step(retry_policy=R) ")
+	}
+	benchScanFiles(b, dir, map[string]string{
+		"nested.py": nested.String(), "do.ts": do.String(), "rec.py": rec.String(), "enq.py": enq.String(), "deco.py": deco.String(),
+	})
+}
