@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // JavaScript and TypeScript: imports say which binding is which library
@@ -82,6 +83,11 @@ func jsImports(raw, code []byte) map[string]binding {
 					named(list, string(raw[m[4]:m[5]]))
 				}
 			}
+		}
+	}
+	for k, b := range bs {
+		if !utf8.ValidString(k) || !utf8.ValidString(b.module) || !utf8.ValidString(b.imported) {
+			delete(bs, k) // as pyImports: no matcher is built from a name that is not UTF-8
 		}
 	}
 	return bs

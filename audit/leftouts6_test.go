@@ -644,3 +644,48 @@ func BenchmarkHostileLeftouts(b *testing.B) {
 		"nested.py": nested.String(), "do.ts": do.String(), "rec.py": rec.String(), "enq.py": enq.String(), "deco.py": deco.String(),
 	})
 }
+
+// A helper's loop bounded by its parameter takes the largest bound its
+// callers pass, and callers import it through the package's index.ts or
+// __init__.py as often as from its own file (round 6's left-outs). The
+// near miss: a function of the same name imported from another package.
+func TestCallersThroughAReExport(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"src/utils/retry.ts": `export async function withRetry<T>(fn: () => Promise<T>, attempts = 1): Promise<T> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+  throw new Error("gave up");
+}
+`,
+		"src/utils/index.ts": "export * from \"./retry\";\n",
+		"src/app.ts": `import { withRetry } from "./utils";
+import { withRetry as other } from "./vendor";
+
+export const a = () => withRetry(() => fetch("https://example.invalid"), 5);
+export const b = () => other(() => fetch("https://example.invalid"), 50);
+`,
+		"helpers/retry.py": `import time
+
+
+def with_retry(fn, attempts=1):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(1)
+`,
+		"helpers/__init__.py": "from .retry import with_retry\n",
+		"app.py":              "from helpers import with_retry\n\nwith_retry(lambda: None, attempts=4)\n",
+	})
+	if l := layerAt(t, r, "src/utils/retry.ts", 2); l.Attempts != 5 {
+		t.Errorf("retry.ts:2: %d attempts (%s), want 5 from src/app.ts through the index", l.Attempts, l.Setting)
+	}
+	if l := layerAt(t, r, "helpers/retry.py", 5); l.Attempts != 4 {
+		t.Errorf("retry.py:5: %d attempts (%s), want 4 from app.py through __init__.py", l.Attempts, l.Setting)
+	}
+}
