@@ -224,7 +224,11 @@ func (s *rootScan) resolveReenqueues(src []pendingFile) {
 		return
 	}
 	calls := map[string]map[string]bool{} // task → functions its body calls, for the tasks wanted
+	parsed := 0
 	for _, p := range src {
+		if parsed >= maxConfigFiles {
+			break // a tree of thousands of files defining the name: the first files, in walk order
+		}
 		if p.kind != fkPython {
 			continue
 		}
@@ -241,6 +245,7 @@ func (s *rootScan) resolveReenqueues(src []pendingFile) {
 		if len(named) == 0 {
 			continue
 		}
+		parsed++
 		code := blank(b, pySyntax)
 		for _, m := range scanAt(code, "def", pyTaskDefHead, 200) {
 			name := string(code[m[2]:m[3]])

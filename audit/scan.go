@@ -222,8 +222,8 @@ func (s *rootScan) add(ls []Layer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.layers = append(s.layers, ls...)
-	if len(s.layers) > 2*s.opt.MaxLayers {
-		s.cutLayers()
+	if len(s.layers) > s.opt.MaxLayers && len(s.layers)-s.opt.MaxLayers > s.opt.MaxLayers {
+		s.cutLayers() // written so that a --max-layers near the int's limit does not overflow
 	}
 }
 

@@ -55,6 +55,12 @@ func TestAuditTruncationIsDeterministic(t *testing.T) {
 	if _, err := run(t, "audit", "--max-layers", "0", dir); err == nil || !strings.Contains(err.Error(), "--max-layers") {
 		t.Errorf("--max-layers 0: %v, want a usage error naming the flag", err)
 	}
+	// Red team: a limit at the int's edge must not overflow into cutting
+	// every layer.
+	out, err := run(t, "audit", "--max-layers", "9223372036854775807", "--format", "json", dir)
+	if err != nil && !errors.Is(err, errCritical) || strings.Contains(out, `"layers_truncated": true`) || strings.Count(out, `"file": "`) < 180 {
+		t.Errorf("--max-layers at the int's limit: %v, want all 180 layers kept, none cut", err)
+	}
 }
 
 func pad2(i int) string { return strings.Repeat("# padding\n", (i*53)%300) }
