@@ -689,3 +689,30 @@ def with_retry(fn, attempts=1):
 		t.Errorf("retry.py:5: %d attempts (%s), want 4 from app.py through __init__.py", l.Attempts, l.Setting)
 	}
 }
+
+// Red team: a view named like the task it enqueues (`def summarize(request)`
+// calling `tasks.summarize.delay(…)` in its except) is no re-enqueue of
+// itself: the task does not call the view. Before, it was read as one —
+// unbounded, a critical finding.
+func TestViewNamedLikeItsTaskIsNoReenqueue(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"web/views.py": `from jobs import tasks
+
+
+def summarize(request):
+    try:
+        return render(request)
+    except Exception:
+        tasks.summarize.delay(request.id)
+        return None
+`,
+		"jobs/tasks.py": `from celery import shared_task
+
+
+@shared_task
+def summarize(doc_id):
+    return run(doc_id)
+`,
+	})
+	noLayerAt(t, r, "web/views.py", 8, "a view enqueueing the task of its name")
+}

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // A task that enqueues itself again from its own error handler —
@@ -134,9 +135,12 @@ func pyReenqueues(f *file) []Layer {
 		if !ok {
 			continue
 		}
-		if task != fnName {
-			// Another task's name: a layer only if that task, in some
-			// file of the root, calls this function (resolveReenqueues).
+		// Another task's name, or this one's name reached through a module
+		// (`tasks.summarize.delay(…)` in a view also called summarize):
+		// a layer only if that task, in some file of the root, calls this
+		// function (resolveReenqueues). A bare name (summarize.delay in
+		// def summarize, q.enqueue(process) in def process) is itself.
+		if task != fnName || strings.Contains(target, ".") && target != "self" && !pyIsTask(code, defAt) {
 			l.reenqueueTask, l.reenqueueFrom = task, fnName
 		}
 		out = append(out, l)
@@ -252,7 +256,10 @@ func (s *rootScan) resolveReenqueues(src []pendingFile) {
 			if !want[name] || !pyIsTask(code, lineStartBefore(code, m[0])) {
 				continue
 			}
-			body := code[m[0]:min(len(code), pyBlockEndWithin(code, m[0], m[1], maxReaskFuncBytes))]
+			// The body after the head: the def's own name is no call of it.
+			_, pe := args(code, m[1]-1)
+			ba := min(pe+1, len(code))
+			body := code[ba:max(ba, min(len(code), pyBlockEndWithin(code, m[0], m[1], maxReaskFuncBytes)))]
 			if calls[name] == nil {
 				calls[name] = map[string]bool{}
 			}
