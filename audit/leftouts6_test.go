@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -637,8 +638,8 @@ func BenchmarkHostileLeftouts(b *testing.B) {
 		enq.WriteString("        s.apply_async((d,), countdown=1)\n")
 	}
 	deco.WriteString("from prefect import task\nfrom workflows.retry_policy import ConstantDelayRetryPolicy\n")
-	for deco.Len() < 1<<20 {
-		deco.WriteString("@task(retries=3) @step(retry_policy=R) ")
+	for i := 0; deco.Len() < 1<<20; i++ {
+		deco.WriteString("@task(retries=3)\n@step(retry_policy=R)\n@step(retry_policy=P" + strconv.Itoa(i) + ")\n")
 	}
 	benchScanFiles(b, dir, map[string]string{
 		"nested.py": nested.String(), "do.ts": do.String(), "rec.py": rec.String(), "enq.py": enq.String(), "deco.py": deco.String(),

@@ -22,6 +22,7 @@ func pyTemporal(f *file) []Layer {
 	}
 	code := f.blanked()
 	var out []Layer
+	seen := map[string]policyAt{}
 	for _, m := range pyTemporalCall.FindAllIndex(code, maxCandidates) {
 		o := m[1] - 1
 		l := newLayer("temporal-activity", f.rel, f.lines().at(o), "python", ConfidenceMedium)
@@ -29,7 +30,7 @@ func pyTemporal(f *file) []Layer {
 		if _, ok, _, _ := intKnob(pyMaxAttempts, code[a:b]); !ok {
 			// retry_policy=POLICY, bound at module level to a
 			// RetryPolicy(…): its maximum_attempts, not the default's none.
-			if _, pa, pb, ok := policyCall(code, code[a:b]); ok {
+			if _, pa, pb, ok := policyCall(code, a, b, seen); ok {
 				a, b = pa, pb
 			}
 		}

@@ -33,27 +33,42 @@ var (
 // policyCall is the argument text of the retry policy named in region
 // (retry_policy=Policy(…) inline, or retry_policy=NAME with NAME = Policy(…)
 // at the start of a line of the file), with the policy's class name.
-func policyCall(code, region []byte) (class string, a, b int, ok bool) {
+func policyCall(code []byte, ra, rb int, seen map[string]policyAt) (class string, a, b int, ok bool) {
+	region := code[ra:rb]
 	m := pyRetryPolicyKw.FindSubmatchIndex(region)
 	if m == nil {
 		return "", 0, 0, false
 	}
 	name := string(region[m[2]:m[3]])
 	if m[4] >= 0 {
-		// Inline: region is a slice of code; find its offset.
-		off := bytes.Index(code, region)
-		if off < 0 {
-			return "", 0, 0, false
-		}
-		a, b = args(code, off+m[5]-1)
+		a, b = args(code, ra+m[5]-1) // inline: Policy(…) in the arguments
 		return lastSegment(name), a, b, true
 	}
-	def := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*(?::\s*[\w.\[\]]+\s*)?=\s*([A-Za-z_][\w.]*)\s*\(`).FindSubmatchIndex(code)
-	if def == nil {
-		return "", 0, 0, false
+	// The file's module-level `NAME = Call(` bindings are read once, in
+	// one pass, and every decorator looks its name up there: a file of
+	// a thousand decorators naming a thousand policies costs one read.
+	if _, read := seen[""]; !read {
+		seen[""] = policyAt{} // the key no name has: the file was read
+		for _, d := range pyModuleCallAssign.FindAllSubmatchIndex(code, 4*maxCandidates) {
+			n := string(code[d[2]:d[3]])
+			if _, dup := seen[n]; dup {
+				continue
+			}
+			pa, pb := args(code, d[1]-1)
+			seen[n] = policyAt{lastSegment(string(code[d[4]:d[5]])), pa, pb, true}
+		}
 	}
-	a, b = args(code, def[1]-1)
-	return lastSegment(string(code[def[2]:def[3]])), a, b, true
+	p := seen[name]
+	return p.class, p.a, p.b, p.ok
+}
+
+var pyModuleCallAssign = regexp.MustCompile(`(?m)^([A-Za-z_]\w*)[ \t]*(?::[ \t]*[\w.\[\]]+[ \t]*)?=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(`)
+
+// policyAt is a policy name's binding as policyCall found it.
+type policyAt struct {
+	class string
+	a, b  int
+	ok    bool
 }
 
 // llamaIndexSteps: @step(retry_policy=…) in a file importing LlamaIndex's
@@ -64,9 +79,10 @@ func llamaIndexSteps(f *file) []Layer {
 	}
 	code := f.blanked()
 	var out []Layer
+	seen := map[string]policyAt{}
 	for _, m := range pyStepDeco.FindAllIndex(code, maxCandidates) {
 		a, b := args(code, m[1]-1)
-		class, pa, pb, ok := policyCall(code, code[a:b])
+		class, pa, pb, ok := policyCall(code, a, b, seen)
 		if !ok {
 			continue
 		}
