@@ -402,3 +402,15 @@ func TestDynamicImportDestructured(t *testing.T) {
 	}
 	noLayerAt(t, r, "profiles.ts", 4, "a command is no client")
 }
+
+// LlamaIndex's AzureOpenAIEmbedding extends OpenAIEmbedding and keeps its
+// max_retries default, 10 (MetaGPT's, missed in round 7).
+func TestLlamaIndexAzureOpenAIEmbedding(t *testing.T) {
+	r := scanOne(t, "emb.py", `from llama_index.embeddings.azure_openai import AzureOpenAIEmbedding
+
+emb = AzureOpenAIEmbedding(model="text-embedding-3-small", deployment_name="e")
+`)
+	if l := layerAt(t, r, "emb.py", 3); l.Attempts != 11 {
+		t.Errorf("emb.py:3: %+v, want 11", l)
+	}
+}
