@@ -269,7 +269,15 @@ func FuzzDetectors(f *testing.F) {
 		"import instructor\nc.chat.completions.create(response_model=X)",
 		"using Polly;\nPolicy.Handle<E>().WaitAndRetryAsync(N);\nconst int N = 3;\nfor (var i = 0; i < N; i++) { try {} catch { await Task.Delay(1); } }",
 		"services.AddHttpClient(\"a\").AddStandardResilienceHandler().Configure(o => o.Retry.MaxRetryAttempts = 2);",
-		"from langchain.chat_models import init_chat_model\nm = init_chat_model(\"claude-x\", max_retries=R)\nR = 2\n"} {
+		"from langchain.chat_models import init_chat_model\nm = init_chat_model(\"claude-x\", max_retries=R)\nR = 2\n",
+		// Round 6's left-outs and round 7's rules (issue 37), each cut short.
+		"while not r and tries < 3:\n    r = llm(p)\n    tries += 1\n", "do { t = await c.chat.completions.create(q) } while (!t && ++i < n",
+		"def f(self, retries=0):\n    try:\n        x()\n    except E as e:\n        if e.status == 429:\n            return self.f(retries + 1",
+		"@app.task\ndef s(d):\n    try:\n        r(d)\n    except Exception:\n        s.apply_async((d,)",
+		"new Worker('q', async (job) => { try {} catch (e) { await q.add(job.name,",
+		"from workflows.retry_policy import ConstantDelayRetryPolicy\nR = ConstantDelayRetryPolicy(maximum_attempts=\n@step(retry_policy=R)",
+		"from prefect import task\n@task(retries=", "for attempt in range(3):\n    try:\n        p.read_text()\n    except OSError:\n        time.sleep(1)",
+		"while len(v) < n and retries < m:\n    try:\n        x()\n    except (TypeError, KeyError):\n        retries += 1"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -136,7 +136,7 @@ func importedAs(f *file, name, file string) []string {
 	case fkJS:
 		for local, b := range f.jsImports() {
 			if b.imported == name && (strings.HasPrefix(b.module, ".") || strings.HasPrefix(b.module, "@/")) &&
-				strings.TrimSuffix(path.Base(b.module), path.Ext(b.module)) == strings.TrimSuffix(path.Base(file), path.Ext(file)) {
+				(strings.TrimSuffix(path.Base(b.module), path.Ext(b.module)) == strings.TrimSuffix(path.Base(file), path.Ext(file)) || importsDirOf(f.rel, b.module, file)) {
 				out = append(out, local)
 			}
 		}
@@ -148,6 +148,22 @@ func importedAs(f *file, name, file string) []string {
 		}
 	}
 	return out
+}
+
+// importsDirOf: a JavaScript import of module from the file at rel names
+// the directory that holds file — its index.ts re-exporting the helper
+// (`import { withRetry } from "./utils"` for utils/retry.ts; round 6's
+// left-outs). A relative path must resolve to that directory; an @/ path
+// must end in its name.
+func importsDirOf(rel, module, file string) bool {
+	dir := path.Dir(file)
+	if dir == "." {
+		return false
+	}
+	if strings.HasPrefix(module, ".") {
+		return path.Clean(path.Join(path.Dir(rel), module)) == dir
+	}
+	return strings.HasPrefix(module, "@/") && path.Base(module) == path.Base(dir)
 }
 
 // goCallerSites: the values a Go file of the same package passes at fn's

@@ -27,7 +27,9 @@ var (
 // under the same config: legacy mode's 5 attempts unless set (issue 37,
 // round 6: private-gpt's two async clients, missed).
 func botocore(f *file) []Layer {
-	boto, aio := importsPrefix(f.pyImports(), "boto3"), importsPrefix(f.pyImports(), "aiobotocore")
+	// aioboto3's session.client(…) is an aiobotocore client under the
+	// boto3 spelling (issue 37, round 7: MetaGPT's four S3 clients).
+	boto, aio := importsPrefix(f.pyImports(), "boto3") || importsPrefix(f.pyImports(), "aioboto3"), importsPrefix(f.pyImports(), "aiobotocore")
 	if !boto && !aio {
 		return nil
 	}

@@ -31,6 +31,9 @@ var (
 // pyHandLoops: `for attempt in range(3):` whose block has a try and a
 // sleep.
 func pyHandLoops(f *file) []Layer {
+	if pyTalksOnlyToStore(f) {
+		return nil // a database's retries (localerrors.go)
+	}
 	code := f.blanked()
 	var out []Layer
 	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {
@@ -54,13 +57,13 @@ func pyHandLoops(f *file) []Layer {
 		// without a sleep, when its counter says what it counts (for
 		// attempt in range(MAX_RETRIES + 1): try … except: continue).
 		paced := bytes.Contains(body, []byte("sleep")) && pySleep.Match(body) || retryCounterName(string(code[m[2]:m[3]])) && pyHandlesAndGoesOn(f, m[1], end)
-		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) {
+		if !pyTry.Match(body) || !paced || pyLoopHasStallHandler(f, m[1], end) || pyRetriesOnlyLocal(f, m[1], end) || pyTriesOnlyLocalWork(f, m[1], end) || pyTriesInInnerLoops(f, m[0], m[1], end) {
 			continue // no retry shape, a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
-			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) {
-				l.Retries4xx = false // it tries again only on a rate limit
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) {
+				l.Retries4xx = false // it tries again only on a rate limit, or on errors that are no client's (localerrors.go)
 			}
 			out = append(out, l)
 		}
@@ -312,8 +315,8 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		if !wait.Match(body) && !(lang == "javascript" && named && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
-		if lang == "javascript" && jsLoopHasStallHandler(f, a, b) {
-			continue // a stall watchdog's loop (watchdog.go)
+		if lang == "javascript" && (jsLoopHasStallHandler(f, a, b) || jsTriesOnlyLocalWork(f, a, b)) {
+			continue // a stall watchdog's loop (watchdog.go), or a file's (localerrors.go)
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[10]:m[11]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), lang, note); ok {
 			out = append(out, l)
@@ -823,7 +826,10 @@ func goSleeps(body *ast.BlockStmt, local map[string]string) bool {
 }
 
 var (
-	pyWhileCounter = regexp.MustCompile(`^while\s+([A-Za-z_][\w.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
+	// pyWhileCounter: `while n < N:`, or the count joined by `and` to
+	// another test (`while len(valid) < n and retries < max_retries:`,
+	// `while num_runs <= max_retries and not run_finished:` — round 7).
+	pyWhileCounter = regexp.MustCompile(`^while\s+(?:[^\n:]{1,160}?\s+and\s+)?([A-Za-z_][\w.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_][\w.]*)(?:\s+and\s+[^\n:]{1,160}?)?\s*:`)
 	jsWhileCounter = regexp.MustCompile(`^while\s*\(\s*([A-Za-z_$][\w$.]*)\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*\)\s*\{`)
 )
 
@@ -857,7 +863,7 @@ func pyWhileRetries(f *file) []Layer {
 	var out []Layer
 	for _, m := range scanAt(code, "while", pyWhileCounter, 200) {
 		name := string(code[m[2]:m[3]])
-		if !atLineStart(code, m[0]) || !retryCounterName(name) {
+		if !atLineStart(code, m[0]) || !retryCounterName(name) && !retryCounterName(string(code[m[6]:m[7]])) || pyOrWord.Match(code[m[0]:m[1]]) {
 			continue
 		}
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
@@ -871,6 +877,9 @@ func pyWhileRetries(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a while loop that counts failed tries up to a bound: read it to confirm it re-sends the call"); ok {
+			if pyGoesOnOnlyForSpecific(f, m[1], end) {
+				l.Retries4xx = false // it goes on only for errors that are no client's (localerrors.go)
+			}
 			out = append(out, l)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // JavaScript and TypeScript: imports say which binding is which library
@@ -15,7 +16,10 @@ var (
 	jsImportNamed   = regexp.MustCompile(`^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"\n]+)['"]`)
 	jsImportStar    = regexp.MustCompile(`^import\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"\n]+)['"]`)
 	jsRequire       = regexp.MustCompile(`^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
-	jsRequireNamed  = regexp.MustCompile(`^(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	// jsRequireNamed: `const { A, B: b } = require("m")`, and the same
+	// destructuring of a dynamic import (`= await import("m")`: round 7,
+	// Flowise's BedrockClient loaded on first use).
+	jsRequireNamed = regexp.MustCompile(`^(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:require|(?:await\s+)?import)\(\s*['"]([^'"\n]+)['"]\s*\)`)
 
 	// The knobs several libraries share.
 	jsMaxRetries = knobRe("maxRetries")
@@ -69,7 +73,7 @@ func jsImports(raw, code []byte) map[string]binding {
 			bs[string(raw[m[2]:m[3]])] = binding{string(raw[m[4]:m[5]]), "*"}
 		}
 	}
-	if bytes.Contains(code, []byte("require")) {
+	if bytes.Contains(code, []byte("require")) || bytes.Contains(code, []byte("import(")) || bytes.Contains(code, []byte("import (")) {
 		for _, kw := range []string{"const", "let", "var"} {
 			for _, m := range scanAt(raw, kw, jsRequire, window) {
 				if live(m[0]) {
@@ -82,6 +86,11 @@ func jsImports(raw, code []byte) map[string]binding {
 					named(list, string(raw[m[4]:m[5]]))
 				}
 			}
+		}
+	}
+	for k, b := range bs {
+		if !utf8.ValidString(k) || !utf8.ValidString(b.module) || !utf8.ValidString(b.imported) {
+			delete(bs, k) // as pyImports: no matcher is built from a name that is not UTF-8
 		}
 	}
 	return bs

@@ -314,7 +314,21 @@ func isLangChainJSModel(b binding) bool {
 		return false
 	}
 	n := b.imported
-	return strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI"
+	if strings.HasPrefix(n, "Fake") || strings.Contains(b.module, "/fake") {
+		return false // a test double: no call, no retry (Flowise's FakeEmbeddings, round 7)
+	}
+	if strings.HasPrefix(n, "Chat") || strings.HasSuffix(n, "Embeddings") || n == "OpenAI" || n == "AzureOpenAI" {
+		return true
+	}
+	// A text LLM of the same base class (round 7: Flowise's six): any
+	// class of an …/llms/… module (Bedrock, Fireworks, TogetherAI), or the
+	// class a provider package is named for (@langchain/cohere's Cohere,
+	// @langchain/ollama's Ollama, @langchain/google-vertexai's VertexAI).
+	if strings.Contains(b.module, "/llms/") && n != "" && n[0] >= 'A' && n[0] <= 'Z' {
+		return true
+	}
+	pkg := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(b.module, "@langchain/"), "-", ""))
+	return !strings.Contains(pkg, "/") && len(n) >= 4 && strings.HasSuffix(pkg, strings.ToLower(n))
 }
 
 // langChainJSNote says what sits under the AsyncCaller: the packages

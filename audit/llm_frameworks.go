@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,6 +44,10 @@ func llamaIndexEmbeddings(f *file) []Layer {
 	var offs []int
 	offs = append(offs, pyCallsOf(f, "llama_index.embeddings.openai", "OpenAIEmbedding")...)
 	offs = append(offs, pyCallsOf(f, "llama_index.embeddings.openai_like", "OpenAILikeEmbedding")...)
+	// AzureOpenAIEmbedding extends OpenAIEmbedding, its max_retries default
+	// with it (issue 37, round 7: MetaGPT's, missed).
+	offs = append(offs, pyCallsOf(f, "llama_index.embeddings.azure_openai", "AzureOpenAIEmbedding")...)
+	slices.Sort(offs)
 	for _, o := range offs {
 		l := pyCallLayer(f, "openai-python", o, pyMaxRetries)
 		if !l.Configured {

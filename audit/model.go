@@ -62,6 +62,10 @@ type Layer struct {
 	// -1 when none.
 	calledAs *paramFn
 	callBase int
+	// reenqueueTask: a task enqueued again from an error handler under
+	// another name than the handler's function (reenqueue.go); a layer only
+	// if that task calls reenqueueFrom (resolveReenqueues).
+	reenqueueTask, reenqueueFrom string
 }
 
 // Stack is one likely call path, outermost layer first.

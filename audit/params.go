@@ -468,7 +468,7 @@ func jsFuncHead(code []byte, brace int) (string, int, []byte, bool) {
 	if open < 0 {
 		return "", 0, nil, false
 	}
-	c, w := before(code, open)
+	c, w := before(code, skipTypeParams(code, open))
 	if jsNotFunc[w] {
 		return "", 0, nil, false
 	}
@@ -488,6 +488,41 @@ func jsFuncHead(code []byte, brace int) (string, int, []byte, bool) {
 		name = ""
 	}
 	return name, open, code[open+1 : q], true
+}
+
+// skipTypeParams: the offset before which a function's name is read —
+// open itself, or the `<` of a TypeScript type parameter list right
+// before it (`function withRetry<T>(…)`, `const f = async <T,>(…) =>`),
+// whose `>` would read as an arrow (round 6's left-outs: a generic
+// helper's name was lost, and its callers with it).
+func skipTypeParams(code []byte, open int) int {
+	k := open - 1
+	for k >= 0 && isSpace(code[k]) {
+		k--
+	}
+	if k < 1 || code[k] != '>' || code[k-1] == '=' {
+		return open
+	}
+	d := 0
+	for r := k; r >= 0 && k-r < 200; r-- {
+		switch code[r] {
+		case '>':
+			d++
+		case '<':
+			if d--; d == 0 {
+				if r > 0 && isWord(code[r-1]) {
+					return r
+				}
+				return open
+			}
+		case '(', ')', '{', '}', ';', '=':
+			if code[r] == '=' && r+1 <= k && code[r+1] == '>' {
+				continue // => inside a type: () => Promise<T>
+			}
+			return open
+		}
+	}
+	return open
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

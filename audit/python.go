@@ -3,6 +3,7 @@ package audit
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Python: the imports say which local name is which library's class or
@@ -56,6 +57,14 @@ func pyImports(code []byte) map[string]string {
 			local = s
 		}
 		bs[local] = mod
+	}
+	// A name that is not UTF-8 names nothing a detector can match, and
+	// the matchers built from names (regexp.QuoteMeta keeps the bad
+	// bytes) would panic on it: FuzzDetectors found `import 0RetrY\xa8`.
+	for k, v := range bs {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			delete(bs, k)
+		}
 	}
 	return bs
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -57,11 +58,11 @@ func pyRegenLoops(f *file) []Layer {
 			if !re.tuple {
 				bound = string(code[m[6]:m[7]])
 			}
-			if !retryCounterName(counter) && !(bound != "" && retryCounterName(bound)) {
-				continue
-			}
 			end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 			body := code[m[1]:end]
+			if !retryCounterName(counter) && !(bound != "" && retryCounterName(bound)) && !pyAcceptsAnswer(body) {
+				continue
+			}
 			if pyTry.Match(body) || !pyAsksModel(body) || !pyLeaves(body) {
 				continue
 			}
@@ -93,6 +94,33 @@ func pyRegenLoops(f *file) []Layer {
 	}
 	return out
 }
+
+// pyAcceptsAnswer: a block asks the model for an answer and leaves as soon
+// as it has one — `r = llm(…)` then `if r:` (or `if r.text:`, `if r is
+// not None:`, `if valid(r):`) followed by break or return — so the loop's
+// other turns are tries again, whatever its counter is called (`for _ in
+// range(3):`). A loop that keeps every answer (results.append(r)) and
+// leaves on a count is a batch, not this.
+func pyAcceptsAnswer(body []byte) bool {
+	n := 0
+	for _, m := range pyAnswerAssign.FindAllSubmatchIndex(body, 8) {
+		if !pyAsksModel(body[m[4]:m[5]]) {
+			continue
+		}
+		if n++; n > 4 {
+			break
+		}
+		name := regexp.QuoteMeta(string(body[m[2]:m[3]]))
+		accept := regexp.MustCompile(`(?m)^[ \t]*if\s+(?:[\w.]+\(\s*)?` + name + `\b[\w.\[\]]*\s*(?:is\s+not\s+None\s*)?\)?\s*:\s*(?:\n[ \t]*)?(?:break|return)\b`)
+		if accept.Match(body[m[1]:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// pyAnswerAssign: `name = …` on one line (groups: the name, the value).
+var pyAnswerAssign = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_]\w*)\s*=\s*([^=\n][^\n]*)$`)
 
 // pyAsksModel: code calls a model — an SDK's create or stream, a
 // completion, an invoke, or a helper named for one.

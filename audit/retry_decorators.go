@@ -88,6 +88,8 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 		l.Note = "stopped by a condition other than an attempt count (stop_after_delay?): attempts not bounded by count"
 		if dm := pyStopDelay.FindSubmatchIndex(region); dm != nil {
 			tenacityDeadline(&l, region, string(region[dm[2]:dm[3]]))
+		} else if !strings.Contains(l.Setting, "stop_never") {
+			tenacityOwnStop(f, &l, region[sm[1]:])
 		}
 	}
 	if tenacityRetriesSome(region) {
@@ -95,6 +97,44 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 	}
 	return l
 }
+
+// tenacityOwnStop: stop= a condition of the project's own — a function
+// (`stop=repair_stop_after_attempt`, whose body returns
+// `stop_after_attempt(3 if … else 0)`): bounded by the largest
+// stop_after_attempt count the function's body writes (round 7: MetaGPT's
+// JSON repair called unbounded, critical). A stop of any other kind
+// (stop_if_should_exit(): only at shutdown) stays as it was.
+func tenacityOwnStop(f *file, l *Layer, after []byte) {
+	name := pyStopName.Find(after)
+	best := 0
+	if name != nil {
+		code := f.blanked()
+		if d := regexp.MustCompile(`(?m)^[ \t]*def\s+` + regexp.QuoteMeta(string(name)) + `\s*\(`).FindIndex(code); d != nil {
+			ind := d[0] + lineIndent(code, d[0])
+			body := code[d[0]:min(len(code), pyBlockEndWithin(code, ind, d[1], maxReaskFuncBytes))]
+			for _, m := range pyStopAttempt.FindAllSubmatch(body, 16) {
+				if v, ok := atoiBounded(string(m[1])); ok && v > best {
+					best = v
+				}
+			}
+			for _, m := range pyStopLiterals.FindAllSubmatch(body, 16) {
+				if v, ok := atoiBounded(string(m[1])); ok && v > best && pyStopAttempt.Match(body) {
+					best = v // stop_after_attempt(3 if x else 0): its largest count
+				}
+			}
+		}
+	}
+	if best > 0 {
+		l.setAttempts(best, l.Setting+" (its stop_after_attempt("+strconv.Itoa(best)+"), the largest it writes)")
+		l.Confidence = ConfidenceLow
+		l.Note = "stopped by a function of the project's own: the largest count it writes is shown"
+	}
+}
+
+var (
+	pyStopName     = regexp.MustCompile(`^\s*[A-Za-z_][\w.]*`)
+	pyStopLiterals = regexp.MustCompile(`stop_after_attempt\s*\(\s*([0-9]+)\s+if\b`)
+)
 
 var (
 	pyStopDelay = regexp.MustCompile(`\bstop_after_delay\s*\(\s*([^()]*(?:\([^()]*\))?[^()]*)\)`)

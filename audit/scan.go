@@ -211,19 +211,64 @@ func (s *rootScan) skip(reason, rel string) {
 	slices.Sort(k.Examples)
 }
 
+// add keeps the layers found. Over MaxLayers, the layers kept are the
+// first by file and line, not the first the workers happened to reach: the
+// same tree gives the same report at any GOMAXPROCS. They are cut once the
+// list holds twice the limit, so memory stays within 2 × MaxLayers.
 func (s *rootScan) add(ls []Layer) {
 	if len(ls) == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, l := range ls {
-		if len(s.layers) >= s.opt.MaxLayers {
-			s.trunc = true
-			return
-		}
-		s.layers = append(s.layers, l)
+	s.layers = append(s.layers, ls...)
+	if len(s.layers) > s.opt.MaxLayers && len(s.layers)-s.opt.MaxLayers > s.opt.MaxLayers {
+		s.cutLayers() // written so that a --max-layers near the int's limit does not overflow
 	}
+}
+
+// keepFirst orders xs by file and line and cuts it to its first n, once it
+// holds more than over: as cutLayers, so which classes a huge tree indexes,
+// and in which order, does not depend on which files the workers read
+// first.
+func keepFirst[T any](xs []T, n, over int, key func(T) (string, int)) []T {
+	if len(xs) <= over {
+		return xs
+	}
+	slices.SortStableFunc(xs, func(a, b T) int {
+		af, al := key(a)
+		bf, bl := key(b)
+		if c := strings.Compare(af, bf); c != 0 {
+			return c
+		}
+		return al - bl
+	})
+	if len(xs) <= n {
+		return xs
+	}
+	clear(xs[n:])
+	return xs[:n]
+}
+
+// cutLayers keeps the first MaxLayers layers by file, line and row. One
+// file's layers come from one goroutine in the order its detectors found
+// them, and the sort is stable: equal keys (one file's) keep that order.
+func (s *rootScan) cutLayers() {
+	if len(s.layers) <= s.opt.MaxLayers {
+		return
+	}
+	slices.SortStableFunc(s.layers, func(a, b Layer) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return strings.Compare(a.DefaultID, b.DefaultID)
+	})
+	clear(s.layers[s.opt.MaxLayers:]) // the cut layers' strings are not pinned
+	s.layers = s.layers[:s.opt.MaxLayers]
+	s.trunc = true
 }
 
 // Scan audits each root: it walks the tree without following a symlink,
@@ -332,11 +377,16 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	}
 	close(work)
 	wg.Wait()
+	s.cutLayers() // before the passes that read the layers, so they read the same ones
+	s.pyClasses = keepFirst(s.pyClasses, maxClassDefs, 0, func(d pyClassDef) (string, int) { return d.file, d.line })
+	s.jsClasses = keepFirst(s.jsClasses, maxClassDefs, 0, func(d jsClassDef) (string, int) { return d.file, d.line })
 	s.followSubclasses(src)
 	s.followJSSubclasses(src)
 	s.resolveConstants()
+	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
+	s.cutLayers()
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root
@@ -572,7 +622,7 @@ func (s *rootScan) readSource(p pendingFile) {
 	if p.kind == fkJS {
 		if ds := jsClassDefs(f); len(ds) > 0 {
 			s.mu.Lock()
-			s.jsClasses = append(s.jsClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.jsClasses)))]...)
+			s.jsClasses = keepFirst(append(s.jsClasses, ds...), maxClassDefs, 2*maxClassDefs, func(d jsClassDef) (string, int) { return d.file, d.line })
 			s.mu.Unlock()
 		}
 	}
@@ -584,7 +634,7 @@ func (s *rootScan) readSource(p pendingFile) {
 				}
 			}
 			s.mu.Lock()
-			s.pyClasses = append(s.pyClasses, ds[:min(len(ds), max(0, maxClassDefs-len(s.pyClasses)))]...)
+			s.pyClasses = keepFirst(append(s.pyClasses, ds...), maxClassDefs, 2*maxClassDefs, func(d pyClassDef) (string, int) { return d.file, d.line })
 			s.mu.Unlock()
 		}
 	}

@@ -17,6 +17,9 @@ var pySDKClasses = []struct {
 }{
 	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
 	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+	// Langfuse's drop-in: the OpenAI SDK's own classes, traced (issue 37,
+	// round 7: camel's six).
+	{"langfuse.openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 	{"together", "together-python", []string{"Together", "AsyncTogether"}},
 	{"cohere", "cohere-python", []string{"Client", "ClientV2", "AsyncClient", "AsyncClientV2"}},
@@ -38,6 +41,12 @@ func pySDKClients(f *file) []Layer {
 var (
 	jsNetRetries  = knobRe("maxNetworkRetries")
 	jsAws4Retries = knobRe("retries")
+	// llamaIndexTSClasses: the llamaindex package's classes whose
+	// maxRetries default (10) was read; its Groq, MistralAI and Ollama were
+	// not, and are left out.
+	llamaIndexTSClasses = map[string]bool{"OpenAI": true, "OpenAIEmbedding": true, "TogetherLLM": true, "Anthropic": true}
+	// jsAwsMaxAttempts: the AWS SDK v3 client config's total attempts.
+	jsAwsMaxAttempts = knobRe("maxAttempts")
 	// vercelAICalls are the ai package's calls that take maxRetries.
 	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
 )
@@ -73,6 +82,21 @@ func jsSDKClients(f *file) []Layer {
 			// 37, round 6: cline's two, no row).
 			for _, o := range jsCalls(f.blanked(), name, true) {
 				out = append(out, jsCallLayer(f, "aws4fetch", o, jsAws4Retries, nil))
+			}
+		case strings.HasPrefix(mod, "@aws-sdk/client-") && strings.HasSuffix(b.imported, "Client") && b.imported != "Client":
+			// new BedrockRuntimeClient(config), new S3Client({ region }):
+			// every v3 service client retries 3 times unless maxAttempts
+			// says otherwise (issue 37, round 7: Flowise's ten, pi-mono's
+			// Bedrock, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "aws-sdk-js-v3", o, jsAwsMaxAttempts, nil))
+			}
+		case mod == "llamaindex" && llamaIndexTSClasses[b.imported]:
+			// LlamaIndex.TS's own classes default maxRetries to 10 and hand
+			// it to the SDK session they build (issue 37, round 7:
+			// Flowise's five, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "llamaindex-ts", o, jsMaxRetries, nil))
 			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {

@@ -22,10 +22,18 @@ func pyTemporal(f *file) []Layer {
 	}
 	code := f.blanked()
 	var out []Layer
+	seen := map[string]policyAt{}
 	for _, m := range pyTemporalCall.FindAllIndex(code, maxCandidates) {
 		o := m[1] - 1
 		l := newLayer("temporal-activity", f.rel, f.lines().at(o), "python", ConfidenceMedium)
 		a, b := args(code, o)
+		if _, ok, _, _ := intKnob(pyMaxAttempts, code[a:b]); !ok {
+			// retry_policy=POLICY, bound at module level to a
+			// RetryPolicy(…): its maximum_attempts, not the default's none.
+			if _, pa, pb, ok := policyCall(code, a, b, seen); ok {
+				a, b = pa, pb
+			}
+		}
 		if v, ok, num, k := intKnob(pyMaxAttempts, code[a:b]); ok {
 			switch {
 			case num && v == 0:

@@ -757,9 +757,25 @@ func pyLoopHasStallHandler(f *file, a, b int) bool {
 	}
 	hs, stall := f.handlers()
 	for i, h := range hs {
-		if a <= h.at && h.at < b && stall[i] {
+		if a <= h.at && h.at < b && stall[i] && !pyHandlerRaises(h) {
 			return true
 		}
+	}
+	return false
+}
+
+// pyHandlerRaises: the handler's first statement at its own level is a
+// raise — a timeout turned into an error, not a try again; the loop's
+// other handlers decide whether it retries (round 7: letta's ChatGPT
+// request loop, `except httpx.TimeoutException: raise LLMTimeoutError`,
+// left to the watchdogs and found by nobody).
+func pyHandlerRaises(h pyHandler) bool {
+	for _, line := range bytes.Split(h.body, []byte("\n")) {
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		return bytes.HasPrefix(t, []byte("raise")) && (len(t) == 5 || !isIdentByte(t[5]))
 	}
 	return false
 }

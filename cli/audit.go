@@ -41,6 +41,9 @@ retries a 400 on top of another layer), for CI.`,
 				return fmt.Errorf("--attempt-time %q: a positive duration, e.g. 10s", attempt)
 			}
 			opt.AttemptTime = d
+			if opt.MaxLayers < 1 {
+				return fmt.Errorf("--max-layers %d: use 1 or more", opt.MaxLayers)
+			}
 			if opt.Threshold < 1 {
 				return fmt.Errorf("--threshold %d: use 1 or more", opt.Threshold)
 			}
@@ -88,6 +91,7 @@ retries a 400 on top of another layer), for CI.`,
 	cmd.Flags().StringVar(&format, "format", "md", "md (plain text on a terminal), text, json, sarif (GitHub code scanning) or toml (a budget layers --file stack)")
 	cmd.Flags().IntVar(&opt.Threshold, "threshold", opt.Threshold, "warn when a call path's attempts multiply past this (as budget layers)")
 	cmd.Flags().StringVar(&attempt, "attempt-time", "10s", "how long one failing call takes, for the fail-fast wall clock")
+	cmd.Flags().IntVar(&opt.MaxLayers, "max-layers", opt.MaxLayers, "keep at most this many layers, the first by file and line (the report says when more were found)")
 	cmd.Flags().Int64Var(&opt.MaxFileBytes, "max-file-size", opt.MaxFileBytes, "skip source and config files larger than this many bytes")
 	return cmd
 }
