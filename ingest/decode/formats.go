@@ -293,7 +293,7 @@ var Formats = []FormatInfo{
 		// Its keys make a followed exporter's file (and a line of it in a
 		// mixed stream) read through the mapping; a file read whole is
 		// sniffed as a document first (ingest/file).
-		Keys: [][]string{{"resourceSpans"}, {"resourceLogs"}},
+		Keys: [][]string{{"resourceSpans"}, {"resourceLogs"}, {"resource_spans"}, {"resource_logs"}},
 		New:  func(_ *Parser, o Options) Decoder { return NewOTLPRequestDecoder(o) }},
 	{Name: FormatJSONDocument, Summary: "a JSON array of records, or pretty-printed objects (each record read as its own format)",
 		Example: `[{"model":"gpt-4o","response_cost":0.0021,…}, …]`},

@@ -226,6 +226,15 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 			d.done, d.textAfter = true, true
 			return nil, false, false
 		}
+		if d.inArray && isMissingComma(err) {
+			// "[" (or "[{…},") and then JSON lines with no comma between
+			// them: whole records, each on its own line, not a broken
+			// array — the rest is read as lines from the record the
+			// decoder stopped at (it had read 1 of 2,000 calls and said
+			// the document broke off).
+			d.done, d.textAfter = true, true
+			return nil, false, false
+		}
 		d.fail(err, "")
 		return nil, false, false
 	}
@@ -234,6 +243,14 @@ func (d *documentReader) next() (rec []byte, tooLong, ok bool) {
 		return raw, false, true
 	}
 	return b.Bytes(), false, true
+}
+
+// isMissingComma: the decoder stopped where an array's next element began
+// without a comma, at the element's first byte (encoding/json peeks it
+// and leaves it buffered).
+func isMissingComma(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Error() == "expected comma after array element"
 }
 
 // skipRecord reads past the array record the decoder gave up on (it holds

@@ -155,7 +155,12 @@ func (it *FileIter) start() {
 		it.doc = newDocumentReader(it.lines.r, kind, otlp || forced == decode.FormatOTLPJSON)
 		if otlp || forced == decode.FormatOTLPJSON {
 			it.Detected = decode.Detection{Format: decode.FormatOTLPJSON, Document: true}
-			it.dec = decode.NewOTLPRequestDecoder(it.opts)
+			// Each record read by its own shape: a request through the
+			// mapping, and any other record (an application's line after
+			// a first line that held an export payload) by its keys or as
+			// a canonical call — the first line's keys read 2,000 calls
+			// of an application's log as nothing.
+			it.dec = decode.NewDecoder(decode.FormatOTLPJSON, it.opts.Maps, it.opts)
 			it.emitFn = it.emit
 			return
 		}
