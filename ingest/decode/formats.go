@@ -1010,6 +1010,13 @@ func looksLikeJSONStart(line []byte) bool {
 }
 
 func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
+	if len(line) > MaxLineBytes && d.rows != nil && IsRequestLine(line) {
+		// An export request over the line cap, passed by a follower (up
+		// to MaxRequestLineBytes): only the OTLP mapping reads it.
+		if od := d.rows.row(FormatOTLPJSON); od != nil {
+			return od.Decode(line, emit)
+		}
+	}
 	src := line
 	if d.maps != nil {
 		var ok bool

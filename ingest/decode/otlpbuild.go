@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -256,3 +257,23 @@ func (o *otlpRequestDecoder) Decode(rec []byte, emit func(*ingest.Event)) ingest
 	}
 	return ingest.Accepted
 }
+
+// MaxRequestLineBytes bounds a line that is an OTLP/JSON export request
+// (the Collector's file exporter writes one request a line, and a batch
+// of a few thousand spans passes 1 MiB): followed, such a line is read up
+// to this size, where any other line stops at MaxLineBytes.
+const MaxRequestLineBytes = 16 << 20
+
+// IsRequestLine says whether line opens as an OTLP/JSON export request
+// (its first key resourceSpans or resourceLogs, as protojson writes it).
+func IsRequestLine(line []byte) bool {
+	line = bytes.TrimLeft(line, " \t")
+	for _, p := range requestPrefixes {
+		if bytes.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var requestPrefixes = [][]byte{[]byte(`{"resourceSpans"`), []byte(`{"resourceLogs"`), []byte(`{"resource_spans"`), []byte(`{"resource_logs"`)}

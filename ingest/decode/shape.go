@@ -255,6 +255,15 @@ func newKeyedDecoder(base Decoder, f Format, rows *rowSet) *keyedDecoder {
 
 func (d *keyedDecoder) Decode(line []byte, emit func(*ingest.Event)) ingest.SkipReason {
 	d.n, d.outer = 0, emit
+	if len(line) > MaxLineBytes && d.format != FormatOTLPJSON && IsRequestLine(line) {
+		// An export request over the line cap (a follower passes one up
+		// to MaxRequestLineBytes): only the OTLP mapping reads it.
+		if od := d.rows.row(FormatOTLPJSON); od != nil {
+			r := od.Decode(line, d.count)
+			d.outer = nil
+			return r
+		}
+	}
 	if !d.ownInfo && looksLikeJSONStart(line) && shapeOf(line) == nil && d.rows.isCanonicalCall(line) {
 		// A decoder that reads more than its own shape (LiteLLM's takes
 		// any record with a model) does not get a record without its

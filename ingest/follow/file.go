@@ -413,7 +413,7 @@ func (s *splitter) feedUntil(chunk []byte, line func(b []byte, tooLong bool), st
 			} else {
 				line(s.partial, false)
 			}
-		case len(part) > decode.MaxLineBytes:
+		case len(part) > lineCap(part):
 			line(nil, true)
 		default:
 			line(part, false)
@@ -430,11 +430,33 @@ func (s *splitter) keep(b []byte) {
 	if s.long {
 		return
 	}
-	if len(s.partial)+len(b) > decode.MaxLineBytes {
+	head := s.partial
+	if len(head) == 0 {
+		head = b
+	}
+	limit := lineCap(head)
+	if len(s.partial)+len(b) > limit {
 		s.partial, s.long = s.partial[:0], true
 		return
 	}
+	if n := len(s.partial) + len(b); n > cap(s.partial) && n > decode.MaxLineBytes {
+		// A request line past the common cap: its buffer at the request
+		// cap at once, kept for the next — doubling up to it left 31 MiB
+		// of garbage a hostile line (a 100 MB one peaked at 79 MiB).
+		s.partial = append(make([]byte, 0, limit), s.partial...)
+	}
 	s.partial = append(s.partial, b...)
+}
+
+// lineCap is the most of a line that starts with head that is read: an
+// OTLP export request (the Collector's file exporter, a batch of spans a
+// line) up to decode.MaxRequestLineBytes — at 1 MiB a followed exporter's
+// file lost every large batch, said nowhere — any other line MaxLineBytes.
+func lineCap(head []byte) int {
+	if decode.IsRequestLine(head[:min(len(head), 32)]) {
+		return decode.MaxRequestLineBytes
+	}
+	return decode.MaxLineBytes
 }
 
 // tooLong marks the line being read as over the cap (a hole in it).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -121,6 +122,79 @@ func TestWatchFollowsTheCollectorsFile(t *testing.T) {
 		}
 		if !bytes.Contains([]byte(d.err()), []byte("zstd-compressed")) || !bytes.Contains([]byte(d.err()), []byte("burnrate report")) {
 			t.Errorf("%s: watch of a zstd file must refuse it and say to use report:\n%s", name, d.err())
+		}
+	}
+}
+
+// TestWatchReadsABatchOverTheLineCap (red team R6-18): the Collector
+// writes a batch of spans as one request a line, often past 1 MiB;
+// followed, such a line was skipped as too long and said nowhere (3
+// requests of 1,500 spans: 0 calls in watch, 4,500 in report). A request
+// line is read up to 16 MiB. Here the storm's requests are one request
+// of 1.3 MB, after a request or an application's line: the calls per job
+// are the wire's.
+func TestWatchReadsABatchOverTheLineCap(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(nodeStack, "capture-storm.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []json.RawMessage
+	for _, l := range bytes.Split(bytes.TrimSpace(src), []byte("\n")) {
+		var req struct {
+			ResourceSpans []json.RawMessage `json:"resourceSpans"`
+		}
+		if err := json.Unmarshal(l, &req); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, req.ResourceSpans...)
+	}
+	// One request of them all, padded past the cap by a resource
+	// attribute nobody reads.
+	var first map[string]any
+	json.Unmarshal(all[0], &first)
+	res := first["resource"].(map[string]any)
+	res["attributes"] = append(res["attributes"].([]any), map[string]any{"key": "padding", "value": map[string]any{"stringValue": strings.Repeat("x", 1<<20)}})
+	all[0], _ = json.Marshal(first)
+	big, _ := json.Marshal(map[string]any{"resourceSpans": all})
+	if len(big) <= 1<<20 {
+		t.Fatalf("the batch is %d bytes: not over the line cap", len(big))
+	}
+	dir := t.TempDir()
+	for name, first := range map[string]string{
+		"after a request":   string(bytes.SplitN(src, []byte("\n"), 2)[0]) + "\n",
+		"after an app line": `{"ts":"2026-12-07T01:00:00Z","event":"llm_call","job_id":"app","model":"gpt-4o","status":200,"input_tokens":10,"output_tokens":5}` + "\n",
+	} {
+		sub := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		os.Mkdir(sub, 0o755)
+		log, report := filepath.Join(sub, "traces.log"), filepath.Join(sub, "report.json")
+		os.WriteFile(log, append([]byte(first), append(big, '\n')...), 0o644)
+		d := startDaemon(t, "--journal", filepath.Join(sub, "journal.jsonl"), "--poll-interval", "20ms", "--report-out", report, log)
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) && !bytes.Contains([]byte(d.err()), []byte("limits in force")) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		d.stop(syscall.SIGTERM)
+		out, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, d.err())
+		}
+		var rep struct {
+			Source struct {
+				Skipped map[string]int `json:"skipped_by_reason"`
+			} `json:"source"`
+			Jobs []struct {
+				JobID string `json:"job_id"`
+				Calls int    `json:"attempts"`
+			} `json:"jobs"`
+		}
+		json.Unmarshal(out, &rep)
+		calls := map[string]int{}
+		for _, j := range rep.Jobs {
+			calls[j.JobID] = j.Calls
+		}
+		if rep.Source.Skipped["too_long"] > 0 || calls["storm-1"] != 63 || calls["storm-2"] != 63 {
+			t.Errorf("%s: calls %v, skipped %v: want the wire's 63 and 63, nothing too long", name, calls, rep.Source.Skipped)
 		}
 	}
 }
