@@ -224,7 +224,16 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			spans := sss.At(j).Spans()
 			for k := range spans.Len() {
 				sp := spans.At(k)
-				index[spanKey{sp.TraceID(), sp.SpanID()}] = len(refs)
+				key := spanKey{sp.TraceID(), sp.SpanID()}
+				if _, dup := index[key]; dup && !key.trace.IsEmpty() && !key.span.IsEmpty() {
+					// The same span twice in one request (a batch that
+					// merged an export with its retry): the first copy
+					// only — the second doubled its parent's children,
+					// and the storm's 63 calls a job read as 103.
+					mp.Repeats++
+					continue
+				}
+				index[key] = len(refs)
 				refs = append(refs, spanRef{span: sp, res: res, src: src, model: isModelCall(sp.Attributes())})
 			}
 		}

@@ -198,3 +198,42 @@ func TestWatchReadsABatchOverTheLineCap(t *testing.T) {
 		}
 	}
 }
+
+// TestASpanTwiceInOneRequestIsBilledOnce: a Collector's batch processor
+// can merge an export and its retry into one request, so a span comes
+// twice in it. A span delivered again in another request was billed once,
+// but twice in one request it doubled its parent's children: the storm's
+// 63 calls a job read as 91 to 104. Each request of the storm written with
+// its spans twice (and all of them in one request, twice over) gives the
+// wire's calls.
+func TestASpanTwiceInOneRequestIsBilledOnce(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(nodeStack, "capture-storm.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var each, all []json.RawMessage
+	var doubled bytes.Buffer
+	for _, l := range bytes.Split(bytes.TrimSpace(src), []byte("\n")) {
+		var req struct {
+			ResourceSpans []json.RawMessage `json:"resourceSpans"`
+		}
+		if err := json.Unmarshal(l, &req); err != nil {
+			t.Fatal(err)
+		}
+		each = append(req.ResourceSpans, req.ResourceSpans...)
+		b, _ := json.Marshal(map[string]any{"resourceSpans": each})
+		doubled.Write(append(b, '\n'))
+		all = append(all, req.ResourceSpans...)
+	}
+	one, _ := json.Marshal(map[string]any{"resourceSpans": append(all, all...)})
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"each request doubled": doubled.Bytes(), "one request, twice over": append(one, '\n')} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		os.WriteFile(path, data, 0o644)
+		out, err := exec.Command(burnrate(t), "report", "--format", "json", path).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Run(name, func(t *testing.T) { checkAgainstWire(t, out, readLedger(t, "ledger-storm.jsonl")) })
+	}
+}
