@@ -54,6 +54,11 @@ func zstdFraming(br *bufio.Reader) int {
 	switch {
 	case bytes.HasPrefix(head, zstdMagic):
 		return 1
+	case len(head) >= 4 && head[0]&0xf0 == 0x50 && head[1] == 0x2a && head[2] == 0x4d && head[3] == 0x18:
+		// A skippable frame first (RFC 8878 §3.1.2): pzstd's index, any
+		// writer's metadata; the decoder steps over it. Read as text, a
+		// pzstd file gave 0 of 61,934 events.
+		return 1
 	case len(head) == 8 && bytes.Equal(head[4:], zstdMagic):
 		return 2
 	}
@@ -104,6 +109,8 @@ func (z *zstdStream) Read(p []byte) (int, error) {
 	switch {
 	case z.out > max(zstdFloor, zstdMaxRatio*z.in.n):
 		err = errZstdBomb
+	case errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		err = fmt.Errorf("zstd content needs a window over %d MiB (compressed with zstd --long?): not read; decompress it first (zstd -d --long=31) and give burnrate the plain file", zstdMaxWindow>>20)
 	case err != nil && !errors.Is(err, io.EOF):
 		err = fmt.Errorf("zstd content not readable: %w", err)
 	}

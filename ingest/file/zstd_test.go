@@ -213,3 +213,23 @@ func TestZstdHostile(t *testing.T) {
 		t.Errorf("odd: %v", it.Err)
 	}
 }
+
+// TestZstdSkippableFrame (red team R6-13): pzstd writes a
+// skippable frame before its data (so may any writer's metadata): read as
+// text, such a file gave 0 of its events. (A file compressed with a
+// window over 16 MiB, zstd --long, is refused saying so and what to do:
+// checked by hand with zstd 1.5 on a 40 MB log; the library writes no
+// such frame for content this small.)
+func TestZstdSkippableFrame(t *testing.T) {
+	dir := t.TempDir()
+	lines := callLines(5)
+	var skip []byte
+	skip = binary.LittleEndian.AppendUint32(skip, 0x184D2A50)
+	skip = binary.LittleEndian.AppendUint32(skip, 4)
+	skip = append(skip, 1, 2, 3, 4)
+	path := filepath.Join(dir, "pzstd.zst")
+	os.WriteFile(path, append(skip, exporterStream(t, lines...)...), 0o644)
+	if evs, it := readZstdFile(t, path); len(evs) != 5 || it.Err != nil {
+		t.Errorf("a skippable frame first: %d events, err %v; want 5", len(evs), it.Err)
+	}
+}

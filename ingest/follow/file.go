@@ -159,7 +159,8 @@ func (fl *file) open(fromEnd bool) error {
 	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		f.Close()
 		return errGzip
-	case n >= 4 && bytes.Equal(magic[:4], zstd) || n == 8 && bytes.Equal(magic[4:], zstd):
+	case n >= 4 && bytes.Equal(magic[:4], zstd) || n == 8 && bytes.Equal(magic[4:], zstd) ||
+		n >= 4 && magic[0]&0xf0 == 0x50 && bytes.Equal(magic[1:4], []byte{0x2a, 0x4d, 0x18}): // a skippable frame first (pzstd)
 		// Followed as text it read as binary lines, 0 events, said nothing.
 		f.Close()
 		return errZstd
