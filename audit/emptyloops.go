@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -46,8 +47,8 @@ var (
 	// A count: the name (group 1, with ++ before it in group 2 or after
 	// in group 3), the comparison (<, <=) and the bound; or the bound
 	// first (n > i).
-	countTest   = regexp.MustCompile(`^(\+\+)?\s*([A-Za-z_$][\w$.]*)\s*(\+\+)?\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)$`)
-	countTestGt = regexp.MustCompile(`^([0-9]+|[A-Za-z_$][\w$.]*)\s*(>=?)\s*([A-Za-z_$][\w$.]*)$`)
+	countTest   = regexp.MustCompile(`^(\+\+)?\s*([A-Za-z_$][\w$.]*)\s*(\+\+)?\s*(<=?)\s*(` + numExprPat + `|[A-Za-z_$][\w$.]*)$`)
+	countTestGt = regexp.MustCompile(`^(` + numExprPat + `|[A-Za-z_$][\w$.]*)\s*(>=?)\s*([A-Za-z_$][\w$.]*)$`)
 
 	// jsLLMCall: a model call in JavaScript — the SDKs' create and stream,
 	// the AI SDK's generate and stream functions, Gemini's
@@ -220,6 +221,10 @@ func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, cond
 		return Layer{}, false
 	}
 	bound, offset := e.bound, e.offset+before
+	if n, ok := numExpr(bound); ok {
+		// 10**9, 1_000_000, float("inf"): read, never silence (R6-12).
+		bound = strconv.Itoa(n)
+	}
 	if e.down {
 		// The budget's start above the loop (tries = 3, tries = max_tries).
 		m := regexp.MustCompile(`(?m)^[ \t]*(?:(?:let|var|const)\s+)?`+regexp.QuoteMeta(e.counter)+`\s*(?::\s*\w+\s*)?=\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*;?\s*$`).FindAllSubmatch(f.blanked()[max(0, at-2000):at], -1)

@@ -60,3 +60,81 @@ func W(ctx workflow.Context) error {
 		t.Errorf("--max-layers 5: no critical; layers %v", layersOf(cut))
 	}
 }
+
+// A bound the audit cannot read exactly, or over 1,000 tries, is an
+// unbounded critical — never a small number (10**9 read as 10, 1e9 as 1),
+// never silence (a literal too big for an int, float("inf"), -1); a
+// module name bound twice is in force at its last binding (R6-9, R6-12).
+func TestUnreadableOrHugeBoundsAreUnbounded(t *testing.T) {
+	var pf strings.Builder
+	pf.WriteString("from prefect import task\nfrom openai import OpenAI\nclient = OpenAI(max_retries=0)\n")
+	exprs := []string{"10**9", "-1", "1e9", "99999999999999999999999", "N_RETRIES", "1_000_000", "2**40", "5"}
+	for _, e := range exprs {
+		pf.WriteString("\n@task(retries=" + e + ")\ndef t(q): return client.chat.completions.create(model=\"m\", messages=q)\n")
+	}
+	pf.WriteString("\nN_RETRIES = 5000\n")
+	var empty strings.Builder
+	empty.WriteString("from openai import OpenAI\nclient = OpenAI(max_retries=0)\n")
+	bounds := []string{"10**9", "1_000_000", `float("inf")`, "5000", "4"}
+	for _, b := range bounds {
+		empty.WriteString("\ndef a(q):\n    ans = None\n    i = 0\n    while not ans and i < " + b + ":\n        ans = client.chat.completions.create(model=\"m\", messages=q).choices[0].message.content\n        i += 1\n    return ans\n")
+	}
+	r := scanTree(t, map[string]string{
+		"pf.py":    pf.String(),
+		"empty.py": empty.String(),
+		"li.py": `from llama_index.core.workflow import Workflow, step, StartEvent, StopEvent
+from llama_index.core.workflow.retry_policy import ConstantDelayRetryPolicy
+RETRY = ConstantDelayRetryPolicy(delay=5, maximum_attempts=4)
+RETRY = ConstantDelayRetryPolicy(delay=5, maximum_attempts=2)
+class W(Workflow):
+    @step(retry_policy=RETRY)
+    async def a(self, ev: StartEvent) -> StopEvent: ...
+`,
+		"wf.ts": "import { proxyActivities } from '@temporalio/workflow';\nconst { callLLM } = proxyActivities({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 1e400 } });\n",
+	})
+	for i, e := range exprs {
+		l := layerAt(t, r, "pf.py", 5+3*i)
+		if e == "5" {
+			if l.Unbounded || l.Attempts != 6 {
+				t.Errorf("retries=5: %+v, want 6 attempts (the near miss)", l)
+			}
+			continue
+		}
+		if !l.Unbounded {
+			t.Errorf("retries=%s: %d attempts (%s), want unbounded", e, l.Attempts, l.Setting)
+		}
+	}
+	for i, b := range bounds {
+		l := layerAt(t, r, "empty.py", 7+8*i)
+		if b == "4" {
+			if l.Unbounded || l.Attempts != 4 {
+				t.Errorf("i < 4: %+v, want 4 attempts (the near miss)", l)
+			}
+			continue
+		}
+		if !l.Unbounded {
+			t.Errorf("i < %s: %d attempts (%s), want unbounded", b, l.Attempts, l.Setting)
+		}
+	}
+	if l := layerAt(t, r, "li.py", 6); l.Attempts != 2 {
+		t.Errorf("RETRY bound twice: %d attempts (%s), want the last binding's 2", l.Attempts, l.Setting)
+	}
+	if l := layerAt(t, r, "wf.ts", 2); !l.Unbounded {
+		t.Errorf("maximumAttempts: 1e400: %d attempts (%s), want unbounded", l.Attempts, l.Setting)
+	}
+}
+
+func TestNumExpr(t *testing.T) {
+	for s, want := range map[string]int{"3": 3, "1_000": 1000, "10**3": 1000, "2**3**2": 512, "60 * 24": 1440, "1e3": 1000, "5.0": 5,
+		"1e400": hugeBound, "-1": hugeBound, "2.5": hugeBound, "Infinity": hugeBound, "math.inf": hugeBound, `float("inf")`: hugeBound,
+		"18446744073709551617": hugeBound, "0": 0, "-0": 0} {
+		if n, ok := numExpr(s); !ok || n != want {
+			t.Errorf("numExpr(%q) = %d, %v; want %d", s, n, ok, want)
+		}
+	}
+	for _, s := range []string{"N", "math.information", ""} {
+		if n, ok := numExpr(s); ok {
+			t.Errorf("numExpr(%q) = %d, want no number", s, n)
+		}
+	}
+}

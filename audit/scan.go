@@ -421,6 +421,14 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
+	// rt5 F4's rule for every layer, whatever read its bound (a knob
+	// written 10**9 or 1e400, a module name bound to 5000): over 1,000
+	// tries is no limit a night notices — unbounded, the critical finding.
+	for i := range s.layers {
+		if l := &s.layers[i]; !l.Unbounded && l.Attempts > maxSiteBound {
+			markUnbounded(l, l.Attempts)
+		}
+	}
 	s.cutLayers()
 	for i := range s.layers {
 		l := &s.layers[i]
