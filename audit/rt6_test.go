@@ -138,3 +138,63 @@ func TestNumExpr(t *testing.T) {
 		}
 	}
 }
+
+// A self-call after a 429 is bounded by the count its block's condition
+// compares, not the first `x + 1` among its arguments nor the first
+// comparison in the function (R6-8); the raise-guard form (the guard
+// above, not holding the return) is still read.
+func TestRateLimitRecursionGuardOfItsBlock(t *testing.T) {
+	r := scanTree(t, map[string]string{"a.py": `import time, openai
+client = openai.OpenAI(max_retries=0)
+
+def fetch_page(q, page=0, retries=0):
+    if page < 1000:
+        pass
+    try:
+        return client.chat.completions.create(model="gpt-4o", messages=q)
+    except openai.RateLimitError:
+        if retries < 3:
+            time.sleep(2)
+            return fetch_page(q, page + 1, retries + 1)
+        raise
+
+def first_note(q, retries=0):
+    if retries < 1:
+        print("first try")
+    try:
+        return client.chat.completions.create(model="gpt-4o", messages=q)
+    except openai.RateLimitError:
+        if retries < 8:
+            return first_note(q, retries + 1)
+        raise
+
+def raised(q, retries=0):
+    try:
+        return client.chat.completions.create(model="gpt-4o", messages=q)
+    except openai.RateLimitError:
+        if retries >= 5:
+            raise
+        return raised(q, retries + 1)
+`, "r.ts": `import OpenAI from 'openai';
+const client = new OpenAI({ maxRetries: 0 });
+async function fetchPage(q: any, page = 0, retries = 0): Promise<any> {
+  if (page < 1000) { console.log(page); }
+  try {
+    return await client.chat.completions.create(q);
+  } catch (err: any) {
+    if (err.status === 429 && retries < 3) {
+      return fetchPage(q, page + 1, retries + 1);
+    }
+    throw err;
+  }
+}
+`})
+	for _, c := range []struct {
+		file      string
+		line, att int
+	}{{"a.py", 12, 4}, {"a.py", 22, 9}, {"a.py", 31, 6}, {"r.ts", 9, 4}} {
+		if l := layerAt(t, r, c.file, c.line); l.Unbounded || l.Attempts != c.att {
+			t.Errorf("%s:%d: %d attempts, unbounded %v (%s), want %d", c.file, c.line, l.Attempts, l.Unbounded, l.Setting, c.att)
+		}
+	}
+}
