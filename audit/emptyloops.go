@@ -62,6 +62,12 @@ var (
 	localRead   = regexp.MustCompile(`\b(?:read|readline|readlines|readLine|recv|recvfrom|input|pop|popleft|shift|get_nowait|next|listdir|readdir|readdirSync|readFile|readFileSync|glob|open|stat|exists|existsSync)\s*\(`)
 	pyLeaveWord = regexp.MustCompile(`\b(?:break|return|raise)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
 	jsLeaveWord = regexp.MustCompile(`\b(?:break|return|throw)\b|\bprocess\.exit\s*\(`)
+	// pollRead: a read of local state — a file's text, a cache's or a
+	// queue's get, a row — set while empty with no model call in the
+	// block: a poll, whatever its count is named (R6-4). httpGet, a get
+	// of an HTTP client, is a request sent again.
+	pollRead = regexp.MustCompile(`\.(?:read_text|read_bytes|get|hget|hgetall|lpop|rpop|blpop|brpop|fetchone|fetchall|find_one|findOne|getItem|loads?)\s*\(|\bjson\.loads?\s*\(`)
+	httpGet  = regexp.MustCompile(`(?i)\b(?:requests|httpx|session|client|axios|https?|api|fetch)\.get\s*\(`)
 )
 
 // emptyLoop is a loop's condition read: the name tested for emptiness,
@@ -205,8 +211,8 @@ func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, cond
 	if !py {
 		group, asks, exits = "javascript", jsLLMCall.Match(body) || jsModelHelper.Match(body), jsLeaveWord
 	}
-	if !asks && (pollWord.MatchString(lastSegment(e.name)) || pollWord.Match(rhs)) {
-		return Layer{}, false // a wait for a state
+	if !asks && (pollWord.MatchString(lastSegment(e.name)) || pollWord.Match(rhs) || pollRead.Match(rhs) && !httpGet.Match(rhs)) {
+		return Layer{}, false // a wait for a state, or a poll of a file, a cache, a queue
 	}
 	if e.counter == "" {
 		if !asks || exits.Match(body) || pyAnyIncrement.Match(body) || !py && passesCount.Match(body) {

@@ -198,3 +198,73 @@ async function fetchPage(q: any, page = 0, retries = 0): Promise<any> {
 		}
 	}
 }
+
+// A loop polling local state while it is empty — a file's text, a cache's
+// or a queue's get — is no retry layer, whatever its count is named
+// (R6-4). The near misses, the same loops sending a request (an HTTP
+// client's get, a model call), stay layers.
+func TestPollsOfLocalStateAreNoLayers(t *testing.T) {
+	r := scanTree(t, map[string]string{"poll.py": `import time, redis, requests
+from pathlib import Path
+from openai import OpenAI
+r = redis.Redis()
+client = OpenAI(max_retries=0)
+
+def wait_cache(key):
+    value = None
+    retries = 0
+    while value is None and retries < 30:
+        retries += 1
+        value = r.get(key)
+        time.sleep(1)
+    return value
+
+def wait_file(p):
+    text = ""
+    attempts = 0
+    while not text and attempts < 20:
+        attempts += 1
+        text = Path(p).read_text()
+        time.sleep(0.5)
+    return text
+
+def wait_queue(q):
+    item = None
+    tries = 0
+    while item is None and tries < 100:
+        tries += 1
+        item = q.get(timeout=1)
+    return item
+
+def fetch_doc(url):
+    resp = None
+    retries = 0
+    while resp is None and retries < 7:
+        retries += 1
+        resp = requests.get(url, timeout=5)
+    return resp
+
+def ask(q):
+    ans = None
+    tries = 0
+    while not ans and tries < 6:
+        tries += 1
+        ans = client.chat.completions.create(model="m", messages=q).choices[0].message.content
+    return ans
+`, "poll.js": `async function waitCache(key) {
+  let val = null, retries = 0;
+  while (val === null && retries < 30) { retries++; val = await redis.get(key); await sleep(1000); }
+  return val;
+}
+`})
+	noLayerAt(t, r, "poll.py", 10, "a redis get polled")
+	noLayerAt(t, r, "poll.py", 19, "a file re-read while empty")
+	noLayerAt(t, r, "poll.py", 28, "a queue polled")
+	noLayerAt(t, r, "poll.js", 3, "a redis get polled")
+	if l := layerAt(t, r, "poll.py", 36); l.Attempts != 7 {
+		t.Errorf("poll.py:36: %d attempts, want the HTTP get's loop, 7", l.Attempts)
+	}
+	if l := layerAt(t, r, "poll.py", 44); l.Attempts != 6 {
+		t.Errorf("poll.py:44: %d attempts, want the model call's loop, 6", l.Attempts)
+	}
+}
