@@ -268,3 +268,29 @@ def ask(q):
 		t.Errorf("poll.py:44: %d attempts, want the model call's loop, 6", l.Attempts)
 	}
 }
+
+// A task enqueued again through a name bound to itself — again = digest
+// in the handler, resend = summarize.apply_async, redo = summarize at
+// module level — is the task (R6-3). The near miss, a name bound to
+// another task that does not call this one, is no layer.
+func TestReenqueueThroughAliasOfItself(t *testing.T) {
+	head := "from celery import shared_task\nimport openai\nclient = openai.OpenAI(max_retries=0)\n"
+	task := func(name, handler string) string {
+		return "\n@shared_task(bind=True)\ndef " + name + "(self, doc):\n    try:\n        return client.chat.completions.create(model=\"m\", messages=[doc])\n    except openai.RateLimitError:\n" + handler
+	}
+	r := scanTree(t, map[string]string{
+		"a.py": head + task("digest", "        again = digest\n        again.apply_async((doc,), countdown=30)\n"),
+		"b.py": head + task("summarize", "        resend = summarize.apply_async\n        resend(args=(doc,), countdown=30)\n"),
+		"c.py": head + "\nredo = outline\n" + task("outline", "        redo.delay(doc)\n"),
+		"d.py": head + "\nother = notify\n" + task("brief", "        other.delay(doc)\n") + "\n@shared_task\ndef notify(doc):\n    print(doc)\n",
+	})
+	for _, c := range []struct {
+		file string
+		line int
+	}{{"a.py", 11}, {"b.py", 11}, {"c.py", 12}} {
+		if l := layerAt(t, r, c.file, c.line); !l.Unbounded {
+			t.Errorf("%s:%d: %d attempts (%s), want the task enqueued again with no count: unbounded", c.file, c.line, l.Attempts, l.Setting)
+		}
+	}
+	noLayerAt(t, r, "d.py", 12, "another task enqueued")
+}
