@@ -249,17 +249,12 @@ func jsRateLimitRecursions(f *file) []Layer {
 	}
 	code, text := f.blanked(), f.readable()
 	var out []Layer
-	defs := map[string][][]int{}
 	for _, m := range scanAt(code, "return", jsSelfReturn, 200) {
 		name := string(code[m[2]:m[3]])
 		if notARecall[strings.ToLower(name)] || len(out) >= maxCandidates {
 			continue
 		}
-		d, seen := defs[name]
-		if !seen {
-			d = jsFuncDefs(code, name)
-			defs[name] = d
-		}
+		d := jsDefsOf(f, name)
 		fnOpen, fnClose, ok := jsEnclosingFunc(code, d, m[0])
 		if !ok || !jsHeadersName(code, text, fnOpen, m[0], rateLimitWord) {
 			continue

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The red team's round 6 findings on the audit (issue 37), each a general
@@ -293,4 +294,47 @@ func TestReenqueueThroughAliasOfItself(t *testing.T) {
 		}
 	}
 	noLayerAt(t, r, "d.py", 12, "another task enqueued")
+}
+
+// chainTS is a 1 MB TypeScript file of 4,500 functions, each calling
+// itself again after a 429 and the next one otherwise (R6-2's shape).
+func chainTS() string {
+	var b strings.Builder
+	b.WriteString("const client = new OpenAI();\n")
+	for i := range 4500 {
+		n, next := "g"+strconv.Itoa(i), "g"+strconv.Itoa(i+1)
+		b.WriteString("async function " + n + "(body, retries = 0) {\n  try { return await client.chat.completions.create(body); }\n  catch (err) {\n    if (err.status === 429 && retries < " + strconv.Itoa(2+i%7) + ") { await sleep(1000); return " + n + "(body, retries + 1); }\n    return " + next + "(body);\n  }\n}\n")
+	}
+	return b.String()
+}
+
+// The self-call rules index a file's function definitions once, not once
+// per callee name: the 1 MB file of 4,500 self-calling functions took
+// 11–40 s of CPU, now well under a second (R6-2;
+// -bench SelfCallChain). The bound is loose for a loaded machine.
+func TestSelfCallRulesOnePassPerFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 1 MB file")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chain.ts"), []byte(chainTS()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.MaxFileBytes = 2 << 20
+	start := time.Now()
+	r, err := Scan([]string{dir}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 6*time.Second {
+		t.Errorf("a 1 MB file of self-calls took %v, want a few seconds at most", took)
+	}
+	if l := layerAt(t, r, "chain.ts", 5); l.Attempts != 3 {
+		t.Errorf("chain.ts:5: %d attempts (%s), want 3", l.Attempts, l.Setting)
+	}
+}
+
+func BenchmarkSelfCallChain(b *testing.B) {
+	benchScanFiles(b, b.TempDir(), map[string]string{"chain.ts": chainTS()})
 }
