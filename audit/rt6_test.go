@@ -338,3 +338,50 @@ func TestSelfCallRulesOnePassPerFile(t *testing.T) {
 func BenchmarkSelfCallChain(b *testing.B) {
 	benchScanFiles(b, b.TempDir(), map[string]string{"chain.ts": chainTS()})
 }
+
+// Past 64 subclasses of a modelled client the rest are not followed, and
+// the report says so rather than losing them silently (R6-7); the first
+// 64 (by file) are layers.
+func TestSubclassCapIsSaid(t *testing.T) {
+	files := map[string]string{}
+	for i := range 70 {
+		c := "C" + strconv.Itoa(i)
+		files["p/m"+strconv.Itoa(100+i)+".py"] = "import openai\nclass " + c + "(openai.OpenAI):\n    pass\nclient = " + c + "(max_retries=6)\n"
+	}
+	r := scanTree(t, files)
+	n := 0
+	for _, l := range r.Layers {
+		if l.Line == 4 {
+			n++
+		}
+	}
+	cut := 0
+	for _, k := range r.Skipped {
+		if k.Reason == subclassesCut {
+			cut = k.Count
+		}
+	}
+	if n != maxSubclasses || cut != 70-maxSubclasses {
+		t.Errorf("70 subclasses: %d layers, %d said cut; want %d and %d", n, cut, maxSubclasses, 70-maxSubclasses)
+	}
+}
+
+// A helper's bound passed by its callers: only files whose calls resolve
+// to this helper count against the 64 files read, so 70 callers of a
+// same-named helper of another package no longer push the real caller's
+// 9 out (R6-11).
+func TestCallerCapCountsOnlyThisHelpersCallers(t *testing.T) {
+	files := map[string]string{
+		"d0/index.ts": "export * from './retry';\n",
+		"d0/retry.ts": "export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch (e) { if (i === attempts - 1) throw e; }\n  }\n  throw new Error('x');\n}\n",
+		"z/use.ts":    "import OpenAI from 'openai';\nimport { withRetry } from '../d0';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => withRetry(() => client.chat.completions.create({}), 9);\n",
+		"other/index.ts": "export function withRetry(fn: any, n: number) { return fn(); }\n",
+	}
+	for i := range 70 {
+		files["a"+strconv.Itoa(100+i)+"/use.ts"] = "import { withRetry } from '../other';\nexport const r = () => withRetry(() => 1, 2);\n"
+	}
+	r := scanTree(t, files)
+	if l := layerAt(t, r, "d0/retry.ts", 2); l.Attempts != 9 {
+		t.Errorf("d0/retry.ts:2: %d attempts (%s), want the real caller's 9", l.Attempts, l.Setting)
+	}
+}
