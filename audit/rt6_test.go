@@ -372,9 +372,9 @@ func TestSubclassCapIsSaid(t *testing.T) {
 // 9 out (R6-11).
 func TestCallerCapCountsOnlyThisHelpersCallers(t *testing.T) {
 	files := map[string]string{
-		"d0/index.ts": "export * from './retry';\n",
-		"d0/retry.ts": "export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch (e) { if (i === attempts - 1) throw e; }\n  }\n  throw new Error('x');\n}\n",
-		"z/use.ts":    "import OpenAI from 'openai';\nimport { withRetry } from '../d0';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => withRetry(() => client.chat.completions.create({}), 9);\n",
+		"d0/index.ts":    "export * from './retry';\n",
+		"d0/retry.ts":    "export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch (e) { if (i === attempts - 1) throw e; }\n  }\n  throw new Error('x');\n}\n",
+		"z/use.ts":       "import OpenAI from 'openai';\nimport { withRetry } from '../d0';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => withRetry(() => client.chat.completions.create({}), 9);\n",
 		"other/index.ts": "export function withRetry(fn: any, n: number) { return fn(); }\n",
 	}
 	for i := range 70 {
