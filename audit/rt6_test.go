@@ -60,6 +60,14 @@ func W(ctx workflow.Context) error {
 	if crit == 0 {
 		t.Errorf("--max-layers 5: no critical; layers %v", layersOf(cut))
 	}
+	// The 15 candidates cut are said as such, not as layers cut.
+	said := false
+	for _, k := range cut.Skipped {
+		said = said || k.Reason == candidatesCut && k.Count == 15
+	}
+	if cut.Truncated || !said {
+		t.Errorf("--max-layers 5: truncated %v, skipped %+v; want the 15 candidates cut said, no layer cut", cut.Truncated, cut.Skipped)
+	}
 }
 
 // A bound the audit cannot read exactly, or over 1,000 tries, is an

@@ -181,6 +181,10 @@ type rootScan struct {
 	pyClasses []pyClassDef
 	jsClasses []jsClassDef
 	trunc     bool
+	// candCut counts the candidates --max-layers cut before resolution
+	// (cutLayers), candFiles the first of their files by path.
+	candCut   int
+	candFiles []string
 }
 
 type pendingFile struct {
@@ -298,13 +302,27 @@ func (s *rootScan) cutLayers() {
 	keep := make([]Layer, 0, min(settled, max)+min(len(s.layers)-settled, max))
 	keep = append(keep, s.layers[:min(settled, max)]...)
 	keep = append(keep, s.layers[settled:settled+min(len(s.layers)-settled, max)]...)
-	if len(keep) < len(s.layers) {
+	if settled > max {
 		s.trunc = true
+	}
+	// Candidates cut are said apart: most are dropped by resolution, so
+	// "more layers than the limit" over an empty list was no answer.
+	for _, l := range s.layers[settled+min(len(s.layers)-settled, max):] {
+		s.candCut++
+		if !slices.Contains(s.candFiles, l.File) {
+			s.candFiles = append(s.candFiles, l.File)
+			slices.Sort(s.candFiles)
+			s.candFiles = s.candFiles[:min(len(s.candFiles), maxSkipExamples)]
+		}
 	}
 	slices.SortStableFunc(keep, byPlace)
 	clear(s.layers) // the cut layers' strings are not pinned
 	s.layers = keep
 }
+
+// candidatesCut is the reason "Not read" gives for the loop candidates
+// --max-layers cut before resolution could read their bounds.
+const candidatesCut = "loop candidates past --max-layers, cut before their bound (in another file or a caller) was read"
 
 // Scan audits each root: it walks the tree without following a symlink,
 // reads lockfiles for versions, runs the detectors, then groups the layers
@@ -430,6 +448,9 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 		}
 	}
 	s.cutLayers()
+	if s.candCut > 0 {
+		s.skipped[candidatesCut] = &Skip{Reason: candidatesCut, Count: s.candCut, Examples: s.candFiles}
+	}
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root
