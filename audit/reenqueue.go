@@ -102,6 +102,25 @@ func pyReenqueues(f *file) []Layer {
 	// The module's `name = other` bindings, read once (only when a handler
 	// needs them), the last binding of a name in force.
 	var mod map[string]string
+	// The names the file binds an apply_async or delay to, read once: a
+	// handler is read for a call of one only when its body names one.
+	aliasReads := 0
+	var bound [][]byte
+	boundRead := false
+	callsBound := func(body []byte) bool {
+		if !boundRead {
+			boundRead = true
+			for _, d := range pyMethodAliasBind.FindAllSubmatch(code, maxCandidates) {
+				bound = append(bound, append(append([]byte(nil), d[1]...), '(')) // a copy: d[1] is a slice of code
+			}
+		}
+		for _, n := range bound {
+			if bytes.Contains(body, n) {
+				return true
+			}
+		}
+		return false
+	}
 	modAliases := func() map[string]string {
 		if mod == nil {
 			mod = map[string]string{}
@@ -118,15 +137,23 @@ func pyReenqueues(f *file) []Layer {
 			break
 		}
 		bodyAt := h.end - len(h.body)
+		m := pyEnqueueSelf.FindSubmatchIndex(h.body)
+		// A handler with no enqueue written out is read for a call of a
+		// bound apply_async/delay only in a file that binds one, and at
+		// most maxCandidates times: a file of thousands of handlers costs
+		// no def walk each.
+		if m == nil && (aliasReads >= maxCandidates || !callsBound(h.body)) {
+			continue
+		}
 		defAt, fnName, ok := pyDefAround(code, h.at, h.indent)
 		if !ok {
 			continue
 		}
 		di := defAt + lineIndent(code, defAt)
 		fn := code[defAt:min(len(code), pyBlockEndWithin(code, di, di, maxReaskFuncBytes))]
-		m := pyEnqueueSelf.FindSubmatchIndex(h.body)
 		var aliasCall []int // resend(…) where resend = summarize.apply_async
 		if m == nil {
+			aliasReads++
 			if aliasCall = pyMethodAliasCall(h.body, fn, modAliases(), fnName); aliasCall == nil {
 				continue
 			}
@@ -182,6 +209,8 @@ func pyReenqueues(f *file) []Layer {
 
 // pyNameAlias: a line binding a name to another name or attribute
 // (again = digest, resend = summarize.apply_async), its indent in group 1.
+var pyMethodAliasBind = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*[A-Za-z_][\w.]*\.(?:apply_async|delay)[ \t]*$`)
+
 var pyNameAlias = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_][\w.]*)[ \t]*$`)
 
 // pyAliasOf is what name is bound to in fn (its last binding there), else
