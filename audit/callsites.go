@@ -51,7 +51,7 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 		}
 		var mine []int
 		for wi, w := range ws {
-			if p.kind == w.kind && p.rel != w.file && readN[wi] < maxConfigFiles && (w.kind != fkGo || path.Dir(p.rel) == path.Dir(w.file)) {
+			if p.kind == w.kind && p.rel != w.file && (w.kind != fkGo || path.Dir(p.rel) == path.Dir(w.file)) {
 				mine = append(mine, wi)
 			}
 		}
@@ -68,16 +68,31 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 			if !bytes.Contains(b, []byte(w.fn.name)) {
 				continue
 			}
-			readN[wi]++
 			if f == nil {
 				f = newFile(p.kind, p.rel, b, nil)
 			}
+			// Only a file whose calls resolve to this helper (it imports
+			// it from its file or its package) counts against the cap: a
+			// same-named helper of another package, called in the first 64
+			// files, once pushed the real caller out (R6-11). Past the cap,
+			// the report says so.
+			var locals []string
+			if w.kind != fkGo {
+				if locals = importedAs(f, w.fn.name, w.file); len(locals) == 0 {
+					continue
+				}
+			}
+			if readN[wi] >= maxConfigFiles {
+				s.skip(callersCut, p.rel)
+				continue
+			}
+			readN[wi]++
 			var got []paramSite
 			switch w.kind {
 			case fkGo:
 				got = goCallerSites(f, w.fn)
 			case fkJS, fkPython:
-				for _, local := range importedAs(f, w.fn.name, w.file) {
+				for _, local := range locals {
 					ss, _ := callSites(f, local, -1, w.fn.k, w.fn.kw, nil)
 					got = append(got, ss...)
 				}
@@ -126,6 +141,10 @@ func (s *rootScan) resolveCallSites(src []pendingFile) {
 		}
 	}
 }
+
+// callersCut is the reason "Not read" gives for a file calling a helper
+// past the first maxConfigFiles that do (R6-11).
+const callersCut = "files calling a helper whose bound is its parameter, past the first 64 (their calls not read)"
 
 // importedAs are the names f calls the function name of the module file
 // by: a JavaScript import from a relative or @/ path, a Python import from

@@ -36,9 +36,10 @@ type file struct {
 	js       map[string]binding
 	gof      *goFile
 	docs     []*yaml.Node
-	vals     valueIndex  // integer definitions (values.go)
-	aliases  aliasIndex  // names defined as other names (values.go)
-	params   *paramCache // loop bounds from parameters, per function (params.go)
+	vals     valueIndex         // integer definitions (values.go)
+	aliases  aliasIndex         // names defined as other names (values.go)
+	params   *paramCache        // loop bounds from parameters, per function (params.go)
+	jsDefs   map[string][][]int // JS/TS function definitions by name (reask.go), indexed once
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -46,8 +47,8 @@ var (
 	// A count: the name (group 1, with ++ before it in group 2 or after
 	// in group 3), the comparison (<, <=) and the bound; or the bound
 	// first (n > i).
-	countTest   = regexp.MustCompile(`^(\+\+)?\s*([A-Za-z_$][\w$.]*)\s*(\+\+)?\s*(<=?)\s*([0-9]+|[A-Za-z_$][\w$.]*)$`)
-	countTestGt = regexp.MustCompile(`^([0-9]+|[A-Za-z_$][\w$.]*)\s*(>=?)\s*([A-Za-z_$][\w$.]*)$`)
+	countTest   = regexp.MustCompile(`^(\+\+)?\s*([A-Za-z_$][\w$.]*)\s*(\+\+)?\s*(<=?)\s*(` + numExprPat + `|[A-Za-z_$][\w$.]*)$`)
+	countTestGt = regexp.MustCompile(`^(` + numExprPat + `|[A-Za-z_$][\w$.]*)\s*(>=?)\s*([A-Za-z_$][\w$.]*)$`)
 
 	// jsLLMCall: a model call in JavaScript — the SDKs' create and stream,
 	// the AI SDK's generate and stream functions, Gemini's
@@ -61,6 +62,12 @@ var (
 	localRead   = regexp.MustCompile(`\b(?:read|readline|readlines|readLine|recv|recvfrom|input|pop|popleft|shift|get_nowait|next|listdir|readdir|readdirSync|readFile|readFileSync|glob|open|stat|exists|existsSync)\s*\(`)
 	pyLeaveWord = regexp.MustCompile(`\b(?:break|return|raise)\b|\b(?:sys\.exit|os\._exit|exit|quit)\s*\(`)
 	jsLeaveWord = regexp.MustCompile(`\b(?:break|return|throw)\b|\bprocess\.exit\s*\(`)
+	// pollRead: a read of local state — a file's text, a cache's or a
+	// queue's get, a row — set while empty with no model call in the
+	// block: a poll, whatever its count is named (R6-4). httpGet, a get
+	// of an HTTP client, is a request sent again.
+	pollRead = regexp.MustCompile(`\.(?:read_text|read_bytes|get|hget|hgetall|lpop|rpop|blpop|brpop|fetchone|fetchall|find_one|findOne|getItem|loads?)\s*\(|\bjson\.loads?\s*\(`)
+	httpGet  = regexp.MustCompile(`(?i)\b(?:requests|httpx|session|client|axios|https?|api|fetch)\.get\s*\(`)
 )
 
 // emptyLoop is a loop's condition read: the name tested for emptiness,
@@ -204,8 +211,8 @@ func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, cond
 	if !py {
 		group, asks, exits = "javascript", jsLLMCall.Match(body) || jsModelHelper.Match(body), jsLeaveWord
 	}
-	if !asks && (pollWord.MatchString(lastSegment(e.name)) || pollWord.Match(rhs)) {
-		return Layer{}, false // a wait for a state
+	if !asks && (pollWord.MatchString(lastSegment(e.name)) || pollWord.Match(rhs) || pollRead.Match(rhs) && !httpGet.Match(rhs)) {
+		return Layer{}, false // a wait for a state, or a poll of a file, a cache, a queue
 	}
 	if e.counter == "" {
 		if !asks || exits.Match(body) || pyAnyIncrement.Match(body) || !py && passesCount.Match(body) {
@@ -220,6 +227,10 @@ func emptyLoopLayer(f *file, at int, e emptyLoop, head string, body []byte, cond
 		return Layer{}, false
 	}
 	bound, offset := e.bound, e.offset+before
+	if n, ok := numExpr(bound); ok {
+		// 10**9, 1_000_000, float("inf"): read, never silence (R6-12).
+		bound = strconv.Itoa(n)
+	}
 	if e.down {
 		// The budget's start above the loop (tries = 3, tries = max_tries).
 		m := regexp.MustCompile(`(?m)^[ \t]*(?:(?:let|var|const)\s+)?`+regexp.QuoteMeta(e.counter)+`\s*(?::\s*\w+\s*)?=\s*([0-9]+|[A-Za-z_$][\w$.]*)\s*;?\s*$`).FindAllSubmatch(f.blanked()[max(0, at-2000):at], -1)

@@ -95,7 +95,8 @@ func jsModuleName(rel string) string {
 }
 
 // inheritJS gives each class the row its chain of the repository's own
-// classes leads to, and returns those with one (at most maxSubclasses).
+// classes leads to, and returns those with one (the caller cuts them to
+// maxSubclasses and says so).
 func inheritJS(defs []jsClassDef) []jsClassDef {
 	const perName = 16
 	byName := map[string][]int{}
@@ -129,7 +130,7 @@ func inheritJS(defs []jsClassDef) []jsClassDef {
 	}
 	var out []jsClassDef
 	for _, d := range defs {
-		if d.id != "" && len(out) < maxSubclasses {
+		if d.id != "" {
 			out = append(out, d)
 		}
 	}
@@ -141,6 +142,10 @@ func inheritJS(defs []jsClassDef) []jsClassDef {
 func (s *rootScan) followJSSubclasses(src []pendingFile) {
 	subs := inheritJS(s.jsClasses)
 	s.jsClasses = nil
+	for _, d := range subs[min(len(subs), maxSubclasses):] {
+		s.skip(subclassesCut, d.file) // said, not silent (R6-7)
+	}
+	subs = subs[:min(len(subs), maxSubclasses)]
 	if len(subs) == 0 {
 		return
 	}

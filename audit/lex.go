@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -440,9 +439,12 @@ func intKnob(re *regexp.Regexp, code []byte) (v int, ok, num bool, at int) {
 	if m == nil {
 		return 0, false, false, 0
 	}
-	raw := strings.ReplaceAll(string(code[m[2]:m[3]]), "_", "")
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > 1_000_000 {
+	// A number written any way (10**9, 1e9, 1e400, -1, a literal too big
+	// for an int) is read, never cut to its first digits: one over 1,000
+	// tries comes back as hugeBound, which the scan reports unbounded
+	// (numExpr, rt5 F4; R6-9).
+	n, isNum := numExpr(string(code[m[2]:m[3]]))
+	if !isNum {
 		return 0, true, false, m[0]
 	}
 	return n, true, true, m[0]
@@ -452,7 +454,7 @@ func intKnob(re *regexp.Regexp, code []byte) (v int, ok, num bool, at int) {
 // (`name=N`) call arguments; the value group is a literal integer or any
 // other token.
 func knobRe(name string) *regexp.Regexp {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[:=]\s*(` + numExprPat + `|[A-Za-z_][\w.]*)`)
 	knobNames[re] = name
 	return re
 }

@@ -55,10 +55,10 @@ func mayRateLimit(f *file) bool {
 // whose call's arguments are code[a:b], in the function fn whose parameter
 // list is params: unbounded with no count; bounded by the guard of the
 // count it passes on; ok false when the count's guard is not in fn.
-func rateLimitRecursion(f *file, at int, name string, args, fn, params []byte, group string) (Layer, bool) {
+func rateLimitRecursion(f *file, at int, name string, args, fn, heads, params []byte, group string) (Layer, bool) {
 	setting := "return " + name + "(…) again after a rate limit"
-	m := passedCount.FindSubmatch(args)
-	if m == nil {
+	ms := passedCount.FindAllSubmatch(args, 8)
+	if ms == nil {
 		if countsRetries(fn) {
 			return Layer{}, false // counted in its object: bounded by a guard not read here
 		}
@@ -68,8 +68,55 @@ func rateLimitRecursion(f *file, at int, name string, args, fn, params []byte, g
 		l.setUnbounded(setting + " (no count)")
 		return l, true
 	}
-	return countedRepeat(f, at, m, fn, params, setting, group,
-		"a function that calls itself again after a rate limit, counting the tries it passes on: read it to confirm the guard")
+	// The count that bounds the call is one the conditions of the blocks
+	// holding the return compare (heads, innermost first), not the first
+	// `x + 1` in its arguments nor the first comparison in the function
+	// (R6-8: fetch(q, page + 1, retries + 1) under `if retries < 3:` is
+	// bounded by retries). None compared there (a guard that raises
+	// above): each count with a guard anywhere in the function.
+	var cands [][][]byte
+	for _, m := range ms {
+		if countGuard(string(m[1])).Match(heads) {
+			cands = append(cands, m)
+		}
+	}
+	scope := heads
+	if len(cands) == 0 {
+		cands, scope = ms, fn
+	}
+	note := "a function that calls itself again after a rate limit, counting the tries it passes on: read it to confirm the guard"
+	var best Layer
+	found, differ := 0, false
+	for _, m := range cands {
+		l, ok := countedRepeat(f, at, m, scope, params, setting, group, note)
+		if !ok {
+			continue
+		}
+		found++
+		switch {
+		case found == 1:
+			best = l
+		case l.Unbounded != best.Unbounded || l.Attempts != best.Attempts:
+			differ = true
+			if l.Unbounded || !best.Unbounded && l.Attempts > best.Attempts {
+				best = l
+			}
+		}
+	}
+	if found == 0 {
+		return Layer{}, false
+	}
+	if differ {
+		// Ambiguous: the larger, and the report says so.
+		best.Note = strings.TrimPrefix(best.Note+"; ", "; ") + "several counts passed on have guards: the larger bound is shown"
+	}
+	return best, true
+}
+
+// countGuard matches a comparison of counter (x < N, N > x, x >= 1).
+func countGuard(counter string) *regexp.Regexp {
+	q := regexp.QuoteMeta(counter)
+	return regexp.MustCompile(`\b` + q + `\s*(?:<=?|>=?|==)|(?:<=?|>=?)\s*` + q + `\b|\bnot\s+` + q + `\b|!\s*` + q + `\b`)
 }
 
 // countedRepeat is the layer of a call made again (a recursion, a task
@@ -145,7 +192,7 @@ func pyRateLimitRecursions(f *file) []Layer {
 			continue
 		}
 		pa, pb := args(code, defAt+po)
-		if l, ok := rateLimitRecursion(f, m[0], name, code[a:b], fn, code[pa:pb], "python"); ok {
+		if l, ok := rateLimitRecursion(f, m[0], name, code[a:b], fn, pyHeads(code, defAt, m[0], ind), code[pa:pb], "python"); ok {
 			out = append(out, l)
 		}
 	}
@@ -175,6 +222,25 @@ func pyHeadersName(code, text []byte, defAt, at, ind int, re *regexp.Regexp) boo
 	return false
 }
 
+// pyHeads is the headers of the blocks holding the line at at, up to the
+// def at defAt, innermost first, one a line (blanked code).
+func pyHeads(code []byte, defAt, at, ind int) []byte {
+	var out []byte
+	for end := lineStartBefore(code, at); end > defAt && ind > 0; {
+		start := lineStartBefore(code, end-1)
+		line := code[start:end]
+		end = start
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if li := lineIndent(code, start); li < ind {
+			ind = li
+			out = append(append(out, bytes.TrimSpace(line)...), '\n')
+		}
+	}
+	return out
+}
+
 // jsRateLimitRecursions finds the JavaScript and TypeScript functions that
 // call themselves again after a rate limit.
 func jsRateLimitRecursions(f *file) []Layer {
@@ -183,17 +249,12 @@ func jsRateLimitRecursions(f *file) []Layer {
 	}
 	code, text := f.blanked(), f.readable()
 	var out []Layer
-	defs := map[string][][]int{}
 	for _, m := range scanAt(code, "return", jsSelfReturn, 200) {
 		name := string(code[m[2]:m[3]])
 		if notARecall[strings.ToLower(name)] || len(out) >= maxCandidates {
 			continue
 		}
-		d, seen := defs[name]
-		if !seen {
-			d = jsFuncDefs(code, name)
-			defs[name] = d
-		}
+		d := jsDefsOf(f, name)
 		fnOpen, fnClose, ok := jsEnclosingFunc(code, d, m[0])
 		if !ok || !jsHeadersName(code, text, fnOpen, m[0], rateLimitWord) {
 			continue
@@ -208,9 +269,37 @@ func jsRateLimitRecursions(f *file) []Layer {
 				params = code[def[0]:def[1]]
 			}
 		}
-		if l, ok := rateLimitRecursion(f, m[0], name, code[a:b], code[fnOpen:fnClose], params, "javascript"); ok {
+		if l, ok := rateLimitRecursion(f, m[0], name, code[a:b], code[fnOpen:fnClose], jsHeads(code, fnOpen, m[0]), params, "javascript"); ok {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// jsHeads is the headers of the blocks still open at at (as
+// jsHeadersName reads them), innermost first, one a line (blanked code).
+func jsHeads(code []byte, fnOpen, at int) []byte {
+	var open []int
+	for i := fnOpen + 1; i < at; i++ {
+		switch code[i] {
+		case '{':
+			open = append(open, i)
+		case '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	head := func(end int) []byte {
+		start := end
+		for start > fnOpen && end-start < 300 && code[start-1] != ';' && code[start-1] != '{' && code[start-1] != '}' {
+			start--
+		}
+		return bytes.TrimSpace(code[start:end])
+	}
+	out := append(append([]byte(nil), head(at)...), '\n') // a copy: head is a slice of code
+	for i := len(open) - 1; i >= 0; i-- {
+		out = append(append(out, head(open[i])...), '\n')
 	}
 	return out
 }

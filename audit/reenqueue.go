@@ -2,7 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -97,38 +99,95 @@ func pyReenqueues(f *file) []Layer {
 	code := f.blanked()
 	hs, _ := f.handlers()
 	var out []Layer
+	// The module's `name = other` bindings, read once (only when a handler
+	// needs them), the last binding of a name in force.
+	var mod map[string]string
+	// The names the file binds an apply_async or delay to, read once: a
+	// handler is read for a call of one only when its body names one.
+	aliasReads := 0
+	var bound [][]byte
+	boundRead := false
+	callsBound := func(body []byte) bool {
+		if !boundRead {
+			boundRead = true
+			for _, d := range pyMethodAliasBind.FindAllSubmatch(code, maxCandidates) {
+				bound = append(bound, append(append([]byte(nil), d[1]...), '(')) // a copy: d[1] is a slice of code
+			}
+		}
+		for _, n := range bound {
+			if bytes.Contains(body, n) {
+				return true
+			}
+		}
+		return false
+	}
+	modAliases := func() map[string]string {
+		if mod == nil {
+			mod = map[string]string{}
+			for _, d := range pyNameAlias.FindAllSubmatch(code, 4*maxCandidates) {
+				if len(d[1]) == 0 { // column 0: module level
+					mod[string(d[2])] = string(d[3])
+				}
+			}
+		}
+		return mod
+	}
 	for _, h := range hs {
 		if len(out) >= maxCandidates {
 			break
 		}
 		bodyAt := h.end - len(h.body)
 		m := pyEnqueueSelf.FindSubmatchIndex(h.body)
-		if m == nil {
+		// A handler with no enqueue written out is read for a call of a
+		// bound apply_async/delay only in a file that binds one, and at
+		// most maxCandidates times: a file of thousands of handlers costs
+		// no def walk each.
+		if m == nil && (aliasReads >= maxCandidates || !callsBound(h.body)) {
 			continue
-		}
-		target := ""
-		if m[2] >= 0 {
-			target = string(h.body[m[2]:m[3]])
-		} else {
-			target = string(h.body[m[4]:m[5]])
 		}
 		defAt, fnName, ok := pyDefAround(code, h.at, h.indent)
 		if !ok {
 			continue
+		}
+		di := defAt + lineIndent(code, defAt)
+		fn := code[defAt:min(len(code), pyBlockEndWithin(code, di, di, maxReaskFuncBytes))]
+		var aliasCall []int // resend(…) where resend = summarize.apply_async
+		if m == nil {
+			aliasReads++
+			if aliasCall = pyMethodAliasCall(h.body, fn, modAliases(), fnName); aliasCall == nil {
+				continue
+			}
+		}
+		target := fnName
+		switch {
+		case aliasCall != nil:
+		case m[2] >= 0:
+			target = string(h.body[m[2]:m[3]])
+		default:
+			target = string(h.body[m[4]:m[5]])
+		}
+		// again = digest; again.apply_async(…): a name bound to the task
+		// itself, in the function or at module level, is the task (R6-3).
+		if !strings.Contains(target, ".") && target != fnName && target != "self" {
+			if v := pyAliasOf(target, fn, modAliases()); v == fnName || v == "self" {
+				target = v
+			}
 		}
 		task := lastSegment(target)
 		if target == "self" {
 			task = fnName // a bound task's self.apply_async
 		}
 		// Where the call is, its arguments, the def's block and params.
-		at := bodyAt + m[0]
-		open := bodyAt + m[1] - 1
-		if m[2] < 0 {
-			open = at + bytes.IndexByte(code[at:], '(')
+		var at, open int
+		if aliasCall != nil {
+			at, open = bodyAt+aliasCall[0], bodyAt+aliasCall[1]-1
+		} else {
+			at, open = bodyAt+m[0], bodyAt+m[1]-1
+			if m[2] < 0 {
+				open = at + bytes.IndexByte(code[at:], '(')
+			}
 		}
 		a, b := args(code, open)
-		di := defAt + lineIndent(code, defAt)
-		fn := code[defAt:min(len(code), pyBlockEndWithin(code, di, di, maxReaskFuncBytes))]
 		po := bytes.IndexByte(fn, '(')
 		pa, pb := args(code, defAt+po)
 		l, ok := reenqueueLayer(f, at, task, code[a:b], fn, code[pa:pb], "python")
@@ -146,6 +205,56 @@ func pyReenqueues(f *file) []Layer {
 		out = append(out, l)
 	}
 	return out
+}
+
+// pyNameAlias: a line binding a name to another name or attribute
+// (again = digest, resend = summarize.apply_async), its indent in group 1.
+var pyMethodAliasBind = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*[A-Za-z_][\w.]*\.(?:apply_async|delay)[ \t]*$`)
+
+var pyNameAlias = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_][\w.]*)[ \t]*$`)
+
+// pyAliasOf is what name is bound to in fn (its last binding there), else
+// at module level; "" when neither binds it.
+func pyAliasOf(name string, fn []byte, mod map[string]string) string {
+	v := ""
+	for _, d := range pyNameAlias.FindAllSubmatch(fn, maxCandidates) {
+		if string(d[2]) == name {
+			v = string(d[3])
+		}
+	}
+	if v == "" {
+		v = mod[name]
+	}
+	return v
+}
+
+// pyMethodAliasCall is the span, in body, of a call of a name bound to the
+// task's own apply_async or delay (resend = summarize.apply_async, in fn or
+// at module level) up to its opening parenthesis; nil when none.
+func pyMethodAliasCall(body, fn []byte, mod map[string]string, fnName string) []int {
+	binds := map[string]string{}
+	for k, v := range mod {
+		binds[k] = v
+	}
+	for _, d := range pyNameAlias.FindAllSubmatch(fn, maxCandidates) {
+		binds[string(d[2])] = string(d[3])
+	}
+	for _, name := range slices.Sorted(maps.Keys(binds)) { // the same call each run
+		recv, meth, ok := strings.Cut(binds[name], ".")
+		if !ok || meth != "apply_async" && meth != "delay" {
+			continue
+		}
+		if recv != fnName && recv != "self" && pyAliasOf(recv, fn, mod) != fnName {
+			continue
+		}
+		if loc := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(name) + `\s*\(`).FindIndex(body); loc != nil {
+			if body[loc[0]] != name[0] {
+				loc[0]++
+			}
+			return loc
+		}
+	}
+	return nil
 }
 
 // reenqueueLayer is the layer of a task enqueued again at at, its call's

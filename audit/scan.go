@@ -181,6 +181,10 @@ type rootScan struct {
 	pyClasses []pyClassDef
 	jsClasses []jsClassDef
 	trunc     bool
+	// candCut counts the candidates --max-layers cut before resolution
+	// (cutLayers), candFiles the first of their files by path.
+	candCut   int
+	candFiles []string
 }
 
 type pendingFile struct {
@@ -214,7 +218,8 @@ func (s *rootScan) skip(reason, rel string) {
 // add keeps the layers found. Over MaxLayers, the layers kept are the
 // first by file and line, not the first the workers happened to reach: the
 // same tree gives the same report at any GOMAXPROCS. They are cut once the
-// list holds twice the limit, so memory stays within 2 × MaxLayers.
+// list holds three times the limit (cutLayers keeps up to twice it: the
+// settled and the candidates), so memory stays within 3 × MaxLayers.
 func (s *rootScan) add(ls []Layer) {
 	if len(ls) == 0 {
 		return
@@ -222,7 +227,7 @@ func (s *rootScan) add(ls []Layer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.layers = append(s.layers, ls...)
-	if len(s.layers) > s.opt.MaxLayers && len(s.layers)-s.opt.MaxLayers > s.opt.MaxLayers {
+	if len(s.layers) > s.opt.MaxLayers && len(s.layers)-s.opt.MaxLayers > s.opt.MaxLayers && len(s.layers)-s.opt.MaxLayers-s.opt.MaxLayers > s.opt.MaxLayers {
 		s.cutLayers() // written so that a --max-layers near the int's limit does not overflow
 	}
 }
@@ -250,14 +255,21 @@ func keepFirst[T any](xs []T, n, over int, key func(T) (string, int)) []T {
 	return xs[:n]
 }
 
-// cutLayers keeps the first MaxLayers layers by file, line and row. One
-// file's layers come from one goroutine in the order its detectors found
-// them, and the sort is stable: equal keys (one file's) keep that order.
+// cutLayers keeps MaxLayers layers: the critical-shaped first (unbounded,
+// then every-error), then the first by file, line and row. A candidate that
+// resolution may still drop (a loop whose bound is in another file, a
+// re-enqueue of another task) has MaxLayers places of its own, so a file
+// of such candidates cannot push a real layer — or a critical and its exit
+// code — out before resolution drops them (R6-1). One file's layers come
+// from one goroutine in the order its detectors found them, and the sorts
+// are stable: equal keys (one file's) keep that order. The layers kept are
+// left in file, line and row order.
 func (s *rootScan) cutLayers() {
-	if len(s.layers) <= s.opt.MaxLayers {
+	max := s.opt.MaxLayers
+	if len(s.layers) <= max {
 		return
 	}
-	slices.SortStableFunc(s.layers, func(a, b Layer) int {
+	byPlace := func(a, b Layer) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}
@@ -265,11 +277,52 @@ func (s *rootScan) cutLayers() {
 			return a.Line - b.Line
 		}
 		return strings.Compare(a.DefaultID, b.DefaultID)
+	}
+	rank := func(l Layer) int {
+		switch {
+		case l.loopPending || l.reenqueueTask != "":
+			return 3
+		case l.Unbounded:
+			return 0
+		case l.Retries4xx && l.Attempts > 1:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(s.layers, func(a, b Layer) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return byPlace(a, b)
 	})
-	clear(s.layers[s.opt.MaxLayers:]) // the cut layers' strings are not pinned
-	s.layers = s.layers[:s.opt.MaxLayers]
-	s.trunc = true
+	settled := 0
+	for settled < len(s.layers) && rank(s.layers[settled]) < 3 {
+		settled++
+	}
+	keep := make([]Layer, 0, min(settled, max)+min(len(s.layers)-settled, max))
+	keep = append(keep, s.layers[:min(settled, max)]...)
+	keep = append(keep, s.layers[settled:settled+min(len(s.layers)-settled, max)]...)
+	if settled > max {
+		s.trunc = true
+	}
+	// Candidates cut are said apart: most are dropped by resolution, so
+	// "more layers than the limit" over an empty list was no answer.
+	for _, l := range s.layers[settled+min(len(s.layers)-settled, max):] {
+		s.candCut++
+		if !slices.Contains(s.candFiles, l.File) {
+			s.candFiles = append(s.candFiles, l.File)
+			slices.Sort(s.candFiles)
+			s.candFiles = s.candFiles[:min(len(s.candFiles), maxSkipExamples)]
+		}
+	}
+	slices.SortStableFunc(keep, byPlace)
+	clear(s.layers) // the cut layers' strings are not pinned
+	s.layers = keep
 }
+
+// candidatesCut is the reason "Not read" gives for the loop candidates
+// --max-layers cut before resolution could read their bounds.
+const candidatesCut = "loop candidates past --max-layers, cut before their bound (in another file or a caller) was read"
 
 // Scan audits each root: it walks the tree without following a symlink,
 // reads lockfiles for versions, runs the detectors, then groups the layers
@@ -386,7 +439,18 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
+	// rt5 F4's rule for every layer, whatever read its bound (a knob
+	// written 10**9 or 1e400, a module name bound to 5000): over 1,000
+	// tries is no limit a night notices — unbounded, the critical finding.
+	for i := range s.layers {
+		if l := &s.layers[i]; !l.Unbounded && l.Attempts > maxSiteBound {
+			markUnbounded(l, l.Attempts)
+		}
+	}
 	s.cutLayers()
+	if s.candCut > 0 {
+		s.skipped[candidatesCut] = &Skip{Reason: candidatesCut, Count: s.candCut, Examples: s.candFiles}
+	}
 	for i := range s.layers {
 		l := &s.layers[i]
 		l.Root = root

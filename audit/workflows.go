@@ -50,10 +50,9 @@ func policyCall(code []byte, ra, rb int, seen map[string]policyAt) (class string
 	if _, read := seen[""]; !read {
 		seen[""] = policyAt{} // the key no name has: the file was read
 		for _, d := range pyModuleCallAssign.FindAllSubmatchIndex(code, 4*maxCandidates) {
+			// The last module-level binding is the one in force when the
+			// decorators run (R6-9): a later one replaces an earlier.
 			n := string(code[d[2]:d[3]])
-			if _, dup := seen[n]; dup {
-				continue
-			}
 			pa, pb := args(code, d[1]-1)
 			seen[n] = policyAt{lastSegment(string(code[d[4]:d[5]])), pa, pb, true}
 		}
