@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The red team's round 6 findings on the audit (issue 37), each a general
@@ -318,8 +317,9 @@ func chainTS() string {
 
 // The self-call rules index a file's function definitions once, not once
 // per callee name: the 1 MB file of 4,500 self-calling functions took
-// 11–40 s of CPU, now well under a second (R6-2;
-// -bench SelfCallChain). The bound is loose for a loaded machine.
+// 11–40 s of CPU, 0.26 s now — measured by -bench SelfCallChain, not
+// timed here (a test's clock on a shared machine decides nothing); this
+// holds what the one pass reads.
 func TestSelfCallRulesOnePassPerFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads a 1 MB file")
@@ -330,13 +330,9 @@ func TestSelfCallRulesOnePassPerFile(t *testing.T) {
 	}
 	opt := DefaultOptions()
 	opt.MaxFileBytes = 2 << 20
-	start := time.Now()
 	r, err := Scan([]string{dir}, opt)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if took := time.Since(start); took > 6*time.Second {
-		t.Errorf("a 1 MB file of self-calls took %v, want a few seconds at most", took)
 	}
 	if l := layerAt(t, r, "chain.ts", 5); l.Attempts != 3 {
 		t.Errorf("chain.ts:5: %d attempts (%s), want 3", l.Attempts, l.Setting)
