@@ -57,6 +57,9 @@ func mayRateLimit(f *file) bool {
 // count it passes on; ok false when the count's guard is not in fn.
 func rateLimitRecursion(f *file, at int, name string, args, fn, heads, params []byte, group string) (Layer, bool) {
 	setting := "return " + name + "(…) again after a rate limit"
+	if movesOn(args, params) {
+		return Layer{}, false
+	}
 	ms := passedCount.FindAllSubmatch(args, 8)
 	if ms == nil {
 		if countsRetries(fn) {
@@ -333,3 +336,54 @@ func jsHeadersName(code, text []byte, fnOpen, at int, re *regexp.Regexp) bool {
 	}
 	return re.Match(head(at))
 }
+
+// movesOn: the call passes on something other than what it was given — a
+// parameter's field or element, or a call made of it (walk(tree.left),
+// crawl(page.next_page), this.fetchAll(nextUrl(url))): a walk or a
+// paginator that moves on after a 429, not the same request sent again
+// (R6-16: four false criticals). A count passed on (retries + 1) and the
+// receiver (self, cls, this) are not moving on.
+func movesOn(passed, params []byte) bool {
+	if i := bytes.IndexByte(params, '('); i >= 0 { // a JS definition's head: its list
+		a, b := args(params, i)
+		params = params[a:b]
+	}
+	names := map[string]bool{}
+	for _, p := range topLevelArgs(params) {
+		p = bytes.TrimLeft(bytes.TrimSpace(p), "*.")
+		if m := leadingIdent.Find(p); m != nil && !receiverName[string(m)] {
+			names[string(m)] = true
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	for _, a := range topLevelArgs(passed) {
+		a = bytes.TrimSpace(a)
+		if kw := keywordArg.FindSubmatchIndex(a); kw != nil {
+			a = bytes.TrimSpace(a[kw[1]:])
+		}
+		if m := derivedArg.FindSubmatch(a); m != nil && names[string(m[1])] {
+			return true
+		}
+		if c := calledOn.FindSubmatch(a); c != nil && !receiverName[string(c[1])] {
+			for _, id := range identWord.FindAll(c[2], -1) {
+				if names[string(id)] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+var (
+	leadingIdent = regexp.MustCompile(`^[A-Za-z_$][\w$]*`)
+	identWord    = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
+	keywordArg   = regexp.MustCompile(`^[A-Za-z_$][\w$]*\s*=[^=]`)
+	// derivedArg: a parameter's field or element (tree.left, page["next"]).
+	derivedArg = regexp.MustCompile(`^([A-Za-z_$][\w$]*)\s*(?:\?\.|\.|\[)\s*[A-Za-z_$"'0-9]`)
+	// calledOn: a call of a function on arguments (nextUrl(url)).
+	calledOn     = regexp.MustCompile(`^([A-Za-z_$][\w$.]*)\s*\((.*)\)$`)
+	receiverName = map[string]bool{"self": true, "cls": true, "this": true}
+)

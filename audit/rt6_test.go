@@ -1,8 +1,10 @@
 package audit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -387,5 +389,61 @@ func TestCallerCapCountsOnlyThisHelpersCallers(t *testing.T) {
 	r := scanTree(t, files)
 	if l := layerAt(t, r, "d0/retry.ts", 2); l.Attempts != 9 {
 		t.Errorf("d0/retry.ts:2: %d attempts (%s), want the real caller's 9", l.Attempts, l.Setting)
+	}
+}
+
+// A function that calls itself on something else after a 429 — a tree
+// walked on to a child or parent, a paginator moved to its next page — is
+// no retry of the request: it moves on (R6-16: four false criticals).
+// The same request sent again, with or without a count, still is.
+func TestRecursionThatMovesOnIsNoRetry(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"walk.py": `from openai import OpenAI, RateLimitError
+client = OpenAI(max_retries=0)
+
+def crawl(page):
+    if page.status_code == 429:
+        return crawl(page.next_page)
+    return page.items
+
+def walk(node):
+    try:
+        return client.chat.completions.create(model="gpt-4o", messages=node.messages)
+    except RateLimitError:
+        return walk(node.parent)
+
+def ask(messages):
+    try:
+        return client.chat.completions.create(model="gpt-4o", messages=messages)
+    except RateLimitError:
+        return ask(messages)
+`,
+		"walk.js": `import OpenAI from "openai";
+const client = new OpenAI({ maxRetries: 0 });
+function walk(tree) {
+  if (tree.status === 429) { return walk(tree.left); }
+  return tree;
+}
+class Crawler {
+  fetchAll(url) {
+    try { return client.chat.completions.create({ url }); }
+    catch (err) { if (err.status === 429) { return this.fetchAll(nextUrl(url)); } throw err; }
+  }
+  send(body, retries = 0) {
+    try { return client.chat.completions.create(body); }
+    catch (err) { if (err.status === 429 && retries < 4) { return this.send(body, retries + 1); } throw err; }
+  }
+}
+`})
+	var got []string
+	for _, l := range r.Layers {
+		if strings.Contains(l.Setting, "again after a rate limit") {
+			got = append(got, fmt.Sprintf("%s:%d", l.File, l.Line))
+		}
+	}
+	want := []string{"walk.js:14", "walk.py:19"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("self-calls read as retries at %v, want only the same request sent again: %v", got, want)
 	}
 }
