@@ -279,9 +279,9 @@ func jsRateLimitRecursions(f *file) []Layer {
 	return out
 }
 
-// jsHeads is the headers of the blocks still open at at (as
-// jsHeadersName reads them), innermost first, one a line (blanked code).
-func jsHeads(code []byte, fnOpen, at int) []byte {
+// jsOpenBraces is where the blocks still open at at were opened, since
+// the function's brace at fnOpen, outermost first.
+func jsOpenBraces(code []byte, fnOpen, at int) []int {
 	var open []int
 	for i := fnOpen + 1; i < at; i++ {
 		switch code[i] {
@@ -293,13 +293,24 @@ func jsHeads(code []byte, fnOpen, at int) []byte {
 			}
 		}
 	}
-	head := func(end int) []byte {
-		start := end
-		for start > fnOpen && end-start < 300 && code[start-1] != ';' && code[start-1] != '{' && code[start-1] != '}' {
-			start--
-		}
-		return bytes.TrimSpace(code[start:end])
+	return open
+}
+
+// jsHeadStart is where the header ending at end begins: after the last
+// `;`, `{` or `}` before it, at most 300 bytes back.
+func jsHeadStart(code []byte, fnOpen, end int) int {
+	start := end
+	for start > fnOpen && end-start < 300 && code[start-1] != ';' && code[start-1] != '{' && code[start-1] != '}' {
+		start--
 	}
+	return start
+}
+
+// jsHeads is the headers of the blocks still open at at (as
+// jsHeadersName reads them), innermost first, one a line (blanked code).
+func jsHeads(code []byte, fnOpen, at int) []byte {
+	open := jsOpenBraces(code, fnOpen, at)
+	head := func(end int) []byte { return bytes.TrimSpace(code[jsHeadStart(code, fnOpen, end):end]) }
 	out := append(append([]byte(nil), head(at)...), '\n') // a copy: head is a slice of code
 	for i := len(open) - 1; i >= 0; i-- {
 		out = append(append(out, head(open[i])...), '\n')
@@ -311,30 +322,12 @@ func jsHeads(code []byte, fnOpen, at int) []byte {
 // each `{` opened since the function's brace at fnOpen and not closed, or
 // the brace-less `if (…)` the return ends — matches re, read in text.
 func jsHeadersName(code, text []byte, fnOpen, at int, re *regexp.Regexp) bool {
-	var open []int
-	for i := fnOpen + 1; i < at; i++ {
-		switch code[i] {
-		case '{':
-			open = append(open, i)
-		case '}':
-			if len(open) > 0 {
-				open = open[:len(open)-1]
-			}
-		}
-	}
-	head := func(end int) []byte {
-		start := end
-		for start > fnOpen && end-start < 300 && code[start-1] != ';' && code[start-1] != '{' && code[start-1] != '}' {
-			start--
-		}
-		return text[start:end]
-	}
-	for _, o := range open {
-		if re.Match(head(o)) {
+	for _, o := range jsOpenBraces(code, fnOpen, at) {
+		if re.Match(text[jsHeadStart(code, fnOpen, o):o]) {
 			return true
 		}
 	}
-	return re.Match(head(at))
+	return re.Match(text[jsHeadStart(code, fnOpen, at):at])
 }
 
 // movesOn: the call passes on something other than what it was given — a
