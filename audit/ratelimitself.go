@@ -202,34 +202,11 @@ func pyRateLimitRecursions(f *file) []Layer {
 	return out
 }
 
-// pyHeadersName: a header of a block holding the line at at (an if, an
-// elif, an except, a with — each line above indented less, up to the def
-// at defAt) matches re, read in text (strings kept: "rate_limit_exceeded").
-func pyHeadersName(code, text []byte, defAt, at, ind int, re *regexp.Regexp) bool {
-	for end := lineStartBefore(code, at); end > defAt && ind > 0; {
-		start := lineStartBefore(code, end-1)
-		line := code[start:end]
-		end = start
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		li := lineIndent(code, start)
-		if li >= ind {
-			continue
-		}
-		ind = li
-		if re.Match(text[start : start+len(line)]) {
-			return true
-		}
-	}
-	return false
-}
-
-// pyHeads is the headers of the blocks holding the line at at, up to the
-// def at defAt, innermost first, one a line (blanked code).
-func pyHeads(code []byte, defAt, at, ind int) []byte {
-	var out []byte
-	for end := lineStartBefore(code, at); end > defAt && ind > 0; {
+// pyEachHeader calls fn with the header line of each block holding the
+// line at at (indented ind) — each line above indented less — innermost
+// first, down to the offset lo; it stops when fn says so.
+func pyEachHeader(code []byte, lo, at, ind int, fn func(start int, line []byte) bool) {
+	for end := lineStartBefore(code, at); end > lo && ind > 0; {
 		start := lineStartBefore(code, end-1)
 		line := code[start:end]
 		end = start
@@ -238,9 +215,33 @@ func pyHeads(code []byte, defAt, at, ind int) []byte {
 		}
 		if li := lineIndent(code, start); li < ind {
 			ind = li
-			out = append(append(out, bytes.TrimSpace(line)...), '\n')
+			if fn(start, line) {
+				return
+			}
 		}
 	}
+}
+
+// pyHeadersName: a header of a block holding the line at at (an if, an
+// elif, an except, a with — each line above indented less, up to the def
+// at defAt) matches re, read in text (strings kept: "rate_limit_exceeded").
+func pyHeadersName(code, text []byte, defAt, at, ind int, re *regexp.Regexp) bool {
+	found := false
+	pyEachHeader(code, defAt, at, ind, func(start int, line []byte) bool {
+		found = re.Match(text[start : start+len(line)])
+		return found
+	})
+	return found
+}
+
+// pyHeads is the headers of the blocks holding the line at at, up to the
+// def at defAt, innermost first, one a line (blanked code).
+func pyHeads(code []byte, defAt, at, ind int) []byte {
+	var out []byte
+	pyEachHeader(code, defAt, at, ind, func(_ int, line []byte) bool {
+		out = append(append(out, bytes.TrimSpace(line)...), '\n')
+		return false
+	})
 	return out
 }
 

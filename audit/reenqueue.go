@@ -47,25 +47,14 @@ var (
 
 // pyDefAround is the def whose block holds the line at at (indented ind):
 // its offset and name.
-func pyDefAround(code []byte, at, ind int) (int, string, bool) {
-	lo := max(0, at-maxReaskFuncBytes)
-	for end := lineStartBefore(code, at); end > lo && ind > 0; {
-		start := lineStartBefore(code, end-1)
-		line := code[start:end]
-		end = start
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		li := lineIndent(code, start)
-		if li >= ind {
-			continue
-		}
-		ind = li
+func pyDefAround(code []byte, at, ind int) (defAt int, name string, ok bool) {
+	pyEachHeader(code, max(0, at-maxReaskFuncBytes), at, ind, func(start int, line []byte) bool {
 		if m := pyDefName.FindSubmatch(line); m != nil {
-			return start, string(m[1]), true
+			defAt, name, ok = start, string(m[1]), true
 		}
-	}
-	return 0, "", false
+		return ok
+	})
+	return defAt, name, ok
 }
 
 // pyIsTask: the def at defAt is decorated as a task (@app.task,
