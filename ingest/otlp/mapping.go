@@ -77,6 +77,10 @@ type Mapper struct {
 	// take (a timeout after the 200, the Collector's retry_on_failure)
 	// sends its spans again, and they must not be billed twice.
 	seen, seenOld map[spanKey]struct{}
+	// modelBelow and modelBelowOld are the spans a model-call span was
+	// mapped below (its parent, and theirs): a model-call span arriving
+	// later is then a wrapper of calls already billed.
+	modelBelow, modelBelowOld map[spanKey]struct{}
 	// Repeats counts the spans dropped as already mapped.
 	Repeats int64
 	jobs    map[pcommon.TraceID][2]string // job ID, job type
@@ -150,6 +154,48 @@ func (mp *Mapper) sawSpan(k spanKey) bool {
 		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]struct{}, 1024)
 	}
 	mp.seen[k] = struct{}{}
+	return false
+}
+
+// noteModelBelow remembers that a model-call span lies below the span k
+// (two generations of maxSeenSpans, as the spans mapped).
+func (mp *Mapper) noteModelBelow(k spanKey) {
+	if _, ok := mp.modelBelow[k]; ok {
+		return
+	}
+	if mp.modelBelow == nil || len(mp.modelBelow) >= maxSeenSpans {
+		mp.modelBelowOld, mp.modelBelow = mp.modelBelow, make(map[spanKey]struct{}, 1024)
+	}
+	mp.modelBelow[k] = struct{}{}
+}
+
+// hadModelBelow reports whether a model-call span below k was mapped.
+func (mp *Mapper) hadModelBelow(k spanKey) bool {
+	if _, ok := mp.modelBelow[k]; ok {
+		return true
+	}
+	_, ok := mp.modelBelowOld[k]
+	return ok
+}
+
+// vercelOuter: the Vercel AI SDK's outer span of a generation or an
+// embedding (ai.operationId "ai.generateText", "ai.streamObject",
+// "ai.embedMany", …). The SDK makes the model call in a child span of the
+// same name plus ".doGenerate", ".doStream" or ".doEmbed", which carries
+// the call's own usage; the outer span's ai.usage.* is the sum over its
+// steps. Read by its own shape, it is never a call, whichever of its
+// spans a request brings first (packages/ai/core/generate-text in
+// vercel/ai: recordSpan "ai.generateText" around each step's
+// "ai.generateText.doGenerate").
+func vercelOuter(sp ptrace.Span) bool {
+	id := firstStr(sp.Attributes(), "ai.operationId")
+	if id == "" {
+		id = sp.Name()
+	}
+	switch id {
+	case "ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject", "ai.embed", "ai.embedMany":
+		return true
+	}
 	return false
 }
 
@@ -273,6 +319,52 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	for i := range refs {
 		if refs[i].model && parentOfCall[refs[i].span.ParentSpanID()] && agentOperation(refs[i].span.Attributes()) {
 			refs[i].shadowed = true
+		}
+	}
+	// A model-call span is a wrapper whatever this request holds when its
+	// own shape says so (the Vercel AI SDK's outer spans: their calls are
+	// always their doGenerate/doStream children), or when a model-call
+	// span below it came in an earlier request. An exporter sends spans
+	// as they end, so the children usually go first, and the wrapper
+	// alone in a later request was billed again: twice the spend, a
+	// phantom call. Every span below a model call (in this request or
+	// remembered from one before) notes its parent, so a wrapper above a
+	// chain of plain spans is found too.
+	// Earlier requests' memory first, spread up this request's chains;
+	// this request's own model calls are the ancestry's (which cuts a
+	// cycle), and are remembered only after, so a ring of spans never
+	// shadows itself.
+	below := make([]bool, len(refs))
+	up := func(i int, mark []bool, note bool) {
+		for j, steps := i, 0; steps <= len(refs); steps++ {
+			sp := refs[j].span
+			if note && !sp.ParentSpanID().IsEmpty() {
+				mp.noteModelBelow(spanKey{sp.TraceID(), sp.ParentSpanID()})
+			}
+			p := parentOf(j)
+			if p < 0 || mark[p] {
+				return
+			}
+			mark[p] = true
+			j = p
+		}
+	}
+	known := make([]bool, len(refs))
+	for i := range refs {
+		if mp.hadModelBelow(spanKey{refs[i].span.TraceID(), refs[i].span.SpanID()}) {
+			known[i] = true
+			up(i, below, false)
+		}
+	}
+	for i := range refs {
+		if refs[i].model && !refs[i].shadowed && (known[i] || below[i] || vercelOuter(refs[i].span)) {
+			refs[i].shadowed = true
+		}
+	}
+	noted := make([]bool, len(refs))
+	for i := range refs {
+		if refs[i].model || known[i] || below[i] {
+			up(i, noted, true)
 		}
 	}
 	// An HTTP CLIENT span under a model-call span is an attempt of that

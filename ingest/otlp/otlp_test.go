@@ -719,3 +719,92 @@ func TestASpanDeliveredTwiceIsBilledOnce(t *testing.T) {
 		t.Errorf("the retry of a refused request gave %d events, want 1", len(again))
 	}
 }
+
+// vercelSpan is a Vercel AI SDK span of trace 7: the outer ai.generateText
+// (span 1) or one of its ai.generateText.doGenerate steps.
+func vercelSpan(spans ptrace.SpanSlice, id, parent byte, op string, in, out int64) {
+	sp := spans.AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{7})
+	sp.SetSpanID(pcommon.SpanID{id})
+	if parent != 0 {
+		sp.SetParentSpanID(pcommon.SpanID{parent})
+	}
+	sp.SetName(op)
+	a := sp.Attributes()
+	a.PutStr("ai.operationId", op)
+	a.PutStr("ai.model.id", "gpt-4o")
+	a.PutStr("ai.model.provider", "openai.chat")
+	a.PutInt("ai.usage.promptTokens", in)
+	a.PutInt("ai.usage.completionTokens", out)
+	if parent != 0 {
+		a.PutStr("gen_ai.request.model", "gpt-4o")
+		a.PutInt("gen_ai.usage.input_tokens", in)
+		a.PutInt("gen_ai.usage.output_tokens", out)
+	}
+}
+
+// TestWrapperSpanInAnotherRequestIsNotBilledAgain: R7-6 — a multi-step
+// generateText's doGenerate spans end, and are exported, before their
+// ai.generateText parent; the parent alone in a later request was billed
+// as a fourth call with the steps' summed usage (spend doubled). Either
+// order, and a generic wrapper span whose model-call child came first.
+func TestWrapperSpanInAnotherRequestIsNotBilledAgain(t *testing.T) {
+	kids := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for i := byte(2); i <= 4; i++ {
+			vercelSpan(spans, i, 1, "ai.generateText.doGenerate", 10_000, 1_000)
+		}
+		return td
+	}
+	outer := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		vercelSpan(td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans(), 1, 0, "ai.generateText", 30_000, 3_000)
+		return td
+	}
+	sum := func(batches ...ptrace.Traces) (calls int, in int64) {
+		mp := NewMapper()
+		for _, td := range batches {
+			evs, _, _ := mp.MapTraces(td)
+			for _, e := range evs {
+				if e.Kind == ingest.KindLLMCall {
+					calls++
+					in += e.InputTokens
+				}
+			}
+		}
+		return calls, in
+	}
+	for name, order := range map[string][]ptrace.Traces{
+		"children first": {kids(), outer()},
+		"wrapper first":  {outer(), kids()},
+	} {
+		if calls, in := sum(order...); calls != 3 || in != 30_000 {
+			t.Errorf("%s: %d calls, %d input tokens; want 3 calls, 30000", name, calls, in)
+		}
+	}
+	// A wrapper of no known shape (gen_ai attributes on both levels):
+	// its child in an earlier request makes it a wrapper, through a plain
+	// span between them that came in a third request.
+	td1, td2, td3 := ptrace.NewTraces(), ptrace.NewTraces(), ptrace.NewTraces()
+	mk := func(td ptrace.Traces, id, parent byte, model bool) {
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{9})
+		sp.SetSpanID(pcommon.SpanID{id})
+		if parent != 0 {
+			sp.SetParentSpanID(pcommon.SpanID{parent})
+		}
+		sp.SetName("chain")
+		if model {
+			sp.SetName("chat gpt-4o")
+			sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+			sp.Attributes().PutInt("gen_ai.usage.input_tokens", 100)
+		}
+	}
+	mk(td1, 3, 2, true)  // the call
+	mk(td2, 2, 1, false) // a plain span between
+	mk(td3, 1, 0, true)  // the wrapper, with the summed usage
+	if calls, in := sum(td1, td2, td3); calls != 1 || in != 100 {
+		t.Errorf("generic wrapper: %d calls, %d input tokens; want 1, 100", calls, in)
+	}
+}
