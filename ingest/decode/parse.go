@@ -915,6 +915,10 @@ func (p *Parser) number() (float64, bool) {
 		if n, ok := p.sc.plainInt(); ok {
 			return float64(n), true
 		}
+		if p.sc.nonFinite() { // -Infinity
+			p.drops |= ingest.DropWrongType
+			return 0, false
+		}
 		b = p.sc.num()
 	case 's':
 		b = p.sc.str()
@@ -936,7 +940,10 @@ func (p *Parser) number() (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.bad = true
+		// "n/a", "NaN", 1e999: the field says no number, so it is
+		// dropped and counted; the call stays (its cost is then its
+		// tokens' price, a count zero). It cost the whole call before.
+		p.drops |= ingest.DropWrongType
 		return 0, false
 	}
 	return f, true
@@ -1029,8 +1036,14 @@ func (p *Parser) status() int16 {
 	if !ok {
 		return ingest.StatusUnknown
 	}
-	if f < 0 || f > 999 {
+	if f < 0 {
 		p.bad = true
+		return ingest.StatusUnknown
+	}
+	if f > 999 {
+		// A number no HTTP status is (as a string of one): unread, the
+		// call kept at an unknown status.
+		p.drops |= ingest.DropStatusUnread
 		return ingest.StatusUnknown
 	}
 	return int16(f)
