@@ -393,6 +393,9 @@ func (s *scanner) skip() {
 // line, and the call on it, are kept.
 func (s *scanner) nonFinite() bool {
 	r := s.b[s.i:]
+	if len(r) < 3 || (r[0] != 'N' && r[0] != 'I' && (r[0] != '-' || r[1] != 'I')) {
+		return false // a number: the common case, one byte read
+	}
 	for _, w := range [...]string{"NaN", "Infinity", "-Infinity"} {
 		if len(r) >= len(w) && string(r[:len(w)]) == w {
 			s.i += len(w)
