@@ -86,9 +86,23 @@ type Mapper struct {
 	jobs    map[pcommon.TraceID][2]string // job ID, job type
 	bytes   int64                         // of the strings held by groups and jobs
 	// orphans are traces whose calls were mapped under their trace ID (no
-	// span had named the job yet): when a later span names it, a
+	// span above them had named the job yet), with those calls' span IDs:
+	// when a later span that is above every one of them names a job, a
 	// KindTraceJob event tells correlate to move them.
-	orphans map[pcommon.TraceID]struct{}
+	orphans map[pcommon.TraceID]*orphanCalls
+	// named are the spans below a trace's root that named a job: it is
+	// the job of the spans under them only. A sibling's job is a guess
+	// (one trace per batch run holds many jobs), and a guess never moves
+	// spend toward a kill.
+	named map[spanKey][2]string
+	// parents and parentsOld are the spans mapped lately and their
+	// parents (two generations of maxSeenSpans), to tell across requests
+	// whether a span is below the one that named a job.
+	parents, parentsOld map[spanKey]pcommon.SpanID
+	// Unlinked counts spans below a trace's root that named a job while
+	// calls of the trace filed under its trace ID were not all below them:
+	// those calls stay under the trace ID.
+	Unlinked int64
 	// calls remembers model-call spans mapped (model, provider, and the
 	// attempts counted for them), and kids the HTTP attempt spans mapped
 	// under a model-call span not seen yet: the call's span ends after
@@ -201,8 +215,84 @@ func vercelOuter(sp ptrace.Span) bool {
 
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
-	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{},
-		orphans: map[pcommon.TraceID]struct{}{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
+	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}, named: map[spanKey][2]string{},
+		orphans: map[pcommon.TraceID]*orphanCalls{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
+}
+
+// learned is what earlier spans say of a span whose parent is parent:
+// the job a span above it named, else its trace's root span's.
+func (mp *Mapper) learned(trace pcommon.TraceID, parent pcommon.SpanID) [2]string {
+	n := mp.namedAbove(trace, parent)
+	root := mp.jobs[trace]
+	if n[0] == "" {
+		n[0] = root[0]
+	}
+	if n[1] == "" {
+		n[1] = root[1]
+	}
+	return n
+}
+
+// orphanCalls are the calls of a trace filed under its trace ID; past
+// maxOrphanCalls which they are is not kept (over), and only the trace's
+// root span naming a job moves them.
+type orphanCalls struct {
+	spans []pcommon.SpanID
+	over  bool
+}
+
+const maxOrphanCalls = 256
+
+// maxHops bounds a walk up a trace's remembered parents.
+const maxHops = 64
+
+// noteParent remembers k's parent.
+func (mp *Mapper) noteParent(k spanKey, parent pcommon.SpanID) {
+	if mp.parents == nil || len(mp.parents) >= maxSeenSpans {
+		mp.parentsOld, mp.parents = mp.parents, make(map[spanKey]pcommon.SpanID, 1024)
+	}
+	mp.parents[k] = parent
+}
+
+func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
+	if p, ok := mp.parents[k]; ok {
+		return p, true
+	}
+	p, ok := mp.parentsOld[k]
+	return p, ok
+}
+
+// namedAbove is the job named by the nearest span above parent (parent
+// included) that named one, as far as the remembered parents reach.
+func (mp *Mapper) namedAbove(trace pcommon.TraceID, parent pcommon.SpanID) [2]string {
+	for hop := 0; hop < maxHops && !parent.IsEmpty(); hop++ {
+		k := spanKey{trace, parent}
+		if n, ok := mp.named[k]; ok {
+			return n
+		}
+		p, ok := mp.parentOf(k)
+		if !ok {
+			break
+		}
+		parent = p
+	}
+	return [2]string{}
+}
+
+// below reports whether span is under above, as far as the remembered
+// parents show.
+func (mp *Mapper) below(trace pcommon.TraceID, span, above pcommon.SpanID) bool {
+	for hop := 0; hop < maxHops; hop++ {
+		p, ok := mp.parentOf(spanKey{trace, span})
+		if !ok || p.IsEmpty() {
+			return false
+		}
+		if p == above {
+			return true
+		}
+		span = p
+	}
+	return false
 }
 
 // MapTraces turns model-call and client HTTP spans into events. rejected
@@ -235,6 +325,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
 		clear(mp.groups)
 		clear(mp.jobs)
+		clear(mp.named)
 		mp.bytes = 0
 	}
 	// The call memory has its own bounds, so a busy app's model spans do
@@ -244,7 +335,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		clear(mp.kids)
 		mp.callBytes = 0
 	}
-	if len(mp.orphans) > maxRemembered {
+	if len(mp.orphans) > maxRemembered/maxOrphanCalls*4 {
 		mp.LostLinks += int64(len(mp.orphans))
 		clear(mp.orphans)
 	}
@@ -282,6 +373,11 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				index[key] = len(refs)
 				refs = append(refs, spanRef{span: sp, res: res, src: src, model: isModelCall(sp.Attributes())})
 			}
+		}
+	}
+	for i := range refs {
+		if sp := refs[i].span; !sp.ParentSpanID().IsEmpty() && !sp.TraceID().IsEmpty() && !sp.SpanID().IsEmpty() {
+			mp.noteParent(spanKey{sp.TraceID(), sp.SpanID()}, sp.ParentSpanID())
 		}
 	}
 	parentOf := func(i int) int {
@@ -400,7 +496,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		refs[m].httpKids++
 	}
-	// Learn each trace's job from any span that names it.
+	// Learn each trace's job. A root span's job is the whole trace's
+	// (every span is below it); a span below the root names the job of
+	// the spans under it only — a batch run's trace holds many jobs, and
+	// a call beside a job's span, not under it, is not that job's.
 	st := stamper{events: &events, from: len(events)}
 	for i := range refs {
 		st.next(refs[i].src)
@@ -409,31 +508,57 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		if id == "" && typ == "" {
 			continue
 		}
-		if _, orphan := mp.orphans[refs[i].span.TraceID()]; orphan && id != "" {
-			// Calls of this trace went out under its trace ID: they are
-			// this job's. The job's type is the one its span gives.
-			delete(mp.orphans, refs[i].span.TraceID())
-			_, jt := resolveJob(&refs[i], anc, i, mp.jobs[refs[i].span.TraceID()])
-			var ev ingest.Event
-			ev.Reset()
-			// At the span's end: it ended after the calls it names the job
-			// of, and a merge of files by time must not put it first.
-			ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
-			ev.CorrelationID = clean(refs[i].span.TraceID().String())
-			events = append(events, ev)
-			mp.RehomeLinks++
+		trace, self := refs[i].span.TraceID(), refs[i].span.SpanID()
+		root := refs[i].span.ParentSpanID().IsEmpty()
+		if !root {
+			k := spanKey{trace, self}
+			if _, had := mp.named[k]; !had {
+				mp.bytes += int64(len(id) + len(typ) + 64)
+			}
+			mp.named[k] = [2]string{id, typ}
 		}
-		known := mp.jobs[refs[i].span.TraceID()]
+		if o := mp.orphans[trace]; o != nil && id != "" {
+			// Calls of this trace went out under its trace ID: they are
+			// this job's if this span is above every one of them.
+			all := root
+			if !all && !o.over {
+				all = true
+				for _, c := range o.spans {
+					if !mp.below(trace, c, self) {
+						all = false
+						break
+					}
+				}
+			}
+			if all {
+				delete(mp.orphans, trace)
+				_, jt := resolveJob(&refs[i], anc, i, mp.learned(trace, refs[i].span.ParentSpanID()))
+				var ev ingest.Event
+				ev.Reset()
+				// At the span's end: it ended after the calls it names the job
+				// of, and a merge of files by time must not put it first.
+				ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
+				ev.CorrelationID = clean(trace.String())
+				events = append(events, ev)
+				mp.RehomeLinks++
+			} else {
+				mp.Unlinked++
+			}
+		}
+		if !root {
+			continue
+		}
+		known := mp.jobs[trace]
 		if known[0] == "" {
 			known[0] = id
 		}
 		if known[1] == "" {
 			known[1] = typ
 		}
-		if _, had := mp.jobs[refs[i].span.TraceID()]; !had {
+		if _, had := mp.jobs[trace]; !had {
 			mp.bytes += int64(len(known[0]) + len(known[1]) + 64)
 		}
-		mp.jobs[refs[i].span.TraceID()] = known
+		mp.jobs[trace] = known
 	}
 	st.done()
 	for i := range refs {
@@ -447,7 +572,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			keys = append(keys, SpanKey(k))
 		}
 		attrs := r.span.Attributes()
-		job, jobType := resolveJob(r, anc, i, mp.jobs[r.span.TraceID()])
+		learned := mp.learned(r.span.TraceID(), r.span.ParentSpanID())
+		job, jobType := resolveJob(r, anc, i, learned)
 		var ev ingest.Event
 		ev.Reset()
 		ev.TS = int64(r.span.StartTimestamp())
@@ -460,7 +586,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
-		named := anc.id[i] != "" || mp.jobs[r.span.TraceID()][0] != "" || firstStr(r.res, decode.FieldJobID.OTel()...) != ""
+		named := anc.id[i] != "" || learned[0] != "" || firstStr(r.res, decode.FieldJobID.OTel()...) != ""
 		ev.IdempotencyKey = decode.CleanID(header(attrs, decode.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
 		self := spanKey{r.span.TraceID(), r.span.SpanID()}
@@ -611,7 +737,16 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			continue
 		}
 		if !named && ev.JobID == lastTraceHex {
-			mp.orphans[r.span.TraceID()] = struct{}{}
+			o := mp.orphans[r.span.TraceID()]
+			if o == nil {
+				o = &orphanCalls{}
+				mp.orphans[r.span.TraceID()] = o
+			}
+			if len(o.spans) < maxOrphanCalls && !r.span.SpanID().IsEmpty() {
+				o.spans = append(o.spans, r.span.SpanID())
+			} else {
+				o.over = true
+			}
 		}
 		events = append(events, ev)
 	}

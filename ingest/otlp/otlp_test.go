@@ -808,3 +808,96 @@ func TestWrapperSpanInAnotherRequestIsNotBilledAgain(t *testing.T) {
 		t.Errorf("generic wrapper: %d calls, %d input tokens; want 1, 100", calls, in)
 	}
 }
+
+// jobSpan appends a span of trace 5: a chat call when model, else a plain
+// span; job names job.id on it.
+func jobSpan(td ptrace.Traces, id, parent byte, model bool, job string) {
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{5})
+	sp.SetSpanID(pcommon.SpanID{id})
+	if parent != 0 {
+		sp.SetParentSpanID(pcommon.SpanID{parent})
+	}
+	sp.SetName("step")
+	if model {
+		sp.SetName("chat gpt-4o")
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", 1000)
+	}
+	if job != "" {
+		sp.Attributes().PutStr("job.id", job)
+	}
+}
+
+// callsByJob maps the requests in order and counts the calls of each job
+// after the trace-job moves (a KindTraceJob moves the trace-ID job's calls).
+func callsByJob(batches ...ptrace.Traces) map[string]int {
+	mp := NewMapper()
+	by := map[string]int{}
+	for _, td := range batches {
+		evs, _, _ := mp.MapTraces(td)
+		for _, e := range evs {
+			switch e.Kind {
+			case ingest.KindLLMCall:
+				by[e.JobID]++
+			case ingest.KindTraceJob:
+				by[e.JobID] += by[e.CorrelationID]
+				delete(by, e.CorrelationID)
+			}
+		}
+	}
+	return by
+}
+
+// TestJobIsNamedFromAboveNotBeside: R7-14 — one trace per batch run (a
+// scheduler's root span) holds many jobs; job A's span named job-A, and
+// 30 calls beside it (another job's, naming none) were filed under job-A
+// and killed it. A span below the root names the job of the spans under
+// it only, in one request or across several; the root's job is the
+// trace's.
+func TestJobIsNamedFromAboveNotBeside(t *testing.T) {
+	const trace = "05000000000000000000000000000000"
+	// One request: the root, job A's call naming job-A, 30 siblings.
+	td := ptrace.NewTraces()
+	jobSpan(td, 1, 0, false, "")
+	jobSpan(td, 2, 1, true, "job-A")
+	for i := byte(10); i < 40; i++ {
+		jobSpan(td, i, 1, true, "")
+	}
+	if by := callsByJob(td); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in one request: %v; want job-A 1, the trace 30", by)
+	}
+	// Across requests: job A's call first, the siblings later.
+	a, b := ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(a, 2, 1, true, "job-A")
+	for i := byte(10); i < 40; i++ {
+		jobSpan(b, i, 1, true, "")
+	}
+	jobSpan(b, 1, 0, false, "")
+	if by := callsByJob(a, b); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in a later request: %v; want job-A 1, the trace 30", by)
+	}
+	// The siblings first, then job A's span: they are not under it.
+	if by := callsByJob(b, a); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in an earlier request: %v; want job-A 1, the trace 30", by)
+	}
+	// The usual order: a job's span (below the batch root) ends after
+	// its calls, which went out first — under a step between them.
+	c1, c2, c3 := ptrace.NewTraces(), ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(c1, 30, 20, true, "")
+	jobSpan(c1, 31, 20, true, "")
+	jobSpan(c2, 20, 3, false, "")
+	jobSpan(c3, 3, 1, false, "job-B")
+	jobSpan(c3, 32, 3, true, "") // and one more after it, under it
+	if by := callsByJob(c1, c2, c3); by["job-B"] != 3 || len(by) != 1 {
+		t.Errorf("a job's calls before its span: %v; want job-B 3", by)
+	}
+	// The root names the job: the whole trace is it, whatever came first.
+	r1, r2 := ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(r1, 30, 20, true, "")
+	jobSpan(r1, 31, 1, true, "")
+	jobSpan(r2, 1, 0, false, "job-R")
+	if by := callsByJob(r1, r2); by["job-R"] != 2 || len(by) != 1 {
+		t.Errorf("root names the job: %v; want job-R 2", by)
+	}
+}

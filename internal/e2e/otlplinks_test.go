@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
+)
+
+// otlpLine is one OTLP/JSON export request of chat spans of trace 5
+// (spans: id, parent, job.id or "", input tokens), as the Collector's file
+// exporter writes a request a line.
+func otlpLine(t *testing.T, spans ...[4]any) string {
+	t.Helper()
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for _, s := range spans {
+		sp := ss.AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{5})
+		sp.SetSpanID(pcommon.SpanID{s[0].(byte)})
+		if p := s[1].(byte); p != 0 {
+			sp.SetParentSpanID(pcommon.SpanID{p})
+		}
+		sp.SetStartTimestamp(pcommon.Timestamp(1_780_000_000_000_000_000 + int64(s[0].(byte))*1e9))
+		sp.SetEndTimestamp(sp.StartTimestamp() + 1e9)
+		sp.SetName("batch")
+		if n := s[3].(int); n > 0 {
+			sp.SetName("chat gpt-4o")
+			sp.Attributes().PutStr("gen_ai.system", "openai")
+			sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+			sp.Attributes().PutInt("gen_ai.usage.input_tokens", int64(n))
+			sp.Attributes().PutInt("gen_ai.usage.output_tokens", 0)
+		}
+		if j := s[2].(string); j != "" {
+			sp.Attributes().PutStr("job.id", j)
+		}
+	}
+	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// TestOTLPCallBesideAJobIsNotItsJob: R7-14 on the real binary — a batch
+// run's one trace: job A's call names job-A, 30 calls beside it name no
+// job. They were all billed to job-A (31 calls, a kill at its ceiling);
+// they are the trace's, job-A has its one call.
+func TestOTLPCallBesideAJobIsNotItsJob(t *testing.T) {
+	spans := [][4]any{{byte(1), byte(0), "", 0}, {byte(2), byte(1), "job-A", 1000}}
+	for i := byte(10); i < 40; i++ {
+		spans = append(spans, [4]any{i, byte(1), "", 100_000})
+	}
+	path := filepath.Join(t.TempDir(), "traces.jsonl")
+	testutil.WriteFile(t, path, otlpLine(t, spans[1:]...)+otlpLine(t, spans[0]))
+	out, err := run(t, "report", "--format", "json", path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep struct {
+		Jobs []struct {
+			JobID    string `json:"job_id"`
+			Attempts int    `json:"attempts"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, j := range rep.Jobs {
+		got[j.JobID] = j.Attempts
+	}
+	if got["job-A"] != 1 || got["05000000000000000000000000000000"] != 30 {
+		t.Errorf("jobs %v: want job-A 1 call, the trace's 30", got)
+	}
+}
