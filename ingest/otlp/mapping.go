@@ -76,7 +76,9 @@ type Mapper struct {
 	// maxSeenSpans): an exporter that retries a batch the receiver did
 	// take (a timeout after the 200, the Collector's retry_on_failure)
 	// sends its spans again, and they must not be billed twice.
-	seen, seenOld map[spanKey]struct{}
+	// Each keeps the span's parent, to tell across requests whether a
+	// span is below the one that named a job.
+	seen, seenOld map[spanKey]pcommon.SpanID
 	// modelBelow and modelBelowOld are the spans a model-call span was
 	// mapped below (its parent, and theirs): a model-call span arriving
 	// later is then a wrapper of calls already billed.
@@ -95,10 +97,13 @@ type Mapper struct {
 	// (one trace per batch run holds many jobs), and a guess never moves
 	// spend toward a kill.
 	named map[spanKey][2]string
-	// parents and parentsOld are the spans mapped lately and their
-	// parents (two generations of maxSeenSpans), to tell across requests
-	// whether a span is below the one that named a job.
-	parents, parentsOld map[spanKey]pcommon.SpanID
+	// namedIn counts named's spans per trace: a trace with none (most)
+	// is never walked.
+	namedIn map[pcommon.TraceID]int32
+	// req and reqRefs are the request being mapped (its spans' index),
+	// whose spans are not in seen yet while its jobs are learned.
+	req     map[spanKey]int
+	reqRefs []spanRef
 	// Unlinked counts spans below a trace's root that named a job while
 	// calls of the trace filed under its trace ID were not all below them:
 	// those calls stay under the trace ID.
@@ -156,8 +161,9 @@ type group struct {
 // minutes of a busy fleet's spans — a retried export comes within seconds.
 const maxSeenSpans = 1 << 18
 
-// sawSpan reports whether the span was mapped before, and remembers it.
-func (mp *Mapper) sawSpan(k spanKey) bool {
+// sawSpan reports whether the span was mapped before, and remembers it
+// with its parent.
+func (mp *Mapper) sawSpan(k spanKey, parent pcommon.SpanID) bool {
 	if _, ok := mp.seen[k]; ok {
 		return true
 	}
@@ -165,9 +171,9 @@ func (mp *Mapper) sawSpan(k spanKey) bool {
 		return true
 	}
 	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
-		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]struct{}, 1024)
+		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]pcommon.SpanID, 1024)
 	}
-	mp.seen[k] = struct{}{}
+	mp.seen[k] = parent
 	return false
 }
 
@@ -215,15 +221,18 @@ func vercelOuter(sp ptrace.Span) bool {
 
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
-	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}, named: map[spanKey][2]string{},
+	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}, named: map[spanKey][2]string{}, namedIn: map[pcommon.TraceID]int32{},
 		orphans: map[pcommon.TraceID]*orphanCalls{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
 }
 
 // learned is what earlier spans say of a span whose parent is parent:
 // the job a span above it named, else its trace's root span's.
 func (mp *Mapper) learned(trace pcommon.TraceID, parent pcommon.SpanID) [2]string {
-	n := mp.namedAbove(trace, parent)
 	root := mp.jobs[trace]
+	if mp.namedIn[trace] == 0 {
+		return root
+	}
+	n := mp.namedAbove(trace, parent)
 	if n[0] == "" {
 		n[0] = root[0]
 	}
@@ -246,19 +255,16 @@ const maxOrphanCalls = 256
 // maxHops bounds a walk up a trace's remembered parents.
 const maxHops = 64
 
-// noteParent remembers k's parent.
-func (mp *Mapper) noteParent(k spanKey, parent pcommon.SpanID) {
-	if mp.parents == nil || len(mp.parents) >= maxSeenSpans {
-		mp.parentsOld, mp.parents = mp.parents, make(map[spanKey]pcommon.SpanID, 1024)
-	}
-	mp.parents[k] = parent
-}
-
+// parentOf is k's parent: from the request being mapped, else from the
+// spans mapped lately.
 func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
-	if p, ok := mp.parents[k]; ok {
+	if i, ok := mp.req[k]; ok {
+		return mp.reqRefs[i].span.ParentSpanID(), true
+	}
+	if p, ok := mp.seen[k]; ok {
 		return p, true
 	}
-	p, ok := mp.parentsOld[k]
+	p, ok := mp.seenOld[k]
 	return p, ok
 }
 
@@ -326,6 +332,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		clear(mp.groups)
 		clear(mp.jobs)
 		clear(mp.named)
+		clear(mp.namedIn)
 		mp.bytes = 0
 	}
 	// The call memory has its own bounds, so a busy app's model spans do
@@ -375,11 +382,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		}
 	}
-	for i := range refs {
-		if sp := refs[i].span; !sp.ParentSpanID().IsEmpty() && !sp.TraceID().IsEmpty() && !sp.SpanID().IsEmpty() {
-			mp.noteParent(spanKey{sp.TraceID(), sp.SpanID()}, sp.ParentSpanID())
-		}
-	}
+	mp.req, mp.reqRefs = index, refs
+	defer func() { mp.req, mp.reqRefs = nil, nil }()
 	parentOf := func(i int) int {
 		sp := refs[i].span
 		if sp.ParentSpanID().IsEmpty() {
@@ -510,10 +514,15 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		trace, self := refs[i].span.TraceID(), refs[i].span.SpanID()
 		root := refs[i].span.ParentSpanID().IsEmpty()
-		if !root {
+		// A model call's own spans below it (its HTTP attempts) end, and
+		// are sent, before it: a later request brings none, so it is not
+		// remembered (every call span of an app that puts job.id on each
+		// would fill the memory).
+		if !root && !refs[i].model {
 			k := spanKey{trace, self}
 			if _, had := mp.named[k]; !had {
 				mp.bytes += int64(len(id) + len(typ) + 64)
+				mp.namedIn[trace]++
 			}
 			mp.named[k] = [2]string{id, typ}
 		}
@@ -565,14 +574,19 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		st.next(refs[i].src)
 		r := &refs[i]
 		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
-			if mp.sawSpan(k) {
+			if mp.sawSpan(k, r.span.ParentSpanID()) {
 				mp.Repeats++
 				continue // delivered again: billed once
 			}
 			keys = append(keys, SpanKey(k))
 		}
 		attrs := r.span.Attributes()
-		learned := mp.learned(r.span.TraceID(), r.span.ParentSpanID())
+		// Its own or an ancestor's job here is the job; the walk up the
+		// remembered parents is for a span that has none.
+		learned := mp.jobs[r.span.TraceID()]
+		if anc.id[i] == "" {
+			learned = mp.learned(r.span.TraceID(), r.span.ParentSpanID())
+		}
 		job, jobType := resolveJob(r, anc, i, learned)
 		var ev ingest.Event
 		ev.Reset()
