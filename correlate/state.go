@@ -56,12 +56,12 @@ type State struct {
 	recorded map[int32]*recordedCost
 	// forks is what a job holds as a fork's copies, by Job.Seq: only
 	// the jobs whose transcript has a forkedFrom mark (resumed.go).
-	forks       map[int32]*forkHold
+	forks map[int32]*forkHold
 	// guessed is the spend of calls placed in a job by position or timing
 	// alone (ingest.AttemptByLineAmbiguous), by Job.Seq: billed to the
 	// job, never weighed against its ceiling — a guess never moves a job
 	// toward a kill.
-	guessed map[int32]Pico
+	guessed     map[int32]Pico
 	recordedAll recordedCost
 	lastOurs    Pico
 	hasOurs     bool
