@@ -78,13 +78,16 @@ type Mapper struct {
 	// sends its spans again, and they must not be billed twice.
 	// Each keeps the span's parent, to tell across requests whether a
 	// span is below the one that named a job.
-	seen, seenOld map[spanKey]pcommon.SpanID
+	seen, seenOld map[spanKey]seenSpan
 	// modelBelow and modelBelowOld are the spans a model-call span was
 	// mapped below (its parent, and theirs): a model-call span arriving
 	// later is then a wrapper of calls already billed.
 	modelBelow, modelBelowOld map[spanKey]struct{}
-	// Repeats counts the spans dropped as already mapped.
-	Repeats int64
+	// Repeats counts the spans dropped as already mapped; Collisions the
+	// spans that reuse a mapped span's trace and span ID with another
+	// start or end (a forked worker pool whose ID generator's state was
+	// copied at fork): each is its own span, mapped.
+	Repeats, Collisions int64
 	jobs    map[pcommon.TraceID][2]string // job ID, job type
 	bytes   int64                         // of the strings held by groups and jobs
 	// orphans are traces whose calls were mapped under their trace ID (no
@@ -161,19 +164,32 @@ type group struct {
 // minutes of a busy fleet's spans — a retried export comes within seconds.
 const maxSeenSpans = 1 << 18
 
-// sawSpan reports whether the span was mapped before, and remembers it
-// with its parent.
-func (mp *Mapper) sawSpan(k spanKey, parent pcommon.SpanID) bool {
-	if _, ok := mp.seen[k]; ok {
-		return true
-	}
-	if _, ok := mp.seenOld[k]; ok {
-		return true
+// seenSpan is what is remembered of a span mapped: its parent, and its
+// start and end, which tell a re-send (the same span again) from another
+// span under the same IDs.
+type seenSpan struct {
+	parent     pcommon.SpanID
+	start, end pcommon.Timestamp
+}
+
+// sawSpan reports whether the span was mapped before, and remembers it.
+func (mp *Mapper) sawSpan(k spanKey, sp ptrace.Span) bool {
+	now := seenSpan{sp.ParentSpanID(), sp.StartTimestamp(), sp.EndTimestamp()}
+	if was, ok := mp.seen[k]; ok {
+		if was == now {
+			return true
+		}
+		mp.Collisions++
+	} else if was, ok := mp.seenOld[k]; ok {
+		if was == now {
+			return true
+		}
+		mp.Collisions++
 	}
 	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
-		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]pcommon.SpanID, 1024)
+		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]seenSpan, 1024)
 	}
-	mp.seen[k] = parent
+	mp.seen[k] = now
 	return false
 }
 
@@ -262,10 +278,10 @@ func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
 		return mp.reqRefs[i].span.ParentSpanID(), true
 	}
 	if p, ok := mp.seen[k]; ok {
-		return p, true
+		return p.parent, true
 	}
 	p, ok := mp.seenOld[k]
-	return p, ok
+	return p.parent, ok
 }
 
 // namedAbove is the job named by the nearest span above parent (parent
@@ -369,12 +385,19 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			for k := range spans.Len() {
 				sp := spans.At(k)
 				key := spanKey{sp.TraceID(), sp.SpanID()}
-				if _, dup := index[key]; dup && !key.trace.IsEmpty() && !key.span.IsEmpty() {
-					// The same span twice in one request (a batch that
-					// merged an export with its retry): the first copy
-					// only — the second doubled its parent's children,
-					// and the storm's 63 calls a job read as 103.
-					mp.Repeats++
+				if first, dup := index[key]; dup && !key.trace.IsEmpty() && !key.span.IsEmpty() {
+					if f := refs[first].span; f.StartTimestamp() == sp.StartTimestamp() && f.EndTimestamp() == sp.EndTimestamp() {
+						// The same span twice in one request (a batch that
+						// merged an export with its retry): the first copy
+						// only — the second doubled its parent's children,
+						// and the storm's 63 calls a job read as 103.
+						mp.Repeats++
+						continue
+					}
+					// Another span under the same IDs: its own call (the
+					// collision is counted when it is mapped). The index
+					// keeps the first (a child names one parent).
+					refs = append(refs, spanRef{span: sp, res: res, src: src, model: isModelCall(sp.Attributes())})
 					continue
 				}
 				index[key] = len(refs)
@@ -574,7 +597,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		st.next(refs[i].src)
 		r := &refs[i]
 		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
-			if mp.sawSpan(k, r.span.ParentSpanID()) {
+			if mp.sawSpan(k, r.span) {
 				mp.Repeats++
 				continue // delivered again: billed once
 			}
@@ -627,7 +650,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// Its identity, in the state a restart's replay rebuilds:
 				// a span delivered again after a restart (a Collector's
 				// retry) is billed once (correlate's responses).
-				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String()
+				// With its start: another span under the same IDs (a
+				// forked worker pool's copied generator) is another call;
+				// a re-send has the same start.
+				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String() + "@" + strconv.FormatUint(uint64(r.span.StartTimestamp()), 36)
 			}
 			if !readModelCall(&ev, attrs) {
 				rejected++

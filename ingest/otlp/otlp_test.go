@@ -901,3 +901,51 @@ func TestJobIsNamedFromAboveNotBeside(t *testing.T) {
 		t.Errorf("root names the job: %v; want job-R 2", by)
 	}
 }
+
+// TestSameIDsOtherSpanIsAnotherCall: R7-16 — a forked worker pool whose
+// ID generator's state was copied at fork gives every worker's spans the
+// same trace and span IDs; all but the first were dropped as re-sends (29
+// of 30 calls). A re-send is the same span: the same IDs and the same
+// start and end. Another span under the same IDs is its own call, in one
+// request or across requests, and counted as a collision.
+func TestSameIDsOtherSpanIsAnotherCall(t *testing.T) {
+	span := func(td ptrace.Traces, start int64) {
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{0xee})
+		sp.SetSpanID(pcommon.SpanID{0xff})
+		sp.SetStartTimestamp(pcommon.Timestamp(start))
+		sp.SetEndTimestamp(pcommon.Timestamp(start + 1e9))
+		sp.SetName("chat gpt-4o")
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", 1000)
+	}
+	mp := NewMapper()
+	calls := 0
+	ids := map[string]bool{}
+	feed := func(td ptrace.Traces) {
+		evs, _, _ := mp.MapTraces(td)
+		for _, e := range evs {
+			if e.Kind == ingest.KindLLMCall {
+				calls++
+				ids[e.ResponseID] = true
+			}
+		}
+	}
+	one := ptrace.NewTraces()
+	span(one, 1e18)
+	span(one, 1e18+5e9) // the same IDs in one request, another span
+	feed(one)
+	for i := range int64(3) {
+		td := ptrace.NewTraces()
+		span(td, 1e18+int64(10+i)*1e9)
+		feed(td)
+	}
+	again := ptrace.NewTraces()
+	span(again, 1e18) // the first span sent again
+	feed(again)
+	// The re-send of the first is known by its response ID (correlate
+	// bills a response once); the mapper remembers the last span of IDs.
+	if len(ids) != 5 || mp.Collisions < 4 {
+		t.Errorf("%d calls, %d response IDs, %d collisions; want 5 response IDs, at least 4 collisions", calls, len(ids), mp.Collisions)
+	}
+}
