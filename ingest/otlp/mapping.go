@@ -88,8 +88,8 @@ type Mapper struct {
 	// start or end (a forked worker pool whose ID generator's state was
 	// copied at fork): each is its own span, mapped.
 	Repeats, Collisions int64
-	jobs    map[pcommon.TraceID][2]string // job ID, job type
-	bytes   int64                         // of the strings held by groups and jobs
+	jobs                map[pcommon.TraceID][2]string // job ID, job type
+	bytes               int64                         // of the strings held by groups and jobs
 	// orphans are traces whose calls were mapped under their trace ID (no
 	// span above them had named the job yet), with those calls' span IDs:
 	// when a later span that is above every one of them names a job, a
