@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -76,5 +78,39 @@ func TestOTLPCallBesideAJobIsNotItsJob(t *testing.T) {
 	}
 	if got["job-A"] != 1 || got["05000000000000000000000000000000"] != 30 {
 		t.Errorf("jobs %v: want job-A 1 call, the trace's 30", got)
+	}
+}
+
+// TestNodeDebugUsageWithNoJobHeader: R7-23 — the Node SDK's debug blocks
+// of an app that sets no job header (most): the response block's usage
+// came before its attempt, which waited for a job, and was dropped — the
+// calls billed an exact $0, neither priced nor unpriced. The same log with
+// its job headers is the reference: the same tokens and spend.
+func TestNodeDebugUsageWithNoJobHeader(t *testing.T) {
+	raw, err := os.ReadFile("testdata/node-sdk/debug-c4.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stripped strings.Builder
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if !strings.Contains(line, "'x-job-id'") {
+			stripped.WriteString(line)
+		}
+	}
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with.log"), filepath.Join(dir, "without.log")
+	testutil.WriteFile(t, with, string(raw))
+	testutil.WriteFile(t, without, stripped.String())
+	a, err := reportJSON(t, with)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reportJSON(t, without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Totals.InputTokens == 0 || b.Totals.InputTokens != a.Totals.InputTokens || b.Totals.OutputTokens != a.Totals.OutputTokens || b.Totals.SpendUSD != a.Totals.SpendUSD || b.Totals.Attempts != a.Totals.Attempts {
+		t.Errorf("no job header: %d calls, %d/%d tokens, $%v; with: %d calls, %d/%d tokens, $%v",
+			b.Totals.Attempts, b.Totals.InputTokens, b.Totals.OutputTokens, b.Totals.SpendUSD, a.Totals.Attempts, a.Totals.InputTokens, a.Totals.OutputTokens, a.Totals.SpendUSD)
 	}
 }
