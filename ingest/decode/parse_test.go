@@ -444,3 +444,30 @@ func TestUnreadableNumberCostsTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusAsWrittenByHTTPClients: R7-22 — "429 Too Many Requests",
+// "HTTP/1.1 503" and {"code":429} were unreadable, and with output tokens
+// on the line the call then read as a 200 success. A status with its
+// reason phrase or protocol reads as that status; one written and unread
+// stays unknown whatever the tokens; with no status at all, output still
+// says the call was answered.
+func TestStatusAsWrittenByHTTPClients(t *testing.T) {
+	const head = `{"ts":"2026-06-02T00:00:01Z","event":"llm_call","job_id":"j1","model":"gpt-4o","input_tokens":100,"output_tokens":10`
+	for tail, want := range map[string]int16{
+		`,"status":"429 Too Many Requests"}`:                   429,
+		`,"status":"HTTP/1.1 503"}`:                            503,
+		`,"status":"HTTP/2 500 Internal Server Error"}`:        500,
+		`,"status":{"code":429}}`:                              429,
+		`,"status":{"status_code":"503 Service Unavailable"}}`: 503,
+		`,"status":{"code":2,"message":"boom"}}`:               ingest.StatusUnknown,
+		`,"status":"4xx"}`:                                     ingest.StatusUnknown,
+		`,"status":[429]}`:                                     ingest.StatusUnknown,
+		`,"status":"4291 x"}`:                                  ingest.StatusUnknown,
+		`}`:                                                    200,
+	} {
+		ev, r := parse(t, head+tail)
+		if r != ingest.Accepted || ev.Status != want {
+			t.Errorf("%s: %v status %d, want %d", tail, r, ev.Status, want)
+		}
+	}
+}
