@@ -701,6 +701,7 @@ func jobTypesOf(jobs []JobReport) []JobTypeReport {
 		}
 		a.Jobs++
 		a.Attempts = satAdd(a.Attempts, int64(j.Attempts))
+		a.UnpricedAttempts = satAdd(a.UnpricedAttempts, int64(j.UnpricedCalls))
 		a.spend.add(j.SpendUSD)
 		a.wasted.add(j.WastedUSD)
 		if j.Attempts > 0 {

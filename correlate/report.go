@@ -276,6 +276,9 @@ type JobTypeReport struct {
 	Succeeded      int     `json:"succeeded"`
 	Failed         int     `json:"failed"`
 	DeadLettered   int     `json:"dead_lettered"`
+	// UnpricedAttempts are the type's calls whose cost nothing in the
+	// evidence says: SpendUSD and WastedUSD are then lower bounds.
+	UnpricedAttempts int64 `json:"unpriced_attempts,omitempty"`
 	// Layers is the most amplified layer stack seen in the type.
 	Layers []int `json:"layers"`
 }
@@ -508,7 +511,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 	types := map[string]*jobTypeAcc{}
 	for jt, x := range rt.types {
 		types[jt] = &jobTypeAcc{JobTypeReport: JobTypeReport{JobType: jt, Layers: slices.Clone(x.layers), Jobs: int(x.jobs), Attempts: x.attempts,
-			Succeeded: int(x.succeeded), Failed: int(x.failed), DeadLettered: int(x.deadLettered)}, spend: x.spend, wasted: x.wasted, amp: x.amp, hist: maps.Clone(x.calls)}
+			Succeeded: int(x.succeeded), Failed: int(x.failed), DeadLettered: int(x.deadLettered), UnpricedAttempts: x.unpriced}, spend: x.spend, wasted: x.wasted, amp: x.amp, hist: maps.Clone(x.calls)}
 		if types[jt].Layers == nil {
 			types[jt].Layers = []int{}
 		}
@@ -842,6 +845,7 @@ type jobTypeAcc struct {
 func (a *jobTypeAcc) add(j *Job, o Outcome, wasted Pico) {
 	a.Jobs++
 	a.Attempts += int64(j.Calls)
+	a.UnpricedAttempts += int64(j.Unpriced)
 	a.spend = a.spend.Add(j.Spend)
 	a.wasted = a.wasted.Add(wasted)
 	if j.Calls > 0 {

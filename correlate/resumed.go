@@ -329,9 +329,28 @@ func (s *State) forkHeld(job *Job, d Pico) {
 // to the parent once its records are read, never a reason to stop the
 // fork.
 func (s *State) CeilingSpend(j *Job) Pico {
-	f := s.forks[j.Seq]
-	if f == nil || j.Spend.Saturated() {
-		return j.Spend
+	spend := j.Spend
+	if j.Spend.Saturated() {
+		return spend
 	}
-	return max(0, j.Spend-f.held)
+	if f := s.forks[j.Seq]; f != nil {
+		spend = max(0, spend-f.held)
+	}
+	if g := s.guessed[j.Seq]; g > 0 {
+		// Calls placed in it by position alone: shown in its spend,
+		// never a reason to stop it.
+		spend = max(0, spend-g)
+	}
+	return spend
+}
+
+// guess notes cost as spend placed in job by position or timing alone.
+func (s *State) guess(job *Job, cost Pico) {
+	if cost <= 0 {
+		return
+	}
+	if s.guessed == nil {
+		s.guessed = map[int32]Pico{}
+	}
+	s.guessed[job.Seq] = s.guessed[job.Seq].Add(cost)
 }

@@ -142,3 +142,41 @@ func TestTwoForksOfAnUnreadParent(t *testing.T) {
 		t.Errorf("run spend %s, want $7.50", USD(st.Spend().USD()))
 	}
 }
+
+// TestGuessedSpendNeverWeighsOnACeiling: R7-17 — spend of calls placed in
+// a job by position alone (ingest.AttemptByLineAmbiguous) is the job's to
+// show, never its ceiling's to weigh; it stays so when a trace's job is
+// folded into the job it names, and a Seq given again carries none of it.
+func TestGuessedSpendNeverWeighsOnACeiling(t *testing.T) {
+	st := New(DefaultConfig())
+	mk := func(ts int64, job, key string, cost float64, guessed bool) *ingest.Event {
+		ev := &ingest.Event{}
+		ev.Reset()
+		ev.TS, ev.Kind, ev.JobID, ev.IdempotencyKey, ev.Model, ev.Status = ts*1e9, ingest.KindLLMCall, job, key, "gpt-4o", 200
+		ev.CostUSD, ev.HasCost = cost, true
+		if guessed {
+			ev.AttemptBy = ingest.AttemptByLineAmbiguous
+		}
+		return ev
+	}
+	st.Apply(mk(1, "job-A", "a1", 0.10, false))
+	st.Apply(mk(2, "job-A", "a2", 1.50, true))
+	a := st.Job("job-A")
+	if a.Spend != dollars(1.60) || st.CeilingSpend(a) != dollars(0.10) {
+		t.Fatalf("spend %s, ceiling spend %s; want $1.60, $0.10", USD(a.Spend.USD()), USD(st.CeilingSpend(a).USD()))
+	}
+	// A trace's job with guessed spend, folded into job-A.
+	st.Apply(mk(3, "trace-1", "t1", 2.00, true))
+	fold := &ingest.Event{}
+	fold.Reset()
+	fold.TS, fold.Kind, fold.JobID, fold.CorrelationID = 4e9, ingest.KindTraceJob, "job-A", "trace-1"
+	st.Apply(fold)
+	if a = st.Job("job-A"); a.Spend != dollars(3.60) || st.CeilingSpend(a) != dollars(0.10) {
+		t.Errorf("after the fold: spend %s, ceiling spend %s; want $3.60, $0.10", USD(a.Spend.USD()), USD(st.CeilingSpend(a).USD()))
+	}
+	// The trace job's Seq, given to a new job, holds nothing guessed.
+	st.Apply(mk(5, "job-N", "n1", 0.70, false))
+	if n := st.Job("job-N"); st.CeilingSpend(n) != dollars(0.70) {
+		t.Errorf("a new job's ceiling spend %s, want $0.70", USD(st.CeilingSpend(n).USD()))
+	}
+}

@@ -52,6 +52,7 @@ type retiredType struct {
 	layers                                          []int
 	finished                                        int64 // for Projected
 	finishedSpend                                   Pico
+	unpriced                                        int64 // calls of no known cost
 }
 
 const maxRetiredSamples = 1 << 20
@@ -307,6 +308,7 @@ func (s *State) retire(j *Job) {
 	}
 	t.jobs++
 	t.attempts += int64(j.Calls)
+	t.unpriced += int64(j.Unpriced)
 	t.spend = t.spend.Add(j.Spend)
 	t.wasted = t.wasted.Add(w)
 	if j.Calls > 0 {

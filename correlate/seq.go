@@ -25,6 +25,7 @@ func (s *State) freeSeq(seq int32) {
 	delete(s.agentReported, seq)
 	delete(s.recorded, seq)
 	delete(s.forks, seq)
+	delete(s.guessed, seq)
 	delete(s.retiredTries, seq)
 	if s.sync != nil && int(seq) < len(s.sync.perJob) && s.sync.perJob[seq] > 0 {
 		return

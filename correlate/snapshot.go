@@ -9,12 +9,15 @@ import (
 // it is shared with the State, so it may be read from another goroutine
 // while the State moves on.
 type Snapshot struct {
-	Now        int64 // log clock, Unix ns
-	Events     int64
-	Attempts   int64
-	ToolCalls  int64
-	Spend      Pico
-	Wasted     Pico
+	Now       int64 // log clock, Unix ns
+	Events    int64
+	Attempts  int64
+	ToolCalls int64
+	Spend     Pico
+	Wasted    Pico
+	// Unpriced are the run's calls whose cost nothing in the evidence
+	// says: Spend, Wasted and the burn rates are then lower bounds.
+	Unpriced   int64
 	CeilingUSD float64
 	// BurnPerMin1 and BurnPerMin5 are USD/min over the last 1 and 5
 	// minutes of log time, or over the part of that window the log covers
@@ -177,7 +180,7 @@ func (s *State) row(j *Job, ended bool) JobRow {
 // Snapshot copies what a dashboard shows. Its cost grows with the number of
 // jobs (one small row each); callers take it on a tick, not per event.
 func (s *State) Snapshot(opt SnapshotOptions) *Snapshot {
-	snap := &Snapshot{Now: s.lastTS, Events: s.events, Attempts: s.attempts, ToolCalls: s.toolCalls, Spend: s.spend,
+	snap := &Snapshot{Now: s.lastTS, Events: s.events, Attempts: s.attempts, ToolCalls: s.toolCalls, Spend: s.spend, Unpriced: s.unpriced,
 		CeilingUSD: opt.CeilingUSD, MinutesToCeil: -1}
 	snap.JobCount = len(s.jobList) + int(s.retired.jobs)
 	snap.RetiredJobs = s.retired.jobs

@@ -56,7 +56,12 @@ type State struct {
 	recorded map[int32]*recordedCost
 	// forks is what a job holds as a fork's copies, by Job.Seq: only
 	// the jobs whose transcript has a forkedFrom mark (resumed.go).
-	forks       map[int32]*forkHold
+	forks map[int32]*forkHold
+	// guessed is the spend of calls placed in a job by position or timing
+	// alone (ingest.AttemptByLineAmbiguous), by Job.Seq: billed to the
+	// job, never weighed against its ceiling — a guess never moves a job
+	// toward a kill.
+	guessed     map[int32]Pico
 	recordedAll recordedCost
 	lastOurs    Pico
 	hasOurs     bool
@@ -1038,6 +1043,9 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
 	}
 	job.Spend = job.Spend.Add(cost)
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+		s.guess(job, cost)
+	}
 	if failed {
 		job.spendNon2xx = job.spendNon2xx.Add(cost)
 	}
@@ -1231,6 +1239,9 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
 	}
 	job.Spend = job.Spend.Add(cost)
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+		s.guess(job, cost)
+	}
 	if class != classSuccess {
 		job.spendNon2xx = job.spendNon2xx.Add(cost)
 	}

@@ -55,8 +55,10 @@ func (s *State) traceJob(ev *ingest.Event) *Job {
 		return tj
 	}
 	s.renameInFindings(tj, from, jj.ID, jj.findings != 0)
+	guessed := s.guessed[tj.Seq] // dropping tj lets its Seq go
 	s.drop(tj)
 	s.fold(jj, tj)
+	s.guess(jj, guessed)
 	return jj
 }
 

@@ -297,10 +297,27 @@ func Calls(n int32, count string) string {
 // unpriced)" when some of its calls cost what nothing in the evidence
 // says (JobReport.UnpricedCalls), never a bare figure that reads whole.
 func JobSpend(usd float64, unpriced int32) string {
+	return Floor(usd, int64(unpriced))
+}
+
+// Floor writes a sum of spend as far as it is known: "≥$0.0012 (3
+// unpriced)" when unpriced calls are in it, so a run, a job type or a
+// finding whose calls cost what nothing says never shows "$0" that reads
+// whole.
+func Floor(usd float64, unpriced int64) string {
 	if unpriced <= 0 {
 		return correlate.USD(usd)
 	}
-	return "≥" + correlate.USD(usd) + " (" + strconv.FormatInt(int64(unpriced), 10) + " unpriced)"
+	return "≥" + correlate.USD(usd) + " (" + strconv.FormatInt(unpriced, 10) + " unpriced)"
+}
+
+// wastedShare is the run's wasted spend and its share of the spend; with
+// unpriced calls both are floors, and a share of two floors says nothing.
+func wastedShare(t correlate.ReportTotals) string {
+	if t.UnpricedAttempts > 0 {
+		return Floor(t.WastedUSD, t.UnpricedAttempts)
+	}
+	return fmt.Sprintf("%s (%s)", correlate.USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD))
 }
 
 // CostliestJobs is how many jobs the Markdown report lists.
@@ -325,8 +342,8 @@ func headline(r *correlate.Report) [][2]string {
 	}
 	rows = append(rows, [2]string{"Enqueue to dead letter p50 / max", dl},
 		[2]string{"Duplicate completions", correlate.Count(r.Duplicates)},
-		[2]string{"Spend", correlate.USD(t.SpendUSD)},
-		[2]string{"Wasted spend", fmt.Sprintf("%s (%s)", correlate.USD(t.WastedUSD), Percent(t.WastedUSD, t.SpendUSD))},
+		[2]string{"Spend", Floor(t.SpendUSD, t.UnpricedAttempts)},
+		[2]string{"Wasted spend", wastedShare(t)},
 		[2]string{"Recovered on 1st / within 3 / within 5 attempts", fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", r.Recovery.FirstAttempt*100, r.Recovery.Within3*100, r.Recovery.Within5*100)})
 	if r.RetryAfter.Count > 0 {
 		rows = append(rows, [2]string{"Retry-After p50 / p95", fmt.Sprintf("%s / %s (%d responses)", Seconds(r.RetryAfter.P50), Seconds(r.RetryAfter.P95), r.RetryAfter.Count)})
@@ -443,8 +460,14 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 		if f.FirstAt == "" {
 			first = "First at a time unknown: its lines had none."
 		}
+		// A finding's wasted spend is a floor when any call of the run
+		// is unpriced (its jobs' unpriced calls are not counted apart).
+		fw, fj := correlate.USD(f.WastedUSD), correlate.USD(f.JobsWastedUSD)
+		if r.Totals.UnpricedAttempts > 0 {
+			fw, fj = "at least "+fw, "at least "+fj
+		}
 		fmt.Fprintf(&b, "%s occurrence(s) across %s job(s). This finding's attempts wasted %s; its %s job(s) wasted %s in all. %s\n\n",
-			correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.WastedUSD), correlate.Count(int64(f.JobsTotal)), correlate.USD(f.JobsWastedUSD), first)
+			correlate.Count(f.Count), correlate.Count(int64(f.JobsTotal)), fw, correlate.Count(int64(f.JobsTotal)), fj, first)
 		fmt.Fprintf(&b, "- Example: %s\n", cell(f.Example))
 		if len(f.Jobs) > 0 {
 			more := ""
@@ -480,7 +503,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 	b.WriteString("## Job types\n\n| Job type | Jobs | Calls | p50 / p99 calls per job | Worst layers | Spend | Wasted | OK / failed / DLQ |\n|---|---:|---:|---:|---|---:|---:|---|\n")
 	for _, jt := range r.JobTypes {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d / %d | %s | %s | %s | %d / %d / %d |\n", cell(jt.JobType), jt.Jobs, correlate.Count(jt.Attempts),
-			jt.CallsPerJobP50, jt.CallsPerJobP99, correlate.FormatLayers(jt.Layers), correlate.USD(jt.SpendUSD), correlate.USD(jt.WastedUSD), jt.Succeeded, jt.Failed, jt.DeadLettered)
+			jt.CallsPerJobP50, jt.CallsPerJobP99, correlate.FormatLayers(jt.Layers), Floor(jt.SpendUSD, jt.UnpricedAttempts), Floor(jt.WastedUSD, jt.UnpricedAttempts), jt.Succeeded, jt.Failed, jt.DeadLettered)
 	}
 	b.WriteString("\n## Models\n\n| Model | Calls | Spend | Status |\n|---|---:|---:|---|\n")
 	for _, m := range r.Models {
@@ -514,7 +537,7 @@ func MarkdownCompared(w io.Writer, r, base *correlate.Report) error {
 			break
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", cell(j.JobID), cell(j.JobType), cell(j.Outcome), Calls(j.Attempts, j.Count),
-			correlate.FormatLayers(j.Layers), JobSpend(j.SpendUSD, j.UnpricedCalls), correlate.USD(j.WastedUSD), j.Duplicates)
+			correlate.FormatLayers(j.Layers), JobSpend(j.SpendUSD, j.UnpricedCalls), JobSpend(j.WastedUSD, j.UnpricedCalls), j.Duplicates)
 	}
 
 	var tripped []correlate.BreakerReport

@@ -142,3 +142,28 @@ func TestAppendStringEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpricedSumsAreFloors: R7-1 — a run whose calls are unpriced showed
+// "Spend $0", "Wasted $0 (0%)", job types at "$0" and findings that
+// "wasted $0": exact-looking figures of nothing known. Every sum with
+// unpriced calls in it is a floor, as the jobs table's already was.
+func TestUnpricedSumsAreFloors(t *testing.T) {
+	r := &correlate.Report{}
+	r.Totals.Attempts, r.Totals.UnpricedAttempts = 12, 12
+	r.JobTypes = []correlate.JobTypeReport{{JobType: "nightly", Jobs: 2, Attempts: 12, UnpricedAttempts: 12, Layers: []int{}}}
+	r.Findings = []correlate.FindingReport{{Kind: "retry_amplification", Count: 1, JobsTotal: 1, Jobs: []string{"j1"}}}
+	var b strings.Builder
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"| Spend | ≥$0 (12 unpriced) |", "| Wasted spend | ≥$0 (12 unpriced) |",
+		"| ≥$0 (12 unpriced) | ≥$0 (12 unpriced) |", "attempts wasted at least $0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "$0 (0%)") {
+		t.Errorf("a share of two floors:\n%s", out)
+	}
+}

@@ -124,11 +124,17 @@ func (h *headerPane) View() string {
 	line1 = append(line1, hpart{fmt.Sprintf("sources %d, %d lines skipped", files, skipped), fmt.Sprintf("%d src, %d skipped", files, skipped)})
 
 	spend := s.Spend.USD()
+	// With unpriced calls every sum below is a floor: "≥", never a figure
+	// that reads whole (the jobs table says how many of a job's calls).
+	ge, unpricedNote := "", ""
+	if s.Unpriced > 0 {
+		ge, unpricedNote = "≥", fmt.Sprintf(" (%d calls unpriced)", s.Unpriced)
+	}
 	var line2 []hpart
 	if s.CeilingUSD > 0 {
 		frac := spend / s.CeilingUSD
-		line2 = append(line2, hpart{fmt.Sprintf("spend %s / %s %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100),
-			fmt.Sprintf("spend %s / %s %3.0f%%", st.Bold.Render(usd(spend)), usd(s.CeilingUSD), frac*100)})
+		line2 = append(line2, hpart{fmt.Sprintf("spend %s / %s %s %3.0f%%%s", st.Bold.Render(ge+usd(spend)), usd(s.CeilingUSD), bar(frac, 20, st), frac*100, unpricedNote),
+			fmt.Sprintf("spend %s / %s %3.0f%%", st.Bold.Render(ge+usd(spend)), usd(s.CeilingUSD), frac*100)})
 		switch {
 		case spend >= s.CeilingUSD:
 			line2 = append(line2, hpart{st.Bad.Render("over by " + usd(spend-s.CeilingUSD)), st.Bad.Render("over")})
@@ -144,10 +150,10 @@ func (h *headerPane) View() string {
 			line2 = append(line2, hpart{in, "ceiling in " + minutes(s.MinutesToCeil)})
 		}
 	} else {
-		line2 = append(line2, hpart{fmt.Sprintf("spend %s %s", st.Bold.Render(usd(spend)), st.Dim.Render("(no ceiling: --ceiling USD)")),
-			"spend " + st.Bold.Render(usd(spend))})
+		line2 = append(line2, hpart{fmt.Sprintf("spend %s%s %s", st.Bold.Render(ge+usd(spend)), unpricedNote, st.Dim.Render("(no ceiling: --ceiling USD)")),
+			"spend " + st.Bold.Render(ge+usd(spend))})
 	}
-	line2 = append(line2, hpart{"wasted " + st.Bad.Render(usd(s.Wasted.USD())), "wasted " + st.Bad.Render(usd(s.Wasted.USD()))})
+	line2 = append(line2, hpart{"wasted " + st.Bad.Render(ge+usd(s.Wasted.USD())), "wasted " + st.Bad.Render(ge+usd(s.Wasted.USD()))})
 	// Model and tool calls fail apart: 40,700 tool 400s under 0% model
 	// errors is the poisoned-record night, and must show.
 	window := func(name string, warming bool) (long, short string) {
@@ -159,10 +165,10 @@ func (h *headerPane) View() string {
 	l1, s1 := window("1m", s.BurnWarming1)
 	l5, s5 := window("5m", s.BurnWarming5)
 	line3 := []hpart{
-		{fmt.Sprintf("burn %s/min %s", usd(s.BurnPerMin1), l1), fmt.Sprintf("burn %s/min %s", usd(s.BurnPerMin1), s1)},
+		{fmt.Sprintf("burn %s/min %s", ge+usd(s.BurnPerMin1), l1), fmt.Sprintf("burn %s/min %s", ge+usd(s.BurnPerMin1), s1)},
 		{fmt.Sprintf("errors: model %s tool %s (5m)", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st)),
 			fmt.Sprintf("err %s/%s", errShare(s.ErrorShare, st), errShare(s.ToolErrorShare, st))},
-		{fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), l5), fmt.Sprintf("%s/min %s", usd(s.BurnPerMin5), s5)},
+		{fmt.Sprintf("%s/min %s", ge+usd(s.BurnPerMin5), l5), fmt.Sprintf("%s/min %s", ge+usd(s.BurnPerMin5), s5)},
 	}
 	if s.ProjectedUSD > spend && !h.f.Final {
 		// A projection is the spend plus the open jobs at the mean cost of

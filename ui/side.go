@@ -152,10 +152,10 @@ func (p *findingsPane) lines() []string {
 	for _, f := range fs {
 		k, _ := correlate.ParseFindingKind(f.Kind)
 		first, _ := time.Parse(time.RFC3339Nano, f.FirstAt)
-		head := fmt.Sprintf("%s %s ×%d  %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+		head := fmt.Sprintf("%s %s ×%d  %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f, p.f.Snap.Unpriced))
 		if lipglossWidth(head) > w {
 			// The money is never cut: too long for one line, it has its own.
-			head = fmt.Sprintf("%s %s ×%d\n    %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f))
+			head = fmt.Sprintf("%s %s ×%d\n    %s", p.sev(f.Severity), f.Kind, f.Count, findingMoney(f, p.f.Snap.Unpriced))
 		}
 		items = append(items, item{first.UnixNano(), fmt.Sprintf("%s\n    %s\n    %s", head, p.st.Dim.Render(truncate(sanitize(f.Example), w-4)), p.st.Tag.Render(truncate(correlate.Advice[k], w-4)))})
 	}
@@ -240,6 +240,13 @@ func shortDur(d time.Duration) string {
 // findingMoney says a finding's money in words: what the finding itself
 // wasted, and what the jobs it touched wasted in all ("$0 own/$0.36 jobs"
 // could not be decoded).
-func findingMoney(f correlate.FindingReport) string {
-	return "own " + usd(f.WastedUSD) + " · in its jobs " + usd(f.JobsWastedUSD)
+//
+// With unpriced calls in the run both are floors ("≥"), never a "$0" that
+// reads whole.
+func findingMoney(f correlate.FindingReport, unpriced int64) string {
+	ge := ""
+	if unpriced > 0 {
+		ge = "≥"
+	}
+	return "own " + ge + usd(f.WastedUSD) + " · in its jobs " + ge + usd(f.JobsWastedUSD)
 }

@@ -666,3 +666,32 @@ func TestTruncMiddleKeepsTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpricedSumsAreFloorsOnTheDashboard: R7-1b — with every call
+// unpriced the header said "spend $0", "wasted $0", "burn $0/min" and a
+// finding "own $0": figures that read whole. Each is a floor, "≥".
+func TestUnpricedSumsAreFloorsOnTheDashboard(t *testing.T) {
+	m, feed := newModel(t, 200, 40, Options{})
+	f := feed.frame("")
+	f.Snap.Unpriced = 143
+	m.Update(frameMsg{f})
+	screen := m.View()
+	for _, want := range []string{"spend ≥$", "143 calls unpriced", "wasted ≥$", "own ≥$0.7290 · in its jobs ≥$0.7290"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("no %q:\n%s", want, screen)
+		}
+	}
+	live := feed.frame("")
+	live.Final = false
+	live.Snap.Unpriced = 143
+	m.Update(frameMsg{live})
+	if screen := m.View(); !strings.Contains(screen, "burn ≥$") {
+		t.Errorf("live: no burn floor:\n%s", screen)
+	}
+	f = feed.frame("")
+	f.Snap.Unpriced = 0
+	m.Update(frameMsg{f})
+	if screen := m.View(); strings.Contains(screen, "≥") {
+		t.Errorf("a floor with every call priced:\n%s", screen)
+	}
+}

@@ -38,7 +38,7 @@ func TestGatewayRetryHeaders(t *testing.T) {
 	want := []struct {
 		attempt int16
 		by      ingest.AttemptBy
-	}{{3, ingest.AttemptByLiteLLMRouter}, {1, ingest.AttemptByLiteLLMRouter}, {2, ingest.AttemptByLiteLLMRouter}, {0, 0}, {2, ingest.AttemptByLine}}
+	}{{3, ingest.AttemptByLiteLLMRouter}, {1, ingest.AttemptByLiteLLMRouter}, {2, ingest.AttemptByLiteLLMRouter}, {0, 0}, {2, ingest.AttemptByLine}, {1, ingest.AttemptByLiteLLMRouter}}
 	if len(calls) != len(want) {
 		t.Fatalf("%d calls, want %d: %v", len(calls), len(want), reasons)
 	}
@@ -57,7 +57,9 @@ func TestGatewayRetryHeaders(t *testing.T) {
 	if len(facts) != 2 || facts[0] != "litellm-router.numRetries=3 observed: x-litellm-max-retries" || facts[1] != "litellm-router.numRetries=5 observed: x-litellm-max-retries" {
 		t.Errorf("facts: %q", facts)
 	}
-	if reasons[5] != ingest.SkipWrongType || reasons[6] != ingest.SkipWrongType {
+	// "NaN" says no count: that header is dropped and the call kept (R7-5);
+	// -3 is a count no router sends, which marks the line.
+	if reasons[5] != ingest.Accepted || reasons[6] != ingest.SkipWrongType {
 		t.Errorf("NaN and -3 as a count: %v %v", reasons[5], reasons[6])
 	}
 }

@@ -120,6 +120,7 @@ func (t *sdkText) nodeUsageEnd(b *nodeBlockState) {
 		// billed, the call counted unpriced until the app's line (naming
 		// its request ID) gives the usage whole.
 		ev.UsageUnseen = true
+		t.usageOnHeld(ev)
 		return
 	}
 	switch {
@@ -128,6 +129,31 @@ func (t *sdkText) nodeUsageEnd(b *nodeBlockState) {
 		ev.SetInclusiveInput(max(u[nuPrompt], u[nuIn]), ev.CacheReadTokens, 0)
 	default:
 		ev.InputTokens = u[nuIn]
+	}
+	t.usageOnHeld(ev)
+}
+
+// usageOnHeld gives a usage growth to its attempt while that is still held
+// (no request block placed it in a job yet: it goes out later, where an
+// app line claims it or by position). Emitted first, the growth came
+// before its response was known, and was dropped: twelve answered calls
+// billed an exact $0 (R7-23).
+func (t *sdkText) usageOnHeld(g *ingest.Event) {
+	if g.ResponseID == "" {
+		return
+	}
+	for _, h := range t.nodeHeld {
+		for k := range h.evs {
+			a := &h.evs[k]
+			if a.ResponseID != g.ResponseID {
+				continue
+			}
+			a.InputTokens, a.OutputTokens = g.InputTokens, g.OutputTokens
+			a.CacheReadTokens, a.CacheCreateTokens = g.CacheReadTokens, g.CacheCreateTokens
+			a.UsageUnseen = a.UsageUnseen || g.UsageUnseen
+			g.Kind = ingest.KindUnknown // nothing more to emit
+			return
+		}
 	}
 }
 

@@ -248,7 +248,11 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 		ev.CacheReadTokens, ev.CacheCreateTokens = satAdd(ev.CacheReadTokens, c.cacheRead), satAdd(ev.CacheCreateTokens, c.cacheWrite)
 	}
 	if ev.Status == ingest.StatusUnknown && (ev.Kind == ingest.KindLLMCall || ev.Kind == ingest.KindToolCall) {
-		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0)
+		// Output says the call was answered only where no status was
+		// written: a status written and unread ("4xx", [429]) stays
+		// unknown — apps log token counts on failures too (an estimate,
+		// the request's echo), and a 429 read as a 200 hid a failure.
+		ev.Status = StatusFromError(ev.ErrorType, ev.OutputTokens > 0 && p.drops&ingest.DropStatusUnread == 0)
 	}
 	return ingest.Accepted
 }
@@ -915,6 +919,10 @@ func (p *Parser) number() (float64, bool) {
 		if n, ok := p.sc.plainInt(); ok {
 			return float64(n), true
 		}
+		if p.sc.nonFinite() { // -Infinity
+			p.drops |= ingest.DropWrongType
+			return 0, false
+		}
 		b = p.sc.num()
 	case 's':
 		b = p.sc.str()
@@ -936,7 +944,10 @@ func (p *Parser) number() (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.bad = true
+		// "n/a", "NaN", 1e999: the field says no number, so it is
+		// dropped and counted; the call stays (its cost is then its
+		// tokens' price, a count zero). It cost the whole call before.
+		p.drops |= ingest.DropWrongType
 		return 0, false
 	}
 	return f, true
@@ -986,6 +997,9 @@ func (p *Parser) status() int16 {
 			}
 			return int16(n)
 		}
+		if n, ok := leadingStatus(b); ok {
+			return n // "429 Too Many Requests", "HTTP/1.1 503"
+		}
 		code, failed, known := statusWord(b)
 		switch {
 		case code != 0:
@@ -1029,20 +1043,76 @@ func (p *Parser) status() int16 {
 	if !ok {
 		return ingest.StatusUnknown
 	}
-	if f < 0 || f > 999 {
+	if f < 0 {
 		p.bad = true
+		return ingest.StatusUnknown
+	}
+	if f > 999 {
+		// A number no HTTP status is (as a string of one): unread, the
+		// call kept at an unknown status.
+		p.drops |= ingest.DropStatusUnread
 		return ingest.StatusUnknown
 	}
 	return int16(f)
 }
 
 func (p *Parser) statusObjField(key []byte) {
-	if (string(key) == "status_code" || string(key) == "code") && p.kind() == 's' {
-		code, failed, known := statusWord(p.sc.str())
-		p.statusCode, p.statusFailed, p.statusKnown = max(p.statusCode, code), p.statusFailed || failed, p.statusKnown || known
+	k := string(key)
+	if k != "status_code" && k != "code" && k != "status" && k != "http_status" {
+		p.sc.skip()
 		return
 	}
-	p.sc.skip()
+	switch p.kind() {
+	case 's':
+		b := p.sc.str()
+		if n, ok := leadingStatus(b); ok {
+			p.statusCode = max(p.statusCode, n)
+			return
+		}
+		code, failed, known := statusWord(b)
+		p.statusCode, p.statusFailed, p.statusKnown = max(p.statusCode, code), p.statusFailed || failed, p.statusKnown || known
+	case '0':
+		// {"code":429}: a number an HTTP status can be. OTel's enum (0–2)
+		// is none, and says nothing for certain.
+		n, ok := p.sc.plainInt()
+		if !ok {
+			p.sc.skip()
+		} else if n >= 100 && n <= 599 {
+			p.statusCode = max(p.statusCode, int16(n))
+		}
+	default:
+		p.sc.skip()
+	}
+}
+
+// leadingStatus reads an HTTP status written with its reason phrase or
+// after the protocol: "429 Too Many Requests", "HTTP/1.1 503", "503
+// Service Unavailable". Three digits 100–599, then the end or a space.
+func leadingStatus(b []byte) (int16, bool) {
+	if len(b) > 5 && string(b[:5]) == "HTTP/" {
+		i := 5
+		for i < len(b) && b[i] != ' ' {
+			i++
+		}
+		for i < len(b) && b[i] == ' ' {
+			i++
+		}
+		b = b[i:]
+	}
+	if len(b) < 3 || (len(b) > 3 && b[3] != ' ') {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b[:3] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n < 100 || n > 599 {
+		return 0, false
+	}
+	return int16(n), true
 }
 
 // statusWord reads a status spelled as a word: code 200 for one that says

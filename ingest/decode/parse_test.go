@@ -74,9 +74,7 @@ func TestBadLines(t *testing.T) {
 		"{\"model\":\"m\x00\"}":            ingest.SkipBinary,
 		`[1,2,3]`:                          ingest.SkipNotObject,
 		`"a string"`:                       ingest.SkipNotObject,
-		`{"model":"m","status":70000}`:     ingest.SkipWrongType,
 		`{"model":"m","input_tokens":-5}`:  ingest.SkipWrongType,
-		`{"model":"m","cost_usd":"x"}`:     ingest.SkipWrongType,
 		`{"event":"teleport","model":"m"}`: ingest.SkipUnknownEvent,
 		`{"msg":"hello","level":"info"}`:   ingest.SkipNoEvent,
 		`{"type":"message","msg":"hi"}`:    ingest.SkipNoEvent,
@@ -412,6 +410,64 @@ func TestPreludeTrimsAsTrimSpace(t *testing.T) {
 			if want := bytes.TrimSpace(line); !bytes.Equal(got, want) {
 				t.Fatalf("%q: prelude kept %q, TrimSpace %q", line, got, want)
 			}
+		}
+	}
+}
+
+// TestUnreadableNumberCostsTheField: R7-5 — a cost, count or status that
+// says no number (Python's NaN and Infinity, which json.dumps writes by
+// default; "n/a"; 1e999; a status past 999) cost the whole call. The
+// field is dropped and counted; the call, its model and tokens stay. A
+// negative count or cost is a value no real record holds, and still
+// marks the line.
+func TestUnreadableNumberCostsTheField(t *testing.T) {
+	const head = `{"ts":"2026-06-02T00:00:01Z","event":"llm_call","job_id":"j1","model":"gpt-4o","input_tokens":1000,`
+	for tail, drop := range map[string]ingest.FieldDrop{
+		`"status":200,"cost_usd":NaN}`:          ingest.DropWrongType,
+		`"status":200,"cost_usd":Infinity}`:     ingest.DropWrongType,
+		`"status":200,"cost_usd":-Infinity}`:    ingest.DropWrongType,
+		`"status":200,"cost_usd":"n/a"}`:        ingest.DropWrongType,
+		`"status":200,"cost_usd":1e999}`:        ingest.DropWrongType,
+		`"status":200,"latency_ms":NaN}`:        ingest.DropWrongType,
+		`"status":200,"extra":[NaN,-Infinity]}`: 0,
+		`"status":99999999999999999999}`:        ingest.DropStatusUnread,
+		`"status":70000}`:                       ingest.DropStatusUnread,
+	} {
+		ev, r := parse(t, head+tail)
+		if r != ingest.Accepted || ev.Kind != ingest.KindLLMCall || ev.InputTokens != 1000 || ev.HasCost || ev.Dropped&drop != drop {
+			t.Errorf("%s: %v kind %v tokens %d cost %v dropped %b", tail, r, ev.Kind, ev.InputTokens, ev.HasCost, ev.Dropped)
+		}
+	}
+	for _, bad := range []string{`"status":200,"cost_usd":-5}`, `"status":200,"output_tokens":-1}`, `"status":200,"cost_usd":NaNa}`, `"status":200,"cost_usd":Inf}`} {
+		if _, r := parse(t, head+bad); r == ingest.Accepted {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// TestStatusAsWrittenByHTTPClients: R7-22 — "429 Too Many Requests",
+// "HTTP/1.1 503" and {"code":429} were unreadable, and with output tokens
+// on the line the call then read as a 200 success. A status with its
+// reason phrase or protocol reads as that status; one written and unread
+// stays unknown whatever the tokens; with no status at all, output still
+// says the call was answered.
+func TestStatusAsWrittenByHTTPClients(t *testing.T) {
+	const head = `{"ts":"2026-06-02T00:00:01Z","event":"llm_call","job_id":"j1","model":"gpt-4o","input_tokens":100,"output_tokens":10`
+	for tail, want := range map[string]int16{
+		`,"status":"429 Too Many Requests"}`:                   429,
+		`,"status":"HTTP/1.1 503"}`:                            503,
+		`,"status":"HTTP/2 500 Internal Server Error"}`:        500,
+		`,"status":{"code":429}}`:                              429,
+		`,"status":{"status_code":"503 Service Unavailable"}}`: 503,
+		`,"status":{"code":2,"message":"boom"}}`:               ingest.StatusUnknown,
+		`,"status":"4xx"}`:                                     ingest.StatusUnknown,
+		`,"status":[429]}`:                                     ingest.StatusUnknown,
+		`,"status":"4291 x"}`:                                  ingest.StatusUnknown,
+		`}`:                                                    200,
+	} {
+		ev, r := parse(t, head+tail)
+		if r != ingest.Accepted || ev.Status != want {
+			t.Errorf("%s: %v status %d, want %d", tail, r, ev.Status, want)
 		}
 	}
 }

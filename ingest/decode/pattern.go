@@ -265,7 +265,14 @@ func (t *sdkText) pattern(ps *patternState, line []byte, emit func(*ingest.Event
 	}
 	t.sawSDK = true
 	if ev.JobID == "" && ev.CorrelationID == "" {
+		// The job of the JSON line before it, by position alone: a
+		// second process writing the stream puts its lines there as
+		// easily (R7-17: job B's cost lines after job A's heartbeat
+		// killed A). Shown in the job, counted ambiguous, never a kill.
 		ev.JobID, ev.JobType, ev.CorrelationID = t.lastJob.JobID, t.lastJob.JobType, t.lastJob.CorrelationID
+		if ev.JobID != "" && ev.Kind == ingest.KindLLMCall {
+			ev.AttemptBy = ingest.AttemptByLineAmbiguous
+		}
 	}
 	if ev.Model == "" {
 		ev.Model = t.lastJob.Model

@@ -372,10 +372,37 @@ func (s *scanner) skip() {
 	case c == 'n':
 		s.lit("null")
 	case c == '-' || ('0' <= c && c <= '9'):
+		if c == '-' && s.nonFinite() {
+			return
+		}
 		s.num()
+	case c == 'N' || c == 'I':
+		if !s.nonFinite() {
+			s.fail()
+		}
 	default:
 		s.fail()
 	}
+}
+
+// nonFinite consumes NaN, Infinity or -Infinity and reports whether it
+// did. They are not JSON, but Python's json.dumps writes them for a float
+// that is not finite (allow_nan is on by default): an app that computes a
+// cost from an unknown price logs "cost_usd": NaN, and the line is
+// otherwise whole. The value is unreadable, so its field is dropped — the
+// line, and the call on it, are kept.
+func (s *scanner) nonFinite() bool {
+	r := s.b[s.i:]
+	if len(r) < 3 || (r[0] != 'N' && r[0] != 'I' && (r[0] != '-' || r[1] != 'I')) {
+		return false // a number: the common case, one byte read
+	}
+	for _, w := range [...]string{"NaN", "Infinity", "-Infinity"} {
+		if len(r) >= len(w) && string(r[:len(w)]) == w {
+			s.i += len(w)
+			return true
+		}
+	}
+	return false
 }
 
 func (s *scanner) array() { s.each(s.skip) }

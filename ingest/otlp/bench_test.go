@@ -108,3 +108,22 @@ func BenchmarkGRPCSpansIntoCorrelate(b *testing.B) {
 		b.Errorf("applied %d attempts, sent %d spans", got, b.N*perRequest)
 	}
 }
+
+// BenchmarkMapTraces is the mapper alone on the genAI requests (1,000
+// spans each), one fresh mapper per 16 requests: its CPU per span, apart
+// from gRPC and correlate.
+func BenchmarkMapTraces(b *testing.B) {
+	reqs := make([]ptrace.Traces, 16)
+	for i := range reqs {
+		reqs[i] = genAITraces(1000, i)
+	}
+	b.ResetTimer()
+	for n := range b.N {
+		mp := NewMapper()
+		for _, td := range reqs {
+			mp.MapTraces(td)
+		}
+		_ = n
+	}
+	b.ReportMetric(float64(b.N*16*1000)/b.Elapsed().Seconds(), "spans/s")
+}

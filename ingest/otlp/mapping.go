@@ -76,15 +76,41 @@ type Mapper struct {
 	// maxSeenSpans): an exporter that retries a batch the receiver did
 	// take (a timeout after the 200, the Collector's retry_on_failure)
 	// sends its spans again, and they must not be billed twice.
-	seen, seenOld map[spanKey]struct{}
-	// Repeats counts the spans dropped as already mapped.
-	Repeats int64
-	jobs    map[pcommon.TraceID][2]string // job ID, job type
-	bytes   int64                         // of the strings held by groups and jobs
+	// Each keeps the span's parent, to tell across requests whether a
+	// span is below the one that named a job.
+	seen, seenOld map[spanKey]seenSpan
+	// modelBelow and modelBelowOld are the spans a model-call span was
+	// mapped below (its parent, and theirs): a model-call span arriving
+	// later is then a wrapper of calls already billed.
+	modelBelow, modelBelowOld map[spanKey]struct{}
+	// Repeats counts the spans dropped as already mapped; Collisions the
+	// spans that reuse a mapped span's trace and span ID with another
+	// start or end (a forked worker pool whose ID generator's state was
+	// copied at fork): each is its own span, mapped.
+	Repeats, Collisions int64
+	jobs                map[pcommon.TraceID][2]string // job ID, job type
+	bytes               int64                         // of the strings held by groups and jobs
 	// orphans are traces whose calls were mapped under their trace ID (no
-	// span had named the job yet): when a later span names it, a
+	// span above them had named the job yet), with those calls' span IDs:
+	// when a later span that is above every one of them names a job, a
 	// KindTraceJob event tells correlate to move them.
-	orphans map[pcommon.TraceID]struct{}
+	orphans map[pcommon.TraceID]*orphanCalls
+	// named are the spans below a trace's root that named a job: it is
+	// the job of the spans under them only. A sibling's job is a guess
+	// (one trace per batch run holds many jobs), and a guess never moves
+	// spend toward a kill.
+	named map[spanKey][2]string
+	// namedIn counts named's spans per trace: a trace with none (most)
+	// is never walked.
+	namedIn map[pcommon.TraceID]int32
+	// req and reqRefs are the request being mapped (its spans' index),
+	// whose spans are not in seen yet while its jobs are learned.
+	req     map[spanKey]int
+	reqRefs []spanRef
+	// Unlinked counts spans below a trace's root that named a job while
+	// calls of the trace filed under its trace ID were not all below them:
+	// those calls stay under the trace ID.
+	Unlinked int64
 	// calls remembers model-call spans mapped (model, provider, and the
 	// attempts counted for them), and kids the HTTP attempt spans mapped
 	// under a model-call span not seen yet: the call's span ends after
@@ -138,25 +164,157 @@ type group struct {
 // minutes of a busy fleet's spans — a retried export comes within seconds.
 const maxSeenSpans = 1 << 18
 
+// seenSpan is what is remembered of a span mapped: its parent, and its
+// start and end, which tell a re-send (the same span again) from another
+// span under the same IDs.
+type seenSpan struct {
+	parent     pcommon.SpanID
+	start, end pcommon.Timestamp
+}
+
 // sawSpan reports whether the span was mapped before, and remembers it.
-func (mp *Mapper) sawSpan(k spanKey) bool {
-	if _, ok := mp.seen[k]; ok {
-		return true
-	}
-	if _, ok := mp.seenOld[k]; ok {
-		return true
+func (mp *Mapper) sawSpan(k spanKey, sp ptrace.Span) bool {
+	now := seenSpan{sp.ParentSpanID(), sp.StartTimestamp(), sp.EndTimestamp()}
+	if was, ok := mp.seen[k]; ok {
+		if was == now {
+			return true
+		}
+		mp.Collisions++
+	} else if was, ok := mp.seenOld[k]; ok {
+		if was == now {
+			return true
+		}
+		mp.Collisions++
 	}
 	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
-		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]struct{}, 1024)
+		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]seenSpan, 1024)
 	}
-	mp.seen[k] = struct{}{}
+	mp.seen[k] = now
+	return false
+}
+
+// noteModelBelow remembers that a model-call span lies below the span k
+// (two generations of maxSeenSpans, as the spans mapped).
+func (mp *Mapper) noteModelBelow(k spanKey) {
+	if _, ok := mp.modelBelow[k]; ok {
+		return
+	}
+	if mp.modelBelow == nil || len(mp.modelBelow) >= maxSeenSpans {
+		mp.modelBelowOld, mp.modelBelow = mp.modelBelow, make(map[spanKey]struct{}, 1024)
+	}
+	mp.modelBelow[k] = struct{}{}
+}
+
+// hadModelBelow reports whether a model-call span below k was mapped.
+func (mp *Mapper) hadModelBelow(k spanKey) bool {
+	if _, ok := mp.modelBelow[k]; ok {
+		return true
+	}
+	_, ok := mp.modelBelowOld[k]
+	return ok
+}
+
+// vercelOuter: the Vercel AI SDK's outer span of a generation or an
+// embedding (ai.operationId "ai.generateText", "ai.streamObject",
+// "ai.embedMany", …). The SDK makes the model call in a child span of the
+// same name plus ".doGenerate", ".doStream" or ".doEmbed", which carries
+// the call's own usage; the outer span's ai.usage.* is the sum over its
+// steps. Read by its own shape, it is never a call, whichever of its
+// spans a request brings first (packages/ai/core/generate-text in
+// vercel/ai: recordSpan "ai.generateText" around each step's
+// "ai.generateText.doGenerate").
+func vercelOuter(sp ptrace.Span) bool {
+	id := firstStr(sp.Attributes(), "ai.operationId")
+	if id == "" {
+		id = sp.Name()
+	}
+	switch id {
+	case "ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject", "ai.embed", "ai.embedMany":
+		return true
+	}
 	return false
 }
 
 // NewMapper returns a mapper with empty memory.
 func NewMapper() *Mapper {
-	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{},
-		orphans: map[pcommon.TraceID]struct{}{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
+	return &Mapper{groups: map[groupKey]*group{}, jobs: map[pcommon.TraceID][2]string{}, named: map[spanKey][2]string{}, namedIn: map[pcommon.TraceID]int32{},
+		orphans: map[pcommon.TraceID]*orphanCalls{}, calls: map[spanKey]*callMemo{}, kids: map[spanKey]int32{}}
+}
+
+// learned is what earlier spans say of a span whose parent is parent:
+// the job a span above it named, else its trace's root span's.
+func (mp *Mapper) learned(trace pcommon.TraceID, parent pcommon.SpanID) [2]string {
+	root := mp.jobs[trace]
+	if mp.namedIn[trace] == 0 {
+		return root
+	}
+	n := mp.namedAbove(trace, parent)
+	if n[0] == "" {
+		n[0] = root[0]
+	}
+	if n[1] == "" {
+		n[1] = root[1]
+	}
+	return n
+}
+
+// orphanCalls are the calls of a trace filed under its trace ID; past
+// maxOrphanCalls which they are is not kept (over), and only the trace's
+// root span naming a job moves them.
+type orphanCalls struct {
+	spans []pcommon.SpanID
+	over  bool
+}
+
+const maxOrphanCalls = 256
+
+// maxHops bounds a walk up a trace's remembered parents.
+const maxHops = 64
+
+// parentOf is k's parent: from the request being mapped, else from the
+// spans mapped lately.
+func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
+	if i, ok := mp.req[k]; ok {
+		return mp.reqRefs[i].span.ParentSpanID(), true
+	}
+	if p, ok := mp.seen[k]; ok {
+		return p.parent, true
+	}
+	p, ok := mp.seenOld[k]
+	return p.parent, ok
+}
+
+// namedAbove is the job named by the nearest span above parent (parent
+// included) that named one, as far as the remembered parents reach.
+func (mp *Mapper) namedAbove(trace pcommon.TraceID, parent pcommon.SpanID) [2]string {
+	for hop := 0; hop < maxHops && !parent.IsEmpty(); hop++ {
+		k := spanKey{trace, parent}
+		if n, ok := mp.named[k]; ok {
+			return n
+		}
+		p, ok := mp.parentOf(k)
+		if !ok {
+			break
+		}
+		parent = p
+	}
+	return [2]string{}
+}
+
+// below reports whether span is under above, as far as the remembered
+// parents show.
+func (mp *Mapper) below(trace pcommon.TraceID, span, above pcommon.SpanID) bool {
+	for hop := 0; hop < maxHops; hop++ {
+		p, ok := mp.parentOf(spanKey{trace, span})
+		if !ok || p.IsEmpty() {
+			return false
+		}
+		if p == above {
+			return true
+		}
+		span = p
+	}
+	return false
 }
 
 // MapTraces turns model-call and client HTTP spans into events. rejected
@@ -189,6 +347,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
 		clear(mp.groups)
 		clear(mp.jobs)
+		clear(mp.named)
+		clear(mp.namedIn)
 		mp.bytes = 0
 	}
 	// The call memory has its own bounds, so a busy app's model spans do
@@ -198,7 +358,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		clear(mp.kids)
 		mp.callBytes = 0
 	}
-	if len(mp.orphans) > maxRemembered {
+	if len(mp.orphans) > maxRemembered/maxOrphanCalls*4 {
 		mp.LostLinks += int64(len(mp.orphans))
 		clear(mp.orphans)
 	}
@@ -225,12 +385,19 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			for k := range spans.Len() {
 				sp := spans.At(k)
 				key := spanKey{sp.TraceID(), sp.SpanID()}
-				if _, dup := index[key]; dup && !key.trace.IsEmpty() && !key.span.IsEmpty() {
-					// The same span twice in one request (a batch that
-					// merged an export with its retry): the first copy
-					// only — the second doubled its parent's children,
-					// and the storm's 63 calls a job read as 103.
-					mp.Repeats++
+				if first, dup := index[key]; dup && !key.trace.IsEmpty() && !key.span.IsEmpty() {
+					if f := refs[first].span; f.StartTimestamp() == sp.StartTimestamp() && f.EndTimestamp() == sp.EndTimestamp() {
+						// The same span twice in one request (a batch that
+						// merged an export with its retry): the first copy
+						// only — the second doubled its parent's children,
+						// and the storm's 63 calls a job read as 103.
+						mp.Repeats++
+						continue
+					}
+					// Another span under the same IDs: its own call (the
+					// collision is counted when it is mapped). The index
+					// keeps the first (a child names one parent).
+					refs = append(refs, spanRef{span: sp, res: res, src: src, model: isModelCall(sp.Attributes())})
 					continue
 				}
 				index[key] = len(refs)
@@ -238,6 +405,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			}
 		}
 	}
+	mp.req, mp.reqRefs = index, refs
+	defer func() { mp.req, mp.reqRefs = nil, nil }()
 	parentOf := func(i int) int {
 		sp := refs[i].span
 		if sp.ParentSpanID().IsEmpty() {
@@ -275,6 +444,52 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			refs[i].shadowed = true
 		}
 	}
+	// A model-call span is a wrapper whatever this request holds when its
+	// own shape says so (the Vercel AI SDK's outer spans: their calls are
+	// always their doGenerate/doStream children), or when a model-call
+	// span below it came in an earlier request. An exporter sends spans
+	// as they end, so the children usually go first, and the wrapper
+	// alone in a later request was billed again: twice the spend, a
+	// phantom call. Every span below a model call (in this request or
+	// remembered from one before) notes its parent, so a wrapper above a
+	// chain of plain spans is found too.
+	// Earlier requests' memory first, spread up this request's chains;
+	// this request's own model calls are the ancestry's (which cuts a
+	// cycle), and are remembered only after, so a ring of spans never
+	// shadows itself.
+	below := make([]bool, len(refs))
+	up := func(i int, mark []bool, note bool) {
+		for j, steps := i, 0; steps <= len(refs); steps++ {
+			sp := refs[j].span
+			if note && !sp.ParentSpanID().IsEmpty() {
+				mp.noteModelBelow(spanKey{sp.TraceID(), sp.ParentSpanID()})
+			}
+			p := parentOf(j)
+			if p < 0 || mark[p] {
+				return
+			}
+			mark[p] = true
+			j = p
+		}
+	}
+	known := make([]bool, len(refs))
+	for i := range refs {
+		if mp.hadModelBelow(spanKey{refs[i].span.TraceID(), refs[i].span.SpanID()}) {
+			known[i] = true
+			up(i, below, false)
+		}
+	}
+	for i := range refs {
+		if refs[i].model && !refs[i].shadowed && (known[i] || below[i] || vercelOuter(refs[i].span)) {
+			refs[i].shadowed = true
+		}
+	}
+	noted := make([]bool, len(refs))
+	for i := range refs {
+		if refs[i].model || known[i] || below[i] {
+			up(i, noted, true)
+		}
+	}
 	// An HTTP CLIENT span under a model-call span is an attempt of that
 	// call: the call's span then carries only its usage. The attempts of
 	// a call whose span is here are numbered in the order they came (an
@@ -308,7 +523,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		refs[m].httpKids++
 	}
-	// Learn each trace's job from any span that names it.
+	// Learn each trace's job. A root span's job is the whole trace's
+	// (every span is below it); a span below the root names the job of
+	// the spans under it only — a batch run's trace holds many jobs, and
+	// a call beside a job's span, not under it, is not that job's.
 	st := stamper{events: &events, from: len(events)}
 	for i := range refs {
 		st.next(refs[i].src)
@@ -317,45 +535,82 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		if id == "" && typ == "" {
 			continue
 		}
-		if _, orphan := mp.orphans[refs[i].span.TraceID()]; orphan && id != "" {
-			// Calls of this trace went out under its trace ID: they are
-			// this job's. The job's type is the one its span gives.
-			delete(mp.orphans, refs[i].span.TraceID())
-			_, jt := resolveJob(&refs[i], anc, i, mp.jobs[refs[i].span.TraceID()])
-			var ev ingest.Event
-			ev.Reset()
-			// At the span's end: it ended after the calls it names the job
-			// of, and a merge of files by time must not put it first.
-			ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
-			ev.CorrelationID = clean(refs[i].span.TraceID().String())
-			events = append(events, ev)
-			mp.RehomeLinks++
+		trace, self := refs[i].span.TraceID(), refs[i].span.SpanID()
+		root := refs[i].span.ParentSpanID().IsEmpty()
+		// A model call's own spans below it (its HTTP attempts) end, and
+		// are sent, before it: a later request brings none, so it is not
+		// remembered (every call span of an app that puts job.id on each
+		// would fill the memory).
+		if !root && !refs[i].model {
+			k := spanKey{trace, self}
+			if _, had := mp.named[k]; !had {
+				mp.bytes += int64(len(id) + len(typ) + 64)
+				mp.namedIn[trace]++
+			}
+			mp.named[k] = [2]string{id, typ}
 		}
-		known := mp.jobs[refs[i].span.TraceID()]
+		if o := mp.orphans[trace]; o != nil && id != "" {
+			// Calls of this trace went out under its trace ID: they are
+			// this job's if this span is above every one of them.
+			all := root
+			if !all && !o.over {
+				all = true
+				for _, c := range o.spans {
+					if !mp.below(trace, c, self) {
+						all = false
+						break
+					}
+				}
+			}
+			if all {
+				delete(mp.orphans, trace)
+				_, jt := resolveJob(&refs[i], anc, i, mp.learned(trace, refs[i].span.ParentSpanID()))
+				var ev ingest.Event
+				ev.Reset()
+				// At the span's end: it ended after the calls it names the job
+				// of, and a merge of files by time must not put it first.
+				ev.Kind, ev.TS, ev.JobID, ev.JobType = ingest.KindTraceJob, max(int64(refs[i].span.EndTimestamp()), int64(refs[i].span.StartTimestamp())), id, jt
+				ev.CorrelationID = clean(trace.String())
+				events = append(events, ev)
+				mp.RehomeLinks++
+			} else {
+				mp.Unlinked++
+			}
+		}
+		if !root {
+			continue
+		}
+		known := mp.jobs[trace]
 		if known[0] == "" {
 			known[0] = id
 		}
 		if known[1] == "" {
 			known[1] = typ
 		}
-		if _, had := mp.jobs[refs[i].span.TraceID()]; !had {
+		if _, had := mp.jobs[trace]; !had {
 			mp.bytes += int64(len(known[0]) + len(known[1]) + 64)
 		}
-		mp.jobs[refs[i].span.TraceID()] = known
+		mp.jobs[trace] = known
 	}
 	st.done()
 	for i := range refs {
 		st.next(refs[i].src)
 		r := &refs[i]
 		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
-			if mp.sawSpan(k) {
+			if mp.sawSpan(k, r.span) {
 				mp.Repeats++
 				continue // delivered again: billed once
 			}
 			keys = append(keys, SpanKey(k))
 		}
 		attrs := r.span.Attributes()
-		job, jobType := resolveJob(r, anc, i, mp.jobs[r.span.TraceID()])
+		// Its own or an ancestor's job here is the job; the walk up the
+		// remembered parents is for a span that has none.
+		learned := mp.jobs[r.span.TraceID()]
+		if anc.id[i] == "" {
+			learned = mp.learned(r.span.TraceID(), r.span.ParentSpanID())
+		}
+		job, jobType := resolveJob(r, anc, i, learned)
 		var ev ingest.Event
 		ev.Reset()
 		ev.TS = int64(r.span.StartTimestamp())
@@ -368,7 +623,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 		ev.CorrelationID = lastTraceHex
 		ev.JobID, ev.JobType = job, jobType
-		named := anc.id[i] != "" || mp.jobs[r.span.TraceID()][0] != "" || firstStr(r.res, decode.FieldJobID.OTel()...) != ""
+		named := anc.id[i] != "" || learned[0] != "" || firstStr(r.res, decode.FieldJobID.OTel()...) != ""
 		ev.IdempotencyKey = decode.CleanID(header(attrs, decode.FieldIdempotencyKey.OTel()...))
 		ev.RetryAfterMs = retryAfter(header(attrs, "http.response.header.retry-after"), ev.TS)
 		self := spanKey{r.span.TraceID(), r.span.SpanID()}
@@ -395,7 +650,10 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// Its identity, in the state a restart's replay rebuilds:
 				// a span delivered again after a restart (a Collector's
 				// retry) is billed once (correlate's responses).
-				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String()
+				// With its start: another span under the same IDs (a
+				// forked worker pool's copied generator) is another call;
+				// a re-send has the same start.
+				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String() + "@" + strconv.FormatUint(uint64(r.span.StartTimestamp()), 36)
 			}
 			if !readModelCall(&ev, attrs) {
 				rejected++
@@ -519,7 +777,16 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			continue
 		}
 		if !named && ev.JobID == lastTraceHex {
-			mp.orphans[r.span.TraceID()] = struct{}{}
+			o := mp.orphans[r.span.TraceID()]
+			if o == nil {
+				o = &orphanCalls{}
+				mp.orphans[r.span.TraceID()] = o
+			}
+			if len(o.spans) < maxOrphanCalls && !r.span.SpanID().IsEmpty() {
+				o.spans = append(o.spans, r.span.SpanID())
+			} else {
+				o.over = true
+			}
 		}
 		events = append(events, ev)
 	}

@@ -719,3 +719,233 @@ func TestASpanDeliveredTwiceIsBilledOnce(t *testing.T) {
 		t.Errorf("the retry of a refused request gave %d events, want 1", len(again))
 	}
 }
+
+// vercelSpan is a Vercel AI SDK span of trace 7: the outer ai.generateText
+// (span 1) or one of its ai.generateText.doGenerate steps.
+func vercelSpan(spans ptrace.SpanSlice, id, parent byte, op string, in, out int64) {
+	sp := spans.AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{7})
+	sp.SetSpanID(pcommon.SpanID{id})
+	if parent != 0 {
+		sp.SetParentSpanID(pcommon.SpanID{parent})
+	}
+	sp.SetName(op)
+	a := sp.Attributes()
+	a.PutStr("ai.operationId", op)
+	a.PutStr("ai.model.id", "gpt-4o")
+	a.PutStr("ai.model.provider", "openai.chat")
+	a.PutInt("ai.usage.promptTokens", in)
+	a.PutInt("ai.usage.completionTokens", out)
+	if parent != 0 {
+		a.PutStr("gen_ai.request.model", "gpt-4o")
+		a.PutInt("gen_ai.usage.input_tokens", in)
+		a.PutInt("gen_ai.usage.output_tokens", out)
+	}
+}
+
+// TestWrapperSpanInAnotherRequestIsNotBilledAgain: R7-6 — a multi-step
+// generateText's doGenerate spans end, and are exported, before their
+// ai.generateText parent; the parent alone in a later request was billed
+// as a fourth call with the steps' summed usage (spend doubled). Either
+// order, and a generic wrapper span whose model-call child came first.
+func TestWrapperSpanInAnotherRequestIsNotBilledAgain(t *testing.T) {
+	kids := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		for i := byte(2); i <= 4; i++ {
+			vercelSpan(spans, i, 1, "ai.generateText.doGenerate", 10_000, 1_000)
+		}
+		return td
+	}
+	outer := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		vercelSpan(td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans(), 1, 0, "ai.generateText", 30_000, 3_000)
+		return td
+	}
+	sum := func(batches ...ptrace.Traces) (calls int, in int64) {
+		mp := NewMapper()
+		for _, td := range batches {
+			evs, _, _ := mp.MapTraces(td)
+			for _, e := range evs {
+				if e.Kind == ingest.KindLLMCall {
+					calls++
+					in += e.InputTokens
+				}
+			}
+		}
+		return calls, in
+	}
+	for name, order := range map[string][]ptrace.Traces{
+		"children first": {kids(), outer()},
+		"wrapper first":  {outer(), kids()},
+	} {
+		if calls, in := sum(order...); calls != 3 || in != 30_000 {
+			t.Errorf("%s: %d calls, %d input tokens; want 3 calls, 30000", name, calls, in)
+		}
+	}
+	// A wrapper of no known shape (gen_ai attributes on both levels):
+	// its child in an earlier request makes it a wrapper, through a plain
+	// span between them that came in a third request.
+	td1, td2, td3 := ptrace.NewTraces(), ptrace.NewTraces(), ptrace.NewTraces()
+	mk := func(td ptrace.Traces, id, parent byte, model bool) {
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{9})
+		sp.SetSpanID(pcommon.SpanID{id})
+		if parent != 0 {
+			sp.SetParentSpanID(pcommon.SpanID{parent})
+		}
+		sp.SetName("chain")
+		if model {
+			sp.SetName("chat gpt-4o")
+			sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+			sp.Attributes().PutInt("gen_ai.usage.input_tokens", 100)
+		}
+	}
+	mk(td1, 3, 2, true)  // the call
+	mk(td2, 2, 1, false) // a plain span between
+	mk(td3, 1, 0, true)  // the wrapper, with the summed usage
+	if calls, in := sum(td1, td2, td3); calls != 1 || in != 100 {
+		t.Errorf("generic wrapper: %d calls, %d input tokens; want 1, 100", calls, in)
+	}
+}
+
+// jobSpan appends a span of trace 5: a chat call when model, else a plain
+// span; job names job.id on it.
+func jobSpan(td ptrace.Traces, id, parent byte, model bool, job string) {
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{5})
+	sp.SetSpanID(pcommon.SpanID{id})
+	if parent != 0 {
+		sp.SetParentSpanID(pcommon.SpanID{parent})
+	}
+	sp.SetName("step")
+	if model {
+		sp.SetName("chat gpt-4o")
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", 1000)
+	}
+	if job != "" {
+		sp.Attributes().PutStr("job.id", job)
+	}
+}
+
+// callsByJob maps the requests in order and counts the calls of each job
+// after the trace-job moves (a KindTraceJob moves the trace-ID job's calls).
+func callsByJob(batches ...ptrace.Traces) map[string]int {
+	mp := NewMapper()
+	by := map[string]int{}
+	for _, td := range batches {
+		evs, _, _ := mp.MapTraces(td)
+		for _, e := range evs {
+			switch e.Kind {
+			case ingest.KindLLMCall:
+				by[e.JobID]++
+			case ingest.KindTraceJob:
+				by[e.JobID] += by[e.CorrelationID]
+				delete(by, e.CorrelationID)
+			}
+		}
+	}
+	return by
+}
+
+// TestJobIsNamedFromAboveNotBeside: R7-14 — one trace per batch run (a
+// scheduler's root span) holds many jobs; job A's span named job-A, and
+// 30 calls beside it (another job's, naming none) were filed under job-A
+// and killed it. A span below the root names the job of the spans under
+// it only, in one request or across several; the root's job is the
+// trace's.
+func TestJobIsNamedFromAboveNotBeside(t *testing.T) {
+	const trace = "05000000000000000000000000000000"
+	// One request: the root, job A's call naming job-A, 30 siblings.
+	td := ptrace.NewTraces()
+	jobSpan(td, 1, 0, false, "")
+	jobSpan(td, 2, 1, true, "job-A")
+	for i := byte(10); i < 40; i++ {
+		jobSpan(td, i, 1, true, "")
+	}
+	if by := callsByJob(td); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in one request: %v; want job-A 1, the trace 30", by)
+	}
+	// Across requests: job A's call first, the siblings later.
+	a, b := ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(a, 2, 1, true, "job-A")
+	for i := byte(10); i < 40; i++ {
+		jobSpan(b, i, 1, true, "")
+	}
+	jobSpan(b, 1, 0, false, "")
+	if by := callsByJob(a, b); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in a later request: %v; want job-A 1, the trace 30", by)
+	}
+	// The siblings first, then job A's span: they are not under it.
+	if by := callsByJob(b, a); by["job-A"] != 1 || by[trace] != 30 {
+		t.Errorf("siblings in an earlier request: %v; want job-A 1, the trace 30", by)
+	}
+	// The usual order: a job's span (below the batch root) ends after
+	// its calls, which went out first — under a step between them.
+	c1, c2, c3 := ptrace.NewTraces(), ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(c1, 30, 20, true, "")
+	jobSpan(c1, 31, 20, true, "")
+	jobSpan(c2, 20, 3, false, "")
+	jobSpan(c3, 3, 1, false, "job-B")
+	jobSpan(c3, 32, 3, true, "") // and one more after it, under it
+	if by := callsByJob(c1, c2, c3); by["job-B"] != 3 || len(by) != 1 {
+		t.Errorf("a job's calls before its span: %v; want job-B 3", by)
+	}
+	// The root names the job: the whole trace is it, whatever came first.
+	r1, r2 := ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(r1, 30, 20, true, "")
+	jobSpan(r1, 31, 1, true, "")
+	jobSpan(r2, 1, 0, false, "job-R")
+	if by := callsByJob(r1, r2); by["job-R"] != 2 || len(by) != 1 {
+		t.Errorf("root names the job: %v; want job-R 2", by)
+	}
+}
+
+// TestSameIDsOtherSpanIsAnotherCall: R7-16 — a forked worker pool whose
+// ID generator's state was copied at fork gives every worker's spans the
+// same trace and span IDs; all but the first were dropped as re-sends (29
+// of 30 calls). A re-send is the same span: the same IDs and the same
+// start and end. Another span under the same IDs is its own call, in one
+// request or across requests, and counted as a collision.
+func TestSameIDsOtherSpanIsAnotherCall(t *testing.T) {
+	span := func(td ptrace.Traces, start int64) {
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{0xee})
+		sp.SetSpanID(pcommon.SpanID{0xff})
+		sp.SetStartTimestamp(pcommon.Timestamp(start))
+		sp.SetEndTimestamp(pcommon.Timestamp(start + 1e9))
+		sp.SetName("chat gpt-4o")
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", 1000)
+	}
+	mp := NewMapper()
+	calls := 0
+	ids := map[string]bool{}
+	feed := func(td ptrace.Traces) {
+		evs, _, _ := mp.MapTraces(td)
+		for _, e := range evs {
+			if e.Kind == ingest.KindLLMCall {
+				calls++
+				ids[e.ResponseID] = true
+			}
+		}
+	}
+	one := ptrace.NewTraces()
+	span(one, 1e18)
+	span(one, 1e18+5e9) // the same IDs in one request, another span
+	feed(one)
+	for i := range int64(3) {
+		td := ptrace.NewTraces()
+		span(td, 1e18+int64(10+i)*1e9)
+		feed(td)
+	}
+	again := ptrace.NewTraces()
+	span(again, 1e18) // the first span sent again
+	feed(again)
+	// The re-send of the first is known by its response ID (correlate
+	// bills a response once); the mapper remembers the last span of IDs.
+	if len(ids) != 5 || mp.Collisions < 4 {
+		t.Errorf("%d calls, %d response IDs, %d collisions; want 5 response IDs, at least 4 collisions", calls, len(ids), mp.Collisions)
+	}
+}

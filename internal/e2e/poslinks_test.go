@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
+)
+
+// TestPatternLineJobByPositionNeverKills: R7-17 — a --pattern line that
+// names no job took the job of the JSON line before it; a worker pool
+// writing one stream put job B's cost lines after job A's heartbeats, and
+// job A was killed at its ceiling. A job taken by position is shown and
+// counted ambiguous, never a kill; the same lines naming their job kill
+// that job.
+func TestPatternLineJobByPositionNeverKills(t *testing.T) {
+	bin := burnrate(t)
+	for _, named := range []bool{false, true} {
+		t.Run(fmt.Sprint("job named: ", named), func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			b.WriteString(`{"ts":"2026-06-02T00:00:00Z","event":"job_started","job_id":"job-A","job_type":"t"}` + "\n")
+			b.WriteString(`{"ts":"2026-06-02T00:00:01Z","event":"job_started","job_id":"job-B","job_type":"t"}` + "\n")
+			for i := range 8 {
+				fmt.Fprintf(&b, `{"ts":"2026-06-02T00:00:%02dZ","event":"job_heartbeat","job_id":"job-A","job_type":"t"}`+"\n", 2+2*i)
+				job := ""
+				if named {
+					job = " job=job-B"
+				}
+				fmt.Fprintf(&b, "2026-06-02T00:00:%02dZ model call done cost=0.20 status=200 model=gpt-4o%s\n", 3+2*i, job)
+			}
+			logPath, journal := filepath.Join(dir, "pool.log"), filepath.Join(dir, "journal.jsonl")
+			testutil.WriteFile(t, logPath, b.String())
+			pat := `^(?P<ts>\S+) model call done cost=(?P<cost_usd>[0-9.]+) status=(?P<status>\d+) model=(?P<model>\S+)$`
+			if named {
+				pat = `^(?P<ts>\S+) model call done cost=(?P<cost_usd>[0-9.]+) status=(?P<status>\d+) model=(?P<model>\S+) job=(?P<job_id>\S+)$`
+			}
+			rc := newReceiver(t, false)
+			cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.5", "--kill-webhook", rc.URL, "--journal", journal, "--pattern", pat, logPath)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if named {
+				waitUntil(t, "job-B's kill", 20*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1 })
+			} else {
+				// Nothing must come: the whole file is read well within this.
+				time.Sleep(3 * time.Second)
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("exit: %v\n%s", err, stderr.String())
+			}
+			_, kills := rc.snapshot()
+			var jobs []string
+			for _, k := range kills {
+				jobs = append(jobs, fmt.Sprint(k["job_id"]))
+			}
+			want := "[]"
+			if named {
+				want = "[job-B]"
+			}
+			if got := fmt.Sprint(jobs); got != want {
+				t.Errorf("kills of %s, want %s\n%s", got, want, stderr.String())
+			}
+		})
+	}
+}
