@@ -8,7 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // underFileLimit runs burnrate with its open-files limit, soft and hard, at
@@ -92,5 +96,58 @@ func TestReportReadsMoreFilesThanTheOpenFilesLimit(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &r2); err != nil || len(r2.Jobs) != files/2 {
 		t.Errorf("a dangling link cost more than itself: %d jobs (%v)", len(r2.Jobs), err)
+	}
+}
+
+// TestWatchFollowsABoundedSetOfADirectory: R6-15 — watch followed every
+// file of a directory, each holding a descriptor: under a limit of 64 open
+// files, 100 logs made every open past it fail. It follows at most half
+// the limit, the most recently written, and says how many it does not
+// follow and why; its report holds the files it followed.
+func TestWatchFollowsABoundedSetOfADirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	os.Mkdir(dir, 0o755)
+	base := time.Now().Add(-time.Hour)
+	for i := range 100 {
+		p := filepath.Join(dir, fmt.Sprintf("worker-%03d.jsonl", i))
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"ts":"2026-06-02T01:00:%02dZ","event":"llm_call","job_id":"job-%03d","model":"claude-haiku-4-5","status":200,"input_tokens":1000,"output_tokens":100}`+"\n", i%60, i)), 0o644)
+		mt := base.Add(time.Duration(i) * time.Second)
+		os.Chtimes(p, mt, mt)
+	}
+	state := t.TempDir()
+	report := filepath.Join(state, "report.json")
+	d := &daemon{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	d.cmd = exec.Command("/bin/sh", "-c", `ulimit -Sn 64 && ulimit -Hn 64 && exec "$0" "$@"`, burnrate(t),
+		"watch", "--headless", "--journal", filepath.Join(state, "journal.jsonl"), "--report-out", report, "--poll-interval", "20ms", dir)
+	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.cmd.Process.Kill(); d.cmd.Wait() })
+	testutil.WaitFor(t, "the files not followed said", 10*time.Second, func() bool { return strings.Contains(d.err(), "68 files not followed") })
+	time.Sleep(500 * time.Millisecond)
+	d.stop(syscall.SIGTERM)
+	if code := d.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d, want a clean stop\n%s", code, d.err())
+	}
+	if !strings.Contains(d.err(), "at most 32 files are followed at once") || strings.Contains(d.err(), "too many open files") {
+		t.Errorf("stderr does not say why, or an open failed:\n%s", d.err())
+	}
+	var rep struct {
+		Jobs []struct {
+			JobID string `json:"job_id"`
+		} `json:"jobs"`
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, d.err())
+	}
+	if len(rep.Jobs) != 32 {
+		t.Fatalf("%d jobs, want the 32 files followed", len(rep.Jobs))
+	}
+	for _, j := range rep.Jobs {
+		if j.JobID < "job-068" {
+			t.Errorf("%s followed: the most recently written (job-068 … job-099) were to be", j.JobID)
+		}
 	}
 }
