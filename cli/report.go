@@ -428,6 +428,10 @@ func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Op
 		}
 	}
 	st.SetSources(src)
+	if n := fs.InMemory(); n > 0 {
+		// The price of a bounded number of open files, said (R6-15).
+		fmt.Fprintf(os.Stderr, "burnrate: %d of %d files were read whole into memory: more than %d were in flight at one time, the most held open at once\n", n, len(fs.Files), fs.Budget())
+	}
 	return st, empty, unopened, nil
 }
 

@@ -206,6 +206,9 @@ func (fs *FileSet) Unopened() int {
 // overlap): the price of a bounded number of open files.
 func (fs *FileSet) InMemory() int { return fs.inMemory }
 
+// Budget is the most files the set holds open at once.
+func (fs *FileSet) Budget() int { return fs.budget }
+
 // lazyMerge is Merge over a lazily opened set.
 type lazyMerge struct {
 	h    mergeHeap
