@@ -191,3 +191,41 @@ func TestUnopenedFileCostsItself(t *testing.T) {
 		openBudget = old
 	}
 }
+
+// TestBoundedSetFileGoneBeforeItsTurn: a file removed after the set read
+// its head and before the merge reached it (a log rotated away while a
+// report of 20,000 files runs) costs that file only: counted, named, the
+// others read.
+func TestBoundedSetFileGoneBeforeItsTurn(t *testing.T) {
+	paths := boundedFixture(t, 40)
+	old := openBudget
+	openBudget = func() int { return 2 }
+	defer func() { openBudget = old }()
+	fs, err := OpenFiles(paths, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	before := fs.Unopened()
+	// The last file by first event, not kept from its probe: opened again.
+	gone := -1
+	for _, i := range fs.order {
+		if fs.mem[i] == nil {
+			gone = i
+		}
+	}
+	if gone < 0 {
+		t.Fatal("fixture: every file kept from its probe")
+	}
+	os.Remove(paths[gone])
+	var e ingest.Event
+	n := 0
+	for it := fs.Events(); it.Next(&e); n++ {
+		if int(e.Source) == gone {
+			t.Fatalf("an event of the file removed: %+v", e)
+		}
+	}
+	if fs.Unopened() != before+1 || !strings.Contains(fs.Files[gone].ErrText(), "not read") || n == 0 {
+		t.Errorf("%d events, %d unopened (was %d), the file's error %q", n, fs.Unopened(), before, fs.Files[gone].ErrText())
+	}
+}
