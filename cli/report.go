@@ -289,7 +289,7 @@ exists; 2: bad usage or unreadable input.`,
 					return err
 				}
 			}
-			st, empty, err := correlateFilesObserved(cfg, paths, a.input, a.declared, night)
+			st, empty, unopened, err := correlateFilesObserved(cfg, paths, a.input, a.declared, night)
 			if err != nil {
 				return err
 			}
@@ -349,6 +349,11 @@ exists; 2: bad usage or unreadable input.`,
 				// A postmortem of nothing is a usage error, not a clean night.
 				return fmt.Errorf("no events in %s: nothing was read as a model call or job event (see the skipped lines and the hint above; burnrate formats lists what is read)", display.Text(strings.Join(args, ", ")))
 			}
+			if len(unopened) > 0 {
+				// A file that could not be opened costs that file only
+				// (R6-15), but the report is without it: no clean night.
+				return fmt.Errorf("%d of %d input files could not be opened (each named above), so the report above is without them: %s", len(unopened), len(paths), display.Text(firstNames(unopened, 3)))
+			}
 			if len(empty) > 0 {
 				// One file read to nothing beside others that read: its
 				// calls are missing from the report above, which is no
@@ -382,15 +387,25 @@ exists; 2: bad usage or unreadable input.`,
 // empty names the files that gave no event and skipped lines for an error
 // (a summary-only Claude Code transcript gave no event and skipped none).
 func correlateFiles(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event) (st *correlate.State, empty []string, err error) {
-	return correlateFilesObserved(cfg, paths, opts, declared, nil)
+	st, empty, _, err = correlateFilesObserved(cfg, paths, opts, declared, nil)
+	return st, empty, err
+}
+
+// firstNames is the first n of names, and how many more there are.
+func firstNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // correlateFilesObserved is correlateFiles with the config's rules (night,
-// may be nil) seeing every event right after it is applied.
-func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event, night *nightRules) (st *correlate.State, empty []string, err error) {
+// may be nil) seeing every event right after it is applied. unopened names
+// the files that could not be opened (each costs itself only).
+func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Options, declared []ingest.Event, night *nightRules) (st *correlate.State, empty, unopened []string, err error) {
 	fs, err := file.OpenFiles(paths, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer fs.Close()
 	st = correlate.New(cfg)
@@ -408,9 +423,16 @@ func correlateFilesObserved(cfg correlate.Config, paths []string, opts decode.Op
 		if it.Stats.Events == 0 && it.Stats.SkippedTotal() > 0 {
 			empty = append(empty, it.Path)
 		}
+		if it.Unopened() {
+			unopened = append(unopened, it.Path)
+		}
 	}
 	st.SetSources(src)
-	return st, empty, nil
+	if n := fs.InMemory(); n > 0 {
+		// The price of a bounded number of open files, said (R6-15).
+		fmt.Fprintf(os.Stderr, "burnrate: %d of %d files were read whole into memory: more than %d were in flight at one time, the most held open at once\n", n, len(fs.Files), fs.Budget())
+	}
+	return st, empty, unopened, nil
 }
 
 // mergeReports is report --merge: replicas' JSON reports in, one out.

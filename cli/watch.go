@@ -227,6 +227,17 @@ E jump to the end.`,
 				return err
 			}
 			l.afterRun = func(last *engine.Frame) error {
+				var unopened []string
+				for _, it := range fs.Files {
+					if it.Unopened() {
+						unopened = append(unopened, it.Path)
+					}
+				}
+				if last != nil && last.Snap.Events > 0 && len(unopened) > 0 {
+					// As report: a file that could not be opened costs
+					// itself only, but the replay was without it.
+					return fmt.Errorf("%d of %d input files could not be opened (each named in the sources), so the replay was without them: %s", len(unopened), len(paths), display.Text(firstNames(unopened, 3)))
+				}
 				if last != nil && last.Snap.Events > 0 {
 					// As report: one file read to nothing beside others
 					// that read is missing from what was played.

@@ -349,7 +349,10 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	e := t.endpointState(key)
 	e.expire(ts, timed)
 	retry := pyAnnounced{announced: ts, wait: retryWait(m[2]), timed: timed}
-	if ch, ok := e.announced(ts, timed); ok {
+	// After an "Encountered …" line the attempt retried is the one that got
+	// no response: a failed response still waiting (a 529 its chain gave up
+	// on, another request's) is not the one announced.
+	if ch, ok := e.announced(ts, timed); ok && !t.pyExc.set {
 		// Announces the retry of a failed response already counted.
 		retry.chain = ch
 		e.addPending(retry)
@@ -370,6 +373,10 @@ func (t *sdkText) pyRetryLine(line []byte, m [][]byte, emit func(*ingest.Event))
 	e.addPending(retry)
 	ev := t.attemptAt(ts, carried, ch.ctx)
 	ev.Status, ev.Attempt, ev.ErrorType = 0, ch.attempt, "connection_error"
+	if t.pyExc.set && t.pyExc.timeout {
+		ev.ErrorType = "timeout"
+	}
+	t.pyExc = pyException{} // the attempt it said failed: this one
 	ev.IdempotencyKey = t.pyKey(ch, key)
 	if ch.ambiguous || positional(ev) {
 		ev.AttemptBy = ingest.AttemptByLineAmbiguous

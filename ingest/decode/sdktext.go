@@ -123,11 +123,16 @@ type sdkText struct {
 	// again, counted): a line that only claims to be the SDK's must not
 	// blind the count, so past maxPyHttpx unmet, and at the input's end,
 	// they are read as attempts after all.
-	pyHttpx  [][]byte
-	lite     liteState
-	retry    retryState
-	patterns []*patternState
-	scratch  []byte // a line without its ANSI escapes
+	pyHttpx [][]byte
+	// pyExc is an attempt the SDK's "Encountered …" line said failed with
+	// no response (a timeout, a reset): counted at its "Retrying" line
+	// when one follows, else, at the SDK's next line, as its last (pyexc.go).
+	pyExc     pyException
+	pySending string // endpoint of the SDK's last "Sending HTTP Request:" line
+	lite      liteState
+	retry     retryState
+	patterns  []*patternState
+	scratch   []byte // a line without its ANSI escapes
 }
 
 // jobContext is what a JSON line says about the text lines after it: the
@@ -410,7 +415,7 @@ const maxPyHttpx = 256
 // flushPyHttpx reads, at the input's end, the httpx lines no SDK line met
 // as attempts.
 func (t *sdkText) flushPyHttpx(emit func(*ingest.Event)) int {
-	n := t.flush(emit)
+	n := t.flush(emit) + t.pyRaised(emit)
 	for len(t.pyHttpx) > 0 {
 		line := t.pyHttpx[0]
 		t.pyHttpx = t.pyHttpx[1:]
@@ -434,6 +439,15 @@ func (t *sdkText) flush(emit func(*ingest.Event)) int {
 }
 
 func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
+	if t.pyExc.set && pyEndsException(line) {
+		if r := t.pyRaised(emit); r > 0 {
+			return r + max(t.decodeSDKLine(line, emit), 0)
+		}
+	}
+	return t.decodeSDKLine(line, emit)
+}
+
+func (t *sdkText) decodeSDKLine(line []byte, emit func(*ingest.Event)) int {
 	if (t.nodeBlock.id != "" || len(line) > 0 && line[0] == '[') && t.nodeBlockLine(line) {
 		if t.nodeUsage.Kind == ingest.KindUsageGrowth {
 			emit(&t.nodeUsage)
@@ -445,6 +459,11 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 	for _, ps := range t.patterns {
 		if n, ok := t.pattern(ps, line, emit); ok {
 			return n
+		}
+	}
+	if bytes.Contains(line, []byte("] Encountered ")) && bytes.Contains(line, []byte("_base_client")) {
+		if t.pyEncountered(line) {
+			return -1
 		}
 	}
 	if bytes.Contains(line, []byte("Retrying request")) {
@@ -470,6 +489,10 @@ func (t *sdkText) decodeLine(line []byte, emit func(*ingest.Event)) int {
 		// The SDK's debug lines are there: its "HTTP Response:" lines
 		// count the attempts, httpx's are the same ones again.
 		t.pySDK = true
+		t.pySending = ""
+		if m := pySending.FindSubmatch(line); m != nil {
+			t.pySending, _, _ = route(string(m[2]), string(m[3])) // an "Encountered" line after it is this request's
+		}
 	}
 	if bytes.Contains(line, []byte("HTTP Request: ")) {
 		if m := pyHTTP.FindSubmatch(line); m != nil {

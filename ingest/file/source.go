@@ -3,6 +3,7 @@ package file
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -59,6 +60,11 @@ type FileIter struct {
 	lineDrops ingest.FieldDrop
 	// looksLike is the format detection saw when another was forced.
 	looksLike decode.Format
+	// released: read to its end and closed, its reader and decoder let go
+	// (bounded.go); hint is what Hint said then. notOpened: it could not
+	// be opened (Err says why).
+	released, notOpened bool
+	hint                string
 }
 
 func (it *FileIter) emit(e *ingest.Event) {
@@ -114,6 +120,9 @@ func NewIter(r io.Reader, name string, idx uint16, opts decode.Options) *FileIte
 // Hint explains, once the file is read, why it gave no events, if the
 // decoder can tell (JSON that maps to nothing: try --map).
 func (it *FileIter) Hint() string {
+	if it.released {
+		return it.hint
+	}
 	// A forced format that read nothing, where the file is recognisably
 	// another: that first — the forced format's own decoder can only say
 	// what it did not find (a Codex rollout forced as jsonl got the
@@ -483,23 +492,48 @@ type FileSet struct {
 	Files []*FileIter
 	stop  chan struct{}
 	wg    sync.WaitGroup
+	// budget is the most files held open at once; a set of more is lazy:
+	// first is each file's first event, order the files that have one by
+	// it, held the files open from the start (bounded.go).
+	budget   int
+	lazy     bool
+	first    []firstKey
+	order    []int
+	held     []int
+	inMemory int
+	// mem are the events of small files kept from their probe, kept their
+	// count (bounded.go).
+	mem  [][]ingest.Event
+	kept atomic.Int64
 }
 
-// OpenFiles opens every path (see OpenFile); on an error it closes what it
-// opened.
+// OpenFiles opens every path (see OpenFile). More paths than the open-files
+// budget (MaxOpenFiles) are opened one at a time as the merge reaches them
+// (openLazy). A file that cannot be opened costs that file only: its Err
+// says why and Unopened counts it; when none can be, the first error is
+// returned.
 func OpenFiles(paths []string, opts decode.Options) (*FileSet, error) {
 	if len(paths) > 1<<16-1 {
 		return nil, fmt.Errorf("%d files: at most 65535 at once", len(paths))
 	}
-	fs := &FileSet{}
+	fs := &FileSet{budget: openBudget()}
+	if len(paths) > fs.budget {
+		return fs.openLazy(paths, opts)
+	}
+	var first error
 	for i, p := range paths {
 		it, err := OpenFile(p, uint16(i), opts)
 		if err != nil {
-			fs.Close()
-			return nil, err
+			first = cmp.Or(first, err)
+			it = &FileIter{Path: p, idx: uint16(i), opts: opts}
+			it.unopened(err)
 		}
 		it.set = fs
 		fs.Files = append(fs.Files, it)
+	}
+	if len(paths) > 0 && fs.Unopened() == len(paths) {
+		fs.Close()
+		return nil, first
 	}
 	return fs, nil
 }
@@ -515,6 +549,10 @@ func (fs *FileSet) Events() EventIter {
 	// transcripts read ahead about as much memory as one big log.
 	batch := min(max(65536/max(len(fs.Files), 1), 16), 512)
 	fs.stop = make(chan struct{})
+	if fs.lazy {
+		batch = min(max(65536/max(fs.budget, 1), 16), 512)
+		return fs.lazyMerged(func(f *FileIter) EventIter { return prefetch(f, batch, fs.stop) }, true)
+	}
 	for i, f := range fs.Files {
 		iters[i] = prefetch(f, batch, fs.stop)
 	}
@@ -524,6 +562,9 @@ func (fs *FileSet) Events() EventIter {
 // Merged merges the files by event time without reading ahead: for a
 // consumer (a replay) that reads the set's Status while it plays.
 func (fs *FileSet) Merged() EventIter {
+	if fs.lazy {
+		return fs.lazyMerged(func(f *FileIter) EventIter { return f }, false)
+	}
 	iters := make([]EventIter, len(fs.Files))
 	for i, f := range fs.Files {
 		iters[i] = f
@@ -546,9 +587,15 @@ func (fs *FileSet) Status() []ingest.Status {
 func (fs *FileSet) Fraction() float64 {
 	var read, size int64
 	for _, f := range fs.Files {
-		if f.counter != nil {
+		switch {
+		case f.released && !f.notOpened:
+			read += f.size // read to its end, and closed
+			size += f.size
+		case f.counter != nil:
 			read += f.counter.n.Load()
 			size += f.size
+		case fs.lazy:
+			size += f.size // not opened yet
 		}
 	}
 	if size == 0 {

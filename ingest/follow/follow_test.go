@@ -452,3 +452,44 @@ func TestFollowedPathTurnedFIFOIsCountedOnce(t *testing.T) {
 	os.WriteFile(path, []byte(line(2)), 0o644)
 	waitFor(t, "the file read again", 5*time.Second, func() bool { return c.n.Load() == 2 })
 }
+
+// TestFollowsABoundedSetNewestFirst: R6-15 — every file of a directory
+// was followed, each holding a descriptor, until the open-files limit
+// failed the next open. At most maxFollow are followed, the most recently
+// written; the others are counted and said in the status.
+func TestFollowsABoundedSetNewestFirst(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i := range 10 {
+		p := filepath.Join(dir, fmt.Sprintf("w%02d.jsonl", i))
+		os.WriteFile(p, []byte(line(i)), 0o644)
+		// w07, w08, w09 are the newest though not the last by name order
+		// alone: w03 is written last of all.
+		mt := base.Add(time.Duration(i) * time.Minute)
+		if i == 3 {
+			mt = base.Add(time.Hour)
+		}
+		os.Chtimes(p, mt, mt)
+	}
+	tl := NewTail([]string{dir}, false, decode.Options{})
+	tl.maxFollow = 3
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "the followed files' lines", 5*time.Second, func() bool { return c.n.Load() >= 3 })
+	time.Sleep(100 * time.Millisecond)
+	c.mu.Lock()
+	got := fmt.Sprint(c.jobs)
+	c.mu.Unlock()
+	if want := fmt.Sprint(map[string]int{"l3": 1, "l8": 1, "l9": 1}); got != want {
+		t.Errorf("jobs %s, want the three most recently written: %s", got, want)
+	}
+	var said string
+	for _, st := range tl.Status() {
+		if st.Name == "7 files not followed" {
+			said = st.Warn
+		}
+	}
+	if !strings.Contains(said, "at most 3 files are followed at once") {
+		t.Errorf("status %+v: want the 7 files not followed counted, and why", tl.Status())
+	}
+}

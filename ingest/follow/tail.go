@@ -4,6 +4,7 @@ package follow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	ingestfile "github.com/burnrate-dev/burnrate/ingest/file"
@@ -54,6 +56,25 @@ type Tail struct {
 	// held are the calls in flight at the last stop, not yet given to
 	// their input's decoder (Hold).
 	held []ingest.Event
+	// maxFollow bounds the files followed at once (each holds a descriptor
+	// and a read buffer); notFollowed is how many files found at the last
+	// look were left out for it.
+	maxFollow   int
+	notFollowed int
+}
+
+// MaxFollowed is the most files a Tail follows at once: half the
+// open-files limit (the rest is for the journal, sockets, the spool), at
+// most 4,096 and at least 16. Past it the most recently written files are
+// followed, and the others counted (R6-15: every file of a directory was
+// followed, each with a descriptor, until the limit failed the next open).
+func MaxFollowed() int {
+	n := 4096
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur > 0 && rl.Cur/2 < uint64(n) {
+		n = max(int(rl.Cur/2), 16)
+	}
+	return n
 }
 
 type followed struct {
@@ -69,7 +90,7 @@ type followed struct {
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
 func NewTail(patterns []string, fromEnd bool, opts decode.Options) *Tail {
-	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]ingestfile.Duplicate{}}
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]ingestfile.Duplicate{}, maxFollow: MaxFollowed()}
 }
 
 // SetPoll sets how often files are checked; call it before Run.
@@ -97,6 +118,10 @@ func (t *Tail) Status() []ingest.Status {
 			d := t.dups[name]
 			out = append(out, ingest.Status{Name: name, Warn: d.Note(), SameFileAs: d.Kept})
 		}
+	}
+	if t.notFollowed > 0 {
+		out = append(out, ingest.Status{Name: fmt.Sprintf("%d files not followed", t.notFollowed),
+			Warn: fmt.Sprintf("at most %d files are followed at once (half the open-files limit, ulimit -n): the %d most recently written are; give fewer files or a narrower glob, or raise the limit", t.maxFollow, len(t.order))})
 	}
 	return out
 }
@@ -168,7 +193,7 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	ticker := time.NewTicker(globEvery)
 	defer ticker.Stop()
 	for atStart := true; ; atStart = false {
-		for _, path := range t.expand() {
+		for _, path := range t.bounded(t.expand()) {
 			if t.track(path, path) {
 				// --from-end skips the history of what is there at start;
 				// a file found later (a new session, a new worker's log)
@@ -187,6 +212,35 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 		case <-ticker.C:
 		}
 	}
+}
+
+// bounded is paths with those not yet followed cut to the room left
+// under maxFollow, the most recently written kept; the number left out
+// is counted in Status.
+func (t *Tail) bounded(paths []string) []string {
+	t.mu.Lock()
+	var fresh []string
+	for _, p := range paths {
+		if _, known := t.files[p]; !known {
+			fresh = append(fresh, p)
+		}
+	}
+	room := max(t.maxFollow-len(t.files), 0)
+	t.notFollowed = max(len(fresh)-room, 0)
+	t.mu.Unlock()
+	if len(fresh) <= room {
+		return fresh
+	}
+	mtime := make(map[string]int64, len(fresh))
+	for _, p := range fresh {
+		if st, err := os.Stat(p); err == nil {
+			mtime[p] = st.ModTime().UnixNano()
+		}
+	}
+	slices.SortStableFunc(fresh, func(a, b string) int { return cmp.Compare(mtime[b], mtime[a]) })
+	fresh = fresh[:room]
+	slices.Sort(fresh) // followed in name order, as every path is
+	return fresh
 }
 
 // track registers path; false when it was known.
