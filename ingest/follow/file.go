@@ -43,6 +43,9 @@ type file struct {
 	head []byte      // the file's first bytes, up to fingerprintBytes
 	sp   splitter
 	buf  []byte
+	// from is where an earlier follower of the path stopped (let go for
+	// a more recently written file): the same file goes on from there.
+	from *resumePoint
 }
 
 // follow runs until ctx is done.
@@ -51,6 +54,17 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	fl.sink = t.newSink(path, out)
 	defer fl.close()
 	defer fl.sink.stop() // before the file closes: what it holds is handed over
+	defer func() {
+		// Let go for a more recently written file (the whole watch goes
+		// on): where it stopped is kept — the start of the line it had
+		// not finished — for the follower that takes the file again.
+		if fl.f != nil && context.Cause(ctx) == errLetGo && !fl.sp.long {
+			t.letGo(path, resumePoint{fi: fl.fi, pos: fl.pos - int64(len(fl.sp.partial))})
+		}
+	}()
+	if at, ok := t.resumeAt(path); ok {
+		fl.from = &at
+	}
 	// --from-end skips what a file held when watching began; a file that
 	// appears later is new, and read from its start.
 	first := true
@@ -168,6 +182,16 @@ func (fl *file) open(fromEnd bool) error {
 	fl.f, fl.fi, fl.pos, fl.head = f, fi, 0, fl.head[:0]
 	fl.sp.reset()
 	fl.readHead()
+	if at := fl.from; at != nil {
+		fl.from = nil
+		if os.SameFile(at.fi, fi) && at.pos <= fi.Size() {
+			fl.pos = at.pos
+			_, err := f.Seek(fl.pos, io.SeekStart)
+			return err
+		}
+		// Another file under the name since (rotated while let go): it
+		// is read from its start, as a new file is.
+	}
 	if fromEnd {
 		fl.pos = fi.Size()
 		if _, err := f.Seek(fl.pos, io.SeekStart); err != nil {

@@ -493,3 +493,75 @@ func TestFollowsABoundedSetNewestFirst(t *testing.T) {
 		t.Errorf("status %+v: want the 7 files not followed counted, and why", tl.Status())
 	}
 }
+
+// TestBoundedSetIsARotation: R7-13 — once the bounded set was full, a new
+// file was never followed: the newest log (a new job's) was ignored for
+// good and its ceiling never fired. The set is a rotation: at each look
+// the most recently written files are followed; a follower let go goes on
+// where it stopped when its file is written again — no line lost, none
+// read twice; a file rotated while let go is read from its start.
+func TestBoundedSetIsARotation(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	path := func(i int) string { return filepath.Join(dir, fmt.Sprintf("w%02d.jsonl", i)) }
+	for i := range 6 {
+		os.WriteFile(path(i), []byte(line(i)), 0o644)
+		mt := base.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(path(i), mt, mt)
+	}
+	tl := NewTail([]string{dir}, false, decode.Options{})
+	tl.maxFollow = 3
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "the three newest files' lines", 5*time.Second, func() bool { return c.n.Load() >= 3 })
+	// A new job's log appears: it is followed at the next look.
+	os.WriteFile(path(9), []byte(line(9)), 0o644)
+	waitFor(t, "the new file's line", 10*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l9"] == 1 })
+	// w03 was let go for it (the oldest followed); written again, it is
+	// taken again and goes on where it stopped: its new line once, its
+	// old line not again.
+	f, _ := os.OpenFile(path(3), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(33))
+	f.Close()
+	waitFor(t, "the let-go file's new line", 10*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l33"] == 1 })
+	// w00, never followed (older than the bound at the first look), is
+	// written: it is read from its start.
+	f, _ = os.OpenFile(path(0), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(100))
+	f.Close()
+	waitFor(t, "the old file's lines", 10*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l100"] == 1 })
+	time.Sleep(300 * time.Millisecond)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for job, n := range c.jobs {
+		if n != 1 {
+			t.Errorf("job %s read %d times, want once: %v", job, n, c.jobs)
+		}
+	}
+	for _, want := range []string{"l0", "l3", "l4", "l5", "l9", "l33", "l100"} {
+		if c.jobs[want] != 1 {
+			t.Errorf("no %s: %v", want, c.jobs)
+		}
+	}
+	if tl.Rotated == 0 {
+		t.Error("no follower let go")
+	}
+	if fds := openFDsUnder(t, dir); fds > 3 {
+		t.Errorf("%d descriptors open under the directory, more than the bound 3", fds)
+	}
+}
+
+// openFDsUnder counts this process's open descriptors on files under dir.
+func openFDsUnder(t *testing.T, dir string) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("no /proc/self/fd: %v", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(target, dir) {
+			n++
+		}
+	}
+	return n
+}

@@ -61,15 +61,43 @@ type Tail struct {
 	// look were left out for it.
 	maxFollow   int
 	notFollowed int
+	// running are the followers at work, with what stops one; resume is
+	// where a follower let go (the set is a rotation: the most recently
+	// written files are followed at every look, R7-13) stopped reading
+	// its file, to go on from there when the file is written again.
+	running map[string]*runner
+	resume  map[string]resumePoint
+	// Rotated counts the followers let go for a more recently written file.
+	Rotated int64
+}
+
+// errLetGo is why a follower stops when a more recently written file
+// takes its place.
+var errLetGo = errors.New("let go for a more recently written file")
+
+// runner is one follower at work.
+type runner struct {
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// resumePoint is where a follower let go stopped: in which file (its
+// identity) and at which byte (the start of the line it had not finished).
+type resumePoint struct {
+	fi  os.FileInfo
+	pos int64
 }
 
 // MaxFollowed is the most files a Tail follows at once: half the
 // open-files limit (the rest is for the journal, sockets, the spool), at
-// most 4,096 and at least 16. Past it the most recently written files are
-// followed, and the others counted (R6-15: every file of a directory was
-// followed, each with a descriptor, until the limit failed the next open).
+// least 16, and at most 65,536 (each follower holds a decoder, some tens
+// of KB). Past it the most recently written files are followed at every
+// look, the others let go and counted (R6-15: every file of a directory
+// was followed, each with a descriptor, until the limit failed the next
+// open; R7-13: a set that froze at its first look never followed the new
+// job's log).
 func MaxFollowed() int {
-	n := 4096
+	n := 1 << 16
 	var rl syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur > 0 && rl.Cur/2 < uint64(n) {
 		n = max(int(rl.Cur/2), 16)
@@ -90,7 +118,8 @@ type followed struct {
 // NewTail follows the given paths and glob patterns; opts may force a
 // format or add --map rules.
 func NewTail(patterns []string, fromEnd bool, opts decode.Options) *Tail {
-	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]ingestfile.Duplicate{}, maxFollow: MaxFollowed()}
+	return &Tail{patterns: patterns, fromEnd: fromEnd, files: map[string]*followed{}, poll: DefaultPoll, opts: opts, dups: map[string]ingestfile.Duplicate{}, maxFollow: MaxFollowed(),
+		running: map[string]*runner{}, resume: map[string]resumePoint{}}
 }
 
 // SetPoll sets how often files are checked; call it before Run.
@@ -121,7 +150,7 @@ func (t *Tail) Status() []ingest.Status {
 	}
 	if t.notFollowed > 0 {
 		out = append(out, ingest.Status{Name: fmt.Sprintf("%d files not followed", t.notFollowed),
-			Warn: fmt.Sprintf("at most %d files are followed at once (half the open-files limit, ulimit -n): the %d most recently written are; give fewer files or a narrower glob, or raise the limit", t.maxFollow, len(t.order))})
+			Warn: fmt.Sprintf("at most %d files are followed at once (half the open-files limit, ulimit -n): the most recently written are, looked for again every few seconds (a file let go goes on where it stopped when written again); give fewer files or a narrower glob, or raise the limit", t.maxFollow)})
 	}
 	return out
 }
@@ -194,17 +223,24 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	defer ticker.Stop()
 	for atStart := true; ; atStart = false {
 		for _, path := range t.bounded(t.expand()) {
-			if t.track(path, path) {
-				// --from-end skips the history of what is there at start;
-				// a file found later (a new session, a new worker's log)
-				// is new, and read from its start.
-				skipHistory := t.fromEnd && atStart
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					t.follow(ctx, path, out, skipHistory)
-				}()
-			}
+			// --from-end skips the history of what is there at start;
+			// a file found later (a new session, a new worker's log)
+			// is new, and read from its start.
+			skipHistory := t.fromEnd && atStart
+			t.track(path, path)
+			fctx, cancel := context.WithCancelCause(ctx)
+			stop := func() { cancel(errLetGo) }
+			r := &runner{stop: stop, done: make(chan struct{})}
+			t.mu.Lock()
+			t.running[path] = r
+			t.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(r.done)
+				defer stop()
+				t.follow(fctx, path, out, skipHistory)
+			}()
 		}
 		select {
 		case <-ctx.Done():
@@ -214,33 +250,86 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 	}
 }
 
-// bounded is paths with those not yet followed cut to the room left
-// under maxFollow, the most recently written kept; the number left out
-// is counted in Status.
+// bounded is the paths to start following now. Up to maxFollow, every
+// path is followed. Past it the set is a rotation: the maxFollow most
+// recently written paths are followed, and a follower of a path no
+// longer among them is let go (its descriptor closed, where it stopped
+// kept) before the newer ones start; the number left out is counted in
+// Status.
 func (t *Tail) bounded(paths []string) []string {
 	t.mu.Lock()
 	var fresh []string
 	for _, p := range paths {
-		if _, known := t.files[p]; !known {
+		if _, on := t.running[p]; !on {
 			fresh = append(fresh, p)
 		}
 	}
-	room := max(t.maxFollow-len(t.files), 0)
-	t.notFollowed = max(len(fresh)-room, 0)
+	fits := len(t.running)+len(fresh) <= t.maxFollow
+	if fits {
+		t.notFollowed = 0
+	}
 	t.mu.Unlock()
-	if len(fresh) <= room {
+	if fits {
 		return fresh
 	}
-	mtime := make(map[string]int64, len(fresh))
-	for _, p := range fresh {
+	mtime := make(map[string]int64, len(paths))
+	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
 			mtime[p] = st.ModTime().UnixNano()
 		}
 	}
-	slices.SortStableFunc(fresh, func(a, b string) int { return cmp.Compare(mtime[b], mtime[a]) })
-	fresh = fresh[:room]
+	want := slices.Clone(paths)
+	slices.SortStableFunc(want, func(a, b string) int { return cmp.Compare(mtime[b], mtime[a]) })
+	want = want[:min(len(want), t.maxFollow)]
+	keep := make(map[string]bool, len(want))
+	for _, p := range want {
+		keep[p] = true
+	}
+	t.mu.Lock()
+	var letGo []*runner
+	for p, r := range t.running {
+		if !keep[p] {
+			letGo = append(letGo, r)
+			delete(t.running, p)
+			t.Rotated++
+		}
+	}
+	t.notFollowed = max(len(paths)-len(want), 0)
+	t.mu.Unlock()
+	// A follower let go closes its file before a new one opens: the
+	// descriptors stay within the bound.
+	for _, r := range letGo {
+		r.stop()
+	}
+	for _, r := range letGo {
+		<-r.done
+	}
+	fresh = fresh[:0]
+	t.mu.Lock()
+	for _, p := range want {
+		if _, on := t.running[p]; !on {
+			fresh = append(fresh, p)
+		}
+	}
+	t.mu.Unlock()
 	slices.Sort(fresh) // followed in name order, as every path is
 	return fresh
+}
+
+// letGo keeps where the follower of path stopped, for the next one.
+func (t *Tail) letGo(path string, at resumePoint) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.resume[path] = at
+}
+
+// resumeAt is where an earlier follower of path stopped, if one was let go.
+func (t *Tail) resumeAt(path string) (resumePoint, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.resume[path]
+	delete(t.resume, path)
+	return r, ok
 }
 
 // track registers path; false when it was known.

@@ -117,14 +117,29 @@ func TestWatchFollowsABoundedSetOfADirectory(t *testing.T) {
 	state := t.TempDir()
 	report := filepath.Join(state, "report.json")
 	d := &daemon{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	rc := newReceiver(t, false)
 	d.cmd = exec.Command("/bin/sh", "-c", `ulimit -Sn 64 && ulimit -Hn 64 && exec "$0" "$@"`, burnrate(t),
-		"watch", "--headless", "--journal", filepath.Join(state, "journal.jsonl"), "--report-out", report, "--poll-interval", "20ms", dir)
+		"watch", "--headless", "--journal", filepath.Join(state, "journal.jsonl"), "--report-out", report, "--poll-interval", "20ms",
+		"--job-ceiling", "0.5", "--kill-webhook", rc.URL, dir)
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.cmd.Process.Kill(); d.cmd.Wait() })
 	testutil.WaitFor(t, "the files not followed said", 10*time.Second, func() bool { return strings.Contains(d.err(), "68 files not followed") })
+	// R7-13: the set froze at its first look, so a new job's log, the
+	// newest file of all, was never followed and its runaway spend never
+	// killed. It is followed at the next look, in place of the file
+	// written longest ago.
+	var runaway strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&runaway, `{"ts":"2026-06-02T02:00:%02dZ","event":"llm_call","job_id":"new-job","model":"gpt-4o","status":200,"input_tokens":20000,"output_tokens":2000}`+"\n", i)
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "worker-999.jsonl"), runaway.String())
+	testutil.WaitFor(t, "the new job's kill", 20*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1 })
+	if _, kills := rc.snapshot(); fmt.Sprint(kills[0]["job_id"]) != "new-job" {
+		t.Errorf("kill of %v, want new-job", kills[0]["job_id"])
+	}
 	time.Sleep(500 * time.Millisecond)
 	d.stop(syscall.SIGTERM)
 	if code := d.cmd.ProcessState.ExitCode(); code != 0 {
@@ -142,12 +157,12 @@ func TestWatchFollowsABoundedSetOfADirectory(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, d.err())
 	}
-	if len(rep.Jobs) != 32 {
-		t.Fatalf("%d jobs, want the 32 files followed", len(rep.Jobs))
+	if len(rep.Jobs) != 33 {
+		t.Fatalf("%d jobs, want the 32 files followed first and the new job's", len(rep.Jobs))
 	}
 	for _, j := range rep.Jobs {
 		if j.JobID < "job-068" {
-			t.Errorf("%s followed: the most recently written (job-068 … job-099) were to be", j.JobID)
+			t.Errorf("%s followed: the most recently written (job-068 … job-099, new-job) were to be", j.JobID)
 		}
 	}
 }
