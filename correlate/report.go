@@ -220,6 +220,10 @@ type ReportTotals struct {
 	// held against a declaration, never a kill; their jobs' counts are
 	// ambiguous. LowerBoundJobs are jobs whose count is a lower bound.
 	TimingLinks int64 `json:"timing_links,omitempty"`
+	// RecordedBelowTable are calls whose own recorded cost was under 1% of
+	// the price table's for their tokens (a producer's $0): billed at the
+	// table's price.
+	RecordedBelowTable int64 `json:"recorded_below_table,omitempty"`
 	// RequestIDConflicts are records naming a provider request ID whose
 	// first record named another job (both jobs' counts ambiguous).
 	RequestIDConflicts int64   `json:"request_id_conflicts,omitempty"`
@@ -579,6 +583,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		}
 	}
 	t.TimingLinks = s.timingLinks
+	t.RecordedBelowTable = s.recordedBelow
 	t.RequestIDConflicts = s.requestIDConflicts
 	r.UnseenLayers = s.unseenLayers()
 	t.WastedUSD = wasted.USD()

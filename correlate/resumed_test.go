@@ -180,3 +180,27 @@ func TestGuessedSpendNeverWeighsOnACeiling(t *testing.T) {
 		t.Errorf("a new job's ceiling spend %s, want $0.70", USD(st.CeilingSpend(n).USD()))
 	}
 }
+
+// TestRecordedZeroCostForPricedTokens: R7-19 — a producer's recorded $0
+// (LiteLLM's response_cost for a deployment its cost map lacks) for
+// 110,000 gpt-4o tokens was billed as an exact $0, and no ceiling fired.
+// Under 1% of the table's price of its tokens, a recorded cost is billed
+// at the table's price and counted; a discount it may be is kept.
+func TestRecordedZeroCostForPricedTokens(t *testing.T) {
+	st := New(DefaultConfig())
+	for i, cost := range []float64{0, 0.0001, 0.20} {
+		ev := &ingest.Event{}
+		ev.Reset()
+		ev.TS, ev.Kind, ev.JobID, ev.IdempotencyKey, ev.Model, ev.Status = int64(i+1)*1e9, ingest.KindLLMCall, fmt.Sprint("j", i), "k", "gpt-4o", 200
+		ev.InputTokens, ev.OutputTokens, ev.CostUSD, ev.HasCost = 100_000, 10_000, cost, true
+		st.Apply(ev)
+	}
+	table := st.Job("j0").Spend
+	if table < dollars(0.30) || st.Job("j1").Spend != table || st.Job("j2").Spend != dollars(0.20) {
+		t.Errorf("spend %s / %s / %s; want the table's price twice, then the recorded $0.20",
+			USD(table.USD()), USD(st.Job("j1").Spend.USD()), USD(st.Job("j2").Spend.USD()))
+	}
+	if r := st.Report(); r.Totals.RecordedBelowTable != 2 {
+		t.Errorf("%d counted below the table, want 2", r.Totals.RecordedBelowTable)
+	}
+}

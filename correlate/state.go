@@ -175,8 +175,10 @@ type State struct {
 	batchSpend                                        Pico
 	batchCalls, noHint429                             int64
 	events, attempts, toolCalls, duplicates, unpriced int64
-	// overCap counts calls whose computed cost passed cfg.MaxCallCost.
-	overCap                              int64
+	// overCap counts calls whose computed cost passed cfg.MaxCallCost;
+	// recordedBelow those whose own recorded cost was under 1% of the
+	// table's price of their tokens, billed at the table's.
+	overCap, recordedBelow               int64
 	input, output, cacheRead, cacheWrite int64
 	spend                                Pico
 	batchExpired, batchCanceled          int64
@@ -1174,10 +1176,21 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		// when it was made, with what the record may not show (its tier,
 		// region, negotiated rates). The table's price of the same tokens
 		// is kept beside it (noteRecorded).
+		recorded := PicoFromUSD(ev.CostUSD)
 		if ms.priced && ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 {
-			s.lastOurs, s.hasOurs = billCost(&ms.price, ev, prompt, nil), true
+			ours := billCost(&ms.price, ev, prompt, nil)
+			if recorded < ours/100 {
+				// No rate makes a priced model's tokens nearly free: a
+				// recorded $0 is a producer that could not price the call
+				// (LiteLLM's response_cost for a deployment its cost map
+				// lacks). Billed at the table's price, counted — an exact
+				// $0 blinded every ceiling (R7-19).
+				s.recordedBelow++
+				return ours, true
+			}
+			s.lastOurs, s.hasOurs = ours, true
 		}
-		return PicoFromUSD(ev.CostUSD), true
+		return recorded, true
 	}
 	if ms.priced {
 		count := &s.dims

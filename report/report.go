@@ -382,6 +382,9 @@ func headline(r *correlate.Report) [][2]string {
 	if rc := r.Pricing.RecordedCost; rc != nil {
 		rows = append(rows, [2]string{"Calls whose records carried their cost", fmt.Sprintf("%s: recorded %s, the price table %s for the same calls (billed as recorded)", correlate.Count(rc.Calls), correlate.USD(rc.RecordedUSD), correlate.USD(rc.TableUSD))})
 	}
+	if t.RecordedBelowTable > 0 {
+		rows = append(rows, [2]string{"Recorded costs under 1% of the price table", fmt.Sprintf("%s call(s) whose records said they cost (nearly) nothing for tokens the table prices — a producer that could not price them: billed at the table's price", correlate.Count(t.RecordedBelowTable))})
+	}
 	if t.BatchExpired+t.BatchCanceled > 0 {
 		rows = append(rows, [2]string{"Batch requests that never ran (expired / canceled)", fmt.Sprintf("%s / %s (not calls; their jobs failed)", correlate.Count(t.BatchExpired), correlate.Count(t.BatchCanceled))})
 	}
