@@ -1064,8 +1064,10 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 // and its source will not (ingest.Event.UsageUnseen): its cost is unknown,
 // not 0 — whatever its model's price.
 func usageUnseen(ev *ingest.Event) bool {
+	// With a usage field dropped as unreadable (an OTLP span's count that
+	// is not one), what the rest of its usage prices is a floor.
 	return ev.UsageUnseen && ev.Kind == ingest.KindLLMCall && ev.Status >= 200 && ev.Status < 300 && !ev.HasCost &&
-		ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0
+		(ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens == 0 || ev.Dropped&ingest.DropWrongType != 0)
 }
 
 func (s *State) addTokens(job *Job, ev *ingest.Event) {

@@ -632,10 +632,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		case r.model && !r.shadowed && (r.httpKids > 0 || mp.kids[self] > 0):
 			// Its attempts came as HTTP spans: the call adds its usage.
 			ev.Kind = ingest.KindUsageGrowth
-			if !readModelCall(&ev, attrs) {
-				rejected++
-				reason = "a model-call span has a non-numeric token count"
-				continue
+			if !readModelCall(&ev, attrs) { // the count is dropped, the call kept (unreadUsage)
+				reason = "a model-call span has a token count that is not a count: that count dropped, the call kept unpriced"
 			}
 			ev.Status = spanStatus(r.span, attrs)
 			mp.rememberCall(self, ev.Model, ev.Provider, 0)
@@ -655,10 +653,8 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// a re-send has the same start.
 				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String() + "@" + strconv.FormatUint(uint64(r.span.StartTimestamp()), 36)
 			}
-			if !readModelCall(&ev, attrs) {
-				rejected++
-				reason = "a model-call span has a non-numeric token count"
-				continue
+			if !readModelCall(&ev, attrs) { // the count is dropped, the call kept (unreadUsage)
+				reason = "a model-call span has a token count that is not a count: that count dropped, the call kept unpriced"
 			}
 			ev.Status = spanStatus(r.span, attrs)
 			// One call may be several attempts: one span per attempt
@@ -976,11 +972,25 @@ func readModelCall(ev *ingest.Event, m pcommon.Map) bool {
 		if v, found := m.Get(k); found {
 			if f, good := float(v); good && f >= 0 {
 				ev.CostUSD, ev.HasCost = f, true
+			} else {
+				ev.Dropped |= ingest.DropWrongType
 			}
 			break
 		}
 	}
+	if !ok {
+		unreadUsage(ev)
+	}
 	return ok
+}
+
+// unreadUsage marks a call whose token counts could not all be read (a
+// string, a negative number, an int64 past its range): that field is
+// dropped and counted, and the call kept, unpriced — what it cost is not
+// the span's to say. It cost the whole span, counted nowhere (R7-25).
+func unreadUsage(ev *ingest.Event) {
+	ev.Dropped |= ingest.DropWrongType
+	ev.UsageUnseen = true
 }
 
 // spanStatus: http.response.status_code, else error.type, else the span
@@ -1153,10 +1163,8 @@ func (mp *Mapper) MapLogs(ld plog.Logs) (events []ingest.Event, rejected int64, 
 					}
 				case isModelCall(a):
 					ev.Kind = ingest.KindLLMCall
-					if !readModelCall(&ev, a) {
-						rejected++
-						reason = "a GenAI log record has a non-numeric token count"
-						continue
+					if !readModelCall(&ev, a) { // the count is dropped, the record kept (unreadUsage)
+						reason = "a GenAI log record has a token count that is not a count: that count dropped, the call kept unpriced"
 					}
 					ev.Status = 200
 					if n, ok := num(a, "http.response.status_code"); ok && n >= 0 && n < 1000 {
@@ -1300,7 +1308,9 @@ func num(m pcommon.Map, k string) (int64, bool) {
 		return 0, false
 	}
 	f, ok := float(v)
-	if !ok {
+	// A count past int64's range (1e300, "99999999999999999999") or NaN
+	// is no count: converted, it read as a negative number or garbage.
+	if !ok || !(f > -9.2e18 && f < 9.2e18) {
 		return 0, false
 	}
 	return int64(f), true
@@ -1346,6 +1356,13 @@ func clean(s string) string { return decode.CleanField(s) }
 func checkEvents(events []ingest.Event, rejected int64, reason string) ([]ingest.Event, int64, string) {
 	kept := events[:0]
 	for i := range events {
+		if e := &events[i]; e.HasCost && !ingest.PlausibleCost(e.CostUSD, e.InputTokens+e.OutputTokens+e.CacheReadTokens+e.CacheCreateTokens) {
+			// A cost no real call of its tokens has (a mistyped or forged
+			// attribute): the cost is dropped and counted, the call priced
+			// by its tokens, as a JSON line's is — it cost the whole span.
+			e.CostUSD, e.HasCost = 0, false
+			e.Dropped |= ingest.DropImplausible
+		}
 		if r := events[i].Check(); r != ingest.Accepted {
 			rejected++
 			reason = "an event with " + r.String() + " values (token counts, cost or time no real call has)"

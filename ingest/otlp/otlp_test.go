@@ -620,8 +620,10 @@ func TestChunkedBody(t *testing.T) {
 	}
 }
 
-// TestPartialSuccess: a model-call span that cannot be read is reported
-// as rejected; the rest of the request is accepted.
+// TestPartialSuccess: a model-call span whose token count cannot be read
+// is kept, that count dropped and the call unpriced (R7-25: it cost the
+// whole span, counted nowhere in a report); the sender is told in the
+// partial success's message, with nothing rejected.
 func TestPartialSuccess(t *testing.T) {
 	tr := startReceiver(t, Config{}, 8)
 	g, _ := tr.r.Addrs()
@@ -641,11 +643,11 @@ func TestPartialSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.PartialSuccess().RejectedSpans() != 1 || resp.PartialSuccess().ErrorMessage() == "" {
+	if resp.PartialSuccess().RejectedSpans() != 0 || resp.PartialSuccess().ErrorMessage() == "" {
 		t.Errorf("partial success %d %q", resp.PartialSuccess().RejectedSpans(), resp.PartialSuccess().ErrorMessage())
 	}
 	tr.stop()
-	if len(tr.events) != 1 || tr.events[0].InputTokens != 120 {
+	if len(tr.events) != 2 || tr.events[0].InputTokens != 120 || !tr.events[1].UsageUnseen || tr.events[1].Dropped&ingest.DropWrongType == 0 {
 		t.Errorf("events %+v", tr.events)
 	}
 }
@@ -947,5 +949,53 @@ func TestSameIDsOtherSpanIsAnotherCall(t *testing.T) {
 	// bills a response once); the mapper remembers the last span of IDs.
 	if len(ids) != 5 || mp.Collisions < 4 {
 		t.Errorf("%d calls, %d response IDs, %d collisions; want 5 response IDs, at least 4 collisions", calls, len(ids), mp.Collisions)
+	}
+}
+
+// TestUnreadableUsageCostsTheField: R7-25 — one attribute's int64 past its
+// range failed the whole OTLP/JSON request (a 400 an exporter does not
+// retry: every other span lost); a negative, NaN or huge count cost its
+// span, counted nowhere; a cost of $1e9 the same. Each costs its field:
+// the call is kept, unpriced where a count is unread, priced by its
+// tokens where the cost is implausible, and the drop counted.
+func TestUnreadableUsageCostsTheField(t *testing.T) {
+	span := func(id int, attrs string) string {
+		return fmt.Sprintf(`{"traceId":"0000000000000000000000000000000a","spanId":"%016x","name":"chat gpt-4o","startTimeUnixNano":"1780000000000000000","endTimeUnixNano":"1780000001000000000","attributes":[{"key":"gen_ai.request.model","value":{"stringValue":"gpt-4o"}},{"key":"gen_ai.usage.output_tokens","value":{"intValue":"100"}}%s]}`, id, attrs)
+	}
+	body := `{"resourceSpans":[{"scopeSpans":[{"spans":[` + strings.Join([]string{
+		span(1, `,{"key":"gen_ai.usage.input_tokens","value":{"intValue": "99999999999999999999"}}`),
+		span(2, `,{"key":"gen_ai.usage.input_tokens","value":{"intValue":"-5000"}}`),
+		span(3, `,{"key":"gen_ai.usage.input_tokens","value":{"doubleValue":1e300}}`),
+		span(4, `,{"key":"gen_ai.usage.input_tokens","value":{"stringValue":"NaN"}}`),
+		span(5, `,{"key":"gen_ai.usage.cost","value":{"doubleValue":1000000000}}`),
+		span(6, `,{"key":"gen_ai.usage.input_tokens","value":{"intValue":"1000"}}`),
+	}, ",") + `]}]}]}`
+	var calls, unseen, implausible int
+	rejected, err := NewFileDecoder()([]byte(body), func(e *ingest.Event) {
+		if e.Kind != ingest.KindLLMCall {
+			return
+		}
+		calls++
+		if e.UsageUnseen && e.Dropped&ingest.DropWrongType != 0 && e.InputTokens == 0 && e.OutputTokens == 100 {
+			unseen++
+		}
+		if e.Dropped&ingest.DropImplausible != 0 && !e.HasCost {
+			implausible++
+		}
+	})
+	if err != nil || rejected != 0 || calls != 6 || unseen != 4 || implausible != 1 {
+		t.Errorf("err %v, %d rejected, %d calls, %d with the count dropped, %d with the cost dropped; want 0, 6, 4, 1", err, rejected, calls, unseen, implausible)
+	}
+	// The live receiver takes the same body: 200, not 400.
+	tr := startReceiver(t, Config{}, 8)
+	_, h := tr.r.Addrs()
+	resp, err := http.Post("http://"+h+"/v1/traces", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	tr.stop()
+	if resp.StatusCode != http.StatusOK || len(tr.events) != 6 {
+		t.Errorf("HTTP %d, %d events; want 200, 6", resp.StatusCode, len(tr.events))
 	}
 }

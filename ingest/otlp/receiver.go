@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -521,6 +522,10 @@ func (r *Receiver) traces(ctx context.Context, req ptraceotlp.ExportRequest) (pt
 	if rejected > 0 {
 		r.rejected.Add(rejected)
 		resp.PartialSuccess().SetRejectedSpans(rejected)
+	}
+	if reason != "" {
+		// With nothing rejected, the message is a warning (OTLP's partial
+		// success): a field the spans carried could not be read.
 		resp.PartialSuccess().SetErrorMessage(reason)
 	}
 	return resp, nil
@@ -538,6 +543,8 @@ func (r *Receiver) logs(ctx context.Context, req plogotlp.ExportRequest) (plogot
 	if rejected > 0 {
 		r.rejected.Add(rejected)
 		resp.PartialSuccess().SetRejectedLogRecords(rejected)
+	}
+	if reason != "" {
 		resp.PartialSuccess().SetErrorMessage(reason)
 	}
 	return resp, nil
@@ -692,9 +699,92 @@ func unmarshal(m protoJSON, isJSON bool, data []byte) (err error) {
 		if !json.Valid(data) {
 			return errors.New("not valid JSON")
 		}
+		// One attribute's number past its type's range failed the whole
+		// request, every other span with it (an exporter does not retry a
+		// 400): such a value is read as the text it is, so only that
+		// attribute is lost (R7-25). Before the decode: a failed one
+		// leaves the message half filled.
+		if fixed, n := numbersAsText(data); n > 0 {
+			data = fixed
+		}
 		return m.UnmarshalJSON(data)
 	}
 	return m.UnmarshalProto(data)
+}
+
+// numbersAsText rewrites every "intValue" or "doubleValue" of OTLP/JSON
+// whose number does not fit its type (an int64 past its range, 1e999)
+// as a "stringValue" of its text; n is how many it rewrote. Only on the
+// failure path, and the result is decoded again in full.
+func numbersAsText(data []byte) ([]byte, int) {
+	var out []byte
+	n, copied := 0, 0
+	space := func(v int) int {
+		for v < len(data) && (data[v] == ' ' || data[v] == '\t' || data[v] == '\n' || data[v] == '\r') {
+			v++
+		}
+		return v
+	}
+	for i := 0; i < len(data); {
+		x := bytes.Index(data[i:], []byte(`Value"`))
+		if x < 0 {
+			break
+		}
+		at := i + x // at "Value\""
+		end := at + len(`Value"`)
+		var isInt bool
+		switch {
+		case at >= 4 && string(data[at-4:at]) == `"int`:
+			isInt, at = true, at-4
+		case at >= 7 && string(data[at-7:at]) == `"double`:
+			at -= 7
+		default:
+			i = end
+			continue
+		}
+		v := space(end)
+		if v >= len(data) || data[v] != ':' {
+			i = end
+			continue
+		}
+		v = space(v + 1)
+		quoted := v < len(data) && data[v] == '"'
+		if quoted {
+			v++
+		}
+		from := v
+		for v < len(data) && strings.IndexByte("+-0123456789.eE", data[v]) >= 0 {
+			v++
+		}
+		text := string(data[from:v])
+		if quoted {
+			if v >= len(data) || data[v] != '"' {
+				i = end
+				continue
+			}
+			v++
+		}
+		var err error
+		if isInt {
+			_, err = strconv.ParseInt(text, 10, 64)
+		} else {
+			_, err = strconv.ParseFloat(text, 64)
+		}
+		if err == nil || text == "" {
+			i = v
+			continue
+		}
+		out = append(out, data[copied:at]...)
+		out = append(out, `"stringValue":"`...)
+		out = append(out, text...)
+		out = append(out, '"')
+		copied, i = v, v
+		n++
+	}
+	if n == 0 {
+		return data, 0
+	}
+	return append(out, data[copied:]...), n
 }
 
 type protoJSONOut interface {
