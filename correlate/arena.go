@@ -27,15 +27,20 @@ const jobSlabSize = 128
 // strArena hands out immutable strings carved from shared blocks.
 type strArena struct {
 	block []byte // the free rest of the newest block
+	// blocks counts the blocks made, alone the strings past an eighth of
+	// one: what the arena holds, for its tests.
+	blocks, alone int
 }
 
 // bytes returns n bytes of storage of their own, zeroed.
 func (a *strArena) bytes(n int) []byte {
 	if n > arenaBlock/8 {
+		a.alone += n
 		return make([]byte, n)
 	}
 	if n > len(a.block) {
 		a.block = make([]byte, arenaBlock)
+		a.blocks++
 	}
 	b := a.block[:n:n]
 	a.block = a.block[n:]

@@ -102,3 +102,30 @@ func TestArenaCopiesAreTheirOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaWastesAtMostAnEighth: hostile sizes (every length up to an
+// eighth of a block and just past it, IDs of exactly 4 KiB that leave a
+// block's end unused) cost the arena at most 8/7 of their bytes and one
+// block: no worse than the allocator's size classes, which round a 4,097
+// byte string up to 4,864.
+func TestArenaWastesAtMostAnEighth(t *testing.T) {
+	sizes := [][]int{{arenaBlock / 8}, {arenaBlock/8 - 1, 1}, {arenaBlock/8 + 1}, {arenaBlock/4 + 1}, {3000, 17, 1200}}
+	for i := 1; i <= arenaBlock/8+2; i += 37 {
+		sizes[4] = append(sizes[4], i)
+	}
+	for _, pattern := range sizes {
+		var a strArena
+		used := 0
+		for k := range 5000 {
+			n := pattern[k%len(pattern)]
+			if s := a.clone(strings.Repeat("j", n)); len(s) != n {
+				t.Fatalf("a copy of %d bytes has %d", n, len(s))
+			}
+			used += n
+		}
+		held := a.blocks*arenaBlock + a.alone
+		if held*7 > used*8+7*arenaBlock {
+			t.Fatalf("sizes %v: %d bytes held for %d used, past 8/7 and a block", pattern[:min(4, len(pattern))], held, used)
+		}
+	}
+}
