@@ -794,7 +794,7 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 		outcome = "killed" // a kill was made (the alerts journal says so)
 	}
 	layers := j.Layers()
-	first, last := FormatTime(j.FirstTS), FormatTime(j.LastTS)
+	var first, last string
 	scratch := jr.scratch
 	if jr.Layers != nil { // a stream's: the same values in the storage it had
 		layers = j.appendLayers(jr.Layers[:0])
@@ -802,6 +802,8 @@ func (s *State) fillJobReport(jr *JobReport, j *Job) {
 		n := len(scratch)
 		scratch = appendTime(scratch, j.LastTS)
 		first, last = unsafe.String(unsafe.SliceData(scratch), n), unsafe.String(unsafe.SliceData(scratch[n:]), len(scratch)-n)
+	} else {
+		first, last = FormatTime(j.FirstTS), FormatTime(j.LastTS)
 	}
 	*jr = JobReport{JobID: j.ID, JobType: j.Type, Outcome: outcome, Attempts: j.Calls, ToolCalls: j.ToolCalls,
 		Layers: layers, SpendUSD: j.Spend.USD(), WastedUSD: j.wasted(o).USD(), Duplicates: j.Duplicates, LastStatus: j.LastStatus,
@@ -836,7 +838,7 @@ func appendTime(b []byte, ns int64) []byte {
 	if ns == 0 {
 		return b
 	}
-	return time.Unix(0, ns).UTC().AppendFormat(b, time.RFC3339Nano)
+	return appendRFC3339Nano(b, ns)
 }
 
 type jobTypeAcc struct {

@@ -112,6 +112,10 @@ type State struct {
 	lastErrIx uint32
 	lastMin   *Bucket
 	resolved  []resolved // Consume's scratch
+	// strs and jobSlab hold the IDs, keys and jobs of a State that keeps
+	// every job (arena.go).
+	strs    strArena
+	jobSlab []Job
 	// ahead is the hash of the scoped key of the event being applied,
 	// when resolve found no operation under it.
 	ahead  aheadHash
@@ -433,8 +437,9 @@ func (s *State) job(ev *ingest.Event) *Job {
 	}
 	// A copy of its own: the event's may share a block with many others
 	// (ingest's idArena), which the job would keep alive to the end.
-	id = strings.Clone(id)
-	j := &Job{ID: id, Seq: s.newSeq(), LastStatus: ingest.StatusUnknown}
+	id = s.cloneID(id)
+	j := s.newJob()
+	j.ID, j.Seq, j.LastStatus = id, s.newSeq(), ingest.StatusUnknown
 	s.jobs.add(h, int32(len(s.jobList)))
 	s.jobList = append(s.jobList, j)
 	s.lastJob = j
@@ -678,7 +683,7 @@ func (s *State) op(job *Job, ev *ingest.Event) *operation {
 		}
 		if o == nil {
 			o = s.newOp()
-			o.key = scopedCopy(job.ID, key) // a copy: the event's strings share a block
+			o.key = s.scopedCopy(job.ID, key) // a copy: the event's strings share a block
 			s.ops.add(h, int32(s.opCount-1))
 		}
 		s.hint = opHint{o, h}
@@ -730,8 +735,13 @@ func (s *State) scope(jk, key string) string {
 
 // scopedCopy is jk+"\x00"+key (scope's string) in storage of its own, built
 // without the runtime's general concatenation (a third of op's cost).
-func scopedCopy(jk, key string) string {
-	b := make([]byte, len(jk)+1+len(key))
+func (s *State) scopedCopy(jk, key string) string {
+	var b []byte
+	if s.keepsAll() {
+		b = s.strs.bytes(len(jk) + 1 + len(key))
+	} else {
+		b = make([]byte, len(jk)+1+len(key))
+	}
 	copy(b, jk)
 	copy(b[len(jk)+1:], key)
 	return unsafe.String(unsafe.SliceData(b), len(b))
