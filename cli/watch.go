@@ -429,6 +429,15 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 	}
 	acts.Rules.RunSources = runSources
 	fmt.Fprintf(os.Stderr, "burnrate: limits in force (%s): %s\n", display.Text(file.Describe()), acts.Effective())
+	if acts.Rules.JobCeilingUSD > 0 || len(acts.Rules.JobTypeJobCeilingUSD) > 0 {
+		for _, p := range l.input.Patterns {
+			if !p.NamesJob() {
+				// Said before the night (R7b-4): a runaway job whose every
+				// call is such a line burns past its ceiling in silence.
+				fmt.Fprintf(os.Stderr, "burnrate: warning: format %q names no job: its lines take the job of the JSON line before them, by position alone — a guess whose spend never weighs on a job ceiling (the run ceiling still counts it). Add a (?P<job_id>…) group to the pattern for job ceilings to act on its calls\n", display.Text(p.Name))
+			}
+		}
+	}
 	if slices.Contains(acts.Rules.KillOn, "finding:"+correlate.AssumptionViolated.String()) && len(l.declared) == 0 {
 		// Only the operator arms a kill (issue 34): said before the
 		// night, not discovered when a broken premise kills nothing.

@@ -221,8 +221,8 @@ type ReportTotals struct {
 	// ambiguous. LowerBoundJobs are jobs whose count is a lower bound.
 	TimingLinks int64 `json:"timing_links,omitempty"`
 	// RecordedBelowTable are calls whose own recorded cost was under 1% of
-	// the price table's for their tokens (a producer's $0): billed at the
-	// table's price.
+	// the price table's for their tokens (a producer's $0, or a true one):
+	// billed as recorded, counted unpriced (their spend a floor).
 	RecordedBelowTable int64 `json:"recorded_below_table,omitempty"`
 	// RequestIDConflicts are records naming a provider request ID whose
 	// first record named another job (both jobs' counts ambiguous).

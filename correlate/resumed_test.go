@@ -183,9 +183,11 @@ func TestGuessedSpendNeverWeighsOnACeiling(t *testing.T) {
 
 // TestRecordedZeroCostForPricedTokens: R7-19 — a producer's recorded $0
 // (LiteLLM's response_cost for a deployment its cost map lacks) for
-// 110,000 gpt-4o tokens was billed as an exact $0, and no ceiling fired.
-// Under 1% of the table's price of its tokens, a recorded cost is billed
-// at the table's price and counted; a discount it may be is kept.
+// 110,000 gpt-4o tokens read as an exact $0. It may also be a true $0 (a
+// self-hosted model under a hosted one's name, R7b-1: billed at the table,
+// it was killed). Under 1% of the table's price of its tokens, a recorded
+// cost is billed as recorded and counted unpriced — a floor — and counted;
+// a discount it may be is billed exactly.
 func TestRecordedZeroCostForPricedTokens(t *testing.T) {
 	st := New(DefaultConfig())
 	for i, cost := range []float64{0, 0.0001, 0.20} {
@@ -195,12 +197,12 @@ func TestRecordedZeroCostForPricedTokens(t *testing.T) {
 		ev.InputTokens, ev.OutputTokens, ev.CostUSD, ev.HasCost = 100_000, 10_000, cost, true
 		st.Apply(ev)
 	}
-	table := st.Job("j0").Spend
-	if table < dollars(0.30) || st.Job("j1").Spend != table || st.Job("j2").Spend != dollars(0.20) {
-		t.Errorf("spend %s / %s / %s; want the table's price twice, then the recorded $0.20",
-			USD(table.USD()), USD(st.Job("j1").Spend.USD()), USD(st.Job("j2").Spend.USD()))
+	j0, j1, j2 := st.Job("j0"), st.Job("j1"), st.Job("j2")
+	if j0.Spend != 0 || j0.Unpriced != 1 || j1.Spend != dollars(0.0001) || j1.Unpriced != 1 || j2.Spend != dollars(0.20) || j2.Unpriced != 0 {
+		t.Errorf("spend %s / %s / %s, unpriced %d / %d / %d; want $0 and $0.0001 unpriced, $0.20 priced",
+			USD(j0.Spend.USD()), USD(j1.Spend.USD()), USD(j2.Spend.USD()), j0.Unpriced, j1.Unpriced, j2.Unpriced)
 	}
-	if r := st.Report(); r.Totals.RecordedBelowTable != 2 {
-		t.Errorf("%d counted below the table, want 2", r.Totals.RecordedBelowTable)
+	if r := st.Report(); r.Totals.RecordedBelowTable != 2 || r.Totals.UnpricedAttempts != 2 {
+		t.Errorf("%d counted below the table, %d unpriced; want 2, 2", r.Totals.RecordedBelowTable, r.Totals.UnpricedAttempts)
 	}
 }

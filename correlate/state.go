@@ -1191,16 +1191,18 @@ func (s *State) cost(ms *modelStats, ev *ingest.Event, prompt int64) (Pico, bool
 		recorded := PicoFromUSD(ev.CostUSD)
 		if ms.priced && ev.InputTokens+ev.OutputTokens+ev.CacheReadTokens+ev.CacheCreateTokens > 0 {
 			ours := billCost(&ms.price, ev, prompt, nil)
-			if recorded < ours/100 {
-				// No rate makes a priced model's tokens nearly free: a
-				// recorded $0 is a producer that could not price the call
-				// (LiteLLM's response_cost for a deployment its cost map
-				// lacks). Billed at the table's price, counted — an exact
-				// $0 blinded every ceiling (R7-19).
-				s.recordedBelow++
-				return ours, true
-			}
 			s.lastOurs, s.hasOurs = ours, true
+			if recorded < ours/100 {
+				// A recorded cost under 1% of the table's: either a
+				// producer that could not price the call (LiteLLM's
+				// response_cost of 0 for a deployment its cost map lacks)
+				// or a true $0 (a self-hosted model served under a hosted
+				// one's name, a free tier). Which, nothing says: billed as
+				// recorded, never a kill on a guess (R7b-1), and counted
+				// unpriced — a floor, "≥", never an exact $0 (R7-19).
+				s.recordedBelow++
+				return recorded, false
+			}
 		}
 		return recorded, true
 	}

@@ -383,7 +383,7 @@ func headline(r *correlate.Report) [][2]string {
 		rows = append(rows, [2]string{"Calls whose records carried their cost", fmt.Sprintf("%s: recorded %s, the price table %s for the same calls (billed as recorded)", correlate.Count(rc.Calls), correlate.USD(rc.RecordedUSD), correlate.USD(rc.TableUSD))})
 	}
 	if t.RecordedBelowTable > 0 {
-		rows = append(rows, [2]string{"Recorded costs under 1% of the price table", fmt.Sprintf("%s call(s) whose records said they cost (nearly) nothing for tokens the table prices — a producer that could not price them: billed at the table's price", correlate.Count(t.RecordedBelowTable))})
+		rows = append(rows, [2]string{"Recorded costs under 1% of the price table", fmt.Sprintf("%s call(s) whose records said they cost (nearly) nothing for tokens the table prices: billed as recorded and counted unpriced (a floor, ≥). A producer that could not price them (LiteLLM's response_cost for a deployment its cost map lacks) or a true $0 (a self-hosted model under a hosted one's name)? Check the \"Calls whose records carried their cost\" row", correlate.Count(t.RecordedBelowTable))})
 	}
 	if t.BatchExpired+t.BatchCanceled > 0 {
 		rows = append(rows, [2]string{"Batch requests that never ran (expired / canceled)", fmt.Sprintf("%s / %s (not calls; their jobs failed)", correlate.Count(t.BatchExpired), correlate.Count(t.BatchCanceled))})

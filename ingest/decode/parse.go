@@ -44,7 +44,11 @@ type Parser struct {
 	msg, outcome        []byte
 	ev                  *ingest.Event
 	bad                 bool
-	evName              []byte
+	// numUnread: the last number() read no number (dropped, counted);
+	// usageUnread: a token count of the line did not read — what its
+	// usage prices is then a floor.
+	numUnread, usageUnread bool
+	evName                 []byte
 	typeName            []byte
 	respModel, reqModel string
 	inputIncludesCache  bool
@@ -138,6 +142,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	p.resetMs, p.resetAt = -1, 0
 	p.routerRetries = -1
 	p.drops = 0
+	p.usageUnread = false
 	sc := &p.sc
 	sc.reset(line)
 	sc.ws()
@@ -170,6 +175,9 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 
 func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 	ev.Dropped = p.drops
+	if p.usageUnread {
+		ev.UsageUnseen = true
+	}
 	switch {
 	case p.hasEv:
 		ev.Kind = ingest.ParseKind(string(p.evName))
@@ -921,6 +929,7 @@ func (p *Parser) number() (float64, bool) {
 		}
 		if p.sc.nonFinite() { // -Infinity
 			p.drops |= ingest.DropWrongType
+			p.numUnread = true
 			return 0, false
 		}
 		b = p.sc.num()
@@ -934,6 +943,7 @@ func (p *Parser) number() (float64, bool) {
 		return 0, false
 	default:
 		p.wrong()
+		p.numUnread = true
 		return 0, false
 	}
 	if p.sc.err {
@@ -948,6 +958,7 @@ func (p *Parser) number() (float64, bool) {
 		// dropped and counted; the call stays (its cost is then its
 		// tokens' price, a count zero). It cost the whole call before.
 		p.drops |= ingest.DropWrongType
+		p.numUnread = true
 		return 0, false
 	}
 	return f, true
@@ -969,8 +980,13 @@ func smallInt(b []byte) (int64, bool) {
 }
 
 func (p *Parser) count() int64 {
+	p.numUnread = false
 	f, ok := p.number()
 	if !ok {
+		// NaN, "n/a", 1e999: the count is dropped, and the call's usage
+		// is known only in part (R7b-3: priced exactly, a $0.35 call
+		// read $0.10).
+		p.usageUnread = p.usageUnread || p.numUnread
 		return 0
 	}
 	if f < 0 {

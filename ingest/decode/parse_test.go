@@ -471,3 +471,26 @@ func TestStatusAsWrittenByHTTPClients(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableTokenCountIsAFloor: R7b-3 — a token count that does not
+// read (NaN, "n/a", 1e999) was dropped and the call priced exactly on the
+// rest: a $0.35 call read $0.10. Its usage is marked unseen, so what the
+// rest prices is a floor; a cost that does not read leaves the tokens to
+// price the call exactly.
+func TestUnreadableTokenCountIsAFloor(t *testing.T) {
+	const head = `{"ts":"2026-06-02T00:00:01Z","event":"llm_call","job_id":"j1","model":"gpt-4o","status":200,`
+	for tail, floor := range map[string]bool{
+		`"input_tokens":NaN,"output_tokens":10}`:                true,
+		`"input_tokens":"n/a","output_tokens":10}`:              true,
+		`"input_tokens":1e999,"output_tokens":10}`:              true,
+		`"input_tokens":100,"output_tokens":Infinity}`:          true,
+		`"input_tokens":{"n":1},"output_tokens":10}`:            true,
+		`"input_tokens":100,"output_tokens":10,"cost_usd":NaN}`: false,
+		`"input_tokens":100,"output_tokens":10}`:                false,
+	} {
+		ev, r := parse(t, head+tail)
+		if r != ingest.Accepted || ev.UsageUnseen != floor {
+			t.Errorf("%s: %v, usage unseen %v, want %v", tail, r, ev.UsageUnseen, floor)
+		}
+	}
+}

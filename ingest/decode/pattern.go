@@ -45,6 +45,24 @@ type LinePattern struct {
 	maxBytes int
 }
 
+// NamesJob reports whether the pattern's lines name their job (a job_id
+// or correlation_id group, or a set value): a line of one that does not
+// takes the job of the JSON line before it, by position alone — a guess
+// that never weighs on a job ceiling.
+func (p *LinePattern) NamesJob() bool {
+	for _, g := range p.groups {
+		if g == "job_id" || g == "correlation_id" {
+			return true
+		}
+	}
+	for _, kv := range p.set {
+		if kv[0] == "job_id" || kv[0] == "correlation_id" {
+			return true
+		}
+	}
+	return false
+}
+
 // patternFields are the fields a pattern's groups may fill, and numeric
 // says which are numbers.
 var patternFields = map[string]bool{

@@ -170,27 +170,35 @@ const maxSeenSpans = 1 << 18
 type seenSpan struct {
 	parent     pcommon.SpanID
 	start, end pcommon.Timestamp
+	// first is the start and end of the first span mapped under these
+	// IDs, when another came since: a re-send of either is one.
+	first [2]pcommon.Timestamp
 }
 
-// sawSpan reports whether the span was mapped before, and remembers it.
-func (mp *Mapper) sawSpan(k spanKey, sp ptrace.Span) bool {
-	now := seenSpan{sp.ParentSpanID(), sp.StartTimestamp(), sp.EndTimestamp()}
-	if was, ok := mp.seen[k]; ok {
-		if was == now {
-			return true
+// sawSpan reports whether the span was mapped before (again), or another
+// span under its IDs was (other), and remembers it.
+func (mp *Mapper) sawSpan(k spanKey, sp ptrace.Span) (again, other bool) {
+	now := seenSpan{parent: sp.ParentSpanID(), start: sp.StartTimestamp(), end: sp.EndTimestamp()}
+	now.first = [2]pcommon.Timestamp{now.start, now.end}
+	was, ok := mp.seen[k]
+	if !ok {
+		was, ok = mp.seenOld[k]
+	}
+	if ok {
+		if was.start == now.start && was.end == now.end || was.first == now.first {
+			return true, false
 		}
-		mp.Collisions++
-	} else if was, ok := mp.seenOld[k]; ok {
-		if was == now {
-			return true
-		}
+		other = true
+		now.first = was.first
+	}
+	if other {
 		mp.Collisions++
 	}
 	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
 		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]seenSpan, 1024)
 	}
 	mp.seen[k] = now
-	return false
+	return false, other
 }
 
 // noteModelBelow remembers that a model-call span lies below the span k
@@ -596,11 +604,14 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	for i := range refs {
 		st.next(refs[i].src)
 		r := &refs[i]
+		collided := false
 		if k := (spanKey{r.span.TraceID(), r.span.SpanID()}); !k.trace.IsEmpty() && !k.span.IsEmpty() {
-			if mp.sawSpan(k, r.span) {
+			again, other := mp.sawSpan(k, r.span)
+			if again {
 				mp.Repeats++
 				continue // delivered again: billed once
 			}
+			collided = other
 			keys = append(keys, SpanKey(k))
 		}
 		attrs := r.span.Attributes()
@@ -648,10 +659,16 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// Its identity, in the state a restart's replay rebuilds:
 				// a span delivered again after a restart (a Collector's
 				// retry) is billed once (correlate's responses).
-				// With its start: another span under the same IDs (a
-				// forked worker pool's copied generator) is another call;
-				// a re-send has the same start.
-				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String() + "@" + strconv.FormatUint(uint64(r.span.StartTimestamp()), 36)
+				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String()
+				if collided {
+					// Another span under the IDs of one mapped before (a
+					// forked worker pool's copied generator): another
+					// call, under a key of its own. Only then — the key
+					// of every other span is the one the spool of an
+					// earlier build holds, so an exporter's re-send after
+					// an upgrade is billed once (R7b-2).
+					ev.ResponseID += "@" + strconv.FormatUint(uint64(r.span.StartTimestamp()), 36)
+				}
 			}
 			if !readModelCall(&ev, attrs) { // the count is dropped, the call kept (unreadUsage)
 				reason = "a model-call span has a token count that is not a count: that count dropped, the call kept unpriced"

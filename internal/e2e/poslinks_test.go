@@ -70,6 +70,10 @@ func TestPatternLineJobByPositionNeverKills(t *testing.T) {
 			if got := fmt.Sprint(jobs); got != want {
 				t.Errorf("kills of %s, want %s\n%s", got, want, stderr.String())
 			}
+			// Said before the night, not found out after it (R7b-4).
+			if said := strings.Contains(stderr.String(), "names no job"); said == named {
+				t.Errorf("the warning that the pattern names no job said: %v, want %v\n%s", said, !named, stderr.String())
+			}
 		})
 	}
 }
