@@ -41,17 +41,17 @@ type Parser struct {
 	// msg and outcome are the line's message and outcome words (a
 	// lifecycle line of the app's own: lifecycle.go), cut to
 	// maxLifecycleBytes; reset by topObject.
-	msg, outcome        []byte
-	ev                  *ingest.Event
-	bad                 bool
+	msg, outcome []byte
+	ev           *ingest.Event
+	bad          bool
 	// numUnread: the last number() read no number (dropped, counted);
 	// usageUnread: a token count of the line did not read — what its
 	// usage prices is then a floor.
 	numUnread, usageUnread bool
 	evName                 []byte
-	typeName            []byte
-	respModel, reqModel string
-	inputIncludesCache  bool
+	typeName               []byte
+	respModel, reqModel    string
+	inputIncludesCache     bool
 	// compaction sums the usage.iterations[] of type "compaction" (their
 	// tokens are not in the top-level counts), and iter is the element
 	// being read: added once the record is read.
