@@ -59,7 +59,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 		// on): where it stopped is kept — the start of the line it had
 		// not finished — for the follower that takes the file again.
 		if fl.f != nil && context.Cause(ctx) == errLetGo && !fl.sp.long {
-			t.letGo(path, resumePoint{fi: fl.fi, pos: fl.pos - int64(len(fl.sp.partial))})
+			t.letGo(path, resumePoint{fi: fl.fi, head: slices.Clone(fl.head), pos: fl.pos - int64(len(fl.sp.partial))})
 		}
 	}()
 	if at, ok := t.resumeAt(path); ok {
@@ -184,13 +184,17 @@ func (fl *file) open(fromEnd bool) error {
 	fl.readHead()
 	if at := fl.from; at != nil {
 		fl.from = nil
-		if os.SameFile(at.fi, fi) && at.pos <= fi.Size() {
+		// The same file, not cut since: it starts with the same bytes (a
+		// copytruncate keeps the inode; R7b-5 resumed one past its new
+		// start, lines lost and one read from its middle).
+		same := os.SameFile(at.fi, fi) && at.pos <= fi.Size() && len(fl.head) >= len(at.head) && bytes.Equal(fl.head[:len(at.head)], at.head)
+		if same {
 			fl.pos = at.pos
 			_, err := f.Seek(fl.pos, io.SeekStart)
 			return err
 		}
-		// Another file under the name since (rotated while let go): it
-		// is read from its start, as a new file is.
+		// Another file under the name since (rotated or cut while let
+		// go): it is read from its start, as a new file is.
 	}
 	if fromEnd {
 		fl.pos = fi.Size()

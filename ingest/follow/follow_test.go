@@ -565,3 +565,65 @@ func openFDsUnder(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// TestLetGoTailIsReadWithoutANewWrite: R7b-5 — a file let go with lines
+// written after its follower stopped was taken again only when written
+// again (the rotation ranked by time alone): a job's last lines were
+// never read. And a file cut and written again while let go (a
+// copytruncate) was resumed past its new start. A file with bytes no
+// follower has read is taken ahead of followers idle at their ends; one
+// whose first bytes changed is read from its start.
+func TestLetGoTailIsReadWithoutANewWrite(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	path := func(n string) string { return filepath.Join(dir, n+".jsonl") }
+	for i, n := range []string{"a", "b", "c"} {
+		os.WriteFile(path(n), []byte(line(i)), 0o644)
+		mt := old.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(path(n), mt, mt)
+	}
+	tl := NewTail([]string{dir}, false, decode.Options{})
+	tl.maxFollow = 2
+	tl.SetPoll(10 * time.Millisecond)
+	c, _, _ := startTail(t, tl)
+	waitFor(t, "b and c", 5*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l1"] == 1 && c.jobs["l2"] == 1 })
+	// a is taken (unread bytes), then b or c let go for it in turn; write
+	// b's tail and set its time back, so time alone would never pick it.
+	waitFor(t, "a", 10*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l0"] == 1 })
+	f, _ := os.OpenFile(path("b"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(11))
+	f.Close()
+	os.Chtimes(path("b"), old, old)
+	waitFor(t, "b's tail", 15*time.Second, func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.jobs["l11"] == 1 })
+	// The file let go now is cut and written again with other, longer
+	// content, its time set back: read from its new start.
+	var cut string
+	waitFor(t, "a file let go, read to its end", 10*time.Second, func() bool {
+		tl.mu.Lock()
+		defer tl.mu.Unlock()
+		for p, at := range tl.resume {
+			if st, err := os.Stat(p); err == nil && st.Size() == at.pos {
+				if _, on := tl.running[p]; !on {
+					cut = p
+					return true
+				}
+			}
+		}
+		return false
+	})
+	os.WriteFile(cut, []byte(line(20)+line(21)+line(22)), 0o644)
+	os.Chtimes(cut, old, old)
+	waitFor(t, "the cut file read from its new start", 15*time.Second, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.jobs["l20"] == 1 && c.jobs["l21"] == 1 && c.jobs["l22"] == 1
+	})
+	time.Sleep(300 * time.Millisecond)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for job, n := range c.jobs {
+		if n != 1 {
+			t.Errorf("job %s read %d times: %v", job, n, c.jobs)
+		}
+	}
+}

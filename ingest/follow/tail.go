@@ -82,10 +82,12 @@ type runner struct {
 }
 
 // resumePoint is where a follower let go stopped: in which file (its
-// identity) and at which byte (the start of the line it had not finished).
+// identity and the bytes it started with) and at which byte (the start of
+// the line it had not finished).
 type resumePoint struct {
-	fi  os.FileInfo
-	pos int64
+	fi   os.FileInfo
+	head []byte
+	pos  int64
 }
 
 // MaxFollowed is the most files a Tail follows at once: half the
@@ -272,14 +274,37 @@ func (t *Tail) bounded(paths []string) []string {
 	if fits {
 		return fresh
 	}
-	mtime := make(map[string]int64, len(paths))
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil {
-			mtime[p] = st.ModTime().UnixNano()
-		}
+	// Ranked: files with bytes no follower has read first (a file let go
+	// and written since, or never followed), then the followers at work,
+	// then files read to their end — each by the time last written, the
+	// newest first. A file let go with a tail unread is taken again ahead
+	// of followers idle at their ends (R7b-5: ranked by time alone, such
+	// a tail was never read unless written again).
+	type rank struct {
+		mtime int64
+		tier  int // 0 unread bytes, 1 at work, 2 read to its end
 	}
+	ranks := make(map[string]rank, len(paths))
+	t.mu.Lock()
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			ranks[p] = rank{0, 2}
+			continue
+		}
+		r := rank{st.ModTime().UnixNano(), 2}
+		if _, on := t.running[p]; on {
+			r.tier = 1
+		} else if at, let := t.resume[p]; !let || !os.SameFile(at.fi, st) || st.Size() != at.pos {
+			r.tier = 0
+		}
+		ranks[p] = r
+	}
+	t.mu.Unlock()
 	want := slices.Clone(paths)
-	slices.SortStableFunc(want, func(a, b string) int { return cmp.Compare(mtime[b], mtime[a]) })
+	slices.SortStableFunc(want, func(a, b string) int {
+		return cmp.Or(cmp.Compare(ranks[a].tier, ranks[b].tier), cmp.Compare(ranks[b].mtime, ranks[a].mtime))
+	})
 	want = want[:min(len(want), t.maxFollow)]
 	keep := make(map[string]bool, len(want))
 	for _, p := range want {
