@@ -57,6 +57,7 @@ var detectors = []detector{
 	{"DSPy LM", fkPython, nil, dspy},
 	{"retrying", fkPython, nil, retrying},
 	{"Azure AI clients", fkPython, nil, pyAzure},
+	{"Azure Storage clients", fkPython, []string{"azure.storage"}, pyAzureStorage},
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"Modal function retries", fkPython, nil, modalFunctions},
@@ -87,6 +88,7 @@ var detectors = []detector{
 	// JavaScript and TypeScript, by import (BullMQ and Inngest also by a
 	// manifest's dependency).
 	{"JS SDK clients (Anthropic, OpenAI, Stripe, Vercel AI)", fkJS, nil, jsSDKClients},
+	{"ofetch and $fetch (retry, and a GET's default retry)", fkJS, []string{"ofetch"}, jsOfetch},
 	{"p-retry and async-retry", fkJS, nil, jsRetryWrappers},
 	{"TanStack Query", fkJS, nil, tanstackQuery},
 	{"Temporal activities", fkJS, nil, jsTemporal},
