@@ -40,10 +40,13 @@ func botocore(f *file) []Layer {
 	if boto {
 		found = pyBotoClient.FindAllIndex(f.blanked(), maxCandidates)
 	}
+	if boto {
+		found = append(found, pyBotoSessionCalls(f.blanked())...)
+	}
 	if aio {
 		found = append(found, pyAioBotoClient.FindAllIndex(f.blanked(), maxCandidates)...)
-		slices.SortFunc(found, func(a, b []int) int { return a[0] - b[0] })
 	}
+	slices.SortFunc(found, func(a, b []int) int { return a[0] - b[0] })
 	for _, m := range found {
 		l := newLayer("botocore", f.rel, f.lines().at(m[0]), "python", ConfidenceMedium)
 		// The retry config is a dict of strings: read it from the
@@ -60,6 +63,67 @@ func botocore(f *file) []Layer {
 		out = append(out, l)
 	}
 	return out
+}
+
+var (
+	pyBotoMethod     = regexp.MustCompile(`\)\s*\.(?:client|resource)\s*\(`)
+	pySessionFactory = regexp.MustCompile(`\bdef\s+([A-Za-z_]\w*)\s*\([^)]*\)\s*->\s*['"]?(?:aioboto3\.|boto3\.|boto3\.session\.)?Session\b`)
+)
+
+// pyBotoSessionCalls: a client made from the session a helper returns —
+// self._get_session(kind).client("s3"), get_session().resource("dynamodb")
+// — whose helper is named for a session or annotated to return a
+// boto3/aioboto3 Session (issue 37, round 8: skyvern's five aioboto3
+// clients). Each is the offset of the call's .client/.resource; the
+// helper's own name, not what it does, is read.
+func pyBotoSessionCalls(code []byte) [][]int {
+	factories := map[string]bool{}
+	for _, m := range pySessionFactory.FindAllSubmatch(code, maxCandidates) {
+		factories[string(m[1])] = true
+	}
+	var out [][]int
+	for _, m := range pyBotoMethod.FindAllIndex(code, maxCandidates) {
+		open := matchingOpen(code, m[0])
+		if open < 0 {
+			continue
+		}
+		name := lastSegment(string(bytes.TrimRight(precedingName(code, open), " \t")))
+		if name == "" {
+			continue
+		}
+		if factories[name] || strings.HasSuffix(strings.ToLower(name), "session") {
+			out = append(out, []int{m[0] + 1, m[1]})
+		}
+	}
+	return out
+}
+
+// matchingOpen is the offset of the ( that the ) at close closes, looking
+// back at most maxArgBytes, or -1.
+func matchingOpen(code []byte, close int) int {
+	depth := 0
+	for i := close; i >= 0 && close-i < maxArgBytes; i-- {
+		switch code[i] {
+		case ')', ']', '}':
+			depth++
+		case '(', '[', '{':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// precedingName is the dotted name written just before offset at
+// (self._get_session before its parenthesis).
+func precedingName(code []byte, at int) []byte {
+	i := at
+	for i > 0 && (isWord(code[i-1]) || code[i-1] == '.') {
+		i--
+	}
+	return code[i:at]
 }
 
 // googleGenai: HttpRetryOptions(attempts=N), 5 attempts when unset.

@@ -141,3 +141,186 @@ func TestJSClientsWithNoRowRound8(t *testing.T) {
 	}
 	noLayerAt(t, r, "src/models.ts", 9, "a local generateImage is no AI SDK call")
 }
+
+const fantasyGo = `package chat
+
+import (
+	"context"
+
+	"charm.land/fantasy"
+)
+
+func ptr(n int) *int { return &n }
+
+func Reply(ctx context.Context, agent fantasy.Agent, prompt string) error {
+	_, err := agent.Stream(ctx, fantasy.AgentStreamCall{Prompt: prompt})
+	return err
+}
+
+func Title(ctx context.Context, agent fantasy.Agent, prompt string) error {
+	call := fantasy.AgentStreamCall{Prompt: prompt, MaxRetries: ptr(1)}
+	_, err := agent.Stream(ctx, call)
+	return err
+}
+
+func Once(ctx context.Context, agent fantasy.Agent, prompt string) error {
+	_, err := agent.Generate(ctx, fantasy.AgentCall{Prompt: prompt})
+	return err
+}
+
+type feed struct{}
+
+func (feed) Stream(ctx context.Context, topic string) error { return nil }
+
+func Follow(ctx context.Context, f feed) error { return f.Stream(ctx, "news") }
+`
+
+// charm.land/fantasy's agent retries each step 3 times and sets the SDKs
+// under it to none: each Stream or Generate with a fantasy call literal,
+// in place or bound to a name, is the layer (round 8: crush's three). The
+// near miss, a Stream method of the project's own, is none.
+func TestFantasyAgentCalls(t *testing.T) {
+	r := scanTree(t, map[string]string{"chat/agent.go": fantasyGo})
+	for _, c := range []struct{ line, attempts int }{{12, 4}, {18, 2}, {23, 4}} {
+		l := layerAt(t, r, "chat/agent.go", c.line)
+		if l.DefaultID != "fantasy" || l.Attempts != c.attempts {
+			t.Errorf("chat/agent.go:%d: %s %d attempts, want fantasy %d", c.line, l.DefaultID, l.Attempts, c.attempts)
+		}
+	}
+	noLayerAt(t, r, "chat/agent.go", 31, "a project's own Stream method")
+}
+
+const botoSessionHelperPy = `import aioboto3
+
+
+class Cloud:
+    def __init__(self, region):
+        self.region = region
+        self._sessions = {}
+
+    def _get_session(self, kind=None) -> aioboto3.Session:
+        return self._sessions.setdefault(kind, aioboto3.Session())
+
+    def fresh(self) -> aioboto3.Session:
+        return aioboto3.Session()
+
+    def _http(self):
+        return self._pool
+
+    def queue_client(self):
+        return self._get_session("sqs").client("sqs", region_name=self.region)
+
+    def bucket(self):
+        return self.fresh().resource("s3")
+
+    def plain(self):
+        return self._http().client("local")
+`
+
+// A boto3/aioboto3 client made from the session a helper returns — the
+// helper named for a session or annotated to return one — is botocore's
+// layer (round 8: skyvern's five). The near miss, .client on what another
+// helper returns, is none.
+func TestBotoClientFromHelperSession(t *testing.T) {
+	r := scanTree(t, map[string]string{"cloud/aws.py": botoSessionHelperPy})
+	for _, line := range []int{19, 22} {
+		if l := layerAt(t, r, "cloud/aws.py", line); l.DefaultID != "botocore" || l.Attempts != 5 {
+			t.Errorf("cloud/aws.py:%d: %s %d, want botocore 5", line, l.DefaultID, l.Attempts)
+		}
+	}
+	noLayerAt(t, r, "cloud/aws.py", 25, "a client of a helper that returns no session")
+}
+
+const rqHooksTS = `import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
+import * as api from "@/api/models";
+import { listModels } from "../api/index";
+import { loadDrafts } from "./store";
+
+export function useModels() {
+  return useQuery({ queryKey: ["models"], queryFn: listModels });
+}
+
+export function useModel(id: string) {
+  return useQuery({ queryKey: ["model", id], queryFn: () => api.getModel(id), retry: 5 });
+}
+
+export function usePages() {
+  return useInfiniteQuery({
+    queryKey: ["pages"],
+    queryFn: ({ pageParam }) => fetch("/api/pages?cursor=" + pageParam),
+    initialPageParam: "",
+    getNextPageParam: (p: any) => p.next,
+  });
+}
+
+export function useDrafts() {
+  return useQuery({ queryKey: ["drafts"], queryFn: loadDrafts });
+}
+
+export function useRename() {
+  return useMutation({ mutationFn: (id: string) => api.rename(id) });
+}
+
+export function useRenameHard() {
+  return useMutation({ mutationFn: (id: string) => api.rename(id), retry: 2 });
+}
+`
+
+var rqTree = map[string]string{
+	"src/api/models.ts": `export async function getModel(id: string) {
+  const r = await fetch("/api/models/" + id);
+  return r.json();
+}
+export async function rename(id: string) {
+  return fetch("/api/models/" + id, { method: "PATCH" });
+}
+`,
+	"src/api/index.ts": `export async function listModels() {
+  const r = await fetch("/api/models");
+  return r.json();
+}
+`,
+	"src/hooks/store.ts": `export function loadDrafts() {
+  return JSON.parse(localStorage.getItem("drafts") || "[]");
+}
+`,
+	"src/hooks/models.ts": rqHooksTS,
+	"src/queryClient.ts": `import { QueryClient } from "@tanstack/react-query";
+
+export const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1 } } });
+`,
+	"src/queryClient.test.ts": `import { QueryClient } from "@tanstack/react-query";
+
+export const testClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+`,
+}
+
+// TanStack Query's retry is reported at each query whose function sends a
+// request — itself or through a function imported from a file that does
+// (an @/ alias, a relative path, the directory's index named) — with the
+// query's own retry over the QueryClient's defaultOptions, and no longer
+// once at the client (round 8: chatbox's seven). A query over local
+// storage and a mutation with no retry are none; a test's QueryClient sets
+// nothing.
+func TestReactQueryAtEachQuery(t *testing.T) {
+	r := scanTree(t, rqTree)
+	for _, c := range []struct{ line, attempts int }{{7, 2}, {11, 6}, {15, 2}, {32, 3}} {
+		l := layerAt(t, r, "src/hooks/models.ts", c.line)
+		if l.DefaultID != "tanstack-query" || l.Attempts != c.attempts {
+			t.Errorf("src/hooks/models.ts:%d: %s %d attempts (%s), want tanstack-query %d", c.line, l.DefaultID, l.Attempts, l.Setting, c.attempts)
+		}
+	}
+	noLayerAt(t, r, "src/hooks/models.ts", 24, "a query over local storage sends no request")
+	noLayerAt(t, r, "src/hooks/models.ts", 28, "a mutation retries nothing by default")
+	noLayerAt(t, r, "src/queryClient.ts", 3, "the client's retry is reported at its queries")
+	noLayerAt(t, r, "src/queryClient.test.ts", 3, "a test's client")
+}
+
+// With no query in the root that the audit can see, the QueryClient's own
+// layer stays (its hooks may live in a package not scanned).
+func TestQueryClientWithoutQueriesStays(t *testing.T) {
+	r := scanTree(t, map[string]string{"src/queryClient.ts": rqTree["src/queryClient.ts"]})
+	if l := layerAt(t, r, "src/queryClient.ts", 3); l.DefaultID != "tanstack-query" || l.Attempts != 2 {
+		t.Errorf("src/queryClient.ts:3: %s %d, want tanstack-query 2", l.DefaultID, l.Attempts)
+	}
+}

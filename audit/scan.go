@@ -180,7 +180,11 @@ type rootScan struct {
 	// modelled classes (subclass.go).
 	pyClasses []pyClassDef
 	jsClasses []jsClassDef
-	trunc     bool
+	// apiFiles are the JS/TS files that send a request (a fetch, an HTTP
+	// client, an SDK layer): a query calling a function they export calls
+	// an API (resolveQueries).
+	apiFiles map[string]bool
+	trunc    bool
 	// candCut counts the candidates --max-layers cut before resolution
 	// (cutLayers), candFiles the first of their files by path.
 	candCut   int
@@ -439,6 +443,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
+	s.resolveQueries() // after resolveValues: a query's retry may be a name defined elsewhere
 	// rt5 F4's rule for every layer, whatever read its bound (a knob
 	// written 10**9 or 1e400, a module name bound to 5000): over 1,000
 	// tries is no limit a night notices — unbounded, the critical finding.
@@ -701,6 +706,14 @@ func (s *rootScan) readSource(p pendingFile) {
 			s.pyClasses = keepFirst(append(s.pyClasses, ds...), maxClassDefs, 2*maxClassDefs, func(d pyClassDef) (string, int) { return d.file, d.line })
 			s.mu.Unlock()
 		}
+	}
+	if p.kind == fkJS && sendsRequests(f, ls) {
+		s.mu.Lock()
+		if s.apiFiles == nil {
+			s.apiFiles = map[string]bool{}
+		}
+		s.apiFiles[p.rel] = true
+		s.mu.Unlock()
 	}
 	if p.kind == fkJS {
 		if cs := jsConstants(p.rel, b); len(cs) > 0 {

@@ -1,0 +1,363 @@
+package audit
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// TanStack Query retries each failed query 3 times in the browser
+// (packages/query-core/src/retryer.ts: config.retry ?? (isServer ? 0 :
+// 3)) and a mutation none (mutation.ts: retry ?? 0), a query's own retry:
+// over the QueryClient's defaultOptions. The layer is each query that
+// calls an API, not the client: a query over local storage sends no
+// request (issue 37, round 8: chatbox's seven queries, reported once at
+// its QueryClient).
+
+// queryHooks are the hooks that run a query function, true for a mutation.
+var queryHooks = map[string]bool{
+	"useQuery": false, "useInfiniteQuery": false, "useSuspenseQuery": false,
+	"useSuspenseInfiniteQuery": false, "useMutation": true,
+}
+
+var (
+	// jsDirectHTTP: a request written in the query function itself.
+	jsDirectHTTP = regexp.MustCompile(`(?:^|[^\w$.])(?:fetch|ofetch|\$fetch|axios|ky|got)\s*(?:\.\s*(?:get|post|put|patch|delete|request|head)\s*)?(?:<[^;()]{0,200}?>\s*)?\(`)
+	jsQueryFn    = regexp.MustCompile(`\b(?:queryFn|mutationFn)\s*:`)
+	jsFnShort    = regexp.MustCompile(`\b(?:queryFn|mutationFn)\s*[,}]`)
+	jsCalledName = regexp.MustCompile(`([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*(?:<[^;()]{0,200}?>\s*)?\(`)
+	jsBareName   = regexp.MustCompile(`^\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*$`)
+	jsQueriesObj = regexp.MustCompile(`\bqueries\s*:\s*\{`)
+	jsMutateObj  = regexp.MustCompile(`\bmutations\s*:\s*\{`)
+)
+
+// queryRef is what a query hook's layer waits on: the functions its
+// query function calls that are imported from the project's own modules
+// (one of which must send a request), whether it set retry itself, and
+// whether it is a mutation.
+type queryRef struct {
+	from     string // the file the hook is in
+	calls    []moduleName
+	local    bool // no request found, in the function or through an import: no layer
+	ownRetry bool
+	mutation bool
+}
+
+// moduleName is a name imported from a module.
+type moduleName struct{ module, name string }
+
+// queryClientDefaults is a QueryClient's defaultOptions: the retries of
+// its queries and of its mutations (-1: not written; -2: written, not a
+// number).
+type queryClientDefaults struct{ queries, mutations int }
+
+// isQueryModule: @tanstack/react-query and its siblings, and react-query
+// (v3), whose defaults are the same.
+func isQueryModule(mod string) bool {
+	return strings.HasPrefix(mod, "@tanstack/") && strings.HasSuffix(mod, "-query") || mod == "react-query"
+}
+
+// tanstackHooks: each useQuery / useInfiniteQuery / useSuspenseQuery /
+// useMutation call, its retry read from its options. Whether its query
+// calls an API is settled here when the function sends a request itself,
+// and by resolveQueries when it calls a function imported from another
+// file of the root.
+func tanstackHooks(f *file) []Layer {
+	code := f.blanked()
+	imports := f.jsImports()
+	var out []Layer
+	for local, b := range imports {
+		mutation, ok := queryHooks[b.imported]
+		if !ok || !isQueryModule(jsPackage(b.module)) {
+			continue
+		}
+		for _, o := range callsOf(code, local, false) {
+			if len(out) >= maxCandidates {
+				return out
+			}
+			a, e := args(code, o)
+			parts := topLevelArgs(code[a:e])
+			var opts []byte // the options object's inside
+			var fn []byte   // the query function as written
+			if first := trimLeft(parts[0]); len(first) > 0 && first[0] == '{' {
+				oa := a + (len(parts[0]) - len(first))
+				_, oe := args(code, oa)
+				opts = code[oa+1 : oe]
+				fn = queryFnOf(opts)
+			} else if len(parts) >= 2 {
+				// v3's useQuery(key, fn, options), useMutation(fn, options).
+				k := 1
+				if mutation {
+					k = 0
+				}
+				if k < len(parts) {
+					fn = parts[k]
+				}
+				if k+1 < len(parts) {
+					if o := trimLeft(parts[k+1]); len(o) > 0 && o[0] == '{' {
+						opts = o[1:]
+					}
+				}
+			}
+			l := newLayer("tanstack-query", f.rel, f.lines().at(o), "javascript", ConfidenceMedium)
+			q := &queryRef{from: f.rel, mutation: mutation}
+			if mutation {
+				l.Attempts, l.Setting = 1, "retry (not set: a mutation's default, 0)"
+			}
+			if opts != nil {
+				if t := topLevel(jsRetryKnob, opts); t != nil {
+					q.ownRetry = true
+					setQueryRetry(&l, opts[t[0]:])
+				}
+			}
+			if fn == nil {
+				q.local = true
+			} else if jsDirectHTTP.Match(fn) {
+				// fetch('/api/…') in the function itself.
+			} else {
+				q.calls = importedCalls(f, imports, fn)
+				if len(q.calls) == 0 {
+					q.local = true
+				}
+			}
+			l.query = q
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// trimLeft drops leading white space.
+func trimLeft(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// queryFnOf is the text of the options' queryFn (or mutationFn) value, to
+// the next top-level comma; nil when the options spread another object or
+// write none.
+func queryFnOf(opts []byte) []byte {
+	t := topLevel(jsQueryFn, opts)
+	if t == nil {
+		if s := topLevel(jsFnShort, opts); s != nil {
+			return opts[s[0] : s[1]-1] // { queryFn }: the local of that name
+		}
+		return nil
+	}
+	rest := opts[t[1]:]
+	if c := topComma(rest); c >= 0 {
+		rest = rest[:c]
+	}
+	return rest
+}
+
+// setQueryRetry reads `retry: …` at the start of r.
+func setQueryRetry(l *Layer, r []byte) {
+	m := jsRetryKnob.FindSubmatchIndex(r)
+	if m == nil {
+		return
+	}
+	v := strings.TrimSpace(string(r[m[2]:m[3]]))
+	switch {
+	case v == "false":
+		l.setAttempts(1, snippet(r, m[0]))
+	case v == "true":
+		l.setUnbounded(snippet(r, m[0]))
+	default:
+		if n, ok := numExpr(v); ok {
+			l.set(max(0, n), snippet(r, m[0]))
+		} else {
+			l.setUnknown(snippet(r, m[0]))
+		}
+	}
+}
+
+// importedCalls are the functions fn calls or names that the file imports
+// from its own project's modules (a relative, @/ or ~/ path): remote.list(…)
+// for import * as remote, getUser for an imported getUser.
+func importedCalls(f *file, imports map[string]binding, fn []byte) []moduleName {
+	var out []moduleName
+	add := func(first, second string) {
+		b, ok := imports[first]
+		if !ok || !isRelativeModule(b.module) {
+			return
+		}
+		switch {
+		case b.imported == "*" && second != "":
+			out = append(out, moduleName{b.module, second})
+		case b.imported != "*":
+			out = append(out, moduleName{b.module, b.imported})
+		}
+	}
+	if m := jsBareName.FindSubmatch(fn); m != nil {
+		add(string(m[1]), string(m[2]))
+		return out
+	}
+	for _, m := range jsCalledName.FindAllSubmatch(fn, 16) {
+		add(string(m[1]), string(m[2]))
+	}
+	return out
+}
+
+// queryClientDefaultsOf reads new QueryClient({ defaultOptions: { queries:
+// { retry }, mutations: { retry } } }) from the call's arguments.
+func queryClientDefaultsOf(region []byte) *queryClientDefaults {
+	d := &queryClientDefaults{queries: -1, mutations: -1}
+	for _, k := range []struct {
+		re  *regexp.Regexp
+		dst *int
+	}{{jsQueriesObj, &d.queries}, {jsMutateObj, &d.mutations}} {
+		m := k.re.FindIndex(region)
+		if m == nil {
+			continue
+		}
+		_, e := args(region, m[1]-1)
+		obj := region[m[1]:e]
+		t := topLevel(jsRetryKnob, obj)
+		if t == nil {
+			continue
+		}
+		var l Layer
+		l.DefaultID = "tanstack-query"
+		setQueryRetry(&l, obj[t[0]:])
+		switch {
+		case l.Unbounded:
+			*k.dst = hugeBound
+		case l.pending:
+			*k.dst = -2
+		default:
+			*k.dst = l.Attempts - 1
+		}
+	}
+	return d
+}
+
+// resolveQueries keeps the query hooks whose function sends a request —
+// in itself, or through a function imported from a file of the root that
+// does — gives those that set no retry the QueryClient's defaultOptions,
+// and drops the QueryClient's own layer once its queries are reported.
+func (s *rootScan) resolveQueries() {
+	seen := false
+	var clients []*queryClientDefaults
+	for i := range s.layers {
+		l := &s.layers[i]
+		if l.query != nil {
+			seen = true
+		}
+		// A test's QueryClient (retry: false, so a failing query fails
+		// fast) is not the application's.
+		if l.qc != nil && !isTestPath(l.File) {
+			clients = append(clients, l.qc)
+		}
+	}
+	if !seen {
+		return
+	}
+	// The files that send requests, by the name an import path ends in.
+	byStem := map[string][]string{}
+	for rel := range s.apiFiles {
+		byStem[jsModuleName(rel)] = append(byStem[jsModuleName(rel)], rel)
+	}
+	// The client's defaults: one QueryClient (or several that agree) is
+	// read; several that differ leave the default at low confidence.
+	qDef, mDef, differ := -1, -1, false
+	for i, c := range clients {
+		if i > 0 && (c.queries != qDef || c.mutations != mDef) {
+			differ = true
+		}
+		qDef, mDef = c.queries, c.mutations
+	}
+	kept := s.layers[:0]
+	for _, l := range s.layers {
+		if l.qc != nil {
+			continue // reported at its queries instead
+		}
+		q := l.query
+		if q == nil {
+			kept = append(kept, l)
+			continue
+		}
+		if q.local || len(q.calls) > 0 && !s.callsAPI(q, byStem) {
+			continue
+		}
+		if !q.ownRetry {
+			def := qDef
+			if q.mutation {
+				def = mDef
+			}
+			switch {
+			case differ:
+				l.Confidence = ConfidenceLow
+				l.Note = "the project's QueryClients set different defaultOptions: the library's default is shown"
+			case def == -2:
+				l.setUnknown("defaultOptions retry (a QueryClient's)")
+			case def == hugeBound:
+				l.setUnbounded("defaultOptions retry: true (the QueryClient's)")
+			case def >= 0:
+				l.set(def, "defaultOptions retry: "+strconv.Itoa(def)+" (the QueryClient's)")
+			}
+		}
+		if !l.Unbounded && l.Attempts <= 1 {
+			continue // a mutation, or retry: false or 0: sent once
+		}
+		l.query = nil
+		kept = append(kept, l)
+	}
+	s.layers = kept
+}
+
+// callsAPI: one of the functions q calls is imported from a file of the
+// root that sends a request.
+func (s *rootScan) callsAPI(q *queryRef, byStem map[string][]string) bool {
+	for _, c := range q.calls {
+		stem := path.Base(c.module)
+		for _, ext := range []string{".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"} {
+			stem = strings.TrimSuffix(stem, ext)
+		}
+		if stem == "index" {
+			stem = path.Base(path.Dir(c.module))
+		}
+		for _, rel := range byStem[stem] {
+			if jsImportResolves(q.from, c.module, rel) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsImportResolves: module, imported from the file at from, is the file
+// rel — a relative path resolved from from's directory, an alias path
+// (@/, ~/) matched by its tail; with or without an extension, and the
+// directory's index named or not.
+func jsImportResolves(from, module, rel string) bool {
+	target := module
+	for _, ext := range []string{".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"} {
+		target = strings.TrimSuffix(target, ext)
+	}
+	target = strings.TrimSuffix(target, "/index")
+	file := rel
+	if i := strings.LastIndexByte(file, '.'); i > strings.LastIndexByte(file, '/') {
+		file = file[:i]
+	}
+	file = strings.TrimSuffix(file, "/index")
+	if strings.HasPrefix(target, ".") {
+		return path.Clean(path.Join(path.Dir(from), target)) == file
+	}
+	tail := target[strings.IndexByte(target, '/')+1:]
+	return file == tail || strings.HasSuffix(file, "/"+tail)
+}
+
+// sendsRequests: a JS/TS file writes a request (fetch, axios, ofetch, ky,
+// got) or holds a layer of an HTTP or SDK client other than a query's.
+func sendsRequests(f *file, ls []Layer) bool {
+	for _, l := range ls {
+		if l.query == nil && l.qc == nil && l.Kind != KindWatchdog {
+			return true
+		}
+	}
+	return jsDirectHTTP.Match(f.blanked())
+}
