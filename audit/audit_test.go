@@ -202,7 +202,7 @@ func TestFixtureRepositories(t *testing.T) {
 			// A storage client retries its requests as boto3's S3 client does
 			// (issue 37, round 8: agno's blob loader): its own ExponentialRetry.
 			{"inference.py:14", "azure-storage-python", 4, false},
-			{"legacy_retry.py:7", "retrying", 0, false},       // bare @retry: forever
+			{"legacy_retry.py:7", "retrying", 0, false}, // bare @retry: forever
 			{"legacy_retry.py:13", "retrying", 7, true},
 			{"legacy_retry.py:18", "retrying", 0, true}, // stop_max_delay: bounded in time only
 			{"program.py:4", "dspy", 4, false},
