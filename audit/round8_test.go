@@ -324,3 +324,34 @@ func TestQueryClientWithoutQueriesStays(t *testing.T) {
 		t.Errorf("src/queryClient.ts:3: %s %d, want tanstack-query 2", l.DefaultID, l.Attempts)
 	}
 }
+
+const lcCompletionPy = `from langchain_openai.llms import OpenAI
+from langchain_openai import ChatOpenAI
+
+
+def completion(params):
+    import zhipuai
+
+    legacy = OpenAI(**params)
+    chat = ChatOpenAI(max_retries=4)
+    glm = zhipuai.ZhipuAI(api_key="k")
+    return legacy, chat, glm
+`
+
+// langchain_openai's completion OpenAI (max_retries 2 into the OpenAI
+// client) and zhipuai.ZhipuAI (3 retries), imported inside a function
+// (round 8: Langchain-Chatchat's). The near miss: a class of that name
+// from another package is no layer.
+func TestCompletionLLMAndZhipuAI(t *testing.T) {
+	r := scanTree(t, map[string]string{"server/llm.py": lcCompletionPy, "server/other.py": "from mylib.llms import OpenAI\n\nx = OpenAI()\n"})
+	for _, c := range []struct {
+		line     int
+		id       string
+		attempts int
+	}{{8, "openai-python", 3}, {9, "openai-python", 5}, {10, "zhipuai-python", 4}} {
+		if l := layerAt(t, r, "server/llm.py", c.line); l.DefaultID != c.id || l.Attempts != c.attempts {
+			t.Errorf("server/llm.py:%d: %s %d, want %s %d", c.line, l.DefaultID, l.Attempts, c.id, c.attempts)
+		}
+	}
+	noLayerAt(t, r, "server/other.py", 3, "another package's OpenAI")
+}

@@ -35,6 +35,9 @@ var pySDKClasses = []struct {
 	// aliases as in the OpenAI SDK.
 	{"cerebras.cloud.sdk", "cerebras-python", []string{"Cerebras", "AsyncCerebras", "Client", "AsyncClient"}},
 	{"llama_api_client", "llama-api-python", []string{"LlamaAPIClient", "AsyncLlamaAPIClient", "Client", "AsyncClient"}},
+	// ZhipuAI: a Stainless-derived client whose default is 3 retries
+	// (issue 37, round 8: Langchain-Chatchat's embeddings).
+	{"zhipuai", "zhipuai-python", []string{"ZhipuAI"}},
 }
 
 // pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
