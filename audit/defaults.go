@@ -91,6 +91,12 @@ type Default struct {
 	Versions      string        // the versions the row was read from and holds for
 	Source        string        // repository, file and commit the row was read from
 	Trap          string        // what surprises people
+	// NegativeNone: a negative knob sends the call once, read in the
+	// library's source (urllib3's Retry(total=-1) is exhausted at the
+	// first failure; the Python SDKs' range(max_retries + 1) is empty).
+	// Unset, a negative knob stays what the audit cannot bound: OpenAI's
+	// Node SDK retries while retriesRemaining is truthy, so -1 never ends.
+	NegativeNone bool
 }
 
 // AttemptsFor turns a configured knob value into total attempts.
@@ -109,8 +115,9 @@ var Defaults = []Default{
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
 		RetryAfter: "honoured up to 60 s (retry-after-ms first)", Timeout: 10 * time.Minute, Versions: "0.121.0",
-		Source: "anthropics/anthropic-sdk-python src/anthropic/_constants.py (DEFAULT_MAX_RETRIES = 2), src/anthropic/_base_client.py _should_retry @009b035305e0",
-		Trap:   "the layer nobody set: 3 attempts before your own retry starts"},
+		Source:       "anthropics/anthropic-sdk-python src/anthropic/_constants.py (DEFAULT_MAX_RETRIES = 2), src/anthropic/_base_client.py _should_retry @009b035305e0",
+		Trap:         "the layer nobody set: 3 attempts before your own retry starts",
+		NegativeNone: true},
 	{ID: "anthropic-ts", Library: "Anthropic TypeScript SDK", Ecosystem: "npm", Packages: []string{"@anthropic-ai/sdk"}, Kind: KindSDK,
 		Knob: "maxRetries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
@@ -126,7 +133,8 @@ var Defaults = []Default{
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
 		RetryAfter: "honoured up to 120 s (MAX_RETRY_AFTER_DELAY); a longer one is not retried", Timeout: 10 * time.Minute, Versions: "3.3.1",
-		Source: "openai/openai-python src/openai/_constants.py (DEFAULT_MAX_RETRIES = 2, MAX_RETRY_AFTER_DELAY = 2 * 60), src/openai/_base_client.py @e43b422412a9"},
+		Source:       "openai/openai-python src/openai/_constants.py (DEFAULT_MAX_RETRIES = 2, MAX_RETRY_AFTER_DELAY = 2 * 60), src/openai/_base_client.py @e43b422412a9",
+		NegativeNone: true},
 	{ID: "openai-node", Library: "OpenAI Node SDK", Ecosystem: "npm", Packages: []string{"openai"}, Kind: KindSDK,
 		Knob: "maxRetries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
@@ -191,8 +199,9 @@ var Defaults = []Default{
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
 		RetryAfter: "honoured up to 60 s", Versions: "cerebras-cloud-sdk (main)",
-		Source: "Cerebras/cerebras-cloud-sdk-python src/cerebras/cloud/sdk/_constants.py (DEFAULT_MAX_RETRIES = 2), src/cerebras/cloud/sdk/_client.py (Cerebras, AsyncCerebras; Client = Cerebras) @bebb8d13ac72",
-		Trap:   "Cerebras() with no options sends a failed call 3 times, under whatever retries the caller adds"},
+		Source:       "Cerebras/cerebras-cloud-sdk-python src/cerebras/cloud/sdk/_constants.py (DEFAULT_MAX_RETRIES = 2), src/cerebras/cloud/sdk/_client.py (Cerebras, AsyncCerebras; Client = Cerebras) @bebb8d13ac72",
+		Trap:         "Cerebras() with no options sends a failed call 3 times, under whatever retries the caller adds",
+		NegativeNone: true},
 	{ID: "llama-api-python", Library: "Llama API Python SDK (llama_api_client)", Ecosystem: "pypi", Packages: []string{"llama-api-client", "llama_api_client"}, Kind: KindSDK,
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
@@ -443,8 +452,9 @@ var Defaults = []Default{
 		Knob: "Retry(total=N) / HTTPAdapter(max_retries=N)", Semantics: CountsRetries, Attempts: 11,
 		RetriesOn: "connection errors for every method; read errors and status_forcelist codes only for allowed_methods, which exclude POST by default", Backoff: "backoff_factor 0: none", BudgetBackoff: "none",
 		RetryAfter: "honoured on 413, 429, 503 (respect_retry_after_header)", Versions: "urllib3 2.7.0, requests 2.34.2",
-		Source: "urllib3/urllib3 src/urllib3/util/retry.py (total = 10, backoff_factor = 0, RETRY_AFTER_STATUS_CODES 413, 429, 503) @6a8536b6e1b0; psf/requests src/requests/adapters.py (DEFAULT_RETRIES = 0; an int is Retry.from_int) @1f6589ec3a1e",
-		Trap:   "Retry() with no total is 10 retries; requests' HTTPAdapter() alone retries nothing"},
+		Source:       "urllib3/urllib3 src/urllib3/util/retry.py (total = 10, backoff_factor = 0, RETRY_AFTER_STATUS_CODES 413, 429, 503) @6a8536b6e1b0; psf/requests src/requests/adapters.py (DEFAULT_RETRIES = 0; an int is Retry.from_int) @1f6589ec3a1e",
+		Trap:         "Retry() with no total is 10 retries; requests' HTTPAdapter() alone retries nothing",
+		NegativeNone: true},
 	{ID: "temporal-activity", Library: "Temporal activity retry policy", Ecosystem: "config", Packages: []string{"temporalio", "@temporalio/workflow", "go.temporal.io/sdk"}, Kind: KindQueue,
 		Knob: "RetryPolicy maximum_attempts / maximumAttempts / MaximumAttempts", Semantics: CountsAttempts, Unbounded: true, Retries4xx: true,
 		RetriesOn: "every activity failure not named in non_retryable_error_types", Backoff: "1 s doubling, capped at 100 × the initial interval", BudgetBackoff: "exp:1s",
@@ -581,9 +591,10 @@ var Defaults = []Default{
 	{ID: "ofetch", Library: "ofetch ($fetch)", Ecosystem: "npm", Packages: []string{"ofetch", "ohmyfetch"}, Kind: KindClient,
 		Knob: "retry", Semantics: CountsRetries, Attempts: 2,
 		RetriesOn: "408, 409, 425, 429, 500, 502, 503, 504 and network errors (read as 500); a GET, HEAD or any method but PATCH, POST, PUT and DELETE is retried once by default, those four not at all", Backoff: "retryDelay (0 ms: none)", BudgetBackoff: "none",
-		Versions: "ofetch 1.x–2.0.0-alpha.3",
-		Source:   "unjs/ofetch src/fetch.ts (retries = typeof retry === 'number' ? retry : isPayloadMethod(method) ? 0 : 1; retryStatusCodes 408, 409, 425, 429, 500, 502, 503, 504; retryDelay || 0), src/utils.ts (payloadMethods PATCH, POST, PUT, DELETE) @dfbe3ca4ef8a",
-		Trap:     "ofetch(url) retries a GET once with no delay, nobody having asked; retry: 3 on a POST sends it 4 times"},
+		Versions:     "ofetch 1.x–2.0.0-alpha.3",
+		Source:       "unjs/ofetch src/fetch.ts (retries = typeof retry === 'number' ? retry : isPayloadMethod(method) ? 0 : 1; retryStatusCodes 408, 409, 425, 429, 500, 502, 503, 504; retryDelay || 0), src/utils.ts (payloadMethods PATCH, POST, PUT, DELETE) @dfbe3ca4ef8a",
+		Trap:         "ofetch(url) retries a GET once with no delay, nobody having asked; retry: 3 on a POST sends it 4 times",
+		NegativeNone: true},
 	// cohere-ai (Fern): the TypeScript client retries every request (issue
 	// 37, round 8: chatbox's rerank client, no row).
 	{ID: "cohere-ts", Library: "Cohere TypeScript SDK (cohere-ai)", Ecosystem: "npm", Packages: []string{"cohere-ai"}, Kind: KindSDK,

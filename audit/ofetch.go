@@ -79,7 +79,7 @@ func ofetchLayer(f *file, open int) (Layer, bool) {
 			return Layer{}, false // retries off: no layer
 		}
 		if n, ok := numExpr(v); ok {
-			if n <= 0 {
+			if n <= 0 || strings.HasPrefix(v, "-") { // retries > 0 is ofetch's test: -1 is none
 				return Layer{}, false
 			}
 			l.set(n, snippet(obj, m[0]))

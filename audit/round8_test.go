@@ -355,3 +355,52 @@ func TestCompletionLLMAndZhipuAI(t *testing.T) {
 	}
 	noLayerAt(t, r, "server/other.py", 3, "another package's OpenAI")
 }
+
+// A negative bound is read by the library's own meaning, not as no bound
+// (issue 37, the audit's leftovers): the Python SDK's range(max_retries +
+// 1) and urllib3's Retry(total=-1) send the call once; HTTPAdapter(
+// max_retries=-1) is such a Retry; a project loop `while attempt < -1`
+// never runs. The near miss: OpenAI's Node SDK retries while
+// retriesRemaining is truthy, so maxRetries: -1 never ends — unbounded.
+func TestNegativeBoundsByTheLibrarysMeaning(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"neg.py": `import time
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3 import Retry
+from openai import OpenAI
+
+client = OpenAI(max_retries=-1)
+s = requests.Session()
+s.mount("https://", HTTPAdapter(max_retries=-1))
+policy = Retry(total=-1)
+
+
+def ask(prompt):
+    attempt = 0
+    while attempt < -1:
+        try:
+            return client.chat.completions.create(model="m", messages=[prompt])
+        except Exception:
+            attempt += 1
+            time.sleep(1)
+`,
+		"neg.ts": `import OpenAI from "openai";
+export const client = new OpenAI({ maxRetries: -1 });
+`})
+	for _, line := range []int{7, 10} {
+		if l := layerAt(t, r, "neg.py", line); l.Unbounded || l.Attempts != 1 {
+			t.Errorf("neg.py:%d: %d attempts (unbounded %v), want 1: a negative knob is no retry there", line, l.Attempts, l.Unbounded)
+		}
+	}
+	noLayerAt(t, r, "neg.py", 9, "HTTPAdapter(max_retries=-1) retries nothing")
+	noLayerAt(t, r, "neg.py", 15, "a loop while attempt < -1 never runs")
+	if l := layerAt(t, r, "neg.ts", 2); !l.Unbounded {
+		t.Errorf("neg.ts:2: %d attempts, want unbounded: openai-node's maxRetries -1 never reaches 0", l.Attempts)
+	}
+	for _, fd := range r.Findings {
+		if fd.Severity == SeverityCritical && fd.File == "neg.py" {
+			t.Errorf("a critical finding on neg.py:%d (%s): a negative knob there is no retry", fd.Line, fd.Kind)
+		}
+	}
+}
