@@ -404,3 +404,37 @@ export const client = new OpenAI({ maxRetries: -1 });
 		}
 	}
 }
+
+const reboundPy = `import time
+
+from openai import OpenAI
+
+RETRIES = 2
+first = OpenAI(max_retries=RETRIES)
+RETRIES = 9
+second = OpenAI(max_retries=RETRIES)
+
+MAX_TRIES = 8
+MAX_TRIES = 3
+
+
+def ask(prompt):
+    for attempt in range(MAX_TRIES):
+        try:
+            return first.chat.completions.create(model="m", messages=[prompt])
+        except Exception:
+            time.sleep(2 ** attempt)
+`
+
+// A plain value bound twice at module level is read at the binding the
+// site sees — the last before a module-level statement, the last in the
+// module for a function, which runs after the module loads — not the
+// larger (issue 37's leftovers).
+func TestValueBoundTwiceTakesTheBindingInForce(t *testing.T) {
+	r := scanTree(t, map[string]string{"bot.py": reboundPy})
+	for _, c := range []struct{ line, attempts int }{{6, 3}, {8, 10}, {15, 3}} {
+		if l := layerAt(t, r, "bot.py", c.line); l.Attempts != c.attempts {
+			t.Errorf("bot.py:%d: %d attempts (%s), want %d: the binding in force there", c.line, l.Attempts, l.Setting, c.attempts)
+		}
+	}
+}
