@@ -438,3 +438,57 @@ func TestValueBoundTwiceTakesTheBindingInForce(t *testing.T) {
 		}
 	}
 }
+
+const retryHelperTS = "export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch (e) { if (i === attempts - 1) throw e; }\n  }\n  throw new Error('x');\n}\n"
+
+const retryHelperPy = `import time
+
+
+def with_retry(fn, attempts=3):
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            time.sleep(2 ** attempt)
+`
+
+// A helper's callers written with the module's name — mod.withRetry(fn,
+// 11) after import * as mod, pkg.with_retry(fn, 11) after from helpers
+// import retry as pkg — and an import that names the directory's index
+// file itself ('../utils/index', '../utils/index.ts') are call sites of
+// the helper's parameter (issue 37's leftovers, R6-14). The near miss: a
+// same-named helper of another module, called with more, is not.
+func TestQualifiedAndIndexCallersOfAHelper(t *testing.T) {
+	for name, c := range map[string]struct {
+		files map[string]string
+		at    string
+		want  int
+	}{
+		"js namespace": {map[string]string{
+			"utils/retry.ts": retryHelperTS,
+			"app/use.ts":     "import OpenAI from 'openai';\nimport * as mod from '../utils/retry';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => mod.withRetry(() => client.chat.completions.create({}), 11);\n",
+			"app/other.ts":   "import * as other from '../lib/retry';\nexport const r = () => other.withRetry(() => 1, 40);\n",
+		}, "utils/retry.ts", 11},
+		"js index named": {map[string]string{
+			"utils/index.ts": "export * from './retry';\n",
+			"utils/retry.ts": retryHelperTS,
+			"app/use.ts":     "import OpenAI from 'openai';\nimport { withRetry } from '../utils/index';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => withRetry(() => client.chat.completions.create({}), 7);\n",
+			"app/use2.ts":    "import OpenAI from 'openai';\nimport { withRetry } from '../utils/index.ts';\nconst client = new OpenAI({ maxRetries: 0 });\nexport const r = () => withRetry(() => client.chat.completions.create({}), 8);\n",
+		}, "utils/retry.ts", 8},
+		"python module alias": {map[string]string{
+			"helpers/__init__.py": "",
+			"helpers/retry.py":    retryHelperPy,
+			"app/use.py":          "from openai import OpenAI\nfrom helpers import retry as pkg\n\nclient = OpenAI(max_retries=0)\n\n\ndef ask(m):\n    return pkg.with_retry(lambda: client.chat.completions.create(model=\"m\", messages=m), 11)\n",
+			"app/other.py":        "import otherlib.retry as pkg\n\n\ndef go():\n    return pkg.with_retry(lambda: 1, 40)\n",
+		}, "helpers/retry.py", 11},
+	} {
+		r := scanTree(t, c.files)
+		line := 2
+		if c.at == "helpers/retry.py" {
+			line = 5
+		}
+		if l := layerAt(t, r, c.at, line); l.Attempts != c.want {
+			t.Errorf("%s: %s:%d: %d attempts (%s), want %d from its callers", name, c.at, line, l.Attempts, l.Setting, c.want)
+		}
+	}
+}
