@@ -47,17 +47,22 @@ func botocore(f *file) []Layer {
 		found = append(found, pyAioBotoClient.FindAllIndex(f.blanked(), maxCandidates)...)
 	}
 	slices.SortFunc(found, func(a, b []int) int { return a[0] - b[0] })
+	if len(found) == 0 {
+		return nil
+	}
+	// The retry config is a dict of strings: read it from the source,
+	// where a Config(...) of this file sets it — once for the file, not
+	// once per client (a file of 256 clients read its megabyte 768 times).
+	total, most, standard := pyBotoTotal.FindSubmatch(raw), pyBotoMax.FindSubmatch(raw), pyBotoStandard.Find(raw)
 	for _, m := range found {
 		l := newLayer("botocore", f.rel, f.lines().at(m[0]), "python", ConfidenceMedium)
-		// The retry config is a dict of strings: read it from the
-		// source, where a Config(...) of this file sets it.
-		if v := pyBotoTotal.FindSubmatch(raw); v != nil {
+		if v := total; v != nil {
 			n, _ := strconv.Atoi(string(v[1]))
 			l.setAttempts(n, string(v[0]))
-		} else if v := pyBotoMax.FindSubmatch(raw); v != nil {
+		} else if v := most; v != nil {
 			n, _ := strconv.Atoi(string(v[1]))
 			l.set(n, string(v[0])+" (retries: botocore adds the first attempt)")
-		} else if v := pyBotoStandard.Find(raw); v != nil {
+		} else if v := standard; v != nil {
 			l.setAttempts(3, string(v)+" (standard mode's default)")
 		}
 		out = append(out, l)

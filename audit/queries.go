@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"strconv"
@@ -22,8 +23,10 @@ var queryHooks = map[string]bool{
 }
 
 var (
-	// jsDirectHTTP: a request written in the query function itself.
-	jsDirectHTTP = regexp.MustCompile(`(?:^|[^\w$.])(?:fetch|ofetch|\$fetch|axios|ky|got)\s*(?:\.\s*(?:get|post|put|patch|delete|request|head)\s*)?(?:<[^;()]{0,200}?>\s*)?\(`)
+	// jsHTTPTail: what follows a request function's name (fetch, axios,
+	// ky, got, ofetch, $fetch) when it is called: a method, type
+	// arguments, the parenthesis (directHTTP).
+	jsHTTPTail   = regexp.MustCompile(`^\s*(?:\.\s*(?:get|post|put|patch|delete|request|head)\s*)?(?:<[^;()]{0,200}?>\s*)?\(`)
 	jsQueryFn    = regexp.MustCompile(`\b(?:queryFn|mutationFn)\s*:`)
 	jsFnShort    = regexp.MustCompile(`\b(?:queryFn|mutationFn)\s*[,}]`)
 	jsCalledName = regexp.MustCompile(`([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*(?:<[^;()]{0,200}?>\s*)?\(`)
@@ -113,7 +116,7 @@ func tanstackHooks(f *file) []Layer {
 			}
 			if fn == nil {
 				q.local = true
-			} else if jsDirectHTTP.Match(fn) {
+			} else if directHTTP(fn) {
 				// fetch('/api/…') in the function itself.
 			} else {
 				q.calls = importedCalls(f, imports, fn)
@@ -359,5 +362,50 @@ func sendsRequests(f *file, ls []Layer) bool {
 			return true
 		}
 	}
-	return jsDirectHTTP.Match(f.blanked())
+	return directHTTP(f.blanked())
+}
+
+// httpCallees are the functions that send a request when called.
+var httpCallees = []string{"fetch", "axios", "ky", "got"}
+
+// directHTTP: code calls fetch(…), ofetch(…), $fetch(…), axios(…),
+// axios.get(…), ky(…) or got(…) — found by literal search, each match's
+// tail read in a bounded window.
+func directHTTP(code []byte) bool {
+	for _, name := range httpCallees {
+		for i, tries := 0, 0; i < len(code) && tries < 4*maxCandidates; tries++ {
+			j := bytes.Index(code[i:], []byte(name))
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(name)
+			if at > 0 && !httpNameStart(code, at, name) {
+				continue // part of a longer name (prefetch, refetch) or a method (this.fetch)
+			}
+			if i < len(code) && isWord(code[i]) {
+				continue
+			}
+			if jsHTTPTail.Match(code[i:min(len(code), i+256)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// httpNameStart: the name at at starts a call of its own — nothing of a
+// longer name or a member before it — or is fetch in ofetch or $fetch.
+func httpNameStart(code []byte, at int, name string) bool {
+	prev := code[at-1]
+	if prev == '.' {
+		return false
+	}
+	if !isWord(prev) {
+		return true
+	}
+	if name != "fetch" || prev != 'o' && prev != '$' {
+		return false
+	}
+	return at < 2 || !isWord(code[at-2]) && code[at-2] != '.'
 }

@@ -492,3 +492,18 @@ func TestQualifiedAndIndexCallersOfAHelper(t *testing.T) {
 		}
 	}
 }
+
+// directHTTP finds a request written in code, and not a longer name or a
+// method of the project's own.
+func TestDirectHTTP(t *testing.T) {
+	for src, want := range map[string]bool{
+		`() => fetch("/a")`: true, `() => ofetch("/a")`: true, `() => $fetch("/a")`: true,
+		`() => axios.get("/a")`: true, `() => ky<Item>("/a")`: true, `() => got("/a")`: true,
+		`() => prefetch("/a")`: false, `() => this.fetch("/a")`: false, `() => refetch()`: false,
+		`() => axiosConfig("/a")`: false, `() => store.got("/a")`: false, `() => xofetch("/a")`: false,
+	} {
+		if got := directHTTP([]byte(src)); got != want {
+			t.Errorf("directHTTP(%s) = %v, want %v", src, got, want)
+		}
+	}
+}
