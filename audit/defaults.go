@@ -588,7 +588,9 @@ var Defaults = []Default{
 		Trap:     "a gateway between your code and the provider: its retries sit under every SDK retry your code makes"},
 	// ofetch (unjs): $fetch's retry option, and its default that retries a
 	// GET once (issue 37, round 8: chatbox's thirteen, no row).
-	{ID: "ofetch", Library: "ofetch ($fetch)", Ecosystem: "npm", Packages: []string{"ofetch", "ohmyfetch"}, Kind: KindClient,
+	// Kind: the request's own retry, inside whatever calls it (a query's
+	// function, a handler) — where an SDK's retry sits.
+	{ID: "ofetch", Library: "ofetch ($fetch)", Ecosystem: "npm", Packages: []string{"ofetch", "ohmyfetch"}, Kind: KindSDK,
 		Knob: "retry", Semantics: CountsRetries, Attempts: 2,
 		RetriesOn: "408, 409, 425, 429, 500, 502, 503, 504 and network errors (read as 500); a GET, HEAD or any method but PATCH, POST, PUT and DELETE is retried once by default, those four not at all", Backoff: "retryDelay (0 ms: none)", BudgetBackoff: "none",
 		Versions:     "ofetch 1.x–2.0.0-alpha.3",
