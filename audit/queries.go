@@ -185,8 +185,8 @@ func importedCalls(f *file, imports map[string]binding, fn []byte) []moduleName 
 	var out []moduleName
 	add := func(first, second string) {
 		b, ok := imports[first]
-		if !ok || !isRelativeModule(b.module) {
-			return
+		if !ok || !isRelativeModule(b.module) && !strings.HasPrefix(b.module, "#/") {
+			return // #/api/…: a package.json imports alias, as @/ is a tsconfig one
 		}
 		switch {
 		case b.imported == "*" && second != "":
@@ -241,7 +241,8 @@ func queryClientDefaultsOf(region []byte) *queryClientDefaults {
 // resolveQueries keeps the query hooks whose function sends a request —
 // in itself, or through a function imported from a file of the root that
 // does — gives those that set no retry the QueryClient's defaultOptions,
-// and drops the QueryClient's own layer once its queries are reported.
+// and drops the QueryClient's own layer once one of its queries is
+// reported (with none, the client stays the layer, as before).
 func (s *rootScan) resolveQueries() {
 	seen := false
 	var clients []*queryClientDefaults
@@ -259,10 +260,23 @@ func (s *rootScan) resolveQueries() {
 	if !seen {
 		return
 	}
-	// The files that send requests, by the name an import path ends in.
+	// The files that send requests, by the name an import path ends in:
+	// those that write one, and those that call a verb on an HTTP client
+	// instance another file of the root builds (axios.create).
 	byStem := map[string][]string{}
-	for rel := range s.apiFiles {
-		byStem[jsModuleName(rel)] = append(byStem[jsModuleName(rel)], rel)
+	instances := map[string][]string{}
+	for rel, info := range s.jsFiles {
+		if info.instance {
+			instances[jsModuleName(rel)] = append(instances[jsModuleName(rel)], rel)
+		}
+	}
+	for rel, info := range s.jsFiles {
+		if !info.api && len(instances) > 0 && s.callsAPI(&queryRef{from: rel, calls: info.uses}, instances) {
+			info.api = true
+		}
+		if info.api {
+			byStem[jsModuleName(rel)] = append(byStem[jsModuleName(rel)], rel)
+		}
 	}
 	// The client's defaults: one QueryClient (or several that agree) is
 	// read; several that differ leave the default at low confidence.
@@ -274,10 +288,8 @@ func (s *rootScan) resolveQueries() {
 		qDef, mDef = c.queries, c.mutations
 	}
 	kept := s.layers[:0]
+	queries := 0
 	for _, l := range s.layers {
-		if l.qc != nil {
-			continue // reported at its queries instead
-		}
 		q := l.query
 		if q == nil {
 			kept = append(kept, l)
@@ -308,6 +320,18 @@ func (s *rootScan) resolveQueries() {
 		}
 		l.query = nil
 		kept = append(kept, l)
+		queries++
+	}
+	s.layers = kept
+	if queries == 0 {
+		return // no query the audit follows to a request: the client stays the layer
+	}
+	// The client's retry is reported at its queries instead.
+	kept = s.layers[:0]
+	for _, l := range s.layers {
+		if l.qc == nil {
+			kept = append(kept, l)
+		}
 	}
 	s.layers = kept
 }
@@ -316,14 +340,17 @@ func (s *rootScan) resolveQueries() {
 // root that sends a request.
 func (s *rootScan) callsAPI(q *queryRef, byStem map[string][]string) bool {
 	for _, c := range q.calls {
-		stem := path.Base(c.module)
-		for _, ext := range []string{".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"} {
-			stem = strings.TrimSuffix(stem, ext)
+		// The stem as jsModuleName makes it of a file: its name to the
+		// first dot (conversation-service.api.ts is conversation-service).
+		mod := jsModuleDir(c.module)
+		stem := path.Base(mod)
+		if i := strings.IndexByte(stem, '.'); i > 0 {
+			stem = stem[:i]
 		}
-		if stem == "index" {
-			stem = path.Base(path.Dir(c.module))
-		}
-		for _, rel := range byStem[stem] {
+		for k, rel := range byStem[stem] {
+			if k >= maxCandidates {
+				break // a hostile tree of one name: the first 256 looked at
+			}
 			if jsImportResolves(q.from, c.module, rel) {
 				return true
 			}
@@ -352,6 +379,26 @@ func jsImportResolves(from, module, rel string) bool {
 	}
 	tail := target[strings.IndexByte(target, '/')+1:]
 	return file == tail || strings.HasSuffix(file, "/"+tail)
+}
+
+// jsFileInfo is what resolveQueries needs of a JS/TS file of the root.
+type jsFileInfo struct {
+	api      bool         // it sends a request itself (sendsRequests)
+	instance bool         // it builds an HTTP client instance (axios.create)
+	uses     []moduleName // bindings it imports and calls a verb on
+}
+
+// jsFileInfoOf reads f for resolveQueries; nil when it holds nothing it
+// needs.
+func jsFileInfoOf(f *file, ls []Layer) *jsFileInfo {
+	info := &jsFileInfo{api: sendsRequests(f, ls), instance: jsHTTPInstance.Match(f.blanked())}
+	if !info.api {
+		info.uses = jsHTTPUses(f)
+	}
+	if !info.api && !info.instance && len(info.uses) == 0 {
+		return nil
+	}
+	return info
 }
 
 // sendsRequests: a JS/TS file writes a request (fetch, axios, ofetch, ky,
@@ -408,4 +455,36 @@ func httpNameStart(code []byte, at int, name string) bool {
 		return false
 	}
 	return at < 2 || !isWord(code[at-2]) && code[at-2] != '.'
+}
+
+var (
+	// jsHTTPInstance: a module that builds an HTTP client instance for
+	// others to call (export const api = axios.create({ baseURL })).
+	jsHTTPInstance = regexp.MustCompile(`\b(?:axios|ky|ofetch|\$fetch|got)\s*\.\s*(?:create|extend)\s*\(`)
+	jsVerbCall     = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*\.\s*(?:get|post|put|patch|delete|head|request)\s*(?:<[^;()]{0,200}?>\s*)?\(`)
+)
+
+// jsHTTPUses are the bindings a file imports from the project's own
+// modules and calls an HTTP verb on (openHands.get(…), api.post(…)): a
+// request when the module they come from builds an HTTP client instance
+// (resolveQueries checks that). One pass over the file's verb calls, each
+// receiver looked up among its imports.
+func jsHTTPUses(f *file) []moduleName {
+	code := f.blanked()
+	imports := f.jsImports()
+	seen := map[string]bool{}
+	var out []moduleName
+	for _, m := range jsVerbCall.FindAllSubmatchIndex(code, 4*maxCandidates) {
+		if m[2] > 0 && (isWord(code[m[2]-1]) || code[m[2]-1] == '.') {
+			continue // a member's member (this.api.get): not the import
+		}
+		local := string(code[m[2]:m[3]])
+		b, ok := imports[local]
+		if !ok || seen[local] || b.imported == "*" || !isRelativeModule(b.module) && !strings.HasPrefix(b.module, "#/") {
+			continue
+		}
+		seen[local] = true
+		out = append(out, moduleName{b.module, b.imported})
+	}
+	return out
 }

@@ -507,3 +507,39 @@ func TestDirectHTTP(t *testing.T) {
 		}
 	}
 }
+
+// A query whose function calls a module that sends its requests through an
+// HTTP client instance another file builds (export const http =
+// axios.create(…); http.get(…)) calls an API; one that reads a store's
+// get is none. With no query followed to a request, the QueryClient's own
+// layer stays.
+func TestReactQueryThroughAnHTTPInstance(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"src/api/http.ts":  "import axios from 'axios';\nexport const http = axios.create({ baseURL: '/api' });\n",
+		"src/api/users.ts": "import { http } from './http';\nexport const getUsers = () => http.get('/users').then((r) => r.data);\n",
+		"src/lib/store.ts": "import { cache } from './cache';\nexport const getDraft = () => cache.get('draft');\n",
+		"src/lib/cache.ts": "export const cache = new Map<string, string>();\n",
+		"src/hooks.ts": `import { useQuery } from "@tanstack/react-query";
+import { getUsers } from "#/api/users";
+import { getDraft } from "../src/lib/store";
+
+export const useUsers = () => useQuery({ queryKey: ["users"], queryFn: getUsers });
+export const useDraft = () => useQuery({ queryKey: ["draft"], queryFn: getDraft });
+`,
+		"src/client.ts": "import { QueryClient } from '@tanstack/react-query';\nexport const qc = new QueryClient();\n",
+	})
+	if l := layerAt(t, r, "src/hooks.ts", 5); l.DefaultID != "tanstack-query" || l.Attempts != 4 {
+		t.Errorf("src/hooks.ts:5: %s %d, want tanstack-query 4", l.DefaultID, l.Attempts)
+	}
+	noLayerAt(t, r, "src/hooks.ts", 6, "a store's get is no request")
+	noLayerAt(t, r, "src/client.ts", 2, "reported at its query instead")
+
+	r = scanTree(t, map[string]string{
+		"src/lib/store.ts": "export const getDraft = () => localStorage.getItem('draft');\n",
+		"src/hooks.ts":     "import { useQuery } from '@tanstack/react-query';\nimport { getDraft } from './lib/store';\nexport const useDraft = () => useQuery({ queryKey: ['d'], queryFn: getDraft });\n",
+		"src/client.ts":    "import { QueryClient } from '@tanstack/react-query';\nexport const qc = new QueryClient();\n",
+	})
+	if l := layerAt(t, r, "src/client.ts", 2); l.DefaultID != "tanstack-query" {
+		t.Errorf("src/client.ts:2: %s, want the client's layer kept", l.DefaultID)
+	}
+}

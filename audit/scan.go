@@ -180,11 +180,12 @@ type rootScan struct {
 	// modelled classes (subclass.go).
 	pyClasses []pyClassDef
 	jsClasses []jsClassDef
-	// apiFiles are the JS/TS files that send a request (a fetch, an HTTP
-	// client, an SDK layer): a query calling a function they export calls
-	// an API (resolveQueries).
-	apiFiles map[string]bool
-	trunc    bool
+	// jsFiles: the JS/TS files that send a request (a fetch, an HTTP
+	// client, an SDK layer), build an HTTP client instance, or call one
+	// another file builds: a query calling a function they export calls an
+	// API (resolveQueries).
+	jsFiles map[string]*jsFileInfo
+	trunc   bool
 	// candCut counts the candidates --max-layers cut before resolution
 	// (cutLayers), candFiles the first of their files by path.
 	candCut   int
@@ -707,13 +708,15 @@ func (s *rootScan) readSource(p pendingFile) {
 			s.mu.Unlock()
 		}
 	}
-	if p.kind == fkJS && sendsRequests(f, ls) {
-		s.mu.Lock()
-		if s.apiFiles == nil {
-			s.apiFiles = map[string]bool{}
+	if p.kind == fkJS {
+		if info := jsFileInfoOf(f, ls); info != nil {
+			s.mu.Lock()
+			if s.jsFiles == nil {
+				s.jsFiles = map[string]*jsFileInfo{}
+			}
+			s.jsFiles[p.rel] = info
+			s.mu.Unlock()
 		}
-		s.apiFiles[p.rel] = true
-		s.mu.Unlock()
 	}
 	if p.kind == fkJS {
 		if cs := jsConstants(p.rel, b); len(cs) > 0 {
