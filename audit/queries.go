@@ -391,7 +391,10 @@ type jsFileInfo struct {
 // jsFileInfoOf reads f for resolveQueries; nil when it holds nothing it
 // needs.
 func jsFileInfoOf(f *file, ls []Layer) *jsFileInfo {
-	info := &jsFileInfo{api: sendsRequests(f, ls), instance: jsHTTPInstance.Match(f.blanked())}
+	code := f.blanked()
+	info := &jsFileInfo{api: sendsRequests(f, ls)}
+	// The regexp only where its literal is: most files build no client.
+	info.instance = (bytes.Contains(code, []byte("create")) || bytes.Contains(code, []byte("extend"))) && jsHTTPInstance.Match(code)
 	if !info.api {
 		info.uses = jsHTTPUses(f)
 	}
@@ -461,30 +464,59 @@ var (
 	// jsHTTPInstance: a module that builds an HTTP client instance for
 	// others to call (export const api = axios.create({ baseURL })).
 	jsHTTPInstance = regexp.MustCompile(`\b(?:axios|ky|ofetch|\$fetch|got)\s*\.\s*(?:create|extend)\s*\(`)
-	jsVerbCall     = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*\.\s*(?:get|post|put|patch|delete|head|request)\s*(?:<[^;()]{0,200}?>\s*)?\(`)
+	jsVerbTail     = regexp.MustCompile(`^\s*(?:<[^;()]{0,200}?>\s*)?\(`)
 )
+
+// httpVerbs are the methods an HTTP client instance is called by.
+var httpVerbs = []string{"get", "post", "put", "patch", "delete", "head", "request"}
 
 // jsHTTPUses are the bindings a file imports from the project's own
 // modules and calls an HTTP verb on (openHands.get(…), api.post(…)): a
 // request when the module they come from builds an HTTP client instance
-// (resolveQueries checks that). One pass over the file's verb calls, each
-// receiver looked up among its imports.
+// (resolveQueries checks that). Each verb found by literal search, its
+// receiver looked up among the file's own imports.
 func jsHTTPUses(f *file) []moduleName {
-	code := f.blanked()
 	imports := f.jsImports()
+	own := map[string]binding{}
+	for local, b := range imports {
+		if b.imported != "*" && (isRelativeModule(b.module) || strings.HasPrefix(b.module, "#/")) {
+			own[local] = b
+		}
+	}
+	if len(own) == 0 {
+		return nil // nothing of the project's own imported: no regexp run
+	}
+	code := f.blanked()
 	seen := map[string]bool{}
 	var out []moduleName
-	for _, m := range jsVerbCall.FindAllSubmatchIndex(code, 4*maxCandidates) {
-		if m[2] > 0 && (isWord(code[m[2]-1]) || code[m[2]-1] == '.') {
-			continue // a member's member (this.api.get): not the import
+	for _, verb := range httpVerbs {
+		lit := []byte("." + verb)
+		for i, tries := 0, 0; i < len(code) && tries < maxCandidates; tries++ {
+			j := bytes.Index(code[i:], lit)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(lit)
+			if i < len(code) && isWord(code[i]) {
+				continue // .getItem, .postMessage
+			}
+			// The receiver: the name just before the dot.
+			k := at
+			for k > 0 && isSpace(code[k-1]) {
+				k--
+			}
+			name := precedingName(code, k)
+			if len(name) == 0 || bytes.IndexByte(name, '.') >= 0 || seen[string(name)] {
+				continue // this.api.get: a member, not the import
+			}
+			b, ok := own[string(name)]
+			if !ok || !jsVerbTail.Match(code[i:min(len(code), i+256)]) {
+				continue
+			}
+			seen[string(name)] = true
+			out = append(out, moduleName{b.module, b.imported})
 		}
-		local := string(code[m[2]:m[3]])
-		b, ok := imports[local]
-		if !ok || seen[local] || b.imported == "*" || !isRelativeModule(b.module) && !strings.HasPrefix(b.module, "#/") {
-			continue
-		}
-		seen[local] = true
-		out = append(out, moduleName{b.module, b.imported})
 	}
 	return out
 }
