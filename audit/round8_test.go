@@ -543,3 +543,27 @@ export const useDraft = () => useQuery({ queryKey: ["draft"], queryFn: getDraft 
 		t.Errorf("src/client.ts:2: %s, want the client's layer kept", l.DefaultID)
 	}
 }
+
+// FuzzClientsAndQueries: round 8's client and query readers on any bytes,
+// seeded with each shape cut short — none may panic or hang.
+func FuzzClientsAndQueries(f *testing.F) {
+	for _, s := range []string{ofetchTS, rqHooksTS, fantasyGo, botoSessionHelperPy, pyClientsRound8, jsClientsRound8,
+		"import { ofetch } from 'ofetch';\nofetch(u, { retry: -", "import { ofetch } from 'ofetch';\nofetch(u, { method: '",
+		"import { useQuery } from '@tanstack/react-query';\nuseQuery({ queryFn: () => api.", "new QueryClient({ defaultOptions: { queries: { retry:",
+		"import { http } from './http';\nhttp.get<", "export const http = axios.create(", "x = self._get_session(k)).client(",
+		"package p\nimport \"charm.land/fantasy\"\nfunc f() { a.Stream(ctx, &fantasy.AgentCall{MaxRetries: "} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		scanJS("f.ts", b, nil)
+		scanPython("f.py", b)
+		scanGo("f.go", b)
+		jf := newFile(fkJS, "src/f.ts", b, nil)
+		jsFileInfoOf(jf, nil)
+		queryClientDefaultsOf(b)
+		directHTTP(b)
+		importedCalls(jf, jf.jsImports(), b)
+		jsImportResolves("src/f.ts", string(b), "src/api/x.ts")
+		pyBotoSessionCalls(b)
+	})
+}
