@@ -68,8 +68,11 @@ func goFantasy(f *file) []Layer {
 		}
 		lit := g.fantasyCall(call.Args[1])
 		if id, ok := call.Args[1].(*ast.Ident); ok && lit == nil {
+			// The binding in the call's own function, before it: a name
+			// another function binds is another variable.
+			fn := g.enclosingFunc(call.Pos())
 			for _, b := range named[id.Name] {
-				if b.pos < call.Pos() {
+				if b.pos < call.Pos() && fn != nil && g.enclosingFunc(b.pos) == fn {
 					lit = b.lit
 				}
 			}
@@ -133,4 +136,14 @@ func (g *goFile) fantasyInt(e ast.Expr) (int, bool) {
 		e = c.Args[0]
 	}
 	return g.intArg(e)
+}
+
+// enclosingFunc is the function declaration whose body holds pos, or nil.
+func (g *goFile) enclosingFunc(pos token.Pos) *ast.FuncDecl {
+	for _, d := range g.ast.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && fd.Body.Pos() <= pos && pos < fd.Body.End() {
+			return fd
+		}
+	}
+	return nil
 }

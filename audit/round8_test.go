@@ -1,6 +1,11 @@
 package audit
 
-import "testing"
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // Round 8's misses (issue 37), clients and queries, each a general rule
 // with a fixture of our own shape and its near miss. Round 8 is
@@ -566,4 +571,65 @@ func FuzzClientsAndQueries(f *testing.F) {
 		jsImportResolves("src/f.ts", string(b), "src/api/x.ts")
 		pyBotoSessionCalls(b)
 	})
+}
+
+// Query hooks not yet followed to a request are candidates: a tree of
+// thousands of queries over local storage cannot push a real layer out
+// under --max-layers before resolveQueries drops them (R6-1's rule).
+func TestLocalQueriesDoNotPushLayersOut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import { useQuery } from '@tanstack/react-query';\nimport { load } from './store';\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "export const q%d = () => useQuery({ queryKey: ['k%d'], queryFn: load });\n", i, i)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a/hooks.ts": b.String(),
+		"a/store.ts": "export const load = () => localStorage.getItem('k');\n",
+		"z/llm.py":   "from openai import OpenAI\n\nclient = OpenAI()\n",
+	} {
+		write(t, filepath.Join(dir, filepath.FromSlash(name)), []byte(body))
+	}
+	opt := DefaultOptions()
+	opt.MaxLayers = 10
+	r, err := Scan([]string{dir}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layerAt(t, r, "z/llm.py", 3)
+	for _, l := range r.Layers {
+		if l.File == "a/hooks.ts" {
+			t.Errorf("a/hooks.ts:%d: a query over local storage reported", l.Line)
+		}
+	}
+}
+
+// A name bound to a fantasy call literal in one function is another
+// variable in the next: its Stream is not fantasy's.
+func TestFantasyBindingIsTheFunctionsOwn(t *testing.T) {
+	r := scanTree(t, map[string]string{"chat/two.go": `package chat
+
+import (
+	"context"
+
+	"charm.land/fantasy"
+)
+
+type pipe struct{}
+
+func (pipe) Stream(ctx context.Context, call string) error { return nil }
+
+func A(ctx context.Context, a fantasy.Agent) {
+	call := fantasy.AgentStreamCall{Prompt: "p"}
+	_, _ = a.Stream(ctx, call)
+}
+
+func B(ctx context.Context, p pipe, call string) error {
+	return p.Stream(ctx, call)
+}
+`})
+	if l := layerAt(t, r, "chat/two.go", 15); l.DefaultID != "fantasy" {
+		t.Errorf("chat/two.go:15: %s, want fantasy", l.DefaultID)
+	}
+	noLayerAt(t, r, "chat/two.go", 19, "another function's variable of the same name")
 }

@@ -285,8 +285,8 @@ func (s *rootScan) cutLayers() {
 	}
 	rank := func(l Layer) int {
 		switch {
-		case l.loopPending || l.reenqueueTask != "":
-			return 3
+		case l.loopPending || l.reenqueueTask != "" || l.query != nil:
+			return 3 // a query not yet followed to a request is one too (resolveQueries)
 		case l.Unbounded:
 			return 0
 		case l.Retries4xx && l.Attempts > 1:
@@ -327,7 +327,7 @@ func (s *rootScan) cutLayers() {
 
 // candidatesCut is the reason "Not read" gives for the loop candidates
 // --max-layers cut before resolution could read their bounds.
-const candidatesCut = "loop candidates past --max-layers, cut before their bound (in another file or a caller) was read"
+const candidatesCut = "loop and query candidates past --max-layers, cut before their bound (in another file or a caller) or their request was read"
 
 // Scan audits each root: it walks the tree without following a symlink,
 // reads lockfiles for versions, runs the detectors, then groups the layers
