@@ -37,20 +37,72 @@ func jsOfetch(f *file) []Layer {
 		opens := callsOf(code, name, false)
 		opens = append(opens, callsOf(code, name+".raw", false)...)
 		for _, o := range opens {
-			if l, ok := ofetchLayer(f, o); ok {
+			if l, ok := ofetchLayer(f, o, nil); ok {
 				out = append(out, l)
+			}
+		}
+		// const api = ofetch.create({ baseURL, retry: 2 }): the instance's
+		// calls take its options' retry unless they set their own.
+		for _, m := range jsOfetchCreate.FindAllSubmatchIndex(code, maxCandidates) {
+			if string(code[m[4]:m[5]]) != name {
+				continue
+			}
+			inst := string(code[m[2]:m[3]])
+			open := m[1] - 1
+			d := ofetchDefaults{}
+			if ob, oe, ok := firstObject(code, open); ok {
+				if t := topLevel(jsOfetchRetry, code[ob:oe]); t != nil {
+					sub := jsOfetchRetry.FindSubmatchIndex(code[ob+t[0] : oe])
+					d.set, d.written = true, snippet(code[ob:oe], t[0])
+					v := strings.TrimSpace(string(code[ob+t[0]+sub[2] : ob+t[0]+sub[3]]))
+					if n, ok := numExpr(v); ok && !strings.HasPrefix(v, "-") {
+						d.n = n
+					} else if v == "false" || strings.HasPrefix(v, "-") {
+						d.n = 0
+					} else {
+						d.unknown = true
+					}
+				}
+			}
+			for _, o := range append(callsOf(code, inst, false), callsOf(code, inst+".raw", false)...) {
+				if l, ok := ofetchLayer(f, o, &d); ok {
+					out = append(out, l)
+				}
 			}
 		}
 	}
 	return out
 }
 
-// ofetchLayer reads one call whose parenthesis is at open.
-func ofetchLayer(f *file, open int) (Layer, bool) {
+var jsOfetchCreate = regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*([A-Za-z_$][\w$]*)\s*\.\s*create\s*\(`)
+
+// ofetchDefaults are an ofetch.create instance's options: its retry, when
+// written (set), as a count or unknown.
+type ofetchDefaults struct {
+	set, unknown bool
+	n            int
+	written      string
+}
+
+// ofetchLayer reads one call whose parenthesis is at open; inst, when
+// given, holds the options of the instance it is a call of.
+func ofetchLayer(f *file, open int, inst *ofetchDefaults) (Layer, bool) {
 	code, text := f.blanked(), f.readable()
 	a, b := args(code, open)
 	l := newLayer("ofetch", f.rel, f.lines().at(open), "javascript", ConfidenceMedium)
 	comma := topComma(code[a:b])
+	if inst != nil && inst.set && !jsOfetchRetry.Match(code[a:b]) {
+		// The instance's retry holds for every method.
+		switch {
+		case inst.unknown:
+			l.setUnknown(inst.written + " (the instance's)")
+		case inst.n <= 0:
+			return Layer{}, false
+		default:
+			l.set(inst.n, inst.written+" (the instance's)")
+		}
+		return l, true
+	}
 	if comma < 0 {
 		return l, true // ofetch(url): a GET, retried once
 	}

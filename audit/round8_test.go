@@ -80,6 +80,7 @@ const pyClientsRound8 = `import openai
 from openai import AsyncClient as Gateway
 from httpx import AsyncClient as HttpClient
 from anthropic import AnthropicFoundry
+import anthropic
 from cerebras.cloud.sdk import AsyncCerebras as CerebrasClient
 from llama_api_client import LlamaAPIClient
 from azure.storage.blob import BlobServiceClient
@@ -96,7 +97,8 @@ def clients(params, url, cred):
     blobs = BlobServiceClient(account_url=url, credential=cred)
     again = BlobServiceClient.from_connection_string(url, retry_total=1)
     props = BlobProperties()
-    return sync, aio, plain, foundry, fast, llama, blobs, again, props
+    claude = anthropic.AsyncClient()
+    return sync, aio, plain, foundry, fast, llama, blobs, again, props, claude
 `
 
 // openai.Client and AsyncClient (the SDK's aliases, under any local name),
@@ -110,14 +112,14 @@ func TestPythonClientsWithNoRowRound8(t *testing.T) {
 		line     int
 		id       string
 		attempts int
-	}{{12, "openai-python", 3}, {13, "openai-python", 3}, {15, "anthropic-python", 2}, {16, "cerebras-python", 3}, {17, "llama-api-python", 3}, {18, "azure-storage-python", 4}, {19, "azure-storage-python", 2}} {
+	}{{13, "openai-python", 3}, {14, "openai-python", 3}, {16, "anthropic-python", 2}, {17, "cerebras-python", 3}, {18, "llama-api-python", 3}, {19, "azure-storage-python", 4}, {20, "azure-storage-python", 2}, {22, "anthropic-python", 3}} {
 		l := layerAt(t, r, "app/clients.py", c.line)
 		if l.DefaultID != c.id || l.Attempts != c.attempts {
 			t.Errorf("app/clients.py:%d: %s %d attempts, want %s %d", c.line, l.DefaultID, l.Attempts, c.id, c.attempts)
 		}
 	}
-	noLayerAt(t, r, "app/clients.py", 14, "httpx's AsyncClient is no SDK client")
-	noLayerAt(t, r, "app/clients.py", 20, "BlobProperties is no client")
+	noLayerAt(t, r, "app/clients.py", 15, "httpx's AsyncClient is no SDK client")
+	noLayerAt(t, r, "app/clients.py", 21, "BlobProperties is no client")
 }
 
 const jsClientsRound8 = `import { CohereClient } from "cohere-ai";
@@ -632,4 +634,26 @@ func B(ctx context.Context, p pipe, call string) error {
 		t.Errorf("chat/two.go:15: %s, want fantasy", l.DefaultID)
 	}
 	noLayerAt(t, r, "chat/two.go", 19, "another function's variable of the same name")
+}
+
+// An ofetch.create instance's calls take its options' retry unless they
+// set their own, whatever their method; an instance with no retry keeps
+// the method's default.
+func TestOfetchInstance(t *testing.T) {
+	r := scanTree(t, map[string]string{"src/http.ts": `import { ofetch } from "ofetch";
+
+const api = ofetch.create({ baseURL: "/api", retry: 4 });
+const plain = ofetch.create({ baseURL: "/api" });
+
+export const a = () => api("/a", { method: "POST" });
+export const b = () => api("/b", { retry: 1 });
+export const c = () => plain("/c", { method: "POST" });
+export const d = () => plain("/d");
+`})
+	for _, c := range []struct{ line, attempts int }{{6, 5}, {7, 2}, {9, 2}} {
+		if l := layerAt(t, r, "src/http.ts", c.line); l.DefaultID != "ofetch" || l.Attempts != c.attempts {
+			t.Errorf("src/http.ts:%d: %s %d (%s), want ofetch %d", c.line, l.DefaultID, l.Attempts, l.Setting, c.attempts)
+		}
+	}
+	noLayerAt(t, r, "src/http.ts", 8, "a POST on an instance with no retry")
 }

@@ -17,8 +17,10 @@ var pySDKClasses = []struct {
 }{
 	// AnthropicFoundry subclasses Anthropic with its max_retries default
 	// (anthropics/anthropic-sdk-python src/anthropic/lib/foundry.py
-	// @009b035305e0; issue 37, round 8: agno's two).
-	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex", "AnthropicFoundry", "AsyncAnthropicFoundry"}},
+	// @009b035305e0; issue 37, round 8: agno's two); Client and
+	// AsyncClient are the SDK's aliases, as in OpenAI's (_client.py:
+	// Client = Anthropic).
+	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex", "AnthropicFoundry", "AsyncAnthropicFoundry", "Client", "AsyncClient"}},
 	// Client and AsyncClient are the v1 SDK's aliases of OpenAI and
 	// AsyncOpenAI (openai/openai-python src/openai/_client.py: Client =
 	// OpenAI, AsyncClient = AsyncOpenAI @e43b422412a9; issue 37, round 8:
