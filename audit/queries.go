@@ -32,6 +32,7 @@ var (
 	jsCalledName = regexp.MustCompile(`([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*(?:<[^;()]{0,200}?>\s*)?\(`)
 	jsBareName   = regexp.MustCompile(`^\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*$`)
 	jsQueriesObj = regexp.MustCompile(`\bqueries\s*:\s*\{`)
+	jsRetryKey   = regexp.MustCompile(`\bretry\s*:`)
 	jsMutateObj  = regexp.MustCompile(`\bmutations\s*:\s*\{`)
 )
 
@@ -112,6 +113,9 @@ func tanstackHooks(f *file) []Layer {
 				if t := topLevel(jsRetryKnob, opts); t != nil {
 					q.ownRetry = true
 					setQueryRetry(&l, opts[t[0]:])
+				} else if t := topLevel(jsRetryKey, opts); t != nil {
+					q.ownRetry = true
+					retryFunction(&l, snippet(opts, t[0]))
 				}
 			}
 			if fn == nil {
@@ -165,6 +169,10 @@ func setQueryRetry(l *Layer, r []byte) {
 	}
 	v := strings.TrimSpace(string(r[m[2]:m[3]]))
 	switch {
+	case strings.HasPrefix(v, "-"):
+		// retry: -1 — failureCount < retry is never true: no retry
+		// (query-core's retryer.ts), not an unbounded count.
+		l.setAttempts(1, snippet(r, m[0])+" (negative: no retry)")
 	case v == "false":
 		l.setAttempts(1, snippet(r, m[0]))
 	case v == "true":
@@ -176,6 +184,16 @@ func setQueryRetry(l *Layer, r []byte) {
 			l.setUnknown(snippet(r, m[0]))
 		}
 	}
+}
+
+// retryFunction: retry written as a function ((count, error) => …): the
+// project decides which errors are retried and how often — the default
+// count is shown at low confidence, and no 400 is said to be retried.
+func retryFunction(l *Layer, written string) {
+	l.setUnknown(written)
+	l.pending = false // nothing resolvePending could read
+	l.Retries4xx = false
+	l.Note = "retry is a function: which errors it retries, and how often, is the project's; the default count (4 attempts) is shown"
 }
 
 // importedCalls are the functions fn calls or names that the file imports
@@ -221,6 +239,9 @@ func queryClientDefaultsOf(region []byte) *queryClientDefaults {
 		obj := region[m[1]:e]
 		t := topLevel(jsRetryKnob, obj)
 		if t == nil {
+			if topLevel(jsRetryKey, obj) != nil {
+				*k.dst = -3 // retry: (count, error) => …: the project's function
+			}
 			continue
 		}
 		var l Layer
@@ -309,6 +330,8 @@ func (s *rootScan) resolveQueries() {
 				l.Note = "the project's QueryClients set different defaultOptions: the library's default is shown"
 			case def == -2:
 				l.setUnknown("defaultOptions retry (a QueryClient's)")
+			case def == -3:
+				retryFunction(&l, "defaultOptions retry: a function (the QueryClient's)")
 			case def == hugeBound:
 				l.setUnbounded("defaultOptions retry: true (the QueryClient's)")
 			case def >= 0:

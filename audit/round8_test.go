@@ -657,3 +657,22 @@ export const d = () => plain("/d");
 	}
 	noLayerAt(t, r, "src/http.ts", 8, "a POST on an instance with no retry")
 }
+
+// A query's retry written as a function decides which errors it retries:
+// the default count at low confidence, no 400 said to be retried; retry:
+// -1 is no retry (failureCount < -1 is never true), not unbounded.
+func TestReactQueryRetryFunctionAndNegative(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"src/api.ts": "export const get = () => fetch('/api/x');\n",
+		"src/hooks.ts": `import { useQuery } from "@tanstack/react-query";
+import { get } from "./api";
+
+export const a = () => useQuery({ queryKey: ["a"], queryFn: get, retry: (n: number, e: any) => n < 2 && e.status >= 500 });
+export const b = () => useQuery({ queryKey: ["b"], queryFn: get, retry: -1 });
+`})
+	l := layerAt(t, r, "src/hooks.ts", 4)
+	if l.Retries4xx || l.Confidence != ConfidenceLow {
+		t.Errorf("src/hooks.ts:4: retries4xx %v, confidence %s: a retry function is the project's", l.Retries4xx, l.Confidence)
+	}
+	noLayerAt(t, r, "src/hooks.ts", 5, "retry: -1 retries nothing")
+}
