@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"path"
+	"slices"
 	"regexp"
 	"strconv"
 	"strings"
@@ -286,12 +287,20 @@ func (s *rootScan) resolveQueries() {
 	// instance another file of the root builds (axios.create).
 	byStem := map[string][]string{}
 	instances := map[string][]string{}
-	for rel, info := range s.jsFiles {
-		if info.instance {
+	// In path order, so which files a capped look-up reads does not depend
+	// on a map's order: the same tree gives the same report.
+	rels := make([]string, 0, len(s.jsFiles))
+	for rel := range s.jsFiles {
+		rels = append(rels, rel)
+	}
+	slices.Sort(rels)
+	for _, rel := range rels {
+		if s.jsFiles[rel].instance {
 			instances[jsModuleName(rel)] = append(instances[jsModuleName(rel)], rel)
 		}
 	}
-	for rel, info := range s.jsFiles {
+	for _, rel := range rels {
+		info := s.jsFiles[rel]
 		if !info.api && len(instances) > 0 && s.callsAPI(&queryRef{from: rel, calls: info.uses}, instances) {
 			info.api = true
 		}
@@ -371,8 +380,8 @@ func (s *rootScan) callsAPI(q *queryRef, byStem map[string][]string) bool {
 			stem = stem[:i]
 		}
 		for k, rel := range byStem[stem] {
-			if k >= maxCandidates {
-				break // a hostile tree of one name: the first 256 looked at
+			if k >= maxStemFiles {
+				break // a hostile tree of one name: the first 64 looked at
 			}
 			if jsImportResolves(q.from, c.module, rel) {
 				return true
@@ -539,7 +548,19 @@ func jsHTTPUses(f *file) []moduleName {
 			}
 			seen[string(name)] = true
 			out = append(out, moduleName{b.module, b.imported})
+			if len(out) >= maxHTTPUses {
+				return out // enough to say the file sends requests
+			}
 		}
 	}
 	return out
 }
+
+// maxHTTPUses bounds the imported clients kept per file, and
+// maxStemFiles the files of one name an import is resolved against: a
+// hostile tree of 100,000 files costs 100,000 × 16 × 64 path comparisons
+// at most.
+const (
+	maxHTTPUses  = 16
+	maxStemFiles = 64
+)
