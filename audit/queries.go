@@ -3,8 +3,8 @@ package audit
 import (
 	"bytes"
 	"path"
-	"slices"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
