@@ -30,10 +30,12 @@ var ofetchPayloadMethods = map[string]bool{"PATCH": true, "POST": true, "PUT": t
 func jsOfetch(f *file) []Layer {
 	code := f.blanked()
 	var out []Layer
+	locals := map[string]bool{}
 	for name, b := range f.jsImports() {
 		if jsPackage(b.module) != "ofetch" || b.imported != "ofetch" && b.imported != "$fetch" && b.imported != "default" {
 			continue
 		}
+		locals[name] = true
 		opens := callsOf(code, name, false)
 		opens = append(opens, callsOf(code, name+".raw", false)...)
 		for _, o := range opens {
@@ -41,34 +43,41 @@ func jsOfetch(f *file) []Layer {
 				out = append(out, l)
 			}
 		}
-		// const api = ofetch.create({ baseURL, retry: 2 }): the instance's
-		// calls take its options' retry unless they set their own.
-		for _, m := range jsOfetchCreate.FindAllSubmatchIndex(code, maxCandidates) {
-			if string(code[m[4]:m[5]]) != name {
-				continue
-			}
-			inst := string(code[m[2]:m[3]])
-			open := m[1] - 1
-			d := ofetchDefaults{}
-			if ob, oe, ok := firstObject(code, open); ok {
-				if t := topLevel(jsOfetchRetry, code[ob:oe]); t != nil {
-					sub := jsOfetchRetry.FindSubmatchIndex(code[ob+t[0] : oe])
-					d.set, d.written = true, snippet(code[ob:oe], t[0])
-					v := strings.TrimSpace(string(code[ob+t[0]+sub[2] : ob+t[0]+sub[3]]))
-					if n, ok := numExpr(v); ok && !strings.HasPrefix(v, "-") {
-						d.n = n
-					} else if v == "false" || strings.HasPrefix(v, "-") {
-						d.n = 0
-					} else {
-						d.unknown = true
-					}
+	}
+	if len(locals) == 0 || !bytes.Contains(code, []byte("create")) {
+		return out
+	}
+	// const api = ofetch.create({ baseURL, retry: 2 }): the instance's
+	// calls take its options' retry unless they set their own. One pass
+	// over the file, however many names ofetch is imported by.
+	for _, m := range jsOfetchCreate.FindAllSubmatchIndex(code, maxCandidates) {
+		if !locals[string(code[m[4]:m[5]])] {
+			continue
+		}
+		inst := string(code[m[2]:m[3]])
+		open := m[1] - 1
+		d := ofetchDefaults{}
+		if ob, oe, ok := firstObject(code, open); ok {
+			if t := topLevel(jsOfetchRetry, code[ob:oe]); t != nil {
+				sub := jsOfetchRetry.FindSubmatchIndex(code[ob+t[0] : oe])
+				d.set, d.written = true, snippet(code[ob:oe], t[0])
+				v := strings.TrimSpace(string(code[ob+t[0]+sub[2] : ob+t[0]+sub[3]]))
+				if n, ok := numExpr(v); ok && !strings.HasPrefix(v, "-") {
+					d.n = n
+				} else if v == "false" || strings.HasPrefix(v, "-") {
+					d.n = 0
+				} else {
+					d.unknown = true
 				}
 			}
-			for _, o := range append(callsOf(code, inst, false), callsOf(code, inst+".raw", false)...) {
-				if l, ok := ofetchLayer(f, o, &d); ok {
-					out = append(out, l)
-				}
+		}
+		for _, o := range append(callsOf(code, inst, false), callsOf(code, inst+".raw", false)...) {
+			if l, ok := ofetchLayer(f, o, &d); ok {
+				out = append(out, l)
 			}
+		}
+		if len(out) >= maxCandidates {
+			break
 		}
 	}
 	return out

@@ -38,7 +38,7 @@ func round8Hostile(tb testing.TB) string {
 		return fmt.Sprintf("from openai import AsyncClient as C%d\nfrom azure.storage.blob import BlobServiceClient as B%d\nfrom cerebras.cloud.sdk import Cerebras as K%d\nx%d = C%d(); y%d = B%d.from_connection_string(u); z%d = K%d()\ns%d = self._get_session(k).client('s3')\n", i, i, i, i, i, i, i, i, i, i)
 	})
 	split("clients.ts", "", "", 10_000, func(i int) string {
-		return fmt.Sprintf("import { ofetch as o%d } from 'ofetch';\nimport { useQuery as q%d } from '@tanstack/react-query';\no%d('/a', { method: 'POST', retry: %d });\nq%d({ queryKey: ['k'], queryFn: () => fetch('/b') });\n", i, i, i, i%7, i)
+		return fmt.Sprintf("import { ofetch as o%d } from 'ofetch';\nimport { useQuery as q%d } from '@tanstack/react-query';\no%d('/a', { method: 'POST', retry: %d });\nq%d({ queryKey: ['k'], queryFn: () => fetch('/b') });\nconst i%d = o%d.create({ retry: 2 }); i%d('/c');\n", i, i, i, i%7, i, i, i, i)
 	})
 	split("hooks.ts", "import { useQuery } from '@tanstack/react-query';\nimport * as api from '../api';\n", "", 100_000, func(i int) string {
 		return fmt.Sprintf("useQuery({ queryKey: ['k%d'], queryFn: () => api.get%d(), retry: %d });\n", i, i, i%5)
