@@ -35,8 +35,10 @@ type resolution struct {
 	valueDef
 	defs int // how many definitions the name has in the file
 	// inForce: the name is bound this many times at module level and the
-	// one the site reads was taken (resolveAt).
+	// one the site reads was taken (resolveAt); late: the site is in a
+	// function, which sees the module's last binding once it has loaded.
 	inForce int
+	late    bool
 }
 
 // text is the resolution as the report shows it.
@@ -45,7 +47,10 @@ func (r resolution) text(rel string) string {
 	if r.defs > 1 {
 		s += fmt.Sprintf("; the largest of %d definitions", r.defs)
 	}
-	if r.inForce > 1 {
+	switch {
+	case r.inForce > 1 && r.late:
+		s += fmt.Sprintf("; the last of %d module-level bindings, in force once the module has loaded (a call made while it loads may see another)", r.inForce)
+	case r.inForce > 1:
 		s += fmt.Sprintf("; the binding in force there, of %d at module level", r.inForce)
 	}
 	return s
@@ -410,7 +415,7 @@ func (f *file) resolveDepth(expr string, depth, site int) (resolution, bool) {
 	if len(distinct) > 1 {
 		r.defs = len(defs)
 		if d, ok := f.bindingAt(defs, site); ok {
-			r.valueDef, r.defs, r.inForce = d, 1, len(defs)
+			r.valueDef, r.defs, r.inForce, r.late = d, 1, len(defs), !f.atModuleLevel(site)
 		}
 	}
 	return r, true
