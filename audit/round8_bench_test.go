@@ -58,11 +58,11 @@ func round8Hostile(tb testing.TB) string {
 	return dir
 }
 
-// BenchmarkHostileRound8: the files above, scanned end to end with every
+// BenchmarkHostileRound8Clients: the files above, scanned end to end with every
 // layer kept.
 //
-//	go test ./audit -run '^$' -bench HostileRound8 -benchtime 1x
-func BenchmarkHostileRound8(b *testing.B) {
+//	go test ./audit -run '^$' -bench HostileRound8Clients -benchtime 1x
+func BenchmarkHostileRound8Clients(b *testing.B) {
 	dir := round8Hostile(b)
 	opt := DefaultOptions()
 	opt.MaxLayers = 1 << 20 // every layer kept: the cost of all of them
