@@ -199,7 +199,10 @@ func TestFixtureRepositories(t *testing.T) {
 			{"gateway.py:20", "litellm", 3, true},
 			{"inference.py:8", "azure-core-python", 4, false}, // retry_status 3
 			{"inference.py:9", "azure-core-python", 3, true},  // retry_total=2 caps it
-			{"legacy_retry.py:7", "retrying", 0, false},       // bare @retry: forever
+			// A storage client retries its requests as boto3's S3 client does
+			// (issue 37, round 8: agno's blob loader): its own ExponentialRetry.
+			{"inference.py:14", "azure-storage-python", 4, false},
+			{"legacy_retry.py:7", "retrying", 0, false}, // bare @retry: forever
 			{"legacy_retry.py:13", "retrying", 7, true},
 			{"legacy_retry.py:18", "retrying", 0, true}, // stop_max_delay: bounded in time only
 			{"program.py:4", "dspy", 4, false},

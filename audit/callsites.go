@@ -154,8 +154,18 @@ func importedAs(f *file, name, file string) []string {
 	switch f.kind {
 	case fkJS:
 		for local, b := range f.jsImports() {
-			if b.imported == name && (strings.HasPrefix(b.module, ".") || strings.HasPrefix(b.module, "@/")) &&
-				(strings.TrimSuffix(path.Base(b.module), path.Ext(b.module)) == strings.TrimSuffix(path.Base(file), path.Ext(file)) || importsDirOf(f.rel, b.module, file)) {
+			if !strings.HasPrefix(b.module, ".") && !strings.HasPrefix(b.module, "@/") {
+				continue
+			}
+			// '../utils/index' and '../utils/index.ts' name the directory's
+			// index as '../utils' does (R6-14).
+			mod := jsModuleDir(b.module)
+			switch {
+			case b.imported == "*" && jsImportResolves(f.rel, b.module, file):
+				// import * as retry from "./retry": retry.withRetry(fn, 11),
+				// the module's path resolved to the helper's file.
+				out = append(out, local+"."+name)
+			case b.imported == name && (jsImportResolves(f.rel, b.module, file) || strings.TrimSuffix(path.Base(b.module), path.Ext(b.module)) == strings.TrimSuffix(path.Base(file), path.Ext(file)) || importsDirOf(f.rel, mod, file)):
 				out = append(out, local)
 			}
 		}
@@ -163,10 +173,23 @@ func importedAs(f *file, name, file string) []string {
 		for local, full := range f.pyImports() {
 			if mod, n, ok := cutLast(full); ok && n == name && moduleHolds(mod, file) {
 				out = append(out, local)
+			} else if pyModulePathIs(full, file) {
+				// from helpers import retry; import helpers.retry as pkg:
+				// the module's name qualifies the call, pkg.with_retry(fn, 11).
+				out = append(out, local+"."+name)
 			}
 		}
 	}
 	return out
+}
+
+// jsModuleDir is an import path without an extension or a trailing
+// /index: the name a directory's index is imported by.
+func jsModuleDir(module string) string {
+	for _, ext := range []string{".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"} {
+		module = strings.TrimSuffix(module, ext)
+	}
+	return strings.TrimSuffix(module, "/index")
 }
 
 // importsDirOf: a JavaScript import of module from the file at rel names
@@ -229,4 +252,13 @@ func isTestPath(rel string) bool {
 	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.Contains("/"+rel, "/__tests__/") || strings.Contains("/"+rel, "/tests/") || strings.Contains("/"+rel, "/test/")
+}
+
+// pyModulePathIs: the dotted module full is the file rel by its whole
+// path (helpers.retry is helpers/retry.py or helpers/retry/__init__.py,
+// under any source root), not only by its last name.
+func pyModulePathIs(full, rel string) bool {
+	p := strings.ReplaceAll(full, ".", "/")
+	f := strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), "/__init__")
+	return f == p || strings.HasSuffix(f, "/"+p)
 }

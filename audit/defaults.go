@@ -91,6 +91,12 @@ type Default struct {
 	Versions      string        // the versions the row was read from and holds for
 	Source        string        // repository, file and commit the row was read from
 	Trap          string        // what surprises people
+	// NegativeNone: a negative knob sends the call once, read in the
+	// library's source (urllib3's Retry(total=-1) is exhausted at the
+	// first failure; the Python SDKs' range(max_retries + 1) is empty).
+	// Unset, a negative knob stays what the audit cannot bound: OpenAI's
+	// Node SDK retries while retriesRemaining is truthy, so -1 never ends.
+	NegativeNone bool
 }
 
 // AttemptsFor turns a configured knob value into total attempts.
@@ -109,8 +115,9 @@ var Defaults = []Default{
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
 		RetryAfter: "honoured up to 60 s (retry-after-ms first)", Timeout: 10 * time.Minute, Versions: "0.121.0",
-		Source: "anthropics/anthropic-sdk-python src/anthropic/_constants.py (DEFAULT_MAX_RETRIES = 2), src/anthropic/_base_client.py _should_retry @009b035305e0",
-		Trap:   "the layer nobody set: 3 attempts before your own retry starts"},
+		Source:       "anthropics/anthropic-sdk-python src/anthropic/_constants.py (DEFAULT_MAX_RETRIES = 2), src/anthropic/_base_client.py _should_retry @009b035305e0",
+		Trap:         "the layer nobody set: 3 attempts before your own retry starts",
+		NegativeNone: true},
 	{ID: "anthropic-ts", Library: "Anthropic TypeScript SDK", Ecosystem: "npm", Packages: []string{"@anthropic-ai/sdk"}, Kind: KindSDK,
 		Knob: "maxRetries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
@@ -126,7 +133,8 @@ var Defaults = []Default{
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
 		RetryAfter: "honoured up to 120 s (MAX_RETRY_AFTER_DELAY); a longer one is not retried", Timeout: 10 * time.Minute, Versions: "3.3.1",
-		Source: "openai/openai-python src/openai/_constants.py (DEFAULT_MAX_RETRIES = 2, MAX_RETRY_AFTER_DELAY = 2 * 60), src/openai/_base_client.py @e43b422412a9"},
+		Source:       "openai/openai-python src/openai/_constants.py (DEFAULT_MAX_RETRIES = 2, MAX_RETRY_AFTER_DELAY = 2 * 60), src/openai/_base_client.py @e43b422412a9",
+		NegativeNone: true},
 	{ID: "openai-node", Library: "OpenAI Node SDK", Ecosystem: "npm", Packages: []string{"openai"}, Kind: KindSDK,
 		Knob: "maxRetries", Semantics: CountsRetries, Attempts: 3,
 		RetriesOn: "connection errors, 408, 409, 429, 5xx", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
@@ -185,6 +193,27 @@ var Defaults = []Default{
 		RetryAfter: "honoured up to 60 s", Timeout: time.Minute, Versions: "1.6.0",
 		Source: "groq/groq-python src/groq/_constants.py (DEFAULT_MAX_RETRIES = 2, DEFAULT_TIMEOUT 60 s), src/groq/_base_client.py _should_retry @9620fde0bc57",
 		Trap:   "Groq() with no options sends a failed call 3 times, under whatever retries the caller adds"},
+	// Cerebras and Llama API: Stainless clients like OpenAI's, each with its
+	// own constants (issue 37, round 8: agno's four, no row).
+	{ID: "cerebras-python", Library: "Cerebras Cloud Python SDK", Ecosystem: "pypi", Packages: []string{"cerebras-cloud-sdk", "cerebras_cloud_sdk"}, Kind: KindSDK,
+		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
+		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
+		RetryAfter: "honoured up to 60 s", Versions: "cerebras-cloud-sdk (main)",
+		Source:       "Cerebras/cerebras-cloud-sdk-python src/cerebras/cloud/sdk/_constants.py (DEFAULT_MAX_RETRIES = 2), src/cerebras/cloud/sdk/_client.py (Cerebras, AsyncCerebras; Client = Cerebras) @bebb8d13ac72",
+		Trap:         "Cerebras() with no options sends a failed call 3 times, under whatever retries the caller adds",
+		NegativeNone: true},
+	{ID: "llama-api-python", Library: "Llama API Python SDK (llama_api_client)", Ecosystem: "pypi", Packages: []string{"llama-api-client", "llama_api_client"}, Kind: KindSDK,
+		Knob: "max_retries", Semantics: CountsRetries, Attempts: 3,
+		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
+		RetryAfter: "honoured up to 60 s", Versions: "llama-api-client (main)",
+		Source: "meta-llama/llama-api-python src/llama_api_client/_constants.py (DEFAULT_MAX_RETRIES = 2), src/llama_api_client/_client.py (LlamaAPIClient, AsyncLlamaAPIClient; Client = LlamaAPIClient) @266c77e8f395",
+		Trap:   "LlamaAPIClient() with no options sends a failed call 3 times"},
+	{ID: "zhipuai-python", Library: "ZhipuAI Python SDK (zhipuai)", Ecosystem: "pypi", Packages: []string{"zhipuai"}, Kind: KindSDK,
+		Knob: "max_retries", Semantics: CountsRetries, Attempts: 4,
+		RetriesOn: "connection errors, 408, 409, 429, 5xx (x-should-retry header overrides)", Backoff: "0.5 s doubling, capped at 8 s, with jitter", BudgetBackoff: "exp:0.5s",
+		RetryAfter: "honoured up to 60 s", Timeout: 300 * time.Second, Versions: "zhipuai 2.1.5",
+		Source: "MetaGLM/zhipuai-sdk-python-v4 zhipuai/core/_constants.py (ZHIPUAI_DEFAULT_MAX_RETRIES = 3, INITIAL_RETRY_DELAY 0.5, MAX_RETRY_DELAY 8.0, timeout 300 s), zhipuai/core/_http_client.py (_should_retry: 408, 409, 429, >= 500) @ccbec4c7b53c",
+		Trap:   "not the Stainless SDKs' 2: ZhipuAI() with no options sends a failed call 4 times"},
 	{ID: "together-python", Library: "Together Python SDK", Ecosystem: "pypi", Packages: []string{"together"}, Kind: KindSDK,
 		Knob: "max_retries", Semantics: CountsRetries, Attempts: 6,
 		RetriesOn: "timeouts, connection errors, 429 and 5xx", Backoff: "0.5 s doubling, capped at 8 s, with up to 25% jitter", BudgetBackoff: "exp:0.5s",
@@ -225,6 +254,14 @@ var Defaults = []Default{
 		RetryAfter: "honoured, on any status >= 400 that sends it", Versions: "azure-core (main)",
 		Source: "Azure/azure-sdk-for-python sdk/core/azure-core/azure/core/pipeline/policies/_retry.py (retry_total 10, retry_connect 3, retry_read 3, retry_status 3, retry_backoff_factor 0.8, BACKOFF_MAX 120) @b12d98b68e1d",
 		Trap:   "retry_total=10 is not the limit a failing call meets: each kind of error has 3, so a 503 is sent 4 times; a 4xx with a Retry-After header is retried whatever its status"},
+	// Azure Storage's clients replace azure-core's RetryPolicy with their own
+	// ExponentialRetry (issue 37, round 8: agno's BlobServiceClient, no row).
+	{ID: "azure-storage-python", Library: "Azure Storage for Python (Blob, Queue, File Share, Data Lake)", Ecosystem: "pypi", Packages: []string{"azure-storage-blob", "azure-storage-queue", "azure-storage-file-share", "azure-storage-file-datalake"}, Kind: KindSDK,
+		Knob: "retry_total (client kwargs) or retry_policy=ExponentialRetry(retry_total=N)", Semantics: CountsRetries, Attempts: 4,
+		RetriesOn: "connection and read errors, 408 and 5xx except 501 and 505 (is_retry)", Backoff: "15 s, then 15 + 3^n s, ±3 s jitter", BudgetBackoff: "linear:15s+3s",
+		Versions: "azure-storage-blob 12.x",
+		Source:   "Azure/azure-sdk-for-python sdk/storage/azure-storage-blob/azure/storage/blob/_shared/policies.py (ExponentialRetry(initial_backoff=15, increment_base=3, retry_total=3)), _shared/base_client.py (config.retry_policy = kwargs.get('retry_policy') or ExponentialRetry(**kwargs)) @01d4e0ca49cb",
+		Trap:     "not azure-core's 10/3 RetryPolicy: a storage client nobody configured sends a failing request 4 times, 15 s apart"},
 	{ID: "azure-core-js", Library: "Azure SDK for JavaScript (@azure/core-rest-pipeline)", Ecosystem: "npm", Packages: []string{"@azure/core-rest-pipeline"}, Kind: KindSDK,
 		Knob: "retryOptions.maxRetries (client options)", Semantics: CountsRetries, Attempts: 4,
 		RetriesOn: "408, 5xx except 501 and 505, connection errors (ETIMEDOUT, ECONNRESET, ECONNREFUSED); 429 and 503 with Retry-After", Backoff: "1 s doubling, capped at 64 s, jittered (half the delay random)", BudgetBackoff: "exp:1s",
@@ -385,6 +422,15 @@ var Defaults = []Default{
 		RetryAfter: "honoured (ShouldRetryAfterHeader = true)", Versions: "dotnet/extensions (main)",
 		Source: "dotnet/extensions src/Libraries/Microsoft.Extensions.Http.Resilience/Polly/HttpRetryStrategyOptions.cs (BackoffType = Exponential, UseJitter, ShouldRetryAfterHeader = true, ShouldHandle = IsTransient), HttpClientResiliencePredicates.cs (>= 500, 408, 429); Polly's MaxRetryAttempts = 3 @5862342c9a10",
 		Trap:   "AddStandardResilienceHandler() retries every HttpClient call 3 times under whatever the SDK does"},
+	// charm.land/fantasy: its agent retries each step's model call and sets
+	// the provider SDKs it builds to 0 retries, so the agent is the layer
+	// (issue 37, round 8: crush's three agent.Stream calls, no row).
+	{ID: "fantasy", Library: "charm.land/fantasy agent", Ecosystem: "go", Packages: []string{"charm.land/fantasy", "github.com/charmbracelet/fantasy"}, Kind: KindFramework,
+		Knob: "AgentCall.MaxRetries / AgentStreamCall.MaxRetries or fantasy.WithMaxRetries(N)", Semantics: CountsRetries, Attempts: 4,
+		RetriesOn: "retryable provider errors (transport errors, an unexpected EOF, x-should-retry, 408, 409, 429, 5xx), network errors; a 401 runs OnAuthRefresh and the whole pass once more", Backoff: "5 s doubling (BackoffFactor 2)", BudgetBackoff: "exp:5s",
+		RetryAfter: "honoured (RetryWithExponentialBackoffRespectingRetryHeaders)", Versions: "fantasy (main)",
+		Source: "charmbracelet/fantasy retry.go (DefaultRetryOptions: MaxRetries 3, InitialDelayIn 5000 ms, BackoffFactor 2; retryWithExponentialBackoff), agent.go (Generate and Stream wrap each step in it), providers/openai/openai.go and providers/anthropic/anthropic.go (option.WithMaxRetries(0)) @f6d4d1e30222",
+		Trap:   "the SDK under it is set to 0 retries: the 4 attempts are the agent's, and a retry re-runs the whole streamed step"},
 	{ID: "cenkalti-backoff", Library: "cenkalti/backoff", Ecosystem: "go", Packages: []string{"github.com/cenkalti/backoff/v4", "github.com/cenkalti/backoff/v5", "github.com/cenkalti/backoff"}, Kind: KindWrapper,
 		Knob: "WithMaxRetries / MaxElapsedTime", Semantics: CountsRetries, Unbounded: true, Retries4xx: true,
 		RetriesOn: "every error except backoff.Permanent", Backoff: "0.5 s × 1.5, randomised, for up to 15 min", BudgetBackoff: "exp:0.5s",
@@ -406,8 +452,9 @@ var Defaults = []Default{
 		Knob: "Retry(total=N) / HTTPAdapter(max_retries=N)", Semantics: CountsRetries, Attempts: 11,
 		RetriesOn: "connection errors for every method; read errors and status_forcelist codes only for allowed_methods, which exclude POST by default", Backoff: "backoff_factor 0: none", BudgetBackoff: "none",
 		RetryAfter: "honoured on 413, 429, 503 (respect_retry_after_header)", Versions: "urllib3 2.7.0, requests 2.34.2",
-		Source: "urllib3/urllib3 src/urllib3/util/retry.py (total = 10, backoff_factor = 0, RETRY_AFTER_STATUS_CODES 413, 429, 503) @6a8536b6e1b0; psf/requests src/requests/adapters.py (DEFAULT_RETRIES = 0; an int is Retry.from_int) @1f6589ec3a1e",
-		Trap:   "Retry() with no total is 10 retries; requests' HTTPAdapter() alone retries nothing"},
+		Source:       "urllib3/urllib3 src/urllib3/util/retry.py (total = 10, backoff_factor = 0, RETRY_AFTER_STATUS_CODES 413, 429, 503) @6a8536b6e1b0; psf/requests src/requests/adapters.py (DEFAULT_RETRIES = 0; an int is Retry.from_int) @1f6589ec3a1e",
+		Trap:         "Retry() with no total is 10 retries; requests' HTTPAdapter() alone retries nothing",
+		NegativeNone: true},
 	{ID: "temporal-activity", Library: "Temporal activity retry policy", Ecosystem: "config", Packages: []string{"temporalio", "@temporalio/workflow", "go.temporal.io/sdk"}, Kind: KindQueue,
 		Knob: "RetryPolicy maximum_attempts / maximumAttempts / MaximumAttempts", Semantics: CountsAttempts, Unbounded: true, Retries4xx: true,
 		RetriesOn: "every activity failure not named in non_retryable_error_types", Backoff: "1 s doubling, capped at 100 × the initial interval", BudgetBackoff: "exp:1s",
@@ -539,6 +586,25 @@ var Defaults = []Default{
 		Versions: "litellm 1.x (main)",
 		Source:   "BerriAI/litellm litellm/router.py (the proxy builds a Router from config.yaml: num_retries or litellm.num_retries, else openai.DEFAULT_MAX_RETRIES = 2) @f292d1ae7d83",
 		Trap:     "a gateway between your code and the provider: its retries sit under every SDK retry your code makes"},
+	// ofetch (unjs): $fetch's retry option, and its default that retries a
+	// GET once (issue 37, round 8: chatbox's thirteen, no row).
+	// Kind: the request's own retry, inside whatever calls it (a query's
+	// function, a handler) — where an SDK's retry sits.
+	{ID: "ofetch", Library: "ofetch ($fetch)", Ecosystem: "npm", Packages: []string{"ofetch", "ohmyfetch"}, Kind: KindSDK,
+		Knob: "retry", Semantics: CountsRetries, Attempts: 2,
+		RetriesOn: "408, 409, 425, 429, 500, 502, 503, 504 and network errors (read as 500); a GET, HEAD or any method but PATCH, POST, PUT and DELETE is retried once by default, those four not at all", Backoff: "retryDelay (0 ms: none)", BudgetBackoff: "none",
+		Versions:     "ofetch 1.x–2.0.0-alpha.3",
+		Source:       "unjs/ofetch src/fetch.ts (retries = typeof retry === 'number' ? retry : isPayloadMethod(method) ? 0 : 1; retryStatusCodes 408, 409, 425, 429, 500, 502, 503, 504; retryDelay || 0), src/utils.ts (payloadMethods PATCH, POST, PUT, DELETE) @dfbe3ca4ef8a",
+		Trap:         "ofetch(url) retries a GET once with no delay, nobody having asked; retry: 3 on a POST sends it 4 times",
+		NegativeNone: true},
+	// cohere-ai (Fern): the TypeScript client retries every request (issue
+	// 37, round 8: chatbox's rerank client, no row).
+	{ID: "cohere-ts", Library: "Cohere TypeScript SDK (cohere-ai)", Ecosystem: "npm", Packages: []string{"cohere-ai"}, Kind: KindSDK,
+		Knob: "maxRetries (client options or requestOptions)", Semantics: CountsRetries, Attempts: 3,
+		RetriesOn: "408, 429 and 5xx responses", Backoff: "1 s doubling, capped at 60 s, with jitter", BudgetBackoff: "exp:1s",
+		RetryAfter: "honoured up to 60 s (then X-RateLimit-Reset)", Versions: "cohere-ai 8.0.1",
+		Source: "cohere-ai/cohere-typescript src/core/fetcher/requestWithRetries.ts (DEFAULT_MAX_RETRIES = 2, INITIAL_RETRY_DELAY 1000, MAX_RETRY_DELAY 60000; retries [408, 429] and >= 500) @7c29ae7bc5bb",
+		Trap:   "new CohereClient() with no options sends a failing rerank 3 times"},
 	{ID: "tanstack-query", Library: "TanStack Query", Ecosystem: "npm", Packages: []string{"@tanstack/query-core", "@tanstack/react-query", "@tanstack/vue-query", "@tanstack/svelte-query", "@tanstack/solid-query"}, Kind: KindClient,
 		Knob: "retry", Semantics: CountsRetries, Attempts: 4, Retries4xx: true,
 		RetriesOn: "every failed query (0 retries on the server)", Backoff: "min(1000 × 2^n, 30000) ms", BudgetBackoff: "exp:1s",

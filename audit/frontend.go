@@ -39,6 +39,7 @@ func tanstackQuery(f *file) []Layer {
 				} else if m := jsRetryTrue.FindIndex(r); m != nil {
 					l.setUnbounded(snippet(r, m[0]))
 				}
+				l.qc = queryClientDefaultsOf(r) // its queries take these (queries.go)
 			}))
 		}
 	}

@@ -100,13 +100,19 @@ func pyTupleLoops(f *file) []Layer {
 // gives a value (values.go), with the resolution to show after the
 // setting.
 func loopBound(f *file, written string) (int, string, bool) {
+	return loopBoundAt(f, written, 0)
+}
+
+// loopBoundAt is loopBound for a loop at line site: a name bound twice at
+// module level is read at the binding the loop sees (resolveAt).
+func loopBoundAt(f *file, written string, site int) (int, string, bool) {
 	if n, err := strconv.Atoi(written); err == nil {
 		return min(n, hugeBound), "", true
 	}
 	if n, ok := bigLiteral(written); ok {
 		return n, "", true // 10**12, or too large for an int
 	}
-	r, ok := f.resolve(written)
+	r, ok := f.resolveAt(written, site)
 	if !ok {
 		return 0, "", false
 	}
@@ -179,7 +185,7 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 		}
 	}
 	if !ok && fn == nil {
-		n, how, ok = loopBound(f, bound)
+		n, how, ok = loopBoundAt(f, bound, f.lines().at(at))
 	}
 	if ok {
 		attempts := n + offset

@@ -123,7 +123,7 @@ func jsPackage(module string) string {
 	if strings.IndexByte(module, '/') < 0 {
 		return module
 	}
-	for _, pkg := range []string{"@anthropic-ai/sdk", "openai", "together-ai", "stripe", "p-retry", "async-retry", "ai", "bullmq", "swr"} {
+	for _, pkg := range []string{"@anthropic-ai/sdk", "openai", "together-ai", "stripe", "p-retry", "async-retry", "ai", "bullmq", "swr", "ofetch"} {
 		if len(module) > len(pkg) && module[len(pkg)] == '/' && strings.HasPrefix(module, pkg) {
 			module = pkg
 		}

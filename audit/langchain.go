@@ -202,6 +202,12 @@ var pyChatModels = []struct {
 }{
 	{"langchain_openai", "ChatOpenAI", "openai-python", 0, "ChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
 	{"langchain_openai", "AzureChatOpenAI", "openai-python", 0, "AzureChatOpenAI builds the OpenAI client with its max_retries (default: the SDK's 2)"},
+	// The completion LLMs (BaseOpenAI: max_retries: int = 2, handed to
+	// openai.OpenAI; langchain-ai/langchain
+	// libs/partners/openai/langchain_openai/llms/base.py @0339ba1c0781;
+	// issue 37, round 8: Langchain-Chatchat's get_OpenAI).
+	{"langchain_openai", "OpenAI", "openai-python", 0, "langchain_openai's OpenAI (completions) builds the OpenAI client with its max_retries (default 2)"},
+	{"langchain_openai", "AzureOpenAI", "openai-python", 0, "langchain_openai's AzureOpenAI (completions) builds the OpenAI client with its max_retries (default 2)"},
 	{"langchain_anthropic", "ChatAnthropic", "anthropic-python", 0, "ChatAnthropic builds the Anthropic client with its max_retries (default 2, the SDK's)"},
 	{"langchain_google_genai", "ChatGoogleGenerativeAI", "google-genai", 6, "ChatGoogleGenerativeAI passes max_retries (default 6) to google-genai as HttpRetryOptions(attempts=)"},
 	{"langchain_mistralai", "ChatMistralAI", "langchain-mistralai", 0, "ChatMistralAI retries its own httpx call in tenacity, stop_after_attempt(max_retries), max_retries = 5"},

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 )
@@ -70,10 +71,21 @@ func attemptsText(l Layer) string {
 func setKnob(l *Layer, re *regexp.Regexp, region []byte) bool {
 	v, ok, num, k := intKnob(re, region)
 	switch {
+	case ok && num && negativeKnob(re, region[k:]) && mustDefault(l.DefaultID).NegativeNone:
+		// max_retries=-1, Retry(total=-1): the library sends the call
+		// once (its row says where its source reads so), not unbounded.
+		l.setAttempts(1, snippet(region, k)+" (negative: no retry)")
 	case ok && num:
 		l.set(v, snippet(region, k))
 	case ok:
 		l.setUnknown(snippet(region, k))
 	}
 	return ok
+}
+
+// negativeKnob: the knob re matches at the start of at is written as a
+// negative number (max_retries=-1, total = -3).
+func negativeKnob(re *regexp.Regexp, at []byte) bool {
+	m := re.FindSubmatchIndex(at)
+	return m != nil && m[2] >= 0 && bytes.HasPrefix(bytes.TrimSpace(at[m[2]:m[3]]), []byte("-"))
 }

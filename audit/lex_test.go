@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The constructs that blinded the one generic lexer to the rest of a file,
@@ -182,8 +181,8 @@ func TestLexersOnACorpus(t *testing.T) {
 // regex starts whose class never closes (it hung before the scan was
 // bounded), 100,000 nested template and f-string openers, 70,000
 // unclosed raw and verbatim strings. Each file is lexed in well under a
-// second; the bound here is loose for a busy machine, a quadratic lexer
-// takes minutes.
+// second (BenchmarkHostileFiles measures it); the test fails only on a
+// hang (noHang), never on a busy machine's seconds.
 func TestHostileLexingIsLinear(t *testing.T) {
 	for name, src := range map[string]string{
 		"regex classes":  strings.Repeat("(/[", 120_000),
@@ -194,24 +193,14 @@ func TestHostileLexingIsLinear(t *testing.T) {
 		"aliases":        aliasChain(20_000),
 	} {
 		for lang, sy := range lexSyntax {
-			start := time.Now()
-			blank([]byte(src), sy)
-			d := time.Since(start)
-			t.Logf("%s as %s: %v", name, lang, d)
-			if d > 5*time.Second {
-				t.Errorf("%s as %s: %v", name, lang, d)
-			}
+			noHang(t, name+" as "+lang, func() { blank([]byte(src), sy) })
 		}
-		start := time.Now()
-		f := newFile(fkPython, "a.py", []byte(src), nil)
-		f.resolve("a19999")
-		nf := newFile(fkJS, "a.ts", []byte(src), nil)
-		nf.resolve("a19999")
-		d := time.Since(start)
-		t.Logf("%s resolved in %v", name, d)
-		if d > 5*time.Second {
-			t.Errorf("%s resolved in %v", name, d)
-		}
+		noHang(t, name+" resolved", func() {
+			f := newFile(fkPython, "a.py", []byte(src), nil)
+			f.resolve("a19999")
+			nf := newFile(fkJS, "a.ts", []byte(src), nil)
+			nf.resolve("a19999")
+		})
 	}
 }
 

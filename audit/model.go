@@ -66,6 +66,11 @@ type Layer struct {
 	// another name than the handler's function (reenqueue.go); a layer only
 	// if that task calls reenqueueFrom (resolveReenqueues).
 	reenqueueTask, reenqueueFrom string
+	// query: a TanStack Query hook waiting on resolveQueries (does its
+	// function send a request?); qc: a QueryClient's defaultOptions, which
+	// its queries take (queries.go).
+	query *queryRef
+	qc    *queryClientDefaults
 }
 
 // Stack is one likely call path, outermost layer first.

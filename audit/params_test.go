@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Issue 37, the known misses of the fourth held-out round: a retry helper
@@ -352,16 +351,13 @@ func TestNewRulesOnHostileFiles(t *testing.T) {
 	for name, body := range map[string]string{"w.ts": js.String(), "p.go": gosrc.String(), "k.py": py.String(), "flow.py": flow.String()} {
 		write(t, filepath.Join(dir, name), []byte(body))
 	}
-	start := time.Now()
-	r, err := Scan([]string{dir}, DefaultOptions())
+	var r *Result
+	var err error
+	noHang(t, "the new rules on a hostile file", func() { r, err = Scan([]string{dir}, DefaultOptions()) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
-	t.Logf("%d layers in %v, skipped %+v", len(r.Layers), took, r.Skipped)
-	if took > 30*time.Second {
-		t.Fatalf("%v: the new rules must stay bounded on a hostile file", took)
-	}
+	t.Logf("%d layers, skipped %+v", len(r.Layers), r.Skipped)
 	per := map[string]int{}
 	for _, l := range r.Layers {
 		per[l.File]++

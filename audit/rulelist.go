@@ -57,6 +57,7 @@ var detectors = []detector{
 	{"DSPy LM", fkPython, nil, dspy},
 	{"retrying", fkPython, nil, retrying},
 	{"Azure AI clients", fkPython, nil, pyAzure},
+	{"Azure Storage clients", fkPython, []string{"azure.storage"}, pyAzureStorage},
 	{"Airflow tasks", fkPython, nil, pyAirflow},
 	{"Inngest functions", fkPython, nil, pyInngest},
 	{"Modal function retries", fkPython, nil, modalFunctions},
@@ -87,8 +88,10 @@ var detectors = []detector{
 	// JavaScript and TypeScript, by import (BullMQ and Inngest also by a
 	// manifest's dependency).
 	{"JS SDK clients (Anthropic, OpenAI, Stripe, Vercel AI)", fkJS, nil, jsSDKClients},
+	{"ofetch and $fetch (retry, and a GET's default retry)", fkJS, []string{"ofetch"}, jsOfetch},
 	{"p-retry and async-retry", fkJS, nil, jsRetryWrappers},
 	{"TanStack Query", fkJS, nil, tanstackQuery},
+	{"TanStack Query hooks whose query calls an API", fkJS, []string{"use"}, tanstackHooks},
 	{"Temporal activities", fkJS, nil, jsTemporal},
 	{"LangChain.js models", fkJS, nil, jsLangChain},
 	{"Apollo RetryLink", fkJS, nil, apolloRetryLink},
@@ -111,6 +114,7 @@ var detectors = []detector{
 	{"Temporal activity options", fkGo, nil, goTemporal},
 	{"failsafe-go retry policies", fkGo, nil, failsafe},
 	{"Go SDK clients (Anthropic, OpenAI)", fkGo, nil, goSDKClients},
+	{"charm.land/fantasy agent calls", fkGo, []string{"fantasy"}, goFantasy},
 	{"go-retryablehttp", fkGo, nil, retryableHTTP},
 	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
 	{"avast/retry-go", fkGo, nil, avastRetry},

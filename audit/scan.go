@@ -180,7 +180,12 @@ type rootScan struct {
 	// modelled classes (subclass.go).
 	pyClasses []pyClassDef
 	jsClasses []jsClassDef
-	trunc     bool
+	// jsFiles: the JS/TS files that send a request (a fetch, an HTTP
+	// client, an SDK layer), build an HTTP client instance, or call one
+	// another file builds: a query calling a function they export calls an
+	// API (resolveQueries).
+	jsFiles map[string]*jsFileInfo
+	trunc   bool
 	// candCut counts the candidates --max-layers cut before resolution
 	// (cutLayers), candFiles the first of their files by path.
 	candCut   int
@@ -280,8 +285,8 @@ func (s *rootScan) cutLayers() {
 	}
 	rank := func(l Layer) int {
 		switch {
-		case l.loopPending || l.reenqueueTask != "":
-			return 3
+		case l.loopPending || l.reenqueueTask != "" || l.query != nil:
+			return 3 // a query not yet followed to a request is one too (resolveQueries)
 		case l.Unbounded:
 			return 0
 		case l.Retries4xx && l.Attempts > 1:
@@ -322,7 +327,7 @@ func (s *rootScan) cutLayers() {
 
 // candidatesCut is the reason "Not read" gives for the loop candidates
 // --max-layers cut before resolution could read their bounds.
-const candidatesCut = "loop candidates past --max-layers, cut before their bound (in another file or a caller) was read"
+const candidatesCut = "loop and query candidates past --max-layers, cut before their bound (in another file or a caller) or their request was read"
 
 // Scan audits each root: it walks the tree without following a symlink,
 // reads lockfiles for versions, runs the detectors, then groups the layers
@@ -439,6 +444,7 @@ func scanRoot(root string, opt Options) (*rootScan, error) {
 	s.resolveReenqueues(src)
 	s.resolveCallSites(src) // before resolveValues, which drops the loops still pending
 	s.resolveValues(src)
+	s.resolveQueries() // after resolveValues: a query's retry may be a name defined elsewhere
 	// rt5 F4's rule for every layer, whatever read its bound (a knob
 	// written 10**9 or 1e400, a module name bound to 5000): over 1,000
 	// tries is no limit a night notices — unbounded, the critical finding.
@@ -699,6 +705,16 @@ func (s *rootScan) readSource(p pendingFile) {
 			}
 			s.mu.Lock()
 			s.pyClasses = keepFirst(append(s.pyClasses, ds...), maxClassDefs, 2*maxClassDefs, func(d pyClassDef) (string, int) { return d.file, d.line })
+			s.mu.Unlock()
+		}
+	}
+	if p.kind == fkJS {
+		if info := jsFileInfoOf(f, ls); info != nil {
+			s.mu.Lock()
+			if s.jsFiles == nil {
+				s.jsFiles = map[string]*jsFileInfo{}
+			}
+			s.jsFiles[p.rel] = info
 			s.mu.Unlock()
 		}
 	}

@@ -15,14 +15,31 @@ var pySDKClasses = []struct {
 	module, id string
 	names      []string
 }{
-	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex"}},
-	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
+	// AnthropicFoundry subclasses Anthropic with its max_retries default
+	// (anthropics/anthropic-sdk-python src/anthropic/lib/foundry.py
+	// @009b035305e0; issue 37, round 8: agno's two); Client and
+	// AsyncClient are the SDK's aliases, as in OpenAI's (_client.py:
+	// Client = Anthropic).
+	{"anthropic", "anthropic-python", []string{"Anthropic", "AsyncAnthropic", "AnthropicBedrock", "AsyncAnthropicBedrock", "AnthropicVertex", "AsyncAnthropicVertex", "AnthropicFoundry", "AsyncAnthropicFoundry", "Client", "AsyncClient"}},
+	// Client and AsyncClient are the v1 SDK's aliases of OpenAI and
+	// AsyncOpenAI (openai/openai-python src/openai/_client.py: Client =
+	// OpenAI, AsyncClient = AsyncOpenAI @e43b422412a9; issue 37, round 8:
+	// Langchain-Chatchat's eight openai.Client calls).
+	{"openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI", "Client", "AsyncClient"}},
 	// Langfuse's drop-in: the OpenAI SDK's own classes, traced (issue 37,
 	// round 7: camel's six).
 	{"langfuse.openai", "openai-python", []string{"OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"}},
 	{"groq", "groq-python", []string{"Groq", "AsyncGroq"}},
 	{"together", "together-python", []string{"Together", "AsyncTogether"}},
 	{"cohere", "cohere-python", []string{"Client", "ClientV2", "AsyncClient", "AsyncClientV2"}},
+	// Cerebras and Llama API: Stainless clients with their own rows
+	// (issue 37, round 8: agno's four); Client and AsyncClient are their
+	// aliases as in the OpenAI SDK.
+	{"cerebras.cloud.sdk", "cerebras-python", []string{"Cerebras", "AsyncCerebras", "Client", "AsyncClient"}},
+	{"llama_api_client", "llama-api-python", []string{"LlamaAPIClient", "AsyncLlamaAPIClient", "Client", "AsyncClient"}},
+	// ZhipuAI: a Stainless-derived client whose default is 3 retries
+	// (issue 37, round 8: Langchain-Chatchat's embeddings).
+	{"zhipuai", "zhipuai-python", []string{"ZhipuAI"}},
 }
 
 // pySDKClients: Anthropic(max_retries=…), OpenAI(max_retries=…) and
@@ -48,7 +65,14 @@ var (
 	// jsAwsMaxAttempts: the AWS SDK v3 client config's total attempts.
 	jsAwsMaxAttempts = knobRe("maxAttempts")
 	// vercelAICalls are the ai package's calls that take maxRetries.
-	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true}
+	// generateImage (and its experimental_ name, imported under an alias
+	// or not) retries by the same prepareRetries, maxRetries 2 (vercel/ai
+	// packages/ai/src/generate-image/generate-image.ts @00b29610775b;
+	// issue 37, round 8: chatbox's image call).
+	vercelAICalls = map[string]bool{"generateText": true, "streamText": true, "generateObject": true, "streamObject": true, "embed": true, "embedMany": true, "generateImage": true, "experimental_generateImage": true}
+	// cohereTSClasses: cohere-ai's Fern clients (CohereClient,
+	// CohereClientV2), maxRetries 2 by default.
+	cohereTSClasses = map[string]bool{"CohereClient": true, "CohereClientV2": true}
 )
 
 // jsSDKClients: new Anthropic({ maxRetries }), new OpenAI(…), new
@@ -97,6 +121,12 @@ func jsSDKClients(f *file) []Layer {
 			// Flowise's five, no row).
 			for _, o := range jsCalls(f.blanked(), name, true) {
 				out = append(out, jsCallLayer(f, "llamaindex-ts", o, jsMaxRetries, nil))
+			}
+		case mod == "cohere-ai" && cohereTSClasses[b.imported]:
+			// new CohereClient({ token }): every request retried twice on
+			// 408, 429 and 5xx (issue 37, round 8: chatbox's rerank, no row).
+			for _, o := range jsCalls(f.blanked(), name, true) {
+				out = append(out, jsCallLayer(f, "cohere-ts", o, jsMaxRetries, nil))
 			}
 		case mod == "ai" && vercelAICalls[b.imported]:
 			for _, o := range jsCalls(f.blanked(), name, false) {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A repository's own subclass of a modelled client class, defined in one
@@ -149,13 +148,11 @@ func TestSubclassIndexIsBounded(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		write(t, filepath.Join(dir, "m", "u"+strconv.Itoa(i)+".py"), []byte("from models import Chat\nChat()\n"))
 	}
-	start := time.Now()
-	r, err := Scan([]string{dir}, DefaultOptions())
+	var r *Result
+	var err error
+	noHang(t, "3,000 subclasses, 300 callers", func() { r, err = Scan([]string{dir}, DefaultOptions()) })
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Fatalf("scan took %s", d)
 	}
 	if len(r.Layers) != 300 { // one a call, though many classes are named Chat
 		t.Fatalf("%d layers", len(r.Layers))
@@ -171,12 +168,8 @@ func TestNestedClassesAreNotQuadratic(t *testing.T) {
 	for i := 0; b.Len() < 900<<10; i++ {
 		b.WriteString(strings.Repeat(" ", i) + "class C" + strconv.Itoa(i) + "(ChatOpenAI):\n")
 	}
-	start := time.Now()
-	f := newFile(fkPython, "nested.py", []byte(b.String()), nil)
-	defs := pyClassDefs(f)
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("%d classes in %s", len(defs), d)
-	}
+	var defs []pyClassDef
+	noHang(t, "nested classes", func() { defs = pyClassDefs(newFile(fkPython, "nested.py", []byte(b.String()), nil)) })
 	if len(defs) == 0 || defs[0].base == nil || defs[0].base.name != "ChatOpenAI" {
 		t.Fatalf("defs %d", len(defs))
 	}

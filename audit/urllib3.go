@@ -32,7 +32,9 @@ func urllib3(f *file) []Layer {
 	}
 	for _, o := range pyCallsOf(f, "requests.adapters", "HTTPAdapter") {
 		a, b := args(code, o)
-		if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 {
+		// HTTPAdapter(max_retries=-1) is Retry.from_int(-1): Retry(total=-1),
+		// exhausted at the first failure — no retry, no layer.
+		if v, ok, num, k := intKnob(pyMaxRetries, code[a:b]); ok && num && v > 0 && !negativeKnob(pyMaxRetries, code[a+k:b]) {
 			l := newLayer("urllib3-retry", f.rel, f.lines().at(o), "python", ConfidenceMedium)
 			l.set(v, snippet(code[a:b], k))
 			out = append(out, l)

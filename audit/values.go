@@ -34,6 +34,11 @@ type resolution struct {
 	name string
 	valueDef
 	defs int // how many definitions the name has in the file
+	// inForce: the name is bound this many times at module level and the
+	// one the site reads was taken (resolveAt); late: the site is in a
+	// function, which sees the module's last binding once it has loaded.
+	inForce int
+	late    bool
 }
 
 // text is the resolution as the report shows it.
@@ -41,6 +46,12 @@ func (r resolution) text(rel string) string {
 	s := fmt.Sprintf("%s = %d, %s at %s:%d", r.name, r.n, r.how, rel, r.line)
 	if r.defs > 1 {
 		s += fmt.Sprintf("; the largest of %d definitions", r.defs)
+	}
+	switch {
+	case r.inForce > 1 && r.late:
+		s += fmt.Sprintf("; the last of %d module-level bindings, in force once the module has loaded (a call made while it loads may see another)", r.inForce)
+	case r.inForce > 1:
+		s += fmt.Sprintf("; the binding in force there, of %d at module level", r.inForce)
 	}
 	return s
 }
@@ -339,13 +350,23 @@ func goDeclOf(f *ast.File, spec *ast.ValueSpec) (*ast.GenDecl, bool) {
 // segment is looked up as a field, option or key (cfg.RetryMax,
 // this.maxAttempts, settings.max_retries) — as the file defines it.
 func (f *file) resolve(expr string) (resolution, bool) {
-	return f.resolveDepth(expr, 0)
+	return f.resolveDepth(expr, 0, 0)
+}
+
+// resolveAt resolves expr as the code at line site sees it: a name bound
+// more than once at module level (MAX = 3 … MAX = 10) is in force at the
+// binding the site reads — the last before it for a statement at module
+// level, the last in the file for code in a function (which runs after
+// the module is loaded) — not the largest (issue 37's leftovers). Other
+// definitions (a parameter's default beside a constant) keep the worst.
+func (f *file) resolveAt(expr string, site int) (resolution, bool) {
+	return f.resolveDepth(expr, 0, site)
 }
 
 // maxAliasDepth bounds a chain of names (attempts = MAX_ATTEMPTS, MAX_ATTEMPTS = 3).
 const maxAliasDepth = 4
 
-func (f *file) resolveDepth(expr string, depth int) (resolution, bool) {
+func (f *file) resolveDepth(expr string, depth, site int) (resolution, bool) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" || len(expr) > 120 {
 		return resolution{}, false
@@ -374,7 +395,7 @@ func (f *file) resolveDepth(expr string, depth int) (resolution, bool) {
 			if a.to == expr {
 				continue
 			}
-			if r, ok := f.resolveDepth(a.to, depth+1); ok {
+			if r, ok := f.resolveDepth(a.to, depth+1, 0); ok {
 				defs = append(defs, valueDef{r.n, a.line, fmt.Sprintf("%s, %s = %d (%s at %s:%d)", a.how, a.to, r.n, r.how, f.rel, r.line)})
 			}
 		}
@@ -393,8 +414,44 @@ func (f *file) resolveDepth(expr string, depth int) (resolution, bool) {
 	r := resolution{name: expr, valueDef: worst, defs: 1}
 	if len(distinct) > 1 {
 		r.defs = len(defs)
+		if d, ok := f.bindingAt(defs, site); ok {
+			r.valueDef, r.defs, r.inForce, r.late = d, 1, len(defs), !f.atModuleLevel(site)
+		}
 	}
 	return r, true
+}
+
+// bindingAt is the module-level binding of defs in force at line site
+// (resolveAt), when every definition is one.
+func (f *file) bindingAt(defs []valueDef, site int) (valueDef, bool) {
+	if site <= 0 {
+		return valueDef{}, false
+	}
+	for _, d := range defs {
+		if d.how != "constant" && d.how != "value assigned" || !f.atModuleLevel(d.line) {
+			return valueDef{}, false
+		}
+	}
+	inFunction := !f.atModuleLevel(site)
+	var last valueDef
+	found := false
+	for _, d := range defs {
+		if (inFunction || d.line <= site) && (!found || d.line > last.line) {
+			last, found = d, true
+		}
+	}
+	return last, found
+}
+
+// atModuleLevel: line (1-based) starts at column 0 — a module's own
+// statement, not one in a function or class body.
+func (f *file) atModuleLevel(line int) bool {
+	ln := f.lines()
+	if line < 1 || line > len(ln) {
+		return false
+	}
+	off := ln[line-1]
+	return off < len(f.raw) && f.raw[off] != ' ' && f.raw[off] != '\t'
 }
 
 // literal is an integer literal within the audit's bounds.
@@ -445,7 +502,7 @@ func resolvePending(f *file, ls []Layer) {
 			l.Note = ""
 			continue
 		}
-		r, ok := f.resolve(expr)
+		r, ok := f.resolveAt(expr, l.Line)
 		if !ok {
 			if isName(expr) {
 				l.valueName, l.valueExpr = lastSegment(expr), expr

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestStallWatchdogsAreLayers: six watchdogs written six ways — an idle
@@ -131,12 +130,10 @@ func TestWatchdogDetectorsOnHostileFiles(t *testing.T) {
 		}
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, name), []byte(body))
-		start := time.Now()
-		if _, err := Scan([]string{dir}, DefaultOptions()); err != nil {
+		var err error
+		noHang(t, name, func() { _, err = Scan([]string{dir}, DefaultOptions()) })
+		if err != nil {
 			t.Fatal(err)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("%s: %v", name, d)
 		}
 	}
 }

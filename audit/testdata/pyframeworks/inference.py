@@ -1,6 +1,6 @@
 # Shapes from Azure/azure-sdk-for-python sdk/ai/azure-ai-inference samples:
-# ChatCompletionsClient with default and narrowed retries; a Blob client is
-# not an LLM call and is not reported.
+# ChatCompletionsClient with default and narrowed retries; a Blob client
+# retries by the storage package's own ExponentialRetry (4 attempts).
 from azure.ai.inference import ChatCompletionsClient
 from azure.core.credentials import AzureKeyCredential
 from azure.storage.blob import BlobServiceClient
