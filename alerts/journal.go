@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/statedir/flock"
 )
 
@@ -712,11 +713,25 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	return fmt.Errorf("%w: journal %s: cannot keep %d bytes free for kills under way: %v; free space on its file system", ErrNoRoom, j.path, n, ferr)
 }
 
+// marshalRecord is a record's line as the journal writes it: JSON, with
+// every character display.Text would escape written as a \u escape (R7-7).
+// Job IDs, run IDs and an alert's reason come from the log; a person runs
+// `tail -f` or `jq .` on this file, and a raw U+202E or C1 control would
+// reorder or drive their terminal. The escape is the same JSON value, so a
+// record reads back byte for byte (keys, identity and resends unchanged).
+func marshalRecord(r Record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return display.JSON(b), nil
+}
+
 // shrinkOutcome cuts a command's kept output until the record fits
 // maxOutcomeBytes; what went is said in the record.
 func shrinkOutcome(r Record) []byte {
 	for _, keep := range []int{1024, 0} {
-		b, _ := json.Marshal(r)
+		b, _ := marshalRecord(r)
 		if len(b) < maxOutcomeBytes {
 			return b
 		}
@@ -725,7 +740,7 @@ func shrinkOutcome(r Record) []byte {
 			r.Error = cutTo(r.Error, 1024)
 		}
 	}
-	b, _ := json.Marshal(r)
+	b, _ := marshalRecord(r)
 	return b
 }
 
@@ -741,7 +756,7 @@ func (j *Journal) append(r Record, outcome bool) error {
 		return nil
 	}
 	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
-	b, err := json.Marshal(r)
+	b, err := marshalRecord(r)
 	if err != nil {
 		return err
 	}
@@ -855,7 +870,7 @@ func (j *Journal) compactNow() error {
 	w := bufio.NewWriter(tmp)
 	var size int64
 	for _, r := range recs {
-		b, err := json.Marshal(r)
+		b, err := marshalRecord(r)
 		if err != nil {
 			tmp.Close()
 			return err
