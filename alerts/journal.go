@@ -156,6 +156,11 @@ type Journal struct {
 	// noFallocate is set when the file system cannot reserve room beyond
 	// the end of the file (see room): the file-size limit is still checked.
 	noFallocate bool
+	// unreserved is set while the room kept for outcomes could not be
+	// allocated (RoomProblem); tight when it was, but not the slack past
+	// it (a nearly full disk).
+	unreserved string
+	tight      bool
 	// allocated is the offset up to which f's blocks are known allocated
 	// (see room): an append within it makes no system call.
 	allocated int64
@@ -242,7 +247,12 @@ func OpenJournal(path string) (*Journal, error) {
 	// keep it, or a journal that has none, is said at start (Warnings),
 	// not at the first kill.
 	if err := j.room(j.f, j.size, ReserveBytes); err != nil {
-		j.warnings = append(j.warnings, fmt.Sprintf("%v: until it has room, kills are held, not fired", err))
+		j.unreserved = fmt.Sprintf("%v: until it has room, kills are held, not fired", err)
+		j.warnings = append(j.warnings, j.unreserved)
+	} else if j.tight {
+		// The room is kept, not the slack past it: the disk is nearly
+		// full, and said so now rather than at the first kill.
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: its file system is nearly full: the %d bytes kept for kills under way are allocated, but not the %d past them; the spool beside it writes only while more than %d bytes are free", j.path, ReserveBytes, allocSlack, JournalNeedsFree))
 	}
 	j.live = j.size
 	if j.size > compactAbove {
@@ -654,6 +664,24 @@ func (j *Journal) Reserve() error {
 // be allocated again at every append.
 const allocSlack = 1 << 20
 
+// JournalNeedsFree is the free space the spool beside the journal leaves
+// on their file system (spool.Options.KeepFree): the room kept for
+// outcomes and the slack the journal allocates past it, so that burnrate's
+// own spool never fills the disk under a kill (red team R7-4).
+const JournalNeedsFree = ReserveBytes + allocSlack
+
+// RoomProblem is "" while the journal holds the room it keeps for the
+// outcomes of kills under way; else why not (a full disk at start): until
+// it has it, kills are held. The header and the stop say it.
+func (j *Journal) RoomProblem() string {
+	if j == nil {
+		return ""
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.unreserved
+}
+
 // rlimInfinity is RLIM_INFINITY on Linux.
 const rlimInfinity = ^uint64(0)
 
@@ -691,6 +719,7 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	if ferr == nil {
 		if f == j.f {
 			j.allocated = size + n + allocSlack
+			j.unreserved, j.tight = "", false
 		}
 		return nil
 	}
@@ -701,6 +730,7 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	case ferr == nil:
 		if f == j.f {
 			j.allocated = size + n
+			j.unreserved, j.tight = "", true
 		}
 		return nil
 	case errors.Is(ferr, syscall.EOPNOTSUPP) || errors.Is(ferr, syscall.ENOSYS):
