@@ -252,7 +252,7 @@ func OpenJournal(path string) (*Journal, error) {
 	} else if j.tight {
 		// The room is kept, not the slack past it: the disk is nearly
 		// full, and said so now rather than at the first kill.
-		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: its file system is nearly full: the %d bytes kept for kills under way are allocated, but not the %d past them; the spool beside it writes only while more than %d bytes are free", j.path, ReserveBytes, allocSlack, JournalNeedsFree))
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: its file system is nearly full: the %d bytes kept for kills under way are allocated, but not the %d past them; a spool beside it (watch on stdin, OTLP or --from-end) writes only while more than %d bytes are free", j.path, ReserveBytes, allocSlack, JournalNeedsFree))
 	}
 	j.live = j.size
 	if j.size > compactAbove {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -40,5 +42,41 @@ func TestProtocolErrorIsMisconfigured(t *testing.T) {
 	d := p.Post(context.Background(), "http://127.0.0.1:1/hook", "k", []byte("{}"))
 	if errors.Is(d.Err, ErrMisconfigured) || d.Attempts < 2 {
 		t.Errorf("a refused connection: %d attempt(s), %v; want retried", d.Attempts, d.Err)
+	}
+}
+
+// TestAJournalWithoutItsRoomSaysSoAtStart (R7-4): a journal that cannot
+// keep the room for kills under way at start says so in its warnings and
+// in RoomProblem (the header's journal status) before any kill, and says
+// nothing once the room is kept. The room is refused by RLIMIT_FSIZE,
+// which room checks first (Go ignores SIGXFSZ: a write past it fails).
+func TestAJournalWithoutItsRoomSaysSoAtStart(t *testing.T) {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip(err)
+	}
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	lim := old
+	lim.Cur = 64 << 10 // under ReserveBytes
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Skip(err)
+	}
+	j, err := OpenJournal(path)
+	syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if p := j.RoomProblem(); !strings.Contains(p, "kills are held") {
+		t.Errorf("RoomProblem = %q, want the held kills said", p)
+	}
+	if w := strings.Join(j.Warnings(), "\n"); !strings.Contains(w, "kills are held") {
+		t.Errorf("warnings %q do not say it", w)
+	}
+	if err := j.Reserve(); err != nil {
+		t.Fatalf("the limit lifted, Reserve: %v", err)
+	}
+	if p := j.RoomProblem(); p != "" {
+		t.Errorf("RoomProblem = %q once the room is kept, want none", p)
 	}
 }
