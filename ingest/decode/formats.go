@@ -1134,6 +1134,9 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		if d.generic.read(d.p, &d.ev, &d.gev, line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }) {
 			return ingest.Accepted // the safety net: a usage object beside a model
 		}
+		if d.generic.readError(d.p, &d.ev, &d.gev, line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }) {
+			return ingest.Accepted // and its failed calls: an errorCode beside a model
+		}
 		d.jsonNoEvent++
 		if d.jsonNoEvent <= maxKeyedLines {
 			d.countKeys(line)

@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnnamedProducersKeepTheirFailures (red team R7-18): the generic
+// reader read a Bedrock invocation log's 20 calls and skipped its 5
+// ThrottlingException records (no output, an errorCode) as no_event, and
+// Helicone's response_status 429 was read as an unknown status: the
+// failures — what burnrate exists to count — were what was lost. Now the
+// throttled records are failed calls of status 429, said in the hint,
+// and response_status is a status.
+func TestUnnamedProducersKeepTheirFailures(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var bed, hel strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&bed, `{"schemaType":"ModelInvocationLog","schemaVersion":"1.0","timestamp":"2026-06-02T00:%02d:00Z","requestId":"ok-%d","operation":"InvokeModel","modelId":"anthropic.claude-3-haiku-20240307-v1:0","input":{"inputTokenCount":1200},"output":{"outputBodyJson":{"model":"claude-3-haiku-20240307","usage":{"input_tokens":1200,"output_tokens":300}},"outputTokenCount":300}}`+"\n", i, i)
+		fmt.Fprintf(&bed, `{"schemaType":"ModelInvocationLog","schemaVersion":"1.0","timestamp":"2026-06-02T00:%02d:30Z","requestId":"thr-%d","operation":"Converse","modelId":"anthropic.claude-3-haiku-20240307-v1:0","errorCode":"ThrottlingException","input":{"inputTokenCount":900}}`+"\n", i, i)
+		status, tokens := 200, 1500
+		if i%2 == 0 {
+			status, tokens = 429, 0
+		}
+		fmt.Fprintf(&hel, `{"request_id":"r%d","request_created_at":"2026-06-02T02:%02d:00.000Z","model":"gpt-4o","provider":"OPENAI","response_status":%d,"prompt_tokens":%d,"completion_tokens":%d}`+"\n", i, i, status, tokens, tokens/10)
+	}
+	for name, c := range map[string]struct {
+		body, status string
+		failed       int
+	}{
+		"bedrock.jsonl":  {bed.String(), "200×6 429×6", 6},
+		"helicone.jsonl": {hel.String(), "200×3 429×3", 3},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.body), 0o644)
+		cmd := exec.Command(bin, "report", p)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		md, err := cmd.Output()
+		if err != nil && len(md) == 0 {
+			t.Fatalf("%s: %v\n%s", name, err, stderr.String())
+		}
+		if !strings.Contains(string(md), "| Status of model calls | "+c.status+" |") {
+			t.Errorf("%s: want statuses %s; report:\n%.1500s\nstderr: %s", name, c.status, md, stderr.String())
+		}
+		if name == "bedrock.jsonl" && !strings.Contains(stderr.String(), "6 failed call(s) read from an errorCode") {
+			t.Errorf("%s: the hint does not say the failed calls read: %s", name, stderr.String())
+		}
+	}
+}
