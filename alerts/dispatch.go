@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -582,6 +583,44 @@ func IdempotencyKey(action string, a Alert) string {
 	return hex.EncodeToString(h[:16])
 }
 
+// rekeyAfter is how much later (log time) than a finished kill a new
+// trigger of the same key must come to be another kill: the resend
+// horizon, within which a log read again raises the same kill at about
+// the same log time (engine.ResendHorizon).
+const rekeyAfter = int64(time.Hour)
+
+// maxGenerations bounds the walk over a key's generations.
+const maxGenerations = 1 << 10
+
+// keyFor is the Idempotency-Key of action for a: IdempotencyKey, unless
+// the journal says the kill of that key is finished (acknowledged,
+// rejected, gave up) at a log time more than rekeyAfter before a's — then
+// it is another night's kill of the same job under a run ID that did not
+// change (a scheduler's static "nightly-batch", an operator's --run-id),
+// and takes the key's next generation (red team R7-21: tomorrow's runaway
+// job was "already acknowledged before a restart: not sent again", and
+// burned on). A log read again raises a kill at about the log time it
+// was journaled at, so it finds its generation finished, and is not sent
+// again; a generation is a function of the journal and the log time, so a
+// restart derives the same key.
+func (d *Dispatcher) keyFor(action string, a Alert) string {
+	base := IdempotencyKey(action, a)
+	key := base
+	for gen := 1; gen <= maxGenerations; gen++ {
+		prev, ok := d.journal.Last(key)
+		if !ok || !prev.State.Blocks() || a.At == 0 {
+			return key
+		}
+		at, err := time.Parse(time.RFC3339Nano, prev.LogAt)
+		if err != nil || a.At-at.UnixNano() <= rekeyAfter {
+			return key
+		}
+		h := sha256.Sum256([]byte(base + "\x00" + strconv.Itoa(gen)))
+		key = hex.EncodeToString(h[:16])
+	}
+	return key
+}
+
 // jobKillNotSent says why a job's kill sends nothing ("" when it is sent).
 func (d *Dispatcher) jobKillNotSent() string {
 	switch {
@@ -607,7 +646,7 @@ func (d *Dispatcher) Kill(a Alert) {
 		// A dashboard beside the daemon that kills: say what the journal
 		// says the daemon did, not that nothing was done.
 		for _, action := range []string{actionKillWebhook, actionKillExec, actionRunKillExec} {
-			if prev, ok := d.journal.Last(IdempotencyKey(action, a)); ok {
+			if prev, ok := d.journal.Last(d.keyFor(action, a)); ok {
 				d.setState(a, prev.State)
 				d.report(Result{Alert: a, Action: action, State: prev.State, Detail: "no kill hook here; the journal says another burnrate's kill is " + string(prev.State)})
 				return
@@ -709,7 +748,7 @@ func (d *Dispatcher) forgetRun(runID string) {
 // request journals a new action and queues it, unless the journal says it
 // is finished already, it is under way, or this process may not act.
 func (d *Dispatcher) request(t task) {
-	t.key = IdempotencyKey(t.action, t.alert)
+	t.key = d.keyFor(t.action, t.alert)
 	if !d.claim(t.key) {
 		if prev, ok := d.journal.Last(t.key); ok && prev.State.Blocks() {
 			if t.kill() {
