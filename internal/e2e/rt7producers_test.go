@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,5 +52,46 @@ func TestUnnamedProducersKeepTheirFailures(t *testing.T) {
 		if name == "bedrock.jsonl" && !strings.Contains(stderr.String(), "6 failed call(s) read from an errorCode") {
 			t.Errorf("%s: the hint does not say the failed calls read: %s", name, stderr.String())
 		}
+	}
+}
+
+// TestAnExportDocumentIsReadRecordByRecord (red team R7-20): an API
+// export — {"data":[…records…],"meta":{…}}, Langfuse's observations page
+// — was read as ONE call, its first record with usage: a quarter of the
+// spend reported as the whole, exit 0. Its records are read one by one,
+// as the same records one per line are: the two reports agree.
+func TestAnExportDocumentIsReadRecordByRecord(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var recs []string
+	for i := range 12 {
+		if i%3 == 2 {
+			recs = append(recs, fmt.Sprintf(`{"id":"obs-%d","traceId":"trace-%d","type":"GENERATION","startTime":"2026-06-02T00:00:%02d.000Z","model":"gpt-4o","level":"DEFAULT","usageDetails":{"input":1000,"output":100,"total":1100}}`, i, i/3, i))
+		} else {
+			recs = append(recs, fmt.Sprintf(`{"id":"obs-%d","traceId":"trace-%d","type":"GENERATION","startTime":"2026-06-02T00:00:%02d.000Z","model":"gpt-4o","level":"ERROR","statusMessage":"Error code: 429","usageDetails":{"input":1000,"output":100}}`, i, i/3, i))
+		}
+	}
+	doc := filepath.Join(dir, "observations.json")
+	lines := filepath.Join(dir, "observations.jsonl")
+	os.WriteFile(doc, []byte(`{"data":[`+strings.Join(recs, ",\n  ")+`],"meta":{"page":1,"limit":50,"totalItems":12,"totalPages":1}}`), 0o644)
+	os.WriteFile(lines, []byte(strings.Join(recs, "\n")+"\n"), 0o644)
+	totals := func(p string) string {
+		out, err := exec.Command(bin, "report", "--format", "json", p).Output()
+		if err != nil && len(out) == 0 {
+			t.Fatal(err)
+		}
+		var r struct {
+			Totals struct {
+				Attempts int     `json:"attempts"`
+				Spend    float64 `json:"spend_usd"`
+			} `json:"totals"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		return fmt.Sprintf("%d attempts, $%g", r.Totals.Attempts, r.Totals.Spend)
+	}
+	if d, l := totals(doc), totals(lines); d != l || !strings.HasPrefix(d, "12 attempts") {
+		t.Errorf("the document reads %s, its records one per line %s: want the same, 12 attempts", d, l)
 	}
 }
