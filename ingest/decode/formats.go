@@ -596,8 +596,8 @@ type jsonlDecoder struct {
 	// docRecords counts the records read so, docSkipped those of them
 	// that were no event, for the hint.
 	docRecords, docSkipped int64
-	keys        map[string]int    // key path → lines that had it
-	scalars     map[string]string // the paths whose value was a string or a number → their key
+	keys                   map[string]int    // key path → lines that had it
+	scalars                map[string]string // the paths whose value was a string or a number → their key
 	// and for files that are not JSON at all: the first such line.
 	notJSON  int
 	firstBad []byte
