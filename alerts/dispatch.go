@@ -108,6 +108,9 @@ type Dispatcher struct {
 	queue []task
 	wake  chan struct{} // one token: work was queued or the dispatcher stops
 	busy  int           // workers delivering right now
+	// busyNotify are the busy workers delivering a notification (at most
+	// maxNotifyWorkers: see pick).
+	busyNotify int
 	// claimed holds every key queued or under way. A key is claimed (see
 	// claim) under mu after the journal said it does not block, and
 	// released only after its final record is in the journal: the resend
@@ -316,26 +319,32 @@ func (d *Dispatcher) work() {
 	defer d.wg.Done()
 	for {
 		d.mu.Lock()
-		for len(d.queue) == 0 && !d.stopped {
+		i := -1
+		for d.ctx.Err() == nil {
+			if i = d.pick(); i >= 0 || (len(d.queue) == 0 && d.stopped) {
+				break
+			}
 			d.mu.Unlock()
 			select {
 			case <-d.wake:
 			case <-d.ctx.Done():
 			}
 			d.mu.Lock()
-			if d.ctx.Err() != nil {
-				break
-			}
 		}
-		if len(d.queue) == 0 || d.ctx.Err() != nil {
+		if i < 0 || d.ctx.Err() != nil {
 			d.mu.Unlock()
 			d.poke() // pass the stop on to the next worker
 			return
 		}
-		t := d.queue[0]
-		d.queue[0] = task{}
-		d.queue = d.queue[1:]
+		t := d.queue[i]
+		copy(d.queue[i:], d.queue[i+1:])
+		d.queue[len(d.queue)-1] = task{}
+		d.queue = d.queue[:len(d.queue)-1]
 		d.busy++
+		notify := !t.kill()
+		if notify {
+			d.busyNotify++
+		}
 		more := len(d.queue) > 0
 		d.mu.Unlock()
 		if more {
@@ -344,15 +353,48 @@ func (d *Dispatcher) work() {
 		finished := d.run(d.ctx, t)
 		d.mu.Lock()
 		d.busy--
+		if notify {
+			d.busyNotify--
+		}
 		if finished {
 			// Its final record is journaled: a later request finds it
 			// there. An interrupted one stays claimed: the next start
 			// sends it.
 			delete(d.claimed, t.key)
 		}
+		more = len(d.queue) > 0
 		d.mu.Unlock()
 		d.inflight.Done()
+		if notify && more {
+			d.poke() // a notification's worker freed: what waited for it may go
+		}
 	}
+}
+
+// maxNotifyWorkers is how many workers may deliver notifications at once:
+// one is always kept for kills, so a notify receiver that hangs (Slack
+// down, a stuck proxy) holds notifications only, never a kill (red team
+// R7-24: four hung notifications held every worker, and the kill waited
+// 59 s, or never left a run stopped meanwhile).
+const maxNotifyWorkers = actionWorkers - 1
+
+// pick is the index of the queued task a free worker takes, under mu: the
+// first kill, else the first notification while fewer than
+// maxNotifyWorkers deliver one; -1 for none.
+func (d *Dispatcher) pick() int {
+	first := -1
+	for i := range d.queue {
+		if d.queue[i].kill() {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 && d.busyNotify < maxNotifyWorkers {
+		return first
+	}
+	return -1
 }
 
 func (d *Dispatcher) poke() {

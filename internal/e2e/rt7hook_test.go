@@ -2,14 +2,18 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // hostilePeer is a raw TCP listener that reads each request and writes
@@ -85,5 +89,71 @@ func TestAHostileWebhookAnswerIsNotRetried(t *testing.T) {
 				t.Errorf("the peer's bytes reach the output raw or unredacted:\n%s\n%s", d.out(), d.err())
 			}
 		})
+	}
+}
+
+// TestAHungNotifyReceiverNeverHoldsAKill (red team R7-24): a notify
+// webhook that accepts and never answers held all four action workers
+// (a delivery holds its worker up to its 60 s deadline), and the kill of
+// a job over its ceiling waited 59 s behind them — or never left a run
+// stopped meanwhile. One worker is kept for kills: the kill goes at once.
+func TestAHungNotifyReceiverNeverHoldsAKill(t *testing.T) {
+	dir := t.TempDir()
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		hung.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	var notified atomic.Int32
+	go func() {
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+			notified.Add(1)
+		}
+	}()
+	// 60 jobs of their own type retrying a 400 (a finding of each type:
+	// notifications), then one job over its ceiling.
+	var b strings.Builder
+	ts := 0
+	for j := range 60 {
+		for a := 1; a <= 11; a++ {
+			fmt.Fprintf(&b, `{"ts":%d,"event":"llm_call","job_id":"noisy-%02d","job_type":"ty%02d","run_id":"r","idempotency_key":"n%d","attempt":%d,"model":"gpt-4o-mini","status":400,"input_tokens":10,"output_tokens":1}`+"\n", 1780358400+ts, j, j, j, a)
+			ts++
+		}
+	}
+	for i := range 10 {
+		fmt.Fprintf(&b, `{"ts":%d,"event":"llm_call","job_id":"hot","job_type":"hot","run_id":"r","idempotency_key":"h%d","model":"gpt-4o","status":200,"input_tokens":20000,"output_tokens":2000}`+"\n", 1780358400+ts, i)
+		ts++
+	}
+	logPath := filepath.Join(dir, "noisy.jsonl")
+	testutil.WriteFile(t, logPath, b.String())
+	rc := newReceiver(t, false)
+	start := time.Now()
+	d := startDaemon(t, "--job-ceiling", "0.5", "--notify-webhook", "http://"+hung.Addr().String()+"/n", "--kill-webhook", rc.URL,
+		"--journal", filepath.Join(dir, "journal.jsonl"), logPath)
+	waitUntil(t, "the kill delivered", 30*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) > 0 })
+	took := time.Since(start)
+	d.stop(syscall.SIGTERM)
+	t.Logf("kill delivered %s after start; %d notify connection(s) held open", took, notified.Load())
+	if notified.Load() < 3 {
+		t.Fatalf("only %d notifications reached the hung receiver: the test did not hold the workers", notified.Load())
+	}
+	if took > 10*time.Second {
+		t.Errorf("the kill came %s after start, behind hung notifications", took)
 	}
 }
