@@ -1144,19 +1144,23 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				// (red team R7-20: it was read as its first record with
 				// usage, a quarter of the spend, exit 0).
 				d.inDocument = true
-				read := 0
+				noEvent := d.jsonNoEvent
+				var read int64
 				for _, rec := range recs {
-					d.docRecords++
 					if d.decode(rec, emit) == ingest.Accepted {
 						read++
-					} else {
-						d.docSkipped++
 					}
 				}
 				d.inDocument = false
 				if read > 0 {
+					d.docRecords += int64(len(recs))
+					d.docSkipped += int64(len(recs)) - read
 					return ingest.Accepted
 				}
+				// No record of it read: the document is read whole, as
+				// before (a call whose messages are an array), and counted
+				// once.
+				d.jsonNoEvent = noEvent
 			}
 		}
 		if d.generic.read(d.p, &d.ev, &d.gev, line, func(ev *ingest.Event) { d.holdOrEmit(emit, ev) }) {

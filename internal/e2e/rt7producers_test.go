@@ -94,4 +94,17 @@ func TestAnExportDocumentIsReadRecordByRecord(t *testing.T) {
 	if d, l := totals(doc), totals(lines); d != l || !strings.HasPrefix(d, "12 attempts") {
 		t.Errorf("the document reads %s, its records one per line %s: want the same, 12 attempts", d, l)
 	}
+	// One call whose messages are an array stays one call, read whole.
+	one := filepath.Join(dir, "one.json")
+	os.WriteFile(one, []byte(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"response":{"model":"gpt-4o","usage":{"prompt_tokens":1000,"completion_tokens":100}}}`), 0o644)
+	if got := totals(one); !strings.HasPrefix(got, "1 attempts") {
+		t.Errorf("a call with a messages array reads %s, want 1 attempt", got)
+	}
+	cmd := exec.Command(bin, "report", one)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Run()
+	if strings.Contains(stderr.String(), "read one by one") {
+		t.Errorf("a call's messages are said to be a document's records: %s", stderr.String())
+	}
 }
