@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,9 @@ type Dispatcher struct {
 	queue []task
 	wake  chan struct{} // one token: work was queued or the dispatcher stops
 	busy  int           // workers delivering right now
+	// busyNotify are the busy workers delivering a notification (at most
+	// maxNotifyWorkers: see pick).
+	busyNotify int
 	// claimed holds every key queued or under way. A key is claimed (see
 	// claim) under mu after the journal said it does not block, and
 	// released only after its final record is in the journal: the resend
@@ -315,26 +319,32 @@ func (d *Dispatcher) work() {
 	defer d.wg.Done()
 	for {
 		d.mu.Lock()
-		for len(d.queue) == 0 && !d.stopped {
+		i := -1
+		for d.ctx.Err() == nil {
+			if i = d.pick(); i >= 0 || (len(d.queue) == 0 && d.stopped) {
+				break
+			}
 			d.mu.Unlock()
 			select {
 			case <-d.wake:
 			case <-d.ctx.Done():
 			}
 			d.mu.Lock()
-			if d.ctx.Err() != nil {
-				break
-			}
 		}
-		if len(d.queue) == 0 || d.ctx.Err() != nil {
+		if i < 0 || d.ctx.Err() != nil {
 			d.mu.Unlock()
 			d.poke() // pass the stop on to the next worker
 			return
 		}
-		t := d.queue[0]
-		d.queue[0] = task{}
-		d.queue = d.queue[1:]
+		t := d.queue[i]
+		copy(d.queue[i:], d.queue[i+1:])
+		d.queue[len(d.queue)-1] = task{}
+		d.queue = d.queue[:len(d.queue)-1]
 		d.busy++
+		notify := !t.kill()
+		if notify {
+			d.busyNotify++
+		}
 		more := len(d.queue) > 0
 		d.mu.Unlock()
 		if more {
@@ -343,15 +353,48 @@ func (d *Dispatcher) work() {
 		finished := d.run(d.ctx, t)
 		d.mu.Lock()
 		d.busy--
+		if notify {
+			d.busyNotify--
+		}
 		if finished {
 			// Its final record is journaled: a later request finds it
 			// there. An interrupted one stays claimed: the next start
 			// sends it.
 			delete(d.claimed, t.key)
 		}
+		more = len(d.queue) > 0
 		d.mu.Unlock()
 		d.inflight.Done()
+		if notify && more {
+			d.poke() // a notification's worker freed: what waited for it may go
+		}
 	}
+}
+
+// maxNotifyWorkers is how many workers may deliver notifications at once:
+// one is always kept for kills, so a notify receiver that hangs (Slack
+// down, a stuck proxy) holds notifications only, never a kill (red team
+// R7-24: four hung notifications held every worker, and the kill waited
+// 59 s, or never left a run stopped meanwhile).
+const maxNotifyWorkers = actionWorkers - 1
+
+// pick is the index of the queued task a free worker takes, under mu: the
+// first kill, else the first notification while fewer than
+// maxNotifyWorkers deliver one; -1 for none.
+func (d *Dispatcher) pick() int {
+	first := -1
+	for i := range d.queue {
+		if d.queue[i].kill() {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 && d.busyNotify < maxNotifyWorkers {
+		return first
+	}
+	return -1
 }
 
 func (d *Dispatcher) poke() {
@@ -582,6 +625,44 @@ func IdempotencyKey(action string, a Alert) string {
 	return hex.EncodeToString(h[:16])
 }
 
+// rekeyAfter is how much later (log time) than a finished kill a new
+// trigger of the same key must come to be another kill: the resend
+// horizon, within which a log read again raises the same kill at about
+// the same log time (engine.ResendHorizon).
+const rekeyAfter = int64(time.Hour)
+
+// maxGenerations bounds the walk over a key's generations.
+const maxGenerations = 1 << 10
+
+// keyFor is the Idempotency-Key of action for a: IdempotencyKey, unless
+// the journal says the kill of that key is finished (acknowledged,
+// rejected, gave up) at a log time more than rekeyAfter before a's — then
+// it is another night's kill of the same job under a run ID that did not
+// change (a scheduler's static "nightly-batch", an operator's --run-id),
+// and takes the key's next generation (red team R7-21: tomorrow's runaway
+// job was "already acknowledged before a restart: not sent again", and
+// burned on). A log read again raises a kill at about the log time it
+// was journaled at, so it finds its generation finished, and is not sent
+// again; a generation is a function of the journal and the log time, so a
+// restart derives the same key.
+func (d *Dispatcher) keyFor(action string, a Alert) string {
+	base := IdempotencyKey(action, a)
+	key := base
+	for gen := 1; gen <= maxGenerations; gen++ {
+		prev, ok := d.journal.Last(key)
+		if !ok || !prev.State.Blocks() || a.At == 0 {
+			return key
+		}
+		at, err := time.Parse(time.RFC3339Nano, prev.LogAt)
+		if err != nil || a.At-at.UnixNano() <= rekeyAfter {
+			return key
+		}
+		h := sha256.Sum256([]byte(base + "\x00" + strconv.Itoa(gen)))
+		key = hex.EncodeToString(h[:16])
+	}
+	return key
+}
+
 // jobKillNotSent says why a job's kill sends nothing ("" when it is sent).
 func (d *Dispatcher) jobKillNotSent() string {
 	switch {
@@ -607,7 +688,7 @@ func (d *Dispatcher) Kill(a Alert) {
 		// A dashboard beside the daemon that kills: say what the journal
 		// says the daemon did, not that nothing was done.
 		for _, action := range []string{actionKillWebhook, actionKillExec, actionRunKillExec} {
-			if prev, ok := d.journal.Last(IdempotencyKey(action, a)); ok {
+			if prev, ok := d.journal.Last(d.keyFor(action, a)); ok {
 				d.setState(a, prev.State)
 				d.report(Result{Alert: a, Action: action, State: prev.State, Detail: "no kill hook here; the journal says another burnrate's kill is " + string(prev.State)})
 				return
@@ -709,7 +790,7 @@ func (d *Dispatcher) forgetRun(runID string) {
 // request journals a new action and queues it, unless the journal says it
 // is finished already, it is under way, or this process may not act.
 func (d *Dispatcher) request(t task) {
-	t.key = IdempotencyKey(t.action, t.alert)
+	t.key = d.keyFor(t.action, t.alert)
 	if !d.claim(t.key) {
 		if prev, ok := d.journal.Last(t.key); ok && prev.State.Blocks() {
 			if t.kill() {

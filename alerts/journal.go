@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/burnrate-dev/burnrate/correlate"
+	"github.com/burnrate-dev/burnrate/display"
 	"github.com/burnrate-dev/burnrate/statedir/flock"
 )
 
@@ -155,6 +156,11 @@ type Journal struct {
 	// noFallocate is set when the file system cannot reserve room beyond
 	// the end of the file (see room): the file-size limit is still checked.
 	noFallocate bool
+	// unreserved is set while the room kept for outcomes could not be
+	// allocated (RoomProblem); tight when it was, but not the slack past
+	// it (a nearly full disk).
+	unreserved string
+	tight      bool
 	// allocated is the offset up to which f's blocks are known allocated
 	// (see room): an append within it makes no system call.
 	allocated int64
@@ -241,7 +247,12 @@ func OpenJournal(path string) (*Journal, error) {
 	// keep it, or a journal that has none, is said at start (Warnings),
 	// not at the first kill.
 	if err := j.room(j.f, j.size, ReserveBytes); err != nil {
-		j.warnings = append(j.warnings, fmt.Sprintf("%v: until it has room, kills are held, not fired", err))
+		j.unreserved = fmt.Sprintf("%v: until it has room, kills are held, not fired", err)
+		j.warnings = append(j.warnings, j.unreserved)
+	} else if j.tight {
+		// The room is kept, not the slack past it: the disk is nearly
+		// full, and said so now rather than at the first kill.
+		j.warnings = append(j.warnings, fmt.Sprintf("journal %s: its file system is nearly full: the %d bytes kept for kills under way are allocated, but not the %d past them; a spool beside it (watch on stdin, OTLP or --from-end) writes only while more than %d bytes are free", j.path, ReserveBytes, allocSlack, JournalNeedsFree))
 	}
 	j.live = j.size
 	if j.size > compactAbove {
@@ -653,6 +664,24 @@ func (j *Journal) Reserve() error {
 // be allocated again at every append.
 const allocSlack = 1 << 20
 
+// JournalNeedsFree is the free space the spool beside the journal leaves
+// on their file system (spool.Options.KeepFree): the room kept for
+// outcomes and the slack the journal allocates past it, so that burnrate's
+// own spool never fills the disk under a kill (red team R7-4).
+const JournalNeedsFree = ReserveBytes + allocSlack
+
+// RoomProblem is "" while the journal holds the room it keeps for the
+// outcomes of kills under way; else why not (a full disk at start): until
+// it has it, kills are held. The header and the stop say it.
+func (j *Journal) RoomProblem() string {
+	if j == nil {
+		return ""
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.unreserved
+}
+
 // rlimInfinity is RLIM_INFINITY on Linux.
 const rlimInfinity = ^uint64(0)
 
@@ -690,6 +719,7 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	if ferr == nil {
 		if f == j.f {
 			j.allocated = size + n + allocSlack
+			j.unreserved, j.tight = "", false
 		}
 		return nil
 	}
@@ -700,6 +730,7 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	case ferr == nil:
 		if f == j.f {
 			j.allocated = size + n
+			j.unreserved, j.tight = "", true
 		}
 		return nil
 	case errors.Is(ferr, syscall.EOPNOTSUPP) || errors.Is(ferr, syscall.ENOSYS):
@@ -712,11 +743,25 @@ func (j *Journal) room(f *os.File, size, n int64) error {
 	return fmt.Errorf("%w: journal %s: cannot keep %d bytes free for kills under way: %v; free space on its file system", ErrNoRoom, j.path, n, ferr)
 }
 
+// marshalRecord is a record's line as the journal writes it: JSON, with
+// every character display.Text would escape written as a \u escape (R7-7).
+// Job IDs, run IDs and an alert's reason come from the log; a person runs
+// `tail -f` or `jq .` on this file, and a raw U+202E or C1 control would
+// reorder or drive their terminal. The escape is the same JSON value, so a
+// record reads back byte for byte (keys, identity and resends unchanged).
+func marshalRecord(r Record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return display.JSON(b), nil
+}
+
 // shrinkOutcome cuts a command's kept output until the record fits
 // maxOutcomeBytes; what went is said in the record.
 func shrinkOutcome(r Record) []byte {
 	for _, keep := range []int{1024, 0} {
-		b, _ := json.Marshal(r)
+		b, _ := marshalRecord(r)
 		if len(b) < maxOutcomeBytes {
 			return b
 		}
@@ -725,7 +770,7 @@ func shrinkOutcome(r Record) []byte {
 			r.Error = cutTo(r.Error, 1024)
 		}
 	}
-	b, _ := json.Marshal(r)
+	b, _ := marshalRecord(r)
 	return b
 }
 
@@ -741,7 +786,7 @@ func (j *Journal) append(r Record, outcome bool) error {
 		return nil
 	}
 	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
-	b, err := json.Marshal(r)
+	b, err := marshalRecord(r)
 	if err != nil {
 		return err
 	}
@@ -855,7 +900,7 @@ func (j *Journal) compactNow() error {
 	w := bufio.NewWriter(tmp)
 	var size int64
 	for _, r := range recs {
-		b, err := json.Marshal(r)
+		b, err := marshalRecord(r)
 		if err != nil {
 			tmp.Close()
 			return err

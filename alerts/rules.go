@@ -861,7 +861,9 @@ func (r *Rules) JournalProblem() string {
 	held := r.disp.Held()
 	switch {
 	case n == 0 && held == 0:
-		return ""
+		// A journal that could not keep room for kills at start (a full
+		// disk) is said before its first kill is held (R7-4).
+		return r.disp.journal.RoomProblem()
 	case held > 0:
 		return fmt.Sprintf("journal: %d kill(s) held, not fired until the journal has room; %d write(s) failed, last: %s", held, n, last)
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -135,6 +136,53 @@ func noRedirectClient() *http.Client {
 	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// roundTrip sends req once through the client's transport, never through
+// http.Client.Do: Do parses a 3xx's Location before CheckRedirect is
+// asked, so a Location Go cannot parse ("http://x/a b%zz") came back as a
+// connection error and was retried for the whole retry_for, about 20 POSTs
+// a minute (red team R7-3). The transport returns the response the
+// receiver sent, whatever its Location says, and once classifies it by
+// its status. (The transport never follows a redirect; the client's
+// CheckRedirect is kept for whoever uses Client directly.)
+func (p *Poster) roundTrip(req *http.Request) (*http.Response, error) {
+	if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+		// What Client.Do does for a URL with user info (https://u:p@host/).
+		pw, _ := u.Password()
+		req.SetBasicAuth(u.Username(), pw)
+	}
+	rt := http.DefaultTransport
+	if p.Client != nil && p.Client.Transport != nil {
+		rt = p.Client.Transport
+	}
+	return rt.RoundTrip(req)
+}
+
+// ErrProtocol marks an answer that is not valid HTTP: a header line with
+// a control byte, a response line that is not one (a TLS port, another
+// protocol). The receiver was reached and answered, so this is no
+// connection error: sending the same request again gets the same bytes.
+// It wraps ErrMisconfigured — not retried in this run, sent again at the
+// next start under the same Idempotency-Key, once the receiver (or a
+// proxy in front of it) is fixed.
+var ErrProtocol = fmt.Errorf("%w: the receiver's answer is not valid HTTP", ErrMisconfigured)
+
+// protocolError reports whether err is the transport's "the peer answered
+// with bytes that are not an HTTP response": a malformed header line
+// (textproto.ProtocolError), or a malformed response or status line.
+func protocolError(err error) bool {
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "malformed HTTP response") || strings.Contains(s, "malformed HTTP status code") ||
+		strings.Contains(s, "malformed HTTP version")
+}
+
+// maxProtocolDetail bounds the part of the peer's bad answer that is
+// quoted in the error (the journal, stderr, the dashboard).
+const maxProtocolDetail = 200
+
 // Sign returns the X-Burnrate-Signature value for body.
 func Sign(secret, body []byte) string {
 	mac := hmac.New(sha256.New, secret)
@@ -197,8 +245,17 @@ func (p *Poster) once(ctx context.Context, url, key string, body []byte) (int, t
 	if p.Secret != nil {
 		req.Header.Set("X-Burnrate-Signature", Sign(p.Secret, body))
 	}
-	resp, err := p.Client.Do(req)
+	resp, err := p.roundTrip(req)
 	if err != nil {
+		if callCtx.Err() == nil && protocolError(err) {
+			// What the peer sent, quoted by Go (%q) and redacted as a
+			// body is: it may echo a header of ours or hold a token.
+			detail := display.Text(Redact(err.Error()))
+			if len(detail) > maxProtocolDetail {
+				detail = strings.ToValidUTF8(detail[:maxProtocolDetail], "") + "…"
+			}
+			return 0, 0, fmt.Errorf("%w (%s); not sent again in this run: fix the receiver, or the proxy in front of it, and restart: the kill is sent again", ErrProtocol, detail)
+		}
 		return 0, 0, fmt.Errorf("connection: %w", redactErr(err)) // retryable
 	}
 	defer resp.Body.Close()

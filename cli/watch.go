@@ -530,7 +530,7 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 		if viewer {
 			fmt.Fprintln(os.Stderr, "burnrate: note: no kill hook, so this watch is a viewer: it neither takes the journal's lock nor spools its events, and a restart begins it at $0 (give a hook, or --kill-webhook, to a daemon that must keep its state across restarts)")
 		} else {
-			sp, err := spool.Open(acts.Journal, spool.Options{MaxBytes: l.spoolMaxBytes})
+			sp, err := spool.Open(acts.Journal, spool.Options{MaxBytes: l.spoolMaxBytes, KeepFree: alerts.JournalNeedsFree})
 			if err != nil {
 				return err
 			}

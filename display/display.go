@@ -20,8 +20,15 @@ import (
 //   - control characters (C0, DEL, C1 — so every terminal escape) as \u001b;
 //   - bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E/F,
 //     U+061C) as \u202e: "job\u202eexe.txt" never displays as another ID;
-//   - zero-width and invisible characters (U+200B–U+200D, U+2060, U+FEFF,
-//     U+00AD, U+180E) the same way;
+//   - zero-width and invisible characters the same way: every format
+//     character (Unicode category Cf: U+200B, U+FEFF, U+00AD, U+FFF9–FFFB,
+//     U+1BCA0–1BCA3, U+1D173–1D17A, tags…), every other default-ignorable
+//     code point and variation selector (U+034F, U+FE00–FE0F,
+//     U+E0100–E01EF…), the characters that render blank (U+2800, the
+//     Hangul fillers) and every space but the ASCII one (U+00A0, U+3000):
+//     "job-3" and "job-3" followed by any of them are two IDs, shown as two;
+//   - a rune above U+FFFF as \U000e0041 (eight digits), never \ue0041,
+//     which would read as U+E004 followed by "1";
 //   - each byte of invalid UTF-8 as \xff, so two IDs that differ only in
 //     bad bytes stay distinct instead of both becoming U+FFFD.
 //
@@ -39,6 +46,8 @@ func Text(s string) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hidden(r) && r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case hidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -79,22 +88,30 @@ func plain(s string) bool {
 
 // hidden reports a rune that changes or hides how text around it looks.
 func hidden(r rune) bool {
+	if r < 0x7f {
+		return r < 0x20 // C0; printable ASCII is the fast case
+	}
 	switch {
-	case unicode.IsControl(r): // C0, DEL, C1
+	case unicode.IsControl(r): // DEL, C1
 		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+	case unicode.Is(unicode.Cf, r):
+		// Format characters: bidi controls (U+202A–U+202E, U+2066–U+2069,
+		// U+200E/F, U+061C), zero-width U+200B–U+200D, U+2060–U+2064,
+		// U+FEFF, U+00AD, U+180E, interlinear annotation U+FFF9–FFFB,
+		// shorthand format U+1BCA0–1BCA3, musical format U+1D173–1D17A,
+		// tags U+E0001–E007F: each shows as nothing or moves what is
+		// around it.
 		return true
-	case r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF, r == 0x00AD, r == 0x180E:
+	case unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r), unicode.Is(unicode.Variation_Selector, r):
+		// The rest of Unicode's default-ignorable set (U+034F, the
+		// Hangul fillers U+115F/U+1160/U+3164/U+FFA0, U+E0000–E0FFF
+		// unassigned) and every variation selector (U+180B–U+180D,
+		// U+FE00–FE0F, U+E0100–E01EF): a renderer draws nothing.
 		return true
-	case r >= 0x2028 && r <= 0x2029: // line and paragraph separators
-		return true
-	case r >= 0x2061 && r <= 0x2064, r == 0x034F, r >= 0x180B && r <= 0x180D, r >= 0xFE00 && r <= 0xFE0F:
-		// Invisible operators (U+2063 makes "x" and "x⁣" two keys that look
-		// one), the grapheme joiner, variation selectors.
-		return true
-	case r >= 0xE0000 && r <= 0xE007F, r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0:
-		// Tag characters (text no terminal shows) and the Hangul fillers
-		// that render as nothing.
+	case unicode.Is(unicode.Zs, r), r == 0x2028, r == 0x2029, r == 0x2800:
+		// Spaces other than U+0020 (U+00A0, U+2000–U+200A, U+3000: a
+		// trailing one is invisible), line and paragraph separators, and
+		// the braille blank that renders as a space.
 		return true
 	}
 	return false

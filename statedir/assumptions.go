@@ -103,6 +103,10 @@ func AppendAssumptions(path string, r *correlate.Report, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	// A run ID and an assumption's words may come from the log: written
+	// with display.JSON's escapes, the line a person tails shows no raw
+	// bidi or control character, and reads back as the same values (R7-7).
+	line = display.JSON(line)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return fmt.Errorf("assumptions log %s: %w", path, err)

@@ -83,7 +83,7 @@ var fieldSpellings = [numFields]struct {
 	FieldModel:                {json: []string{"model"}, otel: []string{"gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.response.model", "ai.model.id", "llm.response.model", "llm.request.model"}},
 	FieldResponseModel:        {json: []string{"gen_ai.response.model", "modelVersion"}},
 	FieldRequestModel:         {json: []string{"gen_ai.request.model"}},
-	FieldStatus:               {json: []string{"status", "status_code", "http.response.status_code"}, otel: []string{"http.response.status_code"}},
+	FieldStatus:               {json: []string{"status", "status_code", "http.response.status_code", "response_status"}, otel: []string{"http.response.status_code"}},
 	FieldErrorType:            {json: []string{"error_type", "error.type"}, otel: []string{"error.type"}},
 	FieldError:                {json: []string{"error"}},
 	FieldRetryAfter:           {json: []string{"retry_after_s", "retry_after"}},

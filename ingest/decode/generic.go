@@ -65,17 +65,130 @@ var (
 	genericWrite     = []string{"cacheWriteTokens", "cacheWrite", "cache_write", "cache_creation"}
 )
 
+// genericStatusKeys name a record's HTTP status where a producer the
+// generic reader reads puts it (Helicone's response_status, a gateway's
+// status_code), on the usage's object or the record's top level.
+var genericStatusKeys = []string{"response_status", "status_code", "statusCode", "http_status", "httpStatus"}
+
+// awsErrorStatus is the HTTP status of each error code a Bedrock
+// invocation log record carries instead of an output ("errorCode"),
+// as the Bedrock runtime API documents them; another code is a failed
+// call of unknown status.
+var awsErrorStatus = map[string]int16{
+	"ThrottlingException": 429, "ServiceQuotaExceededException": 429, "TooManyRequestsException": 429, "ModelNotReadyException": 429,
+	"ModelTimeoutException": 408, "ServiceUnavailableException": 503, "InternalServerException": 500,
+	"ModelErrorException": 424, "ModelStreamErrorException": 424,
+	"ValidationException": 400, "AccessDeniedException": 403, "ResourceNotFoundException": 404,
+}
+
 // genericStats is what the generic reader read in one stream.
 type genericStats struct {
 	n     int64
 	paths []string // the first distinct paths, for the hint
+	// errors counts the failed calls read from a record's errorCode
+	// beside a model (readError), codes the first distinct codes.
+	errors int64
+	codes  []string
 }
 
 func (g *genericStats) hint() string {
-	if g == nil || g.n == 0 {
+	if g == nil || g.n+g.errors == 0 {
 		return ""
 	}
-	return display.Text(fmt.Sprintf("%d call(s) whose model and usage only the generic reader found (a usage object beside a model, at %s): check their tokens, and map the format (--map) or ask for a decoder", g.n, strings.Join(g.paths, ", ")))
+	var h []string
+	if g.n > 0 {
+		h = append(h, fmt.Sprintf("%d call(s) whose model and usage only the generic reader found (a usage object beside a model, at %s)", g.n, strings.Join(g.paths, ", ")))
+	}
+	if g.errors > 0 {
+		h = append(h, fmt.Sprintf("%d failed call(s) read from an errorCode beside a model, with no usage (%s)", g.errors, strings.Join(g.codes, ", ")))
+	}
+	return display.Text(strings.Join(h, "; ") + ": check their tokens and statuses, and map the format (--map) or ask for a decoder")
+}
+
+// recordStatus reads a record's HTTP status: a status key's number (100–
+// 599) on the usage's object or at the top level, else the status of a
+// top-level errorCode (Bedrock). ok is false when the record says none.
+func recordStatus(objs ...map[string]any) (status int16, code string, ok bool) {
+	for _, o := range objs {
+		for _, k := range genericStatusKeys {
+			if n, isNum := o[k].(json.Number); isNum {
+				if v, err := n.Int64(); err == nil && v >= 100 && v <= 599 {
+					return int16(v), "", true
+				}
+			}
+		}
+	}
+	for _, o := range objs {
+		if c, isStr := o["errorCode"].(string); isStr && strings.TrimSpace(c) != "" {
+			if st, known := awsErrorStatus[c]; known {
+				return st, c, true
+			}
+			return ingest.StatusUnknown, c, true
+		}
+	}
+	return 0, "", false
+}
+
+// readError reads a record that names a model and an errorCode at its top
+// level and holds no usage — a Bedrock invocation log's throttled or
+// failed call, which has no output — as one failed call of that model, of
+// the code's status (red team R7-18: the 5 ThrottlingException records
+// beside 20 read calls were skipped as no_event: the retries the tool
+// exists to count were what it dropped). A record that names an event is
+// the canonical parser's, skipped on purpose: never read here.
+func (g *genericStats) readError(p *Parser, base, ev *ingest.Event, line []byte, emit func(*ingest.Event)) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || len(line) > genericMaxBytes || !bytes.Contains(line, []byte(`"errorCode"`)) ||
+		!bytes.Contains(line, []byte(`"model`)) || shapeOf(line) != nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var root map[string]any
+	if dec.Decode(&root) != nil {
+		return false
+	}
+	if _, named := root["event"]; named {
+		return false
+	}
+	model, ok := genericModel(root)
+	if !ok {
+		return false
+	}
+	status, code, ok := recordStatus(root)
+	if !ok || code == "" {
+		return false
+	}
+	ev.Reset()
+	ev.Kind = ingest.KindLLMCall
+	ev.Model = CleanField(model)
+	ev.Attempt, ev.Status, ev.ErrorType = 1, status, CleanField(code)
+	g.base(p, base, ev, root)
+	accepted := ev.Check() == ingest.Accepted
+	emit(ev)
+	if accepted {
+		g.errors++
+		if c := CleanField(code[:min(len(code), 64)]); len(g.codes) < genericMaxPaths && !slices.Contains(g.codes, c) {
+			g.codes = append(g.codes, c)
+		}
+	}
+	return true
+}
+
+// base gives a generic call the record's own job, run and time, as the
+// canonical parser read them at its top level; else the time of the
+// object o.
+func (g *genericStats) base(p *Parser, base, ev *ingest.Event, o map[string]any) {
+	ev.JobID, ev.JobType, ev.RunID, ev.CorrelationID = base.JobID, base.JobType, base.RunID, base.CorrelationID
+	ev.TS, ev.TSCarried, ev.Dropped = base.TS, base.TSCarried, ev.Dropped|base.Dropped
+	if ev.TSCarried {
+		for _, k := range []string{"timestamp", "created_at", "createdAt", "time", "ts", "startTime"} {
+			if s, ok := o[k].(string); ok {
+				setTSText(p, ev, s)
+				break
+			}
+		}
+	}
 }
 
 // genericCandidate is the cheap test before any decoding: an object of
@@ -177,7 +290,7 @@ func (g *genericStats) readModel(p *Parser, base, ev *ingest.Event, line []byte,
 				if !ok {
 					continue
 				}
-				if g.call(p, base, ev, n.v, u, model, n.path+"."+uk, emit) {
+				if g.call(p, base, ev, root, n.v, u, model, n.path+"."+uk, emit) {
 					return true
 				}
 			}
@@ -240,7 +353,7 @@ func genericCount(ev *ingest.Event, u map[string]any, keys []string) (n int64, f
 	return 0, false
 }
 
-func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]any, model, path string, emit func(*ingest.Event)) bool {
+func (g *genericStats) call(p *Parser, base, ev *ingest.Event, root, o, u map[string]any, model, path string, emit func(*ingest.Event)) bool {
 	ev.Reset()
 	in, _ := genericCount(ev, u, genericIn)
 	out, _ := genericCount(ev, u, genericOut)
@@ -285,18 +398,17 @@ func (g *genericStats) call(p *Parser, base, ev *ingest.Event, o, u map[string]a
 			}
 		}
 	}
-	// The record's own job, run and time, as the canonical parser read
-	// them at its top level; else the usage's object's time.
-	ev.JobID, ev.JobType, ev.RunID, ev.CorrelationID = base.JobID, base.JobType, base.RunID, base.CorrelationID
-	ev.TS, ev.TSCarried, ev.Dropped = base.TS, base.TSCarried, ev.Dropped|base.Dropped
-	if ev.TSCarried {
-		for _, k := range []string{"timestamp", "created_at", "createdAt", "time", "ts", "startTime"} {
-			if s, ok := o[k].(string); ok {
-				setTSText(p, ev, s)
-				break
-			}
+	// The record's status where it says one (R7-18: Helicone's
+	// response_status 429 read as 200), else 200 as before.
+	if st, code, ok := recordStatus(o, root); ok {
+		ev.Status = st
+		if code != "" {
+			ev.ErrorType = CleanField(code)
 		}
 	}
+	// The record's own job, run and time, as the canonical parser read
+	// them at its top level; else the usage's object's time.
+	g.base(p, base, ev, o)
 	ok := ev.Check() == ingest.Accepted
 	emit(ev)
 	if !ok {

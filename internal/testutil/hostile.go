@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,6 +37,8 @@ var HostileCorpus = []string{
 	"a|b",                           // a table cell break
 	"**bold** `code` ~~gone~~",      // emphasis, code, strikethrough
 	"bad\xff\xfeutf8",               // invalid UTF-8
+	"job-003\U000E0100\U0001BCA0\uFFF9\U0001D173\u2800\u00a0", // invisible, not on the old list (R7-2)
+	"job\U000E0041tag", // a tag character: \ue0041 would be ambiguous
 }
 
 // TerminalUnsafe returns the first byte sequence in s that must not reach
@@ -50,7 +53,11 @@ func TerminalUnsafe(s string) string {
 			return s[i : i+1]
 		case r < 0x20 && r != '\n' && r != '\t', r >= 0x7f && r <= 0x9f,
 			r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F,
-			r >= 0x200B && r <= 0x200D, r == 0xFEFF, r == 0x2060:
+			r >= 0x200B && r <= 0x200D, r == 0xFEFF, r == 0x2060,
+			// R7-2: every format character and default-ignorable code
+			// point, the braille blank and the non-ASCII spaces.
+			r >= 0x80 && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+				unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Zs, r) || r == 0x2800):
 			return s[i : i+size]
 		}
 		i += size

@@ -73,7 +73,25 @@ type Options struct {
 	MaxBytes int64
 	// SegmentBytes overrides SegmentBytes (tests).
 	SegmentBytes int64
+	// KeepFree is the free space on the spool's file system that the
+	// spool never writes into: the journal beside it needs room for its
+	// kill records and the reserve it keeps for their outcomes
+	// (alerts.JournalNeedsFree), and a kill the journal cannot record is
+	// held. While less than KeepFree would be left, a batch is refused as
+	// past the cap is (ErrFull, counted in Status.Refused), and spooled
+	// again once space is back (red team R7-4: the spool took the last
+	// megabyte of a nearly full disk and every kill was held). 0: no
+	// floor.
+	KeepFree int64
 }
+
+// statfs is the file-system query Append makes for KeepFree; tests
+// replace it to play a disk of any size.
+var statfs = syscall.Statfs
+
+// ErrKeepFree refuses a batch that would leave less than Options.KeepFree
+// free on the spool's file system; it wraps ErrFull.
+var ErrKeepFree = fmt.Errorf("%w: its file system is nearly full, and the room left is the journal's", ErrFull)
 
 // segment is one file of the spool and what a retention needs of it.
 type segment struct {
@@ -101,6 +119,8 @@ type Spool struct {
 	implausible int64
 	failures    int64
 	lastErr     string
+	// lowSpace is set while batches are refused for Options.KeepFree.
+	lowSpace bool
 	// lastCut is when a failed cut was last tried again (a full disk):
 	// at most once a second, so a write per batch does not hammer it.
 	lastCut time.Time
@@ -520,6 +540,22 @@ func (s *Spool) Append(b ingest.Batch) error {
 		}
 	}
 	s.buf = buf
+	if s.opt.KeepFree > 0 {
+		// One statfs per batch (a microsecond): the disk is shared, and
+		// what another writer took since the last batch counts too. A
+		// file system that cannot say is not held to the floor.
+		var st syscall.Statfs_t
+		if err := statfs(s.dir, &st); err == nil {
+			if free := int64(st.Bavail) * int64(st.Bsize); free-int64(len(buf)) < s.opt.KeepFree {
+				s.lowSpace = true
+				return s.fail(len(b), fmt.Errorf("%w: %d bytes free on the file system of %s, and the spool leaves the last %d to the journal, so that a kill can always be recorded and fired", ErrKeepFree, max(free, 0), s.dir, s.opt.KeepFree))
+			}
+		}
+		if s.lowSpace {
+			s.lowSpace = false
+			fmt.Fprintf(os.Stderr, "burnrate: the spool %s writes again: its file system has room beyond the journal's; the %d event(s) refused before are not in it — a restart will not have them\n", display.Text(s.dir), s.refused)
+		}
+	}
 	if s.total+int64(len(buf)) > s.opt.MaxBytes {
 		if !s.empty() {
 			return s.fail(len(b), fmt.Errorf("%w: %d bytes in %s, the cap is %d (--spool-max-bytes)", ErrFull, s.total, s.dir, s.opt.MaxBytes))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -432,5 +433,55 @@ func TestABatchOverTheCapFitsAnEmptySpool(t *testing.T) {
 	// Not empty now: a second start refuses the next batch too.
 	if err := s2.Append(big); !errors.Is(err, ErrFull) {
 		t.Fatalf("a spool holding a batch took another over the cap: %v", err)
+	}
+}
+
+// TestTheSpoolLeavesTheJournalItsRoom (red team R7-4): on a nearly full
+// disk the spool took the last megabyte and the journal beside it could
+// not record a kill, so every kill was held. With KeepFree the spool
+// refuses (counted, as past the cap) every batch that would leave less
+// free, and writes again once space is back. The disk is played by a
+// fake statfs.
+func TestTheSpoolLeavesTheJournalItsRoom(t *testing.T) {
+	journal := stateDir(t)
+	free := int64(10 << 20)
+	real := statfs
+	statfs = func(path string, st *syscall.Statfs_t) error {
+		if err := real(path, st); err != nil {
+			return err
+		}
+		st.Bsize, st.Bavail = 1, uint64(max(free, 0))
+		return nil
+	}
+	t.Cleanup(func() { statfs = real })
+	const keep = 1 << 20
+	s, _, _ := openReplay(t, journal, Options{KeepFree: keep})
+	defer s.Close()
+	batch := ingest.Batch{sampleEvent(1), sampleEvent(2)}
+	if err := s.Append(batch); err != nil {
+		t.Fatalf("10 MiB free: %v", err)
+	}
+	free = keep + 10 // a batch would eat into the journal's room
+	err := s.Append(batch)
+	if !errors.Is(err, ErrKeepFree) || !errors.Is(err, ErrFull) {
+		t.Fatalf("%d bytes free, %d kept: %v, want ErrKeepFree", free, keep, err)
+	}
+	if st := s.Status(); st.Refused != 2 || !strings.Contains(st.Problem, "the journal") {
+		t.Errorf("status %+v: the refused batch is not counted and said", st)
+	}
+	free = 5 << 20
+	if err := s.Append(batch); err != nil {
+		t.Errorf("space back: %v", err)
+	}
+	// No floor: as before.
+	s2, err := Open(stateDir(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	s2.Replay(context.Background(), func(ingest.Batch) {})
+	free = 0
+	if err := s2.Append(batch); err != nil {
+		t.Errorf("KeepFree 0 refused a batch: %v", err)
 	}
 }
