@@ -1,0 +1,318 @@
+package audit
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Loops and handlers that are off every API path (issue 37, round 8's
+// false reports): the loop and handler rules find a retry by its shape —
+// a counted loop that catches and sleeps, an except that calls again —
+// and that shape is as common around a browser or a result record as
+// around a request. Two kinds are taken back after the rules ran, by
+// reading the function that holds the layer:
+//
+//   - a browser's retry: the function drives a browser — Playwright,
+//     Puppeteer, Selenium, CDP (page.goto, page.screenshot,
+//     launch_persistent_context, connect_over_cdp, a frame's or a
+//     locator's method) — and makes no model call and no HTTP API call.
+//     A browser launched again, a page navigated or a screenshot taken
+//     again re-sends no request to an API (skyvern's 12, browser-use's
+//     two in round 8);
+//   - a failure recorded, not a call made again: the handler's "call
+//     again" builds the failed result — its arguments carry the error
+//     (success=False, status="error", ok: false, the caught error itself)
+//     or it only serializes (json.dumps) — as `return await
+//     self.build_block_result(success=False, …)` after a try whose last
+//     statement built the good one (skyvern's 8, agno's 2, chatbox's 2).
+//
+// A function with a model call or an HTTP call anywhere in it keeps its
+// layer: the filter only removes, and only where the function shows no
+// way to an API.
+
+// browserCall: a call of a browser driver's method, or of any method on
+// a page, frame, browser, locator, CDP session or web driver.
+var browserCall = regexp.MustCompile(`\.\s*(?:goto|screenshot|hover|dblclick|wait_for_selector|waitForSelector|new_page|newPage|new_context|newContext|launch_persistent_context|launchPersistentContext|connect_over_cdp|connectOverCDP|scroll_into_view_if_needed|scrollIntoViewIfNeeded|query_selector(?:_all)?|querySelector(?:All)?|find_element(?:s)?|wait_for_load_state|waitForLoadState|waitForNavigation|set_content|setContent|add_init_script|addInitScript)\s*\(` +
+	`|\b\w*(?:[pP]age|[fF]rame|[bB]rowser|[lL]ocator|[cC]dp|CDP|[dD]river)\s*(?:\(\s*\))?\s*\.\s*[A-Za-z_$][\w$]*\s*\(`)
+
+// browserWord: a name of the function's code that names a browser or its
+// debugging protocol (BrowserReconnectingEvent, cdp_url, chromium_path).
+var browserWord = regexp.MustCompile(`(?i)\b\w*(?:browser|cdp|chromium|playwright|puppeteer|selenium|webdriver)\w*`)
+
+var agentWord = regexp.MustCompile(`(?i)agent|step|ai_|_ai\b|\bask|generat`)
+
+// apiCall: a call that reaches an API — an HTTP client (requests, httpx,
+// aiohttp, urllib, fetch, axios, ofetch) or a request method, or a model
+// (an SDK's create, a completion, an invoke, a helper named for a model).
+var apiCall = regexp.MustCompile(`\b(?:requests|httpx|aiohttp|urllib3?|axios|ofetch|got|ky|superagent|boto3|aioboto3|openai|anthropic|litellm)\b` +
+	`|\bfetch\s*\(|\.\s*(?:post|put|patch|request|urlopen|send_request|sendRequest|get_json|getJson)\s*\(` +
+	`|\.\s*(?:get|delete|head)\s*\(\s*(?:url|endpoint|api|f?["'\x60]\s*https?:|[A-Za-z_$][\w$]*_url|[A-Za-z_$][\w$]*Url)`)
+
+// modelCallJS is pyAsksModel's JavaScript reading: an SDK's create, a
+// generateText/streamText, an invoke, a helper named for a model.
+var modelCallJS = regexp.MustCompile(`\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\b(?:generateText|streamText|generateObject|streamObject|embed|embedMany)\s*\(|\.invoke\s*\(|(?i:\b[a-z_$]*(?:gpt|llm|openai|claude|anthropic|chat_?complet)[a-z_$0-9]*\s*\()`)
+
+// reachesAPI: code makes a model call or an HTTP API call.
+func reachesAPI(code []byte) bool {
+	return apiCall.Match(code) || pyAsksModel(code) || modelCallJS.Match(code)
+}
+
+// dropOffPath removes from out the layers of f's hand-written loops and
+// handlers that the function holding them shows to be off every API path.
+func dropOffPath(f *file, out []Layer) []Layer {
+	if f.kind != fkPython && f.kind != fkJS || len(out) == 0 {
+		return out
+	}
+	kept := out[:0]
+	for _, l := range out {
+		if (l.DefaultID == "hand-rolled" || l.DefaultID == "stall-watchdog") && l.File == f.rel && (browserOnly(f, l.Line) || recordsFailure(f, l) || localPoll(f, l.Line)) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept
+}
+
+// lineOffset is the offset of line n's first byte (n 1-based), -1 past
+// the end.
+func lineOffset(f *file, n int) int {
+	ls := f.lines()
+	if n < 1 || n > len(ls) {
+		return -1
+	}
+	return ls[n-1]
+}
+
+// enclosingFunc is the function holding line n: its def line to its
+// block's end in Python, its head's brace to its close in JavaScript;
+// ok false when none is found within reach (module level: no function to
+// read, the layer stays).
+func enclosingFunc(f *file, n int) (int, int, bool) {
+	at := lineOffset(f, n)
+	if at < 0 {
+		return 0, 0, false
+	}
+	code := f.blanked()
+	for at < len(code) && (code[at] == ' ' || code[at] == '\t') {
+		at++
+	}
+	if f.kind == fkPython {
+		ind := indentAt(code, at)
+		lo := max(0, at-maxReaskFuncBytes)
+		for end := lineStartBefore(code, at); end > lo; {
+			start := lineStartBefore(code, end-1)
+			line := code[start : end-1]
+			end = start
+			li := lineIndent(code, start)
+			t := bytes.TrimSpace(line)
+			if len(t) == 0 || li >= ind || t[0] == ')' || t[0] == ']' || t[0] == '}' {
+				continue // a blank line, a deeper one, or the close of a signature written over lines
+			}
+			ind = li
+			if pyReaskDef.Match(line) {
+				head := start + li
+				p := bytes.IndexByte(code[head:min(len(code), head+200)], '(')
+				if p < 0 {
+					return 0, 0, false
+				}
+				_, c := args(code, head+p)
+				colon := bytes.IndexByte(code[c:min(len(code), c+400)], ':')
+				if c <= head+p || colon < 0 {
+					return 0, 0, false
+				}
+				return start, min(len(code), pyBlockEndWithin(code, head, c+colon+1, maxReaskFuncBytes)), true
+			}
+			if li == 0 {
+				return 0, 0, false
+			}
+		}
+		return 0, 0, false
+	}
+	a, b, ok := -1, -1, false
+	jsOpenBlocks(code, at, func(i int) bool {
+		name, _, _, isFn := jsFuncHead(code, i)
+		if !isFn || jsNotFunc[name] {
+			return false // a block of if, for, catch: look further out
+		}
+		if e := closeOf(code, i, maxReaskFuncBytes); e > at {
+			a, b, ok = i, e, true
+		}
+		return true
+	})
+	return a, b, ok
+}
+
+// browserOnly: the function holding line n drives a browser and reaches
+// no API.
+func browserOnly(f *file, n int) bool {
+	a, b, ok := enclosingFunc(f, n)
+	if !ok {
+		return false
+	}
+	fn := f.blanked()[a:b]
+	if reachesAPI(fn) {
+		return false
+	}
+	// A browser's method called is the browser driven; a browser only
+	// named (a reconnect event, a CDP URL) is, when nothing in the
+	// function speaks of a model, an agent or its step — an agent's step
+	// replayed in a browser may ask the model through a helper.
+	return browserCall.Match(fn) || browserWord.Match(fn) && !talksToModel.Match(fn) && !agentWord.Match(fn)
+}
+
+// recalledName is the callee a "called again" setting names (`except
+// Exception as e: build_block_result(…) called again`, `catch:
+// updateRecord(…) called again on a stall (once)`), "" for other layers.
+func recalledName(setting string) string {
+	i := strings.Index(setting, "(…) called again")
+	if i < 0 {
+		if i = strings.Index(setting, "(…) on a stall"); i < 0 {
+			return ""
+		}
+	}
+	head := setting[:i]
+	j := strings.LastIndexAny(head, " :")
+	return strings.TrimPrefix(head[j+1:], "return ")
+}
+
+// failureMark: an argument that says the result is a failure.
+var failureMark = regexp.MustCompile(`(?i)\bsuccess\s*=\s*False\b|\bok\s*[=:]\s*(?:False|false)\b|\bstatus\s*[=:]\s*(?:["'](?:error|failed|failure|timed_?out)["']|\w+\.(?:failed|error|timed_out|timeout|failure)\b)|["']?\berror["']?\s*:|\b(?:error|failure_reason|error_message)\s*=`)
+
+// recordsFailure: l is a handler's call made again whose handler call
+// builds a failed result or only serializes — the handler answers the
+// error locally, it sends nothing again.
+func recordsFailure(f *file, l Layer) bool {
+	name := recalledName(l.Setting)
+	if name == "" {
+		return false
+	}
+	at := lineOffset(f, l.Line)
+	if at < 0 {
+		return false
+	}
+	code, vis := f.blanked(), f.readable()
+	var a, b int
+	if f.kind == fkPython {
+		hs, _ := f.handlers()
+		found := false
+		for _, h := range hs {
+			if f.lines().at(h.at) == l.Line {
+				a, b, found = h.end-len(h.body), h.end, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	} else {
+		cs, _ := f.catches()
+		found := false
+		for _, c := range cs {
+			if f.lines().at(c.at) == l.Line {
+				a, b, found = c.bodyA, c.bodyB, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if localCalls[name] {
+		return true // json.dumps, JSON.stringify: a value shaped, nothing sent
+	}
+	namedFailure := failureName.MatchString(name) && !talksToModel.MatchString(name)
+	exVar := ""
+	if f.kind == fkPython {
+		hs, _ := f.handlers()
+		for _, h := range hs {
+			if f.lines().at(h.at) == l.Line {
+				exVar = pyExceptVar(h.clause)
+			}
+		}
+	} else if m := jsCatchVar.FindSubmatch(code[at:min(len(code), at+200)]); m != nil {
+		exVar = string(m[1])
+	}
+	// Every call of name in the handler carries a failure mark in its
+	// arguments; a call that does not (the same request, or a re-ask
+	// whose prompt carries the error) keeps the layer.
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*\(`)
+	n := 0
+	for _, m := range re.FindAllIndex(code[a:b], 16) {
+		open := a + m[1] - 1
+		x, y := args(code, open)
+		if y <= x || y > len(vis) {
+			return false
+		}
+		call := vis[x:y]
+		if !namedFailure && !failureMark.Match(call) && !passesError(code[x:y], exVar) || reachesAPI(code[x:y]) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// failureName: a function named for the failure it records
+// (_record_failure, _direct_failure_result, markError).
+var failureName = regexp.MustCompile(`(?i)fail|error`)
+
+var jsCatchVar = regexp.MustCompile(`^catch\s*\(\s*([A-Za-z_$][\w$]*)`)
+
+// passesError: one of the call's arguments (args, blanked) is the caught
+// error itself, bare or as text (`e`, `str(e)`, `String(err)`), not
+// spliced into a prompt: the call reports the error.
+func passesError(call []byte, exVar string) bool {
+	if exVar == "" {
+		return false
+	}
+	for _, a := range topLevelArgs(call) {
+		a = bytes.TrimSpace(a)
+		if i := bytes.IndexByte(a, '='); i > 0 && isName(string(bytes.TrimSpace(a[:i]))) && (i+1 >= len(a) || a[i+1] != '=') {
+			a = bytes.TrimSpace(a[i+1:]) // error=e
+		} else if i := bytes.IndexByte(a, ':'); i > 0 && f2jsKey(a[:i]) {
+			a = bytes.TrimSpace(a[i+1:]) // { error: err }
+		}
+		s := string(a)
+		if s == exVar || s == "str("+exVar+")" || s == "String("+exVar+")" || s == "repr("+exVar+")" {
+			return true
+		}
+	}
+	return false
+}
+
+// f2jsKey: an object key (`error`, `"error"`).
+func f2jsKey(k []byte) bool {
+	k = bytes.Trim(bytes.TrimSpace(k), `"'`)
+	return isName(string(k))
+}
+
+// loopbackOnly: every request code[a:b] makes goes to a literal loopback
+// URL (a local process's own API polled: ngrok's 127.0.0.1:4040, a
+// sidecar on localhost), and it makes one. readable keeps the strings.
+func loopbackOnly(vis []byte) bool {
+	n := 0
+	for _, m := range requestArg.FindAllSubmatch(vis, 32) {
+		if !loopbackURL.Match(m[1]) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+var (
+	requestArg  = regexp.MustCompile(`(?:\.\s*(?:get|post|put|patch|delete|head|request)|\bfetch|\burlopen)\s*\(\s*([^,)\n]*)`)
+	loopbackURL = regexp.MustCompile(`^f?["'\x60]https?://(?:127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1\])[:/"'\x60]`)
+)
+
+// localPoll: the loop or handler at line n, in the function holding it,
+// only asks a local process's API and asks no model.
+func localPoll(f *file, n int) bool {
+	a, b, ok := enclosingFunc(f, n)
+	if !ok {
+		return false
+	}
+	code := f.blanked()[a:b]
+	return !pyAsksModel(code) && !modelCallJS.Match(code) && loopbackOnly(f.readable()[a:b])
+}
