@@ -66,8 +66,11 @@ func dropOffPath(f *file, out []Layer) []Layer {
 	}
 	kept := out[:0]
 	for _, l := range out {
-		if (l.DefaultID == "hand-rolled" || l.DefaultID == "stall-watchdog") && l.File == f.rel && (browserOnly(f, l.Line) || recordsFailure(f, l) || localPoll(f, l.Line)) {
+		if (l.DefaultID == "hand-rolled" || l.DefaultID == "stall-watchdog") && l.File == f.rel && (browserOnly(f, l.Line) || recordsFailure(f, l) || localPoll(f, l.Line) || bodyOffPath(f, l.Line)) {
 			continue
+		}
+		if l.DefaultID == "hand-rolled" && l.Retries4xx && l.File == f.rel && sendsWithoutStatusRaise(f, l.Line) {
+			l.Retries4xx = false
 		}
 		kept = append(kept, l)
 	}
@@ -293,7 +296,11 @@ func f2jsKey(k []byte) bool {
 func loopbackOnly(vis []byte) bool {
 	n := 0
 	for _, m := range requestArg.FindAllSubmatch(vis, 32) {
-		if !loopbackURL.Match(m[1]) {
+		arg := bytes.TrimSpace(m[1])
+		if len(arg) > 0 && (arg[0] == '"' || arg[0] == '\'') && !bytes.Contains(arg, []byte("://")) {
+			continue // data.get("tunnels", []): a key looked up, no request
+		}
+		if !loopbackURL.Match(arg) {
 			return false
 		}
 		n++
@@ -315,4 +322,83 @@ func localPoll(f *file, n int) bool {
 	}
 	code := f.blanked()[a:b]
 	return !pyAsksModel(code) && !modelCallJS.Match(code) && loopbackOnly(f.readable()[a:b])
+}
+
+// storeCall: a call of a database's, a cache's, a store's or a session
+// manager's (get_auth_db(), app.STORAGE.get_downloaded_files,
+// PERSISTENT_SESSIONS_MANAGER.release_browser_session, self.db.query).
+var storeCall = regexp.MustCompile(`(?i)\b[\w.]*(?:_db\b|\bdb[._]|database|storage|_store\b|\bstore\.|repository|redis|dynamo|postgres|sqlite|mongo|qdrant|pinecone|chroma|milvus|weaviate|sessions?_manager)[\w.]*\s*\(`)
+
+// layerBody is the block the statement at line n heads: a Python loop's
+// or handler's indented block, a JavaScript statement's braces.
+func layerBody(f *file, n int) (int, int, bool) {
+	at := lineOffset(f, n)
+	if at < 0 {
+		return 0, 0, false
+	}
+	code := f.blanked()
+	for at < len(code) && (code[at] == ' ' || code[at] == '\t') {
+		at++
+	}
+	if f.kind == fkPython {
+		nl := bytes.IndexByte(code[at:], '\n')
+		if nl < 0 {
+			return 0, 0, false
+		}
+		return at, min(len(code), pyBlockEndWithin(code, at, at+nl, maxCountedLoopBytes)), true
+	}
+	open := bytes.IndexByte(code[at:min(len(code), at+maxArgBytes)], '{')
+	if open < 0 {
+		return 0, 0, false
+	}
+	end := closeOf(code, at+open, maxLoopBodyBytes)
+	if end < 0 {
+		return 0, 0, false
+	}
+	return at, end, true
+}
+
+// bodyOffPath: the loop or handler at line n, read alone (its function
+// may ask a model elsewhere), retries a store or a browser and reaches no
+// API: a database lookup, a storage listing, a browser session released
+// (skyvern's three in round 8).
+func bodyOffPath(f *file, n int) bool {
+	a, b, ok := layerBody(f, n)
+	if !ok {
+		return false
+	}
+	body := f.blanked()[a:b]
+	if reachesAPI(body) || talksToModel.Match(body) && !storeCall.Match(body) {
+		return false
+	}
+	return storeCall.Match(body) || browserCall.Match(body) || browserWord.Match(body) && !agentWord.Match(body)
+}
+
+// Clients that do not raise on an HTTP status: requests, httpx and
+// urllib3 in Python, fetch in JavaScript hand back a 400 as a response.
+// A loop around them that never turns a status into an error — no
+// raise_for_status(), no test of the status or of res.ok, no throw or
+// raise of its own — goes on after an exception only, a connection's or a
+// timeout's: it does not send a 400 again (agno's snapshot poll, said to
+// retry "a 400 included, 600 times" in round 8). A model SDK in the loop
+// raises on a 400 itself: the loop keeps its reading.
+var (
+	noRaiseClientPy = regexp.MustCompile(`\b(?:requests|httpx|urllib3)\.(?:get|post|put|patch|delete|head|request)\s*\(`)
+	noRaiseClientJS = regexp.MustCompile(`\bfetch\s*\(`)
+	statusTurned    = regexp.MustCompile(`raise_for_status|status_code|\.status\b|\.ok\b|\bthrow\b|\braise\b`)
+)
+
+// sendsWithoutStatusRaise: the loop at line n sends through a client that
+// does not raise on a status, and nothing in it turns one into an error.
+func sendsWithoutStatusRaise(f *file, n int) bool {
+	a, b, ok := layerBody(f, n)
+	if !ok {
+		return false
+	}
+	body := f.blanked()[a:b]
+	client := noRaiseClientPy
+	if f.kind == fkJS {
+		client = noRaiseClientJS
+	}
+	return client.Match(body) && !statusTurned.Match(body) && !pyAsksModel(body) && !modelCallJS.Match(body)
 }

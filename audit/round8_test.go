@@ -1,6 +1,9 @@
 package audit
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Round 8's false reports and misses (issue 37), each a general rule with
 // a fixture of our own shape and its near miss. Round 8 is development
@@ -187,5 +190,148 @@ async def wait_for_tunnel():
 	noLayerAt(t, r, "tunnel.py", 8, "a local process polled")
 	if l := layerAt(t, r, "remote.py", 8); l.Attempts != 10 {
 		t.Errorf("remote.py:8: %d attempts, want 10", l.Attempts)
+	}
+}
+
+const storeRetryPy = `import asyncio
+
+from openai import AsyncOpenAI
+
+client = AsyncOpenAI()
+MAX_RETRIES = 2
+
+
+async def validate(key, prompt):
+    answer = await client.chat.completions.create(model="m", messages=[prompt])
+    for attempt in range(MAX_RETRIES + 1):
+        if attempt > 0:
+            await asyncio.sleep(0.5)
+        try:
+            return await lookup_key(key, get_auth_db())
+        except Exception:
+            continue
+
+
+async def summarize(prompt):
+    for attempt in range(MAX_RETRIES + 1):
+        if attempt > 0:
+            await asyncio.sleep(0.5)
+        try:
+            return await client.chat.completions.create(model="m", messages=[prompt])
+        except Exception:
+            continue
+`
+
+// A loop whose block retries a database, a storage or a session manager
+// and reaches no API is no layer, even in a function that asks a model
+// elsewhere (skyvern's key lookup, storage listing and session release in
+// round 8); the same loop around the model call stays one.
+func TestStoreRetriesAreNoLayers(t *testing.T) {
+	r := scanOne(t, "keys.py", storeRetryPy)
+	noLayerAt(t, r, "keys.py", 11, "a database lookup retried")
+	if l := layerAt(t, r, "keys.py", 21); l.Attempts != 3 {
+		t.Errorf("keys.py:21: %d attempts, want 3", l.Attempts)
+	}
+}
+
+// requests and fetch hand a 400 back as a response: a poll around them
+// that never turns a status into an error does not send a 400 again (agno's
+// snapshot poll, a false critical in round 8); the same loop calling
+// raise_for_status() does.
+func TestPollWithoutStatusRaiseDoesNotRetry400(t *testing.T) {
+	loop := func(check string) string {
+		return `import time
+
+import requests
+
+
+def wait(url):
+    attempts = 0
+    while attempts < 60:
+        try:
+            r = requests.get(url, timeout=30)` + check + `
+            data = r.json()
+            if data.get("state") == "running":
+                attempts += 1
+                time.sleep(1)
+                continue
+            return data
+        except Exception:
+            attempts += 1
+            time.sleep(1)
+`
+	}
+	r := scanTree(t, map[string]string{"poll.py": loop(""), "strict.py": loop("\n            r.raise_for_status()")})
+	if l := layerAt(t, r, "poll.py", 8); l.Retries4xx {
+		t.Errorf("poll.py:8: %+v, want no retry of a 400", l)
+	}
+	if l := layerAt(t, r, "strict.py", 8); !l.Retries4xx {
+		t.Errorf("strict.py:8: %+v, want a retry of every error, a 400 included", l)
+	}
+}
+
+const boundElsewherePy = `from openai import AsyncOpenAI, RateLimitError
+
+
+class Agent:
+    def __init__(self, llm, fallback):
+        self.llm, self.fallback = llm, fallback
+        self._on_fallback = False
+
+    def _switch_to_fallback(self):
+        if self._on_fallback or self.fallback is None:
+            return False
+        self.llm = self.fallback
+        self._on_fallback = True
+        return True
+
+    async def next_action(self, messages):
+        try:
+            return await self.llm.chat.completions.create(model="m", messages=messages)
+        except RateLimitError:
+            if not self._switch_to_fallback():
+                raise
+            return await self.next_action(messages)
+
+    async def next_step_for(self, task, step):
+        if step.failures >= task.max_retries:
+            return None
+        return step.retry()
+
+    async def run_step(self, task, step, prompt):
+        answer = await self.llm.chat.completions.create(model="m", messages=[prompt])
+        retry = False
+        maybe_next = await self.next_step_for(task, step)
+        if maybe_next:
+            next_step = maybe_next
+            retry = True
+        if retry and next_step:
+            return await self.run_step(task, next_step, prompt)
+        return answer
+
+    async def ask(self, messages):
+        try:
+            return await self.llm.chat.completions.create(model="m", messages=messages)
+        except RateLimitError:
+            return await self.ask(messages)
+`
+
+// A self-call with no count of its own, guarded by another method of its
+// object, is bounded there: a flag the method tests and sets is one
+// re-send (browser-use's fallback model, a false unbounded critical in
+// round 8); a count the method compares is a bound not resolved, never an
+// unbounded critical (skyvern's step retry). The near miss, the same
+// recursion with no guard at all, stays unbounded and critical.
+func TestSelfCallBoundInAnotherMethod(t *testing.T) {
+	r := scanOne(t, "agent.py", boundElsewherePy)
+	if l := layerAt(t, r, "agent.py", 22); l.Unbounded || l.Attempts != 2 || len(findingsAt(r, "agent.py", 22, FindingUnbounded)) > 0 {
+		t.Errorf("agent.py:22: %+v, want 2 attempts (the fallback switched once), no critical", l)
+	}
+	l := layerAt(t, r, "agent.py", 37)
+	if l.Unbounded || !strings.Contains(l.Setting, "bound not resolved") || len(findingsAt(r, "agent.py", 37, FindingUnbounded)) > 0 {
+		t.Errorf("agent.py:37: %+v, want a bound not resolved, no critical", l)
+	}
+	if l := layerAt(t, r, "agent.py", 44); !l.Unbounded || len(findingsAt(r, "agent.py", 44, FindingUnbounded)) == 0 {
+		t.Errorf("agent.py:44: %+v, want unbounded and critical", l)
 	}
 }
