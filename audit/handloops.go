@@ -62,7 +62,7 @@ func pyHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
-			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) {
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) || pyGoesOnOnlyForRetryableStatus(f, m[1], end) {
 				l.Retries4xx = false // it tries again only on a rate limit, or on errors that are no client's (localerrors.go)
 			}
 			out = append(out, l)

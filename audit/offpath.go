@@ -402,3 +402,76 @@ func sendsWithoutStatusRaise(f *file, n int) bool {
 	}
 	return client.Match(body) && !statusTurned.Match(body) && !pyAsksModel(body) && !modelCallJS.Match(body)
 }
+
+// A loop whose status handler goes on only for the statuses it names as
+// retryable and raises otherwise —
+//
+//	except httpx.HTTPStatusError as e:
+//	    if e.response.status_code in RETRYABLE_STATUS_CODES and attempt < n - 1:
+//	        await asyncio.sleep(delay)
+//	        continue
+//	    self._raise_http_error(e)
+//	except (httpx.TimeoutException, httpx.ConnectError):
+//	    …
+//
+// — does not send a 400 again (browser-use's cloud LLM loop, a false
+// critical once round 8's unbounded ones were gone). Every handler that
+// lets the loop go on either names only timeouts and connection errors,
+// or goes on only inside an if testing a retryable status (a set named
+// retryable, 429, 5xx, >= 500) and raises at its own level after it (raise,
+// or a helper named for raising); and one handler is of the second kind.
+var (
+	retryableStatus = regexp.MustCompile(`(?i)retr?yable|\b429\b|\b5\d\d\b|>=?\s*500`)
+	transientOnly   = regexp.MustCompile(`(?i)^(?:timeout|connect|network|readtimeout|writetimeout|pooltimeout|remoteprotocol)`)
+	raisesAtLevel   = regexp.MustCompile(`^(?:raise\b|(?:(?:self|cls|this)\.)?_?(?:raise|throw)\w*\s*\()`)
+)
+
+func pyGoesOnOnlyForRetryableStatus(f *file, a, b int) bool {
+	code := f.blanked()
+	hs, _ := f.handlers()
+	statusKind := 0
+	for _, h := range hs {
+		if h.at < a || h.at >= b || pyHandlerExits(code, h, "") {
+			continue
+		}
+		names := pyErrorName.FindAll(bytes.TrimSpace(cutAs(h.clause)), 16)
+		transient := len(names) > 0
+		for _, n := range names {
+			if !transientOnly.MatchString(strings.TrimPrefix(lastSegment(string(n)), "httpx.")) && !transientOnly.MatchString(strings.ToLower(lastSegment(string(n)))) {
+				transient = false
+			}
+		}
+		if transient {
+			continue
+		}
+		// Its own level: an if on a retryable status holding the
+		// continue, then a raise.
+		ind, sawIf, raises := -1, false, false
+		for _, line := range bytes.Split(h.body, []byte("\n")) {
+			t := bytes.TrimLeft(line, " \t")
+			if len(t) == 0 {
+				continue
+			}
+			li := len(line) - len(t)
+			if ind < 0 {
+				ind = li
+			}
+			if li != ind {
+				continue
+			}
+			switch {
+			case bytes.HasPrefix(t, []byte("if ")) && retryableStatus.Match(t) && bytes.Contains(t, []byte("status")):
+				sawIf = true
+			case bytes.HasPrefix(t, []byte("continue")):
+				return false // goes on whatever the status
+			case sawIf && raisesAtLevel.Match(t):
+				raises = true
+			}
+		}
+		if !sawIf || !raises {
+			return false
+		}
+		statusKind++
+	}
+	return statusKind > 0
+}

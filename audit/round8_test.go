@@ -335,3 +335,39 @@ func TestSelfCallBoundInAnotherMethod(t *testing.T) {
 		t.Errorf("agent.py:44: %+v, want unbounded and critical", l)
 	}
 }
+
+// A loop whose status handler goes on only inside an if on a retryable
+// status and raises after it (through a helper named for raising) does
+// not send a 400 again (browser-use's cloud LLM loop); the same handler
+// that goes on after the if, raising nothing, does.
+func TestLoopGoingOnOnlyForRetryableStatus(t *testing.T) {
+	loop := func(after string) string {
+		return `import asyncio
+
+import httpx
+
+RETRYABLE_STATUS_CODES = {429, 500, 502, 503}
+
+
+class Client:
+    async def send(self, payload, max_retries=5):
+        for attempt in range(max_retries):
+            try:
+                return await self._post(payload)
+            except httpx.HTTPStatusError as e:
+                if e.response.status_code in RETRYABLE_STATUS_CODES and attempt < max_retries - 1:
+                    await asyncio.sleep(2 ** attempt)
+                    continue
+                ` + after + `
+            except (httpx.TimeoutException, httpx.ConnectError):
+                await asyncio.sleep(2 ** attempt)
+`
+	}
+	r := scanTree(t, map[string]string{"strict.py": loop("self._raise_http_error(e)"), "loose.py": loop("await asyncio.sleep(1)")})
+	if l := layerAt(t, r, "strict.py", 10); l.Retries4xx || l.Attempts != 5 {
+		t.Errorf("strict.py:10: %+v, want 5 attempts that do not retry a 400", l)
+	}
+	if l := layerAt(t, r, "loose.py", 10); !l.Retries4xx {
+		t.Errorf("loose.py:10: %+v, want a retry of a 400", l)
+	}
+}
