@@ -371,3 +371,39 @@ class Client:
 		t.Errorf("loose.py:10: %+v, want a retry of a 400", l)
 	}
 }
+
+const whileRetryPy = `import httpx
+
+
+class ApiRequest:
+    def __init__(self, base_url):
+        self.client = httpx.Client(base_url=base_url)
+
+    def get(self, url, params=None, retry: int = 3):
+        while retry > 0:
+            try:
+                return self.client.get(url, params=params)
+            except Exception as e:
+                log(e)
+                retry -= 1
+
+    def drain(self, queue, pages: int = 3):
+        while pages > 0:
+            try:
+                queue.pop()
+            except IndexError:
+                pages -= 1
+`
+
+// A loop whose head tests the count its handler takes 1 from (`while
+// retry > 0:` … `retry -= 1`) around an HTTP call is a layer of the count's
+// start, here a parameter's default (Langchain-Chatchat's four web-UI
+// requests, missed in round 8). The near miss, a count of pages drained
+// from a local queue, is none.
+func TestWhileHeadCountdownAroundHTTP(t *testing.T) {
+	r := scanOne(t, "api.py", whileRetryPy)
+	if l := layerAt(t, r, "api.py", 9); l.Attempts != 3 {
+		t.Errorf("api.py:9: %d attempts, want 3", l.Attempts)
+	}
+	noLayerAt(t, r, "api.py", 17, "a local queue drained")
+}
