@@ -407,3 +407,53 @@ func TestWhileHeadCountdownAroundHTTP(t *testing.T) {
 	}
 	noLayerAt(t, r, "api.py", 17, "a local queue drained")
 }
+
+const reaskOncePy = `class Agent:
+    async def next_action(self, messages):
+        output = await self.get_model_output(messages)
+        if (
+            not output.action
+            or not isinstance(output.action, list)
+        ):
+            nudge = "You returned no action. Answer with one."
+            output = await self.get_model_output(messages + [nudge])
+        return output
+
+    async def settings(self, key):
+        value = await self.cache.get(key)
+        if not value:
+            value = await self.cache.get(key)
+        return value
+
+    async def caller(self, engine):
+        llm_caller = get_llm_caller(engine)
+        if not llm_caller:
+            llm_caller = get_llm_caller("default")
+        return llm_caller
+`
+
+const reaskOnceTS = `export async function reply(messages: string[]) {
+  let answer = await generateText({ model, messages });
+  if (!answer.text) {
+    answer = await generateText({ model, messages: [...messages, "Answer in text."] });
+  }
+  return answer;
+}
+`
+
+// The model asked once more when its first answer is empty — the same
+// name given again by the same model call in an if that finds it empty —
+// is a layer of 2 tries (browser-use's two re-asks on an empty action,
+// missed in round 8). Near misses: a cache read again when empty, a
+// helper that only names a model (get_llm_caller) called again.
+func TestReaskOnceOnEmptyAnswer(t *testing.T) {
+	r := scanTree(t, map[string]string{"agent.py": reaskOncePy, "reply.ts": reaskOnceTS})
+	if l := layerAt(t, r, "agent.py", 9); l.Attempts != 2 || l.Retries4xx {
+		t.Errorf("agent.py:9: %+v, want 2 tries that do not retry a 400", l)
+	}
+	if l := layerAt(t, r, "reply.ts", 4); l.Attempts != 2 {
+		t.Errorf("reply.ts:4: %+v, want 2 tries", l)
+	}
+	noLayerAt(t, r, "agent.py", 15, "a cache read again")
+	noLayerAt(t, r, "agent.py", 21, "a caller looked up again")
+}
