@@ -457,3 +457,65 @@ func TestReaskOnceOnEmptyAnswer(t *testing.T) {
 	noLayerAt(t, r, "agent.py", 15, "a cache read again")
 	noLayerAt(t, r, "agent.py", 21, "a caller looked up again")
 }
+
+const kwargsCountPy = `class ProviderRetry(Exception):
+    pass
+
+
+class Model:
+    guidance_limit: int = 1
+
+    def invoke_with_retry(self, **kwargs):
+        count = kwargs.pop("guidance_count", 0)
+        try:
+            return self.invoke(**kwargs)
+        except ProviderRetry as e:
+            if count >= self.guidance_limit:
+                raise
+            kwargs["guidance_count"] = count + 1
+            kwargs["messages"].append(e.guidance)
+            return self.invoke_with_retry(**kwargs)
+
+    def stream_with_retry(self, **kwargs):
+        count = kwargs.pop("guidance_count", 0)
+        try:
+            yield from self.invoke_stream(**kwargs)
+        except ProviderRetry as e:
+            if count >= 3:
+                raise
+            kwargs["guidance_count"] = count + 1
+            yield from self.stream_with_retry(**kwargs)
+
+    def ask(self, prompt, **kwargs):
+        if kwargs.get("retries", 0) < 2:
+            return self.ask(prompt, retries=kwargs.get("retries", 0) + 1)
+        return self.invoke(prompt)
+
+    def unguarded(self, **kwargs):
+        count = kwargs.pop("hops", 0)
+        try:
+            return self.invoke(**kwargs)
+        except ProviderRetry:
+            kwargs["hops"] = count + 1
+            return self.unguarded(**kwargs)
+`
+
+// A count carried through a recursion in kwargs, under a guard against a
+// limit, bounds the self-call at the limit + 1 tries (agno's retry with
+// guidance, four times, missed in round 8: a class attribute's limit of
+// 1, 2 tries), a generator's yield from alike, and a count passed as
+// kwargs.get(…) + 1. The near miss, a count with no guard, is no layer
+// of this rule.
+func TestKwargsCountRecursion(t *testing.T) {
+	r := scanOne(t, "model.py", kwargsCountPy)
+	if l := layerAt(t, r, "model.py", 12); l.Attempts != 2 || l.Retries4xx {
+		t.Errorf("model.py:12: %+v, want 2 attempts (limit 1 + 1), no 400 retried", l)
+	}
+	if l := layerAt(t, r, "model.py", 23); l.Attempts != 4 {
+		t.Errorf("model.py:23: %+v, want 4 attempts", l)
+	}
+	if l := layerAt(t, r, "model.py", 31); l.Attempts != 3 {
+		t.Errorf("model.py:31: %+v, want 3 attempts", l)
+	}
+	noLayerAt(t, r, "model.py", 38, "a count with no guard")
+}

@@ -70,6 +70,7 @@ var detectors = []detector{
 	{"loops bounded by a growing delay's cap", fkPython, nil, pyDelayLoops},
 	{"a function that asks itself again on an answer it cannot use", fkPython, nil, pyReasks},
 	{"the model asked once more when its answer is empty", fkPython, nil, pyReaskOnce},
+	{"a function that calls itself again, counting in its keyword arguments", fkPython, []string{"kwargs"}, pyKwargsCountRecursions},
 	{"a function that calls itself again after a rate limit", fkPython, nil, pyRateLimitRecursions},
 	{"loops that call again while the result is empty", fkPython, nil, pyEmptyLoops},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
