@@ -210,6 +210,9 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
 	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
 	l.calledAs, l.callBase = fn, -1
+	if fn != nil && fn.dflt != "" && isName(fn.dflt) && strings.Contains(fn.dflt, ".") && !ownAttribute(fn.dflt) {
+		l.valueAlt = fn.dflt // settings.MAX_RETRIES: a module's value, looked up when the parameter's name has none
+	}
 	return l, true
 }
 

@@ -72,6 +72,7 @@ var detectors = []detector{
 	{"the model asked once more when its answer is empty", fkPython, nil, pyReaskOnce},
 	{"a function that calls itself again, counting in its keyword arguments", fkPython, []string{"kwargs"}, pyKwargsCountRecursions},
 	{"a function that calls itself again after a rate limit", fkPython, nil, pyRateLimitRecursions},
+	{"a function that calls itself again from its handler, counting down", fkPython, nil, pySelfCountdowns},
 	{"loops that call again while the result is empty", fkPython, nil, pyEmptyLoops},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
