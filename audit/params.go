@@ -543,6 +543,9 @@ func pyParamBound(f *file, at int, bound string) (int, string, bool) {
 		}
 		m := pyDefParen.FindSubmatchIndex(code[ls:min(len(code), ls+200)])
 		if m == nil {
+			if t[0] == ')' {
+				continue // `) -> dict:` closing a signature written over lines, at the def's indent (issue 37, round 8)
+			}
 			if li == 0 {
 				return 0, "", false // left the function
 			}

@@ -576,3 +576,38 @@ settings = Settings()
 	}
 	noLayerAt(t, r, "vault.py", 32, "a count with no guard")
 }
+
+// A loop bounded by its function's parameter whose signature is written
+// over lines, closed by `) -> dict:` at the def's indent, is bounded by
+// what its callers in other files pass (skyvern's aiohttp_get_json, retry=3
+// from the Bitwarden service, missed in round 8: the close of the
+// signature was read as leaving the function).
+func TestParamBoundThroughMultilineSignature(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"core/http.py": `import aiohttp
+
+
+async def get_json(
+    url: str,
+    retry: int = 0,
+) -> dict:
+    async with aiohttp.ClientSession() as session:
+        count = 0
+        while count <= retry:
+            try:
+                async with session.get(url) as response:
+                    return await response.json()
+            except Exception:
+                count += 1
+        raise Exception(url)
+`,
+		"services/vault.py": `from core.http import get_json
+
+
+async def status(base):
+    return await get_json(base + "/status", retry=3)
+`})
+	if l := layerAt(t, r, "core/http.py", 10); l.Attempts != 4 {
+		t.Errorf("core/http.py:10: %+v, want 4 attempts (retry=3 from the caller)", l)
+	}
+}
