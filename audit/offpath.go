@@ -65,8 +65,25 @@ func dropOffPath(f *file, out []Layer) []Layer {
 		return out
 	}
 	kept := out[:0]
+	// A function is read once however many layers it holds: a file of a
+	// thousand retry loops in one function costs one reading of it.
+	browser, poll := map[int]bool{}, map[int]bool{}
+	memo := func(m map[int]bool, n int, judge func(a, b int) bool) bool {
+		a, b, ok := enclosingFunc(f, n)
+		if !ok {
+			return false
+		}
+		v, seen := m[a]
+		if !seen {
+			v = judge(a, b)
+			m[a] = v
+		}
+		return v
+	}
 	for _, l := range out {
-		if (l.DefaultID == "hand-rolled" || l.DefaultID == "stall-watchdog") && l.File == f.rel && (browserOnly(f, l.Line) || recordsFailure(f, l) || localPoll(f, l.Line) || bodyOffPath(f, l.Line)) {
+		if (l.DefaultID == "hand-rolled" || l.DefaultID == "stall-watchdog") && l.File == f.rel &&
+			(memo(browser, l.Line, func(a, b int) bool { return browserOnly(f, a, b) }) || recordsFailure(f, l) ||
+				memo(poll, l.Line, func(a, b int) bool { return localPoll(f, a, b) }) || bodyOffPath(f, l.Line)) {
 			continue
 		}
 		if l.DefaultID == "hand-rolled" && l.Retries4xx && l.File == f.rel && sendsWithoutStatusRaise(f, l.Line) {
@@ -146,13 +163,9 @@ func enclosingFunc(f *file, n int) (int, int, bool) {
 	return a, b, ok
 }
 
-// browserOnly: the function holding line n drives a browser and reaches
+// browserOnly: the function code[a:b] drives a browser and reaches
 // no API.
-func browserOnly(f *file, n int) bool {
-	a, b, ok := enclosingFunc(f, n)
-	if !ok {
-		return false
-	}
+func browserOnly(f *file, a, b int) bool {
 	fn := f.blanked()[a:b]
 	if reachesAPI(fn) {
 		return false
@@ -313,13 +326,8 @@ var (
 	loopbackURL = regexp.MustCompile(`^f?["'\x60]https?://(?:127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1\])[:/"'\x60]`)
 )
 
-// localPoll: the loop or handler at line n, in the function holding it,
-// only asks a local process's API and asks no model.
-func localPoll(f *file, n int) bool {
-	a, b, ok := enclosingFunc(f, n)
-	if !ok {
-		return false
-	}
+// localPoll: the function code[a:b] holding a loop or handler only asks a local process's API and asks no model.
+func localPoll(f *file, a, b int) bool {
 	code := f.blanked()[a:b]
 	return !pyAsksModel(code) && !modelCallJS.Match(code) && loopbackOnly(f.readable()[a:b])
 }

@@ -611,3 +611,38 @@ async def status(base):
 		t.Errorf("core/http.py:10: %+v, want 4 attempts (retry=3 from the caller)", l)
 	}
 }
+
+// BenchmarkHostileRound8: files built to make round 8's rules pay — a
+// megabyte of browser retry loops and handlers that rebuild a failed
+// result (each read back to its function), 10,000 nested loops around a
+// model re-ask, a megabyte line of kwargs bumps, a 10,000-deep chain of
+// handlers that call themselves counting down.
+//
+//	go test ./audit -run x -bench HostileRound8 -benchtime 3x
+func BenchmarkHostileRound8(b *testing.B) {
+	dir := b.TempDir()
+	var browser, nested, bumps, chain strings.Builder
+	browser.WriteString("async def run(page):\n")
+	for browser.Len() < 1<<20 {
+		browser.WriteString("    for attempt in range(3):\n        try:\n            await page.goto(u)\n        except Exception as e:\n            await asyncio.sleep(1)\n" +
+			"    try:\n        return await self.build_result(success=True)\n    except Exception as e:\n        return await self.build_result(success=False, error=str(e))\n")
+	}
+	nested.WriteString("async def ask(self, m):\n    out = await self.get_model_output(m)\n")
+	for i := range 10_000 {
+		nested.WriteString(strings.Repeat(" ", 4+i%200) + "if not out:\n")
+	}
+	nested.WriteString(strings.Repeat(" ", 208) + "out = await self.get_model_output(m)\n")
+	bumps.WriteString("def f(self, **kwargs):\n    n = kwargs.pop(\"n\", 0)\n    ")
+	for bumps.Len() < 1<<20 {
+		bumps.WriteString("kwargs[\"n\"] = n + 1; ")
+	}
+	bumps.WriteString("\n    if n >= 3:\n        raise E\n    return self.f(**kwargs)\n")
+	for i := range 10_000 {
+		ind := strings.Repeat(" ", 4*(i%50))
+		chain.WriteString(ind + "def g(x, retries=3):\n" + ind + "    try:\n" + ind + "        return h(x)\n" + ind + "    except Exception:\n" +
+			ind + "        if retries <= 0:\n" + ind + "            raise\n" + ind + "        return g(x, retries - 1)\n")
+	}
+	benchScanFiles(b, dir, map[string]string{
+		"browser.py": browser.String(), "nested.py": nested.String(), "bumps.py": bumps.String(), "chain.py": chain.String(),
+	})
+}
