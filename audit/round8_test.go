@@ -646,3 +646,53 @@ func BenchmarkHostileRound8(b *testing.B) {
 		"browser.py": browser.String(), "nested.py": nested.String(), "bumps.py": bumps.String(), "chain.py": chain.String(),
 	})
 }
+
+// A retry counted by hand inside a `while True:` is the loop's layer, at
+// its head, once however many tests of the counter its block holds
+// (skyvern's Drive upload, reported twice 6 and 49 lines below its head
+// in round 8). The near miss, the same counter in a function's body with
+// no loop, stays at its test.
+func TestHandCounterInWhileTrueAtItsHead(t *testing.T) {
+	r := scanOne(t, "upload.py", `import httpx
+
+
+async def upload(send, total, max_attempts: int = 3):
+    attempts = 0
+    offset = 0
+    while True:
+        try:
+            response = await send(offset)
+        except httpx.TransportError:
+            attempts += 1
+            if attempts >= max_attempts:
+                raise
+            continue
+        if response.status_code == 308:
+            offset = response.next
+            continue
+        if response.status_code >= 500:
+            attempts += 1
+            if attempts >= max_attempts:
+                raise RuntimeError("upload failed")
+            continue
+        return response
+
+
+def regenerate(prompt, retries=0):
+    answer = ask(prompt)
+    if not answer:
+        retries += 1
+        if retries > 2:
+            raise ValueError("no answer")
+        return regenerate(prompt, retries)
+    return answer
+`)
+	if l := layerAt(t, r, "upload.py", 7); l.Attempts != 3 {
+		t.Errorf("upload.py:7: %+v, want the while True loop, 3 attempts", l)
+	}
+	noLayerAt(t, r, "upload.py", 12, "the first test inside the loop")
+	noLayerAt(t, r, "upload.py", 20, "the second test inside the loop")
+	if l := layerAt(t, r, "upload.py", 30); l.Attempts != 3 {
+		t.Errorf("upload.py:30: %+v, want the counter's test, 3 attempts", l)
+	}
+}
