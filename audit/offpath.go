@@ -237,6 +237,9 @@ func recordsFailure(f *file, l Layer) bool {
 	if localCalls[name] {
 		return true // json.dumps, JSON.stringify: a value shaped, nothing sent
 	}
+	if sendsByName.MatchString(name) {
+		return false // generate(prompt, error=str(e)): the model asked again with the error, a re-ask
+	}
 	namedFailure := failureName.MatchString(name) && !talksToModel.MatchString(name)
 	exVar := ""
 	if f.kind == fkPython {
@@ -268,6 +271,10 @@ func recordsFailure(f *file, l Layer) bool {
 	}
 	return n > 0
 }
+
+// sendsByName: a callee named for asking or sending — never a record of
+// the failure, whatever its arguments carry.
+var sendsByName = regexp.MustCompile(`(?i)generat|ask|complet|invoke|chat|llm|model|prompt|send|request|fetch|call|query|retry|run\b|^run`)
 
 // failureName: a function named for the failure it records
 // (_record_failure, _direct_failure_result, markError).
@@ -376,8 +383,8 @@ func bodyOffPath(f *file, n int) bool {
 		return false
 	}
 	body := f.blanked()[a:b]
-	if reachesAPI(body) || talksToModel.Match(body) && !storeCall.Match(body) {
-		return false
+	if reachesAPI(body) || talksToModel.Match(body) {
+		return false // a store read beside a model call: the model call is retried too
 	}
 	return storeCall.Match(body) || browserCall.Match(body) || browserWord.Match(body) && !agentWord.Match(body)
 }

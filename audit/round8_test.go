@@ -696,3 +696,32 @@ def regenerate(prompt, retries=0):
 		t.Errorf("upload.py:30: %+v, want the counter's test, 3 attempts", l)
 	}
 }
+
+// Red team, round 8's filters: a handler that asks the model again with
+// the error in its arguments (error=str(e)) re-asks, it records nothing;
+// a loop that reads a store and asks a model in one block retries the
+// model call too. Both stay layers.
+func TestRound8FiltersKeepReasksAndModelCalls(t *testing.T) {
+	r := scanOne(t, "rag.py", `import asyncio
+
+
+class Rag:
+    async def answer(self, prompt):
+        try:
+            return await self.generate(prompt)
+        except Exception as e:
+            return await self.generate(prompt, error=str(e))
+
+    async def lookup(self, q):
+        for attempt in range(3):
+            try:
+                docs = self.db.query(q)
+                return await self.llm_chain.arun(docs)
+            except Exception:
+                await asyncio.sleep(1)
+`)
+	layerAt(t, r, "rag.py", 8)
+	if l := layerAt(t, r, "rag.py", 12); l.Attempts != 3 {
+		t.Errorf("rag.py:12: %+v, want 3 attempts", l)
+	}
+}
