@@ -80,8 +80,12 @@ func boundInMethod(f *file, at int, cond []byte, setting, group, note string) (L
 		return l, true
 	case found && countsInMethod(body):
 		how = "a count compared in " + method + "(…)"
+	case found:
+		// The method is read and neither flags nor counts (it tests the
+		// error: `return e.status == 429`): nothing bounds the call.
+		return Layer{}, false
 	default:
-		how = "decided by " + method + "(…)"
+		how = "decided by " + method + "(…), defined elsewhere"
 	}
 	l.setAttempts(2, fmt.Sprintf("%s (bound not resolved: %s)", setting, how))
 	l.Confidence = ConfidenceLow
@@ -93,7 +97,11 @@ func boundInMethod(f *file, at int, cond []byte, setting, group, note string) (L
 // the object (`x = await self.m(…)`), directly or through one plain
 // alias (`next_step = maybe_next_step`); the method's name.
 func assignedFromMethod(pre, cond []byte) string {
-	for _, n := range condName.FindAll(cond, 16) {
+	// The assignment is read in the 8 KiB above the call: a hostile
+	// function of many self-calls with long conditions costs that much
+	// per name, not its whole length.
+	pre = pre[max(0, len(pre)-8<<10):]
+	for _, n := range condName.FindAll(cond, 6) {
 		name := string(n)
 		if pyKeywords[name] || name == "self" || name == "this" || name == "None" || name == "null" || name == "undefined" {
 			continue
@@ -165,15 +173,18 @@ func testsAndSetsFlag(body []byte) (string, bool) {
 }
 
 // countsInMethod: the method compares a count of retries or attempts
-// (max_retries_per_step, attempts >= MAX).
+// (max_retries_per_step, attempts >= MAX): a name counting tries on one
+// side of an ordering comparison, not a name merely said (is_retryable).
 func countsInMethod(body []byte) bool {
-	for _, w := range condName.FindAll(body, 4096) {
-		if retryCounterName(string(w)) {
+	for _, m := range countCompare.FindAllSubmatch(body, 64) {
+		if retryCounterName(string(m[1])) || retryCounterName(string(m[2])) {
 			return true
 		}
 	}
 	return false
 }
+
+var countCompare = regexp.MustCompile(`([A-Za-z_][\w.]*)\s*(?:>=|<=|<|>)\s*([A-Za-z_][\w.]*|[0-9]+)`)
 
 // sameBlock: the guard at off (between, the text from it to the
 // self-call) is a statement of the block the self-call is in: in Python

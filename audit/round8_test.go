@@ -336,6 +336,30 @@ func TestSelfCallBoundInAnotherMethod(t *testing.T) {
 	}
 }
 
+// Red team: a guard method that only tests the error (`return
+// e.status_code == 429`) bounds nothing: the recursion stays unbounded and
+// critical, not "bound not resolved".
+func TestGuardMethodTestingTheErrorBoundsNothing(t *testing.T) {
+	r := scanOne(t, "client.py", `from openai import AsyncOpenAI, RateLimitError
+
+
+class Client:
+    def _retryable(self, e):
+        return e.status_code == 429
+
+    async def ask(self, messages):
+        try:
+            return await self.llm.chat.completions.create(model="m", messages=messages)
+        except RateLimitError as e:
+            if not self._retryable(e):
+                raise
+            return await self.ask(messages)
+`)
+	if l := layerAt(t, r, "client.py", 14); !l.Unbounded || len(findingsAt(r, "client.py", 14, FindingUnbounded)) == 0 {
+		t.Errorf("client.py:14: %+v, want unbounded and critical", l)
+	}
+}
+
 // A loop whose status handler goes on only inside an if on a retryable
 // status and raises after it (through a helper named for raising) does
 // not send a 400 again (browser-use's cloud LLM loop); the same handler
@@ -616,7 +640,7 @@ async def status(base):
 // megabyte of browser retry loops and handlers that rebuild a failed
 // result (each read back to its function), 10,000 nested loops around a
 // model re-ask, a megabyte line of kwargs bumps, a 10,000-deep chain of
-// handlers that call themselves counting down.
+// handlers that call themselves counting down, a megabyte of re-asks once.
 //
 //	go test ./audit -run x -bench HostileRound8 -benchtime 3x
 func BenchmarkHostileRound8(b *testing.B) {
@@ -642,8 +666,14 @@ func BenchmarkHostileRound8(b *testing.B) {
 		chain.WriteString(ind + "def g(x, retries=3):\n" + ind + "    try:\n" + ind + "        return h(x)\n" + ind + "    except Exception:\n" +
 			ind + "        if retries <= 0:\n" + ind + "            raise\n" + ind + "        return g(x, retries - 1)\n")
 	}
+	var pairs strings.Builder
+	pairs.WriteString("async def ask(self, m):\n")
+	for pairs.Len() < 1<<20 {
+		pairs.WriteString("    out = await self.get_model_output(m)\n    if not out:\n        out = await self.get_model_output(m)\n")
+	}
 	benchScanFiles(b, dir, map[string]string{
 		"browser.py": browser.String(), "nested.py": nested.String(), "bumps.py": bumps.String(), "chain.py": chain.String(),
+		"pairs.py": pairs.String(),
 	})
 }
 
