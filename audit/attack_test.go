@@ -277,7 +277,15 @@ func FuzzDetectors(f *testing.F) {
 		"new Worker('q', async (job) => { try {} catch (e) { await q.add(job.name,",
 		"from workflows.retry_policy import ConstantDelayRetryPolicy\nR = ConstantDelayRetryPolicy(maximum_attempts=\n@step(retry_policy=R)",
 		"from prefect import task\n@task(retries=", "for attempt in range(3):\n    try:\n        p.read_text()\n    except OSError:\n        time.sleep(1)",
-		"while len(v) < n and retries < m:\n    try:\n        x()\n    except (TypeError, KeyError):\n        retries += 1"} {
+		"while len(v) < n and retries < m:\n    try:\n        x()\n    except (TypeError, KeyError):\n        retries += 1",
+		// Round 8's rules (issue 37), each cut short.
+		"async def f(page):\n    for a in range(3):\n        try:\n            await page.goto(u)\n        except Exception:\n            await asyncio.sleep(",
+		"    try:\n        return await self.build(success=True)\n    except Exception as e:\n        return await self.build(success=False, error=str(e",
+		"def f(self, **kwargs):\n    n = kwargs.pop(\"n\", 0)\n    kwargs[\"n\"] = n + 1\n    if n >= self.lim:\n        raise\n    return self.f(**kwa",
+		"out = await self.get_model_output(m)\nif (\n    not out.action\n):\n    out = await self.get_model_output(",
+		"def g(x, retries=3):\n    try:\n        return h(x)\n    except Exception:\n        if retries <= 0:\n            raise\n        return g(x, retries - ",
+		"while retry > 0:\n    try:\n        return self.client.get(url)\n    except Exception:\n        retry -= ",
+		"except E as e:\n    if not self._switch(e):\n        raise\n    return await self.ask(m)\ndef _switch(self):\n    if self._on:\n        return False\n    self._on = True"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

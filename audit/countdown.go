@@ -54,8 +54,8 @@ func pyCountdownLoops(f *file) []Layer {
 		}
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
-		if !pyTry.Match(body) && !pyAsksModel(body) || !pyAsksModel(body) && !pySDKError.Match(body) {
-			continue
+		if !pyTry.Match(body) && !pyAsksModel(body) || !pyAsksModel(body) && !pySDKError.Match(body) && !(pyTry.Match(body) && apiCall.Match(body)) {
+			continue // neither a model call nor an SDK's error; nor an HTTP call tried (issue 37, round 8)
 		}
 		for _, d := range pyDecrement.FindAllSubmatch(body, 8) {
 			name := string(d[1])
@@ -65,6 +65,15 @@ func pyCountdownLoops(f *file) []Layer {
 			q := regexp.QuoteMeta(name)
 			ti := regexp.MustCompile(`\bif\s+(?:not\s+` + q + `\s*:|` + q + `\s*(<=\s*0|==\s*0|<\s*1|<\s*0)\s*:)`).FindSubmatchIndex(body)
 			if ti == nil {
+				// The test in the loop's head (`while retry > 0:`, issue
+				// 37 round 8): tested before each try, start tries.
+				if l, ok := pyWhileHeadCountdown(f, m[0], m[1], name, note); ok {
+					if pyOnlyRetryableHandlers(f, m[1], end) {
+						l.Retries4xx = false
+					}
+					out = append(out, l)
+					break
+				}
 				continue
 			}
 			test := [][]byte{body[ti[0]:ti[1]], nil}
@@ -196,4 +205,30 @@ func pyOnlyRetryableHandlers(f *file, a, b int) bool {
 		}
 	}
 	return seen
+}
+
+// pyWhileHeadCount: a while head that tests a count against nothing left
+// (`while retry > 0:`, `while tries >= 1:`, `while remaining:`;
+// `>= 0` runs once more).
+var pyWhileHeadCount = regexp.MustCompile(`^while\s+([A-Za-z_][\w.]*)\s*(?:(>\s*0|>=\s*1|!=\s*0|>=\s*0)\s*)?:`)
+
+// pyWhileHeadCountdown is the layer of the while loop at [at, headEnd)
+// whose head tests name, the count its block takes 1 from: its start
+// above the loop, or the parameter of that name.
+func pyWhileHeadCountdown(f *file, at, headEnd int, name, note string) (Layer, bool) {
+	code := f.blanked()
+	m := pyWhileHeadCount.FindSubmatch(code[at:headEnd])
+	if m == nil || string(m[1]) != name {
+		return Layer{}, false
+	}
+	offset := 0
+	if strings.ReplaceAll(string(m[2]), " ", "") == ">=0" {
+		offset = 1
+	}
+	start, ok := pyCountdownStart(code, at, name)
+	if !ok {
+		start = name // a parameter's default, resolved as any bound
+	}
+	head := strings.TrimSpace(string(code[at:headEnd]))
+	return loopLayer(f, at, start, offset, head+" ("+name+" counted down from "+start+")", "python", note)
 }

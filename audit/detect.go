@@ -197,6 +197,7 @@ func detectIn(f *file) ([]Layer, error) {
 			out = append(out, d.detect(f)...)
 		}
 	}
+	out = dropOffPath(f, out)
 	resolvePending(f, out)
 	return out, f.err
 }

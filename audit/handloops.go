@@ -62,7 +62,7 @@ func pyHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
 			"a loop that tries and sleeps: read it to confirm it retries the call"); ok {
-			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) {
+			if only429.Match(body) && !pyCatchesAllAndGoesOn(f, m[1], end) || pyGoesOnOnlyForSpecific(f, m[1], end) || pyGoesOnOnlyForRetryableStatus(f, m[1], end) {
 				l.Retries4xx = false // it tries again only on a rate limit, or on errors that are no client's (localerrors.go)
 			}
 			out = append(out, l)
@@ -216,6 +216,9 @@ func loopLayer(f *file, at int, bound string, offset int, setting, group, note s
 	l := handRolled(f.rel, f.lines().at(at), 0, setting, group, note)
 	l.valueName, l.valueExpr, l.pending, l.loopOffset, l.loopPending = lastSegment(bound), bound, true, offset, true
 	l.calledAs, l.callBase = fn, -1
+	if fn != nil && fn.dflt != "" && isName(fn.dflt) && strings.Contains(fn.dflt, ".") && !ownAttribute(fn.dflt) {
+		l.valueAlt = fn.dflt // settings.MAX_RETRIES: a module's value, looked up when the parameter's name has none
+	}
 	return l, true
 }
 
@@ -485,6 +488,7 @@ func pyCounterRetry(f *file) []Layer {
 func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 	code := f.blanked()
 	var out []Layer
+	whileHeads := map[int]int{} // a while True's line: its layer's index in out
 	for _, m := range scanAt(code[:b], "if", pyCounterIf, 200) {
 		if m[0] < a {
 			continue
@@ -515,11 +519,30 @@ func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 			offset = 0
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python", note); ok {
+			// Inside a `while True:` the loop is the layer: its head is
+			// where the retry is, and two tests of one counter in its
+			// block (a chunk sent, a status probed) are one layer (issue
+			// 37, round 8: skyvern's Drive upload, reported twice, 6 and
+			// 49 lines below its head).
+			if at, in := pyLoopAround(code, m[0], indentAt(code, m[0])); in && pyWhileTrue.Match(code[at:min(len(code), at+40)]) {
+				line := f.lines().at(at)
+				if k, dup := whileHeads[line]; dup {
+					if l.Unbounded || l.Attempts > out[k].Attempts && !out[k].Unbounded {
+						l.Line = line
+						out[k] = l
+					}
+					continue
+				}
+				l.Line = line
+				whileHeads[line] = len(out)
+			}
 			out = append(out, l)
 		}
 	}
 	return out
 }
+
+var pyWhileTrue = regexp.MustCompile(`^while\s+(?:True|1)\s*:`)
 
 var (
 	pyCounterIf = regexp.MustCompile(`^if\s+([A-Za-z_][\w.]*)\s*(>=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)

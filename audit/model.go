@@ -46,6 +46,10 @@ type Layer struct {
 	// valueName: the name a pending setting reads, not defined in its own
 	// file; resolveValues looks for it in the root's other files.
 	valueName, valueExpr string
+	// valueAlt: a pending loop's parameter's default written as a name of
+	// another module (`remaining_retries: int = settings.MAX_RETRIES`):
+	// looked up when valueName has no definition (issue 37, round 8).
+	valueAlt string
 	// loopDelay: a pending loop bounded by its backoff (delayloops.go),
 	// its delay starting at loopDelay and multiplied by loopFactor until
 	// it passes (loopStrict: >, else >=) the resolved cap.

@@ -57,6 +57,7 @@ type paramFn struct {
 	k      int
 	kw     string
 	method bool
+	dflt   string // the default as written, when the parameter has one
 }
 
 type paramResult struct {
@@ -395,7 +396,7 @@ func jsLocalConst(f *file, a, b int, bound string) (int, string, bool) {
 // (or kw) of the function name defined with its parenthesis at open.
 func paramSitesBound(f *file, bound, name string, open, k int, kw, dtext string) (int, string, bool) {
 	if name != "" {
-		f.paramCache().last = &paramFn{bound: bound, name: name, k: k, kw: kw}
+		f.paramCache().last = &paramFn{bound: bound, name: name, k: k, kw: kw, dflt: strings.TrimSpace(dtext)}
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", name, open, k, kw)
 	if r, ok := f.paramCache().results[key]; ok {
@@ -542,6 +543,9 @@ func pyParamBound(f *file, at int, bound string) (int, string, bool) {
 		}
 		m := pyDefParen.FindSubmatchIndex(code[ls:min(len(code), ls+200)])
 		if m == nil {
+			if t[0] == ')' {
+				continue // `) -> dict:` closing a signature written over lines, at the def's indent (issue 37, round 8)
+			}
 			if li == 0 {
 				return 0, "", false // left the function
 			}

@@ -65,6 +65,9 @@ func rateLimitRecursion(f *file, at int, name string, args, fn, heads, params []
 		if countsRetries(fn) {
 			return Layer{}, false // counted in its object: bounded by a guard not read here
 		}
+		if l, ok := boundInMethod(f, at, heads, setting, group, "a function that calls itself again after a rate limit"); ok {
+			return l, true // a method of the object decides (boundelsewhere.go)
+		}
 		l := handRolled(f.rel, f.lines().at(at), 0, "", group,
 			"a function that calls itself again after a rate limit, with no count: nothing stops it but the API letting the call through")
 		l.Retries4xx = false // it retries a 429, not any 400

@@ -72,7 +72,7 @@ func jsReasks(f *file) []Layer {
 		if passesCount.Match(code[a:b]) || countsRetries(code[fnOpen:fnClose]) || !talksToModel.Match(code[fnOpen:fnClose]) {
 			continue
 		}
-		out = append(out, reaskLayer(f, m[0], "javascript", "return "+name+"(…) again when "+oneLine(cond)))
+		out = append(out, reaskLayer(f, m[0], "javascript", "return "+name+"(…) again when "+oneLine(cond), cond))
 	}
 	return out
 }
@@ -206,7 +206,7 @@ func pyReasks(f *file) []Layer {
 		if passesCount.Match(code[a:b]) || countsRetries(fn) || !talksToModel.Match(fn) {
 			continue
 		}
-		out = append(out, reaskLayer(f, m[0], "python", "return "+name+"(…) again when "+oneLine(cond)))
+		out = append(out, reaskLayer(f, m[0], "python", "return "+name+"(…) again when "+oneLine(cond), cond))
 	}
 	return out
 }
@@ -292,7 +292,10 @@ func countsRetries(fn []byte) bool {
 }
 
 // reaskLayer is the layer of a recursion that asks again with no count.
-func reaskLayer(f *file, at int, group, setting string) Layer {
+func reaskLayer(f *file, at int, group, setting string, cond []byte) Layer {
+	if l, ok := boundInMethod(f, at, cond, setting, group, "a function that calls itself again when the model's answer cannot be used"); ok {
+		return l // a method of the object decides (boundelsewhere.go)
+	}
 	l := handRolled(f.rel, f.lines().at(at), 0, "", group,
 		"a function that calls itself again when the model's answer cannot be used, with no count: nothing stops it but a good answer")
 	l.Retries4xx = false // it asks again on an answer it cannot use, not on an error

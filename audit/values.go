@@ -601,6 +601,12 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 			want[k][l.valueName] = nil
 			wanted++
 		}
+		if alt := lastSegment(l.valueAlt); l.valueAlt != "" && wanted < maxValueNames {
+			if _, ok := want[k][alt]; !ok {
+				want[k][alt] = nil
+				wanted++
+			}
+		}
 	}
 	defer s.dropPendingLoops()
 	if wanted == 0 {
@@ -653,6 +659,14 @@ func (s *rootScan) resolveValues(src []pendingFile) {
 		for _, d := range want[classify(l.File)][l.valueName] {
 			if l.group != "go" || path.Dir(d.rel) == path.Dir(l.File) || strings.HasPrefix(d.how, "value of the config key") {
 				defs = append(defs, d)
+			}
+		}
+		if len(defs) == 0 && l.valueAlt != "" {
+			// The parameter's name is defined nowhere: its default, a
+			// module's value (settings.MAX_RETRIES), stands in.
+			defs = append(defs, want[classify(l.File)][lastSegment(l.valueAlt)]...)
+			if len(defs) > 0 {
+				l.valueExpr = l.valueAlt
 			}
 		}
 		if len(defs) == 0 {
