@@ -650,7 +650,11 @@ func (d *Dispatcher) keyFor(action string, a Alert) string {
 	key := base
 	for gen := 1; gen <= maxGenerations; gen++ {
 		prev, ok := d.journal.Last(key)
-		if !ok || !prev.State.Blocks() || a.At == 0 {
+		if !ok || !prev.State.Blocks() || a.At == 0 || !a.AtFromLog {
+			// A time the record did not carry (taken from the clock when
+			// a log that prints no times was read) says nothing of which
+			// night it is: a restart reading it again hours later would
+			// kill the same job again (R7b-6).
 			return key
 		}
 		at, err := time.Parse(time.RFC3339Nano, prev.LogAt)

@@ -221,7 +221,12 @@ type Alert struct {
 	CeilingUSD float64            `json:"ceiling_usd"`
 	Attempts   int64              `json:"attempts"`
 	At         int64              `json:"-"` // log time, ns
-	Kill       bool               `json:"kill"`
+	// AtFromLog: At is a time the triggering record carried, not one it
+	// took from the clock when read (a log that prints no times): only
+	// such a time tells another night's kill from the same one read again
+	// (keyFor).
+	AtFromLog bool `json:"-"`
+	Kill      bool `json:"kill"`
 }
 
 // Subject names what an alert is about, for messages.
@@ -241,6 +246,8 @@ func (a Alert) Subject() string {
 // kills — while the alert board, the counters and the dispatcher are the
 // process's.
 type Rules struct {
+	// atFromLog: the event being observed carried its own time.
+	atFromLog   bool
 	cfg         Config
 	jobCeilings correlate.JobCeilings
 	disp        *Dispatcher
@@ -436,6 +443,8 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 // Observe evaluates the rules after the State applied ev to job.
 func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event) {
 	ts := ev.TS
+	r.atFromLog = !ev.TSCarried
+	defer func() { r.atFromLog = false }()
 	if r.run == nil || r.runs[st] != r.run {
 		r.enterRun(st, ev)
 	}
@@ -774,6 +783,7 @@ func (r *Rules) fire(a Alert) {
 		return
 	}
 	r.run.fired[key] = true
+	a.AtFromLog = r.atFromLog
 	a.RunID = r.runOf()
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule) && !r.noKill
 	r.board.countAlert(a.Rule)

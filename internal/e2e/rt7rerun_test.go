@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
@@ -56,5 +59,71 @@ func TestTomorrowsRunawayIsKilledUnderAStaticRunID(t *testing.T) {
 	run(day1)
 	if n := count(); n != 2 {
 		t.Errorf("nights read again: %d kill(s) in all, want 2:\n%s", n, out)
+	}
+}
+
+// TestATimelessLogReadAgainLaterIsNotKilledTwice: R7b-6 — a log whose
+// lines carry no time takes the clock's when read; read again after a
+// restart more than an hour later, its kill looked like another night's
+// and was sent again. Only a time the record carried starts a new kill of
+// the same key.
+func TestATimelessLogReadAgainLaterIsNotKilledTwice(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&b, `{"event":"llm_call","job_id":"summarize-0001","job_type":"summarize","run_id":"nightly-batch","idempotency_key":"c%d","model":"gpt-4o","status":200,"input_tokens":20000,"output_tokens":2000}`+"\n", i)
+	}
+	logPath := filepath.Join(dir, "nots.jsonl")
+	testutil.WriteFile(t, logPath, b.String())
+	kills, journal := filepath.Join(dir, "kills"), filepath.Join(dir, "st", "journal.jsonl")
+	killSh := filepath.Join(dir, "kill.sh")
+	testutil.WriteFile(t, killSh, "echo \"$1\" >> "+kills+"\n")
+	count := func() int { b, _ := os.ReadFile(kills); return strings.Count(string(b), "summarize-0001") }
+	// Followed live: a line with no time takes the clock's when read.
+	run := func(want int) {
+		cmd := exec.Command(bin, "watch", "--headless", "--journal", journal, "--job-ceiling", "0.5",
+			"--kill-exec", "sh "+killSh+" {job_id}", logPath)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if want > 0 {
+			testutil.WaitFor(t, "the kill", 20*time.Second, func() bool { return count() >= want })
+		}
+		time.Sleep(2 * time.Second) // the whole file is read well within this
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+	}
+	run(1)
+	if n := count(); n != 1 {
+		t.Fatalf("first read: %d kill(s), want 1", n)
+	}
+	// The clock moves on 3 hours: the journal's log times, taken from the
+	// clock, are moved back as much.
+	j, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := regexp.MustCompile(`"log_at":"([0-9T:.+-]+)Z?"`).ReplaceAllFunc(j, func(m []byte) []byte {
+		s := regexp.MustCompile(`"log_at":"([^"]+)"`).FindSubmatch(m)
+		at, err := time.Parse(time.RFC3339Nano, string(s[1]))
+		if err != nil {
+			return m
+		}
+		return []byte(`"log_at":"` + at.Add(-3*time.Hour).Format(time.RFC3339Nano) + `"`)
+	})
+	if string(moved) == string(j) {
+		t.Fatalf("no log_at moved in the journal:\n%s", j)
+	}
+	if err := os.WriteFile(journal, moved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(0)
+	if n := count(); n != 1 {
+		t.Errorf("read again 3 hours later: %d kill(s) in all, want 1", n)
 	}
 }
