@@ -157,12 +157,20 @@ func TestWatchFollowsABoundedSetOfADirectory(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, d.err())
 	}
-	if len(rep.Jobs) != 33 {
-		t.Fatalf("%d jobs, want the 32 files followed first and the new job's", len(rep.Jobs))
-	}
+	// The 32 most recently written first, the new job's next; the others,
+	// whose bytes no follower has read, are taken in turn as followers
+	// idle at their ends are let go (R7b-5): how many by the stop depends
+	// on the time, never more than 101.
+	seen := map[string]bool{}
 	for _, j := range rep.Jobs {
-		if j.JobID < "job-068" {
-			t.Errorf("%s followed: the most recently written (job-068 … job-099, new-job) were to be", j.JobID)
+		seen[j.JobID] = true
+	}
+	for _, want := range []string{"new-job", "job-068", "job-099"} {
+		if !seen[want] {
+			t.Errorf("%s not read (%d jobs)", want, len(rep.Jobs))
 		}
+	}
+	if len(rep.Jobs) < 33 || len(rep.Jobs) > 101 {
+		t.Errorf("%d jobs, want the 32 newest and the new job's at least", len(rep.Jobs))
 	}
 }
