@@ -171,9 +171,9 @@ func importedAs(f *file, name, file string) []string {
 		}
 	case fkPython:
 		for local, full := range f.pyImports() {
-			if mod, n, ok := cutLast(full); ok && n == name && moduleHolds(mod, file) {
+			if mod, n, ok := cutLast(full); ok && n == name && moduleHolds(mod, file) && pyRootAbove(mod, file, f.rel) {
 				out = append(out, local)
-			} else if pyModulePathIs(full, file) {
+			} else if pyModulePathIs(full, file) && pyRootAbove(full, file, f.rel) {
 				// from helpers import retry; import helpers.retry as pkg:
 				// the module's name qualifies the call, pkg.with_retry(fn, 11).
 				out = append(out, local+"."+name)
@@ -257,6 +257,22 @@ func isTestPath(rel string) bool {
 // pyModulePathIs: the dotted module full is the file rel by its whole
 // path (helpers.retry is helpers/retry.py or helpers/retry/__init__.py,
 // under any source root), not only by its last name.
+// pyRootAbove: where module mod resolves to file by its path (file is
+// ROOT/mod as a path), ROOT holds the importing file — the root it runs
+// from, or a package above it. Two services' own pkg/retry.py each
+// answer the imports of their own files (R7-15: one's call with 5000 made
+// the other's LLM helper a false critical). A module found otherwise (by
+// its last name) is not judged here.
+func pyRootAbove(mod, file, importer string) bool {
+	p := strings.ReplaceAll(mod, ".", "/")
+	f := strings.TrimSuffix(strings.TrimSuffix(file, ".py"), "/__init__")
+	if f == p || !strings.HasSuffix(f, "/"+p) {
+		return true
+	}
+	root := strings.TrimSuffix(f, "/"+p)
+	return strings.HasPrefix(importer, root+"/")
+}
+
 func pyModulePathIs(full, rel string) bool {
 	p := strings.ReplaceAll(full, ".", "/")
 	f := strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), "/__init__")

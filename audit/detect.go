@@ -40,6 +40,9 @@ type file struct {
 	aliases  aliasIndex         // names defined as other names (values.go)
 	params   *paramCache        // loop bounds from parameters, per function (params.go)
 	jsDefs   map[string][][]int // JS/TS function definitions by name (reask.go), indexed once
+	// apiHelpers: the file's functions, by name, whose own body reaches
+	// an API (offpath.go's callsAPIHelper), judged once per file.
+	apiHelpers map[string]bool
 	// parsed: the Go or YAML form was built (nil is a result: no parse).
 	parsedGo, parsedYAML bool
 }

@@ -14,7 +14,7 @@ import (
 // blanked code, where the string's text is gone, and a bound it cannot
 // read exactly is no small one. Regular-expression text, for the matchers that
 // take a bound (knobRe, the empty-answer loops' count test).
-const numExprPat = `-?[ \t]*(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?(?:[ \t]*\*\*?[ \t]*[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)*|float[ \t]*\([ \t]*["'][^"'\n]{0,12}["'][ \t]*\)?|math\.inf\b|(?:Number\.POSITIVE_)?Infinity\b)`
+const numExprPat = `-?[ \t]*(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?(?:[ \t]*\*\*?[ \t]*[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)*|float[ \t]*\([ \t]*["'][^"'\n]{0,12}["'][ \t]*\)?|math\.inf\b|(?:Number\.POSITIVE_)?Infinity\b|Number\.MAX_(?:SAFE_INTEGER|VALUE)\b|sys\.maxsize\b|math\.MaxInt(?:64|32)?\b)`
 
 // numExpr reads a bound numExprPat matched (rt5 F4's rule): a value it
 // reads exactly is that value (over maxSiteBound, the scan reports it
@@ -22,7 +22,27 @@ const numExprPat = `-?[ \t]*(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?(?:
 // reads a negative count as a small one) is hugeBound — unbounded, never a
 // small number.
 // ok is false for text that is no such number (a name).
+// namedBound are the constants a bound is written as, by their values.
+var namedBound = map[string]string{
+	"Number.MAX_SAFE_INTEGER": "9007199254740991",
+	"Number.MAX_VALUE":        "Infinity",
+	"sys.maxsize":             "9223372036854775807",
+	"math.MaxInt":             "9223372036854775807",
+	"math.MaxInt64":           "9223372036854775807",
+	"math.MaxInt32":           "2147483647",
+}
+
 func numExpr(s string) (n int, ok bool) {
+	// Named constants first: their names hold underscores (R7-8: ofetch's
+	// retry: Number.MAX_SAFE_INTEGER was read as its default, 2 attempts).
+	t := strings.TrimSpace(s)
+	sign := ""
+	if strings.HasPrefix(t, "-") {
+		sign, t = "-", strings.TrimSpace(t[1:])
+	}
+	if v, named := namedBound[t]; named {
+		s = sign + v
+	}
 	s = strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), " ", "")
 	s = strings.ReplaceAll(s, "\t", "")
 	if s == "" {

@@ -14,6 +14,8 @@ import (
 var (
 	jsOfetchRetry  = knobRe("retry")
 	jsOfetchMethod = regexp.MustCompile(`\bmethod\s*([:,}])`)
+	jsQuotedSixKey = regexp.MustCompile(`["'] {6}["']\s*:`)
+	jsQuotedMethod = regexp.MustCompile(`^["']method["']\s*:`)
 	jsMethodLit    = regexp.MustCompile(`^\s*['"` + "`" + `]([A-Za-z]+)['"` + "`" + `]`)
 )
 
@@ -155,8 +157,16 @@ func ofetchLayer(f *file, open int, inst *ofetchDefaults) (Layer, bool) {
 		l.Note = "the options spread another object: its retry and method are not read"
 	}
 	// The method is found in the blanked object (a brace or a key
-	// inside a string cannot move it) and read from the source text.
-	if m := topLevel(jsOfetchMethod, obj); m != nil {
+	// inside a string cannot move it) and read from the source text. A
+	// quoted key, blanked with the strings, is found where the blanked
+	// object holds a six-character string key that reads "method" (R7-8).
+	m := topLevel(jsOfetchMethod, obj)
+	if m == nil {
+		if q := topLevel(jsQuotedSixKey, obj); q != nil && jsQuotedMethod.Match(objText[q[0]:]) {
+			m = []int{q[0], q[1]}
+		}
+	}
+	if m != nil {
 		lit := jsMethodLit.FindSubmatch(objText[m[1]:])
 		if obj[m[1]-1] != ':' || lit == nil {
 			// method, or method: opts.method — not a literal.

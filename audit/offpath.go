@@ -167,7 +167,7 @@ func enclosingFunc(f *file, n int) (int, int, bool) {
 // no API.
 func browserOnly(f *file, a, b int) bool {
 	fn := f.blanked()[a:b]
-	if reachesAPI(fn) {
+	if reachesAPI(fn) || callsAPIHelper(f, fn) {
 		return false
 	}
 	// A browser's method called is the browser driven; a browser only
@@ -333,10 +333,76 @@ var (
 	loopbackURL = regexp.MustCompile(`^f?["'\x60]https?://(?:127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1\])[:/"'\x60]`)
 )
 
-// localPoll: the function code[a:b] holding a loop or handler only asks a local process's API and asks no model.
+// localPoll: the function code[a:b] holding a loop or handler only asks a
+// local process's API and asks no model. A model server on loopback
+// (Ollama's /api/chat, vLLM's or a LiteLLM proxy's /v1/chat/completions)
+// is no local poll: every attempt is a model call, and a proxy's a paid
+// one (R7-10: its unbounded loops vanished).
 func localPoll(f *file, a, b int) bool {
 	code := f.blanked()[a:b]
-	return !pyAsksModel(code) && !modelCallJS.Match(code) && loopbackOnly(f.readable()[a:b])
+	vis := f.readable()[a:b]
+	return !pyAsksModel(code) && !modelCallJS.Match(code) && !modelEndpointText.Match(vis) && loopbackOnly(vis)
+}
+
+// modelEndpointText: a model API's path or a request body naming a model.
+var modelEndpointText = regexp.MustCompile(`/(?:v1/)?(?:chat/completions|completions|messages|responses|embeddings)\b|/api/(?:generate|chat|embed)\b|["']model["']\s*:`)
+
+// calleeName: a call of a plain name (decide(shot), await ask_model(x)).
+var calleeName = regexp.MustCompile(`(?:^|[^\w.$])([A-Za-z_$][\w$]*)\s*\(`)
+
+// Function definitions of a file: Python's def, JavaScript's function and
+// a name bound to an arrow or function expression.
+var (
+	pyHelperDef = regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(`)
+	jsHelperDef = regexp.MustCompile(`function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>)`)
+)
+
+// apiHelperIndex is f's functions whose own body reaches an API, built
+// once per file (linear in it).
+func apiHelperIndex(f *file) map[string]bool {
+	if f.apiHelpers != nil {
+		return f.apiHelpers
+	}
+	f.apiHelpers = map[string]bool{}
+	code := f.blanked()
+	re := jsHelperDef
+	if f.kind == fkPython {
+		re = pyHelperDef
+	}
+	for _, m := range re.FindAllSubmatchIndex(code, -1) {
+		name := ""
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 {
+				name = string(code[m[g]:m[g+1]])
+				break
+			}
+		}
+		if name == "" || f.apiHelpers[name] {
+			continue
+		}
+		line := bytes.Count(code[:m[1]], []byte("\n")) + 2 // a line of its body
+		if a, b, ok := enclosingFunc(f, line); ok && a <= m[0]+64 && reachesAPI(code[a:b]) {
+			f.apiHelpers[name] = true
+		}
+	}
+	return f.apiHelpers
+}
+
+// callsAPIHelper: fn calls a function defined in the same file whose own
+// body reaches an API — the resolution the loop rules make (R7-11: a
+// browser step asking the model through a helper was dropped as browser
+// work). One level deep.
+func callsAPIHelper(f *file, fn []byte) bool {
+	helpers := apiHelperIndex(f)
+	if len(helpers) == 0 {
+		return false
+	}
+	for _, m := range calleeName.FindAllSubmatch(fn, -1) {
+		if helpers[string(m[1])] {
+			return true
+		}
+	}
+	return false
 }
 
 // storeCall: a call of a database's, a cache's, a store's or a session
@@ -383,7 +449,7 @@ func bodyOffPath(f *file, n int) bool {
 		return false
 	}
 	body := f.blanked()[a:b]
-	if reachesAPI(body) || talksToModel.Match(body) {
+	if reachesAPI(body) || talksToModel.Match(body) || callsAPIHelper(f, body) {
 		return false // a store read beside a model call: the model call is retried too
 	}
 	return storeCall.Match(body) || browserCall.Match(body) || browserWord.Match(body) && !agentWord.Match(body)
