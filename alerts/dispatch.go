@@ -111,6 +111,10 @@ type Dispatcher struct {
 	// busyNotify are the busy workers delivering a notification (at most
 	// maxNotifyWorkers: see pick).
 	busyNotify int
+	// busyNet are the busy workers delivering over the network (a
+	// webhook's kill or a notification): at most maxNetWorkers, so one
+	// worker is always free for a kill command (see pick).
+	busyNet int
 	// claimed holds every key queued or under way. A key is claimed (see
 	// claim) under mu after the journal said it does not block, and
 	// released only after its final record is in the journal: the resend
@@ -341,9 +345,12 @@ func (d *Dispatcher) work() {
 		d.queue[len(d.queue)-1] = task{}
 		d.queue = d.queue[:len(d.queue)-1]
 		d.busy++
-		notify := !t.kill()
+		notify, net := !t.kill(), !isExec(t.action)
 		if notify {
 			d.busyNotify++
+		}
+		if net {
+			d.busyNet++
 		}
 		more := len(d.queue) > 0
 		d.mu.Unlock()
@@ -356,6 +363,9 @@ func (d *Dispatcher) work() {
 		if notify {
 			d.busyNotify--
 		}
+		if net {
+			d.busyNet--
+		}
 		if finished {
 			// Its final record is journaled: a later request finds it
 			// there. An interrupted one stays claimed: the next start
@@ -365,8 +375,8 @@ func (d *Dispatcher) work() {
 		more = len(d.queue) > 0
 		d.mu.Unlock()
 		d.inflight.Done()
-		if notify && more {
-			d.poke() // a notification's worker freed: what waited for it may go
+		if (notify || net) && more {
+			d.poke() // a network delivery's worker freed: what waited for it may go
 		}
 	}
 }
@@ -376,23 +386,41 @@ func (d *Dispatcher) work() {
 // down, a stuck proxy) holds notifications only, never a kill (red team
 // R7-24: four hung notifications held every worker, and the kill waited
 // 59 s, or never left a run stopped meanwhile).
-const maxNotifyWorkers = actionWorkers - 1
+const maxNotifyWorkers = actionWorkers - 2
+
+// maxNetWorkers is how many workers may deliver over the network at once
+// (kill webhooks and notifications together): one is always kept for a
+// kill command, which runs here and waits for no receiver (R7b-7: a hung
+// kill webhook held the one worker kept for kills, and --kill-exec waited
+// 52 s behind it while notifications held the rest).
+const maxNetWorkers = actionWorkers - 1
 
 // pick is the index of the queued task a free worker takes, under mu: the
-// first kill, else the first notification while fewer than
-// maxNotifyWorkers deliver one; -1 for none.
+// first kill command; else the first kill webhook while fewer than
+// maxNetWorkers deliver over the network; else the first notification
+// while fewer than maxNotifyWorkers deliver one too; -1 for none.
 func (d *Dispatcher) pick() int {
-	first := -1
+	hook, note := -1, -1
 	for i := range d.queue {
-		if d.queue[i].kill() {
+		switch {
+		case isExec(d.queue[i].action):
 			return i
-		}
-		if first < 0 {
-			first = i
+		case d.queue[i].kill():
+			if hook < 0 {
+				hook = i
+			}
+		case note < 0:
+			note = i
 		}
 	}
-	if first >= 0 && d.busyNotify < maxNotifyWorkers {
-		return first
+	if d.busyNet >= maxNetWorkers {
+		return -1
+	}
+	if hook >= 0 {
+		return hook
+	}
+	if note >= 0 && d.busyNotify < maxNotifyWorkers {
+		return note
 	}
 	return -1
 }

@@ -175,7 +175,7 @@ func TestShutdownLeavesPendingKillsRequested(t *testing.T) {
 	for i := range 50 {
 		d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "night", JobID: "job-" + itoa(i)})
 	}
-	waitFor(t, "the workers to be stuck", 5*time.Second, func() bool { return hung.Load() >= actionWorkers })
+	waitFor(t, "the network workers to be stuck", 5*time.Second, func() bool { return hung.Load() >= maxNetWorkers })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	start := time.Now()
 	d.Shutdown(ctx)
@@ -342,3 +342,48 @@ func TestManualKillWarnsWhenTheJobKeepsLogging(t *testing.T) {
 type handlerFunc func()
 
 func (h handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) { h() }
+
+// TestAKillCommandNeverWaitsForAReceiver: R7b-7 — with the kill webhook
+// and the notify webhook both hung (one outage takes both), the kill
+// command waited 52 s for the webhook's retries to give up: the one
+// worker kept for kills was held by a network delivery. One worker is
+// kept for kill commands, which wait for no receiver.
+func TestAKillCommandNeverWaitsForAReceiver(t *testing.T) {
+	release := make(chan struct{})
+	var hung atomic.Int64
+	hang := newKillServer(t, nil)
+	hang.Config.Handler = handlerFunc(func() { hung.Add(1); <-release })
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	tmpl, err := ParseExec("/bin/sh -c 'echo {job_id} >> "+ran+"'", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := OpenJournal(filepath.Join(dir, "journal.jsonl"))
+	d := NewDispatcher(Hooks{KillWebhook: hang.URL, NotifyWebhook: hang.URL, KillExec: tmpl}, NewPoster(time.Minute, time.Minute, nil), j, nil)
+	d.Start(context.Background())
+	defer func() {
+		close(release)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		d.Shutdown(ctx)
+	}()
+	for i := range 6 {
+		d.Notify(Alert{Rule: "finding:x" + itoa(i), Scope: "run", RunID: "night"})
+	}
+	for i := range 3 {
+		d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "night", JobID: "job-" + itoa(i)})
+	}
+	waitFor(t, "three kill commands run while the receivers hang", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(ran)
+		return bytes.Count(b, []byte("job-")) == 3
+	})
+	// Every network delivery a worker may make is now hung; a later
+	// kill's command still runs at once.
+	waitFor(t, "the network deliveries to hang", 10*time.Second, func() bool { return hung.Load() >= maxNetWorkers })
+	d.Kill(Alert{Rule: RuleJobCeiling, Scope: "job", RunID: "night", JobID: "job-9"})
+	waitFor(t, "a later kill's command", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(ran)
+		return bytes.Contains(b, []byte("job-9"))
+	})
+}

@@ -266,12 +266,34 @@ func (mp *Mapper) learned(trace pcommon.TraceID, parent pcommon.SpanID) [2]strin
 	return n
 }
 
-// orphanCalls are the calls of a trace filed under its trace ID; past
-// maxOrphanCalls which they are is not kept (over), and only the trace's
-// root span naming a job moves them.
+// orphanCalls are the calls of a trace filed under its trace ID, by the
+// spans their known chains stop at (each call's first ancestor not seen
+// yet, or the root it reaches): a span that is one of them or above them
+// all names their job. Calls under one job span share it, so a long run's
+// thousands of calls are one entry (R7b-10: kept call by call, past 256 a
+// job span below the root never took them). Past maxOrphanCalls distinct
+// ones (over), only the trace's root span naming a job moves them.
 type orphanCalls struct {
 	spans []pcommon.SpanID
 	over  bool
+}
+
+// frontier is where the known chain above a span of trace whose parent is
+// parent stops: its first ancestor not seen yet, or the root it reaches
+// (self when it is a root).
+func (mp *Mapper) frontier(trace pcommon.TraceID, self, parent pcommon.SpanID) pcommon.SpanID {
+	if parent.IsEmpty() {
+		return self
+	}
+	p := parent
+	for hop := 0; hop < maxHops; hop++ {
+		pp, ok := mp.parentOf(spanKey{trace, p})
+		if !ok || pp.IsEmpty() {
+			return p
+		}
+		p = pp
+	}
+	return p
 }
 
 const maxOrphanCalls = 256
@@ -564,7 +586,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			if !all && !o.over {
 				all = true
 				for _, c := range o.spans {
-					if !mp.below(trace, c, self) {
+					if c != self && !mp.below(trace, c, self) {
 						all = false
 						break
 					}
@@ -795,10 +817,12 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				o = &orphanCalls{}
 				mp.orphans[r.span.TraceID()] = o
 			}
-			if len(o.spans) < maxOrphanCalls && !r.span.SpanID().IsEmpty() {
-				o.spans = append(o.spans, r.span.SpanID())
-			} else {
-				o.over = true
+			if f := mp.frontier(r.span.TraceID(), r.span.SpanID(), r.span.ParentSpanID()); !slices.Contains(o.spans, f) {
+				if len(o.spans) < maxOrphanCalls && !f.IsEmpty() {
+					o.spans = append(o.spans, f)
+				} else {
+					o.over = true
+				}
 			}
 		}
 		events = append(events, ev)

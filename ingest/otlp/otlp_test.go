@@ -999,3 +999,36 @@ func TestUnreadableUsageCostsTheField(t *testing.T) {
 		t.Errorf("HTTP %d, %d events; want 200, 6", resp.StatusCode, len(tr.events))
 	}
 }
+
+// TestManyCallsUnderAJobSpanBelowTheRoot: R7b-10 — the calls filed under
+// a trace's ID were kept one by one, at most 256: past them a job span
+// below the root (an HTTP server's or a queue's span is the root of most
+// real traces) never took them, and a long agent run's 300 calls stayed
+// under the trace ID, its ceiling blind.
+func TestManyCallsUnderAJobSpanBelowTheRoot(t *testing.T) {
+	var batches []ptrace.Traces
+	for i := range 300 {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		step, call := spans.AppendEmpty(), spans.AppendEmpty()
+		for k, sp := range []ptrace.Span{step, call} {
+			sp.SetTraceID(pcommon.TraceID{5})
+			var id pcommon.SpanID
+			id[0], id[1], id[2] = byte(10+k), byte(i>>8), byte(i)
+			sp.SetSpanID(id)
+		}
+		step.SetParentSpanID(pcommon.SpanID{2}) // the job span
+		step.SetName("agent.step")
+		call.SetParentSpanID(step.SpanID())
+		call.SetName("chat gpt-4o")
+		call.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		call.Attributes().PutInt("gen_ai.usage.input_tokens", 1000)
+		batches = append(batches, td)
+	}
+	job, root := ptrace.NewTraces(), ptrace.NewTraces()
+	jobSpan(job, 2, 1, false, "job-1")
+	jobSpan(root, 1, 0, false, "")
+	if by := callsByJob(append(batches, job, root)...); by["job-1"] != 300 || len(by) != 1 {
+		t.Errorf("calls by job %v, want job-1's 300", by)
+	}
+}
