@@ -51,8 +51,10 @@ type MergedReplica struct {
 	Jobs     int     `json:"jobs"`
 	Attempts int64   `json:"attempts"`
 	SpendUSD float64 `json:"spend_usd"`
-	FirstTS  string  `json:"first_ts"`
-	LastTS   string  `json:"last_ts"`
+	// UnpricedAttempts: SpendUSD is a floor (R7b-11).
+	UnpricedAttempts int64  `json:"unpriced_attempts,omitempty"`
+	FirstTS          string `json:"first_ts"`
+	LastTS           string `json:"last_ts"`
 }
 
 // maxSplitExamples bounds the split job IDs a merged report names.
@@ -149,7 +151,7 @@ func MergeReports(in []MergeInput) (*Report, error) {
 	for _, k := range kept {
 		r := k.Report
 		info.Replicas = append(info.Replicas, MergedReplica{File: k.Name, Replica: r.Replica, RunID: r.RunID, Jobs: r.Totals.Jobs,
-			Attempts: r.Totals.Attempts, SpendUSD: r.Totals.SpendUSD, FirstTS: r.Source.FirstTS, LastTS: r.Source.LastTS})
+			Attempts: r.Totals.Attempts, SpendUSD: r.Totals.SpendUSD, UnpricedAttempts: r.Totals.UnpricedAttempts, FirstTS: r.Source.FirstTS, LastTS: r.Source.LastTS})
 	}
 	return out, nil
 }

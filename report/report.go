@@ -572,7 +572,7 @@ func writeMerged(b *strings.Builder, m *correlate.MergeInfo) {
 	fmt.Fprintf(b, "Merged from %d replica report(s) (report --merge):\n\n| File | Replica | Run | Jobs | Calls | Spend | First | Last |\n|---|---|---|---:|---:|---:|---|---|\n", len(m.Replicas))
 	for _, r := range m.Replicas {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(r.File), cell(r.Replica), cell(r.RunID), correlate.Count(int64(r.Jobs)),
-			correlate.Count(r.Attempts), correlate.USD(r.SpendUSD), cell(orUnknown(r.FirstTS, "unknown")), cell(orUnknown(r.LastTS, "unknown")))
+			correlate.Count(r.Attempts), Floor(r.SpendUSD, r.UnpricedAttempts), cell(orUnknown(r.FirstTS, "unknown")), cell(orUnknown(r.LastTS, "unknown")))
 	}
 	b.WriteString("\n")
 	if m.SplitJobs > 0 {

@@ -167,3 +167,19 @@ func TestUnpricedSumsAreFloors(t *testing.T) {
 		t.Errorf("a share of two floors:\n%s", out)
 	}
 }
+
+// TestMergedReplicaSpendIsAFloor: R7b-11 — report --merge's replica table
+// showed an exact spend for a replica 9 of whose 15 calls were unpriced.
+func TestMergedReplicaSpendIsAFloor(t *testing.T) {
+	r := &correlate.Report{Merged: &correlate.MergeInfo{Replicas: []correlate.MergedReplica{
+		{File: "a.json", Replica: "a", RunID: "night1", Jobs: 5, Attempts: 15, SpendUSD: 0.21, UnpricedAttempts: 9},
+		{File: "b.json", Replica: "b", RunID: "night1", Jobs: 5, Attempts: 15, SpendUSD: 0.30},
+	}}}
+	var b strings.Builder
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "| ≥$0.2100 (9 unpriced) |") || !strings.Contains(out, "| $0.3000 |") {
+		t.Errorf("replica table:\n%s", out)
+	}
+}

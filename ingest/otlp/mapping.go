@@ -222,6 +222,22 @@ func (mp *Mapper) hadModelBelow(k spanKey) bool {
 	return ok
 }
 
+// embedding: a model-call span of an embedding (GenAI's operation
+// "embeddings", the Vercel AI SDK's ai.embed*, OpenInference's
+// EMBEDDING kind).
+func embedding(sp ptrace.Span) bool {
+	a := sp.Attributes()
+	switch firstStr(a, "gen_ai.operation.name") {
+	case "embeddings", "embedding", "embed":
+		return true
+	}
+	if strings.EqualFold(firstStr(a, "openinference.span.kind"), "EMBEDDING") {
+		return true
+	}
+	id := firstStr(a, "ai.operationId")
+	return strings.HasPrefix(id, "ai.embed")
+}
+
 // vercelOuter: the Vercel AI SDK's outer span of a generation or an
 // embedding (ai.operationId "ai.generateText", "ai.streamObject",
 // "ai.embedMany", …). The SDK makes the model call in a child span of the
@@ -448,10 +464,17 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		return -1
 	}
 	anc := ancestors(refs, parentOf)
-	// Count usage on the innermost model-call span only.
+	// Count usage on the innermost model-call span only. An embedding
+	// below a chat call (the call's retrieval step) is a call of its own,
+	// not the chat's usage counted again (R7b-8: the chat's tokens were
+	// dropped); an embedding outer span over its doEmbed is one call.
+	embed := make([]bool, len(refs))
+	for i := range refs {
+		embed[i] = refs[i].model && embedding(refs[i].span)
+	}
 	for i := range refs {
 		if refs[i].model {
-			if a := anc.model[i]; a >= 0 {
+			if a := anc.model[i]; a >= 0 && embed[i] == embed[a] {
 				refs[a].shadowed = true
 			}
 		}
@@ -516,7 +539,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	}
 	noted := make([]bool, len(refs))
 	for i := range refs {
-		if refs[i].model || known[i] || below[i] {
+		if refs[i].model && !embed[i] || known[i] || below[i] {
 			up(i, noted, true)
 		}
 	}

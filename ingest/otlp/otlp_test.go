@@ -1032,3 +1032,48 @@ func TestManyCallsUnderAJobSpanBelowTheRoot(t *testing.T) {
 		t.Errorf("calls by job %v, want job-1's 300", by)
 	}
 }
+
+// TestEmbeddingBelowAChatIsItsOwnCall: R7b-8 — a chat span whose child is
+// an embedding call (its retrieval step) was taken for a wrapper of it,
+// and the chat's tokens dropped, in one request and across two.
+func TestEmbeddingBelowAChatIsItsOwnCall(t *testing.T) {
+	mk := func(td ptrace.Traces, id, parent byte, op string, in int64) {
+		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{6})
+		sp.SetSpanID(pcommon.SpanID{id})
+		if parent != 0 {
+			sp.SetParentSpanID(pcommon.SpanID{parent})
+		}
+		sp.SetName(op + " m")
+		sp.Attributes().PutStr("gen_ai.operation.name", op)
+		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+		sp.Attributes().PutInt("gen_ai.usage.input_tokens", in)
+	}
+	count := func(batches ...ptrace.Traces) (calls int, in int64) {
+		mp := NewMapper()
+		for _, td := range batches {
+			evs, _, _ := mp.MapTraces(td)
+			for _, e := range evs {
+				if e.Kind == ingest.KindLLMCall {
+					calls++
+					in += e.InputTokens
+				}
+			}
+		}
+		return calls, in
+	}
+	one := ptrace.NewTraces()
+	mk(one, 1, 0, "chat", 10_000)
+	mk(one, 2, 1, "embeddings", 1_000)
+	kid, chat := ptrace.NewTraces(), ptrace.NewTraces()
+	mk(kid, 2, 1, "embeddings", 1_000)
+	mk(chat, 1, 0, "chat", 10_000)
+	for name, got := range map[string][2]int64{
+		"one request":  func() [2]int64 { c, i := count(one); return [2]int64{int64(c), i} }(),
+		"two requests": func() [2]int64 { c, i := count(kid, chat); return [2]int64{int64(c), i} }(),
+	} {
+		if got != [2]int64{2, 11_000} {
+			t.Errorf("%s: %d calls, %d input tokens; want 2, 11000", name, got[0], got[1])
+		}
+	}
+}
