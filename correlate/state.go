@@ -7,6 +7,7 @@ package correlate
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -576,6 +577,15 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		var fresh *responseUsage
 		if ev.ResponseID != "" && ev.Kind == ingest.KindLLMCall {
+			if strings.HasPrefix(ev.ResponseID, ingest.OTLPSpanPrefix) {
+				// A span under the IDs of one billed before but with
+				// another start is another call, not its re-send: the
+				// mapper's memory of starts is gone after a restart, the
+				// state's (rebuilt by the replay) is not (R7b-12).
+				if r, seen := s.response(ev.ResponseID, false); seen && r.ts != 0 && r.ts != ev.TS {
+					ev.ResponseID += "@" + strconv.FormatInt(ev.TS, 36)
+				}
+			}
 			if r, seen := s.response(ev.ResponseID, true); seen {
 				// The same response, written again in another file (a
 				// resumed session copies earlier messages): what it adds.

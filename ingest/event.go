@@ -440,3 +440,9 @@ type Consumer interface {
 // provider's HTTP request ID (decode.HTTPAttemptID), so correlate tells a
 // request's two records apart from a response an agent copied.
 const HTTPAttemptPrefix = "http\x00"
+
+// OTLPSpanPrefix begins the ResponseID of a model-call span (its trace
+// and span IDs): the same span delivered again has the same start, while
+// another span under the same IDs (a forked worker pool's copied ID
+// generator) has its own, and is another call (correlate's responses).
+const OTLPSpanPrefix = "otlp-span:"

@@ -704,7 +704,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				// Its identity, in the state a restart's replay rebuilds:
 				// a span delivered again after a restart (a Collector's
 				// retry) is billed once (correlate's responses).
-				ev.ResponseID = "otlp-span:" + lastTraceHex + sid.String()
+				ev.ResponseID = ingest.OTLPSpanPrefix + lastTraceHex + sid.String()
 				if collided {
 					// Another span under the IDs of one mapped before (a
 					// forked worker pool's copied generator): another
