@@ -276,20 +276,8 @@ func jsCatchBlocks(code []byte) []jsCatch {
 // openOf is the offset of the { that the } at close closes, looking back
 // at most maxArgBytes; -1 when none does.
 func openOf(code []byte, close int) int {
-	depth := 0
-	for i := close; i >= 0 && close-i < maxArgBytes; i-- {
-		switch code[i] {
-		case ')', ']', '}':
-			depth++
-		case '(', '[', '{':
-			depth--
-			if depth == 0 {
-				if code[i] != '{' {
-					return -1
-				}
-				return i
-			}
-		}
+	if i := matchingOpen(code, close); i >= 0 && code[i] == '{' {
+		return i
 	}
 	return -1
 }

@@ -764,19 +764,7 @@ func TestWrapperSpanInAnotherRequestIsNotBilledAgain(t *testing.T) {
 		vercelSpan(td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans(), 1, 0, "ai.generateText", 30_000, 3_000)
 		return td
 	}
-	sum := func(batches ...ptrace.Traces) (calls int, in int64) {
-		mp := NewMapper()
-		for _, td := range batches {
-			evs, _, _ := mp.MapTraces(td)
-			for _, e := range evs {
-				if e.Kind == ingest.KindLLMCall {
-					calls++
-					in += e.InputTokens
-				}
-			}
-		}
-		return calls, in
-	}
+	sum := llmCalls
 	for name, order := range map[string][]ptrace.Traces{
 		"children first": {kids(), outer()},
 		"wrapper first":  {outer(), kids()},
@@ -1049,19 +1037,7 @@ func TestEmbeddingBelowAChatIsItsOwnCall(t *testing.T) {
 		sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
 		sp.Attributes().PutInt("gen_ai.usage.input_tokens", in)
 	}
-	count := func(batches ...ptrace.Traces) (calls int, in int64) {
-		mp := NewMapper()
-		for _, td := range batches {
-			evs, _, _ := mp.MapTraces(td)
-			for _, e := range evs {
-				if e.Kind == ingest.KindLLMCall {
-					calls++
-					in += e.InputTokens
-				}
-			}
-		}
-		return calls, in
-	}
+	count := llmCalls
 	one := ptrace.NewTraces()
 	mk(one, 1, 0, "chat", 10_000)
 	mk(one, 2, 1, "embeddings", 1_000)
@@ -1076,4 +1052,20 @@ func TestEmbeddingBelowAChatIsItsOwnCall(t *testing.T) {
 			t.Errorf("%s: %d calls, %d input tokens; want 2, 11000", name, got[0], got[1])
 		}
 	}
+}
+
+// llmCalls maps the requests in order through one mapper and counts the
+// model calls and their input tokens.
+func llmCalls(batches ...ptrace.Traces) (calls int, in int64) {
+	mp := NewMapper()
+	for _, td := range batches {
+		evs, _, _ := mp.MapTraces(td)
+		for _, e := range evs {
+			if e.Kind == ingest.KindLLMCall {
+				calls++
+				in += e.InputTokens
+			}
+		}
+	}
+	return calls, in
 }
