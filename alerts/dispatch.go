@@ -672,7 +672,11 @@ const maxGenerations = 1 << 10
 // burned on). A log read again raises a kill at about the log time it
 // was journaled at, so it finds its generation finished, and is not sent
 // again; a generation is a function of the journal and the log time, so a
-// restart derives the same key.
+// restart derives the same key. "About the same log time" is measured
+// from the latest record time the run had read when it killed
+// (Record.LogHigh), not the crossing record's alone: read again in
+// another order the input crosses at another record, never past what was
+// read before.
 func (d *Dispatcher) keyFor(action string, a Alert) string {
 	base := IdempotencyKey(action, a)
 	key := base
@@ -686,7 +690,19 @@ func (d *Dispatcher) keyFor(action string, a Alert) string {
 			return key
 		}
 		at, err := time.Parse(time.RFC3339Nano, prev.LogAt)
-		if err != nil || a.At-at.UnixNano() <= rekeyAfter {
+		if err != nil {
+			return key
+		}
+		ref := at.UnixNano()
+		if high, err := time.Parse(time.RFC3339Nano, prev.LogHigh); err == nil && high.UnixNano() > ref {
+			// The run had read records this late when it killed: a
+			// trigger before the horizon past them is the same input read
+			// again in another order, not another night (R8-3: two
+			// workers' clocks 3 h apart, merged by time on a restart,
+			// crossed 3 h "later" and killed the job again).
+			ref = high.UnixNano()
+		}
+		if a.At-ref <= rekeyAfter {
 			return key
 		}
 		h := sha256.Sum256([]byte(base + "\x00" + strconv.Itoa(gen)))
@@ -792,6 +808,9 @@ func (d *Dispatcher) recordOutcome(t task, state ActionState, r Record) string {
 
 func (d *Dispatcher) journalRecord(t task, state ActionState, r Record, write func(Record) error) string {
 	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
+	if t.alert.LogHigh > t.alert.At {
+		r.LogHigh = correlate.FormatTime(t.alert.LogHigh)
+	}
 	r.RunID, r.JobID, r.JobType, r.State = t.alert.RunID, t.alert.JobID, t.alert.JobType, state
 	err := write(r)
 	if err == nil {

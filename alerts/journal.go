@@ -67,8 +67,11 @@ type Line struct {
 
 // Record is one line of the journal.
 type Record struct {
-	Time     string      `json:"time"`   // wall clock when written
-	LogAt    string      `json:"log_at"` // log time of the alert
+	Time  string `json:"time"`   // wall clock when written
+	LogAt string `json:"log_at"` // log time of the alert
+	// LogHigh is the latest record time the run had read when the alert
+	// fired (Alert.LogHigh); absent in journals written before it.
+	LogHigh  string      `json:"log_high,omitempty"`
 	Key      string      `json:"key"`    // the Idempotency-Key
 	Action   string      `json:"action"` // kill_webhook, kill_exec, notify
 	Rule     string      `json:"rule"`
