@@ -495,7 +495,10 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		}
 		cost := st.LastAttemptCost()
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
-			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(cost)
+			// Spend placed in the job by position or timing alone is not
+			// its type's to weigh: a type-wide kill on a guess (R8-7, as
+			// R7-17 for the job ceiling).
+			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(max(0, cost-st.LastGuessedCost()))
 		}
 		r.burnAdd(r.run.mono, cost)
 		r.ceilings(st, job, ts)
