@@ -240,13 +240,13 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		if isExec(r.Action) && r.State == StateSent && r.Pgid > 0 {
 			// Its group may have outlived the burnrate that ran it: ended
 			// before the command runs again, so the two never overlap.
-			if n, err := endGroup(r.Pgid, r.PgidStart); err != nil {
+			if n, err := endGroup(r.Pgid, r.PgidStart, r.Mark); err != nil {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were found and could not all be ended: %v", n, r.Pgid, err)
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were still running and were ended first (SIGTERM, then SIGKILL)", n, r.Pgid)
 			}
 			// Those that left the group (setsid), by PID and start time.
-			if n, err := endProcs(r.Procs, groupGrace); err != nil {
+			if n, err := endProcs(r.Procs, groupGrace, r.Mark); err != nil {
 				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were found and could not all be ended: %v", n, err)
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were still running and were ended first (SIGTERM, then SIGKILL)", n)
@@ -1029,11 +1029,11 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		}
 		var sentErr string
 		var group Record
-		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64) {
+		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64, mark string) {
 			// Its group, on disk before the wait: a burnrate killed now
 			// leaves what a start needs to end the group before it runs
 			// the command again.
-			group = Record{Pgid: pgid, PgidStart: start, Resent: t.resent}
+			group = Record{Pgid: pgid, PgidStart: start, Mark: mark, Resent: t.resent}
 			sentErr = d.recordOutcome(t, StateSent, group)
 		}, func(procs []Proc) {
 			// Its descendants as they appear, a setsid'd one included:

@@ -102,6 +102,11 @@ type Record struct {
 	// still alive ends it before it runs the command again.
 	Pgid      int    `json:"pgid,omitempty"`
 	PgidStart uint64 `json:"pgid_start,omitempty"`
+	// Mark is the value of BURNRATE_KILL_RUN in the command's environment
+	// (runMarkEnv): a start ends only processes whose environment holds
+	// it. Absent in journals written before it: the group and start time
+	// alone then.
+	Mark string `json:"mark,omitempty"`
 	// Procs are the command's descendants seen while it ran, by PID and
 	// start time (a later "sent" record each time one is seen): a child
 	// that called setsid has left the group, and a start ends those still
