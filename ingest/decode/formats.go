@@ -660,8 +660,15 @@ type jsonlDecoder struct {
 	// the app's own record of that call, after them, is the SDK's last
 	// attempt as the app saw it — its usage, not another call.
 	sdkAnswered map[string]bool
-	pairFn      func(*ingest.Event)
-	pairOuter   func(*ingest.Event)
+	// sdkLastID are, by job, the request ID of the last SDK attempt of
+	// the call the job announced, when the SDK's lines name it (Node's
+	// debug output): the app's own record of that call naming no request
+	// ID is that attempt as the app saw it — its usage, not another call
+	// (R8-4: with x-job-id headers and "turn done" lines without
+	// request_id, every answered call was counted twice).
+	sdkLastID map[string]string
+	pairFn    func(*ingest.Event)
+	pairOuter func(*ingest.Event)
 	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
 	claimFn    func(*ingest.Event)
 	claimOuter func(*ingest.Event)
@@ -672,6 +679,7 @@ type jsonlDecoder struct {
 func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	if ev == &d.ev && d.p.announce {
 		delete(d.sdkAnswered, ev.JobID)
+		delete(d.sdkLastID, ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
 		for d.announced.full(ev) {
@@ -682,7 +690,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && len(d.sdkLastID) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -697,6 +705,17 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			// An attempt the SDK's lines name by request ID (a retry
 			// after a timeout): the app's line meets it by that ID.
 			delete(d.sdkAnswered, ev.JobID)
+			if _, ok := d.sdkLastID[ev.JobID]; ok {
+				d.sdkLastID[ev.JobID] = ev.ResponseID // a later attempt of the same call
+			}
+		}
+		if ev == &d.ev && ev.ResponseID == "" {
+			if id, ok := d.sdkLastID[ev.JobID]; ok {
+				delete(d.sdkLastID, ev.JobID)
+				ev.ResponseID = id
+			}
+		} else if ev == &d.ev {
+			delete(d.sdkLastID, ev.JobID)
 		}
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
@@ -728,7 +747,13 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 				d.sdkAnswered = map[string]bool{}
 			}
 			d.sdkAnswered[ev.JobID] = true
-		} else if a != nil {
+		} else if a != nil && ev != &d.ev {
+			if d.sdkLastID == nil || len(d.sdkLastID) >= maxAnnounced {
+				d.sdkLastID = map[string]string{}
+			}
+			d.sdkLastID[ev.JobID] = ev.ResponseID
+		}
+		if a != nil && (ev == &d.ev || ev.ResponseID != "") {
 			if ev.Model == "" {
 				ev.Model = a.Model
 			}
@@ -742,6 +767,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	case ingest.KindAssumption, ingest.KindUsageGrowth:
 	default:
 		delete(d.sdkAnswered, ev.JobID)
+		delete(d.sdkLastID, ev.JobID)
 		d.released.take(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 	}
@@ -1056,6 +1082,16 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				d.p.announce = false
 				if e.Status == ingest.StatusUnknown && e.ErrorType == "" && !e.StreamDropped {
 					e.Status = 200 // usage came back: answered, as the generic reader's own calls
+				}
+			}
+		}
+		if len(d.text.nodeHeld) > 0 && !d.p.announce && d.ev.JobID != "" {
+			switch d.ev.Kind {
+			case ingest.KindLLMCall:
+				d.text.claimNodeAnswer(&d.ev, d.announced.len()+d.packed.len(), emit) // the app's record of a call the SDK's lines hold
+			case ingest.KindJobFailed, ingest.KindJobDeadLettered:
+				if d.announced.at(d.ev.JobID) != nil {
+					d.text.claimNodeFailure(&d.ev, d.announced.len()+d.packed.len(), emit)
 				}
 			}
 		}

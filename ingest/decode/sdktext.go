@@ -96,9 +96,12 @@ type sdkText struct {
 	nodeUsage    ingest.Event
 	// nodeHeld are Node chains no request block placed, waiting for the
 	// app's line that names their request ID (nodelinks.go).
-	nodeHeld    []*nodeHeld
-	jobSwitches int // JSON lines naming another job than the one before
-	lines       int
+	nodeHeld []*nodeHeld
+	// timingClaims: an app line took a held chain by timing with other
+	// calls in flight (claimNodeByTiming); later claims are timing's too.
+	timingClaims bool
+	jobSwitches  int // JSON lines naming another job than the one before
+	lines        int
 	// open holds the time of each job's last JSON line; interleavedAt is
 	// when the lines last showed two jobs at work at once (pychains.go:
 	// noteOpen).

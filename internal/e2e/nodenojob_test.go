@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+)
+
+// TestNodeSDKNoJobHeaderNoRequestID: red team 8's R8-4. The Node SDK's
+// debug output (ANTHROPIC_LOG=debug) and an app's pino lines in one
+// stream, the job only in the body's metadata (printed "[Object]") and
+// the app's "turn done" lines naming no request ID, as most apps log: 16
+// jobs, 4 in flight, 66 HTTP requests on the wire (the ledger). Each
+// answered call was counted twice — the SDK's chain and the app's line —
+// 121 calls and $0.576 for the wire's $0.327, exact-looking, and a run
+// ceiling of $0.45 killed an innocent run. The app's line is the chain's
+// last attempt: the run's calls and spend are the wire's, and a job
+// whose chain was picked by timing is marked, never exact-looking.
+func TestNodeSDKNoJobHeaderNoRequestID(t *testing.T) {
+	// debug-noreq-c4: the same app with an x-job-id header on each
+	// request (the chains are placed exactly), its lines still naming no
+	// request ID: 125 calls for the wire's 69 before.
+	for _, name := range []string{"debug-nojob-c4", "debug-noreq-c4"} {
+		t.Run(name, func(t *testing.T) { nodeNoRequestID(t, name) })
+	}
+}
+
+func nodeNoRequestID(t *testing.T, name string) {
+	c := nodeSDK + name
+	want := ledgerCalls(t, c+".ledger.jsonl")
+	f, err := os.Open(c + ".ledger.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var wireCalls int
+	var wirePico int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l struct {
+			CostPico int64 `json:"cost_pico"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		wireCalls++
+		wirePico += l.CostPico
+	}
+	got, total, r := reportCalls(t, c+".log")
+	if total != wireCalls || r.Totals.Attempts != int64(wireCalls) {
+		t.Errorf("report: %d calls (totals %d), the wire %d", total, r.Totals.Attempts, wireCalls)
+	}
+	if d := math.Abs(r.Totals.SpendUSD - float64(wirePico)/1e12); d > 1e-6 {
+		t.Errorf("report: spend $%.6f, the wire's $%.6f", r.Totals.SpendUSD, float64(wirePico)/1e12)
+	}
+	for _, j := range r.Jobs {
+		if got[j.JobID] != want[j.JobID] && j.Count == "exact" {
+			t.Errorf("%s: %d calls shown exact, the wire %d", j.JobID, got[j.JobID], want[j.JobID])
+		}
+	}
+	// The app's lines alone: each call once, as the app logged it (its
+	// lines leave the cache reads out, so less than the wire's spend).
+	_, appTotal, ar := reportCalls(t, appOnly(t, name+".log"))
+	if appTotal > wireCalls || ar.Totals.SpendUSD > r.Totals.SpendUSD+1e-6 {
+		t.Errorf("the app's lines alone: %d calls, $%.6f; with the SDK's: $%.6f", appTotal, ar.Totals.SpendUSD, r.Totals.SpendUSD)
+	}
+}
