@@ -660,13 +660,8 @@ type jsonlDecoder struct {
 	// the app's own record of that call, after them, is the SDK's last
 	// attempt as the app saw it — its usage, not another call.
 	sdkAnswered map[string]bool
-	// sdkLastID are, by job, the request ID of the last SDK attempt of
-	// the call the job announced, when the SDK's lines name it (Node's
-	// debug output): the app's own record of that call naming no request
-	// ID is that attempt as the app saw it — its usage, not another call
-	// (R8-4: with x-job-id headers and "turn done" lines without
-	// request_id, every answered call was counted twice).
-	sdkLastID map[string]string
+	// sdkLast: the SDK's answered calls no app line has claimed (sdklast.go).
+	sdkLast   sdkCalls
 	pairFn    func(*ingest.Event)
 	pairOuter func(*ingest.Event)
 	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
@@ -679,7 +674,7 @@ type jsonlDecoder struct {
 func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	if ev == &d.ev && d.p.announce {
 		delete(d.sdkAnswered, ev.JobID)
-		delete(d.sdkLastID, ev.JobID)
+		d.sdkLast.forget(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
 		for d.announced.full(ev) {
@@ -690,7 +685,12 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && len(d.sdkLastID) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
+	if ev != &d.ev && ev.Kind == ingest.KindLLMCall && ev.ResponseID != "" && ev.JobID != "" && ev.Status >= 200 && ev.Status < 600 {
+		// An SDK line's attempt that got an answer: the app's own line of
+		// its call may follow without its request ID.
+		d.sdkLast.note(ev.JobID, ev.IdempotencyKey, ev.ResponseID, ev.Model, d.text.lines)
+	}
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.sdkLast.len() == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -705,17 +705,13 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			// An attempt the SDK's lines name by request ID (a retry
 			// after a timeout): the app's line meets it by that ID.
 			delete(d.sdkAnswered, ev.JobID)
-			if _, ok := d.sdkLastID[ev.JobID]; ok {
-				d.sdkLastID[ev.JobID] = ev.ResponseID // a later attempt of the same call
-			}
 		}
 		if ev == &d.ev && ev.ResponseID == "" {
-			if id, ok := d.sdkLastID[ev.JobID]; ok {
-				delete(d.sdkLastID, ev.JobID)
-				ev.ResponseID = id
+			if id, ok := d.sdkLast.claim(ev.JobID, ev.Model, d.text.lines); ok {
+				ev.ResponseID = id // the SDK's last attempt of this call: counted once
 			}
 		} else if ev == &d.ev {
-			delete(d.sdkLastID, ev.JobID)
+			d.sdkLast.forgetID(ev.JobID, ev.ResponseID)
 		}
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
@@ -747,11 +743,6 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 				d.sdkAnswered = map[string]bool{}
 			}
 			d.sdkAnswered[ev.JobID] = true
-		} else if a != nil && ev != &d.ev {
-			if d.sdkLastID == nil || len(d.sdkLastID) >= maxAnnounced {
-				d.sdkLastID = map[string]string{}
-			}
-			d.sdkLastID[ev.JobID] = ev.ResponseID
 		}
 		if a != nil && (ev == &d.ev || ev.ResponseID != "") {
 			if ev.Model == "" {
@@ -767,7 +758,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	case ingest.KindAssumption, ingest.KindUsageGrowth:
 	default:
 		delete(d.sdkAnswered, ev.JobID)
-		delete(d.sdkLastID, ev.JobID)
+		d.sdkLast.forget(ev.JobID)
 		d.released.take(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 	}
