@@ -1114,7 +1114,13 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
+		ends := d.p.ends
 		emit(&d.ev)
+		if ends != ingest.KindUnknown {
+			end := ingest.Event{Kind: ends, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
+				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
+			emit(&end)
+		}
 	case ingest.SkipInvalidJSON:
 		// A call line stays a call: the text decoders first, and only a
 		// line none of them reads may be seed 003's declaration (a pattern

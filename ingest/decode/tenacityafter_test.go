@@ -40,3 +40,26 @@ func TestTenacityAfterTheAppsFailedCall(t *testing.T) {
 		t.Errorf("tenacity's lines alone: %d calls, want 2 (each an attempt)", n)
 	}
 }
+
+// TestACallLineThatEndsItsJob: red team R8-1 — an app that logs its job's
+// failure with the last call's status and request ID
+// ({"outcome":"failed","status":529,"request_id":…,"msg":"job failed"})
+// wrote one line that is both: read as the call only, the job's end was
+// dropped and a job dead of a 529 storm read "running". The call, then
+// the job's end. A message ("model call failed") speaks of the call only.
+func TestACallLineThatEndsItsJob(t *testing.T) {
+	var kinds []ingest.Kind
+	d := NewDecoder(FormatAuto, nil, Options{})
+	emit := func(ev *ingest.Event) { kinds = append(kinds, ev.Kind) }
+	d.Decode([]byte(`{"time":1796687158599,"job_id":"j1","outcome":"failed","status":529,"request_id":"req_011CLab945e1b79a7b2c0a5","msg":"job failed"}`), emit)
+	d.Decode([]byte(`{"time":1796687158600,"job_id":"j2","status":529,"request_id":"req_011CLab945e1b79a7b2c0a6","msg":"model call failed"}`), emit)
+	want := []ingest.Kind{ingest.KindLLMCall, ingest.KindJobFailed, ingest.KindLLMCall}
+	if len(kinds) != len(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Errorf("event %d: %v, want %v", i, kinds[i], want[i])
+		}
+	}
+}
