@@ -661,7 +661,10 @@ type jsonlDecoder struct {
 	// attempt as the app saw it — its usage, not another call.
 	sdkAnswered map[string]bool
 	// sdkLast: the SDK's answered calls no app line has claimed (sdklast.go).
-	sdkLast   sdkCalls
+	sdkLast sdkCalls
+	// resp: provider response objects naming no job, held for the app's
+	// line of the same call (respcopy.go).
+	resp      responseCopies
 	pairFn    func(*ingest.Event)
 	pairOuter func(*ingest.Event)
 	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
@@ -872,6 +875,7 @@ func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	d.pairOuter = emit
 	n := len(d.held)
 	d.releaseAt(0, d.pairFn)
+	n += d.resp.release(len(d.resp.held), d.pairFn)
 	n += d.text.flush(d.pairFn) + d.text.flushNode(d.pairFn)
 	if d.now == nil || d.now() == math.MaxInt64 {
 		// The input's end (live, a batch is not: their SDK lines come).
@@ -1086,9 +1090,37 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				}
 			}
 		}
+		d.resp.lines++
+		if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID == "" && !d.p.announce && providerResponse.Match(src) {
+			// A provider's response object beside the app's line of the
+			// same call (respcopy.go): held until that line comes.
+			d.resp.expire(emit)
+			d.resp.hold(&d.ev, emit)
+			return ingest.Accepted
+		}
+		if len(d.resp.held) > 0 {
+			d.resp.expire(emit)
+			if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID != "" && !d.p.announce {
+				if r, ok := d.resp.take(&d.ev); ok {
+					d.text.noteJSON(&d.ev)
+					d.observeRouter(emit)
+					emit(&d.ev)
+					if g, ok := responseGrowth(&d.ev, &r); ok {
+						emit(&g)
+					}
+					return ingest.Accepted
+				}
+			}
+		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
+		ends := d.p.ends
 		emit(&d.ev)
+		if ends != ingest.KindUnknown {
+			end := ingest.Event{Kind: ends, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
+				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
+			emit(&end)
+		}
 	case ingest.SkipInvalidJSON:
 		// A call line stays a call: the text decoders first, and only a
 		// line none of them reads may be seed 003's declaration (a pattern
@@ -1155,6 +1187,22 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return ingest.Accepted
 			case n < 0:
 				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+		}
+		d.resp.lines++
+		if len(d.resp.held) > 0 {
+			d.resp.expire(emit)
+		}
+		if providerResponse.Match(src) {
+			// A provider's response object: one that names no job is held
+			// for the app's line of the same call (respcopy.go).
+			outer := emit
+			emit = func(ev *ingest.Event) {
+				if ev.Kind == ingest.KindLLMCall && ev.JobID == "" {
+					d.resp.hold(ev, outer)
+					return
+				}
+				outer(ev)
 			}
 		}
 		if d.rows != nil {

@@ -73,6 +73,11 @@ type sdkText struct {
 	p       *Parser
 	ev      ingest.Event
 	lastJob jobContext // job, type, model, provider of the last JSON line
+	// failedAt is t.lines when the last JSON line was the record of a
+	// failed call (a status of 400 or more, or an error): a retry
+	// library's "Retrying … as it raised" line right after it announces
+	// the next attempt of that failure, which is already counted (R8-6).
+	failedAt int
 	// py follows Python requests per endpoint (the path relative to the
 	// base URL): their failed responses and announced retries (pychains.go).
 	py     map[string]*pyEndpoint
@@ -175,6 +180,9 @@ func (t *sdkText) openSeed() maphash.Seed {
 // table (openJobs.hash), or 0 to compute it here.
 func (t *sdkText) noteJSONHashed(ev *ingest.Event, h uint64) {
 	t.lines++
+	if ev.Kind == ingest.KindLLMCall && ev.JobID != "" && (ev.Status >= 400 || ev.Status <= 0 && ev.ErrorType != "") {
+		t.failedAt = t.lines
+	}
 	if ev.JobID != "" && ev.JobID != t.lastJob.JobID {
 		t.jobSwitches++
 		t.pyJobChains = 0
