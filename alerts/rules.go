@@ -226,12 +226,14 @@ type Alert struct {
 	// such a time tells another night's kill from the same one read again
 	// (keyFor).
 	AtFromLog bool `json:"-"`
-	// LogHigh is the latest time a record of the run had carried when the
-	// alert fired (times far ahead of the run's clock left out): what
-	// the run had read by then, whatever order its records came in. A
-	// restart reading the same records in another order (files merged by
-	// time, a second worker's clock hours behind) crosses at another
-	// record, but never past this (keyFor; red team R8-3).
+	// LogHigh is, for a job's alert, the latest time of the job's own
+	// records when it fired: what had been read of the job by then,
+	// whatever order its records came in. A restart reading the same
+	// records in another order (files merged by time, a second worker's
+	// clock hours behind) crosses at another record, but never past this
+	// (keyFor; red team R8-3). The job's own records only: the run's
+	// latest time was poisoned by one line of another worker stamped days
+	// ahead, and tomorrow's kill of the job was blocked (R8-33).
 	LogHigh int64 `json:"-"`
 	Kill    bool  `json:"kill"`
 }
@@ -253,8 +255,10 @@ func (a Alert) Subject() string {
 // kills — while the alert board, the counters and the dispatcher are the
 // process's.
 type Rules struct {
-	// atFromLog: the event being observed carried its own time.
+	// atFromLog: the event being observed carried its own time; obsJob
+	// is its job.
 	atFromLog   bool
+	obsJob      *correlate.Job
 	cfg         Config
 	jobCeilings correlate.JobCeilings
 	disp        *Dispatcher
@@ -285,9 +289,6 @@ type Rules struct {
 type runRules struct {
 	id     string
 	lastTS int64
-	// logHigh: the latest carried record time at or near the run's clock
-	// (Alert.LogHigh).
-	logHigh int64
 	// name is the journal record of a derived ID, written with the run's
 	// first action.
 	name *Record
@@ -453,8 +454,8 @@ func NewRules(cfg Config, disp *Dispatcher, emit func(Alert)) *Rules {
 // Observe evaluates the rules after the State applied ev to job.
 func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Event) {
 	ts := ev.TS
-	r.atFromLog = !ev.TSCarried
-	defer func() { r.atFromLog = false }()
+	r.atFromLog, r.obsJob = !ev.TSCarried, job
+	defer func() { r.atFromLog, r.obsJob = false, nil }()
 	if r.run == nil || r.runs[st] != r.run {
 		r.enterRun(st, ev)
 	}
@@ -466,9 +467,6 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	// Either way its spend is counted at the window's now.
 	if lane := st.Lane(ts, ev.Source); lane >= 0 {
 		r.run.tick(ts, uint32(ev.Source)<<1|uint32(lane), int64(r.cfg.BurnWindow))
-		if r.atFromLog && ts > r.run.logHigh {
-			r.run.logHigh = ts
-		}
 	}
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
@@ -514,7 +512,21 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 }
 
 func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
-	if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
+	if job.ID == correlate.UnattributedJob {
+		// The calls that name no job, from any app writing the stream:
+		// no job to stop — the run's ceiling weighs them, and the board
+		// says what they spent (red team R8-34: a kill POSTed for job
+		// "(unattributed)").
+		if r.jobCeilings.Over(job.Type, job.Spend) {
+			c := r.jobCeilings.For(job.Type).USD()
+			noKill := r.noKill
+			r.noKill = true
+			r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityWarning, Scope: "job", RunID: job.RunID, JobID: job.ID, SpendUSD: job.Spend.USD(),
+				CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
+				Reason: fmt.Sprintf("calls that name no job spent %s, over the job ceiling of %s after %d model calls: no job to stop, never a kill (the run ceiling weighs them); have the app name its job", correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls)})
+			r.noKill = noKill
+		}
+	} else if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
 		c := r.jobCeilings.For(job.Type).USD()
 		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
@@ -800,8 +812,8 @@ func (r *Rules) fire(a Alert) {
 	}
 	r.run.fired[key] = true
 	a.AtFromLog = r.atFromLog
-	if r.atFromLog {
-		a.LogHigh = max(r.run.logHigh, a.At)
+	if j := r.obsJob; r.atFromLog && j != nil && a.JobID != "" && a.JobID == j.ID {
+		a.LogHigh = max(j.LastTS, a.At)
 	}
 	a.RunID = r.runOf()
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule) && !r.noKill

@@ -138,3 +138,40 @@ func TestPatternLineTypeByPositionNeverKills(t *testing.T) {
 		})
 	}
 }
+
+// TestUnattributedCallsAreNeverAKillSubject: red team R8-34 — the calls
+// that name no job ("(unattributed)": any app's, several apps') were a
+// job to the job ceiling, and a kill was POSTed for job_id
+// "(unattributed)". They are said over the ceiling, a warning, never a
+// kill; the run ceiling weighs them.
+func TestUnattributedCallsAreNeverAKillSubject(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, `{"ts":"2026-06-02T00:00:%02dZ","event":"llm_call","job_id":"job-A","model":"gpt-4o","status":200,"input_tokens":10000,"output_tokens":500}`+"\n", i)
+	}
+	for i := range 30 { // $0.03 each, no job
+		fmt.Fprintf(&b, `{"ts":"2026-06-02T00:01:%02dZ","event":"llm_call","job_id":"","model":"gpt-4o","status":200,"input_tokens":10000,"output_tokens":500}`+"\n", i)
+	}
+	logPath, journal := filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "journal.jsonl")
+	testutil.WriteFile(t, logPath, b.String())
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "0.5", "--kill-webhook", rc.URL, "--journal", journal, logPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // the whole file is read well within this
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v\n%s", err, stderr.String())
+	}
+	if _, kills := rc.snapshot(); len(kills) != 0 {
+		t.Errorf("kills %v: the calls that name no job are no job to stop", kills)
+	}
+	if !strings.Contains(stdout.String(), "calls that name no job spent") {
+		t.Errorf("nothing says the unattributed calls passed the ceiling:\n%s", stdout.String())
+	}
+}

@@ -180,3 +180,43 @@ func TestTwoClocksReadAgainInAnotherOrderAreNotKilledTwice(t *testing.T) {
 		t.Errorf("read again in another order: %d kill(s) of job-X, want 1:\n%s", n, out)
 	}
 }
+
+// TestAStrayFutureLineDoesNotBlockTomorrowsKill: red team R8-33 — R8-3's
+// first fix counted a key's generation from the run's latest record time:
+// one line of another worker stamped days ahead in night 1 moved it, and
+// night 2's runaway of the same static run_id was "already acknowledged"
+// again (R7-21 back). The generation counts from the killed job's own
+// records only.
+func TestAStrayFutureLineDoesNotBlockTomorrowsKill(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	night := func(name, day, stray string) string {
+		var b strings.Builder
+		b.WriteString(stray)
+		for i := range 12 { // $0.07 each: over $0.50 at the 8th
+			fmt.Fprintf(&b, `{"ts":"%sT01:00:%02dZ","event":"llm_call","job_id":"summarize-0001","job_type":"summarize","run_id":"nightly-batch","idempotency_key":"c%d","model":"gpt-4o","status":200,"input_tokens":20000,"output_tokens":2000}`+"\n", day, i, i)
+		}
+		p := filepath.Join(dir, name)
+		testutil.WriteFile(t, p, b.String())
+		return p
+	}
+	day1 := night("day1.jsonl", "2026-06-02", `{"ts":"2026-06-05T01:00:00Z","event":"job_started","job_id":"heartbeat","run_id":"nightly-batch"}`+"\n")
+	day2 := night("day2.jsonl", "2026-06-03", "")
+	kills, journal := filepath.Join(dir, "kills"), filepath.Join(dir, "st", "journal.jsonl")
+	killSh := filepath.Join(dir, "kill.sh")
+	testutil.WriteFile(t, killSh, "echo \"$1\" >> "+kills+"\n")
+	run := func(log string) string {
+		out, err := exec.Command(bin, "replay", "--headless", "--speed", "max", "--journal", journal, "--job-ceiling", "0.5",
+			"--kill-exec", "sh "+killSh+" {job_id}", log).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	count := func() int { b, _ := os.ReadFile(kills); return strings.Count(string(b), "summarize-0001") }
+	run(day1)
+	out := run(day2)
+	if n := count(); n != 2 {
+		t.Errorf("night 1 with a line stamped 3 days ahead, then night 2: %d kill(s), want 2:\n%s", n, out)
+	}
+}
