@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -692,6 +693,17 @@ func tokenFrom(what, flag, file, envName string) (string, error) {
 func followableFiles(args []string) (followable []string, refused error) {
 	for _, p := range args {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if others := dirWithoutJSONL(p); len(others) > 0 {
+				// Only *.jsonl files in a directory are followed: a daemon
+				// pointed at app.log's directory idled in silence, its
+				// jobs never killed (red team R8-30).
+				err := fmt.Errorf("%s holds no *.jsonl files (only *.jsonl files in a directory are followed) but %d other file(s), e.g. %s: give them as a glob ('%s/*.log') or by name", p, len(others), others[0], p)
+				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
+				if refused == nil {
+					refused = err
+				}
+				continue
+			}
 			followable = append(followable, p) // every *.jsonl in it, new ones too
 			continue
 		}
@@ -715,6 +727,35 @@ func followableFiles(args []string) (followable []string, refused error) {
 		followable = append(followable, p)
 	}
 	return followable, refused
+}
+
+// dirWithoutJSONL: the regular files of dir (its first 1,000 entries,
+// recursively) when none of them is a *.jsonl, else nil.
+func dirWithoutJSONL(dir string) (others []string) {
+	seen := 0
+	jsonl := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > 1000 {
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() {
+			if strings.HasSuffix(d.Name(), ".jsonl") {
+				jsonl = true
+				return filepath.SkipAll
+			}
+			if len(others) < 3 {
+				others = append(others, filepath.Base(path))
+			}
+		}
+		return nil
+	})
+	if jsonl {
+		return nil
+	}
+	return others
 }
 
 // statusLine is the headless minute's line: the dashboard's header in

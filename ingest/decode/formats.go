@@ -1846,7 +1846,7 @@ func (j JSONLines) Release(ts int64, emit func(*ingest.Event)) {
 // ones) that it may answer.
 func (j JSONLines) Pairs() bool {
 	d := j.jd
-	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.released.len() > 0 || d.packed.len() > 0
+	return d.announced.len() > 0 || len(d.sdkAnswered) > 0 || d.sdkLast.len() > 0 || d.released.len() > 0 || d.packed.len() > 0
 }
 
 // Emit emits an accepted line another Parser parsed as Decode would have:
@@ -1872,6 +1872,16 @@ func (j JSONLines) Emit(ev *ingest.Event, emit func(*ingest.Event)) {
 // Announces reports whether the line just parsed is an app's announced
 // call ("calling model"), which waits for its answer.
 func (p *Parser) Announces() bool { return p.announce }
+
+// Ends reports whether the line ParseLine last parsed is a call that also
+// ends its job (its outcome field): only the decoder emits that end, so
+// such a line is decoded in order, not taken from another Parser.
+func (p *Parser) Ends() bool { return p.ends != ingest.KindUnknown }
+
+// Serial reports whether the next line must be decoded in order even when
+// another Parser parsed it: the decoder holds a provider's response
+// object that a call line may be the record of (respcopy.go).
+func (j JSONLines) Serial() bool { return len(j.jd.resp.held) > 0 }
 
 // ParseAlone parses a line as though it were the first: no time carried
 // from a line before it (a line without one is decoded again in order).

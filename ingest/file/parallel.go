@@ -264,7 +264,7 @@ func parseChunk(p *decode.Parser, c *lineChunk, seed maphash.Seed) {
 		pl.line = line
 		pl.r = p.ParseAlone(line, &pl.ev)
 		pl.announce = p.Announces()
-		pl.fast = pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce
+		pl.fast = pl.r == ingest.Accepted && pl.ev.TS != 0 && pl.ev.Kind != ingest.KindAssumption && !pl.announce && !p.Ends()
 		pl.jobHash = 0
 		if pl.fast {
 			pl.check = pl.ev.Check()
@@ -344,7 +344,7 @@ func (it *FileIter) nextParallel(ev *ingest.Event) (got, handled bool) {
 		}
 		it.cur, it.n = ev, 0
 		var r ingest.SkipReason
-		if pl.fast {
+		if pl.fast && !jd.Serial() {
 			// What the decoder would have done with this line.
 			jd.TookHashed(&pl.ev, pl.jobHash)
 			jd.Release(pl.ev.TS, it.emitFn)

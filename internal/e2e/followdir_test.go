@@ -2,11 +2,16 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
 // TestWatchFollowsOnWhenTheFileBecomesADirectory (F7): the one followed
@@ -51,5 +56,20 @@ func TestWatchFollowsOnWhenTheFileBecomesADirectory(t *testing.T) {
 	}
 	if !got["before"] || !got["after"] {
 		t.Errorf("jobs %v: want the job before the swap and the one in the file that returned\n%s", got, d.err())
+	}
+}
+
+// TestWatchADirectoryWithNoJSONLFilesSaysSo: red team R8-30 — `watch DIR`
+// follows the *.jsonl files in DIR; a directory of app.log files was
+// followed as nothing, in silence: no calls, no kill, exit 0 at the stop.
+// It is refused, the files and a glob named.
+func TestWatchADirectoryWithNoJSONLFilesSaysSo(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "app.log"), `{"ts":"2026-06-02T00:00:00Z","event":"llm_call","job_id":"j","model":"gpt-4o","status":200,"input_tokens":10,"output_tokens":5}`+"\n")
+	out, err := exec.Command(bin, "watch", "--headless", dir).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "app.log") || !strings.Contains(string(out), "*.log") {
+		t.Errorf("watch of a directory of .log files: %v\n%s", err, out)
 	}
 }

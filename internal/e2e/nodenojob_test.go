@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -158,5 +159,44 @@ func TestResponseObjectsBesideTheAppsLines(t *testing.T) {
 	}
 	if _, n, _ := reportCalls(t, p); n != objects {
 		t.Errorf("the response objects alone: %d calls, want %d", n, objects)
+	}
+}
+
+// TestLineRulesHoldInTheParallelReader: a file of 8 MiB or more is parsed
+// on both cores, and a timestamped line that reads alone is taken from
+// the worker that parsed it, not decoded again in order — so a rule the
+// decoder applies in order (a call line that ends its job, R8-1; a call
+// line that a held response object is the record of, R8-25) held in a
+// small file and not in a big one. Both hold behind 9 MiB of other lines.
+func TestLineRulesHoldInTheParallelReader(t *testing.T) {
+	var pad strings.Builder
+	for i := 0; pad.Len() < 9<<20; i++ {
+		fmt.Fprintf(&pad, `{"ts":"2026-12-07T20:00:00Z","event":"job_started","job_id":"pad-%d","note":"%s"}`+"\n", i, strings.Repeat("x", 100))
+	}
+	raw, err := os.ReadFile(nodeRT8 + "respobj-c4.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(t.TempDir(), "big.jsonl")
+	ends := `{"time":1796687158599,"job_id":"j1","outcome":"failed","status":529,"request_id":"req_011CLab945e1b79a7b2c0a5","msg":"job failed"}` + "\n"
+	if err := os.WriteFile(big, []byte(pad.String()+string(raw)+ends), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, r := reportCalls(t, big)
+	_, alone, _ := reportCalls(t, nodeRT8+"respobj-c4.log")
+	var calls int64
+	for _, j := range r.Jobs {
+		switch {
+		case j.JobID == "(unattributed)":
+			t.Errorf("%d calls unattributed behind 9 MiB: the response objects' copies", j.Attempts)
+		case j.JobID == "j1" && j.Outcome != "failed":
+			t.Errorf("j1 behind 9 MiB: %s, its line ends it failed", j.Outcome)
+		}
+		if !strings.HasPrefix(j.JobID, "pad-") && j.JobID != "j1" {
+			calls += int64(j.Attempts)
+		}
+	}
+	if calls != int64(alone) {
+		t.Errorf("behind 9 MiB: %d calls, the recording alone %d", calls, alone)
 	}
 }
