@@ -664,7 +664,10 @@ type jsonlDecoder struct {
 	sdkLast sdkCalls
 	// resp: provider response objects naming no job, held for the app's
 	// line of the same call (respcopy.go).
-	resp      responseCopies
+	resp responseCopies
+	// summaries counts the jobs' summary lines read as their end, not a
+	// call (R8-37).
+	summaries int64
 	pairFn    func(*ingest.Event)
 	pairOuter func(*ingest.Event)
 	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
@@ -1089,6 +1092,17 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 					d.text.claimNodeFailure(&d.ev, d.announced.len()+d.packed.len(), emit)
 				}
 			}
+		}
+		if k := d.p.summary; k != ingest.KindUnknown && d.text.hadCall(d.ev.JobID) {
+			// The job's summary, its calls already read: its end, never
+			// one more call at the sum of their tokens (R8-37: 79 calls
+			// and $0.576 for the wire's 66 and $0.327, 13 jobs killed).
+			d.summaries++
+			end := ingest.Event{Kind: k, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
+				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
+			d.text.noteJSON(&end)
+			emit(&end)
+			return ingest.Accepted
 		}
 		d.resp.lines++
 		if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID == "" && !d.p.announce && providerResponse.Match(src) {
@@ -1876,7 +1890,7 @@ func (p *Parser) Announces() bool { return p.announce }
 // Ends reports whether the line ParseLine last parsed is a call that also
 // ends its job (its outcome field): only the decoder emits that end, so
 // such a line is decoded in order, not taken from another Parser.
-func (p *Parser) Ends() bool { return p.ends != ingest.KindUnknown }
+func (p *Parser) Ends() bool { return p.ends != ingest.KindUnknown || p.summary != ingest.KindUnknown }
 
 // Serial reports whether the next line must be decoded in order even when
 // another Parser parsed it: the decoder holds a provider's response

@@ -77,11 +77,17 @@ func (o *openJobs) find(id string, h uint64) (*openSlot, bool) {
 }
 
 func (o *openJobs) holds(s *openSlot, id string) bool {
+	klen := s.klen &^ slotCalled
 	if len(id) > openInline {
-		return s.klen == openInline+1 && o.longs[binary.LittleEndian.Uint32(s.pre[:])] == id
+		return klen == openInline+1 && o.longs[binary.LittleEndian.Uint32(s.pre[:])] == id
 	}
-	return int(s.klen) == len(id) && string(s.pre[:len(id)]) == id
+	return int(klen) == len(id) && string(s.pre[:len(id)]) == id
 }
+
+// slotCalled, in a slot's klen, marks a job a call record of which was
+// read: a later "job finished" line of it that carries a model and token
+// totals is its summary, not one more call (R8-37).
+const slotCalled = 0x40
 
 // put writes id at s, a slot find gave for it.
 func (o *openJobs) put(s *openSlot, id string, h uint64, ts int64) {

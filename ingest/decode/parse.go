@@ -68,7 +68,10 @@ type Parser struct {
 	// ends: the line is a call record that also ends its job by its own
 	// outcome field ({"outcome":"failed","status":529,"request_id":…}):
 	// the jsonl decoder emits the job's end after the call (R8-1).
-	ends             ingest.Kind
+	ends ingest.Kind
+	// summary: the line may be a job's summary, its end with the totals
+	// of its calls (R8-37): the decoder decides by whether it read them.
+	summary          ingest.Kind
 	resetMs, resetAt int64 // rate-limit reset hints: a duration, an instant
 	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
 	// when the line has none.
@@ -139,7 +142,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	ev.Reset()
 	p.ev, p.bad = ev, false
 	p.evName, p.typeName, p.respModel, p.reqModel = p.evName[:0], p.typeName[:0], "", ""
-	p.hasEv, p.hasType, p.announce, p.ends = false, false, false, ingest.KindUnknown
+	p.hasEv, p.hasType, p.announce, p.ends, p.summary = false, false, false, ingest.KindUnknown, ingest.KindUnknown
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
 	p.compaction = iterUsage{}
 	p.hasDate = false
@@ -229,6 +232,16 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 			ev.Kind = lifecycleKind(p.msg, p.outcome)
 		default:
 			return ingest.SkipNoEvent
+		}
+	}
+	if ev.Kind == ingest.KindLLMCall && ev.JobID != "" && ev.ResponseID == "" && ev.Status == ingest.StatusUnknown && ev.ErrorType == "" {
+		// A line that says its job ended ("job finished", an outcome)
+		// and carries a model and tokens but nothing of one call (no
+		// request ID, no status): a job's summary with its totals when
+		// the job's calls were read before it (R8-37), else the job's one
+		// call and its end. The decoder, which knows, decides.
+		if k := lifecycleKind(p.msg, p.outcome); k == ingest.KindJobSucceeded || k == ingest.KindJobFailed || k == ingest.KindJobDeadLettered {
+			p.summary = k
 		}
 	}
 	if ev.Kind == ingest.KindLLMCall && ev.JobID != "" && len(p.outcome) > 0 {

@@ -265,6 +265,9 @@ func (t *sdkText) noteOpen(ev *ingest.Event, h uint64) {
 		}
 		if t.open.n < openMax {
 			slot.ts = ts
+			if ev.Kind == ingest.KindLLMCall {
+				slot.klen |= slotCalled
+			}
 			return
 		}
 	}
@@ -280,6 +283,19 @@ func (t *sdkText) noteOpen(ev *ingest.Event, h uint64) {
 		slot, _ = t.open.find(ev.JobID, h)
 	}
 	t.open.put(slot, ev.JobID, h, ts)
+	if ev.Kind == ingest.KindLLMCall {
+		slot.klen |= slotCalled
+	}
+}
+
+// hadCall: a call record of job was read (since the open-jobs table last
+// started over).
+func (t *sdkText) hadCall(job string) bool {
+	if t.open.slots == nil || job == "" {
+		return false
+	}
+	slot, seen := t.open.find(job, t.open.hash(job))
+	return seen && slot.klen&slotCalled != 0
 }
 
 // concurrent: the log has lately shown jobs at work at once — Python's

@@ -63,3 +63,31 @@ func TestACallLineThatEndsItsJob(t *testing.T) {
 		}
 	}
 }
+
+// TestAJobSummaryIsItsEndNotACall: red team R8-37 — an app's "job
+// finished" line carrying the job's model and token totals was billed as
+// one more call (spend ×2, 13 innocent kills) and the job's end lost.
+// After the job's calls it is the job's end; a job whose only record it is
+// keeps it as its call, then its end.
+func TestAJobSummaryIsItsEndNotACall(t *testing.T) {
+	var got []ingest.Kind
+	d := NewDecoder(FormatAuto, nil, Options{})
+	emit := func(ev *ingest.Event) { got = append(got, ev.Kind) }
+	for _, l := range []string{
+		`{"ts":"2026-12-08T00:00:00Z","job_id":"a","model":"claude-sonnet-4-5","input_tokens":500,"output_tokens":50,"request_id":"req_011CLabd68af270af95cfc3","msg":"turn done"}`,
+		`{"ts":"2026-12-08T00:00:01Z","job_id":"a","model":"claude-sonnet-4-5","input_tokens":700,"output_tokens":80,"request_id":"req_011CLabd68af270af95cfc4","msg":"turn done"}`,
+		`{"ts":"2026-12-08T00:00:02Z","job_id":"a","outcome":"succeeded","model":"claude-sonnet-4-5","input_tokens":1200,"output_tokens":130,"msg":"job finished"}`,
+		`{"ts":"2026-12-08T00:00:03Z","job_id":"b","outcome":"succeeded","model":"claude-sonnet-4-5","input_tokens":900,"output_tokens":90,"msg":"job finished"}`,
+	} {
+		d.Decode([]byte(l), emit)
+	}
+	want := []ingest.Kind{ingest.KindLLMCall, ingest.KindLLMCall, ingest.KindJobSucceeded, ingest.KindLLMCall, ingest.KindJobSucceeded}
+	if len(got) != len(want) {
+		t.Fatalf("kinds %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}

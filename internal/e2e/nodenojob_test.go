@@ -54,11 +54,13 @@ func TestNodeSDKNoJobHeaderNoRequestID(t *testing.T) {
 	// SDKs in one process, no "calling model" lines, the app's lines
 	// naming no request ID (R8-4c: 79 calls for 46); its OpenAI lines give
 	// prompt tokens without the cached part, so its spend is the wire's
-	// or above (R8-2, left), never below.
+	// or above (R8-2, left), never below. jobsum-c4: each job's end line
+	// carries its model and token totals (R8-37: billed as one more call,
+	// 79 for 66, and 13 jobs killed).
 	for _, c := range []struct {
 		name       string
 		spendExact bool
-	}{{"debug-nojob-c4", true}, {"debug-noreq-c4", true}, {"debug-timeout-c4", true}, {"debug-both-c4", false}} {
+	}{{"debug-nojob-c4", true}, {"debug-noreq-c4", true}, {"debug-timeout-c4", true}, {"debug-both-c4", false}, {"jobsum-c4", true}} {
 		t.Run(c.name, func(t *testing.T) { nodeNoRequestID(t, c.name, c.spendExact) })
 	}
 }
