@@ -528,9 +528,16 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 		}
 	} else if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
 		c := r.jobCeilings.For(job.Type).USD()
-		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
-			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-			Reason: fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d model calls and %d tool calls", job.ID, correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls, job.ToolCalls)})
+		// The figures that weighed: the kill's receiver logs or bills on
+		// spend_usd, and a sum half of which was placed by position or
+		// was a fork's copies is not what crossed (red team R8-26).
+		weighed := st.CeilingSpend(job)
+		reason := fmt.Sprintf("job %s spent %s, over its ceiling of %s after %d model calls and %d tool calls", job.ID, correlate.USD(weighed.USD()), correlate.USD(c), job.Calls, job.ToolCalls)
+		if rest := job.Spend - weighed; rest > 0 && !job.Spend.Saturated() {
+			reason += fmt.Sprintf(" (and %s more placed in it by position or timing, or a fork's copies of its parent's calls, not weighed)", correlate.USD(rest.USD()))
+		}
+		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: weighed.USD(),
+			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts, Reason: reason})
 	}
 	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.run.typeSpend[job.Type].USD() >= c {
 		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.run.typeSpend[job.Type].USD(),

@@ -300,6 +300,9 @@ func ReadSmallFile(path string, limit int64, what string) ([]byte, error) {
 	if err := othersMayWrite(st); err != nil {
 		return nil, fmt.Errorf("%s %s %w", what, path, err)
 	}
+	if err := othersMayReplace(path); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s %s is %d bytes, over the %d this file may have", what, path, st.Size(), limit)
 	}

@@ -175,3 +175,43 @@ func TestUnattributedCallsAreNeverAKillSubject(t *testing.T) {
 		t.Errorf("nothing says the unattributed calls passed the ceiling:\n%s", stdout.String())
 	}
 }
+
+// TestAKillCarriesTheSpendThatWeighed: red team R8-26 — a job killed on
+// the spend its records named reported, in the kill, a spend that also
+// held what was placed in it by position ($2.20 where $1.00 crossed): the
+// kill's spend_usd is what weighed, the rest said apart in its reason.
+func TestAKillCarriesTheSpendThatWeighed(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"ts":"2026-06-02T00:00:00Z","event":"job_started","job_id":"job-A"}` + "\n")
+	for i := range 6 { // $1.20 by position
+		fmt.Fprintf(&b, "2026-06-02T00:00:%02dZ model call done cost=0.20 status=200 model=gpt-4o\n", 1+i)
+	}
+	for i := range 12 { // $0.10 each, named
+		fmt.Fprintf(&b, `{"ts":"2026-06-02T00:01:%02dZ","event":"llm_call","job_id":"job-A","model":"gpt-4o","status":200,"cost_usd":0.10}`+"\n", i)
+	}
+	logPath, journal := filepath.Join(dir, "mix.log"), filepath.Join(dir, "journal.jsonl")
+	testutil.WriteFile(t, logPath, b.String())
+	pat := `^(?P<ts>\S+) model call done cost=(?P<cost_usd>[0-9.]+) status=(?P<status>\d+) model=(?P<model>\S+)$`
+	rc := newReceiver(t, false)
+	cmd := exec.Command(bin, "watch", "--headless", "--job-ceiling", "1", "--kill-webhook", rc.URL, "--journal", journal, "--pattern", pat, logPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "job-A's kill", 20*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	_, kills := rc.snapshot()
+	if len(kills) != 1 {
+		t.Fatalf("kills %v", kills)
+	}
+	if s, _ := kills[0]["spend_usd"].(float64); s < 0.99 || s > 1.01 {
+		t.Errorf("the kill's spend_usd %v, the named spend that crossed is $1.00", kills[0]["spend_usd"])
+	}
+	if r, _ := kills[0]["reason"].(string); !strings.Contains(r, "not weighed") {
+		t.Errorf("the kill's reason does not say what was not weighed: %q", r)
+	}
+}
