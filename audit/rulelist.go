@@ -54,6 +54,7 @@ var detectors = []detector{
 	{"OpenAI Agents SDK agents", fkPython, nil, openaiAgents},
 	{"urllib3 Retry and HTTPAdapter", fkPython, nil, urllib3},
 	{"LiteLLM", fkPython, nil, litellm},
+	{"LiteLLM num_retries in the completion's keyword dictionary", fkPython, []string{"num_retries"}, litellmDictRetries},
 	{"DSPy LM", fkPython, nil, dspy},
 	{"retrying", fkPython, nil, retrying},
 	{"Azure AI clients", fkPython, nil, pyAzure},

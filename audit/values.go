@@ -257,6 +257,7 @@ func pyValues(f *file, vi valueIndex) {
 		}
 	}
 	pyGetterValues(f, vi) // turnretry.go
+	pyExprValues(f, vi)   // pydefaults.go
 }
 
 // pyInDef: the parenthesis enclosing off opens a def's (or a lambda's)
