@@ -1006,7 +1006,7 @@ var (
 	// completion, Gemini's generate_content, a LangChain invoke. What a
 	// flag loop must re-send to be a retry layer of an LLM call, not a
 	// wait for a file or a port.
-	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
+	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.embeddings\.a?create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
 	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
 	// pyModelHelper: a project's own function named as a model call
 	// (gpt_call(prompt), ask_llm(…), chat_completion(…)).

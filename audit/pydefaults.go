@@ -30,7 +30,7 @@ const maxPyDefaultDepth = 6
 // field) rather than a literal, which pyValues already indexes.
 func pyExprValues(f *file, vi valueIndex) {
 	raw, code, ln := f.raw, f.blanked(), f.lines()
-	if len(code) != len(raw) || !bytes.Contains(code, []byte("get")) && !bytes.Contains(code, []byte(" else ")) && !bytes.Contains(code, []byte("Field(")) && !bytes.Contains(code, []byte("field(")) {
+	if len(code) != len(raw) {
 		return
 	}
 	added := 0
@@ -45,6 +45,13 @@ func pyExprValues(f *file, vi valueIndex) {
 		next := le + 1
 		name, rhs, ok := pyAssignHead(line)
 		if !ok {
+			// a, retry_max = …, 5: each name its literal.
+			for _, d := range pyTupleAssign(line) {
+				if at := ln.at(ls); !hasDef(vi[d.name], d.n, at) {
+					vi.add(d.name, valueDef{d.n, at, "value assigned in a tuple"})
+					added++
+				}
+			}
 			ls = next
 			continue
 		}
@@ -105,6 +112,41 @@ func pyAssignHead(line []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	return name, i + 1, true
+}
+
+type pyTupleDef struct {
+	name string
+	n    int
+}
+
+// pyTupleAssign reads `a, self.b = 5, 10` on one line of blanked code:
+// the names given an integer literal, position by position, when both
+// sides have as many items (a starred or unpacked side is not read).
+func pyTupleAssign(line []byte) []pyTupleDef {
+	eq := bytes.IndexByte(line, '=')
+	if eq <= 0 || eq+1 >= len(line) || line[eq+1] == '=' || bytes.IndexByte(line[:eq], ',') < 0 {
+		return nil
+	}
+	switch line[eq-1] {
+	case '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', ':':
+		return nil
+	}
+	lhs := bytes.Split(line[:eq], []byte(","))
+	rhs := splitTop(line[eq+1:])
+	if len(lhs) != len(rhs) || len(lhs) > 8 {
+		return nil
+	}
+	var out []pyTupleDef
+	for i, l := range lhs {
+		name := string(bytes.TrimPrefix(bytes.TrimSpace(l), []byte("self.")))
+		if name == "" || !isName(name) || strings.ContainsRune(name, '.') || name[0] >= '0' && name[0] <= '9' {
+			return nil
+		}
+		if n, ok := atoiBounded(string(bytes.TrimSpace(rhs[i]))); ok {
+			out = append(out, pyTupleDef{name, n})
+		}
+	}
+	return out
 }
 
 // pyBalancedEnd: when code[start:limit] opens more brackets than it closes
@@ -370,4 +412,26 @@ func pyTopSep(s, sep string) int {
 		}
 	}
 	return -1
+}
+
+// pyHandlerReraises: a raise at the handler's own level, after whatever it
+// logs first (`except asyncio.TimeoutError: logging.warning(…); raise`):
+// the timeout ends the loop, it is not tried again (issue 37, round 9: a
+// loop whose other handler retries was taken for a stall watchdog's).
+func pyHandlerReraises(h pyHandler) bool {
+	bodyIndent := -1
+	for _, line := range bytes.Split(h.body, []byte("\n")) {
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		ind := len(line) - len(t)
+		if bodyIndent < 0 {
+			bodyIndent = ind
+		}
+		if ind == bodyIndent && bytes.HasPrefix(t, []byte("raise")) && (len(t) == 5 || !isIdentByte(t[5])) {
+			return true
+		}
+	}
+	return false
 }

@@ -77,6 +77,7 @@ var detectors = []detector{
 	{"a function that calls itself again from its handler, counting down", fkPython, nil, pySelfCountdowns},
 	{"loops that call again while the result is empty", fkPython, nil, pyEmptyLoops},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"hand-rolled loops on a status code", fkPython, []string{"status"}, pyStatusRetryLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
 	{"while loops that count failed tries", fkPython, nil, pyWhileRetries},

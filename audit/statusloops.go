@@ -1,0 +1,62 @@
+package audit
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Retry loops that test a response's status code rather than catch an
+// error (issue 37, round 9) —
+//
+//	for retry in range(retry_max):
+//	    resp = client.call(model=m, input=batch)
+//	    if resp.status_code == 200:
+//	        break
+//	    if retry < retry_max - 1:
+//	        time.sleep(wait)
+//	    else:
+//	        raise ModelError(...)
+//
+// a counted loop, its counter named for retries or attempts, with no try
+// (pyHandLoops reads those), that compares a status with a three-digit
+// code, leaves on success and sleeps before the next pass. A poll compares
+// a state ("done", "running"), not a code: not read as one.
+
+// pyStatusCode: a status compared with an HTTP code (status_code == 200,
+// resp.status >= 500, status not in [408, 429]).
+var pyStatusCode = regexp.MustCompile(`\bstatus(?:_code)?\s*(?:==|!=|>=|<=|<|>|in|not\s+in)\s*[\[(]?\s*[1-5][0-9][0-9]\b`)
+
+func pyStatusRetryLoops(f *file) []Layer {
+	code := f.blanked()
+	if !bytes.Contains(code, []byte("status")) {
+		return nil
+	}
+	var out []Layer
+	for _, m := range scanAt(code, "for", pyRangeLoop, 200) {
+		if !atLineStart(code, m[0]) || !retryCounterName(string(code[m[2]:m[3]])) {
+			continue
+		}
+		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
+		body := code[m[1]:end]
+		if pyTry.Match(body) || !pySleep.Match(body) || !pyStatusCode.Match(body) || !pyLeaves(body) {
+			continue
+		}
+		start := 0
+		if m[4] >= 0 {
+			start, _ = atoiBounded(string(code[m[4]:m[5]]))
+		}
+		offset := -start
+		if m[8] >= 0 {
+			offset++
+		}
+		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python",
+			"a loop that sends again while the response's status is not a success, sleeping between: read it to confirm it retries the call"); ok {
+			if bytes.Contains(body, []byte("429")) || bytes.Contains(body, []byte("500")) {
+				l.Retries4xx = false // it names the codes it tries again on, or gives up on a 4xx
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
