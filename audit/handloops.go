@@ -507,16 +507,21 @@ func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 		for prev > 0 && code[prev-1] != '\n' {
 			prev--
 		}
+		blockEnd := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		after := 0 // tested before the counter is incremented: one try more
 		if ls == 0 || !pyIncrement.Match(code[max(prev, 0):ls]) || !strings.Contains(string(code[max(prev, 0):ls]), name) {
-			continue
+			if !pyIncrementsAfter(f, m[0], blockEnd, name) {
+				continue
+			}
+			after = 1
 		}
-		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
+		body := code[m[1]:blockEnd]
 		if !pyRaise.Match(body) || skip != nil && skip(m[0]) {
 			continue
 		}
-		offset := 1 // > bound: bound + 1 tries
+		offset := 1 + after // > bound: bound + 1 tries
 		if string(code[m[4]:m[5]]) == ">=" {
-			offset = 0
+			offset = after
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python", note); ok {
 			// Inside a `while True:` the loop is the layer: its head is

@@ -108,3 +108,43 @@ func TestRound9HandLoops(t *testing.T) {
 	}
 	noLayerAt(t, r, "emb/embed.py", 49, "a poll of a state")
 }
+
+const whileTrueCtorBoundPy = `import random
+import time
+from typing import Any, Callable
+
+
+class Backoff:
+    """Sends func again after each failure, up to max_retries times."""
+
+    def __init__(
+        self,
+        *,
+        max_retries: int = 6,  # 2^6 s at most between tries
+        base: float = 2.0,
+        **kwargs: dict,
+    ) -> None:
+        self._max_retries = max_retries
+        self._base = base
+
+    def run(self, *, func: Callable[..., Any], input_args: dict[str, Any]) -> Any:
+        retries: int = 0
+        delay = 1.0
+        while True:
+            try:
+                return func(**input_args)
+            except Exception as e:
+                if retries >= self._max_retries:
+                    raise
+                retries += 1
+                delay *= self._base
+                time.sleep(delay + random.uniform(0, 1))
+`
+
+func TestWhileTrueRaisesPastConstructorDefault(t *testing.T) {
+	r := scanTree(t, map[string]string{"llm/retry/backoff.py": whileTrueCtorBoundPy})
+	l := layerAt(t, r, "llm/retry/backoff.py", 22)
+	if l.Attempts != 7 || !strings.Contains(l.Setting, "max_retries = 6 (default of the parameter at llm/retry/backoff.py:12)") {
+		t.Errorf("backoff.py:22: %d attempts (%s), want 7: tested before the count, 6 by the constructor's default", l.Attempts, l.Setting)
+	}
+}

@@ -60,3 +60,36 @@ func pyStatusRetryLoops(f *file) []Layer {
 	}
 	return out
 }
+
+// pyIncrementsAfter: the statement after the if at `at` (whose block ends
+// at end) increments name at the if's own indent, and the if lies in an
+// except block — a handler that gives up once the count reaches its bound,
+// else counts the failure and goes on (`if retries >= self._max_retries:
+// raise` then `retries += 1`, issue 37 round 9).
+func pyIncrementsAfter(f *file, at, end int, name string) bool {
+	code := f.blanked()
+	ind := indentAt(code, at)
+	i := end
+	for i < len(code) && (code[i] == '\n' || code[i] == ' ' || code[i] == '\t') {
+		i++
+	}
+	ls := lineStartBefore(code, i)
+	if i >= len(code) || i-ls != ind {
+		return false
+	}
+	le := bytes.IndexByte(code[ls:], '\n')
+	if le < 0 {
+		le = len(code) - ls
+	}
+	line := code[ls : ls+le]
+	if !pyIncrement.Match(line) || string(bytes.TrimSpace(line[:bytes.IndexByte(line, '+')])) != name {
+		return false
+	}
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		if h.at < at && at < h.end {
+			return true
+		}
+	}
+	return false
+}
