@@ -148,3 +148,102 @@ func TestWhileTrueRaisesPastConstructorDefault(t *testing.T) {
 		t.Errorf("backoff.py:22: %d attempts (%s), want 7: tested before the count, 6 by the constructor's default", l.Attempts, l.Setting)
 	}
 }
+
+const storageSaveTS = `import { Storage } from "@google-cloud/storage";
+import { logger } from "./logger";
+
+const storage = new Storage();
+
+export async function saveReport(id: string, report: object): Promise<void> {
+  const file = storage.bucket("reports").file(` + "`${id}.json`" + `);
+  for (let i = 0; i < 3; i++) {
+    try {
+      await file.save(JSON.stringify(report), { contentType: "application/json" });
+      break;
+    } catch (error) {
+      if (i === 2) {
+        throw error;
+      } else {
+        logger.warn("save failed, trying again", { error, id, i });
+      }
+    }
+  }
+}
+
+export async function parseFirst(lines: string[]): Promise<object | null> {
+  for (let i = 0; i < 4; i++) {
+    try {
+      return JSON.parse(lines[i]);
+    } catch (error) {
+      logger.debug("not JSON", { i });
+    }
+  }
+  return null;
+}
+`
+
+const goMiddlewareRetry = `package middleware
+
+import (
+	"context"
+	"time"
+)
+
+type Next func(ctx context.Context, req *Request) (*Response, error)
+
+type Request struct{ Prompt string }
+type Response struct{ Text string }
+
+// Retry sends a model request again after a failure.
+type Retry struct {
+	MaxRetries int
+	Delay      time.Duration
+}
+
+var sleepFunc = func(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+func (r *Retry) maxRetries() int {
+	if r.MaxRetries > 0 {
+		return r.MaxRetries
+	}
+	return 4
+}
+
+func (r *Retry) Wrap(ctx context.Context, req *Request, next Next) (*Response, error) {
+	maxRetries := r.maxRetries()
+	var lastErr error
+	for attempt := 0; attempt <= maxRetries; attempt++ {
+		resp, err := next(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if attempt == maxRetries {
+			break
+		}
+		if err := sleepFunc(ctx, r.Delay); err != nil {
+			return nil, lastErr
+		}
+	}
+	return nil, lastErr
+}
+`
+
+func TestRound9LoopsJSAndGo(t *testing.T) {
+	r := scanTree(t, map[string]string{"src/lib/save.ts": storageSaveTS, "mw/retry.go": goMiddlewareRetry})
+	if l := layerAt(t, r, "src/lib/save.ts", 8); l.Attempts != 3 {
+		t.Errorf("save.ts:8: %d attempts, want 3 (a save awaited then left, the catch going on)", l.Attempts)
+	}
+	noLayerAt(t, r, "src/lib/save.ts", 23, "a search for the first line that parses (nothing awaited)")
+	l := layerAt(t, r, "mw/retry.go", 38)
+	if l.Attempts != 5 || !strings.Contains(l.Setting, "maxRetries = 4, returned by maxRetries() when nothing sets it, at mw/retry.go:32") {
+		t.Errorf("retry.go:38: %d attempts (%s), want 5 from the getter's default 4", l.Attempts, l.Setting)
+	}
+}

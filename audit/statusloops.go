@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"go/ast"
 	"regexp"
 	"strings"
 )
@@ -92,4 +93,72 @@ func pyIncrementsAfter(f *file, at, end int, name string) bool {
 		}
 	}
 	return false
+}
+
+// jsTryAwaitsThenLeaves: the loop's block opens with a try that awaits a
+// call and then leaves the loop (`try { await blob.save(…); break; }`,
+// or `return await …`): success ends the loop, so a pass after the first
+// is only ever a failure's — a retry, whatever its counter is called
+// (issue 37, round 9: `for (let i = 0; i < 3; i++)` around a storage
+// save). body is the loop's block in blanked code.
+func jsTryAwaitsThenLeaves(body []byte) bool {
+	t := bytes.TrimSpace(body)
+	if !bytes.HasPrefix(t, []byte("try")) {
+		return false
+	}
+	open := bytes.IndexByte(t, '{')
+	if open < 0 || len(bytes.TrimSpace(t[3:open])) > 0 {
+		return false
+	}
+	a, b := args(t, open)
+	if b <= a || b >= len(t) {
+		return false
+	}
+	block := bytes.TrimSpace(t[a:b])
+	if !bytes.Contains(block, []byte("await")) {
+		return false
+	}
+	block = bytes.TrimSpace(bytes.TrimSuffix(block, []byte(";")))
+	if bytes.HasSuffix(block, []byte("break")) {
+		return true
+	}
+	// The last statement returns what it awaited.
+	j := bytes.LastIndexAny(block, ";}")
+	last := bytes.TrimSpace(block[j+1:])
+	return bytes.HasPrefix(last, []byte("return await ")) || bytes.HasPrefix(last, []byte("return (await "))
+}
+
+// goReturnedDefault: e calls a function or method of this file that takes
+// nothing and ends by returning an integer literal — the default a getter
+// gives when its field is unset (`func (r *Retry) maxRetries() int { if
+// r.MaxRetries > 0 { return r.MaxRetries }; return 3 }`, issue 37 round
+// 9): that literal, the function's name and the return's line.
+func goReturnedDefault(g *goFile, e ast.Expr) (int, string, int, bool) {
+	c, ok := e.(*ast.CallExpr)
+	if !ok || len(c.Args) != 0 {
+		return 0, "", 0, false
+	}
+	name, method := "", false
+	switch fn := c.Fun.(type) {
+	case *ast.Ident:
+		name = fn.Name
+	case *ast.SelectorExpr:
+		name, method = fn.Sel.Name, true
+	default:
+		return 0, "", 0, false
+	}
+	for _, d := range g.ast.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != name || fd.Body == nil || (fd.Recv != nil) != method || fd.Type.Params.NumFields() != 0 || len(fd.Body.List) == 0 {
+			continue
+		}
+		rs, ok := fd.Body.List[len(fd.Body.List)-1].(*ast.ReturnStmt)
+		if !ok || len(rs.Results) != 1 {
+			continue
+		}
+		if v, ok := g.literal(rs.Results[0]); ok {
+			return v, name, g.line(rs), true
+		}
+	}
+	return 0, "", 0, false
 }
