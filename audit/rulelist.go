@@ -77,6 +77,7 @@ var detectors = []detector{
 	{"a function that calls itself again from its handler, counting down", fkPython, nil, pySelfCountdowns},
 	{"loops that call again while the result is empty", fkPython, nil, pyEmptyLoops},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
+	{"gRPC service config retryPolicy", fkPython, []string{"retryPolicy"}, grpcServiceConfigRetries},
 	{"hand-rolled loops on a status code", fkPython, []string{"status"}, pyStatusRetryLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
@@ -111,6 +112,7 @@ var detectors = []detector{
 	{"a function that calls itself again after a rate limit", fkJS, nil, jsRateLimitRecursions},
 	{"loops that call again while the result is empty", fkJS, nil, jsEmptyLoops},
 	{"hand-rolled loops", fkJS, nil, jsHandLoops},
+	{"gRPC service config retryPolicy", fkJS, []string{"retryPolicy"}, grpcServiceConfigRetries},
 	{"hand-counted retries (re-send until a bound)", fkJS, nil, jsCounterRetry},
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
@@ -125,6 +127,7 @@ var detectors = []detector{
 	{"cenkalti/backoff", fkGo, nil, cenkaltiBackoff},
 	{"avast/retry-go", fkGo, nil, avastRetry},
 	{"hand-rolled loops", fkGo, nil, goHandLoops},
+	{"gRPC service config retryPolicy", fkGo, []string{"retryPolicy"}, grpcServiceConfigRetries},
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
 
