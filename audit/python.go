@@ -132,11 +132,15 @@ func cutLast(full string) (string, string, bool) {
 // pyCallsOf are the offsets of the opening parentheses of the calls of
 // module's names in the file, name by name.
 func pyCallsOf(f *file, module string, names ...string) []int {
-	var out []int
-	for _, n := range pyNames(f.pyImports(), module, names...) {
-		out = append(out, pyCalls(f.blanked(), n)...)
+	sc := f.pyScopes()
+	if len(sc.locals) == 0 {
+		var out []int
+		for _, n := range pyNames(f.pyImports(), module, names...) {
+			out = append(out, pyCalls(f.blanked(), n)...)
+		}
+		return out
 	}
-	return out
+	return sc.callsOf(f.blanked(), module, names...)
 }
 
 // dottedPrefix: name is prefix.something (strings.HasPrefix(name,

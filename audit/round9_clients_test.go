@@ -57,3 +57,41 @@ func TestGRPCServiceConfigRetryPolicy(t *testing.T) {
 	}
 	noLayerAt(t, r, "rt/plain.py", 1, "a comment, and no methodConfig")
 }
+
+const innerImportPy = `import numpy as np
+from ollama import Client
+
+
+class LocalEmbed:
+    def __init__(self, host):
+        self.client = Client(host=host)
+
+
+class RerankEmbed:
+    def __init__(self, key, model):
+        from cohere import Client
+
+        self.client = Client(api_key=key)
+        self.model = model
+
+
+class HostedEmbed:
+    def __init__(self, token):
+        from replicate.client import Client
+
+        self.client = Client(api_token=token)
+
+
+def local_again(host):
+    return Client(host=host)
+`
+
+func TestInnerImportWinsInItsFunction(t *testing.T) {
+	r := scanTree(t, map[string]string{"llm/embed.py": innerImportPy})
+	if l := layerAt(t, r, "llm/embed.py", 14); l.DefaultID != "cohere-python" || l.Attempts != 3 {
+		t.Errorf("embed.py:14: %s %d attempts, want cohere's client (its own import in __init__), 3", l.DefaultID, l.Attempts)
+	}
+	noLayerAt(t, r, "llm/embed.py", 7, "ollama's Client, the module's import")
+	noLayerAt(t, r, "llm/embed.py", 22, "replicate's Client, another function's import")
+	noLayerAt(t, r, "llm/embed.py", 26, "ollama's Client again, after the functions that import others")
+}
