@@ -403,7 +403,7 @@ func goHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … "+fs.Cond.(*ast.BinaryExpr).Op.String()+" "+bound, "go",
 			"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
-			if poll {
+			if poll || goAsksRetryable(fs.Body) {
 				l.Retries4xx = false
 			}
 			out = append(out, l)
@@ -524,6 +524,9 @@ func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 			offset = after
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python", note); ok {
+			if pyHandlerSkipsByClass(f, m[0]) {
+				l.Retries4xx = false // it raises at once for the errors it names
+			}
 			// Inside a `while True:` the loop is the layer: its head is
 			// where the retry is, and two tests of one counter in its
 			// block (a chunk sent, a status probed) are one layer (issue

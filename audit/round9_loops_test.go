@@ -126,6 +126,7 @@ class Backoff:
     ) -> None:
         self._max_retries = max_retries
         self._base = base
+        self._skip = ["BadRequestError", "AuthenticationError"]
 
     def run(self, *, func: Callable[..., Any], input_args: dict[str, Any]) -> Any:
         retries: int = 0
@@ -134,6 +135,8 @@ class Backoff:
             try:
                 return func(**input_args)
             except Exception as e:
+                if e.__class__.__name__ in self._skip:
+                    raise
                 if retries >= self._max_retries:
                     raise
                 retries += 1
@@ -143,9 +146,12 @@ class Backoff:
 
 func TestWhileTrueRaisesPastConstructorDefault(t *testing.T) {
 	r := scanTree(t, map[string]string{"llm/retry/backoff.py": whileTrueCtorBoundPy})
-	l := layerAt(t, r, "llm/retry/backoff.py", 22)
+	l := layerAt(t, r, "llm/retry/backoff.py", 23)
 	if l.Attempts != 7 || !strings.Contains(l.Setting, "max_retries = 6 (default of the parameter at llm/retry/backoff.py:12)") {
-		t.Errorf("backoff.py:22: %d attempts (%s), want 7: tested before the count, 6 by the constructor's default", l.Attempts, l.Setting)
+		t.Errorf("backoff.py:23: %d attempts (%s), want 7: tested before the count, 6 by the constructor's default", l.Attempts, l.Setting)
+	}
+	if l.Retries4xx {
+		t.Errorf("backoff.py:23: said to retry a 400; its handler raises at once for the errors it names by class")
 	}
 }
 
@@ -228,12 +234,17 @@ func (r *Retry) Wrap(ctx context.Context, req *Request, next Next) (*Response, e
 		if attempt == maxRetries {
 			break
 		}
+		if !isRetryable(err) {
+			return nil, err
+		}
 		if err := sleepFunc(ctx, r.Delay); err != nil {
 			return nil, lastErr
 		}
 	}
 	return nil, lastErr
 }
+
+func isRetryable(err error) bool { return err != context.Canceled }
 `
 
 func TestRound9LoopsJSAndGo(t *testing.T) {
@@ -245,5 +256,8 @@ func TestRound9LoopsJSAndGo(t *testing.T) {
 	l := layerAt(t, r, "mw/retry.go", 38)
 	if l.Attempts != 5 || !strings.Contains(l.Setting, "maxRetries = 4, returned by maxRetries() when nothing sets it, at mw/retry.go:32") {
 		t.Errorf("retry.go:38: %d attempts (%s), want 5 from the getter's default 4", l.Attempts, l.Setting)
+	}
+	if l.Retries4xx {
+		t.Errorf("retry.go:38: said to retry a 400; it returns when isRetryable says no")
 	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"go/ast"
+	"go/token"
 	"regexp"
 	"strings"
 )
@@ -161,4 +162,63 @@ func goReturnedDefault(g *goFile, e ast.Expr) (int, string, int, bool) {
 		}
 	}
 	return 0, "", 0, false
+}
+
+// goAsksRetryable: the loop's block leaves when a function named for the
+// question says an error is not one to retry (`if !isRetryable(err,
+// statuses) { return nil, err }`): the loop chooses what it retries, so it
+// is not read as retrying a 400 (issue 37, round 9).
+func goAsksRetryable(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			u, ok := s.Cond.(*ast.UnaryExpr)
+			if !ok || u.Op != token.NOT {
+				return true
+			}
+			c, ok := u.X.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			name := ""
+			switch fn := c.Fun.(type) {
+			case *ast.Ident:
+				name = fn.Name
+			case *ast.SelectorExpr:
+				name = fn.Sel.Name
+			}
+			name = strings.ToLower(name)
+			if !strings.Contains(name, "retryable") && !strings.Contains(name, "shouldretry") && !strings.Contains(name, "transient") {
+				return true
+			}
+			for _, st := range s.Body.List {
+				if _, ok := st.(*ast.ReturnStmt); ok {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// pySkipsByClass: a handler raises at once for the errors it names by
+// class (`if e.__class__.__name__ in self._exceptions_to_skip: raise`,
+// `if isinstance(e, (BadRequestError, AuthError)): raise`, `if type(e) in
+// FATAL: raise`): it chooses what it retries, so it is not read as
+// retrying a 400 (issue 37, round 9).
+var pySkipsByClass = regexp.MustCompile(`(?m)^[ \t]*if\s[^\n]*(?:__class__|\btype\(\s*\w+\s*\)|\bisinstance\(\s*\w+\s*,)[^\n]*:[ \t]*\n[ \t]+raise\b`)
+
+// pyHandlerSkipsByClass: the handler holding offset at skips errors by class.
+func pyHandlerSkipsByClass(f *file, at int) bool {
+	hs, _ := f.handlers()
+	for _, h := range hs {
+		if h.at < at && at < h.end {
+			return pySkipsByClass.Match(h.body)
+		}
+	}
+	return false
 }
