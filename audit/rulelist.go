@@ -78,6 +78,7 @@ var detectors = []detector{
 	{"loops that call again while the result is empty", fkPython, nil, pyEmptyLoops},
 	{"hand-rolled loops", fkPython, nil, pyHandLoops},
 	{"gRPC service config retryPolicy", fkPython, []string{"retryPolicy"}, grpcServiceConfigRetries},
+	{"a task's delivery count kept in its record", fkPython, nil, pyRecordCountRetries},
 	{"hand-rolled loops on a status code", fkPython, []string{"status"}, pyStatusRetryLoops},
 	{"loops over numbered tries", fkPython, nil, pyTupleLoops},
 	{"hand-counted retries (regenerate until a bound)", fkPython, nil, pyCounterRetry},
