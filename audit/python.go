@@ -115,7 +115,9 @@ func pyCallLayer(f *file, id string, open int, knob *regexp.Regexp) Layer {
 		setKnob(&l, knob, code[a:b])
 	}
 	if knob == pyMaxRetries {
-		pySplatInto(f, &l, a, b) // Anthropic(**client_kwargs) (kwargs.go)
+		if !pySplatInto(f, &l, a, b) { // Anthropic(**client_kwargs) (kwargs.go)
+			pySplatReturnInto(f, &l, a, b) // OpenAI(**self._client_kwargs()) (pyspread.go)
+		}
 	}
 	return l
 }

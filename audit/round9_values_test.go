@@ -165,3 +165,49 @@ func TestLitellmNumRetriesInSpreadDict(t *testing.T) {
 	noLayerAt(t, r, "llm/router.py", 15, "num_retries 0: no retries")
 	noLayerAt(t, r, "llm/router.py", 28, "a dictionary no completion is called with")
 }
+
+const clientKwargsMethodPy = `import os
+
+import httpx
+from openai import AsyncOpenAI, OpenAI
+from tenacity import retry, stop_after_attempt, wait_exponential
+
+
+class Embedder:
+    def __init__(self, api_key, max_retries: int | None = None, fetch_tries: int = 3):
+        self.api_key = api_key
+        self.max_retries = max_retries
+        self.fetch_tries = fetch_tries
+        self.client = None
+
+    def _client_kwargs(self):
+        max_retries = (
+            self.max_retries if self.max_retries is not None else int(os.environ.get("EMBED_MAX_RETRIES", "4"))
+        )
+        return {"api_key": self.api_key, "max_retries": max_retries}
+
+    def warm_up(self):
+        self.client = OpenAI(
+            timeout=30,
+            **self._client_kwargs(),
+        )
+
+    def fetch(self, url):
+        @retry(stop=stop_after_attempt(self.fetch_tries + 1), wait=wait_exponential(min=1, max=8))
+        def get():
+            return httpx.get(url).raise_for_status()
+
+        return get()
+`
+
+func TestClientFromMethodDictAndStopPlusOne(t *testing.T) {
+	r := scanTree(t, map[string]string{"emb/openai.py": clientKwargsMethodPy})
+	l := layerAt(t, r, "emb/openai.py", 22)
+	if l.Attempts != 5 || !strings.Contains(l.Setting, "_client_kwargs() returns") || !strings.Contains(l.Setting, "EMBED_MAX_RETRIES") {
+		t.Errorf("openai.py:22: %d attempts (%s), want 5: max_retries 4 from the method's dict, the environment's default", l.Attempts, l.Setting)
+	}
+	l = layerAt(t, r, "emb/openai.py", 28)
+	if l.Attempts != 4 || !strings.Contains(l.Setting, "+ 1") {
+		t.Errorf("openai.py:28: %d attempts (%s), want 4: stop_after_attempt(fetch_tries + 1), fetch_tries 3", l.Attempts, l.Setting)
+	}
+}
