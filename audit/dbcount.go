@@ -37,7 +37,11 @@ func pyRecordCountRetries(f *file) []Layer {
 	}
 	var out []Layer
 	done := map[int]bool{} // a function's head: one layer per function
+	lastEnd := -1          // the end of the function last read: the writes in it are not walked back from again
 	for _, m := range around(raw, "+", pyRecordCountWrite, 160, 8) {
+		if m[0] < lastEnd {
+			continue
+		}
 		if code[m[0]] == ' ' {
 			continue // in a string or a comment
 		}
@@ -51,17 +55,22 @@ func pyRecordCountRetries(f *file) []Layer {
 		if field != string(raw[m[2]:m[3]]) {
 			continue // another field read than written
 		}
-		fn, end, ok := pyImportDef(code, m[0])
+		fn, ok := pyFuncHeadOf(code, m[0])
 		if !ok || done[fn] {
 			continue
 		}
+		done[fn] = true // one reading per function, whatever it writes
+		_, end, ok := pyImportDef(code, m[0])
+		if !ok {
+			continue
+		}
+		lastEnd = end
 		q := regexp.QuoteMeta(field)
 		test := regexp.MustCompile(`(?m)^[ \t]*if\s+[A-Za-z_][\w.]*(?:\[\s*["']` + q + `["']\s*\]|\.` + q + `)\s*(>=?)\s*([0-9]+|[A-Za-z_][\w.]*)\s*:`)
 		t := test.FindSubmatchIndex(raw[fn:end])
 		if t == nil || code[fn+t[0]+strings.Index(string(raw[fn+t[0]:fn+t[1]]), "if")] == ' ' {
 			continue
 		}
-		done[fn] = true
 		at := fn + t[0] + strings.Index(string(raw[fn+t[0]:fn+t[1]]), "if")
 		offset := 0
 		if string(raw[fn+t[2]:fn+t[3]]) == ">" {

@@ -30,6 +30,9 @@ type pyLocalImport struct {
 type pyScopes struct {
 	top    map[string]string // the module's bindings (imports outside any function)
 	locals []pyLocalImport
+	// splat: what pySplatReturnInto found for a method's name, read once
+	// per file however many calls spread it (pyspread.go).
+	splat map[string]splatFound
 }
 
 // maxScopedImports bounds the function-level imports read per file.
@@ -54,9 +57,12 @@ func (f *file) pyScopes() *pyScopes {
 		}
 	}
 	sort.Slice(stmts, func(i, j int) bool { return stmts[i][0] < stmts[j][0] })
+	// A function's block is measured once, however many imports it holds:
+	// a function of a megabyte with hundreds of imports is read once.
+	ends := map[int]int{}
 	for _, m := range stmts {
 		bs := pyImports(code[m[0]:m[1]])
-		fn, end, ok := pyImportDef(code, m[0])
+		fn, end, ok := pyImportDefCached(code, m[0], ends)
 		if !ok || len(sc.locals) >= maxScopedImports {
 			for k, v := range bs {
 				sc.top[k] = v
@@ -68,6 +74,52 @@ func (f *file) pyScopes() *pyScopes {
 		}
 	}
 	return sc
+}
+
+// pyImportDefCached is pyImportDef with the block ends already measured,
+// by the offset of the line its walk back starts from: imports in a row
+// in one function share it.
+func pyImportDefCached(code []byte, at int, ends map[int]int) (int, int, bool) {
+	fn, ok := pyFuncHeadOf(code, at)
+	if !ok {
+		return 0, 0, false
+	}
+	if end, seen := ends[fn]; seen {
+		return fn, end, end > 0
+	}
+	_, end, ok := pyImportDef(code, at)
+	if !ok {
+		end = 0
+	}
+	ends[fn] = end
+	return fn, end, ok
+}
+
+// pyFuncHeadOf: the offset of the def whose block holds at (pyImportDef's
+// walk back, without measuring the block).
+func pyFuncHeadOf(code []byte, at int) (int, bool) {
+	ind := indentAt(code, at)
+	if ind == 0 {
+		return 0, false
+	}
+	for ls, n := lineStartBefore(code, at), 0; ls > 0 && n < 4000; n++ {
+		ls = lineStartBefore(code, ls-1)
+		i := ls
+		for i < len(code) && (code[i] == ' ' || code[i] == '\t') {
+			i++
+		}
+		if i >= len(code) || code[i] == '\n' || i-ls >= ind {
+			continue
+		}
+		ind = i - ls
+		if bytes.HasPrefix(code[i:], []byte("def ")) || bytes.HasPrefix(code[i:], []byte("async def ")) {
+			return i, true
+		}
+		if ind == 0 {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // pyImportDef: the def (or async def) whose block holds the statement

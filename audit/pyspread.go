@@ -26,6 +26,14 @@ var (
 // maxSplatMethodBytes bounds the body of the method read.
 const maxSplatMethodBytes = 32 << 10
 
+// splatFound is what a method's returned dict gives max_retries: ok
+// false when it gives nothing readable.
+type splatFound struct {
+	n       int
+	setting string
+	low, ok bool
+}
+
 func pySplatReturnInto(f *file, l *Layer, a, b int) bool {
 	if l.Configured {
 		return false
@@ -36,15 +44,37 @@ func pySplatReturnInto(f *file, l *Layer, a, b int) bool {
 		return false
 	}
 	name := string(m[1])
+	sc := f.pyScopes()
+	if sc.splat == nil {
+		sc.splat = map[string]splatFound{}
+	}
+	s, seen := sc.splat[name]
+	if !seen {
+		s = pySplatMethod(f, name)
+		sc.splat[name] = s
+	}
+	if !s.ok {
+		return false
+	}
+	l.set(s.n, s.setting)
+	if s.low {
+		l.Confidence = ConfidenceLow
+	}
+	return true
+}
+
+// pySplatMethod reads the max_retries of the dict the method name returns.
+func pySplatMethod(f *file, name string) splatFound {
+	code := f.blanked()
 	def := regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+` + regexp.QuoteMeta(name) + `[ \t]*\(`)
 	d := def.FindIndex(code)
 	if d == nil {
-		return false
+		return splatFound{}
 	}
 	_, pe := args(code, d[1]-1)
 	colon := bytes.IndexByte(code[pe:min(len(code), pe+200)], ':')
 	if colon < 0 {
-		return false
+		return splatFound{}
 	}
 	end := min(pyBlockEndWithin(code, d[0], pe+colon+1, maxSplatMethodBytes), len(code))
 	ret := regexp.MustCompile(`\breturn\s*\{`)
@@ -62,17 +92,12 @@ func pySplatReturnInto(f *file, l *Layer, a, b int) bool {
 		line := f.lines().at(da + k[0])
 		where := fmt.Sprintf("in the dict %s() returns at %s:%d, passed as **", name, f.rel, line)
 		if n, ok := atoiBounded(val); ok {
-			l.set(n, fmt.Sprintf("max_retries: %d (%s)", n, where))
-			return true
+			return splatFound{n: n, setting: fmt.Sprintf("max_retries: %d (%s)", n, where), ok: true}
 		}
 		if rs, ok := f.resolveAt(val, line); ok {
-			l.set(rs.n, fmt.Sprintf("max_retries: %s (%s; %s)", val, where, rs.text(f.rel)))
-			if rs.defs > 1 {
-				l.Confidence = ConfidenceLow
-			}
-			return true
+			return splatFound{n: rs.n, setting: fmt.Sprintf("max_retries: %s (%s; %s)", val, where, rs.text(f.rel)), low: rs.defs > 1, ok: true}
 		}
-		return false
+		return splatFound{}
 	}
-	return false
+	return splatFound{}
 }
