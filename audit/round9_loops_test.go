@@ -186,6 +186,20 @@ export async function parseFirst(lines: string[]): Promise<object | null> {
   }
   return null;
 }
+
+export async function cachePage(key: string, page: string): Promise<string> {
+  const file = storage.bucket("pages").file(key);
+  for (let i = 0; i < 4; i++) {
+    try {
+      await file.save(page);
+      logger.info("cached", { key });
+      return key;
+    } catch (error) {
+      if (i === 3) throw error;
+    }
+  }
+  return key;
+}
 `
 
 const goMiddlewareRetry = `package middleware
@@ -253,6 +267,9 @@ func TestRound9LoopsJSAndGo(t *testing.T) {
 		t.Errorf("save.ts:8: %d attempts, want 3 (a save awaited then left, the catch going on)", l.Attempts)
 	}
 	noLayerAt(t, r, "src/lib/save.ts", 23, "a search for the first line that parses (nothing awaited)")
+	if l := layerAt(t, r, "src/lib/save.ts", 35); l.Attempts != 4 {
+		t.Errorf("save.ts:35: %d attempts, want 4 (a save awaited, then a return)", l.Attempts)
+	}
 	l := layerAt(t, r, "mw/retry.go", 38)
 	if l.Attempts != 5 || !strings.Contains(l.Setting, "maxRetries = 4, returned by maxRetries() when nothing sets it, at mw/retry.go:32") {
 		t.Errorf("retry.go:38: %d attempts (%s), want 5 from the getter's default 4", l.Attempts, l.Setting)

@@ -123,10 +123,11 @@ func jsTryAwaitsThenLeaves(body []byte) bool {
 	if bytes.HasSuffix(block, []byte("break")) {
 		return true
 	}
-	// The last statement returns what it awaited.
+	// The last statement returns (what it awaited, or a result once the
+	// awaited call is done: `await blob.save(…); log(…); return key;`).
 	j := bytes.LastIndexAny(block, ";}")
 	last := bytes.TrimSpace(block[j+1:])
-	return bytes.HasPrefix(last, []byte("return await ")) || bytes.HasPrefix(last, []byte("return (await "))
+	return bytes.HasPrefix(last, []byte("return")) && (len(last) == 6 || !isIdentByte(last[6]))
 }
 
 // goReturnedDefault: e calls a function or method of this file that takes
