@@ -321,7 +321,7 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		// attempt = 1; attempt <= maxAttempts; attempt++) { try { return
 		// await call() } catch (e) { last = e } }).
 		named := retryCounterName(string(code[m[2]:m[3]])) || retryCounterName(string(code[m[10]:m[11]]))
-		if !wait.Match(body) && !(lang == "javascript" && (named || jsTryAwaitsThenLeaves(body)) && jsCatchGoesOn(f, a, b)) {
+		if !wait.Match(body) && !(lang == "javascript" && (named || !overCollection(string(code[m[10]:m[11]])) && jsTryAwaitsThenLeaves(body)) && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
 		if lang == "javascript" && (jsLoopHasStallHandler(f, a, b) || jsTriesOnlyLocalWork(f, a, b)) {

@@ -59,6 +59,14 @@ class Embedder:
             if job.status == "done":
                 break
             time.sleep(5)
+
+    def wait_healthy(self, api):
+        # a readiness wait: a 200 awaited, nothing given up
+        for attempt in range(30):
+            resp = api.health()
+            if resp.status_code == 200:
+                break
+            time.sleep(2)
 `
 
 const reraiseLastPassPy = `import asyncio
@@ -107,6 +115,7 @@ func TestRound9HandLoops(t *testing.T) {
 		t.Errorf("emb/embed.py:30: said to retry a 4xx; it raises on one but 408 and 429")
 	}
 	noLayerAt(t, r, "emb/embed.py", 49, "a poll of a state")
+	noLayerAt(t, r, "emb/embed.py", 53, "a readiness wait for a 200")
 }
 
 const whileTrueCtorBoundPy = `import random
@@ -200,6 +209,18 @@ export async function cachePage(key: string, page: string): Promise<string> {
   }
   return key;
 }
+
+export async function firstReachable(urls: string[]): Promise<string | null> {
+  for (let i = 0; i < urls.length; i++) {
+    try {
+      await fetch(urls[i]);
+      return urls[i];
+    } catch (error) {
+      logger.debug("unreachable", { i });
+    }
+  }
+  return null;
+}
 `
 
 const goMiddlewareRetry = `package middleware
@@ -270,6 +291,7 @@ func TestRound9LoopsJSAndGo(t *testing.T) {
 	if l := layerAt(t, r, "src/lib/save.ts", 35); l.Attempts != 4 {
 		t.Errorf("save.ts:35: %d attempts, want 4 (a save awaited, then a return)", l.Attempts)
 	}
+	noLayerAt(t, r, "src/lib/save.ts", 48, "a walk over a list of URLs, one try each")
 	l := layerAt(t, r, "mw/retry.go", 38)
 	if l.Attempts != 5 || !strings.Contains(l.Setting, "maxRetries = 4, returned by maxRetries() when nothing sets it, at mw/retry.go:32") {
 		t.Errorf("retry.go:38: %d attempts (%s), want 5 from the getter's default 4", l.Attempts, l.Setting)

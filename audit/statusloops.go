@@ -41,7 +41,9 @@ func pyStatusRetryLoops(f *file) []Layer {
 		}
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		body := code[m[1]:end]
-		if pyTry.Match(body) || !pySleep.Match(body) || !pyStatusCode.Match(body) || !pyLeaves(body) {
+		// It gives up somewhere (a raise on a 4xx or on the last pass): a
+		// poll that waits for a 200 and never raises is a readiness wait.
+		if pyTry.Match(body) || !pySleep.Match(body) || !pyStatusCode.Match(body) || !pyLeaves(body) || !pyRaise.Match(body) {
 			continue
 		}
 		start := 0
@@ -103,6 +105,9 @@ func pyIncrementsAfter(f *file, at, end int, name string) bool {
 // (issue 37, round 9: `for (let i = 0; i < 3; i++)` around a storage
 // save). body is the loop's block in blanked code.
 func jsTryAwaitsThenLeaves(body []byte) bool {
+	if len(body) > maxCountedLoopBytes {
+		return false
+	}
 	t := bytes.TrimSpace(body)
 	if !bytes.HasPrefix(t, []byte("try")) {
 		return false
@@ -222,4 +227,11 @@ func pyHandlerSkipsByClass(f *file, at int) bool {
 		}
 	}
 	return false
+}
+
+// overCollection: a loop bound that is a collection's size (items.length,
+// list.size): the loop walks the items, one try each, not a count of
+// tries of one call.
+func overCollection(bound string) bool {
+	return strings.HasSuffix(bound, ".length") || strings.HasSuffix(bound, ".size") || strings.HasSuffix(bound, ".count")
 }
