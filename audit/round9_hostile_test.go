@@ -50,3 +50,35 @@ func TestRound9HostileFileEnds(t *testing.T) {
 	})
 	t.Logf("%d bytes in %v", len(src), time.Since(start))
 }
+
+// FuzzRound9Shapes: the round 9 rules' shapes, each cut short or nested
+// past its bounds, through every reader — no panic, no hang.
+func FuzzRound9Shapes(f *testing.F) {
+	for _, s := range []string{
+		"self.m = kwargs.get(\"m\", int(os.environ.get(\"X\", 5)))\nfor a in range(self.m + 1):\n    try:\n        x()\n    except E:\n        e = h(",
+		"m = (\n    p if p is not None else int(os.getenv(\"X\", \"5\"",
+		"n: int = Field(default_factory=lambda: int(os.environ.get(\"N\", \"7\")))",
+		"a, r = 1, 5\nfor retry in range(r):\n    s = c.call()\n    if s.status_code == 200:\n        break\n    time.sleep(1)\n    raise",
+		"args.setdefault(\"num_retries\", self.m)\nlitellm.acompletion(**args",
+		"while True:\n    try:\n        return f()\n    except Exception as e:\n        if retries >= self._m:\n            raise\n        retries += 1",
+		"def f():\n    from cohere import Client\n    Client(",
+		"{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 99, \"retryableStatusCodes\": [\"UNAVAILABLE\"",
+		"if t[\"retry_count\"] >= 3:\n    x\nT.update(retry_count=t[\"retry_count\"] + 1",
+		"return {\"max_retries\": m}\nOpenAI(**self._kw())",
+		"for (let i = 0; i < 3; i++) { try { await b.save(x); return k; } catch (e) { if (i === 2) throw e; } }",
+		"func (r *R) m() int { return 3 }\nfunc (r *R) w() { n := r.m(); for a := 0; a <= n; a++ { if !isRetryable(err) { return } } }",
+		"x = " + strings.Repeat("(", 300) + "int(os.getenv(\"X\", \"5\"))",
+		"x = " + strings.Repeat("a if b else ", 100) + "3",
+		"stop=stop_after_attempt(self.n + 999",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		scanPython("f.py", b)
+		scanJS("f.ts", b, versionSet{})
+		scanGo("f.go", b)
+		pyDefaultOf(b, 0)
+		pyTupleAssign(b)
+		pyAssignHead(b)
+	})
+}
