@@ -43,6 +43,12 @@ func (f *file) pyScopes() *pyScopes {
 		return f.pyScope
 	}
 	code := f.blanked()
+	if !pyIndentedImport(code) {
+		// Every import at the module's level (most files): the file-wide
+		// map is the module's, and there is nothing to scope.
+		f.pyScope = &pyScopes{top: f.pyImports()}
+		return f.pyScope
+	}
 	sc := &pyScopes{top: map[string]string{}}
 	f.pyScope = sc
 	var stmts [][]int
@@ -199,6 +205,25 @@ func (sc *pyScopes) rebound(name string, o int) bool {
 	for _, li := range sc.locals {
 		if li.local == name && li.fn <= o && o < li.end {
 			return true
+		}
+	}
+	return false
+}
+
+// pyIndentedImport: some line of code starts, after indentation, with
+// `import ` or `from ` — a literal search, no regexp.
+func pyIndentedImport(code []byte) bool {
+	for _, w := range [][]byte{[]byte("import "), []byte("from ")} {
+		for i := 0; i < len(code); {
+			j := bytes.Index(code[i:], w)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(w)
+			if at > 0 && (code[at-1] == ' ' || code[at-1] == '\t') && atLineStart(code, at) {
+				return true
+			}
 		}
 	}
 	return false
