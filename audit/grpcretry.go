@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -34,7 +35,19 @@ func grpcServiceConfigRetries(f *file) []Layer {
 		return nil
 	}
 	var out []Layer
+	var triples []int // Python: where triple quotes open and close a docstring
+	if f.kind == fkPython {
+		for i := 0; i+3 <= len(raw) && len(triples) < 1<<16; i++ {
+			if (raw[i] == '"' || raw[i] == '\'') && raw[i+1] == raw[i] && raw[i+2] == raw[i] {
+				triples = append(triples, i)
+				i += 2
+			}
+		}
+	}
 	for _, m := range scanAt(raw, "retryPolicy", grpcRetryPolicy, 200) {
+		if k := sort.SearchInts(triples, m[0]); k%2 == 1 {
+			continue // an example in a docstring, not a config the code builds
+		}
 		open := m[1] - 1
 		end := min(len(raw), open+2048)
 		depth, close := 0, -1

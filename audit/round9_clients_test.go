@@ -43,6 +43,9 @@ import grpc
 
 
 def channel(target):
+    """A plain channel. To retry, pass a service config such as
+    {"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3}}]}
+    """
     return grpc.insecure_channel(target)
 `
 
@@ -55,7 +58,8 @@ func TestGRPCServiceConfigRetryPolicy(t *testing.T) {
 	if l := layerAt(t, r, "client/dial.go", 11); l.Attempts != 5 || !strings.Contains(l.Setting, "more than 5 as 5") {
 		t.Errorf("dial.go:11: %d attempts (%s), want 9 capped at gRPC's 5", l.Attempts, l.Setting)
 	}
-	noLayerAt(t, r, "rt/plain.py", 1, "a comment, and no methodConfig")
+	noLayerAt(t, r, "rt/plain.py", 1, "a comment")
+	noLayerAt(t, r, "rt/plain.py", 7, "an example in a docstring")
 }
 
 const innerImportPy = `import numpy as np
