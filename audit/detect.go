@@ -33,6 +33,7 @@ type file struct {
 	ln       lines
 	has      map[string]bool
 	py       map[string]string
+	pyScope  *pyScopes // imports by scope: the module's and each function's (pyscope.go)
 	js       map[string]binding
 	gof      *goFile
 	docs     []*yaml.Node

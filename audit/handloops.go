@@ -321,7 +321,7 @@ func cLoops(f *file, re, catch, wait *regexp.Regexp, lang, note string) []Layer 
 		// attempt = 1; attempt <= maxAttempts; attempt++) { try { return
 		// await call() } catch (e) { last = e } }).
 		named := retryCounterName(string(code[m[2]:m[3]])) || retryCounterName(string(code[m[10]:m[11]]))
-		if !wait.Match(body) && !(lang == "javascript" && named && jsCatchGoesOn(f, a, b)) {
+		if !wait.Match(body) && !(lang == "javascript" && (named || !overCollection(string(code[m[10]:m[11]])) && jsTryAwaitsThenLeaves(body)) && jsCatchGoesOn(f, a, b)) {
 			continue
 		}
 		if lang == "javascript" && (jsLoopHasStallHandler(f, a, b) || jsTriesOnlyLocalWork(f, a, b)) {
@@ -403,7 +403,7 @@ func goHandLoops(f *file) []Layer {
 		}
 		if l, ok := loopLayer(f, g.offset(fs), bound, offset, "for … "+fs.Cond.(*ast.BinaryExpr).Op.String()+" "+bound, "go",
 			"a loop that sleeps between tries: read it to confirm it retries the call"); ok {
-			if poll {
+			if poll || goAsksRetryable(fs.Body) {
 				l.Retries4xx = false
 			}
 			out = append(out, l)
@@ -507,18 +507,26 @@ func pyCounters(f *file, a, b int, skip func(int) bool, note string) []Layer {
 		for prev > 0 && code[prev-1] != '\n' {
 			prev--
 		}
+		blockEnd := min(pyBlockEnd(code, m[0], m[1]), len(code))
+		after := 0 // tested before the counter is incremented: one try more
 		if ls == 0 || !pyIncrement.Match(code[max(prev, 0):ls]) || !strings.Contains(string(code[max(prev, 0):ls]), name) {
-			continue
+			if !pyIncrementsAfter(f, m[0], blockEnd, name) {
+				continue
+			}
+			after = 1
 		}
-		body := code[m[1]:min(pyBlockEnd(code, m[0], m[1]), len(code))]
+		body := code[m[1]:blockEnd]
 		if !pyRaise.Match(body) || skip != nil && skip(m[0]) {
 			continue
 		}
-		offset := 1 // > bound: bound + 1 tries
+		offset := 1 + after // > bound: bound + 1 tries
 		if string(code[m[4]:m[5]]) == ">=" {
-			offset = 0
+			offset = after
 		}
 		if l, ok := loopLayer(f, m[0], string(code[m[6]:m[7]]), offset, strings.TrimSpace(string(code[m[0]:m[1]])), "python", note); ok {
+			if pyHandlerSkipsByClass(f, m[0]) {
+				l.Retries4xx = false // it raises at once for the errors it names
+			}
 			// Inside a `while True:` the loop is the layer: its head is
 			// where the retry is, and two tests of one counter in its
 			// block (a chunk sent, a status probed) are one layer (issue
@@ -1006,7 +1014,7 @@ var (
 	// completion, Gemini's generate_content, a LangChain invoke. What a
 	// flag loop must re-send to be a retry layer of an LLM call, not a
 	// wait for a file or a port.
-	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
+	pyLLMCall      = regexp.MustCompile(`\b(?:ChatCompletion|Completion)\.a?create\s*\(|\.(?:chat\.)?completions\.create\s*\(|\.messages\.(?:create|stream)\s*\(|\.responses\.create\s*\(|\.embeddings\.a?create\s*\(|\.generate_content\s*\(|\ba?completion\s*\(|\.a?invoke\s*\(`)
 	pyAnyIncrement = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*\s*(?:\+=\s*1|=\s*[A-Za-z_][\w.]*\s*\+\s*1)\s*$`)
 	// pyModelHelper: a project's own function named as a model call
 	// (gpt_call(prompt), ask_llm(…), chat_completion(…)).

@@ -668,6 +668,8 @@ func goLocalDef(f *file, g *goFile, body *ast.BlockStmt, at int, bound string) (
 				if id, ok := l.(*ast.Ident); ok && id.Name == bound && i < len(x.Rhs) {
 					if v, ok := g.literal(x.Rhs[i]); ok && g.offset(id) > bestAt {
 						best, bestAt, how = v, g.offset(id), fmt.Sprintf(" (%s = %d, assigned in the loop's function at %s:%d)", bound, v, f.rel, g.line(id))
+					} else if v, fn, line, ok := goReturnedDefault(g, x.Rhs[i]); ok && g.offset(id) > bestAt {
+						best, bestAt, how = v, g.offset(id), fmt.Sprintf(" (%s = %d, returned by %s() when nothing sets it, at %s:%d)", bound, v, fn, f.rel, line)
 					}
 				}
 			}

@@ -115,7 +115,9 @@ func pyCallLayer(f *file, id string, open int, knob *regexp.Regexp) Layer {
 		setKnob(&l, knob, code[a:b])
 	}
 	if knob == pyMaxRetries {
-		pySplatInto(f, &l, a, b) // Anthropic(**client_kwargs) (kwargs.go)
+		if !pySplatInto(f, &l, a, b) { // Anthropic(**client_kwargs) (kwargs.go)
+			pySplatReturnInto(f, &l, a, b) // OpenAI(**self._client_kwargs()) (pyspread.go)
+		}
 	}
 	return l
 }
@@ -132,11 +134,15 @@ func cutLast(full string) (string, string, bool) {
 // pyCallsOf are the offsets of the opening parentheses of the calls of
 // module's names in the file, name by name.
 func pyCallsOf(f *file, module string, names ...string) []int {
-	var out []int
-	for _, n := range pyNames(f.pyImports(), module, names...) {
-		out = append(out, pyCalls(f.blanked(), n)...)
+	sc := f.pyScopes()
+	if len(sc.locals) == 0 {
+		var out []int
+		for _, n := range pyNames(f.pyImports(), module, names...) {
+			out = append(out, pyCalls(f.blanked(), n)...)
+		}
+		return out
 	}
-	return out
+	return sc.callsOf(f.blanked(), module, names...)
 }
 
 // dottedPrefix: name is prefix.something (strings.HasPrefix(name,

@@ -10,7 +10,7 @@ import (
 // Python's retry decorators and wrappers: tenacity, backoff, retrying.
 
 var (
-	pyStopAttempt    = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)`)
+	pyStopAttempt    = regexp.MustCompile(`\bstop_after_attempt\s*[=(]\s*([0-9_]+|[A-Za-z_][\w.]*)(?:\s*\+\s*([0-9]{1,3})\b)?`)
 	pyStopAny        = regexp.MustCompile(`\bstop\s*=`)
 	pyMaxTries       = knobRe("max_tries")
 	pyMaxTime        = regexp.MustCompile(`\bmax_time\s*=`)
@@ -61,8 +61,15 @@ func tenacity(f *file) []Layer {
 func tenacityCall(f *file, at int, region []byte) Layer {
 	l := newLayer("tenacity", f.rel, f.lines().at(at), "python", ConfidenceMedium)
 	if sm := pyStopAttempt.FindSubmatchIndex(region); sm != nil {
+		// stop_after_attempt(self.retry_attempts + 1): the value plus
+		// what is added to it (issue 37, round 9).
+		plus, plusText := 0, ""
+		if sm[4] >= 0 {
+			plus, _ = strconv.Atoi(string(region[sm[4]:sm[5]]))
+			plusText = " + " + string(region[sm[4]:sm[5]])
+		}
 		if v, err := strconv.Atoi(strings.ReplaceAll(string(region[sm[2]:sm[3]]), "_", "")); err == nil {
-			l.setAttempts(v, "stop_after_attempt("+strconv.Itoa(v)+")")
+			l.setAttempts(v+plus, "stop_after_attempt("+strconv.Itoa(v)+plusText+")")
 		} else {
 			// stop_after_attempt(retry_config.max_attempts): a name this
 			// file or another gives a value (a dataclass field's default,
@@ -75,9 +82,9 @@ func tenacityCall(f *file, at int, region []byte) Layer {
 				if r.defs > 1 {
 					conf = ConfidenceLow
 				}
-				l.setAttempts(r.n, "stop_after_attempt("+expr+") ("+r.text(f.rel)+")")
+				l.setAttempts(r.n+plus, "stop_after_attempt("+expr+plusText+") ("+r.text(f.rel)+")")
 				l.Confidence, l.Note = conf, ""
-			} else if isName(expr) {
+			} else if isName(expr) && plus == 0 {
 				l.Setting = "stop_after_attempt(" + expr + ")"
 				l.valueName, l.valueExpr = lastSegment(expr), expr
 			}

@@ -72,7 +72,7 @@ var (
 	jsAssignNum   = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*([0-9][0-9_]*|[A-Za-z_$][\w$.]*)\s*(?:[,;)}\n]|$)`)
 	jsFallbackNum = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*(?::\s*number\s*)?=\s*[A-Za-z_$][\w$.?]*\s*(?:\?\?|\|\|)\s*([0-9][0-9_]*)\s*(?:[;,)\n]|$)`)
 	jsPropNum     = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
-	pyAssignNum   = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]| ]{1,40}?)?\s*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
+	pyAssignNum   = regexp.MustCompile(`([A-Za-z_]\w*)[ \t]*(?::[ \t]*[\w.\[\]| ]{1,40}?)?[ \t]*=\s*([0-9][0-9_]*|[A-Za-z_][\w.]*)\s*(?:[,)\n#]|$)`)
 	pyDictNum     = regexp.MustCompile(`['"]([A-Za-z_]\w*)['"]\s*:\s*([0-9][0-9_]*)\s*(?:[,}\n]|$)`)
 	// Environment-variable defaults, read on the raw text (the default is
 	// often a string): int(os.getenv("X", "5")), Number(process.env.X ?? 5).
@@ -257,6 +257,7 @@ func pyValues(f *file, vi valueIndex) {
 		}
 	}
 	pyGetterValues(f, vi) // turnretry.go
+	pyExprValues(f, vi)   // pydefaults.go
 }
 
 // pyInDef: the parenthesis enclosing off opens a def's (or a lambda's)

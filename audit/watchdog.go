@@ -745,7 +745,7 @@ func pyLoopHasStallHandler(f *file, a, b int) bool {
 	}
 	hs, stall := f.handlers()
 	for i, h := range hs {
-		if a <= h.at && h.at < b && stall[i] && !pyHandlerRaises(h) {
+		if a <= h.at && h.at < b && stall[i] && !pyHandlerRaises(h) && !pyHandlerReraises(h) {
 			return true
 		}
 	}
