@@ -56,7 +56,9 @@ type liveFlags struct {
 	afterRun func(last *engine.Frame) error
 	// spool keeps the events across a restart (see statedir/spool): set
 	// by watch when no input would be read again from its start.
-	spool         bool
+	spool bool
+	// fromEnd: files are followed from their end (watch --from-end).
+	fromEnd       bool
 	spoolMaxBytes int64
 	// killNote is said beside the kill hook on screen (the demo's
 	// in-process receiver).
@@ -166,7 +168,7 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 			if len(sources) == 0 {
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
 			}
-			l.spool = spoolable(followable, fromEnd)
+			l.spool, l.fromEnd = spoolable(followable, fromEnd), fromEnd
 			if !l.spool && slices.Contains(followable, "-") && stdinIsFile() && !fromEnd {
 				fmt.Fprintln(os.Stderr, "burnrate: note: stdin is a regular file: it is read from its start at every start, like a file named on the command line, and not spooled (a restart replaying its events and reading it again would count them twice)")
 			}
@@ -573,6 +575,13 @@ func runLive(parent context.Context, l liveFlags, title string, runSources []str
 			st := eopt.Spool.Status()
 			fmt.Fprintf(os.Stderr, "burnrate: replayed %d event(s) from the spool %s (%d bytes) in %s; %d alert(s) it raised again are not written again (the journal holds what their actions did)\n",
 				n, display.Text(st.Dir), st.Bytes, time.Since(start).Round(time.Millisecond), replayedAlerts.Load())
+			if l.fromEnd {
+				// The spool holds what was read before the stop; the files
+				// are followed from their end again, so what they took
+				// while burnrate was down is not read (red team R8-16):
+				// said, never silent.
+				fmt.Fprintln(os.Stderr, "burnrate: warning: --from-end starts at each file's end again: lines the files took while burnrate was stopped are not read (their spend is not in this run); to read them, run burnrate report on those files, or follow the files from their start without --from-end")
+			}
 		}
 	}
 	if l.metricsAddr != "" {

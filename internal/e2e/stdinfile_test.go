@@ -72,3 +72,49 @@ func TestStdinThatIsAFileIsNotSpooledAndReadAgain(t *testing.T) {
 		t.Errorf("killed on a file read again: %s", k)
 	}
 }
+
+// TestFromEndRestartSaysWhatItSkips: red team R8-16 — a daemon on
+// --from-end resumed at each file's new end after a restart: the lines
+// written while it was down were skipped in silence. Until the spool
+// keeps each file's read position, the restart says so.
+func TestFromEndRestartSaysWhatItSkips(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "a.log")
+	line := func(i int) string {
+		return fmt.Sprintf(`{"ts":"2026-06-02T00:00:%02dZ","event":"llm_call","job_id":"j","model":"gpt-4o","status":200,"input_tokens":10,"output_tokens":5}`+"\n", i)
+	}
+	testutil.WriteFile(t, logPath, line(0))
+	args := []string{"watch", "--headless", "--journal", filepath.Join(dir, "st", "j.jsonl"), "--kill-exec", "/bin/true", "--from-end", logPath}
+	run := func(during func()) string {
+		cmd := exec.Command(bin, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		during()
+		time.Sleep(1500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		return stderr.String()
+	}
+	appendLine := func(i int) func() {
+		return func() {
+			f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(line(i))
+			f.Close()
+		}
+	}
+	run(appendLine(1))
+	appendLine(2)() // while stopped
+	if out := run(func() {}); !strings.Contains(out, "--from-end starts at each file's end again") {
+		t.Errorf("the restart does not say the lines written while stopped are not read:\n%s", out)
+	}
+}
