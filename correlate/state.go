@@ -28,6 +28,9 @@ type State struct {
 	jobList []*Job
 	// timingLinks counts model calls placed in a job by timing alone (counts.go).
 	timingLinks int64
+	// keyNamedCalls counts calls that named no job, filed under their
+	// idempotency key (counts.go).
+	keyNamedCalls int64
 	// requestIDConflicts counts records naming a request ID whose first
 	// record named another job (requestIDConflict).
 	requestIDConflicts int64
@@ -572,6 +575,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if ev.JobID == "" && ev.CorrelationID == "" && ev.IdempotencyKey != "" {
+			s.keyNamed(job, ev)
+		}
 		if ev.Kind == ingest.KindLLMCall && agentCopy(ev) {
 			s.forkMark(job, ev)
 		}

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestACallThatNamesNoJobIsNoKillTarget: R7-26 — job-A and job-B each
+// sent a 429 under idempotency key "K", then four calls under "K" named no
+// job (the field missing, null, "", an object): they became a job named
+// "K", counted exact, "job K made 4 calls" against app.maxRetries = 2, and
+// a kill went to "K". A key is not a job ID: the group is said, its count
+// ambiguous, the finding convicts no one and nothing is killed — in the
+// report and in the live pipeline.
+func TestACallThatNamesNoJobIsNoKillTarget(t *testing.T) {
+	dir := t.TempDir()
+	call := func(sec int, job string, status int) string {
+		return fmt.Sprintf(`{"ts":"2026-06-02T00:00:%02d.000Z","event":"llm_call",%s"run_id":"r1","idempotency_key":"K","provider":"openai","model":"gpt-4o","status":%d,"input_tokens":100,"output_tokens":10}`, sec, job, status)
+	}
+	p := writeTextLines(t, dir, "orphan.jsonl",
+		`{"ts":"2026-06-02T00:00:00.000Z","event":"job_started","job_id":"job-A","job_type":"t","run_id":"r1"}`,
+		`{"ts":"2026-06-02T00:00:01.000Z","event":"job_started","job_id":"job-B","job_type":"t","run_id":"r1"}`,
+		call(2, `"job_id":"job-A","job_type":"t",`, 429),
+		call(3, `"job_id":"job-B","job_type":"t",`, 429),
+		call(4, ``, 429),
+		call(5, `"job_id":null,`, 429),
+		call(6, `"job_id":"",`, 429),
+		call(7, `"job_id":{"id":"a"},`, 429),
+		call(8, `"job_id":"job-B","job_type":"t",`, 200),
+		call(9, `"job_id":"job-A","job_type":"t",`, 200),
+	)
+	rc := newReceiver(t, false)
+	cfg := filepath.Join(dir, "kill.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[actions]\nkill_webhook = %q\nkill_on = [\"finding:assumption_violated\"]\n", rc.URL)), 0o600)
+	assumptions := filepath.Join(dir, "operator.assumptions.toml")
+	os.WriteFile(assumptions, []byte("[app]\nmaxRetries = 2\n[openai-sdk]\nmaxRetries = 0\n"), 0o600)
+	journal := filepath.Join(dir, "journal.jsonl")
+	cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", journal, "--assumptions", assumptions, p)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if _, exit := err.(*exec.ExitError); !exit {
+			t.Fatalf("replay: %v\n%s", err, stderr.String())
+		}
+	}
+	if _, kills := rc.snapshot(); len(kills) != 0 {
+		t.Fatalf("kills %v, want none: an idempotency key is no job to kill\n%s", kills, stdout.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), "job K made") {
+		t.Errorf("watch says a key made calls as a job:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "calls that named no job grouped by their idempotency key") {
+		t.Errorf("watch does not say why the finding is held against no one:\n%s", stderr.String())
+	}
+	r, err := declaredReport(t, "--journal", journal, "--assumptions", assumptions, "--config", cfg, p)
+	if err != nil && err != errCritical {
+		t.Fatal(err)
+	}
+	if r.Totals.KeyNamedCalls != 4 {
+		t.Errorf("key_named_calls %d, want 4", r.Totals.KeyNamedCalls)
+	}
+	for _, j := range r.Jobs {
+		switch j.JobID {
+		case "K":
+			if j.Count != "ambiguous" {
+				t.Errorf("K: count %q, want ambiguous (a key is not a job ID)", j.Count)
+			}
+		case "job-A", "job-B":
+			if j.Count != "exact" {
+				t.Errorf("%s: count %q, want exact", j.JobID, j.Count)
+			}
+		}
+	}
+	if c := criticalOn(r, "K"); len(c) != 0 {
+		t.Errorf("findings held against the key K: %v", c)
+	}
+	for _, f := range r.Findings {
+		if strings.Contains(f.Example, "job K made") {
+			t.Errorf("the report says a key made calls as a job: %+v", f)
+		}
+	}
+	md, _ := run(t, "report", "--assumptions", assumptions, p)
+	if !strings.Contains(md, "| Calls that named no job | 4, grouped by their idempotency key") || !strings.Contains(md, "| K |  | failed | 4? |") {
+		t.Errorf("the Markdown does not say it:\n%s", md)
+	}
+}
