@@ -41,6 +41,12 @@ type file struct {
 	fi   os.FileInfo // identity of f
 	pos  int64       // bytes of f read so far
 	head []byte      // the file's first bytes, up to fingerprintBytes
+	// tail is the last bytes read before pos (up to tailBytes): a file
+	// cut in place and written again past pos within one poll has the
+	// same inode and a size past pos, and may start as it did (the same
+	// first line), but what lies just before pos is another line's.
+	tail []byte
+	chk  []byte // scratch for the checks (cutInPlace)
 	sp   splitter
 	buf  []byte
 	// from is where an earlier follower of the path stopped (let go for
@@ -97,6 +103,12 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			}
 		}
 		if fl.f != nil {
+			// A cut in place is looked for before reading on: read from
+			// the stale offset, the regrown file's lines there were billed,
+			// then again from its start once its first bytes differed (R7b-5).
+			if fl.pos > 0 && fl.cutInPlace() {
+				fl.restartCut(ctx)
+			}
 			if !fl.drain(ctx) {
 				return
 			}
@@ -179,7 +191,7 @@ func (fl *file) open(fromEnd bool) error {
 		f.Close()
 		return errZstd
 	}
-	fl.f, fl.fi, fl.pos, fl.head = f, fi, 0, fl.head[:0]
+	fl.f, fl.fi, fl.pos, fl.head, fl.tail = f, fi, 0, fl.head[:0], fl.tail[:0]
 	fl.sp.reset()
 	fl.readHead()
 	if at := fl.from; at != nil {
@@ -190,6 +202,7 @@ func (fl *file) open(fromEnd bool) error {
 		same := os.SameFile(at.fi, fi) && at.pos <= fi.Size() && len(fl.head) >= len(at.head) && bytes.Equal(fl.head[:len(at.head)], at.head)
 		if same {
 			fl.pos = at.pos
+			fl.tail = fl.tail[:0] // not known: the head's check is the resume's
 			_, err := f.Seek(fl.pos, io.SeekStart)
 			return err
 		}
@@ -238,6 +251,7 @@ func (fl *file) drain(ctx context.Context) bool {
 		if n > 0 {
 			fl.pos += int64(n)
 			chunk := fl.buf[:n]
+			fl.noteTail(chunk)
 			if atStart {
 				chunk = bytes.TrimPrefix(chunk, ingest.BOM)
 			}
@@ -292,6 +306,7 @@ func (fl *file) skipHole() {
 	}
 	fl.t.hole(fl.path, end-fl.pos)
 	fl.pos = end
+	fl.tail = fl.tail[:0] // NULs before pos: nothing to hold the file to
 	fl.sp.tooLong()
 }
 
@@ -316,15 +331,58 @@ func (fl *file) checkRotation(ctx context.Context) {
 		}
 		return
 	}
-	truncated := st.Size() < fl.pos
-	if !truncated && len(fl.head) > 0 {
-		now := make([]byte, len(fl.head))
-		n, _ := fl.f.ReadAt(now, 0)
-		truncated = !bytes.Equal(now[:n], fl.head)
+	if st.Size() < fl.pos || fl.cutInPlace() {
+		fl.restartCut(ctx)
 	}
-	if !truncated {
+}
+
+// tailBytes is how much of what lies just before pos is remembered.
+const tailBytes = 64
+
+// noteTail keeps the last tailBytes of what was read.
+func (fl *file) noteTail(chunk []byte) {
+	if len(chunk) >= tailBytes {
+		fl.tail = append(fl.tail[:0], chunk[len(chunk)-tailBytes:]...)
 		return
 	}
+	fl.tail = append(fl.tail, chunk...)
+	if over := len(fl.tail) - tailBytes; over > 0 {
+		fl.tail = append(fl.tail[:0], fl.tail[over:]...)
+	}
+}
+
+// cutInPlace reports whether the open file was cut since it was read to
+// pos — copytruncate, or a writer that opens it with O_TRUNC — however
+// far it has grown again: it is shorter than pos, its first bytes
+// changed, or the bytes just before pos did.
+func (fl *file) cutInPlace() bool {
+	st, err := fl.f.Stat()
+	if err != nil {
+		return false
+	}
+	if st.Size() < fl.pos {
+		return true
+	}
+	same := func(want []byte, at int64) bool {
+		if cap(fl.chk) < len(want) {
+			fl.chk = make([]byte, fingerprintBytes)
+		}
+		now := fl.chk[:len(want)]
+		n, _ := fl.f.ReadAt(now, at)
+		return bytes.Equal(now[:n], want)
+	}
+	if len(fl.head) > 0 && !same(fl.head, 0) {
+		return true
+	}
+	// A tail of NULs (a preallocated file being filled) says nothing.
+	k := int64(len(fl.tail))
+	return k > 0 && fl.pos >= k && bytes.Count(fl.tail, []byte{0}) < len(fl.tail) && !same(fl.tail, fl.pos-k)
+}
+
+// restartCut finishes what the cut file held past pos from its rotated
+// copy, when one beside it starts as the file did, and reads the file
+// again from its start.
+func (fl *file) restartCut(ctx context.Context) {
 	offset := fl.pos
 	if copyPath, ok := fl.findCopy(); ok {
 		fl.readCopy(ctx, copyPath)
@@ -333,7 +391,7 @@ func (fl *file) checkRotation(ctx context.Context) {
 	}
 	fl.sp.flush(fl.sink.addFinal)
 	fl.t.rotated(fl.path)
-	fl.pos, fl.head = 0, fl.head[:0]
+	fl.pos, fl.head, fl.tail = 0, fl.head[:0], fl.tail[:0]
 	fl.sp.reset()
 	if _, err := fl.f.Seek(0, io.SeekStart); err == nil {
 		fl.readHead()
