@@ -329,6 +329,9 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			s.assumption(ev)
 			continue
 		}
+		if ev.Kind == ingest.KindSpanLink {
+			continue // the OTLP mapper's memory, spooled: nothing of a job's
+		}
 		if ev.Kind == ingest.KindTraceJob {
 			if job := s.traceJob(ev); job != nil && after != nil {
 				after(job, ev)
@@ -497,6 +500,9 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 	if ev.Kind == ingest.KindAssumption {
 		s.assumption(ev)
 		return nil
+	}
+	if ev.Kind == ingest.KindSpanLink {
+		return nil // the OTLP mapper's memory, spooled: nothing of a job's
 	}
 	if ev.Kind == ingest.KindTraceJob {
 		return s.traceJob(ev)

@@ -52,9 +52,9 @@ const (
 // maxBill is past every ingest.Bill bit.
 const maxBill = ingest.BillCompaction << 1
 
-// numKinds is how many kinds ingest has (KindTraceJob is the last;
+// numKinds is how many kinds ingest has (KindSpanLink is the last;
 // TestEventFields fails when one is added).
-const numKinds = int(ingest.KindTraceJob) + 1
+const numKinds = int(ingest.KindSpanLink) + 1
 
 // appendEvent encodes ev at the end of b.
 func appendEvent(b []byte, ev *ingest.Event) []byte {
