@@ -43,8 +43,9 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
+		b = e.memory(b) // a source's memory is no event of the night
 		events += int64(len(b))
-		e.applyBatch(e.inFlight.sift(e.memory(b)))
+		e.applyBatch(e.inFlight.sift(b))
 	})
 	e.replayed = events
 	if held := e.inFlight.calls(); len(held) > 0 {

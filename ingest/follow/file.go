@@ -106,7 +106,10 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			// A cut in place is looked for before reading on: read from
 			// the stale offset, the regrown file's lines there were billed,
 			// then again from its start once its first bytes differed (R7b-5).
-			if fl.pos > 0 && fl.cutInPlace() {
+			// Only a file grown past pos can be read from a stale offset
+			// (one no longer than pos is checked after, as ever): an idle
+			// file costs one stat here.
+			if st, err := fl.f.Stat(); err == nil && fl.pos > 0 && st.Size() > fl.pos && fl.cutInPlace() {
 				fl.restartCut(ctx)
 			}
 			if !fl.drain(ctx) {
