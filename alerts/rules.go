@@ -514,7 +514,7 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 		c := r.jobCeilings.For(job.Type).USD()
 		r.fireNoKill(Alert{Rule: RuleJobCeilingGuessed, Severity: correlate.SeverityWarning, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-			Reason: fmt.Sprintf("job %s is over its ceiling of %s by spend placed by position only: %s spent, %s of it placed in the job by position or timing alone (lines that name no job) — a guess, not a kill; name the job in those lines for its ceiling to act", job.ID, correlate.USD(c), correlate.USD(job.Spend.USD()), correlate.USD(g.USD()))})
+			Reason: fmt.Sprintf("job %s is over its ceiling of %s by spend placed by position only: %s spent, %s of it placed in the job by position, timing or an idempotency key alone (lines that name no job) — a guess, not a kill; name the job in those lines for its ceiling to act", job.ID, correlate.USD(c), correlate.USD(job.Spend.USD()), correlate.USD(g.USD()))})
 	}
 	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.run.typeSpend[job.Type].USD() >= c {
 		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.run.typeSpend[job.Type].USD(),

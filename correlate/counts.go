@@ -97,9 +97,6 @@ func (s *State) noteEvidence(job *Job, ev *ingest.Event) {
 // text, a learned pattern) is that one request's, not a guess: its group
 // stays as it was.
 func (s *State) keyNamed(job *Job, ev *ingest.Event) {
-	if chainKey(ev.IdempotencyKey) {
-		return
-	}
 	if ev.Kind == ingest.KindLLMCall {
 		s.keyNamedCalls++
 	}

@@ -418,7 +418,10 @@ func (s *State) Now() int64 { return s.lastTS }
 func (s *State) FirstTS() int64 { return s.firstTS }
 
 // jobKey is the job an event belongs to: its job ID, else its
-// correlation ID, else its idempotency key.
+// correlation ID, else the group of its idempotency key (KeyGroupPrefix
+// and the key: a key is not a job ID, and its group is never the job a
+// record names by that ID — R8-9), or the key itself when a decoder
+// built it for a chain it linked (chainKey).
 func jobKey(ev *ingest.Event) string {
 	switch {
 	case ev.JobID != "":
@@ -426,9 +429,24 @@ func jobKey(ev *ingest.Event) string {
 	case ev.CorrelationID != "":
 		return ev.CorrelationID
 	case ev.IdempotencyKey != "":
-		return ev.IdempotencyKey
+		if chainKey(ev.IdempotencyKey) {
+			return ev.IdempotencyKey
+		}
+		return KeyGroupPrefix + ev.IdempotencyKey
 	}
 	return UnattributedJob
+}
+
+// KeyGroupPrefix names the group of calls that named no job, filed under
+// their idempotency key: "(key) K". A job a record names "(key) K" is that
+// group too (a log can name anything); either way the group's calls are
+// guessed — they never weigh on a job ceiling, convict no one and are
+// never a kill's reason (counts.go, keyNamed).
+const KeyGroupPrefix = "(key) "
+
+// keyOnly: a call that names no job, filed under its idempotency key.
+func keyOnly(ev *ingest.Event) bool {
+	return ev.JobID == "" && ev.CorrelationID == "" && ev.IdempotencyKey != "" && !chainKey(ev.IdempotencyKey)
 }
 
 func (s *State) job(ev *ingest.Event) *Job {
@@ -581,7 +599,7 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
-		if ev.JobID == "" && ev.CorrelationID == "" && ev.IdempotencyKey != "" {
+		if keyOnly(ev) {
 			s.keyNamed(job, ev)
 		}
 		if ev.Kind == ingest.KindLLMCall && agentCopy(ev) {
@@ -1077,7 +1095,7 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) {
 		s.guess(job, cost)
 	}
 	if failed {
@@ -1288,7 +1306,7 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) {
 		s.guess(job, cost)
 	}
 	if class != classSuccess {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func TestACallThatNamesNoJobIsNoKillTarget(t *testing.T) {
 	if _, kills := rc.snapshot(); len(kills) != 0 {
 		t.Fatalf("kills %v, want none: an idempotency key is no job to kill\n%s", kills, stdout.String())
 	}
-	if strings.Contains(stdout.String()+stderr.String(), "job K made") {
+	if strings.Contains(stdout.String()+stderr.String(), "K made") {
 		t.Errorf("watch says a key made calls as a job:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "calls that named no job grouped by their idempotency key") {
@@ -67,26 +68,84 @@ func TestACallThatNamesNoJobIsNoKillTarget(t *testing.T) {
 	}
 	for _, j := range r.Jobs {
 		switch j.JobID {
-		case "K":
+		case "(key) K":
 			if j.Count != "ambiguous" {
-				t.Errorf("K: count %q, want ambiguous (a key is not a job ID)", j.Count)
+				t.Errorf("(key) K: count %q, want ambiguous (a key is not a job ID)", j.Count)
 			}
+		case "K":
+			t.Errorf("the key's calls are a job named K: %+v", j)
 		case "job-A", "job-B":
 			if j.Count != "exact" {
 				t.Errorf("%s: count %q, want exact", j.JobID, j.Count)
 			}
 		}
 	}
-	if c := criticalOn(r, "K"); len(c) != 0 {
+	if c := criticalOn(r, "(key) K"); len(c) != 0 {
 		t.Errorf("findings held against the key K: %v", c)
 	}
 	for _, f := range r.Findings {
-		if strings.Contains(f.Example, "job K made") {
+		if strings.Contains(f.Example, "K made") {
 			t.Errorf("the report says a key made calls as a job: %+v", f)
 		}
 	}
 	md, _ := run(t, "report", "--assumptions", assumptions, p)
-	if !strings.Contains(md, "| Calls that named no job | 4, grouped by their idempotency key") || !strings.Contains(md, "| K |  | failed | 4? |") {
+	if !strings.Contains(md, "| Calls that named no job | 4, grouped by their idempotency key") || !strings.Contains(md, "| (key) K |  | failed | 4? |") {
 		t.Errorf("the Markdown does not say it:\n%s", md)
+	}
+}
+
+// TestAKeyNamedLikeAJobIsNotThatJob: R8-9 — 30 calls that name no job
+// carry the idempotency key "job-A" (another library's key scheme): they
+// were filed into job-A itself (its count ambiguous, yet its job_ceiling
+// kill fired on their $0.90 beside its own $0.09). The key's group is its
+// own subject, "(key) job-A", whose spend is a guess: a warning that it
+// is over the ceiling by such spend, never a kill; job-A keeps its own 3
+// calls.
+func TestAKeyNamedLikeAJobIsNotThatJob(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{`{"ts":"2026-06-02T00:00:00.000Z","event":"job_started","job_id":"job-A","run_id":"r1"}`}
+	for i := range 33 {
+		job := `"job_id":"job-A",`
+		if i >= 3 {
+			job = `"idempotency_key":"job-A",`
+		}
+		lines = append(lines, fmt.Sprintf(`{"ts":"2026-06-02T00:00:%02d.000Z","event":"llm_call",%s"run_id":"r1","model":"gpt-4o","status":200,"input_tokens":1000,"output_tokens":2750}`, 1+i, job))
+	}
+	p := writeTextLines(t, dir, "keyname.jsonl", lines...)
+	rc := newReceiver(t, false)
+	cfg := filepath.Join(dir, "kill.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[budget]\njob_ceiling_usd = 0.5\n[actions]\nkill_webhook = %q\nkill_on = [\"job_ceiling\", \"finding:assumption_violated\"]\n", rc.URL)), 0o600)
+	report := filepath.Join(dir, "r.json")
+	cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", filepath.Join(dir, "j.jsonl"), "--report-out", report, p)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		if _, exit := err.(*exec.ExitError); !exit {
+			t.Fatal(err)
+		}
+	}
+	if _, kills := rc.snapshot(); len(kills) != 0 {
+		t.Fatalf("kills %v: calls filed under a key are no job's to kill\n%s", kills, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), `"rule":"job_ceiling_guessed"`) || !strings.Contains(stdout.String(), `"job_id":"(key) job-A"`) {
+		t.Errorf("no warning that the key's group is over the ceiling by guessed spend:\n%s", stdout.String())
+	}
+	b, _ := os.ReadFile(report)
+	var r struct {
+		Jobs []struct {
+			JobID string `json:"job_id"`
+			Calls int64  `json:"attempts"`
+			Count string `json:"count"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, j := range r.Jobs {
+		got[j.JobID] = j.Calls
+	}
+	if got["job-A"] != 3 || got["(key) job-A"] != 30 {
+		t.Errorf("jobs %v: want job-A 3 (its own), (key) job-A 30", got)
 	}
 }
