@@ -41,12 +41,15 @@ type file struct {
 	fi   os.FileInfo // identity of f
 	pos  int64       // bytes of f read so far
 	head []byte      // the file's first bytes, up to fingerprintBytes
-	// tail is the last bytes read before pos (up to tailBytes): a file
-	// cut in place and written again past pos within one poll has the
-	// same inode and a size past pos, and may start as it did (the same
-	// first line), but what lies just before pos is another line's.
-	tail []byte
-	chk  []byte // scratch for the checks (cutInPlace)
+	// tail is the last bytes read before pos (up to tailBytes: the last
+	// lines, job IDs and all): a file cut in place and written again past
+	// pos within one poll has the same inode and a size past pos, and may
+	// start as it did (an app's start-up dump), but what lies just before
+	// pos is other lines. marks are sampleBytes taken at each power of two
+	// the reading passed (from 8 KiB): a regrown file must match there too.
+	tail  []byte
+	marks []mark
+	chk   []byte // scratch for the checks (cutInPlace)
 	sp   splitter
 	buf  []byte
 	// from is where an earlier follower of the path stopped (let go for
@@ -194,7 +197,7 @@ func (fl *file) open(fromEnd bool) error {
 		f.Close()
 		return errZstd
 	}
-	fl.f, fl.fi, fl.pos, fl.head, fl.tail = f, fi, 0, fl.head[:0], fl.tail[:0]
+	fl.f, fl.fi, fl.pos, fl.head, fl.tail, fl.marks = f, fi, 0, fl.head[:0], fl.tail[:0], fl.marks[:0]
 	fl.sp.reset()
 	fl.readHead()
 	if at := fl.from; at != nil {
@@ -205,7 +208,7 @@ func (fl *file) open(fromEnd bool) error {
 		same := os.SameFile(at.fi, fi) && at.pos <= fi.Size() && len(fl.head) >= len(at.head) && bytes.Equal(fl.head[:len(at.head)], at.head)
 		if same {
 			fl.pos = at.pos
-			fl.tail = fl.tail[:0] // not known: the head's check is the resume's
+			fl.tail, fl.marks = fl.tail[:0], fl.marks[:0] // not known: the head's check is the resume's
 			_, err := f.Seek(fl.pos, io.SeekStart)
 			return err
 		}
@@ -252,6 +255,7 @@ func (fl *file) drain(ctx context.Context) bool {
 		atStart := fl.pos == 0
 		n, err := fl.f.Read(fl.buf)
 		if n > 0 {
+			fl.noteMarks(fl.pos, fl.buf[:n])
 			fl.pos += int64(n)
 			chunk := fl.buf[:n]
 			fl.noteTail(chunk)
@@ -309,7 +313,7 @@ func (fl *file) skipHole() {
 	}
 	fl.t.hole(fl.path, end-fl.pos)
 	fl.pos = end
-	fl.tail = fl.tail[:0] // NULs before pos: nothing to hold the file to
+	fl.tail, fl.marks = fl.tail[:0], fl.marks[:0] // NULs before pos: nothing to hold the file to
 	fl.sp.tooLong()
 }
 
@@ -339,8 +343,37 @@ func (fl *file) checkRotation(ctx context.Context) {
 	}
 }
 
-// tailBytes is how much of what lies just before pos is remembered.
-const tailBytes = 64
+// tailBytes is how much of what lies just before pos is remembered;
+// sampleBytes a mark's length, firstMark the first mark's offset.
+const (
+	tailBytes   = 4096
+	sampleBytes = 64
+	firstMark   = 8 << 10
+)
+
+// mark is sampleBytes of the file ending at off.
+type mark struct {
+	off int64
+	b   [sampleBytes]byte
+}
+
+// noteMarks takes the marks a chunk read at from passes over: the bytes
+// before each power of two it holds whole (at most 40 in a file's life).
+func (fl *file) noteMarks(from int64, chunk []byte) {
+	next := int64(firstMark)
+	if n := len(fl.marks); n > 0 {
+		next = fl.marks[n-1].off * 2
+	}
+	for end := from + int64(len(chunk)); next <= end; next *= 2 {
+		if next-sampleBytes < from {
+			continue // straddles the chunk before: not taken
+		}
+		var m mark
+		m.off = next
+		copy(m.b[:], chunk[next-sampleBytes-from:next-from])
+		fl.marks = append(fl.marks, m)
+	}
+}
 
 // noteTail keeps the last tailBytes of what was read.
 func (fl *file) noteTail(chunk []byte) {
@@ -368,7 +401,7 @@ func (fl *file) cutInPlace() bool {
 	}
 	same := func(want []byte, at int64) bool {
 		if cap(fl.chk) < len(want) {
-			fl.chk = make([]byte, fingerprintBytes)
+			fl.chk = make([]byte, max(fingerprintBytes, tailBytes))
 		}
 		now := fl.chk[:len(want)]
 		n, _ := fl.f.ReadAt(now, at)
@@ -376,6 +409,11 @@ func (fl *file) cutInPlace() bool {
 	}
 	if len(fl.head) > 0 && !same(fl.head, 0) {
 		return true
+	}
+	for i := range fl.marks {
+		if m := &fl.marks[i]; m.off <= fl.pos && bytes.Count(m.b[:], []byte{0}) < sampleBytes && !same(m.b[:], m.off-sampleBytes) {
+			return true
+		}
 	}
 	// A tail of NULs (a preallocated file being filled) says nothing.
 	k := int64(len(fl.tail))
@@ -394,7 +432,7 @@ func (fl *file) restartCut(ctx context.Context) {
 	}
 	fl.sp.flush(fl.sink.addFinal)
 	fl.t.rotated(fl.path)
-	fl.pos, fl.head, fl.tail = 0, fl.head[:0], fl.tail[:0]
+	fl.pos, fl.head, fl.tail, fl.marks = 0, fl.head[:0], fl.tail[:0], fl.marks[:0]
 	fl.sp.reset()
 	if _, err := fl.f.Seek(0, io.SeekStart); err == nil {
 		fl.readHead()

@@ -81,3 +81,60 @@ func TestAFileCutAndRegrownWithinOnePollIsReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestACopytruncateWithTheSameStartAndLineEndsIsSeen: R8-10 — an app's
+// start-up dump (the same 1,100 bytes after every restart) and lines of
+// one length whose last 64 bytes are the same: logrotate's copytruncate
+// followed by the app's restart left a file that started as the old one
+// and matched it in the 64 bytes before the old offset, so the follower
+// read on from there — 100 of the new 150 calls skipped in silence. The
+// cut is seen by the last 4 KiB before the offset (whole lines, job IDs
+// and all) and by marks at each power of two read: the new file is read
+// from its start, the old one's rest from its copy.
+func TestACopytruncateWithTheSameStartAndLineEndsIsSeen(t *testing.T) {
+	dir := t.TempDir()
+	log, report := filepath.Join(dir, "a.log"), filepath.Join(dir, "r.json")
+	var banner strings.Builder
+	for i := range 14 {
+		fmt.Fprintf(&banner, `{"ts": "2026-12-08T00:00:00Z", "event": "app_config", "k": "setting-%02d", "v": "%s"}`+"\n", i, strings.Repeat("x", 40))
+	}
+	line := func(job string, i int) string {
+		return fmt.Sprintf(`{"ts": "2026-12-08T01:%02d:%02dZ", "job_id": %q, "seq": "%05d", "event": "llm_call", "model": "gpt-4o", "status": 200, "input_tokens": 10000, "output_tokens": 500}`+"\n", i/60, i%60, job, i)
+	}
+	var old, regrown strings.Builder
+	old.WriteString(banner.String())
+	regrown.WriteString(banner.String())
+	for i := range 100 {
+		old.WriteString(line("job-A", i))
+	}
+	for i := range 150 {
+		regrown.WriteString(line("job-B", i))
+	}
+	os.WriteFile(log, []byte(old.String()), 0o644)
+	d := startDaemon(t, "--journal", filepath.Join(dir, "j.jsonl"), "--poll-interval", "1500ms",
+		"--report-out", report, "--kill-exec", "true", "--job-ceiling", "0.05", log)
+	testutil.WaitFor(t, "the first poll's kill", 20*time.Second, func() bool { return strings.Contains(d.out(), "job_ceiling") })
+	os.WriteFile(log+".1", []byte(old.String()), 0o644) // logrotate's copy
+	if err := os.WriteFile(log, []byte(regrown.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3500 * time.Millisecond)
+	d.stop(syscall.SIGTERM)
+	var r struct {
+		Jobs []struct {
+			JobID    string `json:"job_id"`
+			Attempts int64  `json:"attempts"`
+		} `json:"jobs"`
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v: %s\n%s", err, b, d.err())
+	}
+	got := map[string]int64{}
+	for _, j := range r.Jobs {
+		got[j.JobID] = j.Attempts
+	}
+	if got["job-A"] != 100 || got["job-B"] != 150 {
+		t.Errorf("jobs %v, want job-A 100 and job-B 150 (each line once)\n%s", got, d.err())
+	}
+}
