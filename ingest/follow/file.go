@@ -50,8 +50,8 @@ type file struct {
 	tail  []byte
 	marks []mark
 	chk   []byte // scratch for the checks (cutInPlace)
-	sp   splitter
-	buf  []byte
+	sp    splitter
+	buf   []byte
 	// from is where an earlier follower of the path stopped (let go for
 	// a more recently written file): the same file goes on from there.
 	from *resumePoint
