@@ -138,3 +138,57 @@ func TestACopytruncateWithTheSameStartAndLineEndsIsSeen(t *testing.T) {
 		t.Errorf("jobs %v, want job-A 100 and job-B 150 (each line once)\n%s", got, d.err())
 	}
 }
+
+// TestARotatedCopyTheGlobMatchesIsNotReadAgain: R8-19 (and R8-24's first
+// rotation) — under a glob that matches the rotated name ('app.log*'),
+// logrotate's copy (copytruncate) or the renamed file (its default) was
+// found as a new path and read from its start: 250 calls for 150. The
+// follower notes how far it read the file under its old name; the path
+// found later goes on from there.
+func TestARotatedCopyTheGlobMatchesIsNotReadAgain(t *testing.T) {
+	for _, how := range []string{"copytruncate", "rename"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			logs := filepath.Join(dir, "logs")
+			os.Mkdir(logs, 0o755)
+			log, report := filepath.Join(logs, "app.log"), filepath.Join(dir, "r.json")
+			write := func(from, to int) {
+				f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := from; i < to; i++ {
+					fmt.Fprintf(f, `{"ts":"2026-12-08T01:%02d:%02dZ","event":"llm_call","job_id":"job-%d","model":"gpt-4o","status":200,"input_tokens":%d,"output_tokens":100}`+"\n", i/60, i%60, i%5, 1000+i)
+				}
+				f.Close()
+			}
+			write(0, 100)
+			d := startDaemon(t, "--journal", filepath.Join(dir, "j.jsonl"), "--poll-interval", "200ms",
+				"--report-out", report, "--kill-exec", "true", "--job-ceiling", "100", log+"*")
+			time.Sleep(1500 * time.Millisecond)
+			switch how {
+			case "copytruncate":
+				b, _ := os.ReadFile(log)
+				os.WriteFile(log+".1", b, 0o644)
+				os.Truncate(log, 0)
+			case "rename":
+				os.Rename(log, log+".1")
+			}
+			write(100, 150)
+			time.Sleep(3 * time.Second) // past the next look for new paths (2 s)
+			d.stop(syscall.SIGTERM)
+			var r struct {
+				Totals struct {
+					Attempts int64 `json:"attempts"`
+				} `json:"totals"`
+			}
+			b, _ := os.ReadFile(report)
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatalf("%v: %s\n%s", err, b, d.err())
+			}
+			if r.Totals.Attempts != 150 {
+				t.Errorf("%d attempts, want 150 (each line once)\n%s", r.Totals.Attempts, d.err())
+			}
+		})
+	}
+}
