@@ -128,7 +128,10 @@ type Mapper struct {
 	spoolMemory bool
 	memos       []ingest.Event
 	memoTS      int64
-	BadLinks    int64
+	// parents and parentsOld are the parents of spans mapped before a restart,
+	// given back by the replay (memory.go: putLink).
+	parents, parentsOld map[spanKey]pcommon.SpanID
+	BadLinks            int64
 }
 
 // links returns RehomeLinks and LostLinks.
@@ -330,8 +333,14 @@ func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
 	if p, ok := mp.seen[k]; ok {
 		return p.parent, true
 	}
-	p, ok := mp.seenOld[k]
-	return p.parent, ok
+	if p, ok := mp.seenOld[k]; ok {
+		return p.parent, true
+	}
+	if p, ok := mp.parents[k]; ok {
+		return p, true
+	}
+	p, ok := mp.parentsOld[k]
+	return p, ok
 }
 
 // namedAbove is the job named by the nearest span above parent (parent

@@ -2,9 +2,7 @@ package otlp
 
 import (
 	"encoding/hex"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -33,7 +31,7 @@ import (
 
 // Memory changes, the first byte of a KindSpanLink's Tool.
 const (
-	memoSeen         = 's' // a span mapped: its parent, start, end, first start and end
+	memoSeen         = 's' // a span mapped: its parent
 	memoNamed        = 'n' // a span below its root named a job (JobID, JobType)
 	memoRoot         = 'r' // the trace's job, named by its root (JobID, JobType)
 	memoOrphan       = 'o' // a call filed under the trace ID, by its chain's frontier
@@ -96,25 +94,13 @@ func (mp *Mapper) remember(ev *ingest.Event) bool {
 	}
 	switch op {
 	case memoSeen:
-		f := strings.Split(rest, " ")
-		if len(f) != 6 {
+		s, p, found := strings.Cut(rest, " ")
+		self, ok1 := span(s)
+		parent, ok2 := span(p)
+		if !found || !ok1 || !ok2 {
 			return false
 		}
-		self, ok1 := span(f[0])
-		parent, ok2 := span(f[1])
-		var n [4]uint64
-		for i := range n {
-			v, err := strconv.ParseUint(f[2+i], 10, 64)
-			if err != nil {
-				return false
-			}
-			n[i] = v
-		}
-		if !ok1 || !ok2 {
-			return false
-		}
-		mp.putSeen(spanKey{trace, self}, seenSpan{parent: parent, start: pcommon.Timestamp(n[0]), end: pcommon.Timestamp(n[1]),
-			first: [2]pcommon.Timestamp{pcommon.Timestamp(n[2]), pcommon.Timestamp(n[3])}})
+		mp.putLink(spanKey{trace, self}, parent)
 	case memoNamed:
 		self, ok := span(rest)
 		if !ok {
@@ -163,15 +149,29 @@ func spanHex(id pcommon.SpanID) string {
 	return hex.EncodeToString(id[:])
 }
 
-// putSeen remembers a span mapped (two generations of maxSeenSpans).
+// putSeen remembers a span mapped (two generations of maxSeenSpans);
+// what the spool keeps of it is its parent (putLink).
 func (mp *Mapper) putSeen(k spanKey, s seenSpan) {
 	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
 		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]seenSpan, 1024)
 	}
 	mp.seen[k] = s
 	if mp.spoolMemory {
-		mp.memo(k.trace, fmt.Sprintf("%c%s %s %d %d %d %d", memoSeen, spanHex(k.span), spanHex(s.parent), s.start, s.end, s.first[0], s.first[1]), [2]string{})
+		mp.memo(k.trace, string(rune(memoSeen))+spanHex(k.span)+" "+spanHex(s.parent), [2]string{})
 	}
+}
+
+// putLink remembers a span's parent as a replay gives it back: for the
+// walks up a trace (parentOf), never as a span mapped — a request the
+// exporter sends again after a restart is mapped again, and correlate,
+// whose state the replay rebuilt, tells a re-send by its identity (a
+// request refused half-way at a stop must not have its unspooled half
+// taken for a repeat).
+func (mp *Mapper) putLink(k spanKey, parent pcommon.SpanID) {
+	if mp.parents == nil || len(mp.parents) >= maxSeenSpans {
+		mp.parentsOld, mp.parents = mp.parents, make(map[spanKey]pcommon.SpanID, 1024)
+	}
+	mp.parents[k] = parent
 }
 
 // putNamed remembers a span below its trace's root that named a job.

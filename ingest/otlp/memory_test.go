@@ -116,3 +116,23 @@ func TestRememberRefusesWhatItCannotRead(t *testing.T) {
 	}
 
 }
+
+// TestARememberedSpanIsMappedAgain: the replay gives back parents, not
+// "mapped already": a request refused half-way at a stop (its first
+// batch spooled, the rest not) is sent again by the exporter and mapped
+// whole — correlate, whose state the replay rebuilt, bills the spooled
+// half once; the other half is not dropped as a repeat.
+func TestARememberedSpanIsMappedAgain(t *testing.T) {
+	td := memoRequest([5]any{byte(1), byte(2), byte(1), "job-P", false}, [5]any{byte(1), byte(11), byte(2), "", true})
+	one := NewMapper()
+	one.spoolMemory = true
+	evs, _, _ := one.MapTraces(td)
+	want, links := splitLinks(evs)
+	fresh := NewMapper()
+	fresh.Remember(links)
+	evs, _, _ = fresh.MapTraces(td)
+	got, _ := splitLinks(evs)
+	if !reflect.DeepEqual(got, want) || fresh.Repeats != 0 {
+		t.Fatalf("mapped again after a replay: %+v (%d repeats)\nwant %+v", got, fresh.Repeats, want)
+	}
+}
