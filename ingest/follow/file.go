@@ -58,7 +58,7 @@ type file struct {
 }
 
 // follow runs until ctx is done.
-func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch, skipHistory, late bool) {
+func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch, skipHistory bool) {
 	fl := &file{t: t, path: path, buf: make([]byte, readChunk)}
 	fl.sink = t.newSink(path, out)
 	defer fl.close()
@@ -71,19 +71,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			t.letGo(path, resumePoint{fi: fl.fi, head: slices.Clone(fl.head), pos: fl.pos - int64(len(fl.sp.partial))})
 		}
 	}()
-	if late {
-		// A path found after the start may be a rotated copy of a file
-		// followed (a glob that matches FILE.1): its follower is given two
-		// polls to see the rotation and note how far it read the copy.
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * t.poll):
-		}
-	}
 	if at, ok := t.resumeAt(path); ok {
-		fl.from = &at
-	} else if at, ok := t.readUnder(path); ok {
 		fl.from = &at
 	}
 	// --from-end skips what a file held when watching began; a file that
@@ -342,13 +330,9 @@ func (fl *file) checkRotation(ctx context.Context) {
 	}
 	if !os.SameFile(st, fl.fi) {
 		fl.drain(ctx) // lines written between the last read and the rename
-		fl.t.readUpTo(fl.fi, fl.head, fl.pos)
 		fl.sp.flush(fl.sink.addFinal)
 		fl.close()
 		fl.t.rotated(fl.path)
-		if at, ok := fl.t.readUnder(fl.path); ok {
-			fl.from = &at // the file now here was read under another name
-		}
 		if err := fl.open(false); err == nil {
 			fl.drain(ctx)
 		}
@@ -442,11 +426,7 @@ func (fl *file) cutInPlace() bool {
 func (fl *file) restartCut(ctx context.Context) {
 	offset := fl.pos
 	if copyPath, ok := fl.findCopy(); ok {
-		if end, whole := fl.readCopy(ctx, copyPath); whole {
-			if st, err := os.Stat(copyPath); err == nil && st.Size() == end {
-				fl.t.readUpTo(st, fl.head, end) // a glob matching the copy finds it read
-			}
-		}
+		fl.readCopy(ctx, copyPath)
 	} else {
 		fl.t.warn(fl.path, fmt.Sprintf("truncated at offset %d with no rotated copy beside it that starts like it: lines written after that offset and before the truncation may be lost", offset))
 	}
@@ -501,29 +481,26 @@ func (fl *file) findCopy() (string, bool) {
 	return "", false
 }
 
-// readCopy reads the rotated copy from pos to its end; it returns how far
-// it read, and whether that is the copy's end.
-func (fl *file) readCopy(ctx context.Context, path string) (int64, bool) {
+// readCopy reads the rotated copy from pos to its end.
+func (fl *file) readCopy(ctx context.Context, path string) {
 	rc, err := ingestfile.Open(path)
 	if err != nil {
-		return 0, false
+		return
 	}
 	defer rc.Close()
 	if _, err := io.CopyN(io.Discard, rc, fl.pos); err != nil {
 		fl.t.warn(fl.path, fmt.Sprintf("truncated at offset %d; its copy %s is shorter: lines after %d may be lost", fl.pos, path, fl.pos))
-		return 0, false
+		return
 	}
-	at := fl.pos
 	for {
 		n, err := rc.Read(fl.buf)
 		if n > 0 {
-			at += int64(n)
 			if !fl.sink.feed(ctx, &fl.sp, fl.buf[:n]) {
-				return at, false
+				return
 			}
 		}
 		if err != nil || n == 0 {
-			return at, errors.Is(err, io.EOF) || n == 0 && err == nil
+			return
 		}
 	}
 }

@@ -67,12 +67,6 @@ type Tail struct {
 	// its file, to go on from there when the file is written again.
 	running map[string]*runner
 	resume  map[string]resumePoint
-	// readTo are files read to a point under another name: a file renamed
-	// away and drained to its end, logrotate's copy of a file cut in
-	// place and read to its end by the follower of the file (R8-19). A
-	// glob that matches the rotated name finds it as a new path: it goes
-	// on from that point, by the file's identity, never from its start.
-	readTo []resumePoint
 	// Rotated counts the followers let go for a more recently written file.
 	Rotated int64
 }
@@ -248,7 +242,7 @@ func (t *Tail) Run(ctx context.Context, out chan<- ingest.Batch) error {
 				defer wg.Done()
 				defer close(r.done)
 				defer stop()
-				t.follow(fctx, path, out, skipHistory, !atStart)
+				t.follow(fctx, path, out, skipHistory)
 			}()
 		}
 		select {
@@ -353,39 +347,6 @@ func (t *Tail) letGo(path string, at resumePoint) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.resume[path] = at
-}
-
-// maxReadTo bounds readTo (the rotations kept in mind).
-const maxReadTo = 256
-
-// readUpTo notes that the file fi, which started with head, was read to
-// pos under another name.
-func (t *Tail) readUpTo(fi os.FileInfo, head []byte, pos int64) {
-	if fi == nil || len(head) == 0 {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.readTo) >= maxReadTo {
-		t.readTo = slices.Delete(t.readTo, 0, len(t.readTo)-maxReadTo+1)
-	}
-	t.readTo = append(t.readTo, resumePoint{fi: fi, head: slices.Clone(head), pos: pos})
-}
-
-// readUnder is where the file now at path was read to under another name.
-func (t *Tail) readUnder(path string) (resumePoint, bool) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return resumePoint{}, false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := len(t.readTo) - 1; i >= 0; i-- {
-		if os.SameFile(t.readTo[i].fi, st) {
-			return t.readTo[i], true
-		}
-	}
-	return resumePoint{}, false
 }
 
 // resumeAt is where an earlier follower of path stopped, if one was let go.
