@@ -16,7 +16,9 @@ import (
 )
 
 // UnattributedJob collects attempts that carry no job, correlation or
-// idempotency key.
+// idempotency key. It is no job to stop — its calls may be any app's —
+// so its spend is a guess (guess): it never weighs on a job ceiling
+// (R8-34: a kill POST named "(unattributed)"), the run ceiling counts it.
 const UnattributedJob = "(unattributed)"
 
 // State is the correlated view of everything applied so far. It is not
@@ -1095,7 +1097,7 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) || job.ID == UnattributedJob {
 		s.guess(job, cost)
 	}
 	if failed {
@@ -1306,7 +1308,7 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) || job.ID == UnattributedJob {
 		s.guess(job, cost)
 	}
 	if class != classSuccess {

@@ -149,3 +149,47 @@ func TestAKeyNamedLikeAJobIsNotThatJob(t *testing.T) {
 		t.Errorf("jobs %v: want job-A 3 (its own), (key) job-A 30", got)
 	}
 }
+
+// TestTheUnattributedBucketIsNoKillSubject: R8-34 — 30 calls with
+// "job_id":"" (any app's) filled the "(unattributed)" bucket past the job
+// ceiling: a critical job_ceiling and a kill POST for job
+// "(unattributed)". It is no job to stop: its spend is a guess, said as a
+// warning, never a kill; the run ceiling still counts it.
+func TestTheUnattributedBucketIsNoKillSubject(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{`{"ts":"2026-06-02T00:00:00.000Z","event":"job_started","job_id":"job-A","run_id":"r1"}`}
+	for i := range 33 {
+		job := `"job_id":"job-A",`
+		if i >= 3 {
+			job = `"job_id":"",`
+		}
+		lines = append(lines, fmt.Sprintf(`{"ts":"2026-06-02T00:00:%02d.000Z","event":"llm_call",%s"run_id":"r1","model":"gpt-4o","status":200,"input_tokens":1000,"output_tokens":2750}`, 1+i, job))
+	}
+	p := writeTextLines(t, dir, "emptyjob.jsonl", lines...)
+	rc := newReceiver(t, false)
+	run := func(ceiling string) string {
+		cfg := filepath.Join(dir, "kill.toml")
+		os.WriteFile(cfg, []byte(fmt.Sprintf("[budget]\n%s\n[actions]\nkill_webhook = %q\nkill_on = [\"job_ceiling\", \"run_ceiling\"]\n", ceiling, rc.URL)), 0o600)
+		cmd := exec.Command(burnrate(t), "replay", "--headless", "--speed", "max", "--config", cfg, "--journal", filepath.Join(t.TempDir(), "j.jsonl"), p)
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		if err := cmd.Run(); err != nil {
+			if _, exit := err.(*exec.ExitError); !exit {
+				t.Fatal(err)
+			}
+		}
+		return stdout.String()
+	}
+	out := run("job_ceiling_usd = 0.5")
+	if _, kills := rc.snapshot(); len(kills) != 0 {
+		t.Fatalf("kills %v: the unattributed bucket is no job to kill\n%s", kills, out)
+	}
+	if !strings.Contains(out, `"rule":"job_ceiling_guessed"`) || !strings.Contains(out, `"job_id":"(unattributed)"`) {
+		t.Errorf("no warning that the bucket is over the ceiling:\n%s", out)
+	}
+	// The run ceiling still weighs every call.
+	out = run("ceiling_usd = 0.5")
+	if _, kills := rc.snapshot(); len(kills) != 1 || kills[0]["rule"] != "run_ceiling" {
+		t.Errorf("kills %v, want the run ceiling's one\n%s", kills, out)
+	}
+}
