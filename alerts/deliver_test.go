@@ -83,14 +83,14 @@ func TestProcStatReadsGroupAndStart(t *testing.T) {
 		t.Fatalf("procStat: group %d start %d err %v; want group %d", pg, st, err, cmd.Process.Pid)
 	}
 	// A wrong start time is another process: not ours to end.
-	if m := groupMembers(pg, st+1); m != nil {
+	if m := groupMembers(pg, st+1, ""); m != nil {
 		t.Errorf("a group with another leader start was taken for the recorded one: %v", m)
 	}
-	n, err := endGroup(pg, st)
+	n, err := endGroup(pg, st, "")
 	if n != 1 || err != nil {
 		t.Errorf("endGroup: %d found, %v", n, err)
 	}
-	if m := groupMembers(pg, st); len(m) != 0 {
+	if m := groupMembers(pg, st, ""); len(m) != 0 {
 		t.Errorf("group still alive: %v", m)
 	}
 }
@@ -110,8 +110,56 @@ func TestEndGroupKillsWhatIgnoresSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	n, err := endGroup(cmd.Process.Pid, st)
+	n, err := endGroup(cmd.Process.Pid, st, "")
 	if n < 2 || err != nil || time.Since(start) < groupGrace {
 		t.Errorf("endGroup: %d found, %v, after %s; want the shell and its sleep, ended by SIGKILL after the grace", n, err, time.Since(start))
+	}
+}
+
+// TestEndGroupOnlyWithItsMark: red team R8-14 — a "sent" kill command's
+// group was ended at the next start by its group ID and its leader's
+// start time alone; after a reboot (start times count from another boot)
+// or a wrapped PID, an unrelated group with the same ID and later members
+// was SIGKILLed. Only processes whose environment holds the run's mark
+// are ended; a group of which a live member lacks it is not ours.
+func TestEndGroupOnlyWithItsMark(t *testing.T) {
+	mark := newRunMark()
+	start := func(env ...string) (*exec.Cmd, uint64) {
+		cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go cmd.Wait()
+		time.Sleep(200 * time.Millisecond)
+		st, err := procStart(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+		return cmd, st
+	}
+	// An innocent group: the same ID and start, no mark (another boot's).
+	innocent, st := start()
+	if n, err := endGroup(innocent.Process.Pid, st, mark); n != 0 || err != nil {
+		t.Errorf("endGroup of an unmarked group: %d ended, %v; want none", n, err)
+	}
+	if err := syscall.Kill(innocent.Process.Pid, 0); err != nil {
+		t.Errorf("the innocent group's leader is gone: %v", err)
+	}
+	// Another run's mark is not this one's.
+	other, st2 := start(runMarkEnv + "=" + newRunMark())
+	if n, _ := endGroup(other.Process.Pid, st2, mark); n != 0 {
+		t.Errorf("endGroup of another run's group: %d ended; want none", n)
+	}
+	// Its own group, marked: ended.
+	own, st3 := start(runMarkEnv + "=" + mark)
+	if n, err := endGroup(own.Process.Pid, st3, mark); n < 2 || err != nil {
+		t.Errorf("endGroup of its own marked group: %d ended, %v; want the shell and its sleep", n, err)
+	}
+	// Its setsid'd processes by PID and start time: the same rule.
+	if n, _ := endProcs([]Proc{{PID: other.Process.Pid, Start: st2}}, 0, mark); n != 0 {
+		t.Errorf("endProcs of another run's process: %d; want none", n)
 	}
 }

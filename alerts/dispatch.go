@@ -240,13 +240,13 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		if isExec(r.Action) && r.State == StateSent && r.Pgid > 0 {
 			// Its group may have outlived the burnrate that ran it: ended
 			// before the command runs again, so the two never overlap.
-			if n, err := endGroup(r.Pgid, r.PgidStart); err != nil {
+			if n, err := endGroup(r.Pgid, r.PgidStart, r.Mark); err != nil {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were found and could not all be ended: %v", n, r.Pgid, err)
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) of its earlier run (group %d) were still running and were ended first (SIGTERM, then SIGKILL)", n, r.Pgid)
 			}
 			// Those that left the group (setsid), by PID and start time.
-			if n, err := endProcs(r.Procs, groupGrace); err != nil {
+			if n, err := endProcs(r.Procs, groupGrace, r.Mark); err != nil {
 				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were found and could not all be ended: %v", n, err)
 			} else if n > 0 {
 				why += fmt.Sprintf("; %d process(es) its earlier run started outside its group were still running and were ended first (SIGTERM, then SIGKILL)", n)
@@ -672,7 +672,11 @@ const maxGenerations = 1 << 10
 // burned on). A log read again raises a kill at about the log time it
 // was journaled at, so it finds its generation finished, and is not sent
 // again; a generation is a function of the journal and the log time, so a
-// restart derives the same key.
+// restart derives the same key. "About the same log time" is measured
+// from the latest record time the run had read when it killed
+// (Record.LogHigh), not the crossing record's alone: read again in
+// another order the input crosses at another record, never past what was
+// read before.
 func (d *Dispatcher) keyFor(action string, a Alert) string {
 	base := IdempotencyKey(action, a)
 	key := base
@@ -686,7 +690,19 @@ func (d *Dispatcher) keyFor(action string, a Alert) string {
 			return key
 		}
 		at, err := time.Parse(time.RFC3339Nano, prev.LogAt)
-		if err != nil || a.At-at.UnixNano() <= rekeyAfter {
+		if err != nil {
+			return key
+		}
+		ref := at.UnixNano()
+		if high, err := time.Parse(time.RFC3339Nano, prev.LogHigh); err == nil && high.UnixNano() > ref {
+			// The run had read records this late when it killed: a
+			// trigger before the horizon past them is the same input read
+			// again in another order, not another night (R8-3: two
+			// workers' clocks 3 h apart, merged by time on a restart,
+			// crossed 3 h "later" and killed the job again).
+			ref = high.UnixNano()
+		}
+		if a.At-ref <= rekeyAfter {
 			return key
 		}
 		h := sha256.Sum256([]byte(base + "\x00" + strconv.Itoa(gen)))
@@ -792,6 +808,9 @@ func (d *Dispatcher) recordOutcome(t task, state ActionState, r Record) string {
 
 func (d *Dispatcher) journalRecord(t task, state ActionState, r Record, write func(Record) error) string {
 	r.LogAt, r.Key, r.Action, r.Rule, r.Scope = correlate.FormatTime(t.alert.At), t.key, t.action, t.alert.Rule, t.alert.Scope
+	if t.alert.LogHigh > t.alert.At {
+		r.LogHigh = correlate.FormatTime(t.alert.LogHigh)
+	}
 	r.RunID, r.JobID, r.JobType, r.State = t.alert.RunID, t.alert.JobID, t.alert.JobType, state
 	err := write(r)
 	if err == nil {
@@ -1010,11 +1029,11 @@ func (d *Dispatcher) run(ctx context.Context, t task) bool {
 		}
 		var sentErr string
 		var group Record
-		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64) {
+		res := tmpl.RunTracked(ctx, t.alert, func(pgid int, start uint64, mark string) {
 			// Its group, on disk before the wait: a burnrate killed now
 			// leaves what a start needs to end the group before it runs
 			// the command again.
-			group = Record{Pgid: pgid, PgidStart: start, Resent: t.resent}
+			group = Record{Pgid: pgid, PgidStart: start, Mark: mark, Resent: t.resent}
 			sentErr = d.recordOutcome(t, StateSent, group)
 		}, func(procs []Proc) {
 			// Its descendants as they appear, a setsid'd one included:

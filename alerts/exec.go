@@ -171,7 +171,7 @@ const execWaitDelay = 2 * time.Second
 // process group and its leader's start time (see Record.Pgid), before
 // Run waits for it: the dispatcher journals them, so a start after a
 // crash can end a group that outlived burnrate.
-func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, start uint64)) ExecResult {
+func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, start uint64, mark string)) ExecResult {
 	return t.RunTracked(ctx, a, started, nil)
 }
 
@@ -180,7 +180,12 @@ func (t *ExecTemplate) Run(ctx context.Context, a Alert, started func(pgid int, 
 // far each time a new one is seen (the dispatcher journals them), never
 // after RunTracked returns. At the timeout and at the stop they are ended
 // with the group, setsid'd or not.
-func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgid int, start uint64), spawned func([]Proc)) ExecResult {
+//
+// Each run's environment carries a mark of its own (runMarkEnv): a start
+// after a crash ends only processes whose environment holds the journaled
+// mark — a group ID and a start time alone name another process group
+// after a reboot or a wrapped PID (red team R8-14).
+func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgid int, start uint64, mark string), spawned func([]Proc)) ExecResult {
 	argv, err := t.Argv(a)
 	if err != nil {
 		return ExecResult{ExitCode: -1, Err: err}
@@ -204,7 +209,8 @@ func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgi
 	// burnrate's environment minus its own secrets (the HMAC key, the
 	// OTLP and /metrics tokens): a command that fails under "curl -v" or
 	// "set -x", or runs "env", must not hand them to the journal.
-	cmd.Env = commandEnv()
+	mark := newRunMark()
+	cmd.Env = append(commandEnv(), runMarkEnv+"="+mark)
 	// Two buffers: a shared one journaled 4 KiB of stdout as "stderr"
 	// and lost the error message written after it. os/exec copies each
 	// stream on its own goroutine, so each buffer has one writer.
@@ -220,7 +226,7 @@ func (t *ExecTemplate) RunTracked(ctx context.Context, a Alert, started func(pgi
 		if started != nil {
 			// Setpgid: the group's ID is the leader's PID.
 			st, _ := procStart(pid)
-			started(pid, st)
+			started(pid, st, mark)
 		}
 		stop, polled := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -324,7 +330,7 @@ func (f *tracked) kill() {
 	for _, p := range ps {
 		adopt(p) // reaped by burnrate if it is reparented to it
 	}
-	endProcs(ps, 0)
+	endProcs(ps, 0, "")
 }
 
 // headTailBuffer keeps the first head bytes of a stream and, when tail

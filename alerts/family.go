@@ -217,14 +217,14 @@ func procSession(pid int) int {
 // endProcs ends the processes of ps still alive as the ones named (same
 // PID and start time): SIGTERM, then after groupGrace SIGKILL. It returns
 // how many were alive, and an error when some outlived the SIGKILL.
-func endProcs(ps []Proc, grace time.Duration) (int, error) {
+func endProcs(ps []Proc, grace time.Duration, mark string) (int, error) {
 	alive := func() []Proc {
 		var out []Proc
 		for _, p := range ps {
 			if p.PID <= 1 || p.PID == os.Getpid() {
 				continue
 			}
-			if _, st, start, ok := procInfo(p.PID); ok && st != 'Z' && start == p.Start {
+			if _, st, start, ok := procInfo(p.PID); ok && st != 'Z' && start == p.Start && hasRunMark(p.PID, mark) {
 				out = append(out, p)
 			}
 		}

@@ -67,8 +67,11 @@ type Line struct {
 
 // Record is one line of the journal.
 type Record struct {
-	Time     string      `json:"time"`   // wall clock when written
-	LogAt    string      `json:"log_at"` // log time of the alert
+	Time  string `json:"time"`   // wall clock when written
+	LogAt string `json:"log_at"` // log time of the alert
+	// LogHigh is the latest record time the run had read when the alert
+	// fired (Alert.LogHigh); absent in journals written before it.
+	LogHigh  string      `json:"log_high,omitempty"`
 	Key      string      `json:"key"`    // the Idempotency-Key
 	Action   string      `json:"action"` // kill_webhook, kill_exec, notify
 	Rule     string      `json:"rule"`
@@ -99,6 +102,11 @@ type Record struct {
 	// still alive ends it before it runs the command again.
 	Pgid      int    `json:"pgid,omitempty"`
 	PgidStart uint64 `json:"pgid_start,omitempty"`
+	// Mark is the value of BURNRATE_KILL_RUN in the command's environment
+	// (runMarkEnv): a start ends only processes whose environment holds
+	// it. Absent in journals written before it: the group and start time
+	// alone then.
+	Mark string `json:"mark,omitempty"`
 	// Procs are the command's descendants seen while it ran, by PID and
 	// start time (a later "sent" record each time one is seen): a child
 	// that called setsid has left the group, and a start ends those still

@@ -2,8 +2,11 @@ package alerts
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,7 +65,14 @@ func procStart(pid int) (uint64, error) {
 // with the group's ID is alive and started at another time, the ID was
 // reused (the recorded group is gone, its members dead, or the kernel
 // could not have reused the ID), and nothing is ours.
-func groupMembers(pgid int, leaderStart uint64) []int {
+//
+// With a mark (Record.Mark), a member must carry it in its environment,
+// and a group any live member of which does not is not ours at all: after
+// a reboot start times count from another boot, and a PID wraps within
+// one, so an unrelated group can have the recorded ID and members started
+// after the recorded leader (red team R8-14: a restart SIGKILLed two
+// innocent processes).
+func groupMembers(pgid int, leaderStart uint64, mark string) []int {
 	if pgid <= 1 {
 		return nil
 	}
@@ -80,16 +90,58 @@ func groupMembers(pgid int, leaderStart uint64) []int {
 		if err != nil || pg != pgid || st < leaderStart {
 			continue
 		}
+		if !hasRunMark(pid, mark) {
+			return nil
+		}
 		out = append(out, pid)
 	}
 	return out
 }
 
+// runMarkEnv names the environment variable that marks one run of a kill
+// command (ExecTemplate.RunTracked): its children inherit it.
+const runMarkEnv = "BURNRATE_KILL_RUN"
+
+// newRunMark is a mark no other run has: 128 random bits.
+func newRunMark() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// maxEnvironBytes bounds the read of a process's environment.
+const maxEnvironBytes = 1 << 20
+
+// hasRunMark: mark is "" (a journal from before marks: the group and
+// start time alone), or pid's environment holds runMarkEnv=mark. An
+// environment that cannot be read (another user's process, one that
+// exited) does not hold it.
+func hasRunMark(pid int, mark string) bool {
+	if mark == "" {
+		return true
+	}
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxEnvironBytes))
+	want := []byte(runMarkEnv + "=" + mark)
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if bytes.Equal(kv, want) {
+			return true
+		}
+	}
+	return false
+}
+
 // endGroup ends what is left of a recorded group: SIGTERM to the group,
 // then, after groupGrace, SIGKILL. It returns how many processes were
 // found, and an error when some outlived the SIGKILL.
-func endGroup(pgid int, leaderStart uint64) (int, error) {
-	found := groupMembers(pgid, leaderStart)
+func endGroup(pgid int, leaderStart uint64, mark string) (int, error) {
+	found := groupMembers(pgid, leaderStart, mark)
 	if len(found) == 0 {
 		return 0, nil
 	}
@@ -97,7 +149,7 @@ func endGroup(pgid int, leaderStart uint64) (int, error) {
 		return len(found), fmt.Errorf("SIGTERM to process group %d: %w", pgid, err)
 	}
 	for end := time.Now().Add(groupGrace); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if len(groupMembers(pgid, leaderStart)) == 0 {
+		if len(groupMembers(pgid, leaderStart, mark)) == 0 {
 			return len(found), nil
 		}
 	}
@@ -105,7 +157,7 @@ func endGroup(pgid int, leaderStart uint64) (int, error) {
 		return len(found), fmt.Errorf("SIGKILL to process group %d: %w", pgid, err)
 	}
 	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if len(groupMembers(pgid, leaderStart)) == 0 {
+		if len(groupMembers(pgid, leaderStart, mark)) == 0 {
 			return len(found), nil
 		}
 	}

@@ -231,7 +231,14 @@ type Alert struct {
 	// such a time tells another night's kill from the same one read again
 	// (keyFor).
 	AtFromLog bool `json:"-"`
-	Kill      bool `json:"kill"`
+	// LogHigh is the latest time a record of the run had carried when the
+	// alert fired (times far ahead of the run's clock left out): what
+	// the run had read by then, whatever order its records came in. A
+	// restart reading the same records in another order (files merged by
+	// time, a second worker's clock hours behind) crosses at another
+	// record, but never past this (keyFor; red team R8-3).
+	LogHigh int64 `json:"-"`
+	Kill    bool  `json:"kill"`
 }
 
 // Subject names what an alert is about, for messages.
@@ -283,6 +290,9 @@ type Rules struct {
 type runRules struct {
 	id     string
 	lastTS int64
+	// logHigh: the latest carried record time at or near the run's clock
+	// (Alert.LogHigh).
+	logHigh int64
 	// name is the journal record of a derived ID, written with the run's
 	// first action.
 	name *Record
@@ -461,6 +471,9 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 	// Either way its spend is counted at the window's now.
 	if lane := st.Lane(ts, ev.Source); lane >= 0 {
 		r.run.tick(ts, uint32(ev.Source)<<1|uint32(lane), int64(r.cfg.BurnWindow))
+		if r.atFromLog && ts > r.run.logHigh {
+			r.run.logHigh = ts
+		}
 	}
 	if r.cur != r.run {
 		r.setCurrent(r.run) // the run the latest event went to, as the engine shows
@@ -487,7 +500,10 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 		}
 		cost := st.LastAttemptCost()
 		if len(r.cfg.JobTypeCeilingUSD) > 0 { // only the job-type ceilings read it
-			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(cost)
+			// Spend placed in the job by position or timing alone is not
+			// its type's to weigh: a type-wide kill on a guess (R8-7, as
+			// R7-17 for the job ceiling).
+			r.run.typeSpend[job.Type] = r.run.typeSpend[job.Type].Add(max(0, cost-st.LastGuessedCost()))
 		}
 		r.burnAdd(r.run.mono, cost)
 		r.ceilings(st, job, ts)
@@ -796,6 +812,9 @@ func (r *Rules) fire(a Alert) {
 	}
 	r.run.fired[key] = true
 	a.AtFromLog = r.atFromLog
+	if r.atFromLog {
+		a.LogHigh = max(r.run.logHigh, a.At)
+	}
 	a.RunID = r.runOf()
 	a.Kill = slices.Contains(r.cfg.KillOn, a.Rule) && !r.noKill
 	r.board.countAlert(a.Rule)

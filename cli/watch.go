@@ -166,7 +166,10 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 				return fmt.Errorf("nothing to watch: give log files, or --otlp-grpc %s / --otlp-http %s", otlp.DefaultGRPCAddr, otlp.DefaultHTTPAddr)
 			}
 			l.spool = spoolable(followable, fromEnd)
-			if !l.spool && (otlpOn || slices.Contains(followable, "-")) {
+			if !l.spool && slices.Contains(followable, "-") && stdinIsFile() && !fromEnd {
+				fmt.Fprintln(os.Stderr, "burnrate: note: stdin is a regular file: it is read from its start at every start, like a file named on the command line, and not spooled (a restart replaying its events and reading it again would count them twice)")
+			}
+			if !l.spool && (otlpOn || slices.Contains(followable, "-") && !stdinIsFile()) {
 				fmt.Fprintln(os.Stderr, "burnrate: note: events received over OTLP or stdin are not spooled across a restart while files are followed from their start (a restart reads the files again, and replaying a spool of them too would count them twice): give the receiver a watch of its own, or --from-end")
 			}
 			return runLive(cmd.Context(), l, "watch", runSourceNames(args, len(sources) > len(args)), sources...)
@@ -193,11 +196,21 @@ files matching a glob (quote it: 'logs/*.jsonl').`,
 // stdin, files followed from their end.
 func spoolable(followable []string, fromEnd bool) bool {
 	for _, p := range followable {
-		if p != "-" && !fromEnd {
+		if (p != "-" || stdinIsFile()) && !fromEnd {
 			return false
 		}
 	}
 	return true
+}
+
+// stdinIsFile: stdin is a regular file (`< app.log`, systemd's
+// StandardInput=file:), which the next start reads again from its start
+// like any file followed from its start — spooled too, a restart counted
+// it twice, then three times (red team R8-17: a job killed at half its
+// ceiling). A pipe or a terminal cannot be read again.
+func stdinIsFile() bool {
+	st, err := os.Stdin.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
 
 func newReplayCmd() *cobra.Command {

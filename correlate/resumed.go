@@ -363,4 +363,5 @@ func (s *State) guess(job *Job, cost Pico) {
 		s.guessed = map[int32]Pico{}
 	}
 	s.guessed[job.Seq] = s.guessed[job.Seq].Add(cost)
+	s.lastGuessed = s.lastGuessed.Add(cost)
 }

@@ -178,6 +178,9 @@ type State struct {
 	overClock          logClock
 
 	lastCost Pico
+	// lastGuessed is the part of lastCost placed in its job by position or
+	// timing alone (guess): the job-type ceiling leaves it out (R8-7).
+	lastGuessed Pico
 	// lastTries is the tries of one call the last attempt made (its
 	// operation's attempts, or its keyless streak): the declared
 	// product of calls is held to it (productCheck).
@@ -412,6 +415,11 @@ func (s *State) AttemptCount() int64 { return s.attempts }
 // the last event was not an attempt): rules add it up without a map.
 func (s *State) LastAttemptCost() Pico { return s.lastCost }
 
+// LastGuessedCost is the part of LastAttemptCost placed in its job by
+// position or timing alone: shown in the job's and its type's spend,
+// never weighed by a ceiling that kills the job or its type.
+func (s *State) LastGuessedCost() Pico { return min(s.lastGuessed, s.lastCost) }
+
 // Now is the log clock: the latest event time seen.
 func (s *State) Now() int64 { return s.lastTS }
 
@@ -541,7 +549,7 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 // not nil.
 func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 	s.events++
-	s.lastCost = 0
+	s.lastCost, s.lastGuessed = 0, 0
 	ts := ev.TS
 	if len(s.assume.pending) > 0 && ts != 0 && !ev.TSCarried {
 		s.assume.clock(ts)

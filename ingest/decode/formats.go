@@ -660,8 +660,13 @@ type jsonlDecoder struct {
 	// the app's own record of that call, after them, is the SDK's last
 	// attempt as the app saw it — its usage, not another call.
 	sdkAnswered map[string]bool
-	pairFn      func(*ingest.Event)
-	pairOuter   func(*ingest.Event)
+	// sdkLast: the SDK's answered calls no app line has claimed (sdklast.go).
+	sdkLast sdkCalls
+	// resp: provider response objects naming no job, held for the app's
+	// line of the same call (respcopy.go).
+	resp      responseCopies
+	pairFn    func(*ingest.Event)
+	pairOuter func(*ingest.Event)
 	// claimFn lets a JSON line claim a held Python attempt (pyClaim).
 	claimFn    func(*ingest.Event)
 	claimOuter func(*ingest.Event)
@@ -672,6 +677,7 @@ type jsonlDecoder struct {
 func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	if ev == &d.ev && d.p.announce {
 		delete(d.sdkAnswered, ev.JobID)
+		d.sdkLast.forget(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 		d.released.take(ev.JobID) // a new call of the job: the old one had no answer
 		for d.announced.full(ev) {
@@ -682,7 +688,12 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		d.announced.push(*ev)
 		return
 	}
-	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.released.len() == 0 && d.packed.len() == 0 {
+	if ev != &d.ev && ev.Kind == ingest.KindLLMCall && ev.ResponseID != "" && ev.JobID != "" && ev.Status >= 200 && ev.Status < 600 {
+		// An SDK line's attempt that got an answer: the app's own line of
+		// its call may follow without its request ID.
+		d.sdkLast.note(ev.JobID, ev.IdempotencyKey, ev.ResponseID, ev.Model, d.text.lines)
+	}
+	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.sdkLast.len() == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
 		return
 	}
@@ -697,6 +708,13 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			// An attempt the SDK's lines name by request ID (a retry
 			// after a timeout): the app's line meets it by that ID.
 			delete(d.sdkAnswered, ev.JobID)
+		}
+		if ev == &d.ev && ev.ResponseID == "" {
+			if id, ok := d.sdkLast.claim(ev.JobID, ev.Model, d.text.lines); ok {
+				ev.ResponseID = id // the SDK's last attempt of this call: counted once
+			}
+		} else if ev == &d.ev {
+			d.sdkLast.forgetID(ev.JobID, ev.ResponseID)
 		}
 		// The call the announcement said was coming: what the answer's
 		// record left out (the model, the app's attempt number) the
@@ -728,7 +746,8 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 				d.sdkAnswered = map[string]bool{}
 			}
 			d.sdkAnswered[ev.JobID] = true
-		} else if a != nil {
+		}
+		if a != nil && (ev == &d.ev || ev.ResponseID != "") {
 			if ev.Model == "" {
 				ev.Model = a.Model
 			}
@@ -742,6 +761,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 	case ingest.KindAssumption, ingest.KindUsageGrowth:
 	default:
 		delete(d.sdkAnswered, ev.JobID)
+		d.sdkLast.forget(ev.JobID)
 		d.released.take(ev.JobID)
 		d.releaseAnnounced(ev.JobID)
 	}
@@ -855,6 +875,7 @@ func (d *jsonlDecoder) Flush(emit func(*ingest.Event)) int {
 	d.pairOuter = emit
 	n := len(d.held)
 	d.releaseAt(0, d.pairFn)
+	n += d.resp.release(len(d.resp.held), d.pairFn)
 	n += d.text.flush(d.pairFn) + d.text.flushNode(d.pairFn)
 	if d.now == nil || d.now() == math.MaxInt64 {
 		// The input's end (live, a batch is not: their SDK lines come).
@@ -1059,9 +1080,47 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				}
 			}
 		}
+		if len(d.text.nodeHeld) > 0 && !d.p.announce && d.ev.JobID != "" {
+			switch d.ev.Kind {
+			case ingest.KindLLMCall:
+				d.text.claimNodeAnswer(&d.ev, d.announced.len()+d.packed.len(), emit) // the app's record of a call the SDK's lines hold
+			case ingest.KindJobFailed, ingest.KindJobDeadLettered:
+				if d.announced.at(d.ev.JobID) != nil {
+					d.text.claimNodeFailure(&d.ev, d.announced.len()+d.packed.len(), emit)
+				}
+			}
+		}
+		d.resp.lines++
+		if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID == "" && !d.p.announce && providerResponse.Match(src) {
+			// A provider's response object beside the app's line of the
+			// same call (respcopy.go): held until that line comes.
+			d.resp.expire(emit)
+			d.resp.hold(&d.ev, emit)
+			return ingest.Accepted
+		}
+		if len(d.resp.held) > 0 {
+			d.resp.expire(emit)
+			if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID != "" && !d.p.announce {
+				if r, ok := d.resp.take(&d.ev); ok {
+					d.text.noteJSON(&d.ev)
+					d.observeRouter(emit)
+					emit(&d.ev)
+					if g, ok := responseGrowth(&d.ev, &r); ok {
+						emit(&g)
+					}
+					return ingest.Accepted
+				}
+			}
+		}
 		d.text.noteJSON(&d.ev)
 		d.observeRouter(emit)
+		ends := d.p.ends
 		emit(&d.ev)
+		if ends != ingest.KindUnknown {
+			end := ingest.Event{Kind: ends, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
+				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
+			emit(&end)
+		}
 	case ingest.SkipInvalidJSON:
 		// A call line stays a call: the text decoders first, and only a
 		// line none of them reads may be seed 003's declaration (a pattern
@@ -1128,6 +1187,22 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				return ingest.Accepted
 			case n < 0:
 				return ingest.SkipInvalidJSON // "[assumptions]" then no object that reads
+			}
+		}
+		d.resp.lines++
+		if len(d.resp.held) > 0 {
+			d.resp.expire(emit)
+		}
+		if providerResponse.Match(src) {
+			// A provider's response object: one that names no job is held
+			// for the app's line of the same call (respcopy.go).
+			outer := emit
+			emit = func(ev *ingest.Event) {
+				if ev.Kind == ingest.KindLLMCall && ev.JobID == "" {
+					d.resp.hold(ev, outer)
+					return
+				}
+				outer(ev)
 			}
 		}
 		if d.rows != nil {

@@ -401,6 +401,98 @@ func (t *sdkText) claimNode(ev *ingest.Event, emit func(*ingest.Event)) {
 	}
 }
 
+// claimNodeAnswer: ev is the app's own record of a call it made (a JSON
+// line with usage or a status, no request ID: most apps log the answer
+// without it). When the SDK's debug lines of a call are in the same
+// stream but name no job (the job sits in the body's metadata, printed
+// as "[Object]"), the call is on the wire once — the SDK's chain — and the
+// app's line is that chain's last attempt as the app saw it, never a
+// further call: counting both doubled every answered call (red team 8,
+// R8-4: 121 calls for the wire's 66, and an innocent run-ceiling kill).
+// The chain taken is the held one that ended as ev did (answered, or
+// failed) and most recently, of ev's model; ev then names its last
+// attempt's request ID, so correlate bills the response once at the
+// larger usage. Which chain answered which line is timing's when more
+// than one chain is held: those attempts are marked so (never held
+// against a ceiling or a declaration), the count stays the wire's.
+func (t *sdkText) claimNodeAnswer(ev *ingest.Event, inFlight int, emit func(*ingest.Event)) {
+	if ev.ResponseID != "" || ev.JobID == "" || len(t.nodeHeld) == 0 {
+		return
+	}
+	ok := ev.Status >= 200 && ev.Status < 300
+	failed := ev.Status >= 400 || ev.Status == 0 && ev.ErrorType != ""
+	if !ok && !failed {
+		return
+	}
+	if last, found := t.claimNodeByTiming(ev, ok, inFlight, emit); found && last != "" {
+		ev.ResponseID = last
+	}
+}
+
+// claimNodeFailure: ev ends its job as failed while the job's announced
+// call has no answer yet and SDK chains the stream holds name no job —
+// the app gave up on the call (the SDK's retries spent) and logged the
+// job's end instead of a call record. The chain that failed last is that
+// call; without the claim the announcement was let go as one more call
+// and the chain counted again beside it (R8-4's failed jobs).
+func (t *sdkText) claimNodeFailure(ev *ingest.Event, inFlight int, emit func(*ingest.Event)) {
+	t.claimNodeByTiming(ev, false, inFlight, emit)
+}
+
+// claimNodeByTiming releases in ev's job the held chain that ended as ok
+// says (answered, or failed) most recently, of ev's model, and returns its
+// last attempt's request ID. inFlight is how many jobs' announced calls
+// wait for an answer (ev's own included).
+func (t *sdkText) claimNodeByTiming(ev *ingest.Event, ok bool, inFlight int, emit func(*ingest.Event)) (last string, found bool) {
+	best := -1
+	for i, h := range t.nodeHeld {
+		l := &h.evs[len(h.evs)-1]
+		if (l.Status >= 200 && l.Status < 300) != ok {
+			continue
+		}
+		if ev.Model != "" && l.Model != "" && !sameModel(ev.Model, l.Model) {
+			continue
+		}
+		if best < 0 || h.line >= t.nodeHeld[best].line {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	h := t.nodeHeld[best]
+	last = h.evs[len(h.evs)-1].ResponseID
+	if len(t.nodeHeld) > 1 || inFlight > 1 || t.timingClaims {
+		// Other chains or other jobs' calls are in flight: which chain is
+		// this line's is timing's. Once so, every later claim is too — a
+		// wrong pick leaves a later line the one chain left, which is
+		// then no more certain (a job's 429 chain given to another, and
+		// the job shown exact with one call too few).
+		t.timingClaims = true
+		for k := range h.evs {
+			h.evs[k].AttemptBy = ingest.AttemptByLineAmbiguous
+		}
+	}
+	ctx := jobContext{JobID: ev.JobID, JobType: ev.JobType, CorrelationID: ev.CorrelationID}
+	t.releaseNode(best, emit, &ctx)
+	return last, true
+}
+
+// sameModel: two spellings of one model (a request's "claude-sonnet-4-5"
+// and an app's "anthropic/claude-sonnet-4-5" or a dated response name).
+func sameModel(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if i := strings.LastIndexByte(a, '/'); i >= 0 {
+		a = a[i+1:]
+	}
+	if i := strings.LastIndexByte(b, '/'); i >= 0 {
+		b = b[i+1:]
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
 // expireNode lets go the chains no app line claimed in time.
 func (t *sdkText) expireNode(ts int64, timed bool, emit func(*ingest.Event)) {
 	for i := 0; i < len(t.nodeHeld); {

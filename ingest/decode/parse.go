@@ -65,7 +65,11 @@ type Parser struct {
 	// announce: the line is an app's "calling model" — a model and a job,
 	// nothing the answer gives (status, tokens, cost, latency, request ID,
 	// error): the jsonl decoder pairs it with the job's next record.
-	announce         bool
+	announce bool
+	// ends: the line is a call record that also ends its job by its own
+	// outcome field ({"outcome":"failed","status":529,"request_id":…}):
+	// the jsonl decoder emits the job's end after the call (R8-1).
+	ends             ingest.Kind
 	resetMs, resetAt int64 // rate-limit reset hints: a duration, an instant
 	// routerRetries is a LiteLLM response's x-litellm-max-retries, -1
 	// when the line has none.
@@ -136,7 +140,7 @@ func (p *Parser) ParseLine(line []byte, ev *ingest.Event) ingest.SkipReason {
 	ev.Reset()
 	p.ev, p.bad = ev, false
 	p.evName, p.typeName, p.respModel, p.reqModel = p.evName[:0], p.typeName[:0], "", ""
-	p.hasEv, p.hasType, p.announce = false, false, false
+	p.hasEv, p.hasType, p.announce, p.ends = false, false, false, ingest.KindUnknown
 	p.inputIncludesCache, p.httpDate = false, p.httpDate[:0]
 	p.compaction = iterUsage{}
 	p.hasDate = false
@@ -226,6 +230,16 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 			ev.Kind = lifecycleKind(p.msg, p.outcome)
 		default:
 			return ingest.SkipNoEvent
+		}
+	}
+	if ev.Kind == ingest.KindLLMCall && ev.JobID != "" && len(p.outcome) > 0 {
+		// The call and the job's end in one line: an app that logs its
+		// job's failure with the last call's status and request ID. The
+		// call alone left the job "running" after a 529 (R8-1). Only the
+		// outcome field says it: a message such as "model call failed"
+		// speaks of the call.
+		if k := outcomeKind(p.outcome); k != ingest.KindUnknown {
+			p.ends = k
 		}
 	}
 	if ev.TS == 0 {

@@ -73,6 +73,11 @@ type sdkText struct {
 	p       *Parser
 	ev      ingest.Event
 	lastJob jobContext // job, type, model, provider of the last JSON line
+	// failedAt is t.lines when the last JSON line was the record of a
+	// failed call (a status of 400 or more, or an error): a retry
+	// library's "Retrying … as it raised" line right after it announces
+	// the next attempt of that failure, which is already counted (R8-6).
+	failedAt int
 	// py follows Python requests per endpoint (the path relative to the
 	// base URL): their failed responses and announced retries (pychains.go).
 	py     map[string]*pyEndpoint
@@ -96,9 +101,12 @@ type sdkText struct {
 	nodeUsage    ingest.Event
 	// nodeHeld are Node chains no request block placed, waiting for the
 	// app's line that names their request ID (nodelinks.go).
-	nodeHeld    []*nodeHeld
-	jobSwitches int // JSON lines naming another job than the one before
-	lines       int
+	nodeHeld []*nodeHeld
+	// timingClaims: an app line took a held chain by timing with other
+	// calls in flight (claimNodeByTiming); later claims are timing's too.
+	timingClaims bool
+	jobSwitches  int // JSON lines naming another job than the one before
+	lines        int
 	// open holds the time of each job's last JSON line; interleavedAt is
 	// when the lines last showed two jobs at work at once (pychains.go:
 	// noteOpen).
@@ -172,6 +180,9 @@ func (t *sdkText) openSeed() maphash.Seed {
 // table (openJobs.hash), or 0 to compute it here.
 func (t *sdkText) noteJSONHashed(ev *ingest.Event, h uint64) {
 	t.lines++
+	if ev.Kind == ingest.KindLLMCall && ev.JobID != "" && (ev.Status >= 400 || ev.Status <= 0 && ev.ErrorType != "") {
+		t.failedAt = t.lines
+	}
 	if ev.JobID != "" && ev.JobID != t.lastJob.JobID {
 		t.jobSwitches++
 		t.pyJobChains = 0

@@ -342,6 +342,14 @@ type retryState struct {
 // that raised, followed by the wait.
 func (t *sdkText) tenacity(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
+	if t.failedAt > 0 && t.failedAt == t.lines-1 && string(m[3]) == "raised" { // t.lines counts this line too
+		// Right after the app's record of a failed call: tenacity's
+		// before_sleep line of that failure, already counted — the next
+		// attempt is its own record (R8-6: 50 calls for the wire's 41,
+		// "observed 8" for stop_after_attempt(4)).
+		t.failedAt = 0
+		return -1
+	}
 	ev := t.placed(t.base(line))
 	r := &t.retry
 	wait, _ := strconv.ParseFloat(string(m[2]), 64)

@@ -55,6 +55,9 @@ type file struct {
 	// from is where an earlier follower of the path stopped (let go for
 	// a more recently written file): the same file goes on from there.
 	from *resumePoint
+	// aliasSince: since when the file under the path has looked like a
+	// copytruncate copy of a file another follower reads (identity.go).
+	aliasSince time.Time
 }
 
 // follow runs until ctx is done.
@@ -81,6 +84,10 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 	for {
 		if fl.f == nil {
 			err := fl.open(first && skipHistory)
+			if errors.Is(err, errAlias) {
+				// Its file is read under another name: not yet.
+				goto wait
+			}
 			first = false
 			if err != nil {
 				if errors.Is(err, errGzip) || errors.Is(err, errZstd) {
@@ -123,6 +130,7 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 		if !fl.sink.send(ctx) {
 			return
 		}
+	wait:
 		select {
 		case <-ctx.Done():
 			return
@@ -139,6 +147,8 @@ var (
 	errDir  = errors.New("is a directory: give the log files in it, e.g. 'DIR/*.jsonl'")
 	// errNotRegular: only regular files are followed.
 	errNotRegular = errors.New("is not a regular file, and only regular files are followed: for a pipe, use burnrate watch - (stdin)")
+	// errAlias: the path's file is read under another name (identity.go).
+	errAlias = errors.New("read under another name")
 )
 
 // Check says whether path can be followed at all: nil for a file that
@@ -200,6 +210,32 @@ func (fl *file) open(fromEnd bool) error {
 	fl.f, fl.fi, fl.pos, fl.head, fl.tail, fl.marks = f, fi, 0, fl.head[:0], fl.tail[:0], fl.marks[:0]
 	fl.sp.reset()
 	fl.readHead()
+	// The same file under another name (identity.go): read by another
+	// follower now, or a copytruncate copy of one about to see its cut —
+	// waited for; let go by one — gone on from where it stopped.
+	if other := fl.t.reading(fl.path, fi); other != "" {
+		fl.f = nil
+		f.Close()
+		return errAlias
+	}
+	if fl.from == nil {
+		if at, ok := fl.t.retiredAt(fi); ok {
+			fl.from = &at
+		}
+	}
+	if fl.from == nil && fl.t.copyOfLive(fl.path, fi, fl.head) {
+		if fl.aliasSince.IsZero() {
+			fl.aliasSince = time.Now()
+		}
+		if time.Since(fl.aliasSince) < aliasWait {
+			fl.t.unread(fl.path, fi)
+			fl.f = nil
+			f.Close()
+			return errAlias
+		}
+	}
+	fl.aliasSince = time.Time{}
+	fl.t.noteHead(fi, fl.head)
 	if at := fl.from; at != nil {
 		fl.from = nil
 		// The same file, not cut since: it starts with the same bytes (a
@@ -226,6 +262,7 @@ func (fl *file) open(fromEnd bool) error {
 
 func (fl *file) close() {
 	if fl.f != nil {
+		fl.t.released(fl.path, resumePoint{fi: fl.fi, head: slices.Clone(fl.head), pos: fl.pos - int64(len(fl.sp.partial))})
 		fl.f.Close()
 		fl.f = nil
 	}
@@ -436,6 +473,7 @@ func (fl *file) restartCut(ctx context.Context) {
 	fl.sp.reset()
 	if _, err := fl.f.Seek(0, io.SeekStart); err == nil {
 		fl.readHead()
+		fl.t.noteHead(fl.fi, fl.head)
 		fl.drain(ctx)
 	}
 }
@@ -500,6 +538,11 @@ func (fl *file) readCopy(ctx context.Context, path string) {
 			}
 		}
 		if err != nil || n == 0 {
+			// The copy is read: a glob that matches its name goes on
+			// from its end, never from its start (R8-19).
+			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+				fl.t.readToEnd(st, fl.head)
+			}
 			return
 		}
 	}

@@ -67,6 +67,12 @@ type Tail struct {
 	// its file, to go on from there when the file is written again.
 	running map[string]*runner
 	resume  map[string]resumePoint
+	// readers, retired and heads know files by identity (identity.go):
+	// who reads each now, where a follower that let one go stopped, and
+	// the first bytes of each read.
+	readers map[fileKey]string
+	retired map[fileKey]resumePoint
+	heads   map[fileKey][]byte
 	// Rotated counts the followers let go for a more recently written file.
 	Rotated int64
 }

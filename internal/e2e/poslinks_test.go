@@ -77,3 +77,64 @@ func TestPatternLineJobByPositionNeverKills(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternLineTypeByPositionNeverKills: R8-7 — R7-17 kept spend placed
+// by position off the job ceiling, but the job-type ceiling still summed
+// it: job B's positional cost lines, after job A's heartbeats (type
+// "cheap"), fired a type-wide kill of every "cheap" job. The type's
+// ceiling weighs only spend whose job the record named; the same lines
+// naming job A kill the type.
+func TestPatternLineTypeByPositionNeverKills(t *testing.T) {
+	bin := burnrate(t)
+	for _, named := range []bool{false, true} {
+		t.Run(fmt.Sprint("job named: ", named), func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			b.WriteString(`{"ts":"2026-06-02T00:00:00Z","event":"job_started","job_id":"job-B","job_type":"report"}` + "\n")
+			b.WriteString(`{"ts":"2026-06-02T00:00:01Z","event":"job_started","job_id":"job-A","job_type":"cheap"}` + "\n")
+			for i := range 10 {
+				fmt.Fprintf(&b, `{"ts":"2026-06-02T00:00:%02dZ","event":"job_heartbeat","job_id":"job-A","job_type":"cheap"}`+"\n", 2+2*i)
+				job := ""
+				if named {
+					job = " job=job-A"
+				}
+				fmt.Fprintf(&b, "2026-06-02T00:00:%02dZ model call done cost=0.20 status=200 model=gpt-4o%s\n", 3+2*i, job)
+			}
+			logPath, journal, conf := filepath.Join(dir, "pool.log"), filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "burnrate.toml")
+			testutil.WriteFile(t, logPath, b.String())
+			testutil.WriteFile(t, conf, "[job_types.cheap]\nceiling_usd = 1\n[actions]\nkill_on = [\"job_type_ceiling\"]\n")
+			pat := `^(?P<ts>\S+) model call done cost=(?P<cost_usd>[0-9.]+) status=(?P<status>\d+) model=(?P<model>\S+)$`
+			if named {
+				pat = `^(?P<ts>\S+) model call done cost=(?P<cost_usd>[0-9.]+) status=(?P<status>\d+) model=(?P<model>\S+) job=(?P<job_id>\S+)$`
+			}
+			rc := newReceiver(t, false)
+			cmd := exec.Command(bin, "watch", "--headless", "--config", conf, "--kill-webhook", rc.URL, "--journal", journal, "--pattern", pat, logPath)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if named {
+				waitUntil(t, "the type's kill", 20*time.Second, func() bool { k, _ := rc.snapshot(); return len(k) >= 1 })
+			} else {
+				time.Sleep(3 * time.Second) // the whole file is read well within this
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("exit: %v\n%s", err, stderr.String())
+			}
+			_, kills := rc.snapshot()
+			var types []string
+			for _, k := range kills {
+				types = append(types, fmt.Sprint(k["job_type"]))
+			}
+			want := "[]"
+			if named {
+				want = "[cheap]"
+			}
+			if got := fmt.Sprint(types); got != want {
+				t.Errorf("kills of types %s, want %s\n%s", got, want, stderr.String())
+			}
+		})
+	}
+}

@@ -127,3 +127,56 @@ func TestATimelessLogReadAgainLaterIsNotKilledTwice(t *testing.T) {
 		t.Errorf("read again 3 hours later: %d kill(s) in all, want 1", n)
 	}
 }
+
+// TestTwoClocksReadAgainInAnotherOrderAreNotKilledTwice: red team R8-3 —
+// a job logged by two workers whose clocks are 3 hours apart (or one
+// writing naive local time) crossed its ceiling, live, at a record of the
+// second worker's, as the lines arrived; a restart read both files merged
+// by time, crossed at a record of the other worker's, 3 hours "later" by
+// log time, and took that for another night's kill (R7-21's generations):
+// a second kill under another key. A generation is measured from the
+// latest record the run had read when it killed, not the crossing record
+// alone. (Arrival order is one file here: the order a live watch read the
+// two workers' lines in.)
+func TestTwoClocksReadAgainInAnotherOrderAreNotKilledTwice(t *testing.T) {
+	bin := burnrate(t)
+	dir := t.TempDir()
+	worker := func(day string, hour int) string {
+		var b strings.Builder
+		for i := range 20 { // $0.03 each: $0.60 a worker, the job over $1 only with both
+			fmt.Fprintf(&b, `{"ts":"%sT%02d:%02d:00Z","event":"llm_call","job_id":"job-X","run_id":"nightly-2026-12-08","model":"gpt-4o","status":200,"input_tokens":10000,"output_tokens":500}`+"\n", day, hour, i)
+		}
+		return b.String()
+	}
+	a, b := worker("2026-12-08", 0), worker("2026-12-07", 21)
+	arrived, aLog, bLog := filepath.Join(dir, "arrived.log"), filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	testutil.WriteFile(t, arrived, a+b)
+	testutil.WriteFile(t, aLog, a)
+	testutil.WriteFile(t, bLog, b)
+	kills, journal := filepath.Join(dir, "kills"), filepath.Join(dir, "st", "journal.jsonl")
+	killSh := filepath.Join(dir, "kill.sh")
+	testutil.WriteFile(t, killSh, "echo \"$1\" >> "+kills+"\n")
+	count := func() int { b, _ := os.ReadFile(kills); return strings.Count(string(b), "job-X") }
+	run := func(logs ...string) string {
+		out, err := exec.Command(bin, append([]string{"replay", "--headless", "--speed", "max", "--journal", journal, "--job-ceiling", "1",
+			"--kill-exec", "sh " + killSh + " {job_id}"}, logs...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	run(arrived)
+	if n := count(); n != 1 {
+		t.Fatalf("as the lines arrived: %d kill(s), want 1", n)
+	}
+	j, _ := os.ReadFile(journal)
+	if !strings.Contains(string(j), `"log_at":"2026-12-07T21:13:00Z"`) {
+		t.Fatalf("the kill was not at the second worker's record (21:13): the case does not hold\n%s", j)
+	}
+	// Read again, the two workers' files merged by time: the crossing is
+	// now at 00:13 of the first worker's clock.
+	out := run(aLog, bLog)
+	if n := count(); n != 1 {
+		t.Errorf("read again in another order: %d kill(s) of job-X, want 1:\n%s", n, out)
+	}
+}

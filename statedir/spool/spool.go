@@ -21,6 +21,7 @@
 package spool
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -378,11 +379,28 @@ func (s *Spool) replaySegment(ctx context.Context, sg *segment, dec *decoder, ba
 		if len(data) < len(magic) && string(data) == string(magic[:len(data)]) {
 			return 0, "", nil // created, then stopped before its header
 		}
+		if i := bytes.IndexByte(data, '\n'); i > 0 && i < 64 && bytes.HasPrefix(data, magic[:len(magic)-2]) {
+			// Another format of ours (a rollback after an upgrade that
+			// changed the spool): not this build's to read or to move
+			// aside — the build that wrote it reads it (red team R8-15:
+			// renamed away, the night's spooled events were lost for
+			// good, even to the newer build).
+			return sg.bytes, fmt.Sprintf("spool segment %s was written by another burnrate (%s; this build reads %s): not replayed, left in place for it — this run's totals leave its events out",
+				path, display.Text(string(data[:i])), strings.TrimSpace(string(magic))), nil
+		}
 		return 0, fmt.Sprintf("spool segment %s is not a burnrate spool segment: not replayed", path), nil
 	}
 	off := int64(len(magic))
 	good = off
 	rest := data[len(magic):]
+	skipped, skippedAt := 0, int64(-1)
+	defer func() {
+		if skipped > 0 && warning == "" && err == nil {
+			warning = fmt.Sprintf("spool segment %s has %d record(s) whose CRC does not match, the first at byte %d: their events are not replayed, the rest of the segment is", path, skipped, skippedAt)
+		} else if skipped > 0 && err == nil {
+			warning += fmt.Sprintf("; before that, %d record(s) whose CRC does not match were skipped, the first at byte %d", skipped, skippedAt)
+		}
+	}()
 	for len(rest) > 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
@@ -397,7 +415,19 @@ func (s *Spool) replaySegment(ctx context.Context, sg *segment, dec *decoder, ba
 		}
 		payload := rest[headerBytes : headerBytes+int(n)]
 		if crc32.Checksum(payload, castagnoli) != sum {
-			return good, fmt.Sprintf("spool segment %s has a record whose CRC does not match at byte %d: the segment is cut there (its later events are not replayed)", path, off), nil
+			// Its length read and fits: the record alone is skipped and
+			// the segment read on — one bad sector cost every later event
+			// before (red team R8-8). The events of its batch before and
+			// after it are kept: each stands alone. A wrong length reads
+			// on into records whose CRC cannot match, and the segment is
+			// cut at the torn end as before.
+			skipped++
+			if skippedAt < 0 {
+				skippedAt = off
+			}
+			rest = rest[headerBytes+int(n):]
+			off += int64(headerBytes) + int64(n)
+			continue
 		}
 		flags, body := payload[0], payload[1:]
 		for len(body) > 0 {

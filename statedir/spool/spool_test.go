@@ -168,7 +168,7 @@ func TestTornTailIsCut(t *testing.T) {
 }
 
 // TestCorruptRecordIsSaid: a record whose CRC fails is never read as
-// events: its segment is cut there and the start says so.
+// events, and the start says so.
 func TestCorruptRecordIsSaid(t *testing.T) {
 	journal := stateDir(t)
 	s, _, _ := openReplay(t, journal, Options{})
@@ -483,5 +483,59 @@ func TestTheSpoolLeavesTheJournalItsRoom(t *testing.T) {
 	free = 0
 	if err := s2.Append(batch); err != nil {
 		t.Errorf("KeepFree 0 refused a batch: %v", err)
+	}
+}
+
+// TestACorruptRecordCostsItselfOnly: red team R8-8 — one record whose CRC
+// failed cut the rest of its segment: every later, intact event was lost
+// (a flipped byte at 200 of 2,719: 0 of 40 replayed). The record alone is
+// skipped, said, and the segment read on.
+func TestACorruptRecordCostsItselfOnly(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	for i := range 40 {
+		s.Append(ingest.Batch{sampleEvent(i)})
+	}
+	s.Close()
+	seg := filepath.Join(Dir(journal), "00000001")
+	b, _ := os.ReadFile(seg)
+	size := len(b)
+	b[len(magic)+headerBytes+3] ^= 0x40 // inside the first record's payload
+	os.WriteFile(seg, b, 0o600)
+	s, got, w := openReplay(t, journal, Options{})
+	n := 0
+	for _, bt := range got {
+		n += len(bt)
+	}
+	if n != 39 || len(w) != 1 || !strings.Contains(w[0], "CRC") || !strings.Contains(s.Status().Problem, "CRC") {
+		t.Fatalf("%d events replayed of 39 intact, warnings %v, problem %q", n, w, s.Status().Problem)
+	}
+	s.Close()
+	if after, _ := os.ReadFile(seg); len(after) != size {
+		t.Errorf("the segment was cut from %d to %d bytes: its intact records are lost to the next start", size, len(after))
+	}
+}
+
+// TestANewerFormatIsLeftInPlace: red team R8-15 — a segment of a newer
+// spool format (a rollback after an upgrade) was called "not a burnrate
+// spool segment" and renamed away: lost even to the newer build. It is
+// named as another burnrate's, not replayed, and left where it is.
+func TestANewerFormatIsLeftInPlace(t *testing.T) {
+	journal := stateDir(t)
+	s, _, _ := openReplay(t, journal, Options{})
+	s.Append(ingest.Batch{sampleEvent(1)})
+	s.Close()
+	seg := filepath.Join(Dir(journal), "00000001")
+	b, _ := os.ReadFile(seg)
+	newer := append([]byte("burnrate-spool 3\n"), b[len(magic):]...)
+	os.WriteFile(seg, newer, 0o600)
+	s, got, w := openReplay(t, journal, Options{})
+	s.Append(ingest.Batch{sampleEvent(2)})
+	s.Close()
+	if len(got) != 0 || len(w) != 1 || !strings.Contains(w[0], "another burnrate") || !strings.Contains(w[0], "burnrate-spool 3") {
+		t.Fatalf("%d batches, warnings %q", len(got), w)
+	}
+	if kept, err := os.ReadFile(seg); err != nil || string(kept) != string(newer) {
+		t.Errorf("the newer segment was not left whole in place: %v", err)
 	}
 }
