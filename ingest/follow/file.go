@@ -395,7 +395,7 @@ type mark struct {
 }
 
 // noteMarks takes the marks a chunk read at from passes over: the bytes
-// before each power of two it holds whole (at most 40 in a file's life).
+// before each power of two it holds whole (the last maxMarks of them).
 func (fl *file) noteMarks(from int64, chunk []byte) {
 	next := int64(firstMark)
 	if n := len(fl.marks); n > 0 {
@@ -409,8 +409,16 @@ func (fl *file) noteMarks(from int64, chunk []byte) {
 		m.off = next
 		copy(m.b[:], chunk[next-sampleBytes-from:next-from])
 		fl.marks = append(fl.marks, m)
+		if len(fl.marks) > maxMarks {
+			// The nearest ones are kept: a growing file pays at most
+			// maxMarks reads at a poll.
+			fl.marks = append(fl.marks[:0], fl.marks[1:]...)
+		}
 	}
 }
+
+// maxMarks bounds the marks a follower holds to its file.
+const maxMarks = 8
 
 // noteTail keeps the last tailBytes of what was read.
 func (fl *file) noteTail(chunk []byte) {
