@@ -138,3 +138,38 @@ func TestACopytruncateWithTheSameStartAndLineEndsIsSeen(t *testing.T) {
 		t.Errorf("jobs %v, want job-A 100 and job-B 150 (each line once)\n%s", got, d.err())
 	}
 }
+
+// TestAFileRewrittenWithTheSameBytesIsNotReadAgain: the other side of the
+// cut check — a writer that rewrites its whole log in place (O_TRUNC, the
+// same records, then new ones) left every byte before the offset as it
+// was: nothing to read again, the new lines once. 150 calls, not 250.
+func TestAFileRewrittenWithTheSameBytesIsNotReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	log, report := filepath.Join(dir, "a.log"), filepath.Join(dir, "r.json")
+	var all strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&all, `{"ts":"2026-06-02T00:%02d:%02dZ","event":"llm_call","job_id":"job-%d","model":"gpt-4o","status":200,"input_tokens":1000,"output_tokens":100,"pad":"%s"}`+"\n", i/60, i%60, i%3, strings.Repeat("p", 200))
+	}
+	lines := strings.SplitAfter(all.String(), "\n")
+	os.WriteFile(log, []byte(strings.Join(lines[:100], "")), 0o644)
+	d := startDaemon(t, "--journal", filepath.Join(dir, "j.jsonl"), "--poll-interval", "1500ms",
+		"--report-out", report, "--kill-exec", "true", "--job-ceiling", "0.01", log)
+	testutil.WaitFor(t, "the first poll's kill", 20*time.Second, func() bool { return strings.Contains(d.out(), "job_ceiling") })
+	if err := os.WriteFile(log, []byte(all.String()), 0o644); err != nil { // O_TRUNC, the same 100 lines, 50 more
+		t.Fatal(err)
+	}
+	time.Sleep(3500 * time.Millisecond)
+	d.stop(syscall.SIGTERM)
+	var r struct {
+		Totals struct {
+			Attempts int64 `json:"attempts"`
+		} `json:"totals"`
+	}
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v: %s\n%s", err, b, d.err())
+	}
+	if r.Totals.Attempts != 150 {
+		t.Errorf("%d attempts, want 150 (the same bytes are not read again)\n%s", r.Totals.Attempts, d.err())
+	}
+}
