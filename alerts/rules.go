@@ -22,13 +22,17 @@ import (
 
 // Rule names, as they appear in alerts, the journal and the webhook body.
 const (
-	RuleJobCeiling       = "job_ceiling"
-	RuleJobTypeCeiling   = "job_type_ceiling"
-	RuleRunCeiling       = "run_ceiling"
-	RuleBurnRate         = "burn_rate"
-	RuleProjectedCeiling = "projected_ceiling"
-	RuleManual           = "manual"
-	findingPrefix        = "finding:"
+	RuleJobCeiling = "job_ceiling"
+	// RuleJobCeilingGuessed: a job over its ceiling only by spend placed
+	// in it by position or timing alone (a text line naming no job, after
+	// the job's JSON line): a guess, said as a warning, never a kill.
+	RuleJobCeilingGuessed = "job_ceiling_guessed"
+	RuleJobTypeCeiling    = "job_type_ceiling"
+	RuleRunCeiling        = "run_ceiling"
+	RuleBurnRate          = "burn_rate"
+	RuleProjectedCeiling  = "projected_ceiling"
+	RuleManual            = "manual"
+	findingPrefix         = "finding:"
 )
 
 // ruleTable is every rule, once: whether kill_on may name it (the manual
@@ -40,6 +44,7 @@ var ruleTable = []struct {
 }{
 	{RuleJobCeiling, true}, {RuleJobTypeCeiling, true}, {RuleRunCeiling, true},
 	{RuleBurnRate, true}, {RuleProjectedCeiling, true}, {RuleManual, false},
+	{RuleJobCeilingGuessed, false},
 }
 
 // KnownRules are the rules that exist whatever fired, for metrics that
@@ -538,6 +543,13 @@ func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
 		}
 		r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityCritical, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: weighed.USD(),
 			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts, Reason: reason})
+	} else if g := st.GuessedSpend(job); g > 0 && r.jobCeilings.Over(job.Type, st.CeilingSpend(job).Add(g)) {
+		// R7-17: a guess never weighs on a job ceiling — but the operator
+		// is told the job is over it by such spend (R7b-4), never killed.
+		c := r.jobCeilings.For(job.Type).USD()
+		r.fireNoKill(Alert{Rule: RuleJobCeilingGuessed, Severity: correlate.SeverityWarning, Scope: "job", RunID: job.RunID, JobID: job.ID, JobType: job.Type, SpendUSD: job.Spend.USD(),
+			CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
+			Reason: fmt.Sprintf("job %s is over its ceiling of %s by spend placed by position only: %s spent, %s of it placed in the job by position, timing or an idempotency key alone (lines that name no job) — a guess, not a kill; name the job in those lines for its ceiling to act", job.ID, correlate.USD(c), correlate.USD(job.Spend.USD()), correlate.USD(g.USD()))})
 	}
 	if c := r.cfg.JobTypeCeilingUSD[job.Type]; c > 0 && r.run.typeSpend[job.Type].USD() >= c {
 		r.fire(Alert{Rule: RuleJobTypeCeiling, Severity: correlate.SeverityCritical, Scope: "job_type", JobType: job.Type, SpendUSD: r.run.typeSpend[job.Type].USD(),

@@ -150,7 +150,7 @@ func (s *State) reportAmbiguous(r *Report) {
 		if a.count == 0 || s.cfg.severity(k) == SeverityOff {
 			continue
 		}
-		ex := fmt.Sprintf("%s on %d job(s) whose count is ambiguous (a call placed by timing alone, or a request ID another job's record also names): not held against them", k, a.jobsTotal)
+		ex := fmt.Sprintf("%s on %d job(s) whose count is ambiguous (a call placed by timing alone, a request ID another job's record also names, or calls that named no job grouped by their idempotency key): not held against them", k, a.jobsTotal)
 		// A kill the journal says was made (report --journal sets
 		// KilledTS) is not undone by the withdrawal: it is said.
 		var killed []string

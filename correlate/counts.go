@@ -84,6 +84,36 @@ func (s *State) noteEvidence(job *Job, ev *ingest.Event) {
 	}
 }
 
+// keyNamed notes a call that names no job (no job ID, no correlation
+// ID: the field missing, null, empty, or not a string) filed under its
+// idempotency key (jobKey). A key is not a job ID: two jobs may send one
+// key (a per-worker counter, a request retried under another job), so the
+// calls grouped under it may be any job's. The group's count is
+// ambiguous: shown, never held against a declaration, never a kill
+// (R7-26).
+//
+// A key a decoder built for a chain it linked itself (an SDK's retry
+// lines of one request: "sdk:", LiteLLM's router lines, an app's retry
+// text, a learned pattern) is that one request's, not a guess: its group
+// stays as it was.
+func (s *State) keyNamed(job *Job, ev *ingest.Event) {
+	if ev.Kind == ingest.KindLLMCall {
+		s.keyNamedCalls++
+	}
+	s.ambiguate(job)
+}
+
+// chainKey: a key a decoder built for a request chain it linked (see
+// ingest/decode: sdktext, textlines, pattern), not a record's own field.
+func chainKey(k string) bool {
+	for _, p := range [...]string{"sdk:", "litellm:", "retry:", "pattern:"} {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // families are the provider families whose SDK is below a job's app-level
 // calls: its own, or — when none of its records named a model (an app's
 // "job failed" line with the status and request ID alone) — the run's,

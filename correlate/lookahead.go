@@ -50,7 +50,7 @@ func (s *State) resolve(b ingest.Batch, res []resolved) {
 	// 1. Each job key's hash and its first slot of that tag.
 	for i := range b {
 		ev := &b[i]
-		if ev.Kind == ingest.KindAssumption {
+		if ev.Kind == ingest.KindAssumption || ev.Kind == ingest.KindSpanLink {
 			continue // belongs to no job: apply takes it alone
 		}
 		r := &res[i]

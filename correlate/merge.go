@@ -519,6 +519,7 @@ func mergeTotals(out *Report, in []MergeInput) {
 		t.BatchExpired = satAdd(t.BatchExpired, s.BatchExpired)
 		t.BatchCanceled = satAdd(t.BatchCanceled, s.BatchCanceled)
 		t.TimingLinks = satAdd(t.TimingLinks, s.TimingLinks)
+		t.KeyNamedCalls = satAdd(t.KeyNamedCalls, s.KeyNamedCalls)
 		t.RequestIDConflicts = satAdd(t.RequestIDConflicts, s.RequestIDConflicts)
 		out.UnseenLayers = mergeUnseen(out.UnseenLayers, m.Report.UnseenLayers)
 		spend.add(s.SpendUSD)

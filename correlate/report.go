@@ -220,6 +220,11 @@ type ReportTotals struct {
 	// held against a declaration, never a kill; their jobs' counts are
 	// ambiguous. LowerBoundJobs are jobs whose count is a lower bound.
 	TimingLinks int64 `json:"timing_links,omitempty"`
+	// KeyNamedCalls are model calls that named no job, grouped under
+	// their idempotency key: a key is not a job ID (two jobs may send
+	// one), so those groups' counts are ambiguous — shown, never held
+	// against a declaration, never a kill (R7-26).
+	KeyNamedCalls int64 `json:"key_named_calls,omitempty"`
 	// RecordedBelowTable are calls whose own recorded cost was under 1% of
 	// the price table's for their tokens (a producer's $0, or a true one):
 	// billed as recorded, counted unpriced (their spend a floor).
@@ -583,6 +588,7 @@ func (s *State) ReportWith(opt ReportOptions) *Report {
 		}
 	}
 	t.TimingLinks = s.timingLinks
+	t.KeyNamedCalls = s.keyNamedCalls
 	t.RecordedBelowTable = s.recordedBelow
 	t.RequestIDConflicts = s.requestIDConflicts
 	r.UnseenLayers = s.unseenLayers()

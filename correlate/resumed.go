@@ -344,6 +344,16 @@ func (s *State) CeilingSpend(j *Job) Pico {
 	return spend
 }
 
+// GuessedSpend is the part of j's spend placed in it by position or
+// timing alone (left out of CeilingSpend): the rules say a job that only
+// this part carries over its ceiling, never kill it.
+func (s *State) GuessedSpend(j *Job) Pico {
+	if j.Spend.Saturated() {
+		return 0
+	}
+	return s.guessed[j.Seq]
+}
+
 // guess notes cost as spend placed in job by position or timing alone.
 func (s *State) guess(job *Job, cost Pico) {
 	if cost <= 0 {

@@ -16,7 +16,9 @@ import (
 )
 
 // UnattributedJob collects attempts that carry no job, correlation or
-// idempotency key.
+// idempotency key. It is no job to stop — its calls may be any app's —
+// so its spend is a guess (guess): it never weighs on a job ceiling
+// (R8-34: a kill POST named "(unattributed)"), the run ceiling counts it.
 const UnattributedJob = "(unattributed)"
 
 // State is the correlated view of everything applied so far. It is not
@@ -28,6 +30,9 @@ type State struct {
 	jobList []*Job
 	// timingLinks counts model calls placed in a job by timing alone (counts.go).
 	timingLinks int64
+	// keyNamedCalls counts calls that named no job, filed under their
+	// idempotency key (counts.go).
+	keyNamedCalls int64
 	// requestIDConflicts counts records naming a request ID whose first
 	// record named another job (requestIDConflict).
 	requestIDConflicts int64
@@ -329,6 +334,9 @@ func (s *State) ApplyBatch(b ingest.Batch, after func(*Job, *ingest.Event)) {
 			s.assumption(ev)
 			continue
 		}
+		if ev.Kind == ingest.KindSpanLink {
+			continue // the OTLP mapper's memory, spooled: nothing of a job's
+		}
 		if ev.Kind == ingest.KindTraceJob {
 			if job := s.traceJob(ev); job != nil && after != nil {
 				after(job, ev)
@@ -420,7 +428,10 @@ func (s *State) Now() int64 { return s.lastTS }
 func (s *State) FirstTS() int64 { return s.firstTS }
 
 // jobKey is the job an event belongs to: its job ID, else its
-// correlation ID, else its idempotency key.
+// correlation ID, else the group of its idempotency key (KeyGroupPrefix
+// and the key: a key is not a job ID, and its group is never the job a
+// record names by that ID — R8-9), or the key itself when a decoder
+// built it for a chain it linked (chainKey).
 func jobKey(ev *ingest.Event) string {
 	switch {
 	case ev.JobID != "":
@@ -428,9 +439,24 @@ func jobKey(ev *ingest.Event) string {
 	case ev.CorrelationID != "":
 		return ev.CorrelationID
 	case ev.IdempotencyKey != "":
-		return ev.IdempotencyKey
+		if chainKey(ev.IdempotencyKey) {
+			return ev.IdempotencyKey
+		}
+		return KeyGroupPrefix + ev.IdempotencyKey
 	}
 	return UnattributedJob
+}
+
+// KeyGroupPrefix names the group of calls that named no job, filed under
+// their idempotency key: "(key) K". A job a record names "(key) K" is that
+// group too (a log can name anything); either way the group's calls are
+// guessed — they never weigh on a job ceiling, convict no one and are
+// never a kill's reason (counts.go, keyNamed).
+const KeyGroupPrefix = "(key) "
+
+// keyOnly: a call that names no job, filed under its idempotency key.
+func keyOnly(ev *ingest.Event) bool {
+	return ev.JobID == "" && ev.CorrelationID == "" && ev.IdempotencyKey != "" && !chainKey(ev.IdempotencyKey)
 }
 
 func (s *State) job(ev *ingest.Event) *Job {
@@ -502,6 +528,9 @@ func (s *State) Apply(ev *ingest.Event) *Job {
 	if ev.Kind == ingest.KindAssumption {
 		s.assumption(ev)
 		return nil
+	}
+	if ev.Kind == ingest.KindSpanLink {
+		return nil // the OTLP mapper's memory, spooled: nothing of a job's
 	}
 	if ev.Kind == ingest.KindTraceJob {
 		return s.traceJob(ev)
@@ -580,6 +609,9 @@ func (s *State) apply(ev *ingest.Event, job *Job, op *operation) *Job {
 		}
 		s.end(job, OutcomeDeadLettered, ts)
 	case ingest.KindLLMCall, ingest.KindToolCall:
+		if keyOnly(ev) {
+			s.keyNamed(job, ev)
+		}
 		if ev.Kind == ingest.KindLLMCall && agentCopy(ev) {
 			s.forkMark(job, ev)
 		}
@@ -1073,7 +1105,7 @@ func (s *State) spendOn(job *Job, ev *ingest.Event, class statusClass, cost Pico
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, true)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) || job.ID == UnattributedJob {
 		s.guess(job, cost)
 	}
 	if failed {
@@ -1284,7 +1316,7 @@ func (s *State) grow(job *Job, ev *ingest.Event) {
 		s.noteRecorded(job, cost, s.lastOurs, ev.TS, false)
 	}
 	job.Spend = job.Spend.Add(cost)
-	if ev.AttemptBy == ingest.AttemptByLineAmbiguous {
+	if ev.AttemptBy == ingest.AttemptByLineAmbiguous || keyOnly(ev) || job.ID == UnattributedJob {
 		s.guess(job, cost)
 	}
 	if class != classSuccess {

@@ -233,6 +233,10 @@ func New(opt Options, sources ...ingest.Source) *Engine {
 		if r, ok := s.(ingest.ReplayControl); ok {
 			e.replay = r
 		}
+		if m, ok := s.(ingest.Remembering); ok && e.spool != nil {
+			// Its memory goes into the spool with its events (spool.go).
+			m.SpoolMemory()
+		}
 	}
 	return e
 }
@@ -414,7 +418,7 @@ func (e *Engine) apply(b ingest.Batch) {
 		e.wall = int64(time.Since(e.born)) + 1
 		defer func() { e.wall = 0 }()
 	}
-	e.applyBatch(e.inFlight.sift(b))
+	e.applyBatch(e.inFlight.sift(e.memory(b)))
 }
 
 // applyBatch is apply without the live clock: a replayed batch arrived

@@ -43,6 +43,7 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	warnings, err = e.spool.Replay(ctx, func(b ingest.Batch) {
+		b = e.memory(b) // a source's memory is no event of the night
 		events += int64(len(b))
 		e.applyBatch(e.inFlight.sift(b))
 	})
@@ -55,6 +56,43 @@ func (e *Engine) ReplaySpool(ctx context.Context) (events int64, warnings []stri
 		}
 	}
 	return events, warnings, err
+}
+
+// memory returns b without its KindSpanLink events (a source's memory,
+// spooled with its events: ingest.Remembering), which are never applied.
+// While the spool is replayed they go back to the sources that remember,
+// in the order they were spooled, so that memory is the one the last run
+// had when it stopped. b is filtered in place.
+func (e *Engine) memory(b ingest.Batch) ingest.Batch {
+	n := 0
+	for i := range b {
+		if b[i].Kind == ingest.KindSpanLink {
+			n++
+		}
+	}
+	if n == 0 {
+		return b
+	}
+	if e.replaying {
+		links := make([]ingest.Event, 0, n)
+		for i := range b {
+			if b[i].Kind == ingest.KindSpanLink {
+				links = append(links, b[i])
+			}
+		}
+		for _, s := range e.sources {
+			if m, ok := s.(ingest.Remembering); ok {
+				m.Remember(links)
+			}
+		}
+	}
+	out := b[:0]
+	for i := range b {
+		if b[i].Kind != ingest.KindSpanLink {
+			out = append(out, b[i])
+		}
+	}
+	return out
 }
 
 // heldCalls are an app's announced calls in flight (ingest.Event.Held):

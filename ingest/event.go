@@ -55,9 +55,19 @@ const (
 	// filed under the trace ID meanwhile. It is no call; correlate moves
 	// what the trace-ID job holds into the named job.
 	KindTraceJob
+	// KindSpanLink is no record of spend: it is a piece of the OTLP
+	// mapper's memory across requests — a span's parent, the job a span
+	// named, a call filed under its trace ID — which decides the job of
+	// spans in later requests. With a spool the mapper sends one per
+	// change (Remembering), spooled among the events it explains and
+	// never applied; a restart's replay gives them back to the mapper, so
+	// its memory is the one an uninterrupted run has. CorrelationID holds
+	// the trace, Tool the change (ingest/otlp packs and reads it), JobID
+	// and JobType a job a span named.
+	KindSpanLink
 )
 
-var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption", "trace_job"}
+var kindNames = [...]string{"unknown", "llm_call", "tool_call", "job_enqueued", "job_started", "job_succeeded", "job_failed", "job_dead_lettered", "request_not_run", "usage_growth", "agent_report", "assumption", "trace_job", "span_link"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -9,7 +9,7 @@ import "testing"
 // spend no call made.
 func TestParseKindKnowsEveryName(t *testing.T) {
 	for k := KindUnknown + 1; int(k) < len(kindNames); k++ {
-		if k == KindUsageGrowth || k == KindAgentReport || k == KindTraceJob {
+		if k == KindUsageGrowth || k == KindAgentReport || k == KindTraceJob || k == KindSpanLink {
 			if got := ParseKind(k.String()); got != KindUnknown {
 				t.Errorf("ParseKind(%q) = %v: a decoder's own kind was taken from a log", k.String(), got)
 			}

@@ -51,6 +51,19 @@ type Holding interface {
 	Hold(held []Event)
 }
 
+// Remembering is implemented by a source whose memory across its inputs
+// decides what later events are (the OTLP mapper: a span's job comes from
+// the spans above it, which came in earlier requests). With a spool the
+// engine calls SpoolMemory before Run: every change of that memory is
+// then sent as a KindSpanLink event, spooled with the events it explains
+// and never applied. At the next start the replay gives them back, in
+// order, to Remember: the memory is rebuilt from the spool itself, so an
+// event mapped after a restart is the one an uninterrupted run maps.
+type Remembering interface {
+	SpoolMemory()
+	Remember(links []Event)
+}
+
 // BatchSize is how many events a source hands over at once.
 const BatchSize = 512
 

@@ -364,6 +364,10 @@ func headline(r *correlate.Report) [][2]string {
 		rows = append(rows, [2]string{"Calls linked by timing alone", fmt.Sprintf("%s in %s %s (ambiguous, ? in the job tables: the SDK's lines name no request; shown, never held against a declaration, never a kill)",
 			correlate.Count(t.TimingLinks), correlate.Count(int64(t.AmbiguousJobs)), plural(int64(t.AmbiguousJobs), "job", "jobs"))})
 	}
+	if t.KeyNamedCalls > 0 {
+		rows = append(rows, [2]string{"Calls that named no job", fmt.Sprintf("%s, grouped by their idempotency key (a key is not a job ID: two jobs may send one; those groups' counts are ambiguous, ? in the job tables; shown, never held against a declaration, never a kill)",
+			correlate.Count(t.KeyNamedCalls))})
+	}
 	if t.RequestIDConflicts > 0 {
 		rows = append(rows, [2]string{"Request IDs named by two jobs", fmt.Sprintf("%s (the SDK's request block named one job, the app's line another: billed to the job its own line names, both counts ambiguous, neither held against a declaration)", correlate.Count(t.RequestIDConflicts))})
 	}

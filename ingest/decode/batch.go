@@ -2,7 +2,9 @@ package decode
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -11,37 +13,105 @@ import (
 // Batch result files: one line per request, priced at batch rates. They
 // carry no per-line time; OpenAI's has the response's creation time.
 
+// tokenCount is a batch result's token count: a JSON number, or null
+// (none). Anything else — a string ("n/a", ""), a number past int64 —
+// failed the whole record's decoding, and the call was lost; it reads as
+// unreadCount instead: the field dropped and counted, the call kept and
+// its usage a floor (unpriced), as the JSON lines reader does (R7b-3).
+type tokenCount int64
+
+// unreadCount marks a count that did not read (never a real count: one
+// below zero is refused as before).
+const unreadCount = tokenCount(math.MinInt64)
+
+func (t *tokenCount) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		*t = 0
+		return nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*t = tokenCount(n)
+		return nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= -9e18 && f <= 9e18 {
+		*t = tokenCount(f)
+		return nil
+	}
+	*t = unreadCount
+	return nil
+}
+
+// get is the count, and whether it read.
+func (t tokenCount) get() (int64, bool) {
+	if t == unreadCount {
+		return 0, false
+	}
+	return int64(t), true
+}
+
 type batchUsage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
-	InputTokens         int64 `json:"input_tokens"`
-	OutputTokens        int64 `json:"output_tokens"`
-	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
+	PromptTokens        tokenCount `json:"prompt_tokens"`
+	CompletionTokens    tokenCount `json:"completion_tokens"`
+	InputTokens         tokenCount `json:"input_tokens"`
+	OutputTokens        tokenCount `json:"output_tokens"`
+	CacheReadTokens     tokenCount `json:"cache_read_input_tokens"`
+	CacheCreationTokens tokenCount `json:"cache_creation_input_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens int64 `json:"cached_tokens"`
+		CachedTokens tokenCount `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+}
+
+// present: the usage names some tokens, or a count that did not read.
+func (u *batchUsage) present() bool {
+	if u == nil {
+		return false
+	}
+	for _, c := range [...]tokenCount{u.PromptTokens, u.CompletionTokens, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens} {
+		if c > 0 || c == unreadCount {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *batchUsage) apply(ev *ingest.Event) bool {
 	if u == nil {
 		return true
 	}
-	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.InputTokens < 0 || u.OutputTokens < 0 {
+	read := true
+	get := func(c tokenCount) int64 {
+		n, ok := c.get()
+		read = read && ok
+		return n
+	}
+	prompt, completion, in, out := get(u.PromptTokens), get(u.CompletionTokens), get(u.InputTokens), get(u.OutputTokens)
+	if prompt < 0 || completion < 0 || in < 0 || out < 0 {
 		return false
 	}
-	if u.PromptTokens > 0 || u.CompletionTokens > 0 { // OpenAI: prompt includes cached
-		cached := int64(0)
-		if u.PromptTokensDetails != nil {
-			cached = u.PromptTokensDetails.CachedTokens
-		}
-		ev.SetInclusiveInput(u.PromptTokens, cached, 0)
-		ev.OutputTokens = u.CompletionTokens
+	cacheRead, cacheWrite := get(u.CacheReadTokens), get(u.CacheCreationTokens)
+	cached := int64(0)
+	if u.PromptTokensDetails != nil {
+		cached = get(u.PromptTokensDetails.CachedTokens)
+	}
+	if !read {
+		unreadBatchUsage(ev)
+	}
+	if prompt > 0 || completion > 0 || u.PromptTokens == unreadCount || u.CompletionTokens == unreadCount { // OpenAI: prompt includes cached
+		ev.SetInclusiveInput(prompt, cached, 0)
+		ev.OutputTokens = completion
 		return true
 	}
-	ev.InputTokens, ev.OutputTokens = u.InputTokens, u.OutputTokens
-	ev.CacheReadTokens, ev.CacheCreateTokens = u.CacheReadTokens, u.CacheCreationTokens
+	ev.InputTokens, ev.OutputTokens = in, out
+	ev.CacheReadTokens, ev.CacheCreateTokens = cacheRead, cacheWrite
 	return true
+}
+
+// unreadBatchUsage marks a call whose usage has a count that did not read:
+// dropped and counted, the call unpriced (its spend a floor).
+func unreadBatchUsage(ev *ingest.Event) {
+	ev.Dropped |= ingest.DropWrongType
+	ev.UsageUnseen = true
 }
 
 func decodeStrict(line []byte, v any) ingest.SkipReason {

@@ -31,13 +31,13 @@ type bedrockRecord struct {
 		Model string      `json:"model"`
 		Usage *batchUsage `json:"usage"`
 		// Titan Text
-		InputTextTokenCount *int64 `json:"inputTextTokenCount"`
+		InputTextTokenCount *tokenCount `json:"inputTextTokenCount"`
 		Results             []struct {
-			TokenCount int64 `json:"tokenCount"`
+			TokenCount tokenCount `json:"tokenCount"`
 		} `json:"results"`
 		// Meta Llama
-		PromptTokenCount     *int64 `json:"prompt_token_count"`
-		GenerationTokenCount int64  `json:"generation_token_count"`
+		PromptTokenCount     *tokenCount `json:"prompt_token_count"`
+		GenerationTokenCount tokenCount  `json:"generation_token_count"`
 	} `json:"modelOutput"`
 	Error *struct {
 		Code    json.RawMessage `json:"errorCode"`
@@ -48,10 +48,10 @@ type bedrockRecord struct {
 // converseUsage is Nova's / Converse's usage spelling.
 type converseUsage struct {
 	Usage *struct {
-		InputTokens           int64 `json:"inputTokens"`
-		OutputTokens          int64 `json:"outputTokens"`
-		CacheReadInputTokens  int64 `json:"cacheReadInputTokens"`
-		CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
+		InputTokens           tokenCount `json:"inputTokens"`
+		OutputTokens          tokenCount `json:"outputTokens"`
+		CacheReadInputTokens  tokenCount `json:"cacheReadInputTokens"`
+		CacheWriteInputTokens tokenCount `json:"cacheWriteInputTokens"`
 	} `json:"usage"`
 }
 
@@ -98,28 +98,39 @@ func (d *bedrockBatchDecoder) Decode(line []byte, emit func(*ingest.Event)) inge
 	ev.Status = 200
 	ev.Model = CleanField(o.Model)
 	switch {
-	case o.Usage != nil && (o.Usage.InputTokens > 0 || o.Usage.OutputTokens > 0 || o.Usage.PromptTokens > 0 || o.Usage.CompletionTokens > 0):
+	case o.Usage.present():
 		if !o.Usage.apply(ev) {
-			ev.Dropped |= ingest.DropWrongType
-			ev.InputTokens, ev.OutputTokens = 0, 0
+			// A negative count: dropped, and the call's usage unknown.
+			unreadBatchUsage(ev)
+			ev.InputTokens, ev.OutputTokens, ev.CacheReadTokens, ev.CacheCreateTokens = 0, 0, 0, 0
 		}
 	case o.InputTextTokenCount != nil:
-		ev.InputTokens = max(0, *o.InputTextTokenCount)
+		ev.InputTokens = bedrockCount(ev, *o.InputTextTokenCount)
 		for _, res := range o.Results {
-			ev.OutputTokens = satAdd(ev.OutputTokens, max(0, res.TokenCount))
+			ev.OutputTokens = satAdd(ev.OutputTokens, bedrockCount(ev, res.TokenCount))
 		}
 	case o.PromptTokenCount != nil:
-		ev.InputTokens, ev.OutputTokens = max(0, *o.PromptTokenCount), max(0, o.GenerationTokenCount)
+		ev.InputTokens, ev.OutputTokens = bedrockCount(ev, *o.PromptTokenCount), bedrockCount(ev, o.GenerationTokenCount)
 	default:
 		var c converseUsage
 		if s := decodeStrict(line, &struct {
 			ModelOutput *converseUsage `json:"modelOutput"`
 		}{&c}); s == ingest.Accepted && c.Usage != nil {
 			u := c.Usage
-			ev.InputTokens, ev.OutputTokens = max(0, u.InputTokens), max(0, u.OutputTokens)
-			ev.CacheReadTokens, ev.CacheCreateTokens = max(0, u.CacheReadInputTokens), max(0, u.CacheWriteInputTokens)
+			ev.InputTokens, ev.OutputTokens = bedrockCount(ev, u.InputTokens), bedrockCount(ev, u.OutputTokens)
+			ev.CacheReadTokens, ev.CacheCreateTokens = bedrockCount(ev, u.CacheReadInputTokens), bedrockCount(ev, u.CacheWriteInputTokens)
 		}
 	}
 	emit(ev)
 	return ingest.Accepted
+}
+
+// bedrockCount is c, at least 0; a count that did not read makes ev's
+// usage known in part (a floor).
+func bedrockCount(ev *ingest.Event, c tokenCount) int64 {
+	n, ok := c.get()
+	if !ok {
+		unreadBatchUsage(ev)
+	}
+	return max(0, n)
 }

@@ -138,7 +138,10 @@ type claudeDecoder struct {
 	// comp sums the record's compaction iterations (usage.iterations[]),
 	// it the one being read.
 	comp, it iterUsage
-	version  string // the last Claude Code version seen, emitted once per change
+	// usageUnread: a token count of the record's usage did not read (a
+	// string, NaN, 1e999): dropped, the call kept, its usage a floor.
+	usageUnread bool
+	version     string // the last Claude Code version seen, emitted once per change
 }
 
 // observeVersion emits the Claude Code version a record names, as an
@@ -265,6 +268,7 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 	r := &d.rec
 	*r = claudeRecord{ModelUsage: r.ModelUsage[:0]}
 	d.msg, d.usage, d.cc = claudeMessage{}, claudeUsage{}, claudeCacheSplit{}
+	d.usageUnread = false
 	sc := &d.sc
 	sc.reset(line)
 	wrong := false
@@ -280,6 +284,33 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 			f, ferr := strconv.ParseFloat(string(b), 64)
 			if ferr != nil {
 				wrong = true
+			}
+			n = int64(f)
+		}
+		return n
+	}
+	// count reads a token count of the usage: null is none; anything
+	// else that is no count (a string, a float past int64) is dropped and
+	// the usage known in part (R7b-3's floor, which the JSON lines reader
+	// had and this one did not: "n/a" read 0, exact; 1e999 lost the call).
+	count := func() int64 {
+		c := sc.peek()
+		if c == 'n' {
+			sc.skip()
+			return 0
+		}
+		if c != '-' && (c < '0' || c > '9') {
+			sc.skip()
+			d.usageUnread = true
+			return 0
+		}
+		b := sc.num()
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(string(b), 64)
+			if ferr != nil || f != f || f > 9e18 || f < -9e18 {
+				d.usageUnread = true
+				return 0
 			}
 			n = int64(f)
 		}
@@ -411,13 +442,13 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 					sc.object(func(k []byte) {
 						switch string(k) {
 						case "input_tokens":
-							d.usage.InputTokens = num()
+							d.usage.InputTokens = count()
 						case "output_tokens":
-							d.usage.OutputTokens = num()
+							d.usage.OutputTokens = count()
 						case "cache_read_input_tokens":
-							d.usage.CacheReadInputTokens = num()
+							d.usage.CacheReadInputTokens = count()
 						case "cache_creation_input_tokens":
-							d.usage.CacheCreationInputTokens = num()
+							d.usage.CacheCreationInputTokens = count()
 						case "speed":
 							if str() == "fast" {
 								d.usage.Bill |= ingest.BillFast
@@ -439,9 +470,9 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 							sc.object(func(k []byte) {
 								switch string(k) {
 								case "ephemeral_5m_input_tokens":
-									d.cc.Ephemeral5m = num()
+									d.cc.Ephemeral5m = count()
 								case "ephemeral_1h_input_tokens":
-									d.cc.Ephemeral1h = num()
+									d.cc.Ephemeral1h = count()
 								default:
 									sc.skip()
 								}
@@ -468,6 +499,15 @@ func (d *claudeDecoder) scan(line []byte) (*claudeRecord, ingest.SkipReason) {
 		return nil, ingest.SkipWrongType
 	}
 	return r, ingest.Accepted
+}
+
+// unread marks ev's usage known in part when a count of its record did
+// not read: that field dropped and counted, the call unpriced (a floor).
+func (d *claudeDecoder) unread(ev *ingest.Event) {
+	if d.usageUnread {
+		ev.Dropped |= ingest.DropWrongType
+		ev.UsageUnseen = true
+	}
 }
 
 func (d *claudeDecoder) base(r *claudeRecord) *ingest.Event {
@@ -661,6 +701,7 @@ func (d *claudeDecoder) response(r *claudeRecord, emit func(*ingest.Event)) inge
 	if dropImplausible {
 		ev.Dropped |= ingest.DropImplausible
 	}
+	d.unread(ev)
 	if m.ID != "" {
 		ev.ResponseID = CleanID(m.ID + "\x00" + r.RequestID)
 	}
@@ -691,7 +732,7 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 	if hasCost && cost > prev.costUSD {
 		prev.costUSD, grew = cost, true
 	}
-	if !grew {
+	if !grew && !d.usageUnread {
 		return ingest.SkipInfo // another content block, nothing more to bill
 	}
 	if p.InputTokens > ingest.MaxTokensPerCall || p.OutputTokens > ingest.MaxTokensPerCall || p.CacheReadInputTokens > ingest.MaxTokensPerCall ||
@@ -718,6 +759,7 @@ func (d *claudeDecoder) growth(r *claudeRecord, prev *claudeCounted, cc1h int64,
 		ev.CostUSD, ev.HasCost = prev.costUSD, true
 	}
 	ev.PromptTokens = p.InputTokens + p.CacheReadInputTokens + p.CacheCreationInputTokens
+	d.unread(ev)
 	d.countSession(r.SessionID, r.Message.Model, p.InputTokens-before.InputTokens, p.OutputTokens-before.OutputTokens,
 		p.CacheReadInputTokens-before.CacheReadInputTokens, p.CacheCreationInputTokens-before.CacheCreationInputTokens)
 	emit(ev)

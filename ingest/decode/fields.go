@@ -67,7 +67,7 @@ var fieldSpellings = [numFields]struct {
 	json []string
 	otel []string
 }{
-	FieldTS:                   {json: []string{"ts", "time", "timestamp", "@timestamp"}},
+	FieldTS:                   {json: []string{"ts", "time", "timestamp", "@timestamp", "request_created_at"}},
 	FieldEvent:                {json: []string{"event"}},
 	FieldType:                 {json: []string{"type"}},
 	FieldRunID:                {json: []string{"run_id", "runId", "run.id", "batch_id", "batchId"}, otel: []string{"run.id", "run_id", "batch_id"}},

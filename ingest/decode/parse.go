@@ -48,6 +48,7 @@ type Parser struct {
 	// usageUnread: a token count of the line did not read — what its
 	// usage prices is then a floor.
 	numUnread, usageUnread bool
+	emptyStr               bool // the last number() read "" (count drops it)
 	evName                 []byte
 	typeName               []byte
 	respModel, reqModel    string
@@ -963,6 +964,7 @@ func (p *Parser) number() (float64, bool) {
 	case 's':
 		b = p.sc.str()
 		if len(b) == 0 {
+			p.emptyStr = true
 			return 0, false
 		}
 	case 'n':
@@ -1007,9 +1009,15 @@ func smallInt(b []byte) (int64, bool) {
 }
 
 func (p *Parser) count() int64 {
-	p.numUnread = false
+	p.numUnread, p.emptyStr = false, false
 	f, ok := p.number()
 	if !ok {
+		if p.emptyStr {
+			// "": no number either — dropped and counted, a floor, as
+			// "n/a" is (the cache counts too: a $0.35 call read exact).
+			p.drops |= ingest.DropWrongType
+			p.numUnread = true
+		}
 		// NaN, "n/a", 1e999: the count is dropped, and the call's usage
 		// is known only in part (R7b-3: priced exactly, a $0.35 call
 		// read $0.10).

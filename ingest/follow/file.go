@@ -41,8 +41,17 @@ type file struct {
 	fi   os.FileInfo // identity of f
 	pos  int64       // bytes of f read so far
 	head []byte      // the file's first bytes, up to fingerprintBytes
-	sp   splitter
-	buf  []byte
+	// tail is the last bytes read before pos (up to tailBytes: the last
+	// lines, job IDs and all): a file cut in place and written again past
+	// pos within one poll has the same inode and a size past pos, and may
+	// start as it did (an app's start-up dump), but what lies just before
+	// pos is other lines. marks are sampleBytes taken at each power of two
+	// the reading passed (from 8 KiB): a regrown file must match there too.
+	tail  []byte
+	marks []mark
+	chk   []byte // scratch for the checks (cutInPlace)
+	sp    splitter
+	buf   []byte
 	// from is where an earlier follower of the path stopped (let go for
 	// a more recently written file): the same file goes on from there.
 	from *resumePoint
@@ -104,6 +113,15 @@ func (t *Tail) follow(ctx context.Context, path string, out chan<- ingest.Batch,
 			}
 		}
 		if fl.f != nil {
+			// A cut in place is looked for before reading on: read from
+			// the stale offset, the regrown file's lines there were billed,
+			// then again from its start once its first bytes differed (R7b-5).
+			// Only a file grown past pos can be read from a stale offset
+			// (one no longer than pos is checked after, as ever): an idle
+			// file costs one stat here.
+			if st, err := fl.f.Stat(); err == nil && fl.pos > 0 && st.Size() > fl.pos && fl.cutInPlace() {
+				fl.restartCut(ctx)
+			}
 			if !fl.drain(ctx) {
 				return
 			}
@@ -189,7 +207,7 @@ func (fl *file) open(fromEnd bool) error {
 		f.Close()
 		return errZstd
 	}
-	fl.f, fl.fi, fl.pos, fl.head = f, fi, 0, fl.head[:0]
+	fl.f, fl.fi, fl.pos, fl.head, fl.tail, fl.marks = f, fi, 0, fl.head[:0], fl.tail[:0], fl.marks[:0]
 	fl.sp.reset()
 	fl.readHead()
 	// The same file under another name (identity.go): read by another
@@ -226,6 +244,7 @@ func (fl *file) open(fromEnd bool) error {
 		same := os.SameFile(at.fi, fi) && at.pos <= fi.Size() && len(fl.head) >= len(at.head) && bytes.Equal(fl.head[:len(at.head)], at.head)
 		if same {
 			fl.pos = at.pos
+			fl.tail, fl.marks = fl.tail[:0], fl.marks[:0] // not known: the head's check is the resume's
 			_, err := f.Seek(fl.pos, io.SeekStart)
 			return err
 		}
@@ -273,8 +292,10 @@ func (fl *file) drain(ctx context.Context) bool {
 		atStart := fl.pos == 0
 		n, err := fl.f.Read(fl.buf)
 		if n > 0 {
+			fl.noteMarks(fl.pos, fl.buf[:n])
 			fl.pos += int64(n)
 			chunk := fl.buf[:n]
+			fl.noteTail(chunk)
 			if atStart {
 				chunk = bytes.TrimPrefix(chunk, ingest.BOM)
 			}
@@ -329,6 +350,7 @@ func (fl *file) skipHole() {
 	}
 	fl.t.hole(fl.path, end-fl.pos)
 	fl.pos = end
+	fl.tail, fl.marks = fl.tail[:0], fl.marks[:0] // NULs before pos: nothing to hold the file to
 	fl.sp.tooLong()
 }
 
@@ -353,15 +375,100 @@ func (fl *file) checkRotation(ctx context.Context) {
 		}
 		return
 	}
-	truncated := st.Size() < fl.pos
-	if !truncated && len(fl.head) > 0 {
-		now := make([]byte, len(fl.head))
-		n, _ := fl.f.ReadAt(now, 0)
-		truncated = !bytes.Equal(now[:n], fl.head)
+	if st.Size() < fl.pos || fl.cutInPlace() {
+		fl.restartCut(ctx)
 	}
-	if !truncated {
+}
+
+// tailBytes is how much of what lies just before pos is remembered;
+// sampleBytes a mark's length, firstMark the first mark's offset.
+const (
+	tailBytes   = 4096
+	sampleBytes = 64
+	firstMark   = 8 << 10
+)
+
+// mark is sampleBytes of the file ending at off.
+type mark struct {
+	off int64
+	b   [sampleBytes]byte
+}
+
+// noteMarks takes the marks a chunk read at from passes over: the bytes
+// before each power of two it holds whole (the last maxMarks of them).
+func (fl *file) noteMarks(from int64, chunk []byte) {
+	next := int64(firstMark)
+	if n := len(fl.marks); n > 0 {
+		next = fl.marks[n-1].off * 2
+	}
+	for end := from + int64(len(chunk)); next <= end; next *= 2 {
+		if next-sampleBytes < from {
+			continue // straddles the chunk before: not taken
+		}
+		var m mark
+		m.off = next
+		copy(m.b[:], chunk[next-sampleBytes-from:next-from])
+		fl.marks = append(fl.marks, m)
+		if len(fl.marks) > maxMarks {
+			// The nearest ones are kept: a growing file pays at most
+			// maxMarks reads at a poll.
+			fl.marks = append(fl.marks[:0], fl.marks[1:]...)
+		}
+	}
+}
+
+// maxMarks bounds the marks a follower holds to its file.
+const maxMarks = 8
+
+// noteTail keeps the last tailBytes of what was read.
+func (fl *file) noteTail(chunk []byte) {
+	if len(chunk) >= tailBytes {
+		fl.tail = append(fl.tail[:0], chunk[len(chunk)-tailBytes:]...)
 		return
 	}
+	fl.tail = append(fl.tail, chunk...)
+	if over := len(fl.tail) - tailBytes; over > 0 {
+		fl.tail = append(fl.tail[:0], fl.tail[over:]...)
+	}
+}
+
+// cutInPlace reports whether the open file was cut since it was read to
+// pos — copytruncate, or a writer that opens it with O_TRUNC — however
+// far it has grown again: it is shorter than pos, its first bytes
+// changed, or the bytes just before pos did.
+func (fl *file) cutInPlace() bool {
+	st, err := fl.f.Stat()
+	if err != nil {
+		return false
+	}
+	if st.Size() < fl.pos {
+		return true
+	}
+	same := func(want []byte, at int64) bool {
+		if cap(fl.chk) < len(want) {
+			fl.chk = make([]byte, max(fingerprintBytes, tailBytes))
+		}
+		now := fl.chk[:len(want)]
+		n, _ := fl.f.ReadAt(now, at)
+		return bytes.Equal(now[:n], want)
+	}
+	if len(fl.head) > 0 && !same(fl.head, 0) {
+		return true
+	}
+	for i := range fl.marks {
+		if m := &fl.marks[i]; m.off <= fl.pos && bytes.Count(m.b[:], []byte{0}) < sampleBytes && !same(m.b[:], m.off-sampleBytes) {
+			return true
+		}
+	}
+	// A tail of NULs (a preallocated file being filled) says nothing.
+	k := int64(len(fl.tail))
+	return k > 0 && fl.pos >= k && bytes.Count(fl.tail, []byte{0}) < len(fl.tail) && !same(fl.tail, fl.pos-k)
+}
+
+// restartCut finishes what the cut file held past pos from its rotated
+// copy, when one beside it starts as the file did, and reads the file
+// again from its start.
+func (fl *file) restartCut(ctx context.Context) {
 	offset := fl.pos
 	if copyPath, ok := fl.findCopy(); ok {
 		fl.readCopy(ctx, copyPath)
@@ -370,7 +477,7 @@ func (fl *file) checkRotation(ctx context.Context) {
 	}
 	fl.sp.flush(fl.sink.addFinal)
 	fl.t.rotated(fl.path)
-	fl.pos, fl.head = 0, fl.head[:0]
+	fl.pos, fl.head, fl.tail, fl.marks = 0, fl.head[:0], fl.tail[:0], fl.marks[:0]
 	fl.sp.reset()
 	if _, err := fl.f.Seek(0, io.SeekStart); err == nil {
 		fl.readHead()

@@ -122,6 +122,16 @@ type Mapper struct {
 	// the memory of them was dropped at its bound before the job's span
 	// came; RehomeLinks counts the KindTraceJob events sent.
 	LostLinks, RehomeLinks int64
+	// spoolMemory: every change of the memory that decides a span's job
+	// is written down in memos and handed over with the request's events
+	// (memory.go); BadLinks counts spooled changes Remember could not read.
+	spoolMemory bool
+	memos       []ingest.Event
+	memoTS      int64
+	// parents and parentsOld are the parents of spans mapped before a restart,
+	// given back by the replay (memory.go: putLink).
+	parents, parentsOld map[spanKey]pcommon.SpanID
+	BadLinks            int64
 }
 
 // links returns RehomeLinks and LostLinks.
@@ -194,10 +204,7 @@ func (mp *Mapper) sawSpan(k spanKey, sp ptrace.Span) (again, other bool) {
 	if other {
 		mp.Collisions++
 	}
-	if mp.seen == nil || len(mp.seen) >= maxSeenSpans {
-		mp.seenOld, mp.seen = mp.seen, make(map[spanKey]seenSpan, 1024)
-	}
-	mp.seen[k] = now
+	mp.putSeen(k, now)
 	return false, other
 }
 
@@ -326,8 +333,14 @@ func (mp *Mapper) parentOf(k spanKey) (pcommon.SpanID, bool) {
 	if p, ok := mp.seen[k]; ok {
 		return p.parent, true
 	}
-	p, ok := mp.seenOld[k]
-	return p.parent, ok
+	if p, ok := mp.seenOld[k]; ok {
+		return p.parent, true
+	}
+	if p, ok := mp.parents[k]; ok {
+		return p, true
+	}
+	p, ok := mp.parentsOld[k]
+	return p, ok
 }
 
 // namedAbove is the job named by the nearest span above parent (parent
@@ -391,11 +404,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
 	if len(mp.groups) > maxRemembered || len(mp.jobs) > maxRemembered || mp.bytes > maxRememberedBytes {
-		clear(mp.groups)
-		clear(mp.jobs)
-		clear(mp.named)
-		clear(mp.namedIn)
-		mp.bytes = 0
+		mp.clearJobs()
 	}
 	// The call memory has its own bounds, so a busy app's model spans do
 	// not wipe the memory of trace jobs more often than before.
@@ -405,8 +414,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		mp.callBytes = 0
 	}
 	if len(mp.orphans) > maxRemembered/maxOrphanCalls*4 {
-		mp.LostLinks += int64(len(mp.orphans))
-		clear(mp.orphans)
+		mp.clearOrphans()
 	}
 	n := td.SpanCount()
 	refs := make([]spanRef, 0, n)
@@ -452,6 +460,15 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		}
 	}
 	mp.req, mp.reqRefs = index, refs
+	// The memory's changes are spooled at the request's time: the spool
+	// keeps a segment while its run's events may still be re-sent, and
+	// so the memory that explains them.
+	mp.memoTS = 0
+	for i := range refs {
+		if t := int64(refs[i].span.StartTimestamp()); t > mp.memoTS && t < ingest.MaxTS {
+			mp.memoTS = t
+		}
+	}
 	defer func() { mp.req, mp.reqRefs = nil, nil }()
 	parentOf := func(i int) int {
 		sp := refs[i].span
@@ -595,12 +612,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		// remembered (every call span of an app that puts job.id on each
 		// would fill the memory).
 		if !root && !refs[i].model {
-			k := spanKey{trace, self}
-			if _, had := mp.named[k]; !had {
-				mp.bytes += int64(len(id) + len(typ) + 64)
-				mp.namedIn[trace]++
-			}
-			mp.named[k] = [2]string{id, typ}
+			mp.putNamed(spanKey{trace, self}, [2]string{id, typ})
 		}
 		if o := mp.orphans[trace]; o != nil && id != "" {
 			// Calls of this trace went out under its trace ID: they are
@@ -616,7 +628,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 				}
 			}
 			if all {
-				delete(mp.orphans, trace)
+				mp.linked(trace)
 				_, jt := resolveJob(&refs[i], anc, i, mp.learned(trace, refs[i].span.ParentSpanID()))
 				var ev ingest.Event
 				ev.Reset()
@@ -640,10 +652,7 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 		if known[1] == "" {
 			known[1] = typ
 		}
-		if _, had := mp.jobs[trace]; !had {
-			mp.bytes += int64(len(known[0]) + len(known[1]) + 64)
-		}
-		mp.jobs[trace] = known
+		mp.putRoot(trace, known)
 	}
 	st.done()
 	for i := range refs {
@@ -835,23 +844,12 @@ func (mp *Mapper) MapTracesOnce(td ptrace.Traces) (events []ingest.Event, reject
 			continue
 		}
 		if !named && ev.JobID == lastTraceHex {
-			o := mp.orphans[r.span.TraceID()]
-			if o == nil {
-				o = &orphanCalls{}
-				mp.orphans[r.span.TraceID()] = o
-			}
-			if f := mp.frontier(r.span.TraceID(), r.span.SpanID(), r.span.ParentSpanID()); !slices.Contains(o.spans, f) {
-				if len(o.spans) < maxOrphanCalls && !f.IsEmpty() {
-					o.spans = append(o.spans, f)
-				} else {
-					o.over = true
-				}
-			}
+			mp.addOrphan(r.span.TraceID(), mp.frontier(r.span.TraceID(), r.span.SpanID(), r.span.ParentSpanID()))
 		}
 		events = append(events, ev)
 	}
 	st.done()
-	events, rejected, reason = checkEvents(events, rejected, reason)
+	events, rejected, reason = checkEvents(mp.takeMemos(events), rejected, reason)
 	return events, rejected, reason, keys
 }
 

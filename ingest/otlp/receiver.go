@@ -282,7 +282,7 @@ func (r *Receiver) deliver(ctx context.Context, evs []ingest.Event) error {
 				r.refused.Add(1)
 				return errSaturated
 			}
-			r.events.Add(int64(k))
+			r.events.Add(records(evs[:k]))
 			evs = evs[k:]
 		}
 		return nil
@@ -313,10 +313,22 @@ func (r *Receiver) deliver(ctx context.Context, evs []ingest.Event) error {
 			r.refused.Add(1)
 			return errSaturated
 		}
-		r.events.Add(int64(k))
+		r.events.Add(records(evs[:k]))
 		evs = evs[k:]
 	}
 	return nil
+}
+
+// records counts the events of b that are records, not the mapper's
+// memory (KindSpanLink).
+func records(b []ingest.Event) int64 {
+	n := int64(len(b))
+	for i := range b {
+		if b[i].Kind == ingest.KindSpanLink {
+			n--
+		}
+	}
+	return n
 }
 
 // Run binds the listeners and serves until ctx is done, then stops

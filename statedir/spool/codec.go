@@ -52,12 +52,25 @@ const (
 // maxBill is past every ingest.Bill bit.
 const maxBill = ingest.BillCompaction << 1
 
-// numKinds is how many kinds ingest has (KindTraceJob is the last;
+// numKinds is how many kinds ingest has (KindSpanLink is the last;
 // TestEventFields fails when one is added).
-const numKinds = int(ingest.KindTraceJob) + 1
+const numKinds = int(ingest.KindSpanLink) + 1
+
+// A KindSpanLink (a source's memory, spooled beside its events) is
+// written in a form every burnrate reads: kind unknown at time linkTS,
+// which an older build's decoder takes whole and then refuses as an event
+// out of range — skipped and counted, the events after it replayed (a
+// kind byte it does not know cut the rest of the segment: R8-18). Its own
+// time is kept in RetryAfterMs; this decoder gives it back.
+const linkTS = -1
 
 // appendEvent encodes ev at the end of b.
 func appendEvent(b []byte, ev *ingest.Event) []byte {
+	if ev.Kind == ingest.KindSpanLink {
+		link := *ev
+		link.Kind, link.TS, link.RetryAfterMs = ingest.KindUnknown, linkTS, ev.TS
+		ev = &link
+	}
 	b = binary.AppendVarint(b, ev.TS)
 	for _, s := range [...]string{ev.JobID, ev.JobType, ev.RunID, ev.CorrelationID, ev.IdempotencyKey, ev.ResponseID, ev.Provider, ev.Model, ev.ErrorType, ev.Tool} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -201,6 +214,11 @@ func (d *decoder) event(b []byte, ev *ingest.Event) ([]byte, error) {
 		return nil, errCorrupt
 	}
 	ev.Source = uint16(src)
+	if ev.Kind == ingest.KindUnknown && ev.TS == linkTS {
+		ev.Kind, ev.TS, ev.RetryAfterMs = ingest.KindSpanLink, ev.RetryAfterMs, ingest.NoRetryAfter
+	} else if ev.Kind == ingest.KindSpanLink {
+		return b[k:], errCorrupt // never written as such
+	}
 	if ev.Check() != ingest.Accepted {
 		return b[k:], errImplausible
 	}

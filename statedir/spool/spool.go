@@ -535,7 +535,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 		// writes again once space is back (the red team's full disk:
 		// one ENOSPC turned it off for the rest of the process).
 		if s.stop == nil || time.Since(s.lastCut) < time.Second {
-			return s.fail(len(b), errors.New("no segment open to write to (a new one could not be made; see the error before)"))
+			return s.fail(records(b), errors.New("no segment open to write to (a new one could not be made; see the error before)"))
 		}
 		s.lastCut = time.Now()
 		next := 1
@@ -543,7 +543,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 			next = s.segs[len(s.segs)-1].n + 1
 		}
 		if err := s.cut(next); err != nil {
-			return s.fail(len(b), err)
+			return s.fail(records(b), err)
 		}
 		fmt.Fprintf(os.Stderr, "burnrate: the spool %s writes again (segment %08d): the %d event(s) refused before are not in it — a restart will not have them\n", display.Text(s.dir), next, s.refused)
 	}
@@ -559,7 +559,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 		if len(buf)-start >= recordBytes || i == len(b)-1 {
 			payload := buf[start+headerBytes:]
 			if len(payload) > maxRecord {
-				return s.fail(len(b), errors.New("an event too large for a spool record"))
+				return s.fail(records(b), errors.New("an event too large for a spool record"))
 			}
 			if i < len(b)-1 {
 				payload[0] = 1 // the batch continues in the next record
@@ -578,7 +578,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 		if err := statfs(s.dir, &st); err == nil {
 			if free := int64(st.Bavail) * int64(st.Bsize); free-int64(len(buf)) < s.opt.KeepFree {
 				s.lowSpace = true
-				return s.fail(len(b), fmt.Errorf("%w: %d bytes free on the file system of %s, and the spool leaves the last %d to the journal, so that a kill can always be recorded and fired", ErrKeepFree, max(free, 0), s.dir, s.opt.KeepFree))
+				return s.fail(records(b), fmt.Errorf("%w: %d bytes free on the file system of %s, and the spool leaves the last %d to the journal, so that a kill can always be recorded and fired", ErrKeepFree, max(free, 0), s.dir, s.opt.KeepFree))
 			}
 		}
 		if s.lowSpace {
@@ -588,7 +588,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 	}
 	if s.total+int64(len(buf)) > s.opt.MaxBytes {
 		if !s.empty() {
-			return s.fail(len(b), fmt.Errorf("%w: %d bytes in %s, the cap is %d (--spool-max-bytes)", ErrFull, s.total, s.dir, s.opt.MaxBytes))
+			return s.fail(records(b), fmt.Errorf("%w: %d bytes in %s, the cap is %d (--spool-max-bytes)", ErrFull, s.total, s.dir, s.opt.MaxBytes))
 		}
 		// One batch larger than the cap, into a spool that holds no
 		// event: taken whole (a batch is replayed whole or not at all, so
@@ -602,7 +602,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 	head := &s.segs[len(s.segs)-1]
 	if head.bytes > int64(len(magic)) && head.bytes+int64(len(buf)) > s.opt.SegmentBytes {
 		if err := s.cut(head.n + 1); err != nil {
-			return s.fail(len(b), err)
+			return s.fail(records(b), err)
 		}
 		head = &s.segs[len(s.segs)-1]
 	}
@@ -614,7 +614,7 @@ func (s *Spool) Append(b ingest.Batch) error {
 		if cerr := s.cut(head.n + 1); cerr != nil {
 			s.head, s.lastCut = nil, time.Now()
 		}
-		return s.fail(len(b), err)
+		return s.fail(records(b), err)
 	}
 	head.bytes += int64(len(buf))
 	head.events += int64(len(b))
@@ -723,4 +723,16 @@ func (s *Spool) Close() error {
 	}
 	s.head = nil
 	return err
+}
+
+// records counts the events of b a person counts: not a source's memory
+// (ingest.KindSpanLink), spooled beside them.
+func records(b ingest.Batch) int {
+	n := len(b)
+	for i := range b {
+		if b[i].Kind == ingest.KindSpanLink {
+			n--
+		}
+	}
+	return n
 }
