@@ -517,21 +517,7 @@ func (r *Rules) Observe(st *correlate.State, job *correlate.Job, ev *ingest.Even
 }
 
 func (r *Rules) ceilings(st *correlate.State, job *correlate.Job, ts int64) {
-	if job.ID == correlate.UnattributedJob {
-		// The calls that name no job, from any app writing the stream:
-		// no job to stop — the run's ceiling weighs them, and the board
-		// says what they spent (red team R8-34: a kill POSTed for job
-		// "(unattributed)").
-		if r.jobCeilings.Over(job.Type, job.Spend) {
-			c := r.jobCeilings.For(job.Type).USD()
-			noKill := r.noKill
-			r.noKill = true
-			r.fire(Alert{Rule: RuleJobCeiling, Severity: correlate.SeverityWarning, Scope: "job", RunID: job.RunID, JobID: job.ID, SpendUSD: job.Spend.USD(),
-				CeilingUSD: c, Attempts: int64(job.Calls + job.ToolCalls), At: ts,
-				Reason: fmt.Sprintf("calls that name no job spent %s, over the job ceiling of %s after %d model calls: no job to stop, never a kill (the run ceiling weighs them); have the app name its job", correlate.USD(job.Spend.USD()), correlate.USD(c), job.Calls)})
-			r.noKill = noKill
-		}
-	} else if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
+	if r.jobCeilings.Over(job.Type, st.CeilingSpend(job)) {
 		c := r.jobCeilings.For(job.Type).USD()
 		// The figures that weighed: the kill's receiver logs or bills on
 		// spend_usd, and a sum half of which was placed by position or

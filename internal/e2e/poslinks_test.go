@@ -171,7 +171,7 @@ func TestUnattributedCallsAreNeverAKillSubject(t *testing.T) {
 	if _, kills := rc.snapshot(); len(kills) != 0 {
 		t.Errorf("kills %v: the calls that name no job are no job to stop", kills)
 	}
-	if !strings.Contains(stdout.String(), "calls that name no job spent") {
+	if !strings.Contains(stdout.String(), `"rule":"job_ceiling_guessed"`) || !strings.Contains(stdout.String(), `"job_id":"(unattributed)"`) {
 		t.Errorf("nothing says the unattributed calls passed the ceiling:\n%s", stdout.String())
 	}
 }
