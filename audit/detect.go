@@ -201,6 +201,7 @@ func detectIn(f *file) ([]Layer, error) {
 		}
 	}
 	out = dropOffPath(f, out)
+	out = dropNotLayers(f, out) // a store's retries (notlayers.go)
 	resolvePending(f, out)
 	return out, f.err
 }

@@ -89,6 +89,9 @@ func callees(code []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range calleeRe.FindAllSubmatch(code, 256) {
 		name := string(m[1])
+		if loggerCall(name) {
+			continue // a log line, not a call (notlayers.go)
+		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
 		}
@@ -190,6 +193,9 @@ func recallsBut(guarded, handler []byte, exVar string) (string, bool) {
 			if first, _, _ := strings.Cut(name, "."); strings.TrimSpace(first) == exVar && strings.Contains(name, ".") {
 				continue
 			}
+		}
+		if loggerCall(name) {
+			continue // a log line, not a call (notlayers.go)
 		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
