@@ -83,6 +83,9 @@ var detectors = []detector{
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 	{"the same call made again, as written, on any error (synchronous retry once)", fkPython, nil, pySyncRetryOnce},
+	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
+	{"fallback lists walked on error", fkPython, []string{"try"}, pyFallbackLists},
+	{"an except that sends the call again to another model", fkPython, []string{"except"}, pyModelSwitches},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -113,6 +116,9 @@ var detectors = []detector{
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
 	{"the same call made again, as written, in a catch (retry once)", fkJS, nil, jsRetryOnce},
+	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
+	{"fallback lists walked on error, engine waterfalls", fkJS, []string{"catch"}, jsFallbackLists},
+	{"a catch that sends the call again to another model", fkJS, []string{"catch"}, jsModelSwitches},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
@@ -125,6 +131,7 @@ var detectors = []detector{
 	{"hand-rolled loops", fkGo, nil, goHandLoops},
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
+	{"fallback lists walked on error (round 9, fallbacks.go)", fkGo, []string{"range"}, goFallbackLists},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},
 
