@@ -38,8 +38,8 @@ func fallbackLayer(rel string, line, attempts int, setting, group, note string) 
 }
 
 // fallbackList: a list's name that holds models, generators, providers
-// or engines to fall back on (its last segment).
-var fallbackList = regexp.MustCompile(`(?i)(?:fallback\w*|\w*(?:generators|models|llms|providers|engines|backends|deployments))$`)
+// or engines to fall back on (models_to_try, remainingEngines).
+var fallbackList = regexp.MustCompile(`(?i)fallback|generators|models|llms|providers|engines|backends|deployments`)
 
 var (
 	pyForEach   = regexp.MustCompile(`^for\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+(?:enumerate\(\s*)?([A-Za-z_][\w.]*)\s*\)?\s*:`)
@@ -86,6 +86,10 @@ func listLength(f *file, name string) (int, int, bool) {
 	if b >= len(code) {
 		return 0, 0, false
 	}
+	// The literal is the whole value: `[primary] + fallbacks` is longer.
+	if rest := bytes.TrimLeft(code[b+1:], " \t\r"); len(rest) > 0 && rest[0] != '\n' && rest[0] != ';' {
+		return 0, 0, false
+	}
 	n := 0
 	for _, p := range topLevelArgs(code[a:b]) {
 		p = bytes.TrimSpace(p)
@@ -113,7 +117,9 @@ func fallbackBound(f *file, list string) (int, string) {
 const fallbackNote = "a list walked on error: the next entry is tried when one fails — read it to confirm each entry sends the call"
 
 // pyFallbackLists: `for gen in self.chat_generators:` whose try uses the
-// entry and leaves on success, and whose handler goes on to the next.
+// entry and leaves on success, and whose handler goes on to the next —
+// always, or by a continue under a condition (`if is_retryable(e):
+// continue` before a raise: the next model on a retryable error).
 func pyFallbackLists(f *file) []Layer {
 	code := f.blanked()
 	if !bytes.Contains(code, []byte("try")) {
@@ -136,7 +142,7 @@ func pyFallbackLists(f *file) []Layer {
 				continue
 			}
 			try := code[h.tryAt:h.at]
-			if wordIn(try, v) && succeedsRe.Match(try) && sendsSomething(try) && !pyHandlerExits(code, h, "") {
+			if wordIn(try, v) && succeedsRe.Match(try) && sendsSomething(try) && (!pyHandlerExits(code, h, "") || wordIn(h.body, "continue")) {
 				ok = true
 				break
 			}
@@ -175,7 +181,7 @@ func jsFallbackLists(f *file) []Layer {
 				continue
 			}
 			try := code[c.tryA:c.tryB]
-			if (shift || wordIn(try, v)) && succeedsRe.Match(try) && sendsSomething(body) && (shift || !jsExits(code[c.bodyA:c.bodyB])) {
+			if (shift || wordIn(try, v)) && succeedsRe.Match(try) && sendsSomething(body) && (shift || !jsExits(code[c.bodyA:c.bodyB]) || wordIn(code[c.bodyA:c.bodyB], "continue")) {
 				ok = true
 				break
 			}

@@ -56,6 +56,17 @@ def lookup(providers, name):
     return None
 
 
+def ask_retryable(client, prompt, primary, fallbacks):
+    models_to_try = [primary] + fallbacks
+    for i, chat_model in enumerate(models_to_try):
+        try:
+            return client.chat.completions.create(model=chat_model, messages=[{"role": "user", "content": prompt}])
+        except Exception as e:
+            if is_retryable(e) and i < len(models_to_try) - 1:
+                continue
+            raise
+
+
 def ask_or_smaller(client, prompt):
     try:
         return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt}])
@@ -169,8 +180,9 @@ func TestFallbacksAreLayers(t *testing.T) {
 	check("src/ask.ts", 8, 2, "models has 2 entries")
 	check("src/ask.ts", 26, 2, `currentModel=getModel("gpt-4o-mini")`)
 	check("src/ask.ts", 36, 2, "remainingEngines")
-	check("app/fallback.py", 51, 2, `model="gpt-4o-mini"`)
+	check("app/fallback.py", 62, 2, `model="gpt-4o-mini"`)
 	check("mw/fallback.go", 11, 2, "f.Models")
+	check("app/fallback.py", 49, 2, "the list's length is the bound")
 	noLayerAt(t, r, "app/fallback.py", 31, "the handler raises: no next model")
 	noLayerAt(t, r, "app/fallback.py", 40, "a registry lookup sends nothing")
 	noLayerAt(t, r, "mw/fallback.go", 22, "a loop over models that sends nothing")
