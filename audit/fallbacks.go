@@ -263,7 +263,7 @@ func jsModelSwitches(f *file) []Layer {
 			continue // a loop's handler is the loop's
 		}
 		name, ok := recalls(code[c.tryA:c.tryB], code[c.bodyA:c.bodyB])
-		if !ok || !modelCallJS.Match(code[c.bodyA:c.bodyB]) && !talksToModel.MatchString(name) {
+		if !ok || !modelCallJS.Match(code[c.bodyA:c.bodyB]) && !modelCallName.MatchString(name) {
 			continue
 		}
 		if l, ok := switchLayer(f, c.tryA, c.tryB, c.bodyA, c.bodyB, name, "javascript"); ok {
@@ -290,7 +290,7 @@ func pyModelSwitches(f *file) []Layer {
 			continue
 		}
 		name, ok := recalls(code[tryA:h.at], code[h.at:h.end])
-		if !ok || !pyAsksModel(code[h.at:h.end]) && !talksToModel.MatchString(name) {
+		if !ok || !pyAsksModel(code[h.at:h.end]) && !modelCallName.MatchString(name) {
 			continue
 		}
 		if l, ok := switchLayer(f, tryA, h.at, h.at, h.end, name, "python"); ok {

@@ -51,8 +51,13 @@ var (
 )
 
 // talksOnlyToStore: f imports a store and no API client (and, in
-// JavaScript, calls no fetch).
+// JavaScript, calls no fetch), and asks no model through a helper of its
+// project's (a service that imports its ORM beside `chat_mdl.async_chat`
+// keeps its layers).
 func talksOnlyToStore(f *file) bool {
+	if reachesAPI(f.blanked()) || callsModelNamed(f.blanked()) {
+		return false
+	}
 	switch f.kind {
 	case fkPython:
 		imps := f.pyImports()
@@ -308,4 +313,19 @@ func backoffRetriesOnlyTransient(a []byte) bool {
 		}
 	}
 	return len(names) > 0
+}
+
+// modelCallName: a call's name that asks a model (chat_mdl.async_chat,
+// generate_completion, llm.invoke, embed_query) — not "model" alone,
+// which an ORM's vocabulary shares (cls.model.select).
+var modelCallName = regexp.MustCompile(`(?i)chat|llm|complet|prompt|gpt|claude|openai|anthropic|gemini|embed`)
+
+// callsModelNamed: some call of code is named for a model.
+func callsModelNamed(code []byte) bool {
+	for _, m := range calleeRe.FindAllSubmatch(code, -1) {
+		if modelCallName.Match(m[1]) {
+			return true
+		}
+	}
+	return false
 }

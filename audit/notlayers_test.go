@@ -294,3 +294,40 @@ func TestBackoffDeadlineAndUnraisableExceptions(t *testing.T) {
 		}
 	}
 }
+
+// A service that imports its ORM beside a model call keeps its layers:
+// the store filter reads the whole file. Its SQL, written by the model
+// and run, is written again with the error when it fails (a tuple target
+// `tbl, sql = await get_table()`: the call sent again).
+func TestORMServiceWithModelCallKeepsLayers(t *testing.T) {
+	r := scanOne(t, "services/answer.py", `import logging
+
+from peewee import fn
+
+
+async def answer(chat_mdl, question, run_sql):
+    user_prompt = question
+
+    async def get_table():
+        sql = await chat_mdl.async_chat(user_prompt)
+        return run_sql(sql), sql
+
+    try:
+        tbl, sql = await get_table()
+    except Exception as e:
+        logging.warning("sql failed: %s", e)
+        user_prompt = f"{question}\nThe SQL failed with: {e}\nWrite it again."
+        try:
+            tbl, sql = await get_table()
+        except Exception:
+            return None
+    return tbl
+
+
+def count_rows(model):
+    return model.select(fn.COUNT(model.id)).scalar()
+`)
+	if l := layerAt(t, r, "services/answer.py", 15); l.Attempts != 2 || !strings.Contains(l.Setting, "get_table") {
+		t.Errorf("SQL written again after its error: attempts=%d setting=%q", l.Attempts, l.Setting)
+	}
+}

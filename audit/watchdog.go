@@ -950,7 +950,9 @@ func pyRetryOnce(f *file) []Layer {
 // callee's last segment. Awaited: a request over the network, not a
 // serializer's fallback (output.model_dump(mode="json"), then
 // model_dump()); a synchronous retry-once is not read.
-var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:([A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*await[ \t]+([A-Za-z_][\w.]*)[ \t]*\(`)
+// A tuple target (`tbl, sql = await get_table()`) is a target too (issue
+// 37, round 9: ragflow's SQL regenerated after an execution error).
+var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:((?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)*[A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*await[ \t]+([A-Za-z_][\w.]*)[ \t]*\(`)
 
 // atTopLevel reports, for a match at off in block, that it is a statement
 // of its own: no bracket of the block is open there (a keyword argument
