@@ -42,8 +42,8 @@ func fallbackLayer(rel string, line, attempts int, setting, group, note string) 
 var fallbackList = regexp.MustCompile(`(?i)fallback|generators|models|llms|providers|engines|backends|deployments`)
 
 var (
-	pyForEach   = regexp.MustCompile(`^for\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+(?:enumerate\(\s*)?([A-Za-z_][\w.]*)\s*\)?\s*:`)
-	jsForOf     = regexp.MustCompile(`\bfor\s*\(\s*(?:const|let|var)\s+(?:\[\s*\w+\s*,\s*)?([A-Za-z_$][\w$]*)\s*\]?\s+of\s+([A-Za-z_$][\w$.]*?)(?:\.entries\(\s*\))?\s*\)\s*\{`)
+	pyForEach   = regexp.MustCompile(`^for\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+(?:enumerate\(\s*)?([A-Za-z_][\w.]*|\[[^\]\n]{1,120}\])\s*\)?\s*:`)
+	jsForOf     = regexp.MustCompile(`\bfor\s*\(\s*(?:const|let|var)\s+(?:\[\s*\w+\s*,\s*)?([A-Za-z_$][\w$]*)\s*\]?\s+of\s+([A-Za-z_$][\w$.]*?|\[[^\]\n]{1,120}\])(?:\.entries\(\s*\))?\s*\)\s*\{`)
 	jsShiftLoop = regexp.MustCompile(`\bwhile\s*\(\s*([A-Za-z_$][\w$.]*)\.length\s*(?:>\s*0|!==?\s*0)?\s*\)\s*\{`)
 	goRangeLoop = regexp.MustCompile(`\bfor\s+_\s*,\s*(\w+)\s*:=\s*range\s+([A-Za-z_][\w.]*)\s*\{`)
 	succeedsRe  = regexp.MustCompile(`\breturn\b|\bbreak\b`)
@@ -106,8 +106,39 @@ func listLength(f *file, name string) (int, int, bool) {
 	return n, f.lines().at(m[0]), true
 }
 
+// temperatureName: a loop over temperatures, asking the same model again
+// hotter each time an answer fails (firecrawl's `for (const temp of
+// temperatures)`): a re-ask, bounded by the list.
+var temperatureName = regexp.MustCompile(`(?i)^temp(?:erature)?s?$|temperatures`)
+
+// walksFallbacks: the loop `for v in list` walks models, generators,
+// engines or temperatures — by the list's name, or for a written list by
+// the entry's.
+func walksFallbacks(v, list string) bool {
+	if strings.HasPrefix(list, "[") {
+		return temperatureName.MatchString(v) || fallbackList.MatchString(v)
+	}
+	return fallbackList.MatchString(list) || temperatureName.MatchString(list)
+}
+
+// walkLayer is a fallback's layer, or a re-ask's when the list is of
+// temperatures.
+func walkLayer(rel string, line, n int, setting, group, v, list string) Layer {
+	l := fallbackLayer(rel, line, n, setting, group, fallbackNote)
+	if temperatureName.MatchString(v) || temperatureName.MatchString(list) {
+		l.Library = "re-ask at the next temperature (a list walked on error)"
+		l.Note = "the model asked again, at another temperature, when an answer fails: read it to confirm"
+	}
+	return l
+}
+
 // fallbackBound sets l's bound from the list it walks, when written.
 func fallbackBound(f *file, list string) (int, string) {
+	if strings.HasPrefix(list, "[") {
+		if n := len(topLevelArgs([]byte(list[1 : len(list)-1]))); n > 0 {
+			return n, "; " + strconv.Itoa(n) + " entries"
+		}
+	}
 	if n, line, ok := listLength(f, list); ok {
 		return n, "; " + list + " has " + strconv.Itoa(n) + " entries (line " + strconv.Itoa(line) + ")"
 	}
@@ -132,9 +163,13 @@ func pyFallbackLists(f *file) []Layer {
 			continue
 		}
 		v, list := string(code[m[2]:m[3]]), string(code[m[4]:m[5]])
-		if !fallbackList.MatchString(list) {
+		if !walksFallbacks(v, list) {
 			continue
 		}
+		// A loop over temperatures asks again even when the entry goes
+		// unused (`// temperature: temp,` commented out): the same
+		// question, once per entry.
+		temps := temperatureName.MatchString(v) || temperatureName.MatchString(list)
 		end := min(pyBlockEndWithin(code, m[0], m[1], maxCountedLoopBytes), len(code))
 		ok := false
 		for _, h := range hs {
@@ -142,7 +177,7 @@ func pyFallbackLists(f *file) []Layer {
 				continue
 			}
 			try := code[h.tryAt:h.at]
-			if wordIn(try, v) && succeedsRe.Match(try) && sendsSomething(try) && (!pyHandlerExits(code, h, "") || wordIn(h.body, "continue")) {
+			if (wordIn(try, v) || temps) && succeedsRe.Match(try) && sendsSomething(try) && (!pyHandlerExits(code, h, "") || wordIn(h.body, "continue")) {
 				ok = true
 				break
 			}
@@ -151,7 +186,7 @@ func pyFallbackLists(f *file) []Layer {
 			continue
 		}
 		n, more := fallbackBound(f, list)
-		out = append(out, fallbackLayer(f.rel, f.lines().at(m[0]), n, strings.TrimSpace(string(code[m[0]:m[1]]))+more, "python", fallbackNote))
+		out = append(out, walkLayer(f.rel, f.lines().at(m[0]), n, strings.TrimSpace(string(code[m[0]:m[1]]))+more, "python", v, list))
 	}
 	return out
 }
@@ -167,10 +202,15 @@ func jsFallbackLists(f *file) []Layer {
 	cs, _ := f.catches()
 	var out []Layer
 	walk := func(m []int, v, list string, shift bool) {
-		if !fallbackList.MatchString(list) {
+		if !walksFallbacks(v, list) {
 			return
 		}
-		a, b := args(code, m[1]-1)
+		temps := temperatureName.MatchString(v) || temperatureName.MatchString(list)
+		b := closeOf(code, m[1]-1, maxLoopBodyBytes)
+		if b < 0 {
+			return
+		}
+		a := m[1]
 		body := code[a:b]
 		if shift && !bytes.Contains(body, []byte(list+".shift()")) {
 			return
@@ -181,7 +221,7 @@ func jsFallbackLists(f *file) []Layer {
 				continue
 			}
 			try := code[c.tryA:c.tryB]
-			if (shift || wordIn(try, v)) && succeedsRe.Match(try) && sendsSomething(body) && (shift || !jsExits(code[c.bodyA:c.bodyB]) || wordIn(code[c.bodyA:c.bodyB], "continue")) {
+			if (shift || temps || wordIn(try, v)) && succeedsRe.Match(try) && sendsSomething(body) && (shift || !jsExits(code[c.bodyA:c.bodyB]) || wordIn(code[c.bodyA:c.bodyB], "continue")) {
 				ok = true
 				break
 			}
@@ -191,7 +231,7 @@ func jsFallbackLists(f *file) []Layer {
 		}
 		n, more := fallbackBound(f, list)
 		head := strings.TrimSpace(string(code[m[0] : m[1]-1]))
-		out = append(out, fallbackLayer(f.rel, f.lines().at(m[0]), n, head+more, "javascript", fallbackNote))
+		out = append(out, walkLayer(f.rel, f.lines().at(m[0]), n, head+more, "javascript", v, list))
 	}
 	for _, m := range scanAt(code, "for", jsForOf, 200) {
 		walk(m, string(code[m[2]:m[3]]), string(code[m[4]:m[5]]), false)
@@ -215,8 +255,11 @@ func goFallbackLists(f *file) []Layer {
 		if !fallbackList.MatchString(list) {
 			continue
 		}
-		a, b := args(code, m[1]-1)
-		body := code[a:b]
+		b := closeOf(code, m[1]-1, maxLoopBodyBytes)
+		if b < 0 {
+			continue
+		}
+		body := code[m[1]:b]
 		if !wordIn(body, v) || !goErrNilRet.Match(body) || !sendsSomething(body) {
 			continue
 		}

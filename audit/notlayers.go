@@ -89,8 +89,19 @@ func dropNotLayers(f *file, out []Layer) []Layer {
 		return out
 	}
 	storeOnly, judged := false, false
+	// A fallback or a re-ask found where another rule found the loop is
+	// that loop, told once.
+	taken := map[int]bool{}
+	for _, l := range out {
+		if l.File == f.rel && l.DefaultID != "fallback" && l.DefaultID != "reask" {
+			taken[l.Line] = true
+		}
+	}
 	kept := out[:0]
 	for _, l := range out {
+		if l.File == f.rel && (l.DefaultID == "fallback" || l.DefaultID == "reask") && taken[l.Line] {
+			continue
+		}
 		if l.File == f.rel && (l.Kind == KindWrapper || l.Kind == KindWatchdog) {
 			if !judged {
 				storeOnly, judged = talksOnlyToStore(f), true

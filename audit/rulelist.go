@@ -86,6 +86,7 @@ var detectors = []detector{
 	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
 	{"fallback lists walked on error", fkPython, []string{"try"}, pyFallbackLists},
 	{"an except that sends the call again to another model", fkPython, []string{"except"}, pyModelSwitches},
+	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -119,6 +120,7 @@ var detectors = []detector{
 	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
 	{"fallback lists walked on error, engine waterfalls", fkJS, []string{"catch"}, jsFallbackLists},
 	{"a catch that sends the call again to another model", fkJS, []string{"catch"}, jsModelSwitches},
+	{"AI SDK experimental_repairText that asks a model (round 9, reasks9.go)", fkJS, []string{"repairText"}, jsRepairTexts},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
