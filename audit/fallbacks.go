@@ -71,9 +71,10 @@ func listLength(f *file, name string) (int, int, bool) {
 	var m []int
 	for _, c := range re.FindAllIndex(code, 16) {
 		// A keyword argument (to_dict(chat_generators=[…])) is no
-		// assignment: the line before ends in an open bracket or a comma.
+		// assignment: the line before ends in an open parenthesis or a
+		// comma (a brace opens a JavaScript block).
 		prev := bytes.TrimRight(code[:c[0]], " \t\r\n")
-		if len(prev) > 0 && bytes.IndexByte([]byte("(,[{"), prev[len(prev)-1]) >= 0 {
+		if len(prev) > 0 && (prev[len(prev)-1] == '(' || prev[len(prev)-1] == ',') {
 			continue
 		}
 		m = c
