@@ -87,6 +87,7 @@ var detectors = []detector{
 	{"fallback lists walked on error", fkPython, []string{"try"}, pyFallbackLists},
 	{"an except that sends the call again to another model", fkPython, []string{"except"}, pyModelSwitches},
 	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
+	{"an except that sends the call again with a longer timeout (round 9, resends9.go)", fkPython, []string{"except"}, pyLongerTimeouts},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -121,6 +122,8 @@ var detectors = []detector{
 	{"fallback lists walked on error, engine waterfalls", fkJS, []string{"catch"}, jsFallbackLists},
 	{"a catch that sends the call again to another model", fkJS, []string{"catch"}, jsModelSwitches},
 	{"AI SDK experimental_repairText that asks a model (round 9, reasks9.go)", fkJS, []string{"repairText"}, jsRepairTexts},
+	{"a catch that sends the call again with a longer timeout (round 9, resends9.go)", fkJS, []string{"catch"}, jsLongerTimeouts},
+	{"poll loops with an error budget (round 9, resends9.go)", fkJS, []string{"while", "catch"}, errorBudgetLoops},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},

@@ -1,0 +1,191 @@
+package audit
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Re-sends without a retry's vocabulary (issue 37, round 9's misses):
+//
+//   - the call sent again once, in its handler, with a longer timeout
+//     (`catch (e) { return await attemptScrape(options.timeout * 2) }`):
+//     2 tries — the same call, only given more time;
+//   - a poll loop with an error budget: `while (status === undefined) {
+//     if (errors.length >= errorLimit) throw …; try { status = await
+//     checkStatus(…) } catch (e) { errors.push(e) } }` — each failed call
+//     is sent again until the budget is spent: errorLimit tries.
+
+// timeoutGrown: an argument that grows a timeout (options.timeout * 2,
+// 2 * timeout, timeout_s * 2, timeout + 30000).
+var timeoutGrown = regexp.MustCompile(`(?i)[\w$.]*time_?out[\w$]*\s*(?:\*\s*[0-9.]+|\+\s*[0-9.]+)|[0-9.]+\s*\*\s*[\w$.]*time_?out`)
+
+// jsLongerTimeouts: a catch, not in a loop, that calls the try's call
+// again with a grown timeout.
+func jsLongerTimeouts(f *file) []Layer {
+	code := f.blanked()
+	cs, stall := f.catches()
+	var loops []jsLoop
+	var out []Layer
+	for i, c := range cs {
+		if stall[i] {
+			continue // a watchdog's (watchdog.go)
+		}
+		if loops == nil {
+			loops = jsLoops(code)
+		}
+		if _, in := innermost(loops, c.tryA, c.bodyB); in {
+			continue
+		}
+		name, ok := recalls(code[c.tryA:c.tryB], code[c.bodyA:c.bodyB])
+		if !ok {
+			continue
+		}
+		if l, ok := grownRecall(f, c.bodyA, c.bodyB, name, "javascript"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pyLongerTimeouts is jsLongerTimeouts for an except.
+func pyLongerTimeouts(f *file) []Layer {
+	code := f.blanked()
+	hs, stall := f.handlers()
+	var out []Layer
+	for i, h := range hs {
+		if stall[i] {
+			continue
+		}
+		if _, in := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); in {
+			continue
+		}
+		tryA := h.tryAt + len("try:")
+		if tryA > h.at {
+			continue
+		}
+		name, ok := recalls(code[tryA:h.at], code[h.at:h.end])
+		if !ok {
+			continue
+		}
+		if l, ok := grownRecall(f, h.at, h.end, name, "python"); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// grownRecall: the handler code[a:b] calls name with a grown timeout
+// among its arguments; the layer is at that call.
+func grownRecall(f *file, a, b int, name, group string) (Layer, bool) {
+	code := f.blanked()
+	// The call by its last name, a method's too (client.get(…)).
+	re, err := regexp.Compile(`(?:^|[^\w$])` + regexp.QuoteMeta(name) + `\s*\(`)
+	if err != nil {
+		return Layer{}, false
+	}
+	for _, m := range re.FindAllIndex(code[a:b], maxCandidates) {
+		o := m[1] - 1
+		x, y := args(code[a:b], o)
+		if timeoutGrown.Match(code[a+x : a+y]) {
+			at := a + o // the line of its parenthesis
+			return resendLayer(f.rel, f.lines().at(at), 2, name+"(…) sent again with "+display1(strings.TrimSpace(string(timeoutGrown.Find(code[a+x:a+y])))), group,
+				"the call sent again, once, with a longer timeout: read it to confirm which failures it follows"), true
+		}
+	}
+	return Layer{}, false
+}
+
+func resendLayer(rel string, line, attempts int, setting, group, note string) Layer {
+	l := handRolled(rel, line, attempts, setting, group, note)
+	l.Retries4xx = false // sent again for time, after a timeout or a failure to answer
+	return l
+}
+
+var (
+	budgetWhile = regexp.MustCompile(`\bwhile\s*\(`)
+	// errorBudget: `if (errors.length >= errorLimit)`, `if error_count > max_errors:`.
+	errorBudget = regexp.MustCompile(`\bif\s*\(?\s*(?:len\(\s*)?([A-Za-z_$][\w$.]*?)(?:\.length)?\s*\)?\s*(>=?)\s*([A-Za-z_$][\w$.]*|[0-9]+)\s*\)?`)
+	errorName   = regexp.MustCompile(`(?i)err|fail`)
+)
+
+// errorBudgetLoops: a while loop that stops when its count of errors
+// reaches a budget, and whose catch or except adds to that count.
+func errorBudgetLoops(f *file) []Layer {
+	code := f.blanked()
+	if !bytes.Contains(code, []byte("while")) {
+		return nil
+	}
+	var out []Layer
+	for _, m := range scanAt(code, "while", budgetWhile, 40) {
+		var body []byte
+		var a, b int
+		open := closeOf(code, m[1]-1, maxArgBytes)
+		if open < 0 {
+			continue
+		}
+		brace := bytes.IndexByte(code[open:min(len(code), open+8)], '{')
+		if brace < 0 {
+			continue
+		}
+		a = open + brace
+		b = closeOf(code, a, maxLoopBodyBytes)
+		if b < 0 {
+			continue
+		}
+		body = code[a:b]
+		bm := errorBudget.FindSubmatchIndex(body)
+		if bm == nil {
+			continue
+		}
+		name := string(body[bm[2]:bm[3]])
+		if !errorName.MatchString(name) || !budgetExits(body[bm[1]:]) {
+			continue
+		}
+		if !jsAddsTo(f, a, b, name) {
+			continue
+		}
+		offset := 0
+		if string(body[bm[4]:bm[5]]) == ">" {
+			offset = 1
+		}
+		bound := string(body[bm[6]:bm[7]])
+		if l, ok := loopLayer(f, m[0], bound, offset, "while (…) with an error budget: "+strings.TrimSpace(string(body[bm[0]:bm[1]])), "javascript",
+			"a loop that sends the call again after each failure until its error budget is spent: read it to confirm"); ok {
+			l.Retries4xx = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// budgetExits: the budget test's block throws, returns or breaks.
+func budgetExits(after []byte) bool {
+	i := bytes.IndexByte(after, '{')
+	if i < 0 || len(bytes.TrimSpace(after[:i])) > 0 {
+		st := after[:min(len(after), 200)]
+		if nl := bytes.IndexByte(st, '\n'); nl >= 0 && i < 0 {
+			st = st[:nl]
+		}
+		return bytes.Contains(st, []byte("throw")) || bytes.Contains(st, []byte("return")) || bytes.Contains(st, []byte("break"))
+	}
+	e := closeOf(after, i, maxArgBytes)
+	if e < 0 {
+		return false
+	}
+	blk := after[i:e]
+	return bytes.Contains(blk, []byte("throw")) || bytes.Contains(blk, []byte("return")) || bytes.Contains(blk, []byte("break"))
+}
+
+// jsAddsTo: a catch inside code[a:b] pushes to name or counts it up.
+func jsAddsTo(f *file, a, b int, name string) bool {
+	code := f.blanked()
+	cs, _ := f.catches()
+	add := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*(?:\.push\s*\(|\+\+|\+=)`)
+	for _, c := range cs {
+		if c.tryA >= a && c.bodyB <= b && add.Match(code[c.bodyA:c.bodyB]) {
+			return true
+		}
+	}
+	return false
+}
