@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -188,4 +189,77 @@ func jsAddsTo(f *file, a, b int, name string) bool {
 		}
 	}
 	return false
+}
+
+// A function that calls itself again with its try counter counted down
+// (`return await robustFetch({ ...params, tryCount: tryCount - 1 })`
+// while `tryCount > 1`): as many tries as the counter it is given — its
+// default, or what its calls pass (other files' included: resolveCallSites
+// reads `{ tryCount: 3 }` in a call's object argument).
+var (
+	jsFuncDef     = regexp.MustCompile(`\b(?:async\s+)?function\s+([A-Za-z_$][\w$]*)\s*(?:<[^(]*>)?\s*\(`)
+	tryCounterArg = regexp.MustCompile(`(?i)\b((?:try|tries|attempt|retr)\w*)\s*(?::\s*([A-Za-z_$][\w$]*)\s*-\s*1\b|-\s*1\b)`)
+	jsParamDflt   = `\s*(?::\s*[\w$<>\[\]|]+\s*)?=\s*([0-9]+)`
+)
+
+func jsSelfCountdowns(f *file) []Layer {
+	code := f.blanked()
+	var out []Layer
+	for _, m := range jsFuncDef.FindAllSubmatchIndex(code, maxCandidates) {
+		name := string(code[m[2]:m[3]])
+		pa, pb := args(code, m[1]-1)
+		open := bytes.IndexByte(code[pb:min(len(code), pb+maxArgBytes)], '{')
+		if open < 0 {
+			continue
+		}
+		end := closeOf(code, pb+open, maxLoopBodyBytes)
+		if end < 0 {
+			continue
+		}
+		body := code[pb+open : end]
+		counter := ""
+		for _, c := range callsOf(body, name, false) {
+			x, y := args(body, c)
+			cm := tryCounterArg.FindSubmatch(body[x:y])
+			if cm == nil || len(cm[2]) > 0 && string(cm[2]) != string(cm[1]) {
+				continue
+			}
+			counter = string(cm[1])
+			at := pb + open + c
+			dflt := 1
+			re, err := regexp.Compile(`\b` + regexp.QuoteMeta(counter) + jsParamDflt)
+			if err != nil {
+				break
+			}
+			if dm := re.FindSubmatch(code[pa:pb]); dm != nil {
+				dflt = atoiOr(string(dm[1]), 1)
+			}
+			setting := name + "(…) calls itself with " + counter + " - 1"
+			note := "a function that sends the request again by calling itself with one try fewer: read it to confirm"
+			l := handRolled(f.rel, f.lines().at(at), dflt, setting+" ("+counter+" = "+strconv.Itoa(dflt)+", default of the parameter)", "javascript", note)
+			l.calledAs, l.callBase = &paramFn{bound: counter, name: name, kw: counter, dflt: strconv.Itoa(dflt)}, dflt
+			if dflt < 2 {
+				l.Attempts, l.loopPending = 0, true // one try unless a call passes more
+				l.Setting = setting
+			}
+			out = append(out, l)
+			break
+		}
+	}
+	return out
+}
+
+// objectKey: arg is an object literal `{ …, kw: value, … }`; the value,
+// nil when it has no such key at its top level.
+func objectKey(arg []byte, kw string) []byte {
+	if len(arg) < 2 || arg[0] != '{' || arg[len(arg)-1] != '}' {
+		return nil
+	}
+	for _, p := range topLevelArgs(arg[1 : len(arg)-1]) {
+		p = bytes.TrimSpace(p)
+		if k, v, ok := bytes.Cut(p, []byte(":")); ok && string(bytes.TrimSpace(k)) == kw {
+			return bytes.TrimSpace(v)
+		}
+	}
+	return nil
 }

@@ -90,3 +90,53 @@ async def fetch_page(client, url, timeout=30):
 		t.Errorf("doubled timeout: attempts=%d, want 2", l.Attempts)
 	}
 }
+
+// A function that calls itself with one try fewer sends the request as
+// many times as it is given: its default, or what a call in another file
+// passes in its object argument. Pagination that calls itself with the
+// next page is no retry.
+func TestSelfCallCountingTriesDown(t *testing.T) {
+	r := scanTree(t, map[string]string{
+		"src/lib/fetch.ts": `export async function robustFetch({ url, tryCount = 1 }: { url: string; tryCount?: number }): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (error) {
+    if (tryCount > 1) {
+      return await robustFetch({ url, tryCount: tryCount - 1 });
+    }
+    throw error;
+  }
+  return await res.text();
+}
+
+export async function fetchAll(url: string, page = 1): Promise<string[]> {
+  const res = await fetch(url + "?page=" + page);
+  const more = res.headers.get("x-more") === "1";
+  return more ? [await res.text(), ...(await fetchAll(url, page + 1))] : [await res.text()];
+}
+`,
+		"src/engines/scrape.ts": `import { robustFetch } from "../lib/fetch";
+
+export async function scrape(url: string) {
+  return await robustFetch({ url, tryCount: 3 });
+}
+`,
+		"src/lib/ping.ts": `export async function ping(url: string, attempts = 4): Promise<boolean> {
+  try {
+    await fetch(url);
+    return true;
+  } catch {
+    return attempts > 1 ? ping(url, attempts - 1) : false;
+  }
+}
+`,
+	})
+	if l := layerAt(t, r, "src/lib/fetch.ts", 7); l.Attempts != 3 || !strings.Contains(l.Setting, "src/engines/scrape.ts") {
+		t.Errorf("robustFetch: attempts=%d setting=%q, want 3 from scrape.ts", l.Attempts, l.Setting)
+	}
+	noLayerAt(t, r, "src/lib/fetch.ts", 17, "the next page is no retry")
+	if l := layerAt(t, r, "src/lib/ping.ts", 6); l.Attempts != 4 {
+		t.Errorf("ping: attempts=%d, want 4 (the parameter's default)", l.Attempts)
+	}
+}

@@ -124,6 +124,7 @@ var detectors = []detector{
 	{"AI SDK experimental_repairText that asks a model (round 9, reasks9.go)", fkJS, []string{"repairText"}, jsRepairTexts},
 	{"a catch that sends the call again with a longer timeout (round 9, resends9.go)", fkJS, []string{"catch"}, jsLongerTimeouts},
 	{"poll loops with an error budget (round 9, resends9.go)", fkJS, []string{"while", "catch"}, errorBudgetLoops},
+	{"a function that calls itself with one try fewer (round 9, resends9.go)", fkJS, []string{"function"}, jsSelfCountdowns},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
