@@ -140,3 +140,26 @@ export async function scrape(url: string) {
 		t.Errorf("ping: attempts=%d, want 4 (the parameter's default)", l.Attempts)
 	}
 }
+
+// httpx's transport retries a connection that cannot be made, never a
+// sent request: retries=3 is 4 attempts on connect errors, no 400 sent
+// again; retries unset or 0 is no layer.
+func TestHTTPXTransportRetriesConnectOnly(t *testing.T) {
+	r := scanOne(t, "app/client.py", `import httpx
+from httpx import AsyncHTTPTransport
+
+sync_client = httpx.Client(transport=httpx.HTTPTransport(retries=3))
+async_client = httpx.AsyncClient(transport=AsyncHTTPTransport(retries=2, http2=True))
+plain = httpx.Client(transport=httpx.HTTPTransport(verify=False))
+none = httpx.Client(transport=httpx.HTTPTransport(retries=0))
+`)
+	l := layerAt(t, r, "app/client.py", 4)
+	if l.Attempts != 4 || l.Retries4xx || !strings.Contains(l.Note, "connect errors only") {
+		t.Errorf("HTTPTransport(retries=3): attempts=%d 4xx=%v note=%q, want 4 on connect errors only", l.Attempts, l.Retries4xx, l.Note)
+	}
+	if l := layerAt(t, r, "app/client.py", 5); l.Attempts != 3 {
+		t.Errorf("AsyncHTTPTransport(retries=2): attempts=%d, want 3", l.Attempts)
+	}
+	noLayerAt(t, r, "app/client.py", 6, "retries unset: one connection attempt")
+	noLayerAt(t, r, "app/client.py", 7, "retries=0")
+}

@@ -88,6 +88,7 @@ var detectors = []detector{
 	{"an except that sends the call again to another model", fkPython, []string{"except"}, pyModelSwitches},
 	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
 	{"an except that sends the call again with a longer timeout (round 9, resends9.go)", fkPython, []string{"except"}, pyLongerTimeouts},
+	{"httpx transports with retries= (connect errors only)", fkPython, []string{"Transport"}, httpxTransports},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
