@@ -152,6 +152,13 @@ sync_client = httpx.Client(transport=httpx.HTTPTransport(retries=3))
 async_client = httpx.AsyncClient(transport=AsyncHTTPTransport(retries=2, http2=True))
 plain = httpx.Client(transport=httpx.HTTPTransport(verify=False))
 none = httpx.Client(transport=httpx.HTTPTransport(retries=0))
+
+
+class MistralChat:
+    max_retries: int = 5
+
+    def client(self):
+        return httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=self.max_retries))
 `)
 	l := layerAt(t, r, "app/client.py", 4)
 	if l.Attempts != 4 || l.Retries4xx || !strings.Contains(l.Note, "connect errors only") {
@@ -159,6 +166,9 @@ none = httpx.Client(transport=httpx.HTTPTransport(retries=0))
 	}
 	if l := layerAt(t, r, "app/client.py", 5); l.Attempts != 3 {
 		t.Errorf("AsyncHTTPTransport(retries=2): attempts=%d, want 3", l.Attempts)
+	}
+	if l := layerAt(t, r, "app/client.py", 14); l.Attempts != 6 {
+		t.Errorf("retries=self.max_retries (5): attempts=%d, want 6", l.Attempts)
 	}
 	noLayerAt(t, r, "app/client.py", 6, "retries unset: one connection attempt")
 	noLayerAt(t, r, "app/client.py", 7, "retries=0")
