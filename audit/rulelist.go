@@ -89,6 +89,7 @@ var detectors = []detector{
 	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
 	{"an except that sends the call again with a longer timeout (round 9, resends9.go)", fkPython, []string{"except"}, pyLongerTimeouts},
 	{"httpx transports with retries= (connect errors only)", fkPython, []string{"Transport"}, httpxTransports},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkPython, nil, authRefreshResends},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -126,6 +127,7 @@ var detectors = []detector{
 	{"a catch that sends the call again with a longer timeout (round 9, resends9.go)", fkJS, []string{"catch"}, jsLongerTimeouts},
 	{"poll loops with an error budget (round 9, resends9.go)", fkJS, []string{"while", "catch"}, errorBudgetLoops},
 	{"a function that calls itself with one try fewer (round 9, resends9.go)", fkJS, []string{"function"}, jsSelfCountdowns},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkJS, nil, authRefreshResends},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
@@ -139,6 +141,7 @@ var detectors = []detector{
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
 	{"fallback lists walked on error (round 9, fallbacks.go)", fkGo, []string{"range"}, goFallbackLists},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkGo, nil, authRefreshResends},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},
 
