@@ -28,6 +28,8 @@ type file struct {
 	// (watchdog.go), found once per file.
 	jsc      []jsCatch
 	jscStall []bool
+	jsl      []jsLoop // the JS loops (watchdog.go's jsLoops), found once: round 9's handler rules ask too
+	jslDone  bool
 	pyh      []pyHandler
 	pyhStall []bool
 	ln       lines

@@ -340,3 +340,12 @@ func callsModelNamed(code []byte) bool {
 	}
 	return false
 }
+
+// loops are the file's JavaScript loops, found once for every rule that
+// asks whether a handler sits in one.
+func (f *file) loops() []jsLoop {
+	if !f.jslDone {
+		f.jsl, f.jslDone = jsLoops(f.blanked()), true
+	}
+	return f.jsl
+}

@@ -26,20 +26,16 @@ var timeoutGrown = regexp.MustCompile(`(?i)[\w$.]*time_?out[\w$]*\s*(?:\*\s*[0-9
 func jsLongerTimeouts(f *file) []Layer {
 	code := f.blanked()
 	cs, stall := f.catches()
-	var loops []jsLoop
 	var out []Layer
 	for i, c := range cs {
 		if stall[i] {
 			continue // a watchdog's (watchdog.go)
 		}
-		if loops == nil {
-			loops = jsLoops(code)
-		}
-		if _, in := innermost(loops, c.tryA, c.bodyB); in {
+		name, ok := recalls(code[c.tryA:c.tryB], code[c.bodyA:c.bodyB])
+		if !ok || !timeoutGrown.Match(code[c.bodyA:c.bodyB]) {
 			continue
 		}
-		name, ok := recalls(code[c.tryA:c.tryB], code[c.bodyA:c.bodyB])
-		if !ok {
+		if _, in := innermost(f.loops(), c.tryA, c.bodyB); in {
 			continue
 		}
 		if l, ok := grownRecall(f, c.bodyA, c.bodyB, name, "javascript"); ok {
@@ -58,15 +54,15 @@ func pyLongerTimeouts(f *file) []Layer {
 		if stall[i] {
 			continue
 		}
-		if _, in := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); in {
-			continue
-		}
 		tryA := h.tryAt + len("try:")
-		if tryA > h.at {
+		if tryA > h.at || !timeoutGrown.Match(code[h.at:h.end]) {
 			continue
 		}
 		name, ok := recalls(code[tryA:h.at], code[h.at:h.end])
 		if !ok {
+			continue
+		}
+		if _, in := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); in {
 			continue
 		}
 		if l, ok := grownRecall(f, h.at, h.end, name, "python"); ok {
