@@ -51,12 +51,16 @@ var (
 	sendsWord   = regexp.MustCompile(`(?i)generat|invoke|scrape|\bsend|\bcomplete`)
 )
 
-// sendsSomething: code asks a model or sends a request — a walk over
-// providers that looks an action up in a registry is no fallback of a
-// call (genkit's dynamic action providers).
+// sendsSomething: code asks a model or sends a request — a call named
+// for one, an HTTP call, chat messages or a prompt handed on. A walk over
+// providers that looks an action up in a registry (genkit's dynamic
+// action providers), or over model names loading weights from disk
+// (`AutoModel.from_pretrained(model)`), is no fallback of a call.
 func sendsSomething(code []byte) bool {
-	return talksToModel.Match(code) || reachesAPI(code) || sendsWord.Match(code)
+	return reachesAPI(code) || callsModelNamed(code) || sendsWord.Match(code) || chatArgs.Match(code)
 }
+
+var chatArgs = regexp.MustCompile(`\b(?:messages|prompt)\b`)
 
 // listLength: name is assigned a list literal in code (NAME = [a, b, c],
 // const NAME = [a, b]): its number of entries, the line of the

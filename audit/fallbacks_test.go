@@ -197,3 +197,20 @@ func TestFallbacksAreLayers(t *testing.T) {
 		}
 	}
 }
+
+// A walk over model names that loads weights from disk sends no call: no
+// fallback layer.
+func TestModelLoadWalkIsNoFallback(t *testing.T) {
+	r := scanOne(t, "train/load.py", `from transformers import AutoModel
+
+
+def load_first(models):
+    for model in models:
+        try:
+            return AutoModel.from_pretrained(model)
+        except OSError:
+            continue
+    return None
+`)
+	noLayerAt(t, r, "train/load.py", 5, "weights loaded from disk")
+}

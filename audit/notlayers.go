@@ -329,7 +329,7 @@ func backoffRetriesOnlyTransient(a []byte) bool {
 // modelCallName: a call's name that asks a model (chat_mdl.async_chat,
 // generate_completion, llm.invoke, embed_query) — not "model" alone,
 // which an ORM's vocabulary shares (cls.model.select).
-var modelCallName = regexp.MustCompile(`(?i)chat|llm|complet|prompt|gpt|claude|openai|anthropic|gemini|embed`)
+var modelCallName = regexp.MustCompile(`(?i)chat|llm|complet|prompt|gpt|claude|openai|anthropic|gemini|embed|agent|generat|summari[sz]|invoke|predict|\bask`)
 
 // callsModelNamed: some call of code is named for a model.
 func callsModelNamed(code []byte) bool {
