@@ -39,3 +39,33 @@ func TestRound9RulesOnHostileFiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRound9Shapes drives every detector over round 9's shapes cut short
+// and mutated: a fallback walk, a model switch, a repair function, a
+// parse-error re-ask, a grown timeout, an error budget, a self-call with
+// one try fewer, a 401 refresh, a store file, a backoff with max_time.
+func FuzzRound9Shapes(f *testing.F) {
+	for _, s := range []string{
+		"for idx, gen in enumerate(self.generators):\n    try:\n        return gen.run(messages=m)\n    except Exception:\n        fail",
+		"try:\n    r = await c.create(model=\"a\")\nexcept Exception:\n    r = await c.create(model=\"b\"",
+		"const o = { experimental_repairText: async ({ text }) => { return await generateText({ model, prompt: te",
+		"for _ in range(n):\n    ans = await mdl.async_chat(f\"{err}\")\n    try:\n        return loads(ans)\n    except Exception as e:\n        err += str(",
+		"try { return await attempt(o.timeout) } catch (e) { return await attempt(o.timeout * ",
+		"while (s === undefined) { if (errors.length >= lim) { throw e } try { s = await check() } catch (e) { errors.pu",
+		"async function rf({ url, tryCount = 1 }) { try { return await fetch(url) } catch { return await rf({ url, tryCount: tryCount -",
+		"const r = await fetch(u); if (r.status === 401) { await refreshToken(); return await fetch(",
+		"import ioredis from \"ioredis\";\nfor (let a = 1; a <= n; a++) { try { return await op() } catch (e) { await sleep(",
+		"from elasticsearch_dsl import Search\nfor i in range(ATTEMPT):\n    try:\n        return self.es.search(",
+		"import backoff\nfrom dsp import ERRORS\n@backoff.on_exception(backoff.expo, ERRORS, max_time=\ndef f(self):\n    requests.post(",
+		"import httpx\nt = httpx.HTTPTransport(retries=self.",
+		"for _, ref := range f.Models {\n\tresp, err := m.Generate(ctx, r)\n\tif err == nil {\n\t\treturn resp, n",
+		"import boto3\nc = boto3.client(\"st",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		scanJS("f.ts", b, nil)
+		scanPython("f.py", b)
+		scanGo("f.go", b)
+	})
+}
