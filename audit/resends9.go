@@ -199,6 +199,9 @@ var (
 )
 
 func jsSelfCountdowns(f *file) []Layer {
+	if !bytes.Contains(f.raw, []byte("- 1")) && !bytes.Contains(f.raw, []byte("-1")) {
+		return nil // no counter counted down anywhere: a cheap refusal before the function scan
+	}
 	code := f.blanked()
 	var out []Layer
 	for _, m := range jsFuncDef.FindAllSubmatchIndex(code, maxCandidates) {

@@ -89,7 +89,7 @@ var detectors = []detector{
 	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
 	{"an except that sends the call again with a longer timeout (round 9, resends9.go)", fkPython, []string{"except"}, pyLongerTimeouts},
 	{"httpx transports with retries= (connect errors only)", fkPython, []string{"Transport"}, httpxTransports},
-	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkPython, nil, authRefreshResends},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkPython, []string{"efresh"}, authRefreshResends},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -127,7 +127,7 @@ var detectors = []detector{
 	{"a catch that sends the call again with a longer timeout (round 9, resends9.go)", fkJS, []string{"catch"}, jsLongerTimeouts},
 	{"poll loops with an error budget (round 9, resends9.go)", fkJS, []string{"while", "catch"}, errorBudgetLoops},
 	{"a function that calls itself with one try fewer (round 9, resends9.go)", fkJS, []string{"function"}, jsSelfCountdowns},
-	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkJS, nil, authRefreshResends},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkJS, []string{"efresh"}, authRefreshResends},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
@@ -141,7 +141,7 @@ var detectors = []detector{
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
 	{"fallback lists walked on error (round 9, fallbacks.go)", fkGo, []string{"range"}, goFallbackLists},
-	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkGo, nil, authRefreshResends},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkGo, []string{"efresh"}, authRefreshResends},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},
 
