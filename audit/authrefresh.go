@@ -15,7 +15,11 @@ import (
 var (
 	unauthorizedRe = regexp.MustCompile(`\b401\b|(?i:unauthori[sz]ed)`)
 	refreshRe      = regexp.MustCompile(`(?i)refresh\w*`)
-	requestName    = regexp.MustCompile(`(?i)fetch|get|post|put|request|send|^do|call|invoke|query|execute`)
+	// requestName: a call's last name that sends a request (fetch, doGet,
+	// execute_request, post) — not a getter (getItem, getTokens).
+	requestName = regexp.MustCompile(`^(?i:fetch\w*|get|post|put|patch|delete|head|request\w*|send\w*|call|invoke|query|execute\w*|\w*_request|\w*_fetch)$|^do(?:[A-Z_]\w*)?$|^\w*(?:Request|Fetch)$`)
+	// localReceiver: a get of a local store, not a request.
+	localReceiver = regexp.MustCompile(`(?i)(?:^|\.)\s*(?:localStorage|sessionStorage|headers|params|searchParams|environ|cache|config|map|store|dict|kwargs|options|opts)\s*\.\s*\w+$`)
 )
 
 const authWindow = 1500 // bytes read before the test (the call) and after it (refresh, call again)
@@ -70,7 +74,7 @@ func authRefreshResends(f *file) []Layer {
 func requestCall(full string) (string, bool) {
 	name := strings.TrimSpace(full[strings.LastIndexByte(full, '.')+1:])
 	if refreshRe.MatchString(name) || loggerCall(full) || notARecall[strings.ToLower(name)] || !requestName.MatchString(name) ||
-		strings.Contains(strings.ToLower(name), "token") {
+		strings.Contains(strings.ToLower(name), "token") || localReceiver.MatchString(strings.TrimSpace(full)) {
 		return "", false
 	}
 	return name, true

@@ -89,3 +89,30 @@ func isUnauthorized(err error) bool { return err != nil && err.Error() == "unaut
 		}
 	}
 }
+
+// A token read from local storage before the 401 test is no request: an
+// interceptor that reads it and refreshes is not read as sending it again.
+func TestTokenReadIsNoResentRequest(t *testing.T) {
+	r := scanOne(t, "src/api.ts", `import axios from "axios";
+
+let accessToken = localStorage.getItem("accessToken");
+
+api.interceptors.response.use(
+  (response) => response,
+  async (error) => {
+    if (error.response?.status === 401) {
+      const { data } = await axios.post("/api/auth/refresh", {
+        refreshToken: localStorage.getItem("refreshToken"),
+      });
+      accessToken = data.accessToken;
+    }
+    return Promise.reject(error);
+  },
+);
+`)
+	for _, l := range r.Layers {
+		if l.DefaultID == "auth-refresh" {
+			t.Errorf("a token read is no request sent again: %s:%d %s", l.File, l.Line, l.Setting)
+		}
+	}
+}
