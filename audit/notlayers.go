@@ -55,7 +55,8 @@ var (
 // project's (a service that imports its ORM beside `chat_mdl.async_chat`
 // keeps its layers).
 func talksOnlyToStore(f *file) bool {
-	if reachesAPI(f.blanked()) || callsModelNamed(f.blanked()) {
+	// The imports first: a file that imports no store is read no further.
+	if !importsStore(f) || reachesAPI(f.blanked()) || callsModelNamed(f.blanked()) {
 		return false
 	}
 	switch f.kind {
@@ -348,4 +349,19 @@ func (f *file) loops() []jsLoop {
 		f.jsl, f.jslDone = jsLoops(f.blanked()), true
 	}
 	return f.jsl
+}
+
+// importsStore: f imports a store module (its kind's list).
+func importsStore(f *file) bool {
+	switch f.kind {
+	case fkPython:
+		return importsAny(f.pyImports(), storeModulesPy)
+	case fkJS:
+		for _, b := range f.jsImports() {
+			if slices.Contains(storeModulesJS, b.module) {
+				return true
+			}
+		}
+	}
+	return false
 }
