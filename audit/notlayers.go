@@ -94,7 +94,9 @@ func dropNotLayers(f *file, out []Layer) []Layer {
 	// that loop, told once.
 	taken := map[int]bool{}
 	for _, l := range out {
-		if l.File == f.rel && l.DefaultID != "fallback" && l.DefaultID != "reask" {
+		// A retry shape's line only: an SDK call written on the line of a
+		// model switch is the call switched, not the switch found twice.
+		if l.File == f.rel && l.DefaultID != "fallback" && l.DefaultID != "reask" && (l.Kind == KindWrapper || l.Kind == KindWatchdog) {
 			taken[l.Line] = true
 		}
 	}

@@ -69,3 +69,29 @@ func FuzzRound9Shapes(f *testing.F) {
 		scanGo("f.go", b)
 	})
 }
+
+// A model's name read with its string (a model switch's setting) carries
+// what the file wrote — an escape sequence, a bidi override — to no
+// output raw: every format sanitizes the setting.
+func TestModelSwitchSettingIsSanitized(t *testing.T) {
+	r := scanOne(t, "src/x.ts", "import { generateText } from \"ai\";\n\nexport async function f(p: string) {\n  try {\n    return await generateText({ model: getModel(\"a\"), prompt: p });\n  } catch (e) {\n    return await generateText({ model: getModel(\"\x1b[31mb\u202e\"), prompt: p });\n  }\n}\n")
+	found := false
+	for _, l := range r.Layers {
+		found = found || l.DefaultID == "fallback"
+	}
+	if !found {
+		t.Fatalf("no model switch found: %v", layersOf(r))
+	}
+	var js, txt strings.Builder
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"json": js.String(), "text": txt.String()} {
+		if strings.ContainsAny(out, "\x1b\u202e") {
+			t.Errorf("%s output carries a raw escape or bidi override", name)
+		}
+	}
+}
