@@ -331,3 +331,20 @@ def count_rows(model):
 		t.Errorf("SQL written again after its error: attempts=%d setting=%q", l.Attempts, l.Setting)
 	}
 }
+
+// An STS client built from a session (boto3.Session().client("sts")) is
+// no layer either; the session's Bedrock client is.
+func TestSessionSTSClientIsNoLayer(t *testing.T) {
+	r := scanOne(t, "llm/session.py", `import boto3
+
+
+def clients(profile):
+    sts = boto3.Session(profile_name=profile).client("sts")
+    bedrock = boto3.Session(profile_name=profile).client("bedrock-runtime")
+    return sts, bedrock
+`)
+	noLayerAt(t, r, "llm/session.py", 5, "an STS client from a session")
+	if l := layerAt(t, r, "llm/session.py", 6); l.DefaultID != "botocore" {
+		t.Errorf("bedrock from a session: %s", l.DefaultID)
+	}
+}

@@ -240,6 +240,8 @@ func jsSelfCountdowns(f *file) []Layer {
 			if dflt < 2 {
 				l.Attempts, l.loopPending = 0, true // one try unless a call passes more
 				l.Setting = setting
+			} else if dflt > maxSiteBound {
+				markUnbounded(&l, dflt) // tryCount = 100000: over the plausible cap, as a loop's bound is
 			}
 			out = append(out, l)
 			break

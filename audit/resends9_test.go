@@ -173,3 +173,19 @@ class MistralChat:
 	noLayerAt(t, r, "app/client.py", 6, "retries unset: one connection attempt")
 	noLayerAt(t, r, "app/client.py", 7, "retries=0")
 }
+
+// A counter's default past the plausible cap is unbounded, as a loop's
+// bound is, never a count of 100,000 tries.
+func TestSelfCallHugeDefaultIsUnbounded(t *testing.T) {
+	r := scanOne(t, "src/poll.ts", `export async function poll(url: string, tryCount = 100000): Promise<string> {
+  try {
+    return await (await fetch(url)).text();
+  } catch (e) {
+    return await poll(url, tryCount - 1);
+  }
+}
+`)
+	if l := layerAt(t, r, "src/poll.ts", 5); !l.Unbounded {
+		t.Errorf("tryCount = 100000: attempts=%d unbounded=%v, want unbounded", l.Attempts, l.Unbounded)
+	}
+}
