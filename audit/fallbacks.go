@@ -251,8 +251,8 @@ func jsFallbackLists(f *file) []Layer {
 // when err == nil: the next entry is tried on an error.
 func goFallbackLists(f *file) []Layer {
 	code := f.blanked()
-	if !bytes.Contains(code, []byte("range")) {
-		return nil
+	if !bytes.Contains(code, []byte("range")) || !bytes.Contains(code, []byte("err == nil")) {
+		return nil // no walk that returns on success
 	}
 	var out []Layer
 	for _, m := range scanAt(code, "for", goRangeLoop, 200) {
@@ -326,6 +326,9 @@ func pyModelSwitches(f *file) []Layer {
 	hs, _ := f.handlers()
 	var out []Layer
 	for _, h := range hs {
+		if h.end > len(f.raw) || !bytes.Contains(f.raw[h.at:h.end], []byte("odel")) {
+			continue // no model named in the handler: no switch (a cheap refusal)
+		}
 		if _, in := pyLoopAround(code, h.tryAt, indentAt(code, h.tryAt)); in {
 			continue
 		}

@@ -199,7 +199,7 @@ var (
 )
 
 func jsSelfCountdowns(f *file) []Layer {
-	if !bytes.Contains(f.raw, []byte("- 1")) && !bytes.Contains(f.raw, []byte("-1")) {
+	if !bytes.Contains(f.raw, []byte("- 1")) && !bytes.Contains(f.raw, []byte("-1")) || !tryCounterArg.Match(f.raw) {
 		return nil // no counter counted down anywhere: a cheap refusal before the function scan
 	}
 	code := f.blanked()
