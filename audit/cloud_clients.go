@@ -55,6 +55,9 @@ func botocore(f *file) []Layer {
 	// once per client (a file of 256 clients read its megabyte 768 times).
 	total, most, standard := pyBotoTotal.FindSubmatch(raw), pyBotoMax.FindSubmatch(raw), pyBotoStandard.Find(raw)
 	for _, m := range found {
+		if credentialService(f, m[1]-1) {
+			continue // an STS or identity client, not the service's (notlayers.go)
+		}
 		l := newLayer("botocore", f.rel, f.lines().at(m[0]), "python", ConfidenceMedium)
 		if v := total; v != nil {
 			n, _ := strconv.Atoi(string(v[1]))

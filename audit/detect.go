@@ -28,6 +28,8 @@ type file struct {
 	// (watchdog.go), found once per file.
 	jsc      []jsCatch
 	jscStall []bool
+	jsl      []jsLoop // the JS loops (watchdog.go's jsLoops), found once: round 9's handler rules ask too
+	jslDone  bool
 	pyh      []pyHandler
 	pyhStall []bool
 	ln       lines
@@ -202,6 +204,7 @@ func detectIn(f *file) ([]Layer, error) {
 		}
 	}
 	out = dropOffPath(f, out)
+	out = dropNotLayers(f, out) // a store's retries (notlayers.go)
 	resolvePending(f, out)
 	return out, f.err
 }

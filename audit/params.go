@@ -212,6 +212,9 @@ func callSites(f *file, name string, def, k int, kw string, dflt *paramSite) (si
 			if eq := bytes.IndexByte(t, '='); eq > 0 && string(bytes.TrimSpace(t[:eq])) == kw && (eq+1 >= len(t) || t[eq+1] != '=') {
 				arg = t[eq+1:]
 			}
+			if v := objectKey(t, kw); v != nil {
+				arg = v // a JavaScript object argument: fn({ url, tryCount: 3 }) (resends9.go)
+			}
 		}
 		if arg == nil && k < len(as) && !bytes.Contains(as[k], []byte("=")) {
 			arg = as[k]

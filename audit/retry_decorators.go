@@ -212,9 +212,15 @@ func backoff(f *file) []Layer {
 		if backoffRetriesOnlyLocal(code[a:b]) {
 			continue // a file's or git's retry, not a call's (localerrors.go)
 		}
+		if backoffNeverRetries(f, a, b) {
+			continue // an SDK's exceptions around requests: never raised, never retried (notlayers.go)
+		}
 		l := pyCallLayer(f, "backoff", o, pyMaxTries)
 		if !l.Configured && pyMaxTime.Match(code[a:b]) {
-			l.Note = "max_time bounds it in time, not in attempts"
+			backoffDeadline(&l, code[a:b]) // bounded in time (notlayers.go)
+		}
+		if backoffRetriesOnlyTransient(code[a:b]) {
+			l.Retries4xx = false
 		}
 		out = append(out, l)
 	}

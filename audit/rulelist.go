@@ -87,6 +87,13 @@ var detectors = []detector{
 	{"stall watchdogs (regenerate on a timeout)", fkPython, nil, pyWatchdogs},
 	{"a call sent again on any error (retry once)", fkPython, nil, pyRetryOnce},
 	{"the same call made again, as written, on any error (synchronous retry once)", fkPython, nil, pySyncRetryOnce},
+	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
+	{"fallback lists walked on error", fkPython, []string{"try"}, pyFallbackLists},
+	{"an except that sends the call again to another model", fkPython, []string{"except"}, pyModelSwitches},
+	{"loops that ask again with the parse error (round 9, reasks9.go)", fkPython, []string{"except"}, pyErrorReasks},
+	{"an except that sends the call again with a longer timeout (round 9, resends9.go)", fkPython, []string{"except"}, pyLongerTimeouts},
+	{"httpx transports with retries= (connect errors only)", fkPython, []string{"Transport"}, httpxTransports},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkPython, []string{"efresh"}, authRefreshResends},
 
 	// C#: Polly, the HttpClient resilience handler, hand-rolled loops.
 	{"Polly and the .NET resilience handler", fkCSharp, nil, csPolly},
@@ -118,6 +125,14 @@ var detectors = []detector{
 	{"while loops that count failed tries", fkJS, nil, jsWhileRetries},
 	{"stall watchdogs (regenerate on a timeout or an idle timer)", fkJS, nil, jsWatchdogs},
 	{"the same call made again, as written, in a catch (retry once)", fkJS, nil, jsRetryOnce},
+	// Round 9 (issue 37): fallbacks to another model, generator or engine (fallbacks.go).
+	{"fallback lists walked on error, engine waterfalls", fkJS, []string{"catch"}, jsFallbackLists},
+	{"a catch that sends the call again to another model", fkJS, []string{"catch"}, jsModelSwitches},
+	{"AI SDK experimental_repairText that asks a model (round 9, reasks9.go)", fkJS, []string{"repairText"}, jsRepairTexts},
+	{"a catch that sends the call again with a longer timeout (round 9, resends9.go)", fkJS, []string{"catch"}, jsLongerTimeouts},
+	{"poll loops with an error budget (round 9, resends9.go)", fkJS, []string{"while", "catch"}, errorBudgetLoops},
+	{"a function that calls itself with one try fewer (round 9, resends9.go)", fkJS, []string{"function"}, jsSelfCountdowns},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkJS, []string{"efresh"}, authRefreshResends},
 
 	// Go, parsed.
 	{"Temporal activity options", fkGo, nil, goTemporal},
@@ -131,6 +146,8 @@ var detectors = []detector{
 	{"gRPC service config retryPolicy", fkGo, []string{"retryPolicy"}, grpcServiceConfigRetries},
 	{"hand-counted retries (re-send until a bound)", fkGo, nil, goCounterRetry},
 	{"stall watchdogs (a context deadline, then the call again)", fkGo, nil, goWatchdogs},
+	{"fallback lists walked on error (round 9, fallbacks.go)", fkGo, []string{"range"}, goFallbackLists},
+	{"a request sent again after a 401 and a token refresh (authrefresh.go)", fkGo, []string{"efresh"}, authRefreshResends},
 
 	{"Sidekiq jobs", fkRuby, nil, sidekiq},
 

@@ -89,6 +89,9 @@ func callees(code []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range calleeRe.FindAllSubmatch(code, 256) {
 		name := string(m[1])
+		if loggerCall(name) {
+			continue // a log line, not a call (notlayers.go)
+		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
 		}
@@ -190,6 +193,9 @@ func recallsBut(guarded, handler []byte, exVar string) (string, bool) {
 			if first, _, _ := strings.Cut(name, "."); strings.TrimSpace(first) == exVar && strings.Contains(name, ".") {
 				continue
 			}
+		}
+		if loggerCall(name) {
+			continue // a log line, not a call (notlayers.go)
 		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
@@ -944,7 +950,9 @@ func pyRetryOnce(f *file) []Layer {
 // callee's last segment. Awaited: a request over the network, not a
 // serializer's fallback (output.model_dump(mode="json"), then
 // model_dump()); a synchronous retry-once is not read.
-var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:([A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*await[ \t]+([A-Za-z_][\w.]*)[ \t]*\(`)
+// A tuple target (`tbl, sql = await get_table()`) is a target too (issue
+// 37, round 9: ragflow's SQL regenerated after an execution error).
+var pyResultCall = regexp.MustCompile(`(?m)^[ \t]*(?:((?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)*[A-Za-z_][\w.]*)[ \t]*=|return)[ \t]*await[ \t]+([A-Za-z_][\w.]*)[ \t]*\(`)
 
 // atTopLevel reports, for a match at off in block, that it is a statement
 // of its own: no bracket of the block is open there (a keyword argument
