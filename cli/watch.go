@@ -706,7 +706,11 @@ func followableFiles(args []string) (followable []string, refused error) {
 				// Only *.jsonl files in a directory are followed: a daemon
 				// pointed at app.log's directory idled in silence, its
 				// jobs never killed (red team R8-30).
-				err := fmt.Errorf("%s holds no *.jsonl files (only *.jsonl files in a directory are followed) but %d other file(s), e.g. %s: give them as a glob ('%s/*.log') or by name", p, len(others), others[0], p)
+				glob := "*" + filepath.Ext(others[0])
+				if filepath.Ext(others[0]) == "" {
+					glob = others[0]
+				}
+				err := fmt.Errorf("%s holds no *.jsonl files (only *.jsonl files in a directory are followed) but %d other file(s), e.g. %s: give them as a glob ('%s') or by name", p, len(others), others[0], filepath.Join(p, glob))
 				fmt.Fprintln(os.Stderr, "burnrate:", display.Text(err.Error()))
 				if refused == nil {
 					refused = err
@@ -751,9 +755,16 @@ func dirWithoutJSONL(dir string) (others []string) {
 			return filepath.SkipAll
 		}
 		if d.Type().IsRegular() {
-			if strings.HasSuffix(d.Name(), ".jsonl") {
+			// A rotated copy (app.jsonl.1, app.jsonl.2.gz) says the log
+			// is a *.jsonl between rotations (logrotate's nocreate, an
+			// app that opens its log on first write); a dotfile
+			// (.gitkeep) is no log (red team R8b-8).
+			if strings.HasSuffix(d.Name(), ".jsonl") || strings.Contains(d.Name(), ".jsonl.") {
 				jsonl = true
 				return filepath.SkipAll
+			}
+			if strings.HasPrefix(d.Name(), ".") {
+				return nil
 			}
 			if len(others) < 3 {
 				others = append(others, filepath.Base(path))

@@ -695,6 +695,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 		// An SDK line's attempt that got an answer: the app's own line of
 		// its call may follow without its request ID.
 		d.sdkLast.note(ev.JobID, ev.IdempotencyKey, ev.ResponseID, ev.Model, d.text.lines)
+		d.text.markCalled(ev.JobID)
 	}
 	if ev.JobID == "" || d.announced.len() == 0 && len(d.sdkAnswered) == 0 && d.sdkLast.len() == 0 && d.released.len() == 0 && d.packed.len() == 0 {
 		d.pairOuter(ev)
@@ -713,7 +714,7 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 			delete(d.sdkAnswered, ev.JobID)
 		}
 		if ev == &d.ev && ev.ResponseID == "" {
-			if id, ok := d.sdkLast.claim(ev.JobID, ev.Model, d.text.lines); ok {
+			if id, ok := d.sdkLast.claim(ev.JobID, ev.Model, ev.OutputTokens, d.text.lines); ok {
 				ev.ResponseID = id // the SDK's last attempt of this call: counted once
 			}
 		} else if ev == &d.ev {
@@ -761,7 +762,11 @@ func (d *jsonlDecoder) pair(ev *ingest.Event) {
 				ev.Attempt, ev.AttemptBy = a.Attempt, a.AttemptBy
 			}
 		}
-	case ingest.KindAssumption, ingest.KindUsageGrowth:
+	case ingest.KindUsageGrowth:
+		if ev != &d.ev && ev.ResponseID != "" && !ev.UsageUnseen {
+			d.sdkLast.usage(ev.JobID, ev.ResponseID, ev.OutputTokens)
+		}
+	case ingest.KindAssumption:
 	default:
 		delete(d.sdkAnswered, ev.JobID)
 		d.sdkLast.forget(ev.JobID)
@@ -1083,6 +1088,18 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 				}
 			}
 		}
+		if k := d.p.summary; k != ingest.KindUnknown && d.text.hadCall(d.ev.JobID) {
+			// The job's summary, its calls already read: its end, never
+			// one more call at the sum of their tokens (R8-37: 79 calls
+			// and $0.576 for the wire's 66 and $0.327, 13 jobs killed). Before any claim of an SDK
+			// chain: the totals are no one call's usage (R8b-4).
+			d.summaries++
+			end := ingest.Event{Kind: k, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
+				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
+			d.text.noteJSON(&end)
+			emit(&end)
+			return ingest.Accepted
+		}
 		if len(d.text.nodeHeld) > 0 && !d.p.announce && d.ev.JobID != "" {
 			switch d.ev.Kind {
 			case ingest.KindLLMCall:
@@ -1092,17 +1109,6 @@ func (d *jsonlDecoder) decode(line []byte, emit func(*ingest.Event)) ingest.Skip
 					d.text.claimNodeFailure(&d.ev, d.announced.len()+d.packed.len(), emit)
 				}
 			}
-		}
-		if k := d.p.summary; k != ingest.KindUnknown && d.text.hadCall(d.ev.JobID) {
-			// The job's summary, its calls already read: its end, never
-			// one more call at the sum of their tokens (R8-37: 79 calls
-			// and $0.576 for the wire's 66 and $0.327, 13 jobs killed).
-			d.summaries++
-			end := ingest.Event{Kind: k, TS: d.ev.TS, TSCarried: d.ev.TSCarried, JobID: d.ev.JobID, JobType: d.ev.JobType,
-				RunID: d.ev.RunID, CorrelationID: d.ev.CorrelationID, Source: d.ev.Source}
-			d.text.noteJSON(&end)
-			emit(&end)
-			return ingest.Accepted
 		}
 		d.resp.lines++
 		if d.ev.Kind == ingest.KindLLMCall && d.ev.JobID == "" && !d.p.announce && providerResponse.Match(src) {

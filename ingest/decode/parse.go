@@ -241,7 +241,13 @@ func (p *Parser) finish(ev *ingest.Event) ingest.SkipReason {
 		// request ID, no status): a job's summary with its totals when
 		// the job's calls were read before it (R8-37), else the job's one
 		// call and its end. The decoder, which knows, decides.
-		if k := lifecycleKind(p.msg, p.outcome); k == ingest.KindJobSucceeded || k == ingest.KindJobFailed || k == ingest.KindJobDeadLettered {
+		// The message must speak of the job ("job finished"): an outcome
+		// field alone is as often the call's own ("outcome":"success" on
+		// every call line: 5 calls read for 30, red team R8b-3).
+		if k := messageKind(p.msg); k == ingest.KindJobSucceeded || k == ingest.KindJobFailed || k == ingest.KindJobDeadLettered {
+			if o := outcomeKind(p.outcome); o != ingest.KindUnknown {
+				k = o
+			}
 			p.summary = k
 		}
 	}

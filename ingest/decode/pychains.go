@@ -288,6 +288,29 @@ func (t *sdkText) noteOpen(ev *ingest.Event, h uint64) {
 	}
 }
 
+// markCalled notes that a call of job was read from a line that is no
+// JSON record of it (the SDK's own lines, placed by a job header).
+func (t *sdkText) markCalled(job string) {
+	if job == "" {
+		return
+	}
+	if t.open.slots == nil {
+		t.open.reset()
+	}
+	h := t.open.hash(job)
+	slot, seen := t.open.find(job, h)
+	if !seen {
+		if t.open.n >= openMax {
+			t.open.reset()
+		} else if t.open.full() {
+			t.open.grow()
+		}
+		slot, _ = t.open.find(job, h)
+		t.open.put(slot, job, h, 0)
+	}
+	slot.klen |= slotCalled
+}
+
 // hadCall: a call record of job was read (since the open-jobs table last
 // started over).
 func (t *sdkText) hadCall(job string) bool {

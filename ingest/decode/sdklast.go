@@ -19,6 +19,11 @@ type sdkCalls struct {
 type sdkCall struct {
 	chain, id, model string
 	line             int
+	// out is the output tokens the SDK's parsed body gave the call, -1
+	// while unknown: an app line of another output count is another call
+	// (a raw fetch beside the SDK's; red team R8b-1: every such call
+	// swallowed, 27 calls for the wire's 51, exact-looking).
+	out int64
 }
 
 const (
@@ -42,7 +47,7 @@ func (c *sdkCalls) note(job, chain, id, model string, line int) {
 	calls := c.jobs[job]
 	for i := range calls {
 		if chain != "" && calls[i].chain == chain {
-			calls[i].id, calls[i].line = id, line
+			calls[i].id, calls[i].line, calls[i].out = id, line, -1
 			if model != "" {
 				calls[i].model = model
 			}
@@ -52,19 +57,30 @@ func (c *sdkCalls) note(job, chain, id, model string, line int) {
 	if len(calls) >= maxSDKCallsPerJob {
 		calls = append(calls[:0], calls[1:]...)
 	}
-	c.jobs[job] = append(calls, sdkCall{chain: chain, id: id, model: model, line: line})
+	c.jobs[job] = append(calls, sdkCall{chain: chain, id: id, model: model, line: line, out: -1})
 }
 
-// claim takes the latest call of job of model (either unknown matches),
-// read within sdkCallLines of line.
-func (c *sdkCalls) claim(job, model string, line int) (string, bool) {
+// usage records the output tokens the SDK's parsed body gave call id.
+func (c *sdkCalls) usage(job, id string, out int64) {
+	for i := range c.jobs[job] {
+		if c.jobs[job][i].id == id {
+			c.jobs[job][i].out = out
+			return
+		}
+	}
+}
+
+// claim takes the latest call of job of model (either unknown matches)
+// and of out output tokens (when the SDK's body gave them), read within
+// sdkCallLines of line.
+func (c *sdkCalls) claim(job, model string, out int64, line int) (string, bool) {
 	calls := c.jobs[job]
 	for i := len(calls) - 1; i >= 0; i-- {
 		k := calls[i]
 		if line-k.line > sdkCallLines {
 			break
 		}
-		if model != "" && k.model != "" && !sameModel(model, k.model) {
+		if model != "" && k.model != "" && !sameModel(model, k.model) || k.out >= 0 && k.out != out {
 			continue
 		}
 		c.drop(job, i)

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/burnrate-dev/burnrate/ingest"
@@ -89,5 +90,44 @@ func TestAJobSummaryIsItsEndNotACall(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("event %d: %v, want %v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestPerCallOutcomesAreCalls: red team R8b-3 — R8-37's first rule took
+// an outcome field alone for a job's end: an app that logs every call
+// with "outcome":"success" had each call after the first read as a
+// summary (5 calls for 30). Only a message that speaks of the job ends it.
+func TestPerCallOutcomesAreCalls(t *testing.T) {
+	n := 0
+	d := NewDecoder(FormatAuto, nil, Options{})
+	emit := func(ev *ingest.Event) {
+		if ev.Kind == ingest.KindLLMCall {
+			n++
+		}
+	}
+	for i := range 6 {
+		d.Decode([]byte(fmt.Sprintf(`{"time":%d,"job_id":"job-1","model":"gpt-4o","input_tokens":1000,"output_tokens":200,"outcome":"success","msg":"llm call"}`, 1796687158599+i)), emit)
+	}
+	if n != 6 {
+		t.Errorf("6 call lines with a per-call outcome: %d calls", n)
+	}
+}
+
+// TestAFrameworksTenacityLineAfterAnAppsFailureIsAnAttempt: red team
+// R8b-5 — R8-6's rule took adjacency alone: LangChain's tenacity line (a
+// dotted function: its only record) right after another job's failed-call
+// line was dropped as that failure's (11 calls for 21).
+func TestAFrameworksTenacityLineAfterAnAppsFailureIsAnAttempt(t *testing.T) {
+	n := 0
+	d := NewDecoder(FormatAuto, nil, Options{})
+	emit := func(ev *ingest.Event) {
+		if ev.Kind == ingest.KindLLMCall {
+			n++
+		}
+	}
+	d.Decode([]byte(`{"job_id":"py-A","status":429,"request_id":"req_011CLabe00218f8af577997","event":"model call failed","timestamp":"2026-12-07T23:53:19.429569Z"}`), emit)
+	d.Decode([]byte(`2026-12-07 23:53:19,430 WARNING langchain_core: Retrying langchain_openai.chat_models.base.ChatOpenAI.completion_with_retry.<locals>._completion_with_retry in 4.0 seconds as it raised RateLimitError: Rate limit reached.`), emit)
+	if n != 2 {
+		t.Errorf("the app's failed call and LangChain's retry line: %d calls, want 2", n)
 	}
 }

@@ -342,7 +342,10 @@ type retryState struct {
 // that raised, followed by the wait.
 func (t *sdkText) tenacity(line []byte, m [][]byte, emit func(*ingest.Event)) int {
 	t.sawSDK = true
-	if t.failedAt > 0 && t.failedAt == t.lines-1 && string(m[3]) == "raised" { // t.lines counts this line too
+	// Only the app's own retried function ("<unknown>", a bare name): a
+	// framework's dotted one (LangChain's completion_with_retry) is a call
+	// no JSON line records, whatever line it follows (R8b-5).
+	if t.failedAt > 0 && t.failedAt == t.lines-1 && string(m[3]) == "raised" && !bytes.Contains(m[1], []byte(".")) { // t.lines counts this line too
 		// Right after the app's record of a failed call: tenacity's
 		// before_sleep line of that failure, already counted — the next
 		// attempt is its own record (R8-6: 50 calls for the wire's 41,

@@ -14,6 +14,27 @@ import (
 	"github.com/burnrate-dev/burnrate/internal/testutil"
 )
 
+// ageJournal moves every record of the journal d back by the clock (its
+// "time"): the night before, as the next night's run reads it.
+func ageJournal(t *testing.T, journal string, d time.Duration) {
+	t.Helper()
+	j, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`"time":"([^"]+)"`)
+	moved := re.ReplaceAllFunc(j, func(m []byte) []byte {
+		at, err := time.Parse(time.RFC3339Nano, string(re.FindSubmatch(m)[1]))
+		if err != nil {
+			return m
+		}
+		return []byte(`"time":"` + at.Add(-d).Format(time.RFC3339Nano) + `"`)
+	})
+	if err := os.WriteFile(journal, moved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTomorrowsRunawayIsKilledUnderAStaticRunID (red team R7-21): with a
 // run_id that does not change between nights (a scheduler's
 // "nightly-batch"), the kill key of a recurring job was the same every
@@ -50,6 +71,7 @@ func TestTomorrowsRunawayIsKilledUnderAStaticRunID(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("night 1: %d kill(s), want 1", n)
 	}
+	ageJournal(t, journal, 24*time.Hour) // night 2 comes a day later
 	out := run(day2)
 	if n := count(); n != 2 {
 		t.Errorf("night 2, same run_id a day later: %d kill(s) in all, want 2 (tomorrow's runaway killed):\n%s", n, out)
@@ -179,6 +201,17 @@ func TestTwoClocksReadAgainInAnotherOrderAreNotKilledTwice(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Errorf("read again in another order: %d kill(s) of job-X, want 1:\n%s", n, out)
 	}
+	// R8b-6: the job's records past the kill, read first after a restart
+	// (two files followed apart): it crosses at 00:13 hours after the
+	// 21:13 it was killed at; finished minutes ago by the clock, the kill
+	// is the same.
+	reversed := filepath.Join(dir, "reversed.log")
+	testutil.WriteFile(t, reversed, b+a)
+	run(arrived)
+	testutil.WriteFile(t, arrived, a)
+	if out := run(reversed); count() != 1 {
+		t.Errorf("read again, the later worker first: %d kill(s) of job-X, want 1:\n%s", count(), out)
+	}
 }
 
 // TestAStrayFutureLineDoesNotBlockTomorrowsKill: red team R8-33 — R8-3's
@@ -215,6 +248,7 @@ func TestAStrayFutureLineDoesNotBlockTomorrowsKill(t *testing.T) {
 	}
 	count := func() int { b, _ := os.ReadFile(kills); return strings.Count(string(b), "summarize-0001") }
 	run(day1)
+	ageJournal(t, journal, 24*time.Hour)
 	out := run(day2)
 	if n := count(); n != 2 {
 		t.Errorf("night 1 with a line stamped 3 days ahead, then night 2: %d kill(s), want 2:\n%s", n, out)

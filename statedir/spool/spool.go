@@ -100,6 +100,8 @@ type segment struct {
 	bytes  int64
 	events int64
 	maxTS  int64
+	// foreign: a segment of another spool format, left in place.
+	foreign bool
 }
 
 // Spool is an open event spool. Replay, then Append; Close at the end.
@@ -351,6 +353,19 @@ func (s *Spool) Replay(ctx context.Context, apply func(ingest.Batch)) (warnings 
 	if len(s.segs) > 0 {
 		next = s.segs[len(s.segs)-1].n + 1
 	}
+	// Another format's segments are left where they are, for the build
+	// that wrote them: not this spool's to count, to cap or to retain —
+	// retention took their unread times for old and removed them a
+	// minute later (red team R8b-7).
+	kept := s.segs[:0]
+	for _, sg := range s.segs {
+		if sg.foreign {
+			s.total -= sg.bytes
+			continue
+		}
+		kept = append(kept, sg)
+	}
+	s.segs = kept
 	if err := s.cut(next); err != nil {
 		return warnings, err
 	}
@@ -385,6 +400,7 @@ func (s *Spool) replaySegment(ctx context.Context, sg *segment, dec *decoder, ba
 			// aside — the build that wrote it reads it (red team R8-15:
 			// renamed away, the night's spooled events were lost for
 			// good, even to the newer build).
+			sg.foreign = true
 			return sg.bytes, fmt.Sprintf("spool segment %s was written by another burnrate (%s; this build reads %s): not replayed, left in place for it — this run's totals leave its events out",
 				path, display.Text(string(data[:i])), strings.TrimSpace(string(magic))), nil
 		}

@@ -538,4 +538,11 @@ func TestANewerFormatIsLeftInPlace(t *testing.T) {
 	if kept, err := os.ReadFile(seg); err != nil || string(kept) != string(newer) {
 		t.Errorf("the newer segment was not left whole in place: %v", err)
 	}
+	// Nor is it retention's: its unread times are not old (R8b-7).
+	s, _, _ = openReplay(t, journal, Options{})
+	s.Retain(1 << 62)
+	s.Close()
+	if kept, err := os.ReadFile(seg); err != nil || string(kept) != string(newer) {
+		t.Errorf("retention removed the newer segment: %v", err)
+	}
 }
