@@ -13,7 +13,7 @@ import (
 // file of their own over it and arm kills. Such a directory is refused;
 // the sticky bit (as /tmp has) makes it safe.
 func TestAFileInADirectoryAnyoneMayWriteIsRefused(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "shared")
+	dir := filepath.Join(t.TempDir(), "everyones")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
