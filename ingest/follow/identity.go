@@ -36,6 +36,21 @@ func keyOf(fi os.FileInfo) (fileKey, bool) {
 	return fileKey{uint64(st.Dev), uint64(st.Ino)}, true
 }
 
+// withKey runs f under t.mu with fi's identity; nothing on a nil Tail
+// (Check's file) or a file with none.
+func (t *Tail) withKey(fi os.FileInfo, f func(k fileKey)) {
+	if t == nil {
+		return
+	}
+	k, ok := keyOf(fi)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f(k)
+}
+
 // maxRetired bounds the identities remembered after their follower let
 // them go: a directory's rotations over days, not its whole history.
 const maxRetired = 4096
@@ -71,19 +86,12 @@ func (t *Tail) reading(path string, fi os.FileInfo) (other string) {
 // released records where path's follower stopped reading fi (at, the
 // start of the line it had not finished), for a name the file takes next.
 func (t *Tail) released(path string, at resumePoint) {
-	if t == nil {
-		return
-	}
-	k, ok := keyOf(at.fi)
-	if !ok {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.readers[k] == path {
-		delete(t.readers, k)
-	}
-	t.retire(k, at)
+	t.withKey(at.fi, func(k fileKey) {
+		if t.readers[k] == path {
+			delete(t.readers, k)
+		}
+		t.retire(k, at)
+	})
 }
 
 // retire must hold t.mu.
@@ -97,16 +105,9 @@ func (t *Tail) retire(k fileKey, at resumePoint) {
 // readToEnd records fi — a rotated copy read to its end from a cut
 // file's follower — as read, with the cut file's first bytes.
 func (t *Tail) readToEnd(fi os.FileInfo, head []byte) {
-	if t == nil {
-		return
-	}
-	k, ok := keyOf(fi)
-	if !ok {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.retire(k, resumePoint{fi: fi, head: append([]byte(nil), head...), pos: fi.Size()})
+	t.withKey(fi, func(k fileKey) {
+		t.retire(k, resumePoint{fi: fi, head: append([]byte(nil), head...), pos: fi.Size()})
+	})
 }
 
 // retiredAt is where a follower that let go of fi stopped, if one did.
@@ -172,16 +173,9 @@ func (t *Tail) noteHead(fi os.FileInfo, head []byte) {
 
 // unread undoes reading: path's follower does not read fi after all.
 func (t *Tail) unread(path string, fi os.FileInfo) {
-	if t == nil {
-		return
-	}
-	k, ok := keyOf(fi)
-	if !ok {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.readers[k] == path {
-		delete(t.readers, k)
-	}
+	t.withKey(fi, func(k fileKey) {
+		if t.readers[k] == path {
+			delete(t.readers, k)
+		}
+	})
 }

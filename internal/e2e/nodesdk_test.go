@@ -130,21 +130,7 @@ func TestNodeSDKInputFormatJSONL(t *testing.T) {
 // the log a user has when the SDK's debug output is off.
 func appOnly(t *testing.T, fixture string) string {
 	t.Helper()
-	raw, err := os.ReadFile(nodeSDK + fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var app strings.Builder
-	for _, l := range strings.SplitAfter(string(raw), "\n") {
-		if strings.HasPrefix(l, "{") {
-			app.WriteString(l)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "app.log")
-	if err := os.WriteFile(path, []byte(app.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return appOnlyPath(t, nodeSDK+fixture)
 }
 
 func assumptionRow(r *correlate.Report, key string) *correlate.AssumptionReport {
